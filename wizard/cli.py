@@ -1,0 +1,114 @@
+"""Command line: the TUI by default, ``--headless``, and the ``check`` / ``explain`` / ``presets`` commands.
+
+Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
+3 an internal error (a bug: please report it).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_INVALID = 2
+EXIT_INTERNAL = 3
+
+SUBCOMMANDS = ("check", "explain", "presets")
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit 2."""
+
+
+def _main_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fsdpds-wizard",
+        description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
+        epilog="Commands: 'fsdpds-wizard check CONFIG.yaml' lints an existing config; 'fsdpds-wizard explain "
+               "[GROUP]' compares FSDP and DeepSpeed setting by setting; 'fsdpds-wizard presets' lists the "
+               "templates. Without --headless the interactive wizard opens.",
+    )
+    p.add_argument("--headless", metavar="ANSWERS.yaml",
+                   help="generate the configs from an answers file (or a preset name) without a screen")
+    p.add_argument("--out", metavar="DIR", help="folder for accelerate_config.yaml, ds_config.json and answers.yaml")
+    p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--verify", action="store_true",
+                   help="also load the result with the real accelerate and deepspeed code and compare every value "
+                        "(imports torch: a few seconds)")
+    p.add_argument("--answers", metavar="FILE", help="(TUI) start from this answers file")
+    return p
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fsdpds-wizard check",
+                                description="Lint an accelerate config YAML and the DeepSpeed JSON it names.")
+    p.add_argument("config", metavar="CONFIG.yaml")
+    p.add_argument("--gpus-per-node", type=int, metavar="N",
+                   help="GPUs on each machine (default: the GPUs detected here; GPU-count rules are skipped "
+                        "when unknown)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--verify", action="store_true",
+                   help="also replay the config through the real accelerate and deepspeed code")
+    return p
+
+
+def _explain_parser() -> argparse.ArgumentParser:
+    from .core.catalog import GROUPS
+
+    p = argparse.ArgumentParser(prog="fsdpds-wizard explain",
+                                description="FSDP and DeepSpeed side by side, group by group.")
+    p.add_argument("group", nargs="?", metavar="GROUP",
+                   help="one of: " + ", ".join(g.id for g in GROUPS) + " (default: all)")
+    p.add_argument("--width", type=int, default=None, help="text width (default: the terminal's)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            cmd, rest = argv[0], argv[1:]
+            if cmd == "check":
+                from .commands import check
+
+                return check.run(_check_parser().parse_args(rest))
+            if cmd == "explain":
+                from .commands import explain
+
+                return explain.run(_explain_parser().parse_args(rest))
+            from .commands import presets
+
+            return presets.run(rest)
+        args = _main_parser().parse_args(argv)
+        if args.headless:
+            from .commands import headless
+
+            return headless.run(args)
+        if args.out is not None or args.force or args.verify:
+            raise UsageError("--out, --force and --verify need --headless ANSWERS.yaml (the TUI is not built yet)")
+        from .commands import tui_entry
+
+        return tui_entry.run(args)
+    except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID
+    except UsageError as exc:
+        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("fsdpds-wizard: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: no traceback for users, but say so plainly
+        if os.environ.get("FSDPDS_DEBUG"):
+            raise
+        print(f"fsdpds-wizard: internal error: {type(exc).__name__}: {exc}\n"
+              "This is a bug; run again with FSDPDS_DEBUG=1 for the traceback and report it.", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def console() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    console()

@@ -1,0 +1,53 @@
+"""``fsdpds-wizard check CONFIG.yaml [--gpus-per-node N] [--format text|json] [--verify]``."""
+from __future__ import annotations
+
+import json
+
+from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+from ..core.findings import INFO, Finding, has_errors, sort_findings
+from .common import summary_line
+
+
+def run(args) -> int:
+    from ..core.config_rules import lint
+    from ..core.configfile import ConfigFileError, load_config_files
+    from ..core.gpus import detect_gpus_per_node
+
+    if args.gpus_per_node is not None and args.gpus_per_node < 1:
+        raise UsageError("--gpus-per-node must be at least 1")
+    try:
+        loaded = load_config_files(args.config)
+    except ConfigFileError as exc:
+        finding = Finding("error", "config-unreadable", ("config",), str(exc),
+                          "give the path of an accelerate config YAML (accelerate config writes one)")
+        return _report([finding], args)
+    gpus = args.gpus_per_node if args.gpus_per_node is not None else detect_gpus_per_node()
+    findings = list(loaded.findings)
+    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
+    if args.verify:
+        from ..core.verify import effective_config
+
+        findings += effective_config(loaded.yaml_path).findings
+    return _report(sort_findings(_dedupe(findings)), args)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for f in findings:
+        key = (f.severity, f.rule, f.keys, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def _report(findings: list[Finding], args) -> int:
+    code = EXIT_INVALID if has_errors(findings) else EXIT_OK
+    if args.format == "json":
+        print(json.dumps({"findings": [f.to_dict() for f in findings]}, indent=2))
+        return code
+    for f in findings:
+        print(f.render())
+    verdict = "FAIL" if code else "OK"
+    print(f"{verdict}: {args.config}: {summary_line(findings)}")
+    return code

@@ -1,0 +1,78 @@
+"""``fsdpds-wizard explain [GROUP]``: FSDP and DeepSpeed side by side, from the catalogue."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+from ..cli import EXIT_OK, UsageError
+from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, TARGET_LABELS, settings_in
+
+
+def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = ("", "")) -> list[str]:
+    col = max(20, (width - 3) // 2)
+    lw = []
+    rw = []
+    for text, out in ((left, lw), (right, rw)):
+        for para in text.splitlines() or [""]:
+            out.extend(textwrap.wrap(para, col) or [""])
+    lines = []
+    if any(titles):
+        lines.append(f"{titles[0]:<{col}} | {titles[1]}")
+        lines.append("-" * col + "-+-" + "-" * col)
+    for i in range(max(len(lw), len(rw))):
+        a = lw[i] if i < len(lw) else ""
+        b = rw[i] if i < len(rw) else ""
+        lines.append(f"{a:<{col}} | {b}".rstrip())
+    return lines
+
+
+def _where(setting, target: str) -> str:
+    if setting.applies_to(target):
+        return setting.where[target]
+    return "n/a: " + setting.not_applicable.get(target, "not used")
+
+
+def render_group(group_id: str, width: int) -> list[str]:
+    from ..core.texts import GROUP_TEXTS, TEXTS
+
+    group = GROUP_BY_ID[group_id]
+    gt = GROUP_TEXTS[group_id]
+    lines = ["=" * width, f"{group.label}  ({group.id})", "=" * width]
+    lines += textwrap.wrap(gt.summary, width)
+    lines.append("")
+    lines += two_columns(gt.fsdp, gt.deepspeed, width, ("FSDP", "DeepSpeed"))
+    if gt.no_counterpart:
+        lines.append("")
+        lines += textwrap.wrap("No counterpart: " + gt.no_counterpart, width)
+    for s in settings_in(group_id):
+        t = TEXTS[s.id]
+        lines.append("")
+        lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}" + (f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""))
+        lines += textwrap.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
+        fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
+        ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"
+        lines += ["  " + line for line in two_columns(fsdp_where, ds_where, width - 2)]
+        if t.versions:
+            lines += textwrap.wrap("Versions: " + t.versions, width, initial_indent="  ", subsequent_indent="  ")
+        if t.tips:
+            lines += textwrap.wrap("Tip: " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
+    return lines
+
+
+def run(args) -> int:
+    width = args.width or min(120, shutil.get_terminal_size((100, 24)).columns)
+    if width < 50:
+        raise UsageError("--width must be at least 50")
+    if args.group is not None and args.group not in GROUP_BY_ID:
+        import difflib
+
+        close = difflib.get_close_matches(args.group, list(GROUP_BY_ID), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise UsageError(f"unknown group '{args.group}'; {hint}groups: " + ", ".join(GROUP_BY_ID))
+    groups = [args.group] if args.group else [g.id for g in GROUPS]
+    out = []
+    for g in groups:
+        out += render_group(g, width)
+        out.append("")
+    print("\n".join(out).rstrip())
+    return EXIT_OK

@@ -1,0 +1,65 @@
+"""``fsdpds-wizard --headless ANSWERS.yaml --out DIR [--force] [--verify]``."""
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+from ..core.answers import parse_answers_text
+from ..core.files import WriteRefused, write_files
+from ..core.generate import generate, launch_command
+from .common import print_findings, resolve_answers_path, summary_line
+
+
+def run(args) -> int:
+    if not args.out:
+        raise UsageError("--headless needs --out DIR (the folder the configs are written to)")
+    path = resolve_answers_path(args.headless)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    answers, findings = parse_answers_text(text)
+    if answers is None:
+        print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
+        print_findings(findings)
+        return EXIT_INVALID
+    out_dir = Path(args.out).expanduser()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {args.out} exists and is not a folder")
+    gen = generate(answers, out_dir)
+    findings = findings + gen.findings
+    print_findings(findings)
+    if not gen.ok:
+        print(f"{path}: {summary_line(findings)}; nothing written.", file=sys.stderr)
+        return EXIT_INVALID
+    if args.verify:
+        from ..core.verify_answers import verify_generated
+
+        problems = verify_generated(gen)
+        if problems:
+            print_findings(problems)
+            print("verification against accelerate/deepspeed failed; nothing written.", file=sys.stderr)
+            return EXIT_INVALID
+        print("verified: accelerate and deepspeed read every value as answered.", file=sys.stderr)
+    files = {out_dir / name: text for name, text in gen.files.items()}
+    try:
+        result = write_files(files, force=args.force)
+    except WriteRefused as exc:
+        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except OSError as exc:
+        print(f"fsdpds-wizard: cannot write to {out_dir}: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    for p in result.written:
+        print(f"wrote {p}")
+    for p in result.unchanged:
+        print(f"unchanged {p}")
+    for p in result.backups:
+        print(f"kept the previous version as {p}")
+    script = answers["launch.script"]
+    cmd = launch_command(out_dir, script, list(answers["launch.script_args"]))
+    print("launch with: " + shlex.join(cmd))
+    print(summary_line(findings), file=sys.stderr)
+    return EXIT_OK

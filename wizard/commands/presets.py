@@ -1,0 +1,28 @@
+"""``fsdpds-wizard presets``: list the preset answers files under templates/."""
+from __future__ import annotations
+
+from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+from .common import preset_paths, templates_dir
+
+
+def describe(path) -> str:
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("# ").strip())
+    return " ".join(lines)
+
+
+def run(rest: list[str]) -> int:
+    if rest:
+        raise UsageError("presets takes no arguments")
+    presets = preset_paths()
+    if not presets:
+        print(f"no presets found in {templates_dir()}")
+        return EXIT_INVALID
+    width = max(len(n) for n in presets)
+    for name, path in presets.items():
+        print(f"{name:<{width}}  {describe(path)}")
+    print(f"\nuse one with: fsdpds-wizard --headless {next(iter(presets))} --out DIR")
+    return EXIT_OK

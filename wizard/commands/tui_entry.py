@@ -1,0 +1,21 @@
+"""Entry for the interactive wizard (issue #3)."""
+from __future__ import annotations
+
+import sys
+
+from ..cli import EXIT_INVALID
+
+
+def run(args) -> int:
+    try:
+        from ..tui.app import run_app
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("wizard.tui"):
+            print("fsdpds-wizard: the interactive wizard is not built yet. Use:\n"
+                  "  fsdpds-wizard presets                                  list the presets\n"
+                  "  fsdpds-wizard --headless PRESET_OR_ANSWERS --out DIR   write the configs\n"
+                  "  fsdpds-wizard explain [GROUP]                          FSDP vs DeepSpeed, side by side\n"
+                  "  fsdpds-wizard check CONFIG.yaml                        lint an existing config", file=sys.stderr)
+            return EXIT_INVALID
+        raise
+    return run_app(args)

@@ -1,0 +1,366 @@
+"""Rules on answers (intent): cross-setting checks and what cannot carry over to the chosen target.
+
+Severity contract (as for configs): ``error`` blocks writing, because the config would fail or a
+stated value could not take effect; ``warning`` means the wizard writes the closest equivalent and
+says what differs; ``info`` is a note.
+
+Each rule has a name, the answer ids it blames, a fix and its source (ids of
+``shared/reference/library-rules.md`` or the library file).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from .answers import Answers
+from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
+from .findings import ERROR, INFO, WARNING, Finding
+from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
+
+
+@dataclass(frozen=True)
+class AnswerRule:
+    name: str
+    severity: str
+    summary: str
+    source: str
+    check: Callable[[Answers], Iterator[Finding]]
+
+
+ANSWER_RULES: dict[str, AnswerRule] = {}
+
+
+def rule(name: str, severity: str, summary: str, source: str):
+    def deco(fn: Callable[[Answers, Callable[..., Finding]], Iterator[Finding]]):
+        def run(a: Answers) -> Iterator[Finding]:
+            def make(keys, message: str, fix: str, sev: str = severity) -> Finding:
+                return Finding(sev, name, tuple(keys), message, fix, source)
+
+            yield from fn(a, make)
+
+        ANSWER_RULES[name] = AnswerRule(name, severity, summary, source, run)
+        return fn
+
+    return deco
+
+
+def _is_fsdp(a: Answers) -> bool:
+    return a.target in (FSDP1, FSDP2)
+
+
+# ------------------------------------------------------------------ launch
+
+
+@rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", "G6/G7; accelerate launch")
+def _(a, make):
+    if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
+        yield make(["launch.main_process_ip"], f"{a['launch.num_machines']} machines but no main_process_ip: "
+                   "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
+
+
+@rule("processes-not-divisible", ERROR, "processes must split evenly over machines", "G7: accelerate/utils/launch.py:216-218")
+def _(a, make):
+    n, m = a["launch.num_processes"], a["launch.num_machines"]
+    if n % m:
+        yield make(["launch.num_processes", "launch.num_machines"],
+                   f"{n} processes over {m} machines: accelerate starts {n // m} per machine and silently "
+                   f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
+
+
+@rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", "accelerate launch")
+def _(a, make):
+    if a["launch.machine_rank"] >= a["launch.num_machines"]:
+        yield make(["launch.machine_rank"], f"machine_rank {a['launch.machine_rank']} but only "
+                   f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
+
+
+@rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", "accelerate dynamo_config")
+def _(a, make):
+    if a["launch.dynamo_backend"] == "no":
+        unused = [s for s in ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
+                              "launch.dynamo_regional") if a.is_set(s)]
+        if unused:
+            yield make(unused, "torch.compile is off (dynamo_backend 'no'), so these options are not written",
+                       "set launch.dynamo_backend (e.g. inductor) or drop them")
+
+
+@rule("ds-hostfile-missing", WARNING, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile", "D23b")
+def _(a, make):
+    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
+            and not a["launch.ds_hostfile"]):
+        yield make(["launch.ds_hostfile"], f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: "
+                   "DeepSpeed falls back to this machine only", "set launch.ds_hostfile, or use the 'standard' launcher",
+                   ERROR)
+
+
+# ------------------------------------------------------------------ sharding
+
+
+@rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", "library-rules §3")
+def _(a, make):
+    s = a["sharding.strategy"]
+    if not _is_fsdp(a):
+        return
+    if s == "optimizer":
+        closest = "SHARD_GRAD_OP" if a.target == FSDP1 else "reshard_after_forward: false"
+        yield make(["sharding.strategy"], f"ZeRO-1 (shard only the optimizer state) has no FSDP twin; writing the "
+                   f"closest, {closest}, which also shards gradients", "keep it, or choose DeepSpeed for ZeRO-1")
+    if s == "none" and a.target == FSDP2:
+        yield make(["sharding.strategy"], "FSDP2 cannot leave parameters unsharded (no NO_SHARD); writing "
+                   "reshard_after_forward: false, the least sharding it has",
+                   "use FSDP1 NO_SHARD, DeepSpeed ZeRO-0, or plain DDP (distributed_type MULTI_GPU)")
+
+
+@rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin", "users-and-peers A3")
+def _(a, make):
+    if a.target == DEEPSPEED and a["sharding.strategy"] == "hybrid_grads_optimizer":
+        yield make(["sharding.strategy"], "hybrid ZeRO-2 (HYBRID_SHARD_ZERO2) has no DeepSpeed twin; writing plain "
+                   "ZeRO-2, which shards over every GPU of every machine",
+                   "keep it, or use hybrid_full (ZeRO-3 with hpZ secondary partitions)")
+
+
+@rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding", "F26")
+def _(a, make):
+    if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
+        yield make(["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
+                   "there is one machine: it behaves like non-hybrid sharding",
+                   "use full / grads_optimizer, or set launch.num_machines")
+
+
+@rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node", "F26")
+def _(a, make):
+    if a.target == FSDP1 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1:
+        yield make(["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
+                   f"exactly one process per visible GPU ({processes_per_node(a)} per machine)",
+                   "keep launch.gpu_ids at 'all' or make CUDA_VISIBLE_DEVICES match")
+
+
+@rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine", "G12")
+def _(a, make):
+    if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
+            and processes_per_node(a) < 2):
+        yield make(["sharding.strategy", "launch.num_processes"], "FSDP2 hybrid sharding with one process per "
+                   "machine leaves nothing to shard (dp_shard_size 1): accelerate rejects it",
+                   "run several processes per machine or choose full sharding")
+
+
+# ------------------------------------------------------------------ offload
+
+
+@rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", "F8; guide: offload")
+def _(a, make):
+    if not _is_fsdp(a):
+        return
+    opt, par = a["offload.optimizer"], a["offload.params"]
+    if (opt == "none") != (par == "none"):
+        only = "offload.optimizer" if par == "none" else "offload.params"
+        yield make([only], f"FSDP cannot offload only the {'optimizer state' if par == 'none' else 'parameters'}: "
+                   "writing fsdp_offload_params: true, which moves parameters, gradients and the optimizer step to CPU "
+                   "(more memory saved, slower)", "offload both, none, or choose DeepSpeed for separate offload")
+    if "nvme" in (opt, par):
+        keys = [k for k in ("offload.optimizer", "offload.params") if a[k] == "nvme"]
+        yield make(keys, "FSDP cannot offload to NVMe: writing CPU offload instead",
+                   "use cpu, or DeepSpeed ZeRO-3 for NVMe (ZeRO-Infinity)")
+
+
+@rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", "D30")
+def _(a, make):
+    if a.target == DEEPSPEED and a["offload.params"] != "none" and zero_stage(a) != 3:
+        yield make(["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "
+                   f"strategy gives ZeRO-{zero_stage(a)}: parameters stay on the GPU (not written)",
+                   "choose sharding.strategy full, or set offload.params none")
+
+
+@rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", "D32")
+def _(a, make):
+    if a.target == DEEPSPEED and a["offload.optimizer"] == "nvme" and 0 < zero_stage(a) < 3:
+        yield make(["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
+                   "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
+
+
+@rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", "D22")
+def _(a, make):
+    if a.target == DEEPSPEED and zero_stage(a) == 0 and a["offload.optimizer"] != "none":
+        yield make(["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
+                   "so DeepSpeed's CPU Adam would fail: optimizer offload is not written",
+                   "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
+
+
+@rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", "D33")
+def _(a, make):
+    if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a), a["offload.params"] if zero_stage(a) == 3 else "none"):
+        if not a["offload.nvme_path"]:
+            yield make(["offload.nvme_path"], "NVMe offload without offload.nvme_path: DeepSpeed fails when it "
+                       "creates its swap files", "set offload.nvme_path to a folder on a fast local NVMe drive")
+
+
+@rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe", "catalogue")
+def _(a, make):
+    if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
+        yield make(["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
+                   "set offload.optimizer or offload.params to nvme, or drop the path")
+
+
+# ------------------------------------------------------------------ loading, sync, summoning
+
+
+@rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", "F21: accelerate/utils/launch.py:305-307")
+def _(a, make):
+    if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
+        yield make(["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
+                   "broadcast: accelerate launch refuses cpu_ram_efficient_loading without sync_module_states",
+                   "set sync.module_states true, or loading.ram_efficient false")
+
+
+@rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", "D7")
+def _(a, make):
+    if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
+            and zero_stage(a) != 3):
+        yield make(["loading.ram_efficient"], f"ZeRO-{zero_stage(a)} has no sharded initialisation (zero.Init is "
+                   "ZeRO-3 only): every rank loads the whole model; zero3_init_flag is written false",
+                   "choose sharding.strategy full to load weights partitioned")
+
+
+@rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", "F24; transformers#24641")
+def _(a, make):
+    if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
+        yield make(["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
+                   "flat parameters: with use_orig_params false it breaks the graph (runs uncompiled) or fails with "
+                   "fullgraph", "set summoning.use_orig_params true, or use FSDP2")
+
+
+# ------------------------------------------------------------------ checkpoint, wrapping, prefetch
+
+
+@rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", "F20")
+def _(a, make):
+    if a["checkpoint.format"] == "local" and a.target != FSDP1:
+        yield make(["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
+                   "checkpoints instead", "use sharded (fast) or full (one consolidated file)")
+
+
+@rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", "guide: checkpointing")
+def _(a, make):
+    if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
+        yield make(["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
+                   "gives no usable weights", "run zero_to_fp32.py on the checkpoint folder afterwards, or choose "
+                   "full to gather 16-bit weights on save (slow for large models)")
+
+
+@rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", "F10")
+def _(a, make):
+    if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
+        yield make(["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
+                   "model's _no_split_modules (Transformers models); a plain nn.Module gets no inner wrapping",
+                   "name the decoder block class, e.g. LlamaDecoderLayer")
+
+
+@rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", "cpu-runs.md §3b")
+def _(a, make):
+    if a.target == FSDP2 and a["wrapping.policy"] == "size":
+        yield make(["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
+                   "which fully_shard rejects", "prefer the transformer policy with the block class")
+
+
+@rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", "F12")
+def _(a, make):
+    if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
+        yield make(["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
+                   "layer classes: not written", "set wrapping.policy transformer or drop the classes")
+
+
+@rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", "F25")
+def _(a, make):
+    if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
+            and not a["training.activation_checkpointing"]):
+        yield make(["training.activation_checkpointing_offload", "training.activation_checkpointing"],
+                   "offloading checkpointed activations needs activation checkpointing on; accelerate raises",
+                   "set training.activation_checkpointing true")
+
+
+# ------------------------------------------------------------------ training, precision
+
+
+@rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", "users-and-peers 0.5; accelerator.py _prepare_deepspeed")
+def _(a, make):
+    if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
+        yield make(["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
+                   "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
+
+
+@rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", "guide: training")
+def _(a, make):
+    if _is_fsdp(a):
+        keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
+                            "training.micro_batch_size") if a.is_set(k)]
+        if keys:
+            yield make(keys, "an FSDP config has no place for these: your script sets them "
+                       "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader)",
+                       "keep them in the answers as documentation, and set them in the script")
+
+
+@rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", "G5")
+def _(a, make):
+    if a["precision.mixed_precision"] == "fp8":
+        yield make(["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
+                   "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
+
+
+@rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", "D1")
+def _(a, make):
+    if a.target == DEEPSPEED and a["precision.mixed_precision"] == "fp8" and a["deepspeed.config_file"] != "no" \
+            and ds_json_reasons(a):
+        yield make(["precision.mixed_precision"], "fp8 must come from the YAML's mixed_precision, which accelerate "
+                   "forbids next to a deepspeed_config_file (needed here for: " + ", ".join(ds_json_reasons(a)) + ")",
+                   "use bf16, or drop the settings that need a DeepSpeed JSON")
+
+
+@rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", "D4, D12")
+def _(a, make):
+    if a.target == DEEPSPEED and a["deepspeed.config_file"] == "no":
+        reasons = [r for r in ds_json_reasons(a) if r != "deepspeed.config_file is 'yes'"]
+        if reasons:
+            yield make(["deepspeed.config_file"], "inline DeepSpeed keys cannot carry: " + ", ".join(reasons),
+                       "set deepspeed.config_file auto (or yes)")
+
+
+@rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", "guide: precision")
+def _(a, make):
+    if _is_fsdp(a) and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
+        yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
+                   f"{a['precision.model_dtype']} without mixed precision: FSDP keeps parameters, gradients and "
+                   "optimizer state in that dtype (half the memory, less stable updates); DeepSpeed would upcast",
+                   "set precision.mixed_precision to bf16 for fp32 master weights")
+
+
+@rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", "D27")
+def _(a, make):
+    if a.target == DEEPSPEED and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
+        yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
+                   f"{a['precision.model_dtype']} but DeepSpeed runs in fp32 without a bf16/fp16 section",
+                   f"set precision.mixed_precision to {a['precision.model_dtype']}")
+
+
+# ------------------------------------------------------------------ applicability
+
+
+@rule("not-applicable", WARNING, "a stated value that the chosen target has no place for", "catalogue")
+def _(a, make):
+    target = a.target
+    for s in SETTINGS:
+        if s.id in _HANDLED or not a.is_set(s.id) or s.applies_to(target):
+            continue
+        reason = s.not_applicable.get(target, "")
+        yield make([s.id], f"{s.id} = {a[s.id]!r} does not apply to {TARGET_LABELS[target]}: {reason} Not written.",
+                   s.counterpart or "drop it, or switch backend")
+
+
+# Settings whose non-applicability a more specific rule above explains.
+_HANDLED = {"offload.nvme_path", "launch.script", "launch.script_args", "precision.model_dtype"}
+
+
+def check_answers(a: Answers) -> list[Finding]:
+    out: list[Finding] = []
+    for r in ANSWER_RULES.values():
+        out.extend(r.check(a))
+    return out

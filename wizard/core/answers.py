@@ -1,0 +1,368 @@
+"""Answers: the user's intent, stated once.
+
+``answers.yaml`` (schema version 1) holds the backend, the FSDP version and one mapping per group of
+the catalogue, for example::
+
+    schema_version: 1
+    backend: deepspeed
+    fsdp_version: 2
+    launch:
+      num_processes: 8
+    sharding:
+      strategy: full
+    offload:
+      optimizer: cpu
+      params: cpu
+
+Every key is a catalogue setting (``wizard explain`` lists them); anything left out takes the
+catalogue default. Unknown keys are errors with a "did you mean". :class:`Answers` is immutable:
+editing returns a new value.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
+from .findings import ERROR, INFO, Finding
+
+SCHEMA_VERSION = 1
+_TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
+
+# Names people bring from the libraries, and where the same intent lives in answers.yaml.
+NATIVE_HINTS = {
+    "zero_stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
+    "stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
+    "sharding_strategy": "sharding.strategy (full = FULL_SHARD, grads_optimizer = SHARD_GRAD_OP, none = NO_SHARD, hybrid_full = HYBRID_SHARD)",
+    "fsdp_sharding_strategy": "sharding.strategy",
+    "reshard_after_forward": "sharding.strategy (full = reshard after forward, grads_optimizer = keep gathered)",
+    "fsdp_reshard_after_forward": "sharding.strategy",
+    "offload_optimizer_device": "offload.optimizer",
+    "offload_param_device": "offload.params",
+    "fsdp_offload_params": "offload.params and offload.optimizer (FSDP offloads both or nothing)",
+    "offload_params": "offload.params",
+    "mixed_precision": "precision.mixed_precision",
+    "distributed_type": "backend (fsdp or deepspeed)",
+    "num_processes": "launch.num_processes",
+    "num_machines": "launch.num_machines",
+    "zero3_init_flag": "loading.ram_efficient",
+    "fsdp_cpu_ram_efficient_loading": "loading.ram_efficient",
+    "cpu_ram_efficient_loading": "loading.ram_efficient",
+    "fsdp_state_dict_type": "checkpoint.format",
+    "state_dict_type": "checkpoint.format",
+    "zero3_save_16bit_model": "checkpoint.format (full = gather 16-bit weights on save)",
+    "fsdp_auto_wrap_policy": "wrapping.policy",
+    "auto_wrap_policy": "wrapping.policy",
+    "fsdp_transformer_layer_cls_to_wrap": "wrapping.layer_classes",
+    "fsdp_backward_prefetch": "prefetch.backward",
+    "fsdp_use_orig_params": "summoning.use_orig_params",
+    "use_orig_params": "summoning.use_orig_params",
+    "fsdp_sync_module_states": "sync.module_states",
+    "gradient_accumulation_steps": "training.gradient_accumulation_steps",
+    "gradient_clipping": "training.gradient_clipping",
+    "train_micro_batch_size_per_gpu": "training.micro_batch_size",
+    "dynamo_backend": "launch.dynamo_backend",
+    "version": "schema_version (the answers format) or fsdp_version (FSDP1/FSDP2)",
+}
+
+
+class AnswersError(Exception):
+    """Raised by :func:`parse_answers_text` callers when the answers cannot be used at all."""
+
+    def __init__(self, findings: list[Finding]):
+        self.findings = findings
+        super().__init__("; ".join(f.message for f in findings))
+
+
+@dataclass(frozen=True)
+class Answers:
+    """A complete, validated set of answers: every catalogue id has a value."""
+
+    values: Mapping[str, Any]
+    explicit: frozenset = field(default_factory=frozenset)
+    """Ids the user stated (the rest are defaults). Used to decide what deserves a finding."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+
+    def __getitem__(self, setting_id: str) -> Any:
+        return self.values[setting_id]
+
+    def get(self, setting_id: str, default: Any = None) -> Any:
+        return self.values.get(setting_id, default)
+
+    @property
+    def backend(self) -> str:
+        return self.values["backend"]
+
+    @property
+    def fsdp_version(self) -> int:
+        return self.values["fsdp_version"]
+
+    @property
+    def target(self) -> str:
+        return target_of(self.backend, self.fsdp_version)
+
+    def is_set(self, setting_id: str) -> bool:
+        """The user stated a value that differs from the default."""
+        return setting_id in self.explicit and self.values[setting_id] != SETTING_BY_ID[setting_id].default
+
+    def with_values(self, **changes: Any) -> "Answers":
+        """A copy with ``{setting_id: value}`` changed (ids use ``__`` for ``.`` in keyword form)."""
+        return self.replace({k.replace("__", "."): v for k, v in changes.items()})
+
+    def replace(self, changes: Mapping[str, Any]) -> "Answers":
+        for key in changes:
+            if key not in SETTING_BY_ID:
+                raise KeyError(f"unknown setting {key!r}")
+        values = dict(self.values)
+        values.update(changes)
+        return Answers(values, self.explicit | frozenset(changes))
+
+    def to_nested(self) -> dict[str, Any]:
+        """The answers.yaml structure, every setting present, in catalogue order."""
+        out: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+        for s in SETTINGS:
+            value = _copy(self.values[s.id])
+            if len(s.path) == 1:
+                out[s.id] = value
+            else:
+                out.setdefault(s.path[0], {})[s.path[1]] = value
+        return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+def default_answers() -> Answers:
+    return Answers({s.id: _copy(s.default) for s in SETTINGS}, frozenset())
+
+
+def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return close[0] if close else ""
+
+
+def _unknown_key(full_key: str, leaf: str, candidates: Iterable[str]) -> Finding:
+    cands = list(candidates)
+    guess = _did_you_mean(leaf, cands)
+    hint = NATIVE_HINTS.get(leaf) or NATIVE_HINTS.get(leaf.removeprefix("fsdp_"))
+    if guess:
+        fix = f"did you mean '{guess}'?"
+        if hint:
+            fix += f" (the same intent may live in {hint})"
+    elif hint:
+        fix = f"answers state intent once: use {hint}"
+    else:
+        fix = "remove it; valid keys here: " + ", ".join(cands)
+    return Finding(ERROR, "answers-unknown-key", (full_key,), f"unknown key '{full_key}'", fix,
+                   "answers.yaml schema 1 (fsdpds-wizard explain lists every key)")
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
+    """Check one value against its setting; return (normalised value, finding or None)."""
+    sid = setting.id
+
+    def bad(expected: str, fix: str = "") -> tuple[Any, Finding]:
+        return setting.default, Finding(
+            ERROR, "answers-bad-value", (sid,),
+            f"'{sid}' is {value!r} ({_type_name(value)}); expected {expected}",
+            fix or f"write one of the expected values, or remove the key to use the default ({setting.default!r})",
+            "answers.yaml schema 1")
+
+    if value is None:
+        if setting.nullable:
+            return None, None
+        return bad(_expected(setting))
+    if setting.allow_auto and isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO, None
+    kind = setting.kind
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value, None
+        return bad("true or false")
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return bad(_expected(setting), f"write it as a plain integer: {int(value)}")
+            if isinstance(value, str):
+                try:
+                    num = float(value)
+                except ValueError:
+                    return bad(_expected(setting))
+                if num.is_integer():
+                    return bad(_expected(setting), f"write it as a plain integer without quotes or exponent: {int(num)}")
+            return bad(_expected(setting))
+        return _bounded(setting, value, bad)
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return bad(_expected(setting))
+        return _bounded(setting, float(value), bad)
+    if kind == "choice":
+        if isinstance(value, str):
+            for c in setting.choices:
+                if isinstance(c, str) and c.lower() == value.strip().lower():
+                    return c, None
+        elif not isinstance(value, bool):
+            for c in setting.choices:
+                if c == value and type(c) is type(value):
+                    return c, None
+        guess = _did_you_mean(str(value), [str(c) for c in setting.choices])
+        return bad(_expected(setting), f"did you mean {guess!r}?" if guess else "")
+    if kind == "str":
+        if isinstance(value, str) and value.strip():
+            return value.strip(), None
+        return bad("a non-empty string" + (" or null" if setting.nullable else ""))
+    if kind == "list":
+        if isinstance(value, str):
+            value = [v for v in (p.strip() for p in value.split(",")) if v]
+        if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+            return [v.strip() for v in value], None
+        return bad("a list of names (or one comma-separated string)")
+    if kind == "dict":
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return value, None
+        return bad("a mapping")
+    raise AssertionError(f"unknown kind {kind}")  # catalogue bug, caught by the catalogue tests
+
+
+def _bounded(setting: Setting, value: Any, bad) -> tuple[Any, Finding | None]:
+    if setting.minimum is not None and value < setting.minimum:
+        return bad(_expected(setting))
+    if setting.maximum is not None and value > setting.maximum:
+        return bad(_expected(setting))
+    return value, None
+
+
+def _expected(setting: Setting) -> str:
+    if setting.kind == "choice":
+        text = "one of " + ", ".join(repr(c) for c in setting.choices)
+    elif setting.kind == "int":
+        text = "an integer"
+        if setting.minimum is not None and setting.maximum is not None:
+            text += f" from {setting.minimum:g} to {setting.maximum:g}"
+        elif setting.minimum is not None:
+            text += f" >= {setting.minimum:g}"
+    elif setting.kind == "float":
+        text = "a number" + (f" >= {setting.minimum:g}" if setting.minimum is not None else "")
+    else:
+        text = {"bool": "true or false", "str": "a string", "list": "a list of strings", "dict": "a mapping"}[setting.kind]
+    if setting.allow_auto:
+        text += ", or 'auto'"
+    if setting.nullable:
+        text += ", or null"
+    return text
+
+
+def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
+    """Validate a parsed answers.yaml. Returns the answers (None when there is an error) and findings."""
+    findings: list[Finding] = []
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return None, [Finding(ERROR, "answers-not-a-mapping", ("answers",),
+                              f"answers must be a YAML mapping of keys to values, got {_type_name(data)}",
+                              "start from a preset: fsdpds-wizard --headless templates/<preset>.yaml", "answers.yaml schema 1")]
+    values = {s.id: _copy(s.default) for s in SETTINGS}
+    explicit: set[str] = set()
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        findings.append(Finding(ERROR, "answers-schema-version", ("schema_version",),
+                                f"schema_version {version!r} is not supported (this wizard reads version {SCHEMA_VERSION})",
+                                f"set schema_version: {SCHEMA_VERSION}", "answers.yaml schema 1"))
+    groups = [g.id for g in GROUP_BY_ID.values() if g.id != "backend"]
+    for key, raw in data.items():
+        if not isinstance(key, str):
+            findings.append(Finding(ERROR, "answers-unknown-key", (str(key),), f"key {key!r} is not a string",
+                                    "use the keys listed by fsdpds-wizard explain", "answers.yaml schema 1"))
+            continue
+        if key == "schema_version":
+            continue
+        if key in SETTING_BY_ID and "." not in key:
+            value, problem = coerce_value(SETTING_BY_ID[key], raw)
+            if problem:
+                findings.append(problem)
+            else:
+                values[key] = value
+                explicit.add(key)
+            continue
+        if key not in groups:
+            findings.append(_unknown_key(key, key, list(_TOP_LEVEL) + groups))
+            continue
+        if raw is None:
+            continue
+        if not isinstance(raw, dict):
+            findings.append(Finding(ERROR, "answers-bad-value", (key,),
+                                    f"'{key}' must be a mapping of settings, got {_type_name(raw)}",
+                                    f"write it as '{key}:' followed by indented 'name: value' lines", "answers.yaml schema 1"))
+            continue
+        names = [s.path[1] for s in SETTINGS if s.group == key]
+        for name, sub in raw.items():
+            sid = f"{key}.{name}"
+            if sid not in SETTING_BY_ID:
+                findings.append(_unknown_key(sid, str(name), names))
+                continue
+            value, problem = coerce_value(SETTING_BY_ID[sid], sub)
+            if problem:
+                findings.append(problem)
+            else:
+                values[sid] = value
+                explicit.add(sid)
+    if any(f.severity == ERROR for f in findings):
+        return None, findings
+    return Answers(values, frozenset(explicit)), findings
+
+
+def parse_answers_text(text: str) -> tuple[Answers | None, list[Finding]]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, [Finding(ERROR, "answers-yaml", ("answers",), f"answers file is not valid YAML{where}: {problem}",
+                              "fix the YAML syntax (indentation, colons, quotes)", "YAML 1.1")]
+    return answers_from_mapping(data)
+
+
+HEADER = (
+    "# fsdpds-wizard answers (schema 1): the intent behind the generated configs.\n"
+    "# Regenerate them with: fsdpds-wizard --headless answers.yaml --out DIR\n"
+    "# Every key is listed with its value; 'fsdpds-wizard explain GROUP' explains each one.\n"
+)
+
+
+def dump_answers(answers: Answers) -> str:
+    """Normalised answers.yaml text: every setting, catalogue order, stable."""
+    import yaml
+
+    nested = answers.to_nested()
+    parts = [HEADER]
+    top = {k: v for k, v in nested.items() if not isinstance(v, dict) or k in ("schema_version",)}
+    parts.append(yaml.safe_dump(top, sort_keys=False, default_flow_style=False))
+    for group in GROUP_BY_ID:
+        if group in nested and isinstance(nested[group], dict):
+            parts.append(yaml.safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
+    return "".join(parts)
+
+
+def explicit_note(answers: Answers) -> list[Finding]:
+    """Info findings for defaults that were filled in (used by the TUI summary)."""
+    missing = [s.id for s in SETTINGS if s.id not in answers.explicit and s.group in ("sharding", "precision")]
+    if not missing:
+        return []
+    return [Finding(INFO, "answers-defaults-used", tuple(missing),
+                    "not stated, defaults used: " + ", ".join(f"{m}={answers[m]!r}" for m in missing))]

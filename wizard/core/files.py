@@ -1,0 +1,79 @@
+"""Atomic writes that never replace a different file without permission."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class WriteRefused(Exception):
+    """Files exist with other content and ``force`` was not given."""
+
+    def __init__(self, paths: list[Path]):
+        self.paths = paths
+        names = ", ".join(str(p) for p in paths)
+        super().__init__(f"refusing to replace existing file(s) with different content: {names} "
+                         "(use --force to replace them; the old content is kept as NAME.bak)")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    written: list[Path]
+    unchanged: list[Path]
+    backups: list[Path]
+
+
+def plan_conflicts(files: dict[Path, str]) -> list[Path]:
+    """Paths that exist with content other than what would be written."""
+    conflicts = []
+    for path, text in files.items():
+        if path.exists():
+            if not path.is_file():
+                conflicts.append(path)
+            elif path.read_text(encoding="utf-8", errors="replace") != text:
+                conflicts.append(path)
+    return conflicts
+
+
+def write_files(files: dict[Path, str], *, force: bool = False) -> WriteResult:
+    """Write every file or none: all temporaries first, then rename each into place.
+
+    An existing file with the same content is left alone. One with other content is only replaced
+    with ``force``, and then its old content is kept as ``NAME.bak``.
+    """
+    conflicts = plan_conflicts(files)
+    if conflicts and not force:
+        raise WriteRefused(conflicts)
+    for path in conflicts:
+        if path.exists() and not path.is_file():
+            raise WriteRefused([path])
+    temps: list[tuple[Path, Path]] = []
+    unchanged: list[Path] = []
+    try:
+        for path, text in files.items():
+            if path.exists() and path not in conflicts:
+                unchanged.append(path)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            temps.append((Path(tmp), path))
+    except BaseException:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)
+        raise
+    backups = []
+    for path in conflicts:
+        backup = path.with_name(path.name + ".bak")
+        shutil.copy2(path, backup)
+        backups.append(backup)
+    written = []
+    for tmp, path in temps:
+        os.replace(tmp, path)
+        written.append(path)
+    return WriteResult(written, unchanged, backups)

@@ -1,0 +1,66 @@
+"""Findings: what a rule says about answers or a config."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or note) found in answers or in a config.
+
+    severity: ``error`` means the config will fail, or a value written in it will not take effect as
+    written (ignored, overridden or silently changed); ``warning`` means it works as written but is
+    probably not what the user wants, or is slow; ``info`` is a note.
+    """
+
+    severity: str
+    rule: str
+    """Stable rule name, e.g. ``fsdp1-strategy-under-reshard-key``."""
+    keys: tuple[str, ...]
+    """The keys at fault: dotted paths in the file checked (``fsdp_config.fsdp_min_num_params``,
+    ``zero_optimization.stage``) or answer ids (``sharding.strategy``)."""
+    message: str
+    """What is wrong, in one or two sentences."""
+    fix: str = ""
+    """How to fix it."""
+    source: str = ""
+    """Where the fact comes from (library file:line, issue, reference id)."""
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {self.severity!r}")
+        if isinstance(self.keys, (list, str)):
+            object.__setattr__(self, "keys", tuple([self.keys] if isinstance(self.keys, str) else self.keys))
+
+    def to_dict(self) -> dict:
+        return {
+            "severity": self.severity,
+            "rule": self.rule,
+            "keys": list(self.keys),
+            "message": self.message,
+            "fix": self.fix,
+            "source": self.source,
+        }
+
+    def render(self) -> str:
+        keys = ", ".join(self.keys)
+        text = f"{self.severity.upper()} [{self.rule}] {keys}: {self.message}"
+        if self.fix:
+            text += f"\n    fix: {self.fix}"
+        return text
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then info; stable within a severity."""
+    return sorted(findings, key=lambda f: _RANK[f.severity])
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.severity == ERROR for f in findings)
