@@ -179,7 +179,8 @@ SETTINGS: tuple[Setting, ...] = (
               DEEPSPEED: "offload_param_device / zero_optimization.offload_param.device"},
        counterpart="DeepSpeed: ZeRO-3 only; FSDP: the single offload switch."),
     _s("offload.nvme_path", "NVMe folder", "str", None, nullable=True,
-       where={DEEPSPEED: "zero_optimization.offload_*.nvme_path (DeepSpeed JSON only)"},
+       where={DEEPSPEED: "zero_optimization.offload_*.nvme_path in the DeepSpeed JSON; never the inline "
+                         "offload_optimizer_nvme_path / offload_param_nvme_path, which accelerate launch drops"},
        not_applicable={FSDP1: "FSDP cannot offload to NVMe.", FSDP2: "FSDP cannot offload to NVMe."},
        counterpart="FSDP: no NVMe offload at all."),
     _s("offload.pin_memory", "Pin offloaded memory", "bool", False,
