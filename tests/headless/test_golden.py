@@ -1,0 +1,33 @@
+"""Golden files: each preset renders to exactly the committed files (UPDATE_GOLDEN=1 rewrites them)."""
+import os
+from pathlib import Path
+
+import pytest
+
+from wizard.core.answers import parse_answers_text
+from wizard.core.generate import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.stem)
+def test_preset_matches_golden(preset):
+    answers, findings = parse_answers_text(preset.read_text())
+    assert answers is not None, findings
+    gen = generate(answers, None)
+    assert gen.ok, [f.render() for f in gen.findings if f.severity == "error"]
+    folder = GOLDEN / preset.stem
+    if os.environ.get("UPDATE_GOLDEN"):
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():
+            old.unlink()
+        for name, text in gen.files.items():
+            (folder / name).write_text(text)
+    expected = {p.name: p.read_text() for p in folder.iterdir()}
+    assert expected == gen.files
+
+
+def test_every_preset_has_a_golden_folder():
+    assert sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) == sorted(p.stem for p in PRESETS)

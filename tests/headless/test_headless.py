@@ -1,0 +1,112 @@
+"""`fsdpds-wizard --headless`: files, exit codes, never clobbering, presets, bad input."""
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wizard.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path, text, name="answers.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_fsdp_preset_writes_yaml_and_answers_only(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["--headless", "fsdp2-full-shard-bf16", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["accelerate_config.yaml", "answers.yaml"]
+    cfg = yaml.safe_load((out / "accelerate_config.yaml").read_text())
+    assert cfg["distributed_type"] == "FSDP" and cfg["fsdp_config"]["fsdp_version"] == 2
+    stdout = capsys.readouterr().out
+    assert "accelerate launch --config_file" in stdout
+
+
+def test_nvme_preset_writes_ds_json_with_absolute_reference(tmp_path):
+    out = tmp_path / "out"
+    assert main(["--headless", str(ROOT / "templates" / "zero3-nvme-offload.yaml"), "--out", str(out)]) == 0
+    cfg = yaml.safe_load((out / "accelerate_config.yaml").read_text())
+    ref = Path(cfg["deepspeed_config"]["deepspeed_config_file"])
+    assert ref.is_absolute() and ref == (out / "ds_config.json").resolve()
+    ds = json.loads(ref.read_text())
+    assert ds["zero_optimization"]["offload_param"]["device"] == "nvme"
+
+
+def test_rerun_is_unchanged_and_a_different_file_is_never_replaced(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["--headless", "zero2", "--out", str(out)]) == 0
+    assert main(["--headless", "zero2", "--out", str(out)]) == 0
+    assert "unchanged" in capsys.readouterr().out
+    (out / "accelerate_config.yaml").write_text("# my edits\n")
+    assert main(["--headless", "zero2", "--out", str(out)]) == 2
+    assert (out / "accelerate_config.yaml").read_text() == "# my edits\n"
+    assert "--force" in capsys.readouterr().err
+    assert main(["--headless", "zero2", "--out", str(out), "--force"]) == 0
+    assert (out / "accelerate_config.yaml.bak").read_text() == "# my edits\n"
+    assert "zero_stage: 2" in (out / "accelerate_config.yaml").read_text()
+
+
+def test_invalid_answers_exit_2_and_write_nothing(tmp_path, capsys):
+    p = write(tmp_path, "backend: deepspeed\noffload:\n  optimiser: cpu\n")
+    out = tmp_path / "out"
+    assert main(["--headless", str(p), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "offload.optimiser" in err and "optimizer" in err
+    assert not out.exists()
+
+
+def test_rule_error_blocks_writing(tmp_path, capsys):
+    p = write(tmp_path, "backend: deepspeed\noffload:\n  optimizer: nvme\n  params: nvme\n")  # no nvme_path
+    out = tmp_path / "out"
+    assert main(["--headless", str(p), "--out", str(out)]) == 2
+    assert "offload.nvme_path" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_backend_switch_gives_closest_equivalent(tmp_path, capsys):
+    text = (ROOT / "templates" / "zero3-cpu-offload.yaml").read_text().replace("backend: deepspeed", "backend: fsdp")
+    p = write(tmp_path, text)
+    out = tmp_path / "out"
+    assert main(["--headless", str(p), "--out", str(out)]) == 0
+    f = yaml.safe_load((out / "accelerate_config.yaml").read_text())["fsdp_config"]
+    assert f["fsdp_offload_params"] is True and f["fsdp_reshard_after_forward"] is True
+    assert f["fsdp_state_dict_type"] == "FULL_STATE_DICT"
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--headless", "does-not-exist.yaml", "--out", "x"], "not found"),
+    (["--headless", "zero2"], "--out"),
+    (["--out", "x"], "--headless"),
+    (["--bogus"], "unrecognized"),
+    (["check"], "required"),
+    (["explain", "nope"], "unknown group"),
+])
+def test_bad_command_lines_exit_2_with_a_message(argv, needle, capsys):
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_answers_that_are_not_yaml(tmp_path, capsys):
+    p = tmp_path / "bin.yaml"
+    p.write_bytes(b"\x00\xff\xfe garbage")
+    assert main(["--headless", str(p), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip()
+
+
+def test_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert main(["--headless", "zero2", "--out", str(f)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_normalised_answers_regenerate_identical_files(tmp_path):
+    out1, out2 = tmp_path / "a", tmp_path / "b"
+    assert main(["--headless", "fsdp1-shard-grad-op-compile", "--out", str(out1)]) == 0
+    assert main(["--headless", str(out1 / "answers.yaml"), "--out", str(out2)]) == 0
+    for name in ("accelerate_config.yaml", "answers.yaml"):
+        assert (out1 / name).read_text() == (out2 / name).read_text()

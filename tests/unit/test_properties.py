@@ -1,0 +1,113 @@
+"""Property tests: any answers and any config give exit 0 or 2 with findings, never a crash."""
+import json
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wizard.cli import main
+from wizard.core.catalog import SETTINGS
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**9), st.floats(allow_nan=False, allow_infinity=False),
+                    st.text(max_size=12), st.sampled_from(["auto", "none", "cpu", "nvme", "1e8", "FULL_SHARD", "bf16"]))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                        st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+                      max_leaves=6)
+
+
+def valid_value(s):
+    if s.kind == "choice":
+        return st.sampled_from(list(s.choices) + ([None] if s.nullable else []))
+    if s.kind == "bool":
+        return st.booleans()
+    if s.kind == "int":
+        lo = int(s.minimum) if s.minimum is not None else 0
+        hi = int(s.maximum) if s.maximum is not None else 64
+        base = st.integers(lo, max(lo, hi))
+        return st.one_of(base, st.just("auto")) if s.allow_auto else base
+    if s.kind == "float":
+        return st.floats(0, 10, allow_nan=False)
+    if s.kind == "list":
+        return st.lists(st.sampled_from(["Block", "LlamaDecoderLayer"]), max_size=2)
+    if s.kind == "str":
+        return st.sampled_from(["10.0.0.1", "all", "/nvme", "main"])
+    return st.just({})
+
+
+@st.composite
+def answers_docs(draw):
+    doc = {}
+    for s in draw(st.lists(st.sampled_from(SETTINGS), max_size=12, unique_by=lambda s: s.id)):
+        value = draw(st.one_of(valid_value(s), valid_value(s), values))
+        if len(s.path) == 1:
+            doc[s.id] = value
+        else:
+            doc.setdefault(s.path[0], {})[s.path[1]] = value
+    if draw(st.booleans()):
+        doc[draw(st.text(min_size=1, max_size=10))] = draw(values)
+    return doc
+
+
+FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FAST
+@given(doc=answers_docs())
+def test_random_answers_exit_0_or_2(tmp_path_factory, doc, capsys):
+    folder = tmp_path_factory.mktemp("p")
+    p = folder / "answers.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    code = main(["--headless", str(p), "--out", str(folder / "out")])
+    captured = capsys.readouterr()
+    assert code in (0, 2), captured.err
+    assert "internal error" not in captured.err
+    if code == 2:
+        assert "ERROR" in captured.err or "refusing" in captured.err
+        assert not (folder / "out").exists()
+    else:
+        assert (folder / "out" / "accelerate_config.yaml").exists()
+
+
+FSDP_KEYS = ["fsdp_version", "fsdp_sharding_strategy", "fsdp_reshard_after_forward", "fsdp_offload_params",
+             "fsdp_auto_wrap_policy", "fsdp_min_num_params", "fsdp_state_dict_type", "sharding_strategy",
+             "fsdp_use_orig_params", "fsdp_sync_module_states", "fsdp_cpu_ram_efficient_loading", "typo"]
+DS_KEYS = ["zero_stage", "offload_optimizer_device", "offload_param_device", "gradient_clipping",
+           "gradient_accumulation_steps", "zero3_init_flag", "deepspeed_config_file", "offload_param_nvme_path"]
+
+
+@st.composite
+def config_docs(draw):
+    doc = {}
+    if draw(st.booleans()):
+        doc["distributed_type"] = draw(st.sampled_from(["FSDP", "DEEPSPEED", "MULTI_GPU", "NO", "fsdp", 3]))
+    for key in draw(st.lists(st.sampled_from(["num_processes", "num_machines", "mixed_precision", "gpu_ids",
+                                              "machine_rank", "dynamo_config", "parallelism_config", "bogus"]),
+                             max_size=4, unique=True)):
+        doc[key] = draw(values)
+    if draw(st.booleans()):
+        doc["fsdp_config"] = {k: draw(values) for k in draw(st.lists(st.sampled_from(FSDP_KEYS), max_size=5))}
+    if draw(st.booleans()):
+        doc["deepspeed_config"] = draw(st.one_of(
+            values, st.fixed_dictionaries({k: values for k in draw(st.lists(st.sampled_from(DS_KEYS), max_size=4))})))
+    return doc
+
+
+@FAST
+@given(doc=config_docs(), ds=st.one_of(st.none(), values))
+def test_random_configs_exit_0_or_2(tmp_path_factory, doc, ds, capsys):
+    folder = tmp_path_factory.mktemp("c")
+    if ds is not None:
+        (folder / "ds.json").write_text(json.dumps(ds))
+        if isinstance(doc.get("deepspeed_config"), dict):
+            doc["deepspeed_config"]["deepspeed_config_file"] = "ds.json"
+    p = folder / "cfg.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    code = main(["check", str(p), "--format", "json", "--gpus-per-node", "8"])
+    captured = capsys.readouterr()
+    assert code in (0, 2), captured.err
+    report = json.loads(captured.out)
+    assert isinstance(report["findings"], list)
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (code == 2) == bool(errors)
+    for f in report["findings"]:
+        assert set(f) >= {"severity", "rule", "keys", "message"} and f["keys"]

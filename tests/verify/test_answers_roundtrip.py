@@ -1,0 +1,58 @@
+"""Item 6 of issue #2: every config we write, replayed through the real accelerate and deepspeed code,
+has exactly the effective values the answers asked for."""
+from pathlib import Path
+
+import pytest
+
+from wizard.core.answers import parse_answers_text
+from wizard.core.generate import generate
+from wizard.core.verify_answers import expected_effective, verify_generated
+
+pytestmark = pytest.mark.verify
+ROOT = Path(__file__).resolve().parents[2]
+PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
+
+
+def load(path):
+    answers, findings = parse_answers_text(path.read_text())
+    assert answers is not None, findings
+    return answers
+
+
+def variants():
+    """Each preset as written, then with only the backend (and FSDP version) switched."""
+    for p in PRESETS:
+        yield p.stem, {}
+        yield p.stem + "+deepspeed", {"backend": "deepspeed"}
+        yield p.stem + "+fsdp1", {"backend": "fsdp", "fsdp_version": 1}
+        yield p.stem + "+fsdp2", {"backend": "fsdp", "fsdp_version": 2}
+
+
+CASES = list(variants())
+
+
+@pytest.mark.parametrize("name,change", CASES, ids=[c[0] for c in CASES])
+def test_effective_values_equal_the_answers(name, change):
+    answers = load(ROOT / "templates" / (name.split("+")[0] + ".yaml")).replace(change)
+    gen = generate(answers, None)
+    if not gen.ok:
+        pytest.fail("; ".join(f.render() for f in gen.findings if f.severity == "error"))
+    problems = [f for f in verify_generated(gen) if f.severity == "error"]
+    assert not problems, "\n".join(f.render() for f in problems)
+
+
+def test_verify_catches_a_wrong_expectation(tmp_path):
+    """The comparison can fail: a config that says ZeRO-2 is not accepted as ZeRO-3."""
+    answers = load(ROOT / "templates" / "zero2.yaml")
+    gen = generate(answers, None)
+    wrong = answers.replace({"sharding.strategy": "full"})
+    exp = expected_effective(wrong)
+    from wizard.core import verify_answers
+
+    original = verify_answers.expected_effective
+    try:
+        verify_answers.expected_effective = lambda a: exp
+        problems = verify_generated(gen)
+    finally:
+        verify_answers.expected_effective = original
+    assert any(f.rule == "verify-mismatch" and "zero_optimization.stage" in f.keys[0] for f in problems)

@@ -1,0 +1,118 @@
+"""What the real libraries must make of the configs rendered from answers, and the check itself.
+
+:func:`expected_effective` states, in :func:`wizard.core.verify.flatten_effective`'s dotted keys, the
+effective value each answer must produce; :func:`verify_generated` writes the files to a scratch folder,
+replays them through accelerate and deepspeed (:mod:`wizard.core.verify`) and compares.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from .answers import Answers
+from .catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
+from .findings import Finding
+from .render import (ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, processes_per_node,
+                     uses_ds_json, zero_stage)
+
+_WRAP = {"transformer": "TRANSFORMER_BASED_WRAP", "size": "SIZE_BASED_WRAP", "none": "NO_WRAP"}
+_STATE = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
+_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
+
+
+def expected_effective(a: Answers) -> dict[str, object]:
+    exp: dict[str, object] = {
+        "num_processes": a["launch.num_processes"],
+        "num_machines": a["launch.num_machines"],
+    }
+    mp = a["precision.mixed_precision"]
+    if a.target == DEEPSPEED:
+        exp.update(_expected_deepspeed(a))
+    else:
+        exp.update(_expected_fsdp(a))
+    if a["launch.dynamo_backend"] != "no":
+        exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
+    exp["mixed_precision"] = mp
+    return exp
+
+
+def _expected_fsdp(a: Answers) -> dict[str, object]:
+    v1 = a.target == FSDP1
+    strategy, reshard, _, _ = SHARDING[a["sharding.strategy"]]
+    e: dict[str, object] = {"distributed_type": "FSDP", "fsdp.fsdp_version": 1 if v1 else 2}
+    if v1:
+        e["fsdp.sharding_strategy"] = strategy or "SHARD_GRAD_OP"
+        prefetch = a["prefetch.backward"]
+        e["fsdp.backward_prefetch"] = None if prefetch == "none" else f"BACKWARD_{prefetch.upper()}"
+        e["fsdp.forward_prefetch"] = a["prefetch.forward"]
+        e["fsdp.use_orig_params"] = a["summoning.use_orig_params"]
+        e["fsdp.sync_module_states"] = a["sync.module_states"] or a["loading.ram_efficient"]
+    else:
+        e["fsdp.reshard_after_forward"] = bool(reshard)
+        e["fsdp.activation_checkpointing_offload"] = a["training.activation_checkpointing_offload"]
+    e["fsdp.cpu_offload"] = fsdp_offload(a)
+    policy = a["wrapping.policy"]
+    e["fsdp.auto_wrap_policy"] = _WRAP[policy]
+    if policy == "transformer" and a["wrapping.layer_classes"]:
+        e["fsdp.transformer_cls_names_to_wrap"] = list(a["wrapping.layer_classes"])
+    if policy == "size":
+        e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
+    fmt = a["checkpoint.format"]
+    if not v1 and fmt == "local":
+        fmt = "sharded"
+    e["fsdp.state_dict_type"] = _STATE[fmt]
+    e["fsdp.cpu_ram_efficient_loading"] = a["loading.ram_efficient"]
+    e["fsdp.activation_checkpointing"] = a["training.activation_checkpointing"]
+    mp = a["precision.mixed_precision"]
+    e["fsdp.param_dtype"] = _DTYPE.get(mp)
+    if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
+        e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
+        e["parallelism.dp_shard_size"] = processes_per_node(a)
+    return e
+
+
+def _expected_deepspeed(a: Answers) -> dict[str, object]:
+    stage = zero_stage(a)
+    z = "deepspeed.zero_optimization."
+    e: dict[str, object] = {"distributed_type": "DEEPSPEED", f"{z}stage": stage,
+                            "deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
+    for block, device in (("offload_optimizer", ds_offload_optimizer(a)), ("offload_param", ds_offload_params(a))):
+        if device != "none":
+            e[f"{z}{block}.device"] = device
+            if device == "nvme":
+                e[f"{z}{block}.nvme_path"] = a["offload.nvme_path"]
+            if uses_ds_json(a):
+                e[f"{z}{block}.pin_memory"] = a["offload.pin_memory"]
+    clip = a["training.gradient_clipping"]
+    e["deepspeed.gradient_clipping"] = 1.0 if clip == AUTO else float(clip)
+    gas = a["training.gradient_accumulation_steps"]
+    e["deepspeed.gradient_accumulation_steps"] = 1 if gas == AUTO else gas
+    mp = a["precision.mixed_precision"]
+    e["deepspeed.bf16.enabled"] = mp in ("bf16", "fp8")
+    e["deepspeed.fp16.enabled"] = mp == "fp16"
+    if stage == 3:
+        e[f"{z}stage3_gather_16bit_weights_on_model_save"] = a["checkpoint.format"] == "full"
+    if is_hybrid(a) and stage == 3 and a["launch.num_machines"] > 1:
+        e[f"{z}zero_hpz_partition_size"] = processes_per_node(a)
+    micro = a["training.micro_batch_size"]
+    if isinstance(micro, int):
+        e["deepspeed.train_micro_batch_size_per_gpu"] = micro
+    return e
+
+
+def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
+    """Replay generated configs through the real libraries; findings (errors first) for what differs."""
+    from .files import write_files
+    from .findings import sort_findings
+    from .generate import generate
+    from .render import ACCELERATE_YAML
+    from .verify import compare, effective_config, flatten_effective
+
+    with tempfile.TemporaryDirectory(prefix="fsdpds_verify_") as tmp:
+        folder = Path(keep or tmp)
+        scratch = generate(gen.answers, folder)
+        write_files({folder / name: text for name, text in scratch.files.items()}, force=True)
+        micro = gen.answers["training.micro_batch_size"]
+        eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=micro if isinstance(micro, int) else 1)
+        findings = list(eff.findings) + compare(expected_effective(gen.answers), flatten_effective(eff))
+    return sort_findings(findings)
