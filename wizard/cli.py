@@ -14,7 +14,7 @@ EXIT_OK = 0
 EXIT_INVALID = 2
 EXIT_INTERNAL = 3
 
-SUBCOMMANDS = ("check", "explain", "presets")
+SUBCOMMANDS = ("check", "explain", "presets", "schema")
 
 
 class UsageError(Exception):
@@ -27,7 +27,7 @@ def _main_parser() -> argparse.ArgumentParser:
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
         epilog="Commands: 'fsdpds-wizard check CONFIG.yaml' lints an existing config; 'fsdpds-wizard explain "
                "[GROUP]' compares FSDP and DeepSpeed setting by setting; 'fsdpds-wizard presets' lists the "
-               "templates. Without --headless the interactive wizard opens.",
+               "templates; 'fsdpds-wizard schema' prints the answers.yaml schema. Without --headless the interactive wizard opens.",
     )
     p.add_argument("--headless", metavar="ANSWERS.yaml",
                    help="generate the configs from an answers file (or a preset name) without a screen")
@@ -77,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands import explain
 
                 return explain.run(_explain_parser().parse_args(rest))
+            if cmd == "schema":
+                from .commands import schema
+
+                return schema.run(rest)
             from .commands import presets
 
             return presets.run(rest)
