@@ -36,7 +36,12 @@ def _main_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true",
                    help="also load the result with the real accelerate and deepspeed code and compare every value "
                         "(imports torch: a few seconds)")
-    p.add_argument("--answers", metavar="FILE", help="(TUI) start from this answers file")
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
+    start.add_argument("--preset", metavar="NAME", help="(wizard) start from a preset under templates/")
+    start.add_argument("--config", metavar="ACCELERATE.yaml",
+                       help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
+                            "import and lint it")
     return p
 
 
@@ -89,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             from .commands import headless
 
             return headless.run(args)
-        if args.out is not None or args.force or args.verify:
-            raise UsageError("--out, --force and --verify need --headless ANSWERS.yaml (the TUI is not built yet)")
+        if args.force or args.verify:
+            raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
         from .commands import tui_entry
 
         return tui_entry.run(args)

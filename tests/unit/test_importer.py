@@ -1,0 +1,66 @@
+"""Importing a config gives answers that render back to the same config."""
+from pathlib import Path
+
+import pytest
+
+from wizard.core.answers import parse_answers_text
+from wizard.core.importer import import_mapping
+from wizard.core.render import render
+
+ROOT = Path(__file__).resolve().parents[2]
+PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
+CHANGES = [{}, {"backend": "deepspeed"}, {"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp", "fsdp_version": 2}]
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("change", CHANGES, ids=["as-is", "ds", "fsdp1", "fsdp2"])
+def test_render_import_render_is_identity(preset, change):
+    a, _ = parse_answers_text(preset.read_text())
+    a = a.replace(change)
+    first = render(a, "/out/ds_config.json")
+    imported, findings = import_mapping(first.accelerate, first.deepspeed)
+    assert imported is not None, [f.render() for f in findings]
+    second = render(imported, "/out/ds_config.json")
+    assert second.accelerate == first.accelerate
+    assert second.deepspeed == first.deepspeed
+
+
+def test_fsdp1_strategy_under_reshard_key_is_imported_as_asked():
+    y = {"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 1, "fsdp_reshard_after_forward": "SHARD_GRAD_OP"}}
+    a, findings = import_mapping(y)
+    assert a["sharding.strategy"] == "grads_optimizer"
+    assert any("ignores" in f.message for f in findings)
+    assert render(a).accelerate["fsdp_config"]["fsdp_sharding_strategy"] == "SHARD_GRAD_OP"
+
+
+def test_inline_nvme_path_moves_to_json():
+    y = {"distributed_type": "DEEPSPEED", "deepspeed_config": {
+        "zero_stage": 3, "offload_param_device": "nvme", "offload_optimizer_device": "nvme",
+        "offload_param_nvme_path": "/nvme", "offload_optimizer_nvme_path": "/nvme"}}
+    a, findings = import_mapping(y)
+    r = render(a)
+    assert r.deepspeed["zero_optimization"]["offload_param"]["nvme_path"] == "/nvme"
+    assert "offload_param_nvme_path" not in r.accelerate["deepspeed_config"]
+
+
+def test_unknown_json_keys_are_kept_in_extra():
+    y = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": "ds.json"}}
+    ds = {"zero_optimization": {"stage": 2, "round_robin_gradients": True}, "wall_clock_breakdown": True,
+          "bf16": {"enabled": True}}
+    a, _ = import_mapping(y, ds)
+    r = render(a)
+    assert r.deepspeed["zero_optimization"]["round_robin_gradients"] is True
+    assert r.deepspeed["wall_clock_breakdown"] is True
+    assert r.deepspeed["zero_optimization"]["stage"] == 2
+
+
+def test_other_distributed_types_are_refused():
+    a, findings = import_mapping({"distributed_type": "MULTI_GPU"})
+    assert a is None and findings[0].keys == ("distributed_type",)
+
+
+def test_launch_defaults_apply_when_keys_are_missing():
+    a, _ = import_mapping({"distributed_type": "FSDP", "fsdp_config": {}})
+    assert a.fsdp_version == 1  # accelerate launch's default
+    assert a["sharding.strategy"] == "full" and a["wrapping.policy"] == "none"
+    assert a["checkpoint.format"] == "full"
