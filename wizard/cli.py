@@ -36,6 +36,12 @@ def _main_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true",
                    help="also load the result with the real accelerate and deepspeed code and compare every value "
                         "(imports torch: a few seconds)")
+    p.add_argument("--launch", action="store_true",
+                   help="after writing, start the run with accelerate launch and monitor it "
+                        "(script arguments after --)")
+    p.add_argument("--rehearse", action="store_true",
+                   help="with --launch: rehearse the config on this machine's CPU with 2 processes and the bundled "
+                        "script before spending GPU hours")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
     start.add_argument("--preset", metavar="NAME", help="(wizard) start from a preset under templates/")
@@ -89,7 +95,16 @@ def main(argv: list[str] | None = None) -> int:
             from .commands import presets
 
             return presets.run(rest)
+        script_args: list[str] = []
+        if "--" in argv:
+            cut = argv.index("--")
+            argv, script_args = argv[:cut], argv[cut + 1:]
         args = _main_parser().parse_args(argv)
+        args.script_args = script_args
+        if (args.launch or args.rehearse or script_args) and not args.headless:
+            raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
+        if args.rehearse and not args.launch:
+            raise UsageError("--rehearse needs --launch")
         if args.headless:
             from .commands import headless
 

@@ -80,7 +80,9 @@ def test_backend_switch_gives_closest_equivalent(tmp_path, capsys):
 @pytest.mark.parametrize("argv,needle", [
     (["--headless", "does-not-exist.yaml", "--out", "x"], "not found"),
     (["--headless", "zero2"], "--out"),
-    (["--out", "x"], "--headless"),
+    (["--force"], "--headless"),
+    (["--launch"], "--headless"),
+    (["--headless", "zero2", "--out", "x", "--rehearse"], "--rehearse needs --launch"),
     (["--bogus"], "unrecognized"),
     (["check"], "required"),
     (["explain", "nope"], "unknown group"),

@@ -58,6 +58,11 @@ def run(args) -> int:
         print(f"unchanged {p}")
     for p in result.backups:
         print(f"kept the previous version as {p}")
+    if args.launch:
+        from .launch_cmd import run_launch
+
+        print(summary_line(findings), file=sys.stderr)
+        return run_launch(gen, out_dir, args)
     script = answers["launch.script"]
     cmd = launch_command(out_dir, script, list(answers["launch.script_args"]))
     print("launch with: " + shlex.join(cmd))
