@@ -1,0 +1,122 @@
+"""Answer rules: each fires on a minimal case and is silent once fixed; every rule is exercised."""
+import pytest
+
+from wizard.core.answer_rules import ANSWER_RULES, check_answers
+from wizard.core.answers import answers_from_mapping
+
+
+def A(doc):
+    a, findings = answers_from_mapping(doc)
+    assert a is not None, findings
+    return a
+
+
+DS = {"backend": "deepspeed"}
+F1 = {"backend": "fsdp", "fsdp_version": 1}
+F2 = {"backend": "fsdp", "fsdp_version": 2}
+TWO = {"launch": {"num_processes": 16, "num_machines": 2, "main_process_ip": "10.0.0.1"}}
+
+
+def merge(*docs):
+    out = {}
+    for d in docs:
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out.setdefault(k, {}).update(v)
+            else:
+                out[k] = v
+    return out
+
+
+CASES = [
+    # rule, bad answers, fixed answers, blamed key
+    ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}}, TWO, "launch.main_process_ip"),
+    ("processes-not-divisible", merge(TWO, {"launch": {"num_processes": 15}}), TWO, "launch.num_processes"),
+    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), merge(TWO, {"launch": {"machine_rank": 1}}),
+     "launch.machine_rank"),
+    ("compile-options-unused", {"launch": {"dynamo_mode": "max-autotune"}},
+     {"launch": {"dynamo_mode": "max-autotune", "dynamo_backend": "inductor"}}, "launch.dynamo_mode"),
+    ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
+     merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/etc/hosts.ds"}}), "launch.ds_hostfile"),
+    ("sharding-no-fsdp-twin", merge(F1, {"sharding": {"strategy": "optimizer"}}), merge(DS, {"sharding": {"strategy": "optimizer"}}),
+     "sharding.strategy"),
+    ("sharding-no-deepspeed-twin", merge(DS, {"sharding": {"strategy": "hybrid_grads_optimizer"}}),
+     merge(F1, {"sharding": {"strategy": "hybrid_grads_optimizer"}}), "sharding.strategy"),
+    ("hybrid-single-machine", {"sharding": {"strategy": "hybrid_full"}}, merge(TWO, {"sharding": {"strategy": "hybrid_full"}}),
+     "sharding.strategy"),
+    ("hybrid-fsdp1-group-size", merge(F1, TWO, {"sharding": {"strategy": "hybrid_full"}}), merge(F1, TWO), "sharding.strategy"),
+    ("hybrid-fsdp2-needs-shard-group", merge(F2, {"launch": {"num_processes": 2, "num_machines": 2, "main_process_ip": "h"},
+                                                  "sharding": {"strategy": "hybrid_full"}}),
+     merge(F2, TWO, {"sharding": {"strategy": "hybrid_full"}}), "sharding.strategy"),
+    ("fsdp-offload-all-or-nothing", {"offload": {"optimizer": "cpu"}}, {"offload": {"optimizer": "cpu", "params": "cpu"}},
+     "offload.optimizer"),
+    ("ds-param-offload-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "offload": {"params": "cpu"}}),
+     merge(DS, {"offload": {"params": "cpu"}}), "offload.params"),
+    ("ds-nvme-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"},
+                                       "offload": {"optimizer": "nvme", "nvme_path": "/n"}}),
+     merge(DS, {"offload": {"optimizer": "nvme", "nvme_path": "/n"}}), "offload.optimizer"),
+    ("ds-offload-needs-zero", merge(DS, {"sharding": {"strategy": "none"}, "offload": {"optimizer": "cpu"}}),
+     merge(DS, {"sharding": {"strategy": "optimizer"}, "offload": {"optimizer": "cpu"}}), "offload.optimizer"),
+    ("nvme-needs-path", merge(DS, {"offload": {"params": "nvme"}}), merge(DS, {"offload": {"params": "nvme", "nvme_path": "/n"}}),
+     "offload.nvme_path"),
+    ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}), merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}),
+     "offload.nvme_path"),
+    ("ram-efficient-needs-sync", merge(F1, {"sync": {"module_states": False}}),
+     merge(F1, {"sync": {"module_states": False}, "loading": {"ram_efficient": False}}), "sync.module_states"),
+    ("zero3-init-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": True}}),
+     merge(DS, {"loading": {"ram_efficient": True}}), "loading.ram_efficient"),
+    ("compile-needs-orig-params", merge(F1, {"launch": {"dynamo_backend": "inductor"}, "summoning": {"use_orig_params": False}}),
+     merge(F1, {"launch": {"dynamo_backend": "inductor"}}), "summoning.use_orig_params"),
+    ("fsdp2-no-local-state-dict", merge(F2, {"checkpoint": {"format": "local"}}), merge(F1, {"checkpoint": {"format": "local"}}),
+     "checkpoint.format"),
+    ("zero3-sharded-checkpoint", merge(DS, {"checkpoint": {"format": "sharded"}}), merge(DS, {"checkpoint": {"format": "full"}}),
+     "checkpoint.format"),
+    ("transformer-wrap-without-classes", F2, merge(F2, {"wrapping": {"layer_classes": ["Block"]}}), "wrapping.layer_classes"),
+    ("fsdp2-size-wrap-containers", merge(F2, {"wrapping": {"policy": "size"}}), merge(F1, {"wrapping": {"policy": "size"}}),
+     "wrapping.policy"),
+    ("wrap-classes-unused", {"wrapping": {"policy": "none", "layer_classes": ["Block"]}},
+     {"wrapping": {"policy": "transformer", "layer_classes": ["Block"]}}, "wrapping.layer_classes"),
+    ("ac-offload-needs-ac", merge(F2, {"training": {"activation_checkpointing_offload": True}}),
+     merge(F2, {"training": {"activation_checkpointing_offload": True, "activation_checkpointing": True}}),
+     "training.activation_checkpointing_offload"),
+    ("ds-auto-clipping", merge(DS, {"training": {"gradient_clipping": "auto"}}), merge(DS, {"training": {"gradient_clipping": 1.0}}),
+     "training.gradient_clipping"),
+    ("fsdp-training-in-script", {"training": {"gradient_accumulation_steps": 4}},
+     merge(DS, {"training": {"gradient_accumulation_steps": 4}}), "training.gradient_accumulation_steps"),
+    ("fp8-needs-backend", {"precision": {"mixed_precision": "fp8"}}, {"precision": {"mixed_precision": "bf16"}},
+     "precision.mixed_precision"),
+    ("fp8-ds-json", merge(DS, {"precision": {"mixed_precision": "fp8"}, "offload": {"pin_memory": True, "optimizer": "cpu"}}),
+     merge(DS, {"precision": {"mixed_precision": "fp8"}}), "precision.mixed_precision"),
+    ("ds-json-required", merge(DS, {"deepspeed": {"config_file": "no"}, "training": {"micro_batch_size": 4}}),
+     merge(DS, {"training": {"micro_batch_size": 4}}), "deepspeed.config_file"),
+    ("low-precision-optimizer", {"precision": {"model_dtype": "bf16", "mixed_precision": "no"}},
+     {"precision": {"model_dtype": "bf16", "mixed_precision": "bf16"}}, "precision.mixed_precision"),
+    ("ds-low-precision-no-mp", merge(DS, {"precision": {"model_dtype": "bf16", "mixed_precision": "no"}}),
+     merge(DS, {"precision": {"model_dtype": "bf16"}}), "precision.mixed_precision"),
+    ("not-applicable", merge(F2, {"prefetch": {"backward": "post"}}), merge(F1, {"prefetch": {"backward": "post"}}),
+     "prefetch.backward"),
+]
+
+
+@pytest.mark.parametrize("rule,bad,good,key", CASES, ids=[c[0] for c in CASES])
+def test_rule_fires_and_is_fixable(rule, bad, good, key):
+    hits = [f for f in check_answers(A(bad)) if f.rule == rule]
+    assert hits, f"{rule} did not fire"
+    assert any(key in f.keys for f in hits), hits
+    assert all(f.fix and f.source for f in hits)
+    assert not [f for f in check_answers(A(good)) if f.rule == rule]
+
+
+def test_every_rule_is_exercised():
+    assert set(ANSWER_RULES) == {c[0] for c in CASES}
+
+
+def test_presets_have_no_answer_errors():
+    from pathlib import Path
+
+    from wizard.core.answers import parse_answers_text
+
+    for p in (Path(__file__).resolve().parents[2] / "templates").glob("*.yaml"):
+        a, _ = parse_answers_text(p.read_text())
+        errors = [f for f in check_answers(a) if f.severity == "error"]
+        assert not errors, (p.name, errors)
