@@ -36,6 +36,8 @@ CASES = [
      "launch.machine_rank"),
     ("compile-options-unused", {"launch": {"dynamo_mode": "max-autotune"}},
      {"launch": {"dynamo_mode": "max-autotune", "dynamo_backend": "inductor"}}, "launch.dynamo_mode"),
+    ("ds-compile-not-passed", merge(DS, {"launch": {"dynamo_backend": "inductor"}}),
+     merge(F2, {"launch": {"dynamo_backend": "inductor"}}), "launch.dynamo_backend"),
     ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
      merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/etc/hosts.ds"}}), "launch.ds_hostfile"),
     ("sharding-no-fsdp-twin", merge(F1, {"sharding": {"strategy": "optimizer"}}), merge(DS, {"sharding": {"strategy": "optimizer"}}),

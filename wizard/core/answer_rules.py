@@ -84,6 +84,16 @@ def _(a, make):
                        "set launch.dynamo_backend (e.g. inductor) or drop them")
 
 
+@rule("ds-compile-not-passed", WARNING, "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
+      "accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* export)")
+def _(a, make):
+    if a.target == DEEPSPEED and a["launch.dynamo_backend"] != "no":
+        yield make(["launch.dynamo_backend"], "for DeepSpeed, accelerate launch drops dynamo_config (it exports no "
+                   "ACCELERATE_DYNAMO_* variables), so a config cannot turn torch.compile on: not written",
+                   f"pass Accelerator(dynamo_backend='{a['launch.dynamo_backend']}') in the script, or export "
+                   f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
+
+
 @rule("ds-hostfile-missing", WARNING, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile", "D23b")
 def _(a, make):
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"

@@ -138,7 +138,8 @@ def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
         put(y, "main_process_port", a["launch.main_process_port"] or 29500, "launch.main_process_port")
     elif a["launch.main_process_port"] is not None:
         put(y, "main_process_port", a["launch.main_process_port"], "launch.main_process_port")
-    if a["launch.dynamo_backend"] != "no":
+    if a["launch.dynamo_backend"] != "no" and target != DEEPSPEED:
+        # accelerate launch never exports dynamo_config for DeepSpeed runs (see rule ds-compile-not-passed)
         dyn: dict[str, Any] = {}
         p = "dynamo_config."
         put(dyn, "dynamo_backend", a["launch.dynamo_backend"].upper(), "launch.dynamo_backend", p)

@@ -30,7 +30,7 @@ def expected_effective(a: Answers) -> dict[str, object]:
         exp.update(_expected_deepspeed(a))
     else:
         exp.update(_expected_fsdp(a))
-    if a["launch.dynamo_backend"] != "no":
+    if a["launch.dynamo_backend"] != "no" and a.target != DEEPSPEED:
         exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
     exp["mixed_precision"] = mp
     return exp
@@ -41,7 +41,9 @@ def _expected_fsdp(a: Answers) -> dict[str, object]:
     strategy, reshard, _, _ = SHARDING[a["sharding.strategy"]]
     e: dict[str, object] = {"distributed_type": "FSDP", "fsdp.fsdp_version": 1 if v1 else 2}
     if v1:
-        e["fsdp.sharding_strategy"] = strategy or "SHARD_GRAD_OP"
+        # torch spells the last member with a leading underscore: ShardingStrategy._HYBRID_SHARD_ZERO2
+        name = strategy or "SHARD_GRAD_OP"
+        e["fsdp.sharding_strategy"] = "_" + name if name == "HYBRID_SHARD_ZERO2" else name
         prefetch = a["prefetch.backward"]
         e["fsdp.backward_prefetch"] = None if prefetch == "none" else f"BACKWARD_{prefetch.upper()}"
         e["fsdp.forward_prefetch"] = a["prefetch.forward"]
