@@ -29,6 +29,7 @@ _DS_KNOBS = {
     "overlap_comm": ("deepspeed", "overlap_comm"),
     "contiguous_gradients": ("deepspeed", "contiguous_gradients"),
     "reduce_bucket_size": ("deepspeed", "reduce_bucket_size"),
+    "allgather_bucket_size": ("deepspeed", "allgather_bucket_size"),
     "sub_group_size": ("deepspeed", "sub_group_size"),
 }
 

@@ -35,6 +35,7 @@ _DS_ZERO_KNOBS = {
     "deepspeed.overlap_comm": "overlap_comm",
     "deepspeed.contiguous_gradients": "contiguous_gradients",
     "deepspeed.reduce_bucket_size": "reduce_bucket_size",
+    "deepspeed.allgather_bucket_size": "allgather_bucket_size",
     "deepspeed.sub_group_size": "sub_group_size",
 }
 _STAGE3_ONLY = {"prefetch.ds_bucket_size", "prefetch.ds_param_persistence_threshold",
@@ -88,8 +89,8 @@ def ds_json_reasons(a: Answers) -> list[str]:
         reasons.append("deepspeed.config_file is 'yes'")
     if "nvme" in (ds_offload_optimizer(a), ds_offload_params(a)):
         reasons.append("NVMe offload (inline NVMe paths never reach DeepSpeed)")
-    if (ds_offload_optimizer(a) != "none" or ds_offload_params(a) != "none") and a["offload.pin_memory"]:
-        reasons.append("offload.pin_memory")
+    if (ds_offload_optimizer(a) != "none" or ds_offload_params(a) != "none") and not a["offload.pin_memory"]:
+        reasons.append("offload.pin_memory false (DeepSpeed pins by default)")
     if is_hybrid(a) and a["launch.num_machines"] > 1 and zero_stage(a) == 3:
         reasons.append("hybrid sharding (zero_hpz_partition_size)")
     for sid in _DS_ZERO_KNOBS:
