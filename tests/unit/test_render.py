@@ -78,7 +78,7 @@ def test_deepspeed_nvme_goes_through_json():
     for inline in ("offload_optimizer_nvme_path", "offload_param_nvme_path", "zero_stage", "gradient_clipping"):
         assert inline not in y["deepspeed_config"]
     z = j["zero_optimization"]
-    assert z["offload_param"] == {"device": "nvme", "nvme_path": "/nvme", "pin_memory": False}
+    assert z["offload_param"] == {"device": "nvme", "nvme_path": "/nvme", "pin_memory": True}
     assert z["offload_optimizer"]["nvme_path"] == "/nvme"
     assert j["bf16"] == {"enabled": True} and j["fp16"] == {"enabled": False}
     assert j["gradient_clipping"] == 1.0
