@@ -22,9 +22,11 @@ No training is launched and no process group is created. The stages mirror what 
    plugin's own ``fill_match`` / ``deepspeed_config_process``, then deepspeed's own
    ``deepspeed.runtime.config.DeepSpeedConfig`` on the final dict.
 
-The round trip models a GPU training node. On a machine without an accelerator two things are
-neutralised, each only for the duration of one call (see ``_pretend_cuda_device`` and
-``_deepspeed_world_size``). Python warnings and WARNING log records emitted in stages 3 and 4 become
+The round trip models a GPU training node, not the machine running it. Three things are neutralised,
+each only for the duration of one stage and restored afterwards: the device lookup of the FSDP plugin
+(``_pretend_cuda_device``, only when no accelerator exists), the world size DeepSpeedConfig reads from a
+missing process group (``_deepspeed_world_size``) and the launcher's local port probe
+(``_port_probe_neutralised``). Python warnings and WARNING log records emitted in stages 3 and 4 become
 ``verify-library-warning`` findings.
 
 torch / accelerate / deepspeed are imported only inside functions. ``os.environ``, ``sys.argv``, the
@@ -37,11 +39,12 @@ import copy
 import logging
 import math
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Any, Iterator, Mapping
 
 from . import verify_keys as K
@@ -172,7 +175,19 @@ def effective_config(
 
 
 def flatten_effective(e: Effective) -> dict[str, object]:
-    """Stable dotted keys for comparison (see module docstring and :class:`Effective`)."""
+    """Stable dotted keys for comparison.
+
+    ``distributed_type``, ``num_processes``, ``num_machines``, ``mixed_precision``, ``dynamo_backend``;
+    ``env.<VAR>`` for each exported variable; ``fsdp.<field>`` (see :class:`Effective`);
+    ``deepspeed.<path>`` for every leaf of the final DeepSpeed dict (``deepspeed.zero_optimization.stage``,
+    ``deepspeed.zero_optimization.offload_param.device``, ``deepspeed.gradient_clipping``, ...; lists and
+    empty dicts are leaves); ``deepspeed_plugin.{config_file,zero_stage,zero3_init_flag,
+    gradient_accumulation_steps}``; ``deepspeed_validated.<name>`` (what DeepSpeedConfig derived:
+    world_size, zero_stage, offload_{param,optimizer}_{device,nvme_path}, gradient_clipping,
+    gradient_accumulation_steps, train_batch_size, train_micro_batch_size_per_gpu, fp16_enabled,
+    bf16_enabled, zero_allow_untested_optimizer, gather_16bit_weights_on_model_save);
+    ``parallelism.<size>``. Sections that were not reached are absent.
+    """
     out: dict[str, object] = {
         "distributed_type": e.distributed_type,
         "num_processes": e.num_processes,
@@ -371,9 +386,17 @@ class _CaptureHandler(logging.Handler):
 
 @contextlib.contextmanager
 def _capture_library_messages() -> Iterator[tuple[_CaptureHandler, list]]:
-    """Python warnings (all of them, even if already shown once) and WARNING+ log records."""
+    """Python warnings (all of them, even if already shown once) and WARNING+ log records.
+
+    DeepSpeed's logger does not propagate and prints to stdout through its own handler; that handler is
+    muted while capturing (its level is restored afterwards), since every record becomes a finding.
+    """
     handler = _CaptureHandler()
-    loggers = [logging.getLogger(), logging.getLogger("DeepSpeed")]
+    ds_logger = logging.getLogger("DeepSpeed")
+    loggers = [logging.getLogger(), ds_logger]
+    muted = [(h, h.level) for h in ds_logger.handlers]
+    for h, _ in muted:
+        h.setLevel(logging.CRITICAL + 1)
     for lg in loggers:
         lg.addHandler(handler)
     try:
@@ -383,6 +406,8 @@ def _capture_library_messages() -> Iterator[tuple[_CaptureHandler, list]]:
     finally:
         for lg in loggers:
             lg.removeHandler(handler)
+        for h, level in muted:
+            h.setLevel(level)
 
 
 @contextlib.contextmanager
@@ -422,6 +447,26 @@ def _pretend_cuda_device() -> Iterator[bool]:
     finally:
         dc.is_cuda_available = saved_probe
         torch.cuda.current_device = saved_current
+
+
+@contextlib.contextmanager
+def _port_probe_neutralised() -> Iterator[None]:
+    """Machine-independence workaround #3 (launch stage only).
+
+    ``prepare_multi_gpu_env`` / ``prepare_deepspeed_cmd_env`` probe ``localhost:main_process_port`` with
+    ``is_port_in_use``: on one machine a busy port only adds a warning, but with ``num_machines > 1`` and
+    ``machine_rank: 0`` it raises ``ConnectionError``. Whether port 29500 is busy on the machine running the
+    wizard says nothing about the config, so the name ``is_port_in_use`` in ``accelerate.utils.launch`` answers
+    False for the duration of the launch stage and is restored afterwards.
+    """
+    import accelerate.utils.launch as launch_mod
+
+    saved = launch_mod.is_port_in_use
+    launch_mod.is_port_in_use = lambda port=None: False
+    try:
+        yield
+    finally:
+        launch_mod.is_port_in_use = saved
 
 
 class _DistShim:
@@ -539,6 +584,11 @@ class _RoundTrip:
                 return [K.fsdp_yaml_key(self.raw, arg)]
         if "Zero3 Init flag" in text:
             return ["deepspeed_config.zero3_init_flag"]
+        m = re.search(r"Config parameter (\w+) is deprecated", text)
+        if m and self.eff.deepspeed is not None:
+            path = _find_key_path(self.eff.deepspeed.get("config") or {}, m.group(1))
+            if path:
+                return [path]
         if "Gradient accumulation steps mismatch" in text:
             return ["gradient_accumulation_steps"]
         return []
@@ -617,7 +667,8 @@ class _RoundTrip:
         )
 
         try:
-            with warnings.catch_warnings(record=True) as caught:
+            # Launch-stage warnings describe this machine (e.g. a busy port), not the config: dropped.
+            with warnings.catch_warnings(record=True), _port_probe_neutralised():
                 warnings.simplefilter("always")
                 args = launch_command_parser().parse_args(["--config_file", self.yaml_abs, "train.py"])
                 args, defaults, mp_from_config_flag = _validate_launch_command(args)
@@ -638,7 +689,6 @@ class _RoundTrip:
                     current_env = dict(os.environ)
                 else:
                     _, current_env = prepare_simple_launcher_cmd_env(args)
-            del caught  # launch-stage warnings describe this machine (e.g. a busy port), not the config
         except Exception as exc:
             self.error(RULE_LAUNCH, K.launch_error_keys(exc, self.raw), exc)
             return None
@@ -995,6 +1045,18 @@ class _RoundTrip:
                 * parallelism.data_parallel_size
             )
         return accel_gas
+
+
+def _find_key_path(node: Mapping[str, Any], key: str, prefix: str = "") -> str | None:
+    """Dotted path of the first occurrence of ``key`` in a nested dict (breadth first)."""
+    if key in node:
+        return f"{prefix}{key}"
+    for k, v in node.items():
+        if isinstance(v, Mapping):
+            found = _find_key_path(v, key, f"{prefix}{k}.")
+            if found:
+                return found
+    return None
 
 
 def _parallelism_summary(pc: Any) -> dict:
