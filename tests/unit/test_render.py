@@ -59,11 +59,11 @@ def test_fsdp_offload_is_all_or_nothing():
 
 
 def test_deepspeed_inline_zero2():
-    r = render(A(backend="deepspeed", sharding__strategy="grads_optimizer", training__gradient_clipping=0))
+    r = render(A(backend="deepspeed", sharding__strategy="grads_optimizer", training__gradient_clipping=0.5))
     d = r.accelerate["deepspeed_config"]
     assert r.deepspeed is None
     assert d["zero_stage"] == 2
-    assert d["gradient_clipping"] == 0.0  # explicit: an absent key would clip at 1.0
+    assert d["gradient_clipping"] == 0.5  # explicit: an absent key would clip at 1.0
     assert d["zero3_init_flag"] is False
     assert "zero3_save_16bit_model" not in d
     assert r.accelerate["mixed_precision"] == "bf16"
@@ -126,3 +126,10 @@ def test_provenance_covers_every_fsdp_key():
     r = render(A(fsdp_version=1))
     for key in r.accelerate["fsdp_config"]:
         assert f"fsdp_config.{key}" in r.provenance
+
+
+def test_no_clipping_goes_through_json():
+    """Inline, accelerate drops gradient_clipping 0.0 and DeepSpeed's default (1.0) would clip."""
+    r = render(A(backend="deepspeed", training__gradient_clipping=0))
+    assert r.deepspeed is not None and r.deepspeed["gradient_clipping"] == 0.0
+    assert "gradient_clipping" not in r.accelerate["deepspeed_config"]

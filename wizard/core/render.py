@@ -6,7 +6,8 @@ Pure functions. The output is written around the launcher's pitfalls (library-ru
   ``fsdp_reshard_after_forward`` for v1, F4); FSDP2 gets a bool ``fsdp_reshard_after_forward``.
 * NVMe offload, hybrid ZeRO (hpZ) and every DeepSpeed engine knob go through a DeepSpeed JSON, since
   inline NVMe paths never reach DeepSpeed (D4) and unknown inline keys are dropped (D12).
-* Gradient clipping is always explicit (0.0 = off): an absent key becomes "auto", i.e. 1.0.
+* Gradient clipping is always explicit: an absent inline key becomes "auto", i.e. 1.0; and since accelerate
+  drops a falsy inline value and DeepSpeed's own default is 1.0, "no clipping" (0.0) goes through a JSON.
 * No ``mixed_precision`` in the YAML next to a ``deepspeed_config_file`` (D1); the JSON carries it.
 * Integers stay integers (``fsdp_min_num_params: 100000000``, never ``1e8``, F13).
 """
@@ -96,6 +97,10 @@ def ds_json_reasons(a: Answers) -> list[str]:
     for sid in _DS_ZERO_KNOBS:
         if a[sid] is not None and (sid not in _STAGE3_ONLY or zero_stage(a) == 3):
             reasons.append(sid)
+    clip = a["training.gradient_clipping"]
+    if clip != AUTO and float(clip) == 0.0:
+        # inline, accelerate drops a falsy clipping value and DeepSpeed's own default (1.0) applies
+        reasons.append("training.gradient_clipping 0 (no clipping is only possible in a DeepSpeed JSON)")
     if isinstance(a["training.micro_batch_size"], int):
         reasons.append("training.micro_batch_size")
     if a["precision.ds_communication_data_type"] is not None:

@@ -521,8 +521,9 @@ TEXTS: dict[str, Text] = {
                   "accelerator.clip_grad_norm_ ignores its max_norm and only returns the norm, so the config "
                   "value is the one that counts.",
         versions="Leaving the key out does not mean off: accelerate treats it as 'auto' and fills 1.0 (Trainer "
-                 "fills its max_grad_norm). 'No clipping' must be written as 0.0, which the wizard does. The "
-                 "concept guide's 'auto' advice therefore means clipping at 1.0 outside Trainer.",
+                 "fills its max_grad_norm). Writing 0.0 inline does not help either: accelerate drops a zero and "
+                 "DeepSpeed 0.19's own default is 1.0. Only 0.0 inside a DeepSpeed JSON turns clipping off, so "
+                 "the wizard writes a JSON for it. The guide's 'auto' advice means 1.0 outside Trainer.",
     ),
     "training.micro_batch_size": Text(
         what="Samples per GPU in one forward/backward. Activation memory grows about linearly with it; bigger "

@@ -12,8 +12,9 @@ from pathlib import Path
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
 from .findings import Finding
-from .render import (ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, processes_per_node,
-                     uses_ds_json, zero_stage)
+from .render import _DS_ZERO_KNOBS as _KNOBS
+from .render import _STAGE3_ONLY, ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, processes_per_node
+from .render import uses_ds_json, zero_stage
 
 _WRAP = {"transformer": "TRANSFORMER_BASED_WRAP", "size": "SIZE_BASED_WRAP", "none": "NO_WRAP"}
 _STATE = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
@@ -74,31 +75,38 @@ def _expected_fsdp(a: Answers) -> dict[str, object]:
 
 
 def _expected_deepspeed(a: Answers) -> dict[str, object]:
+    """Mostly the values DeepSpeed's own DeepSpeedConfig derived (``deepspeed_validated.*``), so an absent
+    key and its default compare as DeepSpeed sees them (clipping 0.0 = off)."""
     stage = zero_stage(a)
+    v = "deepspeed_validated."
     z = "deepspeed.zero_optimization."
-    e: dict[str, object] = {"distributed_type": "DEEPSPEED", f"{z}stage": stage,
+    e: dict[str, object] = {"distributed_type": "DEEPSPEED", f"{v}zero_stage": stage,
                             "deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
-    for block, device in (("offload_optimizer", ds_offload_optimizer(a)), ("offload_param", ds_offload_params(a))):
+    for block, short, device in (("offload_optimizer", "offload_optimizer", ds_offload_optimizer(a)),
+                                 ("offload_param", "offload_param", ds_offload_params(a))):
         if device != "none":
-            e[f"{z}{block}.device"] = device
+            e[f"{v}{short}_device"] = device
             if device == "nvme":
-                e[f"{z}{block}.nvme_path"] = a["offload.nvme_path"]
+                e[f"{v}{short}_nvme_path"] = a["offload.nvme_path"]
             if uses_ds_json(a):
                 e[f"{z}{block}.pin_memory"] = a["offload.pin_memory"]
     clip = a["training.gradient_clipping"]
-    e["deepspeed.gradient_clipping"] = 1.0 if clip == AUTO else float(clip)
+    e[f"{v}gradient_clipping"] = 1.0 if clip == AUTO else float(clip)
     gas = a["training.gradient_accumulation_steps"]
-    e["deepspeed.gradient_accumulation_steps"] = 1 if gas == AUTO else gas
+    e[f"{v}gradient_accumulation_steps"] = 1 if gas == AUTO else gas
     mp = a["precision.mixed_precision"]
-    e["deepspeed.bf16.enabled"] = mp in ("bf16", "fp8")
-    e["deepspeed.fp16.enabled"] = mp == "fp16"
+    e[f"{v}bf16_enabled"] = mp in ("bf16", "fp8")
+    e[f"{v}fp16_enabled"] = mp == "fp16"
     if stage == 3:
-        e[f"{z}stage3_gather_16bit_weights_on_model_save"] = a["checkpoint.format"] == "full"
+        e[f"{v}gather_16bit_weights_on_model_save"] = a["checkpoint.format"] == "full"
     if is_hybrid(a) and stage == 3 and a["launch.num_machines"] > 1:
         e[f"{z}zero_hpz_partition_size"] = processes_per_node(a)
     micro = a["training.micro_batch_size"]
     if isinstance(micro, int):
-        e["deepspeed.train_micro_batch_size_per_gpu"] = micro
+        e[f"{v}train_micro_batch_size_per_gpu"] = micro
+    for sid, key in _KNOBS.items():
+        if a[sid] is not None and (sid not in _STAGE3_ONLY or stage == 3) and uses_ds_json(a):
+            e[f"{z}{key}"] = a[sid]
     return e
 
 
