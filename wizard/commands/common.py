@@ -45,9 +45,9 @@ def resolve_answers_path(name: str) -> Path:
     raise UsageError(f"answers file not found: {name}{hint}")
 
 
-def print_findings(findings: Iterable[Finding], stream: TextIO = sys.stderr) -> None:
+def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) -> None:
     for f in findings:
-        print(f.render(), file=stream)
+        print(f.render(), file=stream or sys.stderr)
 
 
 def summary_line(findings: list[Finding]) -> str:
