@@ -20,8 +20,16 @@ accelerate 1.15 / DeepSpeed 0.19:
    client-optimizer/offload check (engine.py ``_configure_optimizer``).
 6. Effective values are compared with what the YAML/JSON asks for, to find silent changes.
 
-A few certain runtime failures that need a model/GPU are evaluated as rules (clearly marked "rule:"):
-processes per node > GPUs per node, fewer ``gpu_ids`` than processes per node, offloaded optimizer at ZeRO-0.
+Certain failures that only show up later (they need a model, GPUs or the training loop) are evaluated as rules
+read off the deciding source line, and are marked "rule:" in the output: G8 processes per node > GPUs per node,
+G9 fewer ``gpu_ids`` than processes per node, F11 class names that can never match (split on ',' without
+strip), F24 FSDP1 + torch.compile + use_orig_params=False, F26 FSDP1 HYBRID_SHARD group size, D22 optimizer
+offload at ZeRO-0, D23b multi-node pdsh without hostfile, D40 client optimizer + offload the launcher did not map.
+Everything else comes from actually running the library code.
+
+Limits: "auto" is filled the way a plain accelerate loop does (the HF Trainer fills more, e.g. optimizer betas);
+fp8 and transformers-dependent paths (zero3_init_flag's transformers check, TP) are not replayed; the engine,
+the model wrap (F10/F11 with a real model) and NCCL are not run; hostfile existence is not checked.
 
 Usage:
     python _groundtruth.py                 # replay every case, compare with expected.yaml
@@ -357,6 +365,7 @@ def replay(case_dir: Path, gpus_per_node=None) -> dict:
     # ---------------------------------------------------------------- 5. effective vs asked
     if kind == "fsdp":
         compare_fsdp(raw, plugin, res)
+        fsdp_runtime_rules(raw, plugin, env, res, world, gpus_per_node)
     else:
         compare_deepspeed(raw, plugin, ds_dict, res, case_dir)
     return res
@@ -515,6 +524,32 @@ def compare_fsdp(raw, p, res):
             err.append(([key(name)], f"effective {getattr(p, attr)}"))
 
 
+def fsdp_runtime_rules(raw, p, env, res, world, gpus_per_node):
+    """Certain failures that only show up inside torch, evaluated from their source."""
+    from torch.distributed.fsdp import ShardingStrategy
+
+    fc = raw.get("fsdp_config") or {}
+    # F26: accelerate passes no device_mesh to FSDP(...) (accelerator.py prepare_model, FSDP1 kwargs), so
+    # torch/distributed/fsdp/_init_utils.py _init_process_group_state_for_hybrid_shard uses
+    # new_subgroups(device_handle.device_count()) -> distributed_c10d.new_subgroups raises if the world size is
+    # smaller than, or not divisible by, the number of visible GPUs.
+    if p.fsdp_version == 1 and p.sharding_strategy in (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2):
+        gpu_ids = raw.get("gpu_ids")
+        visible = len(str(gpu_ids).split(",")) if gpu_ids not in (None, "all") else gpus_per_node
+        if visible is not None and (world < visible or world % visible):
+            key = [f"fsdp_config.{k}" for k in fc if k.endswith("sharding_strategy")] or ["fsdp_config"]
+            res["errors"].append((key, f"rule: F26 hybrid intra-node group = {visible} visible GPUs, world size {world}:"
+                                       " new_subgroups raises"))
+    # F24: FSDP1 + torch.compile + use_orig_params=False: dynamo refuses FSDP1 flat params
+    # (torch/_dynamo/variables/builder.py: 'Dynamo only supports FSDP with use_orig_params=True') -> graph break,
+    # the module is not compiled (hard error with fullgraph).
+    backend = env.get("ACCELERATE_DYNAMO_BACKEND", "NO")
+    if p.fsdp_version == 1 and backend != "NO" and not p.use_orig_params:
+        key = [f"fsdp_config.{k}" for k in fc if k.endswith("use_orig_params")] or ["fsdp_config"]
+        res["errors"].append((key, f"rule: F24 dynamo backend {backend} with FSDP1 use_orig_params=False: compile "
+                                   "does not take effect (graph break) or fails with fullgraph"))
+
+
 def prepare_deepspeed(plugin, acc_gas, world, res):
     """Accelerator._prepare_deepspeed for model + dataloader + optimizer (+ scheduler), then DeepSpeedConfig."""
     import deepspeed.runtime.config as dsc
@@ -572,6 +607,7 @@ def prepare_deepspeed(plugin, acc_gas, world, res):
     }
     res["effective"]["batch"] = [cfg.train_batch_size, cfg.train_micro_batch_size_per_gpu,
                                  cfg.gradient_accumulation_steps]
+    res["effective"]["gradient_clipping"] = cfg.gradient_clipping
     res["effective"]["precision"] = {"fp16": cfg.float16_config.enabled, "bf16": cfg.bfloat16_config.enabled}
     res["effective"]["zero3_init_flag"] = plugin.zero3_init_flag
     # engine._configure_optimizer: client (torch) optimizer + offload_optimizer -> ZeRORuntimeException unless
@@ -603,10 +639,8 @@ def compare_deepspeed(raw, plugin, final, res, case_dir):
                     err.append(([f"deepspeed_config.{nvme_key}"], f"D4: asked {dc[nvme_key]!r}, DeepSpeed gets "
                                                                  f"nvme_path={eff!r}"))
         if "gradient_clipping" in dc:
-            eff = final.get("gradient_clipping", 1.0)  # missing key -> 'auto' filled? no: missing -> DS default 0
-            eff = final.get("gradient_clipping")
-            if eff is None:
-                eff = 0.0
+            # an inline 0.0 is dropped (dataclasses.py:1321) and DeepSpeed's own default is 1.0 (constants.py)
+            eff = res["effective"]["gradient_clipping"]
             if float(eff) != float(dc["gradient_clipping"]):
                 err.append((["deepspeed_config.gradient_clipping"], f"asked {dc['gradient_clipping']}, effective {eff}"))
         if "zero3_init_flag" in dc and _bool(dc["zero3_init_flag"]) != plugin.zero3_init_flag:
@@ -676,10 +710,17 @@ def main(argv=None):
         p for p in HERE.iterdir() if p.is_dir() and (p / "accelerate_config.yaml").exists()
     )
     bad = 0
+    exps = {}
     for d in dirs:
-        d = d.resolve()
-        exp = yaml.safe_load((d / "expected.yaml").read_text()) if (d / "expected.yaml").exists() else {}
-        res = run_one_subprocess(d, exp.get("gpus_per_node", a.gpus_per_node))
+        exps[d] = yaml.safe_load((d / "expected.yaml").read_text()) if (d / "expected.yaml").exists() else {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+        results = dict(zip(dirs, pool.map(
+            lambda d: run_one_subprocess(d.resolve(), exps[d].get("gpus_per_node", a.gpus_per_node)), dirs)))
+    for d in dirs:
+        exp = exps[d]
+        res = results[d]
         v = verdict(res)
         want = exp.get("exit")
         status = "ok" if want == v else ("RUNTIME-ONLY" if d.name in RUNTIME_ONLY else "MISMATCH")
