@@ -1,0 +1,277 @@
+#!/usr/bin/env python
+"""fsdpds-wizard's bundled training script: a small GPT-style language model on synthetic data.
+
+It exists to rehearse and demonstrate a config, not to train anything useful:
+
+* the model is a decoder-only transformer (token + position embeddings, ``GPTBlock`` layers with
+  causal self-attention and an MLP, a final LayerNorm and an untied output head);
+* the data is synthetic and learnable: every sequence follows a fixed random successor table most
+  of the time, so the loss falls from about ln(vocab) within a few steps;
+* everything is seeded (``--seed``), so two runs with the same world size see the same initial weights
+  and the same batches, whatever the sharding backend;
+* it uses ``Accelerator`` and runs on GPU (NCCL, accelerate's default) and on CPU (gloo: on a machine
+  without CUDA it passes ``InitProcessGroupKwargs(backend="gloo")``, without which DeepSpeed would see
+  two ranks while accelerate believes it runs one).
+
+Reporting. Each step prints one JSON line (step, loss, learning rate, tokens/s, step time, memory)
+and each rank prints one "effective setup" record read from the live objects after ``prepare()``.
+Both come from :class:`wizard.runtime.RunReporter`. The script is self-contained: when fsdpds-wizard
+is not importable (the script was copied to another machine), it looks for ``fsdpds_runtime.py`` (a
+copy of ``wizard/runtime.py``) next to itself, and failing that it still trains and prints the step
+records from a minimal built-in reporter, only without the effective-setup record.
+
+    accelerate launch --config_file accelerate_config.yaml train_gpt.py --steps 20
+
+Test hooks: ``--crash-rank R --crash-step S`` makes rank R die (``os._exit(3)``) at step S;
+``--step-sleep SECONDS`` slows every step down so a run can be stopped half-way.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description="Small GPT on synthetic data (fsdpds-wizard bundled script)")
+    p.add_argument("--steps", type=int, default=20, help="optimizer steps (default 20)")
+    p.add_argument("--batch-size", type=int, default=8, help="micro-batch size per process (default 8)")
+    p.add_argument("--seq-len", type=int, default=32)
+    p.add_argument("--vocab", type=int, default=64)
+    p.add_argument("--d-model", type=int, default=64)
+    p.add_argument("--n-layers", type=int, default=2)
+    p.add_argument("--n-heads", type=int, default=4)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument("--warmup", type=int, default=0, help="linear warm-up steps (default 0: constant lr)")
+    p.add_argument("--grad-accum", type=int, default=1,
+                   help="gradient accumulation steps (DeepSpeed takes its own value from the config)")
+    p.add_argument("--clip", type=float, default=1.0,
+                   help="max gradient norm, 0 = off (DeepSpeed clips from its config instead)")
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--dataset-size", type=int, default=0, help="sequences in the dataset (default: enough for --steps)")
+    p.add_argument("--crash-rank", type=int, default=-1, help="(test) this rank dies at --crash-step")
+    p.add_argument("--crash-step", type=int, default=-1)
+    p.add_argument("--step-sleep", type=float, default=0.0, help="(test) sleep this long in every step")
+    return p.parse_args(argv)
+
+
+# ----------------------------------------------------------------------------- reporting
+def _load_reporter():
+    try:
+        from wizard.runtime import RunReporter
+        return RunReporter
+    except ImportError:
+        pass
+    try:
+        from fsdpds_runtime import RunReporter  # a copy of wizard/runtime.py next to this script
+        return RunReporter
+    except ImportError:
+        return _MinimalReporter
+
+
+class _MinimalReporter:
+    """Fallback when wizard.runtime is unavailable: step records only, from the main process."""
+
+    def __init__(self, accelerator=None, **_):
+        self.acc = accelerator
+
+    def setup(self, model=None, optimizer=None, **extra):
+        return None
+
+    def _main(self):
+        return self.acc is None or self.acc.is_main_process
+
+    def step(self, step, loss, *, lr=None, tokens=None, step_time=None, **extra):
+        if not self._main():
+            return None
+        rec = {"fsdpds": 1, "kind": "step", "step": int(step), "loss": float(loss), "lr": lr,
+               "step_time": step_time, "tokens_per_s": (tokens / step_time) if tokens and step_time else None}
+        rec.update(extra)
+        print(json.dumps(rec), flush=True)
+        return rec
+
+    def close(self, status="completed", **extra):
+        if self._main():
+            print(json.dumps({"fsdpds": 1, "kind": "end", "status": status, **extra}), flush=True)
+
+
+# ----------------------------------------------------------------------------- model and data
+def build_model(args):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self, d, heads):
+            super().__init__()
+            self.heads = heads
+            self.qkv = nn.Linear(d, 3 * d)
+            self.proj = nn.Linear(d, d)
+
+        def forward(self, x):
+            b, t, d = x.shape
+            q, k, v = self.qkv(x).split(d, dim=2)
+            q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.proj(y.transpose(1, 2).reshape(b, t, d))
+
+    class GPTBlock(nn.Module):
+        """One transformer layer: the unit FSDP wraps (``fsdp_transformer_layer_cls_to_wrap: GPTBlock``)."""
+
+        def __init__(self, d, heads):
+            super().__init__()
+            self.ln1 = nn.LayerNorm(d)
+            self.attn = CausalSelfAttention(d, heads)
+            self.ln2 = nn.LayerNorm(d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class TinyGPT(nn.Module):
+        _no_split_modules = ["GPTBlock"]
+
+        def __init__(self, vocab, d, layers, heads, seq_len):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, d)
+            self.pos = nn.Embedding(seq_len, d)
+            self.blocks = nn.ModuleList([GPTBlock(d, heads) for _ in range(layers)])
+            self.ln_f = nn.LayerNorm(d)
+            self.head = nn.Linear(d, vocab, bias=False)
+
+        def forward(self, idx):
+            t = idx.shape[1]
+            pos = torch.arange(t, device=idx.device)
+            x = self.tok(idx) + self.pos(pos)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.ln_f(x))
+
+    return TinyGPT(args.vocab, args.d_model, args.n_layers, args.n_heads, args.seq_len)
+
+
+def build_dataset(args, num_sequences):
+    """Sequences that follow a fixed random successor table 90% of the time (seeded)."""
+    import torch
+
+    g = torch.Generator().manual_seed(args.seed + 1)
+    table = torch.randperm(args.vocab, generator=g)
+    n, t = num_sequences, args.seq_len + 1
+    seq = torch.empty(n, t, dtype=torch.long)
+    seq[:, 0] = torch.randint(args.vocab, (n,), generator=g)
+    noise = torch.rand(n, t, generator=g) < 0.1
+    rand_tok = torch.randint(args.vocab, (n, t), generator=g)
+    for i in range(1, t):
+        seq[:, i] = torch.where(noise[:, i], rand_tok[:, i], table[seq[:, i - 1]])
+    return torch.utils.data.TensorDataset(seq[:, :-1].contiguous(), seq[:, 1:].contiguous())
+
+
+def _memory_bytes(device):
+    import torch
+
+    if device.type == "cuda":
+        return torch.cuda.memory_allocated(device), torch.cuda.max_memory_allocated(device)
+    rss = peak = None
+    try:
+        with open("/proc/self/statm") as f:
+            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    except (ImportError, OSError):
+        pass
+    return rss, peak
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv=None):
+    args = parse_args(argv)
+    import torch
+    import torch.nn.functional as F
+    from accelerate import Accelerator
+    from accelerate.utils import InitProcessGroupKwargs, set_seed
+
+    handlers = []
+    launched = int(os.environ.get("LOCAL_RANK", "-1")) != -1 or int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if launched and not torch.cuda.is_available():
+        handlers.append(InitProcessGroupKwargs(backend="gloo"))
+    acc = Accelerator(gradient_accumulation_steps=args.grad_accum, kwargs_handlers=handlers)
+    Reporter = _load_reporter()
+    reporter = Reporter(acc)
+
+    set_seed(args.seed)
+    model = build_model(args)
+    world = acc.num_processes
+    gas = acc.gradient_accumulation_steps
+    n = args.dataset_size or args.steps * gas * args.batch_size * world
+    data = build_dataset(args, max(n, args.batch_size * world))
+    loader = torch.utils.data.DataLoader(data, batch_size=args.batch_size, shuffle=True, drop_last=True,
+                                         generator=torch.Generator().manual_seed(args.seed + 2))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    warm = max(0, args.warmup)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0)
+    model, opt, loader, sched = acc.prepare(model, opt, loader, sched)
+    deepspeed = str(acc.distributed_type).endswith("DEEPSPEED")
+    reporter.setup(model, opt, script="train_gpt.py", seed=args.seed, batch_size=args.batch_size,
+                   seq_len=args.seq_len, grad_accum=gas, steps=args.steps)
+
+    model.train()
+    step = 0
+    micro = 0
+    t_step = time.perf_counter()
+    tokens_per_step = args.batch_size * args.seq_len * world * gas
+    status = "completed"
+    while step < args.steps:
+        for x, y in loader:
+            if step == args.crash_step and acc.process_index == args.crash_rank:
+                print(f"train_gpt.py: rank {acc.process_index} dies on purpose at step {step} (--crash-rank)",
+                      file=sys.stderr, flush=True)
+                os._exit(3)
+            with acc.accumulate(model):
+                logits = model(x)
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+                acc.backward(loss)
+                if acc.sync_gradients and args.clip > 0 and not deepspeed:
+                    acc.clip_grad_norm_(model.parameters(), args.clip)
+                opt.step()
+                sched.step()
+                opt.zero_grad()
+            micro += 1
+            if not acc.sync_gradients:
+                continue
+            if args.step_sleep:
+                time.sleep(args.step_sleep)
+            mean_loss = acc.reduce(loss.detach(), reduction="mean").item()
+            now = time.perf_counter()
+            dt = now - t_step
+            t_step = now
+            mem, peak = _memory_bytes(acc.device)
+            lr = opt.param_groups[0]["lr"] if hasattr(opt, "param_groups") else sched.get_last_lr()[0]
+            reporter.step(step, mean_loss, lr=lr, tokens=tokens_per_step, step_time=dt, mem_bytes=mem,
+                          peak_mem_bytes=peak, total_steps=args.steps)
+            if not math.isfinite(mean_loss):
+                status = "diverged"
+            step += 1
+            if step >= args.steps:
+                break
+    acc.wait_for_everyone()
+    reporter.close(status=status, steps=step)
+    acc.end_training()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    # Every record is written and the process group is destroyed. Leave without the interpreter's
+    # teardown: on CPU/gloo a rank occasionally aborts there ("terminate called without an active
+    # exception"), which would turn a finished run into a failed one.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)

@@ -1,0 +1,75 @@
+"""Shared by the e2e tests: the rehearsed configs, answers files, the wizard command line, run records.
+
+Importing it points TORCH_EXTENSIONS_DIR at ~/.cache/fsdpds-wizard/torch_extensions unless it is set,
+so every DeepSpeed rank finds the ops built once (the path CI caches).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXT_DIR = Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"
+STEPS = 8
+RUN_TIMEOUT = 300  # seconds per launch; DeepSpeed's first use of an op may still compile it
+
+os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXT_DIR))
+
+# Answers for each rehearsed config: everything else is the catalogue default (which asks for bf16 and
+# transformer wrap of LlamaDecoderLayer: the rehearsal adjusts both, as it would for a real user).
+CASES = {
+    "fsdp1_full_shard": {"backend": "fsdp", "fsdp_version": 1, "sharding": {"strategy": "full"},
+                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}},
+    "fsdp2_full_shard": {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
+                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}},
+    "zero2": {"backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"}},
+    "zero3": {"backend": "deepspeed", "sharding": {"strategy": "full"}},
+    "zero3_cpu_offload": {"backend": "deepspeed", "sharding": {"strategy": "full"},
+                          "offload": {"optimizer": "cpu", "params": "cpu"}},
+}
+
+
+def write_answers(folder: Path, name: str, body: dict) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"schema_version": 1, "launch": {"num_processes": 8}, **body}))
+    return path
+
+
+def wizard_argv(answers: Path, out: Path, *script_args: str, rehearse: bool = True) -> list[str]:
+    argv = [sys.executable, "-m", "wizard", "--headless", str(answers), "--out", str(out), "--launch"]
+    if rehearse:
+        argv.append("--rehearse")
+    return argv + ["--", *script_args]
+
+
+def only_run_dir(out: Path) -> Path:
+    runs = sorted((out / "runs").iterdir())
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+class LaunchedRun:
+    def __init__(self, proc: subprocess.CompletedProcess, out: Path, wall_s: float) -> None:
+        self.proc = proc
+        self.out = out
+        self.wall_s = wall_s
+        self.run_dir = only_run_dir(out)
+        self.summary = json.loads((self.run_dir / "summary.json").read_text())
+        self.metrics = [json.loads(line) for line in (self.run_dir / "metrics.jsonl").read_text().splitlines()
+                        if line.strip()]
+
+    @property
+    def losses(self) -> list[float]:
+        return [m["loss"] for m in self.metrics]
+
+    def explain(self) -> str:
+        log = (self.run_dir / "log.txt").read_text(errors="replace")
+        return f"exit {self.proc.returncode}\nstderr:\n{self.proc.stderr[-3000:]}\nlog tail:\n{log[-4000:]}"
+
+

@@ -1,0 +1,203 @@
+"""Real two-process CPU runs launched through the wizard (``--headless ... --launch --rehearse``).
+
+Five configs (FSDP1 and FSDP2 full shard, ZeRO-2, ZeRO-3, ZeRO-3 with CPU offload): each must exit 0,
+lower the loss, and report an effective setup that matches the config. FSDP FULL_SHARD and ZeRO-3
+must follow the same loss curve (see LOSS_RTOL). Then: a run stopped half-way leaves no process, and a
+rank that dies gives a diagnosis and a non-zero exit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import psutil
+import pytest
+
+from e2e_support import CASES, ROOT, STEPS, only_run_dir, wizard_argv, write_answers
+
+pytestmark = pytest.mark.e2e
+
+# FSDP FULL_SHARD and ZeRO-3 do the same arithmetic on the same data: fp32 AdamW on gradients averaged
+# over the two ranks, clipped at norm 1.0, from the same seeded weights and batches. They differ only in
+# the order floating-point sums are taken (FSDP's reduce-scatter vs DeepSpeed's partitioned reduction,
+# and the global grad norm used for clipping). Measured on this config: the step-0 losses are identical
+# and the largest relative difference over the 8 steps is 7e-8 (1.3e-6 for ZeRO-3 with CPU offload,
+# whose DeepSpeedCPUAdam is a different Adam implementation). A real difference in what is computed is
+# far larger: 3% more learning rate moves the loss by 2e-3 relative after one step and 1.3e-2 after
+# eight (measured), and a different data order or a missing gradient sync by more than 1e-2.
+# rtol 1e-4 leaves over 1000x head-room above the rounding noise and still catches a 3% lr slip at the
+# first step by a factor of 20.
+LOSS_RTOL = 1e-4
+
+EXPECT = {
+    "fsdp1_full_shard": {"distributed_type": "FSDP", "fsdp_version": 1, "sharding": "FULL_SHARD", "fraction": 0.5},
+    "fsdp2_full_shard": {"distributed_type": "FSDP", "fsdp_version": 2, "sharding": "FULL_SHARD", "fraction": 0.5},
+    "zero2": {"distributed_type": "DEEPSPEED", "zero_stage": 2, "fraction": 1.0},
+    "zero3": {"distributed_type": "DEEPSPEED", "zero_stage": 3, "fraction": 0.5},
+    "zero3_cpu_offload": {"distributed_type": "DEEPSPEED", "zero_stage": 3, "fraction": 0.5,
+                          "offload": {"params": "cpu", "optimizer": "cpu"}},
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_config_trains_and_takes_effect(rehearsed, case):
+    run = rehearsed(case)
+    assert run.proc.returncode == 0, run.explain()
+    s = run.summary
+    assert s["status"] == "completed" and s["exit_code"] == 0
+    # metrics.jsonl: one object per step with step and loss, and the loss goes down
+    assert [m["step"] for m in run.metrics] == list(range(STEPS)), run.explain()
+    losses = run.losses
+    assert all(isinstance(x, float) for x in losses)
+    assert sum(losses[-3:]) / 3 < losses[0] - 0.3, losses
+    # the effective setup, read from the live objects, matches the config
+    eff = s["effective_setup"]
+    want = EXPECT[case]
+    assert eff["distributed_type"] == want["distributed_type"]
+    assert eff["world_size"] == 2 and eff["ranks_reported"] == 2
+    for key in ("fsdp_version", "sharding", "zero_stage", "offload"):
+        if key in want:
+            assert eff[key] == want[key], (key, eff[key])
+    for rank in eff["ranks"]:
+        assert rank["param_fraction"] == pytest.approx(want["fraction"], abs=0.01), eff["ranks"]
+    if want["distributed_type"] == "FSDP":
+        assert eff["compat_layer"], eff  # FSDP on CPU only runs through the labelled compatibility layer
+        assert eff["wrapped_units"].get("GPTBlock") == 2
+    assert s["checklist_ok"] is True, s["checklist"]
+    assert not [c for c in s["checklist"] if c["status"] == "fail"]
+    assert s["rehearsal"] is True and s["adjustments"]
+    assert "settings took effect" in run.proc.stderr
+
+
+def test_zero2_partitions_optimizer_state(rehearsed):
+    eff = rehearsed("zero2").summary["effective_setup"]
+    full_adam_bytes = 2 * 4 * eff["full_param_numel"]
+    for rank in eff["ranks"]:
+        assert rank["optimizer_state_bytes"] <= full_adam_bytes / 2 * 1.05, eff["ranks"]
+    labels = [c["label"] for c in rehearsed("zero2").summary["checklist"]]
+    assert any(label.startswith("ZeRO-2 active: each rank holds half of the optimizer state") for label in labels)
+
+
+def test_full_shard_and_zero3_follow_the_same_loss_curve(rehearsed):
+    zero3 = rehearsed("zero3").losses
+    for case in ("fsdp1_full_shard", "fsdp2_full_shard"):
+        fsdp = rehearsed(case).losses
+        assert len(fsdp) == len(zero3) == STEPS
+        assert fsdp[0] == pytest.approx(zero3[0], rel=1e-6), "same seed and data: same first loss"
+        for step, (a, b) in enumerate(zip(fsdp, zero3)):
+            assert a == pytest.approx(b, rel=LOSS_RTOL), (case, step, a, b)
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def test_stop_half_way_leaves_no_process(tmp_path):
+    answers = write_answers(tmp_path, "fsdp2", CASES["fsdp2_full_shard"])
+    out = tmp_path / "out"
+    proc = subprocess.Popen(wizard_argv(answers, out, "--steps", "40", "--step-sleep", "0.25"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: dict[int, float] = {}
+    try:
+        deadline = time.monotonic() + 120
+        metrics = None
+        while time.monotonic() < deadline:
+            for p in _tree(proc.pid):
+                try:
+                    seen.setdefault(p.pid, p.create_time())
+                except psutil.Error:
+                    pass
+            runs = list((out / "runs").glob("*/metrics.jsonl")) if (out / "runs").exists() else []
+            if runs and len(runs[0].read_text().splitlines()) >= 4:
+                metrics = runs[0]
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        assert metrics is not None, "the run never reached step 4"
+        for p in _tree(proc.pid):
+            seen.setdefault(p.pid, p.create_time())
+        assert len(seen) >= 3, "accelerate plus two ranks should be running"
+        proc.send_signal(signal.SIGINT)  # what Ctrl-C does to the wizard
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    run_dir = only_run_dir(out)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "stopped", summary
+    assert summary["stop"]["signals_sent"][0] == "SIGINT"
+    assert summary["exit_code"] == proc.returncode
+    steps = len((run_dir / "metrics.jsonl").read_text().splitlines())
+    assert 4 <= steps < 40
+    assert "stopping: SIGINT" in stderr
+    time.sleep(0.5)
+    alive = []
+    for pid, created in seen.items():
+        try:
+            p = psutil.Process(pid)
+            if abs(p.create_time() - created) < 0.01 and p.status() != psutil.STATUS_ZOMBIE:
+                alive.append((pid, p.name()))
+        except psutil.NoSuchProcess:
+            pass
+    assert alive == [], alive
+    assert set(seen) <= {p["pid"] for p in summary["processes_seen"]} | {summary["pid"]}
+
+
+def test_crashing_rank_gives_diagnosis_and_nonzero_exit(tmp_path):
+    answers = write_answers(tmp_path, "fsdp2", CASES["fsdp2_full_shard"])
+    out = tmp_path / "out"
+    proc = subprocess.run(wizard_argv(answers, out, "--steps", "8", "--crash-rank", "1", "--crash-step", "3"),
+                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert proc.returncode != 0
+    summary = json.loads((only_run_dir(out) / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["exit_code"] == proc.returncode
+    codes = {d["code"]: d for d in summary["diagnosis"]}
+    assert "dead-rank" in codes, summary["diagnosis"]
+    assert codes["dead-rank"]["rank"] == 1
+    assert "Rank 1 exited with code 3" in proc.stderr
+    assert summary["metrics"]["count"] >= 3  # rank 0 reported the steps before the crash
+    assert summary["processes_seen"], "the launcher tracked the ranks"
+    assert _alive(summary["processes_seen"]) == []
+
+
+def _alive(seen: list[dict]) -> list[int]:
+    alive = []
+    for item in seen:
+        try:
+            p = psutil.Process(item["pid"])
+            if abs(p.create_time() - item["started"]) < 0.01 and p.status() != psutil.STATUS_ZOMBIE:
+                alive.append(item["pid"])
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def test_fsdp_without_rehearsal_is_caught_by_the_checklist(tmp_path):
+    """A plain --launch of an FSDP config on a machine without GPUs: accelerate silently runs without
+    distribution (two unsynchronised copies). The run succeeds; the checklist must say so."""
+    from wizard.run.rehearse import free_port
+
+    body = {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
+            "launch": {"num_processes": 2, "main_process_port": free_port()},
+            "wrapping": {"policy": "transformer", "layer_classes": ["GPTBlock"]},
+            "precision": {"mixed_precision": "no"}}
+    answers = tmp_path / "fsdp2_cpu.yaml"
+    answers.write_text(json.dumps({"schema_version": 1, **body}))
+    out = tmp_path / "out"
+    env = dict(os.environ, OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run(wizard_argv(answers, out, "--steps", "4", rehearse=False), cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+    summary = json.loads((only_run_dir(out) / "summary.json").read_text())
+    assert proc.returncode == 0 and summary["status"] == "completed", proc.stderr[-3000:]
+    assert summary["effective_setup"]["distributed_type"] == "NO"
+    assert summary["checklist_ok"] is False
+    fails = [c["label"] for c in summary["checklist"] if c["status"] == "fail"]
+    assert "FSDP requested but accelerate runs with no distribution" in fails
+    assert "SETTINGS DID NOT ALL TAKE EFFECT" in proc.stderr

@@ -1,0 +1,283 @@
+"""Monitor parsing, diagnosis and checklist over recorded logs (real rehearsals on this machine, under
+tests/data/logs/rec_*), hand-written logs of known failures (gen_*) and generated hostile input."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard.run.checklist import FAIL, OK, compare, expected_from_config
+from wizard.run.diagnose import diagnose
+from wizard.run.monitor import Monitor, parse_log
+
+ROOT = Path(__file__).resolve().parents[2]
+LOGS = ROOT / "tests" / "data" / "logs"
+
+
+def load(name: str) -> bytes:
+    return (LOGS / name).read_bytes()
+
+
+def diagnosis_of(mon: Monitor, exit_code: int, **kw) -> dict:
+    lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
+    return {d.code: d for d in diagnose(lines, exit_code, end_record=mon.end_record, **kw)}
+
+
+# ----------------------------------------------------------------------------- recorded rehearsals
+REHEARSALS = {
+    "rec_fsdp2_rehearsal.log": {"distributed_type": "FSDP", "fsdp_version": 2, "sharding": "FULL_SHARD",
+                                "param_fraction": 0.5},
+    "rec_zero2_rehearsal.log": {"distributed_type": "DEEPSPEED", "zero_stage": 2, "param_fraction": 1.0},
+    "rec_zero3_cpu_offload_rehearsal.log": {"distributed_type": "DEEPSPEED", "zero_stage": 3, "param_fraction": 0.5,
+                                            "offload": {"params": "cpu", "optimizer": "cpu"}},
+}
+
+
+@pytest.mark.parametrize("name", list(REHEARSALS))
+def test_recorded_rehearsal_logs(name):
+    mon = parse_log(load(name))
+    eff = mon.effective_setup
+    assert eff is not None and eff["ranks_reported"] == 2
+    for key, value in REHEARSALS[name].items():
+        assert eff[key] == value, key
+    assert [r["rank"] for r in eff["ranks"]] == [0, 1]
+    assert eff["optimizer_state_dtype"] == "float32"  # from the update after the first step
+    steps = [m for m in mon.metrics if m.get("source") == "fsdpds"]
+    assert [m["step"] for m in steps] == list(range(8))
+    assert steps[-1]["loss"] < steps[0]["loss"] - 0.5
+    assert all(k in steps[0] for k in ("lr", "tokens_per_s", "step_time", "mem_bytes"))
+    assert mon.end_record["status"] == "completed"
+    assert diagnose(list(mon.tail), 0) == []
+
+
+def test_recorded_zero3_offload_checklist_words():
+    eff = parse_log(load("rec_zero3_cpu_offload_rehearsal.log")).effective_setup
+    cfg = {"distributed_type": "DEEPSPEED", "num_processes": 2, "mixed_precision": "no",
+           "deepspeed_config": {"zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "cpu"}}
+    items = compare(eff, expected_from_config(cfg))
+    labels = {i.label: i.status for i in items}
+    assert labels["ZeRO-3 active: each rank holds half of the parameters"] == OK
+    assert labels["Offload: params -> cpu, optimizer -> cpu"] == OK
+    assert all(i.status != FAIL for i in items)
+    # the same record against a config that asked for ZeRO-2 without offload
+    cfg["deepspeed_config"] = {"zero_stage": 2}
+    bad = {i.label: i.status for i in compare(eff, expected_from_config(cfg))}
+    assert bad["ZeRO stage 3"] == FAIL
+    assert any(k.startswith("Offload") and v == FAIL for k, v in bad.items())
+
+
+def test_recorded_fsdp_without_distribution_is_flagged():
+    mon = parse_log(load("rec_fsdp_no_distribution.log"))
+    eff = mon.effective_setup
+    assert eff["distributed_type"] == "NO" and eff["launched_world_size"] == 2
+    cfg = {"distributed_type": "FSDP", "num_processes": 2, "mixed_precision": "no",
+           "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": True}}
+    items = compare(eff, expected_from_config(cfg))
+    fail = [i for i in items if i.status == FAIL]
+    assert fail[0].label == "FSDP requested but accelerate runs with no distribution"
+    assert "each trains its own unsynchronised copy" in fail[0].detail
+
+
+def test_recorded_crash_names_the_dead_rank():
+    mon = parse_log(load("rec_crash_rank1.log"))
+    found = diagnosis_of(mon, 1)
+    assert found["dead-rank"].rank == 1
+    assert found["dead-rank"].title.startswith("Rank 1 exited with code 3")
+    assert mon.metric_count >= 3
+
+
+def test_recorded_stop_is_not_a_crash():
+    mon = parse_log(load("rec_stopped_sigint.log"))
+    assert "dead-rank" not in diagnosis_of(mon, 1, stopped=True)
+    assert mon.metric_count >= 4
+
+
+def test_recorded_teardown_abort_after_completion():
+    mon = parse_log(load("rec_fsdp1_teardown_abort.log"))
+    assert mon.end_record["status"] == "completed"
+    found = diagnosis_of(mon, 1)
+    assert "teardown-abort" in found
+
+
+# ----------------------------------------------------------------------------- known failures
+@pytest.mark.parametrize("name,code,words", [
+    ("gen_cuda_oom.log", "oom", "Out of GPU memory"),
+    ("gen_host_oom_sigkill.log", "oom", "killed (SIGKILL)"),
+    ("gen_nccl_timeout.log", "collective-timeout", "timed out"),
+    ("gen_wrap_class_missing.log", "wrap-class-not-found", "LlamaDecoderLayer"),
+    ("gen_ds_batch_assert.log", "batch-size-assertion", "batch-size"),
+])
+def test_known_failures_are_diagnosed_with_a_fix(name, code, words):
+    mon = parse_log(load(name))
+    found = diagnosis_of(mon, 1, expected_world=2)
+    assert code in found, list(found)
+    d = found[code]
+    assert words in d.title + d.detail
+    assert d.fix and d.evidence
+
+
+def test_batch_assertion_on_cpu_points_at_gloo():
+    d = diagnosis_of(parse_log(load("gen_ds_batch_assert.log")), 1, expected_world=2)["batch-size-assertion"]
+    assert "InitProcessGroupKwargs(backend='gloo')" in d.fix
+
+
+def test_nccl_timeout_also_names_the_rank():
+    found = diagnosis_of(parse_log(load("gen_nccl_timeout.log")), 1)
+    assert found["dead-rank"].rank == 3 and "SIGABRT" in found["dead-rank"].title
+
+
+def test_clean_exit_has_no_diagnosis():
+    assert diagnose(["everything is fine", "Traceback is a word here"], 0) == []
+
+
+# ----------------------------------------------------------------------------- user script formats
+def test_hugging_face_trainer_dicts():
+    mon = parse_log(load("gen_hf_trainer.log"))
+    train = [m for m in mon.metrics if m.get("kind") != "eval"]
+    assert [(m["loss"], m.get("lr")) for m in train[:3]] == [(2.3456, 5e-05), (2.001, 4.5e-05), (1.75, 4e-05)]
+    assert train[0]["grad_norm"] == 1.234 and train[1]["epoch"] == 0.2
+    assert train[-1]["final"] is True and train[-1]["loss"] == 2.03
+    evals = [m for m in mon.metrics if m.get("kind") == "eval"]
+    assert evals[0]["eval_loss"] == 2.5
+    assert mon.last_loss == 2.03
+
+
+def test_tqdm_bars_with_ansi_and_carriage_returns():
+    mon = parse_log(load("gen_tqdm_ansi.log"))
+    losses = [(m["step"], m["loss"], m["lr"]) for m in mon.metrics]
+    assert losses == [(1, 4.31, 3e-4), (2, 4.02, 3e-4), (3, 3.80, 3e-4)]  # the repeated redraw counted once
+    p = mon.progress
+    assert (p.step, p.total, p.rate) == (3, 50, "1.00it/s")
+    assert all("\x1b" not in line for line in mon.tail)
+
+
+@pytest.mark.parametrize("line,step,loss,lr", [
+    ("step 10 loss=2.3", 10, 2.3, None),
+    ("Iter 5: loss 1.2e-1 lr: 3e-4", 5, 0.12, 3e-4),
+    ("Epoch 1 | Step 3/100 | Loss: 2.5 | lr: 1e-4", 3, 2.5, 1e-4),
+    ("[2026-11-30 10:00:00] global_step=42 train_loss=0.75 learning_rate=2e-05", 42, 0.75, 2e-05),
+    ('{"step": 7, "loss": 1.25, "lr": 0.001}', 7, 1.25, 0.001),
+])
+def test_loss_lines(line, step, loss, lr):
+    mon = parse_log(line + "\n")
+    assert len(mon.metrics) == 1, list(mon.metrics)
+    m = mon.metrics[0]
+    assert (m["step"], m["loss"], m.get("lr")) == (step, loss, lr)
+
+
+@pytest.mark.parametrize("line", ["loss_scale=65536", "val_loss=2.0", "eval loss: 3.1", "test loss 2",
+                                  "no loss reported", "lossless compression 9"])
+def test_not_training_losses(line):
+    assert parse_log(line + "\n").metric_count == 0
+
+
+# ----------------------------------------------------------------------------- hostile input
+def test_stored_hostile_log():
+    mon = parse_log(load("gen_hostile.bin"))
+    assert mon.bad_records >= 3  # broken fsdpds records are counted, not fatal
+    assert mon.setups == {}  # a setup record with a non-numeric rank is refused
+    for line in mon.tail:
+        assert "\x00" not in line and "\x1b" not in line
+    assert {(m["step"], m["source"]) for m in mon.metrics} >= {(0, "text"), (3, "text"), (5, "tqdm")}
+    assert not any(m["loss"] == 9.9 or m["loss"] == 8.8 or m["loss"] == 7.7 for m in mon.metrics)
+
+
+def _random_log(seed: int, n: int = 3000) -> bytes:
+    r = random.Random(seed)
+    out = []
+    for i in range(n):
+        k = r.randrange(9)
+        if k == 0:
+            out.append(json.dumps({"fsdpds": 1, "kind": "step", "step": i, "loss": r.random() * 5}).encode())
+        elif k == 1:
+            out.append(bytes(r.randrange(256) for _ in range(r.randrange(200))))
+        elif k == 2:
+            out.append(b"\x1b[3%dm" % r.randrange(8) + b"colour " * r.randrange(5) + b"\x1b[0m")
+        elif k == 3:
+            out.append(b"x" * r.randrange(3000, 20000))
+        elif k == 4:
+            out.append(b" %d%%|###   | %d/100 [00:01<00:02, 3.%dit/s, loss=%d.5]\r" % (i % 100, i % 100, i % 10, i % 7))
+        elif k == 5:
+            out.append("ünïcödé ✓ 学习 loss=%d.25".encode() % (i % 9))
+        elif k == 6:
+            out.append(b'{"fsdpds": 1, "kind": "setup", "rank": %d, "world_size": 2}' % r.randrange(3))
+        else:
+            out.append(b"[INFO] ordinary line %d" % i)
+    return b"\n".join(out) + b"\n"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_any_chunking_gives_the_same_result(seed):
+    data = _random_log(seed)
+    whole = parse_log(data)
+    r = random.Random(seed)
+    mon = Monitor(keep_lines=False)
+    i = 0
+    while i < len(data):
+        n = r.choice([1, 2, 3, 7, 64, 1000, 65536])
+        mon.feed(data[i:i + n])
+        i += n
+    mon.finish()
+    strip_time = lambda ms: [{k: v for k, v in m.items() if k != "time"} for m in ms]  # noqa: E731
+    assert strip_time(mon.metrics) == strip_time(whole.metrics)
+    assert list(mon.tail) == list(whole.tail)
+    assert mon.setups == whole.setups
+    assert mon.line_count == whole.line_count
+
+
+def test_unterminated_giant_line_is_cut_and_memory_stays_bounded():
+    mon = Monitor(max_line=1000)
+    for _ in range(200):  # 20 MB without a newline
+        mon.feed(b"y" * 100_000)
+    assert len(mon._partial) <= 1000
+    mon.feed(b" tail\nstep 1 loss=0.5\n")
+    mon.finish()
+    assert mon.truncated_lines == 1
+    assert mon.metrics[-1]["loss"] == 0.5
+    assert max(len(t) for t in mon.tail) <= 1010
+
+
+def test_flood_keeps_bounded_state():
+    mon = Monitor(keep_lines=False, tail=100, error_lines=50, metrics_kept=1000)
+    chunk = b"".join(b"step %d loss=1.0\nError: something %d\n" % (i, i) for i in range(10000))
+    for _ in range(10):
+        mon.feed(chunk)
+    assert mon.metric_count == 100000 and mon.line_count == 200000
+    assert len(mon.metrics) == 1000 and len(mon.tail) == 100 and len(mon.error_lines) == 50
+    assert len(mon.first_errors) == 50
+
+
+def test_setup_records_merge_per_rank_and_stay_bounded():
+    mon = Monitor()
+    mon.feed_text('{"fsdpds": 1, "kind": "setup", "rank": 0, "world_size": 2, "optimizer_state_bytes": 0}\n'
+                  '{"fsdpds": 1, "kind": "setup", "update": true, "rank": 0, "optimizer_state_bytes": 64}\n')
+    assert mon.setups[0] == {"rank": 0, "world_size": 2, "optimizer_state_bytes": 64}
+    mon.feed_text("".join('{"fsdpds": 1, "kind": "setup", "rank": %d}\n' % i for i in range(10000)))
+    assert len(mon.setups) == 4096
+
+
+# ----------------------------------------------------------------------------- the reporter
+def test_runtime_reporter_is_light_and_never_raises():
+    code = ("import sys, io, json\n"
+            "from wizard.runtime import RunReporter\n"
+            "buf = io.StringIO()\n"
+            "r = RunReporter(stream=buf)\n"
+            "r.step(0, 2.5, lr=1e-3, tokens=512, step_time=0.5)\n"
+            "r.step(1, float('nan'))\n"
+            "r.step(2, object())\n"
+            "r.close()\n"
+            "print(json.dumps({'heavy': [m for m in ('torch', 'accelerate', 'deepspeed') if m in sys.modules],"
+            " 'out': buf.getvalue()}))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["heavy"] == []
+    mon = parse_log(res["out"])
+    assert [m["step"] for m in mon.metrics] == [0, 1, 2]
+    assert mon.metrics[0]["tokens_per_s"] == 1024.0
+    assert mon.metrics[2]["loss"] is None
+    assert mon.end_record["status"] == "completed"

@@ -1,0 +1,163 @@
+"""``--headless ANSWERS --out DIR --launch [--rehearse] [-- SCRIPT ARGS...]``: run, watch, check, diagnose.
+
+Prints to stderr: the run directory, the rehearsal's adjustments, the command, a live progress line
+(redrawn in place on a terminal, one line every few seconds otherwise), then the effective-setup
+checklist, the diagnosis of a failure and a one-line result. The exit code is the run's own
+(``128 + N`` when it died of signal N); Ctrl-C stops the run (SIGINT, SIGTERM, SIGKILL; press it again
+to skip ahead). ``FSDPDS_ECHO=1`` also copies the run's output to stdout.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from ..cli import EXIT_INVALID
+from ..core.generate import Generated
+from .common import print_findings
+
+
+def _fmt_num(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def progress_text(p, elapsed: float) -> str:
+    parts = []
+    if p.step is not None:
+        parts.append(f"step {p.step}" + (f"/{p.total}" if p.total else ""))
+    if p.loss is not None:
+        parts.append(f"loss {p.loss:.4f}")
+    if p.lr is not None:
+        parts.append(f"lr {p.lr:.2e}")
+    if p.tokens_per_s:
+        rate = p.tokens_per_s
+        parts.append(f"{rate / 1000:.1f}k tok/s" if rate >= 1000 else f"{rate:.0f} tok/s")
+    if p.step_time:
+        parts.append(f"{p.step_time:.3f} s/step")
+    elif p.rate:
+        parts.append(p.rate)
+    parts.append(f"{elapsed:.0f}s")
+    return "  ".join(parts)
+
+
+class _Printer:
+    def __init__(self, stream=sys.stderr, echo: bool = False) -> None:
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.echo = echo
+        self.last_plain = 0.0
+        self.pending = ""
+        self.drawn = False
+
+    def __call__(self, ev) -> None:
+        from ..run.launcher import Output, ProgressUpdate, Stopping
+
+        if isinstance(ev, ProgressUpdate):
+            text = "[run] " + progress_text(ev.progress, ev.elapsed_s)
+            if self.tty:
+                self.stream.write("\r\x1b[K" + text[:200])
+                self.stream.flush()
+                self.drawn = True
+            else:
+                self.pending = text
+                now = time.monotonic()
+                if now - self.last_plain >= 5.0:
+                    self.last_plain = now
+                    self.stream.write(text + "\n")
+                    self.pending = ""
+        elif isinstance(ev, Stopping):
+            self.clear()
+            self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
+        elif isinstance(ev, Output) and self.echo:
+            self.clear()
+            if ev.skipped_before:
+                sys.stdout.write(f"… {ev.skipped_before} lines skipped (see log.txt)\n")
+            sys.stdout.write("\n".join(ev.lines) + "\n")
+            sys.stdout.flush()
+
+    def clear(self) -> None:
+        if self.tty and self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.drawn = False
+
+    def final(self) -> None:
+        if self.tty and self.drawn:
+            self.stream.write("\n")
+            self.drawn = False
+        elif self.pending:
+            self.stream.write(self.pending + "\n")
+            self.pending = ""
+
+
+def run_launch(gen: Generated, out_dir: Path, args) -> int:
+    from ..run.launcher import LaunchError, run_sync
+    from ..run.plan import PlanError, plan_launch
+
+    err = sys.stderr
+    try:
+        plan = plan_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),
+                           script_args=list(getattr(args, "script_args", []) or []))
+    except PlanError as exc:
+        print_findings(exc.findings)
+        print(f"fsdpds-wizard: {exc}", file=err)
+        return EXIT_INVALID
+    run_dir = plan.run_dir.path
+    print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
+    if plan.rehearsal:
+        print(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, bundled script "
+              f"{Path(plan.script).name}" + (", FSDP through the CPU compatibility layer"
+                                             if plan.spec.summary_extra.get("compat_layer_used") else ""), file=err)
+        for adj in plan.adjustments:
+            print("  adjusted " + adj.render(), file=err)
+        from ..run.rehearse import deepspeed_ops_cached
+
+        if plan.generated.answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
+            print("note: DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); "
+                  "build them ahead with: python -m wizard.run.rehearse --prewarm", file=err)
+    print("launch: " + shlex.join(plan.spec.argv), file=err)
+    printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
+    try:
+        result = run_sync(plan.spec, printer)
+    except LaunchError as exc:
+        printer.final()
+        print(f"fsdpds-wizard: {exc}", file=err)
+        return 127
+    printer.final()
+    if result.checklist:
+        print("effective setup vs config:", file=err)
+        for item in result.checklist:
+            print("  " + item.render(), file=err)
+    elif result.effective_setup is None:
+        print("effective setup: not reported by the script (see wizard.runtime.RunReporter)", file=err)
+    for d in result.diagnosis:
+        print("diagnosis: " + d.render(), file=err)
+    if result.status == "failed" and not result.diagnosis:
+        print("last lines of the log:", file=err)
+        from ..run.records import LOG
+
+        tail = list(_tail_lines(run_dir / LOG, 15))
+        for line in tail:
+            print("  | " + line, file=err)
+    m = result.summary.get("metrics") or {}
+    loss = ""
+    if m.get("first_loss") is not None and m.get("last_loss") is not None:
+        loss = f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f} over {m.get('count')} steps"
+    ok = result.summary.get("checklist_ok")
+    verdict = "" if ok is None else ("; settings took effect" if ok else "; SETTINGS DID NOT ALL TAKE EFFECT")
+    print(f"run {result.status} (exit {result.exit_code}) in {result.duration_s:.1f}s{loss}{verdict}; "
+          f"records in {run_dir}", file=err)
+    return result.exit_code
+
+
+def _tail_lines(path: Path, n: int):
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - 16384))
+            data = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [ln[:300] for ln in data.splitlines() if ln.strip()][-n:]

@@ -1,0 +1,222 @@
+"""Compare the effective setup a run reported with the config it was launched with.
+
+:func:`expected_from_config` reads what an accelerate config (and its DeepSpeed JSON) asks for;
+:func:`compare` checks the effective-setup record (see :mod:`wizard.runtime`, merged per rank by the
+monitor) against it and returns :class:`CheckItem` lines such as "ZeRO-3 active: each rank holds half
+of the parameters" or "FSDP requested but accelerate runs with no distribution".
+
+Statuses: ``ok``, ``fail`` (the config did not take effect), ``warn`` (took effect with a caveat),
+``info`` and ``unknown`` (the run did not report it).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
+_FRACTION_WORDS = {1: "all", 2: "half", 3: "a third", 4: "a quarter", 8: "an eighth"}
+_V2_STRATEGY = {True: "FULL_SHARD", False: "SHARD_GRAD_OP"}
+
+
+@dataclass
+class CheckItem:
+    status: str
+    label: str
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def render(self) -> str:
+        mark = {OK: "[ok]  ", FAIL: "[FAIL]", WARN: "[warn]", INFO: "[info]", UNKNOWN: "[?]   "}[self.status]
+        return f"{mark} {self.label}" + (f": {self.detail}" if self.detail else "")
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "yes", "1", "on", "y", "t")
+    return bool(value)
+
+
+def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None) -> dict:
+    """What the config asks for, in the effective setup's vocabulary."""
+    dist = str(accelerate_cfg.get("distributed_type", "NO")).upper()
+    exp: dict[str, Any] = {"distributed_type": dist, "world_size": accelerate_cfg.get("num_processes"),
+                           "mixed_precision": accelerate_cfg.get("mixed_precision")}
+    if dist == "FSDP":
+        f = accelerate_cfg.get("fsdp_config") or {}
+        version = int(f.get("fsdp_version", 1) or 1)
+        exp["fsdp_version"] = version
+        if version == 1:
+            strategy = str(f.get("fsdp_sharding_strategy", "FULL_SHARD")).upper()
+            names = {"1": "FULL_SHARD", "2": "SHARD_GRAD_OP", "3": "NO_SHARD", "4": "HYBRID_SHARD",
+                     "5": "HYBRID_SHARD_ZERO2"}
+            exp["sharding"] = names.get(strategy, strategy)
+        else:
+            exp["sharding"] = _V2_STRATEGY[_bool(f.get("fsdp_reshard_after_forward", True))]
+        off = _bool(f.get("fsdp_offload_params", False))
+        exp["offload"] = {"params": "cpu" if off else "none", "optimizer": "cpu" if off else "none"}
+        if str(f.get("fsdp_auto_wrap_policy", "")).upper() == "TRANSFORMER_BASED_WRAP":
+            classes = f.get("fsdp_transformer_layer_cls_to_wrap")
+            if classes:
+                exp["wrap_classes"] = [c.strip() for c in str(classes).split(",") if c.strip()]
+    elif dist == "DEEPSPEED":
+        d = accelerate_cfg.get("deepspeed_config") or {}
+        if ds_cfg is not None:
+            z = ds_cfg.get("zero_optimization") or {}
+            exp["zero_stage"] = int(z.get("stage", 0))
+            exp["offload"] = {"optimizer": str((z.get("offload_optimizer") or {}).get("device", "none")),
+                              "params": str((z.get("offload_param") or {}).get("device", "none"))}
+            if (ds_cfg.get("bf16") or {}).get("enabled") is True:
+                exp["mixed_precision"] = "bf16"
+            elif (ds_cfg.get("fp16") or {}).get("enabled") is True:
+                exp["mixed_precision"] = "fp16"
+            elif exp["mixed_precision"] is None:
+                exp["mixed_precision"] = "no"
+        else:
+            exp["zero_stage"] = int(d.get("zero_stage", 2))
+            exp["offload"] = {"optimizer": str(d.get("offload_optimizer_device", "none")).lower(),
+                              "params": str(d.get("offload_param_device", "none")).lower()}
+    return exp
+
+
+def _fraction_text(world: int) -> str:
+    return _FRACTION_WORDS.get(world, f"1/{world}")
+
+
+def _sharded_fraction_ok(fraction: float | None, world: int) -> bool:
+    if fraction is None or world < 2:
+        return False
+    # shards are padded to equal sizes, so allow a little more than 1/world
+    return fraction <= 1.0 / world + 0.05
+
+
+def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
+    items: list[CheckItem] = []
+    if not effective:
+        items.append(CheckItem(UNKNOWN, "Effective setup",
+                               "the script reported none (call wizard.runtime.RunReporter.setup after prepare())"))
+        return items
+    want = expected.get("distributed_type")
+    got = str(effective.get("distributed_type") or "NO").upper()
+    world = int(effective.get("world_size") or 1)
+    launched = effective.get("launched_world_size") or effective.get("dist_world_size")
+    exp_world = expected.get("world_size")
+
+    # --- distribution
+    if want in ("FSDP", "DEEPSPEED") and got != want:
+        how = "no distribution" if got == "NO" else got
+        label = "FSDP" if want == "FSDP" else "DeepSpeed"
+        extra = ""
+        if got == "NO" and launched and int(launched) > 1:
+            extra = (f"; the launcher started {launched} processes and each trains its own unsynchronised copy "
+                     "(accelerate found no GPU: rehearse this config with --rehearse)")
+        elif got == "MULTI_CPU":
+            extra = "; ACCELERATE_USE_CPU turned it into plain data parallelism"
+        items.append(CheckItem(FAIL, f"{label} requested but accelerate runs with {how}", f"distributed_type={got}{extra}"))
+    elif want:
+        items.append(CheckItem(OK, f"Distributed type {got}", f"backend {effective.get('backend')}"))
+
+    # --- world size
+    if exp_world:
+        if world == int(exp_world):
+            items.append(CheckItem(OK, f"World size {world}", "every process joined one process group"))
+        else:
+            items.append(CheckItem(FAIL, f"World size {world}, config asks for {exp_world}",
+                                   f"processes launched: {launched}" if launched else ""))
+    reported = effective.get("ranks_reported")
+    if reported is not None and reported < world:
+        items.append(CheckItem(WARN, f"{reported} of {world} ranks reported their setup"))
+
+    fraction = effective.get("param_fraction")
+    ranks = effective.get("ranks") or []
+    fractions = [r.get("param_fraction") for r in ranks if r.get("param_fraction") is not None] or [fraction]
+    worst = max((f for f in fractions if f is not None), default=None)
+    full = effective.get("full_param_numel")
+    local = effective.get("local_param_numel")
+
+    # --- FSDP
+    if want == "FSDP" and got == "FSDP":
+        v_want, v_got = expected.get("fsdp_version"), effective.get("fsdp_version")
+        if v_want is not None:
+            items.append(CheckItem(OK if v_want == v_got else FAIL, f"FSDP{v_got} active",
+                                   "" if v_want == v_got else f"config asks for FSDP{v_want}"))
+        s_want, s_got = expected.get("sharding"), effective.get("sharding")
+        if s_want:
+            same = s_want == s_got or (s_want.startswith("HYBRID") and s_got in ("FULL_SHARD", "SHARD_GRAD_OP"))
+            items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
+                                   "" if s_want == s_got else f"config asks for {s_want}"))
+        if s_got in ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2"):
+            if _sharded_fraction_ok(worst, world):
+                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(world)} of the "
+                                           "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
+            elif world > 1:
+                items.append(CheckItem(FAIL, "Parameters are not sharded",
+                                       f"rank 0 holds {worst:.0%} of them" if worst is not None else "no numbers"))
+        wrap_want = expected.get("wrap_classes")
+        units = effective.get("wrapped_units") or {}
+        if wrap_want:
+            found = [c for c in wrap_want if units.get(c)]
+            if found:
+                items.append(CheckItem(OK, "Wrapped " + ", ".join(f"{units[c]} x {c}" for c in found)))
+            else:
+                items.append(CheckItem(FAIL, "No layer was wrapped with " + ", ".join(wrap_want),
+                                       "only the root module is an FSDP unit: one big all-gather"))
+    # --- DeepSpeed
+    if want == "DEEPSPEED" and got == "DEEPSPEED":
+        z_want, z_got = expected.get("zero_stage"), effective.get("zero_stage")
+        if z_want is not None:
+            items.append(CheckItem(OK if z_want == z_got else FAIL, f"ZeRO stage {z_got}",
+                                   "" if z_want == z_got else f"config asks for stage {z_want}"))
+        if z_got == 3:
+            if _sharded_fraction_ok(worst, world):
+                items.append(CheckItem(OK, f"ZeRO-3 active: each rank holds {_fraction_text(world)} of the "
+                                           "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
+            elif world > 1:
+                items.append(CheckItem(FAIL, "ZeRO-3 requested but parameters are not partitioned",
+                                       f"rank 0 holds {worst:.0%}" if worst is not None else ""))
+        elif z_got in (1, 2) and world > 1:
+            opt_bytes = effective.get("optimizer_state_bytes") or 0
+            if full and opt_bytes:
+                # AdamW keeps two fp32 tensors per parameter
+                share = opt_bytes / (2 * 4 * full)
+                if share <= 1.0 / world + 0.05:
+                    items.append(CheckItem(OK, f"ZeRO-{z_got} active: each rank holds {_fraction_text(world)} of "
+                                               "the optimizer state; parameters are replicated",
+                                           f"{opt_bytes:,} bytes of optimizer state on rank 0"))
+                else:
+                    items.append(CheckItem(WARN, f"Optimizer state on rank 0 is {share:.0%} of a full copy",
+                                           f"ZeRO-{z_got} should leave {_fraction_text(world)}"))
+            else:
+                items.append(CheckItem(UNKNOWN, "Optimizer-state partitioning",
+                                       "no optimizer state reported yet (it appears after the first step)"))
+
+    # --- offload
+    off_want = expected.get("offload")
+    off_got = effective.get("offload")
+    if off_want and off_got and got in ("FSDP", "DEEPSPEED"):
+        same = all(str(off_want.get(k, "none")) == str(off_got.get(k, "none")) for k in ("params", "optimizer"))
+        text = ", ".join(f"{k} -> {off_got.get(k, 'none')}" for k in ("params", "optimizer"))
+        items.append(CheckItem(OK if same else FAIL, f"Offload: {text}",
+                               "" if same else "config asks for " + ", ".join(f"{k} -> {off_want.get(k)}"
+                                                                             for k in ("params", "optimizer"))))
+
+    # --- precision and dtypes
+    mp_want = expected.get("mixed_precision")
+    mp_got = effective.get("mixed_precision")
+    if mp_want is not None and mp_got is not None:
+        items.append(CheckItem(OK if str(mp_want) == str(mp_got) else FAIL, f"Mixed precision {mp_got}",
+                               "" if str(mp_want) == str(mp_got) else f"config asks for {mp_want}"))
+    dtypes = [f"{name} {effective.get(key)}" for name, key in
+              (("parameters", "param_dtype"), ("gradients", "grad_dtype"), ("optimizer state", "optimizer_state_dtype"))
+              if effective.get(key)]
+    if dtypes:
+        items.append(CheckItem(INFO, "dtypes: " + ", ".join(dtypes)))
+    if effective.get("compat_layer"):
+        items.append(CheckItem(INFO, "Ran through the CPU rehearsal compatibility layer",
+                               str(effective["compat_layer"])))
+    return items
+
+
+def checklist_ok(items: list[CheckItem]) -> bool:
+    return not any(i.status == FAIL for i in items)

@@ -1,0 +1,238 @@
+"""Known failures of FSDP / DeepSpeed runs, recognised from the output, each with its fix.
+
+:func:`diagnose` reads the lines the monitor kept (error-looking lines and the tail), the exit code and
+the effective setup, and returns :class:`Diagnosis` items, most specific first. Recognised:
+
+* ``oom``: out of memory on the accelerator or the host (including a rank killed by SIGKILL, which on
+  Linux is usually the kernel's OOM killer);
+* ``collective-timeout``: NCCL / gloo collective timeouts and watchdog aborts;
+* ``wrap-class-not-found``: FSDP's transformer wrap names a class the model does not have;
+* ``batch-size-assertion``: DeepSpeed's batch identity ``train_batch_size = micro * gas * world``,
+  including the CPU case where accelerate counts one process while DeepSpeed counts several;
+* ``dead-rank``: a rank exited (or was killed) and the launcher stopped the others;
+* ``teardown-abort``: every step finished but a rank aborted while the interpreter shut down;
+* ``exception``: otherwise, the first Python exception a rank raised.
+"""
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import asdict, dataclass, field
+from typing import Iterable
+
+_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|HIP out of memory|XPU out of memory|"
+                  r"DefaultCPUAllocator: can't allocate memory|std::bad_alloc|Cannot allocate memory|"
+                  r"MemoryError|out of memory", re.IGNORECASE)
+_TIMEOUT = re.compile(r"Watchdog caught collective operation timeout|collective operation timeout|"
+                      r"NCCL.{0,80}[Tt]ime(?:d ?)?out|ProcessGroupNCCL.{0,120}[Tt]imeout|"
+                      r"DistBackendError.{0,200}[Tt]ime(?:d ?)?out|gloo.{0,80}[Tt]imed? ?out|"
+                      r"Timed out (?:waiting|after)|[Tt]imeout after \d+")
+_WRAP = re.compile(r"Could not find the transformer layer class ([\w.]+) in the model")
+_BATCH = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size "
+                    r"(\d+) != (\d+) \* (\d+) \* (\d+)")
+_FAILED_RANK = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+_ROOT_RANK = re.compile(r"rank\s*:\s*(\d+) \(local_rank: (\d+)\)")
+_ROOT_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)")
+_SIGNAL = re.compile(r"Signal (\d+) \((SIG\w+)\) received by PID (\d+)")
+_EXC = re.compile(r"^(?:\[rank(\d+)\]:\s*)?((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)):\s?(.*)$")
+_TEARDOWN = "terminate called without an active exception"
+_DEAD_PEER = re.compile(r"[Cc]onnection (?:reset|closed) by peer|Broken pipe|ECONNRESET|peer.{0,40}(?:closed|died)")
+
+
+@dataclass
+class Diagnosis:
+    code: str
+    title: str
+    detail: str
+    fix: str
+    evidence: list[str] = field(default_factory=list)
+    rank: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def render(self) -> str:
+        text = f"{self.title}\n  why: {self.detail}\n  fix: {self.fix}"
+        if self.evidence:
+            text += "\n  seen: " + self.evidence[0][:300]
+        return text
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return f"signal {code}"
+
+
+def _first(pattern: re.Pattern, lines: Iterable[str]) -> tuple[re.Match, str] | tuple[None, None]:
+    for line in lines:
+        m = pattern.search(line)
+        if m:
+            return m, line
+    return None, None
+
+
+def diagnose(lines: Iterable[str], exit_code: int | None, *, setup: dict | None = None,
+             end_record: dict | None = None, expected_world: int | None = None,
+             stopped: bool = False) -> list[Diagnosis]:
+    """Recognise known failures. ``lines``: error-looking lines then the tail (duplicates are fine)."""
+    lines = list(dict.fromkeys(lines))
+    out: list[Diagnosis] = []
+    if exit_code == 0 and not any(_TEARDOWN in ln for ln in lines):
+        return out
+
+    m, line = _first(_WRAP, lines)
+    if m:
+        cls = m.group(1)
+        out.append(Diagnosis(
+            "wrap-class-not-found", f"FSDP wrap class '{cls}' is not in the model",
+            f"fsdp_transformer_layer_cls_to_wrap names '{cls}', but accelerate found no module of that class "
+            "when prepare() wrapped the model, so it stopped before training.",
+            "set wrapping.layer_classes in answers.yaml to the model's own layer class (print "
+            "type(layer).__name__ for one decoder layer, e.g. LlamaDecoderLayer, Qwen2DecoderLayer, GPT2Block), "
+            "or use wrapping.policy: size", [line]))
+
+    m, line = _first(_BATCH, lines)
+    if m:
+        total, micro, gas, world = (int(g) for g in m.groups())
+        detail = (f"DeepSpeed checks train_batch_size = micro-batch x gradient accumulation x world size; "
+                  f"here {total} != {micro} x {gas} x {world}.")
+        if expected_world and world != expected_world or (total == micro * gas and world > 1):
+            detail += (" The numbers differ by exactly the world size: accelerate computed the batch for fewer "
+                       "processes than DeepSpeed runs, which happens on a machine without CUDA when the script "
+                       "creates Accelerator() without a gloo backend.")
+            fix = ("on CPU create the Accelerator with kwargs_handlers=[InitProcessGroupKwargs(backend='gloo')]; "
+                   "otherwise leave train_batch_size and train_micro_batch_size_per_gpu as 'auto'")
+        else:
+            fix = ("leave train_batch_size / train_micro_batch_size_per_gpu as 'auto' (training.micro_batch_size: "
+                   "auto) so accelerate fills them from the DataLoader, or make the DataLoader's batch size equal "
+                   "the micro-batch size in the DeepSpeed JSON")
+        out.append(Diagnosis("batch-size-assertion", "DeepSpeed batch-size assertion", detail, fix, [line]))
+
+    m, line = _first(_OOM, lines)
+    if m:
+        gpu = any(w in line for w in ("CUDA", "GPU", "HIP", "XPU", "NPU"))
+        host = not gpu and any(w in line for w in ("CPU", "can't allocate", "bad_alloc", "Cannot allocate",
+                                                   "MemoryError"))
+        if host:
+            title, fix = ("Out of host memory (RAM)",
+                          "lower CPU offload (offload.params / offload.optimizer: none), load weights on one rank "
+                          "(loading.ram_efficient: true), use fewer processes per machine, or add RAM/swap")
+        else:
+            title, fix = ("Out of GPU memory",
+                          "shard more (sharding.strategy: full = FULL_SHARD / ZeRO-3), lower the micro-batch size "
+                          "and raise gradient accumulation, turn on training.activation_checkpointing, use bf16 "
+                          "mixed precision, or offload to CPU")
+        out.append(Diagnosis("oom", title, "a rank ran out of memory; the launcher then stopped the run.", fix, [line]))
+
+    m, line = _first(_TIMEOUT, lines)
+    if m:
+        out.append(Diagnosis(
+            "collective-timeout", "Collective operation timed out (NCCL / gloo)",
+            "a collective (all-reduce, all-gather, broadcast) waited longer than the process-group timeout. "
+            "Usually one rank is stuck, dead, or doing different work (uneven data, a rank-0-only code path "
+            "calling a collective, an evaluation on one rank only), or the network between machines is wrong.",
+            "look for the first rank that failed in the log; make every rank run the same collectives; run with "
+            "NCCL_DEBUG=INFO (and NCCL_SOCKET_IFNAME set to the right interface across machines); raise the "
+            "timeout with InitProcessGroupKwargs(timeout=timedelta(minutes=...)) only for slow but healthy steps",
+            [line]))
+
+    dead = _dead_rank(lines, exit_code)
+    if dead is not None and not stopped:
+        rank, code, evidence = dead
+        already_explained = {d.code for d in out} & {"oom", "wrap-class-not-found", "batch-size-assertion"}
+        if code is not None and code < 0 and -code == signal.SIGKILL and "oom" not in already_explained:
+            out.append(Diagnosis(
+                "oom", f"Rank {rank} was killed (SIGKILL)",
+                "a rank received SIGKILL without a Python error: on Linux this is most often the kernel's OOM "
+                "killer reclaiming host memory (check `dmesg` or `journalctl -k` for 'Out of memory: Killed process').",
+                "reduce host-memory use: CPU offload, number of processes per machine, DataLoader workers, "
+                "or load the model on one rank (loading.ram_efficient: true)", evidence, rank))
+        how = (f"was killed by {_signal_name(-code)}" if code is not None and code < 0
+               else f"exited with code {code}" if code is not None else "died")
+        exc = _first_exception(lines, rank)
+        if exc is not None:
+            how += f" ({exc[1][:160]})"
+            evidence = [exc[0]] + evidence
+        out.append(Diagnosis(
+            "dead-rank", f"Rank {rank} {how}; the launcher stopped the other ranks",
+            "torchrun watches every rank; when one fails it terminates the rest (they then report SIGTERM), so the "
+            "first failure is the one to read" + (": " + ", ".join(sorted(already_explained)) if already_explained
+                                                  else "."),
+            "read that rank's first error above; fix it and launch again (rehearse with --rehearse --launch first)",
+            evidence, rank))
+
+    if any(_TEARDOWN in ln for ln in lines):
+        finished = bool(end_record) and end_record.get("status") == "completed"
+        if finished:
+            out.append(Diagnosis(
+                "teardown-abort", "A rank aborted while shutting down, after training finished",
+                "every step completed; a C++ thread was still running when the interpreter exited "
+                "('terminate called without an active exception'), a known gloo/CPU teardown race.",
+                "call accelerator.end_training() (destroys the process group) before the script returns; "
+                "the results of this run are complete", [ln for ln in lines if _TEARDOWN in ln][:1]))
+
+    if not out and exit_code not in (0, None) and not stopped:
+        m, line = _first(_EXC, lines)
+        if m:
+            rank = int(m.group(1)) if m.group(1) else None
+            out.append(Diagnosis("exception", f"{m.group(2)}: {m.group(3)[:200]}",
+                                 "the training script raised this exception" +
+                                 (f" on rank {rank}" if rank is not None else "") + ".",
+                                 "see the traceback in the run's log.txt", [line], rank))
+        elif any(_DEAD_PEER.search(ln) for ln in lines):
+            _, line = _first(_DEAD_PEER, lines)
+            out.append(Diagnosis("dead-rank", "A peer rank disappeared",
+                                 "a rank lost its connection to another rank, which usually means that rank died.",
+                                 "look for the first error of the other ranks in log.txt", [line]))
+    return out
+
+
+_LAUNCHER_EXC = ("ChildFailedError", "SignalException", "KeyboardInterrupt", "SystemExit")
+
+
+def _first_exception(lines: list[str], rank: int | None) -> tuple[str, str] | None:
+    """(line, "Type: message") of the first exception ``rank`` raised (or an untagged one)."""
+    fallback = None
+    for ln in lines:
+        m = _EXC.match(ln.strip())
+        if not m or any(name in m.group(2) for name in _LAUNCHER_EXC):
+            continue
+        found = (ln, f"{m.group(2).rsplit('.', 1)[-1]}: {m.group(3)}".rstrip(": "))
+        if m.group(1) is not None:
+            if rank is not None and int(m.group(1)) == rank:
+                return found
+            continue  # another rank's error: usually the consequence ("connection reset by peer")
+        if fallback is None:
+            fallback = found
+    return fallback
+
+
+def _dead_rank(lines: list[str], exit_code: int | None) -> tuple[int, int | None, list[str]] | None:
+    """torchrun's report of the first failed rank: (rank, exit code, evidence lines)."""
+    root_idx = None
+    for i, ln in enumerate(lines):
+        if "Root Cause" in ln:
+            root_idx = i
+    if root_idx is not None:
+        rank = code = None
+        evidence = []
+        for ln in lines[root_idx:root_idx + 12]:
+            m = _ROOT_RANK.search(ln)
+            if m and rank is None:
+                rank = int(m.group(1))
+                evidence.append(ln.strip())
+            m = _ROOT_EXIT.search(ln)
+            if m and code is None:
+                code = int(m.group(1))
+                evidence.append(ln.strip())
+            m = _SIGNAL.search(ln)
+            if m:
+                evidence.append(ln.strip())
+        if rank is not None:
+            return rank, code, evidence
+    m, line = _first(_FAILED_RANK, lines)
+    if m:
+        return int(m.group(2)), int(m.group(1)), [line]
+    return None

@@ -1,0 +1,103 @@
+"""From answers to a ready-to-start :class:`~wizard.run.launcher.LaunchSpec` (headless and TUI alike).
+
+:func:`plan_launch` creates ``OUT/runs/<id>/``, renders the configs the run will use into it (the
+rehearsal's CPU version when rehearsing), and builds the argument list::
+
+    <accelerate> launch --config_file OUT/runs/<id>/accelerate_config.yaml [cpu_fsdp_compat.py] SCRIPT [ARGS...]
+
+``<accelerate>`` is the ``accelerate`` next to this Python (so the run uses the same environment),
+else ``python -m accelerate.commands.accelerate_cli``. The script is ``launch.script`` from the
+answers, or the bundled ``templates/train_gpt.py``; its arguments are ``launch.script_args`` followed
+by the ones given after ``--``. Every launch gets ``PYTHONUNBUFFERED=1`` so output arrives live.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.answers import Answers
+from ..core.catalog import FSDP1, FSDP2
+from ..core.findings import Finding
+from ..core.generate import Generated, generate
+from ..core.render import ACCELERATE_YAML
+from .checklist import expected_from_config
+from .launcher import LaunchSpec
+from .records import RunDir
+from .rehearse import COMPAT_SHIM, Adjustment, bundled_script, rehearsal_answers, rehearsal_env
+
+
+class PlanError(Exception):
+    def __init__(self, message: str, findings: list[Finding] | None = None) -> None:
+        super().__init__(message)
+        self.findings = findings or []
+
+
+@dataclass
+class LaunchPlan:
+    spec: LaunchSpec
+    run_dir: RunDir
+    generated: Generated
+    script: str
+    rehearsal: bool
+    adjustments: list[Adjustment] = field(default_factory=list)
+
+
+def accelerate_argv(python: str | None = None) -> list[str]:
+    python = python or sys.executable
+    exe = Path(python).parent / "accelerate"
+    if exe.is_file() and os.access(exe, os.X_OK):
+        return [str(exe)]
+    return [python, "-m", "accelerate.commands.accelerate_cli"]
+
+
+def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, script_args: list[str] | None = None,
+                cwd: str | None = None, base_env: dict[str, str] | None = None) -> LaunchPlan:
+    """Prepare a run (creates its directory and files); raise :class:`PlanError` when it cannot start."""
+    extra_args = list(script_args or [])
+    adjustments: list[Adjustment] = []
+    if rehearse:
+        used, adjustments, rehearsal_args = rehearsal_answers(answers)
+        script = str(bundled_script())
+        args = rehearsal_args + extra_args
+    else:
+        used = answers
+        script = answers["launch.script"] or str(bundled_script())
+        args = list(answers["launch.script_args"]) + extra_args
+    where = Path(cwd) if cwd else Path.cwd()
+    script_path = Path(script) if Path(script).is_absolute() else where / script
+    if not script_path.is_file():
+        raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
+                        "with --rehearse to use the bundled script)")
+    run_dir = RunDir(Path(out_dir).expanduser().resolve())
+    gen = generate(used, run_dir.path)
+    if not gen.ok:
+        raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
+                        [f for f in gen.findings if f.severity == "error"])
+    run_dir.write_files(gen.files)
+    argv = accelerate_argv() + ["launch", "--config_file", str(run_dir.path / ACCELERATE_YAML)]
+    target = used.target
+    if rehearse and target in (FSDP1, FSDP2):
+        argv.append(str(COMPAT_SHIM))
+    argv += [script, *args]
+    base = dict(os.environ if base_env is None else base_env)
+    overrides = {"PYTHONUNBUFFERED": "1"}
+    if rehearse:
+        overrides.update(rehearsal_env(target, base))
+    env = dict(base, **overrides)
+    expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed)
+    summary_extra = {
+        "rehearsal": rehearse,
+        "target": target,
+        "script": script,
+        "script_args": args,
+        "adjustments": [a.to_dict() for a in adjustments],
+        "compat_layer_used": bool(rehearse and target in (FSDP1, FSDP2)),
+    }
+    spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
+                      expected=expected, summary_extra=summary_extra)
+    return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments)
+
+
+__all__ = ["LaunchPlan", "PlanError", "accelerate_argv", "plan_launch"]
