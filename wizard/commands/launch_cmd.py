@@ -148,6 +148,11 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     verdict = "" if ok is None else ("; settings took effect" if ok else "; SETTINGS DID NOT ALL TAKE EFFECT")
     print(f"run {result.status} (exit {result.exit_code}) in {result.duration_s:.1f}s{loss}{verdict}; "
           f"records in {run_dir}", file=err)
+    if result.exit_code == 0 and ok is False and getattr(args, "rehearse", False):
+        # a rehearsal exists to prove the settings take effect: say no with the exit code too
+        print("rehearsal failed: the run finished but the effective setup differs from the config (exit 2)",
+              file=err)
+        return EXIT_INVALID
     return result.exit_code
 
 
