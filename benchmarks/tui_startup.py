@@ -1,0 +1,153 @@
+"""Time to first paint of the interactive wizard, whole process, as a user starts it.
+
+Each run starts ``fsdpds-wizard`` (no arguments) in a pseudo-terminal of 80x24, reads what it writes
+and stops the clock when the first screen is on it: the sidebar's last entry ("Review and write")
+has been drawn. Then ctrl+q quits it. Goal (issue #3): median <= 0.5 s.
+
+A second probe runs the app in-process, headless, and lists which of torch / accelerate / deepspeed
+were imported (goal: none).
+
+    .venv/bin/python benchmarks/tui_startup.py [--runs N] [--json benchmarks/results/tui_startup.json]
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import platform
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+MARKER = b"Review and write"
+GOAL_S = 0.5
+HEAVY = ("torch", "accelerate", "deepspeed")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc), or NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def first_paint(argv: list[str], cwd: str, env: dict, timeout: float = 20.0) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) from spawning the process until MARKER is on its terminal.
+
+    The CPU time says how much work the start is, whatever else the machine is doing."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True, close_fds=True)
+    os.close(slave)
+    seen = b""
+    elapsed = None
+    try:
+        while time.perf_counter() - t0 < timeout:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            seen += chunk
+            if MARKER in seen:
+                elapsed = time.perf_counter() - t0
+                cpu = cpu_seconds(proc.pid)
+                break
+        if elapsed is None:
+            raise SystemExit(f"no first paint within {timeout}s; output tail: {seen[-400:]!r}")
+        os.write(master, b"\x11")  # ctrl+q
+        end = time.perf_counter() + 5
+        while proc.poll() is None and time.perf_counter() < end:
+            if select.select([master], [], [], 0.05)[0]:
+                try:
+                    os.read(master, 65536)
+                except OSError:
+                    break
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(5)
+        os.close(master)
+    return elapsed, cpu
+
+
+IMPORT_PROBE = """
+import asyncio, json, sys
+from wizard.tui.app import create_app
+async def go():
+    app = create_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.2)
+asyncio.run(go())
+print(json.dumps([m for m in HEAVY if m in sys.modules]))
+"""
+
+
+def heavy_imports(cwd: str, env: dict) -> list[str]:
+    src = IMPORT_PROBE.replace("HEAVY", repr(HEAVY))
+    proc = subprocess.run([sys.executable, "-c", src], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit(f"import probe failed: {proc.stderr[-800:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "tui_startup.json"))
+    args = ap.parse_args()
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="80", LINES="24", PYTHONPATH=str(ROOT))
+    env.pop("TEXTUAL", None)
+    work = tempfile.mkdtemp(prefix="fsdpds_tui_bench_")
+    argv = [str(BIN / "fsdpds-wizard")]
+    first_paint(argv, work, env)  # warm the page cache
+    pairs = [first_paint(argv, work, env) for _ in range(args.runs)]
+    samples = [w for w, _ in pairs]
+    cpu_med = statistics.median(c for _, c in pairs)
+    med = statistics.median(samples)
+    heavy = heavy_imports(work, env)
+    goals = {f"first paint median <= {GOAL_S * 1000:.0f} ms": med <= GOAL_S,
+             "no torch/accelerate/deepspeed imported": heavy == []}
+    print(f"first paint (whole process, 80x24 pty), {args.runs} runs: median {med * 1000:.0f} ms, "
+          f"min {min(samples) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms; CPU time to first paint: "
+          f"median {cpu_med * 1000:.0f} ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"heavy modules imported by the TUI: {heavy or 'none'}")
+    for goal, ok in goals.items():
+        print(f"{'PASS' if ok else 'FAIL'}: {goal}")
+    result = {
+        "runs": args.runs, "python": platform.python_version(), "machine": platform.machine(),
+        "cpus": os.cpu_count(), "first_paint_ms": {"median": round(med * 1000, 1),
+                                                   "min": round(min(samples) * 1000, 1),
+                                                   "max": round(max(samples) * 1000, 1)},
+        "cpu_to_first_paint_ms": {"median": round(cpu_med * 1000, 1)},
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "heavy_imports": heavy, "goals": goals, "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if all(goals.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

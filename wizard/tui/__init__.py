@@ -1,0 +1,1 @@
+"""The interactive wizard (Textual). Imports no torch, accelerate or deepspeed."""

@@ -1,0 +1,127 @@
+"""Wiring: the App, its command palette entries, and the factory used by the CLI and the tests."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
+from .screens.main import MainScreen
+from .session import Start, StartError, from_scratch, start_from_args
+
+
+class WizardApp(App[int]):
+    """Settings screen by default; review, help and dialogs are pushed on top."""
+
+    CSS_PATH = "wizard.tcss"
+    TITLE = "fsdpds-wizard"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (nothing is written unless you wrote it)",
+                show=False, priority=True),
+        Binding("f1", "help", "Help", id="app-help", tooltip="This list of keys", show=False),
+    ]
+
+    def __init__(self, start: Start | None = None, out: str | None = None) -> None:
+        super().__init__()
+        self.start = start or from_scratch()
+        self.out = out
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self.start, self.out)
+
+    @property
+    def main(self) -> MainScreen:
+        return next(s for s in self.screen_stack if isinstance(s, MainScreen))
+
+    # -------------------------------------------------------------- actions
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def _open(self, kind: str) -> None:
+        from .screens.open_file import OpenFileScreen
+        from .session import from_accelerate_config, from_answers_file
+
+        loader = from_answers_file if kind == "answers" else from_accelerate_config
+        title = "Open answers.yaml" if kind == "answers" else "Import an accelerate config"
+        hint = ("An answers.yaml written by this wizard (or by hand)." if kind == "answers" else
+                "An accelerate config YAML; the DeepSpeed JSON it names is read too. Its findings are listed "
+                "under 'as loaded'.")
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self._load(lambda: loader(path))
+
+        self.push_screen(OpenFileScreen(title, hint), chosen)
+
+    def _load(self, make) -> None:
+        try:
+            start = make()
+        except StartError as exc:
+            detail = "; ".join(f.message for f in exc.findings[:3])
+            self.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
+            return
+        self.main.load(start)
+
+    # -------------------------------------------------------------- command palette
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if not isinstance(screen, MainScreen):
+            return
+        main = screen
+        yield SystemCommand("Review and write the files", "Show the files, the diff and the launch command",
+                            main.action_review)
+        for target in (FSDP2, DEEPSPEED, FSDP1):
+            if target != main.answers.target:
+                yield SystemCommand(f"Switch to {TARGET_LABELS[target]}",
+                                    "Keep every answer; list what does not carry over",
+                                    lambda t=target: main.set_target(t))
+        yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
+                            main.action_next_problem)
+        yield SystemCommand("Show help", "Every key binding", self.action_help)
+        for g in GROUPS:
+            yield SystemCommand(f"Go to group: {g.label}", "Show this group's settings",
+                                lambda gid=g.id: main.focus_group(gid))
+        from .session import from_preset, preset_names
+
+        for name in preset_names():
+            yield SystemCommand(f"Load preset: {name}", "Replace the current answers with this template",
+                                lambda n=name: self._load(lambda: from_preset(n)))
+        yield SystemCommand("Start from scratch", "Replace the current answers with the defaults",
+                            lambda: self._load(from_scratch))
+        yield SystemCommand("Open answers file…", "Load an answers.yaml", lambda: self._open("answers"))
+        yield SystemCommand("Import accelerate config…", "Read an accelerate YAML (and its DeepSpeed JSON)",
+                            lambda: self._open("config"))
+
+
+def create_app(start: Start | None = None, out: str | None = None) -> WizardApp:
+    """The one factory for the CLI and the tests."""
+    return WizardApp(start, out)
+
+
+def run_app(args) -> int:
+    """``fsdpds-wizard`` without --headless: open the wizard (2 when the start file cannot be used)."""
+    from ..core.findings import Finding
+
+    try:
+        start = start_from_args(args)
+    except StartError as exc:
+        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        for f in exc.findings:
+            print(Finding.render(f), file=sys.stderr)
+        return 2
+    out = getattr(args, "out", None)
+    if out is not None and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
+        print(f"fsdpds-wizard: --out {out} exists and is not a folder", file=sys.stderr)
+        return 2
+    app = create_app(start, out)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,140 @@
+"""Rich renderables for the explanation pane: a setting, a group or a finding, both backends side by side."""
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..core.answers import Answers
+from ..core.catalog import FSDP1, FSDP2, GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
+from ..core.findings import Finding
+from ..core.render import Rendered
+from ..core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
+from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, written_for
+
+WIDE = 56
+"""From this pane width on, FSDP and DeepSpeed are shown in two columns."""
+
+
+def _heading(text: str) -> Text:
+    return Text(text, style="bold underline")
+
+
+def _para(label: str, body: str, style: str = "bold") -> Text:
+    t = Text()
+    t.append(f"{label} ", style=style)
+    t.append(body)
+    return t
+
+
+def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int) -> RenderableType:
+    if width >= WIDE:
+        table = Table(box=None, expand=True, show_edge=False, pad_edge=False, padding=(0, 1))
+        table.add_column(fsdp_title, header_style="bold cyan", ratio=1, overflow="fold")
+        table.add_column(ds_title, header_style="bold magenta", ratio=1, overflow="fold")
+        table.add_row(fsdp, ds)
+        return table
+    return Group(_para(fsdp_title + ":", fsdp, "bold cyan"), _para(ds_title + ":", ds, "bold magenta"))
+
+
+def precision_block(answers: Answers, width: int) -> RenderableType:
+    md, mp = answers["precision.model_dtype"], answers["precision.mixed_precision"]
+    title = Text(f"dtypes with weights loaded in {md}, mixed_precision {mp} (the guide's table)", style="bold")
+    table = Table(expand=width >= WIDE, show_edge=True, padding=(0, 1), header_style="bold")
+    table.add_column("")
+    table.add_column("load")
+    table.add_column("params")
+    table.add_column("compute")
+    table.add_column("optim")
+    table.add_column("checkpoint")
+    for row in precision_table(md, mp):
+        table.add_row(row.backend, row.load, row.flat_params_or_prepared, row.training_compute,
+                      row.optimizer_state, row.checkpoint)
+    notes = [Text(f"• {n}") for n in precision_notes(md, mp)]
+    return Group(title, table, *notes)
+
+
+def _where_table(setting_id: str, target: str) -> Table:
+    s = SETTING_BY_ID[setting_id]
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    for t in TARGETS:
+        mark = "▶" if t == target else " "
+        if s.applies_to(t):
+            where = s.where[t]
+        else:
+            where = f"{NOT_APPLICABLE_ICON} " + (s.not_applicable.get(t) or "no such setting")
+        table.add_row(f"{mark}{TARGET_LABELS[t]}", where)
+    return table
+
+
+def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, finding: Finding | None,
+                    width: int) -> RenderableType:
+    s = SETTING_BY_ID[setting_id]
+    t = TEXTS[setting_id]
+    target = answers.target
+    parts: list[RenderableType] = [Text(f"{s.label}  ({s.id})", style="bold")]
+    if not s.applies_to(target):
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} Not used by {TARGET_LABELS[target]}: "
+                          f"{s.not_applicable.get(target, 'no such setting')}", style="bold yellow"))
+    if finding is not None:
+        parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}"))
+    parts.append(Text(t.what))
+    if s.group == "precision":
+        parts.append(precision_block(answers, width))
+    parts.append(_side_by_side("FSDP", t.fsdp, "DeepSpeed", t.deepspeed, width))
+    parts.append(_para("Counterpart:", s.counterpart))
+    written = written_for(rendered, setting_id)
+    if written:
+        lines = ", ".join(f"{path}: {show_value(v)}" + (" (ds_config.json)" if f == "json" else "")
+                          for f, path, v in written)
+        parts.append(_para(f"Written now for {TARGET_LABELS[target]}:", lines, "bold green"))
+    elif s.applies_to(target):
+        parts.append(_para(f"Written now for {TARGET_LABELS[target]}:", "nothing (the library default applies, "
+                           "or the value lives in your script)", "bold green"))
+    parts.append(_heading("Where each target keeps it"))
+    parts.append(_where_table(setting_id, target))
+    if t.versions:
+        parts.append(_para("Versions (FSDP1 vs FSDP2):" if target in (FSDP1, FSDP2) else "Versions:", t.versions))
+    if t.tips:
+        parts.append(_para("Tip:", t.tips))
+    return Group(*_spaced(parts, width))
+
+
+def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType:
+    g = GROUP_BY_ID[group_id]
+    gt = GROUP_TEXTS[group_id]
+    parts: list[RenderableType] = [Text(g.label, style="bold"), Text(gt.summary),
+                                   _side_by_side("FSDP", gt.fsdp, "DeepSpeed", gt.deepspeed, width),
+                                   _para("No counterpart:", gt.no_counterpart)]
+    if group_id == "precision":
+        parts.append(precision_block(answers, width))
+    if g.guide:
+        parts.append(Text("One of the groups of the Accelerate guide \"FSDP vs DeepSpeed\".", style="dim"))
+    parts.append(Text("Enter: edit this group · F2: zoom this pane · F1: all keys", style="dim"))
+    return Group(*_spaced(parts, width))
+
+
+def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
+    parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold"),
+                                   Text(f.message)]
+    if f.fix:
+        parts.append(_para("Fix:", f.fix))
+    if f.keys:
+        parts.append(_para("Blames:", ", ".join(f.keys)))
+    if f.source:
+        parts.append(_para("Source:", f.source, "dim bold"))
+    parts.append(Text("Enter jumps to the setting.", style="dim"))
+    return Group(*_spaced(parts, width))
+
+
+def _spaced(parts: list[RenderableType], width: int) -> list[RenderableType]:
+    """A blank line between parts when there is room; none in the small pane of an 80x24 terminal."""
+    out: list[RenderableType] = []
+    for p in parts:
+        if out and width >= WIDE:
+            out.append(Text(""))
+        out.append(p)
+    return out
+

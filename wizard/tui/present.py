@@ -1,0 +1,297 @@
+"""Pure helpers between the domain and the screens: value <-> text, labels, icons, written keys.
+
+No Textual here, so everything below is testable in milliseconds.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.answers import Answers, coerce_value
+from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS, Setting
+from ..core.findings import ERROR, INFO, WARNING, Finding
+from ..core.render import Rendered, render, zero_stage
+
+ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}
+"""Severity is always shown as an icon *and* a word, never by colour alone."""
+WORDS = {ERROR: "ERROR", WARNING: "WARN", INFO: "NOTE"}
+NOT_APPLICABLE_ICON = "⊘"
+
+
+def severity_tag(severity: str) -> str:
+    return f"{ICONS[severity]} {WORDS[severity]}"
+
+
+def target_label(answers: Answers) -> str:
+    """``FSDP2 · full shard`` / ``DeepSpeed ZeRO-3``: the target in a few words."""
+    if answers.target == DEEPSPEED:
+        return f"DeepSpeed ZeRO-{zero_stage(answers)}"
+    strategy = SHARDING[answers["sharding.strategy"]]
+    if answers.target == FSDP1:
+        return f"FSDP1 {strategy[0] or 'SHARD_GRAD_OP'}"
+    return f"FSDP2 {_FSDP2_WORDS[answers['sharding.strategy']]}"
+
+
+_FSDP2_WORDS = {"full": "full shard", "grads_optimizer": "no reshard", "optimizer": "no reshard (≈ZeRO-1)",
+                "none": "no reshard (≈NO_SHARD)", "hybrid_full": "hybrid full shard",
+                "hybrid_grads_optimizer": "hybrid, no reshard"}
+
+
+# ------------------------------------------------------------------ choices
+
+_BACKEND = {"fsdp": "PyTorch FSDP", "deepspeed": "DeepSpeed ZeRO"}
+_VERSION = {1: "FSDP1 (flat parameters)", 2: "FSDP2 (fully_shard)"}
+_OFFLOAD = {"none": "keep on GPU", "cpu": "CPU RAM", "nvme": "NVMe (DeepSpeed)"}
+
+
+def choice_label(setting: Setting, value: Any) -> str:
+    """What a choice looks like in a Select: the answer value plus its native names."""
+    sid = setting.id
+    if sid == "sharding.strategy":
+        fsdp1, _, stage, hybrid = SHARDING[value]
+        native = f"{fsdp1 or 'no FSDP twin'} · ZeRO-{stage}" + ("+hpZ" if hybrid and stage == 3 else "")
+        return f"{value} — {native}"
+    if sid == "backend":
+        return f"{value} — {_BACKEND[value]}"
+    if sid == "fsdp_version":
+        return f"{value} — {_VERSION[value]}"
+    if sid in ("offload.optimizer", "offload.params"):
+        return f"{value} — {_OFFLOAD[value]}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def choice_options(setting: Setting) -> list[tuple[str, Any]]:
+    if setting.kind == "bool":  # only nullable bools are shown as a choice
+        return [("true", True), ("false", False)]
+    return [(choice_label(setting, c), c) for c in setting.choices]
+
+
+def uses_select(setting: Setting) -> bool:
+    return setting.kind == "choice" or (setting.kind == "bool" and setting.nullable)
+
+
+# ------------------------------------------------------------------ text fields
+
+
+def value_to_text(setting: Setting, value: Any) -> str:
+    if value is None:
+        return ""
+    if setting.kind == "list":
+        return ", ".join(value)
+    if setting.kind == "dict":
+        return json.dumps(value, sort_keys=True) if value else ""
+    return str(value)
+
+
+def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
+    """Parse what was typed. Returns (value, None) or (None, message for the user)."""
+    raw = text.strip()
+    if not raw:
+        if setting.nullable:
+            return None, None
+        if setting.kind == "list":
+            return [], None
+        if setting.kind == "dict":
+            return {}, None
+        return None, "required: " + _describe(setting)
+    candidate: Any = raw
+    if setting.allow_auto and raw.lower() == AUTO:
+        candidate = AUTO
+    elif setting.kind == "int":
+        try:
+            candidate = int(raw.replace("_", ""))
+        except ValueError:
+            return None, f"not a whole number: {_describe(setting)}"
+    elif setting.kind == "float":
+        try:
+            candidate = float(raw)
+        except ValueError:
+            return None, f"not a number: {_describe(setting)}"
+    elif setting.kind == "dict":
+        try:
+            candidate = json.loads(raw)
+        except ValueError as exc:
+            return None, f"not JSON ({exc.msg}): write e.g. {{\"steps_per_print\": 100}}"
+    value, problem = coerce_value(setting, candidate)
+    if problem is not None:
+        return None, problem.message.split("; ", 1)[-1]
+    return value, None
+
+
+def _describe(setting: Setting) -> str:
+    kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
+            "dict": "a JSON object"}.get(setting.kind, setting.kind)
+    parts = [kind]
+    if setting.minimum is not None:
+        parts.append(f">= {setting.minimum:g}")
+    if setting.maximum is not None:
+        parts.append(f"<= {setting.maximum:g}")
+    if setting.allow_auto:
+        parts.append("or auto")
+    if setting.nullable:
+        parts.append("or empty for the library default")
+    return " ".join(parts)
+
+
+def placeholder(setting: Setting) -> str:
+    if setting.nullable:
+        return "(library default)"
+    return _describe(setting)
+
+
+# ------------------------------------------------------------------ what gets written
+
+
+def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
+    """(file, value) for a provenance path of the rendered accelerate YAML or DeepSpeed JSON."""
+    for name, data in (("yaml", rendered.accelerate), ("json", rendered.deepspeed)):
+        node: Any = data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                node = _MISSING
+                break
+            node = node[part]
+        if node is not _MISSING and not isinstance(node, dict):
+            return name, node
+    return None
+
+
+_MISSING = object()
+
+
+_BOILERPLATE = {"compute_environment", "debug", "use_cpu", "downcast_bf16", "enable_cpu_affinity"}
+"""Keys every config gets whatever the answers say: not worth showing as what a setting writes."""
+
+
+def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
+    """Every (file, key, value) the setting produced in this render."""
+    out = []
+    for path, sid in rendered.provenance.items():
+        if sid != setting_id or path in _BOILERPLATE:
+            continue
+        found = rendered_value(rendered, path)
+        if found is not None:
+            out.append((found[0], path, found[1]))
+    return out
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+# ------------------------------------------------------------------ findings
+
+
+def finding_setting(finding: Finding) -> str | None:
+    """The first catalogue setting a finding blames (the place to jump to), if any."""
+    for key in finding.keys:
+        if key in SETTING_BY_ID:
+            return key
+    return None
+
+
+def worst_by_setting(findings: list[Finding]) -> dict[str, Finding]:
+    rank = {ERROR: 0, WARNING: 1, INFO: 2}
+    out: dict[str, Finding] = {}
+    for f in findings:
+        for key in f.keys:
+            if key in SETTING_BY_ID and (key not in out or rank[f.severity] < rank[out[key].severity]):
+                out[key] = f
+    return out
+
+
+def counts(findings: list[Finding]) -> dict[str, int]:
+    return {s: sum(1 for f in findings if f.severity == s) for s in (ERROR, WARNING, INFO)}
+
+
+def counts_text(findings: list[Finding]) -> str:
+    c = counts(findings)
+    return (f"{ICONS[ERROR]} {c[ERROR]} error{'s' * (c[ERROR] != 1)}  "
+            f"{ICONS[WARNING]} {c[WARNING]} warning{'s' * (c[WARNING] != 1)}  "
+            f"{ICONS[INFO]} {c[INFO]} note{'s' * (c[INFO] != 1)}")
+
+
+# ------------------------------------------------------------------ switching target
+
+_ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
+                 "checkpoint.format", "precision.mixed_precision")
+
+
+@dataclass(frozen=True)
+class CarryLine:
+    setting_id: str
+    label: str
+    value: str
+    before: str
+    after: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SwitchReport:
+    before: str
+    after: str
+    carried: tuple[CarryLine, ...]
+    dropped: tuple[CarryLine, ...]
+    new_findings: tuple[Finding, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.carried or self.dropped or self.new_findings)
+
+
+def _written_text(rendered: Rendered, sid: str, target: str) -> str:
+    items = written_for(rendered, sid)
+    if not items:
+        s = SETTING_BY_ID[sid]
+        if s.applies_to(target):
+            return f"(via {s.where[target].split('.', 1)[-1]})"
+        return "(not written)"
+    return ", ".join(f"{path.rsplit('.', 1)[-1] if file == 'yaml' else path}: {show_value(v)}"
+                     for file, path, v in items[:2])
+
+
+def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
+                  f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
+    """What a change of backend or FSDP version did to each stated intent."""
+    t0, t1 = before.target, after.target
+    carried, dropped = [], []
+    for s in SETTINGS:
+        if s.group == "backend":
+            continue
+        stated = before.is_set(s.id) or s.id in _ALWAYS_SHOWN
+        if not stated:
+            continue
+        value = show_value(before[s.id])
+        if s.applies_to(t0) and not s.applies_to(t1):
+            if before.is_set(s.id):
+                dropped.append(CarryLine(s.id, s.label, value, _written_text(r_before, s.id, t0), "(not written)",
+                                         s.not_applicable.get(t1, "")))
+            continue
+        if s.applies_to(t1):
+            b, a = _written_text(r_before, s.id, t0), _written_text(r_after, s.id, t1)
+            if b != a:
+                carried.append(CarryLine(s.id, s.label, value, b, a))
+    old = {(f.rule, f.keys) for f in f_before}
+    new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
+    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new)
+
+
+def quick_generate(answers: Answers, out_dir):
+    """What the first paint needs, without the YAML text or the config linter (imported later).
+
+    Same shape as :func:`wizard.core.generate.generate`; ``files`` stays empty."""
+    from ..core.answer_rules import check_answers
+    from ..core.findings import sort_findings
+    from ..core.generate import Generated, ds_config_ref
+
+    return Generated(answers, render(answers, ds_config_ref(out_dir)), sort_findings(check_answers(answers)), {})

@@ -1,0 +1,1 @@
+"""Screens of the wizard: main (settings), review, help and small dialogs."""

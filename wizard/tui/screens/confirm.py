@@ -1,0 +1,45 @@
+"""Yes/no before replacing files on disk; returns the answer through ``dismiss``."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes, replace", id="confirm-yes"),
+        Binding("n,escape", "answer(False)", "No, cancel", id="confirm-no"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 80%; max-width: 100; height: auto; border: thick $warning; background: $surface; padding: 0 1;
+    }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; }
+    ConfirmScreen Button { margin-right: 2; }
+    """
+
+    def __init__(self, title: str, message: str, yes: str = "Replace (y)", no: str = "Cancel (n)") -> None:
+        super().__init__()
+        self.title_text, self.message, self.yes, self.no = title, message, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            yield Static(Text(self.message), id="confirm-message")
+            with Horizontal():
+                yield Button(self.yes, id="yes", variant="warning", compact=True)
+                yield Button(self.no, id="no", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

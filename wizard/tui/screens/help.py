@@ -1,0 +1,85 @@
+"""Every key binding, read from the classes that declare them (so the list cannot drift)."""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+NAVIGATION = [
+    ("tab / shift+tab", "Next / previous field or panel"),
+    ("up / down", "Move in a list (groups, findings, a choice menu)"),
+    ("enter", "Groups: edit the group · Findings: jump to the setting · Choice: open / pick"),
+    ("space", "Flip a true/false setting; open a choice"),
+    ("escape", "Close a menu or dialog; leave the review"),
+    ("left / right", "Review: previous / next file tab"),
+    ("pageup / pagedown", "Scroll the form, the explanation or a file"),
+    ("ctrl+p", "Command palette: every action by name (switch backend, load a preset, go to a group...)"),
+    ("ctrl+q", "Quit"),
+    ("mouse", "Click groups, fields, findings, tabs and buttons; the wheel scrolls"),
+]
+
+
+def _key(binding: Binding) -> str:
+    return " / ".join(k.strip() for k in binding.key.split(","))
+
+
+def binding_rows() -> list[tuple[str, str, str]]:
+    """(where, keys, what) for every binding the wizard declares, then the standard navigation keys."""
+    from ..app import WizardApp
+    from ..widgets.fields import Toggle
+    from .confirm import ConfirmScreen
+    from .main import MainScreen
+    from .review import ReviewScreen
+    from .switch_report import SwitchReportScreen
+
+    rows: list[tuple[str, str, str]] = []
+    everywhere: set[str] = set()
+    for where, cls in (("Everywhere", WizardApp), ("Settings", MainScreen), ("Review", ReviewScreen),
+                       ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
+                       ("true/false field", Toggle), ("Help", HelpScreen)):
+        for b in cls.BINDINGS:
+            if isinstance(b, Binding) and b.description and not b.system and _key(b) not in everywhere:
+                rows.append((where, _key(b), b.tooltip or b.description))
+                if cls is WizardApp:
+                    everywhere.add(_key(b))
+    rows.extend(("Navigation", k, d) for k, d in NAVIGATION)
+    return rows
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q", "close", "Close help", id="close-help")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Vertical {
+        width: 95%; max-width: 120; height: 95%; border: thick $accent; background: $surface; padding: 0 1;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        table = Table(expand=True, box=None, show_header=False, padding=(0, 1))
+        table.add_column("keys", style="bold cyan", no_wrap=True, min_width=14)
+        table.add_column("what it does", ratio=1)
+        last = None
+        for where, keys, what in binding_rows():
+            if where != last:
+                if last is not None:
+                    table.add_row("", "")
+                table.add_row(Text(where, style="bold underline"), "")
+                last = where
+            table.add_row(keys, what)
+        with Vertical() as box:
+            box.border_title = "Keys (Escape closes)"
+            with VerticalScroll(id="help-scroll"):
+                yield Static(Text("The wizard works with the keyboard alone; every action is also in the command "
+                                  "palette (ctrl+p) and most have a mouse target."), classes="intro")
+                yield Static(table, id="help-table")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,306 @@
+"""The wizard's main screen: groups on the left, the form of one group, the explanation, the findings.
+
+The screen holds the current :class:`Answers`. Every change from a field becomes a new Answers value,
+then :func:`generate` (a few milliseconds) refreshes the findings, the badges and the explanation.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid
+from textual.events import DescendantFocus, Resize
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, OptionList
+
+from ...core.answers import Answers
+from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
+from ...core.findings import ERROR, Finding
+from ...core.generate import Generated, generate
+from ..explain import explain_finding, explain_group, explain_setting
+from ..present import finding_setting, quick_generate, switch_report, target_label, worst_by_setting
+from ..session import Start, default_out
+from ..widgets.explanation import ExplanationPane
+from ..widgets.fields import SettingChanged, SettingField, field_id
+from ..widgets.findings import FindingsList
+from ..widgets.group_form import GroupForm, form_id
+from ..widgets.sidebar import REVIEW, GroupList
+from ..widgets.statusbar import StatusBar, status_text
+
+WIDE_AT = 120
+"""From this terminal width on, the explanation gets its own column."""
+
+TARGET_CYCLE = {FSDP2: DEEPSPEED, DEEPSPEED: FSDP1, FSDP1: FSDP2}
+
+
+class MainScreen(Screen):
+    BINDINGS = [
+        Binding("f1", "app.help", "Help", id="help", tooltip="Every key binding"),
+        Binding("ctrl+r", "review", "Review", id="review", tooltip="Review the files, then write them"),
+        Binding("ctrl+g", "focus_groups", "Groups", id="groups", tooltip="Move to the list of groups"),
+        Binding("ctrl+f", "focus_findings", "Findings", id="findings", tooltip="Move to the findings list", show=False),
+        Binding("ctrl+n", "next_problem", "Problems", id="next-problem",
+                tooltip="Jump to the setting of the next error or warning"),
+        Binding("ctrl+t", "cycle_target", "Target", id="target",
+                tooltip="Switch FSDP2 → DeepSpeed → FSDP1 → FSDP2, keeping the intent"),
+        Binding("f2", "zoom_explanation", "Zoom", id="zoom",
+                tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
+    ]
+
+    def __init__(self, start: Start, out: str | None) -> None:
+        super().__init__(id="main")
+        self.answers: Answers = start.answers
+        """The current answers (the only copy)."""
+        self.start = start
+        self.out_fixed = out is not None
+        """True when the folder came from --out or was edited: it no longer follows the target."""
+        self.out = out if out is not None else default_out(start.answers)
+        self.generated: Generated = quick_generate(self.answers, Path(self.out))
+        """The first screen is painted from the answer rules alone; the full check (YAML text, config
+        linter) follows right after the first paint, see :meth:`_full_check`."""
+        self._problem_index = -1
+        self.ready = False
+        """True once the full check has run after the first paint (tests and scripts wait for it)."""
+
+    # -------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        """Everything on the first screen is built here, in one pass, from the quick check."""
+        a, gen = self.answers, self.generated
+        first = GROUPS[0].id
+        yield StatusBar(status_text(target_label(a), self.out, gen.findings, self.start.source), id="status")
+        with Grid(id="body"):
+            yield GroupList(gen.findings, a.target)
+            with ContentSwitcher(id="forms", initial=form_id(first)):
+                yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings))
+            pane = ExplanationPane()
+            pane.explain(("group", first), lambda w: explain_group(first, a, w))
+            yield pane
+            yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._apply_width(self.app.size.width)
+        groups = self.query_one(GroupList)
+        groups.highlighted = 0
+        groups.focus()
+        self.call_after_refresh(self._full_check)
+
+    def _full_check(self) -> None:
+        self.generated = generate(self.answers, Path(self.out))
+        self.refresh_all()
+        self.ready = True
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_width(event.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width >= WIDE_AT, "-wide")
+
+    # -------------------------------------------------------------- the answers
+
+    def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True) -> None:
+        before, gen_before = self.answers, self.generated
+        self.answers = answers
+        if not self.out_fixed:
+            self.out = default_out(answers)
+        self.generated = generate(answers, Path(self.out))
+        if not from_field:
+            for form in self.query(GroupForm):
+                form.show_values(answers)
+        self.refresh_all()
+        if report and before.target != answers.target:
+            from .switch_report import SwitchReportScreen
+
+            rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
+                                gen_before.findings, self.generated.findings)
+            self.app.push_screen(SwitchReportScreen(rep))
+
+    def set_out(self, out: str) -> None:
+        if out != self.out:
+            self.out, self.out_fixed = out, True
+            self.generated = generate(self.answers, Path(self.out))
+            self.refresh_all()
+
+    def set_target(self, target: str) -> None:
+        changes = {"backend": "deepspeed"} if target == DEEPSPEED else {"backend": "fsdp",
+                                                                         "fsdp_version": 1 if target == FSDP1 else 2}
+        self.set_answers(self.answers.replace(changes))
+
+    def load(self, start: Start) -> None:
+        self.start = start
+        self.set_answers(start.answers, report=False)
+        self.notify(f"Loaded {start.source or 'the defaults'}", timeout=3)
+
+    @on(SettingChanged)
+    def _setting_changed(self, event: SettingChanged) -> None:
+        if self.answers[event.setting_id] != event.value:
+            self.set_answers(self.answers.replace({event.setting_id: event.value}), from_field=True)
+
+    # -------------------------------------------------------------- refresh
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.generated.findings
+
+    def refresh_all(self) -> None:
+        a, gen = self.answers, self.generated
+        self.query_one(StatusBar).show(target_label(a), self.out, gen.findings, self.start.source)
+        self.query_one(GroupList).show_badges(gen.findings, a.target)
+        self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
+        problems = worst_by_setting(gen.findings)
+        for form in self.query(GroupForm):
+            form.show_state(a, gen.rendered, problems)
+        self._refresh_explanation()
+
+    def _refresh_explanation(self) -> None:
+        pane = self.query_one(ExplanationPane)
+        if pane.subject is None:
+            return
+        kind, key = pane.subject
+        if kind == "setting":
+            self.explain_setting(key)
+        elif kind == "group":
+            self.explain_group(key)
+        else:
+            pane.refresh_content()
+
+    def explain_setting(self, setting_id: str) -> None:
+        finding = worst_by_setting(self.generated.findings).get(setting_id)
+        a, rendered = self.answers, self.generated.rendered
+        self.query_one(ExplanationPane).explain(
+            ("setting", setting_id), lambda w: explain_setting(setting_id, a, rendered, finding, w))
+
+    def explain_group(self, group_id: str) -> None:
+        a = self.answers
+        self.query_one(ExplanationPane).explain(("group", group_id), lambda w: explain_group(group_id, a, w))
+
+    def explain_finding(self, finding: Finding) -> None:
+        self.query_one(ExplanationPane).explain(("finding", finding.rule), lambda w: explain_finding(finding, w))
+
+    # -------------------------------------------------------------- groups and focus
+
+    async def show_group(self, group_id: str) -> GroupForm:
+        switcher = self.query_one("#forms", ContentSwitcher)
+        forms = self.query(f"#{form_id(group_id)}")
+        if forms:
+            form = forms.first(GroupForm)
+        else:
+            form = GroupForm(group_id, self.answers, self.generated.rendered, worst_by_setting(self.generated.findings))
+            await switcher.mount(form)
+        switcher.current = form.id
+        return form
+
+    @on(OptionList.OptionHighlighted, "#groups")
+    async def _group_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        group_id = event.option.id
+        if group_id and group_id != REVIEW:
+            await self.show_group(group_id)
+            if self.focused is event.option_list:
+                self.explain_group(group_id)
+
+    @on(OptionList.OptionSelected, "#groups")
+    async def _group_selected(self, event: OptionList.OptionSelected) -> None:
+        group_id = event.option.id
+        if group_id == REVIEW:
+            self.action_review()
+            return
+        if group_id:
+            form = await self.show_group(group_id)
+            control = form.first_control()
+            if control is not None:
+                control.focus()
+
+    @on(OptionList.OptionHighlighted, "#findings")
+    def _finding_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        finding = self.query_one(FindingsList).finding_at(event.option_index)
+        if finding is not None and self.focused is event.option_list:
+            self.explain_finding(finding)
+
+    @on(FindingsList.Jump)
+    async def _finding_jump(self, event: FindingsList.Jump) -> None:
+        await self.jump_to_finding(event.finding)
+
+    async def jump_to_finding(self, finding: Finding) -> None:
+        setting_id = finding_setting(finding)
+        if setting_id is None:
+            self.notify(f"'{finding.rule}' is about {', '.join(finding.keys)}, not one setting", timeout=4)
+            return
+        await self.jump_to(setting_id)
+
+    async def jump_to(self, setting_id: str) -> None:
+        group = SETTING_BY_ID[setting_id].group
+        groups = self.query_one(GroupList)
+        with groups.prevent(OptionList.OptionHighlighted):
+            groups.select_group(group)
+        form = await self.show_group(group)
+        field = form.query_one(f"#{field_id(setting_id)}", SettingField)
+        field.control.focus(scroll_visible=False)
+        # once the (maybe just mounted) form has its layout, bring the whole field into view
+        self.call_after_refresh(form.scroll_to_widget, field, animate=False)
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        widget = event.widget
+        for node in widget.ancestors_with_self:
+            if isinstance(node, SettingField):
+                self.explain_setting(node.setting.id)
+                return
+        if isinstance(widget, GroupList) and widget.group_id and widget.group_id != REVIEW:
+            self.explain_group(widget.group_id)
+        elif isinstance(widget, FindingsList) and widget.current is not None:
+            self.explain_finding(widget.current)
+
+    # -------------------------------------------------------------- actions
+
+    async def focus_group(self, group_id: str) -> None:
+        groups = self.query_one(GroupList)
+        groups.select_group(group_id)
+        await self.show_group(group_id)
+        groups.focus()
+
+    def action_zoom_explanation(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        pane = self.query_one(ExplanationPane)
+        pane.focus()
+        self.maximize(pane)
+
+    def action_focus_groups(self) -> None:
+        self.query_one(GroupList).focus()
+
+    def action_focus_findings(self) -> None:
+        findings = self.query_one(FindingsList)
+        findings.focus()
+        if findings.highlighted is None and findings.option_count:
+            findings.highlighted = 0
+
+    async def action_next_problem(self) -> None:
+        jumpable = [f for f in self.findings if f.severity != "info" and finding_setting(f)]
+        if not jumpable:
+            self.notify("No errors or warnings to visit.", timeout=3)
+            return
+        self._problem_index = (self._problem_index + 1) % len(jumpable)
+        await self.jump_to_finding(jumpable[self._problem_index])
+
+    def action_cycle_target(self) -> None:
+        self.set_target(TARGET_CYCLE[self.answers.target])
+
+    def action_review(self) -> None:
+        from .review import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.answers, self.out), self._review_closed)
+
+    async def _review_closed(self, result: dict | None) -> None:
+        if not result:
+            return
+        if result.get("out"):
+            self.set_out(result["out"])
+        if result.get("jump"):
+            await self.jump_to(result["jump"])
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == ERROR for f in self.findings)

@@ -1,0 +1,256 @@
+"""Review: the exact files, a diff against what is on disk, the launch command; then an atomic write."""
+from __future__ import annotations
+
+import difflib
+import shlex
+from pathlib import Path
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
+
+from ...core.answers import Answers
+from ...core.files import WriteRefused, plan_conflicts, write_files
+from ...core.findings import ERROR
+from ...core.generate import Generated, generate, launch_command
+from ..present import ICONS, WORDS, finding_setting, target_label
+
+_LEXERS = {".yaml": "yaml", ".json": "json"}
+WIDE_AT = 120
+"""From this width on, every finding is listed beside the files."""
+THEME = "monokai"
+
+
+def file_state(path: Path, text: str) -> str:
+    if not path.exists():
+        return "new"
+    try:
+        return "same" if path.read_text(encoding="utf-8", errors="replace") == text else "changed"
+    except OSError:
+        return "unreadable"
+
+
+def unified_diff(path: Path, text: str) -> str:
+    old = path.read_text(encoding="utf-8", errors="replace")
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
+                                        fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
+
+
+def _findings_renderable(findings) -> Group:
+    if not findings:
+        return Group(Text("✔ No findings.", style="green"))
+    lines = []
+    for f in findings:
+        line = Text()
+        line.append(f"{ICONS[f.severity]} {WORDS[f.severity]} ", style="bold")
+        line.append(f"{finding_setting(f) or ', '.join(f.keys)}: ", style="bold")
+        line.append(f.message)
+        lines.append(line)
+        if f.fix:
+            lines.append(Text(f"  fix: {f.fix}", style="dim"))
+    return Group(*lines)
+
+
+def _pane_id(name: str) -> str:
+    return "file-" + name.replace(".", "-")
+
+
+class ReviewScreen(Screen[dict | None]):
+    """Escape returns to the form; the result says where to jump and which folder was chosen."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="back", tooltip="Back to the settings"),
+        Binding("ctrl+s", "write", "Write files", id="write", tooltip="Write the files (atomic; asks before replacing)"),
+        Binding("ctrl+y", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
+        Binding("ctrl+n", "fix_error", "Go to error", id="fix", tooltip="Back to the setting of the first error"),
+        Binding("f1", "app.help", "Help", id="review-help"),
+    ]
+
+    def __init__(self, answers: Answers, out: str) -> None:
+        super().__init__(id="review")
+        self.answers = answers
+        self.out = out
+        self.generated: Generated = generate(answers, Path(out))
+        self.status = ""
+
+    # -------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="review-title")
+        yield Static(id="review-errors")
+        with Horizontal(id="out-row"):
+            yield Label("Folder: ", id="out-label")
+            yield Input(self.out, id="out", compact=True, placeholder="folder for the files")
+        with Horizontal(id="review-body"):
+            with TabbedContent(id="files"):
+                for name in self.generated.files:
+                    with TabPane(name, id=_pane_id(name)):
+                        with VerticalScroll():
+                            yield Static(id=f"{_pane_id(name)}-text")
+                with TabPane("Diff", id="file-diff"):
+                    with VerticalScroll():
+                        yield Static(id="diff-text")
+            with VerticalScroll(id="review-side", can_focus=False) as side:
+                side.border_title = "Findings"
+                yield Static(id="review-findings")
+        yield Static(id="launch")
+        yield Static(id="write-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_content()
+        self.query_one("#files Tabs").focus()
+
+    def on_resize(self, event) -> None:
+        self.set_class(event.size.width >= WIDE_AT, "-wide")
+
+    # -------------------------------------------------------------- content
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.out).expanduser()
+
+    @property
+    def errors(self):
+        return [f for f in self.generated.findings if f.severity == ERROR]
+
+    def refresh_content(self) -> None:
+        gen, out = self.generated, self.out_dir
+        states = {name: file_state(out / name, text) for name, text in gen.files.items()}
+        title = Text()
+        title.append("Review ", style="bold")
+        title.append(f"{target_label(self.answers)} ", style="bold cyan")
+        changed = sum(1 for s in states.values() if s == "changed")
+        new = sum(1 for s in states.values() if s == "new")
+        title.append(f"· {len(states)} files: {new} new, {changed} changed, {len(states) - new - changed} same")
+        self.query_one("#review-title", Static).update(title)
+        errors = self.errors
+        box = self.query_one("#review-errors", Static)
+        box.set_class(bool(errors), "-errors")
+        if errors:
+            lines = [Text(f"{ICONS[ERROR]} {len(errors)} error{'s' * (len(errors) != 1)} block writing "
+                          "(ctrl+n goes to the first one):", style="bold")]
+            for f in errors:
+                lines.append(Text(f"  {ICONS[ERROR]} {WORDS[ERROR]} {finding_setting(f) or ', '.join(f.keys)}: "
+                                  f"{f.message}"))
+            box.update(Group(*lines))
+        else:
+            box.update("")
+        tabbed = self.query_one(TabbedContent)
+        for name, text in gen.files.items():
+            lexer = _LEXERS.get(Path(name).suffix, "text")
+            self.query_one(f"#{_pane_id(name)}-text", Static).update(
+                Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False, background_color="default"))
+            tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
+        changed = [n for n, s in states.items() if s == "changed"]
+        diff_text = self.query_one("#diff-text", Static)
+        if changed:
+            diff = "".join(unified_diff(out / n, gen.files[n]) for n in changed)
+            diff_text.update(Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default"))
+        else:
+            present = [n for n, s in states.items() if s == "same"]
+            diff_text.update(Text("Nothing to compare: " + (
+                "the files on disk are identical." if present else f"no files in {self.out} yet.")))
+        tabbed.get_tab("file-diff").label = f"Diff ({len(changed)} changed)"
+        self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
+        command = self.command_line()
+        launch = Text()
+        launch.append("Launch: ", style="bold")
+        launch.append(command)
+        self.query_one("#launch", Static).update(launch)
+        self.query_one("#write-status", Static).update(self._status_text(states))
+
+    def command_line(self) -> str:
+        a = self.answers
+        return shlex.join(launch_command(self.out_dir, a["launch.script"], list(a["launch.script_args"])))
+
+    def _status_text(self, states: dict[str, str]) -> Text:
+        if self.status:
+            return Text(self.status)
+        if self.errors:
+            return Text(f"{ICONS[ERROR]} Not ready: fix the errors first (Escape goes back).", style="bold red")
+        replaced = [n for n, s in states.items() if s == "changed"]
+        msg = f"Ready: ctrl+s writes {len(states)} files to {self.out}"
+        if replaced:
+            msg += f"; asks before replacing {', '.join(replaced)} (old kept as .bak)"
+        return Text(msg, style="bold green")
+
+    @on(Input.Changed, "#out")
+    def _out_changed(self, event: Input.Changed) -> None:
+        value = event.value.strip()
+        if value and value != self.out:
+            self.out = value
+            self.generated = generate(self.answers, self.out_dir)
+            self.status = ""
+            self.refresh_content()
+
+    # -------------------------------------------------------------- actions
+
+    def action_back(self) -> None:
+        self.dismiss({"out": self.out})
+
+    def action_fix_error(self) -> None:
+        errors = self.errors
+        target = next((finding_setting(f) for f in errors if finding_setting(f)), None)
+        if target is None:
+            self.notify("No error to go to." if not errors else "This error is not tied to one setting.", timeout=3)
+            return
+        self.dismiss({"out": self.out, "jump": target})
+
+    def action_copy_command(self) -> None:
+        self.app.copy_to_clipboard(self.command_line())
+        self.notify("Copied the launch command (your terminal must allow clipboard access).", timeout=3)
+
+    def action_write(self) -> None:
+        if self.errors:
+            self.notify(f"{ICONS[ERROR]} {len(self.errors)} error(s) block writing.", severity="error", timeout=4)
+            return
+        out = self.out_dir
+        if out.exists() and not out.is_dir():
+            self._set_status(f"{ICONS[ERROR]} {self.out} exists and is not a folder.")
+            return
+        files = {out / name: text for name, text in self.generated.files.items()}
+        conflicts = plan_conflicts(files)
+        if not conflicts:
+            self._write(files, force=False)
+            return
+        from .confirm import ConfirmScreen
+
+        names = "\n".join(f"  {p.name}" for p in conflicts)
+        message = (f"These files in {self.out} have other content:\n{names}\n\nReplace them? The old versions are "
+                   "kept next to them as NAME.bak. The Diff tab shows what changes.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write(files, force=True)
+            else:
+                self._set_status("Nothing written.")
+
+        self.app.push_screen(ConfirmScreen("Replace existing files?", message), answered)
+
+    def _write(self, files: dict[Path, str], force: bool) -> None:
+        try:
+            result = write_files(files, force=force)
+        except WriteRefused as exc:
+            self._set_status(f"{ICONS[ERROR]} {exc}")
+            return
+        except OSError as exc:
+            self._set_status(f"{ICONS[ERROR]} cannot write to {self.out}: {exc.strerror or exc}")
+            return
+        parts = [f"✔ Wrote {len(result.written)} file{'s' * (len(result.written) != 1)} to {self.out}"]
+        if result.unchanged:
+            parts.append(f"{len(result.unchanged)} already up to date")
+        if result.backups:
+            parts.append("kept " + ", ".join(p.name for p in result.backups))
+        self._set_status("; ".join(parts) + ".")
+        self.notify(self.status, timeout=4)
+
+    def _set_status(self, text: str) -> None:
+        self.status = text
+        self.refresh_content()

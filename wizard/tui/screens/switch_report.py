@@ -1,0 +1,82 @@
+"""After a change of backend or FSDP version: what carried over (and how it is written now), what did not."""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS, SwitchReport
+
+
+def report_renderable(report: SwitchReport, width: int = 80) -> Group:
+    parts: list = []
+    if report.carried:
+        parts.append(Text(f"✔ Carried over (the same intent, written the {report.after} way):", style="bold green"))
+        if width >= 100:
+            table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold", expand=True)
+            table.add_column("answer", ratio=3)
+            table.add_column(f"was ({report.before})", ratio=4)
+            table.add_column(f"now ({report.after})", ratio=4)
+            for line in report.carried:
+                table.add_row(f"{line.setting_id} = {line.value}", line.before, line.after)
+            parts.append(table)
+        else:
+            for line in report.carried:
+                text = Text()
+                text.append(f"  {line.setting_id} = {line.value}\n", style="bold")
+                text.append(f"    {line.before} ", style="dim")
+                text.append("→ ")
+                text.append(line.after)
+                parts.append(text)
+    if report.dropped:
+        parts.append(Text(""))
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",
+                          style="bold yellow"))
+        for line in report.dropped:
+            parts.append(Text(f"  {line.setting_id} = {line.value}: {line.reason}"))
+    if report.new_findings:
+        parts.append(Text(""))
+        parts.append(Text("Changed meaning (see Findings):", style="bold yellow"))
+        for f in report.new_findings:
+            parts.append(Text(f"  {ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"))
+    if not (report.dropped or report.new_findings):
+        parts.append(Text(""))
+        parts.append(Text("Nothing was lost in the switch.", style="green"))
+    return Group(*parts)
+
+
+class SwitchReportScreen(ModalScreen[None]):
+    """Enter or Escape closes it."""
+
+    BINDINGS = [Binding("escape,enter", "close", "Close", id="close-report")]
+    DEFAULT_CSS = """
+    SwitchReportScreen { align: center middle; }
+    SwitchReportScreen > Vertical {
+        width: 90%; max-width: 130; height: auto; max-height: 90%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    SwitchReportScreen VerticalScroll { height: auto; max-height: 1fr; }
+    SwitchReportScreen Button { margin-top: 1; }
+    """
+
+    def __init__(self, report: SwitchReport) -> None:
+        super().__init__()
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = f"Switched {self.report.before} → {self.report.after}"
+            with VerticalScroll():
+                yield Static(report_renderable(self.report, self.app.size.width), id="switch-report")
+            yield Button("OK (Enter)", id="ok", compact=True, variant="primary")
+
+    def on_button_pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Widgets of the wizard; they post messages and never hold the answers."""

@@ -1,0 +1,46 @@
+"""The explanation pane: follows focus (a setting, a group, a finding); scrolls with the keyboard."""
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.console import RenderableType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+
+class ExplanationPane(VerticalScroll):
+    """Holds what to explain, not the text: :meth:`refresh_content` rebuilds it for the current width."""
+
+    ALLOW_MAXIMIZE = True
+    DEFAULT_CSS = """
+    ExplanationPane { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="explanation")
+        self.border_title = "Explanation"
+        self._build: Callable[[int], RenderableType] | None = None
+        self.subject: tuple[str, str] | None = None
+        """What is explained: ("setting", id), ("group", id) or ("finding", rule)."""
+
+    def compose(self):
+        yield Static("", id="explanation-body")
+
+    def explain(self, subject: tuple[str, str], build: Callable[[int], RenderableType]) -> None:
+        """Explain something; before mount this only records it (the first resize renders it)."""
+        if subject != self.subject and self.is_mounted:
+            self.scroll_home(animate=False)
+        self.subject = subject
+        self._build = build
+        self.refresh_content()
+
+    def refresh_content(self) -> None:
+        if self._build is None or not self.is_mounted or not self.size.width:
+            return
+        width = max(20, self.size.width - 3)
+        self._width = width
+        self.query_one("#explanation-body", Static).update(self._build(width))
+
+    def on_resize(self) -> None:
+        if self.size.width - 3 != getattr(self, "_width", None):
+            self.refresh_content()

@@ -1,0 +1,184 @@
+"""One form row per catalogue setting: a label, a control, and lines for "not used here" and problems.
+
+Fields never hold the answers: they post :class:`SettingChanged` with a parsed value and the screen
+decides. The screen pushes values back with :meth:`SettingField.show_value` only when the change came
+from elsewhere (a preset, an import, a key binding).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Input, Label, Select, Static
+
+from ...core.catalog import TARGET_LABELS, Setting
+from ...core.findings import Finding
+from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS, choice_options, placeholder, text_to_value, uses_select, value_to_text
+
+
+def field_id(setting_id: str) -> str:
+    return "f-" + setting_id.replace(".", "--")
+
+
+class SettingChanged(Message):
+    """A field has a new valid value for a setting."""
+
+    def __init__(self, setting_id: str, value: Any) -> None:
+        super().__init__()
+        self.setting_id = setting_id
+        self.value = value
+
+
+class Toggle(Widget, can_focus=True):
+    """A one-line true/false control whose state is written out, not only coloured."""
+
+    BINDINGS = [Binding("space,enter", "toggle", "Toggle", show=False)]
+    DEFAULT_CSS = """
+    Toggle { height: 1; width: 1fr; padding: 0 1; background: $surface; }
+    Toggle:focus { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
+    """
+    value: reactive[bool] = reactive(False)
+
+    class Changed(Message):
+        def __init__(self, toggle: "Toggle", value: bool) -> None:
+            super().__init__()
+            self.toggle = toggle
+            self.value = value
+
+        @property
+        def control(self) -> "Toggle":
+            return self.toggle
+
+    def __init__(self, value: bool, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.set_reactive(Toggle.value, value)
+
+    def render(self) -> Text:
+        return Text("[x] true" if self.value else "[ ] false")
+
+    def action_toggle(self) -> None:
+        self.value = not self.value
+        self.post_message(self.Changed(self, self.value))
+
+    def on_click(self) -> None:
+        self.focus()
+        self.action_toggle()
+
+
+class SettingField(Vertical):
+    """Label + control for one setting, with a "not used here" line and a problem line."""
+
+    DEFAULT_CSS = """
+    SettingField { height: auto; }
+    SettingField > .row { height: auto; layout: vertical; }
+    SettingField .label { width: 1fr; }
+    SettingField .control { width: 1fr; margin-left: 2; }
+    SettingField .note { display: none; color: $text-muted; padding-left: 2; }
+    SettingField.-na .na { display: block; }
+    SettingField.-na .label { color: $text-muted; }
+    SettingField.-problem .problem { display: block; }
+    SettingField.-error .problem { color: $text-error; }
+    SettingField.-warning .problem { color: $text-warning; }
+    SettingField.-invalid .invalid { display: block; color: $text-error; }
+    """
+
+    def __init__(self, setting: Setting, value: Any, target: str, finding: Finding | None, written: str) -> None:
+        super().__init__(id=field_id(setting.id))
+        self.setting = setting
+        self._initial = value
+        self._state = self._compute_state(target, finding, written)
+        for cls, on in self._state[0].items():
+            self.set_class(on, cls)
+
+    def compose(self) -> ComposeResult:
+        s = self.setting
+        _, na, problem, where = self._state
+        with Horizontal(classes="row"):
+            yield Label(s.label, classes="label")
+            yield self._make_control(self._initial)
+        yield Static("", classes="note invalid")
+        yield Static(na, classes="note na")
+        yield Static(problem, classes="note problem")
+        yield Static(where, classes="note where")
+
+    def _make_control(self, value: Any) -> Widget:
+        s = self.setting
+        if uses_select(s):
+            return Select(choice_options(s), value=Select.NULL if value is None else value,
+                          allow_blank=s.nullable, prompt="(library default)", compact=True, classes="control")
+        if s.kind == "bool":
+            return Toggle(bool(value), classes="control")
+        return Input(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
+
+    @property
+    def control(self) -> Widget:
+        return self.query_one(".control")
+
+    # -------------------------------------------------------------- from the control
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = None if event.value is Select.NULL else event.value
+        self.post_message(SettingChanged(self.setting.id, value))
+
+    @on(Toggle.Changed)
+    def _toggle_changed(self, event: Toggle.Changed) -> None:
+        event.stop()
+        self.post_message(SettingChanged(self.setting.id, event.value))
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        value, problem = text_to_value(self.setting, event.value)
+        self.set_class(problem is not None, "-invalid")
+        self.query_one(".invalid", Static).update(f"{ICONS['error']} not accepted: {problem}" if problem else "")
+        if problem is None:
+            self.post_message(SettingChanged(self.setting.id, value))
+
+    # -------------------------------------------------------------- from the screen
+
+    def show_value(self, value: Any) -> None:
+        """Display a value that changed elsewhere, without echoing a change back."""
+        control = self.control
+        if isinstance(control, Select):
+            with self.prevent(Select.Changed):
+                control.value = Select.NULL if value is None else value
+        elif isinstance(control, Toggle):
+            control.value = bool(value)
+        elif isinstance(control, Input):
+            current, problem = text_to_value(self.setting, control.value)
+            if problem is not None or current != value:
+                with self.prevent(Input.Changed):
+                    control.value = value_to_text(self.setting, value)
+                self.remove_class("-invalid")
+
+    def _compute_state(self, target: str, finding: Finding | None, written: str):
+        s = self.setting
+        applies = s.applies_to(target)
+        classes = {"-na": not applies, "-problem": finding is not None}
+        for sev in ("error", "warning", "info"):
+            classes[f"-{sev}"] = finding is not None and finding.severity == sev
+        na = "" if applies else (f"{NOT_APPLICABLE_ICON} not used by {TARGET_LABELS[target]}: "
+                                 f"{s.not_applicable.get(target) or 'no such setting'}")
+        problem = f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}" if finding else ""
+        return classes, na, problem, (f"→ {written}" if written else "")
+
+    def show_state(self, target: str, finding: Finding | None, written: str) -> None:
+        state = self._compute_state(target, finding, written)
+        if state == self._state:
+            return
+        self._state = state
+        classes, na, problem, where = state
+        for cls, on in classes.items():
+            self.set_class(on, cls)
+        self.query_one(".na", Static).update(Text(na))
+        self.query_one(".problem", Static).update(Text(problem))
+        self.query_one(".where", Static).update(Text(where))

@@ -1,0 +1,75 @@
+"""The form of one group: a short heading and one :class:`SettingField` per catalogue setting."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ...core.answers import Answers
+from ...core.catalog import GROUP_BY_ID, settings_in
+from ...core.findings import Finding
+from ...core.render import Rendered
+from ..present import show_value, written_for
+from .fields import SettingField
+
+
+def form_id(group_id: str) -> str:
+    return f"form-{group_id}"
+
+
+class GroupForm(VerticalScroll, can_focus=False):
+    """Built from the catalogue the first time its group is shown."""
+
+    DEFAULT_CSS = """
+    GroupForm { height: 1fr; padding: 0 1; }
+    GroupForm > .heading { text-style: bold; color: $accent; }
+    GroupForm > .hint { color: $text-muted; }
+    """
+
+    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
+        super().__init__(id=form_id(group_id))
+        self.group_id = group_id
+        self._initial = (answers, rendered, problems)
+
+    def compose(self) -> ComposeResult:
+        answers, rendered, problems = self._initial
+        group = GROUP_BY_ID[self.group_id]
+        settings = settings_in(self.group_id)
+        yield Static(group.label, classes="heading")
+        yield Static(_hint(settings, answers.target), classes="hint")
+        for s in settings:
+            yield SettingField(s, answers[s.id], answers.target, problems.get(s.id), _written(rendered, s.id))
+
+    @property
+    def fields(self) -> list[SettingField]:
+        return list(self.query(SettingField))
+
+    def show_values(self, answers: Answers) -> None:
+        for f in self.fields:
+            f.show_value(answers[f.setting.id])
+
+    def show_state(self, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
+        target = answers.target
+        fields = self.fields
+        self.query_one(".hint", Static).update(_hint([f.setting for f in fields], target))
+        for f in fields:
+            f.show_state(target, problems.get(f.setting.id), _written(rendered, f.setting.id))
+
+    def first_control(self):
+        fields = self.fields
+        return fields[0].control if fields else None
+
+
+def _hint(settings, target: str) -> Text:
+    n = len(settings)
+    applies = sum(1 for s in settings if s.applies_to(target))
+    if applies == n:
+        return Text("")
+    return Text(f"{applies} of {n} setting{'s' * (n != 1)} used by this target; the others are kept for a "
+                "switch and marked ⊘.")
+
+
+def _written(rendered: Rendered, setting_id: str) -> str:
+    items = written_for(rendered, setting_id)
+    return ", ".join(f"{path}: {show_value(v)}" for _, path, v in items[:2])
