@@ -1,0 +1,660 @@
+"""The config linter (wizard/core/config_rules*.py): every rule fires on a minimal bad config and not on the
+corrected one; known-good configs give no error; random input never crashes it."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wizard.core.config_rules import RULES, lint
+from wizard.core.configfile import ConfigFileError, load_config_files
+from wizard.core.findings import ERROR, Finding
+from wizard.core.gpus import _visible_limit, detect_gpus_per_node
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# ---------------------------------------------------------------------------------------------------------------
+# config builders
+# ---------------------------------------------------------------------------------------------------------------
+BASE = {"compute_environment": "LOCAL_MACHINE", "debug": False, "downcast_bf16": "no", "machine_rank": 0,
+        "main_training_function": "main", "num_machines": 1, "num_processes": 8, "rdzv_backend": "static",
+        "same_network": True, "tpu_env": [], "tpu_use_cluster": False, "tpu_use_sudo": False, "use_cpu": False}
+FSDP2 = {"fsdp_activation_checkpointing": False, "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+         "fsdp_cpu_ram_efficient_loading": True, "fsdp_offload_params": False, "fsdp_reshard_after_forward": True,
+         "fsdp_state_dict_type": "SHARDED_STATE_DICT", "fsdp_version": 2}
+FSDP1 = {"fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "fsdp_backward_prefetch": "BACKWARD_PRE",
+         "fsdp_cpu_ram_efficient_loading": True, "fsdp_forward_prefetch": False, "fsdp_offload_params": False,
+         "fsdp_sharding_strategy": "FULL_SHARD", "fsdp_state_dict_type": "FULL_STATE_DICT",
+         "fsdp_sync_module_states": True, "fsdp_use_orig_params": True, "fsdp_version": 1}
+Z2 = {"gradient_accumulation_steps": 1, "gradient_clipping": 1.0, "offload_optimizer_device": "none",
+      "offload_param_device": "none", "zero3_init_flag": False, "zero_stage": 2}
+DSJ = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+       "gradient_clipping": "auto", "bf16": {"enabled": "auto"},
+       "zero_optimization": {"stage": 3, "overlap_comm": True, "contiguous_gradients": True, "sub_group_size": 1e9,
+                             "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
+                             "stage3_param_persistence_threshold": "auto", "stage3_max_live_parameters": 1e9,
+                             "stage3_max_reuse_distance": 1e9, "stage3_gather_16bit_weights_on_model_save": True}}
+DROP = object()
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if v is DROP:
+            out.pop(k, None)
+        elif isinstance(v, dict) and isinstance(out.get(k), dict) and not v.get("__replace__"):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = {kk: vv for kk, vv in v.items() if kk != "__replace__"} if isinstance(v, dict) else v
+    return out
+
+
+def fsdp(v=2, fc=None, **top):
+    return _merge(dict(BASE, distributed_type="FSDP", mixed_precision="bf16",
+                       fsdp_config=copy.deepcopy(FSDP2 if v == 2 else FSDP1)), dict({"fsdp_config": fc or {}}, **top))
+
+
+def inline(dc=None, **top):
+    return _merge(dict(BASE, distributed_type="DEEPSPEED", mixed_precision="bf16", deepspeed_config=dict(Z2)),
+                  dict({"deepspeed_config": dc or {}}, **top))
+
+
+def filemode(dc=None, **top):
+    return _merge(dict(BASE, distributed_type="DEEPSPEED",
+                       deepspeed_config={"deepspeed_config_file": "ds.json", "zero3_init_flag": True}),
+                  dict({"deepspeed_config": dc or {}}, **top))
+
+
+def dsj(**over):
+    return _merge(DSJ, over)
+
+
+def run(y, ds=None, gpus=8, **kw) -> list[Finding]:
+    return lint(y, ds, gpus_per_node=gpus, fp8_available=kw.pop("fp8", lambda: True), **kw)
+
+
+def names(*a, **kw) -> set[str]:
+    return {f.rule for f in run(*a, **kw)}
+
+
+def errors(*a, **kw) -> list[Finding]:
+    return [f for f in run(*a, **kw) if f.severity == ERROR]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one (bad, fixed) pair per rule: (rule, bad yaml, bad json, fixed yaml, fixed json, gpus)
+# ---------------------------------------------------------------------------------------------------------------
+def C(rule, bad, fixed, bad_ds=None, fixed_ds=None, gpus=8):
+    return pytest.param(rule, bad, bad_ds, fixed, fixed_ds, gpus, id=rule)
+
+
+CASES = [
+    # --- keys
+    C("unknown-top-level-key", fsdp(fsdp_version=2), fsdp()),
+    C("section-not-mapping", fsdp(dynamo_config=["inductor"]), fsdp(dynamo_config={"dynamo_backend": "INDUCTOR"})),
+    C("section-ignored", fsdp(deepspeed_config={"zero_stage": 3}), fsdp(deepspeed_config={})),
+    C("unknown-fsdp-key", fsdp(fc={"fsdp_typo_key_xyz": 1}), fsdp()),
+    C("fsdp-legacy-key", fsdp(1, fc={"fsdp_backward_prefetch_policy": "BACKWARD_PRE"}), fsdp(1)),
+    C("fsdp-key-written-twice", fsdp(1, fc={"sharding_strategy": "SHARD_GRAD_OP"}),
+      fsdp(1, fc={"fsdp_sharding_strategy": "SHARD_GRAD_OP"})),
+    C("unknown-deepspeed-key", inline({"train_micro_batch_size_per_gpu": 4}), inline()),
+    C("deepspeed-multinode-key-unused", inline({"deepspeed_hostfile": "/hf"}), inline()),
+    C("unknown-parallelism-key", fsdp(parallelism_config={"dp_shard_size": 8}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("unknown-dynamo-key", fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_fullgraph": True}),
+      fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_use_fullgraph": True})),
+    C("dynamo-ignored-under-deepspeed", inline(dynamo_config={"dynamo_backend": "INDUCTOR"}), inline()),
+    C("unknown-fp8-key", fsdp(mixed_precision="fp8", fp8_config={"backend": "TE", "amax_history_length": 1024}),
+      fsdp(mixed_precision="fp8", fp8_config={"backend": "TE", "amax_history_len": 1024})),
+    C("section-key-misplaced", inline({"num_processes": 8}), inline()),
+    # --- general
+    C("distributed-type-missing", fsdp(distributed_type=DROP), fsdp()),
+    C("distributed-type-invalid", fsdp(distributed_type="fsdp"), fsdp()),
+    C("compute-environment-invalid", fsdp(compute_environment="LOCAL"), fsdp()),
+    C("legacy-top-level-fp16", fsdp(mixed_precision=DROP, fp16=True), fsdp(mixed_precision="fp16")),
+    C("legacy-top-level-fp16-ignored", fsdp(fp16=True), fsdp()),
+    C("legacy-top-level-dynamo-backend", fsdp(dynamo_backend="INDUCTOR"),
+      fsdp(dynamo_config={"dynamo_backend": "INDUCTOR"})),
+    C("legacy-dynamo-backend-replaces-section", fsdp(dynamo_backend="NO", dynamo_config={"dynamo_backend": "EAGER"}),
+      fsdp(dynamo_config={"dynamo_backend": "EAGER"})),
+    C("mixed-precision-invalid", fsdp(mixed_precision=False), fsdp(mixed_precision="no")),
+    C("fp8-config-unused", fsdp(fp8_config={"backend": "TE"}), fsdp()),
+    C("fp8-backend-invalid", fsdp(mixed_precision="fp8", fp8_config={"backend": "te"}),
+      fsdp(mixed_precision="fp8", fp8_config={"backend": "TE"})),
+    C("fp8-msamp-fsdp", fsdp(mixed_precision="fp8", fp8_config={"backend": "MSAMP"}),
+      fsdp(mixed_precision="fp8", fp8_config={"backend": "TE"})),
+    C("fp8-torchao-fsdp-ram-efficient-loading", fsdp(mixed_precision="fp8", fp8_config={"backend": "AO"}),
+      fsdp(fc={"fsdp_cpu_ram_efficient_loading": False}, mixed_precision="fp8", fp8_config={"backend": "AO"})),
+    C("fp8-msamp-zero3", inline({"zero_stage": 3}, mixed_precision="fp8", fp8_config={"backend": "MSAMP"}),
+      inline({"zero_stage": 2}, mixed_precision="fp8", fp8_config={"backend": "MSAMP"})),
+    C("num-processes-missing", fsdp(num_processes=-1), fsdp()),
+    C("num-processes-invalid", fsdp(num_processes=2.5), fsdp()),
+    C("number-as-string", fsdp(num_processes="8"), fsdp()),
+    C("num-processes-not-divisible", fsdp(num_processes=9, num_machines=2, main_process_ip="10.0.0.1"),
+      fsdp(num_processes=8, num_machines=2, main_process_ip="10.0.0.1")),
+    C("more-processes-than-gpus", fsdp(num_processes=16), fsdp(num_processes=8)),
+    C("gpu-ids-too-few", fsdp(num_processes=4, gpu_ids="0,1"), fsdp(num_processes=4, gpu_ids="0,1,2,3")),
+    C("gpu-ids-not-string", fsdp(num_processes=1, gpu_ids=0), fsdp(num_processes=1, gpu_ids="0")),
+    C("multi-gpu-few-gpu-ids", dict(BASE, distributed_type="MULTI_GPU", gpu_ids="0"),
+      dict(BASE, distributed_type="MULTI_GPU", gpu_ids="0,1")),
+    C("multi-gpu-single-process", dict(BASE, distributed_type="MULTI_GPU", num_processes=1),
+      dict(BASE, distributed_type="MULTI_GPU", num_processes=2)),
+    C("single-process-num-processes-ignored", dict(BASE, distributed_type="NO", num_processes=4),
+      dict(BASE, distributed_type="NO", num_processes=1)),
+    C("multinode-no-main-ip", fsdp(num_processes=16, num_machines=2),
+      fsdp(num_processes=16, num_machines=2, main_process_ip="10.0.0.1")),
+    C("dynamo-backend-invalid", fsdp(dynamo_config={"dynamo_backend": "INDUCTORR"}),
+      fsdp(dynamo_config={"dynamo_backend": "inductor"})),
+    C("dynamo-mode-invalid", fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_mode": "fast"}),
+      fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_mode": "max-autotune"})),
+    C("dynamo-flag-invalid", fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_use_fullgraph": "maybe"}),
+      fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_use_fullgraph": True})),
+    C("parallelism-size-invalid", fsdp(parallelism_config={"parallelism_config_dp_shard_size": 0}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-total-mismatch", fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-needs-fsdp2", fsdp(1, parallelism_config={"parallelism_config_dp_shard_size": 8}),
+      fsdp(2, parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-fsdp2-no-shard-dim", fsdp(parallelism_config={"parallelism_config_dp_replicate_size": 8}),
+      fsdp(parallelism_config={"parallelism_config_dp_replicate_size": 2, "parallelism_config_dp_shard_size": 4})),
+    C("parallelism-invalid-combination",
+      fsdp(parallelism_config={"parallelism_config_cp_size": 2, "parallelism_config_sp_size": 2,
+                               "parallelism_config_dp_shard_size": 2}),
+      fsdp(parallelism_config={"parallelism_config_cp_size": 2, "parallelism_config_dp_shard_size": 4})),
+    C("parallelism-backend-invalid",
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "deepspeed"}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "torch"})),
+    C("parallelism-cp-needs-fsdp2",
+      dict(BASE, distributed_type="MULTI_GPU", parallelism_config={"parallelism_config_cp_size": 8}),
+      fsdp(parallelism_config={"parallelism_config_cp_size": 8})),
+    # --- FSDP
+    C("fsdp-version-invalid", fsdp(fc={"fsdp_version": 3}), fsdp()),
+    C("fsdp-version-default", fsdp(1, fc={"fsdp_version": DROP}), fsdp(1)),
+    C("fsdp1-sharding-strategy-invalid", fsdp(1, fc={"fsdp_sharding_strategy": "ZERO3"}), fsdp(1)),
+    C("fsdp2-sharding-strategy-ignored", fsdp(fc={"fsdp_sharding_strategy": "FULL_SHARD"}), fsdp()),
+    C("fsdp2-sharding-strategy-lost", fsdp(fc={"fsdp_sharding_strategy": "SHARD_GRAD_OP"}),
+      fsdp(fc={"fsdp_reshard_after_forward": False})),
+    C("fsdp1-reshard-after-forward-ignored", fsdp(1, fc={"fsdp_sharding_strategy": DROP,
+                                                         "fsdp_reshard_after_forward": "FULL_SHARD"}), fsdp(1)),
+    C("fsdp1-reshard-after-forward-lost", fsdp(1, fc={"fsdp_sharding_strategy": DROP,
+                                                      "fsdp_reshard_after_forward": "SHARD_GRAD_OP"}),
+      fsdp(1, fc={"fsdp_sharding_strategy": "SHARD_GRAD_OP"})),
+    C("fsdp2-reshard-after-forward-invalid", fsdp(fc={"fsdp_reshard_after_forward": "FULL_SHARD"}), fsdp()),
+    C("fsdp-bool-invalid", fsdp(fc={"fsdp_offload_params": "maybe"}), fsdp(fc={"fsdp_offload_params": "yes"})),
+    C("fsdp-auto-wrap-policy-invalid", fsdp(fc={"fsdp_auto_wrap_policy": "TRANSFORMER_WRAP"}),
+      fsdp(fc={"fsdp_auto_wrap_policy": "transformer_based_wrap"})),
+    C("fsdp-no-wrap-policy", fsdp(fc={"fsdp_auto_wrap_policy": DROP}), fsdp()),
+    C("fsdp-transformer-wrap-no-classes", fsdp(),
+      fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"})),
+    C("fsdp-wrap-classes-invalid", fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer, Qwen2DecoderLayer"}),
+      fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer,Qwen2DecoderLayer"})),
+    C("fsdp-wrap-classes-unused", fsdp(fc={"fsdp_auto_wrap_policy": "NO_WRAP",
+                                            "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}),
+      fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"})),
+    C("fsdp-min-num-params-invalid", fsdp(fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP",
+                                               "fsdp_min_num_params": "1e8"}),
+      fsdp(fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 100000000})),
+    C("fsdp-min-num-params-unused", fsdp(fc={"fsdp_min_num_params": 100000000}), fsdp()),
+    C("fsdp-min-num-params-zero", fsdp(1, fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 0}),
+      fsdp(1, fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 1000000})),
+    C("fsdp-backward-prefetch-invalid", fsdp(1, fc={"fsdp_backward_prefetch": "BACKWARD"}), fsdp(1)),
+    C("fsdp2-backward-prefetch-ignored", fsdp(fc={"fsdp_backward_prefetch": "NO_PREFETCH"}), fsdp()),
+    C("fsdp2-backward-prefetch-lost", fsdp(fc={"fsdp_backward_prefetch": "BACKWARD_PRE"}), fsdp()),
+    C("fsdp-state-dict-type-invalid", fsdp(fc={"fsdp_state_dict_type": "FULL"}), fsdp()),
+    C("fsdp2-local-state-dict", fsdp(fc={"fsdp_state_dict_type": "LOCAL_STATE_DICT"}),
+      fsdp(1, fc={"fsdp_state_dict_type": "LOCAL_STATE_DICT"})),
+    C("fsdp2-forward-prefetch-ignored", fsdp(fc={"fsdp_forward_prefetch": False}), fsdp()),
+    C("fsdp2-forward-prefetch-lost", fsdp(fc={"fsdp_forward_prefetch": True}), fsdp(1)),
+    C("fsdp2-use-orig-params-obsolete", fsdp(fc={"fsdp_use_orig_params": True}), fsdp()),
+    C("fsdp2-use-orig-params-false", fsdp(fc={"fsdp_use_orig_params": False}), fsdp()),
+    C("fsdp2-sync-module-states-obsolete", fsdp(fc={"fsdp_sync_module_states": True}), fsdp()),
+    C("fsdp-ram-efficient-loading-needs-sync", fsdp(1, fc={"fsdp_sync_module_states": False}), fsdp(1)),
+    C("fsdp1-sync-module-states-off", fsdp(1, fc={"fsdp_sync_module_states": False,
+                                                  "fsdp_cpu_ram_efficient_loading": False}), fsdp(1)),
+    C("fsdp1-compile-without-orig-params", fsdp(1, fc={"fsdp_use_orig_params": False},
+                                                dynamo_config={"dynamo_backend": "INDUCTOR"}),
+      fsdp(1, dynamo_config={"dynamo_backend": "INDUCTOR"})),
+    C("fsdp-activation-checkpointing-offload-requirements",
+      fsdp(fc={"fsdp_activation_checkpointing_offload": True}),
+      fsdp(fc={"fsdp_activation_checkpointing": True, "fsdp_activation_checkpointing_offload": True})),
+    C("fsdp1-hybrid-shard-single-node", fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}), fsdp(1)),
+    C("fsdp1-hybrid-shard-group-mismatch", fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}, num_processes=4),
+      fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}, num_processes=4, gpu_ids="0,1,2,3")),
+    # --- DeepSpeed, accelerate side
+    C("deepspeed-file-with-inline-keys", filemode({"zero_stage": 3}, mixed_precision="no"), filemode(),
+      dsj(), dsj()),
+    C("deepspeed-zero-stage-invalid", inline({"zero_stage": 4}), inline()),
+    C("deepspeed-zero-stage-default", inline({"zero_stage": DROP}), inline()),
+    C("deepspeed-offload-device-invalid", inline({"offload_optimizer_device": "gpu"}),
+      inline({"offload_optimizer_device": "CPU"})),
+    C("deepspeed-inline-nvme-path-ignored", inline({"zero_stage": 3, "offload_param_device": "nvme",
+                                                   "offload_param_nvme_path": "/nvme"}),
+      filemode(), None, dsj(zero_optimization={"offload_param": {"device": "nvme", "nvme_path": "/nvme"}})),
+    C("deepspeed-inline-nvme-without-path", inline({"zero_stage": 3, "offload_param_device": "nvme"}),
+      inline({"zero_stage": 3, "offload_param_device": "cpu"})),
+    C("deepspeed-gradient-accumulation-invalid", inline({"gradient_accumulation_steps": "auto"}), inline()),
+    C("deepspeed-gradient-clipping-invalid", inline({"gradient_clipping": "none"}), inline()),
+    C("deepspeed-gradient-clipping-zero-ignored", inline({"gradient_clipping": 0.0}),
+      filemode(), None, dsj(gradient_clipping=0.0)),
+    C("deepspeed-no-gradient-clipping", inline({"gradient_clipping": DROP}), inline()),
+    C("deepspeed-zero3-init-flag-invalid", inline({"zero3_init_flag": "maybe"}), inline()),
+    C("deepspeed-zero3-init-flag-ignored", inline({"zero3_init_flag": True}),
+      inline({"zero3_init_flag": True, "zero_stage": 3})),
+    C("deepspeed-zero3-save-16bit-invalid", inline({"zero_stage": 3, "zero3_save_16bit_model": "yes"}),
+      inline({"zero_stage": 3, "zero3_save_16bit_model": True})),
+    C("deepspeed-zero3-save-16bit-unused", inline({"zero3_save_16bit_model": True}),
+      inline({"zero3_save_16bit_model": True, "zero_stage": 3})),
+    C("deepspeed-moe-classes-invalid", inline({"deepspeed_moe_layer_cls_names": ["MixtralSparseMoeBlock"]}),
+      inline({"deepspeed_moe_layer_cls_names": "MixtralSparseMoeBlock"})),
+    C("deepspeed-multinode-launcher-invalid",
+      inline({"deepspeed_multinode_launcher": "torchrun"}, num_processes=16, num_machines=2),
+      inline({"deepspeed_multinode_launcher": "standard"}, num_processes=16, num_machines=2,
+             main_process_ip="10.0.0.1")),
+    C("deepspeed-multinode-no-hostfile", inline(num_processes=16, num_machines=2),
+      inline({"deepspeed_hostfile": "/job/hostfile"}, num_processes=16, num_machines=2)),
+    C("deepspeed-offload-param-below-stage3", inline({"offload_param_device": "cpu"}),
+      inline({"offload_param_device": "cpu", "zero_stage": 3})),
+    C("deepspeed-nvme-below-stage3", filemode(), filemode(),
+      dsj(zero_optimization={"stage": 2, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}),
+      dsj(zero_optimization={"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}})),
+    C("deepspeed-offload-optimizer-stage0", inline({"zero_stage": 0, "offload_optimizer_device": "cpu"}),
+      inline({"zero_stage": 1, "offload_optimizer_device": "cpu"})),
+    # --- DeepSpeed JSON, part 1
+    C("ds-json-zero-optimization-missing", filemode(), filemode(), dsj(zero_optimization=DROP), dsj()),
+    C("ds-json-removed-feature", filemode(), filemode(), dsj(amp={"enabled": True}), dsj()),
+    C("ds-json-unknown-top-level-key", filemode(), filemode(), dsj(train_micro_batch_size=4), dsj()),
+    C("ds-json-bfloat16-shadowed", filemode(), filemode(), dsj(bf16=DROP, bfloat16={"enabled": True}),
+      dsj(bf16={"enabled": True})),
+    C("ds-json-not-mapping", filemode(), filemode(), dsj(fp16=True), dsj(fp16={"enabled": True}, bf16=DROP)),
+    C("ds-json-unknown-key", filemode(), filemode(), dsj(zero_optimization={"offload_params": {"device": "cpu"}}),
+      dsj(zero_optimization={"offload_param": {"device": "cpu"}})),
+    C("ds-json-invalid-value", filemode(), filemode(), dsj(zero_optimization={"offload_param": {"device": "CPU"}}),
+      dsj(zero_optimization={"offload_param": {"device": "cpu"}})),
+    C("ds-json-value-coerced", filemode(), filemode(), dsj(zero_optimization={"overlap_comm": "true"}), dsj()),
+    C("ds-json-deprecated-key", filemode(), filemode(),
+      dsj(zero_optimization={"stage3_gather_fp16_weights_on_model_save": True,
+                             "stage3_gather_16bit_weights_on_model_save": DROP}), dsj()),
+    C("ds-json-deprecated-and-new-key", filemode(), filemode(),
+      dsj(zero_optimization={"cpu_offload": True, "offload_optimizer": {"device": "cpu"}}),
+      dsj(zero_optimization={"offload_optimizer": {"device": "cpu"}})),
+    C("ds-json-ignored-subkey", filemode(), filemode(), dsj(aio={"block_size": 1048576, "thread_count": 1}),
+      dsj(aio={"block_size": 1048576, "intra_op_parallelism": 1})),
+    C("ds-json-scalar-type", filemode(), filemode(), dsj(zero_allow_untested_optimizer="false"),
+      dsj(zero_allow_untested_optimizer=False)),
+    C("ds-json-bool-as-string", filemode(), filemode(), dsj(zero_allow_untested_optimizer="true"),
+      dsj(zero_allow_untested_optimizer=True)),
+    C("ds-json-auto-not-filled", filemode(), filemode(), dsj(zero_optimization={"sub_group_size": "auto"}), dsj()),
+    C("ds-json-auto-trainer-only", filemode(), filemode(),
+      dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": "auto"}}),
+      dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": [0.9, 0.999]}})),
+    C("ds-json-auto-stage", filemode(), filemode(), dsj(zero_optimization={"stage": "auto"}), dsj()),
+    C("ds-json-auto-offload-device", filemode(), filemode(),
+      dsj(zero_optimization={"offload_param": {"device": "auto"}}),
+      dsj(zero_optimization={"offload_param": {"device": "cpu"}})),
+    C("ds-json-auto-nvme-path", filemode(), filemode(),
+      dsj(zero_optimization={"offload_param": {"device": "nvme", "nvme_path": "auto"}}),
+      dsj(zero_optimization={"offload_param": {"device": "nvme", "nvme_path": "/nvme"}})),
+    C("ds-json-auto-precision", filemode(), filemode(), dsj(), dsj(bf16={"enabled": True})),
+    C("ds-json-batch-missing", filemode(), filemode(),
+      dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP), dsj()),
+    C("ds-json-batch-invalid", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu="4"),
+      dsj(train_micro_batch_size_per_gpu=4)),
+    C("ds-json-batch-mismatch", filemode(), filemode(),
+      dsj(train_batch_size=64, train_micro_batch_size_per_gpu=4, gradient_accumulation_steps=1),
+      dsj(train_batch_size=64, train_micro_batch_size_per_gpu=4, gradient_accumulation_steps=2)),
+    C("ds-json-fixed-batch-auto-micro", filemode(), filemode(), dsj(train_batch_size=64), dsj()),
+    C("ds-json-steps-per-print-overridden", filemode(), filemode(), dsj(steps_per_print=100), dsj()),
+    # --- DeepSpeed JSON, part 2
+    C("ds-json-fp16-and-bf16", filemode(), filemode(), dsj(bf16={"enabled": True}, fp16={"enabled": True}),
+      dsj(bf16={"enabled": True}, fp16={"enabled": False})),
+    C("ds-json-fp16-loss-scale-invalid", filemode(), filemode(),
+      dsj(bf16=DROP, fp16={"enabled": True, "loss_scale": 0, "loss_scale_window": 0}),
+      dsj(bf16=DROP, fp16={"enabled": True, "loss_scale": 0, "loss_scale_window": 1000})),
+    C("ds-json-param-dtype-conflict", filemode(), filemode(),
+      dsj(bf16={"enabled": True}, data_types={"param_dtype": "fp16"}),
+      dsj(bf16={"enabled": True}, data_types={"param_dtype": "bf16"})),
+    C("ds-json-dtype-invalid", filemode(), filemode(), dsj(data_types={"grad_accum_dtype": "fp64"}),
+      dsj(data_types={"grad_accum_dtype": "fp32"})),
+    C("ds-json-master-weights-invalid", filemode(), filemode(),
+      dsj(bf16={"enabled": True, "bf16_optimizer_states": True}),
+      dsj(bf16={"enabled": True, "bf16_optimizer_states": True, "bf16_master_weights_and_grads": True})),
+    C("ds-json-partial-offload-needs-stage3", filemode({"zero3_init_flag": False}), filemode(),
+      dsj(zero_optimization={"stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}),
+      dsj(zero_optimization={"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": 0.5}})),
+    C("ds-json-nvme-path-missing", filemode(), filemode(), dsj(zero_optimization={"offload_param": {"device": "nvme"}}),
+      dsj(zero_optimization={"offload_param": {"device": "nvme", "nvme_path": "/nvme"}})),
+    C("ds-json-compute-grad-norm-invalid", filemode(), filemode(), dsj(zero_optimization={"compute_grad_norm": False}),
+      dsj()),
+    C("ds-json-gradient-allreduce-op-invalid", filemode(), filemode(), dsj(gradient_allreduce_op="sum"),
+      dsj(gradient_allreduce_op="mean")),
+    C("ds-json-communication-data-type-invalid", filemode(), filemode(), dsj(communication_data_type="fp64"),
+      dsj(communication_data_type="fp32")),
+    C("ds-json-gather-16bit-unused", filemode({"zero3_init_flag": False}), filemode({"zero3_init_flag": False}),
+      dsj(zero_optimization={"stage": 2, "stage3_prefetch_bucket_size": DROP, "stage3_param_persistence_threshold": DROP}),
+      dsj(zero_optimization={"stage": 2, "stage3_gather_16bit_weights_on_model_save": DROP,
+                             "stage3_prefetch_bucket_size": DROP, "stage3_param_persistence_threshold": DROP})),
+    C("ds-json-deprecated-cpu-offload-client-optimizer", filemode({"zero3_init_flag": False}),
+      filemode({"zero3_init_flag": False}),
+      dsj(zero_optimization={"stage": 2, "cpu_offload": True}),
+      dsj(zero_optimization={"stage": 2, "offload_optimizer": {"device": "cpu"}})),
+    C("ds-json-optimizer-type-unknown", filemode(), filemode(), dsj(optimizer={"type": "AdamW8bit"}),
+      dsj(optimizer={"type": "AdamW"})),
+    C("ds-json-optimizer-max-grad-norm", filemode(), filemode(),
+      dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-5, "max_grad_norm": 1.0}}),
+      dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-5}})),
+    C("ds-json-lamb-static-loss-scale", filemode(), filemode(),
+      dsj(optimizer={"type": "Lamb"}, bf16=DROP, fp16={"enabled": True, "loss_scale": 128}),
+      dsj(optimizer={"type": "Lamb"}, bf16=DROP, fp16={"enabled": True, "loss_scale": 0})),
+    C("ds-json-scheduler-type-unknown", filemode(), filemode(), dsj(scheduler={"type": "warmuplr"}),
+      dsj(scheduler={"type": "WarmupLR"})),
+    C("ds-json-scheduler-param-unknown", filemode(), filemode(),
+      dsj(scheduler={"type": "WarmupLR", "params": {"total_num_steps": 100}}),
+      dsj(scheduler={"type": "WarmupDecayLR", "params": {"total_num_steps": 100}})),
+    C("ds-json-checkpoint-invalid", filemode(), filemode(), dsj(checkpoint={"tag_validation": "strict"}),
+      dsj(checkpoint={"tag_validation": "Fail"})),
+    C("ds-json-keep-in-fp32-modules-invalid", filemode(), filemode(),
+      dsj(data_types={"keep_in_fp32_modules": "norm"}), dsj(data_types={"keep_in_fp32_modules": ["norm"]})),
+    C("gpu-count-unknown", fsdp(), fsdp(), None, None, None),
+]
+LOADER_RULES = {"duplicate-key", "duplicate-key-same-value", "ds-config-file-missing", "ds-config-file-tilde",
+                "ds-config-file-unreadable", "ds-config-file-invalid-json"}  # test_loader_rules_fire
+NOT_PAIRED = {"linter-internal-error",  # never fires on purpose
+              "fp8-backend-missing"} | LOADER_RULES  # environment: test_fp8_backend_probe_is_injectable
+
+
+@pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)
+def test_rule_fires_and_is_fixable(rule, bad, bad_ds, fixed, fixed_ds, gpus):
+    assert rule in RULES
+    bad_findings = run(bad, bad_ds, gpus=gpus if rule != "gpu-count-unknown" else None)
+    fired = [f for f in bad_findings if f.rule == rule]
+    assert fired, f"{rule} did not fire; got {[f.rule for f in bad_findings]}"
+    for f in fired:
+        assert f.severity == RULES[rule].severity
+        assert f.message and f.source
+        if f.severity == ERROR:
+            assert f.keys and all(f.keys), f"{rule}: an error must name the keys at fault"
+    fixed_rules = names(fixed, fixed_ds, gpus=8 if rule == "gpu-count-unknown" else gpus)
+    assert rule not in fixed_rules, f"{rule} still fires on the corrected config"
+
+
+def test_every_rule_has_a_case():
+    covered = {p.values[0] for p in CASES}
+    assert set(RULES) - covered - NOT_PAIRED == set()
+
+
+def test_registry_entries_are_complete():
+    for name, info in RULES.items():
+        assert name == info.name and name == name.lower() and " " not in name
+        assert info.severity in ("error", "warning", "info") and info.summary and info.source
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# known-good configs (what `accelerate config` and common recipes write) give no error
+# ---------------------------------------------------------------------------------------------------------------
+GOOD = {
+    "fsdp2_questionnaire": fsdp(),
+    "fsdp1_template": fsdp(1),
+    "fsdp1_no_prefix_keys": fsdp(1, fc={"__replace__": True, "sharding_strategy": "FULL_SHARD", "version": 1,
+                                        "auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "use_orig_params": True}),
+    "fsdp2_hsdp": fsdp(parallelism_config={"parallelism_config_dp_replicate_size": 2,
+                                            "parallelism_config_dp_shard_size": 4}),
+    "zero2_inline": inline(),
+    "zero3_inline_cpu_offload": inline({"zero_stage": 3, "zero3_init_flag": True, "zero3_save_16bit_model": True,
+                                        "offload_optimizer_device": "cpu", "offload_param_device": "cpu"}),
+    "zero1_inline_optimizer_offload": inline({"zero_stage": 1, "offload_optimizer_device": "cpu"}),
+}
+GOOD_JSON = {
+    "zero3_json_init_flag": (filemode(), dsj()),
+    "zero3_json_nvme": (filemode(), dsj(zero_optimization={
+        "offload_optimizer": {"device": "nvme", "nvme_path": "/local_nvme", "pin_memory": True, "buffer_count": 4},
+        "offload_param": {"device": "nvme", "nvme_path": "/local_nvme", "pin_memory": True, "buffer_count": 5,
+                          "buffer_size": 1e8, "max_in_cpu": 1e9}},
+        aio={"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
+             "overlap_events": True})),
+    "zero2_json_fixed_batch": (filemode({"zero3_init_flag": False}),
+                               {"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
+                                "gradient_accumulation_steps": 2, "gradient_clipping": 1.0,
+                                "bf16": {"enabled": True}, "zero_optimization": {"stage": 2, "overlap_comm": True,
+                                                                                  "allgather_bucket_size": 5e8}}),
+    "zero3_json_optimizer_scheduler": (filemode(), dsj(
+        optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": [0.9, 0.999], "eps": 1e-8,
+                                               "weight_decay": "auto"}},
+        scheduler={"type": "WarmupDecayLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto",
+                                                       "warmup_num_steps": "auto", "total_num_steps": "auto"}})),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_known_good_yaml_has_no_error(name):
+    assert errors(GOOD[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(GOOD_JSON))
+def test_known_good_json_has_no_error(name):
+    y, ds = GOOD_JSON[name]
+    assert errors(y, ds) == []
+
+
+def test_findings_sorted_errors_first():
+    found = run(fsdp(fc={"fsdp_version": 3, "fsdp_use_orig_params": True}, num_processes="8"), gpus=None)
+    ranks = [("error", "warning", "info").index(f.severity) for f in found]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 2
+
+
+def test_gpu_count_unknown_is_one_info():
+    found = [f for f in run(fsdp(), gpus=None) if f.rule == "gpu-count-unknown"]
+    assert len(found) == 1 and found[0].severity == "info"
+    assert "more-processes-than-gpus" not in names(fsdp(num_processes=64), gpus=None)
+
+
+def test_keys_are_spelled_as_written():
+    y = fsdp(fc={"__replace__": True, "sharding_strategy": "ZERO3", "version": 1})
+    found = errors(y)
+    assert any(f.keys == ("fsdp_config.sharding_strategy",) for f in found), found
+
+
+def test_fp8_backend_probe_is_injectable():
+    y = fsdp(mixed_precision="fp8", fp8_config={"backend": "TE"})
+    assert "fp8-backend-missing" in names(y, fp8=lambda: False)
+    assert "fp8-backend-missing" not in names(y, fp8=lambda: True)
+
+
+def test_ds_path_unknown_skips_json_rules():
+    y = filemode()
+    assert not any(f.rule.startswith("ds-json") for f in lint(y, None, gpus_per_node=8, ds_path_known=False))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# robustness: random nested garbage never crashes lint()
+# ---------------------------------------------------------------------------------------------------------------
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**9), st.floats(allow_nan=True),
+                    st.text(max_size=12), st.sampled_from(["auto", "none", "nvme", "cpu", "FSDP", "DEEPSPEED",
+                                                           "FULL_SHARD", "1e8", "bf16", "fp8", "no", "3", "ds.json"]))
+key_names = st.one_of(st.text(max_size=10), st.sampled_from(
+    sorted({"distributed_type", "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config",
+            "fp8_config", "mixed_precision", "num_processes", "num_machines", "gpu_ids", "zero_optimization",
+            "fsdp_version", "fsdp_sharding_strategy", "zero_stage", "deepspeed_config_file", "stage", "offload_param",
+            "device", "bf16", "fp16", "enabled", "train_batch_size", "optimizer", "scheduler", "params", "type",
+            "parallelism_config_dp_shard_size", "fsdp_min_num_params", "fsdp_auto_wrap_policy"})), st.integers())
+trees = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(key_names, inner, max_size=6)), max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(y=st.one_of(trees, st.dictionaries(key_names, trees, max_size=8)), ds=st.one_of(st.none(), trees),
+       gpus=st.one_of(st.none(), st.integers(-2, 16)), known=st.booleans())
+def test_lint_never_raises(y, ds, gpus, known):
+    found = lint(y, ds, gpus_per_node=gpus, ds_path_known=known, fp8_available=lambda: False)
+    assert isinstance(found, list) and all(isinstance(f, Finding) for f in found)
+    assert not [f for f in found if f.rule == "linter-internal-error"], found
+
+
+@settings(max_examples=150, deadline=None)
+@given(fc=st.dictionaries(st.sampled_from(sorted(FSDP1) + ["sharding_strategy", "min_num_params"]), scalars),
+       dc=st.dictionaries(st.sampled_from(sorted(Z2) + ["deepspeed_config_file", "offload_param_nvme_path"]),
+                          scalars),
+       ds=st.dictionaries(st.sampled_from(sorted(DSJ) + ["fp16", "optimizer", "aio"]), trees))
+def test_lint_never_raises_on_plausible_configs(fc, dc, ds):
+    for y in (fsdp(fc=fc), inline(dc), filemode(dc)):
+        found = lint(y, ds, gpus_per_node=8, fp8_available=lambda: False)
+        assert not [f for f in found if f.rule == "linter-internal-error"], found
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# configfile + gpus
+# ---------------------------------------------------------------------------------------------------------------
+def test_load_config_files_resolves_json_next_to_yaml(tmp_path, monkeypatch):
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "a.yaml").write_text(yaml.safe_dump(filemode()))
+    (tmp_path / "cfg" / "ds.json").write_text(json.dumps(dsj()))
+    monkeypatch.chdir(tmp_path)
+    lc = load_config_files(tmp_path / "cfg" / "a.yaml")
+    assert lc.ds == dsj() and lc.ds_path == tmp_path / "cfg" / "ds.json" and lc.findings == []
+    assert lc.ds_path_known
+
+
+def test_load_config_files_problems(tmp_path):
+    y = tmp_path / "a.yaml"
+    with pytest.raises(ConfigFileError):
+        load_config_files(tmp_path / "missing.yaml")
+    y.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigFileError, match="mapping"):
+        load_config_files(y)
+    y.write_text("a: [1\n")
+    with pytest.raises(ConfigFileError, match="not valid YAML"):
+        load_config_files(y)
+    y.write_text(yaml.safe_dump(filemode()))
+    lc = load_config_files(y)
+    assert [f.rule for f in lc.findings] == ["ds-config-file-missing"]
+    assert lc.findings[0].keys == ("deepspeed_config.deepspeed_config_file",) and not lc.ds_path_known
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 3},}')
+    assert [f.rule for f in load_config_files(y).findings] == ["ds-config-file-invalid-json"]
+
+
+def test_load_config_files_reads_1e8_as_string_and_finds_duplicates(tmp_path):
+    y = tmp_path / "a.yaml"
+    y.write_text("distributed_type: FSDP\nnum_processes: 2\nnum_processes: 4\nfsdp_config:\n"
+                 "  fsdp_min_num_params: 1e8\n  fsdp_version: 2\n  fsdp_version: 2\n")
+    lc = load_config_files(y)
+    assert lc.yaml["fsdp_config"]["fsdp_min_num_params"] == "1e8"
+    assert {(f.rule, f.keys) for f in lc.findings} == {("duplicate-key", ("num_processes",)),
+                                                       ("duplicate-key-same-value", ("fsdp_config.fsdp_version",))}
+
+
+def test_loader_rules_fire(tmp_path):
+    fired = set()
+    y = tmp_path / "a.yaml"
+
+    def load(dc, ds_text=None):
+        y.write_text(yaml.safe_dump(filemode(dc)))
+        if ds_text is not None:
+            (tmp_path / "ds.json").write_bytes(ds_text)
+        found = load_config_files(y).findings
+        for f in found:
+            assert f.rule in RULES and f.severity == RULES[f.rule].severity and f.keys
+        fired.update(f.rule for f in found)
+
+    load({"deepspeed_config_file": "~/no/such/ds.json"})
+    load({"deepspeed_config_file": "nope.json"})
+    load({}, b"\xff\xfe not utf-8")
+    load({}, b"[1, 2]")
+    load({}, b'{"zero_optimization": {"stage": 2}, "train_batch_size": 8, "train_batch_size": 16, '
+             b'"gradient_clipping": 1.0, "gradient_clipping": 1.0}')
+    assert fired == LOADER_RULES
+
+
+def test_visible_devices_limit(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2")
+    assert _visible_limit() == 3
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert _visible_limit() == 0
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert _visible_limit() is None
+    n = detect_gpus_per_node()
+    assert n is None or n >= 1
+
+
+def test_lint_path_imports_nothing_heavy(tmp_path):
+    cfg = tmp_path / "a.yaml"
+    cfg.write_text(yaml.safe_dump(filemode()))
+    (tmp_path / "ds.json").write_text(json.dumps(dsj()))
+    src = ("import sys, json\nfrom wizard.core.configfile import load_config_files\n"
+           "from wizard.core.config_rules import lint\nfrom wizard.core.gpus import detect_gpus_per_node\n"
+           f"lc = load_config_files({str(cfg)!r})\nlint(lc.yaml, lc.ds, gpus_per_node=detect_gpus_per_node())\n"
+           "print(json.dumps([m for m in ('torch', 'accelerate', 'deepspeed', 'textual') if m in sys.modules]))")
+    proc = subprocess.run([sys.executable, "-c", src], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# ground truth for a few errors: the real accelerate / deepspeed code raises or changes the value
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def clean_env(monkeypatch):
+    for k in list(os.environ):
+        if k.startswith(("FSDP_", "ACCELERATE_")):
+            monkeypatch.delenv(k, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.verify
+def test_verify_min_num_params_1e8_raises(clean_env):
+    from accelerate.utils import FullyShardedDataParallelPlugin
+
+    y = fsdp(fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": "1e8"})
+    assert "fsdp-min-num-params-invalid" in names(y)
+    clean_env.setenv("FSDP_VERSION", "2")
+    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "SIZE_BASED_WRAP")
+    clean_env.setenv("FSDP_MIN_NUM_PARAMS", str(y["fsdp_config"]["fsdp_min_num_params"]))
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        FullyShardedDataParallelPlugin()
+
+
+@pytest.mark.verify
+def test_verify_ds_file_with_inline_keys_raises(clean_env, tmp_path):
+    from accelerate.utils import DeepSpeedPlugin
+
+    y = filemode({"zero_stage": 3})
+    assert "deepspeed-file-with-inline-keys" in names(y, dsj())
+    (tmp_path / "ds.json").write_text(json.dumps(dsj()))
+    clean_env.setenv("ACCELERATE_DEEPSPEED_CONFIG_FILE", str(tmp_path / "ds.json"))
+    clean_env.setenv("ACCELERATE_CONFIG_DS_FIELDS", ",".join(y["deepspeed_config"]).lower())
+    with pytest.raises(ValueError, match="will be ignored"):
+        DeepSpeedPlugin()
+
+
+@pytest.mark.verify
+def test_verify_inline_zero_clipping_still_clips(clean_env):
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    assert "deepspeed-gradient-clipping-zero-ignored" in names(inline({"gradient_clipping": 0.0}))
+    clean_env.setenv("ACCELERATE_GRADIENT_CLIPPING", "0.0")
+    clean_env.setenv("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
+    plugin = DeepSpeedPlugin()
+    cfg = dict(plugin.deepspeed_config, train_batch_size=8, train_micro_batch_size_per_gpu=8,
+               gradient_accumulation_steps=1)
+    assert "gradient_clipping" not in cfg
+    assert DeepSpeedConfig(cfg).gradient_clipping == 1.0
+
+
+@pytest.mark.verify
+def test_verify_unknown_zero_key_raises():
+    import pydantic
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    ds = dsj(train_batch_size=8, train_micro_batch_size_per_gpu=8, gradient_accumulation_steps=1,
+             gradient_clipping=1.0, bf16={"enabled": True},
+             zero_optimization={"__replace__": True, "stage": 3, "offload_params": {"device": "cpu"}})
+    assert "ds-json-unknown-key" in names(filemode(), ds)
+    with pytest.raises(pydantic.ValidationError, match="offload_params"):
+        DeepSpeedConfig(ds)

@@ -1,0 +1,120 @@
+"""The linter behind ``fsdpds-wizard check``: rules over an accelerate config and the DeepSpeed JSON it names.
+
+``lint()`` is a pure function of the two parsed files (plus the GPU count); it never raises. Every rule is
+registered in ``RULES`` with a stable name, a severity, a one-line summary and its source (a
+``reference/library-rules.md`` id and the accelerate / DeepSpeed file:line it comes from).
+
+Severity contract: ERROR = the config fails, or a value written in it does not take effect as written;
+WARNING = works as written but is probably not what is wanted (or is an ignored/obsolete key whose effect is
+the same anyway); INFO = notes.
+
+The rules live in ``config_rules_keys`` (unknown/ignored keys), ``config_rules_general`` (launcher, precision,
+processes, dynamo, FP8, parallelism), ``config_rules_fsdp``, ``config_rules_ds`` (accelerate's DeepSpeed
+plugin) and ``config_rules_dsjson`` / ``config_rules_dszero`` (the DeepSpeed JSON). Only pyyaml and the standard
+library are imported here: no torch, accelerate or deepspeed.
+"""
+from __future__ import annotations
+
+import importlib.util
+from typing import Any, Callable
+
+from . import config_rules_ds as _ds
+from . import configfile as _configfile  # noqa: F401 - registers the loader's rules in RULES
+from . import config_rules_dsjson as _dsjson
+from . import config_rules_dszero as _dszero
+from . import config_rules_fsdp as _fsdp
+from . import config_rules_general as _gen
+from . import config_rules_keys as _keys
+from .config_rules_base import INFO, RULES, Ctx, RuleInfo, rule
+from .findings import Finding, sort_findings
+
+__all__ = ["lint", "RULES", "RuleInfo", "fp8_backend_importable"]
+
+INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a linter bug; other rules still ran)",
+                "wizard/core/config_rules.py")
+
+
+def fp8_backend_importable() -> bool:
+    """Whether torchao, Transformer Engine or MS-AMP could be imported here (found, not imported)."""
+    for name in ("torchao", "transformer_engine", "msamp"):
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return True
+        except (ImportError, ValueError):
+            continue
+    return False
+
+
+def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
+    try:
+        check(ctx, *args)
+    except Exception as e:  # noqa: BLE001 - one broken rule must not hide the others
+        ctx.emit(INTERNAL, (), f"{check.__module__.rsplit('.', 1)[-1]}.{check.__name__} failed on this input: "
+                 f"{type(e).__name__}: {e}", "Please report this config to the fsdpds-wizard maintainers.")
+
+
+def _json_checks(ctx: Ctx) -> None:
+    if not _dsjson.check_zero_present(ctx):
+        _run(ctx, _dsjson.check_keys_and_values)
+        _run(ctx, _dsjson.check_autos)
+        _run(ctx, _dsjson.check_batch)
+        return
+    for check in (_dsjson.check_keys_and_values, _dsjson.check_autos, _dsjson.check_batch, _dszero.check_precision,
+                  _dszero.check_zero, _dszero.check_optimizer_and_scheduler):
+        _run(ctx, check)
+
+
+def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
+         fp8_available: Callable[[], bool] | None = None) -> list[Finding]:
+    """Lint an accelerate config (as ``yaml.safe_load`` returns it) and its DeepSpeed JSON, if any.
+
+    ``ds_cfg`` is the parsed DeepSpeed JSON named by ``deepspeed_config.deepspeed_config_file`` (None for inline
+    DeepSpeed settings, or when it could not be read). ``ds_path_known=False`` says the JSON is named but its
+    content is unknown; rules that need it are skipped (the loader reports the missing file). GPU-count rules
+    run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe.
+    Returns findings sorted errors first; never raises.
+    """
+    try:
+        y = yaml_cfg if isinstance(yaml_cfg, dict) else {}
+        ds = ds_cfg if isinstance(ds_cfg, dict) and ds_path_known else None
+        gpus = gpus_per_node if isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool) \
+            and gpus_per_node > 0 else None
+        ctx = Ctx(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
+                  fp8_available=fp8_available or fp8_backend_importable)
+    except Exception:  # noqa: BLE001
+        return []
+    for derive in (_gen.derive, _fsdp.derive, _ds.derive):
+        _run(ctx, derive)
+    _run(ctx, _keys.check_top_level)
+    _run(ctx, _gen.check_distributed_type)
+    _run(ctx, _gen.check_legacy_top_level)
+    if y.get("compute_environment") == "AMAZON_SAGEMAKER" or ctx.dist is None:
+        return _finish(ctx)
+    _run(ctx, _gen.check_mixed_precision, ctx.fp8_available)
+    _run(ctx, _gen.check_processes)
+    _run(ctx, _keys.check_ignored_sections)
+    _run(ctx, _keys.check_dynamo_keys)
+    _run(ctx, _gen.check_dynamo)
+    _run(ctx, _keys.check_parallelism_keys)
+    _run(ctx, _gen.check_parallelism)
+    _run(ctx, _keys.check_fp8_keys)
+    if ctx.kind == "fsdp":
+        _run(ctx, _keys.check_fsdp_keys)
+        _run(ctx, _fsdp.check)
+    elif ctx.kind == "deepspeed":
+        _run(ctx, _keys.check_deepspeed_keys)
+        _run(ctx, _ds.check)
+        if ctx.ds_file_mode and ctx.ds is not None:
+            _json_checks(ctx)
+    _run(ctx, _gen.report_gpu_unknown)
+    return _finish(ctx)
+
+
+def _finish(ctx: Ctx) -> list[Finding]:
+    seen, out = set(), []
+    for f in ctx.findings:
+        ident = (f.rule, f.keys, f.message)
+        if ident not in seen:
+            seen.add(ident)
+            out.append(f)
+    return sort_findings(out)

@@ -1,0 +1,168 @@
+"""Shared pieces of the config linter: the rule registry, the lint context and value helpers.
+
+The helpers reproduce how accelerate turns a YAML value into the environment string its plugins parse
+(``str(value)``, sometimes lower-cased), so the rules can tell exactly what a value becomes.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .findings import ERROR, INFO, WARNING, Finding
+
+A = "accelerate/"  # source prefixes, relative to site-packages
+DS = "deepspeed/"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    name: str
+    severity: str
+    summary: str
+    source: str
+
+
+RULES: dict[str, RuleInfo] = {}
+
+
+def rule(name: str, severity: str, summary: str, source: str) -> str:
+    """Register a rule; returns its name so modules can keep it in a constant."""
+    if name in RULES and RULES[name] != RuleInfo(name, severity, summary, source):
+        raise ValueError(f"rule {name!r} registered twice with different data")
+    RULES[name] = RuleInfo(name, severity, summary, source)
+    return name
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# values as accelerate sees them
+# ----------------------------------------------------------------------------------------------------------------
+TRUE_WORDS = frozenset({"y", "yes", "t", "true", "on", "1"})
+FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+MISSING = object()
+
+
+def env_str(value: Any) -> str:
+    """What ``str(args.x)`` exports for a YAML value (accelerate never type-checks sub-keys)."""
+    return str(value)
+
+
+def parse_bool(value: Any) -> bool | None:
+    """accelerate's ``str_to_bool(str(value))``: True/False, or None when it would raise."""
+    s = str(value).lower()
+    if s in TRUE_WORDS:
+        return True
+    if s in FALSE_WORDS:
+        return False
+    return None
+
+
+def parse_int(value: Any) -> int | None:
+    """``int(str(value))`` as the plugins do: ``1e8`` (a string in YAML) and ``2.0`` fail."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def as_int(value: Any) -> int | None:
+    """A YAML/JSON number that is a whole number (bool excluded)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def fmt(value: Any) -> str:
+    """A value as it would be written in YAML/JSON, for messages."""
+    if isinstance(value, str):
+        text = json.dumps(value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    else:
+        try:
+            text = json.dumps(value, default=str, sort_keys=True)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def kv(key: str, value: Any) -> str:
+    return f"`{key}: {fmt(value)}`"
+
+
+def truthy(value: Any) -> bool:
+    try:
+        return bool(value)
+    except Exception:  # noqa: BLE001 - objects with odd __bool__ are still "set"
+        return True
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# context
+# ----------------------------------------------------------------------------------------------------------------
+DIST_FSDP = "FSDP"
+DIST_DEEPSPEED = "DEEPSPEED"
+MULTI_DEVICE_TYPES = frozenset({"MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU",
+                                "MULTI_HPU", "MULTI_NEURON"})
+
+
+@dataclass
+class Ctx:
+    """Everything a rule needs: the files, what the launcher derives from them, and the output list."""
+
+    y: dict
+    ds: dict | None
+    gpus_per_node: int | None
+    ds_path_known: bool
+    fp8_available: Callable[[], bool]
+    findings: list[Finding] = field(default_factory=list)
+
+    # derived in ``derive()``
+    dist: str | None = None
+    kind: str | None = None  # "fsdp" | "deepspeed" | "other" | None (unusable distributed_type)
+    nproc: int | None = None  # num_processes when it is a usable int
+    nmach: int = 1
+    mp: str | None = "no"  # effective mixed precision, lower-case; None when invalid
+    ds_file_mode: bool = False
+    fsdp: dict = field(default_factory=dict)  # normalised name -> (key as written, value)
+    fsdp_version: int | None = 1  # None when invalid
+    stage: int | None = None  # effective ZeRO stage (DeepSpeed), None when unknown
+
+    def section(self, name: str) -> dict:
+        value = self.y.get(name)
+        return value if isinstance(value, dict) else {}
+
+    def emit(self, name: str, keys, message: str, fix: str = "", source: str | None = None) -> None:
+        info = RULES[name]
+        if isinstance(keys, str):
+            keys = (keys,)
+        self.findings.append(Finding(info.severity, name, tuple(str(k) for k in keys), message, fix,
+                                     source or info.source))
+
+    @property
+    def nproc_per_node(self) -> int | None:
+        if self.nproc is None or self.nmach < 1:
+            return None
+        return self.nproc // self.nmach
+
+    @property
+    def fsdp_like(self) -> bool:
+        return self.kind in ("fsdp", "deepspeed")
+
+
+def fsdp_key(name: str) -> str:
+    """How the launcher names an fsdp_config key (commands/launch.py:1270-1271)."""
+    return name if name.startswith("fsdp") else "fsdp_" + name
+
+
+__all__ = ["A", "DS", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "Ctx", "env_str", "parse_bool",
+           "parse_int", "as_int", "fmt", "kv", "truthy", "MISSING", "TRUE_WORDS", "FALSE_WORDS", "fsdp_key",
+           "DIST_FSDP", "DIST_DEEPSPEED", "MULTI_DEVICE_TYPES"]

@@ -1,0 +1,265 @@
+"""DeepSpeed rules on the accelerate side (D1-D23b): the YAML's deepspeed_config and what DeepSpeedPlugin makes of
+it, plus the ZeRO stage/offload rules that apply to inline settings and DeepSpeed JSONs alike."""
+from __future__ import annotations
+
+from .config_rules_base import (A, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
+                                rule)
+from .config_rules_keys import DS_NVME_PATH_KEYS
+
+D = A + "utils/dataclasses.py"
+L = A + "utils/launch.py"
+LAUNCHERS = ("pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm")  # utils/constants.py:49
+# DeepSpeedPlugin._deepspeed_config_checks (utils/dataclasses.py:1507-1532): not allowed next to a JSON file
+FILE_MODE_FORBIDDEN = ("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
+                       "offload_param_device", "offload_param_nvme_path", "offload_optimizer_nvme_path",
+                       "zero3_save_16bit_model", "mixed_precision")
+
+FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
+                       "deepspeed_config_file together with inline DeepSpeed keys or mixed_precision",
+                       "D1; " + D + ":1279, 1507-1532; " + A + "commands/launch.py:1393-1397")
+STAGE_BAD = rule("deepspeed-zero-stage-invalid", ERROR, "zero_stage must be 0, 1, 2 or 3",
+                 "D5; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98")
+STAGE_DEFAULT = rule("deepspeed-zero-stage-default", INFO, "zero_stage omitted: accelerate uses ZeRO-2",
+                     "D5; " + D + ":1237-1238")
+DEVICE_BAD = rule("deepspeed-offload-device-invalid", ERROR, "offload device must be none, cpu or nvme",
+                  "D6; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
+NVME_PATH_LOST = rule("deepspeed-inline-nvme-path-ignored", ERROR,
+                      "Inline offload_*_nvme_path is never exported by accelerate launch",
+                      "D4; " + L + ":565-586 (no NVME_PATH export); " + D + ":1246-1252; accelerate#1463")
+NVME_INLINE = rule("deepspeed-inline-nvme-without-path", WARNING,
+                   "Inline NVMe offload always uses the relative folder 'none'",
+                   "D4; " + D + ":1246-1252, 1308-1317")
+GAS_BAD = rule("deepspeed-gradient-accumulation-invalid", ERROR,
+               "Inline gradient_accumulation_steps must be a positive integer (not auto)",
+               "D10; " + L + ":569-570; " + A + "accelerator.py:546-548")
+CLIP_BAD = rule("deepspeed-gradient-clipping-invalid", ERROR, "Inline gradient_clipping must be a number or auto",
+                D + ":1233-1235")
+CLIP_ZERO = rule("deepspeed-gradient-clipping-zero-ignored", ERROR,
+                 "Inline gradient_clipping 0 is dropped and DeepSpeed 0.19 then clips at 1.0",
+                 D + ":1321-1322; " + DS + "runtime/constants.py:203 (default 1.0, spec said 0)")
+CLIP_MISSING = rule("deepspeed-no-gradient-clipping", WARNING,
+                    "Inline DeepSpeed without gradient_clipping clips at 1.0",
+                    "users-and-peers 0.5; " + D + ":1233-1235, 1321-1322; " + A + "accelerator.py:2223-2226; "
+                    + DS + "runtime/constants.py:203")
+INIT_BAD = rule("deepspeed-zero3-init-flag-invalid", ERROR, "zero3_init_flag is not a boolean",
+                D + ":1327-1336; accelerate/utils/environment.py:59-71")
+INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: true with a stage other than 3",
+                 "D7; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
+SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
+                  D + ":1254-1257")
+SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", WARNING, "16-bit gather on save only matters at ZeRO-3",
+                     "D9; " + D + ":1317-1318; " + DS + "runtime/zero/config.py:257-263")
+MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names that can never match a module",
+               D + ":1533-1552")
+LAUNCHER_BAD = rule("deepspeed-multinode-launcher-invalid", ERROR, "Unknown DeepSpeed multi-node launcher",
+                    "D23b; " + A + "utils/constants.py:49; " + DS + "launcher/runner.py:567-580")
+NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
+                   "Multi-node DeepSpeed launcher without a hostfile trains on one machine only",
+                   "D23b; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
+OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
+                           "Parameter offload is only used by ZeRO-3 (silently ignored below)",
+                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
+                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836")
+OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
+                      "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
+                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148")
+
+
+def derive(ctx: Ctx) -> None:
+    dc = ctx.section("deepspeed_config")
+    value = dc.get("deepspeed_config_file")
+    ctx.ds_file_mode = value is not None and not (isinstance(value, str) and value == "none")
+    if ctx.ds_file_mode:
+        zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
+        if not isinstance(zo, dict):
+            ctx.stage = None
+            return
+        raw = zo.get("stage", MISSING)
+        if raw is MISSING:
+            ctx.stage = 0
+        elif raw == "auto":
+            ctx.stage = 2  # filled from DeepSpeedPlugin.zero_stage, whose default is 2
+        elif isinstance(raw, bool):
+            ctx.stage = int(raw)
+        else:
+            n = as_int(raw)
+            if n is None and isinstance(raw, str) and raw.strip().isdigit():
+                n = int(raw)
+            ctx.stage = n if n in (0, 1, 2, 3) else None
+    else:
+        raw = dc.get("zero_stage")
+        n = 2 if raw is None else parse_int(raw)
+        ctx.stage = n if n in (0, 1, 2, 3) else None
+
+
+def accel_is_zero3(ctx: Ctx) -> bool:
+    """accelerate's own ZeRO-3 test compares the written stage with the int 3 (utils/deepspeed.py:246-247)."""
+    if not ctx.ds_file_mode:
+        return ctx.stage == 3
+    zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
+    raw = zo.get("stage") if isinstance(zo, dict) else None
+    return not isinstance(raw, (str, bool)) and raw == 3
+
+
+def check(ctx: Ctx) -> None:
+    dc = ctx.section("deepspeed_config")
+    if ctx.ds_file_mode:
+        _check_file_mode(ctx, dc)
+    else:
+        _check_inline(ctx, dc)
+    _check_common(ctx, dc)
+
+
+def _check_file_mode(ctx: Ctx, dc: dict) -> None:
+    bad = [k for k in dc if str(k).lower() in FILE_MODE_FORBIDDEN]
+    keys = [f"deepspeed_config.{k}" for k in bad]
+    if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
+        keys.append("mixed_precision")
+    if keys:
+        ctx.emit(FILE_AND_INLINE, tuple(keys),
+                 "With `deepspeed_config.deepspeed_config_file`, the DeepSpeed plugin refuses a config that also "
+                 "sets " + ", ".join(f"`{k}`" for k in keys) + " (even `mixed_precision: 'no'`); it raises "
+                 "'When using `deepspeed_config_file`, the following accelerate config variables will be ignored'.",
+                 "Delete these keys from the YAML and set the same things in the DeepSpeed JSON "
+                 "(precision: fp16/bf16 blocks; ZeRO: zero_optimization; batch: gradient_accumulation_steps).")
+
+
+def _check_inline(ctx: Ctx, dc: dict) -> None:
+    if dc.get("zero_stage") is None:
+        if "zero_stage" not in dc:
+            ctx.emit(STAGE_DEFAULT, "deepspeed_config.zero_stage", "No `zero_stage`: accelerate uses ZeRO stage 2.",
+                     "Write `zero_stage` explicitly (0-3).")
+    elif ctx.stage is None:
+        ctx.emit(STAGE_BAD, "deepspeed_config.zero_stage", f"{kv('deepspeed_config.zero_stage', dc['zero_stage'])} "
+                 "is not a ZeRO stage; accelerate or DeepSpeed rejects it.", "Use 0, 1, 2 or 3.")
+    for dev in ("offload_optimizer_device", "offload_param_device"):
+        value = dc.get(dev)
+        if value is not None and str(value).lower() not in ("none", "cpu", "nvme"):
+            ctx.emit(DEVICE_BAD, f"deepspeed_config.{dev}", f"{kv('deepspeed_config.' + dev, value)} is not an "
+                     "offload device; DeepSpeed rejects the config.", "Use none, cpu or nvme.")
+    for path_key in DS_NVME_PATH_KEYS:
+        if path_key in dc:
+            dev_key = path_key.replace("_nvme_path", "_device")
+            ctx.emit(NVME_PATH_LOST, f"deepspeed_config.{path_key}",
+                     f"{kv('deepspeed_config.' + path_key, dc[path_key])} never reaches DeepSpeed: `accelerate "
+                     "launch` does not export it, so the plugin uses the string 'none' (a relative folder) "
+                     f"{'as the NVMe path' if str(dc.get(dev_key)).lower() == 'nvme' else 'if NVMe is used'}.",
+                     "Put NVMe offload (device and nvme_path) in a DeepSpeed JSON and point "
+                     "`deepspeed_config_file` at it.")
+    for dev, path_key in (("offload_optimizer_device", "offload_optimizer_nvme_path"),
+                          ("offload_param_device", "offload_param_nvme_path")):
+        if str(dc.get(dev)).lower() == "nvme" and path_key not in dc:
+            ctx.emit(NVME_INLINE, f"deepspeed_config.{dev}", f"`deepspeed_config.{dev}: nvme` inline: accelerate "
+                     "always gives DeepSpeed the path 'none', so the swap files go to a folder named 'none' under "
+                     "the launch directory.", "Use a DeepSpeed JSON with `offload_...: {device: nvme, nvme_path: "
+                     "/your/nvme}`.")
+    gas = dc.get("gradient_accumulation_steps")
+    if gas is not None and (parse_int(gas) is None or parse_int(gas) < 1):
+        why = ("\"auto\" is only understood inside a DeepSpeed JSON; here the launcher exports it and "
+               "Accelerator() does int('auto')") if str(gas) == "auto" else "Accelerator() needs a whole number >= 1"
+        ctx.emit(GAS_BAD, "deepspeed_config.gradient_accumulation_steps",
+                 f"{kv('deepspeed_config.gradient_accumulation_steps', gas)}: {why}, so start-up fails.",
+                 "Write a positive integer such as 1.")
+    if dc.get("gradient_clipping") is None:
+        ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
+                 "No `gradient_clipping` in the inline DeepSpeed settings: accelerate fills it as \"auto\" = 1.0, "
+                 "so gradients are clipped at norm 1.0 (answering 'no' to clipping in `accelerate config` leads "
+                 "here). Inline 0 cannot turn it off either: DeepSpeed 0.19 defaults to 1.0.",
+                 "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
+                 "with \"gradient_clipping\": 0.0.")
+    else:
+        clip = dc["gradient_clipping"]
+        text = str(clip).lower()
+        try:
+            number = None if text == "auto" else float(text)
+        except ValueError:
+            ctx.emit(CLIP_BAD, "deepspeed_config.gradient_clipping", f"{kv('deepspeed_config.gradient_clipping', clip)}"
+                     " is not a number; the plugin's float() fails.", "Write a number such as 1.0.")
+        else:
+            if number == 0:
+                ctx.emit(CLIP_ZERO, "deepspeed_config.gradient_clipping",
+                         f"{kv('deepspeed_config.gradient_clipping', clip)} does not disable clipping: accelerate "
+                         "only writes a truthy value into the DeepSpeed config, and DeepSpeed 0.19's own default is "
+                         "1.0, so gradients are clipped at 1.0.",
+                         "To disable clipping use a DeepSpeed JSON with \"gradient_clipping\": 0.0.")
+    save = dc.get("zero3_save_16bit_model")
+    if save is not None:
+        text = str(save).lower()
+        if text != "true" and text not in ("false", "no", "n", "off", "0", "f"):
+            ctx.emit(SAVE16_BAD, "deepspeed_config.zero3_save_16bit_model",
+                     f"{kv('deepspeed_config.zero3_save_16bit_model', save)}: accelerate only treats the exact text "
+                     "'true' as on, so this is read as false.", "Write true or false (unquoted).")
+        elif text == "true" and ctx.stage is not None and ctx.stage != 3:
+            ctx.emit(SAVE16_UNUSED, "deepspeed_config.zero3_save_16bit_model",
+                     f"`zero3_save_16bit_model: true` only changes anything at ZeRO-3 (stage here: {ctx.stage}); below "
+                     "stage 3 the full weights are saved anyway.", "Delete it, or use zero_stage 3.")
+
+
+def _check_common(ctx: Ctx, dc: dict) -> None:
+    flag = dc.get("zero3_init_flag")
+    if flag is not None:
+        b = parse_bool(str(flag).lower())
+        if b is None:
+            ctx.emit(INIT_BAD, "deepspeed_config.zero3_init_flag", f"{kv('deepspeed_config.zero3_init_flag', flag)} is "
+                     "not a boolean; the plugin raises 'invalid truth value'.", "Write true or false.")
+        elif b and (ctx.stage is not None or not ctx.ds_file_mode) and not accel_is_zero3(ctx):
+            where = ("the DeepSpeed JSON's zero_optimization.stage" if ctx.ds_file_mode else "zero_stage")
+            shown = ctx.stage if ctx.stage is not None else "invalid"
+            keys = ["deepspeed_config.zero3_init_flag"]
+            if ctx.ds_file_mode:
+                keys.append("zero_optimization.stage")
+            elif "zero_stage" in dc:
+                keys.append("deepspeed_config.zero_stage")
+            ctx.emit(INIT_LOST, tuple(keys), f"`zero3_init_flag: true` only works with ZeRO-3, but {where} gives "
+                     f"{shown}" + (" (written as a string, which accelerate does not treat as 3)"
+                                   if ctx.stage == 3 else "") + "; the plugin warns and turns it off, so the "
+                     "model is loaded whole on every process.", "Use stage 3, or set `zero3_init_flag: false`.")
+    moe = dc.get("deepspeed_moe_layer_cls_names")
+    if moe is not None:
+        names = str(moe).split(",")
+        bad = [n for n in names if not n.isidentifier()]
+        if bad:
+            ctx.emit(MOE_BAD, "deepspeed_config.deepspeed_moe_layer_cls_names",
+                     f"{kv('deepspeed_config.deepspeed_moe_layer_cls_names', moe)} gives class names "
+                     f"{', '.join(repr(b) for b in bad)} that no module can have; prepare() raises.",
+                     "Write one string of comma-separated class names without spaces.")
+    launcher = dc.get("deepspeed_multinode_launcher")
+    if launcher is not None and str(launcher) not in LAUNCHERS and ctx.nmach > 1:
+        ctx.emit(LAUNCHER_BAD, "deepspeed_config.deepspeed_multinode_launcher",
+                 f"{kv('deepspeed_config.deepspeed_multinode_launcher', launcher)} is not a DeepSpeed launcher.",
+                 "Use one of: " + ", ".join(LAUNCHERS) + ".")
+    if ctx.nmach > 1 and str(launcher if launcher is not None else "pdsh") != "standard" \
+            and dc.get("deepspeed_hostfile") is None:
+        ctx.emit(NO_HOSTFILE, "deepspeed_config.deepspeed_hostfile",
+                 f"{ctx.nmach} machines with the {launcher or 'pdsh'} launcher but no `deepspeed_hostfile`: "
+                 "accelerate passes '--hostfile None' and the DeepSpeed runner falls back to the local machine only.",
+                 "Write `deepspeed_hostfile: /path/to/hostfile`, or use `deepspeed_multinode_launcher: standard`.")
+    if not ctx.ds_file_mode:
+        devices = {"offload_optimizer": ("deepspeed_config.offload_optimizer_device",
+                                         str(dc.get("offload_optimizer_device")).lower()
+                                         if dc.get("offload_optimizer_device") is not None else "none"),
+                   "offload_param": ("deepspeed_config.offload_param_device",
+                                     str(dc.get("offload_param_device")).lower()
+                                     if dc.get("offload_param_device") is not None else "none")}
+        check_offload_vs_stage(ctx, devices)
+
+
+def check_offload_vs_stage(ctx: Ctx, devices: dict) -> None:
+    """devices: {"offload_optimizer"|"offload_param": (key to blame, effective device)}."""
+    stage = ctx.stage
+    if stage is None:
+        return
+    opt_key, opt = devices.get("offload_optimizer", ("", "none"))
+    par_key, par = devices.get("offload_param", ("", "none"))
+    if par in ("cpu", "nvme") and stage < 3:
+        ctx.emit(OFFLOAD_PARAM_STAGE, par_key, f"Parameter offload ({fmt(par)}) is only used by ZeRO-3; at stage "
+                 f"{stage} DeepSpeed accepts it and never uses it.", "Use stage 3, or set the param offload device "
+                 "to none.")
+    if opt == "nvme" and stage in (1, 2):
+        ctx.emit(NVME_STAGE, opt_key, f"NVMe optimizer offload needs ZeRO-3; at stage {stage} DeepSpeed silently "
+                 "offloads to CPU memory instead.", "Use stage 3 for NVMe (ZeRO-Infinity), or offload to cpu.")
+    if opt in ("cpu", "nvme") and stage == 0:
+        ctx.emit(OFFLOAD_STAGE0, opt_key, f"Optimizer offload ({fmt(opt)}) at ZeRO stage 0: nothing moves the "
+                 "parameters to CPU, so the CPU Adam optimizer that accelerate substitutes fails its device check.",
+                 "Use stage 1 or higher with optimizer offload, or set the device to none.")

@@ -1,0 +1,336 @@
+"""DeepSpeed JSON rules, part 1: keys and value types (DeepSpeed's own models), "auto" values, batch sizes.
+
+Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``zero_optimization.stage``.
+"""
+from __future__ import annotations
+
+from . import ds_schema as S
+from .config_rules_base import A, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
+
+C = DS + "runtime/config.py"
+ACC = A + "accelerator.py"
+
+# "auto" values accelerate fills (a plain accelerate training loop; DeepSpeedPlugin.__post_init__ and
+# Accelerator._prepare_deepspeed): utils/dataclasses.py:1280-1300, 1415-1450; accelerator.py:2178-2340
+AUTO_FILLED = frozenset({
+    "train_micro_batch_size_per_gpu", "train_batch_size", "gradient_accumulation_steps", "gradient_clipping",
+    "zero_optimization.stage", "zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device",
+    "zero_optimization.offload_optimizer.nvme_path", "zero_optimization.offload_param.nvme_path",
+    "zero_optimization.stage3_gather_16bit_weights_on_model_save", "zero_optimization.reduce_bucket_size",
+    "zero_optimization.stage3_prefetch_bucket_size", "zero_optimization.stage3_param_persistence_threshold",
+    "fp16.enabled", "bf16.enabled", "optimizer.params.lr", "optimizer.params.weight_decay",
+    "scheduler.params.warmup_min_lr", "scheduler.params.warmup_max_lr", "scheduler.params.warmup_num_steps",
+    "scheduler.params.total_num_steps",
+})
+# filled by the HF Trainer (transformers/integrations/deepspeed.py) but not by accelerate alone
+AUTO_TRAINER_ONLY = frozenset({"optimizer.params.betas", "optimizer.params.eps"})
+BOOL_SCALARS = frozenset({"dataloader_drop_last", "disable_allgather", "disable_python_gc", "dump_state",
+                          "managed_gradient_accumulation", "memory_breakdown", "prescale_gradients",
+                          "use_data_before_expert_parallelism", "wall_clock_breakdown", "zero_allow_untested_optimizer",
+                          "zero_force_ds_cpu_optimizer"})
+NUMBER_SCALARS = ("gradient_clipping", "gradient_predivide_factor", "train_batch_size",
+                  "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "steps_per_print",
+                  "vocabulary_size", "sequence_parallel_size", "data_parallel_size")
+HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
+         "curriculum_learning": "use data_efficiency.data_sampling.curriculum_learning",
+         "elasticity": "set train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"}
+
+ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
+                    "D3; " + A + "utils/dataclasses.py:1274-1277")
+REMOVED = rule("ds-json-removed-feature", ERROR, "A feature removed in DeepSpeed 0.19 (config raises)",
+               "D37; " + C + ":79-141")
+UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
+                   "A top-level DeepSpeed JSON key DeepSpeed never reads (silently ignored)",
+                   C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
+                "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
+                A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38")
+NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
+                   A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58")
+UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
+                   "D28; " + DS + "runtime/config_utils.py:105-113")
+BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
+                 "D29/D35; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py")
+COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
+               DS + "runtime/config_utils.py:105-113 (pydantic lax mode)")
+DEPRECATED = rule("ds-json-deprecated-key", WARNING, "A deprecated DeepSpeed key (converted with a warning)",
+                  DS + "runtime/config_utils.py:60-101")
+DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
+                       "A deprecated key together with the key that replaces it (DeepSpeed asserts)",
+                       DS + "runtime/config_utils.py:82-95")
+DICT_UNKNOWN = rule("ds-json-ignored-subkey", WARNING,
+                    "A sub-key DeepSpeed does not read in a hand-parsed section (ignored)",
+                    C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
+                   C + ":245-300, 590-652")
+AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accelerate does not fill (raises)",
+                     "D14; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340")
+AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
+                    "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
+                    "D14; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py")
+AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
+                  A + "utils/dataclasses.py:1237-1238, 1280-1296")
+AUTO_DEVICE = rule("ds-json-auto-offload-device", WARNING, "offload device \"auto\" becomes none",
+                   A + "utils/dataclasses.py:1240-1244, 1280-1296")
+AUTO_NVME = rule("ds-json-auto-nvme-path", WARNING, "nvme_path \"auto\" becomes the relative folder 'none'",
+                 "D4; " + A + "utils/dataclasses.py:1246-1252, 1280-1296")
+AUTO_PRECISION = rule("ds-json-auto-precision", INFO,
+                      "fp16/bf16 \"auto\" follows --mixed_precision (none in the YAML: fp32)",
+                      "D13; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928")
+BATCH_MISSING = rule("ds-json-batch-missing", ERROR, "Neither train_batch_size nor the micro batch size is given",
+                     "D17; " + A + "utils/dataclasses.py:1382-1387; " + C + ":648-650")
+BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
+                     C + ":596-606")
+BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
+                      "train_batch_size != micro batch x gradient accumulation x world size",
+                      "D24; " + C + ":590-652")
+BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
+                        "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
+                        "D18; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
+BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
+                   C + ":245-300")
+STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate overrides steps_per_print",
+                   A + "utils/dataclasses.py:1326")
+
+
+def walk_autos(obj, prefix=""):
+    """Dotted paths of every "auto" leaf in nested objects (accelerate does not look inside lists)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            path = f"{prefix}{k}"
+            if isinstance(v, dict):
+                yield from walk_autos(v, path + ".")
+            elif isinstance(v, str) and v == "auto":
+                yield path
+
+
+def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
+    last = issue.path.rsplit(".", 1)[-1]
+    if issue.kind == S.UNKNOWN_KEY:
+        if issue.path.startswith("zero_optimization.") and issue.path.count(".") == 1 and last in removed_zero:
+            return  # reported as a removed feature
+        hint = f" Did you mean `{issue.suggestion}`?" if issue.suggestion else ""
+        ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` is not a key DeepSpeed accepts here; building the config "
+                 f"fails with 'Extra inputs are not permitted'.{hint}", "Fix the key name or delete it.")
+    elif issue.kind == S.ALIAS_AND_NAME:
+        ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` repeats a setting already written under its other name "
+                 f"({issue.expected}); DeepSpeed rejects the second spelling.", "Keep one of the two spellings.")
+    elif issue.kind in (S.BAD_VALUE, S.NOT_MAPPING):
+        rid = NOT_MAPPING if issue.kind == S.NOT_MAPPING else BAD_VALUE
+        ctx.emit(rid, issue.path, f"`{issue.path}: {fmt(issue.value)}` is not accepted by DeepSpeed (expects "
+                 f"{issue.expected}); building the config fails.", f"Write {issue.expected}.")
+    elif issue.kind == S.COERCED:
+        if issue.path == "zero_optimization.stage" and isinstance(issue.value, str):
+            ctx.emit(BAD_VALUE, issue.path, f"`zero_optimization.stage: {fmt(issue.value)}` is a string: DeepSpeed "
+                     "converts it, but accelerate compares the stage with the number 3 (ZeRO-3 detection, "
+                     "zero.Init, 16-bit saving), so ZeRO-3 handling is silently skipped.",
+                     f"Write the number: \"stage\": {issue.value.strip()}.",
+                     source=A + "utils/deepspeed.py:246-247, utils/dataclasses.py:1337")
+            return
+        ctx.emit(COERCED, issue.path, f"`{issue.path}: {fmt(issue.value)}` is converted by DeepSpeed to "
+                 f"{issue.expected}; it works, but write the proper type.", f"Write {issue.expected}.")
+    elif issue.kind == S.DEPRECATED:
+        ctx.emit(DEPRECATED, issue.path, f"`{issue.path}` is deprecated; DeepSpeed converts it"
+                 + (f" to `{issue.expected}`" if issue.expected else "") + " and warns.",
+                 f"Use `{issue.expected}` instead." if issue.expected else "Delete it.")
+
+
+def check_keys_and_values(ctx: Ctx) -> None:
+    ds = ctx.ds
+    top = S.top_level_keys()
+    removed_top, removed_zero = S.removed_top_level(), S.removed_zero_keys()
+    sections, opaque = S.section_names(), S.opaque_sections()
+    for key, value in ds.items():
+        name = str(key)
+        if name in removed_top:
+            hint = HINTS.get(name, "delete the block")
+            ctx.emit(REMOVED, name, f"`{name}` belongs to a feature removed from DeepSpeed 0.19; DeepSpeed refuses "
+                     "a config that still has it (see " + S.load()["removed"]["issue"] + ").",
+                     f"Delete `{name}` ({hint}).")
+            continue
+        if name == "bfloat16":
+            ctx.emit(BF16_OLD, name, "`bfloat16` is the old name of the `bf16` block. accelerate always adds a `bf16` "
+                     "block before DeepSpeed reads the config, and DeepSpeed only looks at `bfloat16` when `bf16` is "
+                     "absent, so these settings are ignored.", "Rename the block to `bf16`.")
+            continue
+        if name not in top:
+            best = S.did_you_mean(name, top)
+            ctx.emit(UNKNOWN_TOP, name, f"`{name}` is not a DeepSpeed setting; DeepSpeed never reads it, so it is "
+                     "silently ignored." + (f" Did you mean `{best}`?" if best else ""),
+                     "Fix the key name or delete it.")
+            continue
+        if name in sections:
+            if name == "zero_optimization" and isinstance(value, dict):
+                for zk in value:
+                    if str(zk) in removed_zero:
+                        ctx.emit(REMOVED, f"zero_optimization.{zk}", f"`zero_optimization.{zk}` belongs to a "
+                                 "feature removed from DeepSpeed 0.19; DeepSpeed refuses the config.",
+                                 f"Delete `zero_optimization.{zk}`.")
+            for issue in S.validate_section(name, value, name):
+                _emit_issue(ctx, issue, removed_zero)
+            _check_deprecated_pairs(ctx, name, value)
+            continue
+        sub = S.dict_section_keys(name)
+        if sub is not None:
+            if not isinstance(value, dict):
+                ctx.emit(NOT_MAPPING, name, f"`{name}: {fmt(value)}` must be a JSON object.", f"Write `{name}` as "
+                         "an object, or delete it.")
+                continue
+            for sk, sv in value.items():
+                path = f"{name}.{sk}"
+                if path in sections:
+                    for issue in S.validate_section(path, sv, path):
+                        _emit_issue(ctx, issue, removed_zero)
+                elif str(sk) not in sub:
+                    best = S.did_you_mean(str(sk), sub)
+                    ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
+                             + ", ".join(sub) + "), so the value is ignored." + (f" Did you mean `{best}`?"
+                                                                               if best else ""),
+                             "Fix the key name or delete it.")
+            continue
+        if name in opaque:
+            if not isinstance(value, dict) and value is not None:
+                ctx.emit(NOT_MAPPING, name, f"`{name}: {fmt(value)}` must be a JSON object.",
+                         f"Write `{name}` as an object, or delete it.")
+            continue
+        _check_scalar(ctx, name, value)
+    if "steps_per_print" in ds:
+        ctx.emit(STEPS_PRINT, "steps_per_print", f"`steps_per_print: {fmt(ds['steps_per_print'])}` is replaced by "
+                 "accelerate (it sets infinity to silence DeepSpeed's own logging); only logging is affected.",
+                 "Delete it and log from the training loop.")
+
+
+def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
+    if not isinstance(value, dict):
+        return
+    root = S.load()["sections"][section]
+    deprecated = root.get("x-deprecated", {})
+    accepted = S.model_keys(section)
+    for old, new in deprecated.items():
+        if old not in value or not new or " " in new:
+            continue
+        field = accepted.get(new, new)
+        spelled = [k for k, f in accepted.items() if f == field and k in value]
+        if spelled:
+            ctx.emit(DEPRECATED_BOTH, (f"{section}.{old}", f"{section}.{spelled[0]}"),
+                     f"`{section}.{old}` is the deprecated form of `{section}.{spelled[0]}`, and both are written; "
+                     "DeepSpeed asserts that only one is given.", f"Delete `{section}.{old}`.")
+
+
+def _check_scalar(ctx: Ctx, name: str, value) -> None:
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return
+    if name in BOOL_SCALARS and not isinstance(value, (bool, int)):
+        looks_true = isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1", "t", "y")
+        if looks_true and name != "wall_clock_breakdown":
+            ctx.emit(BOOL_STRING, name, f"`{name}: {fmt(value)}` is a string; DeepSpeed tests it as a plain Python "
+                     "value, which happens to mean true here.", "Write true (no quotes).")
+        else:
+            ctx.emit(SCALAR_TYPE, name, f"`{name}: {fmt(value)}` must be true or false; DeepSpeed uses it as a plain "
+                     "Python value, so this string counts as true (or breaks the arithmetic DeepSpeed does with it).",
+                     "Write true or false, without quotes.")
+    elif name in NUMBER_SCALARS and (isinstance(value, (str, bool, list, dict))):
+        ctx.emit(SCALAR_TYPE, name, f"`{name}: {fmt(value)}` must be a number; DeepSpeed compares and multiplies "
+                 "it as is, so a string or boolean fails or misbehaves.", "Write a number (or \"auto\" where "
+                 "accelerate fills it).")
+
+
+def check_autos(ctx: Ctx) -> None:
+    ds = ctx.ds
+    zo = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
+    for path in walk_autos(ds):
+        if path in AUTO_TRAINER_ONLY:
+            ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer; with "
+                     "accelerate alone, prepare() raises 'not found in kwargs'.", "Write the value (e.g. betas "
+                     "[0.9, 0.999], eps 1e-8), or only launch this config through the Trainer.")
+        elif path not in AUTO_FILLED:
+            ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate knows how to fill; "
+                     "prepare() raises 'not found in kwargs'.", "Write a concrete value.")
+        elif path == "zero_optimization.stage":
+            ctx.emit(AUTO_STAGE, path, "`zero_optimization.stage: \"auto\"` is filled with accelerate's default "
+                     "ZeRO stage 2 (the YAML cannot set zero_stage next to a JSON).", "Write the stage (0-3).")
+        elif path.endswith(".device"):
+            ctx.emit(AUTO_DEVICE, path, f"`{path}: \"auto\"` is filled with \"none\": nothing is offloaded.",
+                     "Write none, cpu or nvme.")
+        elif path.endswith(".nvme_path"):
+            sec = zo.get(path.split(".")[1]) or {}
+            if isinstance(sec, dict) and sec.get("device") == "nvme":
+                ctx.emit(AUTO_NVME, path, f"`{path}: \"auto\"` is filled with the text 'none', so NVMe swap files go "
+                         "to a folder named 'none' under the launch directory.", "Write the NVMe mount path.")
+        elif path in ("fp16.enabled", "bf16.enabled") and ctx.y.get("mixed_precision") is None:
+            ctx.emit(AUTO_PRECISION, path, f"`{path}: \"auto\"` follows the mixed precision given at launch; the YAML "
+                     "sets none (it may not, next to a JSON), so without `--mixed_precision` or Trainer flags the "
+                     "run is fp32.", "Pass --mixed_precision bf16 at launch, or write true/false in the JSON.")
+
+
+def _positive_int(value) -> int | None:
+    n = as_int(value)
+    return n if n is not None and n > 0 else None
+
+
+def check_batch(ctx: Ctx) -> None:
+    ds = ctx.ds
+    keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    vals = {k: ds.get(k) for k in keys}
+    present = {k: k in ds and ds[k] is not None for k in keys}
+    ok = True
+    for k in keys:
+        v = vals[k]
+        if present[k] and v != "auto" and _positive_int(v) is None:
+            ok = False
+            ctx.emit(BATCH_INVALID, k, f"`{k}: {fmt(v)}` must be a whole number above 0 (or \"auto\").",
+                     f"Write `{k}` as a positive integer, or \"auto\".")
+    tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
+    if not present["train_micro_batch_size_per_gpu"] and (not present["train_batch_size"] or tb == "auto"):
+        ctx.emit(BATCH_MISSING, "train_micro_batch_size_per_gpu",
+                 "The DeepSpeed JSON gives no usable batch size: `train_micro_batch_size_per_gpu` is missing"
+                 + (" and `train_batch_size` is \"auto\", which accelerate can only fill from the micro batch"
+                    if tb == "auto" else " and so is `train_batch_size`") + "; DeepSpeed asserts.",
+                 "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number.")
+        return
+    if not ok or not present["train_batch_size"] or tb == "auto":
+        return
+    if mb == "auto":
+        ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
+                 f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
+                 "fills the micro batch from the dataloader and never changes the fixed value, so DeepSpeed's check "
+                 "train_batch = micro x accumulation x GPUs fails unless the dataloader happens to match.",
+                 "Set both to \"auto\", or both to numbers that agree.")
+        return
+    world = ctx.nproc
+    if world is None or _skip_world_check(ctx):
+        return
+    g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
+    tb = int(tb)
+    if present["train_micro_batch_size_per_gpu"]:
+        expect = int(mb) * g * world
+        if tb != expect:
+            blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} != micro batch {int(mb)} x gradient accumulation "
+                     f"{g}{' (accelerate default)' if g == 1 and gas in (None, 'auto') else ''} x {world} processes "
+                     f"= {expect}; DeepSpeed asserts 'Check batch related parameters'.",
+                     "Make the three numbers agree, or set train_batch_size to \"auto\".")
+    elif tb % (g * world) or tb // (g * world) == 0:
+        blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+        ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} cannot be split into {world} processes x {g} "
+                 "accumulation steps of whole micro batches; DeepSpeed asserts.",
+                 "Choose a train_batch_size that is a multiple of processes x accumulation steps.")
+
+
+def _skip_world_check(ctx: Ctx) -> bool:
+    """DeepSpeed divides by the data-parallel size, which tensor/sequence parallelism change."""
+    ds = ctx.ds
+    tp = ds.get("tensor_parallel") if isinstance(ds.get("tensor_parallel"), dict) else {}
+    if (as_int(tp.get("autotp_size", 0)) or 0) > 1 or ds.get("sequence_parallel_size") not in (None, 1):
+        return True
+    pc = ctx.section("parallelism_config")
+    return any((as_int(v) or 1) > 1 for k, v in pc.items() if str(k).endswith(("tp_size", "sp_size", "cp_size")))
+
+
+def check_zero_present(ctx: Ctx) -> bool:
+    if "zero_optimization" not in ctx.ds:
+        ctx.emit(ZERO_MISSING, "zero_optimization", "The DeepSpeed JSON has no `zero_optimization` block; "
+                 "accelerate's DeepSpeed plugin refuses it ('Please specify the ZeRO optimization config').",
+                 "Add `\"zero_optimization\": {\"stage\": 2}` (or the stage you want).")
+        return False
+    return True

@@ -1,0 +1,278 @@
+"""DeepSpeed JSON rules, part 2: precision, ZeRO stage/offload combinations, optimizer and scheduler, checkpoint
+and dtype settings (D25-D42). Keys are dotted paths from the root of the DeepSpeed JSON."""
+from __future__ import annotations
+
+from . import ds_schema as S
+from .config_rules_base import A, DS, ERROR, WARNING, Ctx, as_int, fmt, rule
+from .config_rules_ds import check_offload_vs_stage
+
+C = DS + "runtime/config.py"
+E = DS + "runtime/engine.py"
+_TRUE_WORDS = {"true", "yes", "on", "1", "t", "y"}
+FP16_DTYPES = {"fp16", "float16", "half", "torch.float16"}
+BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
+FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
+
+BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled", "D25; " + C + ":511-512")
+LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale settings DeepSpeed rejects",
+                  "D26; " + DS + "runtime/precision_config.py:120-197")
+PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
+                   "D27; " + E + ":1812-1829")
+DTYPE_NAME = rule("ds-json-dtype-invalid", ERROR, "A dtype name DeepSpeed does not know",
+                  C + ":148-170 (DtypeEnum), 185-194, 559-567")
+MASTER_WEIGHTS = rule("ds-json-master-weights-invalid", ERROR,
+                      "fp16/bf16 master-weight options need ZeRO 1-3 (and bf16_optimizer_states needs bf16 masters)",
+                      "D39; " + C + ":702-714")
+STAGE_OFFLOAD_RATIO = rule("ds-json-partial-offload-needs-stage3", ERROR,
+                           "offload_optimizer.ratio < 1 (partial offload) is ZeRO-3 only",
+                           "D34; " + DS + "runtime/zero/config.py:395-400")
+NVME_NO_PATH = rule("ds-json-nvme-path-missing", ERROR, "NVMe offload at ZeRO-3 without nvme_path",
+                    "D33; " + DS + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
+GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
+                 "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
+                 "D36; " + DS + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
+ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
+                 "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
+                 "D38; " + C + ":233-241, 695-700")
+COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
+                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230")
+GATHER_UNUSED = rule("ds-json-gather-16bit-unused", WARNING, "16-bit gather on save only matters at ZeRO-3",
+                     "D9; " + DS + "runtime/zero/config.py:257-263")
+CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
+                          "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
+                          A + "accelerator.py:2377-2383; " + E + ":2339-2346")
+OPT_TYPE = rule("ds-json-optimizer-type-unknown", ERROR, "optimizer.type DeepSpeed cannot build",
+                E + ":1985-1986, 2016-2019")
+OPT_MAX_NORM = rule("ds-json-optimizer-max-grad-norm", ERROR, "optimizer.params.max_grad_norm is rejected",
+                    E + ":2481-2484")
+LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss scaling (fp16.loss_scale 0)",
+            "D41; " + E + ":2021-2023")
+SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
+                  E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
+SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parameter the scheduler does not take",
+                   E + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
+CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
+                  C + ":387-408")
+KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
+                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings", C + ":566-570")
+
+
+def _enabled(section) -> bool | None:
+    """pydantic's reading of `enabled` (True/False), None for "auto" or unknown."""
+    if not isinstance(section, dict):
+        return False
+    v = section.get("enabled", False)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        if v == "auto":
+            return None
+        return v.strip().lower() in _TRUE_WORDS
+    if isinstance(v, (int, float)):
+        return v == 1
+    return None
+
+
+def _sec(ds: dict, name: str) -> dict:
+    v = ds.get(name)
+    return v if isinstance(v, dict) else {}
+
+
+def _num(value) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def check_precision(ctx: Ctx) -> None:
+    ds = ctx.ds
+    fp16, bf16 = _sec(ds, "fp16"), _sec(ds, "bf16")
+    f_on, b_on = _enabled(ds.get("fp16")), _enabled(ds.get("bf16"))
+    if f_on and b_on:
+        ctx.emit(BOTH_PRECISIONS, ("fp16.enabled", "bf16.enabled"), "fp16 and bf16 are both enabled; DeepSpeed "
+                 "refuses ('cannot be simultaneously enabled').", "Enable only one (bf16 on Ampere or newer GPUs).")
+    if fp16:
+        ls = fp16.get("loss_scale", 0)
+        if isinstance(ls, bool) or (ls != "auto" and (_num(ls) is None or _num(ls) < 0)):
+            ctx.emit(LOSS_SCALE, "fp16.loss_scale", f"`fp16.loss_scale: {fmt(ls)}` must be a number >= 0 (0 means "
+                     "dynamic loss scaling); DeepSpeed rejects it.", "Write 0 (dynamic) or a positive number.")
+        for k in ("loss_scale_window", "min_loss_scale"):
+            v = fp16.get(k)
+            if isinstance(v, bool):
+                ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be an integer, not a boolean.",
+                         "Write a positive integer.")
+            elif f_on and _num(ls) == 0 and v is not None and v != "auto" and _num(v) is not None and _num(v) <= 0:
+                ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be above 0 with dynamic loss scaling "
+                         "(loss_scale 0); DeepSpeed rejects it.", "Write a positive integer (defaults: window "
+                         "1000, min 1).")
+    dt = _sec(ds, "data_types")
+    names = set(S.enum("dtype_names"))
+    for k in ("param_dtype", "grad_accum_dtype", "buffer_dtype"):
+        v = dt.get(k)
+        if v is not None and v not in names:
+            ctx.emit(DTYPE_NAME, f"data_types.{k}", f"`data_types.{k}: {fmt(v)}` is not a dtype DeepSpeed knows.",
+                     "Use fp32, fp16 or bf16.")
+    pd = dt.get("param_dtype")
+    if pd in names and f_on is not None and b_on is not None:
+        want = "fp16" if f_on else "bf16" if b_on else "fp32"
+        have = "fp16" if pd in FP16_DTYPES else "bf16" if pd in BF16_DTYPES else "fp32" if pd in FP32_DTYPES else None
+        if have is not None and have != want:
+            ctx.emit(PARAM_DTYPE, ("data_types.param_dtype",) + (("fp16.enabled",) if f_on else ("bf16.enabled",)
+                                                                 if b_on else ()),
+                     f"`data_types.param_dtype: {fmt(pd)}` does not match the enabled precision ({want}); the engine "
+                     "asserts at start-up.", "Make param_dtype match the fp16/bf16 block, or delete it.")
+    ac = _sec(ds, "torch_autocast")
+    if ac.get("dtype") is not None and ac.get("dtype") not in names:
+        ctx.emit(DTYPE_NAME, "torch_autocast.dtype", f"`torch_autocast.dtype: {fmt(ac['dtype'])}` is not a dtype "
+                 "DeepSpeed knows; it raises.", "Use bf16 or fp16.")
+    kf = dt.get("keep_in_fp32_modules", "auto")
+    if kf != "auto" and not (isinstance(kf, list) and all(isinstance(x, str) for x in kf)):
+        ctx.emit(KEEP_FP32, "data_types.keep_in_fp32_modules", f"`data_types.keep_in_fp32_modules: {fmt(kf)}` must "
+                 "be \"auto\" or a list of name patterns; DeepSpeed raises.", "Write a list of strings.")
+    stage = ctx.stage
+    for sec, opt in (("fp16", "fp16_master_weights_and_grads"), ("bf16", "bf16_master_weights_and_grads"),
+                     ("bf16", "bf16_optimizer_states")):
+        v = _sec(ds, sec).get(opt)
+        if v is True and stage is not None and stage == 0:
+            ctx.emit(MASTER_WEIGHTS, (f"{sec}.{opt}", "zero_optimization.stage"), f"`{sec}.{opt}: true` needs ZeRO "
+                     "stage 1, 2 or 3; DeepSpeed asserts at stage 0.", "Raise the ZeRO stage or drop the option.")
+    if bf16.get("bf16_optimizer_states") is True and bf16.get("bf16_master_weights_and_grads") is not True:
+        ctx.emit(MASTER_WEIGHTS, ("bf16.bf16_optimizer_states",), "`bf16.bf16_optimizer_states: true` requires "
+                 "`bf16.bf16_master_weights_and_grads: true`; DeepSpeed asserts.",
+                 "Also set bf16_master_weights_and_grads to true, or drop bf16_optimizer_states.")
+
+
+def _device(section) -> str:
+    if not isinstance(section, dict):
+        return "none"
+    d = section.get("device", "none")
+    return d if d in ("cpu", "nvme") else "none"  # "auto" is filled with none; bad values are reported elsewhere
+
+
+def check_zero(ctx: Ctx) -> None:
+    ds = ctx.ds
+    zo = _sec(ds, "zero_optimization")
+    stage = ctx.stage
+    oo, op = zo.get("offload_optimizer"), zo.get("offload_param")
+    devices = {"offload_optimizer": ("zero_optimization.offload_optimizer.device", _device(oo)),
+               "offload_param": ("zero_optimization.offload_param.device", _device(op))}
+    check_offload_vs_stage(ctx, devices)
+    if stage == 3:
+        for name, sec in (("offload_optimizer", oo), ("offload_param", op)):
+            if _device(sec) == "nvme" and sec.get("nvme_path") is None:
+                ctx.emit(NVME_NO_PATH, f"zero_optimization.{name}.nvme_path",
+                         f"`zero_optimization.{name}` offloads to nvme without `nvme_path`; ZeRO-3 fails when it sets "
+                         "up the swap files.", "Add `\"nvme_path\": \"/local_nvme\"` (a fast local disk).")
+    if isinstance(oo, dict):
+        ratio = _num(oo.get("ratio", 1.0))
+        if ratio is not None and ratio < 1 and stage is not None and stage != 3:
+            ctx.emit(STAGE_OFFLOAD_RATIO, ("zero_optimization.offload_optimizer.ratio", "zero_optimization.stage"),
+                     f"`offload_optimizer.ratio: {fmt(oo.get('ratio'))}` (partial offload) is only supported by "
+                     f"ZeRO-3; at stage {stage} DeepSpeed asserts.", "Use ratio 1.0, or stage 3.")
+    if zo.get("compute_grad_norm") is False:
+        clip = ds.get("gradient_clipping", 1.0)
+        clip_n = 1.0 if clip == "auto" else _num(clip)
+        problems = []
+        if stage is not None and stage not in (1, 2):
+            problems.append(f"the stage is {stage} (only 1 or 2 allowed)")
+        elif _device(oo) != "none":
+            problems.append("the optimizer is offloaded")
+        elif clip_n is not None and clip_n > 0:
+            problems.append(f"gradient clipping is {clip_n:g}" + (" (DeepSpeed's default)" if "gradient_clipping"
+                                                                   not in ds else ""))
+        if problems:
+            ctx.emit(GRAD_NORM, "zero_optimization.compute_grad_norm", "`zero_optimization.compute_grad_norm: false` "
+                     "cannot work here: " + problems[0] + "; DeepSpeed raises.",
+                     "Delete compute_grad_norm, or use stage 1/2 without optimizer offload and with "
+                     "\"gradient_clipping\": 0.0.")
+    gather = zo.get("stage3_gather_16bit_weights_on_model_save", zo.get("gather_16bit_weights_on_model_save"))
+    if gather is True and stage is not None and stage != 3:
+        ctx.emit(GATHER_UNUSED, "zero_optimization.stage3_gather_16bit_weights_on_model_save"
+                 if "stage3_gather_16bit_weights_on_model_save" in zo else
+                 "zero_optimization.gather_16bit_weights_on_model_save",
+                 f"16-bit weight gathering on save only matters at ZeRO-3 (stage here: {stage}).",
+                 "Delete it, or use stage 3.")
+    if zo.get("cpu_offload") is True and "offload_optimizer" not in zo and "optimizer" not in ds \
+            and ds.get("zero_force_ds_cpu_optimizer", True) is not False and stage is not None and stage > 0:
+        ctx.emit(CPU_OFFLOAD_CLIENT, "zero_optimization.cpu_offload",
+                 "`zero_optimization.cpu_offload: true` (deprecated) turns on optimizer offload inside DeepSpeed, but "
+                 "accelerate only swaps a torch optimizer for DeepSpeed's CPU optimizer when it sees "
+                 "`offload_optimizer.device`; with no optimizer block in the JSON the engine then refuses the client "
+                 "optimizer.", "Write `\"offload_optimizer\": {\"device\": \"cpu\"}` instead of cpu_offload.")
+    op_name = ds.get("gradient_allreduce_op")
+    if op_name is not None:
+        low = op_name.lower() if isinstance(op_name, str) else op_name
+        if low not in S.enum("gradient_allreduce_op"):
+            ctx.emit(ALLREDUCE, "gradient_allreduce_op", f"`gradient_allreduce_op: {fmt(op_name)}` must be mean or "
+                     "sum; DeepSpeed raises.", "Use mean (default) or sum.")
+        elif low == "sum":
+            conflict = ("ZeRO-3" if stage == 3 else "DeepCompile" if _sec(ds, "compile").get("deepcompile") is True
+                        else "ZenFlow" if zo.get("zenflow") is not None else None)
+            if conflict:
+                ctx.emit(ALLREDUCE, "gradient_allreduce_op", f"`gradient_allreduce_op: sum` is not supported with "
+                         f"{conflict}; DeepSpeed raises.", "Use mean.")
+    for k in ("communication_data_type", "seq_parallel_communication_data_type"):
+        v = ds.get(k)
+        if v is not None and (not isinstance(v, str) or v.lower() not in ("fp16", "bf16", "fp32")):
+            ctx.emit(COMM_DTYPE, k, f"`{k}: {fmt(v)}` must be fp16, bf16 or fp32; DeepSpeed raises.",
+                     "Use fp32 (safest), bf16 or fp16.")
+    ck = _sec(ds, "checkpoint")
+    tv = ck.get("tag_validation")
+    if tv is not None and (not isinstance(tv, str) or tv.upper() not in S.enum("checkpoint_tag_validation")):
+        ctx.emit(CHECKPOINT, "checkpoint.tag_validation", f"`checkpoint.tag_validation: {fmt(tv)}` must be Warn, "
+                 "Ignore or Fail; DeepSpeed raises.", "Use Warn, Ignore or Fail.")
+    pw = ck.get("parallel_write")
+    if isinstance(pw, dict) and "pipeline_stage" in pw and pw["pipeline_stage"] not in (True, False):
+        ctx.emit(CHECKPOINT, "checkpoint.parallel_write.pipeline_stage", "`checkpoint.parallel_write.pipeline_stage` "
+                 f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
+
+
+def check_optimizer_and_scheduler(ctx: Ctx) -> None:
+    ds = ctx.ds
+    opt = ds.get("optimizer")
+    if isinstance(opt, dict):
+        t = opt.get("type")
+        if t is not None:
+            ok = isinstance(t, str) and (t.lower() in S.enum("deepspeed_optimizers") or t in S.enum("torch_optimizers"))
+            if not ok:
+                best = S.did_you_mean(str(t), S.enum("deepspeed_optimizers") + S.enum("torch_optimizers"))
+                ctx.emit(OPT_TYPE, "optimizer.type", f"`optimizer.type: {fmt(t)}` is neither a DeepSpeed optimizer "
+                         "nor a torch.optim class, so DeepSpeed cannot build it." + (f" Did you mean `{best}`?"
+                                                                                     if best else ""),
+                         "Use e.g. AdamW, or drop the optimizer block and create the optimizer in code.")
+            elif t.lower() == "lamb":
+                ls = _sec(ds, "fp16").get("loss_scale", 0)
+                if _num(ls) not in (None, 0.0):
+                    ctx.emit(LAMB, ("optimizer.type", "fp16.loss_scale"), "The LAMB optimizer requires dynamic loss "
+                             f"scaling, but `fp16.loss_scale` is {fmt(ls)}; the engine asserts.",
+                             "Set fp16.loss_scale to 0, or use another optimizer.")
+        params = opt.get("params")
+        if isinstance(params, dict) and "max_grad_norm" in params:
+            ctx.emit(OPT_MAX_NORM, "optimizer.params.max_grad_norm", "DeepSpeed refuses `max_grad_norm` as an optimizer "
+                     "parameter when it builds the optimizer.", "Delete it and set the top-level "
+                     "\"gradient_clipping\" instead.")
+    sch = ds.get("scheduler")
+    if isinstance(sch, dict) and sch.get("type") is not None:
+        t = sch["type"]
+        ds_scheds, torch_scheds = S.enum("deepspeed_schedulers"), S.enum("torch_schedulers")
+        if not isinstance(t, str) or t not in ds_scheds + torch_scheds:
+            best = S.did_you_mean(str(t), ds_scheds + torch_scheds)
+            ctx.emit(SCHED_TYPE, "scheduler.type", f"`scheduler.type: {fmt(t)}` is not a scheduler DeepSpeed "
+                     "recognises (names are case-sensitive)." + (f" Did you mean `{best}`?" if best else ""),
+                     "Use WarmupLR, WarmupDecayLR, WarmupCosineLR, OneCycle or LRRangeTest.")
+        elif t in ds_scheds and isinstance(sch.get("params"), dict):
+            allowed = S.enum("scheduler_params")[t]
+            for p in sch["params"]:
+                if str(p) not in allowed:
+                    best = S.did_you_mean(str(p), allowed)
+                    ctx.emit(SCHED_PARAM, f"scheduler.params.{p}", f"{t} takes no parameter `{p}`; building the "
+                             "scheduler fails with an unexpected-keyword error." + (f" Did you mean `{best}`?"
+                                                                                     if best else ""),
+                             f"Use only: {', '.join(allowed)}.")

@@ -1,0 +1,405 @@
+"""FSDP rules (F1-F26): what FullyShardedDataParallelPlugin makes of the fsdp_config values.
+
+Every value goes through ``accelerate launch`` first: the launcher exports ``str(value)`` (some lower-cased) and
+always exports its own defaults for keys the YAML omits (commands/launch.py:513-610), e.g.
+``FSDP_SHARDING_STRATEGY=FULL_SHARD``, ``FSDP_USE_ORIG_PARAMS=true``, ``FSDP_CPU_RAM_EFFICIENT_LOADING=true``.
+"""
+from __future__ import annotations
+
+from .config_rules_base import (A, ERROR, INFO, WARNING, Ctx, fmt, fsdp_key, kv, parse_bool, parse_int, rule,
+                                truthy)
+
+STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
+WRAP_POLICIES = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
+PREFETCH = ("BACKWARD_PRE", "BACKWARD_POST")
+STATE_DICTS = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
+D = A + "utils/dataclasses.py"
+L = A + "utils/launch.py"
+
+VERSION_BAD = rule("fsdp-version-invalid", ERROR, "fsdp_version must be 1 or 2",
+                   "F1; " + A + "commands/launch.py:513-518, " + D + ":1830-1875")
+VERSION_DEFAULT = rule("fsdp-version-default", INFO, "fsdp_version omitted: the launcher runs FSDP1",
+                       A + "commands/launch.py:513-518")
+STRATEGY_BAD = rule("fsdp1-sharding-strategy-invalid", ERROR, "FSDP1 sharding strategy not a name or 1-5",
+                    "F3; " + D + ":1844-1853")
+V2_STRATEGY_SAME = rule("fsdp2-sharding-strategy-ignored", WARNING,
+                        "FSDP2 never reads fsdp_sharding_strategy (same effect as reshard_after_forward here)",
+                        "F7; " + D + ":1844-1862")
+V2_STRATEGY_LOST = rule("fsdp2-sharding-strategy-lost", ERROR,
+                        "FSDP2 never reads fsdp_sharding_strategy and the effective sharding differs",
+                        "F7; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58")
+V1_RESHARD_SAME = rule("fsdp1-reshard-after-forward-ignored", WARNING,
+                       "FSDP1 ignores fsdp_reshard_after_forward under launch (same strategy anyway)",
+                       "F4; " + L + ":313-315, " + D + ":1844-1856")
+V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
+                       "FSDP1 ignores fsdp_reshard_after_forward under launch; the strategy silently differs",
+                       "F4; accelerate/commands/config/cluster.py:408-414; " + L + ":313-315, " + D + ":1844-1856")
+V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
+                      "F5; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
+BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
+                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71")
+WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", "F9; " + D + ":1909-1915")
+WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
+                 "F9; " + D + ":1908-1910")
+WRAP_NO_CLS = rule("fsdp-transformer-wrap-no-classes", INFO,
+                   "TRANSFORMER_BASED_WRAP without class names uses the model's _no_split_modules",
+                   "F10; " + D + ":2085-2100")
+CLS_BAD = rule("fsdp-wrap-classes-invalid", ERROR, "Wrap class names that can never match a module class",
+               "F11; " + D + ":1925-1926, 2090-2095, 3228-3245")
+CLS_UNUSED = rule("fsdp-wrap-classes-unused", WARNING,
+                  "fsdp_transformer_layer_cls_to_wrap is only read with TRANSFORMER_BASED_WRAP",
+                  "F12; " + D + ":1921-1934")
+MIN_BAD = rule("fsdp-min-num-params-invalid", ERROR, "fsdp_min_num_params must be an integer (not 1e8)",
+               "F13; " + L + ":317, " + D + ":1927-1934")
+MIN_UNUSED = rule("fsdp-min-num-params-unused", WARNING, "fsdp_min_num_params is only read with SIZE_BASED_WRAP",
+                  "F13; " + D + ":1927-1934")
+MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
+                "F14; " + D + ":2102-2107")
+PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
+                    "F15; " + D + ":1892-1902")
+V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has no backward prefetch (NO_PREFETCH)",
+                        "F16; " + D + ":1903-1905")
+V2_PREFETCH_LOST = rule("fsdp2-backward-prefetch-lost", ERROR, "FSDP2 drops the backward prefetch setting",
+                        "F16; " + D + ":1903-1905")
+SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", "F19; " + D + ":2047-2056")
+V2_LOCAL_SD = rule("fsdp2-local-state-dict", ERROR, "FSDP2 does not support LOCAL_STATE_DICT",
+                   "F20; " + D + ":2069-2073")
+V2_FWD_SAME = rule("fsdp2-forward-prefetch-ignored", WARNING, "FSDP2 never reads fsdp_forward_prefetch (false)",
+                   "F17; " + D + ":1953-1956")
+V2_FWD_LOST = rule("fsdp2-forward-prefetch-lost", ERROR, "FSDP2 silently drops fsdp_forward_prefetch: true",
+                   "F17; " + D + ":1953-1956")
+V2_ORIG_SAME = rule("fsdp2-use-orig-params-obsolete", WARNING, "FSDP2 always uses the original parameters",
+                    "F18; " + D + ":1938-1942")
+V2_ORIG_LOST = rule("fsdp2-use-orig-params-false", ERROR, "fsdp_use_orig_params: false cannot take effect in FSDP2",
+                    "F18; " + D + ":1938-1942")
+V2_SYNC = rule("fsdp2-sync-module-states-obsolete", WARNING, "FSDP2 does not read fsdp_sync_module_states",
+               "F18; " + D + ":1944-1951")
+RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
+                "cpu_ram_efficient_loading (on by default) requires sync_module_states",
+                "F21/F22; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D + ":1983-1988")
+V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
+                  "FSDP1 without sync_module_states: loading a full checkpoint fails on non-zero ranks",
+                  "F23; " + A + "utils/fsdp_utils.py:233-238")
+V1_COMPILE = rule("fsdp1-compile-without-orig-params", ERROR,
+                  "torch.compile with FSDP1 needs use_orig_params: true (else a graph break or an error)",
+                  "F24; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641")
+AC_OFFLOAD = rule("fsdp-activation-checkpointing-offload-requirements", ERROR,
+                  "activation_checkpointing_offload needs activation_checkpointing and FSDP2",
+                  "F25; " + D + ":1963-1970")
+HYBRID_ONE_NODE = rule("fsdp1-hybrid-shard-single-node", WARNING,
+                       "HYBRID_SHARD on one machine behaves like FULL_SHARD",
+                       "F26; torch/distributed/fsdp/_init_utils.py:143-167")
+HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
+                     "HYBRID_SHARD groups are sized by visible GPUs; the world size must be a multiple of it",
+                     "F26; torch/distributed/fsdp/_init_utils.py:201-247, distributed_c10d.py new_subgroups")
+
+
+def strategy_of(value) -> str | None:
+    """The ShardingStrategy name FSDP1 makes of a value, or None when the plugin would raise."""
+    s = str(value)
+    if s.upper() in STRATEGIES:
+        return s.upper()
+    if s.isdigit():
+        n = int(s)
+        return STRATEGIES[n - 1] if 1 <= n <= 5 else None
+    return "HYBRID_SHARD_ZERO2" if s.upper() == "_HYBRID_SHARD_ZERO2" else None
+
+
+def _prefetch_of(value) -> tuple[bool, str | None]:
+    """(valid, BACKWARD_PRE/BACKWARD_POST/None) as the plugin parses it."""
+    s = str(value)
+    if s.upper() == "NO_PREFETCH":
+        return True, None
+    if s.upper() in PREFETCH:
+        return True, s.upper()
+    if s.isdigit():
+        n = int(s)
+        return (True, PREFETCH[n - 1]) if n in (1, 2) else (False, None)
+    return False, None
+
+
+def _state_dict_of(value) -> str | None:
+    s = str(value)
+    if s.isdigit():
+        n = int(s)
+        return STATE_DICTS[n - 1] if 1 <= n <= 3 else None
+    return s.upper() if s.upper() in STATE_DICTS else None
+
+
+def derive(ctx: Ctx) -> None:
+    fc = {}
+    for k, v in ctx.section("fsdp_config").items():
+        fc[fsdp_key(str(k))] = (str(k), v)  # later duplicates win, as with setattr
+    ctx.fsdp = fc
+    raw = fc.get("fsdp_version", (None, "1"))[1]
+    n = parse_int(raw)
+    ctx.fsdp_version = n if n in (1, 2) else None
+
+
+def check(ctx: Ctx) -> None:
+    fc = ctx.fsdp
+    v = ctx.fsdp_version
+
+    def has(name):
+        return name in fc
+
+    def key(name):
+        return "fsdp_config." + fc[name][0]
+
+    def val(name, default=None):
+        return fc[name][1] if name in fc else default
+
+    if has("fsdp_version") and v is None:
+        ctx.emit(VERSION_BAD, key("fsdp_version"),
+                 f"{kv(key('fsdp_version'), val('fsdp_version'))} is not 1 or 2. The launcher passes it through "
+                 "unchecked and the FSDP plugin then fails (for 3, with a confusing KeyError 'TRUE').",
+                 "Write `fsdp_version: 2` (recommended) or `fsdp_version: 1`.")
+    if not has("fsdp_version"):
+        ctx.emit(VERSION_DEFAULT, "fsdp_config.fsdp_version",
+                 "`fsdp_version` is not written, so `accelerate launch` runs FSDP1 (its default is 1, although "
+                 "`accelerate config` suggests 2).", "Write `fsdp_version: 2` for FSDP2, or 1 to make it explicit.")
+
+    # ---- bool flags read by both versions (or v1 only)
+    flags = ["fsdp_offload_params", "fsdp_cpu_ram_efficient_loading", "fsdp_activation_checkpointing",
+             "fsdp_activation_checkpointing_offload"]
+    if v == 1:
+        flags += ["fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_sync_module_states"]
+    for name in flags:
+        if has(name) and parse_bool(val(name)) is None:
+            ctx.emit(BOOL_BAD, key(name), f"{kv(key(name), val(name))} is not a boolean the plugin can parse "
+                     "(true/false, yes/no, on/off, 1/0); it raises 'invalid truth value'.", "Write true or false.")
+
+    # ---- sharding
+    if has("fsdp_sharding_strategy"):
+        s = strategy_of(val("fsdp_sharding_strategy"))
+        if v == 1 and s is None:
+            ctx.emit(STRATEGY_BAD, key("fsdp_sharding_strategy"),
+                     f"{kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))} is not an FSDP1 sharding "
+                     "strategy; the plugin raises a KeyError.", "Use FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
+                     "HYBRID_SHARD or HYBRID_SHARD_ZERO2 (or 1-5).")
+        if v == 2:
+            reshard = parse_bool(str(val("fsdp_reshard_after_forward", "true")).lower())
+            same = {"FULL_SHARD": True, "SHARD_GRAD_OP": False}.get(s) if s else None
+            if same is not None and reshard is not None and same == reshard:
+                ctx.emit(V2_STRATEGY_SAME, key("fsdp_sharding_strategy"),
+                         f"FSDP2 never reads {kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))}; "
+                         f"the effective `fsdp_reshard_after_forward: {str(reshard).lower()}` happens to mean the "
+                         "same thing.", "Delete `fsdp_sharding_strategy`; FSDP2 uses `fsdp_reshard_after_forward`.")
+            else:
+                eff = "true" if reshard else "false"
+                ctx.emit(V2_STRATEGY_LOST, key("fsdp_sharding_strategy"),
+                         f"FSDP2 never reads {kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))}; "
+                         f"sharding follows `fsdp_reshard_after_forward` ({eff}), which does not match what this "
+                         "strategy asks for.", "Use `fsdp_reshard_after_forward: true` (FULL_SHARD) or false "
+                         "(SHARD_GRAD_OP); hybrid sharding needs parallelism_config dp_replicate/dp_shard sizes; "
+                         "NO_SHARD has no FSDP2 form (use MULTI_GPU).")
+    if has("fsdp_reshard_after_forward"):
+        raw = val("fsdp_reshard_after_forward")
+        if v == 1:
+            asked = strategy_of(raw)
+            if asked is None:
+                b = parse_bool(raw)
+                asked = None if b is None else ("FULL_SHARD" if b else "SHARD_GRAD_OP")
+            eff = strategy_of(val("fsdp_sharding_strategy", "FULL_SHARD")) or "FULL_SHARD"
+            why = ("" if has("fsdp_version") else " (no fsdp_version, so FSDP1)")
+            if asked != eff:
+                ctx.emit(V1_RESHARD_LOST, key("fsdp_reshard_after_forward"),
+                         f"Under FSDP1{why} {kv(key('fsdp_reshard_after_forward'), raw)} is ignored by "
+                         "`accelerate launch`: the launcher always exports a sharding strategy "
+                         f"({'fsdp_sharding_strategy' if has('fsdp_sharding_strategy') else 'default FULL_SHARD'}), "
+                         f"which wins, so training runs {eff}"
+                         + (f", not {asked}." if asked else "; the written value is not a strategy at all."),
+                         f"Write `fsdp_sharding_strategy: {asked or 'SHARD_GRAD_OP'}` instead (FSDP1), or set "
+                         "`fsdp_version: 2` and a true/false value.")
+            else:
+                ctx.emit(V1_RESHARD_SAME, key("fsdp_reshard_after_forward"),
+                         f"Under FSDP1{why} {kv(key('fsdp_reshard_after_forward'), raw)} is ignored by `accelerate "
+                         f"launch`; the effective strategy is {eff} anyway.",
+                         "Write the strategy as `fsdp_sharding_strategy` (FSDP1) or set `fsdp_version: 2`.")
+        elif v == 2 and parse_bool(str(raw).lower()) is None:
+            ctx.emit(V2_RESHARD_BAD, key("fsdp_reshard_after_forward"),
+                     f"FSDP2 needs true/false in {kv(key('fsdp_reshard_after_forward'), raw)}; strategy names are "
+                     "FSDP1 only and the plugin raises 'invalid truth value'.",
+                     "Use true (like FULL_SHARD) or false (like SHARD_GRAD_OP).")
+
+    _check_wrap(ctx, has, key, val)
+    _check_prefetch_and_state(ctx, has, key, val, v)
+    _check_obsolete_and_sync(ctx, has, key, val, v)
+
+    if parse_bool(val("fsdp_activation_checkpointing_offload", "false")):
+        problems = []
+        if not parse_bool(val("fsdp_activation_checkpointing", "false")):
+            problems.append("`fsdp_activation_checkpointing` is not true")
+        if v != 2:
+            problems.append("this is not FSDP2")
+        if problems:
+            keys = [key("fsdp_activation_checkpointing_offload")]
+            keys += [key(n) for n in ("fsdp_activation_checkpointing", "fsdp_version") if has(n)]
+            ctx.emit(AC_OFFLOAD, tuple(keys), "`fsdp_activation_checkpointing_offload: true` needs activation "
+                     "checkpointing on and fsdp_version 2, but " + " and ".join(problems) + "; the plugin raises.",
+                     "Set `fsdp_activation_checkpointing: true` and `fsdp_version: 2`, or drop the offload flag.")
+    _check_hybrid(ctx, has, key, val, v)
+
+
+def _check_wrap(ctx: Ctx, has, key, val) -> None:
+    policy = None
+    if has("fsdp_auto_wrap_policy") and val("fsdp_auto_wrap_policy") is not None:
+        raw = val("fsdp_auto_wrap_policy")
+        policy = str(raw).upper()
+        if policy not in WRAP_POLICIES:
+            ctx.emit(WRAP_BAD, key("fsdp_auto_wrap_policy"), f"{kv(key('fsdp_auto_wrap_policy'), raw)} is not an "
+                     "auto wrap policy; the plugin raises 'Invalid auto wrap policy'.",
+                     "Use TRANSFORMER_BASED_WRAP, SIZE_BASED_WRAP or NO_WRAP.")
+            policy = "INVALID"
+    else:
+        ctx.emit(WRAP_NONE, "fsdp_config.fsdp_auto_wrap_policy",
+                 "No `fsdp_auto_wrap_policy`, so NO_WRAP: the whole model is a single FSDP unit and all of its "
+                 "parameters are gathered at once, which saves little memory.",
+                 "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` (or SIZE_BASED_WRAP).")
+    effective = policy or "NO_WRAP"
+    cls_set = has("fsdp_transformer_layer_cls_to_wrap") and val("fsdp_transformer_layer_cls_to_wrap") is not None
+    if effective == "TRANSFORMER_BASED_WRAP":
+        if not cls_set:
+            ctx.emit(WRAP_NO_CLS, "fsdp_config.fsdp_transformer_layer_cls_to_wrap",
+                     "TRANSFORMER_BASED_WRAP without `fsdp_transformer_layer_cls_to_wrap` wraps the classes listed "
+                     "in the model's `_no_split_modules` (Transformers models); other models get no inner wrapping.",
+                     "Name the layer class explicitly if the model is not a Transformers model.")
+        else:
+            raw = val("fsdp_transformer_layer_cls_to_wrap")
+            names = str(raw).split(",")
+            bad = [n for n in names if not n.isidentifier()]
+            if bad:
+                why = ("a YAML list is turned into the text of the list" if isinstance(raw, (list, tuple)) else
+                       "names are split on ',' and compared exactly, spaces included")
+                ctx.emit(CLS_BAD, key("fsdp_transformer_layer_cls_to_wrap"),
+                         f"{kv(key('fsdp_transformer_layer_cls_to_wrap'), raw)} gives class names "
+                         f"{', '.join(repr(b) for b in bad)} that no module can have ({why}); prepare() fails with "
+                         "'Could not find the transformer layer class'.",
+                         "Write one string with comma-separated class names and no spaces, e.g. "
+                         "`LlamaDecoderLayer,MistralDecoderLayer`.")
+    elif cls_set and effective != "INVALID":
+        ctx.emit(CLS_UNUSED, key("fsdp_transformer_layer_cls_to_wrap"),
+                 f"`{key('fsdp_transformer_layer_cls_to_wrap')}` is only used with TRANSFORMER_BASED_WRAP; the "
+                 f"policy here is {effective}, so it is ignored.",
+                 "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` or delete the class names.")
+    if has("fsdp_min_num_params"):
+        raw = val("fsdp_min_num_params")
+        if effective == "SIZE_BASED_WRAP":
+            n = parse_int(raw)
+            if n is None:
+                extra = (" (YAML reads 1e8 as a string)" if isinstance(raw, str) else
+                         " (a float)" if isinstance(raw, float) else "")
+                ctx.emit(MIN_BAD, key("fsdp_min_num_params"), f"{kv(key('fsdp_min_num_params'), raw)}{extra}: "
+                         "the plugin does int() on it and raises.", "Write a plain integer, e.g. "
+                         "`fsdp_min_num_params: 100000000`.")
+            elif n <= 0:
+                ctx.emit(MIN_ZERO, key("fsdp_min_num_params"), f"{kv(key('fsdp_min_num_params'), raw)} with "
+                         "SIZE_BASED_WRAP: FSDP1 silently drops the policy (nothing is wrapped); FSDP2 wraps every "
+                         "module that has parameters.", "Use a positive parameter count such as 100000000.")
+        elif effective != "INVALID":
+            ctx.emit(MIN_UNUSED, key("fsdp_min_num_params"), f"`{key('fsdp_min_num_params')}` is only used with "
+                     f"SIZE_BASED_WRAP; the policy here is {effective}, so it is ignored.",
+                     "Delete it, or set `fsdp_auto_wrap_policy: SIZE_BASED_WRAP`.")
+
+
+def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
+    if has("fsdp_backward_prefetch") and val("fsdp_backward_prefetch") is not None:
+        raw = val("fsdp_backward_prefetch")
+        ok, eff = _prefetch_of(raw)
+        if not ok:
+            ctx.emit(PREFETCH_BAD, key("fsdp_backward_prefetch"), f"{kv(key('fsdp_backward_prefetch'), raw)} is not "
+                     "a backward prefetch policy; the plugin raises a KeyError.",
+                     "Use BACKWARD_PRE, BACKWARD_POST or NO_PREFETCH.")
+        elif v == 2 and eff is None:
+            ctx.emit(V2_PREFETCH_SAME, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option; "
+                     f"{kv(key('fsdp_backward_prefetch'), raw)} changes nothing.", "Delete the key (FSDP1 only).")
+        elif v == 2:
+            ctx.emit(V2_PREFETCH_LOST, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option: "
+                     f"{kv(key('fsdp_backward_prefetch'), raw)} is reset to none with a warning.",
+                     "Delete the key (FSDP2 prefetches on its own), or use fsdp_version 1.")
+    if has("fsdp_state_dict_type") and val("fsdp_state_dict_type") is not None:
+        raw = val("fsdp_state_dict_type")
+        sd = _state_dict_of(raw)
+        if sd is None:
+            ctx.emit(SD_BAD, key("fsdp_state_dict_type"), f"{kv(key('fsdp_state_dict_type'), raw)} is not a state "
+                     "dict type; the plugin raises a KeyError.",
+                     "Use SHARDED_STATE_DICT or FULL_STATE_DICT (LOCAL_STATE_DICT: FSDP1 only).")
+        elif sd == "LOCAL_STATE_DICT" and v == 2:
+            ctx.emit(V2_LOCAL_SD, key("fsdp_state_dict_type"), "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
+                     "raises.", "Use SHARDED_STATE_DICT or FULL_STATE_DICT.")
+
+
+def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
+    if v == 2:
+        if has("fsdp_forward_prefetch"):
+            b = parse_bool(val("fsdp_forward_prefetch"))
+            if b:
+                ctx.emit(V2_FWD_LOST, key("fsdp_forward_prefetch"), "FSDP2 has no forward prefetch and the launch "
+                         "path silently skips `fsdp_forward_prefetch: true`.", "Delete it, or use fsdp_version 1.")
+            else:
+                ctx.emit(V2_FWD_SAME, key("fsdp_forward_prefetch"), f"`{key('fsdp_forward_prefetch')}` is an FSDP1 "
+                         "setting that FSDP2 never reads.", "Delete it.")
+        if has("fsdp_use_orig_params"):
+            b = parse_bool(val("fsdp_use_orig_params"))
+            if b is False or b is None:
+                ctx.emit(V2_ORIG_LOST, key("fsdp_use_orig_params"), f"{kv(key('fsdp_use_orig_params'), val('fsdp_use_orig_params'))} "
+                         "cannot take effect: FSDP2 always works on the original parameters and never reads it.",
+                         "Delete the key (it is FSDP1 only).")
+            else:
+                ctx.emit(V2_ORIG_SAME, key("fsdp_use_orig_params"), "`fsdp_use_orig_params` is obsolete in FSDP2, "
+                         "which always uses the original parameters.", "Delete the key.")
+        if has("fsdp_sync_module_states"):
+            ctx.emit(V2_SYNC, key("fsdp_sync_module_states"), "`fsdp_sync_module_states` is an FSDP1 setting that "
+                     "FSDP2 does not read (the launcher still checks it against cpu_ram_efficient_loading).",
+                     "Delete it (and leave cpu_ram_efficient_loading as you need it).")
+    # F21: the launcher tests the raw YAML values for truth (launch defaults are the string "true")
+    ram_raw = val("fsdp_cpu_ram_efficient_loading", "true")
+    sync_raw = val("fsdp_sync_module_states", "true")
+    ram_on = truthy(ram_raw)
+    keys = tuple(key(n) for n in ("fsdp_sync_module_states", "fsdp_cpu_ram_efficient_loading") if has(n))
+    if ram_on and not truthy(sync_raw):
+        default = "" if has("fsdp_cpu_ram_efficient_loading") else " (on by default under accelerate launch)"
+        ctx.emit(RAM_SYNC, keys, f"cpu_ram_efficient_loading is on{default} but "
+                 f"{kv(key('fsdp_sync_module_states'), sync_raw)}; `accelerate launch` refuses this combination "
+                 "(whatever the FSDP version).", "Set `fsdp_sync_module_states: true`, or "
+                 "`fsdp_cpu_ram_efficient_loading: false` if you really want each rank to load its own weights.")
+    elif v == 1 and parse_bool(ram_raw) and parse_bool(sync_raw) is False:
+        ctx.emit(RAM_SYNC, keys, f"{kv(key('fsdp_sync_module_states'), sync_raw)} is a quoted string, so the "
+                 "launcher's check passes, but FSDP1 then forces sync_module_states back to true because "
+                 "cpu_ram_efficient_loading is on.", "Write `fsdp_sync_module_states: true` (unquoted booleans).")
+    elif v == 1 and not parse_bool(ram_raw) and parse_bool(sync_raw) is False:
+        ctx.emit(V1_NO_SYNC, key("fsdp_sync_module_states"), "FSDP1 with sync_module_states off: every rank keeps "
+                 "its own initial weights, and loading a FULL_STATE_DICT checkpoint on non-zero ranks fails.",
+                 "Set `fsdp_sync_module_states: true` unless every rank loads identical weights itself.")
+    if v == 1:
+        dyn = ctx.section("dynamo_config")
+        backend = next((b for k, b in dyn.items() if str(k) in ("dynamo_backend", "backend")), "no")
+        if isinstance(backend, str) and backend.upper() not in ("NO", "") and \
+                parse_bool(val("fsdp_use_orig_params", "true")) is False:
+            ctx.emit(V1_COMPILE, (key("fsdp_use_orig_params"), "dynamo_config.dynamo_backend"),
+                     f"torch.compile (dynamo backend {backend}) with FSDP1 and `fsdp_use_orig_params: false`: "
+                     "Dynamo refuses such modules, so the model runs uncompiled (graph break) or fails with "
+                     "fullgraph.", "Set `fsdp_use_orig_params: true`, or move to fsdp_version 2.")
+
+
+def _check_hybrid(ctx: Ctx, has, key, val, v) -> None:
+    if v != 1 or not has("fsdp_sharding_strategy"):
+        return
+    s = strategy_of(val("fsdp_sharding_strategy"))
+    if s not in ("HYBRID_SHARD", "HYBRID_SHARD_ZERO2"):
+        return
+    ppn = ctx.nproc_per_node
+    world = ppn * ctx.nmach if ppn is not None else None
+    gpu_ids = ctx.y.get("gpu_ids")
+    visible = len(str(gpu_ids).split(",")) if gpu_ids not in (None, "all") else ctx.gpus_per_node
+    if visible is not None and world is not None and (world < visible or world % visible):
+        ctx.emit(HYBRID_GROUPS, key("fsdp_sharding_strategy"),
+                 f"{s} under FSDP1 builds its sharding groups from the visible GPU count ({visible}) because "
+                 f"accelerate passes no device mesh; with {world} processes in total torch cannot form such groups "
+                 "and raises.", "Run one process per visible GPU on every machine, or use FSDP2 with "
+                 "parallelism_config dp_replicate/dp_shard sizes.")
+    elif ctx.nmach <= 1:
+        ctx.emit(HYBRID_ONE_NODE, key("fsdp_sharding_strategy"),
+                 f"{s} shards inside a machine and replicates across machines; with one machine it is the same as "
+                 f"{'FULL_SHARD' if s == 'HYBRID_SHARD' else 'SHARD_GRAD_OP'}.", "Use FULL_SHARD (or SHARD_GRAD_OP) "
+                 "on a single machine.")

@@ -1,0 +1,374 @@
+"""Launcher-level rules: distributed_type, process counts, GPUs, mixed precision, dynamo, FP8, parallelism."""
+from __future__ import annotations
+
+from . import ds_schema
+from .config_rules_base import (A, DIST_DEEPSPEED, DIST_FSDP, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
+                                fmt, kv, parse_bool, rule, truthy)
+from .config_rules_keys import PC
+
+DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
+                     "MULTI_XPU", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM", "MULTI_HPU", "MULTI_NEURON")
+SAGEMAKER_TYPES = ("NO", "DATA_PARALLEL", "MODEL_PARALLEL")
+COMPUTE_ENVIRONMENTS = ("LOCAL_MACHINE", "AMAZON_SAGEMAKER")
+PRECISIONS = ("no", "fp8", "fp16", "bf16")  # PrecisionType, accelerate/utils/dataclasses.py:773-787
+DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NVPRIMS_NVFUSER", "CUDAGRAPHS",
+                   "OFI", "FX2TRT", "ONNXRT", "TENSORRT", "AOT_TORCHXLA_TRACE_ONCE", "TORCHXLA_TRACE_ONCE", "TVM",
+                   "HPU_BACKEND", "NEURON")  # DynamoBackend, utils/dataclasses.py:690-742
+DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")  # utils/constants.py TORCH_DYNAMO_MODES
+FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
+
+DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
+                    "G1; " + A + "commands/config/config_args.py:109-110")
+DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not a DistributedType value",
+                    A + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
+COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
+                       A + "commands/config/config_args.py:168-169")
+LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING, "Old top-level `fp16` key (converted to mixed_precision)",
+                   A + "commands/config/config_args.py:113-116")
+LEGACY_FP16_LOST = rule("legacy-top-level-fp16-ignored", WARNING,
+                        "Old top-level `fp16: true` is dropped because mixed_precision is also set",
+                        A + "commands/config/config_args.py:113-116")
+LEGACY_DYNAMO = rule("legacy-top-level-dynamo-backend", WARNING, "Old top-level `dynamo_backend` key",
+                     A + "commands/config/config_args.py:117-119")
+LEGACY_DYNAMO_LOST = rule("legacy-dynamo-backend-replaces-section", ERROR,
+                          "Top-level `dynamo_backend` replaces the whole dynamo_config section",
+                          A + "commands/config/config_args.py:117-119")
+MP_INVALID = rule("mixed-precision-invalid", ERROR, "mixed_precision is not no/fp16/bf16/fp8",
+                  "G4; " + A + "utils/launch.py:278-282, :550-555")
+FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an importable FP8 backend",
+                   "G5; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189")
+FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE or MSAMP (upper-case)",
+                       A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672")
+FP8_UNUSED = rule("fp8-config-unused", WARNING, "fp8_config is only read with mixed_precision fp8",
+                  A + "utils/launch.py:283-290")
+FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
+                      "F28; " + A + "accelerator.py:603-610")
+FP8_AO_RAM = rule("fp8-torchao-fsdp-ram-efficient-loading", ERROR,
+                  "torchao FP8 + FSDP + cpu_ram_efficient_loading (on by default) raises",
+                  "F29; " + A + "accelerator.py:517-526, commands/launch.py:584-591")
+FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-3",
+                    "D23; " + A + "utils/dataclasses.py:1343-1349")
+NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
+                     "G6; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
+NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
+                     A + "utils/launch.py:212-218, :484-490")
+NUMBER_AS_STRING = rule("number-as-string", WARNING, "A count written as a string", A + "utils/launch.py:212-218")
+NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
+                     "num_processes not divisible by num_machines: the remainder ranks are never started",
+                     "G7; " + A + "utils/launch.py:216-218, :488-490")
+TOO_MANY_PROCS = rule("more-processes-than-gpus", ERROR, "More processes per machine than GPUs per machine",
+                      "G8; " + A + "utils/launch.py:225-228")
+GPU_IDS_FEW = rule("gpu-ids-too-few", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
+                   "G9; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277")
+GPU_IDS_TYPE = rule("gpu-ids-not-string", ERROR, "gpu_ids must be a string such as \"0,1\" or \"all\"",
+                    A + "commands/launch.py:1251-1258")
+MULTI_GPU_IDS = rule("multi-gpu-few-gpu-ids", ERROR, "Multi-GPU launch with fewer than two gpu_ids",
+                     A + "commands/launch.py:1258-1262")
+MULTI_GPU_ONE = rule("multi-gpu-single-process", WARNING, "MULTI_GPU with a single process on one machine",
+                     "G13; " + A + "commands/config/cluster.py:664-667")
+SINGLE_MANY = rule("single-process-num-processes-ignored", WARNING,
+                   "distributed_type NO starts one process whatever num_processes says",
+                   A + "commands/launch.py:1409-1412, utils/launch.py:100-130")
+MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
+                    A + "utils/launch.py:216-224, :486-496")
+GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
+                   "G8/G9/F26")
+DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
+                          "G14; " + A + "utils/launch.py:292-297")
+DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
+                       A + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
+DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that is not a boolean",
+                       A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
+PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
+                "G12; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424")
+PAR_TOTAL = rule("parallelism-total-mismatch", ERROR, "Product of parallelism sizes != num_processes",
+                 "G12; " + A + "parallelism_config.py:366-374")
+PAR_FSDP1 = rule("parallelism-needs-fsdp2", ERROR, "parallelism_config with sizes > 1 requires FSDP2",
+                 "G11; " + A + "parallelism_config.py:388-395")
+PAR_NO_SHARD = rule("parallelism-fsdp2-no-shard-dim", ERROR,
+                    "FSDP2 + parallelism_config needs dp_shard_size > 1 or cp_size > 1",
+                    A + "parallelism_config.py:376-386")
+PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
+                 "cp and sp together, or tp/cp over pure replication, are rejected",
+                 A + "parallelism_config.py:322-340")
+PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
+                   A + "parallelism_config.py:312-320")
+PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
+                   A + "state.py:990-1005")
+
+
+def derive(ctx: Ctx) -> None:
+    y = ctx.y
+    dist = y.get("distributed_type")
+    ctx.dist = dist if isinstance(dist, str) and dist in DISTRIBUTED_TYPES else None
+    ctx.kind = None if ctx.dist is None else ("fsdp" if ctx.dist == DIST_FSDP else
+                                               "deepspeed" if ctx.dist == DIST_DEEPSPEED else "other")
+    nm = y.get("num_machines", 1)
+    ctx.nmach = as_int(nm) if as_int(nm) is not None and as_int(nm) >= 1 else (
+        int(nm) if isinstance(nm, str) and nm.strip().isdigit() and int(nm) >= 1 else 1)
+    np_ = y.get("num_processes", 1 if ctx.dist == "NO" else -1)
+    n = as_int(np_)
+    if n is None and isinstance(np_, str) and np_.strip().isdigit():
+        n = int(np_)
+    ctx.nproc = n if n is not None and n >= 1 else None
+    mp = y.get("mixed_precision")
+    if mp is None:
+        ctx.mp = "no"
+    elif isinstance(mp, str) and mp.lower() in PRECISIONS:
+        ctx.mp = mp.lower()
+    else:
+        ctx.mp = None
+
+
+def check_distributed_type(ctx: Ctx) -> None:
+    y = ctx.y
+    env = y.get("compute_environment", "LOCAL_MACHINE")
+    if env not in COMPUTE_ENVIRONMENTS:
+        ctx.emit(COMPUTE_INVALID, "compute_environment",
+                 f"{kv('compute_environment', env)} is not a compute environment accelerate knows; loading fails.",
+                 "Use LOCAL_MACHINE (or delete the key).")
+    if "distributed_type" not in y:
+        ctx.emit(DIST_MISSING, "distributed_type", "The file has no `distributed_type`; accelerate refuses to "
+                 "load it ('A `distributed_type` must be specified').", "Add `distributed_type: FSDP` or "
+                 "`distributed_type: DEEPSPEED` (or MULTI_GPU / NO).")
+        return
+    dist = y["distributed_type"]
+    allowed = SAGEMAKER_TYPES if env == "AMAZON_SAGEMAKER" else DISTRIBUTED_TYPES
+    if not (isinstance(dist, str) and dist in allowed):
+        best = ds_schema.did_you_mean(str(dist), allowed)
+        hint = f" Did you mean `{best}`?" if best else ""
+        ctx.emit(DIST_INVALID, "distributed_type",
+                 f"{kv('distributed_type', dist)} is not a distributed type (the names are upper-case and exact); "
+                 f"loading the config fails.{hint}", "Use one of: " + ", ".join(allowed) + ".")
+
+
+def check_legacy_top_level(ctx: Ctx) -> None:
+    y = ctx.y
+    if "fp16" in y:
+        if "mixed_precision" in y and truthy(y["fp16"]) and ctx.mp != "fp16":
+            ctx.emit(LEGACY_FP16_LOST, "fp16",
+                     f"{kv('fp16', y['fp16'])} is an old spelling that accelerate drops when `mixed_precision` is "
+                     f"also present, so fp16 is not used (mixed_precision is {fmt(y['mixed_precision'])}).",
+                     "Delete `fp16` and set `mixed_precision` to the precision you want.")
+        else:
+            ctx.emit(LEGACY_FP16, "fp16", f"{kv('fp16', y['fp16'])} is an old spelling of `mixed_precision`.",
+                     "Write `mixed_precision: fp16` (or 'no') instead.")
+    if "dynamo_backend" in y:
+        if ctx.section("dynamo_config"):
+            ctx.emit(LEGACY_DYNAMO_LOST, ("dynamo_backend", "dynamo_config"),
+                     f"Top-level {kv('dynamo_backend', y['dynamo_backend'])} makes accelerate rebuild "
+                     "`dynamo_config` from it alone, so the settings written in `dynamo_config` are dropped.",
+                     "Delete the top-level `dynamo_backend` and keep `dynamo_config.dynamo_backend`.")
+        else:
+            ctx.emit(LEGACY_DYNAMO, "dynamo_backend", "Top-level `dynamo_backend` is an old spelling.",
+                     "Write it as `dynamo_config: {dynamo_backend: ...}`.")
+
+
+def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
+    y = ctx.y
+    mp = y.get("mixed_precision")
+    if mp is not None and ctx.mp is None:
+        if isinstance(mp, bool):
+            msg = (f"{kv('mixed_precision', mp)}: YAML reads an unquoted `no`/`yes`/`off` as a boolean, and the "
+                   "launcher then fails calling `.lower()` on it.")
+            fix = "Quote it: `mixed_precision: 'no'` (or fp16 / bf16)."
+        else:
+            msg = f"{kv('mixed_precision', mp)} is not a precision accelerate knows; the launch fails."
+            fix = "Use one of 'no', fp16, bf16, fp8."
+        ctx.emit(MP_INVALID, "mixed_precision", msg, fix)
+    fp8 = ctx.section("fp8_config")
+    if ctx.mp != "fp8":
+        if fp8 and ctx.mp is not None:
+            ctx.emit(FP8_UNUSED, "fp8_config", f"`fp8_config` is set but mixed_precision is {fmt(ctx.mp)}, so "
+                     "the FP8 settings are never exported.", "Delete `fp8_config` or use `mixed_precision: fp8`.")
+        return
+    if not fp8_available():
+        ctx.emit(FP8_MISSING, "mixed_precision",
+                 "`mixed_precision: fp8` needs torchao, Transformer Engine or MS-AMP, and none of them can be "
+                 "imported in this Python environment; the launcher raises 'FP8 is not available'.",
+                 "Install an FP8 backend where you launch (e.g. `pip install torchao`), or use bf16.")
+    backend_key = next((k for k in fp8 if str(k) in ("backend", "fp8_backend")), None)
+    backend = fp8.get(backend_key) if backend_key is not None else None
+    if backend is not None and backend not in FP8_BACKENDS:
+        ctx.emit(FP8_BACKEND_BAD, f"fp8_config.{backend_key}",
+                 f"{kv('fp8_config.' + str(backend_key), backend)}: accelerate turns this value into an FP8 backend "
+                 "type that only accepts AO, TE or MSAMP in upper case, so the Accelerator fails to start.",
+                 "Write AO, TE or MSAMP.")
+    if backend == "MSAMP" and ctx.kind == "fsdp":
+        ctx.emit(FP8_MSAMP_FSDP, f"fp8_config.{backend_key}", "MS-AMP FP8 cannot be combined with FSDP; the "
+                 "Accelerator raises at start-up.", "Use backend AO or TE with FSDP, or switch to DeepSpeed.")
+    if backend == "MSAMP" and ctx.kind == "deepspeed" and ctx.stage == 3:
+        stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
+        ctx.emit(FP8_MSAMP_Z3, (f"fp8_config.{backend_key}", stage_key), "MS-AMP FP8 does not support ZeRO stage 3; "
+                 "the DeepSpeed plugin raises.", "Use ZeRO stage 0-2 with MS-AMP, or the TE / AO FP8 backend.")
+    if backend == "AO" and ctx.kind == "fsdp":
+        fc = {str(k) if str(k).startswith("fsdp") else "fsdp_" + str(k): (k, v)
+              for k, v in ctx.section("fsdp_config").items()}
+        k, v = fc.get("fsdp_cpu_ram_efficient_loading", (None, "true"))
+        if parse_bool(v):
+            keys = (f"fp8_config.{backend_key}",) + ((f"fsdp_config.{k}",) if k is not None else ())
+            ctx.emit(FP8_AO_RAM, keys, "torchao FP8 with FSDP does not support cpu_ram_efficient_loading, which "
+                     "is on" + (" (launch default)" if k is None else "") + "; the Accelerator raises.",
+                     "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
+
+
+def check_processes(ctx: Ctx) -> None:
+    y = ctx.y
+    raw = y.get("num_processes")
+    if ctx.dist is not None and ctx.dist != "NO" and ("num_processes" not in y or (as_int(raw) == -1)):
+        ctx.emit(NPROC_MISSING, "num_processes",
+                 "`num_processes` is " + ("missing" if "num_processes" not in y else "-1") + "; `accelerate launch "
+                 "--config_file` then stops with 'You need to manually pass in `--num_processes`'.",
+                 "Write the total number of processes (GPUs over all machines), or always pass --num_processes.")
+    for key, value in (("num_processes", raw), ("num_machines", y.get("num_machines"))):
+        if value is None or (key == "num_processes" and as_int(value) == -1):
+            continue
+        n = as_int(value)
+        if n is not None and n >= 1:
+            continue
+        if isinstance(value, str) and value.strip().isdigit() and int(value) >= 1:
+            ctx.emit(NUMBER_AS_STRING, key, f"{kv(key, value)} is a string; it only works by accident on one "
+                     "machine (the multi-machine arithmetic fails on strings).", f"Write it as a number: "
+                     f"`{key}: {int(value)}`.")
+            continue
+        ctx.emit(NPROC_INVALID, key, f"{kv(key, value)} is not a positive whole number; the launcher cannot use it.",
+                 f"Write `{key}` as an integer >= 1.")
+    if ctx.dist == "NO" and ctx.nproc is not None and ctx.nproc > 1:
+        ctx.emit(SINGLE_MANY, "num_processes", f"`distributed_type: NO` starts a single process, so "
+                 f"`num_processes: {ctx.nproc}` has no effect.", "Use MULTI_GPU, FSDP or DEEPSPEED for several "
+                 "processes, or set `num_processes: 1`.")
+    multi = ctx.dist in MULTI_DEVICE_TYPES
+    if multi and ctx.nproc == 1 and ctx.nmach <= 1:
+        ctx.emit(MULTI_GPU_ONE, "num_processes", f"`distributed_type: {ctx.dist}` with one process on one machine "
+                 "runs plain single-GPU training with extra overhead.", "Set num_processes to the GPU count, "
+                 "or use `distributed_type: NO`.")
+    gpu_ids = y.get("gpu_ids")
+    if gpu_ids is not None and not isinstance(gpu_ids, str):
+        ctx.emit(GPU_IDS_TYPE, "gpu_ids", f"{kv('gpu_ids', gpu_ids)} is not a string; the launcher calls "
+                 "`.split(',')` on it and crashes.", "Quote it: `gpu_ids: '0'` or `gpu_ids: '0,1'` or `all`.")
+    elif isinstance(gpu_ids, str) and gpu_ids != "all":
+        count = len(gpu_ids.split(","))
+        if multi and ctx.nmach <= 1 and count < 2:
+            ctx.emit(MULTI_GPU_IDS, "gpu_ids", f"{kv('gpu_ids', gpu_ids)} names fewer than two GPUs for a multi-GPU "
+                     "launch; the launcher refuses it.", "List at least two ids, or use `gpu_ids: all`.")
+        ppn = ctx.nproc_per_node
+        if ctx.fsdp_like and ppn is not None and count < ppn:
+            ctx.emit(GPU_IDS_FEW, ("gpu_ids",), f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} "
+                     "processes start on each machine; the extra ranks fail when they pick their device.",
+                     "List one GPU id per process, or lower num_processes.")
+    if not ctx.fsdp_like or ctx.nproc is None:
+        return
+    if ctx.nmach > 1 and ctx.nproc % ctx.nmach:
+        ctx.emit(NOT_DIVISIBLE, "num_processes", f"`num_processes: {ctx.nproc}` is not a multiple of "
+                 f"`num_machines: {ctx.nmach}`; each machine starts {ctx.nproc // ctx.nmach} processes, so the job "
+                 f"runs with {ctx.nproc // ctx.nmach * ctx.nmach} ranks, not {ctx.nproc}.",
+                 "Make num_processes = processes per machine x num_machines.")
+    if ctx.nmach > 1 and not y.get("main_process_ip") and not (
+            ctx.kind == "deepspeed" and str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher",
+                                                                              "pdsh")) != "standard"):
+        ctx.emit(MULTINODE_IP, "main_process_ip", f"{ctx.nmach} machines but no `main_process_ip`: the machines "
+                 "cannot find the rank-0 host unless it is passed on the command line.",
+                 "Write the rank-0 machine's address, or pass --main_process_ip at launch.")
+    ppn = ctx.nproc_per_node
+    if ctx.gpus_per_node is None:
+        return
+    if ppn is not None and ppn > ctx.gpus_per_node:
+        ctx.emit(TOO_MANY_PROCS, "num_processes", f"{ppn} processes per machine (num_processes {ctx.nproc} / "
+                 f"num_machines {ctx.nmach}) but only {ctx.gpus_per_node} GPU(s) per machine; the extra ranks fail "
+                 "when they select a device.", f"Use at most {ctx.gpus_per_node * ctx.nmach} processes.")
+
+
+def report_gpu_unknown(ctx: Ctx) -> None:
+    if ctx.gpus_per_node is None and ctx.fsdp_like and not truthy(ctx.y.get("use_cpu", False)):
+        ctx.emit(GPU_UNKNOWN, "num_processes", "GPUs per machine are unknown here (none detected and no "
+                 "--gpus-per-node), so the checks that compare process counts with GPUs were skipped.",
+                 "Pass --gpus-per-node N to run them.")
+
+
+def check_dynamo(ctx: Ctx) -> None:
+    dyn = ctx.section("dynamo_config")
+    if not dyn or ctx.dist == DIST_DEEPSPEED:
+        return
+    vals = {(str(k) if str(k).startswith("dynamo_") else "dynamo_" + str(k)): (str(k), v) for k, v in dyn.items()}
+    key, backend = vals.get("dynamo_backend", (None, "no"))
+    enabled = False
+    if key is not None:
+        if not isinstance(backend, str) or backend.upper() not in DYNAMO_BACKENDS:
+            best = ds_schema.did_you_mean(str(backend).upper(), DYNAMO_BACKENDS)
+            ctx.emit(DYNAMO_BACKEND_BAD, f"dynamo_config.{key}",
+                     f"{kv('dynamo_config.' + key, backend)} is not a dynamo backend; the launcher raises "
+                     "'Unknown dynamo backend'." + (f" Did you mean `{best}`?" if best else ""),
+                     "Use e.g. INDUCTOR (or NO); the name is case-insensitive.")
+        else:
+            enabled = backend.upper() != "NO"
+    mkey, mode = vals.get("dynamo_mode", (None, "default"))
+    if mkey is not None and enabled and mode not in DYNAMO_MODES:
+        ctx.emit(DYNAMO_MODE_BAD, f"dynamo_config.{mkey}",
+                 f"{kv('dynamo_config.' + mkey, mode)} is not a torch.compile mode; compilation fails when the "
+                 "model is prepared.", "Use default, reduce-overhead or max-autotune.")
+    for flag in ("dynamo_use_fullgraph", "dynamo_use_dynamic", "dynamo_use_regional_compilation"):
+        if flag in vals and parse_bool(vals[flag][1]) is None:
+            fkey, value = vals[flag]
+            ctx.emit(DYNAMO_FLAG_BAD, f"dynamo_config.{fkey}",
+                     f"{kv('dynamo_config.' + fkey, value)} is not a boolean; the Accelerator fails to parse it.",
+                     "Write true or false.")
+
+
+def _pc_sizes(ctx: Ctx) -> dict[str, int] | None:
+    pc = ctx.section("parallelism_config")
+    sizes, ok = {}, True
+    for name in ("dp_replicate", "dp_shard", "tp", "cp", "sp"):
+        key = f"{PC}{name}_size"
+        value = pc.get(key, 1)
+        n = as_int(value)
+        if n is None or n < 1:
+            ok = False
+            ctx.emit(PAR_SIZE, f"parallelism_config.{key}",
+                     f"{kv('parallelism_config.' + key, value)} must be a whole number >= 1; the launcher or "
+                     "ParallelismConfig rejects it.", "Write a positive integer (1 turns the dimension off).")
+        else:
+            sizes[name] = n
+    return sizes if ok else None
+
+
+def check_parallelism(ctx: Ctx) -> None:
+    pc = ctx.section("parallelism_config")
+    if not pc or ctx.dist not in MULTI_DEVICE_TYPES | {DIST_FSDP, DIST_DEEPSPEED}:
+        return
+    for key, allowed in ((PC + "cp_backend", "torch"), (PC + "sp_backend", "deepspeed")):
+        if key in pc and pc[key] != allowed:
+            ctx.emit(PAR_BACKEND, f"parallelism_config.{key}", f"{kv('parallelism_config.' + key, pc[key])}: the "
+                     f"only accepted value is {allowed}.", f"Write `{key}: {allowed}` or delete the key.")
+    sizes = _pc_sizes(ctx)
+    if sizes is None:
+        return
+    total = 1
+    for n in sizes.values():
+        total *= n
+    pkeys = tuple(f"parallelism_config.{k}" for k in pc if str(k).endswith("_size") and str(k).startswith(PC))
+    if sizes["cp"] > 1 and sizes["sp"] > 1:
+        ctx.emit(PAR_COMBO, pkeys, "Context parallelism and sequence parallelism cannot both be > 1.",
+                 "Set one of cp_size / sp_size to 1.")
+    if (sizes["tp"] > 1 or sizes["cp"] > 1) and sizes["dp_replicate"] > 1 and sizes["dp_shard"] == 1:
+        ctx.emit(PAR_COMBO, pkeys, "tp/cp > 1 cannot be combined with pure replication (dp_replicate_size > 1 and "
+                 "dp_shard_size 1).", "Use dp_shard_size > 1 (FSDP + TP/CP) or keep dp_replicate_size at 1.")
+    version = ctx.fsdp_version if ctx.kind == "fsdp" else None
+    if total > 1 and ctx.kind == "fsdp" and version == 1:
+        ctx.emit(PAR_FSDP1, pkeys + (("fsdp_config." + ctx.fsdp["fsdp_version"][0],) if "fsdp_version" in ctx.fsdp
+                                     else ()),
+                 "`parallelism_config` with sizes above 1 only works with FSDP2, but this file runs FSDP1"
+                 + ("" if "fsdp_version" in ctx.fsdp else " (fsdp_version omitted, so 1)") + "; the Accelerator "
+                 "raises.", "Set `fsdp_config.fsdp_version: 2`, or remove parallelism_config.")
+    if sizes["cp"] > 1 and ctx.dist in MULTI_DEVICE_TYPES:
+        ctx.emit(PAR_CP_FSDP, f"parallelism_config.{PC}cp_size", "cp_size > 1 needs an FSDP plugin (FSDP2); with "
+                 f"`distributed_type: {ctx.dist}` the Accelerator raises.", "Use FSDP with fsdp_version 2.")
+    if total > 1 and ctx.kind == "fsdp" and version == 2 and sizes["dp_shard"] == 1 and sizes["cp"] == 1:
+        ctx.emit(PAR_NO_SHARD, pkeys, "FSDP2 with parallelism_config needs a dimension to shard over "
+                 "(dp_shard_size > 1 or cp_size > 1); both are 1, so the Accelerator raises.",
+                 "Raise parallelism_config_dp_shard_size.")
+    skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
+    if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
+        ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),
+                 f"The parallelism sizes multiply to {total} but num_processes is {ctx.nproc}; the Accelerator "
+                 "raises 'total_size does not match num_processes'.",
+                 "Make dp_replicate x dp_shard x tp x cp x sp equal num_processes.")

@@ -1,0 +1,306 @@
+"""Which keys the launcher reads in each section of an accelerate config, and the unknown-key rules.
+
+``accelerate launch`` copies every key of every section onto its argparse namespace (fsdp_config keys get
+``fsdp_`` prepended when they do not start with ``fsdp``, fp8_config ``fp8_``, dynamo_config ``dynamo_``;
+deepspeed_config and parallelism_config keys are copied as written), then reads only the attributes it
+knows. A key nobody reads is silently ignored (commands/launch.py:1262-1277). The key lists below are the
+attributes the launcher functions read (accelerate 1.15.0, commands/launch.py and utils/launch.py).
+"""
+from __future__ import annotations
+
+from . import ds_schema
+from .config_rules_base import (A, DIST_DEEPSPEED, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
+                                fsdp_key, rule)
+
+# ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80), G2.
+CLUSTER_FIELDS = frozenset({
+    "command_file", "commands", "compute_environment", "debug", "deepspeed_config", "distributed_type",
+    "downcast_bf16", "dynamo_config", "enable_cpu_affinity", "fp8_config", "fsdp_config", "gpu_ids",
+    "machine_rank", "main_process_ip", "main_process_port", "main_training_function", "megatron_lm_config",
+    "mixed_precision", "mpirun_config", "num_machines", "num_processes", "parallelism_config", "rdzv_backend",
+    "same_network", "tpu_env", "tpu_name", "tpu_use_cluster", "tpu_use_sudo", "tpu_vm", "tpu_zone", "use_cpu",
+})
+# SageMakerConfig fields (config_args.py:234-255), used when compute_environment is AMAZON_SAGEMAKER.
+SAGEMAKER_FIELDS = frozenset({
+    "additional_args", "base_job_name", "compute_environment", "debug", "distributed_type", "dynamo_config",
+    "ec2_instance_type", "enable_cpu_affinity", "gpu_ids", "iam_role_name", "image_uri", "mixed_precision",
+    "num_machines", "profile", "py_version", "pytorch_version", "region", "sagemaker_inputs_file",
+    "sagemaker_metrics_file", "transformers_version", "use_cpu",
+})
+# converted by BaseConfig.process_config before the unknown-key check (config_args.py:113-119)
+LEGACY_TOP_LEVEL = frozenset({"fp16", "dynamo_backend"})
+
+# attributes utils/launch.py:prepare_multi_gpu_env reads for FSDP (:304-333)
+FSDP_KEYS = frozenset({
+    "fsdp_version", "fsdp_sharding_strategy", "fsdp_reshard_after_forward", "fsdp_offload_params",
+    "fsdp_min_num_params", "fsdp_auto_wrap_policy", "fsdp_transformer_layer_cls_to_wrap", "fsdp_backward_prefetch",
+    "fsdp_state_dict_type", "fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_cpu_ram_efficient_loading",
+    "fsdp_sync_module_states", "fsdp_activation_checkpointing", "fsdp_activation_checkpointing_offload",
+    "fsdp_ignored_modules",
+})
+FSDP_LEGACY = {"fsdp_backward_prefetch_policy": "fsdp_backward_prefetch"}
+# inline DeepSpeed keys read by utils/launch.py:prepare_deepspeed_cmd_env (:430-586) / the plugin
+DS_INLINE_KEYS = frozenset({
+    "deepspeed_config_file", "zero_stage", "offload_optimizer_device", "offload_param_device",
+    "offload_optimizer_nvme_path", "offload_param_nvme_path", "gradient_accumulation_steps", "gradient_clipping",
+    "zero3_init_flag", "zero3_save_16bit_model", "deepspeed_hostfile", "deepspeed_exclusion_filter",
+    "deepspeed_inclusion_filter", "deepspeed_multinode_launcher", "deepspeed_moe_layer_cls_names",
+})
+DS_NVME_PATH_KEYS = ("offload_optimizer_nvme_path", "offload_param_nvme_path")
+DS_MULTINODE_KEYS = ("deepspeed_hostfile", "deepspeed_exclusion_filter", "deepspeed_inclusion_filter")
+DYNAMO_KEYS = frozenset({"dynamo_backend", "dynamo_mode", "dynamo_use_fullgraph", "dynamo_use_dynamic",
+                         "dynamo_use_regional_compilation"})
+FP8_KEYS = frozenset({"fp8_backend", "fp8_use_autocast_during_eval", "fp8_margin", "fp8_interval", "fp8_format",
+                      "fp8_amax_history_len", "fp8_amax_compute_algo", "fp8_override_linear_precision",
+                      "fp8_opt_level", "fp8_enable_fsdp_float8_all_gather", "fp8_pad_inner_dim"})
+# names `accelerate config` writes that no reader uses (commands/config/cluster.py:837-876)
+FP8_MISNAMED = {"fp8_amax_history_length": "amax_history_len", "fp8_amax_compute_algorithm": "amax_compute_algo",
+                "fp8_optimization_level": "opt_level"}
+PC = "parallelism_config_"
+PARALLELISM_ALWAYS = frozenset(PC + k for k in ("dp_replicate_size", "dp_shard_size", "tp_size", "cp_size",
+                                                 "cp_backend", "sp_size", "sp_backend"))
+PARALLELISM_CP = frozenset({PC + "cp_comm_strategy"})
+PARALLELISM_SP = frozenset(PC + k for k in ("sp_seq_length", "sp_seq_length_is_variable",
+                                             "sp_attn_implementation"))
+PARALLELISM_KEYS = PARALLELISM_ALWAYS | PARALLELISM_CP | PARALLELISM_SP
+# top-level launch settings: a section key with one of these names still overrides the top-level value,
+# because the launcher copies section keys flat onto the same namespace
+GENERAL_ARGS = frozenset({
+    "num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "mixed_precision",
+    "gpu_ids", "same_network", "rdzv_backend", "debug", "num_cpu_threads_per_process", "enable_cpu_affinity",
+    "max_restarts", "monitor_interval", "nproc_per_node", "nnodes", "master_addr", "master_port",
+})
+# sections read for each distributed_type; others are ignored (G10)
+_SECTION_USERS = {
+    "fsdp_config": {"FSDP"},
+    "deepspeed_config": {"DEEPSPEED"},
+    "megatron_lm_config": {"MEGATRON_LM"},
+    "mpirun_config": {"MULTI_CPU"},
+}
+
+UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
+                   "G2; " + A + "commands/config/config_args.py:154-159")
+SECTION_NOT_MAPPING = rule("section-not-mapping", ERROR, "A config section that is not a mapping is ignored",
+                           "G3; " + A + "commands/launch.py:1265-1281")
+SECTION_IGNORED = rule("section-ignored", WARNING, "A non-empty section the distributed_type never reads",
+                       "G10; " + A + "commands/launch.py:1390-1403")
+UNKNOWN_FSDP = rule("unknown-fsdp-key", ERROR, "An fsdp_config key the launcher never reads (ignored)",
+                    "G3; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
+FSDP_LEGACY_KEY = rule("fsdp-legacy-key", ERROR, "An old fsdp_config key name that is no longer read",
+                       "accelerate#2275; " + A + "utils/launch.py:322-323")
+FSDP_TWICE = rule("fsdp-key-written-twice", WARNING,
+                  "The same FSDP setting written with and without the fsdp_ prefix (the later one wins)",
+                  A + "commands/launch.py:1270-1277")
+UNKNOWN_DS = rule("unknown-deepspeed-key", ERROR, "A deepspeed_config key accelerate never reads (ignored)",
+                  "D12; " + A + "utils/launch.py:565-586; accelerate#2298")
+DS_MULTINODE_UNUSED = rule("deepspeed-multinode-key-unused", WARNING,
+                           "A multi-node launcher key that is not used by this launch",
+                           "D23b; " + A + "utils/launch.py:450-476")
+UNKNOWN_PARALLELISM = rule("unknown-parallelism-key", ERROR,
+                           "A parallelism_config key the launcher never reads (ignored)",
+                           A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
+UNKNOWN_DYNAMO = rule("unknown-dynamo-key", ERROR, "A dynamo_config key the launcher never reads (ignored)",
+                      A + "commands/launch.py:1274-1275, utils/launch.py:298-302")
+DYNAMO_UNDER_DS = rule("dynamo-ignored-under-deepspeed", ERROR,
+                       "dynamo_config is never exported by the DeepSpeed launcher, so torch.compile stays off",
+                       A + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
+UNKNOWN_FP8 = rule("unknown-fp8-key", ERROR, "An fp8_config key no FP8 recipe reads (ignored)",
+                   A + "utils/launch.py:82-97, utils/dataclasses.py:312-480")
+MISPLACED = rule("section-key-misplaced", WARNING,
+                 "A top-level launch setting written inside a section (it still overrides the top level)",
+                 A + "commands/launch.py:1265-1277")
+
+DS_JSON_HINT = "It is a DeepSpeed JSON setting: put it in a DeepSpeed JSON and point " \
+               "`deepspeed_config.deepspeed_config_file` at that file (then drop the inline DeepSpeed keys)."
+
+
+def _suggest(word: str, candidates) -> str:
+    best = ds_schema.did_you_mean(word, candidates)
+    return f" Did you mean `{best}`?" if best else ""
+
+
+def check_top_level(ctx: Ctx) -> None:
+    sagemaker = ctx.y.get("compute_environment") == "AMAZON_SAGEMAKER"
+    fields = SAGEMAKER_FIELDS if sagemaker else CLUSTER_FIELDS
+    for key in ctx.y:
+        if key in fields or key in LEGACY_TOP_LEVEL:
+            continue
+        name = str(key)
+        hint = _suggest(name, fields)
+        if name.startswith("fsdp_") or name in ("fsdp_version",):
+            hint = f" It is an FSDP setting: move it under `fsdp_config`.{hint}"
+        elif name in DS_INLINE_KEYS:
+            hint = f" It is a DeepSpeed setting: move it under `deepspeed_config`.{hint}"
+        elif name.startswith(PC):
+            hint = f" Move it under `parallelism_config`.{hint}"
+        elif name in DYNAMO_KEYS:
+            hint = f" Move it under `dynamo_config`.{hint}"
+        ctx.emit(UNKNOWN_TOP, name,
+                 f"`{name}` is not a valid top-level key of an accelerate config; loading the file fails with "
+                 f"'had unknown keys'.{hint}",
+                 "Remove the key or move it into the section it belongs to.")
+    for sec in ("fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config", "fp8_config",
+                "megatron_lm_config", "mpirun_config"):
+        value = ctx.y.get(sec)
+        if value is not None and not isinstance(value, dict):
+            items = [f"{sec}.{v}" for v in value if isinstance(v, (str, int, float))] \
+                if isinstance(value, (list, tuple)) else []
+            ctx.emit(SECTION_NOT_MAPPING, (sec, *items),
+                     f"`{sec}` is {fmt(value)}, not a mapping of keys; the launcher only copies keys out of a "
+                     "mapping, so nothing in it is used.", f"Write `{sec}:` followed by indented `key: value` "
+                     "lines (or delete it).")
+
+
+def check_ignored_sections(ctx: Ctx) -> None:
+    if ctx.dist is None:
+        return
+    for sec, users in _SECTION_USERS.items():
+        if ctx.section(sec) and ctx.dist not in users:
+            ctx.emit(SECTION_IGNORED, sec,
+                     f"`{sec}` is filled in but `distributed_type: {ctx.dist}` never reads it, so none of its "
+                     f"{len(ctx.section(sec))} setting(s) take effect.",
+                     f"Delete `{sec}`, or set `distributed_type` to the backend it configures.")
+    if ctx.section("parallelism_config") and ctx.dist not in MULTI_DEVICE_TYPES | {"FSDP", DIST_DEEPSPEED}:
+        ctx.emit(SECTION_IGNORED, "parallelism_config",
+                 f"`parallelism_config` is only exported for FSDP, DeepSpeed and multi-GPU launches, not for "
+                 f"`distributed_type: {ctx.dist}`.", "Delete `parallelism_config` or change `distributed_type`.")
+
+
+def check_fsdp_keys(ctx: Ctx) -> None:
+    seen: dict[str, str] = {}
+    for key in ctx.section("fsdp_config"):
+        name = str(key)
+        norm = fsdp_key(name)
+        if norm in seen:
+            ctx.emit(FSDP_TWICE, f"fsdp_config.{seen[norm]}",
+                     f"`fsdp_config.{seen[norm]}` and `fsdp_config.{name}` both set `{norm}` (the launcher adds "
+                     f"the `fsdp_` prefix); the later one, `{name}`, silently replaces the earlier one.",
+                     "Keep only one of the two keys.")
+        seen[norm] = name
+        if norm in FSDP_KEYS:
+            continue
+        if norm in FSDP_LEGACY:
+            ctx.emit(FSDP_LEGACY_KEY, f"fsdp_config.{name}",
+                     f"`fsdp_config.{name}` is an old key name that accelerate no longer reads; its value is "
+                     "ignored.", f"Rename it to `{FSDP_LEGACY[norm]}`.")
+            continue
+        hint = _suggest(norm, FSDP_KEYS)
+        if "zero" in norm or "offload_optimizer" in norm or "nvme" in norm or norm == "fsdp_offload_param_device":
+            hint = (" FSDP has no separate optimizer or NVMe offload: `fsdp_offload_params: true` moves "
+                    f"parameters, gradients and the optimizer step to CPU together.{hint}")
+        ctx.emit(UNKNOWN_FSDP, f"fsdp_config.{name}",
+                 f"`fsdp_config.{name}` is not an FSDP setting accelerate reads (the launcher looks for "
+                 f"`{norm}`), so it is silently ignored.{hint}", "Fix the key name or delete it.")
+
+
+def check_deepspeed_keys(ctx: Ctx) -> None:
+    multinode_read = ctx.nmach > 1 and _ds_launcher(ctx) != "standard"
+    dc = ctx.section("deepspeed_config")
+    for key in dc:
+        name = str(key)
+        if name in DS_NVME_PATH_KEYS:
+            continue  # reported by the D4 rule
+        if name in DS_MULTINODE_KEYS:
+            unread = not multinode_read or (name == "deepspeed_inclusion_filter"
+                                            and dc.get("deepspeed_exclusion_filter") is not None)
+            if unread:
+                why = ("there is only one machine" if ctx.nmach <= 1 else
+                       "the `standard` launcher uses torchrun, not a hostfile" if not multinode_read else
+                       "`deepspeed_exclusion_filter` is also set and wins")
+                ctx.emit(DS_MULTINODE_UNUSED, f"deepspeed_config.{name}",
+                         f"`deepspeed_config.{name}` is not used because {why}.",
+                         "Delete it, or keep it for a multi-node run.")
+            continue
+        if name in DS_INLINE_KEYS:
+            continue
+        if name in GENERAL_ARGS:
+            ctx.emit(MISPLACED, f"deepspeed_config.{name}",
+                     f"`deepspeed_config.{name}` is a top-level launch setting; the launcher copies section keys "
+                     "flat, so it still overrides the top-level value, but it is easy to miss here.",
+                     f"Move `{name}` to the top level of the file.")
+            continue
+        hint = _suggest(name, DS_INLINE_KEYS)
+        if name in ds_schema.top_level_keys() or name in ("stage", "offload_optimizer", "offload_param"):
+            hint = " " + DS_JSON_HINT
+        ctx.emit(UNKNOWN_DS, f"deepspeed_config.{name}",
+                 f"`deepspeed_config.{name}` is not one of the DeepSpeed settings accelerate reads from its "
+                 f"config, so it is silently ignored (accelerate#2298).{hint}", "Fix the key name or remove it.")
+
+
+def _ds_launcher(ctx: Ctx) -> str:
+    value = ctx.section("deepspeed_config").get("deepspeed_multinode_launcher")
+    return "pdsh" if value is None else str(value)
+
+
+def check_parallelism_keys(ctx: Ctx) -> None:
+    pc = ctx.section("parallelism_config")
+    if not pc or ctx.dist not in MULTI_DEVICE_TYPES | {"FSDP", DIST_DEEPSPEED}:
+        return
+    cp = as_int(pc.get(PC + "cp_size", 1))
+    sp = as_int(pc.get(PC + "sp_size", 1))
+    for key in pc:
+        name = str(key)
+        if name in PARALLELISM_ALWAYS:
+            continue
+        if name in PARALLELISM_CP and cp is not None and cp > 1:
+            continue
+        if name in PARALLELISM_SP and sp is not None and sp > 1:
+            continue
+        if name in PARALLELISM_CP | PARALLELISM_SP:
+            size = "cp_size" if name in PARALLELISM_CP else "sp_size"
+            ctx.emit(UNKNOWN_PARALLELISM, f"parallelism_config.{name}",
+                     f"`parallelism_config.{name}` is only exported when `{PC}{size}` is greater than 1; here it "
+                     "is not, so the value is ignored.", f"Delete it, or raise `{PC}{size}`.")
+            continue
+        if name in GENERAL_ARGS:
+            ctx.emit(MISPLACED, f"parallelism_config.{name}",
+                     f"`parallelism_config.{name}` is a top-level launch setting; it still overrides the top-level "
+                     "value because section keys are copied flat, but it belongs at the top level.",
+                     f"Move `{name}` to the top level of the file.")
+            continue
+        prefixed = PC + name
+        if prefixed in PARALLELISM_KEYS:
+            hint = f" parallelism_config keys must keep their prefix: write `{prefixed}`."
+        else:
+            hint = _suggest(name, PARALLELISM_KEYS)
+        ctx.emit(UNKNOWN_PARALLELISM, f"parallelism_config.{name}",
+                 f"`parallelism_config.{name}` is not read by the launcher (parallelism_config keys are copied "
+                 f"as written, with no prefix added), so it is silently ignored.{hint}",
+                 "Rename the key to its full `parallelism_config_...` name.")
+
+
+def check_dynamo_keys(ctx: Ctx) -> None:
+    dyn = ctx.section("dynamo_config")
+    for key in dyn:
+        name = str(key)
+        norm = name if name.startswith("dynamo_") else "dynamo_" + name
+        if ctx.dist == DIST_DEEPSPEED:
+            ctx.emit(DYNAMO_UNDER_DS, f"dynamo_config.{name}",
+                     f"`dynamo_config.{name}: {fmt(dyn[key])}` has no effect with `distributed_type: DEEPSPEED`: "
+                     "the DeepSpeed launcher does not export the dynamo settings, so the training process "
+                     "always sees the backend `no`.",
+                     "Delete `dynamo_config`; to compile under DeepSpeed, call torch.compile / the DeepSpeed "
+                     "engine's compile in the training script.")
+            continue
+        if norm in DYNAMO_KEYS:
+            continue
+        ctx.emit(UNKNOWN_DYNAMO, f"dynamo_config.{name}",
+                 f"`dynamo_config.{name}` is not a dynamo setting (the launcher looks for `{norm}`), so it is "
+                 f"silently ignored.{_suggest(norm, DYNAMO_KEYS)}", "Fix the key name or delete it.")
+
+
+def check_fp8_keys(ctx: Ctx) -> None:
+    if ctx.mp != "fp8":
+        return
+    for key in ctx.section("fp8_config"):
+        name = str(key)
+        norm = name if name.startswith("fp8") else "fp8_" + name
+        if norm in FP8_KEYS:
+            continue
+        if norm in FP8_MISNAMED:
+            hint = f" The reader uses `{FP8_MISNAMED[norm]}` (this name comes from `accelerate config` itself)."
+        else:
+            hint = _suggest(norm, FP8_KEYS)
+        ctx.emit(UNKNOWN_FP8, f"fp8_config.{name}",
+                 f"`fp8_config.{name}` is exported as `ACCELERATE_{norm.upper()}`, which no FP8 recipe reads, so "
+                 f"it is ignored.{hint}", "Rename the key or delete it.")
