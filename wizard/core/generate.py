@@ -44,7 +44,8 @@ def ds_config_ref(out_dir: Path | None) -> str:
 
 def generate(answers: Answers, out_dir: Path | None = None) -> Generated:
     rendered = render(answers, ds_config_ref(out_dir))
-    findings = check_answers(answers) + lint_rendered(answers, rendered)
+    intent = check_answers(answers)
+    findings = intent + _not_covered(lint_rendered(answers, rendered), intent)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
@@ -56,15 +57,48 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     from .config_rules import lint
 
     raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers))
+    fallback = _key_to_answer()
     out = []
     for f in raw:
         ids = []
         for key in f.keys:
-            ids.append(rendered.provenance.get(key, key))
+            ids.append(rendered.provenance.get(key) or fallback.get(key) or key)
         ids = list(dict.fromkeys(ids))
         where = ", ".join(f.keys)
         out.append(Finding(f.severity, f.rule, tuple(ids), f"{f.message} (generated key: {where})", f.fix, f.source))
     return out
+
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
+    """Drop linter findings that an answer rule already reports, as severely, on the same setting."""
+    out = []
+    for f in lint:
+        covered = any(set(f.keys) & set(g.keys) and _RANK[g.severity] <= _RANK[f.severity] for g in intent)
+        if not covered:
+            out.append(f)
+    return out
+
+
+_KEY_TO_ANSWER: dict[str, str] = {}
+
+
+def _key_to_answer() -> dict[str, str]:
+    """Config key -> answer id, from the catalogue's where-strings (for keys a render did not write)."""
+    if not _KEY_TO_ANSWER:
+        import re
+
+        from .catalog import SETTINGS
+
+        for s in SETTINGS:
+            for where in s.where.values():
+                for key in re.findall(r"[a-z_][a-z0-9_.]*[a-z0-9_]", where):
+                    if "_" in key or "." in key:
+                        _KEY_TO_ANSWER.setdefault(key, s.id)
+                        _KEY_TO_ANSWER.setdefault("deepspeed_config." + key, s.id)
+    return _KEY_TO_ANSWER
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
