@@ -42,6 +42,8 @@ def main() -> int:
     accelerate = str(BIN / "accelerate")
     preset = str(ROOT / "templates" / "zero3-cpu-offload.yaml")
     check_cfg = ROOT / "templates" / "zero3-cpu-offload.yaml"
+    # as after a normal install: our sources byte-compiled (an editable install leaves that to the first run)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "wizard")], check=True)
     work = Path(tempfile.mkdtemp(prefix="fsdpds_bench_"))
     # one generated config for `check`
     subprocess.run([wizard, "--headless", str(check_cfg), "--out", str(work / "checked")], check=True,
