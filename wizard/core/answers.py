@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
-from .findings import ERROR, INFO, Finding
+from .findings import ERROR, Finding
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -108,10 +108,6 @@ class Answers:
     def is_set(self, setting_id: str) -> bool:
         """The user stated a value that differs from the default."""
         return setting_id in self.explicit and self.values[setting_id] != SETTING_BY_ID[setting_id].default
-
-    def with_values(self, **changes: Any) -> "Answers":
-        """A copy with ``{setting_id: value}`` changed (ids use ``__`` for ``.`` in keyword form)."""
-        return self.replace({k.replace("__", "."): v for k, v in changes.items()})
 
     def replace(self, changes: Mapping[str, Any]) -> "Answers":
         for key in changes:
@@ -357,12 +353,3 @@ def dump_answers(answers: Answers) -> str:
         if group in nested and isinstance(nested[group], dict):
             parts.append(yaml.safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
     return "".join(parts)
-
-
-def explicit_note(answers: Answers) -> list[Finding]:
-    """Info findings for defaults that were filled in (used by the TUI summary)."""
-    missing = [s.id for s in SETTINGS if s.id not in answers.explicit and s.group in ("sharding", "precision")]
-    if not missing:
-        return []
-    return [Finding(INFO, "answers-defaults-used", tuple(missing),
-                    "not stated, defaults used: " + ", ".join(f"{m}={answers[m]!r}" for m in missing))]
