@@ -70,15 +70,39 @@ class WizardApp(App[int]):
             return
         self.main.load(start)
 
+    async def action_quit(self) -> None:
+        """Quit; a live run is stopped first (no process is left behind)."""
+        for screen in list(self.screen_stack):
+            stop = getattr(screen, "stop_before_exit", None)
+            if stop is not None:
+                await stop()
+        self.exit()
+
     # -------------------------------------------------------------- command palette
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        if hasattr(screen, "action_stop") and hasattr(screen, "stop_before_exit"):
+            yield SystemCommand("Stop the run", "SIGINT to every rank; again: SIGTERM, then SIGKILL",
+                                screen.action_stop)
+            yield SystemCommand("Search the log", "Filter the log tail to the lines with a text",
+                                screen.action_search)
+        if not isinstance(screen, (MainScreen,)) and not hasattr(screen, "action_launch"):
+            return
         if not isinstance(screen, MainScreen):
+            yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the "
+                                "bundled script; the checklist shows whether the settings took effect",
+                                screen.action_rehearse)
+            yield SystemCommand("Launch the written config", "Run accelerate launch with the files in the "
+                                "output folder (offers to write them first)", screen.action_launch)
             return
         main = screen
         yield SystemCommand("Review and write the files", "Show the files, the diff and the launch command",
                             main.action_review)
+        yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the bundled "
+                            "script; the checklist shows whether the settings took effect", main.action_rehearse)
+        yield SystemCommand("Launch the written config", "Run accelerate launch with the files in the output "
+                            "folder (offers to write them first)", main.action_launch)
         for target in (FSDP2, DEEPSPEED, FSDP1):
             if target != main.answers.target:
                 yield SystemCommand(f"Switch to {TARGET_LABELS[target]}",

@@ -34,12 +34,13 @@ def binding_rows() -> list[tuple[str, str, str]]:
     from .confirm import ConfirmScreen
     from .main import MainScreen
     from .review import ReviewScreen
+    from .run import RunScreen
     from .switch_report import SwitchReportScreen
 
     rows: list[tuple[str, str, str]] = []
     everywhere: set[str] = set()
     for where, cls in (("Everywhere", WizardApp), ("Settings", MainScreen), ("Review", ReviewScreen),
-                       ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
+                       ("Run", RunScreen), ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
                        ("true/false field", Toggle), ("Help", HelpScreen)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.description and not b.system and _key(b) not in everywhere:

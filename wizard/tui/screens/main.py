@@ -39,7 +39,11 @@ class MainScreen(Screen):
     BINDINGS = [
         Binding("f1", "app.help", "Help", id="help", tooltip="Every key binding"),
         Binding("ctrl+r", "review", "Review", id="review", tooltip="Review the files, then write them"),
-        Binding("ctrl+g", "focus_groups", "Groups", id="groups", tooltip="Move to the list of groups"),
+        Binding("f5", "rehearse", "Rehearse", id="rehearse",
+                tooltip="Rehearse on CPU: two processes, the bundled script, the checklist proves the settings"),
+        Binding("ctrl+l", "launch", "Launch", id="launch",
+                tooltip="Launch the written config (offers to write the files first)"),
+        Binding("ctrl+g", "focus_groups", "Groups", id="groups", tooltip="Move to the list of groups", show=False),
         Binding("ctrl+f", "focus_findings", "Findings", id="findings", tooltip="Move to the findings list", show=False),
         Binding("ctrl+n", "next_problem", "Problems", id="next-problem",
                 tooltip="Jump to the setting of the next error or warning"),
@@ -300,6 +304,16 @@ class MainScreen(Screen):
             self.set_out(result["out"])
         if result.get("jump"):
             await self.jump_to(result["jump"])
+
+    def action_rehearse(self) -> None:
+        from .run import rehearse_answers
+
+        rehearse_answers(self.app, self.answers, self.out, self.findings)
+
+    def action_launch(self) -> None:
+        from .run import launch_answers
+
+        launch_answers(self.app, self.answers, self.out, self.generated)
 
     @property
     def has_errors(self) -> bool:

@@ -67,6 +67,10 @@ class ReviewScreen(Screen[dict | None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="back", tooltip="Back to the settings"),
         Binding("ctrl+s", "write", "Write files", id="write", tooltip="Write the files (atomic; asks before replacing)"),
+        Binding("f5", "rehearse", "Rehearse", id="review-rehearse",
+                tooltip="Rehearse on CPU: two processes, the bundled script, the checklist proves the settings"),
+        Binding("ctrl+l", "launch", "Launch", id="review-launch",
+                tooltip="Launch the written config (offers to write the files first)"),
         Binding("ctrl+y", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
         Binding("ctrl+n", "fix_error", "Go to error", id="fix", tooltip="Back to the setting of the first error"),
         Binding("f1", "app.help", "Help", id="review-help"),
@@ -202,6 +206,20 @@ class ReviewScreen(Screen[dict | None]):
             self.notify("No error to go to." if not errors else "This error is not tied to one setting.", timeout=3)
             return
         self.dismiss({"out": self.out, "jump": target})
+
+    def action_rehearse(self) -> None:
+        from .run import rehearse_answers
+
+        rehearse_answers(self.app, self.answers, self.out, self.generated.findings)
+
+    def action_launch(self) -> None:
+        from .run import launch_answers
+
+        def launched() -> None:
+            self.status = ""
+            self.refresh_content()
+
+        launch_answers(self.app, self.answers, self.out, self.generated, on_written=launched)
 
     def action_copy_command(self) -> None:
         self.app.copy_to_clipboard(self.command_line())

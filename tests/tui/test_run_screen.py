@@ -1,0 +1,388 @@
+"""The run screen: a real subprocess (a fake trainer printing the fsdpds records) through the real launcher;
+stop, crash diagnosis, a flood of output, one real CPU rehearsal (e2e), snapshots of finished runs.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from wizard.core.answers import default_answers
+from wizard.run.checklist import compare, expected_from_config
+from wizard.run.launcher import (Finished, LaunchSpec, Metrics, Output, ProgressUpdate, RunResult, SetupReported)
+from wizard.run.monitor import Monitor
+from wizard.run.records import RunDir
+from wizard.tui.app import create_app
+from wizard.tui.screens.main import MainScreen
+from wizard.tui.screens.run import RunScreen
+from wizard.tui.session import Start, from_preset
+from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView
+from wizard.tui.widgets.logtail import LogTail, SearchInput
+from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
+
+from .conftest import ROOT
+
+SIZE = (80, 24)
+LOGS = ROOT / "tests" / "data" / "logs"
+EXPECTED_ZERO3 = expected_from_config(
+    {"distributed_type": "DEEPSPEED", "num_processes": 2, "mixed_precision": "no", "deepspeed_config": {}},
+    {"zero_optimization": {"stage": 3}})
+
+FAKE_TRAINER = textwrap.dedent('''
+    import json, os, subprocess, sys, time
+    steps, delay = int(sys.argv[1]), float(sys.argv[2])
+    mode = sys.argv[3] if len(sys.argv) > 3 else "ok"
+    def emit(kind, **kw):
+        print(json.dumps({"fsdpds": 1, "kind": kind, **kw}), flush=True)
+    if mode == "grandchild":  # a "rank" in a session of its own, as torchrun does
+        kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+        print(f"grandchild {kid.pid}", flush=True)
+    for rank in (0, 1):
+        emit("setup", rank=rank, distributed_type="DEEPSPEED", world_size=2, backend="gloo", zero_stage=3,
+             offload={"params": "none", "optimizer": "none"}, mixed_precision="no", param_dtype="float32",
+             grad_dtype="float32", local_param_numel=500, local_param_bytes=2000, full_param_numel=1000,
+             param_fraction=0.5, launched_world_size=2, dist_world_size=2)
+    print("hello from the fake trainer", flush=True)
+    for step in range(steps):
+        emit("step", step=step, loss=4.0 - 0.1 * step, lr=1e-3, step_time=delay, tokens_per_s=1000.0,
+             mem_bytes=100 * 2**20, total_steps=steps)
+        print(f"plain line {step}" + (" needle" if step == 3 else ""), flush=True)
+        time.sleep(delay)
+    emit("end", status="completed", steps=steps)
+''')
+
+FLOOD = textwrap.dedent('''
+    import sys, time
+    time.sleep(0.3)
+    out = sys.stdout
+    for burst in range(10):  # 200,000 lines in ten bursts, about a second in all
+        for i in range(burst * 20_000, (burst + 1) * 20_000):
+            out.write(f"flood line {i} some text to make it a realistic width for a log line\\n")
+        out.flush()
+        time.sleep(0.1)
+    time.sleep(0.5)
+''')
+
+
+def spec_for(tmp_path: Path, script: str, *args: str, expected: dict | None = EXPECTED_ZERO3) -> LaunchSpec:
+    path = tmp_path / "fake_trainer.py"
+    path.write_text(script)
+    return LaunchSpec(argv=[sys.executable, str(path), *args], env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                      cwd=str(tmp_path), run_dir=RunDir(tmp_path / "out"), expected=expected,
+                      grace_int=3.0, grace_term=3.0, grace_kill=2.0)
+
+
+async def open_run(pilot, spec: LaunchSpec, heading: str = "Fake run") -> RunScreen:
+    screen = RunScreen(spec, heading=heading)
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def until(pilot, cond, timeout: float = 30.0, what: str = "") -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what or cond}")
+
+
+def descendants_alive(pids) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            p = psutil.Process(pid)
+            if p.status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.Error:
+            pass
+    return alive
+
+
+# ----------------------------------------------------------------------------- pure parts
+def test_plot_lines_fit_and_scale():
+    lines = plot_lines([4.0, 3.0, 2.0, 1.0], 20, 4)
+    assert len(lines) == 4 and all(len(ln) == 20 for ln in lines)
+    assert lines[0].strip().startswith("4") and lines[-1].strip().startswith("1")
+    assert lines[0][8] == "█" and lines[0][11] == " "  # the first value fills the top row, the last does not
+    assert len(bucket(list(range(10_000)), 50)) == 50
+    assert "waiting" in "".join(plot_lines([], 40, 3))
+    assert plot_lines([float("nan"), 1.0, 1.0], 12, 2)  # non-finite values are skipped, a flat line is fine
+
+
+# ----------------------------------------------------------------------------- (1) a whole run
+@pytest.mark.asyncio
+async def test_fake_run_progress_plot_checklist_search_and_finish(tmp_path):
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "12", "0.05"))
+        await until(pilot, lambda: screen.progress is not None and screen.progress.step and
+                    screen.progress.step >= 3 and screen.result is None, what="progress")
+        assert screen.progress.total == 12
+        assert screen.state == "running"
+        await until(pilot, lambda: screen.result is not None, what="the end of the run")
+        await pilot.pause(0.3)
+        r = screen.result
+        assert r.status == "completed" and r.exit_code == 0
+        # progress and plot
+        assert screen.progress.step == 12
+        plot = screen.query_one(SeriesPlot)
+        assert len(plot.values) == 12 and plot.values[0] == 4.0 and plot.values[-1] == pytest.approx(2.9)
+        assert "Loss 4 → 2.9" in str(plot.border_title)
+        status = str(screen.query_one("#run-status").render())
+        assert "completed" in status and "12/12 steps" in status and "settings took effect" in status
+        assert "1,000 tokens/s" in status and "0.05 s/step" in status
+        assert "peak RSS: process " in status and " MiB" in status  # psutil, sampled while it ran
+        # the checklist
+        checks = screen.query_one(ChecklistView).statuses
+        assert checks["ZeRO-3 active: each rank holds half of the parameters"] == "ok"
+        assert checks["World size 2"] == "ok"
+        assert not screen.query_one(DiagnosisView).display
+        # the log and its search
+        tail = screen.query_one(LogTail)
+        assert "hello from the fake trainer" in tail.visible_lines
+        await pilot.press("slash")
+        assert isinstance(app.focused, SearchInput)
+        for ch in "needle":
+            await pilot.press(ch)
+        await pilot.pause()
+        assert tail.visible_lines == ["plain line 3 needle"]
+        assert "1 matching 'needle'" in str(tail.border_subtitle)
+        await pilot.press("escape")  # clears the search
+        await pilot.pause()
+        assert len(tail.visible_lines) > 12
+        await pilot.press("escape")  # back to the wizard
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+    run_dir = Path(r.run_dir)
+    assert (run_dir / "summary.json").is_file() and len((run_dir / "metrics.jsonl").read_text().splitlines()) == 12
+
+
+# ----------------------------------------------------------------------------- (2) stop half-way
+@pytest.mark.asyncio
+async def test_stop_key_ends_the_run_and_leaves_no_process(tmp_path):
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "200", "0.05", "grandchild"))
+        await until(pilot, lambda: screen.progress is not None and (screen.progress.step or 0) >= 5, what="step 5")
+        grandchild = int(next(ln for ln in screen.log_tail.lines if ln.startswith("grandchild")).split()[1])
+        root = screen.run.pid
+        assert descendants_alive([root, grandchild]) == [root, grandchild]
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: screen.result is not None, timeout=20, what="the stop")
+        await pilot.pause(0.2)
+        assert screen.result.status == "stopped"
+        assert screen.progress.step < 200
+        assert descendants_alive([root, grandchild]) == []
+        assert "stopped" in str(screen.query_one("#run-status").render())
+
+
+@pytest.mark.asyncio
+async def test_leaving_or_quitting_stops_the_run(tmp_path):
+    """Escape stops the run and returns when it has ended; quitting the app stops it too."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        (tmp_path / "a").mkdir()
+        screen = await open_run(pilot, spec_for(tmp_path / "a", FAKE_TRAINER, "200", "0.05"))
+        await until(pilot, lambda: screen.progress is not None and (screen.progress.step or 0) >= 2, what="steps")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), timeout=20, what="back to the wizard")
+        assert screen.result.status == "stopped"
+        assert descendants_alive([screen.run.pid]) == []
+        (tmp_path / "b").mkdir()
+        screen = await open_run(pilot, spec_for(tmp_path / "b", FAKE_TRAINER, "200", "0.05", "grandchild"))
+        await until(pilot, lambda: screen.progress is not None and (screen.progress.step or 0) >= 2, what="steps")
+        grandchild = int(next(ln for ln in screen.log_tail.lines if ln.startswith("grandchild")).split()[1])
+        await app.action_quit()
+        assert screen.result is not None and screen.result.status == "stopped"
+        assert descendants_alive([screen.run.pid, grandchild]) == []
+
+
+# ----------------------------------------------------------------------------- (3) known failures
+CRASHES = {
+    "gen_cuda_oom.log": "Out of GPU memory",
+    "gen_nccl_timeout.log": "Collective operation timed out",
+    "gen_wrap_class_missing.log": "FSDP wrap class",
+    "gen_ds_batch_assert.log": "DeepSpeed batch-size assertion",
+    "rec_crash_rank1.log": "Rank 1",
+}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("log", list(CRASHES))
+async def test_crash_shows_the_diagnosis_and_fix(tmp_path, log):
+    script = f"import sys\nsys.stdout.write(open({str(LOGS / log)!r}, errors='replace').read())\nsys.exit(1)\n"
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, script))
+        await until(pilot, lambda: screen.result is not None, what="the end of the run")
+        await pilot.pause(0.3)
+        assert screen.result.status == "failed"
+        diag = screen.query_one(DiagnosisView)
+        assert diag.display
+        assert CRASHES[log] in diag.text and "fix: " in diag.text
+        assert "failed" in str(screen.query_one("#run-status").render())
+
+
+# ----------------------------------------------------------------------------- (4) a flood
+@pytest.mark.asyncio
+async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, FLOOD, expected=None))
+        await until(pilot, lambda: screen.log_tail.total > 0, what="the first lines")
+        assert screen.result is None
+        worst = 0.0
+        for key, focused in (("slash", SearchInput), ("escape", None)) * 2:
+            t0 = time.monotonic()
+            await pilot.press(key)
+            await until(pilot, lambda: (isinstance(app.focused, SearchInput)) == (focused is SearchInput),
+                        timeout=5, what=key)
+            worst = max(worst, time.monotonic() - t0)
+        assert worst < 1.0, worst
+        assert screen.log_tail.total < 200_000, "the keys were pressed after the flood, not during it"
+        await until(pilot, lambda: screen.result is not None, timeout=60, what="the end of the flood")
+        await pilot.pause(0.3)
+        tail = screen.log_tail
+        assert screen.run.monitor.line_count == 200_000
+        assert len(tail.visible_lines) <= tail.shown
+        assert tail.visible_lines[-1].startswith("flood line 199999")
+        assert screen.result.status == "completed"
+
+
+# ----------------------------------------------------------------------------- actions wired in
+@pytest.mark.asyncio
+async def test_launch_asks_to_write_first_and_rehearse_needs_no_errors(tmp_path, monkeypatch):
+    from wizard.tui.screens import run as run_module
+    from wizard.tui.screens.confirm import ConfirmScreen
+
+    opened = []
+    monkeypatch.setattr(run_module, "plan_and_open",
+                        lambda app, answers, out, *, rehearse, script_args=None: opened.append((out, rehearse)))
+    out = tmp_path / "cfg"
+    app = create_app(Start(default_answers().replace({"launch.num_machines": 2})), out=str(out))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert opened == [] and not out.exists()  # errors block both
+        main = app.screen
+        main.set_answers(default_answers())
+        await pilot.press("f5")
+        assert opened == [(str(out), True)]
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert not (out / "accelerate_config.yaml").exists() and len(opened) == 1
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert (out / "accelerate_config.yaml").is_file() and opened[-1] == (str(out), False)
+        await pilot.press("ctrl+l")  # written and current: no question
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and opened[-1] == (str(out), False) and len(opened) == 3
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Rehearse on CPU" in titles and "Launch the written config" in titles
+
+
+# ----------------------------------------------------------------------------- (5) a real rehearsal
+@pytest.mark.e2e
+@pytest.mark.asyncio
+async def test_real_rehearsal_from_the_tui_zero2(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR",
+                       os.environ.get("TORCH_EXTENSIONS_DIR")
+                       or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+    from wizard.tui.screens import run as run_module
+
+    real = run_module.plan_and_open
+    monkeypatch.setattr(run_module, "plan_and_open", lambda app, answers, out, *, rehearse, script_args=None:
+                        real(app, answers, out, rehearse=rehearse, script_args=["--steps", "6"]))
+    app = create_app(from_preset("zero2"), out=str(tmp_path / "cfg"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("f5")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen), timeout=10, what="the run screen")
+        screen = app.screen
+        await until(pilot, lambda: screen.result is not None, timeout=300, what="the rehearsal")
+        await pilot.pause(0.3)
+        tail = "\n".join(list(screen.log_tail.lines)[-40:])
+        assert screen.result.status == "completed", tail
+        checks = screen.query_one(ChecklistView).statuses
+        sharding = [label for label in checks if label.startswith("ZeRO-2 active")]
+        assert sharding and checks[sharding[0]] == "ok", checks
+        assert checks["Distributed type DEEPSPEED"] == "ok"
+        assert screen.progress.step == 6 and len(screen.losses) == 6
+        assert "settings took effect" in str(screen.query_one("#run-status").render())
+
+
+# ----------------------------------------------------------------------------- (6) snapshots
+_SITE = re.compile(r"/\S*/site-packages/")
+
+
+def recorded_events(log: str, expected: dict, status: str, exit_code: int) -> list:
+    """The events a run of ``log`` gives, without a process: no clock, pid or path in them."""
+    from wizard.run.diagnose import diagnose
+
+    mon = Monitor()
+    text = _SITE.sub("<site-packages>/", (LOGS / log).read_text(errors="replace")).replace(str(ROOT), "<repo>")
+    res = mon.feed_text(text)
+    end = mon.finish()
+    events: list = [Output(tuple(res.lines + end.lines))]
+    if res.metrics:
+        events.append(Metrics(tuple(res.metrics)))
+    eff = mon.effective_setup
+    items = compare(eff, expected) if eff else []
+    if eff:
+        events.append(SetupReported(0, {}, eff, tuple(items)))
+    events.append(ProgressUpdate(mon.progress, 7.8))
+    lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
+    diag = diagnose(lines, exit_code, setup=eff, end_record=mon.end_record, expected_world=2)
+    ok = None if not items else not any(i.status == "fail" for i in items)
+    events.append(Finished(RunResult(None, None, status, exit_code, exit_code, 7.8, eff, items, diag,
+                                     {"checklist_ok": ok})))
+    return events
+
+
+EXPECTED_ZERO2 = {"distributed_type": "DEEPSPEED", "world_size": 2, "mixed_precision": "no", "zero_stage": 2,
+                  "offload": {"optimizer": "none", "params": "none"}}
+EXPECTED_FSDP2 = {"distributed_type": "FSDP", "world_size": 2, "mixed_precision": "no", "fsdp_version": 2,
+                  "sharding": "FULL_SHARD", "offload": {"optimizer": "none", "params": "none"}}
+SNAP_SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
+
+
+def replay(events, heading):
+    async def go(pilot):
+        await pilot.pause(0.2)
+        screen = RunScreen(None, heading=heading)
+        await pilot.app.push_screen(screen)
+        await pilot.pause()
+        for ev in events:
+            screen.feed(ev)
+        await pilot.pause(0.3)
+
+    return go
+
+
+@pytest.mark.parametrize("size", list(SNAP_SIZES))
+def test_snapshot_rehearsal_completed(snap_compare, size):
+    events = recorded_events("rec_zero2_rehearsal.log", EXPECTED_ZERO2, "completed", 0)
+    assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
+                        run_before=replay(events, "CPU rehearsal of DeepSpeed ZeRO-2"))
+
+
+@pytest.mark.parametrize("size", list(SNAP_SIZES))
+def test_snapshot_crashed_run_with_diagnosis(snap_compare, size):
+    events = recorded_events("rec_crash_rank1.log", EXPECTED_FSDP2, "failed", 1)
+    assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
+                        run_before=replay(events, "CPU rehearsal of FSDP2 full shard"))

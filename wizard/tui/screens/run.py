@@ -1,0 +1,525 @@
+"""The run screen: one launch or CPU rehearsal, live, from start to diagnosis.
+
+The screen subscribes to a :class:`wizard.run.launcher.Run`. The subscriber (:meth:`RunScreen.feed`)
+only records what each event says, in bounded structures; a 10 Hz timer draws whatever changed. So a
+run that prints 100,000 lines a second costs a few deque appends per chunk, and the screen redraws at
+most ten times a second, whatever the rate. The same :meth:`feed` replays recorded events (snapshots).
+
+What is shown: status, progress bar, elapsed time and ETA; loss plot; step time, throughput and
+memory per rank (psutil, NVML with a GPU); the checklist comparing the effective setup with the config;
+the diagnosis of a known failure with its fix; a searchable tail of the log.
+
+Stopping: ctrl+c sends SIGINT to every process of the run; pressing it again moves on to SIGTERM, then
+SIGKILL. Escape while the run is live stops it and returns when it has ended; quitting the app stops it
+the same way, faster. If the screen goes away anyway, whatever is left of the run is killed.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..widgets.checklist import ChecklistView, DiagnosisView
+from ..widgets.logtail import LogTail
+from ..widgets.memory import MemorySampler, RankMemory, human_bytes
+from ..widgets.plot import SeriesPlot
+
+WIDE_AT = 120
+REFRESH_S = 0.1
+SAMPLE_S = 1.0
+MAX_POINTS = 20000
+STOP_GRACE_ON_EXIT = 4.0
+"""Seconds each signal gets when the app is closing (SIGINT, then SIGTERM, then SIGKILL)."""
+
+LIVE = ("starting", "running", "stopping")
+STATE_WORDS = {
+    "starting": ("◌", "starting", "bold"),
+    "running": ("▶", "running", "bold cyan"),
+    "stopping": ("■", "stopping", "bold yellow"),
+    "completed": ("✔", "completed", "bold green"),
+    "failed": ("✖", "failed", "bold red"),
+    "stopped": ("■", "stopped", "bold yellow"),
+    "error": ("✖", "could not start", "bold red"),
+}
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds or seconds < 0:
+        return "--:--"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def bar(fraction: float | None, width: int) -> Text:
+    width = max(width, 4)
+    text = Text()
+    if fraction is None:
+        text.append("░" * width, style="dim")
+        return text
+    fraction = min(max(fraction, 0.0), 1.0)
+    full = int(fraction * width)
+    text.append("█" * full, style="bold green" if fraction >= 1 else "bold cyan")
+    text.append("░" * (width - full), style="dim")
+    return text
+
+
+class RunScreen(Screen[None]):
+    """One run. ``spec`` None: nothing is started, events are given to :meth:`feed` (replays, tests)."""
+
+    BINDINGS = [
+        Binding("ctrl+c", "stop", "Stop", id="run-stop", priority=True,
+                tooltip="Stop the run: SIGINT to every rank; again: SIGTERM, then SIGKILL"),
+        Binding("slash", "search", "Search log", id="run-search", tooltip="Search the log tail (Escape clears)"),
+        Binding("escape", "back", "Back", id="run-back",
+                tooltip="Back to the wizard (a live run is stopped first)"),
+        Binding("f1", "app.help", "Help", id="run-help"),
+    ]
+
+    def __init__(self, spec: Any = None, *, heading: str = "Run", notes: list[str] | None = None,
+                 run_factory: Any = None) -> None:
+        super().__init__(id="run")
+        self.spec = spec
+        self.heading = heading
+        self.notes = list(notes or [])
+        self._run_factory = run_factory
+        self.run: Any = None
+        """The :class:`wizard.run.launcher.Run` (None until started, and in replays)."""
+        self.state = "starting" if spec is not None else "running"
+        self.result: Any = None
+        self.pid: int | None = None
+        self.run_dir: str | None = None
+        self.losses: deque[float] = deque(maxlen=MAX_POINTS)
+        self.step_times: deque[float] = deque(maxlen=20)
+        self.last_metric: dict = {}
+        self.progress: Any = None
+        self.elapsed: float | None = None
+        self.checklist: list = []
+        self.effective: dict | None = None
+        self.memory: list[RankMemory] = []
+        self.stop_signal: str | None = None
+        self.stop_presses = 0
+        self.leave_when_done = False
+        self.error: str | None = None
+        self._t0: float | None = None
+        self._dirty = True
+        self._sampler: MemorySampler | None = None
+        self.events_seen = 0
+        self._tail: LogTail | None = None
+
+    # ---------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="run-status")
+        with Horizontal(id="run-top"):
+            plot = SeriesPlot(id="run-plot")
+            plot.border_title = "Loss"
+            yield plot
+            with VerticalScroll(id="run-checks", can_focus=False) as checks:
+                checks.border_title = "Effective setup vs config"
+                yield ChecklistView(id="run-checklist")
+        diag = DiagnosisView(id="run-diagnosis")
+        diag.border_title = "Diagnosis"
+        yield diag
+        tail = LogTail(id="run-log")
+        tail.border_title = "Log"
+        yield tail
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._apply_width(self.app.size.width)
+        self.set_interval(REFRESH_S, self._tick)
+        self.set_interval(SAMPLE_S, self._sample)
+        if self.notes:
+            self.log_tail.add([f"[wizard] {n}" for n in self.notes])
+        if self.spec is not None:
+            self.run_worker(self._start(), name="run", group="run", exit_on_error=False)
+        self._draw()
+
+    def on_resize(self, event) -> None:
+        self._apply_width(event.size.width)
+        self._dirty = True
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width >= WIDE_AT, "-wide")
+
+    @property
+    def log_tail(self) -> LogTail:
+        if self._tail is None:
+            self._tail = self.query_one(LogTail)
+        return self._tail
+
+    @property
+    def live(self) -> bool:
+        return self.state in LIVE and self.spec is not None and self.result is None
+
+    # ---------------------------------------------------------------- the run
+    async def _start(self) -> None:
+        from ...run.launcher import LaunchError, Run
+
+        run = (self._run_factory or Run)(self.spec)
+        self.run = run
+        run.subscribe(self.feed)
+        try:
+            await run.start()
+        except LaunchError as exc:
+            self.error = str(exc)
+            self.state = "error"
+            self._dirty = True
+
+    def feed(self, ev: Any) -> None:
+        """Record one run event (called in the event loop for every event; cheap on purpose)."""
+        from ...run.launcher import (Finished, Metrics, Output, ProgressUpdate, SetupReported, Started,
+                                     Stopping)
+
+        self.events_seen += 1
+        if isinstance(ev, Output):
+            self.log_tail.add(ev.lines, ev.skipped_before)
+            return
+        if isinstance(ev, Metrics):
+            for rec in ev.records:
+                if rec.get("kind") == "eval":
+                    continue
+                loss = rec.get("loss")
+                if isinstance(loss, (int, float)):
+                    self.losses.append(float(loss))
+                st = rec.get("step_time")
+                if isinstance(st, (int, float)) and st > 0:
+                    self.step_times.append(float(st))
+                self.last_metric = rec
+        elif isinstance(ev, ProgressUpdate):
+            self.progress, self.elapsed = ev.progress, ev.elapsed_s
+        elif isinstance(ev, SetupReported):
+            self.checklist, self.effective = list(ev.checklist), ev.effective
+        elif isinstance(ev, Started):
+            self.state, self.pid, self.run_dir = "running", ev.pid, ev.run_dir
+            self._t0 = time.monotonic()
+            self._sampler = MemorySampler(ev.pid)
+            self.call_later(self._sample)
+        elif isinstance(ev, Stopping):
+            self.state, self.stop_signal = "stopping", ev.signal
+        elif isinstance(ev, Finished):
+            self._finished(ev.result)
+        self._dirty = True
+
+    def _finished(self, result: Any) -> None:
+        self.result = result
+        self.state = result.status
+        self.elapsed = result.duration_s
+        self.checklist = list(result.checklist) or self.checklist
+        if result.effective_setup is not None:
+            self.effective = result.effective_setup
+        if self._sampler is not None and self._sampler.peak:
+            peak = dict(self._sampler.peak)
+            if len(peak) > 1:
+                peak.pop("process", None)  # the launcher alone, sampled after the ranks had gone
+            self.memory = [RankMemory(label, rss, self._sampler.peak_gpu.get(label)) for label, rss in peak.items()]
+        if self.leave_when_done and self.is_attached:
+            self.call_later(self._leave)
+
+    def _leave(self) -> None:
+        if self.app.screen is self:
+            self.dismiss(None)
+
+    # ---------------------------------------------------------------- drawing
+    def _tick(self) -> None:
+        self.log_tail.flush()
+        if self._dirty:
+            self._dirty = False
+            self._draw()
+
+    def _sample(self) -> None:
+        if self._sampler is not None and self.live:
+            self.memory = self._sampler.sample()
+            self._dirty = True  # the elapsed time moves too
+
+    def _draw(self) -> None:
+        wide = self.has_class("-wide")
+        self.query_one("#run-status", Static).update(self._status())
+        self.query_one(SeriesPlot).show(self.losses)
+        plot = self.query_one(SeriesPlot)
+        if self.losses:
+            first, last = self.losses[0], self.losses[-1]
+            plot.border_title = f"Loss {first:.4g} → {last:.4g}"
+        waiting = ("The script reported no effective setup (see wizard.runtime.RunReporter)."
+                   if self.result is not None else "Waiting for the script to report its effective setup…")
+        self.query_one(ChecklistView).show(self.checklist, details=wide, waiting=waiting)
+        diag = self.query_one(DiagnosisView)
+        diag.show(self.result.diagnosis if self.result is not None else [])
+        self.set_class(bool(diag.diagnoses), "-diagnosed")
+        self.query_one("#run-checks").set_class(any(i.status == "fail" for i in self.checklist), "-fail")
+
+    def _eta(self) -> float | None:
+        p = self.progress
+        if p is None or not p.total or p.step is None or self.state != "running":
+            return None
+        left = max(p.total - p.step, 0)
+        if self.step_times:
+            return left * sum(self.step_times) / len(self.step_times)
+        if self.elapsed and p.step:
+            return left * self.elapsed / p.step
+        return None
+
+    def _status(self) -> Text:
+        width = max(self.size.width, 40)
+        icon, word, style = STATE_WORDS.get(self.state, ("·", self.state, "bold"))
+        line1 = Text()
+        line1.append(f"{icon} {word} ", style=style)
+        line1.append(f"│ {self.heading}", style="bold")
+        r = self.result
+        if r is not None:
+            if r.exit_code != 0:
+                line1.append(f" │ exit {r.exit_code}")
+            ok = (r.summary or {}).get("checklist_ok")
+            if ok is True:
+                line1.append(" │ settings took effect", style="green")
+            elif ok is False or any(i.status == "fail" for i in self.checklist):
+                line1.append(" │ settings NOT in effect", style="bold red")
+        elif self.state == "stopping":
+            line1.append(f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
+        elif self.state == "running" and self.spec is not None:
+            line1.append(" │ ctrl+c stops", style="dim")
+        if self.error:
+            line1.append(f" │ {self.error}", style="red")
+
+        p = self.progress
+        step = p.step if p is not None else None
+        total = p.total if p is not None else None
+        elapsed = self.elapsed
+        if self.result is None and self._t0 is not None:
+            elapsed = time.monotonic() - self._t0
+        tail = f" {step if step is not None else '-'}/{total if total else '?'} steps"
+        tail += f" │ {clock(elapsed)}"
+        if self.result is None:
+            eta = self._eta()
+            tail += f" │ ETA {clock(eta)}" if eta is not None else ""
+        line2 = bar(step / total if step is not None and total else (1.0 if r is not None and r.status == "completed"
+                                                                       else None), width - len(tail) - 2)
+        line2.append(tail)
+
+        m = self.last_metric
+        parts: list[Text] = []
+        loss = p.loss if p is not None and p.loss is not None else m.get("loss")
+        if loss is not None:
+            parts.append(Text.assemble(("loss ", "dim"), (f"{loss:.4g}", "bold")))
+        st = m.get("step_time") or (p.step_time if p is not None else None)
+        if st:
+            parts.append(Text(f"{st:.3g} s/step"))
+        tps = m.get("tokens_per_s") or (p.tokens_per_s if p is not None else None)
+        if tps:
+            parts.append(Text(f"{tps:,.0f} tokens/s"))
+        if not parts:
+            parts.append(Text("no step reported yet", style="dim"))
+        mem = self._memory_text()
+        if mem:
+            parts.append(Text(mem))
+        line3 = Text(" │ ", style="dim").join(parts)
+        lines = [line1, line2, line3]
+        if self.run_dir:
+            lines.append(Text(f"records: {_short(self.run_dir)}", style="dim"))
+        return Text("\n").join(lines)
+
+    def _memory_text(self) -> str:
+        if self.memory:
+            word = "peak RSS" if self.result is not None else "RSS"
+            parts = []
+            short = not self.has_class("-wide")
+            for mem in self.memory:
+                label = mem.label.replace("rank ", "r") if short else mem.label
+                part = f"{label} {human_bytes(mem.rss)}"
+                if mem.gpu:
+                    part += f" (GPU {human_bytes(mem.gpu)})"
+                parts.append(part)
+            return f"{word}: " + ", ".join(parts)
+        reported = self.last_metric.get("mem_bytes")
+        if isinstance(reported, (int, float)):
+            return f"memory rank 0 {human_bytes(reported)} (reported)"
+        return ""
+
+    # ---------------------------------------------------------------- actions
+    def action_search(self) -> None:
+        self.log_tail.focus_search()
+
+    def action_stop(self) -> None:
+        if self.run is None or not self.live:
+            self.notify("The run is not running." if self.result is not None else "Nothing to stop.", timeout=3)
+            return
+        self.stop_presses += 1
+        self.run.request_stop("stopped from the wizard (ctrl+c)")
+        self.state = "stopping"
+        self._dirty = True
+
+    def action_back(self) -> None:
+        if not self.live:
+            self.dismiss(None)
+            return
+        self.leave_when_done = True
+        self.notify("Stopping the run; back to the wizard when it has ended (Escape again to force).", timeout=4)
+        self.action_stop()
+
+    async def stop_before_exit(self) -> None:
+        """Stop a live run quickly (the app is closing): each signal gets a few seconds."""
+        run = self.run
+        if run is None or not self.live:
+            return
+        self.notify("Stopping the run before quitting…", timeout=3)
+        for _ in range(3):
+            task = asyncio.ensure_future(run.stop("the wizard is closing"))
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_ON_EXIT)
+            if done:
+                break
+        try:
+            await asyncio.wait_for(run.wait(), 10.0)
+        except (asyncio.TimeoutError, RuntimeError):
+            pass
+        self.kill_leftovers()
+
+    def kill_leftovers(self) -> None:
+        """Last resort: SIGKILL the run's process group and every descendant seen (never raises)."""
+        run = self.run
+        pid = getattr(run, "pid", None)
+        if pid is None:
+            return
+        pids: set[int] = set(self._sampler.seen) if self._sampler is not None else set()
+        pids |= set(getattr(run, "_known", {}) or {})
+        try:
+            import psutil
+
+            pids |= {c.pid for c in psutil.Process(pid).children(recursive=True)}
+        except Exception:  # noqa: BLE001
+            pass
+        if run.proc is not None and run.proc.returncode is None:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for child in pids:
+            try:
+                import psutil
+
+                created = (self._sampler.seen.get(child) if self._sampler else None) or \
+                    (getattr(run, "_known", {}) or {}).get(child)
+                proc = psutil.Process(child)
+                if created is not None and abs(proc.create_time() - created) > 0.01:
+                    continue  # the pid was reused by something else
+                proc.kill()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def on_unmount(self) -> None:
+        if self.live:
+            self.kill_leftovers()
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[str] | None = None) -> RunScreen | None:
+    """Plan the launch (or CPU rehearsal) of ``answers`` into ``out`` and push its run screen."""
+    from ...run.plan import PlanError, plan_launch
+    from ..present import target_label
+
+    try:
+        plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
+    except PlanError as exc:
+        detail = "; ".join(f.message for f in exc.findings[:2])
+        app.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
+        return None
+    except OSError as exc:
+        app.notify(f"cannot prepare the run in {out}: {exc}", severity="error", timeout=8)
+        return None
+    notes = []
+    if plan.rehearsal:
+        heading = f"CPU rehearsal of {target_label(answers)}"
+        notes.append(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, the bundled script"
+                     + (", FSDP through the CPU compatibility layer" if plan.spec.summary_extra.get("compat_layer_used")
+                        else ""))
+        notes += [f"adjusted {a.render()}" for a in plan.adjustments]
+        from ...run.rehearse import deepspeed_ops_cached
+
+        if answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
+            notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
+                         "ahead with: python -m wizard.run.rehearse --prewarm")
+    else:
+        heading = f"Launch of {target_label(answers)}"
+    import shlex
+
+    notes.append("launch: " + shlex.join(plan.spec.argv))
+    notes.append(f"records: {plan.run_dir.path}")
+    screen = RunScreen(plan.spec, heading=heading, notes=notes)
+    app.push_screen(screen)
+    return screen
+
+
+def _errors(findings) -> list:
+    return [f for f in findings if f.severity == "error"]
+
+
+def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
+    """The "Rehearse on CPU" action: allowed whenever the answers have no errors."""
+    errors = _errors(findings)
+    if errors:
+        app.notify(f"✖ {len(errors)} error(s) must be fixed before a rehearsal (ctrl+n goes to the first).",
+                   severity="error", timeout=5)
+        return None
+    return plan_and_open(app, answers, out, rehearse=True)
+
+
+def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
+    """The "Launch" action: launches the files written in ``out``; when they are missing or differ from the
+    answers, asks first and writes them (atomically, old versions kept as .bak)."""
+    from ...core.files import WriteRefused, write_files
+    from .confirm import ConfirmScreen
+    from .review import file_state
+
+    errors = _errors(generated.findings)
+    if errors:
+        app.notify(f"✖ {len(errors)} error(s) block launching (ctrl+n goes to the first).", severity="error",
+                   timeout=5)
+        return
+    out_dir = Path(out).expanduser()
+    files = {out_dir / name: text for name, text in generated.files.items()}
+    states = {p: file_state(p, t) for p, t in files.items()}
+    stale = [p for p, s in states.items() if s != "same"]
+    if not stale:
+        plan_and_open(app, answers, out, rehearse=False)
+        return
+    if out_dir.exists() and not out_dir.is_dir():
+        app.notify(f"✖ {out} exists and is not a folder.", severity="error", timeout=5)
+        return
+    names = "\n".join(f"  {p.name} ({states[p]})" for p in stale)
+    replaced = [p for p in stale if states[p] != "new"]
+    message = (f"A launch uses the files written in {out}. These are not written yet or differ from the "
+               f"answers:\n{names}\n\nWrite them now and launch?"
+               + (" The old versions are kept next to them as NAME.bak." if replaced else ""))
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            app.notify("Nothing written, nothing launched.", timeout=3)
+            return
+        try:
+            write_files(files, force=True)
+        except (WriteRefused, OSError) as exc:
+            app.notify(f"✖ cannot write to {out}: {exc}", severity="error", timeout=6)
+            return
+        if on_written is not None:
+            on_written()
+        plan_and_open(app, answers, out, rehearse=False)
+
+    app.push_screen(ConfirmScreen("Write the files and launch?", message, yes="Write and launch (y)",
+                                  no="Cancel (n)"), answered)

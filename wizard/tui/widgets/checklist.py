@@ -1,0 +1,94 @@
+"""The run's checklist (effective setup against the config) and the diagnosis of a failed run.
+
+Both take plain values from :mod:`wizard.run` (``CheckItem``, ``Diagnosis``: anything with the same
+attributes) and render them; severities become classes and colours, never stored state.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+MARKS = {"ok": ("✔", "bold green"), "fail": ("✖", "bold red"), "warn": ("▲", "bold yellow"),
+         "info": ("ℹ", "cyan"), "unknown": ("?", "dim")}
+
+
+def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Group:
+    if not items:
+        return Group(Text(waiting, style="dim italic"))
+    lines = []
+    for item in items:
+        mark, style = MARKS.get(item.status, ("·", ""))
+        line = Text(no_wrap=not details, overflow="ellipsis")
+        line.append(f"{mark} ", style=style)
+        line.append(item.label, style="bold" if item.status == "fail" else "")
+        if details and item.detail:
+            line.append(f" — {item.detail}", style="dim")
+        lines.append(line)
+    return Group(*lines)
+
+
+class ChecklistView(Static):
+    """One line per check; details are shown when the screen is wide (``details``)."""
+
+    DEFAULT_CSS = """
+    ChecklistView { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list = []
+        self.details = False
+        self.waiting = "Waiting for the script to report its effective setup…"
+
+    def show(self, items: Sequence, *, details: bool | None = None, waiting: str | None = None) -> None:
+        self.items = list(items)
+        if details is not None:
+            self.details = details
+        if waiting is not None:
+            self.waiting = waiting
+        self.set_class(any(i.status == "fail" for i in self.items), "-fail")
+        self.update(checklist_renderable(self.items, details=self.details, waiting=self.waiting))
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        """label -> status (for tests and scripts)."""
+        return {i.label: i.status for i in self.items}
+
+
+def diagnosis_renderable(diagnoses: Sequence) -> Group:
+    lines = []
+    for d in diagnoses:
+        title = Text()
+        title.append("✖ ", style="bold red")
+        title.append(d.title, style="bold")
+        lines.append(title)
+        lines.append(Text.assemble(("  why: ", "bold"), d.detail))
+        lines.append(Text.assemble(("  fix: ", "bold green"), d.fix))
+        if d.evidence:
+            lines.append(Text.assemble(("  seen: ", "dim"), (d.evidence[0][:300], "dim")))
+    return Group(*lines)
+
+
+class DiagnosisView(Static):
+    """Hidden until a run ends with a recognised failure; then the failure, why, and the fix."""
+
+    DEFAULT_CSS = """
+    DiagnosisView { display: none; height: auto; }
+    DiagnosisView.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.diagnoses: list = []
+
+    def show(self, diagnoses: Sequence) -> None:
+        self.diagnoses = list(diagnoses)
+        self.set_class(bool(self.diagnoses), "-shown")
+        self.update(diagnosis_renderable(self.diagnoses))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(t.plain for t in diagnosis_renderable(self.diagnoses).renderables)

@@ -1,0 +1,112 @@
+"""A bounded, searchable tail of a run's output that a flood cannot block.
+
+Lines are *added* as fast as the run prints them (a deque append, nothing drawn) and *flushed* to the
+screen by the owner's timer, at most a screenful of new lines per flush: however much a run prints,
+one refresh costs about the same. The widget keeps the last ``keep`` lines for searching; everything
+is in the run's ``log.txt`` anyway. The search box filters the tail to the lines that contain the
+text (case-insensitive); Escape in the box clears it.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, Log
+
+
+class SearchInput(Input):
+    BINDINGS = [Binding("escape", "clear_search", "Clear search", show=False)]
+
+    def action_clear_search(self) -> None:
+        self.value = ""
+        parent = self.parent
+        if parent is not None:
+            parent.query_one(Log).focus()
+
+
+class LogTail(Vertical):
+    DEFAULT_CSS = """
+    LogTail { height: 1fr; }
+    LogTail > Log { height: 1fr; }
+    LogTail > SearchInput { height: 1; border: none; padding: 0 1; }
+    """
+
+    def __init__(self, *, keep: int = 5000, shown: int = 1000, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: deque[str] = deque(maxlen=keep)
+        """The last ``keep`` lines (what search looks through)."""
+        self.shown = shown
+        self._pending: deque[str] = deque(maxlen=shown)
+        self._not_shown = 0
+        self.query_text = ""
+        self.total = 0
+        """Every line added, kept or not."""
+
+    def compose(self) -> ComposeResult:
+        yield Log(max_lines=self.shown, highlight=False, id="log-view")
+        yield SearchInput(placeholder="/ search the log (Escape clears)", id="log-search", compact=True)
+
+    @property
+    def log(self) -> Log:
+        return self.query_one(Log)
+
+    # ---------------------------------------------------------------- input (cheap, any rate)
+    def add(self, lines: Iterable[str], skipped_before: int = 0) -> None:
+        if skipped_before:
+            self.add([f"… {skipped_before} lines skipped here (all of them are in log.txt)"])
+        lines = list(lines)
+        self.total += len(lines)
+        self.lines.extend(lines)
+        q = self.query_text
+        shown = [ln for ln in lines if q in ln.lower()] if q else lines
+        overflow = len(self._pending) + len(shown) - self.shown
+        if overflow > 0:
+            self._not_shown += overflow
+        self._pending.extend(shown)
+
+    # ---------------------------------------------------------------- drawing (the owner's timer)
+    def flush(self) -> None:
+        if not self._pending and not self._not_shown:
+            return
+        batch = list(self._pending)
+        self._pending.clear()
+        if self._not_shown:
+            batch.insert(0, f"… {self._not_shown} lines scrolled past too fast to show (see log.txt)")
+            self._not_shown = 0
+        log = self.log
+        # follow the end unless the reader scrolled up (a little slack: the horizontal scrollbar appearing
+        # with the first long line moves the end by a row, which must not stop the following)
+        follow = log.max_scroll_y - log.scroll_y <= 2 and not log.is_vertical_scrollbar_grabbed
+        log.write_lines(batch, scroll_end=False)
+        if follow:
+            log.scroll_end(animate=False, immediate=True, x_axis=False)
+        self._update_subtitle()
+
+    def _update_subtitle(self) -> None:
+        if self.query_text:
+            self.border_subtitle = f"{self.log.line_count} matching '{self.query_text}'"
+        else:
+            self.border_subtitle = f"{self.total:,} lines"
+
+    @on(Input.Changed, "#log-search")
+    def _search(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip().lower()
+        self._pending.clear()
+        self._not_shown = 0
+        q = self.query_text
+        matches = [ln for ln in self.lines if q in ln.lower()] if q else list(self.lines)
+        self.log.clear()
+        self.log.write_lines(matches[-self.shown:])
+        self._update_subtitle()
+
+    def focus_search(self) -> None:
+        self.query_one(SearchInput).focus()
+
+    @property
+    def visible_lines(self) -> list[str]:
+        """The lines the log widget holds now (tests)."""
+        return list(self.log.lines)
