@@ -31,6 +31,7 @@ terminated, then killed: no process is left behind. The exit code of the run bec
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import time
@@ -46,6 +47,8 @@ from .records import RunDir
 
 READ_CHUNK = 1 << 16
 
+
+_log = logging.getLogger(__name__)
 
 class LaunchError(Exception):
     """The command could not be started at all."""
@@ -222,8 +225,8 @@ class Run:
         for cb in list(self._callbacks):
             try:
                 cb(ev)
-            except Exception:  # noqa: BLE001 - a broken subscriber must not break the run
-                pass
+            except Exception:  # noqa: BLE001 - a broken subscriber must not break the run; say so
+                _log.exception("run event subscriber %r failed on %s", cb, type(ev).__name__)
         for q in self._queues:
             q.put(ev)
 
@@ -358,15 +361,15 @@ class Run:
     def _refresh_tree(self) -> None:
         if self.proc is None:
             return
-        try:
-            import psutil
+        import psutil
 
+        try:
             for child in psutil.Process(self.proc.pid).children(recursive=True):
                 try:
                     self._known.setdefault(child.pid, child.create_time())
-                except psutil.Error:
+                except psutil.Error:  # that child just left
                     pass
-        except Exception:  # noqa: BLE001 - psutil missing or the process just left
+        except psutil.Error:  # the launcher process just left
             pass
 
     def _alive_known(self) -> list[int]:

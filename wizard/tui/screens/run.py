@@ -393,11 +393,11 @@ class RunScreen(Screen[None]):
             return
         pids: set[int] = set(self._sampler.seen) if self._sampler is not None else set()
         pids |= set(getattr(run, "_known", {}) or {})
-        try:
-            import psutil
+        import psutil
 
+        try:
             pids |= {c.pid for c in psutil.Process(pid).children(recursive=True)}
-        except Exception:  # noqa: BLE001
+        except psutil.Error:  # the launcher is already gone: the pids seen so far remain
             pass
         if run.proc is not None and run.proc.returncode is None:
             try:
@@ -406,15 +406,13 @@ class RunScreen(Screen[None]):
                 pass
         for child in pids:
             try:
-                import psutil
-
                 created = (self._sampler.seen.get(child) if self._sampler else None) or \
                     (getattr(run, "_known", {}) or {}).get(child)
                 proc = psutil.Process(child)
                 if created is not None and abs(proc.create_time() - created) > 0.01:
                     continue  # the pid was reused by something else
                 proc.kill()
-            except Exception:  # noqa: BLE001
+            except psutil.Error:  # already gone, or not ours to kill
                 pass
 
     def on_unmount(self) -> None:
