@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-from ..core.findings import INFO, Finding, has_errors, sort_findings
+from ..core.findings import Finding, dedupe, has_errors, sort_findings
 from .common import summary_line
 
 
@@ -28,17 +28,7 @@ def run(args) -> int:
         from ..core.verify import effective_config
 
         findings += effective_config(loaded.yaml_path).findings
-    return _report(sort_findings(_dedupe(findings)), args)
-
-
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    seen, out = set(), []
-    for f in findings:
-        key = (f.severity, f.rule, f.keys, f.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out
+    return _report(sort_findings(dedupe(findings)), args)
 
 
 def _report(findings: list[Finding], args) -> int:

@@ -64,3 +64,15 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.severity == ERROR for f in findings)
+
+
+def dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    """Drop exact repeats (same severity, rule, keys and message), keeping the first."""
+    seen: set = set()
+    out = []
+    for f in findings:
+        key = (f.severity, f.rule, f.keys, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

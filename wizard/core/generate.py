@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .answer_rules import check_answers
 from .answers import Answers, dump_answers
-from .findings import Finding, has_errors, sort_findings
+from .findings import Finding, dedupe, has_errors, sort_findings
 from .render import ACCELERATE_YAML, ANSWERS_YAML, DS_JSON, Rendered, processes_per_node, render
 
 
@@ -49,7 +49,7 @@ def generate(answers: Answers, out_dir: Path | None = None) -> Generated:
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
-    return Generated(answers, rendered, sort_findings(_dedupe(findings)), files)
+    return Generated(answers, rendered, sort_findings(dedupe(findings)), files)
 
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
@@ -99,17 +99,6 @@ def _key_to_answer() -> dict[str, str]:
                         _KEY_TO_ANSWER.setdefault(key, s.id)
                         _KEY_TO_ANSWER.setdefault("deepspeed_config." + key, s.id)
     return _KEY_TO_ANSWER
-
-
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    seen = set()
-    out = []
-    for f in findings:
-        k = (f.severity, f.rule, f.keys, f.message)
-        if k not in seen:
-            seen.add(k)
-            out.append(f)
-    return out
 
 
 def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None) -> list[str]:
