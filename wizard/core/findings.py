@@ -8,7 +8,8 @@ ERROR = "error"
 WARNING = "warning"
 INFO = "info"
 SEVERITIES = (ERROR, WARNING, INFO)
-_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
+SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
+_RANK = SEVERITY_RANK
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .answer_rules import check_answers
 from .answers import Answers, dump_answers
-from .findings import Finding, dedupe, has_errors, sort_findings
+from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
 from .render import ACCELERATE_YAML, ANSWERS_YAML, DS_JSON, Rendered, processes_per_node, render
 
 
@@ -69,14 +69,11 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     return out
 
 
-_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
 def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
     """Drop linter findings that an answer rule already reports, as severely, on the same setting."""
     out = []
     for f in lint:
-        covered = any(set(f.keys) & set(g.keys) and _RANK[g.severity] <= _RANK[f.severity] for g in intent)
+        covered = any(set(f.keys) & set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity] for g in intent)
         if not covered:
             out.append(f)
     return out
