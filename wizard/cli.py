@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 EXIT_OK = 0
 EXIT_INVALID = 2

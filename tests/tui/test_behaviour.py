@@ -18,19 +18,9 @@ from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.session import Start, StartError, from_accelerate_config, from_answers_file, from_preset
 from wizard.tui.widgets.fields import SettingField, field_id
 
-from .conftest import ROOT
+from .conftest import ROOT, press, main_of
 
 SIZE = (80, 24)
-
-
-async def press(pilot, *keys):
-    for key in keys:
-        await pilot.press(key)
-        await pilot.pause()
-
-
-def main_of(app) -> MainScreen:
-    return next(s for s in app.screen_stack if isinstance(s, MainScreen))
 
 
 def start_with(**changes) -> Start:

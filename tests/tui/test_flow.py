@@ -12,18 +12,9 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.screens.switch_report import SwitchReportScreen
+from .conftest import press, main_of
 
 SIZE = (80, 24)
-
-
-async def press(pilot, *keys):
-    for key in keys:
-        await pilot.press(key)
-        await pilot.pause()
-
-
-def main_screen(app) -> MainScreen:
-    return next(s for s in app.screen_stack if isinstance(s, MainScreen))
 
 
 async def write_from_review(pilot, app):
@@ -54,7 +45,7 @@ async def test_keyboard_flow_deepspeed_zero3_offload_then_fsdp2(in_tmp):
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        screen = main_screen(app)
+        screen = main_of(app)
         assert screen.answers.target == "fsdp2"
         # Backend group is highlighted: Enter goes into the form, the backend choice opens, pick DeepSpeed.
         await press(pilot, "enter", "enter", "down", "enter")

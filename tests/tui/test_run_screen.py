@@ -3,7 +3,6 @@ stop, crash diagnosis, a flood of output, one real CPU rehearsal (e2e), snapshot
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import sys

@@ -17,6 +17,7 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.session import Start
 from wizard.tui.widgets.fields import SettingField, field_id
+from .conftest import main_of
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 TARGETS = {
@@ -31,10 +32,6 @@ ZERO3_OFFLOAD = {"backend": "deepspeed", "offload.optimizer": "cpu", "offload.pa
 
 def start(**changes) -> Start:
     return Start(default_answers().replace(changes))
-
-
-def main_of(app) -> MainScreen:
-    return next(s for s in app.screen_stack if isinstance(s, MainScreen))
 
 
 async def ready(pilot):

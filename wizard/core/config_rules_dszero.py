@@ -3,7 +3,7 @@ and dtype settings (D25-D42). Keys are dotted paths from the root of the DeepSpe
 from __future__ import annotations
 
 from . import ds_schema as S
-from .config_rules_base import A, DS, ERROR, WARNING, Ctx, as_int, fmt, rule
+from .config_rules_base import A, DS, ERROR, WARNING, Ctx, fmt, rule
 from .config_rules_ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"

@@ -1,7 +1,7 @@
 """Findings: what a rule says about answers or a config."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 ERROR = "error"

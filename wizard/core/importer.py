@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .answers import Answers, answers_from_mapping
+from .config_rules_base import as_int, parse_bool
 from .findings import ERROR, INFO, WARNING, Finding
 
 _V1_STRATEGY = {"FULL_SHARD": "full", "SHARD_GRAD_OP": "grads_optimizer", "NO_SHARD": "none",
@@ -34,34 +35,16 @@ _DS_KNOBS = {
 }
 
 
-def _truthy(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return bool(value)
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if v in ("y", "yes", "t", "true", "on", "1"):
-            return True
-        if v in ("n", "no", "f", "false", "off", "0"):
-            return False
-    return None
-
-
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
+    """A whole number, also from a numeric string such as '1e8' (which accelerate itself would reject)."""
+    number = as_int(value)
+    if number is not None or not isinstance(value, str):
+        return number
+    try:
+        parsed = float(value)
+    except ValueError:
         return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        try:
-            num = float(value)
-        except ValueError:
-            return None
-        return int(num) if num.is_integer() else None
-    return None
+    return int(parsed) if parsed.is_integer() else None
 
 
 class _Importer:
@@ -108,7 +91,7 @@ class _Importer:
                              ("dynamo_use_dynamic", "dynamo_dynamic"),
                              ("dynamo_use_regional_compilation", "dynamo_regional")):
                 if src in d and d[src] is not None:
-                    value = d[src] if src == "dynamo_mode" else _truthy(d[src])
+                    value = d[src] if src == "dynamo_mode" else parse_bool(d[src])
                     if value is not None:
                         self.set("launch", dst, value)
 
@@ -136,13 +119,13 @@ class _Importer:
             else:
                 self.note(WARNING, ["fsdp_config.fsdp_sharding_strategy"], f"unknown strategy {strategy!r}; full kept")
         else:
-            reshard = _truthy(f.get("fsdp_reshard_after_forward", True))
+            reshard = parse_bool(f.get("fsdp_reshard_after_forward", True))
             pc = y.get("parallelism_config") if isinstance(y.get("parallelism_config"), dict) else {}
             replicate = _int(pc.get("parallelism_config_dp_replicate_size", 1)) or 1
             base = "full" if reshard is not False else "grads_optimizer"
             self.set("sharding", "strategy", ("hybrid_" + base if base == "full" else "hybrid_grads_optimizer")
                      if replicate > 1 else base)
-        off = _truthy(f.get("fsdp_offload_params", False))
+        off = parse_bool(f.get("fsdp_offload_params", False))
         if off:
             self.set("offload", "optimizer", "cpu")
             self.set("offload", "params", "cpu")
@@ -173,7 +156,7 @@ class _Importer:
             ("fsdp_activation_checkpointing", "training", "activation_checkpointing", False),
             ("fsdp_activation_checkpointing_offload", "training", "activation_checkpointing_offload", False),
         ):
-            value = _truthy(f.get(key, default))
+            value = parse_bool(f.get(key, default))
             self.set(group, name, default if value is None else value)
         sdt = f.get("fsdp_state_dict_type")
         if sdt is None:
@@ -188,7 +171,7 @@ class _Importer:
         d = y.get("deepspeed_config") if isinstance(y.get("deepspeed_config"), dict) else {}
         self.set(None, "backend", "deepspeed")
         if d.get("zero3_init_flag") is not None:
-            flag = _truthy(d["zero3_init_flag"])
+            flag = parse_bool(d["zero3_init_flag"])
             if flag is not None:
                 self.set("loading", "ram_efficient", flag)
         moe = d.get("deepspeed_moe_layer_cls_names")
@@ -228,7 +211,7 @@ class _Importer:
         elif clip == "auto" or isinstance(clip, (int, float)) and not isinstance(clip, bool):
             self.set("training", "gradient_clipping", clip)
         if stage == 3:
-            self.set("checkpoint", "format", "full" if _truthy(d.get("zero3_save_16bit_model", False)) else "sharded")
+            self.set("checkpoint", "format", "full" if parse_bool(d.get("zero3_save_16bit_model", False)) else "sharded")
 
     def ds_json(self, ds: dict[str, Any]) -> None:
         extra = {k: v for k, v in ds.items()}
@@ -257,7 +240,7 @@ class _Importer:
                 else:
                     zrest.pop(block)
         if "stage3_gather_16bit_weights_on_model_save" in z:
-            self.set("checkpoint", "format", "full" if _truthy(z["stage3_gather_16bit_weights_on_model_save"]) else "sharded")
+            self.set("checkpoint", "format", "full" if parse_bool(z["stage3_gather_16bit_weights_on_model_save"]) else "sharded")
             zrest.pop("stage3_gather_16bit_weights_on_model_save")
         for key, (group, name) in _DS_KNOBS.items():
             if key in z and (z[key] == "auto" or isinstance(z[key], (bool, int))):
@@ -275,9 +258,9 @@ class _Importer:
                 extra.pop(key)
         bf16 = ds.get("bf16", {}) if isinstance(ds.get("bf16"), dict) else {}
         fp16 = ds.get("fp16", {}) if isinstance(ds.get("fp16"), dict) else {}
-        if _truthy(bf16.get("enabled")):
+        if parse_bool(bf16.get("enabled")):
             self.set("precision", "mixed_precision", "bf16")
-        elif _truthy(fp16.get("enabled")):
+        elif parse_bool(fp16.get("enabled")):
             self.set("precision", "mixed_precision", "fp16")
         elif bf16.get("enabled") == "auto" or fp16.get("enabled") == "auto":
             self.note(INFO, ["bf16.enabled"], "precision is 'auto' in the JSON (taken from --mixed_precision); "

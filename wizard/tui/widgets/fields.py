@@ -94,8 +94,8 @@ class SettingField(Vertical):
         self.setting = setting
         self._initial = value
         self._state = self._compute_state(target, finding, written)
-        for cls, on in self._state[0].items():
-            self.set_class(on, cls)
+        for cls, enabled in self._state[0].items():
+            self.set_class(enabled, cls)
 
     def compose(self) -> ComposeResult:
         s = self.setting
@@ -177,8 +177,8 @@ class SettingField(Vertical):
             return
         self._state = state
         classes, na, problem, where = state
-        for cls, on in classes.items():
-            self.set_class(on, cls)
+        for cls, enabled in classes.items():
+            self.set_class(enabled, cls)
         self.query_one(".na", Static).update(Text(na))
         self.query_one(".problem", Static).update(Text(problem))
         self.query_one(".where", Static).update(Text(where))
