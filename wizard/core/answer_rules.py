@@ -33,8 +33,8 @@ ANSWER_RULES: dict[str, AnswerRule] = {}
 def rule(name: str, severity: str, summary: str, source: str):
     def deco(fn: Callable[[Answers, Callable[..., Finding]], Iterator[Finding]]):
         def run(a: Answers) -> Iterator[Finding]:
-            def make(keys, message: str, fix: str, sev: str = severity) -> Finding:
-                return Finding(sev, name, tuple(keys), message, fix, source)
+            def make(keys, message: str, fix: str) -> Finding:  # one severity per rule
+                return Finding(severity, name, tuple(keys), message, fix, source)
 
             yield from fn(a, make)
 
@@ -54,7 +54,7 @@ def _is_fsdp(a: Answers) -> bool:
 @rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", "G6/G7; accelerate launch")
 def _(a, make):
     if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
-        yield make(["launch.main_process_ip"], f"{a['launch.num_machines']} machines but no main_process_ip: "
+        yield make(["launch.main_process_ip", "launch.num_machines"], f"{a['launch.num_machines']} machines but no main_process_ip: "
                    "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
 
 
@@ -70,7 +70,7 @@ def _(a, make):
 @rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", "accelerate launch")
 def _(a, make):
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
-        yield make(["launch.machine_rank"], f"machine_rank {a['launch.machine_rank']} but only "
+        yield make(["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
                    f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
 
 
@@ -94,13 +94,38 @@ def _(a, make):
                    f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 
 
-@rule("ds-hostfile-missing", WARNING, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile", "D23b")
+@rule("ds-hostfile-missing", ERROR, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
+      "D23b; accelerate/utils/launch.py:452-453 (--hostfile None); deepspeed/launcher/runner.py:212-216")
 def _(a, make):
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and not a["launch.ds_hostfile"]):
-        yield make(["launch.ds_hostfile"], f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: "
-                   "DeepSpeed falls back to this machine only", "set launch.ds_hostfile, or use the 'standard' launcher",
-                   ERROR)
+        yield make(["launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"],
+                   f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: DeepSpeed falls back to this "
+                   "machine only", "set launch.ds_hostfile, or use the 'standard' launcher")
+
+
+@rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
+      "accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
+def _(a, make):
+    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
+            and a["launch.ds_inclusion_filter"] and a["launch.ds_exclusion_filter"]):
+        yield make(["launch.ds_inclusion_filter", "launch.ds_exclusion_filter"], "both host filters are set, but "
+                   "accelerate passes only the exclusion filter to the DeepSpeed runner: the inclusion filter would "
+                   "be written and never applied", "keep one of the two filters")
+
+
+@rule("gpu-ids-too-few", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
+      "G9; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
+def _(a, make):
+    ids = a["launch.gpu_ids"]
+    if isinstance(ids, str) and ids.strip() and ids != "all":
+        count = len(ids.split(","))
+        if count < processes_per_node(a):
+            yield make(["launch.gpu_ids", "launch.num_processes"] + (["launch.num_machines"]
+                                                                     if a["launch.num_machines"] > 1 else []),
+                       f"gpu_ids {ids!r} makes {count} GPU(s) visible but {processes_per_node(a)} processes start on "
+                       "each machine: the extra ranks fail when they pick their device",
+                       "list one GPU id per process, or lower launch.num_processes")
 
 
 # ------------------------------------------------------------------ sharding
@@ -149,7 +174,7 @@ def _(a, make):
 def _(a, make):
     if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
             and processes_per_node(a) < 2):
-        yield make(["sharding.strategy", "launch.num_processes"], "FSDP2 hybrid sharding with one process per "
+        yield make(["sharding.strategy", "launch.num_processes", "launch.num_machines"], "FSDP2 hybrid sharding with one process per "
                    "machine leaves nothing to shard (dp_shard_size 1): accelerate rejects it",
                    "run several processes per machine or choose full sharding")
 

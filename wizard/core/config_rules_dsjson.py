@@ -58,9 +58,13 @@ DEPRECATED = rule("ds-json-deprecated-key", WARNING, "A deprecated DeepSpeed key
 DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        "A deprecated key together with the key that replaces it (DeepSpeed asserts)",
                        DS + "runtime/config_utils.py:82-95")
-DICT_UNKNOWN = rule("ds-json-ignored-subkey", WARNING,
-                    "A sub-key DeepSpeed does not read in a hand-parsed section (ignored)",
-                    C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
+                    "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
+                    "applies instead (ignored)", C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
+                         "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
+                         "aio.thread_count: 1 = the default intra_op_parallelism)",
+                         C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30")
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
                    C + ":245-300, 590-652")
 AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accelerate does not fill (raises)",
@@ -91,6 +95,42 @@ BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed fla
                    C + ":245-300")
 STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate overrides steps_per_print",
                    A + "utils/dataclasses.py:1326")
+
+
+# Old names of sub-keys in the hand-parsed sections, and the key DeepSpeed 0.19 reads instead.
+SUBKEY_RENAMED = {"aio.thread_count": "intra_op_parallelism"}
+# Defaults DeepSpeed 0.19 applies to sub-keys of the hand-parsed sections (runtime/swap_tensor/constants.py:20-30,
+# runtime/activation_checkpointing/config.py:28-43, profiling/constants.py:29-47, runtime/constants.py:353-364)
+SUBKEY_DEFAULTS = {
+    "aio": {"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
+            "overlap_events": True, "use_gds": False},
+    "activation_checkpointing": {"partition_activations": False, "number_checkpoints": None,
+                                 "contiguous_memory_optimization": False, "synchronize_checkpoint_boundary": False,
+                                 "profile": False, "cpu_checkpointing": False},
+    "flops_profiler": {"enabled": False, "recompute_fwd_factor": 0.0, "profile_step": 1, "module_depth": -1,
+                       "top_modules": 1, "detailed": True, "output_file": None},
+    "checkpoint": {"tag_validation": "Warn", "load_universal": False, "use_node_local_storage": False},
+    "torch_autocast": {"enabled": False},
+}
+_NO_DEFAULT = object()
+
+
+def _applied_instead(section: str, name: str, sub: list, values: dict):
+    """(sub-key DeepSpeed reads in place of an unread one, the value it applies) or (None, _NO_DEFAULT)."""
+    target = SUBKEY_RENAMED.get(f"{section}.{name}") or S.did_you_mean(name, sub)
+    if target is None:
+        return None, _NO_DEFAULT
+    if target in values:
+        return target, values[target]
+    return target, SUBKEY_DEFAULTS.get(section, {}).get(target, _NO_DEFAULT)
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    return a == b
 
 
 def walk_autos(obj, prefix=""):
@@ -182,11 +222,18 @@ def check_keys_and_values(ctx: Ctx) -> None:
                     for issue in S.validate_section(path, sv, path):
                         _emit_issue(ctx, issue, removed_zero)
                 elif str(sk) not in sub:
-                    best = S.did_you_mean(str(sk), sub)
-                    ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
-                             + ", ".join(sub) + "), so the value is ignored." + (f" Did you mean `{best}`?"
-                                                                               if best else ""),
-                             "Fix the key name or delete it.")
+                    target, applied = _applied_instead(name, str(sk), sub, value)
+                    hint = f" Did you mean `{target}`?" if target else ""
+                    if applied is not _NO_DEFAULT and _same_value(sv, applied):
+                        ctx.emit(DICT_UNKNOWN_SAME, path, f"DeepSpeed does not read `{path}`; it has no effect, and "
+                                 f"`{name}.{target}` is {fmt(applied)} anyway, the same value.",
+                                 "Remove it" + (f" (or write it as `{target}`)." if target else "."))
+                    else:
+                        now = ("" if target is None or applied is _NO_DEFAULT else
+                               f"; `{name}.{target}` is {fmt(applied)}" + ("" if target in value else " (default)"))
+                        ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
+                                 + ", ".join(sub) + f"), so {fmt(sv)} is ignored{now}.{hint}",
+                                 f"Write it as `{target}`." if target else "Fix the key name or delete it.")
             continue
         if name in opaque:
             if not isinstance(value, dict) and value is not None:
