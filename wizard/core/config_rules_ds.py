@@ -60,12 +60,15 @@ NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    "D23b; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
 OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            "Parameter offload is only used by ZeRO-3 (silently ignored below)",
-                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
+                           keys="the param offload device (deepspeed_config.offload_param_device or zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
-                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836")
+                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
+                  keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
-                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148")
+                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148",
+                      keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 
 
 def derive(ctx: Ctx) -> None:

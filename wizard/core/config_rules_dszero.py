@@ -35,7 +35,8 @@ ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
                  "D38; " + C + ":233-241, 695-700")
 COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
-                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230")
+                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230",
+                  keys="communication_data_type or seq_parallel_communication_data_type")
 GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
                      "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
                      A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "

@@ -37,7 +37,8 @@ V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
                       "F5; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
-                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71")
+                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
+                keys="the fsdp_config flag, as written")
 WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", "F9; " + D + ":1909-1915")
 WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
                  "F9; " + D + ":1908-1910")

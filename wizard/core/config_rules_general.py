@@ -54,9 +54,11 @@ FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-
 NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
                      "G6; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
 NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
-                     A + "utils/launch.py:212-218, :484-490")
+                     A + "utils/launch.py:212-218, :484-490",
+                     keys="num_processes or num_machines")
 NUMBER_AS_STRING = rule("number-as-string", WARNING, "num_processes written as a string on one machine (works)",
-                        A + "utils/launch.py:212-218, :484-490")
+                        A + "utils/launch.py:212-218, :484-490",
+                        keys="num_processes")
 NUMBER_AS_STRING_FAILS = rule("number-as-string-fails", ERROR,
                               "num_machines written as a string, or num_processes as a string on several machines: "
                               "the launcher's arithmetic raises a TypeError",
@@ -82,7 +84,7 @@ SINGLE_MANY = rule("single-process-num-processes-ignored", ERROR,
 MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
                     A + "utils/launch.py:216-224, :486-496")
 GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
-                   "G8/G9/F26")
+                   "G8/G9/F26; " + A + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
                           "G14; " + A + "utils/launch.py:292-297")
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",

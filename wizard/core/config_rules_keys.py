@@ -79,9 +79,11 @@ _SECTION_USERS = {
 }
 
 UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
-                   "G2; " + A + "commands/config/config_args.py:154-159")
+                   "G2; " + A + "commands/config/config_args.py:154-159",
+                   keys="the unknown top-level key")
 SECTION_NOT_MAPPING = rule("section-not-mapping", ERROR, "A config section that is not a mapping is ignored",
-                           "G3; " + A + "commands/launch.py:1265-1281")
+                           "G3; " + A + "commands/launch.py:1265-1281",
+                           keys="the section (fsdp_config, deepspeed_config, ...) and the items written in it")
 SECTION_IGNORED = rule("section-ignored", ERROR,
                        "A filled-in section the distributed_type never reads: none of its values take effect",
                        "G10; " + A + "commands/launch.py:1390-1403")
