@@ -40,6 +40,12 @@ CASES = [
      merge(F2, {"launch": {"dynamo_backend": "inductor"}}), "launch.dynamo_backend"),
     ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
      merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/etc/hosts.ds"}}), "launch.ds_hostfile"),
+    ("ds-filters-both-set", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
+                                                        "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}),
+     merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h", "ds_exclusion_filter": "w1"}}),
+     "launch.ds_inclusion_filter"),
+    ("gpu-ids-fewer-than-processes", {"launch": {"num_processes": 4, "gpu_ids": "0,1"}},
+     {"launch": {"num_processes": 4, "gpu_ids": "0,1,2,3"}}, "launch.gpu_ids"),
     ("sharding-no-fsdp-twin", merge(F1, {"sharding": {"strategy": "optimizer"}}), merge(DS, {"sharding": {"strategy": "optimizer"}}),
      "sharding.strategy"),
     ("sharding-no-deepspeed-twin", merge(DS, {"sharding": {"strategy": "hybrid_grads_optimizer"}}),
@@ -122,3 +128,60 @@ def test_presets_have_no_answer_errors():
         a, _ = parse_answers_text(p.read_text())
         errors = [f for f in check_answers(a) if f.severity == "error"]
         assert not errors, (p.name, errors)
+
+
+def test_each_rule_reports_its_registered_severity():
+    """One severity per rule: a value-dependent severity is two rules (ds-hostfile-missing used to register a
+    warning and report an error)."""
+    for rule, bad, _good, _key in CASES:
+        for f in check_answers(A(bad)):
+            assert f.severity == ANSWER_RULES[f.rule].severity, f.rule
+    assert ANSWER_RULES["ds-hostfile-missing"].severity == "error"
+
+
+@pytest.mark.parametrize("rule,doc,want", [
+    ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
+     {"launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"}),
+    ("hybrid-fsdp2-needs-shard-group", merge(F2, {"launch": {"num_processes": 2, "num_machines": 2,
+                                                             "main_process_ip": "h"}, "sharding": {"strategy": "hybrid_full"}}),
+     {"sharding.strategy", "launch.num_processes", "launch.num_machines"}),
+    ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}},
+     {"launch.main_process_ip", "launch.num_machines"}),
+    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), {"launch.machine_rank", "launch.num_machines"}),
+    ("gpu-ids-fewer-than-processes", merge(DS, {"launch": {"num_processes": 4, "gpu_ids": "0,1"}}),
+     {"launch.gpu_ids", "launch.num_processes"}),
+    ("ds-filters-both-set", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
+                                                       "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}),
+     {"launch.ds_inclusion_filter", "launch.ds_exclusion_filter"}),
+])
+def test_multi_setting_faults_name_every_key(rule, doc, want):
+    hits = [f for f in check_answers(A(doc)) if f.rule == rule]
+    assert hits and any(set(f.keys) == want for f in hits), hits
+
+
+def test_written_configs_carry_no_dead_value_errors():
+    """What the wizard writes from answers passes its own linter: the answer rules stop a dead value before it is
+    written (e.g. both DeepSpeed host filters, fewer gpu_ids than processes)."""
+    from wizard.core.config_rules import lint
+    from wizard.core.render import render
+
+    for rule, bad, good, _key in CASES:
+        a = A(good)
+        if any(f.severity == "error" for f in check_answers(a)):
+            continue
+        out = render(a)
+        errs = [f for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None, fp8_available=lambda: True)
+                if f.severity == "error"]
+        assert not errs, (rule, [f.render() for f in errs])
+
+
+def test_both_host_filters_would_write_a_dead_value():
+    """Why ds-filters-both-set is an error: rendered anyway, the config's inclusion filter is never applied."""
+    from wizard.core.config_rules import lint
+    from wizard.core.render import render
+
+    a = A(merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
+                                     "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}))
+    out = render(a)
+    rules = {f.rule for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None) if f.severity == "error"}
+    assert "deepspeed-multinode-filter-ignored" in rules

@@ -105,8 +105,14 @@ CASES = [
     C("fsdp-legacy-key", fsdp(1, fc={"fsdp_backward_prefetch_policy": "BACKWARD_PRE"}), fsdp(1)),
     C("fsdp-key-written-twice", fsdp(1, fc={"sharding_strategy": "SHARD_GRAD_OP"}),
       fsdp(1, fc={"fsdp_sharding_strategy": "SHARD_GRAD_OP"})),
+    C("fsdp-key-written-twice-same-value", fsdp(1, fc={"sharding_strategy": "FULL_SHARD"}), fsdp(1)),
     C("unknown-deepspeed-key", inline({"train_micro_batch_size_per_gpu": 4}), inline()),
     C("deepspeed-multinode-key-unused", inline({"deepspeed_hostfile": "/hf"}), inline()),
+    C("deepspeed-multinode-filter-ignored",
+      inline({"deepspeed_hostfile": "/hf", "deepspeed_exclusion_filter": "worker-1",
+              "deepspeed_inclusion_filter": "worker-0"}, num_processes=16, num_machines=2, main_process_ip="10.0.0.1"),
+      inline({"deepspeed_hostfile": "/hf", "deepspeed_exclusion_filter": "worker-1"}, num_processes=16,
+             num_machines=2, main_process_ip="10.0.0.1")),
     C("unknown-parallelism-key", fsdp(parallelism_config={"dp_shard_size": 8}),
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
     C("unknown-dynamo-key", fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_fullgraph": True}),
@@ -138,6 +144,7 @@ CASES = [
     C("num-processes-missing", fsdp(num_processes=-1), fsdp()),
     C("num-processes-invalid", fsdp(num_processes=2.5), fsdp()),
     C("number-as-string", fsdp(num_processes="8"), fsdp()),
+    C("number-as-string-fails", fsdp(num_machines="1"), fsdp()),
     C("num-processes-not-divisible", fsdp(num_processes=9, num_machines=2, main_process_ip="10.0.0.1"),
       fsdp(num_processes=8, num_machines=2, main_process_ip="10.0.0.1")),
     C("more-processes-than-gpus", fsdp(num_processes=16), fsdp(num_processes=8)),
@@ -203,6 +210,7 @@ CASES = [
                                                "fsdp_min_num_params": "1e8"}),
       fsdp(fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 100000000})),
     C("fsdp-min-num-params-unused", fsdp(fc={"fsdp_min_num_params": 100000000}), fsdp()),
+    C("fsdp-min-num-params-unused-harmless", fsdp(fc={"fsdp_min_num_params": 0}), fsdp()),
     C("fsdp-min-num-params-zero", fsdp(1, fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 0}),
       fsdp(1, fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP", "fsdp_min_num_params": 1000000})),
     C("fsdp-backward-prefetch-invalid", fsdp(1, fc={"fsdp_backward_prefetch": "BACKWARD"}), fsdp(1)),
@@ -285,7 +293,9 @@ CASES = [
     C("ds-json-deprecated-and-new-key", filemode(), filemode(),
       dsj(zero_optimization={"cpu_offload": True, "offload_optimizer": {"device": "cpu"}}),
       dsj(zero_optimization={"offload_optimizer": {"device": "cpu"}})),
-    C("ds-json-ignored-subkey", filemode(), filemode(), dsj(aio={"block_size": 1048576, "thread_count": 1}),
+    C("ds-json-ignored-subkey", filemode(), filemode(), dsj(aio={"block_size": 1048576, "thread_count": 4}),
+      dsj(aio={"block_size": 1048576, "intra_op_parallelism": 1})),
+    C("ds-json-ignored-subkey-harmless", filemode(), filemode(), dsj(aio={"block_size": 1048576, "thread_count": 1}),
       dsj(aio={"block_size": 1048576, "intra_op_parallelism": 1})),
     C("ds-json-scalar-type", filemode(), filemode(), dsj(zero_allow_untested_optimizer="false"),
       dsj(zero_allow_untested_optimizer=False)),
@@ -383,6 +393,158 @@ def test_rule_fires_and_is_fixable(rule, bad, bad_ds, fixed, fixed_ds, gpus):
             assert f.keys and all(f.keys), f"{rule}: an error must name the keys at fault"
     fixed_rules = names(fixed, fixed_ds, gpus=8 if rule == "gpu-count-unknown" else gpus)
     assert rule not in fixed_rules, f"{rule} still fires on the corrected config"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# severity by the contract (issue 7): a dead value is an error when what happens differs from it, a warning when
+# what happens anyway equals it. Each row: rule, severity, a config that triggers it.
+# ---------------------------------------------------------------------------------------------------------------
+def _sev(rule, severity, y, ds=None, gpus=8):
+    return pytest.param(rule, severity, y, ds, gpus, id=f"{rule}-{severity}")
+
+
+SEVERITY = [
+    _sev("section-ignored", "error", fsdp(deepspeed_config={"zero_stage": 3})),
+    _sev("section-ignored", "error", inline(fsdp_config={"fsdp_version": 2, "fsdp_offload_params": True})),
+    _sev("fsdp-wrap-classes-unused", "error", fsdp(fc={"fsdp_auto_wrap_policy": "SIZE_BASED_WRAP",
+                                                      "fsdp_min_num_params": 1000000,
+                                                      "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"})),
+    _sev("fsdp-wrap-classes-unused", "error", fsdp(fc={"fsdp_auto_wrap_policy": DROP,
+                                                      "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"})),
+    _sev("fsdp-min-num-params-unused", "error", fsdp(fc={"fsdp_min_num_params": 100000000})),
+    _sev("fsdp-min-num-params-unused-harmless", "warning", fsdp(1, fc={"fsdp_min_num_params": 0})),
+    _sev("deepspeed-zero3-save-16bit-unused", "error", inline({"zero_stage": 2, "zero3_save_16bit_model": True})),
+    _sev("ds-json-gather-16bit-unused", "error", filemode({"zero3_init_flag": False}),
+         dsj(zero_optimization={"stage": 1, "stage3_prefetch_bucket_size": DROP,
+                                "stage3_param_persistence_threshold": DROP})),
+    _sev("fsdp-key-written-twice", "error", fsdp(1, fc={"sharding_strategy": "SHARD_GRAD_OP"})),
+    _sev("fsdp-key-written-twice-same-value", "warning", fsdp(1, fc={"sharding_strategy": "FULL_SHARD"})),
+    _sev("ds-json-ignored-subkey", "error", filemode(), dsj(aio={"thread_count": 4})),
+    _sev("ds-json-ignored-subkey", "error", filemode(), dsj(aio={"queue_dept": 16})),
+    _sev("ds-json-ignored-subkey-harmless", "warning", filemode(), dsj(aio={"thread_count": 1})),
+    _sev("ds-json-ignored-subkey-harmless", "warning", filemode(), dsj(aio={"queue_dept": 8})),
+    _sev("fp8-config-unused", "error", fsdp(fp8_config={"backend": "TE", "fp8_format": "HYBRID"})),
+    _sev("legacy-top-level-fp16-ignored", "error", fsdp(fp16=True)),
+    _sev("legacy-top-level-fp16-ignored", "error", fsdp(mixed_precision="fp16", fp16=False)),
+    _sev("legacy-top-level-fp16", "warning", fsdp(mixed_precision="fp16", fp16=True)),
+    _sev("single-process-num-processes-ignored", "error", dict(BASE, distributed_type="NO", num_processes=4)),
+    _sev("number-as-string-fails", "error", fsdp(num_machines="1")),
+    _sev("number-as-string-fails", "error", fsdp(num_processes="16", num_machines=2, main_process_ip="10.0.0.1")),
+    _sev("number-as-string", "warning", fsdp(num_processes="8")),
+    _sev("deepspeed-multinode-filter-ignored", "error",
+         inline({"deepspeed_multinode_launcher": "standard", "deepspeed_exclusion_filter": "worker-1"},
+                num_processes=16, num_machines=2, main_process_ip="10.0.0.1")),
+    _sev("deepspeed-multinode-key-unused", "warning",
+         inline({"deepspeed_multinode_launcher": "standard", "deepspeed_hostfile": "/hf"},
+                num_processes=16, num_machines=2, main_process_ip="10.0.0.1")),
+    _sev("deepspeed-multinode-key-unused", "warning", inline({"deepspeed_exclusion_filter": "localhost:1"})),
+    # value equals what happens: stays a warning
+    _sev("fsdp2-use-orig-params-obsolete", "warning", fsdp(fc={"fsdp_use_orig_params": True})),
+    _sev("fsdp2-sync-module-states-obsolete", "warning", fsdp(fc={"fsdp_sync_module_states": True})),
+    _sev("fsdp2-backward-prefetch-ignored", "warning", fsdp(fc={"fsdp_backward_prefetch": "NO_PREFETCH"})),
+    _sev("fsdp1-reshard-after-forward-ignored", "warning",
+         fsdp(1, fc={"fsdp_sharding_strategy": DROP, "fsdp_reshard_after_forward": "FULL_SHARD"})),
+    _sev("ds-json-steps-per-print-overridden", "warning", filemode(), dsj(steps_per_print=10)),
+]
+
+
+@pytest.mark.parametrize("rule,severity,y,ds,gpus", SEVERITY)
+def test_severity_follows_the_contract(rule, severity, y, ds, gpus):
+    assert RULES[rule].severity == severity
+    fired = [f for f in run(y, ds, gpus=gpus) if f.rule == rule]
+    assert fired, f"{rule} did not fire; got {sorted(names(y, ds, gpus=gpus))}"
+    assert {f.severity for f in fired} == {severity}
+    if severity == ERROR:  # `check` exits 2 on this config
+        assert errors(y, ds, gpus=gpus)
+
+
+def test_harmless_dead_values_keep_the_config_valid():
+    """A dead value equal to what happens anyway must not make `check` fail (corpus 08, 19, 59)."""
+    for y, ds in ((fsdp(1, fc={"fsdp_min_num_params": 0}), None),
+                  (fsdp(1, fc={"sharding_strategy": "FULL_SHARD"}), None),
+                  (filemode(), dsj(aio={"thread_count": 1})),
+                  (inline({"deepspeed_hostfile": "/hf"}), None)):
+        assert not errors(y, ds), [f.render() for f in errors(y, ds)]
+
+
+# every key that must (or may) change to fix a fault caused by several settings is named
+KEYS = [
+    ("gpu-ids-too-few", fsdp(num_processes=4, gpu_ids="0,1"), None, {"gpu_ids", "num_processes"}),
+    ("fsdp1-hybrid-shard-group-mismatch", fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}, num_processes=4),
+     None, {"fsdp_config.fsdp_sharding_strategy", "num_processes", "num_machines"}),
+    ("fsdp1-hybrid-shard-group-mismatch", fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}, num_processes=4,
+                                                gpu_ids="0,1,2,3,4,5,6,7"),
+     None, {"fsdp_config.fsdp_sharding_strategy", "num_processes", "num_machines", "gpu_ids"}),
+    ("fsdp1-hybrid-shard-single-node", fsdp(1, fc={"fsdp_sharding_strategy": "HYBRID_SHARD"}), None,
+     {"fsdp_config.fsdp_sharding_strategy", "num_machines"}),
+    ("num-processes-not-divisible", fsdp(num_processes=9, num_machines=2, main_process_ip="10.0.0.1"), None,
+     {"num_processes", "num_machines"}),
+    ("more-processes-than-gpus", fsdp(num_processes=32, num_machines=2, main_process_ip="10.0.0.1"), None,
+     {"num_processes", "num_machines"}),
+    ("single-process-num-processes-ignored", dict(BASE, distributed_type="NO", num_processes=4), None,
+     {"distributed_type", "num_processes"}),
+    ("deepspeed-offload-param-below-stage3", inline({"offload_param_device": "cpu"}), None,
+     {"deepspeed_config.offload_param_device", "deepspeed_config.zero_stage"}),
+    ("deepspeed-offload-optimizer-stage0", inline({"zero_stage": 0, "offload_optimizer_device": "cpu"}), None,
+     {"deepspeed_config.offload_optimizer_device", "deepspeed_config.zero_stage"}),
+    ("deepspeed-nvme-below-stage3", filemode(),
+     dsj(zero_optimization={"stage": 2, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}),
+     {"zero_optimization.offload_optimizer.device", "zero_optimization.stage"}),
+    ("deepspeed-zero3-save-16bit-unused", inline({"zero3_save_16bit_model": True}), None,
+     {"deepspeed_config.zero3_save_16bit_model", "deepspeed_config.zero_stage"}),
+    ("ds-json-gather-16bit-unused", filemode({"zero3_init_flag": False}),
+     dsj(zero_optimization={"stage": 2, "stage3_prefetch_bucket_size": DROP,
+                            "stage3_param_persistence_threshold": DROP}),
+     {"zero_optimization.stage3_gather_16bit_weights_on_model_save", "zero_optimization.stage"}),
+    ("deepspeed-file-with-inline-keys", filemode({"zero_stage": 3}), dsj(),
+     {"deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file"}),
+    ("deepspeed-multinode-no-hostfile", inline(num_processes=16, num_machines=2), None,
+     {"deepspeed_config.deepspeed_hostfile", "deepspeed_config.deepspeed_multinode_launcher", "num_machines"}),
+    ("fsdp-key-written-twice", fsdp(1, fc={"sharding_strategy": "SHARD_GRAD_OP"}), None,
+     {"fsdp_config.fsdp_sharding_strategy", "fsdp_config.sharding_strategy"}),
+    ("fsdp-wrap-classes-unused", fsdp(fc={"fsdp_auto_wrap_policy": "NO_WRAP",
+                                          "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}), None,
+     {"fsdp_config.fsdp_transformer_layer_cls_to_wrap", "fsdp_config.fsdp_auto_wrap_policy"}),
+    ("fsdp-min-num-params-unused", fsdp(fc={"fsdp_min_num_params": 100000000}), None,
+     {"fsdp_config.fsdp_min_num_params", "fsdp_config.fsdp_auto_wrap_policy"}),
+    ("fsdp-ram-efficient-loading-needs-sync", fsdp(1, fc={"fsdp_sync_module_states": False,
+                                                          "fsdp_cpu_ram_efficient_loading": DROP}), None,
+     {"fsdp_config.fsdp_sync_module_states", "fsdp_config.fsdp_cpu_ram_efficient_loading"}),
+    ("fsdp-activation-checkpointing-offload-requirements", fsdp(1, fc={"fsdp_activation_checkpointing_offload": True}),
+     None, {"fsdp_config.fsdp_activation_checkpointing_offload", "fsdp_config.fsdp_activation_checkpointing",
+            "fsdp_config.fsdp_version"}),
+    ("fsdp2-sharding-strategy-lost", fsdp(fc={"fsdp_sharding_strategy": "SHARD_GRAD_OP"}), None,
+     {"fsdp_config.fsdp_sharding_strategy", "fsdp_config.fsdp_reshard_after_forward", "fsdp_config.fsdp_version"}),
+    ("fsdp2-use-orig-params-false", fsdp(fc={"fsdp_use_orig_params": False}), None,
+     {"fsdp_config.fsdp_use_orig_params", "fsdp_config.fsdp_version"}),
+    ("section-ignored", fsdp(deepspeed_config={"zero_stage": 3}), None, {"deepspeed_config", "distributed_type"}),
+    ("fp8-config-unused", fsdp(fp8_config={"backend": "TE"}), None, {"fp8_config", "mixed_precision"}),
+    ("legacy-top-level-fp16-ignored", fsdp(fp16=True), None, {"fp16", "mixed_precision"}),
+    ("multi-gpu-few-gpu-ids", dict(BASE, distributed_type="MULTI_GPU", gpu_ids="0"), None,
+     {"gpu_ids", "distributed_type"}),
+    ("ds-json-compute-grad-norm-invalid", filemode(), dsj(zero_optimization={"compute_grad_norm": False}),
+     {"zero_optimization.compute_grad_norm", "zero_optimization.stage"}),
+    ("ds-json-gradient-allreduce-op-invalid", filemode(), dsj(gradient_allreduce_op="sum"),
+     {"gradient_allreduce_op", "zero_optimization.stage"}),
+    ("unknown-parallelism-key", fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8,
+                                                         "parallelism_config_cp_comm_strategy": "alltoall"}), None,
+     {"parallelism_config.parallelism_config_cp_comm_strategy", "parallelism_config.parallelism_config_cp_size"}),
+]
+
+
+@pytest.mark.parametrize("rule,y,ds,want", KEYS, ids=[f"{k[0]}-{i}" for i, k in enumerate(KEYS)])
+def test_multi_setting_faults_name_every_key(rule, y, ds, want):
+    fired = [f for f in run(y, ds) if f.rule == rule]
+    assert fired, f"{rule} did not fire; got {sorted(names(y, ds))}"
+    assert any(set(f.keys) == want for f in fired), [f.keys for f in fired]
+
+
+def test_one_severity_per_rule():
+    """A rule's findings always carry the registered severity (value-dependent severities are separate rules)."""
+    for p in CASES:
+        rule, bad, bad_ds, _, _, gpus = p.values
+        for f in run(bad, bad_ds, gpus=gpus):
+            assert f.severity == RULES[f.rule].severity, f.rule
 
 
 def test_every_rule_has_a_case():

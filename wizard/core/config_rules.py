@@ -31,7 +31,8 @@ from .findings import Finding, sort_findings
 __all__ = ["lint", "RULES", "RuleInfo", "fp8_backend_importable"]
 
 INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a linter bug; other rules still ran)",
-                "wizard/core/config_rules.py")
+                "wizard/core/config_rules.py",
+                keys="none")
 
 
 def fp8_backend_importable() -> bool:

@@ -21,16 +21,21 @@ class RuleInfo:
     severity: str
     summary: str
     source: str
+    keys: str = ""
+    """The keys it blames, in general terms, where the reporting code computes them (docs/rules.md)."""
+    fix: str = ""
+    """The fix in general terms, where the reporting code computes it (docs/rules.md)."""
 
 
 RULES: dict[str, RuleInfo] = {}
 
 
-def rule(name: str, severity: str, summary: str, source: str) -> str:
+def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "") -> str:
     """Register a rule; returns its name so modules can keep it in a constant."""
-    if name in RULES and RULES[name] != RuleInfo(name, severity, summary, source):
+    info = RuleInfo(name, severity, summary, source, keys, fix)
+    if name in RULES and RULES[name] != info:
         raise ValueError(f"rule {name!r} registered twice with different data")
-    RULES[name] = RuleInfo(name, severity, summary, source)
+    RULES[name] = info
     return name
 
 

@@ -47,8 +47,10 @@ INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: t
                  "D7; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
 SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
                   D + ":1254-1257")
-SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", WARNING, "16-bit gather on save only matters at ZeRO-3",
-                     "D9; " + D + ":1317-1318; " + DS + "runtime/zero/config.py:257-263")
+SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
+                     "zero3_save_16bit_model: true below ZeRO-3: never read, the setting does not take effect",
+                     D + ":1317-1318; " + A + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
+                     + DS + "runtime/zero/config.py:257-263")
 MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names that can never match a module",
                D + ":1533-1552")
 LAUNCHER_BAD = rule("deepspeed-multinode-launcher-invalid", ERROR, "Unknown DeepSpeed multi-node launcher",
@@ -58,12 +60,15 @@ NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    "D23b; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
 OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            "Parameter offload is only used by ZeRO-3 (silently ignored below)",
-                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
+                           keys="the param offload device (deepspeed_config.offload_param_device or zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
-                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836")
+                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
+                  keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
-                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148")
+                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148",
+                      keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 
 
 def derive(ctx: Ctx) -> None:
@@ -117,6 +122,7 @@ def _check_file_mode(ctx: Ctx, dc: dict) -> None:
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
         keys.append("mixed_precision")
     if keys:
+        keys.append("deepspeed_config.deepspeed_config_file")
         ctx.emit(FILE_AND_INLINE, tuple(keys),
                  "With `deepspeed_config.deepspeed_config_file`, the DeepSpeed plugin refuses a config that also "
                  "sets " + ", ".join(f"`{k}`" for k in keys) + " (even `mixed_precision: 'no'`); it raises "
@@ -191,9 +197,11 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      f"{kv('deepspeed_config.zero3_save_16bit_model', save)}: accelerate only treats the exact text "
                      "'true' as on, so this is read as false.", "Write true or false (unquoted).")
         elif text == "true" and ctx.stage is not None and ctx.stage != 3:
-            ctx.emit(SAVE16_UNUSED, "deepspeed_config.zero3_save_16bit_model",
-                     f"`zero3_save_16bit_model: true` only changes anything at ZeRO-3 (stage here: {ctx.stage}); below "
-                     "stage 3 the full weights are saved anyway.", "Delete it, or use zero_stage 3.")
+            ctx.emit(SAVE16_UNUSED, ("deepspeed_config.zero3_save_16bit_model", "deepspeed_config.zero_stage"),
+                     f"`zero3_save_16bit_model: true` is only read at ZeRO-3, but the stage here is {ctx.stage}"
+                     + ("" if "zero_stage" in dc else " (zero_stage omitted, so 2)") + ": the setting does not "
+                     "take effect (saving follows the stage's own rules).",
+                     "Delete it, or use `zero_stage: 3`.")
 
 
 def _check_common(ctx: Ctx, dc: dict) -> None:
@@ -231,7 +239,8 @@ def _check_common(ctx: Ctx, dc: dict) -> None:
                  "Use one of: " + ", ".join(LAUNCHERS) + ".")
     if ctx.nmach > 1 and str(launcher if launcher is not None else "pdsh") != "standard" \
             and dc.get("deepspeed_hostfile") is None:
-        ctx.emit(NO_HOSTFILE, "deepspeed_config.deepspeed_hostfile",
+        ctx.emit(NO_HOSTFILE, ("deepspeed_config.deepspeed_hostfile", "deepspeed_config.deepspeed_multinode_launcher",
+                               "num_machines"),
                  f"{ctx.nmach} machines with the {launcher or 'pdsh'} launcher but no `deepspeed_hostfile`: "
                  "accelerate passes '--hostfile None' and the DeepSpeed runner falls back to the local machine only.",
                  "Write `deepspeed_hostfile: /path/to/hostfile`, or use `deepspeed_multinode_launcher: standard`.")
@@ -250,16 +259,17 @@ def check_offload_vs_stage(ctx: Ctx, devices: dict) -> None:
     stage = ctx.stage
     if stage is None:
         return
+    stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
     opt_key, opt = devices.get("offload_optimizer", ("", "none"))
     par_key, par = devices.get("offload_param", ("", "none"))
     if par in ("cpu", "nvme") and stage < 3:
-        ctx.emit(OFFLOAD_PARAM_STAGE, par_key, f"Parameter offload ({fmt(par)}) is only used by ZeRO-3; at stage "
+        ctx.emit(OFFLOAD_PARAM_STAGE, (par_key, stage_key), f"Parameter offload ({fmt(par)}) is only used by ZeRO-3; at stage "
                  f"{stage} DeepSpeed accepts it and never uses it.", "Use stage 3, or set the param offload device "
                  "to none.")
     if opt == "nvme" and stage in (1, 2):
-        ctx.emit(NVME_STAGE, opt_key, f"NVMe optimizer offload needs ZeRO-3; at stage {stage} DeepSpeed silently "
+        ctx.emit(NVME_STAGE, (opt_key, stage_key), f"NVMe optimizer offload needs ZeRO-3; at stage {stage} DeepSpeed silently "
                  "offloads to CPU memory instead.", "Use stage 3 for NVMe (ZeRO-Infinity), or offload to cpu.")
     if opt in ("cpu", "nvme") and stage == 0:
-        ctx.emit(OFFLOAD_STAGE0, opt_key, f"Optimizer offload ({fmt(opt)}) at ZeRO stage 0: nothing moves the "
+        ctx.emit(OFFLOAD_STAGE0, (opt_key, stage_key), f"Optimizer offload ({fmt(opt)}) at ZeRO stage 0: nothing moves the "
                  "parameters to CPU, so the CPU Adam optimizer that accelerate substitutes fails its device check.",
                  "Use stage 1 or higher with optimizer offload, or set the device to none.")

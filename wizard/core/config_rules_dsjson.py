@@ -38,49 +38,71 @@ HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
 ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
                     "D3; " + A + "utils/dataclasses.py:1274-1277")
 REMOVED = rule("ds-json-removed-feature", ERROR, "A feature removed in DeepSpeed 0.19 (config raises)",
-               "D37; " + C + ":79-141")
+               "D37; " + C + ":79-141",
+               keys="the removed block or zero_optimization key")
 UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    "A top-level DeepSpeed JSON key DeepSpeed never reads (silently ignored)",
-                   C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+                   C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                   keys="the top-level DeepSpeed key")
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
-                A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38")
+                A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38",
+                keys="bfloat16")
 NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
-                   A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58")
+                   A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58",
+                   keys="the path of the section in the DeepSpeed JSON")
 UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
-                   "D28; " + DS + "runtime/config_utils.py:105-113")
+                   "D28; " + DS + "runtime/config_utils.py:105-113",
+                   keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)")
 BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
-                 "D29/D35; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py")
+                 "D29/D35; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
+                 keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)")
 COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
-               DS + "runtime/config_utils.py:105-113 (pydantic lax mode)")
+               DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
+               keys="the path of the value in the DeepSpeed JSON")
 DEPRECATED = rule("ds-json-deprecated-key", WARNING, "A deprecated DeepSpeed key (converted with a warning)",
-                  DS + "runtime/config_utils.py:60-101")
+                  DS + "runtime/config_utils.py:60-101",
+                  keys="the path of the deprecated key")
 DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        "A deprecated key together with the key that replaces it (DeepSpeed asserts)",
                        DS + "runtime/config_utils.py:82-95")
-DICT_UNKNOWN = rule("ds-json-ignored-subkey", WARNING,
-                    "A sub-key DeepSpeed does not read in a hand-parsed section (ignored)",
-                    C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)")
+DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
+                    "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
+                    "applies instead (ignored)", C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                    keys="the unread sub-key (e.g. aio.thread_count)")
+DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
+                         "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
+                         "aio.thread_count: 1 = the default intra_op_parallelism)",
+                         C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
+                         keys="the unread sub-key (e.g. aio.thread_count)")
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
-                   C + ":245-300, 590-652")
+                   C + ":245-300, 590-652",
+                   keys="the top-level DeepSpeed key")
 AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accelerate does not fill (raises)",
-                     "D14; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340")
+                     "D14; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340",
+                     keys="the path of the \"auto\" value in the DeepSpeed JSON")
 AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
                     "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
-                    "D14; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py")
+                    "D14; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
+                    keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)")
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
-                  A + "utils/dataclasses.py:1237-1238, 1280-1296")
+                  A + "utils/dataclasses.py:1237-1238, 1280-1296",
+                  keys="zero_optimization.stage")
 AUTO_DEVICE = rule("ds-json-auto-offload-device", WARNING, "offload device \"auto\" becomes none",
-                   A + "utils/dataclasses.py:1240-1244, 1280-1296")
+                   A + "utils/dataclasses.py:1240-1244, 1280-1296",
+                   keys="zero_optimization.offload_optimizer.device or zero_optimization.offload_param.device")
 AUTO_NVME = rule("ds-json-auto-nvme-path", WARNING, "nvme_path \"auto\" becomes the relative folder 'none'",
-                 "D4; " + A + "utils/dataclasses.py:1246-1252, 1280-1296")
+                 "D4; " + A + "utils/dataclasses.py:1246-1252, 1280-1296",
+                 keys="zero_optimization.offload_optimizer.nvme_path or zero_optimization.offload_param.nvme_path")
 AUTO_PRECISION = rule("ds-json-auto-precision", INFO,
                       "fp16/bf16 \"auto\" follows --mixed_precision (none in the YAML: fp32)",
-                      "D13; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928")
+                      "D13; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928",
+                      keys="fp16.enabled and/or bf16.enabled")
 BATCH_MISSING = rule("ds-json-batch-missing", ERROR, "Neither train_batch_size nor the micro batch size is given",
                      "D17; " + A + "utils/dataclasses.py:1382-1387; " + C + ":648-650")
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
-                     C + ":596-606")
+                     C + ":596-606",
+                     keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps")
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       "D24; " + C + ":590-652")
@@ -88,9 +110,46 @@ BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
                         "D18; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
-                   C + ":245-300")
+                   C + ":245-300",
+                   keys="the top-level DeepSpeed flag")
 STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate overrides steps_per_print",
                    A + "utils/dataclasses.py:1326")
+
+
+# Old names of sub-keys in the hand-parsed sections, and the key DeepSpeed 0.19 reads instead.
+SUBKEY_RENAMED = {"aio.thread_count": "intra_op_parallelism"}
+# Defaults DeepSpeed 0.19 applies to sub-keys of the hand-parsed sections (runtime/swap_tensor/constants.py:20-30,
+# runtime/activation_checkpointing/config.py:28-43, profiling/constants.py:29-47, runtime/constants.py:353-364)
+SUBKEY_DEFAULTS = {
+    "aio": {"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
+            "overlap_events": True, "use_gds": False},
+    "activation_checkpointing": {"partition_activations": False, "number_checkpoints": None,
+                                 "contiguous_memory_optimization": False, "synchronize_checkpoint_boundary": False,
+                                 "profile": False, "cpu_checkpointing": False},
+    "flops_profiler": {"enabled": False, "recompute_fwd_factor": 0.0, "profile_step": 1, "module_depth": -1,
+                       "top_modules": 1, "detailed": True, "output_file": None},
+    "checkpoint": {"tag_validation": "Warn", "load_universal": False, "use_node_local_storage": False},
+    "torch_autocast": {"enabled": False},
+}
+_NO_DEFAULT = object()
+
+
+def _applied_instead(section: str, name: str, sub: list, values: dict):
+    """(sub-key DeepSpeed reads in place of an unread one, the value it applies) or (None, _NO_DEFAULT)."""
+    target = SUBKEY_RENAMED.get(f"{section}.{name}") or S.did_you_mean(name, sub)
+    if target is None:
+        return None, _NO_DEFAULT
+    if target in values:
+        return target, values[target]
+    return target, SUBKEY_DEFAULTS.get(section, {}).get(target, _NO_DEFAULT)
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    return a == b
 
 
 def walk_autos(obj, prefix=""):
@@ -182,11 +241,18 @@ def check_keys_and_values(ctx: Ctx) -> None:
                     for issue in S.validate_section(path, sv, path):
                         _emit_issue(ctx, issue, removed_zero)
                 elif str(sk) not in sub:
-                    best = S.did_you_mean(str(sk), sub)
-                    ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
-                             + ", ".join(sub) + "), so the value is ignored." + (f" Did you mean `{best}`?"
-                                                                               if best else ""),
-                             "Fix the key name or delete it.")
+                    target, applied = _applied_instead(name, str(sk), sub, value)
+                    hint = f" Did you mean `{target}`?" if target else ""
+                    if applied is not _NO_DEFAULT and _same_value(sv, applied):
+                        ctx.emit(DICT_UNKNOWN_SAME, path, f"DeepSpeed does not read `{path}`; it has no effect, and "
+                                 f"`{name}.{target}` is {fmt(applied)} anyway, the same value.",
+                                 "Remove it" + (f" (or write it as `{target}`)." if target else "."))
+                    else:
+                        now = ("" if target is None or applied is _NO_DEFAULT else
+                               f"; `{name}.{target}` is {fmt(applied)}" + ("" if target in value else " (default)"))
+                        ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
+                                 + ", ".join(sub) + f"), so {fmt(sv)} is ignored{now}.{hint}",
+                                 f"Write it as `{target}`." if target else "Fix the key name or delete it.")
             continue
         if name in opaque:
             if not isinstance(value, dict) and value is not None:

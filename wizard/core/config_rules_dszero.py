@@ -35,9 +35,12 @@ ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
                  "D38; " + C + ":233-241, 695-700")
 COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
-                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230")
-GATHER_UNUSED = rule("ds-json-gather-16bit-unused", WARNING, "16-bit gather on save only matters at ZeRO-3",
-                     "D9; " + DS + "runtime/zero/config.py:257-263")
+                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230",
+                  keys="communication_data_type or seq_parallel_communication_data_type")
+GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
+                     "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
+                     A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
+                     + DS + "runtime/zero/config.py:257-263")
 CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
                           "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
                           A + "accelerator.py:2377-2383; " + E + ":2339-2346")
@@ -140,7 +143,7 @@ def check_precision(ctx: Ctx) -> None:
     for sec, opt in (("fp16", "fp16_master_weights_and_grads"), ("bf16", "bf16_master_weights_and_grads"),
                      ("bf16", "bf16_optimizer_states")):
         v = _sec(ds, sec).get(opt)
-        if v is True and stage is not None and stage == 0:
+        if v is True and stage is not None and stage == 0:  # keys: the option and the stage
             ctx.emit(MASTER_WEIGHTS, (f"{sec}.{opt}", "zero_optimization.stage"), f"`{sec}.{opt}: true` needs ZeRO "
                      "stage 1, 2 or 3; DeepSpeed asserts at stage 0.", "Raise the ZeRO stage or drop the option.")
     if bf16.get("bf16_optimizer_states") is True and bf16.get("bf16_master_weights_and_grads") is not True:
@@ -179,26 +182,32 @@ def check_zero(ctx: Ctx) -> None:
     if zo.get("compute_grad_norm") is False:
         clip = ds.get("gradient_clipping", 1.0)
         clip_n = 1.0 if clip == "auto" else _num(clip)
-        problems = []
+        problems, other = [], ""
         if stage is not None and stage not in (1, 2):
             problems.append(f"the stage is {stage} (only 1 or 2 allowed)")
+            other = "zero_optimization.stage"
         elif _device(oo) != "none":
             problems.append("the optimizer is offloaded")
+            other = "zero_optimization.offload_optimizer.device"
         elif clip_n is not None and clip_n > 0:
             problems.append(f"gradient clipping is {clip_n:g}" + (" (DeepSpeed's default)" if "gradient_clipping"
                                                                    not in ds else ""))
+            other = "gradient_clipping"
         if problems:
-            ctx.emit(GRAD_NORM, "zero_optimization.compute_grad_norm", "`zero_optimization.compute_grad_norm: false` "
+            ctx.emit(GRAD_NORM, ("zero_optimization.compute_grad_norm", other), "`zero_optimization.compute_grad_norm: false` "
                      "cannot work here: " + problems[0] + "; DeepSpeed raises.",
                      "Delete compute_grad_norm, or use stage 1/2 without optimizer offload and with "
                      "\"gradient_clipping\": 0.0.")
     gather = zo.get("stage3_gather_16bit_weights_on_model_save", zo.get("gather_16bit_weights_on_model_save"))
-    if gather is True and stage is not None and stage != 3:
-        ctx.emit(GATHER_UNUSED, "zero_optimization.stage3_gather_16bit_weights_on_model_save"
-                 if "stage3_gather_16bit_weights_on_model_save" in zo else
-                 "zero_optimization.gather_16bit_weights_on_model_save",
-                 f"16-bit weight gathering on save only matters at ZeRO-3 (stage here: {stage}).",
-                 "Delete it, or use stage 3.")
+    tp = _sec(ds, "tensor_parallel").get("autotp_size", 0)
+    autotp = isinstance(tp, (int, float)) and not isinstance(tp, bool) and tp > 1
+    if gather is True and stage is not None and stage != 3 and not autotp:
+        gkey = ("zero_optimization.stage3_gather_16bit_weights_on_model_save"
+                if "stage3_gather_16bit_weights_on_model_save" in zo else
+                "zero_optimization.gather_16bit_weights_on_model_save")
+        ctx.emit(GATHER_UNUSED, (gkey, "zero_optimization.stage"),
+                 f"`{gkey}: true` is only read at ZeRO-3 (or with tensor parallelism), but the stage here is {stage}: "
+                 "the setting does not take effect.", "Delete it, or use stage 3.")
     if zo.get("cpu_offload") is True and "offload_optimizer" not in zo and "optimizer" not in ds \
             and ds.get("zero_force_ds_cpu_optimizer", True) is not False and stage is not None and stage > 0:
         ctx.emit(CPU_OFFLOAD_CLIENT, "zero_optimization.cpu_offload",
@@ -216,7 +225,9 @@ def check_zero(ctx: Ctx) -> None:
             conflict = ("ZeRO-3" if stage == 3 else "DeepCompile" if _sec(ds, "compile").get("deepcompile") is True
                         else "ZenFlow" if zo.get("zenflow") is not None else None)
             if conflict:
-                ctx.emit(ALLREDUCE, "gradient_allreduce_op", f"`gradient_allreduce_op: sum` is not supported with "
+                other = {"ZeRO-3": "zero_optimization.stage", "DeepCompile": "compile.deepcompile",
+                         "ZenFlow": "zero_optimization.zenflow"}[conflict]
+                ctx.emit(ALLREDUCE, ("gradient_allreduce_op", other), f"`gradient_allreduce_op: sum` is not supported with "
                          f"{conflict}; DeepSpeed raises.", "Use mean.")
     for k in ("communication_data_type", "seq_parallel_communication_data_type"):
         v = ds.get(k)

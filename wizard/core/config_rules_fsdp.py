@@ -37,7 +37,8 @@ V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
                       "F5; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
-                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71")
+                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
+                keys="the fsdp_config flag, as written")
 WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", "F9; " + D + ":1909-1915")
 WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
                  "F9; " + D + ":1908-1910")
@@ -46,13 +47,17 @@ WRAP_NO_CLS = rule("fsdp-transformer-wrap-no-classes", INFO,
                    "F10; " + D + ":2085-2100")
 CLS_BAD = rule("fsdp-wrap-classes-invalid", ERROR, "Wrap class names that can never match a module class",
                "F11; " + D + ":1925-1926, 2090-2095, 3228-3245")
-CLS_UNUSED = rule("fsdp-wrap-classes-unused", WARNING,
-                  "fsdp_transformer_layer_cls_to_wrap is only read with TRANSFORMER_BASED_WRAP",
+CLS_UNUSED = rule("fsdp-wrap-classes-unused", ERROR,
+                  "Class names under a size-based or no wrap policy: never read, so those classes are not wrapped",
                   "F12; " + D + ":1921-1934")
 MIN_BAD = rule("fsdp-min-num-params-invalid", ERROR, "fsdp_min_num_params must be an integer (not 1e8)",
                "F13; " + L + ":317, " + D + ":1927-1934")
-MIN_UNUSED = rule("fsdp-min-num-params-unused", WARNING, "fsdp_min_num_params is only read with SIZE_BASED_WRAP",
-                  "F13; " + D + ":1927-1934")
+MIN_UNUSED = rule("fsdp-min-num-params-unused", ERROR,
+                  "A size threshold under a transformer-based or no wrap policy: never read, so no size-based "
+                  "wrapping happens", D + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
+MIN_UNUSED_HARMLESS = rule("fsdp-min-num-params-unused-harmless", WARNING,
+                           "fsdp_min_num_params 0 under a transformer-based or no wrap policy: never read, and 0 "
+                           "(no size threshold) is what happens anyway", D + ":1921-1934")
 MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
                 "F14; " + D + ":2102-2107")
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
@@ -143,8 +148,8 @@ def check(ctx: Ctx) -> None:
     def has(name):
         return name in fc
 
-    def key(name):
-        return "fsdp_config." + fc[name][0]
+    def key(name):  # as written; a setting that is not written is named by its canonical key
+        return "fsdp_config." + (fc[name][0] if name in fc else name)
 
     def val(name, default=None):
         return fc[name][1] if name in fc else default
@@ -187,7 +192,8 @@ def check(ctx: Ctx) -> None:
                          "same thing.", "Delete `fsdp_sharding_strategy`; FSDP2 uses `fsdp_reshard_after_forward`.")
             else:
                 eff = "true" if reshard else "false"
-                ctx.emit(V2_STRATEGY_LOST, key("fsdp_sharding_strategy"),
+                ctx.emit(V2_STRATEGY_LOST, (key("fsdp_sharding_strategy"), key("fsdp_reshard_after_forward"),
+                                            key("fsdp_version")),
                          f"FSDP2 never reads {kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))}; "
                          f"sharding follows `fsdp_reshard_after_forward` ({eff}), which does not match what this "
                          "strategy asks for.", "Use `fsdp_reshard_after_forward: true` (FULL_SHARD) or false "
@@ -203,7 +209,8 @@ def check(ctx: Ctx) -> None:
             eff = strategy_of(val("fsdp_sharding_strategy", "FULL_SHARD")) or "FULL_SHARD"
             why = ("" if has("fsdp_version") else " (no fsdp_version, so FSDP1)")
             if asked != eff:
-                ctx.emit(V1_RESHARD_LOST, key("fsdp_reshard_after_forward"),
+                ctx.emit(V1_RESHARD_LOST, (key("fsdp_reshard_after_forward"),) + tuple(
+                    key(n) for n in ("fsdp_sharding_strategy", "fsdp_version") if has(n)),
                          f"Under FSDP1{why} {kv(key('fsdp_reshard_after_forward'), raw)} is ignored by "
                          "`accelerate launch`: the launcher always exports a sharding strategy "
                          f"({'fsdp_sharding_strategy' if has('fsdp_sharding_strategy') else 'default FULL_SHARD'}), "
@@ -234,7 +241,10 @@ def check(ctx: Ctx) -> None:
             problems.append("this is not FSDP2")
         if problems:
             keys = [key("fsdp_activation_checkpointing_offload")]
-            keys += [key(n) for n in ("fsdp_activation_checkpointing", "fsdp_version") if has(n)]
+            if not parse_bool(val("fsdp_activation_checkpointing", "false")):
+                keys.append(key("fsdp_activation_checkpointing"))
+            if v != 2:
+                keys.append(key("fsdp_version"))
             ctx.emit(AC_OFFLOAD, tuple(keys), "`fsdp_activation_checkpointing_offload: true` needs activation "
                      "checkpointing on and fsdp_version 2, but " + " and ".join(problems) + "; the plugin raises.",
                      "Set `fsdp_activation_checkpointing: true` and `fsdp_version: 2`, or drop the offload flag.")
@@ -277,11 +287,13 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
                          "'Could not find the transformer layer class'.",
                          "Write one string with comma-separated class names and no spaces, e.g. "
                          "`LlamaDecoderLayer,MistralDecoderLayer`.")
-    elif cls_set and effective != "INVALID":
-        ctx.emit(CLS_UNUSED, key("fsdp_transformer_layer_cls_to_wrap"),
-                 f"`{key('fsdp_transformer_layer_cls_to_wrap')}` is only used with TRANSFORMER_BASED_WRAP; the "
-                 f"policy here is {effective}, so it is ignored.",
-                 "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` or delete the class names.")
+    elif cls_set and effective != "INVALID" and str(val("fsdp_transformer_layer_cls_to_wrap")).strip():
+        ctx.emit(CLS_UNUSED, (key("fsdp_transformer_layer_cls_to_wrap"), key("fsdp_auto_wrap_policy")),
+                 f"{kv(key('fsdp_transformer_layer_cls_to_wrap'), val('fsdp_transformer_layer_cls_to_wrap'))} is "
+                 f"only read with TRANSFORMER_BASED_WRAP; the policy here is {effective}"
+                 + ("" if has("fsdp_auto_wrap_policy") else " (no policy written)") + ", so these classes are "
+                 "not wrapped as their own FSDP units.",
+                 "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP`, or delete the class names.")
     if has("fsdp_min_num_params"):
         raw = val("fsdp_min_num_params")
         if effective == "SIZE_BASED_WRAP":
@@ -293,13 +305,20 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
                          "the plugin does int() on it and raises.", "Write a plain integer, e.g. "
                          "`fsdp_min_num_params: 100000000`.")
             elif n <= 0:
-                ctx.emit(MIN_ZERO, key("fsdp_min_num_params"), f"{kv(key('fsdp_min_num_params'), raw)} with "
+                ctx.emit(MIN_ZERO, (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy")), f"{kv(key('fsdp_min_num_params'), raw)} with "
                          "SIZE_BASED_WRAP: FSDP1 silently drops the policy (nothing is wrapped); FSDP2 wraps every "
                          "module that has parameters.", "Use a positive parameter count such as 100000000.")
         elif effective != "INVALID":
-            ctx.emit(MIN_UNUSED, key("fsdp_min_num_params"), f"`{key('fsdp_min_num_params')}` is only used with "
-                     f"SIZE_BASED_WRAP; the policy here is {effective}, so it is ignored.",
-                     "Delete it, or set `fsdp_auto_wrap_policy: SIZE_BASED_WRAP`.")
+            n = parse_int(raw)
+            keys = (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy"))
+            if n is not None and n <= 0:
+                ctx.emit(MIN_UNUSED_HARMLESS, keys, f"{kv(key('fsdp_min_num_params'), raw)} is only read with "
+                         f"SIZE_BASED_WRAP (the policy here is {effective}); it has no effect, and no size threshold "
+                         "is what happens anyway.", "Remove it.")
+            else:
+                ctx.emit(MIN_UNUSED, keys, f"{kv(key('fsdp_min_num_params'), raw)} is only read with "
+                         f"SIZE_BASED_WRAP; the policy here is {effective}, so modules are not wrapped by size.",
+                         "Delete it, or set `fsdp_auto_wrap_policy: SIZE_BASED_WRAP`.")
 
 
 def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
@@ -314,7 +333,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
             ctx.emit(V2_PREFETCH_SAME, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option; "
                      f"{kv(key('fsdp_backward_prefetch'), raw)} changes nothing.", "Delete the key (FSDP1 only).")
         elif v == 2:
-            ctx.emit(V2_PREFETCH_LOST, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option: "
+            ctx.emit(V2_PREFETCH_LOST, (key("fsdp_backward_prefetch"), key("fsdp_version")), f"FSDP2 has no backward prefetch option: "
                      f"{kv(key('fsdp_backward_prefetch'), raw)} is reset to none with a warning.",
                      "Delete the key (FSDP2 prefetches on its own), or use fsdp_version 1.")
     if has("fsdp_state_dict_type") and val("fsdp_state_dict_type") is not None:
@@ -325,7 +344,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
                      "dict type; the plugin raises a KeyError.",
                      "Use SHARDED_STATE_DICT or FULL_STATE_DICT (LOCAL_STATE_DICT: FSDP1 only).")
         elif sd == "LOCAL_STATE_DICT" and v == 2:
-            ctx.emit(V2_LOCAL_SD, key("fsdp_state_dict_type"), "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
+            ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")), "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
                      "raises.", "Use SHARDED_STATE_DICT or FULL_STATE_DICT.")
 
 
@@ -334,7 +353,7 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
         if has("fsdp_forward_prefetch"):
             b = parse_bool(val("fsdp_forward_prefetch"))
             if b:
-                ctx.emit(V2_FWD_LOST, key("fsdp_forward_prefetch"), "FSDP2 has no forward prefetch and the launch "
+                ctx.emit(V2_FWD_LOST, (key("fsdp_forward_prefetch"), key("fsdp_version")), "FSDP2 has no forward prefetch and the launch "
                          "path silently skips `fsdp_forward_prefetch: true`.", "Delete it, or use fsdp_version 1.")
             else:
                 ctx.emit(V2_FWD_SAME, key("fsdp_forward_prefetch"), f"`{key('fsdp_forward_prefetch')}` is an FSDP1 "
@@ -342,7 +361,7 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
         if has("fsdp_use_orig_params"):
             b = parse_bool(val("fsdp_use_orig_params"))
             if b is False or b is None:
-                ctx.emit(V2_ORIG_LOST, key("fsdp_use_orig_params"), f"{kv(key('fsdp_use_orig_params'), val('fsdp_use_orig_params'))} "
+                ctx.emit(V2_ORIG_LOST, (key("fsdp_use_orig_params"), key("fsdp_version")), f"{kv(key('fsdp_use_orig_params'), val('fsdp_use_orig_params'))} "
                          "cannot take effect: FSDP2 always works on the original parameters and never reads it.",
                          "Delete the key (it is FSDP1 only).")
             else:
@@ -356,7 +375,7 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
     ram_raw = val("fsdp_cpu_ram_efficient_loading", "true")
     sync_raw = val("fsdp_sync_module_states", "true")
     ram_on = truthy(ram_raw)
-    keys = tuple(key(n) for n in ("fsdp_sync_module_states", "fsdp_cpu_ram_efficient_loading") if has(n))
+    keys = (key("fsdp_sync_module_states"), key("fsdp_cpu_ram_efficient_loading"))
     if ram_on and not truthy(sync_raw):
         default = "" if has("fsdp_cpu_ram_efficient_loading") else " (on by default under accelerate launch)"
         ctx.emit(RAM_SYNC, keys, f"cpu_ram_efficient_loading is on{default} but "
@@ -393,13 +412,16 @@ def _check_hybrid(ctx: Ctx, has, key, val, v) -> None:
     gpu_ids = ctx.y.get("gpu_ids")
     visible = len(str(gpu_ids).split(",")) if gpu_ids not in (None, "all") else ctx.gpus_per_node
     if visible is not None and world is not None and (world < visible or world % visible):
-        ctx.emit(HYBRID_GROUPS, key("fsdp_sharding_strategy"),
+        keys = (key("fsdp_sharding_strategy"), "num_processes") + tuple(
+            k for k in ("num_machines", "gpu_ids") if k in ctx.y)
+        ctx.emit(HYBRID_GROUPS, keys,
                  f"{s} under FSDP1 builds its sharding groups from the visible GPU count ({visible}) because "
                  f"accelerate passes no device mesh; with {world} processes in total torch cannot form such groups "
                  "and raises.", "Run one process per visible GPU on every machine, or use FSDP2 with "
                  "parallelism_config dp_replicate/dp_shard sizes.")
     elif ctx.nmach <= 1:
-        ctx.emit(HYBRID_ONE_NODE, key("fsdp_sharding_strategy"),
+        ctx.emit(HYBRID_ONE_NODE, (key("fsdp_sharding_strategy"),) + (("num_machines",) if "num_machines" in ctx.y
+                                                                     else ()),
                  f"{s} shards inside a machine and replicates across machines; with one machine it is the same as "
                  f"{'FULL_SHARD' if s == 'HYBRID_SHARD' else 'SHARD_GRAD_OP'}.", "Use FULL_SHARD (or SHARD_GRAD_OP) "
                  "on a single machine.")

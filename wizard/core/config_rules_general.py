@@ -23,10 +23,12 @@ DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not 
                     A + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
                        A + "commands/config/config_args.py:168-169")
-LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING, "Old top-level `fp16` key (converted to mixed_precision)",
+LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING,
+                   "Old top-level `fp16` key (converted to mixed_precision, or dropped with the same effect)",
                    A + "commands/config/config_args.py:113-116")
-LEGACY_FP16_LOST = rule("legacy-top-level-fp16-ignored", WARNING,
-                        "Old top-level `fp16: true` is dropped because mixed_precision is also set",
+LEGACY_FP16_LOST = rule("legacy-top-level-fp16-ignored", ERROR,
+                        "Old top-level `fp16` is dropped because mixed_precision is also set, and the precision "
+                        "that runs differs from it",
                         A + "commands/config/config_args.py:113-116")
 LEGACY_DYNAMO = rule("legacy-top-level-dynamo-backend", WARNING, "Old top-level `dynamo_backend` key",
                      A + "commands/config/config_args.py:117-119")
@@ -39,7 +41,8 @@ FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an
                    "G5; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189")
 FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE or MSAMP (upper-case)",
                        A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672")
-FP8_UNUSED = rule("fp8-config-unused", WARNING, "fp8_config is only read with mixed_precision fp8",
+FP8_UNUSED = rule("fp8-config-unused", ERROR,
+                  "fp8_config is only read with mixed_precision fp8: its settings never take effect",
                   A + "utils/launch.py:283-290")
 FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
                       "F28; " + A + "accelerator.py:603-610")
@@ -51,8 +54,16 @@ FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-
 NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
                      "G6; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
 NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
-                     A + "utils/launch.py:212-218, :484-490")
-NUMBER_AS_STRING = rule("number-as-string", WARNING, "A count written as a string", A + "utils/launch.py:212-218")
+                     A + "utils/launch.py:212-218, :484-490",
+                     keys="num_processes or num_machines")
+NUMBER_AS_STRING = rule("number-as-string", WARNING, "num_processes written as a string on one machine (works)",
+                        A + "utils/launch.py:212-218, :484-490",
+                        keys="num_processes")
+NUMBER_AS_STRING_FAILS = rule("number-as-string-fails", ERROR,
+                              "num_machines written as a string, or num_processes as a string on several machines: "
+                              "the launcher's arithmetic raises a TypeError",
+                              A + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
+                              ":484-485")
 NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
                      "num_processes not divisible by num_machines: the remainder ranks are never started",
                      "G7; " + A + "utils/launch.py:216-218, :488-490")
@@ -66,13 +77,14 @@ MULTI_GPU_IDS = rule("multi-gpu-few-gpu-ids", ERROR, "Multi-GPU launch with fewe
                      A + "commands/launch.py:1258-1262")
 MULTI_GPU_ONE = rule("multi-gpu-single-process", WARNING, "MULTI_GPU with a single process on one machine",
                      "G13; " + A + "commands/config/cluster.py:664-667")
-SINGLE_MANY = rule("single-process-num-processes-ignored", WARNING,
-                   "distributed_type NO starts one process whatever num_processes says",
-                   A + "commands/launch.py:1409-1412, utils/launch.py:100-130")
+SINGLE_MANY = rule("single-process-num-processes-ignored", ERROR,
+                   "distributed_type NO with num_processes > 1: one of the two does not take effect (one process on "
+                   "a machine with at most one GPU; accelerate switches to multi-GPU when it sees several)",
+                   A + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
 MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
                     A + "utils/launch.py:216-224, :486-496")
 GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
-                   "G8/G9/F26")
+                   "G8/G9/F26; " + A + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
                           "G14; " + A + "utils/launch.py:292-297")
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
@@ -145,11 +157,16 @@ def check_distributed_type(ctx: Ctx) -> None:
 def check_legacy_top_level(ctx: Ctx) -> None:
     y = ctx.y
     if "fp16" in y:
-        if "mixed_precision" in y and truthy(y["fp16"]) and ctx.mp != "fp16":
-            ctx.emit(LEGACY_FP16_LOST, "fp16",
+        if "mixed_precision" in y and ctx.mp is not None and truthy(y["fp16"]) != (ctx.mp == "fp16"):
+            ctx.emit(LEGACY_FP16_LOST, ("fp16", "mixed_precision"),
                      f"{kv('fp16', y['fp16'])} is an old spelling that accelerate drops when `mixed_precision` is "
-                     f"also present, so fp16 is not used (mixed_precision is {fmt(y['mixed_precision'])}).",
+                     f"also present, so it has no effect: the run uses mixed_precision {fmt(ctx.mp)}"
+                     + (", not fp16." if truthy(y["fp16"]) else ", which is fp16."),
                      "Delete `fp16` and set `mixed_precision` to the precision you want.")
+        elif "mixed_precision" in y:
+            ctx.emit(LEGACY_FP16, "fp16", f"{kv('fp16', y['fp16'])} is an old spelling that accelerate drops because "
+                     "`mixed_precision` is also set; it agrees with mixed_precision, so it has no effect.",
+                     "Remove `fp16`.")
         else:
             ctx.emit(LEGACY_FP16, "fp16", f"{kv('fp16', y['fp16'])} is an old spelling of `mixed_precision`.",
                      "Write `mixed_precision: fp16` (or 'no') instead.")
@@ -179,8 +196,9 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
     fp8 = ctx.section("fp8_config")
     if ctx.mp != "fp8":
         if fp8 and ctx.mp is not None:
-            ctx.emit(FP8_UNUSED, "fp8_config", f"`fp8_config` is set but mixed_precision is {fmt(ctx.mp)}, so "
-                     "the FP8 settings are never exported.", "Delete `fp8_config` or use `mixed_precision: fp8`.")
+            ctx.emit(FP8_UNUSED, ("fp8_config", "mixed_precision"), f"`fp8_config` is filled in but "
+                     f"mixed_precision is {fmt(ctx.mp)}, so the FP8 settings are never exported and none of them "
+                     "takes effect.", "Delete `fp8_config` or use `mixed_precision: fp8`.")
         return
     if not fp8_available():
         ctx.emit(FP8_MISSING, "mixed_precision",
@@ -195,7 +213,7 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
                  "type that only accepts AO, TE or MSAMP in upper case, so the Accelerator fails to start.",
                  "Write AO, TE or MSAMP.")
     if backend == "MSAMP" and ctx.kind == "fsdp":
-        ctx.emit(FP8_MSAMP_FSDP, f"fp8_config.{backend_key}", "MS-AMP FP8 cannot be combined with FSDP; the "
+        ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"), "MS-AMP FP8 cannot be combined with FSDP; the "
                  "Accelerator raises at start-up.", "Use backend AO or TE with FSDP, or switch to DeepSpeed.")
     if backend == "MSAMP" and ctx.kind == "deepspeed" and ctx.stage == 3:
         stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
@@ -227,19 +245,29 @@ def check_processes(ctx: Ctx) -> None:
         if n is not None and n >= 1:
             continue
         if isinstance(value, str) and value.strip().isdigit() and int(value) >= 1:
-            ctx.emit(NUMBER_AS_STRING, key, f"{kv(key, value)} is a string; it only works by accident on one "
-                     "machine (the multi-machine arithmetic fails on strings).", f"Write it as a number: "
-                     f"`{key}: {int(value)}`.")
+            launched = ctx.dist is not None and ctx.dist != "NO"
+            if launched and (key == "num_machines" or ctx.nmach > 1):
+                why = ("the launcher compares it with the number 1 (`num_machines > 1`)" if key == "num_machines"
+                       else "the launcher divides it by num_machines")
+                keys = (key,) + (("num_machines",) if key == "num_processes" else ())
+                ctx.emit(NUMBER_AS_STRING_FAILS, keys, f"{kv(key, value)} is a string and {why}, which raises a "
+                         "TypeError before any process starts.", f"Write it as a number: `{key}: {int(value)}`.")
+            else:
+                ctx.emit(NUMBER_AS_STRING, key, f"{kv(key, value)} is a string; it works here only because the "
+                         "launcher passes it on as text on one machine (with several machines it fails).",
+                         f"Write it as a number: `{key}: {int(value)}`.")
             continue
         ctx.emit(NPROC_INVALID, key, f"{kv(key, value)} is not a positive whole number; the launcher cannot use it.",
                  f"Write `{key}` as an integer >= 1.")
     if ctx.dist == "NO" and ctx.nproc is not None and ctx.nproc > 1:
-        ctx.emit(SINGLE_MANY, "num_processes", f"`distributed_type: NO` starts a single process, so "
-                 f"`num_processes: {ctx.nproc}` has no effect.", "Use MULTI_GPU, FSDP or DEEPSPEED for several "
-                 "processes, or set `num_processes: 1`.")
+        ctx.emit(SINGLE_MANY, ("distributed_type", "num_processes"),
+                 f"`distributed_type: NO` with `num_processes: {ctx.nproc}`: on a machine with at most one GPU "
+                 "`accelerate launch` starts a single process (num_processes has no effect); with several GPUs it "
+                 "switches to multi-GPU training on its own (distributed_type NO has no effect).",
+                 "Use MULTI_GPU, FSDP or DEEPSPEED for several processes, or set `num_processes: 1`.")
     multi = ctx.dist in MULTI_DEVICE_TYPES
     if multi and ctx.nproc == 1 and ctx.nmach <= 1:
-        ctx.emit(MULTI_GPU_ONE, "num_processes", f"`distributed_type: {ctx.dist}` with one process on one machine "
+        ctx.emit(MULTI_GPU_ONE, ("distributed_type", "num_processes"), f"`distributed_type: {ctx.dist}` with one process on one machine "
                  "runs plain single-GPU training with extra overhead.", "Set num_processes to the GPU count, "
                  "or use `distributed_type: NO`.")
     gpu_ids = y.get("gpu_ids")
@@ -249,31 +277,31 @@ def check_processes(ctx: Ctx) -> None:
     elif isinstance(gpu_ids, str) and gpu_ids != "all":
         count = len(gpu_ids.split(","))
         if multi and ctx.nmach <= 1 and count < 2:
-            ctx.emit(MULTI_GPU_IDS, "gpu_ids", f"{kv('gpu_ids', gpu_ids)} names fewer than two GPUs for a multi-GPU "
+            ctx.emit(MULTI_GPU_IDS, ("gpu_ids", "distributed_type"), f"{kv('gpu_ids', gpu_ids)} names fewer than two GPUs for a multi-GPU "
                      "launch; the launcher refuses it.", "List at least two ids, or use `gpu_ids: all`.")
         ppn = ctx.nproc_per_node
         if ctx.fsdp_like and ppn is not None and count < ppn:
-            ctx.emit(GPU_IDS_FEW, ("gpu_ids",), f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} "
+            ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()), f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} "
                      "processes start on each machine; the extra ranks fail when they pick their device.",
                      "List one GPU id per process, or lower num_processes.")
     if not ctx.fsdp_like or ctx.nproc is None:
         return
     if ctx.nmach > 1 and ctx.nproc % ctx.nmach:
-        ctx.emit(NOT_DIVISIBLE, "num_processes", f"`num_processes: {ctx.nproc}` is not a multiple of "
+        ctx.emit(NOT_DIVISIBLE, ("num_processes", "num_machines"), f"`num_processes: {ctx.nproc}` is not a multiple of "
                  f"`num_machines: {ctx.nmach}`; each machine starts {ctx.nproc // ctx.nmach} processes, so the job "
                  f"runs with {ctx.nproc // ctx.nmach * ctx.nmach} ranks, not {ctx.nproc}.",
                  "Make num_processes = processes per machine x num_machines.")
     if ctx.nmach > 1 and not y.get("main_process_ip") and not (
             ctx.kind == "deepspeed" and str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher",
                                                                               "pdsh")) != "standard"):
-        ctx.emit(MULTINODE_IP, "main_process_ip", f"{ctx.nmach} machines but no `main_process_ip`: the machines "
+        ctx.emit(MULTINODE_IP, ("main_process_ip", "num_machines"), f"{ctx.nmach} machines but no `main_process_ip`: the machines "
                  "cannot find the rank-0 host unless it is passed on the command line.",
                  "Write the rank-0 machine's address, or pass --main_process_ip at launch.")
     ppn = ctx.nproc_per_node
     if ctx.gpus_per_node is None:
         return
     if ppn is not None and ppn > ctx.gpus_per_node:
-        ctx.emit(TOO_MANY_PROCS, "num_processes", f"{ppn} processes per machine (num_processes {ctx.nproc} / "
+        ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()), f"{ppn} processes per machine (num_processes {ctx.nproc} / "
                  f"num_machines {ctx.nmach}) but only {ctx.gpus_per_node} GPU(s) per machine; the extra ranks fail "
                  "when they select a device.", f"Use at most {ctx.gpus_per_node * ctx.nmach} processes.")
 
@@ -360,7 +388,7 @@ def check_parallelism(ctx: Ctx) -> None:
                  + ("" if "fsdp_version" in ctx.fsdp else " (fsdp_version omitted, so 1)") + "; the Accelerator "
                  "raises.", "Set `fsdp_config.fsdp_version: 2`, or remove parallelism_config.")
     if sizes["cp"] > 1 and ctx.dist in MULTI_DEVICE_TYPES:
-        ctx.emit(PAR_CP_FSDP, f"parallelism_config.{PC}cp_size", "cp_size > 1 needs an FSDP plugin (FSDP2); with "
+        ctx.emit(PAR_CP_FSDP, (f"parallelism_config.{PC}cp_size", "distributed_type"), "cp_size > 1 needs an FSDP plugin (FSDP2); with "
                  f"`distributed_type: {ctx.dist}` the Accelerator raises.", "Use FSDP with fsdp_version 2.")
     if total > 1 and ctx.kind == "fsdp" and version == 2 and sizes["dp_shard"] == 1 and sizes["cp"] == 1:
         ctx.emit(PAR_NO_SHARD, pkeys, "FSDP2 with parallelism_config needs a dimension to shard over "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import ds_schema
 from .config_rules_base import (A, DIST_DEEPSPEED, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
-                                fsdp_key, rule)
+                                fsdp_key, kv, rule)
 
 # ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80), G2.
 CLUSTER_FIELDS = frozenset({
@@ -79,23 +79,34 @@ _SECTION_USERS = {
 }
 
 UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
-                   "G2; " + A + "commands/config/config_args.py:154-159")
+                   "G2; " + A + "commands/config/config_args.py:154-159",
+                   keys="the unknown top-level key")
 SECTION_NOT_MAPPING = rule("section-not-mapping", ERROR, "A config section that is not a mapping is ignored",
-                           "G3; " + A + "commands/launch.py:1265-1281")
-SECTION_IGNORED = rule("section-ignored", WARNING, "A non-empty section the distributed_type never reads",
+                           "G3; " + A + "commands/launch.py:1265-1281",
+                           keys="the section (fsdp_config, deepspeed_config, ...) and the items written in it")
+SECTION_IGNORED = rule("section-ignored", ERROR,
+                       "A filled-in section the distributed_type never reads: none of its values take effect",
                        "G10; " + A + "commands/launch.py:1390-1403")
 UNKNOWN_FSDP = rule("unknown-fsdp-key", ERROR, "An fsdp_config key the launcher never reads (ignored)",
                     "G3; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
 FSDP_LEGACY_KEY = rule("fsdp-legacy-key", ERROR, "An old fsdp_config key name that is no longer read",
                        "accelerate#2275; " + A + "utils/launch.py:322-323")
-FSDP_TWICE = rule("fsdp-key-written-twice", WARNING,
-                  "The same FSDP setting written with and without the fsdp_ prefix (the later one wins)",
-                  A + "commands/launch.py:1270-1277")
+FSDP_TWICE = rule("fsdp-key-written-twice", ERROR,
+                  "The same FSDP setting written with and without the fsdp_ prefix, with different values (the "
+                  "earlier one is overridden)", A + "commands/launch.py:1270-1277")
+FSDP_TWICE_SAME = rule("fsdp-key-written-twice-same-value", WARNING,
+                       "The same FSDP setting written with and without the fsdp_ prefix, with the same value",
+                       A + "commands/launch.py:1270-1277")
 UNKNOWN_DS = rule("unknown-deepspeed-key", ERROR, "A deepspeed_config key accelerate never reads (ignored)",
                   "D12; " + A + "utils/launch.py:565-586; accelerate#2298")
 DS_MULTINODE_UNUSED = rule("deepspeed-multinode-key-unused", WARNING,
-                           "A multi-node launcher key that is not used by this launch",
+                           "A DeepSpeed hostfile or host filter on one machine, or a hostfile with the `standard` "
+                           "launcher: never read, and nothing it could change applies to this launch",
                            "D23b; " + A + "utils/launch.py:450-476")
+DS_FILTER_LOST = rule("deepspeed-multinode-filter-ignored", ERROR,
+                      "A multi-node DeepSpeed host filter that is never applied (standard launcher, or an inclusion "
+                      "filter next to an exclusion filter): hosts/GPUs it names are used anyway",
+                      A + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
 UNKNOWN_PARALLELISM = rule("unknown-parallelism-key", ERROR,
                            "A parallelism_config key the launcher never reads (ignored)",
                            A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
@@ -156,26 +167,37 @@ def check_ignored_sections(ctx: Ctx) -> None:
         return
     for sec, users in _SECTION_USERS.items():
         if ctx.section(sec) and ctx.dist not in users:
-            ctx.emit(SECTION_IGNORED, sec,
+            ctx.emit(SECTION_IGNORED, (sec, "distributed_type"),
                      f"`{sec}` is filled in but `distributed_type: {ctx.dist}` never reads it, so none of its "
                      f"{len(ctx.section(sec))} setting(s) take effect.",
                      f"Delete `{sec}`, or set `distributed_type` to the backend it configures.")
     if ctx.section("parallelism_config") and ctx.dist not in MULTI_DEVICE_TYPES | {"FSDP", DIST_DEEPSPEED}:
-        ctx.emit(SECTION_IGNORED, "parallelism_config",
+        ctx.emit(SECTION_IGNORED, ("parallelism_config", "distributed_type"),
                  f"`parallelism_config` is only exported for FSDP, DeepSpeed and multi-GPU launches, not for "
                  f"`distributed_type: {ctx.dist}`.", "Delete `parallelism_config` or change `distributed_type`.")
 
 
 def check_fsdp_keys(ctx: Ctx) -> None:
     seen: dict[str, str] = {}
-    for key in ctx.section("fsdp_config"):
+    fc = ctx.section("fsdp_config")
+    for key in fc:
         name = str(key)
         norm = fsdp_key(name)
         if norm in seen:
-            ctx.emit(FSDP_TWICE, f"fsdp_config.{seen[norm]}",
-                     f"`fsdp_config.{seen[norm]}` and `fsdp_config.{name}` both set `{norm}` (the launcher adds "
-                     f"the `fsdp_` prefix); the later one, `{name}`, silently replaces the earlier one.",
-                     "Keep only one of the two keys.")
+            first = seen[norm]
+            earlier, later = fc[first], fc[key]
+            keys = (f"fsdp_config.{first}", f"fsdp_config.{name}")
+            if str(earlier) == str(later):  # the launcher exports str(value): same text, same effect
+                ctx.emit(FSDP_TWICE_SAME, keys,
+                         f"`fsdp_config.{first}` and `fsdp_config.{name}` both set `{norm}` (the launcher adds the "
+                         f"`fsdp_` prefix) to the same value {fmt(later)}; the repeat has no effect.",
+                         "Remove one of the two keys.")
+            else:
+                ctx.emit(FSDP_TWICE, keys,
+                         f"`fsdp_config.{first}: {fmt(earlier)}` and `fsdp_config.{name}: {fmt(later)}` both set "
+                         f"`{norm}` (the launcher adds the `fsdp_` prefix); the later one silently replaces the "
+                         f"earlier, so {fmt(earlier)} never takes effect.",
+                         "Keep one key, with the value you want.")
         seen[norm] = name
         if norm in FSDP_KEYS:
             continue
@@ -201,15 +223,9 @@ def check_deepspeed_keys(ctx: Ctx) -> None:
         if name in DS_NVME_PATH_KEYS:
             continue  # reported by the D4 rule
         if name in DS_MULTINODE_KEYS:
-            unread = not multinode_read or (name == "deepspeed_inclusion_filter"
-                                            and dc.get("deepspeed_exclusion_filter") is not None)
-            if unread:
-                why = ("there is only one machine" if ctx.nmach <= 1 else
-                       "the `standard` launcher uses torchrun, not a hostfile" if not multinode_read else
-                       "`deepspeed_exclusion_filter` is also set and wins")
-                ctx.emit(DS_MULTINODE_UNUSED, f"deepspeed_config.{name}",
-                         f"`deepspeed_config.{name}` is not used because {why}.",
-                         "Delete it, or keep it for a multi-node run.")
+            shadowed = name == "deepspeed_inclusion_filter" and dc.get("deepspeed_exclusion_filter") is not None
+            if not multinode_read or shadowed:
+                _multinode_unused(ctx, dc, name, shadowed)
             continue
         if name in DS_INLINE_KEYS:
             continue
@@ -225,6 +241,36 @@ def check_deepspeed_keys(ctx: Ctx) -> None:
         ctx.emit(UNKNOWN_DS, f"deepspeed_config.{name}",
                  f"`deepspeed_config.{name}` is not one of the DeepSpeed settings accelerate reads from its "
                  f"config, so it is silently ignored (accelerate#2298).{hint}", "Fix the key name or remove it.")
+
+
+def _multinode_unused(ctx: Ctx, dc: dict, name: str, shadowed: bool) -> None:
+    value = dc[name]
+    key = f"deepspeed_config.{name}"
+    if ctx.nmach <= 1:
+        keys = (key,) + (("num_machines",) if "num_machines" in ctx.y else ())
+        ctx.emit(DS_MULTINODE_UNUSED, keys, f"`{key}` has no effect: with one machine `accelerate launch` starts "
+                 "the processes itself and never calls the DeepSpeed multi-node runner that reads it.",
+                 "Remove it (keep it only in the multi-node version of this config).")
+        return
+    standard = _ds_launcher(ctx) == "standard"
+    if standard and (name == "deepspeed_hostfile" or value is None or str(value).strip() == ""):
+        ctx.emit(DS_MULTINODE_UNUSED, (key, "deepspeed_config.deepspeed_multinode_launcher"),
+                 f"`{key}` has no effect: the `standard` launcher runs torchrun on each machine you start it on, "
+                 "which reads no hostfile.", "Remove it, or use a launcher that reads a hostfile (pdsh, openmpi, ...).")
+    elif standard:
+        ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_multinode_launcher"),
+                 f"{kv(key, value)} is never applied: the `standard` launcher runs torchrun, which has no host "
+                 "filter, so every GPU of every machine is used.",
+                 "Use gpu_ids / CUDA_VISIBLE_DEVICES on each machine, or a launcher that takes filters (pdsh, ...).")
+    elif shadowed and value is not None and str(value).strip() != "":
+        ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_exclusion_filter"),
+                 f"{kv(key, value)} is dropped: when both filters are written, accelerate passes only `--exclude` "
+                 "to the DeepSpeed runner, so hosts/GPUs outside the inclusion filter are used too.",
+                 "Keep one of the two filters (express the selection as an exclusion or as an inclusion).")
+    elif shadowed:
+        ctx.emit(DS_MULTINODE_UNUSED, (key, "deepspeed_config.deepspeed_exclusion_filter"),
+                 f"`{key}` is empty and dropped anyway (the exclusion filter wins); it has no effect.",
+                 "Remove it.")
 
 
 def _ds_launcher(ctx: Ctx) -> str:
@@ -248,7 +294,7 @@ def check_parallelism_keys(ctx: Ctx) -> None:
             continue
         if name in PARALLELISM_CP | PARALLELISM_SP:
             size = "cp_size" if name in PARALLELISM_CP else "sp_size"
-            ctx.emit(UNKNOWN_PARALLELISM, f"parallelism_config.{name}",
+            ctx.emit(UNKNOWN_PARALLELISM, (f"parallelism_config.{name}", f"parallelism_config.{PC}{size}"),
                      f"`parallelism_config.{name}` is only exported when `{PC}{size}` is greater than 1; here it "
                      "is not, so the value is ignored.", f"Delete it, or raise `{PC}{size}`.")
             continue

@@ -27,8 +27,10 @@ _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"
 _DUP_SOURCE = "yaml.safe_load / json.load keep the last value (accelerate config_args.py:148-160, utils/deepspeed.py:139)"
 
 DUPLICATE = rule("duplicate-key", ERROR, "A key written twice with different values (the first is dropped)",
-                 _DUP_SOURCE)
-DUPLICATE_SAME = rule("duplicate-key-same-value", WARNING, "A key written twice with the same value", _DUP_SOURCE)
+                 _DUP_SOURCE,
+                 keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)")
+DUPLICATE_SAME = rule("duplicate-key-same-value", WARNING, "A key written twice with the same value", _DUP_SOURCE,
+                      keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)")
 DS_MISSING = rule("ds-config-file-missing", ERROR, "The DeepSpeed JSON named by the YAML cannot be found",
                   "D2; " + _HF_DEEPSPEED)
 DS_TILDE = rule("ds-config-file-tilde", ERROR, "accelerate does not expand '~' in deepspeed_config_file",

@@ -1,0 +1,295 @@
+"""docs/rules.md, generated from the rule registries: every config rule (``config_rules_base.RULES``, filled by the
+config_rules_* modules and configfile) and every answer rule (``answer_rules.ANSWER_RULES``).
+
+Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
+and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, message, fix)`` /
+``make(keys, message, fix)`` call is read with ``ast`` (keys and fix as written there, computed parts shown as
+``…``), so the document cannot drift from what ``check`` and the wizard print.
+
+Regenerate: ``python -m wizard.core.rules_doc > docs/rules.md`` (tests/unit/test_rules_doc.py checks it).
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+
+from . import answer_rules, config_rules, configfile
+from . import config_rules_ds, config_rules_dsjson, config_rules_dszero, config_rules_fsdp, config_rules_general
+from . import config_rules_keys
+from .config_rules_base import RULES
+from .findings import ERROR, INFO, WARNING
+
+CONFIG_MODULES = (config_rules_keys, config_rules_general, config_rules_fsdp, config_rules_ds, config_rules_dsjson,
+                  config_rules_dszero, configfile, config_rules)
+DS_FILE_KEY = configfile.DS_FILE_KEY
+
+HEADER = """# Rules
+
+Every finding of `fsdpds-wizard check` (config rules) and of the wizard's answers (answer rules), generated from
+the rule registries by `python -m wizard.core.rules_doc > docs/rules.md`. Do not edit by hand.
+
+## Severity contract
+
+- **error**: the config fails, or a value written in it does not take effect as written (ignored, overridden,
+  silently changed). `check` exits 2 and the wizard does not write the files.
+- **warning**: it works as written, but is probably not what was meant, or is slow.
+- **info**: a note.
+
+Each rule has one severity. Where the verdict depends on the value, there are two rules (for example
+`fsdp-min-num-params-unused`, an error, and `fsdp-min-num-params-unused-harmless`, a warning).
+
+## Dead values
+
+A value that no code reads ("dead", usually because another setting switches off the code that would read it) is
+an **error** when what really happens differs from what the value says, and a **warning** when what happens anyway
+equals it (harmless but dead: the message says it has no effect and can be removed). Examples: class names under a
+size-based wrap policy, `zero3_save_16bit_model: true` below ZeRO-3 and a filled-in `deepspeed_config` under FSDP
+are errors; `fsdp_use_orig_params: true` under FSDP2 (FSDP2 always uses the original parameters), an FSDP1
+strategy under `fsdp_reshard_after_forward` that equals the strategy that runs, and the old
+`aio.thread_count: 1` (the default `intra_op_parallelism` is 1) are warnings.
+
+`ds-json-steps-per-print-overridden` stays a warning although accelerate always replaces `steps_per_print` (with
+infinity, to silence DeepSpeed's own progress lines): no other setting makes it dead, it only affects logging, and
+training runs exactly as configured, so it is "works, but probably not what was meant".
+
+## Keys
+
+`keys` names every key that must change, or may be changed, to fix the fault: a fault caused by several settings
+(`gpu_ids` vs `num_processes`, a ZeRO stage vs an offload device, ...) names all of them. Keys are dotted paths in
+the file checked (`fsdp_config.fsdp_min_num_params`, `zero_optimization.stage` in the DeepSpeed JSON) or answer
+ids (`sharding.strategy`); `…` stands for a part computed from the config (the key as written, a section name).
+"""
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# reading keys and fixes off the reporting code
+# ----------------------------------------------------------------------------------------------------------------
+def _text(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> str | None:
+    """A string expression in general terms: literal parts kept, computed parts as '…'."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                out.append(str(v.value))
+            else:
+                inner = v.value if isinstance(v, ast.FormattedValue) else v
+                out.append(_key_call(inner) or "…")
+        return "".join(out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _text(node.left, fn, depth), _text(node.right, fn, depth)
+        return None if a is None and b is None else (a or "…") + (b or "…")
+    if isinstance(node, ast.BoolOp):
+        parts = [_text(v, fn, depth) for v in node.values]
+        return next((p for p in reversed(parts) if p), None)
+    if isinstance(node, ast.IfExp):
+        return _text(node.body, fn, depth)
+    if isinstance(node, ast.Name) and fn is not None and depth < 3:
+        value = _assigned(fn, node.id)
+        return _text(value, fn, depth + 1) if value is not None else None
+    if isinstance(node, ast.Call):
+        k = _key_call(node)
+        if k:
+            return k
+    return None
+
+
+def _key_call(node: ast.AST) -> str | None:
+    """``key("fsdp_x")`` in the FSDP rules names ``fsdp_config.fsdp_x`` (as written)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "key" and node.args \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return "fsdp_config." + node.args[0].value
+    if isinstance(node, ast.Name) and node.id == "DS_FILE_KEY":
+        return DS_FILE_KEY
+    return None
+
+
+def _assigned(fn: ast.AST, name: str) -> ast.AST | None:
+    found = None
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            found = n.value
+    return found
+
+
+def _keys(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[str]:
+    """The keys an expression names, in general terms."""
+    if node is None:
+        return []
+    k = _key_call(node)
+    if k:
+        return [k]
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        t = _text(node, fn)
+        return [t] if t else []
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [x for e in node.elts for x in _keys(e, fn, depth)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _keys(node.left, fn, depth) + _keys(node.right, fn, depth)
+    if isinstance(node, ast.IfExp):
+        return _keys(node.body, fn, depth) + _keys(node.orelse, fn, depth)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list") \
+            and node.args:
+        return _keys(node.args[0], fn, depth)
+    if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+        elt = node.elt
+        gen = node.generators[0]
+        if isinstance(elt, ast.Call) and isinstance(elt.func, ast.Name) and elt.func.id == "key" \
+                and isinstance(gen.iter, (ast.Tuple, ast.List)):
+            return ["fsdp_config." + e.value for e in gen.iter.elts if isinstance(e, ast.Constant)]
+        if isinstance(elt, ast.Name) and isinstance(gen.iter, (ast.Tuple, ast.List)):
+            return [x for e in gen.iter.elts for x in _keys(e, fn, depth)]
+        t = _text(elt, fn)
+        return [t] if t else []
+    if isinstance(node, ast.Name) and fn is not None and depth < 3:
+        found = []
+        for n in ast.walk(fn):  # every assignment and append to the variable
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets):
+                found += _keys(n.value, fn, depth + 1)
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+                found += _keys(n.value, fn, depth + 1)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
+                    and isinstance(n.func.value, ast.Name) and n.func.value.id == node.id and n.args:
+                found += _keys(n.args[0], fn, depth + 1)
+        return found
+    return []
+
+
+def _dedupe(items) -> list[str]:
+    out: list[str] = []
+    for i in items:
+        if i and i not in out:
+            out.append(i)
+    return out
+
+
+def _functions(tree: ast.AST):
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield n
+
+
+def _config_reports() -> dict[str, dict[str, list[str]]]:
+    """rule name -> {"keys": [...], "fix": [...]} from every emit / Finding / _ds_error call."""
+    reports: dict[str, dict[str, list[str]]] = {}
+    for mod in CONFIG_MODULES:
+        tree = ast.parse(inspect.getsource(mod))
+        consts = {}
+        for n in tree.body:
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
+                    and n.value.func.id == "rule" and n.value.args and isinstance(n.value.args[0], ast.Constant):
+                for t in n.targets:
+                    if isinstance(t, ast.Name):
+                        consts[t.id] = n.value.args[0].value
+        for fn in _functions(tree):
+            for call in ast.walk(fn):
+                if not isinstance(call, ast.Call):
+                    continue
+                f = call.func
+                fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                args = call.args
+                if fname == "emit" and args:
+                    rid, keys, fix = args[0], args[1] if len(args) > 1 else None, args[3] if len(args) > 3 else None
+                elif fname == "Finding" and len(args) >= 2:
+                    rid, keys, fix = args[1], args[2] if len(args) > 2 else None, args[4] if len(args) > 4 else None
+                elif fname == "_ds_error" and args:
+                    rid, keys, fix = args[0], ast.Name("DS_FILE_KEY"), args[2] if len(args) > 2 else None
+                else:
+                    continue
+                for kw in call.keywords:
+                    if kw.arg == "fix":
+                        fix = kw.value
+                name = consts.get(rid.id) if isinstance(rid, ast.Name) else None
+                if name is None:
+                    continue
+                r = reports.setdefault(name, {"keys": [], "fix": []})
+                r["keys"] += _keys(keys, fn)
+                t = _text(fix, fn) if fix is not None else None
+                if t:
+                    r["fix"].append(t)
+    return reports
+
+
+def _answer_reports() -> dict[str, dict[str, list[str]]]:
+    tree = ast.parse(inspect.getsource(answer_rules))
+    reports: dict[str, dict[str, list[str]]] = {}
+    for fn in _functions(tree):
+        names = [d.args[0].value for d in fn.decorator_list if isinstance(d, ast.Call) and isinstance(d.func, ast.Name)
+                 and d.func.id == "rule" and d.args and isinstance(d.args[0], ast.Constant)]
+        if not names:
+            continue
+        r = reports.setdefault(names[0], {"keys": [], "fix": []})
+        for call in ast.walk(fn):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "make":
+                r["keys"] += _keys(call.args[0], fn) if call.args else []
+                if len(call.args) > 2:
+                    t = _text(call.args[2], fn)
+                    if t:
+                        r["fix"].append(t)
+    return reports
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# rendering
+# ----------------------------------------------------------------------------------------------------------------
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def _source(src: str) -> str:
+    """Library paths are relative to site-packages (accelerate 1.15, deepspeed 0.19)."""
+    return _cell(src)
+
+
+def _table(rows) -> list[str]:
+    out = ["| Rule | Severity | Keys | What it means | Fix | Source |", "|---|---|---|---|---|---|"]
+    for name, sev, keys, meaning, fix, src in rows:
+        shown = ", ".join(k if " " in k else f"`{k}`" for k in keys)  # declared prose vs key paths
+        out.append(f"| `{name}` | {sev} | {_cell(shown) or '—'} | {_cell(meaning)} | "
+                   f"{_cell(' / '.join(fix)) or '—'} | {_source(src)} |")
+    return out
+
+
+def rule_rows():
+    """(name, severity, keys, meaning, fixes, source) for every config rule, then every answer rule."""
+    order = {ERROR: 0, WARNING: 1, INFO: 2}
+    creps, areps = _config_reports(), _answer_reports()
+
+    def row(info, reps):
+        found = reps.get(info.name, {})
+        keys = [info.keys] if info.keys else _dedupe(found.get("keys", []))
+        fixes = [info.fix] if info.fix else _dedupe(found.get("fix", []))
+        return info.name, info.severity, keys, info.summary, fixes, info.source
+
+    config = [row(i, creps) for i in sorted(RULES.values(), key=lambda i: (order[i.severity], i.name))]
+    answers = [row(r, areps) for r in sorted(answer_rules.ANSWER_RULES.values(),
+                                             key=lambda r: (order[r.severity], r.name))]
+    return config, answers
+
+
+def render_rules_doc() -> str:
+    config, answers = rule_rows()
+    lines = [HEADER.rstrip(), "",
+             f"## Config rules ({len(config)})", "",
+             "What `fsdpds-wizard check` reports about an accelerate config and the DeepSpeed JSON it names. Library "
+             "paths in the sources are relative to site-packages (accelerate 1.15, deepspeed 0.19); ids such as F13 "
+             "or D4 are the project's own rule ids.", ""]
+    lines += _table(config)
+    lines += ["", f"## Answer rules ({len(answers)})", "",
+              "What the wizard reports about answers (answers.yaml, the TUI) before it writes any file. An error "
+              "blocks writing; a warning means the closest equivalent is written and the message says what differs.",
+              ""]
+    lines += _table(answers)
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    import sys
+
+    sys.stdout.write(render_rules_doc())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
