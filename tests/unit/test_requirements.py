@@ -116,12 +116,13 @@ TUI_PROBE = textwrap.dedent("""
     async def main():
         app = create_app(from_preset("zero2"), out="cfg")
         seen = {}
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause(0.2)
             for key in ("f5", "ctrl+l"):
                 await pilot.press(key)
                 await pilot.pause(0.2)
-                seen[key] = {"screen": type(app.screen).__name__,
+                toasts = [str(t.render()).replace("\\n", " ") for t in app.screen.query("Toast")]
+                seen[key] = {"screen": type(app.screen).__name__, "shown": " ".join(toasts),
                              "notes": [(n.message, n.severity) for n in app._notifications]}
         print(json.dumps(seen))
 
@@ -141,6 +142,7 @@ def test_tui_rehearse_and_launch_say_what_to_install(tmp_path):
     assert ("✖ A CPU rehearsal (F5) needs torch, accelerate, deepspeed, transformers, which are not installed in "
             f"this Python environment; install the run libraries with: {HINT}", "error") in \
         [tuple(n) for n in seen["f5"]["notes"]]
+    assert HINT in seen["f5"]["shown"], "shown as written (not eaten as markup)"
     assert seen["ctrl+l"]["screen"] == "MainScreen", "no question about writing files first"
     assert any(msg.startswith("✖ A launch (ctrl+l) needs torch, accelerate, deepspeed, transformers")
                and HINT in msg for msg, _ in seen["ctrl+l"]["notes"])

@@ -472,7 +472,7 @@ def run_libraries_here(app, answers, *, rehearse: bool) -> bool:
 
     message = problem("A CPU rehearsal (F5)" if rehearse else "A launch (ctrl+l)", answers.target)
     if message is not None:
-        app.notify("✖ " + message, severity="error", timeout=10)
+        app.notify("✖ " + message, severity="error", timeout=10, markup=False)  # "[run]" is not markup
     return message is None
 
 
