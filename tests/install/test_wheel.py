@@ -14,7 +14,7 @@ JIT-compiled ops are shared through ``TORCH_EXTENSIONS_DIR`` (default: ~/.cache/
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import os
 import re
@@ -64,6 +64,15 @@ def _user_env(venv: Path, home: Path) -> dict[str, str]:
     return env
 
 
+def _has_build_backend() -> bool:
+    """setuptools >= 77 (pyproject's build-system.requires) in this Python."""
+    try:
+        major = int(importlib.metadata.version("setuptools").split(".")[0])
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return major >= 77
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
@@ -75,8 +84,7 @@ def wheel(tmp_path_factory) -> Path:
             shutil.copy(path, src / name)
     dist = tmp_path_factory.mktemp("dist")
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(src), "-w", str(dist)]
-    spec = importlib.util.find_spec("setuptools")
-    if spec is not None:  # the build backend is here: no isolated build environment to download
+    if _has_build_backend():  # no isolated build environment to download
         cmd.insert(5, "--no-build-isolation")
     _timed("build the wheel", _check, cmd, timeout=300)
     wheels = list(dist.glob("fsdpds_wizard-*.whl"))
