@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install -q --upgrade pip
 	# torch first: the CPU build on local disk. Any other torch requirement pulls a multi-GB CUDA build.
 	$(VPY) -c "import torch" 2>/dev/null || $(VPY) -m pip install -q "torch==2.13.0"
-	$(VPY) -m pip install -q -e ".[test]" --config-settings editable_mode=compat
+	# then the package with the run libraries (torch, accelerate, deepspeed, transformers) and the test tools
+	$(VPY) -m pip install -q -e ".[run,test]" --config-settings editable_mode=compat
 	touch $(STAMP)
 
 # byte-compile our own sources (an editable install does not), so start-up does not pay for it

@@ -55,3 +55,19 @@ def test_explain_is_light():
     result = run_probe(["explain", "offload"])
     assert result["code"] == 0, result["out"]
     assert result["loaded"] == []
+
+
+def test_presets_and_the_run_requirements_check_are_light():
+    src = ("import sys, json, wizard.presets as p, wizard.run.requirements as r\n"
+           "p.preset_paths(); p.bundled_script(); r.missing()\n"
+           f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    proc = subprocess.run([sys.executable, "-c", src], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+
+
+def test_presets_command_is_light():
+    result = run_probe(["presets"])
+    assert result["code"] == 0, result["out"]
+    assert "zero3-cpu-offload" in result["out"]
+    assert result["loaded"] == []

@@ -26,6 +26,9 @@ def run(args) -> int:
     findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
     if args.verify:
         from ..core.verify import effective_config
+        from ..run.requirements import config_target, require
+
+        require("check --verify", config_target(loaded.yaml), verify=True)
 
         findings += effective_config(loaded.yaml_path).findings
     return _report(sort_findings(dedupe(findings)), args)

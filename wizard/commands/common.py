@@ -1,4 +1,4 @@
-"""Helpers shared by the commands: templates, reading answers, printing findings."""
+"""Helpers shared by the commands: presets (from :mod:`wizard.presets`), reading answers, printing findings."""
 from __future__ import annotations
 
 import os
@@ -7,20 +7,7 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from ..core.findings import Finding
-
-
-def templates_dir() -> Path:
-    env = os.environ.get("FSDPDS_TEMPLATES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "templates"
-
-
-def preset_paths() -> dict[str, Path]:
-    folder = templates_dir()
-    if not folder.is_dir():
-        return {}
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+from ..presets import preset_paths
 
 
 def resolve_answers_path(name: str) -> Path:

@@ -9,6 +9,7 @@ from ..cli import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.answers import parse_answers_text
 from ..core.files import WriteRefused, write_files
 from ..core.generate import generate, launch_command
+from ..run.requirements import require_for_args
 from .common import print_findings, resolve_answers_path, summary_line
 
 
@@ -25,6 +26,7 @@ def run(args) -> int:
         print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
         print_findings(findings)
         return EXIT_INVALID
+    require_for_args(args, answers.target)  # --verify / --launch without the run libraries: what to install
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")

@@ -94,7 +94,9 @@ class _Printer:
 def run_launch(gen: Generated, out_dir: Path, args) -> int:
     from ..run.launcher import LaunchError, run_sync
     from ..run.plan import PlanError, plan_launch
+    from ..run.requirements import require_for_args
 
+    require_for_args(args, gen.answers.target)
     err = sys.stderr
     try:
         plan = plan_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),

@@ -1,8 +1,8 @@
-"""``fsdpds-wizard presets``: list the preset answers files under templates/."""
+"""``fsdpds-wizard presets``: list the bundled preset answers files (or those in FSDPDS_TEMPLATES)."""
 from __future__ import annotations
 
 from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-from .common import preset_paths, templates_dir
+from ..presets import preset_paths, where
 
 
 def describe(path) -> str:
@@ -19,7 +19,7 @@ def run(rest: list[str]) -> int:
         raise UsageError("presets takes no arguments")
     presets = preset_paths()
     if not presets:
-        print(f"no presets found in {templates_dir()}")
+        print(f"no presets found in {where()}")
         return EXIT_INVALID
     width = max(len(n) for n in presets)
     for name, path in presets.items():

@@ -25,7 +25,8 @@ from ..core.render import ACCELERATE_YAML
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
 from .records import RunDir
-from .rehearse import COMPAT_SHIM, Adjustment, bundled_script, rehearsal_answers, rehearsal_env
+from ..presets import bundled_script
+from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env
 
 
 class PlanError(Exception):

@@ -38,12 +38,6 @@ COMPAT_SHIM = Path(__file__).with_name("cpu_fsdp_compat.py")
 _EXTRA_DROPPED = ("optimizer", "scheduler", "fp16", "bf16", "amp", "torch_autocast")
 
 
-def bundled_script() -> Path:
-    env = os.environ.get("FSDPDS_TEMPLATES")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "templates"
-    return root / "train_gpt.py"
-
-
 @dataclass(frozen=True)
 class Adjustment:
     setting: str

@@ -47,13 +47,13 @@ def from_answers_file(path: str | Path, label: str | None = None) -> Start:
 
 
 def preset_names() -> list[str]:
-    from ..commands.common import preset_paths
+    from ..presets import preset_paths
 
     return list(preset_paths())
 
 
 def from_preset(name: str) -> Start:
-    from ..commands.common import preset_paths
+    from ..presets import preset_paths
 
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name

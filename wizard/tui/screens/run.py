@@ -432,6 +432,8 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     from ...run.plan import PlanError, plan_launch
     from ..present import target_label
 
+    if not run_libraries_here(app, answers, rehearse=rehearse):
+        return None
     try:
         plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
     except PlanError as exc:
@@ -464,6 +466,16 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     return screen
 
 
+def run_libraries_here(app, answers, *, rehearse: bool) -> bool:
+    """False (and says what to install) when this Python lacks the libraries the run needs."""
+    from ...run.requirements import problem
+
+    message = problem("A CPU rehearsal (F5)" if rehearse else "A launch (ctrl+l)", answers.target)
+    if message is not None:
+        app.notify("✖ " + message, severity="error", timeout=10, markup=False)  # "[run]" is not markup
+    return message is None
+
+
 def _errors(findings) -> list:
     return [f for f in findings if f.severity == "error"]
 
@@ -489,6 +501,8 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
     if errors:
         app.notify(f"✖ {len(errors)} error(s) block launching (ctrl+n goes to the first).", severity="error",
                    timeout=5)
+        return
+    if not run_libraries_here(app, answers, rehearse=False):  # before offering to write the files
         return
     out_dir = Path(out).expanduser()
     files = {out_dir / name: text for name, text in generated.files.items()}

@@ -1,0 +1,107 @@
+"""The one place that finds the presets (``*.yaml``) and the bundled training script (``train_gpt.py``).
+
+They live in the repository's top-level ``templates/`` folder; the wheel carries that folder as the
+``wizard/templates`` package data (mapped at build time, see ``pyproject.toml``). Looked up in order:
+
+1. ``FSDPDS_TEMPLATES``: a folder given by the user (presets there replace the bundled ones; the
+   bundled script is used when that folder has no ``train_gpt.py`` of its own);
+2. the installed package's ``wizard/templates`` through :mod:`importlib.resources` (a wheel install);
+3. the source checkout's ``templates/`` next to the ``wizard`` package (a clone, and the editable /
+   compat install the Makefile makes, where ``wizard/templates`` does not exist).
+
+Every function returns real filesystem paths: ``accelerate launch`` needs a file. When the package is
+not on a filesystem (imported from a zip), the files are extracted once into a temporary folder that is
+removed at exit.
+
+Imports only the standard library (no textual, torch, accelerate or deepspeed).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV = "FSDPDS_TEMPLATES"
+SCRIPT = "train_gpt.py"
+PACKAGE = "wizard"
+FOLDER = "templates"
+
+_extracted: Path | None = None
+
+
+def _override() -> Path | None:
+    value = os.environ.get(ENV)
+    return Path(value).expanduser() if value else None
+
+
+def _source_checkout() -> Path:
+    return Path(__file__).resolve().parents[1] / FOLDER
+
+
+def packaged_dir() -> Path | None:
+    """``wizard/templates`` of the installed package as a real folder, or None when it has none."""
+    from importlib.resources import files
+
+    resource = files(PACKAGE).joinpath(FOLDER)
+    if not resource.is_dir():
+        return None
+    if isinstance(resource, Path):
+        return resource
+    return _extract(resource)
+
+
+def _extract(resource) -> Path:
+    """Copy a non-filesystem resource folder (zip import) to a temporary folder, once per process."""
+    global _extracted
+    if _extracted is None:
+        import atexit
+        import shutil
+        import tempfile
+
+        target = Path(tempfile.mkdtemp(prefix="fsdpds-templates-"))
+        atexit.register(shutil.rmtree, target, True)
+        for entry in resource.iterdir():
+            if entry.is_file():
+                (target / entry.name).write_bytes(entry.read_bytes())
+        _extracted = target
+    return _extracted
+
+
+def bundled_dir() -> Path:
+    """The templates shipped with the wizard (installed package first, then the source checkout)."""
+    packaged = packaged_dir()
+    if packaged is not None:
+        return packaged
+    return _source_checkout()
+
+
+def templates_dir() -> Path:
+    """The folder the presets come from: ``FSDPDS_TEMPLATES`` if set, else the bundled templates."""
+    return _override() or bundled_dir()
+
+
+def preset_paths() -> dict[str, Path]:
+    """Preset name -> answers file, sorted by name (empty when the folder has none)."""
+    folder = templates_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def bundled_script() -> Path:
+    """The bundled training script: ``FSDPDS_TEMPLATES/train_gpt.py`` if that exists, else the shipped one."""
+    override = _override()
+    if override is not None and (override / SCRIPT).is_file():
+        return override / SCRIPT
+    return bundled_dir() / SCRIPT
+
+
+def where() -> str:
+    """Where the presets were looked for, in words (for "no presets found" messages)."""
+    override = _override()
+    if override is not None:
+        return f"{override} (from {ENV})"
+    return str(bundled_dir())
+
+
+__all__ = ["ENV", "SCRIPT", "bundled_dir", "bundled_script", "packaged_dir", "preset_paths", "templates_dir",
+           "where"]
