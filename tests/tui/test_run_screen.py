@@ -352,7 +352,12 @@ async def test_real_rehearsal_from_the_tui_zero2(tmp_path, monkeypatch):
         assert sharding and checks[sharding[0]] == "ok", checks
         assert checks["Distributed type DEEPSPEED"] == "ok"
         assert screen.progress.step == 6 and len(screen.losses) == 6
-        assert "settings took effect" in str(screen.query_one("#run-status").render())
+        assert checks["Mixed precision bf16"] == "ok"  # the preset's bf16, rehearsed for real on CPU
+        assert checks["Not rehearsed: processes 8 (ran 2)"] == "not_rehearsed"
+        status = str(screen.query_one("#run-status").render())
+        assert "took effect: " in status and "not rehearsed: processes 8 (ran 2)" in status, status
+        assert "settings took effect" not in status
+        assert any(ln.startswith("step 6/6  loss ") for ln in screen.log_tail.visible_lines)
 
 
 # ----------------------------------------------------------------------------- (6) snapshots
