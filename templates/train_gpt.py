@@ -35,7 +35,8 @@ import sys
 import time
 
 
-def parse_args(argv=None):
+def build_parser():
+    """The script's arguments: the one list (fsdpds-wizard's rehearsal reads it to keep what it understands)."""
     p = argparse.ArgumentParser(description="Small GPT on synthetic data (fsdpds-wizard bundled script)")
     p.add_argument("--steps", type=int, default=20, help="optimizer steps (default 20)")
     p.add_argument("--batch-size", type=int, default=8, help="micro-batch size per process (default 8)")
@@ -56,7 +57,11 @@ def parse_args(argv=None):
     p.add_argument("--crash-rank", type=int, default=-1, help="(test) this rank dies at --crash-step")
     p.add_argument("--crash-step", type=int, default=-1)
     p.add_argument("--step-sleep", type=float, default=0.0, help="(test) sleep this long in every step")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv=None):
+    return build_parser().parse_args(argv)
 
 
 # ----------------------------------------------------------------------------- reporting

@@ -22,7 +22,9 @@ Every record is one JSON line on stdout with the marker key ``"fsdpds": 1`` and 
 * ``step`` (main process only): step, loss, lr, tokens/s, step time, memory, plus anything you pass.
 * ``end``: the script's own final status.
 
-``fsdpds-wizard --launch`` and its TUI parse these lines; any other tool can too.
+``fsdpds-wizard --launch`` and its TUI parse these lines; any other tool can too. :func:`describe_record`
+turns one record into the readable line the wizard shows ("step 12/20  loss 3.2100  1.2k tok/s", "setup rank
+0: ZeRO-2, bf16, 2 ranks over gloo, ..."); the run's ``log.txt`` keeps the JSON lines as printed.
 
 Rules this module keeps: it imports nothing heavy at import time (torch and accelerate are imported
 inside the calls that need them), it needs nothing from the rest of the wizard, and none of its calls
@@ -51,6 +53,92 @@ _REQUESTED_ENV = (
 )
 COMPAT_ENV = "FSDPDS_CPU_FSDP_COMPAT"
 """Set by the wizard's CPU rehearsal when its FSDP-on-CPU compatibility layer is active."""
+
+
+def _rate(tokens_per_s: Any) -> str | None:
+    if not isinstance(tokens_per_s, (int, float)) or tokens_per_s <= 0:
+        return None
+    if tokens_per_s >= 1e6:
+        return f"{tokens_per_s / 1e6:.1f}M tok/s"
+    return f"{tokens_per_s / 1000:.1f}k tok/s" if tokens_per_s >= 1000 else f"{tokens_per_s:.0f} tok/s"
+
+
+def _nbytes(n: Any) -> str:
+    if not isinstance(n, (int, float)):
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
+def _setup_words(rec: dict) -> list[str]:
+    dist = str(rec.get("distributed_type") or "")
+    words = []
+    if dist == "DEEPSPEED":
+        words.append(f"ZeRO-{rec.get('zero_stage')}" if rec.get("zero_stage") is not None else "DeepSpeed")
+    elif dist == "FSDP":
+        words.append(f"FSDP{rec.get('fsdp_version') or ''} {rec.get('sharding') or ''}".strip())
+    elif dist:
+        words.append("no distribution" if dist == "NO" else dist)
+    mp = rec.get("mixed_precision")
+    if mp is not None:
+        dtypes = [f"{name} {rec[key]}" for name, key in (("params", "param_dtype"), ("compute", "compute_dtype"))
+                  if rec.get(key)]
+        words.append(("fp32" if mp == "no" else str(mp)) + (f" ({', '.join(dtypes)})" if dtypes else ""))
+    off = rec.get("offload") or {}
+    moved = [f"{k} -> {v}" for k, v in off.items() if v not in (None, "none")] if isinstance(off, dict) else []
+    if moved:
+        words.append("offload " + ", ".join(moved))
+    if rec.get("world_size") is not None:
+        words.append(f"{rec['world_size']} rank{'s' if rec['world_size'] != 1 else ''}"
+                     + (f" over {rec['backend']}" if rec.get("backend") else ""))
+    frac, full = rec.get("param_fraction"), rec.get("full_param_numel")
+    if isinstance(frac, (int, float)) and isinstance(full, int):
+        words.append(f"holds {frac:.0%} of {full:,} params")
+    if rec.get("optimizer_state_dtype") or rec.get("optimizer_state_bytes"):
+        words.append(f"optimizer state {rec.get('optimizer_state_dtype') or '?'} "
+                     f"{_nbytes(rec.get('optimizer_state_bytes'))}")
+    if rec.get("compat_layer"):
+        words.append("CPU compatibility layer")
+    return words
+
+
+def describe_record(rec: dict, kind: str | None = None) -> str | None:
+    """The readable line for one fsdpds record (None for a kind this version does not know)."""
+    kind = kind or rec.get("kind")
+    if kind == "step":
+        step, total = rec.get("step"), rec.get("total_steps")
+        n = step + 1 if isinstance(step, int) else step  # records count from 0, people from 1
+        parts = [f"step {n}" + (f"/{total}" if total else "")]
+        loss = rec.get("loss")
+        parts.append(f"loss {loss:.4f}" if isinstance(loss, (int, float)) else f"loss {loss}")
+        if isinstance(rec.get("lr"), (int, float)):
+            parts.append(f"lr {rec['lr']:.2e}")
+        rate = _rate(rec.get("tokens_per_s"))
+        if rate:
+            parts.append(rate)
+        if isinstance(rec.get("step_time"), (int, float)):
+            parts.append(f"{rec['step_time']:.3f} s/step")
+        if "rank" in rec:
+            parts.append(f"rank {rec['rank']}")
+        return "  ".join(parts)
+    if kind == "setup":
+        who = f"setup rank {rec.get('rank', '?')}"
+        if rec.get("update"):
+            return f"{who} after the first step: optimizer state {rec.get('optimizer_state_dtype') or '?'}, " \
+                   f"{_nbytes(rec.get('optimizer_state_bytes'))} here"
+        words = _setup_words(rec)
+        return f"{who}: " + (", ".join(words) if words else "(no details)")
+    if kind == "end":
+        parts = [f"end: {rec.get('status', '?')}"]
+        if rec.get("steps") is not None:
+            parts.append(f"{rec['steps']} steps")
+        if isinstance(rec.get("elapsed_s"), (int, float)):
+            parts.append(f"in {rec['elapsed_s']:.1f} s")
+        return ", ".join(parts)
+    return None
 
 
 def _dtype_name(dtype: Any) -> str | None:

@@ -20,17 +20,20 @@ RUN_TIMEOUT = 300  # seconds per launch; DeepSpeed's first use of an op may stil
 
 os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXT_DIR))
 
-# Answers for each rehearsed config: everything else is the catalogue default (which asks for bf16 and
-# transformer wrap of LlamaDecoderLayer: the rehearsal adjusts both, as it would for a real user).
+# Answers for each rehearsed config: everything else is the catalogue default (transformer wrap of
+# LlamaDecoderLayer: the rehearsal adjusts it, as it would for a real user). fp32 on purpose: these runs
+# compare FSDP's and DeepSpeed's loss curves, and bf16 rounds differently in each (FSDP keeps fp32
+# parameters and computes in bf16, DeepSpeed holds bf16 parameters); bf16 has its own rehearsal tests.
+FP32 = {"precision": {"mixed_precision": "no"}}
 CASES = {
     "fsdp1_full_shard": {"backend": "fsdp", "fsdp_version": 1, "sharding": {"strategy": "full"},
-                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}},
+                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}, **FP32},
     "fsdp2_full_shard": {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
-                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}},
-    "zero2": {"backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"}},
-    "zero3": {"backend": "deepspeed", "sharding": {"strategy": "full"}},
+                         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]}, **FP32},
+    "zero2": {"backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"}, **FP32},
+    "zero3": {"backend": "deepspeed", "sharding": {"strategy": "full"}, **FP32},
     "zero3_cpu_offload": {"backend": "deepspeed", "sharding": {"strategy": "full"},
-                          "offload": {"optimizer": "cpu", "params": "cpu"}},
+                          "offload": {"optimizer": "cpu", "params": "cpu"}, **FP32},
 }
 
 
@@ -40,7 +43,8 @@ def write_answers(folder: Path, name: str, body: dict) -> Path:
     return path
 
 
-def wizard_argv(answers: Path, out: Path, *script_args: str, rehearse: bool = True) -> list[str]:
+def wizard_argv(answers: Path | str, out: Path, *script_args: str, rehearse: bool = True) -> list[str]:
+    """``answers``: an answers file, or a preset name."""
     argv = [sys.executable, "-m", "wizard", "--headless", str(answers), "--out", str(out), "--launch"]
     if rehearse:
         argv.append("--rehearse")

@@ -69,7 +69,13 @@ def test_config_trains_and_takes_effect(rehearsed, case):
     assert s["checklist_ok"] is True, s["checklist"]
     assert not [c for c in s["checklist"] if c["status"] == "fail"]
     assert s["rehearsal"] is True and s["adjustments"]
-    assert "settings took effect" in run.proc.stderr
+    # the rehearsal ran 2 of the 8 processes asked for: a "not rehearsed" row, never a plain "took effect"
+    rows = [c["label"] for c in s["checklist"] if c["status"] == "not_rehearsed"]
+    assert "Not rehearsed: processes 8 (ran 2)" in rows, s["checklist"]
+    assert "World size 2 (rehearsed; config: 8)" in [c["label"] for c in s["checklist"] if c["status"] == "ok"]
+    assert "not rehearsed: processes 8 (ran 2)" in s["verdict"]
+    assert f"; {s['verdict']}; records in " in run.proc.stderr
+    assert "settings took effect" not in run.proc.stderr
 
 
 def test_zero2_partitions_optimizer_state(rehearsed):
@@ -201,3 +207,73 @@ def test_fsdp_without_rehearsal_is_caught_by_the_checklist(tmp_path):
     fails = [c["label"] for c in summary["checklist"] if c["status"] == "fail"]
     assert "FSDP requested but accelerate runs with no distribution" in fails
     assert "SETTINGS DID NOT ALL TAKE EFFECT" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- honest rehearsals
+@pytest.fixture(scope="module")
+def preset_run(tmp_path_factory, request):
+    """``preset_run(preset, *script_args)`` -> a LaunchedRun of the preset's rehearsal, once per module."""
+    from e2e_support import RUN_TIMEOUT, LaunchedRun
+
+    cache: dict[tuple, LaunchedRun] = {}
+
+    def get(preset: str, *args: str) -> LaunchedRun:
+        key = (preset, *args)
+        if key not in cache:
+            if preset.startswith("zero"):
+                request.getfixturevalue("deepspeed_ops")
+            out = tmp_path_factory.mktemp("preset") / "out"
+            t0 = time.monotonic()
+            proc = subprocess.run(wizard_argv(preset, out, *args), cwd=ROOT, capture_output=True, text=True,
+                                  timeout=RUN_TIMEOUT)
+            cache[key] = LaunchedRun(proc, out, time.monotonic() - t0)
+        return cache[key]
+
+    return get
+
+
+def test_bf16_deepspeed_preset_rehearses_bf16_for_real(preset_run):
+    """The zero2 preset asks for bf16: DeepSpeed runs bf16 on CPU, so the rehearsal keeps it and proves it."""
+    run = preset_run("zero2", "--steps", "6")
+    assert run.proc.returncode == 0, run.explain()
+    s = run.summary
+    eff = s["effective_setup"]
+    assert eff["mixed_precision"] == "bf16" and eff["param_dtype"] == "bfloat16", eff
+    assert len(run.metrics) == 6
+    rows = {c["label"]: c["status"] for c in s["checklist"]}
+    assert rows["Mixed precision bf16"] == "ok", rows
+    assert not [label for label in rows if label.startswith("Mixed precision no")]
+    assert not [n for n in s["not_rehearsed"] if n["setting"] == "precision.mixed_precision"]
+    assert {n["short"] for n in s["not_rehearsed"]} == {"processes 8 (ran 2)", "loading (zero3_init) on (ran off)"}
+    assert s["checklist_ok"] is True
+    assert s["verdict"].startswith("took effect: ") and \
+        s["verdict"].endswith("not rehearsed: processes 8 (ran 2), loading (zero3_init) on (ran off)")
+    assert "  [ok]   Mixed precision bf16" in run.proc.stderr
+    assert "[--]   Not rehearsed: loading (zero3_init) on (ran off): zero3_init_flag only affects" in run.proc.stderr
+
+
+def test_rehearsal_with_changes_shows_each_as_not_rehearsed_and_keeps_script_args(preset_run):
+    """FSDP1 + torch.compile + LlamaDecoderLayer wrap: compile, wrap classes and processes change on CPU; each
+    change is a row in the checklist, summary.json and the headless output. ``--steps 7`` is kept (7 steps),
+    an option the bundled script does not know is dropped as a row of its own."""
+    run = preset_run("fsdp1-shard-grad-op-compile", "--steps", "7", "--no-such-option", "3")
+    assert run.proc.returncode == 0, run.explain()
+    s = run.summary
+    assert [m["step"] for m in run.metrics] == list(range(7))
+    assert s["script_args"][-2:] == ["--steps", "7"] and "--no-such-option" not in s["script_args"]
+    shorts = [n["short"] for n in s["not_rehearsed"]]
+    for want in ("processes 8 (ran 2)", "compile inductor (ran off)", "wrap classes LlamaDecoderLayer (ran GPTBlock)",
+                 "argument --no-such-option 3 (dropped)"):
+        assert want in shorts, shorts
+        assert {"status": "not_rehearsed", "label": "Not rehearsed: " + want} in \
+            [{"status": c["status"], "label": c["label"]} for c in s["checklist"]]
+        assert want in s["verdict"]
+        assert f"  {want}: " in run.proc.stderr  # listed before the run starts
+        assert "[--]   Not rehearsed: " + want in run.proc.stderr  # and in the checklist after it
+    labels = {c["label"]: c["status"] for c in s["checklist"]}
+    assert labels["Wrapped 2 x GPTBlock (rehearsed; config: LlamaDecoderLayer)"] == "ok"
+    assert labels["Mixed precision bf16"] == "ok"  # FSDP1 bf16 runs on CPU through the compat layer
+    assert s["effective_setup"]["compute_dtype"] == "bfloat16"
+    assert s["checklist_ok"] is True
+    assert "settings took effect" not in run.proc.stderr
+    assert f"; {s['verdict']}; records in " in run.proc.stderr

@@ -22,7 +22,7 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.run import RunScreen
 from wizard.tui.session import Start, from_preset
-from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView
+from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView, checklist_renderable
 from wizard.tui.widgets.logtail import LogTail, SearchInput
 from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
 
@@ -43,6 +43,9 @@ FAKE_TRAINER = textwrap.dedent('''
     if mode == "grandchild":  # a "rank" in a session of its own, as torchrun does
         kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
         print(f"grandchild {kid.pid}", flush=True)
+    if mode == "slowstart":  # still loading when it is stopped: no setup, no step
+        print("loading the model", flush=True)
+        time.sleep(120)
     for rank in (0, 1):
         emit("setup", rank=rank, distributed_type="DEEPSPEED", world_size=2, backend="gloo", zero_stage=3,
              offload={"params": "none", "optimizer": "none"}, mixed_precision="no", param_dtype="float32",
@@ -137,7 +140,8 @@ async def test_fake_run_progress_plot_checklist_search_and_finish(tmp_path):
         assert len(plot.values) == 12 and plot.values[0] == 4.0 and plot.values[-1] == pytest.approx(2.9)
         assert "Loss 4 → 2.9" in str(plot.border_title)
         status = str(screen.query_one("#run-status").render())
-        assert "completed" in status and "12/12 steps" in status and "settings took effect" in status
+        assert "completed" in status and "12/12 steps" in status and "took effect: 6 settings" in status
+        assert "settings took effect" not in status
         assert "1,000 tokens/s" in status and "0.05 s/step" in status
         assert "peak RSS: process " in status and " MiB" in status  # psutil, sampled while it ran
         # the checklist
@@ -181,7 +185,33 @@ async def test_stop_key_ends_the_run_and_leaves_no_process(tmp_path):
         assert screen.result.status == "stopped"
         assert screen.progress.step < 200
         assert descendants_alive([root, grandchild]) == []
-        assert "stopped" in str(screen.query_one("#run-status").render())
+        status = str(screen.query_one("#run-status").render())
+        assert re.search(r"stopped │ Fake run │ by you \(SIGINT\) after step \d+ of 200", status), status
+        assert "exit " not in status
+        assert len(screen.query_one(SeriesPlot).values) >= 5  # the loss panel keeps the data it had
+
+
+@pytest.mark.asyncio
+async def test_stop_before_the_first_step_says_so_everywhere(tmp_path):
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "20", "0.05", "slowstart"))
+        await until(pilot, lambda: "loading the model" in screen.log_tail.lines, what="the script to start")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: screen.result is not None, timeout=20, what="the stop")
+        await pilot.pause(0.3)
+        status = str(screen.query_one("#run-status").render())
+        assert "stopped │ Fake run │ by you (SIGINT) before the first step" in status, status
+        assert "exit " not in status and "took effect" not in status
+        assert "effective setup unknown (the run was stopped before the script reported its setup)" in status
+        plot = str(screen.query_one(SeriesPlot).render())
+        assert "stopped before the first step" in plot and "waiting" not in plot
+        items = screen.query_one(ChecklistView).items
+        assert [(i.status, i.label, i.detail) for i in items] == [
+            ("unknown", "Effective setup unknown", "the run was stopped before the script reported its setup")]
+        view = screen.query_one(ChecklistView)
+        shown = [t.plain for t in checklist_renderable(view.items, details=view.details, waiting="").renderables]
+        assert shown == ["? Effective setup unknown: the run was stopped before the script reported its setup"]
 
 
 @pytest.mark.asyncio
@@ -322,7 +352,12 @@ async def test_real_rehearsal_from_the_tui_zero2(tmp_path, monkeypatch):
         assert sharding and checks[sharding[0]] == "ok", checks
         assert checks["Distributed type DEEPSPEED"] == "ok"
         assert screen.progress.step == 6 and len(screen.losses) == 6
-        assert "settings took effect" in str(screen.query_one("#run-status").render())
+        assert checks["Mixed precision bf16"] == "ok"  # the preset's bf16, rehearsed for real on CPU
+        assert checks["Not rehearsed: processes 8 (ran 2)"] == "not_rehearsed"
+        status = str(screen.query_one("#run-status").render())
+        assert "took effect: " in status and "not rehearsed: processes 8 (ran 2)" in status, status
+        assert "settings took effect" not in status
+        assert any(ln.startswith("step 6/6  loss ") for ln in screen.log_tail.visible_lines)
 
 
 # ----------------------------------------------------------------------------- (6) snapshots
@@ -330,8 +365,10 @@ _SITE = re.compile(r"/\S*/site-packages/")
 _REPO = re.compile(r"/[^\s'\"<>]*?(?=/(?:wizard|templates)/)")
 
 
-def recorded_events(log: str, expected: dict, status: str, exit_code: int) -> list:
+def recorded_events(log: str, expected: dict, status: str, exit_code: int, not_rehearsed: list | None = None,
+                    stop: dict | None = None) -> list:
     """The events a run of ``log`` gives, without a process: no clock, pid or path in them."""
+    from wizard.run.checklist import verdict
     from wizard.run.diagnose import diagnose
 
     mon = Monitor()
@@ -344,15 +381,17 @@ def recorded_events(log: str, expected: dict, status: str, exit_code: int) -> li
     if res.metrics:
         events.append(Metrics(tuple(res.metrics)))
     eff = mon.effective_setup
-    items = compare(eff, expected) if eff else []
+    items = compare(eff, expected, not_rehearsed=not_rehearsed) if eff else []
     if eff:
         events.append(SetupReported(0, {}, eff, tuple(items)))
     events.append(ProgressUpdate(mon.progress, 7.8))
     lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
-    diag = diagnose(lines, exit_code, setup=eff, end_record=mon.end_record, expected_world=2)
+    diag = diagnose(lines, exit_code, setup=eff, end_record=mon.end_record, expected_world=2,
+                    stopped=status == "stopped")
     ok = None if not items else not any(i.status == "fail" for i in items)
-    events.append(Finished(RunResult(None, None, status, exit_code, exit_code, 7.8, eff, items, diag,
-                                     {"checklist_ok": ok})))
+    summary = {"status": status, "exit_code": exit_code, "checklist_ok": ok, "verdict": verdict(items),
+               "stop": dict(stop or {}, after_step=mon.progress.step, total_steps=mon.progress.total)}
+    events.append(Finished(RunResult(None, None, status, exit_code, exit_code, 7.8, eff, items, diag, summary)))
     return events
 
 
@@ -376,9 +415,19 @@ def replay(events, heading):
     return go
 
 
+# what the rehearsal of the zero2 preset changes (wizard.run.rehearse.Adjustment.to_dict)
+ZERO2_NOT_REHEARSED = [
+    {"setting": "launch.num_processes", "name": "processes", "asked": "8", "ran": "2",
+     "why": "a rehearsal runs two processes on this machine's CPU", "short": "processes 8 (ran 2)"},
+    {"setting": "loading.ram_efficient", "name": "loading (zero3_init)", "asked": "on", "ran": "off",
+     "why": "zero3_init_flag only affects Transformers' from_pretrained, which the bundled script does not use",
+     "short": "loading (zero3_init) on (ran off)"},
+]
+
+
 @pytest.mark.parametrize("size", list(SNAP_SIZES))
 def test_snapshot_rehearsal_completed(snap_compare, size):
-    events = recorded_events("rec_zero2_rehearsal.log", EXPECTED_ZERO2, "completed", 0)
+    events = recorded_events("rec_zero2_rehearsal.log", EXPECTED_ZERO2, "completed", 0, ZERO2_NOT_REHEARSED)
     assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
                         run_before=replay(events, "CPU rehearsal of DeepSpeed ZeRO-2"))
 
@@ -386,5 +435,15 @@ def test_snapshot_rehearsal_completed(snap_compare, size):
 @pytest.mark.parametrize("size", list(SNAP_SIZES))
 def test_snapshot_crashed_run_with_diagnosis(snap_compare, size):
     events = recorded_events("rec_crash_rank1.log", EXPECTED_FSDP2, "failed", 1)
+    assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
+                        run_before=replay(events, "CPU rehearsal of FSDP2 full shard"))
+
+
+@pytest.mark.parametrize("size", list(SNAP_SIZES))
+def test_snapshot_stopped_run(snap_compare, size):
+    """After ctrl+c: who stopped it and after which step, the loss so far, readable log lines."""
+    events = recorded_events("rec_stopped_sigint.log", EXPECTED_FSDP2, "stopped", 1,
+                             stop={"requested": True, "reason": "stopped from the wizard (ctrl+c)",
+                                   "signals_sent": ["SIGINT"]})
     assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
                         run_before=replay(events, "CPU rehearsal of FSDP2 full shard"))

@@ -3,6 +3,7 @@ tests/data/logs/rec_*), hand-written logs of known failures (gen_*) and generate
 from __future__ import annotations
 
 import json
+import re
 import random
 import subprocess
 import sys
@@ -281,3 +282,138 @@ def test_runtime_reporter_is_light_and_never_raises():
     assert mon.metrics[0]["tokens_per_s"] == 1024.0
     assert mon.metrics[2]["loss"] is None
     assert mon.end_record["status"] == "completed"
+
+
+# ----------------------------------------------------------------------------- readable protocol lines
+def test_protocol_records_are_shown_as_readable_lines_and_kept_raw_in_the_tail():
+    """The run screen and the headless echo show Monitor.feed()'s lines: readable, not the JSON protocol."""
+    raw = load("rec_zero2_rehearsal.log")
+    mon = Monitor()
+    shown = mon.feed(raw).lines + mon.finish().lines
+    assert not [ln for ln in shown if '{"fsdpds"' in ln], "no protocol JSON on screen"
+    steps = [ln for ln in shown if ln.startswith("step ")]
+    assert len(steps) == 8
+    assert re.fullmatch(r"step 1/8  loss \d\.\d{4}  lr \S+  [\d.]+k? tok/s  \d\.\d{3} s/step", steps[0]), steps[0]
+    assert steps[-1].startswith("step 8/8  loss ")
+    setups = [ln for ln in shown if ln.startswith("setup rank ")]
+    assert setups[0].startswith("setup rank 0: ZeRO-2, fp32 (params float32), 2 ranks over gloo, holds 100% of ")
+    assert any("after the first step: optimizer state float32" in ln for ln in setups)
+    assert any(ln.startswith("end: completed, 8 steps") for ln in shown)
+    # the record itself is unchanged where the diagnosis and log.txt read it
+    assert any(ln.startswith('{"fsdpds": 1, "kind": "step"') for ln in mon.tail)
+    assert mon.metric_count == 8 and mon.effective_setup["zero_stage"] == 2
+
+
+def test_describe_record_words():
+    from wizard.runtime import describe_record
+
+    assert describe_record({"kind": "step", "step": 11, "total_steps": 20, "loss": 3.21, "tokens_per_s": 1234.0}) \
+        == "step 12/20  loss 3.2100  1.2k tok/s"
+    fsdp = {"kind": "setup", "rank": 1, "distributed_type": "FSDP", "fsdp_version": 2, "sharding": "FULL_SHARD",
+            "mixed_precision": "bf16", "param_dtype": "float32", "compute_dtype": "bfloat16", "world_size": 2,
+            "backend": "gloo", "offload": {"params": "cpu", "optimizer": "cpu"}, "compat_layer": "x"}
+    assert describe_record(fsdp) == ("setup rank 1: FSDP2 FULL_SHARD, bf16 (params float32, compute bfloat16), "
+                                     "offload params -> cpu, optimizer -> cpu, 2 ranks over gloo, "
+                                     "CPU compatibility layer")
+    assert describe_record({"kind": "end", "status": "completed", "steps": 20, "elapsed_s": 9.04}) \
+        == "end: completed, 20 steps, in 9.0 s"
+    assert describe_record({"kind": "something-new"}) is None
+    mon = Monitor()
+    res = mon.feed_text('[rank1]: {"fsdpds": 1, "kind": "future", "x": 1}\n{"fsdpds": 1, "kind": "end", "status": "ok"}\n')
+    assert res.lines == ['[rank1]: {"fsdpds": 1, "kind": "future", "x": 1}', "end: ok"]
+
+
+# ----------------------------------------------------------------------------- rehearsal: what is not rehearsed
+def _preset(name):
+    from wizard.core.answers import parse_answers_text
+
+    answers, findings = parse_answers_text((ROOT / "templates" / f"{name}.yaml").read_text())
+    assert answers is not None, findings
+    return answers
+
+
+def test_rehearsal_lists_every_change_and_keeps_the_bundled_scripts_arguments():
+    from wizard.run.rehearse import rehearsal_answers
+
+    a = _preset("fsdp1-shard-grad-op-compile").replace({"launch.script_args": ["--steps", "3000", "--seq-len=16"]})
+    used, notes, args = rehearsal_answers(a, extra_args=["--lr", "0.01", "--no-such", "1", "--help"])
+    rows = {n.setting: n for n in notes if n.label != "argument"}
+    assert rows["launch.num_processes"].short() == "processes 8 (ran 2)"
+    assert rows["launch.dynamo_backend"].short() == "compile inductor (ran off)"
+    assert rows["wrapping.layer_classes"].short() == "wrap classes LlamaDecoderLayer (ran GPTBlock)"
+    assert "precision.mixed_precision" not in rows and used["precision.mixed_precision"] == "bf16"
+    # argv tokens, each separate; the bundled script's own options kept, the rest dropped as rows
+    assert args == ["--clip", "1.0", "--steps", "3000", "--seq-len=16", "--lr", "0.01"]
+    dropped = [n.short() for n in notes if n.label == "argument"]
+    assert dropped == ["argument --no-such 1 (dropped)", "argument --help (dropped)"]
+    # the user's own script: replaced, and its arguments with it
+    own = a.replace({"launch.script": "my_train.py"})
+    used, notes, args = rehearsal_answers(own, extra_args=["--steps", "7"])
+    shorts = [n.short() for n in notes]
+    assert "script my_train.py (ran none)" in shorts
+    assert "script arguments --steps 3000 --seq-len=16 (ran none)" in shorts
+    assert args[-2:] == ["--steps", "7"] and "3000" not in args
+
+
+def test_mixed_precision_that_cannot_run_on_cpu_is_a_not_rehearsed_row():
+    from wizard.run.rehearse import rehearsal_answers
+
+    for preset, mp in (("zero2", "fp16"), ("zero2", "fp8"), ("fsdp2-full-shard-bf16", "fp8")):
+        used, notes, _ = rehearsal_answers(_preset(preset).replace({"precision.mixed_precision": mp}))
+        row = next(n for n in notes if n.setting == "precision.mixed_precision")
+        assert row.short() == f"precision {mp} (ran fp32)" and used["precision.mixed_precision"] == "no"
+    for preset, mp in (("zero2", "bf16"), ("fsdp2-full-shard-bf16", "bf16"), ("fsdp2-full-shard-bf16", "fp16")):
+        used, notes, _ = rehearsal_answers(_preset(preset).replace({"precision.mixed_precision": mp}))
+        assert used["precision.mixed_precision"] == mp  # measured to run on CPU: rehearsed for real
+        assert not [n for n in notes if n.setting == "precision.mixed_precision"]
+
+
+def test_checklist_rows_for_a_rehearsal_never_over_claim():
+    from wizard.run.checklist import NOT_REHEARSED, verdict
+
+    eff = parse_log(load("rec_zero2_rehearsal.log")).effective_setup  # ran fp32, 2 ranks
+    adjusted = {"distributed_type": "DEEPSPEED", "num_processes": 2, "mixed_precision": "no",
+                "deepspeed_config": {"zero_stage": 2}}
+    nr = [{"setting": "precision.mixed_precision", "name": "precision", "asked": "fp16", "ran": "fp32",
+           "why": "fp16 does not run on CPU here", "short": "precision fp16 (ran fp32)"},
+          {"setting": "launch.num_processes", "name": "processes", "asked": "8", "ran": "2", "why": "two on CPU",
+           "short": "processes 8 (ran 2)"}]
+    items = compare(eff, expected_from_config(adjusted), not_rehearsed=nr)
+    labels = {i.label: i.status for i in items}
+    assert labels["Mixed precision no (rehearsed; config: fp16)"] == OK
+    assert labels["World size 2 (rehearsed; config: 8)"] == OK
+    assert labels["Not rehearsed: precision fp16 (ran fp32)"] == NOT_REHEARSED
+    assert "Mixed precision no" not in labels  # never a bare claim about a setting that was changed
+    text = verdict(items)
+    assert text.startswith("took effect: ") and "settings; not rehearsed: precision fp16 (ran fp32), processes 8 (ran 2)" in text
+    # no effective setup: say why, and still list what was not rehearsed
+    items = compare(None, expected_from_config(adjusted), not_rehearsed=nr,
+                    unknown_why="the run was stopped before the script reported its setup")
+    assert items[0].label == "Effective setup unknown" and "stopped before" in items[0].detail
+    assert verdict(items).startswith("effective setup unknown (the run was stopped before the script reported")
+
+
+def test_end_text_after_a_stop():
+    from wizard.run.launcher import end_text
+
+    stop = {"requested": True, "reason": "stopped from the wizard (ctrl+c)", "signals_sent": ["SIGINT"],
+            "after_step": 5, "total_steps": 40}
+    assert end_text({"status": "stopped", "exit_code": 1, "stop": stop}) == \
+        "stopped by you (SIGINT) after step 5 of 40"
+    stop.update(after_step=None, reason="SIGINT received by fsdpds-wizard", signals_sent=["SIGINT", "SIGTERM"])
+    assert end_text({"status": "stopped", "exit_code": 1, "stop": stop}) == \
+        "stopped by you (SIGINT/SIGTERM) before the first step"
+    assert end_text({"status": "failed", "exit_code": 3}) == "failed (exit 3)"
+
+
+def test_plan_passes_script_arguments_as_separate_tokens(tmp_path):
+    from wizard.run.plan import PlanError, plan_launch
+
+    a = _preset("zero2").replace({"launch.script_args": ["--steps", "3000"]})
+    plan = plan_launch(a, tmp_path, rehearse=True, script_args=["--seq-len", "16"])
+    argv = plan.spec.argv
+    i = argv.index(plan.script)
+    assert argv[i + 1:][-4:] == ["--steps", "3000", "--seq-len", "16"]
+    assert plan.spec.summary_extra["not_rehearsed"] and plan.spec.not_rehearsed
+    with pytest.raises(PlanError, match="list of separate arguments"):
+        plan_launch(a, tmp_path, rehearse=False, script_args="--steps 3000")

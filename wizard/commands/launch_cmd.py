@@ -111,8 +111,12 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         print(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, bundled script "
               f"{Path(plan.script).name}" + (", FSDP through the CPU compatibility layer"
                                              if plan.spec.summary_extra.get("compat_layer_used") else ""), file=err)
+        if plan.adjustments:
+            print("not rehearsed (the rehearsal changes these to run on this CPU):", file=err)
         for adj in plan.adjustments:
-            print("  adjusted " + adj.render(), file=err)
+            print(f"  {adj.short()}: {adj.why}", file=err)
+        print("script arguments: " + (shlex.join(plan.spec.summary_extra.get("script_args") or []) or "(none)"),
+              file=err)
         from ..run.rehearse import deepspeed_ops_cached
 
         if plan.generated.answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
@@ -132,7 +136,9 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         for item in result.checklist:
             print("  " + item.render(), file=err)
     elif result.effective_setup is None:
-        print("effective setup: not reported by the script (see wizard.runtime.RunReporter)", file=err)
+        why = ("the run was stopped before the script reported its setup" if result.status == "stopped"
+               else "not reported by the script (see wizard.runtime.RunReporter)")
+        print(f"effective setup: {why}", file=err)
     for d in result.diagnosis:
         print("diagnosis: " + d.render(), file=err)
     if result.status == "failed" and not result.diagnosis:
@@ -142,14 +148,18 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         tail = list(_tail_lines(run_dir / LOG, 15))
         for line in tail:
             print("  | " + line, file=err)
+    from ..run.launcher import end_text
+
     m = result.summary.get("metrics") or {}
     loss = ""
     if m.get("first_loss") is not None and m.get("last_loss") is not None:
         loss = f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f} over {m.get('count')} steps"
     ok = result.summary.get("checklist_ok")
-    verdict = "" if ok is None else ("; settings took effect" if ok else "; SETTINGS DID NOT ALL TAKE EFFECT")
-    print(f"run {result.status} (exit {result.exit_code}) in {result.duration_s:.1f}s{loss}{verdict}; "
-          f"records in {run_dir}", file=err)
+    verdict = result.summary.get("verdict") or ""
+    ended = end_text(result.summary)
+    code = "" if result.status == "failed" else f" (exit {result.exit_code})"
+    print(f"run {ended}{code} in {result.duration_s:.1f}s{loss}" + (f"; {verdict}" if verdict else "")
+          + f"; records in {run_dir}", file=err)
     if result.exit_code == 0 and ok is False and getattr(args, "rehearse", False):
         # a rehearsal exists to prove the settings take effect: say no with the exit code too
         print("rehearsal failed: the run finished but the effective setup differs from the config (exit 2)",

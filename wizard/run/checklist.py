@@ -6,7 +6,12 @@ monitor) against it and returns :class:`CheckItem` lines such as "ZeRO-3 active:
 of the parameters" or "FSDP requested but accelerate runs with no distribution".
 
 Statuses: ``ok``, ``fail`` (the config did not take effect), ``warn`` (took effect with a caveat),
-``info`` and ``unknown`` (the run did not report it).
+``info``, ``unknown`` (the run did not report it) and ``not_rehearsed`` (a CPU rehearsal changed the
+setting: the row names what was asked, what ran and why). In a rehearsal the "took effect" rows compare
+the run with what the rehearsal asked for (its adjusted config); a row about a setting the rehearsal
+changed says so in its label ("World size 2 (rehearsed; config: 8)"), so no row claims more than ran.
+:func:`verdict` is the one-line result ("took effect: 9 settings; not rehearsed: precision fp16 (ran
+fp32), compile ..."), the same in the TUI, the headless summary and ``summary.json``.
 """
 from __future__ import annotations
 
@@ -14,6 +19,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
+NOT_REHEARSED = "not_rehearsed"
+NOT_REHEARSED_PREFIX = "Not rehearsed: "
+# answers setting id -> the checklist row (CheckItem.key) that compares it
+_ROW_OF_SETTING = {"precision.mixed_precision": "mixed_precision", "launch.num_processes": "world_size",
+                   "offload.optimizer": "offload", "offload.params": "offload",
+                   "wrapping.layer_classes": "wrap_classes", "sharding.strategy": "sharding"}
 _FRACTION_WORDS = {1: "all", 2: "half", 3: "a third", 4: "a quarter", 8: "an eighth"}
 _V2_STRATEGY = {True: "FULL_SHARD", False: "SHARD_GRAD_OP"}
 
@@ -23,12 +34,15 @@ class CheckItem:
     status: str
     label: str
     detail: str = ""
+    key: str = ""
+    """What the row is about (``mixed_precision``, ``world_size``, ...; a setting id for not-rehearsed rows)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def render(self) -> str:
-        mark = {OK: "[ok]  ", FAIL: "[FAIL]", WARN: "[warn]", INFO: "[info]", UNKNOWN: "[?]   "}[self.status]
+        mark = {OK: "[ok]  ", FAIL: "[FAIL]", WARN: "[warn]", INFO: "[info]", UNKNOWN: "[?]   ",
+                NOT_REHEARSED: "[--]  "}[self.status]
         return f"{mark} {self.label}" + (f": {self.detail}" if self.detail else "")
 
 
@@ -91,12 +105,45 @@ def _sharded_fraction_ok(fraction: float | None, world: int) -> bool:
     return fraction <= 1.0 / world + 0.05
 
 
-def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
-    items: list[CheckItem] = []
+def not_rehearsed_items(adjustments: list[dict] | None) -> list[CheckItem]:
+    """One row per rehearsal change (dicts of :meth:`wizard.run.rehearse.Adjustment.to_dict`)."""
+    rows = []
+    for adj in adjustments or []:
+        short = adj.get("short") or f"{adj.get('name') or adj.get('setting')} {adj.get('asked')} (ran {adj.get('ran')})"
+        rows.append(CheckItem(NOT_REHEARSED, NOT_REHEARSED_PREFIX + short, str(adj.get("why") or ""),
+                              key=str(adj.get("setting") or "")))
+    return rows
+
+
+def _mark_rehearsed(items: list[CheckItem], adjustments: list[dict]) -> None:
+    """A row about a setting the rehearsal changed says that it checked the rehearsal's value."""
+    asked: dict[str, list[str]] = {}
+    for adj in adjustments:
+        row = _ROW_OF_SETTING.get(str(adj.get("setting")))
+        if row:
+            asked.setdefault(row, []).append(str(adj.get("asked")))
+    for item in items:
+        if item.key in asked and item.status != NOT_REHEARSED:
+            item.label += f" (rehearsed; config: {', '.join(asked[item.key])})"
+
+
+def compare(effective: dict | None, expected: dict, *, not_rehearsed: list[dict] | None = None,
+            unknown_why: str | None = None) -> list[CheckItem]:
+    """The checklist rows; ``not_rehearsed``: the rehearsal's changes (each becomes a row); ``unknown_why``:
+    why there is no effective setup, when ``effective`` is empty (the run was stopped, or crashed, first)."""
     if not effective:
-        items.append(CheckItem(UNKNOWN, "Effective setup",
-                               "the script reported none (call wizard.runtime.RunReporter.setup after prepare())"))
-        return items
+        why = unknown_why or "the script reported none (call wizard.runtime.RunReporter.setup after prepare())"
+        return [CheckItem(UNKNOWN, "Effective setup unknown", why, key="effective_setup"),
+                *not_rehearsed_items(not_rehearsed)]
+    items = _compare(effective, expected)
+    if not_rehearsed:
+        _mark_rehearsed(items, not_rehearsed)
+        items += not_rehearsed_items(not_rehearsed)
+    return items
+
+
+def _compare(effective: dict, expected: dict) -> list[CheckItem]:
+    items: list[CheckItem] = []
     want = expected.get("distributed_type")
     got = str(effective.get("distributed_type") or "NO").upper()
     world = int(effective.get("world_size") or 1)
@@ -120,10 +167,11 @@ def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
     # --- world size
     if exp_world:
         if world == int(exp_world):
-            items.append(CheckItem(OK, f"World size {world}", "every process joined one process group"))
+            items.append(CheckItem(OK, f"World size {world}", "every process joined one process group",
+                                   key="world_size"))
         else:
             items.append(CheckItem(FAIL, f"World size {world}, config asks for {exp_world}",
-                                   f"processes launched: {launched}" if launched else ""))
+                                   f"processes launched: {launched}" if launched else "", key="world_size"))
     reported = effective.get("ranks_reported")
     if reported is not None and reported < world:
         items.append(CheckItem(WARN, f"{reported} of {world} ranks reported their setup"))
@@ -145,7 +193,7 @@ def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
         if s_want:
             same = s_want == s_got or (s_want.startswith("HYBRID") and s_got in ("FULL_SHARD", "SHARD_GRAD_OP"))
             items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
-                                   "" if s_want == s_got else f"config asks for {s_want}"))
+                                   "" if s_want == s_got else f"config asks for {s_want}", key="sharding"))
         if s_got in ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2"):
             if _sharded_fraction_ok(worst, world):
                 items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(world)} of the "
@@ -158,10 +206,11 @@ def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
         if wrap_want:
             found = [c for c in wrap_want if units.get(c)]
             if found:
-                items.append(CheckItem(OK, "Wrapped " + ", ".join(f"{units[c]} x {c}" for c in found)))
+                items.append(CheckItem(OK, "Wrapped " + ", ".join(f"{units[c]} x {c}" for c in found),
+                                       key="wrap_classes"))
             else:
                 items.append(CheckItem(FAIL, "No layer was wrapped with " + ", ".join(wrap_want),
-                                       "only the root module is an FSDP unit: one big all-gather"))
+                                       "only the root module is an FSDP unit: one big all-gather", key="wrap_classes"))
     # --- DeepSpeed
     if want == "DEEPSPEED" and got == "DEEPSPEED":
         z_want, z_got = expected.get("zero_stage"), effective.get("zero_stage")
@@ -199,16 +248,19 @@ def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
         text = ", ".join(f"{k} -> {off_got.get(k, 'none')}" for k in ("params", "optimizer"))
         items.append(CheckItem(OK if same else FAIL, f"Offload: {text}",
                                "" if same else "config asks for " + ", ".join(f"{k} -> {off_want.get(k)}"
-                                                                             for k in ("params", "optimizer"))))
+                                                                             for k in ("params", "optimizer")),
+                               key="offload"))
 
     # --- precision and dtypes
     mp_want = expected.get("mixed_precision")
     mp_got = effective.get("mixed_precision")
     if mp_want is not None and mp_got is not None:
         items.append(CheckItem(OK if str(mp_want) == str(mp_got) else FAIL, f"Mixed precision {mp_got}",
-                               "" if str(mp_want) == str(mp_got) else f"config asks for {mp_want}"))
+                               "" if str(mp_want) == str(mp_got) else f"config asks for {mp_want}",
+                               key="mixed_precision"))
     dtypes = [f"{name} {effective.get(key)}" for name, key in
-              (("parameters", "param_dtype"), ("gradients", "grad_dtype"), ("optimizer state", "optimizer_state_dtype"))
+              (("parameters", "param_dtype"), ("compute", "compute_dtype"), ("gradients", "grad_dtype"),
+               ("reduce", "reduce_dtype"), ("optimizer state", "optimizer_state_dtype"))
               if effective.get(key)]
     if dtypes:
         items.append(CheckItem(INFO, "dtypes: " + ", ".join(dtypes)))
@@ -220,3 +272,23 @@ def compare(effective: dict | None, expected: dict) -> list[CheckItem]:
 
 def checklist_ok(items: list[CheckItem]) -> bool:
     return not any(i.status == FAIL for i in items)
+
+
+def verdict(items: list[CheckItem]) -> str:
+    """One line: which settings took effect and which were not rehearsed (never a bare "took effect")."""
+    if not items:
+        return ""
+    fails = [i.label for i in items if i.status == FAIL]
+    oks = [i for i in items if i.status == OK]
+    skipped = [i.label.removeprefix(NOT_REHEARSED_PREFIX) for i in items if i.status == NOT_REHEARSED]
+    unknown = next((i for i in items if i.status == UNKNOWN and i.key == "effective_setup"), None)
+    parts = []
+    if unknown is not None:
+        parts.append(f"effective setup unknown ({unknown.detail})")
+    if fails:
+        parts.append("SETTINGS DID NOT ALL TAKE EFFECT: " + "; ".join(fails))
+    if unknown is None:
+        parts.append(f"took effect: {len(oks)} setting" + ("" if len(oks) == 1 else "s"))
+    if skipped:
+        parts.append("not rehearsed: " + ", ".join(skipped))
+    return "; ".join(parts)

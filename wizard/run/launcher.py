@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Callable
 
-from .checklist import CheckItem, checklist_ok, compare
+from .checklist import CheckItem, checklist_ok, compare, verdict
 from .diagnose import Diagnosis, diagnose
 from .monitor import Monitor, Progress
 from .records import RunDir
@@ -70,6 +70,8 @@ class LaunchSpec:
     grace_kill: float = 5.0
     summary_extra: dict = field(default_factory=dict)
     """Merged into ``summary.json`` (e.g. the rehearsal's adjustments)."""
+    not_rehearsed: list[dict] = field(default_factory=list)
+    """A rehearsal's changes (``Adjustment.to_dict()``): "not rehearsed" rows of every checklist."""
 
 
 # ----------------------------------------------------------------------------- events
@@ -326,7 +328,8 @@ class Run:
             self._emit(Metrics(tuple(res.metrics)))
         if res.setups:
             eff = self.monitor.effective_setup or {}
-            items = tuple(compare(eff, self.spec.expected)) if self.spec.expected else ()
+            items = tuple(compare(eff, self.spec.expected, not_rehearsed=self.spec.not_rehearsed)) \
+                if self.spec.expected else ()
             for rec in res.setups:
                 self._emit(SetupReported(int(rec.get("rank", 0) or 0), dict(rec), eff, items))
         if res.progress:
@@ -471,7 +474,15 @@ class Run:
             status = "failed"
         exit_code = 127 if error is not None else exit_code_of(returncode)
         eff = mon.effective_setup
-        items = compare(eff, self.spec.expected) if self.spec.expected is not None else []
+        after = mon.progress.step
+        if status == "stopped":
+            unknown_why = "the run was stopped before the script reported its setup"
+        elif status in ("failed", "error"):
+            unknown_why = "the run ended before the script reported its setup"
+        else:
+            unknown_why = None
+        items = compare(eff, self.spec.expected, not_rehearsed=self.spec.not_rehearsed,
+                        unknown_why=unknown_why) if self.spec.expected is not None else []
         lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
         diag = diagnose(lines, returncode, setup=eff, end_record=mon.end_record,
                         expected_world=(self.spec.expected or {}).get("world_size"), stopped=stopped)
@@ -492,11 +503,13 @@ class Run:
             "pid": self.proc.pid if self.proc else None,
             "argv": list(self.spec.argv),
             "cwd": self.spec.cwd or os.getcwd(),
-            "stop": {"requested": stopped, "reason": self._stop_reason, "signals_sent": self._signals_sent},
+            "stop": {"requested": stopped, "reason": self._stop_reason, "signals_sent": self._signals_sent,
+                     "after_step": after if stopped else None, "total_steps": mon.progress.total if stopped else None},
             "effective_setup": eff,
             "expected": self.spec.expected,
             "checklist": [i.to_dict() for i in items],
             "checklist_ok": checklist_ok(items) if items and eff is not None else None,
+            "verdict": verdict(items),
             "diagnosis": [d.to_dict() for d in diag],
             "metrics": mon.metric_summary(),
             "script_end": mon.end_record,
@@ -515,6 +528,28 @@ class Run:
         self._emit(Finished(self.result))
         for q in self._queues:
             q.close()
+
+
+def end_text(summary: dict) -> str:
+    """How a run ended, in words: ``completed``, ``failed (exit 3)``, ``stopped by you (SIGINT) after step 5
+    of 40`` (``before the first step`` when none was reported), ``could not start``."""
+    status = summary.get("status")
+    code = summary.get("exit_code")
+    if status == "stopped":
+        stop = summary.get("stop") or {}
+        sent = stop.get("signals_sent") or []
+        reason = str(stop.get("reason") or "")
+        who = "by you" if ("ctrl+c" in reason.lower() or "SIGINT received" in reason or "stopped by user" in reason
+                           or "closing" in reason) else (f"({reason})" if reason else "")
+        how = "/".join(sent) if sent else "no signal needed"
+        step, total = stop.get("after_step"), stop.get("total_steps")
+        when = (f"after step {step}" + (f" of {total}" if total else "")) if step else "before the first step"
+        return " ".join(w for w in ("stopped", who, f"({how})", when) if w)
+    if status == "completed":
+        return "completed"
+    if status == "error":
+        return "could not start"
+    return f"{status} (exit {code})"
 
 
 def run_sync(spec: LaunchSpec, on_event: Callable[[Any], None] | None = None, *,

@@ -27,6 +27,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime import describe_record
+
 MARKER_PREFIX = '{"fsdpds"'
 CUT = " …[cut]"
 _SCAN = json.JSONDecoder().scan_once  # the C scanner: (object, end) or StopIteration
@@ -187,19 +189,22 @@ class Monitor:
             if len(line) > max_line:
                 self.truncated_lines += 1
                 line = line[:max_line - len(CUT)] + CUT
-            if keep:
-                out.append(line)
             self.tail.append(line)
             if triggers and any(w in line for w in triggers):
                 item = (self.line_count, line)
                 self.error_lines.append(item)
                 if len(self.first_errors) < 50:
                     self.first_errors.append(item)
+            i = line.find(MARKER_PREFIX) if "{" in line else -1
+            if i >= 0:
+                found = self._record(line[i:], res)
+                if keep:  # shown as a readable line; log.txt and the tail keep the record as printed
+                    text = describe_record(found[1], found[0]) if found is not None else None
+                    out.append(line if text is None else line[:i] + text)
+                continue
+            if keep:
+                out.append(line)
             if "{" in line:
-                i = line.find(MARKER_PREFIX)
-                if i >= 0:
-                    self._record(line[i:], res)
-                    continue
                 if "'loss'" in line or "_loss'" in line:
                     self._hf(line, res)
                     continue
@@ -212,15 +217,16 @@ class Monitor:
             if "oss" in line or "OSS" in line:
                 self._text(line, res)
 
-    def _record(self, text: str, res: FeedResult) -> None:
+    def _record(self, text: str, res: FeedResult) -> tuple[Any, dict] | None:
+        """Parse one fsdpds record; return (kind, record) for display, None when it is not one."""
         try:
             rec, _ = _SCAN(text, 0)
         except (StopIteration, ValueError, RecursionError):
             self.bad_records += 1
-            return
+            return None
         if not isinstance(rec, dict):
             self.bad_records += 1
-            return
+            return None
         kind = rec.get("kind")
         if kind == "step":
             del rec["fsdpds"], rec["kind"]
@@ -229,7 +235,7 @@ class Monitor:
                     rec["step"] = int(rec["step"])
                 except (TypeError, ValueError):
                     self.bad_records += 1
-                    return
+                    return None
             rec["source"] = "fsdpds"
             self._metric(rec, res)
         elif kind == "setup":
@@ -238,6 +244,7 @@ class Monitor:
             self.end_record = {k: v for k, v in rec.items() if k not in ("fsdpds", "kind")}
             res.ends.append(self.end_record)
         # unknown kinds are ignored: newer scripts may report more
+        return kind, rec
 
     def _setup(self, rec: dict, res: FeedResult) -> None:
         rank = rec.get("rank", 0)

@@ -8,7 +8,9 @@ rehearsal's CPU version when rehearsing), and builds the argument list::
 ``<accelerate>`` is the ``accelerate`` next to this Python (so the run uses the same environment),
 else ``python -m accelerate.commands.accelerate_cli``. The script is ``launch.script`` from the
 answers, or the bundled ``templates/train_gpt.py``; its arguments are ``launch.script_args`` followed
-by the ones given after ``--``. Every launch gets ``PYTHONUNBUFFERED=1`` so output arrives live.
+by the ones given after ``--``, each a separate argv token (no shell, no splitting here). A rehearsal runs
+the bundled script and keeps the arguments it understands (see :func:`~wizard.run.rehearse.rehearsal_answers`);
+every change it makes is a "not rehearsed" row of the checklist and of ``summary.json``. Every launch gets ``PYTHONUNBUFFERED=1`` so output arrives live.
 """
 from __future__ import annotations
 
@@ -53,20 +55,26 @@ def accelerate_argv(python: str | None = None) -> list[str]:
     return [python, "-m", "accelerate.commands.accelerate_cli"]
 
 
+def _tokens(value, what: str) -> list[str]:
+    """Script arguments are a list of separate argv tokens (``['--steps', '3000']``), never one string."""
+    if isinstance(value, str):
+        raise PlanError(f"{what} must be a list of separate arguments, not one string: {value!r}")
+    return [str(t) for t in value]
+
+
 def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, script_args: list[str] | None = None,
                 cwd: str | None = None, base_env: dict[str, str] | None = None) -> LaunchPlan:
     """Prepare a run (creates its directory and files); raise :class:`PlanError` when it cannot start."""
-    extra_args = list(script_args or [])
+    extra_args = _tokens(script_args or [], "script arguments")
     adjustments: list[Adjustment] = []
+    where = Path(cwd) if cwd else Path.cwd()
     if rehearse:
-        used, adjustments, rehearsal_args = rehearsal_answers(answers)
+        used, adjustments, args = rehearsal_answers(answers, extra_args=extra_args, cwd=where)
         script = str(bundled_script())
-        args = rehearsal_args + extra_args
     else:
         used = answers
         script = answers["launch.script"] or str(bundled_script())
-        args = list(answers["launch.script_args"]) + extra_args
-    where = Path(cwd) if cwd else Path.cwd()
+        args = _tokens(answers["launch.script_args"], "launch.script_args") + extra_args
     script_path = Path(script) if Path(script).is_absolute() else where / script
     if not script_path.is_file():
         raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
@@ -94,10 +102,12 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         "script": script,
         "script_args": args,
         "adjustments": [a.to_dict() for a in adjustments],
+        "not_rehearsed": [a.to_dict() for a in adjustments],
         "compat_layer_used": bool(rehearse and target in (FSDP1, FSDP2)),
     }
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
-                      expected=expected, summary_extra=summary_extra)
+                      expected=expected, summary_extra=summary_extra,
+                      not_rehearsed=[a.to_dict() for a in adjustments])
     return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments)
 
 

@@ -2,16 +2,37 @@
 
 The point is to find out, before anyone spends GPU hours, whether accelerate and the backend accept
 the config and really apply it (the effective-setup record proves the sharding). The rehearsal keeps
-every answer that can run on CPU and changes only what cannot, each change listed as an
-:class:`Adjustment` (written to ``summary.json`` and printed):
+every answer that can run on CPU and changes only what cannot. Each change is an :class:`Adjustment`
+(what was asked, what ran, why): a "not rehearsed" row of the checklist, of the headless summary and of
+``summary.json`` (``not_rehearsed``), and part of the result line ("took effect: 8 settings; not
+rehearsed: processes 8 (ran 2), compile inductor (ran off)"). What changes:
 
 * two processes on one machine, on a free port (so parallel rehearsals do not collide);
-* fp32 instead of bf16/fp16/fp8 mixed precision, no torch.compile, NVMe offload becomes CPU offload,
-  hybrid sharding becomes its single-machine equivalent;
+* no torch.compile, NVMe offload becomes CPU offload, hybrid sharding becomes its single-machine
+  equivalent;
+* mixed precision only where it cannot run on CPU (table :data:`CPU_MIXED_PRECISION`, measured below);
 * the bundled model's layer class (``GPTBlock``) instead of the user's transformer-wrap classes, no MoE
   leaf classes, DeepSpeed ``zero3_init_flag`` off (it only affects Transformers' ``from_pretrained``);
 * DeepSpeed JSON sections that would clash with the bundled script (its own optimizer/scheduler, fp16/bf16
-  blocks in ``deepspeed.extra``) are left out.
+  blocks in ``deepspeed.extra``) are left out;
+* the user's own training script becomes the bundled ``train_gpt.py`` and its ``launch.script_args`` are
+  dropped. Arguments for the bundled script (``launch.script_args`` when the answers name no script, and
+  whatever follows ``--``) are kept where the bundled script's own parser (``build_parser`` in
+  templates/train_gpt.py) knows them: ``--steps 7`` gives 7 steps. Every option of the bundled script runs
+  on CPU; options it does not know, positional arguments and ``--help`` are dropped, each as a row.
+
+Mixed precision on CPU, measured here (torch 2.13.0+cpu, accelerate 1.15.0, deepspeed 0.19.8, 2 ranks on
+gloo, 20 steps of the bundled script):
+
+* DeepSpeed bf16 runs (``DS_ACCELERATOR=cpu``): parameters bfloat16, DeepSpeed's bf16 optimizer with fp32
+  master state; kept.
+* DeepSpeed fp16 does not: the engine's sanity check raises ``ValueError: Type fp16 is not supported on
+  your device.`` (deepspeed/runtime/engine.py ``_do_sanity_check``; the CPU accelerator reports no fp16).
+  Rehearsed in fp32, as a "not rehearsed" row.
+* FSDP1 and FSDP2 bf16 and fp16 run through :mod:`wizard.run.cpu_fsdp_compat`: fp32 parameters, compute
+  and reduce in bfloat16/float16 (accelerate's MixedPrecision / MixedPrecisionPolicy; gloo reduces in
+  those dtypes); kept.
+* fp8 needs a GPU with fp8 kernels: rehearsed in fp32, as a row.
 
 Environment: ``CUDA_VISIBLE_DEVICES=""`` (CPU even on a GPU machine), ``OMP_NUM_THREADS`` set to share
 the cores between the two ranks, ``DS_ACCELERATOR=cpu`` for DeepSpeed (which then runs over gloo as it
@@ -21,35 +42,171 @@ effective-setup record says so (``compat_layer``).
 """
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import os
 import socket
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..core.answers import Answers
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2
+from ..presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
 BUNDLED_LAYER_CLASS = "GPTBlock"
 COMPAT_SHIM = Path(__file__).with_name("cpu_fsdp_compat.py")
 _EXTRA_DROPPED = ("optimizer", "scheduler", "fp16", "bf16", "amp", "torch_autocast")
 
+CPU_MIXED_PRECISION: dict[str, tuple[str, ...]] = {DEEPSPEED: ("bf16",), FSDP1: ("bf16", "fp16"),
+                                                   FSDP2: ("bf16", "fp16")}
+"""Mixed precision a CPU rehearsal runs for real, per target (measured; see the module docstring)."""
+_PRECISION_WHY = {
+    (DEEPSPEED, "fp16"): "DeepSpeed's CPU accelerator has no fp16 (\"Type fp16 is not supported on your device.\")",
+    "fp8": "fp8 needs a GPU with fp8 kernels (Transformer Engine, torchao or MS-AMP)",
+}
+
+# Short names for the status line ("not rehearsed: precision bf16 (ran fp32), compile").
+_LABELS = {
+    "launch.num_processes": "processes", "launch.num_machines": "machines",
+    "launch.script": "script", "launch.script_args": "script arguments",
+    "precision.mixed_precision": "precision", "precision.ds_communication_data_type": "communication dtype",
+    "launch.dynamo_backend": "compile", "sharding.strategy": "hybrid sharding",
+    "offload.optimizer": "optimizer offload", "offload.params": "parameter offload",
+    "wrapping.layer_classes": "wrap classes", "wrapping.ignored_modules": "ignored modules",
+    "loading.ram_efficient": "loading (zero3_init)", "wrapping.ds_moe_layer_classes": "MoE leaf classes",
+    "deepspeed.extra": "DeepSpeed JSON sections",
+}
+
+
+def _value_text(setting: str, value: Any) -> str:
+    if setting == "precision.mixed_precision" and value == "no":
+        return "fp32"
+    if setting == "launch.dynamo_backend" and value == "no":
+        return "off"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(str(k) for k in value) or "none"
+    return str(value)
+
 
 @dataclass(frozen=True)
 class Adjustment:
+    """One thing the rehearsal did not rehearse as asked: the setting, what was asked, what ran, why."""
+
     setting: str
     original: Any
     rehearsal: Any
     why: str
+    label: str = ""
+    """Short name for status lines; default: from the setting id."""
+
+    @property
+    def name(self) -> str:
+        return self.label or _LABELS.get(self.setting, self.setting)
+
+    @property
+    def asked(self) -> str:
+        return _value_text(self.setting, self.original)
+
+    @property
+    def ran(self) -> str:
+        return _value_text(self.setting, self.rehearsal)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"setting": self.setting, "name": self.name, "original": self.original, "rehearsal": self.rehearsal,
+                "asked": self.asked, "ran": self.ran, "why": self.why, "short": self.short()}
+
+    def short(self) -> str:
+        """``precision fp16 (ran fp32)``; for a dropped script argument ``argument --foo 3 (dropped)``."""
+        if self.rehearsal == "dropped":
+            return f"{self.name} {self.asked} (dropped)"
+        return f"{self.name} {self.asked} (ran {self.ran})"
 
     def render(self) -> str:
-        return f"{self.setting}: {self.original!r} -> {self.rehearsal!r} ({self.why})"
+        return f"{self.setting}: {self.asked} -> {self.ran} ({self.why})"
+
+
+# ----------------------------------------------------------------------------- the bundled script's arguments
+@lru_cache(maxsize=4)
+def _bundled_parser(path: str) -> argparse.ArgumentParser:
+    """The bundled script's own parser (``build_parser`` in templates/train_gpt.py: stdlib only at import)."""
+    spec = importlib.util.spec_from_file_location("fsdpds_bundled_train_gpt", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build_parser()
+
+
+def bundled_parser() -> argparse.ArgumentParser:
+    return _bundled_parser(str(bundled_script()))
+
+
+def split_bundled_args(tokens: list[str]) -> tuple[list[str], list[tuple[list[str], str]]]:
+    """Separate argv tokens into those the bundled script understands (kept, in order) and the rest.
+
+    Every option of the bundled script runs on CPU, so what is dropped is what it does not know (with the
+    values that follow an unknown option), positional arguments, and ``--help`` (which would end the run).
+    Returns ``(kept, [(dropped tokens, why), ...])``.
+    """
+    parser = bundled_parser()
+    actions = parser._option_string_actions  # noqa: SLF001 - argparse has no public lookup
+    kept: list[str] = []
+    dropped: list[tuple[list[str], str]] = []
+    i = 0
+    while i < len(tokens):
+        tok = str(tokens[i])
+        if tok == "--":
+            if tokens[i + 1:]:
+                dropped.append((list(tokens[i:]), "the bundled script takes no positional arguments"))
+            break
+        if not tok.startswith("-") or tok == "-":
+            dropped.append(([tok], "the bundled script takes no positional arguments"))
+            i += 1
+            continue
+        name, eq, _ = tok.partition("=")
+        action = actions.get(name)
+        if action is None and name.startswith("--"):
+            matches = {a for opt, a in actions.items() if opt.startswith(name)}
+            action = matches.pop() if len(matches) == 1 else None
+        if action is None:
+            j = i + 1
+            while not eq and j < len(tokens) and not str(tokens[j]).startswith("-"):
+                j += 1
+            dropped.append(([str(t) for t in tokens[i:j]], "the bundled script has no such option"))
+            i = j
+            continue
+        if isinstance(action, argparse._HelpAction):  # noqa: SLF001
+            dropped.append(([tok], "--help would end the run before it starts"))
+            i += 1
+            continue
+        takes = 0 if action.nargs == 0 else 1
+        n = 1 if eq else 1 + takes
+        kept.extend(str(t) for t in tokens[i:i + n])
+        i += n
+    return kept, dropped
+
+
+def _is_bundled(script: str | None, cwd: Path | None = None) -> bool:
+    if script is None:
+        return True
+    path = Path(script).expanduser()
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path
+    try:
+        return path.resolve() == bundled_script().resolve()
+    except OSError:
+        return False
 
 
 def free_port() -> int:
@@ -58,8 +215,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rehearsal_answers(a: Answers, *, port: int | None = None) -> tuple[Answers, list[Adjustment], list[str]]:
-    """The CPU-runnable version of ``a``; the changes made; arguments for the bundled script."""
+def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[str] | None = None,
+                      cwd: Path | None = None) -> tuple[Answers, list[Adjustment], list[str]]:
+    """The CPU-runnable version of ``a``; the changes made (each one "not rehearsed"); the arguments for the
+    bundled script. ``extra_args`` are the argv tokens given after ``--``: they are for the script that runs,
+    the bundled one, and kept where it understands them (as are ``launch.script_args`` when the answers'
+    script is the bundled one; the arguments of the user's own script are dropped with it)."""
     changes: dict[str, Any] = {}
     notes: list[Adjustment] = []
 
@@ -80,11 +241,27 @@ def rehearsal_answers(a: Answers, *, port: int | None = None) -> tuple[Answers, 
     change("launch.ds_multinode_launcher", "standard", "one machine", quiet=True)
     for sid in ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter"):
         change(sid, None, "one machine", quiet=True)
-    change("launch.script", None, "a rehearsal runs the bundled train_gpt.py", quiet=a["launch.script"] is None)
-    change("launch.script_args", [], "the bundled script takes its own arguments", quiet=not a["launch.script_args"])
-    change("precision.mixed_precision", "no", "CPU rehearsals run in fp32; mixed precision is checked on GPUs")
-    if a["precision.ds_communication_data_type"] not in (None, "fp32"):
-        change("precision.ds_communication_data_type", None, "fp32 rehearsal")
+    own_script = not _is_bundled(a["launch.script"], cwd)
+    change("launch.script", None, "a rehearsal runs the bundled train_gpt.py", quiet=not own_script)
+    answer_args = [str(t) for t in a["launch.script_args"]]
+    if own_script:
+        change("launch.script_args", [], "arguments of your script; the bundled script runs instead",
+               quiet=not answer_args)
+        given = list(extra_args or [])
+    else:
+        changes["launch.script_args"] = []  # they go on the command line below, filtered
+        given = answer_args + list(extra_args or [])
+    kept_args, dropped_args = split_bundled_args(given)
+    for tokens, why in dropped_args:
+        notes.append(Adjustment("launch.script_args", tokens, "dropped", why, label="argument"))
+    target = a.target
+    mp = a["precision.mixed_precision"]
+    if mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
+        change("precision.mixed_precision", "no",
+               _PRECISION_WHY.get((target, mp)) or _PRECISION_WHY.get(mp, f"{mp} does not run on CPU with this backend")
+               + "; rehearsed in fp32")
+        if a["precision.ds_communication_data_type"] not in (None, "fp32"):
+            change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     change("launch.dynamo_backend", "no", "torch.compile is not rehearsed (minutes of CPU compilation)")
     strategy = a["sharding.strategy"]
     if strategy.startswith("hybrid_"):
@@ -96,7 +273,6 @@ def rehearsal_answers(a: Answers, *, port: int | None = None) -> tuple[Answers, 
     if changes.get("offload.optimizer", a["offload.optimizer"]) != "nvme" and \
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
-    target = a.target
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
             change("wrapping.layer_classes", [BUNDLED_LAYER_CLASS],
@@ -126,7 +302,7 @@ def rehearsal_answers(a: Answers, *, port: int | None = None) -> tuple[Answers, 
     micro = a["training.micro_batch_size"]
     if target == DEEPSPEED and isinstance(micro, int):
         script_args += ["--batch-size", str(micro)]
-    return rehearsed, notes, script_args
+    return rehearsed, notes, script_args + kept_args
 
 
 def rehearsal_env(target: str, base: dict[str, str] | None = None) -> dict[str, str]:

@@ -247,18 +247,34 @@ class RunScreen(Screen[None]):
     def _draw(self) -> None:
         wide = self.has_class("-wide")
         self.query_one("#run-status", Static).update(self._status())
-        self.query_one(SeriesPlot).show(self.losses)
         plot = self.query_one(SeriesPlot)
+        plot.show(self.losses, empty=self._empty_plot_text())
         if self.losses:
             first, last = self.losses[0], self.losses[-1]
             plot.border_title = f"Loss {first:.4g} → {last:.4g}"
-        waiting = ("The script reported no effective setup (see wizard.runtime.RunReporter)."
-                   if self.result is not None else "Waiting for the script to report its effective setup…")
+        if self.result is None:
+            waiting = "Waiting for the script to report its effective setup…"
+        elif self.result.status == "stopped":
+            waiting = "Effective setup unknown: the run was stopped before the script reported its setup."
+        elif self.result.status in ("failed", "error"):
+            waiting = "Effective setup unknown: the run ended before the script reported its setup."
+        else:
+            waiting = "The script reported no effective setup (see wizard.runtime.RunReporter)."
         self.query_one(ChecklistView).show(self.checklist, details=wide, waiting=waiting)
         diag = self.query_one(DiagnosisView)
         diag.show(self.result.diagnosis if self.result is not None else [])
         self.set_class(bool(diag.diagnoses), "-diagnosed")
         self.query_one("#run-checks").set_class(any(i.status == "fail" for i in self.checklist), "-fail")
+
+    def _empty_plot_text(self) -> str:
+        r = self.result
+        if r is None:
+            return "waiting for the first step…"
+        if r.status == "stopped":
+            return "stopped before the first step"
+        if r.status in ("failed", "error"):
+            return "the run ended before the first step"
+        return "the script reported no loss"
 
     def _eta(self) -> float | None:
         p = self.progress
@@ -278,14 +294,29 @@ class RunScreen(Screen[None]):
         line1.append(f"{icon} {word} ", style=style)
         line1.append(f"│ {self.heading}", style="bold")
         r = self.result
+        verdict_line: Text | None = None
         if r is not None:
-            if r.exit_code != 0:
+            from ...run.launcher import end_text
+
+            summary = r.summary or {}
+            if r.status == "stopped":
+                line1.append(" │ " + end_text(dict(summary, status="stopped")).removeprefix("stopped "),
+                             style="yellow")
+            elif r.exit_code != 0:
                 line1.append(f" │ exit {r.exit_code}")
-            ok = (r.summary or {}).get("checklist_ok")
-            if ok is True:
-                line1.append(" │ settings took effect", style="green")
-            elif ok is False or any(i.status == "fail" for i in self.checklist):
+            ok = summary.get("checklist_ok")
+            verdict = summary.get("verdict")
+            if verdict is None and self.checklist:
+                from ...run.checklist import verdict as verdict_of
+
+                verdict = verdict_of(self.checklist)
+            failed = ok is False or any(i.status == "fail" for i in self.checklist)
+            if failed:
                 line1.append(" │ settings NOT in effect", style="bold red")
+            if verdict:
+                style = "bold red" if failed else ("yellow" if "not rehearsed" in verdict or "unknown" in verdict
+                                                   else "green")
+                verdict_line = Text(verdict, style=style)
         elif self.state == "stopping":
             line1.append(f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
         elif self.state == "running" and self.spec is not None:
@@ -326,6 +357,8 @@ class RunScreen(Screen[None]):
             parts.append(Text(mem))
         line3 = Text(" │ ", style="dim").join(parts)
         lines = [line1, line2, line3]
+        if verdict_line is not None:
+            lines.append(verdict_line)
         if self.run_dir:
             lines.append(Text(f"records: {_short(self.run_dir)}", style="dim"))
         return Text("\n").join(lines)
@@ -449,7 +482,8 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         notes.append(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, the bundled script"
                      + (", FSDP through the CPU compatibility layer" if plan.spec.summary_extra.get("compat_layer_used")
                         else ""))
-        notes += [f"adjusted {a.render()}" for a in plan.adjustments]
+        notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]
+        notes.append("script arguments: " + (" ".join(plan.spec.summary_extra.get("script_args") or []) or "(none)"))
         from ...run.rehearse import deepspeed_ops_cached
 
         if answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):

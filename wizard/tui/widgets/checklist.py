@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 MARKS = {"ok": ("✔", "bold green"), "fail": ("✖", "bold red"), "warn": ("▲", "bold yellow"),
-         "info": ("ℹ", "cyan"), "unknown": ("?", "dim")}
+         "info": ("ℹ", "cyan"), "unknown": ("?", "dim"), "not_rehearsed": ("⊘", "bold yellow")}
 
 
 def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Group:
@@ -24,6 +24,8 @@ def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Gro
         line = Text(no_wrap=not details, overflow="ellipsis")
         line.append(f"{mark} ", style=style)
         line.append(item.label, style="bold" if item.status == "fail" else "")
+        if item.status == "unknown" and item.detail and not details:
+            line.append(f": {item.detail}", style="dim")  # why it is unknown is the whole point of the row
         if details and item.detail:
             line.append(f" — {item.detail}", style="dim")
         lines.append(line)

@@ -40,7 +40,10 @@ def bucket(values: Sequence[float], columns: int) -> list[float]:
     return out
 
 
-def plot_lines(values: Sequence[float], width: int, height: int) -> list[str]:
+WAITING = "waiting for the first step…"
+
+
+def plot_lines(values: Sequence[float], width: int, height: int, empty: str = WAITING) -> list[str]:
     """``height`` lines of ``width`` characters: the axis labels, then one column per (bucketed) value."""
     width, height = max(width, 1), max(height, 1)
     columns = max(width - GUTTER, 1)
@@ -50,7 +53,7 @@ def plot_lines(values: Sequence[float], width: int, height: int) -> list[str]:
         data = [v for v in data for _ in range(k)]
     if not data:
         blank = ["".ljust(width)] * height
-        blank[height // 2] = "waiting for the first step…"[:width].ljust(width)
+        blank[height // 2] = empty[:width].ljust(width)
         return blank
     lo, hi = min(data), max(data)
     span = hi - lo
@@ -81,11 +84,15 @@ class SeriesPlot(Widget):
         super().__init__(id=id, classes=classes)
         self.values: list[float] = []
         """The series as last shown (already bounded by the caller)."""
+        self.empty = WAITING
+        """What an empty plot says ("stopped before the first step" once a run has ended)."""
 
-    def show(self, values: Sequence[float]) -> None:
+    def show(self, values: Sequence[float], empty: str | None = None) -> None:
         self.values = list(values)
+        if empty is not None:
+            self.empty = empty
         self.refresh()
 
     def render(self) -> Text:
         width, height = self.content_size.width, self.content_size.height
-        return Text("\n".join(plot_lines(self.values, width, height)), no_wrap=True, overflow="crop")
+        return Text("\n".join(plot_lines(self.values, width, height, self.empty)), no_wrap=True, overflow="crop")
