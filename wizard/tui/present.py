@@ -5,6 +5,7 @@ No Textual here, so everything below is testable in milliseconds.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +77,19 @@ def uses_select(setting: Setting) -> bool:
 # ------------------------------------------------------------------ text fields
 
 
+COMMAND_LINE_SETTINGS = frozenset({"launch.script_args"})
+"""List settings edited as a command line (shell quoting), not as names separated by commas."""
+
+
+def is_command_line(setting: Setting) -> bool:
+    return setting.id in COMMAND_LINE_SETTINGS
+
+
 def value_to_text(setting: Setting, value: Any) -> str:
     if value is None:
         return ""
+    if is_command_line(setting):
+        return shlex.join(str(v) for v in value)
     if setting.kind == "list":
         return ", ".join(value)
     if setting.kind == "dict":
@@ -98,7 +109,12 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
             return {}, None
         return None, "required: " + _describe(setting)
     candidate: Any = raw
-    if setting.allow_auto and raw.lower() == AUTO:
+    if is_command_line(setting):
+        try:
+            candidate = shlex.split(raw)
+        except ValueError as exc:
+            return None, f"{exc} (quote an argument with spaces as 'like this')"
+    elif setting.allow_auto and raw.lower() == AUTO:
         candidate = AUTO
     elif setting.kind == "int":
         try:
@@ -122,6 +138,8 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
 
 
 def _describe(setting: Setting) -> str:
+    if is_command_line(setting):
+        return "arguments as on a command line, e.g. --steps 3000 --name 'my run'"
     kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
             "dict": "a JSON object"}.get(setting.kind, setting.kind)
     parts = [kind]

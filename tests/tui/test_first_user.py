@@ -1,0 +1,52 @@
+"""Pilot tests for the rough edges a first user hit in the TUI (issue 7): each failed before its fix."""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from wizard.core.answers import default_answers
+from wizard.core.catalog import SETTING_BY_ID
+from wizard.tui.app import create_app
+from wizard.tui.present import text_to_value, value_to_text
+from wizard.tui.session import Start
+from wizard.tui.widgets.fields import SettingField, field_id
+
+from .conftest import main_of, press
+
+SIZE = (80, 24)
+
+
+def field_of(main, setting_id: str) -> SettingField:
+    return main.query_one(f"#{field_id(setting_id)}", SettingField)
+
+
+# ---------------------------------------------------------------- script arguments as a command line
+
+
+def test_script_arguments_round_trip_with_shell_quoting():
+    s = SETTING_BY_ID["launch.script_args"]
+    assert text_to_value(s, "--steps 3000 --name 'my run'") == (["--steps", "3000", "--name", "my run"], None)
+    assert value_to_text(s, ["--steps", "3000", "--name", "my run"]) == "--steps 3000 --name 'my run'"
+    value, problem = text_to_value(s, "--name 'unclosed")
+    assert value is None and "quotation" in problem
+    assert text_to_value(s, "") == ([], None)
+
+
+@pytest.mark.asyncio
+async def test_script_arguments_field_gives_separate_tokens():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await main.jump_to("launch.script_args")
+        await pilot.pause()
+        field = field_of(main, "launch.script_args")
+        control = field.control
+        assert isinstance(control, Input) and "separated by commas" not in control.placeholder
+        control.value = "--steps 3000 --name 'my run'"
+        await pilot.pause()
+        assert main.answers["launch.script_args"] == ["--steps", "3000", "--name", "my run"]
+        control.value = "--steps 3000 --name 'oops"
+        await pilot.pause()
+        assert field.has_class("-invalid")  # shown in the field, no crash, answers keep the last good value
+        assert "quotation" in str(field.query_one(".invalid").render())
+        assert main.answers["launch.script_args"] == ["--steps", "3000", "--name", "my run"]
