@@ -50,3 +50,32 @@ async def test_script_arguments_field_gives_separate_tokens():
         assert field.has_class("-invalid")  # shown in the field, no crash, answers keep the last good value
         assert "quotation" in str(field.query_one(".invalid").render())
         assert main.answers["launch.script_args"] == ["--steps", "3000", "--name", "my run"]
+
+
+# ---------------------------------------------------------------- fast typing
+
+
+def burst(app, *keys: str) -> None:
+    """Queue key events all at once, the way a terminal read hands over a fast burst of typing."""
+    from textual import events
+
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+@pytest.mark.asyncio
+async def test_fast_typing_in_a_number_field_loses_no_keystroke():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await press(pilot, "down", "enter")  # Launch basics -> processes
+        assert isinstance(app.focused, Input)
+        # one burst, as a terminal delivers fast typing: every key is queued before the first is handled
+        # (pilot.press waits for idle after each key, which hides the race)
+        burst(app, "1", "6", "0", "backspace", "backspace", "backspace", "8")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused.value == "8"
+        assert main.answers["launch.num_processes"] == 8
