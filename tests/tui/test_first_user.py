@@ -79,3 +79,35 @@ async def test_fast_typing_in_a_number_field_loses_no_keystroke():
         await pilot.pause()
         assert app.focused.value == "8"
         assert main.answers["launch.num_processes"] == 8
+
+
+# ---------------------------------------------------------------- the palette finds settings
+
+
+def focused_setting(app) -> str | None:
+    node = app.focused
+    field = next((n for n in node.ancestors_with_self if isinstance(n, SettingField)), None) if node else None
+    return field.setting.id if field else None
+
+
+def test_palette_search_finds_settings_by_native_names():
+    from wizard.tui.commands import search_settings
+
+    assert search_settings("dynamo")[0][1].setting_id.startswith("launch.dynamo_")
+    assert search_settings("torch.compile")[0][1].setting_id == "launch.dynamo_backend"
+    assert search_settings("fsdp_offload_params")[0][1].setting_id in ("offload.optimizer", "offload.params")
+    assert search_settings("stage3_prefetch_bucket_size")[0][1].setting_id == "prefetch.ds_bucket_size"
+    assert {e.setting_id for _, e in search_settings("zero3_init_flag")} == {"loading.ram_efficient"}
+    assert not search_settings("no such thing at all")
+
+
+@pytest.mark.asyncio
+async def test_palette_jumps_to_a_setting():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "ctrl+p")
+        await press(pilot, *"dynamo")
+        await pilot.pause(0.5)
+        await press(pilot, "enter")
+        await pilot.pause(0.2)
+        assert focused_setting(app) == "launch.dynamo_backend"

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
+from .commands import SettingsProvider
 from .screens.main import MainScreen
 from .session import Start, StartError, from_scratch, start_from_args
 
@@ -18,6 +19,7 @@ class WizardApp(App[int]):
     """Settings screen by default; review, help and dialogs are pushed on top."""
 
     CSS_PATH = "wizard.tcss"
+    COMMANDS = App.COMMANDS | {SettingsProvider}
     TITLE = "fsdpds-wizard"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (nothing is written unless you wrote it)",
