@@ -8,10 +8,12 @@ from wizard.core.answers import default_answers
 from wizard.core.catalog import SETTING_BY_ID
 from wizard.tui.app import create_app
 from wizard.tui.present import text_to_value, value_to_text
-from wizard.tui.session import Start
+from wizard.tui.session import Start, StartError, from_accelerate_config
 from wizard.tui.widgets.fields import SettingField, field_id
+from wizard.tui.widgets.findings import FindingsList
+from wizard.tui.widgets.statusbar import StatusBar
 
-from .conftest import main_of, press
+from .conftest import ROOT, main_of, press
 
 SIZE = (80, 24)
 
@@ -111,3 +113,104 @@ async def test_palette_jumps_to_a_setting():
         await press(pilot, "enter")
         await pilot.pause(0.2)
         assert focused_setting(app) == "launch.dynamo_backend"
+
+
+# ---------------------------------------------------------------- imported configs: the same findings as `check`
+
+CORPUS = ROOT / "tests" / "data" / "check_corpus"
+
+
+def check_json(path, capsys) -> list[tuple]:
+    import json
+
+    from wizard import cli
+
+    cli.main(["check", str(path), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)["findings"]
+    return [(f["severity"], f["rule"], tuple(f["keys"]), f["message"]) for f in out]
+
+
+def as_rows(findings) -> list[tuple]:
+    return [(f.severity, f.rule, tuple(f.keys), f.message) for f in findings]
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CORPUS.iterdir() if (p / "accelerate_config.yaml").exists()))
+def test_imported_findings_are_those_of_check(case, capsys):
+    """Every corpus config: the start findings about the file are check's, rule for rule and severity for
+    severity; the importer's own notes are notes."""
+    path = CORPUS / case / "accelerate_config.yaml"
+    expected = check_json(path, capsys)
+    try:
+        start = from_accelerate_config(path)
+    except StartError:
+        return  # not importable (e.g. no distributed_type): the CLI prints check's errors and exits 2
+    about_file = [f for f in start.findings if f.rule != "import"]
+    assert as_rows(about_file) == expected
+    assert all(f.severity == "info" for f in start.findings if f.rule == "import")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("case", ["67_ds_file_missing", "23_fsdp2_sharding_strategy_shard_grad_op",
+                                  "64_ds_file_plus_inline_zero_stage"])
+async def test_header_counts_what_the_findings_list_shows(case):
+    start = from_accelerate_config(CORPUS / case / "accelerate_config.yaml")
+    app = create_app(start)
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        listed = main.query_one(FindingsList).findings
+        assert set(as_rows(listed)) == set(as_rows(main.findings + start.findings))
+        errors = sum(f.severity == "error" for f in listed)
+        assert errors >= 1  # each of these files has an error that check reports
+        header = str(main.query_one(StatusBar).render())
+        assert f"✖ {errors} " in header
+        # the worst section is listed first, so the file's error is the first line at 80x24
+        assert listed[0].severity == "error"
+
+
+# ---------------------------------------------------------------- Enter on an import finding jumps
+
+
+@pytest.mark.asyncio
+async def test_enter_on_a_finding_about_a_config_key_jumps_to_its_setting():
+    start = from_accelerate_config(CORPUS / "26_fsdp_min_num_params_1e8" / "accelerate_config.yaml")
+    app = create_app(start)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await press(pilot, "ctrl+f")
+        current = main_of(app).query_one(FindingsList).current
+        assert current.keys == ("fsdp_config.fsdp_min_num_params",) and current.severity == "error"
+        await press(pilot, "enter")
+        await pilot.pause(0.1)
+        assert focused_setting(app) == "wrapping.min_num_params"
+
+
+@pytest.mark.asyncio
+async def test_a_finding_with_several_keys_jumps_to_the_first_that_maps_and_says_so():
+    start = from_accelerate_config(CORPUS / "64_ds_file_plus_inline_zero_stage" / "accelerate_config.yaml")
+    app = create_app(start)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        main = main_of(app)
+        finding = next(f for f in start.findings if f.rule == "deepspeed-file-with-inline-keys")
+        assert finding.keys == ("deepspeed_config.gradient_accumulation_steps", "deepspeed_config.zero_stage")
+        await main.jump_to_finding(finding)
+        await pilot.pause(0.1)
+        assert focused_setting(app) == "training.gradient_accumulation_steps"
+        notes = [n.message for n in app._notifications]
+        assert any("for deepspeed_config.gradient_accumulation_steps" in n and "deepspeed_config.zero_stage" in n
+                   for n in notes)
+
+
+def test_every_key_the_wizard_writes_maps_back_to_its_setting():
+    from wizard.core.answers import default_answers as defaults
+    from wizard.core.keymap import setting_for_key
+    from wizard.core.render import render
+
+    for backend in ({"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp"}, {"backend": "deepspeed"}):
+        rendered = render(defaults().replace(backend))
+        for path, sid in rendered.provenance.items():
+            assert setting_for_key(path) is not None, path
+    assert setting_for_key("fsdp_config.min_num_params") == "wrapping.min_num_params"  # prefix-less spelling
+    assert setting_for_key("zero_optimization.offload_param.buffer_size") == "offload.params"
+    assert setting_for_key("tpu_env") is None

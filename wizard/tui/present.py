@@ -209,12 +209,35 @@ def show_value(value: Any) -> str:
 # ------------------------------------------------------------------ findings
 
 
-def finding_setting(finding: Finding) -> str | None:
-    """The first catalogue setting a finding blames (the place to jump to), if any."""
+def finding_target(finding: Finding) -> tuple[str, str] | None:
+    """(setting id, the key of the finding it came from) for the first key that maps to a setting.
+
+    A key is an answer id or a config key (``fsdp_config.fsdp_min_num_params``), mapped back to the
+    setting that writes it."""
+    from ..core.keymap import setting_for_key
+
     for key in finding.keys:
-        if key in SETTING_BY_ID:
-            return key
+        sid = setting_for_key(key)
+        if sid is not None:
+            return sid, key
     return None
+
+
+def finding_setting(finding: Finding) -> str | None:
+    """The setting a finding blames first (the place to jump to), if any."""
+    found = finding_target(finding)
+    return found[0] if found else None
+
+
+def jump_note(finding: Finding) -> str:
+    """What a jump to the finding's setting says when the finding names several keys ('' for one)."""
+    found = finding_target(finding)
+    if found is None or len(finding.keys) < 2:
+        return ""
+    sid, key = found
+    others = [k for k in finding.keys if k != key]
+    via = f" (for {key})" if key != sid else ""
+    return f"Went to {sid}{via}; the finding also names {', '.join(others)}."
 
 
 def worst_by_setting(findings: list[Finding]) -> dict[str, Finding]:
