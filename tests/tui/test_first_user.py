@@ -214,3 +214,40 @@ def test_every_key_the_wizard_writes_maps_back_to_its_setting():
     assert setting_for_key("fsdp_config.min_num_params") == "wrapping.min_num_params"  # prefix-less spelling
     assert setting_for_key("zero_optimization.offload_param.buffer_size") == "offload.params"
     assert setting_for_key("tpu_env") is None
+
+
+# ---------------------------------------------------------------- the output folder can be found and changed
+
+
+@pytest.mark.asyncio
+async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp):
+    from wizard.tui.screens.help import binding_rows
+    from wizard.tui.screens.out_folder import OutFolderScreen
+
+    assert any(what.startswith("Output folder…") and keys == "ctrl+o" for _, keys, what in binding_rows())
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        titles = [c.title for c in app.get_system_commands(main)]
+        assert "Output folder…" in titles
+        await press(pilot, "ctrl+o")
+        assert isinstance(app.screen, OutFolderScreen)
+        folder = app.screen.query_one("#out-folder", Input)
+        folder.value = str(in_tmp / "elsewhere")
+        await press(pilot, "enter")
+        assert main.out == str(in_tmp / "elsewhere") and main.out_fixed
+        assert "/elsewhere" in str(main.query_one(StatusBar).render())
+        # a file is not a folder: the dialog says so and stays open
+        (in_tmp / "afile").write_text("x")
+        await press(pilot, "ctrl+o")
+        app.screen.query_one("#out-folder", Input).value = str(in_tmp / "afile")
+        await press(pilot, "enter")
+        assert isinstance(app.screen, OutFolderScreen) and main.out == str(in_tmp / "elsewhere")
+        await press(pilot, "escape")
+        # the review's folder is a labelled, bordered input, and ctrl+o focuses it
+        await press(pilot, "ctrl+r")
+        review_input = app.screen.query_one("#out", Input)
+        assert not review_input.has_class("-textual-compact")
+        assert "Output folder" in str(app.screen.query_one("#out-label").render())
+        await press(pilot, "ctrl+o")
+        assert app.focused is review_input

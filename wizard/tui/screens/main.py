@@ -49,6 +49,8 @@ class MainScreen(Screen):
                 tooltip="Jump to the setting of the next error or warning"),
         Binding("ctrl+t", "cycle_target", "Target", id="target",
                 tooltip="Switch FSDP2 → DeepSpeed → FSDP1 → FSDP2, keeping the intent"),
+        Binding("ctrl+o", "out_folder", "Folder", id="out-folder",
+                tooltip="Output folder…: choose where the files are written"),
         Binding("f2", "zoom_explanation", "Zoom", id="zoom",
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
     ]
@@ -297,6 +299,16 @@ class MainScreen(Screen):
             return
         self._problem_index = (self._problem_index + 1) % len(jumpable)
         await self.jump_to_finding(jumpable[self._problem_index])
+
+    def action_out_folder(self) -> None:
+        from .out_folder import OutFolderScreen
+
+        def chosen(folder: str | None) -> None:
+            if folder:
+                self.set_out(folder)
+                self.notify(f"Files go to {folder}", timeout=3)
+
+        self.app.push_screen(OutFolderScreen(self.out), chosen)
 
     def action_cycle_target(self) -> None:
         self.set_target(TARGET_CYCLE[self.answers.target])

@@ -20,6 +20,7 @@ from ...core.files import WriteRefused, plan_conflicts, write_files
 from ...core.findings import ERROR
 from ...core.generate import Generated, generate, launch_command
 from ..present import ICONS, WORDS, finding_setting, target_label
+from ..widgets.fields import FieldInput
 
 _LEXERS = {".yaml": "yaml", ".json": "json"}
 WIDE_AT = 120
@@ -71,6 +72,8 @@ class ReviewScreen(Screen[dict | None]):
                 tooltip="Rehearse on CPU: two processes, the bundled script, the checklist proves the settings"),
         Binding("ctrl+l", "launch", "Launch", id="review-launch",
                 tooltip="Launch the written config (offers to write the files first)"),
+        Binding("ctrl+o", "out_folder", "Folder", id="review-out-folder",
+                tooltip="Output folder…: edit the folder the files are written to"),
         Binding("ctrl+y", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
         Binding("ctrl+n", "fix_error", "Go to error", id="fix", tooltip="Back to the setting of the first error"),
         Binding("f1", "app.help", "Help", id="review-help"),
@@ -89,8 +92,8 @@ class ReviewScreen(Screen[dict | None]):
         yield Static(id="review-title")
         yield Static(id="review-errors")
         with Horizontal(id="out-row"):
-            yield Label("Folder: ", id="out-label")
-            yield Input(self.out, id="out", compact=True, placeholder="folder for the files")
+            yield Label("Output folder (ctrl+o)", id="out-label")
+            yield FieldInput(self.out, id="out", placeholder="folder for the files")
         with Horizontal(id="review-body"):
             with TabbedContent(id="files"):
                 for name in self.generated.files:
@@ -195,6 +198,9 @@ class ReviewScreen(Screen[dict | None]):
             self.refresh_content()
 
     # -------------------------------------------------------------- actions
+
+    def action_out_folder(self) -> None:
+        self.query_one("#out", Input).focus()
 
     def action_back(self) -> None:
         self.dismiss({"out": self.out})
