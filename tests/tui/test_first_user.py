@@ -251,3 +251,26 @@ async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp)
         assert "Output folder" in str(app.screen.query_one("#out-label").render())
         await press(pilot, "ctrl+o")
         assert app.focused is review_input
+
+
+# ---------------------------------------------------------------- the diff against the imported files
+
+
+@pytest.mark.asyncio
+async def test_review_diffs_against_the_imported_files_too(in_tmp):
+    from wizard.tui.screens.review import ReviewScreen, imported_diff
+
+    case = CORPUS / "64_ds_file_plus_inline_zero_stage"
+    start = from_accelerate_config(case / "accelerate_config.yaml")
+    assert [p.name for p in start.files] == ["accelerate_config.yaml", "ds_z2_config.json"]
+    app = create_app(start, str(in_tmp / "out"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await press(pilot, "ctrl+r")
+        review = app.screen
+        assert isinstance(review, ReviewScreen) and review.imported == start.files
+        diff = imported_diff(review.imported, review.generated.files)
+        # the inline keys the plugin refuses are gone from the YAML; the JSON is compared with ds_config.json
+        assert "-  zero_stage: 2" in diff and "ds_z2_config.json (imported)" in diff and "ds_config.json (to write)" in diff
+        label = str(review.query_one("#files").get_tab("file-diff").label)
+        assert "import: changed" in label and "folder: 0 changed" in label

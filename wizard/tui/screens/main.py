@@ -316,7 +316,7 @@ class MainScreen(Screen):
     def action_review(self) -> None:
         from .review import ReviewScreen
 
-        self.app.push_screen(ReviewScreen(self.answers, self.out), self._review_closed)
+        self.app.push_screen(ReviewScreen(self.answers, self.out, self.start.files), self._review_closed)
 
     async def _review_closed(self, result: dict | None) -> None:
         if not result:

@@ -19,6 +19,7 @@ from ...core.answers import Answers
 from ...core.files import WriteRefused, plan_conflicts, write_files
 from ...core.findings import ERROR
 from ...core.generate import Generated, generate, launch_command
+from ...core.render import ACCELERATE_YAML, DS_JSON
 from ..present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 
@@ -41,6 +42,30 @@ def unified_diff(path: Path, text: str) -> str:
     old = path.read_text(encoding="utf-8", errors="replace")
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
                                         fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
+
+
+def _diff_renderable(diff: str) -> Syntax:
+    return Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default")
+
+
+def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
+    if not imported:
+        return ""
+    pairs = [(imported[0], ACCELERATE_YAML)]
+    if len(imported) > 1:
+        pairs.append((imported[1], DS_JSON))
+    out = []
+    for path, name in pairs:
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            continue
+        new = files.get(name, "")
+        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+    return "".join(out)
 
 
 def _findings_renderable(findings) -> Group:
@@ -79,10 +104,12 @@ class ReviewScreen(Screen[dict | None]):
         Binding("f1", "app.help", "Help", id="review-help"),
     ]
 
-    def __init__(self, answers: Answers, out: str) -> None:
+    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = ()) -> None:
         super().__init__(id="review")
         self.answers = answers
         self.out = out
+        self.imported = imported
+        """The files an import read (accelerate YAML, then its DeepSpeed JSON): the Diff tab compares with them too."""
         self.generated: Generated = generate(answers, Path(out))
         self.status = ""
 
@@ -156,15 +183,25 @@ class ReviewScreen(Screen[dict | None]):
                 Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False, background_color="default"))
             tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
         changed = [n for n, s in states.items() if s == "changed"]
-        diff_text = self.query_one("#diff-text", Static)
+        parts: list = []
+        against_import = imported_diff(self.imported, gen.files)
+        if self.imported:
+            parts.append(Text("Against the imported file" + "s" * (len(self.imported) > 1) + ":", style="bold"))
+            parts.append(_diff_renderable(against_import) if against_import else
+                         Text("The imported files and the files to write are identical."))
+            parts.append(Text(""))
+            parts.append(Text(f"Against the output folder {self.out}:", style="bold"))
         if changed:
-            diff = "".join(unified_diff(out / n, gen.files[n]) for n in changed)
-            diff_text.update(Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default"))
+            parts.append(_diff_renderable("".join(unified_diff(out / n, gen.files[n]) for n in changed)))
         else:
             present = [n for n, s in states.items() if s == "same"]
-            diff_text.update(Text("Nothing to compare: " + (
+            parts.append(Text("Nothing to compare: " + (
                 "the files on disk are identical." if present else f"no files in {self.out} yet.")))
-        tabbed.get_tab("file-diff").label = f"Diff ({len(changed)} changed)"
+        self.query_one("#diff-text", Static).update(Group(*parts))
+        label = f"Diff ({len(changed)} changed)"
+        if self.imported:
+            label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
+        tabbed.get_tab("file-diff").label = label
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
         command = self.command_line()
         launch = Text()
