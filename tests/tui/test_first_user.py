@@ -274,3 +274,43 @@ async def test_review_diffs_against_the_imported_files_too(in_tmp):
         assert "-  zero_stage: 2" in diff and "ds_z2_config.json (imported)" in diff and "ds_config.json (to write)" in diff
         label = str(review.query_one("#files").get_tab("file-diff").label)
         assert "import: changed" in label and "folder: 0 changed" in label
+
+
+# ---------------------------------------------------------------- 80x24: nothing important is cut off
+
+LONG_OUT = "/tmp/some/very/long/path/that/goes/on/and/on/out"
+
+
+def test_header_keeps_the_folder_readable_at_80_columns():
+    from wizard.tui.widgets.statusbar import status_text
+
+    text = status_text("FSDP2 no reshard (≈ZeRO-1)", LONG_OUT, [], "preset zero3-nvme-offload", width=78).plain
+    assert len(text) <= 78
+    assert "folder: …" in text and text.rstrip().endswith("/and/on/out")
+    wide = status_text("FSDP2 full shard", LONG_OUT, [], "preset zero3-nvme-offload", width=198).plain
+    assert LONG_OUT in wide and "from preset zero3-nvme-offload" in wide and wide.startswith("fsdpds-wizard")
+
+
+@pytest.mark.asyncio
+async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path):
+    from textual.widgets import Footer
+
+    from wizard.tui.screens.review import ReviewScreen
+
+    out = tmp_path / "a" / "rather" / "long" / "folder" / "name" / "for" / "the" / "configs"
+    out.mkdir(parents=True)
+    (out / "accelerate_config.yaml").write_text("old: content\n")
+    answers = default_answers().replace({"backend": "deepspeed", "deepspeed.config_file": "yes"})
+    app = create_app(Start(answers), str(out))
+    async with app.run_test(size=SIZE) as pilot:
+        await press(pilot, "ctrl+r")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        status = str(review.query_one("#write-status").render())
+        assert status.startswith("Ready") and "asks before replacing accelerate_config.yaml" in status
+        footer = review.query_one(Footer)
+        assert footer.region.height == 1 and footer.region.y == SIZE[1] - 1
+        review.query_one("#files").active = "file-accelerate_config-yaml"
+        await pilot.pause(0.2)
+        scroll = review.query_one("#file-accelerate_config-yaml-text").parent
+        assert scroll.max_scroll_x > 0  # deepspeed_config_file: <the long folder>/ds_config.json scrolls sideways

@@ -44,6 +44,12 @@ def unified_diff(path: Path, text: str) -> str:
                                         fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
 
 
+def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
+    """Make a file view as wide as its longest line, so long lines scroll sideways instead of being cut."""
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    static.styles.width = longest + gutter + 1
+
+
 def _diff_renderable(diff: str) -> Syntax:
     return Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default")
 
@@ -179,8 +185,10 @@ class ReviewScreen(Screen[dict | None]):
         tabbed = self.query_one(TabbedContent)
         for name, text in gen.files.items():
             lexer = _LEXERS.get(Path(name).suffix, "text")
-            self.query_one(f"#{_pane_id(name)}-text", Static).update(
-                Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False, background_color="default"))
+            static = self.query_one(f"#{_pane_id(name)}-text", Static)
+            static.update(Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False,
+                                 background_color="default"))
+            _fit_width(static, text, gutter=len(str(text.count(chr(10)) + 1)) + 3)
             tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
         changed = [n for n, s in states.items() if s == "changed"]
         parts: list = []
@@ -197,7 +205,9 @@ class ReviewScreen(Screen[dict | None]):
             present = [n for n, s in states.items() if s == "same"]
             parts.append(Text("Nothing to compare: " + (
                 "the files on disk are identical." if present else f"no files in {self.out} yet.")))
-        self.query_one("#diff-text", Static).update(Group(*parts))
+        diff_static = self.query_one("#diff-text", Static)
+        diff_static.update(Group(*parts))
+        _fit_width(diff_static, "\n".join(p.plain if isinstance(p, Text) else p.code for p in parts))
         label = f"Diff ({len(changed)} changed)"
         if self.imported:
             label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
@@ -220,7 +230,7 @@ class ReviewScreen(Screen[dict | None]):
         if self.errors:
             return Text(f"{ICONS[ERROR]} Not ready: fix the errors first (Escape goes back).", style="bold red")
         replaced = [n for n, s in states.items() if s == "changed"]
-        msg = f"Ready: ctrl+s writes {len(states)} files to {self.out}"
+        msg = f"Ready: ctrl+s writes {len(states)} files to the folder above"
         if replaced:
             msg += f"; asks before replacing {', '.join(replaced)} (old kept as .bak)"
         return Text(msg, style="bold green")
