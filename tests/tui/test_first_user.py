@@ -314,3 +314,60 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
         await pilot.pause(0.2)
         scroll = review.query_one("#file-accelerate_config-yaml-text").parent
         assert scroll.max_scroll_x > 0  # deepspeed_config_file: <the long folder>/ds_config.json scrolls sideways
+
+
+# ---------------------------------------------------------------- the switch report lists changes of meaning
+
+
+def _switch(preset: str, target: str):
+    from wizard.core.catalog import DEEPSPEED, FSDP1
+    from wizard.core.generate import generate
+    from wizard.tui.present import switch_report
+    from wizard.tui.session import from_preset
+
+    before = from_preset(preset).answers
+    changes = {"backend": "deepspeed"} if target == DEEPSPEED else {
+        "backend": "fsdp", "fsdp_version": 1 if target == FSDP1 else 2}
+    after = before.replace(changes)
+    g0, g1 = generate(before), generate(after)
+    return before, after, switch_report(before, after, g0.rendered, g1.rendered, g0.findings, g1.findings)
+
+
+def _preset_switches():
+    from wizard.core.catalog import TARGETS
+    from wizard.tui.session import from_preset, preset_names
+
+    return [(p, t) for p in preset_names() for t in TARGETS if t != from_preset(p).answers.target]
+
+
+@pytest.mark.parametrize("preset,target", _preset_switches())
+def test_switch_report_lists_every_change_of_meaning(preset, target):
+    from wizard.core.texts import meaning_changes
+    from wizard.tui.screens.switch_report import report_renderable
+
+    before, after, report = _switch(preset, target)
+    t0 = before.target
+    expected = set()
+    for s in (SETTING_BY_ID[i] for i in SETTING_BY_ID):
+        if s.applies_to(t0) and s.applies_to(target) and (before.is_set(s.id) or s.id in (
+                "sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
+                "checkpoint.format", "precision.mixed_precision")):
+            expected |= {(s.id, text) for text in meaning_changes(s.id, before[s.id], t0, target)}
+    assert {(m.setting_id, m.text) for m in report.changed_meaning} == expected
+    from rich.console import Console
+
+    console = Console(width=100, record=True)
+    console.print(report_renderable(report, 100))
+    shown = console.export_text()
+    assert ("Nothing was lost" in shown) == report.lossless
+    for m in report.changed_meaning:
+        assert m.setting_id in shown
+
+
+def test_deepspeed_offload_to_fsdp2_is_not_reported_as_lossless():
+    from wizard.core.catalog import FSDP2
+
+    _, _, report = _switch("zero3-cpu-offload", FSDP2)
+    assert not report.lossless
+    offload = " ".join(m.text for m in report.changed_meaning if m.setting_id == "offload.optimizer")
+    assert "DeepSpeedCPUAdam" in offload and "gradients" in offload

@@ -278,16 +278,30 @@ class CarryLine:
 
 
 @dataclass(frozen=True)
+class MeaningLine:
+    setting_id: str
+    value: str
+    text: str
+
+
+@dataclass(frozen=True)
 class SwitchReport:
     before: str
     after: str
     carried: tuple[CarryLine, ...]
     dropped: tuple[CarryLine, ...]
     new_findings: tuple[Finding, ...]
+    changed_meaning: tuple[MeaningLine, ...] = ()
+    """Answers that carried over but behave differently on the new target (a loss to report, too)."""
 
     @property
     def empty(self) -> bool:
-        return not (self.carried or self.dropped or self.new_findings)
+        return not (self.carried or self.dropped or self.new_findings or self.changed_meaning)
+
+    @property
+    def lossless(self) -> bool:
+        """Nothing dropped, nothing new to fix, nothing that means something else now."""
+        return not (self.dropped or self.new_findings or self.changed_meaning)
 
 
 def _written_text(rendered: Rendered, sid: str, target: str) -> str:
@@ -304,8 +318,10 @@ def _written_text(rendered: Rendered, sid: str, target: str) -> str:
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
     """What a change of backend or FSDP version did to each stated intent."""
+    from ..core.texts import meaning_changes
+
     t0, t1 = before.target, after.target
-    carried, dropped = [], []
+    carried, dropped, meaning = [], [], []
     for s in SETTINGS:
         if s.group == "backend":
             continue
@@ -322,9 +338,11 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             b, a = _written_text(r_before, s.id, t0), _written_text(r_after, s.id, t1)
             if b != a:
                 carried.append(CarryLine(s.id, s.label, value, b, a))
+            if s.applies_to(t0):
+                meaning.extend(MeaningLine(s.id, value, text) for text in meaning_changes(s.id, before[s.id], t0, t1))
     old = {(f.rule, f.keys) for f in f_before}
     new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
-    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new)
+    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning))
 
 
 def quick_generate(answers: Answers, out_dir):
