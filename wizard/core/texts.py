@@ -835,8 +835,9 @@ class PrecisionRow:
     load: str
     """dtype of the weights after from_pretrained(torch_dtype=...)."""
     flat_params_or_prepared: str
-    """dtype of the parameters the optimizer updates after prepare() (FSDP flat/sharded params,
-    DeepSpeed master partitions). Per GPU, so any upcast is divided by the number of ranks."""
+    """dtype of the parameters after prepare(): FSDP's flat/sharded params; DeepSpeed's module parameters
+    and, when they are 16-bit, the fp32 master partition the optimizer updates. Per GPU, so any upcast is
+    divided by the number of ranks."""
     training_compute: str
     """dtype of forward/backward matmuls."""
     optimizer_state: str
@@ -852,6 +853,11 @@ def _check(model_dtype: str, mixed_precision: str) -> None:
         raise ValueError(f"mixed_precision must be one of {MIXED_PRECISIONS}, got {mixed_precision!r}")
 
 
+def _ds_params(module_dtype: str) -> str:
+    """DeepSpeed's parameters: the module's own (cast to the 16-bit dtype) plus the fp32 master the optimizer updates."""
+    return "fp32" if module_dtype == "fp32" else f"{module_dtype} module + fp32 master"
+
+
 def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow]:
     """Where each dtype ends up on FSDP and on DeepSpeed ZeRO-1/2/3 for a load dtype and mixed precision.
 
@@ -864,10 +870,10 @@ def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow
     md, mp = model_dtype, mixed_precision
     if mp == "no":
         fsdp = PrecisionRow("FSDP", md, md, md, md, md)
-        ds = PrecisionRow("DeepSpeed", md, "fp32", md, "fp32", f"{md} weights + fp32 master shards")
+        ds = PrecisionRow("DeepSpeed", md, _ds_params(md), md, "fp32", f"{md} weights + fp32 master shards")
     else:
         fsdp = PrecisionRow("FSDP", md, "fp32", _COMPUTE[mp], "fp32", "fp32")
-        ds = PrecisionRow("DeepSpeed", md, "fp32", _COMPUTE[mp], "fp32",
+        ds = PrecisionRow("DeepSpeed", md, _ds_params(_SIXTEEN[mp]), _COMPUTE[mp], "fp32",
                           f"{_SIXTEEN[mp]} weights + fp32 master shards")
     return [fsdp, ds]
 

@@ -188,7 +188,7 @@ def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any
     """Every (file, key, value) the setting produced in this render."""
     out = []
     for path, sid in rendered.provenance.items():
-        if sid != setting_id or path in _BOILERPLATE:
+        if path in _BOILERPLATE or (sid != setting_id and setting_id not in rendered.shared.get(path, ())):
             continue
         found = rendered_value(rendered, path)
         if found is not None:
