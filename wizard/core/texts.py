@@ -976,8 +976,8 @@ _DS = ("deepspeed",)
 MEANING_CHANGES: tuple[MeaningChange, ...] = (
     MeaningChange(
         "offload.optimizer", ("cpu", "nvme"), _DS, _FSDP,
-        "DeepSpeed moved only the optimizer state and step to the CPU and ran them in DeepSpeedCPUAdam (accelerate "
-        "swaps a torch Adam for it); FSDP's single fsdp_offload_params also moves the parameters and gradients to "
+        "DeepSpeed moved only the optimizer state and step off the GPU and ran the step in DeepSpeedCPUAdam "
+        "(accelerate swaps a torch Adam for it); FSDP's single fsdp_offload_params also moves the parameters and gradients to "
         "the CPU and runs your own torch optimizer's step there, usually slower than DeepSpeedCPUAdam."),
     MeaningChange(
         "offload.optimizer", ("nvme",), _DS, _FSDP,

@@ -50,7 +50,7 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
             parts.append(Text(f"  {line.setting_id} = {line.value}: {line.reason}"))
     if report.new_findings:
         parts.append(Text(""))
-        parts.append(Text("Changed meaning (see Findings):", style="bold yellow"))
+        parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
         for f in report.new_findings:
             parts.append(Text(f"  {ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"))
     if report.lossless:
