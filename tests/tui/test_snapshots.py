@@ -167,3 +167,26 @@ def test_field_focused_wide_and_narrow(snap_compare, size):
         assert pilot.app.focused is field.control
 
     assert snap_compare(create_app(start(**ZERO3_OFFLOAD)), terminal_size=size, run_before=go)
+
+
+LONG = FIXED / "a" / "rather" / "long" / "folder" / "for" / "the" / "generated" / "configs"
+
+
+def test_header_long_folder_80x24(snap_compare):
+    """80x24, a long folder and an imported start file: the folder's tail stays readable in the header."""
+    app = create_app(start(**{"sharding.strategy": "optimizer"}), out=str(LONG))
+    app.start.source = "imported accelerate_config.yaml"
+    assert snap_compare(app, terminal_size=(80, 24), run_before=keys("_"))
+
+
+def test_review_replacing_long_folder_80x24(snap_compare):
+    """80x24, the Ready line names a file to replace: the key bar stays; the folder is a labelled input."""
+    shutil.rmtree(LONG, ignore_errors=True)
+    LONG.mkdir(parents=True)
+    (LONG / "accelerate_config.yaml").write_text("distributed_type: FSDP\n")
+    app = create_app(start(**ZERO3_OFFLOAD), out=str(LONG))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=keys("ctrl+r", "_"))
+
+
+def test_output_folder_dialog_80x24(snap_compare):
+    assert snap_compare(create_app(start()), terminal_size=(80, 24), run_before=keys("ctrl+o", "_"))

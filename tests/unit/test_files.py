@@ -1,4 +1,7 @@
 """Atomic writes: all or nothing, never replacing a different file without force."""
+import os
+import stat
+
 import pytest
 
 from wizard.core.files import WriteRefused, write_files
@@ -43,3 +46,30 @@ def test_a_folder_in_the_way_is_never_replaced(tmp_path):
     with pytest.raises(WriteRefused):
         write_files({tmp_path / "x.yaml": "x\n"}, force=True)
     assert (tmp_path / "x.yaml").is_dir()
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_new_files_get_the_mode_open_would_give(tmp_path, umask_022):
+    written = tmp_path / "out" / "x.yaml"
+    write_files({written: "x: 1\n"})
+    plain = tmp_path / "plain"
+    plain.write_text("x")  # what a normal open() gives under this umask
+    assert stat.S_IMODE(written.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode) == 0o644
+    os.umask(0o077)
+    private = tmp_path / "private.yaml"
+    write_files({private: "p\n"})
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+
+
+def test_a_replaced_file_keeps_its_mode(tmp_path, umask_022):
+    p = tmp_path / "x.yaml"
+    p.write_text("old\n")
+    p.chmod(0o640)
+    write_files({p: "new\n"}, force=True)
+    assert p.read_text() == "new\n" and stat.S_IMODE(p.stat().st_mode) == 0o640

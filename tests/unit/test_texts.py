@@ -118,8 +118,10 @@ def test_precision_table_covers_every_combination(md, mp):
         for f in fields(PrecisionRow):
             assert getattr(r, f.name), f"{md}/{mp} {r.backend}.{f.name} empty"
     fsdp, ds = rows
-    # DeepSpeed's ZeRO optimizers always keep fp32 master weights and state
-    assert ds.flat_params_or_prepared == "fp32" and ds.optimizer_state == "fp32"
+    # DeepSpeed's ZeRO optimizers always keep fp32 master weights and state; the module itself is cast
+    assert ds.optimizer_state == "fp32"
+    module = md if mp == "no" else {"fp16": "fp16", "bf16": "bf16", "fp8": "bf16"}[mp]
+    assert ds.flat_params_or_prepared == ("fp32" if module == "fp32" else f"{module} module + fp32 master")
     if mp == "no":
         assert (fsdp.flat_params_or_prepared, fsdp.training_compute, fsdp.optimizer_state, fsdp.checkpoint) == (md,) * 4
         assert ds.training_compute == md
@@ -128,6 +130,17 @@ def test_precision_table_covers_every_combination(md, mp):
         assert fsdp.training_compute == ds.training_compute
         assert mp[:2] in fsdp.training_compute  # fp16 / bf16 / fp8 named
     assert precision_notes(md, mp), "every combination has at least one note"
+
+
+@pytest.mark.parametrize("md,mp", list(itertools.product(texts.MODEL_DTYPES, texts.MIXED_PRECISIONS)))
+def test_precision_table_agrees_with_its_notes(md, mp):
+    """A note saying DeepSpeed converts the model to a dtype means the table's params column names it."""
+    import re
+
+    ds = _row("DeepSpeed", md, mp)
+    for note in precision_notes(md, mp):
+        for dtype in re.findall(r"DeepSpeed (?:converts the model itself to|casts the model to) (\w+)", note):
+            assert ds.flat_params_or_prepared.startswith(dtype), (note, ds)
 
 
 def _row(backend, md, mp):
@@ -141,7 +154,8 @@ def _core(r):
 def test_precision_table_matches_the_guide_rows():
     assert _core(_row("FSDP", "bf16", "no")) == ("bf16", "bf16", "bf16")
     assert _core(_row("FSDP", "bf16", "bf16")) == ("fp32", "bf16", "fp32")
-    assert _core(_row("DeepSpeed", "bf16", "bf16")) == ("fp32", "bf16", "fp32")
+    # the guide says fp32: that is the master partition; the module itself runs in bf16 (engine casts it)
+    assert _core(_row("DeepSpeed", "bf16", "bf16")) == ("bf16 module + fp32 master", "bf16", "fp32")
 
 
 def test_precision_notes_name_the_low_precision_optimizer_mode():

@@ -90,7 +90,8 @@ def _everywhere(key: str) -> dict[str, str]:
     return {t: key for t in TARGETS}
 
 
-_FSDP_ONLY_DS = "DeepSpeed has no such setting: it partitions whole parameters and needs no wrapping."
+_FSDP_ONLY_DS = ("DeepSpeed has no such setting: ZeRO-3 gathers each module's parameters through its own hooks, so "
+                 "there are no units to choose.")
 
 SETTINGS: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- backend

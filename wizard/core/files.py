@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,21 @@ def plan_conflicts(files: dict[Path, str]) -> list[Path]:
     return conflicts
 
 
+def _umask() -> int:
+    """The process umask (reading it means setting it, so it is put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits a written file gets: an existing file's own, else 0666 minus the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
 def write_files(files: dict[Path, str], *, force: bool = False) -> WriteResult:
     """Write every file or none: all temporaries first, then rename each into place.
 
@@ -58,11 +74,13 @@ def write_files(files: dict[Path, str], *, force: bool = False) -> WriteResult:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temps.append((Path(tmp), path))
+            # mkstemp creates 0600; give the file the mode open() would (or keep the mode of the file replaced)
+            os.fchmod(fd, _mode_for(path))
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
-            temps.append((Path(tmp), path))
     except BaseException:
         for tmp, _ in temps:
             tmp.unlink(missing_ok=True)

@@ -49,6 +49,9 @@ class Rendered:
     deepspeed: dict[str, Any] | None = None
     provenance: dict[str, str] = field(default_factory=dict)
     """Rendered key path (``fsdp_config.fsdp_offload_params``, ``zero_optimization.stage``) -> answer id."""
+    shared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Keys whose value several answers decide together: path -> every one of them (FSDP's single
+    ``fsdp_offload_params`` is written from both offload answers)."""
 
 
 def processes_per_node(a: Answers) -> int:
@@ -182,6 +185,7 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
             out.accelerate["parallelism_config"] = pc
     offload_id = "offload.params" if a["offload.params"] != "none" else "offload.optimizer"
     put(f, "fsdp_offload_params", fsdp_offload(a), offload_id, p)
+    out.shared[p + "fsdp_offload_params"] = ("offload.optimizer", "offload.params")
     policy = a["wrapping.policy"]
     put(f, "fsdp_auto_wrap_policy", _WRAP[policy], "wrapping.policy", p)
     if policy == "transformer" and a["wrapping.layer_classes"]:

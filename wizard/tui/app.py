@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
+from .commands import SettingsProvider
 from .screens.main import MainScreen
 from .session import Start, StartError, from_scratch, start_from_args
 
@@ -18,6 +19,7 @@ class WizardApp(App[int]):
     """Settings screen by default; review, help and dialogs are pushed on top."""
 
     CSS_PATH = "wizard.tcss"
+    COMMANDS = App.COMMANDS | {SettingsProvider}
     TITLE = "fsdpds-wizard"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (nothing is written unless you wrote it)",
@@ -89,6 +91,8 @@ class WizardApp(App[int]):
                                 screen.action_search)
         if not isinstance(screen, (MainScreen,)) and not hasattr(screen, "action_launch"):
             return
+        if hasattr(screen, "action_out_folder") and not isinstance(screen, MainScreen):
+            yield SystemCommand("Output folder…", "Choose where the files are written", screen.action_out_folder)
         if not isinstance(screen, MainScreen):
             yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the "
                                 "bundled script; the checklist shows whether the settings took effect",
@@ -108,6 +112,8 @@ class WizardApp(App[int]):
                 yield SystemCommand(f"Switch to {TARGET_LABELS[target]}",
                                     "Keep every answer; list what does not carry over",
                                     lambda t=target: main.set_target(t))
+        yield SystemCommand("Output folder…", f"Choose where the files are written (now {main.out})",
+                            main.action_out_folder)
         yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
                             main.action_next_problem)
         yield SystemCommand("Show help", "Every key binding", self.action_help)

@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.answers import Answers
-from ..core.catalog import FSDP1, FSDP2, GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
+from ..core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ..core.findings import Finding
 from ..core.render import Rendered
 from ..core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
@@ -27,8 +27,14 @@ def _para(label: str, body: str, style: str = "bold") -> Text:
     return t
 
 
+def longest_word(*texts: str) -> int:
+    """The longest run without a space: an identifier such as ``fsdp_activation_checkpointing_offload``."""
+    return max((len(w) for t in texts for w in t.split()), default=0)
+
+
 def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int) -> RenderableType:
-    if width >= WIDE:
+    # two columns only when every identifier fits a column whole: never break inside a key name
+    if width >= WIDE and longest_word(fsdp, ds) <= (width - 2) // 2 - 1:
         table = Table(box=None, expand=True, show_edge=False, pad_edge=False, padding=(0, 1))
         table.add_column(fsdp_title, header_style="bold cyan", ratio=1, overflow="fold")
         table.add_column(ds_title, header_style="bold magenta", ratio=1, overflow="fold")
@@ -37,9 +43,23 @@ def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int
     return Group(_para(fsdp_title + ":", fsdp, "bold cyan"), _para(ds_title + ":", ds, "bold magenta"))
 
 
+PRECISION_TABLE_AT = 72
+"""Below this pane width the dtype table is one line per backend (six columns would break its words)."""
+
+
 def precision_block(answers: Answers, width: int) -> RenderableType:
     md, mp = answers["precision.model_dtype"], answers["precision.mixed_precision"]
     title = Text(f"dtypes with weights loaded in {md}, mixed_precision {mp} (the guide's table)", style="bold")
+    notes = [Text(f"• {n}") for n in precision_notes(md, mp)]
+    if width < PRECISION_TABLE_AT:
+        lines = []
+        for row in precision_table(md, mp):
+            line = Text()
+            line.append(f"{row.backend}: ", style="bold")
+            line.append(f"load {row.load} · params {row.flat_params_or_prepared} · compute {row.training_compute} · "
+                        f"optim {row.optimizer_state} · checkpoint {row.checkpoint}")
+            lines.append(line)
+        return Group(title, *lines, *notes)
     table = Table(expand=width >= WIDE, show_edge=True, padding=(0, 1), header_style="bold")
     table.add_column("")
     table.add_column("load")
@@ -50,22 +70,34 @@ def precision_block(answers: Answers, width: int) -> RenderableType:
     for row in precision_table(md, mp):
         table.add_row(row.backend, row.load, row.flat_params_or_prepared, row.training_compute,
                       row.optimizer_state, row.checkpoint)
-    notes = [Text(f"• {n}") for n in precision_notes(md, mp)]
     return Group(title, table, *notes)
 
 
-def _where_table(setting_id: str, target: str) -> Table:
+def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableType:
     s = SETTING_BY_ID[setting_id]
-    table = Table.grid(padding=(0, 1))
-    table.add_column(style="bold")
-    table.add_column()
+    rows = []
     for t in TARGETS:
         mark = "▶" if t == target else " "
         if s.applies_to(t):
             where = s.where[t]
         else:
             where = f"{NOT_APPLICABLE_ICON} " + (s.not_applicable.get(t) or "no such setting")
-        table.add_row(f"{mark}{TARGET_LABELS[t]}", where)
+        rows.append((f"{mark}{TARGET_LABELS[t]}", where))
+    label_width = max(len(label) for label, _ in rows) + 1
+    if longest_word(*(w for _, w in rows)) > width - label_width:
+        # a key name would not fit beside the labels: each target on its own line, the place indented below
+        lines = []
+        for label, where in rows:
+            line = Text()
+            line.append(label, style="bold")
+            line.append("\n  " + where)
+            lines.append(line)
+        return Group(*lines)
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    for label, where in rows:
+        table.add_row(label, where)
     return table
 
 
@@ -94,9 +126,9 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
         parts.append(_para(f"Written now for {TARGET_LABELS[target]}:", "nothing (the library default applies, "
                            "or the value lives in your script)", "bold green"))
     parts.append(_heading("Where each target keeps it"))
-    parts.append(_where_table(setting_id, target))
+    parts.append(_where_table(setting_id, target, width))
     if t.versions:
-        parts.append(_para("Versions (FSDP1 vs FSDP2):" if target in (FSDP1, FSDP2) else "Versions:", t.versions))
+        parts.append(_para("Versions and pitfalls:", t.versions))
     if t.tips:
         parts.append(_para("Tip:", t.tips))
     return Group(*_spaced(parts, width))

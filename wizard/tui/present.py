@@ -5,6 +5,7 @@ No Textual here, so everything below is testable in milliseconds.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +77,19 @@ def uses_select(setting: Setting) -> bool:
 # ------------------------------------------------------------------ text fields
 
 
+COMMAND_LINE_SETTINGS = frozenset({"launch.script_args"})
+"""List settings edited as a command line (shell quoting), not as names separated by commas."""
+
+
+def is_command_line(setting: Setting) -> bool:
+    return setting.id in COMMAND_LINE_SETTINGS
+
+
 def value_to_text(setting: Setting, value: Any) -> str:
     if value is None:
         return ""
+    if is_command_line(setting):
+        return shlex.join(str(v) for v in value)
     if setting.kind == "list":
         return ", ".join(value)
     if setting.kind == "dict":
@@ -98,7 +109,12 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
             return {}, None
         return None, "required: " + _describe(setting)
     candidate: Any = raw
-    if setting.allow_auto and raw.lower() == AUTO:
+    if is_command_line(setting):
+        try:
+            candidate = shlex.split(raw)
+        except ValueError as exc:
+            return None, f"{exc} (quote an argument with spaces as 'like this')"
+    elif setting.allow_auto and raw.lower() == AUTO:
         candidate = AUTO
     elif setting.kind == "int":
         try:
@@ -122,6 +138,8 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
 
 
 def _describe(setting: Setting) -> str:
+    if is_command_line(setting):
+        return "arguments as on a command line, e.g. --steps 3000 --name 'my run'"
     kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
             "dict": "a JSON object"}.get(setting.kind, setting.kind)
     parts = [kind]
@@ -170,7 +188,7 @@ def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any
     """Every (file, key, value) the setting produced in this render."""
     out = []
     for path, sid in rendered.provenance.items():
-        if sid != setting_id or path in _BOILERPLATE:
+        if path in _BOILERPLATE or (sid != setting_id and setting_id not in rendered.shared.get(path, ())):
             continue
         found = rendered_value(rendered, path)
         if found is not None:
@@ -191,12 +209,35 @@ def show_value(value: Any) -> str:
 # ------------------------------------------------------------------ findings
 
 
-def finding_setting(finding: Finding) -> str | None:
-    """The first catalogue setting a finding blames (the place to jump to), if any."""
+def finding_target(finding: Finding) -> tuple[str, str] | None:
+    """(setting id, the key of the finding it came from) for the first key that maps to a setting.
+
+    A key is an answer id or a config key (``fsdp_config.fsdp_min_num_params``), mapped back to the
+    setting that writes it."""
+    from ..core.keymap import setting_for_key
+
     for key in finding.keys:
-        if key in SETTING_BY_ID:
-            return key
+        sid = setting_for_key(key)
+        if sid is not None:
+            return sid, key
     return None
+
+
+def finding_setting(finding: Finding) -> str | None:
+    """The setting a finding blames first (the place to jump to), if any."""
+    found = finding_target(finding)
+    return found[0] if found else None
+
+
+def jump_note(finding: Finding) -> str:
+    """What a jump to the finding's setting says when the finding names several keys ('' for one)."""
+    found = finding_target(finding)
+    if found is None or len(finding.keys) < 2:
+        return ""
+    sid, key = found
+    others = [k for k in finding.keys if k != key]
+    via = f" (for {key})" if key != sid else ""
+    return f"Went to {sid}{via}; the finding also names {', '.join(others)}."
 
 
 def worst_by_setting(findings: list[Finding]) -> dict[str, Finding]:
@@ -237,16 +278,30 @@ class CarryLine:
 
 
 @dataclass(frozen=True)
+class MeaningLine:
+    setting_id: str
+    value: str
+    text: str
+
+
+@dataclass(frozen=True)
 class SwitchReport:
     before: str
     after: str
     carried: tuple[CarryLine, ...]
     dropped: tuple[CarryLine, ...]
     new_findings: tuple[Finding, ...]
+    changed_meaning: tuple[MeaningLine, ...] = ()
+    """Answers that carried over but behave differently on the new target (a loss to report, too)."""
 
     @property
     def empty(self) -> bool:
-        return not (self.carried or self.dropped or self.new_findings)
+        return not (self.carried or self.dropped or self.new_findings or self.changed_meaning)
+
+    @property
+    def lossless(self) -> bool:
+        """Nothing dropped, nothing new to fix, nothing that means something else now."""
+        return not (self.dropped or self.new_findings or self.changed_meaning)
 
 
 def _written_text(rendered: Rendered, sid: str, target: str) -> str:
@@ -263,8 +318,10 @@ def _written_text(rendered: Rendered, sid: str, target: str) -> str:
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
     """What a change of backend or FSDP version did to each stated intent."""
+    from ..core.texts import meaning_changes
+
     t0, t1 = before.target, after.target
-    carried, dropped = [], []
+    carried, dropped, meaning = [], [], []
     for s in SETTINGS:
         if s.group == "backend":
             continue
@@ -281,9 +338,11 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             b, a = _written_text(r_before, s.id, t0), _written_text(r_after, s.id, t1)
             if b != a:
                 carried.append(CarryLine(s.id, s.label, value, b, a))
+            if s.applies_to(t0):
+                meaning.extend(MeaningLine(s.id, value, text) for text in meaning_changes(s.id, before[s.id], t0, t1))
     old = {(f.rule, f.keys) for f in f_before}
     new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
-    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new)
+    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning))
 
 
 def quick_generate(answers: Answers, out_dir):

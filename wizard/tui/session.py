@@ -27,7 +27,10 @@ class Start:
     source: str = ""
     """A short label: ``preset zero3-cpu-offload``, ``answers.yaml``, ``imported accelerate.yaml``."""
     findings: list[Finding] = field(default_factory=list)
-    """Findings about the file as loaded (import lint, answers warnings)."""
+    """Findings about the file as loaded: for an imported config, what ``check`` says about it, then the
+    importer's notes (rule ``import``); for an answers file, its warnings."""
+    files: tuple[Path, ...] = ()
+    """An imported config's files (YAML, then the DeepSpeed JSON): the review can diff against them."""
 
 
 def from_scratch() -> Start:
@@ -67,13 +70,14 @@ def from_preset(name: str) -> Start:
 
 
 def from_accelerate_config(path: str | Path) -> Start:
-    from ..core.importer import import_config
+    from ..core.imported import import_and_check
 
-    answers, findings = import_config(path)
-    if answers is None:
-        errors = [f for f in findings if f.severity == ERROR] or findings
+    imported = import_and_check(path)
+    if imported.answers is None:
+        errors = [f for f in imported.findings if f.severity == ERROR] or imported.findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)
-    return Start(answers, f"imported {Path(path).name}", findings)
+    return Start(imported.answers, f"imported {Path(path).name}", imported.findings + imported.notes,
+                 imported.files)
 
 
 def start_from_args(args) -> Start:

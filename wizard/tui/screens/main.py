@@ -20,14 +20,14 @@ from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
 from ...core.findings import ERROR, Finding
 from ...core.generate import Generated, generate
 from ..explain import explain_finding, explain_group, explain_setting
-from ..present import finding_setting, quick_generate, switch_report, target_label, worst_by_setting
+from ..present import finding_setting, jump_note, quick_generate, switch_report, target_label, worst_by_setting
 from ..session import Start, default_out
 from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
 from ..widgets.group_form import GroupForm, form_id
 from ..widgets.sidebar import REVIEW, GroupList
-from ..widgets.statusbar import StatusBar, status_text
+from ..widgets.statusbar import StatusBar
 
 WIDE_AT = 120
 """From this terminal width on, the explanation gets its own column."""
@@ -49,6 +49,8 @@ class MainScreen(Screen):
                 tooltip="Jump to the setting of the next error or warning"),
         Binding("ctrl+t", "cycle_target", "Target", id="target",
                 tooltip="Switch FSDP2 → DeepSpeed → FSDP1 → FSDP2, keeping the intent"),
+        Binding("ctrl+o", "out_folder", "Folder", id="out-folder",
+                tooltip="Output folder…: choose where the files are written"),
         Binding("f2", "zoom_explanation", "Zoom", id="zoom",
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
     ]
@@ -74,7 +76,7 @@ class MainScreen(Screen):
         """Everything on the first screen is built here, in one pass, from the quick check."""
         a, gen = self.answers, self.generated
         first = GROUPS[0].id
-        yield StatusBar(status_text(target_label(a), self.out, gen.findings, self.start.source), id="status")
+        yield StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status")
         with Grid(id="body"):
             yield GroupList(gen.findings, a.target)
             with ContentSwitcher(id="forms", initial=form_id(first)):
@@ -149,9 +151,14 @@ class MainScreen(Screen):
     def findings(self) -> list[Finding]:
         return self.generated.findings
 
+    @property
+    def listed_findings(self) -> list[Finding]:
+        """Everything the findings list shows (the answers' findings and the start file's): the header counts these."""
+        return self.generated.findings + self.start.findings
+
     def refresh_all(self) -> None:
         a, gen = self.answers, self.generated
-        self.query_one(StatusBar).show(target_label(a), self.out, gen.findings, self.start.source)
+        self.query_one(StatusBar).show(target_label(a), self.out, self.listed_findings, self.start.source)
         self.query_one(GroupList).show_badges(gen.findings, a.target)
         self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
         problems = worst_by_setting(gen.findings)
@@ -230,9 +237,13 @@ class MainScreen(Screen):
     async def jump_to_finding(self, finding: Finding) -> None:
         setting_id = finding_setting(finding)
         if setting_id is None:
-            self.notify(f"'{finding.rule}' is about {', '.join(finding.keys)}, not one setting", timeout=4)
+            self.notify(f"'{finding.rule}' is about {', '.join(finding.keys)}: no setting of the wizard writes "
+                        "that key", timeout=4)
             return
         await self.jump_to(setting_id)
+        note = jump_note(finding)
+        if note:
+            self.notify(note, timeout=5)
 
     async def jump_to(self, setting_id: str) -> None:
         group = SETTING_BY_ID[setting_id].group
@@ -278,8 +289,8 @@ class MainScreen(Screen):
     def action_focus_findings(self) -> None:
         findings = self.query_one(FindingsList)
         findings.focus()
-        if findings.highlighted is None and findings.option_count:
-            findings.highlighted = 0
+        if findings.highlighted is None:
+            findings.highlight_first()
 
     async def action_next_problem(self) -> None:
         jumpable = [f for f in self.findings if f.severity != "info" and finding_setting(f)]
@@ -289,13 +300,23 @@ class MainScreen(Screen):
         self._problem_index = (self._problem_index + 1) % len(jumpable)
         await self.jump_to_finding(jumpable[self._problem_index])
 
+    def action_out_folder(self) -> None:
+        from .out_folder import OutFolderScreen
+
+        def chosen(folder: str | None) -> None:
+            if folder:
+                self.set_out(folder)
+                self.notify(f"Files go to {folder}", timeout=3)
+
+        self.app.push_screen(OutFolderScreen(self.out), chosen)
+
     def action_cycle_target(self) -> None:
         self.set_target(TARGET_CYCLE[self.answers.target])
 
     def action_review(self) -> None:
         from .review import ReviewScreen
 
-        self.app.push_screen(ReviewScreen(self.answers, self.out), self._review_closed)
+        self.app.push_screen(ReviewScreen(self.answers, self.out, self.start.files), self._review_closed)
 
     async def _review_closed(self, result: dict | None) -> None:
         if not result:

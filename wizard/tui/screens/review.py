@@ -19,7 +19,9 @@ from ...core.answers import Answers
 from ...core.files import WriteRefused, plan_conflicts, write_files
 from ...core.findings import ERROR
 from ...core.generate import Generated, generate, launch_command
+from ...core.render import ACCELERATE_YAML, DS_JSON
 from ..present import ICONS, WORDS, finding_setting, target_label
+from ..widgets.fields import FieldInput
 
 _LEXERS = {".yaml": "yaml", ".json": "json"}
 WIDE_AT = 120
@@ -40,6 +42,36 @@ def unified_diff(path: Path, text: str) -> str:
     old = path.read_text(encoding="utf-8", errors="replace")
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
                                         fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
+
+
+def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
+    """Make a file view as wide as its longest line, so long lines scroll sideways instead of being cut."""
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    static.styles.width = longest + gutter + 1
+
+
+def _diff_renderable(diff: str) -> Syntax:
+    return Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default")
+
+
+def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
+    if not imported:
+        return ""
+    pairs = [(imported[0], ACCELERATE_YAML)]
+    if len(imported) > 1:
+        pairs.append((imported[1], DS_JSON))
+    out = []
+    for path, name in pairs:
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            continue
+        new = files.get(name, "")
+        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+    return "".join(out)
 
 
 def _findings_renderable(findings) -> Group:
@@ -71,15 +103,19 @@ class ReviewScreen(Screen[dict | None]):
                 tooltip="Rehearse on CPU: two processes, the bundled script, the checklist proves the settings"),
         Binding("ctrl+l", "launch", "Launch", id="review-launch",
                 tooltip="Launch the written config (offers to write the files first)"),
+        Binding("ctrl+o", "out_folder", "Folder", id="review-out-folder",
+                tooltip="Output folder…: edit the folder the files are written to"),
         Binding("ctrl+y", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
         Binding("ctrl+n", "fix_error", "Go to error", id="fix", tooltip="Back to the setting of the first error"),
         Binding("f1", "app.help", "Help", id="review-help"),
     ]
 
-    def __init__(self, answers: Answers, out: str) -> None:
+    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = ()) -> None:
         super().__init__(id="review")
         self.answers = answers
         self.out = out
+        self.imported = imported
+        """The files an import read (accelerate YAML, then its DeepSpeed JSON): the Diff tab compares with them too."""
         self.generated: Generated = generate(answers, Path(out))
         self.status = ""
 
@@ -89,8 +125,8 @@ class ReviewScreen(Screen[dict | None]):
         yield Static(id="review-title")
         yield Static(id="review-errors")
         with Horizontal(id="out-row"):
-            yield Label("Folder: ", id="out-label")
-            yield Input(self.out, id="out", compact=True, placeholder="folder for the files")
+            yield Label("Output folder (ctrl+o)", id="out-label")
+            yield FieldInput(self.out, id="out", placeholder="folder for the files")
         with Horizontal(id="review-body"):
             with TabbedContent(id="files"):
                 for name in self.generated.files:
@@ -149,19 +185,33 @@ class ReviewScreen(Screen[dict | None]):
         tabbed = self.query_one(TabbedContent)
         for name, text in gen.files.items():
             lexer = _LEXERS.get(Path(name).suffix, "text")
-            self.query_one(f"#{_pane_id(name)}-text", Static).update(
-                Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False, background_color="default"))
+            static = self.query_one(f"#{_pane_id(name)}-text", Static)
+            static.update(Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False,
+                                 background_color="default"))
+            _fit_width(static, text, gutter=len(str(text.count(chr(10)) + 1)) + 3)
             tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
         changed = [n for n, s in states.items() if s == "changed"]
-        diff_text = self.query_one("#diff-text", Static)
+        parts: list = []
+        against_import = imported_diff(self.imported, gen.files)
+        if self.imported:
+            parts.append(Text("Against the imported file" + "s" * (len(self.imported) > 1) + ":", style="bold"))
+            parts.append(_diff_renderable(against_import) if against_import else
+                         Text("The imported files and the files to write are identical."))
+            parts.append(Text(""))
+            parts.append(Text(f"Against the output folder {self.out}:", style="bold"))
         if changed:
-            diff = "".join(unified_diff(out / n, gen.files[n]) for n in changed)
-            diff_text.update(Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default"))
+            parts.append(_diff_renderable("".join(unified_diff(out / n, gen.files[n]) for n in changed)))
         else:
             present = [n for n, s in states.items() if s == "same"]
-            diff_text.update(Text("Nothing to compare: " + (
+            parts.append(Text("Nothing to compare: " + (
                 "the files on disk are identical." if present else f"no files in {self.out} yet.")))
-        tabbed.get_tab("file-diff").label = f"Diff ({len(changed)} changed)"
+        diff_static = self.query_one("#diff-text", Static)
+        diff_static.update(Group(*parts))
+        _fit_width(diff_static, "\n".join(p.plain if isinstance(p, Text) else p.code for p in parts))
+        label = f"Diff ({len(changed)} changed)"
+        if self.imported:
+            label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
+        tabbed.get_tab("file-diff").label = label
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
         command = self.command_line()
         launch = Text()
@@ -180,7 +230,7 @@ class ReviewScreen(Screen[dict | None]):
         if self.errors:
             return Text(f"{ICONS[ERROR]} Not ready: fix the errors first (Escape goes back).", style="bold red")
         replaced = [n for n, s in states.items() if s == "changed"]
-        msg = f"Ready: ctrl+s writes {len(states)} files to {self.out}"
+        msg = f"Ready: ctrl+s writes {len(states)} files to the folder above"
         if replaced:
             msg += f"; asks before replacing {', '.join(replaced)} (old kept as .bak)"
         return Text(msg, style="bold green")
@@ -195,6 +245,9 @@ class ReviewScreen(Screen[dict | None]):
             self.refresh_content()
 
     # -------------------------------------------------------------- actions
+
+    def action_out_folder(self) -> None:
+        self.query_one("#out", Input).focus()
 
     def action_back(self) -> None:
         self.dismiss({"out": self.out})

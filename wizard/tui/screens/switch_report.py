@@ -33,6 +33,15 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
                 text.append("→ ")
                 text.append(line.after)
                 parts.append(text)
+    if report.changed_meaning:
+        parts.append(Text(""))
+        parts.append(Text("≠ Carried over with another meaning (the same answer, a different run):",
+                          style="bold yellow"))
+        for m in report.changed_meaning:
+            line = Text()
+            line.append(f"  {m.setting_id} = {m.value}: ", style="bold")
+            line.append(m.text)
+            parts.append(line)
     if report.dropped:
         parts.append(Text(""))
         parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",
@@ -41,10 +50,10 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
             parts.append(Text(f"  {line.setting_id} = {line.value}: {line.reason}"))
     if report.new_findings:
         parts.append(Text(""))
-        parts.append(Text("Changed meaning (see Findings):", style="bold yellow"))
+        parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
         for f in report.new_findings:
             parts.append(Text(f"  {ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"))
-    if not (report.dropped or report.new_findings):
+    if report.lossless:
         parts.append(Text(""))
         parts.append(Text("Nothing was lost in the switch.", style="green"))
     return Group(*parts)

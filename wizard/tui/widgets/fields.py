@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -72,6 +72,28 @@ class Toggle(Widget, can_focus=True):
         self.action_toggle()
 
 
+class FieldInput(Input):
+    """An Input whose own editing keys (backspace, delete, arrows...) take effect in the order typed.
+
+    Textual inserts a printable key as soon as the Input receives it, but runs the Input's own
+    non-priority bindings only after the key event has bubbled up through every ancestor to the App.
+    In a fast burst (``160``, three backspaces, ``8``) the ``8`` is then inserted before the backspaces
+    are applied and the field ends as ``1``. Running the Input's own bindings here, at once, keeps the
+    order; priority bindings were already checked by the App before the key reached the Input, and the
+    focused widget's bindings come first in the normal chain anyway, so no other key changes meaning.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not event.is_printable:
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, self):
+                    event.stop()
+                    event.prevent_default()
+                    self._restart_blink()
+                    return
+        await super()._on_key(event)
+
+
 class SettingField(Vertical):
     """Label + control for one setting, with a "not used here" line and a problem line."""
 
@@ -115,7 +137,7 @@ class SettingField(Vertical):
                           allow_blank=s.nullable, prompt="(library default)", compact=True, classes="control")
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
-        return Input(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
+        return FieldInput(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
 
     @property
     def control(self) -> Widget:

@@ -7,8 +7,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...core.findings import ERROR, WARNING, Finding
-from ..present import ICONS, WORDS, counts_text, finding_setting
+from ...core.catalog import SETTING_BY_ID
+from ...core.findings import ERROR, SEVERITY_RANK, WARNING, Finding
+from ..present import ICONS, WORDS, counts_text
 
 _STYLE = {ERROR: "bold red", WARNING: "bold yellow"}
 
@@ -16,24 +17,58 @@ _STYLE = {ERROR: "bold red", WARNING: "bold yellow"}
 def finding_prompt(f: Finding, prefix: str = "") -> Text:
     text = Text()
     text.append(f"{ICONS[f.severity]} {WORDS[f.severity]:<5} ", style=_STYLE.get(f.severity, "bold"))
-    where = finding_setting(f) or (f.keys[0] if f.keys else "")
+    where = next((k for k in f.keys if k in SETTING_BY_ID), f.keys[0] if f.keys else "")
     text.append(f"{prefix}{where}: ", style="bold")
     text.append(f.message)
     return text
 
 
+IMPORT_RULE = "import"
+"""The importer's notes about its own translation (see :mod:`wizard.core.imported`)."""
+
+
+def sections(findings: list[Finding], loaded: list[Finding], loaded_label: str) -> list[tuple[str, list[Finding]]]:
+    """(heading, findings) in the order listed: the section with the worst severity first (ties: the answers).
+
+    Every finding of every section is listed and counted: the header and the list border count the same."""
+    about_file = [f for f in loaded if f.rule != IMPORT_RULE]
+    notes = [f for f in loaded if f.rule == IMPORT_RULE]
+    parts = [("", list(findings))]
+    if about_file:
+        parts.append((f"In {loaded_label} as loaded (as `fsdpds-wizard check` reports it):", about_file))
+    if notes:
+        parts.append((f"How {loaded_label} was imported:", notes))
+
+    def worst(part: tuple[str, list[Finding]]) -> int:
+        return min((SEVERITY_RANK[f.severity] for f in part[1]), default=len(SEVERITY_RANK))
+
+    first, rest = parts[0], sorted(parts[1:], key=worst)
+    if rest and worst(rest[0]) < worst(first):
+        return [rest[0], first, *rest[1:]]
+    return [first, *rest]
+
+
+def listed(findings: list[Finding], loaded: list[Finding], loaded_label: str = "") -> list[Finding]:
+    """Every finding in the order the list shows them."""
+    return [f for _, part in sections(findings, loaded, loaded_label) for f in part]
+
+
 def _options(findings: list[Finding], loaded: list[Finding], loaded_label: str) -> list:
     options: list = []
-    if not findings:
-        options.append(Option(Text("✔ OK    no findings: ready to write (ctrl+r)", style="green"),
-                              id="none", disabled=True))
-    for i, f in enumerate(findings):
-        options.append(Option(finding_prompt(f), id=f"f{i}"))
-    if loaded:
-        options.append(None)
-        options.append(Option(Text(f"In {loaded_label} (as loaded):", style="italic"), id="loaded", disabled=True))
-        for j, f in enumerate(loaded):
-            options.append(Option(finding_prompt(f), id=f"f{len(findings) + j}"))
+    index = 0
+    for heading, part in sections(findings, loaded, loaded_label):
+        if heading:
+            if options:
+                options.append(None)
+            options.append(Option(Text(heading, style="italic"), id=f"h{len(options)}", disabled=True))
+        elif not part:
+            if options:
+                options.append(None)
+            options.append(Option(Text("✔ OK    the answers have no findings: ready to write (ctrl+r)",
+                                       style="green"), id="none", disabled=True))
+        for f in part:
+            options.append(Option(finding_prompt(f), id=f"f{index}"))
+            index += 1
     return options
 
 
@@ -51,22 +86,22 @@ class FindingsList(OptionList):
 
     def __init__(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
         super().__init__(*_options(findings, loaded, loaded_label), id="findings")
-        self.findings: list[Finding] = list(findings) + list(loaded)
+        self.findings: list[Finding] = listed(findings, loaded, loaded_label)
         self._shown = (tuple(findings), tuple(loaded), loaded_label)
         self.border_title = "Findings"
-        self.border_subtitle = counts_text(findings)
+        self.border_subtitle = counts_text(self.findings)
 
     def show(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
         shown = (tuple(findings), tuple(loaded), loaded_label)
         if shown == self._shown:
             return
         self._shown = shown
-        self.findings = list(findings) + list(loaded)
+        self.findings = listed(findings, loaded, loaded_label)
         highlighted = self.highlighted
         self.set_options(_options(findings, loaded, loaded_label))
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
-        self.border_subtitle = counts_text(findings)
+        self.border_subtitle = counts_text(self.findings)
 
     def finding_at(self, index: int | None) -> Finding | None:
         if index is None:
@@ -75,6 +110,13 @@ class FindingsList(OptionList):
         if option.id and option.id.startswith("f") and option.id[1:].isdigit():
             return self.findings[int(option.id[1:])]
         return None
+
+    def highlight_first(self) -> None:
+        """Highlight the first finding (the headings cannot be highlighted)."""
+        for i in range(self.option_count):
+            if not self.get_option_at_index(i).disabled:
+                self.highlighted = i
+                return
 
     @property
     def current(self) -> Finding | None:

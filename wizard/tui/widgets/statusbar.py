@@ -1,4 +1,8 @@
-"""One line on top: the target, the finding counts (icons and numbers), where files go, the start file."""
+"""One line on top: the target, the finding counts (icons and numbers), where files go, the start file.
+
+The line is fitted to the terminal: the program name and then the start file give way first, and a long
+folder is shortened from the left ("…/path/out"), so the folder is always readable, also at 80 columns.
+"""
 from __future__ import annotations
 
 from rich.text import Text
@@ -7,18 +11,48 @@ from textual.widgets import Static
 from ...core.findings import Finding
 from ..present import ICONS, counts
 
+ELLIPSIS = "…"
 
-def status_text(target: str, out: str, findings: list[Finding], source: str) -> Text:
+
+def shorten_left(text: str, width: int) -> str:
+    """``text`` cut from the left to ``width`` characters, at a path separator when there is one."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    tail = text[-(width - 1):]
+    cut = tail.find("/")
+    if 0 <= cut < len(tail) - 1 and len(tail) - cut >= min(12, width - 1):
+        tail = tail[cut:]
+    return ELLIPSIS + tail
+
+
+def status_text(target: str, out: str, findings: list[Finding], source: str, width: int = 200) -> Text:
     c = counts(findings)
-    text = Text()
-    text.append("fsdpds-wizard ", style="bold")
-    text.append(f"│ {target} ", style="bold cyan")
-    text.append(f"│ {ICONS['error']} {c['error']} ", style="bold red" if c["error"] else "")
-    text.append(f"{ICONS['warning']} {c['warning']} ", style="bold yellow" if c["warning"] else "")
-    text.append(f"{ICONS['info']} {c['info']} ")
-    text.append(f"│ out: {out} ")
-    if source:
-        text.append(f"│ from {source}", style="dim")
+    head = "fsdpds-wizard "
+    body = [(f"│ {target} ", "bold cyan"),
+            (f"│ {ICONS['error']} {c['error']} ", "bold red" if c["error"] else ""),
+            (f"{ICONS['warning']} {c['warning']} ", "bold yellow" if c["warning"] else ""),
+            (f"{ICONS['info']} {c['info']} ", "")]
+    folder_label = "│ folder: "
+    tail = f"│ from {source}" if source else ""
+    fixed = sum(len(t) for t, _ in body) + len(folder_label) + 1
+
+    def fits(*extra: str) -> bool:
+        return fixed + len(out) + sum(len(e) for e in extra) <= width
+
+    show_head = fits(head, tail) or fits(head)
+    show_tail = bool(tail) and fits(head if show_head else "", tail)
+    room = width - fixed - (len(head) if show_head else 0) - (len(tail) if show_tail else 0)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if show_head:
+        text.append(head, style="bold")
+    for t, style in body:
+        text.append(t, style=style)
+    text.append(folder_label)
+    text.append(shorten_left(out, max(8, room)) + " ", style="bold")
+    if show_tail:
+        text.append(tail, style="dim")
     return text
 
 
@@ -27,5 +61,13 @@ class StatusBar(Static):
     StatusBar { height: 1; background: $panel; padding: 0 1; }
     """
 
+    def __init__(self, target: str, out: str, findings: list[Finding], source: str, **kw) -> None:
+        super().__init__(**kw)
+        self._parts = (target, out, list(findings), source)
+
     def show(self, target: str, out: str, findings: list[Finding], source: str) -> None:
-        self.update(status_text(target, out, findings, source))
+        self._parts = (target, out, list(findings), source)
+        self.refresh()
+
+    def render(self) -> Text:
+        return status_text(*self._parts, width=max(20, self.content_size.width or 200))

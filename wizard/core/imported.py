@@ -1,0 +1,54 @@
+"""An existing accelerate config, imported *and* checked: what the TUI shows for a ``--config`` start.
+
+The findings about the file are exactly those of ``fsdpds-wizard check`` on it (same rules, same
+severities, same GPU count), so the wizard and ``check`` never disagree about a file. What the importer
+says about its own translation (a value it could not carry, a key kept in ``deepspeed.extra``) is a
+separate list of notes: facts about the import, not about the file's faults, which ``check`` reports.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .answers import Answers
+from .findings import ERROR, INFO, Finding, dedupe, sort_findings
+
+
+@dataclass
+class ImportedConfig:
+    answers: Answers | None
+    """None when the file cannot be imported at all."""
+    findings: list[Finding]
+    """What ``fsdpds-wizard check`` reports on the file."""
+    notes: list[Finding] = field(default_factory=list)
+    """How the importer translated the file (severity info, rule ``import``)."""
+    files: tuple[Path, ...] = ()
+    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read)."""
+
+
+def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
+    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count)."""
+    from .config_rules import lint
+    from .gpus import detect_gpus_per_node
+
+    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
+    findings = list(loaded.findings)
+    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
+    return sort_findings(dedupe(findings))
+
+
+def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
+    from .configfile import ConfigFileError, load_config_files
+    from .importer import import_mapping
+
+    try:
+        loaded = load_config_files(path)
+    except ConfigFileError as exc:
+        return ImportedConfig(None, [Finding(ERROR, "config-unreadable", ("config",), str(exc))])
+    findings = check_findings(loaded, gpus_per_node)
+    answers, translation = import_mapping(loaded.yaml, loaded.ds)
+    if answers is None:
+        return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
+    notes = [Finding(INFO, f.rule, f.keys, f.message, f.fix, f.source) for f in translation]
+    files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
+    return ImportedConfig(answers, findings, dedupe(notes), files)
