@@ -9,12 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.answers import Answers, default_answers, parse_answers_text
+from ..core.answers import Answers, default_answers, load_answers_file
 from ..core.findings import ERROR, Finding
+from ..core.loading import InputError
 
 
 class StartError(Exception):
-    """The start file cannot be used at all (printed, exit 2)."""
+    """The start file cannot be used at all (printed, exit 2; in the open dialogs, shown in the dialog).
+
+    A file that cannot be read gives the one line of ``wizard.core.loading.InputError`` (``PATH: WHAT; FIX``),
+    the same words as ``--headless`` and ``check``; answers with wrong settings give ``findings``.
+    """
 
     def __init__(self, message: str, findings: list[Finding] | None = None):
         super().__init__(message)
@@ -37,10 +42,9 @@ def from_scratch() -> Start:
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StartError(f"cannot read {path}: {exc}") from None
-    answers, findings = parse_answers_text(text)
+        answers, findings = load_answers_file(p)
+    except InputError as exc:
+        raise StartError(str(exc)) from None
     if answers is None:
         raise StartError(f"{path}: invalid answers", findings)
     return Start(answers, label or p.name, findings)
@@ -58,18 +62,23 @@ def from_preset(name: str) -> Start:
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name
     if stem not in presets:
-        import difflib
+        from ..commands.common import preset_hint
+        from ..core.loading import ANSWERS, not_found
 
-        close = difflib.get_close_matches(stem, list(presets), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else "; presets: " + ", ".join(presets)
-        raise StartError(f"no preset named {name!r}{hint}")
+        raise StartError(str(not_found(name, ANSWERS, preset_hint(stem, list(presets)))))
     return from_answers_file(presets[stem], f"preset {stem}")
 
 
 def from_accelerate_config(path: str | Path) -> Start:
-    from ..core.importer import import_config
+    from ..core.configfile import load_config_files
+    from ..core.importer import import_mapping
 
-    answers, findings = import_config(path)
+    try:
+        loaded = load_config_files(Path(path).expanduser())
+    except InputError as exc:
+        raise StartError(str(exc)) from None
+    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    findings = list(loaded.findings) + findings
     if answers is None:
         errors = [f for f in findings if f.severity == ERROR] or findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)
