@@ -53,7 +53,7 @@ class InputError(Exception):
     """A file that cannot be used at all: not found, not text, too big or too deep, not YAML/JSON, not a mapping.
 
     ``problem`` is a stable code (``not-found``, ``folder``, ``unreadable``, ``too-large``, ``not-utf8``,
-    ``binary``, ``not-yaml``, ``not-json``, ``too-deep``, ``aliases``, ``not-a-mapping``, ``empty``).
+    ``binary``, ``not-text``, ``not-yaml``, ``not-json``, ``too-deep``, ``aliases``, ``not-a-mapping``, ``empty``).
     """
 
     def __init__(self, path: str | Path, what: str, fix: str, problem: str, line: int | None = None):
@@ -171,11 +171,14 @@ def _loader_class() -> type:
             self._depth = 0
             self._sizes: dict[int, int] = {}  # id(node) -> values it stands for, aliases expanded
             self._aliased = 0
+            self._open: list = []  # anchors of the collections being composed (an alias to one is a cycle)
 
         def compose_node(self, parent, index):
             event = self.peek_event()
             line = event.start_mark.line + 1 if event.start_mark is not None else None
             if isinstance(event, yaml.AliasEvent):
+                if event.anchor in self._open:
+                    raise _Refused("recursive", line)
                 node = super().compose_node(parent, index)
                 self._aliased += self._sizes.get(id(node), 1)
                 if self._aliased > MAX_ALIAS_VALUES:
@@ -186,11 +189,13 @@ def _loader_class() -> type:
                 self._depth += 1
                 if self._depth > MAX_DEPTH:
                     raise _Refused("too-deep", line)
+                self._open.append(event.anchor)
             try:
                 node = super().compose_node(parent, index)
             finally:
                 if collection:
                     self._depth -= 1
+                    self._open.pop()
             if isinstance(node, yaml.MappingNode):
                 size = 1 + sum(self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value)
             elif isinstance(node, yaml.SequenceNode):
@@ -209,7 +214,38 @@ def _yaml_problem(exc) -> tuple[str, int | None]:
     line = mark.line + 1 if mark is not None else None
     where = f" (line {line}, column {mark.column + 1})" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    if problem == "second occurrence" and context:  # the composer's duplicate anchor
+        problem = context.split(";")[0]
     return f"not valid YAML{where}: {problem}", line
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_strings(data: Any, path: str | Path) -> None:
+    """Refuse strings that cannot be written out again: a lone UTF-16 surrogate from a ``\\ud800`` escape.
+
+    Iterative (no recursion); each shared (aliased) object is visited once."""
+    stack, seen = [data], set()
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, str):
+            m = _SURROGATE.search(obj)
+            if m:
+                raise InputError(path, f"a text value holds half of a UTF-16 pair (an escape like "
+                                 f"\\u{ord(m.group()):04x}), which is not a character",
+                                 "write the character itself (the file is UTF-8) or its full pair of escapes "
+                                 "in JSON", "not-text")
+        elif isinstance(obj, (dict, list, tuple, set)):
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, dict):
+                stack.extend(obj.keys())
+                stack.extend(obj.values())
+            else:
+                stack.extend(obj)
 
 
 def _value_problem(exc: ValueError) -> str:
@@ -226,8 +262,9 @@ def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | Non
     (construction flattens merge keys in place), e.g. to find duplicate keys."""
     import yaml
 
-    loader = _loader_class()(text)
+    loader = None
     try:
+        loader = _loader_class()(text)  # the reader refuses control characters here already
         node = loader.get_single_node()
         if node is not None and on_node is not None:
             on_node(node)
@@ -236,9 +273,19 @@ def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | Non
         if exc.problem == "too-deep":
             raise _too_deep(path, exc.line) from None
         where = f" (line {exc.line})" if exc.line else ""
+        if exc.problem == "recursive":
+            raise InputError(path, f"a YAML alias (*name) refers to the value that contains it{where}, so the "
+                             "value would never end", "write the values out instead of the alias", "aliases",
+                             exc.line) from None
         raise InputError(path, f"YAML aliases (*name) expand to more than {MAX_ALIAS_VALUES:,} values{where}",
                          "write the values out instead of repeating anchors (&name / *name); "
                          "a config needs a few dozen values", "aliases", exc.line) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        code = ord(exc.character) if isinstance(exc.character, str) else int(exc.character)
+        raise InputError(path, f"not text (line {line}: character 0x{code:02x} is a control character, "
+                         "which YAML does not allow)", "is this a binary file? Give the text file, saved as UTF-8",
+                         "binary", line) from None
     except yaml.YAMLError as exc:
         what, line = _yaml_problem(exc)
         raise InputError(path, what, "fix the YAML syntax (indentation, colons, quotes)", "not-yaml", line) from None
@@ -246,7 +293,9 @@ def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | Non
         raise InputError(path, f"not valid YAML: {_value_problem(exc)}", "fix or remove that value",
                          "not-yaml") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+    _check_strings(data, path)
     return data
 
 
@@ -272,7 +321,7 @@ def check_json_depth(text: str, path: str | Path) -> None:
 def parse_json(text: str, path: str | Path, object_pairs_hook: Callable | None = None) -> Any:
     check_json_depth(text, path)
     try:
-        return json.loads(text, object_pairs_hook=object_pairs_hook)
+        data = json.loads(text, object_pairs_hook=object_pairs_hook)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}",
                          "fix the JSON syntax (double quotes, no comments, no trailing commas)", "not-json",
@@ -280,6 +329,8 @@ def parse_json(text: str, path: str | Path, object_pairs_hook: Callable | None =
     except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
         raise InputError(path, f"not valid JSON: {_value_problem(exc)}", "fix or remove that value",
                          "not-json") from None
+    _check_strings(data, path)
+    return data
 
 
 # ----------------------------------------------------------------------------------------------------------------
