@@ -202,3 +202,22 @@ def test_merge_keys_are_not_reported_as_duplicates(tmp_path):
                  "fsdp_config:\n  <<: *b\n  num_processes: 4\nnum_processes: 1\nnum_processes: 2\n")
     lc = load_config_files(p)
     assert [f.keys for f in lc.findings] == [("num_processes",)]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a: 1\nb: \x07x\n", "x.yaml: not text (line 2: character 0x07 is a control character, which YAML does not allow)"),
+    ('a: "\\ud800"\n', "x.yaml: a text value holds half of a UTF-16 pair (an escape like \\ud800), which is not a character"),
+    ("&a [*a]\n", "x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), so the value would never end"),
+    ("a: &a {b: [1, *a]}\n", "x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), so the value would never end"),
+    ("a: &x 1\nb: &x 2\n", "x.yaml: not valid YAML (line 2, column 4): found duplicate anchor 'x'"),
+])
+def test_other_hostile_yaml_is_bad_input(text, message):
+    with pytest.raises(InputError) as exc:
+        parse_yaml(text, "x.yaml")
+    assert exc.value.message == message
+
+
+def test_lone_surrogate_in_json_is_bad_input_and_pairs_are_fine():
+    assert parse_json('{"a": "\\ud83d\\ude00"}', "x.json") == {"a": "\U0001F600"}
+    with pytest.raises(InputError, match="half of a UTF-16 pair"):
+        parse_json('{"\\udc00": 1}', "x.json")
