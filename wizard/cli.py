@@ -178,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fsdpds-wizard: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output went away (`check X | head`): not a bug, stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not fail again
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
     except Exception as exc:  # a bug: no traceback for users, but say so plainly
         if os.environ.get("FSDPDS_DEBUG"):
             raise

@@ -1,5 +1,6 @@
 """Bad input files and command lines: exit 2 with the one shared wording, in `check` and `--headless`."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -169,3 +170,18 @@ def test_script_arguments_without_launch_are_refused(tmp_path, capsys):
     assert main(["--headless", "zero2", "--out", str(out), "--", "--steps", "3"]) == 2
     assert "script arguments after -- go with --launch" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
+    """`fsdpds-wizard explain | head -1`: the reader goes away; no 'internal error', no traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "wizard", "explain"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    proc.stdout.readline()
+    proc.stdout.close()  # like head -1
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 141), err
+    assert "internal error" not in err and "Traceback" not in err and "Exception ignored" not in err
