@@ -125,3 +125,13 @@ def test_unknown_preset_is_worded_like_headless(capsys, monkeypatch):
     assert app_module.run_app(args) == 2
     assert capsys.readouterr().err == ("fsdpds-wizard: zero-2: not found; did you mean the preset 'zero2'? "
                                        "(`fsdpds-wizard presets` lists them)\n")
+
+
+def test_a_missing_answers_file_points_to_presets_the_way_the_wizard_opens_them(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(app_module.WizardApp, "run", lambda self, *a, **k: pytest.fail("the wizard opened"))
+    missing = tmp_path / "missing.yaml"
+    args = SimpleNamespace(answers=str(missing), preset=None, config=None, out=None)
+    assert app_module.run_app(args) == 2
+    assert capsys.readouterr().err == (f"fsdpds-wizard: {missing}: not found; check the path (a preset opens with "
+                                       "--preset NAME, or \"Load preset\" in the command palette; "
+                                       "`fsdpds-wizard presets` lists them)\n")

@@ -336,7 +336,7 @@ def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers |
     return answers_from_mapping(data)
 
 
-def load_answers_file(path: str | Path) -> tuple[Answers | None, list[Finding]]:
+def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tuple[Answers | None, list[Finding]]:
     """Read and validate an answers file: (answers or None when a setting is wrong, findings).
 
     Raises ``InputError`` when the file cannot be used at all (not found, a folder, too large, not UTF-8 text,
@@ -345,7 +345,7 @@ def load_answers_file(path: str | Path) -> tuple[Answers | None, list[Finding]]:
     """
     from .loading import ANSWERS, mapping_from_text, read_text
 
-    text = read_text(path, ANSWERS)
+    text = read_text(path, ANSWERS, not_found_fix)
     data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
     answers, findings = answers_from_mapping(data)
     if data is None:

@@ -26,6 +26,10 @@ class StartError(Exception):
         self.findings = findings or []
 
 
+_ANSWERS_NOT_FOUND = ("check the path (a preset opens with --preset NAME, or \"Load preset\" in the command "
+                      "palette; `fsdpds-wizard presets` lists them)")
+
+
 @dataclass
 class Start:
     answers: Answers
@@ -42,7 +46,7 @@ def from_scratch() -> Start:
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
     try:
-        answers, findings = load_answers_file(p)
+        answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
     except InputError as exc:
         raise StartError(str(exc)) from None
     if answers is None:
