@@ -9,6 +9,8 @@ import argparse
 import os
 import sys
 
+from .core.loading import InputError
+
 EXIT_OK = 0
 EXIT_INVALID = 2
 EXIT_INTERNAL = 3
@@ -20,8 +22,66 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit 2."""
 
 
+# What each start flag does, for the messages that refuse a combination.
+_START_FLAGS = {
+    "--answers": "--answers FILE opens the wizard (with a screen) on an answers file",
+    "--preset": "--preset NAME opens the wizard (with a screen) on a preset",
+    "--config": "--config FILE opens the wizard (with a screen) on an existing accelerate config, imported "
+                "and linted",
+}
+_HEADLESS_DOES = "--headless ANSWERS_OR_PRESET writes the configs from an answers file or a preset without a screen"
+_HEADLESS_INSTEAD = {
+    "--answers": "without a screen, give the file to --headless: fsdpds-wizard --headless FILE --out DIR",
+    "--preset": "without a screen, give the name to --headless: fsdpds-wizard --headless NAME --out DIR",
+    "--config": "without a screen, lint it with: fsdpds-wizard check FILE",
+}
+_NEEDS_VALUE = {
+    "--headless": "--headless needs the answers file or preset name right after it: "
+                  "fsdpds-wizard --headless ANSWERS.yaml|PRESET_NAME --out DIR (`fsdpds-wizard presets` lists them)",
+    "--out": "--out needs the folder the configs are written to: --out DIR",
+    "--answers": "--answers needs an answers file: fsdpds-wizard --answers answers.yaml",
+    "--preset": "--preset needs a preset name: fsdpds-wizard --preset NAME (`fsdpds-wizard presets` lists them)",
+    "--config": "--config needs an accelerate config file: fsdpds-wizard --config accelerate_config.yaml",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a message that explains the main flags that lack their value."""
+
+    argv: list[str] = []
+
+    def error(self, message: str):  # argparse's hook; raises instead of exiting
+        for flag, text in _NEEDS_VALUE.items():
+            if message.startswith(f"argument {flag}: expected one argument"):
+                if flag == "--headless":
+                    start = next((f for f in _START_FLAGS if f in self.argv), None)
+                    if start:
+                        text += (f". It does not go together with {start}: {_START_FLAGS[start]}; "
+                                 f"{_HEADLESS_INSTEAD[start]}")
+                raise UsageError(text)
+        super().error(message)
+
+
+def _check_mode(args) -> None:
+    """Every flag must apply in the chosen mode: refuse what would otherwise be ignored."""
+    starts = [f"--{k}" for k in ("answers", "preset", "config") if getattr(args, k, None)]
+    if args.headless and starts:
+        flag = starts[0]
+        raise UsageError(f"--headless and {flag} do not go together: {_HEADLESS_DOES}; {_START_FLAGS[flag]}. "
+                         f"Use one of them ({_HEADLESS_INSTEAD[flag]})")
+    if (args.launch or args.rehearse or args.script_args) and not args.headless:
+        raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
+    if args.rehearse and not args.launch:
+        raise UsageError("--rehearse needs --launch")
+    if args.headless and args.script_args and not args.launch:
+        raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
+                         "when it starts); to keep them in the written answers, set launch.script_args")
+    if not args.headless and (args.force or args.verify):
+        raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
+
+
 def _main_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="fsdpds-wizard",
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
         epilog="Commands: 'fsdpds-wizard check CONFIG.yaml' lints an existing config; 'fsdpds-wizard explain "
@@ -98,29 +158,30 @@ def main(argv: list[str] | None = None) -> int:
         if "--" in argv:
             cut = argv.index("--")
             argv, script_args = argv[:cut], argv[cut + 1:]
-        args = _main_parser().parse_args(argv)
+        parser = _main_parser()
+        parser.argv = argv
+        args = parser.parse_args(argv)
         args.script_args = script_args
-        if (args.launch or args.rehearse or script_args) and not args.headless:
-            raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
-        if args.rehearse and not args.launch:
-            raise UsageError("--rehearse needs --launch")
+        _check_mode(args)
         if args.headless:
             from .commands import headless
 
             return headless.run(args)
-        if args.force or args.verify:
-            raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
         from .commands import tui_entry
 
         return tui_entry.run(args)
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID
-    except UsageError as exc:
+    except (UsageError, InputError) as exc:  # InputError: a file that cannot be used, in the shared wording
         print(f"fsdpds-wizard: {exc}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("fsdpds-wizard: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output went away (`check X | head`): not a bug, stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not fail again
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
     except Exception as exc:  # a bug: no traceback for users, but say so plainly
         if os.environ.get("FSDPDS_DEBUG"):
             raise

@@ -111,3 +111,89 @@ def test_random_configs_exit_0_or_2(tmp_path_factory, doc, ds, capsys):
     assert (code == 2) == bool(errors)
     for f in report["findings"]:
         assert set(f) >= {"severity", "rule", "keys", "message"} and f["keys"]
+
+
+# ------------------------------------------------------------------------------------------------ hostile files
+# Any bytes given as an answers file or an accelerate config: exit 0, or exit 2 with a message; never exit 3.
+def _nest(depth, flow):
+    if flow:
+        return "a: " + "[" * depth + "]" * depth + "\n"
+    return "".join("  " * i + f"k{i}:\n" for i in range(depth)) + "  " * depth + "v: 1\n"
+
+
+def _bomb(levels, width):
+    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+hostile_texts = st.one_of(
+    st.builds(_nest, st.integers(1, 3000), st.booleans()),
+    st.builds(_bomb, st.integers(1, 9), st.integers(2, 12)),
+    st.builds(lambda doc: yaml.safe_dump(doc), st.one_of(values, st.lists(values), scalars)),
+    st.builds(lambda doc: json.dumps(doc), values),
+    st.builds(lambda head, body: head + body, st.sampled_from(["", "backend: fsdp\n", "distributed_type: FSDP\n",
+                                                               "deepspeed:\n  extra:\n    x: ", "- ", "? "]),
+              st.text(max_size=60)),
+    st.sampled_from(["", "~\n", "--- \n...\n", "[1, 2]\n", "&a [*a]\n", "!!python/object:os.system 1\n",
+                     "a: !!binary 'xx'\n", "a: 2001-01-01\n", "{a: 1}: 2\n", "a: *nope\n", "\t- x\n",
+                     "a: " + "9" * 5000 + "\n", "# " + "x" * (4 * 1024 * 1024) + "\n"]),
+)
+hostile_files = st.one_of(hostile_texts.map(lambda t: t.encode("utf-8")), st.binary(max_size=300),
+                          st.just(b"\x89PNG\r\n\x1a\n" + bytes(range(256))))
+
+
+def _assert_clean(code, err):
+    assert code in (0, 2), err
+    assert "internal error" not in err and "Traceback" not in err
+    if code == 2:
+        assert err.strip()
+
+
+@FAST
+@given(data=hostile_files, suffix=st.sampled_from([".yaml", ".json"]))
+def test_hostile_files_to_check_exit_0_or_2(tmp_path_factory, data, suffix, capsys):
+    p = tmp_path_factory.mktemp("h") / f"cfg{suffix}"
+    p.write_bytes(data)
+    code = main(["check", str(p), "--gpus-per-node", "8"])
+    captured = capsys.readouterr()
+    _assert_clean(code, captured.err + captured.out)
+    assert f"{'FAIL' if code else 'OK'}: {p}:" in captured.out
+
+
+@FAST
+@given(data=hostile_files)
+def test_hostile_files_to_headless_exit_0_or_2(tmp_path_factory, data, capsys):
+    folder = tmp_path_factory.mktemp("h")
+    p = folder / "answers.yaml"
+    p.write_bytes(data)
+    code = main(["--headless", str(p), "--out", str(folder / "out")])
+    captured = capsys.readouterr()
+    _assert_clean(code, captured.err)
+    assert (folder / "out").exists() == (code == 0)
+
+
+@FAST
+@given(data=hostile_files, flag=st.sampled_from(["answers", "config"]))
+def test_hostile_files_to_the_wizard_start_exit_2_or_open(tmp_path_factory, data, flag, capsys):
+    """--answers / --config: the wizard opens (its factory builds the app) or exits 2 with a message."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from wizard.tui import app as app_module
+
+    p = tmp_path_factory.mktemp("h") / "start.yaml"
+    p.write_bytes(data)
+    built = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(app_module.WizardApp, "run", lambda self, *a, **k: built.append(self))
+        args = SimpleNamespace(**{"answers": None, "preset": None, "config": None, "out": None, flag: str(p)})
+        code = app_module.run_app(args)
+    captured = capsys.readouterr()
+    _assert_clean(code, captured.err)
+    assert (code == 0) == bool(built)
+    if code == 2:
+        assert captured.err.startswith(f"fsdpds-wizard: {p}")
+    else:
+        assert built[0].start.answers.target in ("fsdp1", "fsdp2", "deepspeed")

@@ -5,22 +5,21 @@ import json
 
 from ..cli import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.findings import Finding, dedupe, has_errors, sort_findings
+from ..core.loading import InputError
 from .common import summary_line
 
 
 def run(args) -> int:
     from ..core.config_rules import lint
-    from ..core.configfile import ConfigFileError, load_config_files
+    from ..core.configfile import load_config_files
     from ..core.gpus import detect_gpus_per_node
 
     if args.gpus_per_node is not None and args.gpus_per_node < 1:
         raise UsageError("--gpus-per-node must be at least 1")
     try:
         loaded = load_config_files(args.config)
-    except ConfigFileError as exc:
-        finding = Finding("error", "config-unreadable", ("config",), str(exc),
-                          "give the path of an accelerate config YAML (accelerate config writes one)")
-        return _report([finding], args)
+    except InputError as exc:  # the file cannot be used at all: the shared wording, as one finding
+        return _report([exc.finding("config-unreadable", "config")], args)
     gpus = args.gpus_per_node if args.gpus_per_node is not None else detect_gpus_per_node()
     findings = list(loaded.findings)
     findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)

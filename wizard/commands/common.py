@@ -11,25 +11,31 @@ from ..presets import preset_paths
 
 
 def resolve_answers_path(name: str) -> Path:
-    """A path, or the name of a preset under templates/."""
-    from ..cli import UsageError
+    """A path, or the name of a preset under templates/. Raises ``InputError`` (not found, a folder)."""
+    from ..core.loading import ANSWERS, InputError, not_found
 
     path = Path(name).expanduser()
     if path.exists():
         if path.is_dir():
-            raise UsageError(f"{name} is a folder; give an answers YAML file")
+            raise InputError(name, "a folder, not a file", "give the path of the answers YAML itself", "folder")
         return path
     presets = preset_paths()
     stem = path.stem if path.suffix in (".yaml", ".yml") else name
     if stem in presets and os.sep not in name:
         return presets[stem]
-    hint = ""
-    if presets:
-        import difflib
+    raise not_found(name, ANSWERS, preset_hint(stem, list(presets)))
 
-        close = difflib.get_close_matches(stem, list(presets), n=1)
-        hint = f"; did you mean the preset '{close[0]}'?" if close else "; presets: " + ", ".join(presets)
-    raise UsageError(f"answers file not found: {name}{hint}")
+
+def preset_hint(name: str, presets: list[str]) -> str:
+    """The fix of a name that is neither a file nor a preset (the same words in --headless and the wizard)."""
+    import difflib
+
+    if not presets:
+        return "check the path; no presets were found (`fsdpds-wizard presets` says where it looks)"
+    close = difflib.get_close_matches(name, presets, n=1)
+    if close:
+        return f"did you mean the preset '{close[0]}'? (`fsdpds-wizard presets` lists them)"
+    return "check the path, or give a preset name: " + ", ".join(presets)
 
 
 def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) -> None:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..cli import EXIT_INVALID, EXIT_OK, UsageError
-from ..core.answers import parse_answers_text
+from ..core.answers import load_answers_file
 from ..core.files import WriteRefused, write_files
 from ..core.generate import generate, launch_command
 from ..run.requirements import require_for_args
@@ -16,12 +16,8 @@ from .common import print_findings, resolve_answers_path, summary_line
 def run(args) -> int:
     if not args.out:
         raise UsageError("--headless needs --out DIR (the folder the configs are written to)")
-    path = resolve_answers_path(args.headless)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
-    answers, findings = parse_answers_text(text)
+    path = resolve_answers_path(args.headless)  # InputError: printed by the CLI as one line, exit 2
+    answers, findings = load_answers_file(path)
     if answers is None:
         print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
         print_findings(findings)

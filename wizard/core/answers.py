@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
-from .findings import ERROR, Finding
+from .findings import ERROR, WARNING, Finding
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -267,9 +268,11 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        return None, [Finding(ERROR, "answers-not-a-mapping", ("answers",),
-                              f"answers must be a YAML mapping of keys to values, got {_type_name(data)}",
-                              "start from a preset: fsdpds-wizard --headless templates/<preset>.yaml", "answers.yaml schema 1")]
+        from .loading import ANSWERS, not_a_mapping
+
+        exc = not_a_mapping("answers", data, ANSWERS)
+        return None, [Finding(ERROR, "answers-not-a-mapping", ("answers",), exc.what, exc.fix,
+                              "answers.yaml schema 1")]
     values = {s.id: _copy(s.default) for s in SETTINGS}
     explicit: set[str] = set()
     version = data.get("schema_version", SCHEMA_VERSION)
@@ -320,18 +323,37 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     return Answers(values, frozenset(explicit)), findings
 
 
-def parse_answers_text(text: str) -> tuple[Answers | None, list[Finding]]:
-    import yaml
+def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers | None, list[Finding]]:
+    """Parse and validate answers.yaml text. A text that cannot be used at all (not YAML, too deep, aliases
+    expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.loading``."""
+    from .loading import ANSWERS, InputError, mapping_from_text
 
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, [Finding(ERROR, "answers-yaml", ("answers",), f"answers file is not valid YAML{where}: {problem}",
-                              "fix the YAML syntax (indentation, colons, quotes)", "YAML 1.1")]
+        data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
+    except InputError as exc:
+        rule = "answers-not-a-mapping" if exc.problem == "not-a-mapping" else "answers-yaml"
+        return None, [exc.finding(rule, "answers", "answers.yaml schema 1")]
     return answers_from_mapping(data)
+
+
+def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tuple[Answers | None, list[Finding]]:
+    """Read and validate an answers file: (answers or None when a setting is wrong, findings).
+
+    Raises ``InputError`` when the file cannot be used at all (not found, a folder, too large, not UTF-8 text,
+    not YAML, nested too deep, aliases expanding too far, not a mapping). An empty file means every default,
+    with a warning.
+    """
+    from .loading import ANSWERS, mapping_from_text, read_text
+
+    text = read_text(path, ANSWERS, not_found_fix)
+    data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
+    answers, findings = answers_from_mapping(data)
+    if data is None:
+        findings = [Finding(WARNING, "answers-empty", ("answers",),
+                            f"{path} is empty (or only comments): every setting takes its default",
+                            "write the settings you mean, e.g. 'backend: deepspeed'; `fsdpds-wizard explain` "
+                            "lists every key", "answers.yaml schema 1")] + findings
+    return answers, findings
 
 
 HEADER = (

@@ -6,12 +6,12 @@
   ``accelerate/utils/deepspeed.py`` (``HfDeepSpeedConfig``): a path, else JSON text, else base64 JSON.
   A relative path is looked up next to the YAML first, then in the current directory.
 
-Problems with the YAML itself (missing, unreadable, not YAML, not a mapping) raise ``ConfigFileError``;
-everything else becomes a ``Finding`` in ``LoadedConfig.findings``.
+Every read goes through ``wizard.core.loading`` (bounded size and depth, aliases, UTF-8). Problems with the
+YAML itself (missing, unreadable, not YAML, not a mapping) raise ``ConfigFileError`` (= ``InputError``);
+everything else, the DeepSpeed JSON's problems included, becomes a ``Finding`` in ``LoadedConfig.findings``.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +21,7 @@ import yaml
 
 from .config_rules_base import rule
 from .findings import ERROR, WARNING, Finding
+from .loading import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
 _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"
@@ -35,13 +36,17 @@ DS_MISSING = rule("ds-config-file-missing", ERROR, "The DeepSpeed JSON named by 
                   "D2; " + _HF_DEEPSPEED)
 DS_TILDE = rule("ds-config-file-tilde", ERROR, "accelerate does not expand '~' in deepspeed_config_file",
                 "D2; " + _HF_DEEPSPEED)
-DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _HF_DEEPSPEED)
+DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _HF_DEEPSPEED,
+                     fix="Check the file's permissions, and that it is the UTF-8 text of the DeepSpeed config.")
 DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is not a JSON object (strict JSON)",
-                   "D2; " + _HF_DEEPSPEED)
+                   "D2; " + _HF_DEEPSPEED,
+                   fix="Write one JSON object ({\"zero_optimization\": {...}, ...}) in strict JSON: no comments, no "
+                       "trailing commas, double quotes.")
 
 
-class ConfigFileError(Exception):
-    """The accelerate config file cannot be read at all (message is one line, for the user)."""
+ConfigFileError = InputError
+"""The accelerate config file cannot be used at all: the one input error (``path``, ``what``, ``fix``) of
+``wizard.core.loading``; ``str()`` is the line for the user."""
 
 
 @dataclass
@@ -77,12 +82,9 @@ def _named_ds_value(cfg: Any) -> Any:
 # ----------------------------------------------------------------------------------------------------------------
 # duplicate keys (both loaders silently keep the last value)
 # ----------------------------------------------------------------------------------------------------------------
-def _yaml_duplicates(text: str) -> list[tuple[str, bool]]:
-    """(dotted key, same value?) for every repeated key in a YAML mapping."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return []
+def _yaml_duplicates(node) -> list[tuple[str, bool]]:
+    """(dotted key, same value?) for every repeated key in a composed YAML mapping (depth and aliases bounded
+    by the loader)."""
     out: list[tuple[str, bool]] = []
 
     def walk(n, prefix):
@@ -131,12 +133,6 @@ def _plain_json(obj: Any, prefix: str, dups: list[tuple[str, bool]]) -> Any:
     return obj
 
 
-def _loads_json(text: str) -> tuple[Any, list[tuple[str, bool]]]:
-    dups: list[tuple[str, bool]] = []
-    data = json.loads(text, object_pairs_hook=_PairsDict)
-    return _plain_json(data, "", dups), dups
-
-
 def _dup_findings(dups: list[tuple[str, bool]], where: str) -> list[Finding]:
     out = []
     for key, same in dups:
@@ -156,31 +152,11 @@ def _dup_findings(dups: list[tuple[str, bool]], where: str) -> list[Finding]:
 # the accelerate config
 # ----------------------------------------------------------------------------------------------------------------
 def _read_accelerate_config(path: Path) -> tuple[dict, list[tuple[str, bool]]]:
-    if not path.exists():
-        raise ConfigFileError(f"{path}: no such file")
-    if path.is_dir():
-        raise ConfigFileError(f"{path} is a folder, not a config file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigFileError(f"{path}: cannot be read ({e.__class__.__name__}: {e})") from None
-    if path.suffix == ".json":  # accelerate picks the parser from the file name
-        try:
-            data, dups = _loads_json(text)
-        except ValueError as e:
-            raise ConfigFileError(f"{path}: not valid JSON ({e})") from None
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-            raise ConfigFileError(f"{path}: not valid YAML{where}: {problem}") from None
-        dups = _yaml_duplicates(text)
-    if not isinstance(data, dict):
-        kind = "empty" if data is None else f"a {type(data).__name__}"
-        raise ConfigFileError(f"{path}: an accelerate config must be a mapping of keys to values, this file is {kind}")
+    dups: list[tuple[str, bool]] = []
+    data = load_mapping_file(path, ACCELERATE, json_hook=_PairsDict,
+                             on_node=lambda node: dups.extend(_yaml_duplicates(node)))
+    if is_json_name(path):  # accelerate picks the parser from the file name
+        data = _plain_json(data, "", dups)
     return data, dups
 
 
@@ -195,24 +171,43 @@ def _resolve_ds_path(value: str, yaml_dir: Path) -> Path | None:
     p = Path(value)
     candidates = [p] if p.is_absolute() else [yaml_dir / p, Path.cwd() / p]
     for c in candidates:
-        if c.is_file():
-            return c
+        try:
+            if c.is_file():
+                return c
+        except OSError:  # e.g. a name too long for the file system: JSON text, not a path (as os.path.exists)
+            continue
     return None
 
 
+_INLINE_JSON = "deepspeed_config.deepspeed_config_file (JSON text in the YAML)"
+_INLINE_B64 = "deepspeed_config.deepspeed_config_file (base64 JSON in the YAML)"
+
+
 def _decode_inline(value: str) -> Any:
-    """accelerate also accepts JSON text or base64-encoded JSON in place of a path."""
+    """accelerate also accepts JSON text or base64-encoded JSON in place of a path.
+
+    Returns the decoded value, or None when the value is neither (then it is a path that was not found).
+    Raises ``InputError`` for JSON beyond the depth bound.
+    """
     import base64
     import binascii
 
     try:
-        return json.loads(value)
-    except ValueError:
-        pass
+        return parse_json(value, _INLINE_JSON)
+    except InputError as exc:
+        if exc.problem == "too-deep" and value.lstrip()[:1] in ("{", "["):
+            raise
+    # not JSON text: perhaps base64 JSON
     try:
-        return json.loads(base64.urlsafe_b64decode(value).decode("utf-8"))
+        text = base64.urlsafe_b64decode(value).decode("utf-8")
     except (ValueError, binascii.Error, UnicodeDecodeError, TypeError):
-        return None
+        return None  # neither JSON nor base64: a path (reported as not found)
+    try:
+        return parse_json(text, _INLINE_B64)
+    except InputError as exc:
+        if exc.problem == "too-deep":
+            raise
+        return None  # base64 of something that is not JSON: a path (reported as not found)
 
 
 def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
@@ -231,7 +226,11 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
         text_value = os.path.expanduser(text_value)
     found = _resolve_ds_path(text_value, yaml_dir)
     if found is None:
-        inline = _decode_inline(text_value)
+        try:
+            inline = _decode_inline(text_value)
+        except InputError as exc:
+            loaded.findings.append(_ds_error(DS_BAD_JSON, exc.message + ".", exc.fix))
+            return
         if isinstance(inline, dict):
             loaded.ds = inline
             return
@@ -243,32 +242,25 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
             "D2; " + _HF_DEEPSPEED))
         return
     loaded.ds_path = found
+    dups: list[tuple[str, bool]] = []
     try:
-        text = found.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        loaded.findings.append(_ds_error(DS_UNREADABLE, f"{found} cannot be read: {e}",
-                                         "Check the file's permissions and encoding."))
-        return
-    try:
-        data, dups = _loads_json(text)
-    except ValueError as e:
-        loaded.findings.append(_ds_error(
-            DS_BAD_JSON, f"{found} is not valid JSON ({e}). accelerate reads it with "
-            "json.load, so comments and trailing commas are not allowed even though DeepSpeed itself would "
-            "accept them.", "Fix the JSON syntax (no comments, no trailing commas, double quotes).",
-            "D2; " + _HF_DEEPSPEED))
-        return
-    if not isinstance(data, dict):
-        loaded.findings.append(_ds_error(
-            DS_BAD_JSON, f"{found} holds a JSON {type(data).__name__}, not an object.",
-            "The DeepSpeed config must be a JSON object: {\"zero_optimization\": {...}, ...}."))
+        data = _plain_json(load_mapping_file(found, DEEPSPEED, json_hook=_PairsDict), "", dups)
+    except InputError as exc:
+        if exc.problem == "not-json":
+            loaded.findings.append(_ds_error(
+                DS_BAD_JSON, f"{exc.message}. accelerate reads it with json.load, so comments and trailing commas "
+                "are not allowed even though DeepSpeed itself would accept them.", exc.fix, "D2; " + _HF_DEEPSPEED))
+        elif exc.problem in ("not-a-mapping", "empty", "too-deep"):
+            loaded.findings.append(_ds_error(DS_BAD_JSON, exc.message + ".", exc.fix))
+        else:  # too large, not UTF-8, binary, cannot be read
+            loaded.findings.append(_ds_error(DS_UNREADABLE, exc.message + ".", exc.fix))
         return
     loaded.ds = data
     loaded.findings.extend(_dup_findings(dups, str(found)))
 
 
 def load_config_files(yaml_path: str | Path) -> LoadedConfig:
-    """Read the accelerate config and the DeepSpeed JSON it names. Raises only ``ConfigFileError``."""
+    """Read the accelerate config and the DeepSpeed JSON it names. Raises only ``ConfigFileError`` (``InputError``)."""
     path = Path(yaml_path)
     data, dups = _read_accelerate_config(path)
     loaded = LoadedConfig(yaml_path=path, yaml=data)

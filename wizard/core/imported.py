@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .answers import Answers
-from .findings import ERROR, INFO, Finding, dedupe, sort_findings
+from .findings import INFO, Finding, dedupe, sort_findings
 
 
 @dataclass
@@ -38,13 +38,11 @@ def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
 
 
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
-    from .configfile import ConfigFileError, load_config_files
+    """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
+    from .configfile import load_config_files
     from .importer import import_mapping
 
-    try:
-        loaded = load_config_files(path)
-    except ConfigFileError as exc:
-        return ImportedConfig(None, [Finding(ERROR, "config-unreadable", ("config",), str(exc))])
+    loaded = load_config_files(Path(path).expanduser())
     findings = check_findings(loaded, gpus_per_node)
     answers, translation = import_mapping(loaded.yaml, loaded.ds)
     if answers is None:

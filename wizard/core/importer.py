@@ -321,6 +321,6 @@ def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]
     try:
         loaded = load_config_files(yaml_path)
     except ConfigFileError as exc:
-        return None, [Finding(ERROR, "config-unreadable", ("config",), str(exc))]
+        return None, [exc.finding("config-unreadable", "config")]
     answers, findings = import_mapping(loaded.yaml, loaded.ds)
     return answers, list(loaded.findings) + findings

@@ -57,18 +57,19 @@ class WizardApp(App[int]):
                 "An accelerate config YAML; the DeepSpeed JSON it names is read too. Its findings are listed "
                 "under 'as loaded'.")
 
-        def chosen(path: str | None) -> None:
-            if path:
-                self._load(lambda: loader(path))
+        def chosen(start: Start | None) -> None:
+            if start is not None:
+                self.main.load(start)
 
-        self.push_screen(OpenFileScreen(title, hint), chosen)
+        self.push_screen(OpenFileScreen(title, hint, loader), chosen)
 
     def _load(self, make) -> None:
         try:
             start = make()
         except StartError as exc:
-            detail = "; ".join(f.message for f in exc.findings[:3])
-            self.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
+            from .screens.open_file import start_error_text
+
+            self.notify(start_error_text(exc), severity="error", timeout=8)
             return
         self.main.load(start)
 

@@ -9,16 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.answers import Answers, default_answers, parse_answers_text
+from ..core.answers import Answers, default_answers, load_answers_file
 from ..core.findings import ERROR, Finding
+from ..core.loading import InputError
 
 
 class StartError(Exception):
-    """The start file cannot be used at all (printed, exit 2)."""
+    """The start file cannot be used at all (printed, exit 2; in the open dialogs, shown in the dialog).
+
+    A file that cannot be read gives the one line of ``wizard.core.loading.InputError`` (``PATH: WHAT; FIX``),
+    the same words as ``--headless`` and ``check``; answers with wrong settings give ``findings``.
+    """
 
     def __init__(self, message: str, findings: list[Finding] | None = None):
         super().__init__(message)
         self.findings = findings or []
+
+
+_ANSWERS_NOT_FOUND = ("check the path (a preset opens with --preset NAME, or \"Load preset\" in the command "
+                      "palette; `fsdpds-wizard presets` lists them)")
 
 
 @dataclass
@@ -40,10 +49,9 @@ def from_scratch() -> Start:
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StartError(f"cannot read {path}: {exc}") from None
-    answers, findings = parse_answers_text(text)
+        answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
+    except InputError as exc:
+        raise StartError(str(exc)) from None
     if answers is None:
         raise StartError(f"{path}: invalid answers", findings)
     return Start(answers, label or p.name, findings)
@@ -61,18 +69,20 @@ def from_preset(name: str) -> Start:
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name
     if stem not in presets:
-        import difflib
+        from ..commands.common import preset_hint
+        from ..core.loading import ANSWERS, not_found
 
-        close = difflib.get_close_matches(stem, list(presets), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else "; presets: " + ", ".join(presets)
-        raise StartError(f"no preset named {name!r}{hint}")
+        raise StartError(str(not_found(name, ANSWERS, preset_hint(stem, list(presets)))))
     return from_answers_file(presets[stem], f"preset {stem}")
 
 
 def from_accelerate_config(path: str | Path) -> Start:
     from ..core.imported import import_and_check
 
-    imported = import_and_check(path)
+    try:
+        imported = import_and_check(path)
+    except InputError as exc:
+        raise StartError(str(exc)) from None
     if imported.answers is None:
         errors = [f for f in imported.findings if f.severity == ERROR] or imported.findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)

@@ -1,0 +1,187 @@
+"""Bad input files and command lines: exit 2 with the one shared wording, in `check` and `--headless`."""
+import json
+from pathlib import Path
+
+import pytest
+
+from wizard.cli import main
+
+# What is wrong, word for word; the same words in check, --headless and the wizard's start and open dialogs.
+DEEP = "nested more than 64 levels deep (line 65)"
+BINARY = "not UTF-8 text (byte 0 is 0x89)"
+BINARY_FIX = "is this a binary file? Give the text file, saved as UTF-8"
+LIST = "the top level is a list, not a mapping of keys"
+NOT_FOUND = "not found"
+SELF_CHECK = "a config is at most a few levels deep and a few kilobytes long — is this the right file?"
+ANSWERS_MAPPING_FIX = ("an answers file maps keys to values (backend: fsdp, launch: ...); `fsdpds-wizard presets` "
+                       "lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` writes one as "
+                       "answers.yaml to start from")
+CONFIG_MAPPING_FIX = ("an accelerate config maps keys to values (distributed_type: FSDP, fsdp_config: ...); "
+                      "`accelerate config` writes one, and so does `fsdpds-wizard --headless PRESET_NAME --out DIR`")
+CONFIG_NOT_FOUND_FIX = ("check the path; `accelerate config` writes one "
+                        "(by default ~/.cache/huggingface/accelerate/default_config.yaml)")
+
+
+def deep(levels=2000):
+    return "".join("  " * i + f"k{i}:\n" for i in range(levels)) + "  " * levels + "v: 1\n"
+
+
+def alias_bomb():
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    return "\n".join(lines) + "\n"
+
+
+CASES = {  # name: (bytes, what, fix for an answers file, fix for an accelerate config)
+    "deep": (deep().encode(), DEEP, SELF_CHECK, SELF_CHECK),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), BINARY, BINARY_FIX, BINARY_FIX),
+    "list": (b"- backend: fsdp\n- backend: deepspeed\n", LIST, ANSWERS_MAPPING_FIX, CONFIG_MAPPING_FIX),
+    "bomb": (alias_bomb().encode(), "YAML aliases (*name) expand to more than 100,000 values (line 6)",
+             "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values",
+             "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values"),
+    "huge": (b"# " + b"x" * (4 * 1024 * 1024) + b"\n", "larger than 4 MiB", SELF_CHECK, SELF_CHECK),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_headless_says_what_is_wrong_in_one_line(tmp_path, capsys, name):
+    data, what, fix, _ = CASES[name]
+    p = tmp_path / f"{name}.yaml"
+    p.write_bytes(data)
+    out = tmp_path / "out"
+    assert main(["--headless", str(p), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"fsdpds-wizard: {p}: {what}; {fix}\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_check_says_the_same_as_a_finding(tmp_path, capsys, name):
+    data, what, _, fix = CASES[name]
+    p = tmp_path / f"{name}.yaml"
+    p.write_bytes(data)
+    assert main(["check", str(p)]) == 2
+    out = capsys.readouterr().out
+    assert out.splitlines()[:2] == [f"ERROR [config-unreadable] config: {p}: {what}", f"    fix: {fix}"]
+    assert main(["check", str(p), "--format", "json"]) == 2
+    [f] = json.loads(capsys.readouterr().out)["findings"]
+    assert (f["rule"], f["message"], f["fix"]) == ("config-unreadable", f"{p}: {what}", fix)
+
+
+def test_not_found_is_worded_one_way(tmp_path, capsys):
+    missing = tmp_path / "missing.yaml"
+    assert main(["check", str(missing)]) == 2
+    assert capsys.readouterr().out.splitlines()[:2] == [f"ERROR [config-unreadable] config: {missing}: not found",
+                                                        f"    fix: {CONFIG_NOT_FOUND_FIX}"]
+    assert main(["--headless", str(missing), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fsdpds-wizard: {missing}: not found; check the path, or give a preset name: ")
+    assert main(["--headless", "zero-2", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == ("fsdpds-wizard: zero-2: not found; did you mean the preset 'zero2'? "
+                                       "(`fsdpds-wizard presets` lists them)\n")
+
+
+def test_a_folder_is_not_a_file(tmp_path, capsys):
+    assert main(["--headless", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == f"fsdpds-wizard: {tmp_path}: a folder, not a file; give the path of the answers YAML itself\n"
+    assert main(["check", str(tmp_path)]) == 2
+    assert f"config: {tmp_path}: a folder, not a file" in capsys.readouterr().out
+
+
+def test_binary_file_never_shows_the_codec_error(tmp_path, capsys):
+    p = tmp_path / "x.yaml"
+    p.write_bytes(b"backend: fsdp\n\xff\xfe")
+    assert main(["--headless", str(p), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "byte 14 is 0xff" in err and "codec" not in err and "UnicodeDecodeError" not in err
+    assert main(["check", str(p)]) == 2
+    out = capsys.readouterr().out
+    assert "byte 14 is 0xff" in out and "codec" not in out
+
+
+def test_list_yaml_hint_names_commands_not_a_source_path(tmp_path, capsys):
+    p = tmp_path / "l.yaml"
+    p.write_text("- 1\n")
+    assert main(["--headless", str(p), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "templates/" not in err and "fsdpds-wizard --headless PRESET_NAME" in err
+
+
+def test_empty_answers_mean_the_defaults_with_a_warning(tmp_path, capsys):
+    p = tmp_path / "empty.yaml"
+    p.write_text("# nothing yet\n")
+    out = tmp_path / "out"
+    assert main(["--headless", str(p), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"WARNING [answers-empty] answers: {p} is empty (or only comments): every setting takes its default" in err
+    assert (out / "accelerate_config.yaml").exists()
+
+
+def test_empty_accelerate_config_is_an_error(tmp_path, capsys):
+    p = tmp_path / "empty.yaml"
+    p.write_text("")
+    assert main(["check", str(p)]) == 2
+    assert f"config: {p}: the file is empty (no keys)" in capsys.readouterr().out
+
+
+def test_unknown_answers_key_has_did_you_mean(tmp_path, capsys):
+    p = tmp_path / "a.yaml"
+    p.write_text("backend: fsdp\nsharding:\n  stratgy: full\n")
+    assert main(["--headless", str(p), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "ERROR [answers-unknown-key] sharding.stratgy: unknown key 'sharding.stratgy'\n    fix: did you mean 'strategy'?" in err
+
+
+# ------------------------------------------------------------------------------ command lines
+HEADLESS_DOES = "--headless ANSWERS_OR_PRESET writes the configs from an answers file or a preset without a screen"
+
+
+@pytest.mark.parametrize("flag,value,does,instead", [
+    ("--config", "acc.yaml", "--config FILE opens the wizard (with a screen) on an existing accelerate config, "
+     "imported and linted", "without a screen, lint it with: fsdpds-wizard check FILE"),
+    ("--answers", "a.yaml", "--answers FILE opens the wizard (with a screen) on an answers file",
+     "without a screen, give the file to --headless: fsdpds-wizard --headless FILE --out DIR"),
+    ("--preset", "zero2", "--preset NAME opens the wizard (with a screen) on a preset",
+     "without a screen, give the name to --headless: fsdpds-wizard --headless NAME --out DIR"),
+])
+def test_headless_refuses_a_start_flag_it_would_ignore(tmp_path, capsys, flag, value, does, instead):
+    out = tmp_path / "out"
+    assert main(["--headless", "zero2", flag, value, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (f"fsdpds-wizard: --headless and {flag} do not go together: {HEADLESS_DOES}; "
+                                       f"{does}. Use one of them ({instead})\n")
+    assert not out.exists()
+
+
+def test_headless_without_its_value_explains(capsys):
+    assert main(["--headless", "--config", "acc.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fsdpds-wizard: --headless needs the answers file or preset name right after it: "
+                          "fsdpds-wizard --headless ANSWERS.yaml|PRESET_NAME --out DIR")
+    assert "It does not go together with --config" in err and "fsdpds-wizard check FILE" in err
+    assert "expected one argument" not in err
+    assert main(["--headless"]) == 2
+    assert "needs the answers file or preset name" in capsys.readouterr().err
+    assert main(["--out"]) == 2
+    assert capsys.readouterr().err == "fsdpds-wizard: --out needs the folder the configs are written to: --out DIR\n"
+
+
+def test_script_arguments_without_launch_are_refused(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["--headless", "zero2", "--out", str(out), "--", "--steps", "3"]) == 2
+    assert "script arguments after -- go with --launch" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
+    """`fsdpds-wizard explain | head -1`: the reader goes away; no 'internal error', no traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "wizard", "explain"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    proc.stdout.readline()
+    proc.stdout.close()  # like head -1
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 141), err
+    assert "internal error" not in err and "Traceback" not in err and "Exception ignored" not in err
