@@ -30,7 +30,8 @@ def _key(binding: Binding) -> str:
 def binding_rows() -> list[tuple[str, str, str]]:
     """(where, keys, what) for every binding the wizard declares, then the standard navigation keys."""
     from ..app import WizardApp
-    from ..widgets.fields import Toggle
+    from ..widgets.choice_menu import ChoiceMenu
+    from ..widgets.fields import Choice, Toggle
     from .confirm import ConfirmScreen
     from .main import MainScreen
     from .review import ReviewScreen
@@ -41,7 +42,8 @@ def binding_rows() -> list[tuple[str, str, str]]:
     everywhere: set[str] = set()
     for where, cls in (("Everywhere", WizardApp), ("Settings", MainScreen), ("Review", ReviewScreen),
                        ("Run", RunScreen), ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
-                       ("true/false field", Toggle), ("Help", HelpScreen)):
+                       ("true/false field", Toggle), ("choice field", Choice), ("choice list", ChoiceMenu),
+                       ("Help", HelpScreen)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.description and not b.system and _key(b) not in everywhere:
                 rows.append((where, _key(b), b.tooltip or b.description))

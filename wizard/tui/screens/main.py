@@ -10,10 +10,10 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid
+from textual.containers import Container, Grid
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, OptionList
+from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
 from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
@@ -85,14 +85,26 @@ class MainScreen(Screen):
             pane.explain(("group", first), lambda w: explain_group(first, a, w))
             yield pane
             yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
-        yield Footer(compact=True)
+        yield Container(id="keys")
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
         groups = self.query_one(GroupList)
         groups.highlighted = 0
         groups.focus()
-        self.call_after_refresh(self._full_check)
+        self.call_after_refresh(self._after_first_paint)
+
+    async def _after_first_paint(self) -> None:
+        """The footer's keys and the full check come right after the first frame.
+
+        Textual's Footer draws its keys only after the screen reports its bindings, a frame after the
+        first paint in any case, so mounting it now leaves the first frame as it was (the slot holds its
+        row) and takes its widgets off the critical path of the first paint."""
+        from textual.widgets import Footer
+
+        await self.query_one("#keys", Container).mount(Footer(compact=True))
+        self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
+        self._full_check()
 
     def _full_check(self) -> None:
         self.generated = generate(self.answers, Path(self.out))

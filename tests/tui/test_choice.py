@@ -1,0 +1,92 @@
+"""The one-widget drop-down (Choice) that replaced Textual's Select in the forms, and the deferred footer."""
+from __future__ import annotations
+
+import pytest
+
+from wizard.core.answers import default_answers
+from wizard.tui.app import create_app
+from wizard.tui.session import Start
+from wizard.tui.widgets.choice_menu import ChoiceMenu
+from wizard.tui.widgets.fields import Choice, SettingField, field_id
+
+from .conftest import main_of, press
+
+SIZE = (80, 24)
+
+
+def choice_of(main, setting_id: str) -> Choice:
+    control = main.query_one(f"#{field_id(setting_id)}", SettingField).control
+    assert isinstance(control, Choice)
+    return control
+
+
+@pytest.mark.asyncio
+async def test_enter_opens_the_list_on_the_current_value_and_enter_picks():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await main.jump_to("offload.optimizer")
+        await pilot.pause()
+        choice = choice_of(main, "offload.optimizer")
+        assert app.focused is choice and choice.value == "none"
+        await press(pilot, "enter")
+        assert isinstance(app.screen, ChoiceMenu)
+        menu = app.screen.query_one("#choices")
+        assert menu.highlighted == 0  # the current value
+        region = menu.region
+        assert region.y == choice.region.bottom or region.bottom == choice.region.y  # next to the field
+        await press(pilot, "down", "enter")
+        assert app.screen is main and app.focused is choice
+        assert choice.value == "cpu" and main.answers["offload.optimizer"] == "cpu"
+        assert "cpu" in str(choice.render())
+
+
+@pytest.mark.asyncio
+async def test_escape_and_a_click_outside_keep_the_value():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await main.jump_to("offload.optimizer")
+        await pilot.pause()
+        choice = choice_of(main, "offload.optimizer")
+        await press(pilot, "space", "down", "escape")
+        assert app.screen is main and main.answers["offload.optimizer"] == "none"
+        await press(pilot, "enter")
+        await pilot.click(offset=(79, 0))  # the top-right corner, away from the list
+        await pilot.pause()
+        assert app.screen is main and main.answers["offload.optimizer"] == "none"
+
+
+@pytest.mark.asyncio
+async def test_a_nullable_choice_offers_the_library_default_and_values_set_elsewhere_show():
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await main.jump_to("deepspeed.overlap_comm")
+        await pilot.pause()
+        choice = choice_of(main, "deepspeed.overlap_comm")
+        assert choice.options[0] == ("(library default)", None)
+        assert choice.value is None and choice.has_class("-blank")
+        await press(pilot, "enter", "down", "enter")
+        picked = choice.value
+        assert picked is not None and main.answers["deepspeed.overlap_comm"] == picked
+        main.set_answers(main.answers.replace({"deepspeed.overlap_comm": None}))
+        await pilot.pause()
+        assert choice.value is None and "(library default)" in str(choice.render())
+        with pytest.raises(ValueError):
+            choice.set_value("not-a-choice")
+
+
+@pytest.mark.asyncio
+async def test_the_footer_shows_its_keys_once_the_screen_is_ready():
+    """The footer is mounted just after the first frame: it must still show the screen's keys."""
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(160, 50)) as pilot:
+        main = main_of(app)
+        while not main.ready:
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
+        from textual.widgets import Footer
+
+        keys = [str(k.description) for k in main.query_one(Footer).query("FooterKey")]
+        assert "Review" in keys and "Rehearse" in keys
