@@ -1,4 +1,5 @@
-"""Command line: the TUI by default, ``--headless``, and the ``check`` / ``explain`` / ``presets`` commands.
+"""Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
+``schema`` and ``help`` (argparse subcommands, so ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it).
@@ -15,7 +16,15 @@ EXIT_OK = 0
 EXIT_INVALID = 2
 EXIT_INTERNAL = 3
 
-SUBCOMMANDS = ("check", "explain", "presets", "schema")
+COMMANDS = {
+    "check": "lint an accelerate config YAML and the DeepSpeed JSON it names",
+    "explain": "FSDP and DeepSpeed side by side, setting by setting",
+    "presets": "list the bundled presets (answers files to start from)",
+    "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
+    "help": "show the options of a command: fsdpds-wizard help COMMAND",
+}
+"""Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
+SUBCOMMANDS = tuple(name for name in COMMANDS if name != "help")
 
 
 class UsageError(Exception):
@@ -46,9 +55,18 @@ _NEEDS_VALUE = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a message that explains the main flags that lack their value."""
+    """argparse that reports a usage error as one line (a :class:`UsageError`), explains the main flags that lack
+    their value, and builds costly parts of its help only when the help is shown."""
 
     argv: list[str] = []
+    more_help = None
+    """A function giving text appended to the help (so ``explain``'s group list is only read for its help)."""
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.more_help is not None:
+            text += "\n" + self.more_help() + "\n"
+        return text
 
     def error(self, message: str):  # argparse's hook; raises instead of exiting
         for flag, text in _NEEDS_VALUE.items():
@@ -59,11 +77,67 @@ class _Parser(argparse.ArgumentParser):
                         text += (f". It does not go together with {start}: {_START_FLAGS[start]}; "
                                  f"{_HEADLESS_INSTEAD[start]}")
                 raise UsageError(text)
-        super().error(message)
+        if message.startswith("argument COMMAND: invalid choice:"):
+            raise UsageError(_unknown_command(message))
+        command = self.prog.removeprefix("fsdpds-wizard").strip()
+        see = f"fsdpds-wizard help {command}" if command else "fsdpds-wizard --help"
+        prefix = f"{command}: " if command else ""
+        raise UsageError(f"{prefix}{message} (options: {see})")
+
+
+def _unknown_command(message: str) -> str:
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)'", message)
+    name = found.group(1) if found else "?"
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return (f"unknown command '{name}'; {hint}commands: {', '.join(COMMANDS)} (fsdpds-wizard --help). "
+            "Options such as --headless, --out and --preset go without a command")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the wizard's version and the library versions (read from metadata, nothing imported)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .versions import version_text
+
+        print(version_text())
+        parser.exit(EXIT_OK)
+
+
+class _Commands(argparse._SubParsersAction):
+    """The commands' own options go to their own namespace (``args.command_args``), so that a command's
+    ``--verify``, ``--format`` or positional CONFIG never mixes with the wizard's flags of the same name."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        name, rest = values[0], list(values[1:])
+        setattr(namespace, self.dest, name)
+        sub = self.choices[name]
+        sub.argv = rest
+        namespace.command_args = sub.parse_args(rest)
+
+
+# The wizard's own flags (without a command): dest -> the flag, to refuse them in front of a command.
+_TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "verify": "--verify",
+              "launch": "--launch", "rehearse": "--rehearse", "ds_config_path": "--ds-config-path",
+              "answers": "--answers", "preset": "--preset", "config": "--config"}
 
 
 def _check_mode(args) -> None:
     """Every flag must apply in the chosen mode: refuse what would otherwise be ignored."""
+    if args.command is not None:
+        given = [flag for dest, flag in _TOP_FLAGS.items() if getattr(args, dest, None) not in (None, False)]
+        if given or args.script_args:
+            what = ", ".join(given) if given else "script arguments after --"
+            raise UsageError(f"{what} {'go' if len(given) != 1 else 'goes'} without a command (the wizard or "
+                             f"--headless); the {args.command} command takes its own options: "
+                             f"fsdpds-wizard help {args.command}")
+        return
     starts = [f"--{k}" for k in ("answers", "preset", "config") if getattr(args, k, None)]
     if args.headless and starts:
         flag = starts[0]
@@ -78,16 +152,23 @@ def _check_mode(args) -> None:
                          "when it starts); to keep them in the written answers, set launch.script_args")
     if not args.headless and (args.force or args.verify):
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
+    if not args.headless and args.ds_config_path:
+        raise UsageError("--ds-config-path goes with --headless ANSWERS.yaml --out DIR; the wizard writes the "
+                         "DeepSpeed JSON's path relative to the folder it was started from when the output folder "
+                         "lies inside it (choose an output folder outside it for an absolute path)")
 
 
-def _main_parser() -> argparse.ArgumentParser:
+def _main_parser() -> _Parser:
     p = _Parser(
         prog="fsdpds-wizard",
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
-        epilog="Commands: 'fsdpds-wizard check CONFIG.yaml' lints an existing config; 'fsdpds-wizard explain "
-               "[GROUP]' compares FSDP and DeepSpeed setting by setting; 'fsdpds-wizard presets' lists the "
-               "templates; 'fsdpds-wizard schema' prints the answers.yaml schema. Without --headless the interactive wizard opens.",
+        epilog="Without a command the interactive wizard opens (--answers, --preset or --config to start from, "
+               "--out for the folder); --headless writes the configs without a screen. A command's options: "
+               "fsdpds-wizard help COMMAND.",
     )
+    p.add_argument("--version", action=_VersionAction,
+                   help="print the wizard's version and the accelerate, deepspeed, torch and transformers versions "
+                        "its knowledge was verified against (and the installed ones)")
     p.add_argument("--headless", metavar="ANSWERS.yaml",
                    help="generate the configs from an answers file (or a preset name) without a screen")
     p.add_argument("--out", metavar="DIR", help="folder for accelerate_config.yaml, ds_config.json and answers.yaml")
@@ -101,18 +182,27 @@ def _main_parser() -> argparse.ArgumentParser:
     p.add_argument("--rehearse", action="store_true",
                    help="with --launch: rehearse the config on this machine's CPU with 2 processes and the bundled "
                         "script before spending GPU hours")
+    p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None,
+                   help="how accelerate_config.yaml names the DeepSpeed JSON: auto (default) writes it relative to "
+                        "the current folder when --out lies inside it (launch from this folder; the config travels "
+                        "with a repository), else absolute; absolute always writes the absolute path")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
-    start.add_argument("--preset", metavar="NAME", help="(wizard) start from a preset under templates/")
+    start.add_argument("--preset", metavar="NAME",
+                       help="(wizard) start from a preset (fsdpds-wizard presets lists them)")
     start.add_argument("--config", metavar="ACCELERATE.yaml",
                        help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
                             "import and lint it")
+    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands,
+                                parser_class=_Parser)
+    for name, line in COMMANDS.items():
+        _COMMAND_PARSERS[name](commands.add_parser(name, help=line, description=line[0].upper() + line[1:] + "."))
     return p
 
 
-def _check_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fsdpds-wizard check",
-                                description="Lint an accelerate config YAML and the DeepSpeed JSON it names.")
+def _check_options(p: argparse.ArgumentParser) -> None:
+    p.description = "Lint an accelerate config YAML and the DeepSpeed JSON it names, as accelerate reads them " \
+                    "when launched from the current folder."
     p.add_argument("config", metavar="CONFIG.yaml")
     p.add_argument("--gpus-per-node", type=int, metavar="N",
                    help="GPUs on each machine (default: the GPUs detected here; GPU-count rules are skipped "
@@ -120,42 +210,52 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--verify", action="store_true",
                    help="also replay the config through the real accelerate and deepspeed code")
-    return p
 
 
-def _explain_parser() -> argparse.ArgumentParser:
+def _explain_groups() -> str:
     from .core.catalog import GROUPS
 
-    p = argparse.ArgumentParser(prog="fsdpds-wizard explain",
-                                description="FSDP and DeepSpeed side by side, group by group.")
-    p.add_argument("group", nargs="?", metavar="GROUP",
-                   help="one of: " + ", ".join(g.id for g in GROUPS) + " (default: all)")
+    return "groups: " + ", ".join(g.id for g in GROUPS)
+
+
+def _explain_options(p: _Parser) -> None:
+    p.add_argument("group", nargs="?", metavar="GROUP", help="one group (default: all; the groups are listed below)")
     p.add_argument("--width", type=int, default=None, help="text width (default: the terminal's)")
-    return p
+    p.more_help = _explain_groups  # the catalogue is read only when this help is shown
+
+
+def _presets_options(p: argparse.ArgumentParser) -> None:
+    p.epilog = "use one with: fsdpds-wizard --headless NAME --out DIR, or open the wizard on it: --preset NAME"
+
+
+def _schema_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("json", "markdown"), default="json")
+
+
+def _help_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
+
+
+_COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
+                    "schema": _schema_options, "help": _help_options}
+
+
+def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:
+    if topic is None:
+        parser.print_help()
+        return EXIT_OK
+    if topic not in COMMANDS:
+        raise UsageError(_unknown_command(f"invalid choice: '{topic}'"))
+    commands = next(a for a in parser._actions if isinstance(a, _Commands))
+    commands.choices[topic].print_help()
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            cmd, rest = argv[0], argv[1:]
-            if cmd == "check":
-                from .commands import check
-
-                return check.run(_check_parser().parse_args(rest))
-            if cmd == "explain":
-                from .commands import explain
-
-                return explain.run(_explain_parser().parse_args(rest))
-            if cmd == "schema":
-                from .commands import schema
-
-                return schema.run(rest)
-            from .commands import presets
-
-            return presets.run(rest)
         script_args: list[str] = []
-        if "--" in argv:
+        if "--" in argv and not (argv and argv[0] in COMMANDS):  # a command's own "--" is argparse's
             cut = argv.index("--")
             argv, script_args = argv[:cut], argv[cut + 1:]
         parser = _main_parser()
@@ -163,6 +263,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         args.script_args = script_args
         _check_mode(args)
+        if args.command == "help":
+            return _help(parser, args.command_args.topic)
+        if args.command is not None:
+            import importlib
+
+            module = importlib.import_module(f".commands.{args.command}", __package__)
+            return module.run(args.command_args)
         if args.headless:
             from .commands import headless
 

@@ -31,3 +31,15 @@ def test_preset_matches_golden(preset):
 
 def test_every_preset_has_a_golden_folder():
     assert sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) == sorted(p.stem for p in PRESETS)
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.stem)
+def test_headless_into_the_launch_folder_writes_the_golden_files(preset, tmp_path, monkeypatch):
+    """The real command, from the folder it writes into: the relative deepspeed_config_file is `ds_config.json`
+    whatever the machine, so the files are the committed ones byte for byte (deterministic: no cwd-dependence)."""
+    from wizard.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--headless", str(preset), "--out", "."]) == 0
+    expected = {p.name: p.read_bytes() for p in (GOLDEN / preset.stem).iterdir()}
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == expected

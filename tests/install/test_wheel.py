@@ -185,6 +185,15 @@ def test_base_install_writes_checks_explains(base, tmp_path):
     assert json.loads(proc.stdout)["title"].startswith("fsdpds-wizard answers")
 
 
+def test_base_install_version_reads_metadata_and_names_what_is_missing(base, tmp_path):
+    proc = wizard_in(base, _empty(tmp_path), "--version")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "fsdpds-wizard 0.1.0", proc.stdout  # the wheel's metadata (no pyproject beside it)
+    for lib in ("accelerate", "deepspeed", "torch", "transformers"):
+        assert any(ln.startswith(lib) and ln.endswith("not installed") for ln in lines), proc.stdout
+
+
 def test_base_install_says_what_to_install_for_verify_and_launch(base, tmp_path):
     work = _empty(tmp_path)
     for args, out in ((("--verify",), "o2"), (("--launch",), "o2l"), (("--launch", "--rehearse"), "o2r")):

@@ -375,7 +375,8 @@ CASES = [
     C("gpu-count-unknown", fsdp(), fsdp(), None, None, None),
 ]
 LOADER_RULES = {"duplicate-key", "duplicate-key-same-value", "ds-config-file-missing", "ds-config-file-tilde",
-                "ds-config-file-unreadable", "ds-config-file-invalid-json"}  # test_loader_rules_fire
+                "ds-config-file-unreadable", "ds-config-file-invalid-json",
+                "ds-config-file-not-from-here", "ds-config-file-absolute-elsewhere"}  # test_loader_rules_fire
 NOT_PAIRED = {"linter-internal-error",  # never fires on purpose
               "fp8-backend-missing"} | LOADER_RULES  # environment: test_fp8_backend_probe_is_injectable
 
@@ -673,17 +674,68 @@ def test_lint_never_raises_on_plausible_configs(fc, dc, ds):
 # ---------------------------------------------------------------------------------------------------------------
 # configfile + gpus
 # ---------------------------------------------------------------------------------------------------------------
-def test_load_config_files_resolves_json_next_to_yaml(tmp_path, monkeypatch):
+def test_load_config_files_reads_a_json_only_next_to_the_yaml_and_warns(tmp_path, monkeypatch):
+    """accelerate opens a relative path from its working folder: found only next to the YAML, it is still read (to
+    lint it) but the config fails when launched from here, and check says so (issue 13)."""
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "a.yaml").write_text(yaml.safe_dump(filemode()))
     (tmp_path / "cfg" / "ds.json").write_text(json.dumps(dsj()))
     monkeypatch.chdir(tmp_path)
     lc = load_config_files(tmp_path / "cfg" / "a.yaml")
-    assert lc.ds == dsj() and lc.ds_path == tmp_path / "cfg" / "ds.json" and lc.findings == []
-    assert lc.ds_path_known
+    assert lc.ds == dsj() and lc.ds_path == tmp_path / "cfg" / "ds.json" and lc.ds_path_known
+    [f] = lc.findings
+    assert (f.rule, f.severity, f.keys) == ("ds-config-file-not-from-here", "warning", ("deepspeed_config.deepspeed_config_file",))
+    assert f"current folder {tmp_path}" in f.message and f"Launch from {tmp_path / 'cfg'}" in f.fix
+    monkeypatch.chdir(tmp_path / "cfg")  # from the YAML's folder the path resolves: no warning
+    lc = load_config_files("a.yaml")
+    assert lc.ds == dsj() and lc.findings == []
 
 
-def test_load_config_files_problems(tmp_path):
+def test_load_config_files_resolves_from_the_current_folder_as_accelerate_does(tmp_path, monkeypatch):
+    """Two files of the same name: accelerate opens the one from its working folder, so the linter reads that one."""
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "a.yaml").write_text(yaml.safe_dump(filemode()))
+    (tmp_path / "cfg" / "ds.json").write_text(json.dumps(dsj()))
+    here = dsj(zero_optimization={"stage": 2})
+    (tmp_path / "ds.json").write_text(json.dumps(here))
+    monkeypatch.chdir(tmp_path)
+    lc = load_config_files(tmp_path / "cfg" / "a.yaml")
+    assert lc.ds == here and lc.ds_path == tmp_path / "ds.json" and lc.findings == []
+
+
+def test_a_path_written_for_the_launch_folder_above_the_yaml(tmp_path, monkeypatch):
+    """The wizard's own `out/ds_config.json` (relative to the launch folder above out/): fine from there; from
+    elsewhere a warning naming the folder to launch from."""
+    out = tmp_path / "repo" / "out"
+    out.mkdir(parents=True)
+    (out / "accelerate_config.yaml").write_text(yaml.safe_dump(filemode({"deepspeed_config_file": "out/ds.json"})))
+    (out / "ds.json").write_text(json.dumps(dsj()))
+    monkeypatch.chdir(tmp_path / "repo")
+    assert load_config_files("out/accelerate_config.yaml").findings == []
+    monkeypatch.chdir(tmp_path)
+    lc = load_config_files(out / "accelerate_config.yaml")
+    assert lc.ds == dsj()
+    assert [(f.rule, f.fix.split(",")[0]) for f in lc.findings] == [
+        ("ds-config-file-not-from-here", f"Launch from {tmp_path / 'repo'}")]
+
+
+def test_an_absolute_path_outside_the_current_folder_warns(tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "proj").mkdir()
+    ds = tmp_path / "elsewhere" / "ds.json"
+    ds.write_text(json.dumps(dsj()))
+    y = tmp_path / "proj" / "a.yaml"
+    y.write_text(yaml.safe_dump(filemode({"deepspeed_config_file": str(ds)})))
+    monkeypatch.chdir(tmp_path / "proj")
+    [f] = load_config_files(y).findings
+    assert (f.rule, f.severity) == ("ds-config-file-absolute-elsewhere", "warning")
+    assert str(ds) in f.message and "relative to the folder you launch from" in f.fix
+    monkeypatch.chdir(tmp_path)  # inside the current folder: it works from here and from a copy of this folder
+    assert load_config_files(y).findings == []
+
+
+def test_load_config_files_problems(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # launched from the YAML's folder: the relative path is the one accelerate opens
     y = tmp_path / "a.yaml"
     with pytest.raises(ConfigFileError):
         load_config_files(tmp_path / "missing.yaml")
@@ -725,6 +777,7 @@ def test_loader_rules_fire(tmp_path):
         fired.update(f.rule for f in found)
 
     load({"deepspeed_config_file": "~/no/such/ds.json"})
+    load({"deepspeed_config_file": str(tmp_path / "ds.json")}, b'{"zero_optimization": {"stage": 2}}')  # absolute
     load({"deepspeed_config_file": "nope.json"})
     load({}, b"\xff\xfe not utf-8")
     load({}, b"[1, 2]")

@@ -171,7 +171,8 @@ def test_deep_inline_deepspeed_json_is_a_finding(tmp_path, how):
     assert "nested more than 64 levels deep" in lc.findings[0].message and lc.ds is None
 
 
-def test_deepspeed_json_file_bounds_are_findings(tmp_path):
+def test_deepspeed_json_file_bounds_are_findings(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # launched from the YAML's folder: the relative path is the one accelerate opens
     p = tmp_path / "acc.yaml"
     p.write_text(ds_yaml("ds.json"))
     ds = tmp_path / "ds.json"

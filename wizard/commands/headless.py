@@ -1,4 +1,4 @@
-"""``fsdpds-wizard --headless ANSWERS.yaml --out DIR [--force] [--verify]``."""
+"""``fsdpds-wizard --headless ANSWERS.yaml --out DIR [--force] [--verify] [--ds-config-path auto|absolute]``."""
 from __future__ import annotations
 
 import shlex
@@ -26,7 +26,7 @@ def run(args) -> int:
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")
-    gen = generate(answers, out_dir)
+    gen = generate(answers, out_dir, ds_path=getattr(args, "ds_config_path", None) or "auto")
     findings = findings + gen.findings
     print_findings(findings)
     if not gen.ok:
@@ -62,7 +62,13 @@ def run(args) -> int:
         print(summary_line(findings), file=sys.stderr)
         return run_launch(gen, out_dir, args)
     script = answers["launch.script"]
-    cmd = launch_command(out_dir, script, list(answers["launch.script_args"]))
-    print("launch with: " + shlex.join(cmd))
+    cmd = shlex.join(launch_command(out_dir, script, list(answers["launch.script_args"]), gen.launch_dir))
+    if gen.launch_dir is not None:  # deepspeed_config_file is relative: accelerate resolves it from its folder
+        print(f"launch from {gen.launch_dir}: {cmd}")
+        ref = gen.rendered.accelerate["deepspeed_config"]["deepspeed_config_file"]
+        print(f"(deepspeed_config_file: {ref} is relative to that folder, as accelerate resolves it, so the configs "
+              "work wherever that folder is cloned or moved; --ds-config-path absolute writes an absolute path)")
+    else:
+        print("launch with: " + cmd)
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK

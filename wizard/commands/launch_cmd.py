@@ -122,7 +122,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         if plan.generated.answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
             print("note: DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); "
                   "build them ahead with: python -m wizard.run.rehearse --prewarm", file=err)
-    print("launch: " + shlex.join(plan.spec.argv), file=err)
+    print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)

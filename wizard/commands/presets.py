@@ -1,7 +1,7 @@
 """``fsdpds-wizard presets``: list the bundled preset answers files (or those in FSDPDS_TEMPLATES)."""
 from __future__ import annotations
 
-from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+from ..cli import EXIT_INVALID, EXIT_OK
 from ..presets import preset_paths, where
 
 
@@ -14,9 +14,8 @@ def describe(path) -> str:
     return " ".join(lines)
 
 
-def run(rest: list[str]) -> int:
-    if rest:
-        raise UsageError("presets takes no arguments")
+def run(args) -> int:
+    """``args``: the parsed options of the command (none), see ``wizard.cli``."""
     presets = preset_paths()
     if not presets:
         print(f"no presets found in {where()}")

@@ -4,7 +4,10 @@
   ``accelerate/commands/config/config_args.py``. So ``1e8`` is a *string* and ``no`` is the boolean False.
 * ``deepspeed_config.deepspeed_config_file`` is read with ``json.load`` as in
   ``accelerate/utils/deepspeed.py`` (``HfDeepSpeedConfig``): a path, else JSON text, else base64 JSON.
-  A relative path is looked up next to the YAML first, then in the current directory.
+  accelerate opens it as written (``os.path.exists``), so a relative path is resolved from the working folder of
+  ``accelerate launch``, never from the YAML's folder. The linter does the same from the current folder; a path
+  that only resolves from the YAML's folder or one above it is still read (to lint it) and warned about, as is an
+  absolute path outside the current folder (a config that works from one place only).
 
 Every read goes through ``wizard.core.loading`` (bounded size and depth, aliases, UTF-8). Problems with the
 YAML itself (missing, unreadable, not YAML, not a mapping) raise ``ConfigFileError`` (= ``InputError``);
@@ -38,6 +41,18 @@ DS_TILDE = rule("ds-config-file-tilde", ERROR, "accelerate does not expand '~' i
                 "D2; " + _HF_DEEPSPEED)
 DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _HF_DEEPSPEED,
                      fix="Check the file's permissions, and that it is the UTF-8 text of the DeepSpeed config.")
+DS_NOT_FROM_HERE = rule(
+    "ds-config-file-not-from-here", WARNING,
+    "The relative DeepSpeed JSON path resolves from the YAML's folder (or one above it) but not from the current "
+    "folder, where accelerate opens it", "D2; " + _HF_DEEPSPEED,
+    fix="Launch from the folder the path is relative to, or write it relative to the folder you launch from "
+        "(fsdpds-wizard writes it so when --out lies inside the folder it runs in).")
+DS_ABSOLUTE_ELSEWHERE = rule(
+    "ds-config-file-absolute-elsewhere", WARNING,
+    "An absolute DeepSpeed JSON path outside the current folder: the config works only where that path exists",
+    "D2; " + _HF_DEEPSPEED,
+    fix="For a config that travels with its project, keep the JSON inside it and write the path relative to the "
+        "folder you launch from (fsdpds-wizard --headless ... --out DIR with DIR inside that folder).")
 DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is not a JSON object (strict JSON)",
                    "D2; " + _HF_DEEPSPEED,
                    fix="Write one JSON object ({\"zero_optimization\": {...}, ...}) in strict JSON: no comments, no "
@@ -167,16 +182,57 @@ def _ds_error(name: str, message: str, fix: str, source: str = _HF_DEEPSPEED) ->
     return Finding(ERROR, name, (DS_FILE_KEY,), message, fix, source)
 
 
-def _resolve_ds_path(value: str, yaml_dir: Path) -> Path | None:
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # e.g. a name too long for the file system: JSON text, not a path (as os.path.exists)
+        return False
+
+
+def _resolve_ds_path(value: str, yaml_dir: Path, cwd: Path) -> tuple[Path | None, Path | None]:
+    """The file accelerate opens from ``cwd`` (``os.path.exists(value)``, relative to the working folder). For a
+    relative path not found from there: the file it names from the YAML's folder or the nearest folder above it
+    (a config written to be launched from there, such as the wizard's ``out/ds_config.json``). Returns (the file or
+    None, the other folder it was found from, or None when found from ``cwd`` / absolute)."""
     p = Path(value)
-    candidates = [p] if p.is_absolute() else [yaml_dir / p, Path.cwd() / p]
-    for c in candidates:
-        try:
-            if c.is_file():
-                return c
-        except OSError:  # e.g. a name too long for the file system: JSON text, not a path (as os.path.exists)
-            continue
-    return None
+    if p.is_absolute():
+        return (p, None) if _is_file(p) else (None, None)
+    if _is_file(cwd / p):
+        return cwd / p, None
+    for folder in (yaml_dir, *yaml_dir.parents):
+        if _is_file(folder / p):
+            return folder / p, folder
+    return None, None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _where_findings(value: str, found: Path, launch_from: Path | None, cwd: Path) -> list[Finding]:
+    """A config that works from one place only: warn (accelerate reads the JSON from its working folder)."""
+    source = "D2; " + _HF_DEEPSPEED
+    if launch_from is not None:
+        return [Finding(WARNING, DS_NOT_FROM_HERE, (DS_FILE_KEY,),
+                        f"`deepspeed_config_file: {value}` is not found from the current folder {cwd}, where "
+                        "accelerate opens it (from the folder `accelerate launch` runs in): launched from here it "
+                        "fails with 'Expected a string path to an existing deepspeed config'. It resolves from "
+                        f"{launch_from} ({found}, read from there for this check).",
+                        f"Launch from {launch_from}, or write the path relative to the folder you launch from.",
+                        source)]
+    if Path(value).is_absolute() and not _inside(found, cwd):
+        return [Finding(WARNING, DS_ABSOLUTE_ELSEWHERE, (DS_FILE_KEY,),
+                        f"`deepspeed_config_file: {value}` is an absolute path outside the current folder {cwd}: "
+                        "the config works only on machines where that path exists, not from a clone or a copy "
+                        "of the project elsewhere.",
+                        "For a config that travels with its project, keep the JSON inside it and write the path "
+                        "relative to the folder you launch from (fsdpds-wizard --headless ... --out DIR with DIR "
+                        "inside that folder does this).", source)]
+    return []
 
 
 _INLINE_JSON = "deepspeed_config.deepspeed_config_file (JSON text in the YAML)"
@@ -224,7 +280,8 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
             "which accelerate does not expand (it checks the path as written), so the file is not found.",
             "Write the full path (or a path relative to the folder you launch from).", "D2; " + _HF_DEEPSPEED))
         text_value = os.path.expanduser(text_value)
-    found = _resolve_ds_path(text_value, yaml_dir)
+    cwd = Path.cwd()
+    found, launch_from = _resolve_ds_path(text_value, yaml_dir, cwd)
     if found is None:
         try:
             inline = _decode_inline(text_value)
@@ -236,12 +293,15 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
             return
         loaded.findings.append(_ds_error(
             DS_MISSING, f"The DeepSpeed config `{text_value}` named by "
-            "`deepspeed_config.deepspeed_config_file` was not found (looked next to the YAML and in the current "
-            "folder); accelerate raises 'Expected a string path to an existing deepspeed config'.",
+            "`deepspeed_config.deepspeed_config_file` was not found (looked from the current folder, where "
+            "accelerate opens it, and from the YAML's folder and those above it); accelerate raises 'Expected a string path to an existing "
+            "deepspeed config'.",
             "Fix the path. A relative path is resolved from the folder `accelerate launch` runs in.",
             "D2; " + _HF_DEEPSPEED))
         return
     loaded.ds_path = found
+    if not str(value).startswith("~"):  # a '~' path is already an error: accelerate never finds it
+        loaded.findings.extend(_where_findings(text_value, found, launch_from, cwd))
     dups: list[tuple[str, bool]] = []
     try:
         data = _plain_json(load_mapping_file(found, DEEPSPEED, json_hook=_PairsDict), "", dups)

@@ -18,6 +18,9 @@ class Generated:
     findings: list[Finding]
     files: dict[str, str] = field(default_factory=dict)
     """File name (inside the output folder) -> exact text."""
+    launch_dir: Path | None = None
+    """The folder the files must be launched from (a relative ``deepspeed_config_file`` is resolved from the
+    working folder of ``accelerate launch``); None when they work from anywhere."""
 
     @property
     def ok(self) -> bool:
@@ -34,22 +37,50 @@ def json_text(data: dict) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def ds_config_ref(out_dir: Path | None) -> str:
-    """What deepspeed_config_file points at: an absolute path, since accelerate resolves it against
-    the working directory of ``accelerate launch``, not against the YAML."""
+DS_PATH_MODES = ("auto", "absolute")
+"""How ``deepspeed_config_file`` names the JSON: ``auto`` relative to the launch folder when the output folder
+lies inside it, else absolute; ``absolute`` always absolute."""
+
+
+def _launch_folder(launch_dir: str | Path | None) -> Path:
+    return Path(launch_dir).expanduser().resolve() if launch_dir is not None else Path.cwd().resolve()
+
+
+def ds_config_ref(out_dir: Path | None, launch_dir: str | Path | None = None, mode: str = "auto") -> str:
+    """What ``deepspeed_config_file`` says. accelerate opens it as written, i.e. relative to the working folder of
+    ``accelerate launch`` (``HfDeepSpeedConfig``: ``os.path.exists(path)``), never relative to the YAML. So with
+    ``auto``, an output folder inside ``launch_dir`` (default: the current folder) gives a path relative to it
+    (``out/ds_config.json``: the config travels with a repository and is launched from its root); anything else
+    the absolute path. ``out_dir`` None: the bare file name."""
     if out_dir is None:
         return DS_JSON
-    return str((Path(out_dir).expanduser().resolve()) / DS_JSON)
+    if mode not in DS_PATH_MODES:
+        raise ValueError(f"ds_config_ref: mode must be one of {DS_PATH_MODES}, not {mode!r}")
+    target = Path(out_dir).expanduser().resolve() / DS_JSON
+    if mode == "auto":
+        try:
+            return target.relative_to(_launch_folder(launch_dir)).as_posix()
+        except ValueError:  # not inside the launch folder
+            pass
+    return str(target)
 
 
-def generate(answers: Answers, out_dir: Path | None = None) -> Generated:
-    rendered = render(answers, ds_config_ref(out_dir))
+def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str | Path | None = None,
+             ds_path: str = "auto") -> Generated:
+    """The findings and the exact files for ``out_dir``. The files depend on the answers and, where a DeepSpeed
+    JSON is written, on where it is launched from (``launch_dir``, default the current folder) and ``ds_path``
+    (see :func:`ds_config_ref`): the same answers, folder and launch folder always give the same bytes."""
+    ref = ds_config_ref(out_dir, launch_dir, ds_path)
+    rendered = render(answers, ref)
     intent = check_answers(answers)
     findings = intent + _not_covered(lint_rendered(answers, rendered), intent)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
+    relative_from = None
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
-    return Generated(answers, rendered, sort_findings(dedupe(findings)), files)
+        if out_dir is not None and not Path(ref).is_absolute():
+            relative_from = _launch_folder(launch_dir)
+    return Generated(answers, rendered, sort_findings(dedupe(findings)), files, relative_from)
 
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
@@ -98,6 +129,16 @@ def _key_to_answer() -> dict[str, str]:
     return _KEY_TO_ANSWER
 
 
-def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None) -> list[str]:
-    cfg = str(Path(out_dir).expanduser().resolve() / ACCELERATE_YAML)
+def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None,
+                   launch_dir: Path | None = None) -> list[str]:
+    """``accelerate launch --config_file ...``. With ``launch_dir`` (the folder the files must be launched from,
+    :attr:`Generated.launch_dir`) the config is named relative to it, like the DeepSpeed JSON inside it."""
+    cfg_path = Path(out_dir).expanduser().resolve() / ACCELERATE_YAML
+    cfg = str(cfg_path)
+    if launch_dir is not None:
+        try:
+            cfg = cfg_path.relative_to(Path(launch_dir).resolve()).as_posix()
+        except ValueError:
+            pass
     return ["accelerate", "launch", "--config_file", cfg, script or "train.py", *(args or [])]
+

@@ -120,7 +120,7 @@ def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
 
     with tempfile.TemporaryDirectory(prefix="fsdpds_verify_") as tmp:
         folder = Path(keep or tmp)
-        scratch = generate(gen.answers, folder)
+        scratch = generate(gen.answers, folder, ds_path="absolute")  # replayed from any folder
         write_files({folder / name: text for name, text in scratch.files.items()}, force=True)
         micro = gen.answers["training.micro_batch_size"]
         eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=micro if isinstance(micro, int) else 1)

@@ -10,7 +10,10 @@ else ``python -m accelerate.commands.accelerate_cli``. The script is ``launch.sc
 answers, or the bundled ``templates/train_gpt.py``; its arguments are ``launch.script_args`` followed
 by the ones given after ``--``, each a separate argv token (no shell, no splitting here). A rehearsal runs
 the bundled script and keeps the arguments it understands (see :func:`~wizard.run.rehearse.rehearsal_answers`);
-every change it makes is a "not rehearsed" row of the checklist and of ``summary.json``. Every launch gets ``PYTHONUNBUFFERED=1`` so output arrives live.
+every change it makes is a "not rehearsed" row of the checklist and of ``summary.json``. Every launch gets
+``PYTHONUNBUFFERED=1`` so output arrives live. The run starts in ``cwd`` (default: the current folder), the
+folder a relative ``deepspeed_config_file`` in the run's config is written against (accelerate opens it from
+its working folder), so the JSON is found wherever the output folder has been moved.
 """
 from __future__ import annotations
 
@@ -80,7 +83,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
                         "with --rehearse to use the bundled script)")
     run_dir = RunDir(Path(out_dir).expanduser().resolve())
-    gen = generate(used, run_dir.path)
+    gen = generate(used, run_dir.path, launch_dir=where)  # a relative deepspeed_config_file is from `where`
     if not gen.ok:
         raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
                         [f for f in gen.findings if f.severity == "error"])

@@ -215,14 +215,18 @@ class ReviewScreen(Screen[dict | None]):
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
         command = self.command_line()
         launch = Text()
-        launch.append("Launch: ", style="bold")
+        if gen.launch_dir is not None:  # a relative deepspeed_config_file: accelerate resolves it from its folder
+            launch.append(f"Launch from {gen.launch_dir}: ", style="bold")
+        else:
+            launch.append("Launch: ", style="bold")
         launch.append(command)
         self.query_one("#launch", Static).update(launch)
         self.query_one("#write-status", Static).update(self._status_text(states))
 
     def command_line(self) -> str:
         a = self.answers
-        return shlex.join(launch_command(self.out_dir, a["launch.script"], list(a["launch.script_args"])))
+        return shlex.join(launch_command(self.out_dir, a["launch.script"], list(a["launch.script_args"]),
+                                         self.generated.launch_dir))
 
     def _status_text(self, states: dict[str, str]) -> Text:
         if self.status:

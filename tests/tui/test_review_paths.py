@@ -1,0 +1,60 @@
+"""The review says where to launch from when the DeepSpeed JSON's path is relative (issue 13)."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from wizard.cli import main as cli_main
+from wizard.core.answers import default_answers
+from wizard.tui.app import create_app
+from wizard.tui.session import Start
+
+from .conftest import press
+
+SIZE = (160, 50)
+JSON_ANSWERS = {"backend": "deepspeed", "deepspeed.config_file": "yes"}
+
+
+async def _review(app, pilot):
+    from wizard.tui.screens.review import ReviewScreen
+
+    await press(pilot, "ctrl+r")
+    await pilot.pause(0.1)
+    assert isinstance(app.screen, ReviewScreen)
+    return app.screen
+
+
+@pytest.mark.asyncio
+async def test_review_of_a_json_config_inside_the_folder_says_launch_from(in_tmp):
+    app = create_app(Start(default_answers().replace(JSON_ANSWERS)), "configs-deepspeed")
+    async with app.run_test(size=SIZE) as pilot:
+        review = await _review(app, pilot)
+        launch = str(review.query_one("#launch").render())
+        assert launch == (f"Launch from {in_tmp}: accelerate launch --config_file "
+                          "configs-deepspeed/accelerate_config.yaml train.py")
+        assert review.command_line() == "accelerate launch --config_file configs-deepspeed/accelerate_config.yaml train.py"
+        files = dict(review.generated.files)
+        ref = yaml.safe_load(files["accelerate_config.yaml"])["deepspeed_config"]["deepspeed_config_file"]
+        assert ref == "configs-deepspeed/ds_config.json"
+    # the session's answers replay headless from the same folder to the same bytes
+    saved = in_tmp / "saved.yaml"
+    saved.write_text(files["answers.yaml"])
+    assert cli_main(["--headless", str(saved), "--out", "configs-deepspeed"]) == 0
+    assert {p.name: p.read_text() for p in (in_tmp / "configs-deepspeed").iterdir()} == files
+
+
+@pytest.mark.asyncio
+async def test_review_outside_the_folder_or_without_json_has_no_launch_folder(in_tmp, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    app = create_app(Start(default_answers().replace(JSON_ANSWERS)), str(elsewhere / "out"))
+    async with app.run_test(size=SIZE) as pilot:
+        review = await _review(app, pilot)
+        launch = str(review.query_one("#launch").render())
+        assert launch.startswith(f"Launch: accelerate launch --config_file {elsewhere / 'out'}/accelerate_config.yaml")
+        ref = yaml.safe_load(review.generated.files["accelerate_config.yaml"])["deepspeed_config"]
+        assert ref["deepspeed_config_file"] == str(elsewhere / "out" / "ds_config.json")
+    app = create_app(Start(default_answers()), "configs-fsdp2")  # FSDP: nothing depends on the launch folder
+    async with app.run_test(size=SIZE) as pilot:
+        review = await _review(app, pilot)
+        assert str(review.query_one("#launch").render()).startswith(
+            f"Launch: accelerate launch --config_file {in_tmp / 'configs-fsdp2'}/accelerate_config.yaml")
