@@ -28,6 +28,8 @@ from typing import Any, Iterable, Mapping
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from .findings import ERROR, WARNING, Finding
+from .wizard_rules import (ANSWERS_BAD_VALUE, ANSWERS_EMPTY, ANSWERS_NOT_A_MAPPING, ANSWERS_SCHEMA_VERSION,
+                           ANSWERS_UNKNOWN_KEY, ANSWERS_YAML)
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -159,7 +161,7 @@ def _unknown_key(full_key: str, leaf: str, candidates: Iterable[str]) -> Finding
         fix = f"answers state intent once: use {hint}"
     else:
         fix = "remove it; valid keys here: " + ", ".join(cands)
-    return Finding(ERROR, "answers-unknown-key", (full_key,), f"unknown key '{full_key}'", fix,
+    return Finding(ERROR, ANSWERS_UNKNOWN_KEY, (full_key,), f"unknown key '{full_key}'", fix,
                    "answers.yaml schema 1 (fsdpds-wizard explain lists every key)")
 
 
@@ -173,7 +175,7 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
 
     def bad(expected: str, fix: str = "") -> tuple[Any, Finding]:
         return setting.default, Finding(
-            ERROR, "answers-bad-value", (sid,),
+            ERROR, ANSWERS_BAD_VALUE, (sid,),
             f"'{sid}' is {value!r} ({_type_name(value)}); expected {expected}",
             fix or f"write one of the expected values, or remove the key to use the default ({setting.default!r})",
             "answers.yaml schema 1")
@@ -271,19 +273,19 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
         from .loading import ANSWERS, not_a_mapping
 
         exc = not_a_mapping("answers", data, ANSWERS)
-        return None, [Finding(ERROR, "answers-not-a-mapping", ("answers",), exc.what, exc.fix,
+        return None, [Finding(ERROR, ANSWERS_NOT_A_MAPPING, ("answers",), exc.what, exc.fix,
                               "answers.yaml schema 1")]
     values = {s.id: _copy(s.default) for s in SETTINGS}
     explicit: set[str] = set()
     version = data.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        findings.append(Finding(ERROR, "answers-schema-version", ("schema_version",),
+        findings.append(Finding(ERROR, ANSWERS_SCHEMA_VERSION, ("schema_version",),
                                 f"schema_version {version!r} is not supported (this wizard reads version {SCHEMA_VERSION})",
                                 f"set schema_version: {SCHEMA_VERSION}", "answers.yaml schema 1"))
     groups = [g.id for g in GROUP_BY_ID.values() if g.id != "backend"]
     for key, raw in data.items():
         if not isinstance(key, str):
-            findings.append(Finding(ERROR, "answers-unknown-key", (str(key),), f"key {key!r} is not a string",
+            findings.append(Finding(ERROR, ANSWERS_UNKNOWN_KEY, (str(key),), f"key {key!r} is not a string",
                                     "use the keys listed by fsdpds-wizard explain", "answers.yaml schema 1"))
             continue
         if key == "schema_version":
@@ -302,7 +304,7 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
         if raw is None:
             continue
         if not isinstance(raw, dict):
-            findings.append(Finding(ERROR, "answers-bad-value", (key,),
+            findings.append(Finding(ERROR, ANSWERS_BAD_VALUE, (key,),
                                     f"'{key}' must be a mapping of settings, got {_type_name(raw)}",
                                     f"write it as '{key}:' followed by indented 'name: value' lines", "answers.yaml schema 1"))
             continue
@@ -331,7 +333,7 @@ def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers |
     try:
         data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
     except InputError as exc:
-        rule = "answers-not-a-mapping" if exc.problem == "not-a-mapping" else "answers-yaml"
+        rule = ANSWERS_NOT_A_MAPPING if exc.problem == "not-a-mapping" else ANSWERS_YAML
         return None, [exc.finding(rule, "answers", "answers.yaml schema 1")]
     return answers_from_mapping(data)
 
@@ -349,7 +351,7 @@ def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tup
     data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
     answers, findings = answers_from_mapping(data)
     if data is None:
-        findings = [Finding(WARNING, "answers-empty", ("answers",),
+        findings = [Finding(WARNING, ANSWERS_EMPTY, ("answers",),
                             f"{path} is empty (or only comments): every setting takes its default",
                             "write the settings you mean, e.g. 'backend: deepspeed'; `fsdpds-wizard explain` "
                             "lists every key", "answers.yaml schema 1")] + findings
