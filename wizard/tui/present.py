@@ -127,10 +127,15 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
         except ValueError:
             return None, f"not a number: {_describe(setting)}"
     elif setting.kind == "dict":
+        from ..core.loading import InputError, parse_json  # bounded: depth, huge numbers, bad strings
+
         try:
-            candidate = json.loads(raw)
-        except ValueError as exc:
-            return None, f"not JSON ({exc.msg}): write e.g. {{\"steps_per_print\": 100}}"
+            candidate = parse_json(raw, setting.id)
+        except InputError as exc:
+            example = '{"steps_per_print": 100}'
+            if exc.problem == "too-deep":
+                return None, f"{exc.what}; DeepSpeed settings nest a few levels at most: write e.g. {example}"
+            return None, f"{exc.what}; {exc.fix}, e.g. {example}"
     value, problem = coerce_value(setting, candidate)
     if problem is not None:
         return None, problem.message.split("; ", 1)[-1]

@@ -1,0 +1,66 @@
+"""Pilot tests for the loose ends of issue 7: each failed before its fix."""
+from __future__ import annotations
+
+import pytest
+
+from wizard.core.answers import default_answers
+from wizard.tui.app import create_app
+from wizard.tui.session import Start
+from wizard.tui.widgets.fields import SettingField, field_id
+
+from .conftest import main_of
+
+SIZE = (80, 24)
+
+
+def field_of(main, setting_id: str) -> SettingField:
+    return main.query_one(f"#{field_id(setting_id)}", SettingField)
+
+
+def visible_rows(widget) -> int:
+    """How many rows of a widget are on screen: its region clipped by every container around it."""
+    region = widget.region
+    for ancestor in widget.ancestors:
+        if hasattr(ancestor, "region") and ancestor is not widget.screen:
+            region = region.intersection(ancestor.region)
+    return region.height
+
+
+async def typed(pilot, main, setting_id: str, text: str) -> SettingField:
+    await main.jump_to(setting_id)
+    await pilot.pause()
+    field = field_of(main, setting_id)
+    field.control.value = text
+    await pilot.pause()
+    return field
+
+
+# ---------------------------------------------------------------- the DeepSpeed-extras field is parsed within bounds
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("text,words", [
+    ("[" * 5000 + "]" * 5000, "nested more than 64 levels deep"),  # json.loads: RecursionError, the TUI crashed
+    ('{"a": ' + "9" * 5000 + "}", "more than 4300 digits"),
+    ('{"steps_per_print": 100,}', "not valid JSON (line 1, column 25)"),
+], ids=["nested-5000-deep", "5000-digit-number", "trailing-comma"])
+async def test_deepspeed_extra_field_refuses_bad_json_with_a_message(text, words):
+    app = create_app(Start(default_answers().replace({"backend": "deepspeed"})))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        field = await typed(pilot, main, "deepspeed.extra", '{"wall_clock_breakdown": true}')
+        assert main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}
+        await main.jump_to("deepspeed.sub_group_size")  # then Tab into the field, as a user does
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is field.control
+        field.control.value = text
+        await pilot.pause()
+        assert app.is_running  # no crash
+        assert field.has_class("-invalid")
+        shown = str(field.query_one(".invalid").render())
+        assert "not accepted" in shown and words in shown and '{"steps_per_print": 100}' in shown
+        assert main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}  # the last good value is kept
+        await pilot.pause()
+        assert visible_rows(field.query_one(".invalid")) >= 2, "the message under the field is out of view at 80x24"
