@@ -21,6 +21,7 @@ editing returns a new value.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -173,10 +174,10 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
     """Check one value against its setting; return (normalised value, finding or None)."""
     sid = setting.id
 
-    def bad(expected: str, fix: str = "") -> tuple[Any, Finding]:
+    def bad(expected: str, fix: str = "", what: str = "") -> tuple[Any, Finding]:
         return setting.default, Finding(
             ERROR, ANSWERS_BAD_VALUE, (sid,),
-            f"'{sid}' is {value!r} ({_type_name(value)}); expected {expected}",
+            f"'{sid}' is {_shown(value)} ({_type_name(value)}); {what}expected {expected}",
             fix or f"write one of the expected values, or remove the key to use the default ({setting.default!r})",
             "answers.yaml schema 1")
 
@@ -237,11 +238,33 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
 
 
 def _bounded(setting: Setting, value: Any, bad) -> tuple[Any, Finding | None]:
+    """The catalogue's range (``minimum``/``maximum`` of the setting); floats must be finite."""
+    in_range = "write a value in that range, or remove the key to use the default" + (
+        f" ({setting.default!r})" if setting.default is not None else "")
+    if isinstance(value, float) and not math.isfinite(value):
+        return bad(_expected(setting), in_range, "not a finite number: ")
     if setting.minimum is not None and value < setting.minimum:
-        return bad(_expected(setting))
+        return bad(_expected(setting), in_range, "too small: ")
     if setting.maximum is not None and value > setting.maximum:
-        return bad(_expected(setting))
+        return bad(_expected(setting), in_range, "too large: ")
     return value, None
+
+
+def number_text(x: float) -> str:
+    """A bound for messages: ``1,048,576``, ``0.5``."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, never thousands of characters long (a 2,770-digit number is named by its length)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        try:
+            digits = f"{len(str(abs(value))):,}"
+        except ValueError:  # longer than Python's int-to-text limit (sys.get_int_max_str_digits)
+            digits = "more than 4,300"
+        return f"a {digits}-digit number"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _expected(setting: Setting) -> str:
@@ -249,12 +272,9 @@ def _expected(setting: Setting) -> str:
         text = "one of " + ", ".join(repr(c) for c in setting.choices)
     elif setting.kind == "int":
         text = "an integer"
-        if setting.minimum is not None and setting.maximum is not None:
-            text += f" from {setting.minimum:g} to {setting.maximum:g}"
-        elif setting.minimum is not None:
-            text += f" >= {setting.minimum:g}"
+        text += range_text(setting)
     elif setting.kind == "float":
-        text = "a number" + (f" >= {setting.minimum:g}" if setting.minimum is not None else "")
+        text = "a number" + range_text(setting)
     else:
         text = {"bool": "true or false", "str": "a string", "list": "a list of strings", "dict": "a mapping"}[setting.kind]
     if setting.allow_auto:
@@ -262,6 +282,18 @@ def _expected(setting: Setting) -> str:
     if setting.nullable:
         text += ", or null"
     return text
+
+
+def range_text(setting: Setting) -> str:
+    """The catalogue range of a number setting: `` from 1 to 1,048,576``, `` >= 0`` (leading space), or ``""``."""
+    lo, hi = setting.minimum, setting.maximum
+    if lo is not None and hi is not None:
+        return f" from {number_text(lo)} to {number_text(hi)}"
+    if lo is not None:
+        return f" >= {number_text(lo)}"
+    if hi is not None:
+        return f" <= {number_text(hi)}"
+    return ""
 
 
 def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:

@@ -9,7 +9,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.answers import Answers, coerce_value
+from ..core.answers import Answers, coerce_value, number_text
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS, Setting
 from ..core.findings import ERROR, INFO, WARNING, Finding
 from ..core.render import Rendered, render, zero_stage
@@ -148,10 +148,12 @@ def _describe(setting: Setting) -> str:
     kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
             "dict": "a JSON object"}.get(setting.kind, setting.kind)
     parts = [kind]
-    if setting.minimum is not None:
-        parts.append(f">= {setting.minimum:g}")
-    if setting.maximum is not None:
-        parts.append(f"<= {setting.maximum:g}")
+    if setting.minimum is not None and setting.maximum is not None:
+        parts.append(f"from {number_text(setting.minimum)} to {number_text(setting.maximum)}")
+    elif setting.minimum is not None:
+        parts.append(f">= {number_text(setting.minimum)}")
+    elif setting.maximum is not None:
+        parts.append(f"<= {number_text(setting.maximum)}")
     if setting.allow_auto:
         parts.append("or auto")
     if setting.nullable:
