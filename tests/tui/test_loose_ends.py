@@ -83,3 +83,37 @@ async def test_a_huge_process_count_is_refused_in_the_field():
         assert main.answers["launch.num_processes"] == 8
         field = await typed(pilot, main, "launch.num_processes", "1048576")
         assert not field.has_class("-invalid") and main.answers["launch.num_processes"] == 1048576
+
+
+# ---------------------------------------------------------------- the switch report at 80x24
+
+
+@pytest.mark.asyncio
+async def test_switch_report_scrolls_inside_and_keeps_ok_in_view_at_80x24():
+    from textual.containers import VerticalScroll
+    from textual.widgets import Button
+
+    from wizard.tui.screens.switch_report import SwitchReportScreen
+
+    answers = default_answers().replace({"backend": "deepspeed", "offload.optimizer": "nvme",
+                                         "offload.nvme_path": "/nvme", "offload.params": "cpu"})
+    app = create_app(Start(answers))
+    async with app.run_test(size=SIZE) as pilot:
+        main_of(app)
+        await pilot.pause()
+        await pilot.press("ctrl+t")  # DeepSpeed -> FSDP1: a long report
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SwitchReportScreen)
+        ok = screen.query_one("#ok", Button)
+        assert visible_rows(ok) == 1 and ok.region.bottom <= SIZE[1], "the OK button is below the fold"
+        scroll = screen.query_one(VerticalScroll)
+        assert scroll.max_scroll_y > 0, "a long report scrolls inside the box"
+        assert visible_rows(scroll) > 8
+        scroll.scroll_end(animate=False)
+        await pilot.pause()
+        assert scroll.scroll_y == scroll.max_scroll_y  # the end of the report can be reached
+        assert visible_rows(ok) == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SwitchReportScreen)
