@@ -117,3 +117,45 @@ async def test_switch_report_scrolls_inside_and_keeps_ok_in_view_at_80x24():
         await pilot.press("enter")
         await pilot.pause()
         assert not isinstance(app.screen, SwitchReportScreen)
+
+
+# ---------------------------------------------------------------- findings get room when there are errors
+
+
+ERRORS = {"launch.num_machines": 2, "launch.num_processes": 3, "launch.gpu_ids": "0,1", "sharding.strategy": "hybrid_full"}
+
+
+async def pane_heights(answers, size):
+    from wizard.tui.widgets.explanation import ExplanationPane
+    from wizard.tui.widgets.findings import FindingsList
+
+    app = create_app(Start(answers))
+    async with app.run_test(size=size) as pilot:
+        main = main_of(app)
+        for _ in range(100):
+            await pilot.pause(0.01)
+            if main.ready:
+                break
+        await pilot.pause()
+        findings = main.query_one(FindingsList)
+        errors = sum(f.severity == "error" for f in findings.findings)
+        return (visible_rows(main.query_one(ExplanationPane)), visible_rows(findings), errors,
+                main.query_one("#forms").region.height)
+
+
+@pytest.mark.asyncio
+async def test_findings_get_more_room_when_there_are_errors_at_80x24():
+    clean = await pane_heights(default_answers(), SIZE)
+    broken = await pane_heights(default_answers().replace(ERRORS), SIZE)
+    assert clean[2] == 0 and broken[2] >= 3
+    assert broken[1] >= 9, f"the findings pane shows {broken[1] - 2} lines with {broken[2]} errors"
+    assert broken[0] < clean[0] and broken[1] > clean[1]  # the explanation gives way
+    assert broken[3] >= 8  # the form keeps room to fix things
+
+
+@pytest.mark.asyncio
+async def test_the_wide_layout_is_the_same_with_or_without_errors():
+    clean = await pane_heights(default_answers(), (160, 50))
+    broken = await pane_heights(default_answers().replace(ERRORS), (160, 50))
+    assert broken[2] >= 3
+    assert (clean[0], clean[1], clean[3]) == (broken[0], broken[1], broken[3])
