@@ -185,3 +185,15 @@ def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) in (0, 141), err
     assert "internal error" not in err and "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_a_huge_process_count_is_refused_and_nothing_written(tmp_path, capsys):
+    """Issue 7: `num_processes` with 2,770 digits was accepted and written."""
+    p = tmp_path / "a.yaml"
+    p.write_text("backend: fsdp\nlaunch:\n  num_processes: " + "9" * 2770 + "\n")
+    out = tmp_path / "o"
+    assert main(["--headless", str(p), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert ("ERROR [answers-bad-value] launch.num_processes: 'launch.num_processes' is a 2,770-digit number (int); "
+            "too large: expected an integer from 1 to 1,048,576") in err
+    assert len(err) < 2000 and not (out / "accelerate_config.yaml").exists()

@@ -447,3 +447,51 @@ def test_snapshot_stopped_run(snap_compare, size):
                                    "signals_sent": ["SIGINT"]})
     assert snap_compare(create_app(), terminal_size=SNAP_SIZES[size],
                         run_before=replay(events, "CPU rehearsal of FSDP2 full shard"))
+
+
+# ----------------------------------------------------------------------------- (7) the log follows the end
+def shown_rows(tail: LogTail) -> list[str]:
+    """The log lines in view now (the Log's scroll window), not just the ones it holds."""
+    log = tail.log
+    top = int(log.scroll_y)
+    return [str(ln) for ln in list(log.lines)[top:top + log.scrollable_content_region.height]]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("log,status,last", [
+    ("rec_zero2_rehearsal.log", "completed", "end: completed, 8 steps, in 7.8 s"),
+    ("rec_fsdp2_rehearsal.log", "completed", "end: completed"),
+])
+async def test_log_shows_the_last_line_when_a_recorded_run_ends(log, status, last):
+    """Issue 7: after a completed rehearsal the log's last visible line was the step before the last."""
+    events = recorded_events(log, EXPECTED_ZERO2, status, 0)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        screen = RunScreen(None, heading="CPU rehearsal")
+        await app.push_screen(screen)
+        await pilot.pause()
+        for ev in events:
+            screen.feed(ev)
+        await pilot.pause(0.5)
+        tail = screen.log_tail
+        rows = shown_rows(tail)
+        assert rows and rows[-1].startswith(last), rows
+        assert tail.log.scroll_y == tail.log.max_scroll_y
+        # the reader scrolls up to read: the view stays there, ticks do not pull it back to the end
+        tail.log.scroll_home(animate=False, immediate=True)
+        await pilot.pause(0.5)
+        assert tail.log.scroll_y == 0
+        assert not tail.following
+
+
+@pytest.mark.asyncio
+async def test_log_follows_the_end_of_a_live_run(tmp_path):
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "20", "0.02"))
+        await until(pilot, lambda: screen.result is not None, what="the end of the run")
+        await pilot.pause(0.5)
+        rows = shown_rows(screen.log_tail)
+        assert rows[-1].startswith("end: completed, 20 steps"), rows
+        assert any(r.startswith("step 20/20") for r in rows), rows

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from wizard.core.answers import coerce_value, default_answers
-from wizard.core.catalog import GROUP_BY_ID, GROUPS, SETTINGS, TARGETS, SHARDING
+from wizard.core.catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS, SHARDING, TARGETS
 
 # library-rules.md §2.1 and §2.2: every key accelerate 1.15 reads from fsdp_config / deepspeed_config,
 # plus the top-level keys that carry FSDP/DeepSpeed meaning.
@@ -80,3 +80,43 @@ def test_sharding_table_matches_guide():
 def test_defaults_make_valid_answers():
     a = default_answers()
     assert a.backend == "fsdp" and a.fsdp_version == 2
+
+
+NUMBERS = [s for s in SETTINGS if s.kind in ("int", "float")]
+
+
+@pytest.mark.parametrize("setting", NUMBERS, ids=lambda s: s.id)
+def test_every_number_setting_has_a_range_and_refuses_what_is_above_it(setting):
+    """Issue 7: a 2,770-digit num_processes was accepted and written. Every number has both bounds in the catalogue,
+    enforced by the answers validation and stated in the JSON schema."""
+    from wizard.core.schema import json_schema
+
+    assert setting.minimum is not None and setting.maximum is not None, setting.id
+    assert setting.minimum < setting.maximum
+    top = setting.maximum if setting.kind == "float" else int(setting.maximum)
+    assert coerce_value(setting, top) == (top, None)
+    _, problem = coerce_value(setting, top + 1)
+    assert problem is not None and problem.rule == "answers-bad-value" and problem.keys == (setting.id,)
+    assert "too large: expected " in problem.message and f"{int(setting.maximum):,}" in problem.message
+    assert "remove the key" in problem.fix
+    schema = json_schema()["properties"][setting.path[0]]["properties"][setting.path[1]]
+    number = next(alt for alt in schema.get("anyOf", [schema]) if alt.get("type") in ("integer", "number"))
+    assert (number["minimum"], number["maximum"]) == (setting.minimum, setting.maximum)
+
+
+def test_a_huge_process_count_is_refused_with_a_short_message():
+    from wizard.core.answers import parse_answers_text
+
+    a, findings = parse_answers_text("launch:\n  num_processes: " + "9" * 2770 + "\n")
+    assert a is None and len(findings) == 1
+    f = findings[0]
+    assert f.message == ("'launch.num_processes' is a 2,770-digit number (int); too large: expected an integer "
+                         "from 1 to 1,048,576")
+    assert f.fix == "write a value in that range, or remove the key to use the default (2)"
+
+
+def test_non_finite_numbers_are_refused():
+    clip = SETTING_BY_ID["training.gradient_clipping"]
+    for value in (float("inf"), float("nan")):
+        _, problem = coerce_value(clip, value)
+        assert problem is not None and "not a finite number: expected a number from 0 to 1,000,000" in problem.message

@@ -21,6 +21,7 @@ editing returns a new value.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -28,6 +29,8 @@ from typing import Any, Iterable, Mapping
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from .findings import ERROR, WARNING, Finding
+from .wizard_rules import (ANSWERS_BAD_VALUE, ANSWERS_EMPTY, ANSWERS_NOT_A_MAPPING, ANSWERS_SCHEMA_VERSION,
+                           ANSWERS_UNKNOWN_KEY, ANSWERS_YAML)
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -159,7 +162,7 @@ def _unknown_key(full_key: str, leaf: str, candidates: Iterable[str]) -> Finding
         fix = f"answers state intent once: use {hint}"
     else:
         fix = "remove it; valid keys here: " + ", ".join(cands)
-    return Finding(ERROR, "answers-unknown-key", (full_key,), f"unknown key '{full_key}'", fix,
+    return Finding(ERROR, ANSWERS_UNKNOWN_KEY, (full_key,), f"unknown key '{full_key}'", fix,
                    "answers.yaml schema 1 (fsdpds-wizard explain lists every key)")
 
 
@@ -171,10 +174,10 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
     """Check one value against its setting; return (normalised value, finding or None)."""
     sid = setting.id
 
-    def bad(expected: str, fix: str = "") -> tuple[Any, Finding]:
+    def bad(expected: str, fix: str = "", what: str = "") -> tuple[Any, Finding]:
         return setting.default, Finding(
-            ERROR, "answers-bad-value", (sid,),
-            f"'{sid}' is {value!r} ({_type_name(value)}); expected {expected}",
+            ERROR, ANSWERS_BAD_VALUE, (sid,),
+            f"'{sid}' is {_shown(value)} ({_type_name(value)}); {what}expected {expected}",
             fix or f"write one of the expected values, or remove the key to use the default ({setting.default!r})",
             "answers.yaml schema 1")
 
@@ -235,11 +238,33 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
 
 
 def _bounded(setting: Setting, value: Any, bad) -> tuple[Any, Finding | None]:
+    """The catalogue's range (``minimum``/``maximum`` of the setting); floats must be finite."""
+    in_range = "write a value in that range, or remove the key to use the default" + (
+        f" ({setting.default!r})" if setting.default is not None else "")
+    if isinstance(value, float) and not math.isfinite(value):
+        return bad(_expected(setting), in_range, "not a finite number: ")
     if setting.minimum is not None and value < setting.minimum:
-        return bad(_expected(setting))
+        return bad(_expected(setting), in_range, "too small: ")
     if setting.maximum is not None and value > setting.maximum:
-        return bad(_expected(setting))
+        return bad(_expected(setting), in_range, "too large: ")
     return value, None
+
+
+def number_text(x: float) -> str:
+    """A bound for messages: ``1,048,576``, ``0.5``."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, never thousands of characters long (a 2,770-digit number is named by its length)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        try:
+            digits = f"{len(str(abs(value))):,}"
+        except ValueError:  # longer than Python's int-to-text limit (sys.get_int_max_str_digits)
+            digits = "more than 4,300"
+        return f"a {digits}-digit number"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _expected(setting: Setting) -> str:
@@ -247,12 +272,9 @@ def _expected(setting: Setting) -> str:
         text = "one of " + ", ".join(repr(c) for c in setting.choices)
     elif setting.kind == "int":
         text = "an integer"
-        if setting.minimum is not None and setting.maximum is not None:
-            text += f" from {setting.minimum:g} to {setting.maximum:g}"
-        elif setting.minimum is not None:
-            text += f" >= {setting.minimum:g}"
+        text += range_text(setting)
     elif setting.kind == "float":
-        text = "a number" + (f" >= {setting.minimum:g}" if setting.minimum is not None else "")
+        text = "a number" + range_text(setting)
     else:
         text = {"bool": "true or false", "str": "a string", "list": "a list of strings", "dict": "a mapping"}[setting.kind]
     if setting.allow_auto:
@@ -260,6 +282,18 @@ def _expected(setting: Setting) -> str:
     if setting.nullable:
         text += ", or null"
     return text
+
+
+def range_text(setting: Setting) -> str:
+    """The catalogue range of a number setting: `` from 1 to 1,048,576``, `` >= 0`` (leading space), or ``""``."""
+    lo, hi = setting.minimum, setting.maximum
+    if lo is not None and hi is not None:
+        return f" from {number_text(lo)} to {number_text(hi)}"
+    if lo is not None:
+        return f" >= {number_text(lo)}"
+    if hi is not None:
+        return f" <= {number_text(hi)}"
+    return ""
 
 
 def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
@@ -271,19 +305,19 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
         from .loading import ANSWERS, not_a_mapping
 
         exc = not_a_mapping("answers", data, ANSWERS)
-        return None, [Finding(ERROR, "answers-not-a-mapping", ("answers",), exc.what, exc.fix,
+        return None, [Finding(ERROR, ANSWERS_NOT_A_MAPPING, ("answers",), exc.what, exc.fix,
                               "answers.yaml schema 1")]
     values = {s.id: _copy(s.default) for s in SETTINGS}
     explicit: set[str] = set()
     version = data.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        findings.append(Finding(ERROR, "answers-schema-version", ("schema_version",),
+        findings.append(Finding(ERROR, ANSWERS_SCHEMA_VERSION, ("schema_version",),
                                 f"schema_version {version!r} is not supported (this wizard reads version {SCHEMA_VERSION})",
                                 f"set schema_version: {SCHEMA_VERSION}", "answers.yaml schema 1"))
     groups = [g.id for g in GROUP_BY_ID.values() if g.id != "backend"]
     for key, raw in data.items():
         if not isinstance(key, str):
-            findings.append(Finding(ERROR, "answers-unknown-key", (str(key),), f"key {key!r} is not a string",
+            findings.append(Finding(ERROR, ANSWERS_UNKNOWN_KEY, (str(key),), f"key {key!r} is not a string",
                                     "use the keys listed by fsdpds-wizard explain", "answers.yaml schema 1"))
             continue
         if key == "schema_version":
@@ -302,7 +336,7 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
         if raw is None:
             continue
         if not isinstance(raw, dict):
-            findings.append(Finding(ERROR, "answers-bad-value", (key,),
+            findings.append(Finding(ERROR, ANSWERS_BAD_VALUE, (key,),
                                     f"'{key}' must be a mapping of settings, got {_type_name(raw)}",
                                     f"write it as '{key}:' followed by indented 'name: value' lines", "answers.yaml schema 1"))
             continue
@@ -331,7 +365,7 @@ def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers |
     try:
         data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
     except InputError as exc:
-        rule = "answers-not-a-mapping" if exc.problem == "not-a-mapping" else "answers-yaml"
+        rule = ANSWERS_NOT_A_MAPPING if exc.problem == "not-a-mapping" else ANSWERS_YAML
         return None, [exc.finding(rule, "answers", "answers.yaml schema 1")]
     return answers_from_mapping(data)
 
@@ -349,7 +383,7 @@ def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tup
     data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
     answers, findings = answers_from_mapping(data)
     if data is None:
-        findings = [Finding(WARNING, "answers-empty", ("answers",),
+        findings = [Finding(WARNING, ANSWERS_EMPTY, ("answers",),
                             f"{path} is empty (or only comments): every setting takes its default",
                             "write the settings you mean, e.g. 'backend: deepspeed'; `fsdpds-wizard explain` "
                             "lists every key", "answers.yaml schema 1")] + findings

@@ -90,6 +90,21 @@ def _everywhere(key: str) -> dict[str, str]:
     return {t: key for t in TARGETS}
 
 
+# Upper bounds of the integer settings (answers validation, the JSON schema, docs/answers.md, the TUI's field errors).
+# Each is far above any real value, so nothing legitimate is refused, and a typo (or a 2,770-digit number) is.
+MAX_PROCESSES = 2**20
+"""1,048,576 processes: more than the largest training clusters have GPUs."""
+MAX_MACHINES = 2**16
+"""65,536 machines (nodes)."""
+MAX_COUNT = 10**12
+"""Element / parameter counts (bucket sizes, thresholds, wrap sizes): a trillion, more than any model has."""
+MAX_STEPS = 100_000
+"""Gradient accumulation steps."""
+MAX_BATCH = 1_000_000
+"""Samples in one micro-batch per GPU."""
+MAX_CLIP = 1_000_000.0
+"""A max grad norm above this never clips in practice: 0 is how clipping is turned off."""
+
 _FSDP_ONLY_DS = ("DeepSpeed has no such setting: ZeRO-3 gathers each module's parameters through its own hooks, so "
                  "there are no units to choose.")
 
@@ -103,11 +118,11 @@ SETTINGS: tuple[Setting, ...] = (
        not_applicable={DEEPSPEED: "DeepSpeed has one implementation; the ZeRO stage is the knob."},
        counterpart="DeepSpeed: no versions; ZeRO stage 1/2/3 chooses what is partitioned."),
     # ---------------------------------------------------------------- launch
-    _s("launch.num_processes", "Processes (GPUs) in total", "int", 2, minimum=1,
+    _s("launch.num_processes", "Processes (GPUs) in total", "int", 2, minimum=1, maximum=MAX_PROCESSES,
        where=_everywhere("num_processes"), counterpart="Same key for both backends."),
-    _s("launch.num_machines", "Machines (nodes)", "int", 1, minimum=1,
+    _s("launch.num_machines", "Machines (nodes)", "int", 1, minimum=1, maximum=MAX_MACHINES,
        where=_everywhere("num_machines"), counterpart="Same key for both backends."),
-    _s("launch.machine_rank", "This machine's rank", "int", 0, minimum=0,
+    _s("launch.machine_rank", "This machine's rank", "int", 0, minimum=0, maximum=MAX_MACHINES - 1,
        where=_everywhere("machine_rank"), counterpart="Same key for both backends."),
     _s("launch.main_process_ip", "Main process address", "str", None, nullable=True,
        where=_everywhere("main_process_ip"), counterpart="Same key for both backends."),
@@ -214,19 +229,22 @@ SETTINGS: tuple[Setting, ...] = (
                        DEEPSPEED: "DeepSpeed prefetches by itself."},
        counterpart="DeepSpeed: implicit."),
     _s("prefetch.ds_bucket_size", "ZeRO-3 prefetch bucket size", "int", None, nullable=True, allow_auto=True,
-       minimum=0, where={DEEPSPEED: "zero_optimization.stage3_prefetch_bucket_size"},
+       minimum=0, maximum=MAX_COUNT, where={DEEPSPEED: "zero_optimization.stage3_prefetch_bucket_size"},
        not_applicable={FSDP1: "FSDP1 uses backward/forward prefetch instead.", FSDP2: "FSDP2 has no prefetch knobs."},
        counterpart="FSDP1: backward_prefetch."),
     _s("prefetch.ds_param_persistence_threshold", "ZeRO-3 persistence threshold", "int", None, nullable=True,
-       allow_auto=True, minimum=0, where={DEEPSPEED: "zero_optimization.stage3_param_persistence_threshold"},
+       allow_auto=True, minimum=0, maximum=MAX_COUNT,
+       where={DEEPSPEED: "zero_optimization.stage3_param_persistence_threshold"},
        not_applicable={FSDP1: "FSDP keeps no small parameters unsharded.", FSDP2: "FSDP keeps no small parameters unsharded."},
        counterpart="FSDP: only a loose analogy, ignored_modules (kept whole, but also left out of gradient "
                    "reduction)."),
     _s("prefetch.ds_max_live_parameters", "ZeRO-3 max live parameters", "int", None, nullable=True, minimum=0,
+       maximum=MAX_COUNT,
        where={DEEPSPEED: "zero_optimization.stage3_max_live_parameters"},
        not_applicable={FSDP1: "FSDP frees per wrapped module instead.", FSDP2: "FSDP frees per wrapped module instead."},
        counterpart="FSDP: the wrapping granularity bounds what is gathered."),
     _s("prefetch.ds_max_reuse_distance", "ZeRO-3 max reuse distance", "int", None, nullable=True, minimum=0,
+       maximum=MAX_COUNT,
        where={DEEPSPEED: "zero_optimization.stage3_max_reuse_distance"},
        not_applicable={FSDP1: "FSDP reshards after each module by strategy.", FSDP2: "FSDP2: reshard_after_forward."},
        counterpart="FSDP: reshard after forward (strategy)."),
@@ -238,6 +256,7 @@ SETTINGS: tuple[Setting, ...] = (
        where={FSDP1: "fsdp_config.fsdp_transformer_layer_cls_to_wrap", FSDP2: "fsdp_config.fsdp_transformer_layer_cls_to_wrap"},
        not_applicable={DEEPSPEED: _FSDP_ONLY_DS}, counterpart="DeepSpeed: transparent."),
     _s("wrapping.min_num_params", "Size-wrap threshold (parameters)", "int", 100_000_000, minimum=1,
+       maximum=MAX_COUNT,
        where={FSDP1: "fsdp_config.fsdp_min_num_params", FSDP2: "fsdp_config.fsdp_min_num_params"},
        not_applicable={DEEPSPEED: _FSDP_ONLY_DS}, counterpart="DeepSpeed: transparent."),
     _s("wrapping.ignored_modules", "Modules kept out of sharding (regex)", "str", None, nullable=True,
@@ -262,17 +281,20 @@ SETTINGS: tuple[Setting, ...] = (
                        DEEPSPEED: "DeepSpeed broadcasts the initial weights itself."},
        counterpart="DeepSpeed: transparent."),
     # ---------------------------------------------------------------- training
-    _s("training.gradient_accumulation_steps", "Gradient accumulation steps", "int", 1, minimum=1, allow_auto=True,
+    _s("training.gradient_accumulation_steps", "Gradient accumulation steps", "int", 1, minimum=1, maximum=MAX_STEPS,
+       allow_auto=True,
        where={FSDP1: "Accelerator(gradient_accumulation_steps=...) in the script",
               FSDP2: "Accelerator(gradient_accumulation_steps=...) in the script",
               DEEPSPEED: "gradient_accumulation_steps"},
        counterpart="FSDP: set in the script; DeepSpeed: in the config (it overrides the script)."),
-    _s("training.gradient_clipping", "Gradient clipping (max norm, 0 = off)", "float", 1.0, minimum=0, allow_auto=True,
+    _s("training.gradient_clipping", "Gradient clipping (max norm, 0 = off)", "float", 1.0, minimum=0, maximum=MAX_CLIP,
+       allow_auto=True,
        where={FSDP1: "accelerator.clip_grad_norm_(...) in the script",
               FSDP2: "accelerator.clip_grad_norm_(...) in the script",
               DEEPSPEED: "gradient_clipping"},
        counterpart="FSDP: call clip_grad_norm_ in the script; DeepSpeed: the engine clips from the config."),
-    _s("training.micro_batch_size", "Micro-batch size per GPU", "int", "auto", minimum=1, allow_auto=True,
+    _s("training.micro_batch_size", "Micro-batch size per GPU", "int", "auto", minimum=1, maximum=MAX_BATCH,
+       allow_auto=True,
        where={DEEPSPEED: "train_micro_batch_size_per_gpu (DeepSpeed JSON)",
               FSDP1: "the DataLoader's batch_size in the script", FSDP2: "the DataLoader's batch_size in the script"},
        counterpart="FSDP: only the DataLoader decides; DeepSpeed checks it against the batch identity."),
@@ -315,14 +337,17 @@ SETTINGS: tuple[Setting, ...] = (
        not_applicable={FSDP1: "FSDP1 flat parameters are contiguous already.", FSDP2: "No such knob in FSDP2."},
        counterpart="FSDP: none."),
     _s("deepspeed.reduce_bucket_size", "Reduce bucket size", "int", None, nullable=True, allow_auto=True, minimum=1,
+       maximum=MAX_COUNT,
        where={DEEPSPEED: "zero_optimization.reduce_bucket_size"},
        not_applicable={FSDP1: "FSDP reduces per wrapped module.", FSDP2: "FSDP reduces per wrapped module."},
        counterpart="FSDP: the wrapping granularity."),
     _s("deepspeed.allgather_bucket_size", "All-gather bucket size", "int", None, nullable=True, minimum=1,
+       maximum=MAX_COUNT,
        where={DEEPSPEED: "zero_optimization.allgather_bucket_size"},
        not_applicable={FSDP1: "FSDP gathers per wrapped module.", FSDP2: "FSDP gathers per wrapped module."},
        counterpart="FSDP: the wrapping granularity."),
     _s("deepspeed.sub_group_size", "Optimizer sub-group size", "int", None, nullable=True, minimum=1,
+       maximum=MAX_COUNT,
        where={DEEPSPEED: "zero_optimization.sub_group_size"},
        not_applicable={FSDP1: "No such knob in FSDP.", FSDP2: "No such knob in FSDP."},
        counterpart="FSDP: none."),

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .answers import Answers
-from .findings import INFO, Finding, dedupe, sort_findings
+from .findings import Finding, dedupe, sort_findings
 
 
 @dataclass
@@ -47,6 +47,6 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> Impo
     answers, translation = import_mapping(loaded.yaml, loaded.ds)
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
-    notes = [Finding(INFO, f.rule, f.keys, f.message, f.fix, f.source) for f in translation]
+    notes = translation  # the importer's notes: rule ``import``, severity info
     files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
     return ImportedConfig(answers, findings, dedupe(notes), files)

@@ -12,7 +12,8 @@ from typing import Any
 
 from .answers import Answers, answers_from_mapping
 from .config_rules_base import as_int, parse_bool
-from .findings import ERROR, INFO, WARNING, Finding
+from .findings import ERROR, INFO, Finding
+from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 
 _V1_STRATEGY = {"FULL_SHARD": "full", "SHARD_GRAD_OP": "grads_optimizer", "NO_SHARD": "none",
                 "HYBRID_SHARD": "hybrid_full", "HYBRID_SHARD_ZERO2": "hybrid_grads_optimizer"}
@@ -58,8 +59,9 @@ class _Importer:
         else:
             self.doc.setdefault(group, {})[name] = value
 
-    def note(self, severity: str, keys: list[str], message: str, fix: str = "") -> None:
-        self.findings.append(Finding(severity, "import", tuple(keys), message, fix, "wizard importer"))
+    def note(self, keys: list[str], message: str, fix: str = "") -> None:
+        """A note about the translation (rule ``import``, always info: the file's faults are the config rules)."""
+        self.findings.append(Finding(INFO, IMPORT_NOTE, tuple(keys), message, fix, "wizard importer"))
 
     # ------------------------------------------------------------------ top level
     def top(self, y: dict[str, Any]) -> None:
@@ -68,9 +70,9 @@ class _Importer:
             if y.get(key) is not None:
                 v = _int(y[key])
                 if v is None or v < 0:
-                    self.note(WARNING, [key], f"{key}: {y[key]!r} is not a usable integer; default kept")
+                    self.note([key], f"{key}: {y[key]!r} is not a usable integer; default kept")
                 elif key == "num_processes" and v < 1:
-                    self.note(WARNING, [key], f"num_processes {v} must be given on the command line; default kept")
+                    self.note([key], f"num_processes {v} must be given on the command line; default kept")
                 else:
                     self.set("launch", name, v)
         for key in ("main_process_ip", "rdzv_backend", "gpu_ids", "main_training_function"):
@@ -109,7 +111,7 @@ class _Importer:
             if strategy is None and isinstance(via_reshard, str) and via_reshard.upper() in _V1_STRATEGY:
                 strategy = via_reshard
                 if via_reshard.upper() != "FULL_SHARD":
-                    self.note(WARNING, ["fsdp_config.fsdp_reshard_after_forward"],
+                    self.note(["fsdp_config.fsdp_reshard_after_forward"],
                               f"the original config asks for {via_reshard.upper()} under fsdp_reshard_after_forward, "
                               "which accelerate launch ignores for FSDP1 (it ran FULL_SHARD); imported as asked",
                               "the regenerated config writes it under fsdp_sharding_strategy")
@@ -117,7 +119,7 @@ class _Importer:
             if name in _V1_STRATEGY:
                 self.set("sharding", "strategy", _V1_STRATEGY[name])
             else:
-                self.note(WARNING, ["fsdp_config.fsdp_sharding_strategy"], f"unknown strategy {strategy!r}; full kept")
+                self.note(["fsdp_config.fsdp_sharding_strategy"], f"unknown strategy {strategy!r}; full kept")
         else:
             reshard = parse_bool(f.get("fsdp_reshard_after_forward", True))
             pc = y.get("parallelism_config") if isinstance(y.get("parallelism_config"), dict) else {}
@@ -144,7 +146,7 @@ class _Importer:
             if n is not None and n > 0:
                 self.set("wrapping", "min_num_params", n)
                 if not isinstance(f["fsdp_min_num_params"], int):
-                    self.note(WARNING, ["fsdp_config.fsdp_min_num_params"],
+                    self.note(["fsdp_config.fsdp_min_num_params"],
                               f"fsdp_min_num_params {f['fsdp_min_num_params']!r} crashes accelerate; imported as {n}")
         prefetch = f.get("fsdp_backward_prefetch")
         self.set("prefetch", "backward", _PREFETCH.get(str(prefetch).upper(), "none") if prefetch else "none")
@@ -187,7 +189,7 @@ class _Importer:
             if isinstance(ds, dict):
                 self.ds_json(ds)
             else:
-                self.note(WARNING, ["deepspeed_config.deepspeed_config_file"],
+                self.note(["deepspeed_config.deepspeed_config_file"],
                           "the DeepSpeed JSON could not be read: its settings are not imported")
             return
         stage = _int(d.get("zero_stage", 2))
@@ -200,7 +202,7 @@ class _Importer:
         for key in ("offload_optimizer_nvme_path", "offload_param_nvme_path"):
             if isinstance(d.get(key), str) and d[key] not in ("none", ""):
                 self.set("offload", "nvme_path", d[key])
-                self.note(WARNING, [f"deepspeed_config.{key}"], "inline NVMe paths never reach DeepSpeed; the "
+                self.note([f"deepspeed_config.{key}"], "inline NVMe paths never reach DeepSpeed; the "
                           "regenerated config carries the path in a DeepSpeed JSON")
         gas = d.get("gradient_accumulation_steps")
         if gas is not None:
@@ -263,7 +265,7 @@ class _Importer:
         elif parse_bool(fp16.get("enabled")):
             self.set("precision", "mixed_precision", "fp16")
         elif bf16.get("enabled") == "auto" or fp16.get("enabled") == "auto":
-            self.note(INFO, ["bf16.enabled"], "precision is 'auto' in the JSON (taken from --mixed_precision); "
+            self.note(["bf16.enabled"], "precision is 'auto' in the JSON (taken from --mixed_precision); "
                       "imported as the answers' mixed precision")
         else:
             self.set("precision", "mixed_precision", "no")
@@ -276,7 +278,7 @@ class _Importer:
         extra.pop("steps_per_print", None)
         if extra:
             self.set("deepspeed", "extra", extra)
-            self.note(INFO, ["deepspeed.extra"], "DeepSpeed JSON keys without a wizard setting are kept as they are: "
+            self.note(["deepspeed.extra"], "DeepSpeed JSON keys without a wizard setting are kept as they are: "
                       + ", ".join(sorted(extra)))
 
 
@@ -284,7 +286,9 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
     """Import from already parsed dicts."""
     imp = _Importer()
     if not isinstance(y, dict):
-        return None, [Finding(ERROR, "import", ("config",), "the accelerate config is not a mapping")]
+        return None, [Finding(ERROR, IMPORT_UNSUPPORTED, ("config",), "the accelerate config is not a mapping",
+                              "write the accelerate config as a mapping (`accelerate config` writes one)",
+                              "wizard importer")]
     dtype = str(y.get("distributed_type", "")).upper()
     imp.top(y)
     if dtype == "FSDP":
@@ -292,7 +296,7 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
     elif dtype == "DEEPSPEED":
         imp.deepspeed(y, ds if isinstance(ds, dict) else None)
     else:
-        return None, [Finding(ERROR, "import", ("distributed_type",),
+        return None, [Finding(ERROR, IMPORT_UNSUPPORTED, ("distributed_type",),
                               f"distributed_type {y.get('distributed_type')!r}: only FSDP and DEEPSPEED configs can be "
                               "imported", "start from a preset instead")]
     answers, findings = answers_from_mapping(imp.doc)
@@ -306,7 +310,7 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
                     doc[group].pop(name, None)
                 else:
                     doc.pop(group, None)
-            imp.note(WARNING, list(f.keys), f"not imported: {f.message}", "set it again in the wizard")
+            imp.note(list(f.keys), f"not imported: {f.message}", "set it again in the wizard")
         answers, more = answers_from_mapping(doc)
         findings = [f for f in more if f.severity != ERROR]
         if answers is None:
@@ -321,6 +325,6 @@ def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]
     try:
         loaded = load_config_files(yaml_path)
     except ConfigFileError as exc:
-        return None, [exc.finding("config-unreadable", "config")]
+        return None, [exc.finding(CONFIG_UNREADABLE, "config")]
     answers, findings = import_mapping(loaded.yaml, loaded.ds)
     return answers, list(loaded.findings) + findings

@@ -1,5 +1,6 @@
 """docs/rules.md, generated from the rule registries: every config rule (``config_rules_base.RULES``, filled by the
-config_rules_* modules and configfile) and every answer rule (``answer_rules.ANSWER_RULES``).
+config_rules_* modules and configfile), every answer rule (``answer_rules.ANSWER_RULES``) and the rules of the
+wizard's own steps (``wizard_rules.WIZARD_RULES``: reading input, importing, ``--verify``).
 
 Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
 and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, message, fix)`` /
@@ -15,7 +16,7 @@ import inspect
 
 from . import answer_rules, config_rules, configfile
 from . import config_rules_ds, config_rules_dsjson, config_rules_dszero, config_rules_fsdp, config_rules_general
-from . import config_rules_keys
+from . import config_rules_keys, wizard_rules
 from .config_rules_base import RULES
 from .findings import ERROR, INFO, WARNING
 
@@ -25,8 +26,9 @@ DS_FILE_KEY = configfile.DS_FILE_KEY
 
 HEADER = """# Rules
 
-Every finding of `fsdpds-wizard check` (config rules) and of the wizard's answers (answer rules), generated from
-the rule registries by `python -m wizard.core.rules_doc > docs/rules.md`. Do not edit by hand.
+Every finding the wizard reports: `fsdpds-wizard check` (config rules), the wizard's answers (answer rules), and
+its own steps (reading input, importing a config, `--verify`). Generated from the rule registries by
+`python -m wizard.core.rules_doc > docs/rules.md`. Do not edit by hand.
 
 ## Severity contract
 
@@ -252,7 +254,8 @@ def _table(rows) -> list[str]:
 
 
 def rule_rows():
-    """(name, severity, keys, meaning, fixes, source) for every config rule, then every answer rule."""
+    """(name, severity, keys, meaning, fixes, source) for every config rule, every answer rule, and every rule of the
+    wizard's own steps (three lists)."""
     order = {ERROR: 0, WARNING: 1, INFO: 2}
     creps, areps = _config_reports(), _answer_reports()
 
@@ -265,11 +268,14 @@ def rule_rows():
     config = [row(i, creps) for i in sorted(RULES.values(), key=lambda i: (order[i.severity], i.name))]
     answers = [row(r, areps) for r in sorted(answer_rules.ANSWER_RULES.values(),
                                              key=lambda r: (order[r.severity], r.name))]
-    return config, answers
+    steps = [row(i, {}) for i in sorted(wizard_rules.WIZARD_RULES.values(),
+                                        key=lambda i: (list(wizard_rules.SECTIONS).index(wizard_rules.SECTION_OF[i.name]),
+                                                       order[i.severity], i.name))]
+    return config, answers, steps
 
 
 def render_rules_doc() -> str:
-    config, answers = rule_rows()
+    config, answers, steps = rule_rows()
     lines = [HEADER.rstrip(), "",
              f"## Config rules ({len(config)})", "",
              "What `fsdpds-wizard check` reports about an accelerate config and the DeepSpeed JSON it names. Library "
@@ -281,6 +287,15 @@ def render_rules_doc() -> str:
               "blocks writing; a warning means the closest equivalent is written and the message says what differs.",
               ""]
     lines += _table(answers)
+    lines += ["", f"## Input, import and verify rules ({len(steps)})", "",
+              "What the wizard reports about its own steps: a file it cannot use at all (answers or accelerate config; "
+              "`check`, `--headless`, the wizard's `--answers`/`--config` and open dialogs word it the same), an "
+              "answers file that does not fit the schema, how an imported config was translated (`import` notes), "
+              "and what `--verify` finds when it replays a config through the installed accelerate and DeepSpeed.",
+              ""]
+    for section, title in wizard_rules.SECTIONS.items():
+        lines += ["", f"### {title}", ""] if section != next(iter(wizard_rules.SECTIONS)) else [f"### {title}", ""]
+        lines += _table([r for r in steps if wizard_rules.SECTION_OF[r[0]] == section])
     return "\n".join(lines) + "\n"
 
 

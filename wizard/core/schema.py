@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .answers import SCHEMA_VERSION
+from .answers import SCHEMA_VERSION, range_text
 from .catalog import GROUPS, SETTINGS, TARGET_LABELS, TARGETS, Setting, settings_in
 
 
@@ -70,6 +70,8 @@ def markdown_reference() -> str:
                   "|---|---|---|" + "---|" * len(TARGETS)]
         for s in members:
             kind = s.kind if s.kind != "choice" else " / ".join(str(c) for c in s.choices)
+            if s.kind in ("int", "float"):
+                kind += range_text(s)
             if s.allow_auto:
                 kind += " / auto"
             if s.nullable:

@@ -49,13 +49,12 @@ from typing import Any, Iterator, Mapping
 
 from . import verify_keys as K
 from .findings import ERROR, WARNING, Finding
-
-RULE_LOAD = "verify-load"
-RULE_LAUNCH = "verify-launch"
-RULE_PLUGIN = "verify-plugin"
-RULE_DS_CONFIG = "verify-deepspeed-config"
-RULE_LIBRARY_WARNING = "verify-library-warning"
-RULE_MISMATCH = "verify-mismatch"
+from .wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
+from .wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
+from .wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
+from .wizard_rules import VERIFY_LOAD as RULE_LOAD
+from .wizard_rules import VERIFY_MISMATCH as RULE_MISMATCH
+from .wizard_rules import VERIFY_PLUGIN as RULE_PLUGIN
 
 _SOURCE = "wizard.core.verify round trip"
 

@@ -9,7 +9,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.answers import Answers, coerce_value
+from ..core.answers import Answers, coerce_value, number_text
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS, Setting
 from ..core.findings import ERROR, INFO, WARNING, Finding
 from ..core.render import Rendered, render, zero_stage
@@ -127,10 +127,15 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
         except ValueError:
             return None, f"not a number: {_describe(setting)}"
     elif setting.kind == "dict":
+        from ..core.loading import InputError, parse_json  # bounded: depth, huge numbers, bad strings
+
         try:
-            candidate = json.loads(raw)
-        except ValueError as exc:
-            return None, f"not JSON ({exc.msg}): write e.g. {{\"steps_per_print\": 100}}"
+            candidate = parse_json(raw, setting.id)
+        except InputError as exc:
+            example = '{"steps_per_print": 100}'
+            if exc.problem == "too-deep":
+                return None, f"{exc.what}; DeepSpeed settings nest a few levels at most: write e.g. {example}"
+            return None, f"{exc.what}; {exc.fix}, e.g. {example}"
     value, problem = coerce_value(setting, candidate)
     if problem is not None:
         return None, problem.message.split("; ", 1)[-1]
@@ -143,10 +148,12 @@ def _describe(setting: Setting) -> str:
     kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
             "dict": "a JSON object"}.get(setting.kind, setting.kind)
     parts = [kind]
-    if setting.minimum is not None:
-        parts.append(f">= {setting.minimum:g}")
-    if setting.maximum is not None:
-        parts.append(f"<= {setting.maximum:g}")
+    if setting.minimum is not None and setting.maximum is not None:
+        parts.append(f"from {number_text(setting.minimum)} to {number_text(setting.maximum)}")
+    elif setting.minimum is not None:
+        parts.append(f">= {number_text(setting.minimum)}")
+    elif setting.maximum is not None:
+        parts.append(f"<= {number_text(setting.maximum)}")
     if setting.allow_auto:
         parts.append("or auto")
     if setting.nullable:

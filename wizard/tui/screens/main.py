@@ -173,6 +173,7 @@ class MainScreen(Screen):
         self.query_one(StatusBar).show(target_label(a), self.out, self.listed_findings, self.start.source)
         self.query_one(GroupList).show_badges(gen.findings, a.target)
         self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
+        self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
         problems = worst_by_setting(gen.findings)
         for form in self.query(GroupForm):
             form.show_state(a, gen.rendered, problems)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from rich.console import Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +12,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS, SwitchReport
+
+
+def _indented(text: Text, left: int) -> Padding:
+    return Padding(text, (0, 0, 0, left))
 
 
 def report_renderable(report: SwitchReport, width: int = 80) -> Group:
@@ -26,33 +31,33 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
                 table.add_row(f"{line.setting_id} = {line.value}", line.before, line.after)
             parts.append(table)
         else:
-            for line in report.carried:
+            for line in report.carried:  # wrapped lines keep their indent
+                parts.append(_indented(Text(f"{line.setting_id} = {line.value}", style="bold"), 2))
                 text = Text()
-                text.append(f"  {line.setting_id} = {line.value}\n", style="bold")
-                text.append(f"    {line.before} ", style="dim")
+                text.append(f"{line.before} ", style="dim")
                 text.append("→ ")
                 text.append(line.after)
-                parts.append(text)
+                parts.append(_indented(text, 4))
     if report.changed_meaning:
         parts.append(Text(""))
         parts.append(Text("≠ Carried over with another meaning (the same answer, a different run):",
                           style="bold yellow"))
         for m in report.changed_meaning:
             line = Text()
-            line.append(f"  {m.setting_id} = {m.value}: ", style="bold")
+            line.append(f"{m.setting_id} = {m.value}: ", style="bold")
             line.append(m.text)
-            parts.append(line)
+            parts.append(_indented(line, 2))
     if report.dropped:
         parts.append(Text(""))
         parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",
                           style="bold yellow"))
         for line in report.dropped:
-            parts.append(Text(f"  {line.setting_id} = {line.value}: {line.reason}"))
+            parts.append(_indented(Text(f"{line.setting_id} = {line.value}: {line.reason}"), 2))
     if report.new_findings:
         parts.append(Text(""))
         parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
         for f in report.new_findings:
-            parts.append(Text(f"  {ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"))
+            parts.append(_indented(Text(f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"), 2))
     if report.lossless:
         parts.append(Text(""))
         parts.append(Text("Nothing was lost in the switch.", style="green"))
@@ -60,7 +65,7 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
 
 
 class SwitchReportScreen(ModalScreen[None]):
-    """Enter or Escape closes it."""
+    """Enter or Escape closes it. A long report scrolls inside the box; the OK button stays below it, in view."""
 
     BINDINGS = [Binding("escape,enter", "close", "Close", id="close-report")]
     DEFAULT_CSS = """
@@ -70,7 +75,7 @@ class SwitchReportScreen(ModalScreen[None]):
         border: thick $accent; background: $surface; padding: 0 1;
     }
     SwitchReportScreen VerticalScroll { height: auto; max-height: 1fr; }
-    SwitchReportScreen Button { margin-top: 1; }
+    SwitchReportScreen #ok { dock: bottom; margin-top: 1; }
     """
 
     def __init__(self, report: SwitchReport) -> None:

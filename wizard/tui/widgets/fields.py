@@ -239,6 +239,8 @@ class SettingField(Vertical):
         self.query_one(".invalid", Static).update(f"{ICONS['error']} not accepted: {problem}" if problem else "")
         if problem is None:
             self.post_message(SettingChanged(self.setting.id, value))
+        else:  # the message sits under the input: bring it into view (at 80x24 the form is a few lines high)
+            self.call_after_refresh(self.scroll_visible, animate=False)
 
     # -------------------------------------------------------------- from the screen
 

@@ -45,6 +45,10 @@ class LogTail(Vertical):
         self.query_text = ""
         self.total = 0
         """Every line added, kept or not."""
+        self.following = True
+        """The view follows the end (until the reader scrolls up); a flush with nothing new still catches up."""
+        self._left_at = 0.0
+        """Where the last scroll to the end left the view (the reader has scrolled when it is elsewhere)."""
 
     def compose(self) -> ComposeResult:
         yield Log(max_lines=self.shown, highlight=False, id="log-view")
@@ -70,21 +74,41 @@ class LogTail(Vertical):
 
     # ---------------------------------------------------------------- drawing (the owner's timer)
     def flush(self) -> None:
+        log = self.log
+        self.following = self._still_following(log)
         if not self._pending and not self._not_shown:
+            # nothing new, but the end may have moved since the last scroll (the layout settled, the horizontal
+            # scrollbar appeared with the first long line): the last lines of a finished run must be in view
+            if self.following and log.scroll_y < log.max_scroll_y:
+                self._to_end()
             return
         batch = list(self._pending)
         self._pending.clear()
         if self._not_shown:
             batch.insert(0, f"… {self._not_shown} lines scrolled past too fast to show (see log.txt)")
             self._not_shown = 0
-        log = self.log
-        # follow the end unless the reader scrolled up (a little slack: the horizontal scrollbar appearing
-        # with the first long line moves the end by a row, which must not stop the following)
-        follow = log.max_scroll_y - log.scroll_y <= 2 and not log.is_vertical_scrollbar_grabbed
         log.write_lines(batch, scroll_end=False)
-        if follow:
-            log.scroll_end(animate=False, immediate=True, x_axis=False)
+        if self.following:
+            self._to_end()
+            log.call_after_refresh(self._catch_up)  # scroll_end above used the size before the new lines
         self._update_subtitle()
+
+    def _still_following(self, log: Log) -> bool:
+        """Follow the end unless the reader scrolled away from where the last flush left the view."""
+        if log.is_vertical_scrollbar_grabbed:
+            return False
+        if log.scroll_y >= log.max_scroll_y:
+            return True  # at the end (again)
+        return self.following and log.scroll_y == self._left_at
+
+    def _to_end(self) -> None:
+        log = self.log
+        log.scroll_end(animate=False, immediate=True, x_axis=False)
+        self._left_at = log.scroll_y
+
+    def _catch_up(self) -> None:
+        if self._still_following(self.log):
+            self._to_end()
 
     def _update_subtitle(self) -> None:
         if self.query_text:

@@ -1,0 +1,118 @@
+"""The rules of the wizard's own steps: reading input (answers files, accelerate configs), importing a config and the
+``--verify`` round trip. They sit beside the config rules (``config_rules_base.RULES``) and the answer rules
+(``answer_rules.ANSWER_RULES``) so that every finding name the product emits is registered once, with its
+severity, and listed in docs/rules.md (tests/unit/test_rule_registry.py checks that nothing emitted is missing).
+
+The emitters use the constants below; keys and fix are declared here in general terms, since the messages are
+built where the finding is made.
+"""
+from __future__ import annotations
+
+from .config_rules_base import RuleInfo
+from .findings import ERROR, INFO, WARNING
+
+INPUT = "input"
+IMPORT = "import"
+VERIFY = "verify"
+SECTIONS = {
+    INPUT: "Input rules",
+    IMPORT: "Import rules",
+    VERIFY: "Verify rules",
+}
+
+WIZARD_RULES: dict[str, RuleInfo] = {}
+SECTION_OF: dict[str, str] = {}
+
+
+def rule(name: str, severity: str, summary: str, source: str, *, section: str, keys: str, fix: str) -> str:
+    """Register a rule of the wizard's steps; returns its name for the emitters' constants."""
+    if name in WIZARD_RULES:
+        raise ValueError(f"rule {name!r} registered twice")
+    WIZARD_RULES[name] = RuleInfo(name, severity, summary, source, keys, fix)
+    SECTION_OF[name] = section
+    return name
+
+
+_ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers.py (answers_from_mapping)"
+_LOADING_SRC = "wizard/core/loading.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
+_VERIFY_SRC = "wizard/core/verify.py (round trip through accelerate 1.15 / deepspeed 0.19)"
+
+# ------------------------------------------------------------------ input
+ANSWERS_YAML = rule(
+    "answers-yaml", ERROR,
+    "The answers text cannot be used at all: not YAML, nested too deep, aliases expanding too far, too large",
+    _ANSWERS_SRC + "; " + _LOADING_SRC, section=INPUT, keys="answers",
+    fix="The message names the line or the limit; write plain `group: {name: value}` YAML "
+        "(`fsdpds-wizard explain` lists every key).")
+ANSWERS_NOT_A_MAPPING = rule(
+    "answers-not-a-mapping", ERROR, "The answers file is a list, a text or a number, not a mapping",
+    _ANSWERS_SRC, section=INPUT, keys="answers",
+    fix="Write the answers as a mapping, e.g. `backend: deepspeed` then `launch:` with `num_processes: 8` indented.")
+ANSWERS_SCHEMA_VERSION = rule(
+    "answers-schema-version", ERROR, "The answers' schema_version is one this wizard does not read",
+    _ANSWERS_SRC, section=INPUT, keys="schema_version", fix="Set `schema_version: 1`.")
+ANSWERS_UNKNOWN_KEY = rule(
+    "answers-unknown-key", ERROR, "A key the answers schema does not have (or a key that is not a string)",
+    _ANSWERS_SRC, section=INPUT, keys="the unknown key (answer id as written)",
+    fix="Did you mean the key named in the message? Otherwise remove it; the message lists the valid keys there.")
+ANSWERS_BAD_VALUE = rule(
+    "answers-bad-value", ERROR,
+    "A value of the wrong type, not one of the choices, or outside the setting's range",
+    _ANSWERS_SRC + "; wizard/core/catalog.py (kind, choices, minimum, maximum)", section=INPUT, keys="the answer id",
+    fix="Write one of the expected values the message names, or remove the key to use the default.")
+ANSWERS_EMPTY = rule(
+    "answers-empty", WARNING, "The answers file is empty (or only comments): every setting takes its default",
+    _ANSWERS_SRC, section=INPUT, keys="answers",
+    fix="Write the settings you mean, e.g. `backend: deepspeed`; `fsdpds-wizard explain` lists every key.")
+CONFIG_UNREADABLE = rule(
+    "config-unreadable", ERROR,
+    "The accelerate config cannot be used at all: not found, a folder, too large, not UTF-8 text, not YAML, nested "
+    "too deep, aliases expanding too far, not a mapping",
+    "wizard/commands/check.py, wizard/core/importer.py; " + _LOADING_SRC, section=INPUT, keys="config",
+    fix="The message says what is wrong with the file; `accelerate config` writes a valid one.")
+
+# ------------------------------------------------------------------ import
+IMPORT_NOTE = rule(
+    "import", INFO,
+    "How the importer translated the file into answers: a value it could not carry (default kept), a value it "
+    "read the way accelerate reads it, a DeepSpeed JSON key kept in `deepspeed.extra`",
+    "wizard/core/importer.py (the file's faults are the config rules, as `check` reports them)",
+    section=IMPORT, keys="the key in the imported file (or the answer id it became)",
+    fix="Check the setting named in the wizard and set it again if the import did not carry what you meant.")
+IMPORT_UNSUPPORTED = rule(
+    "import-unsupported", ERROR,
+    "The file cannot be imported into answers: not a mapping, or a distributed_type other than FSDP or DEEPSPEED",
+    "wizard/core/importer.py (import_mapping)", section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
+    fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
+
+# ------------------------------------------------------------------ verify
+VERIFY_LOAD = rule(
+    "verify-load", ERROR, "accelerate's own config loader rejects the file (load_config_from_file)",
+    _VERIFY_SRC + "; accelerate/commands/config/config_args.py", section=VERIFY, keys="the key accelerate names (or the file)",
+    fix="Fix the value accelerate names in the message (`fsdpds-wizard check` explains most of them).")
+VERIFY_LAUNCH = rule(
+    "verify-launch", ERROR, "`accelerate launch` would refuse the config (argument parsing, validation, "
+    "the environment it exports)",
+    _VERIFY_SRC + "; accelerate/commands/launch.py", section=VERIFY, keys="the key the launcher names",
+    fix="Fix the value the launcher names in the message.")
+VERIFY_PLUGIN = rule(
+    "verify-plugin", ERROR, "Accelerator() would fail building its plugins (DeepSpeedPlugin, "
+    "FullyShardedDataParallelPlugin, ParallelismConfig, dynamo) from the exported environment",
+    _VERIFY_SRC + "; accelerate/accelerator.py, accelerate/utils/dataclasses.py", section=VERIFY, keys="the key the plugin reads",
+    fix="Fix the value the plugin names in the message.")
+VERIFY_DS_CONFIG = rule(
+    "verify-deepspeed-config", ERROR, "DeepSpeed's own DeepSpeedConfig rejects the final JSON (after "
+    "accelerate fills the 'auto' values)",
+    _VERIFY_SRC + "; deepspeed/runtime/config.py", section=VERIFY, keys="the DeepSpeed JSON path DeepSpeed names",
+    fix="Fix the value DeepSpeed names in the message.")
+VERIFY_LIBRARY_WARNING = rule(
+    "verify-library-warning", WARNING, "accelerate or DeepSpeed warns while reading the config (a Python "
+    "warning or a WARNING log record)",
+    _VERIFY_SRC, section=VERIFY, keys="the key the warning is about (or the file)",
+    fix="Read the library's warning in the message; change the value it names if the warning applies.")
+VERIFY_MISMATCH = rule(
+    "verify-mismatch", ERROR, "A value the libraries really use differs from the value the config states",
+    _VERIFY_SRC + " (compare)", section=VERIFY, keys="the effective key (plugin field or DeepSpeed JSON path)",
+    fix="The value is read differently by the installed versions: set it the way the message shows, or report it "
+        "as a wizard bug if the wizard wrote it.")
+
