@@ -24,7 +24,6 @@ COMMANDS = {
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
-SUBCOMMANDS = tuple(name for name in COMMANDS if name != "help")
 
 
 class UsageError(Exception):

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wizard.core.config_rules import RULES, lint
-from wizard.core.configfile import ConfigFileError, load_config_files
+from wizard.core.configfile import load_config_files
+from wizard.core.loading import InputError
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
 
@@ -737,13 +738,13 @@ def test_an_absolute_path_outside_the_current_folder_warns(tmp_path, monkeypatch
 def test_load_config_files_problems(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # launched from the YAML's folder: the relative path is the one accelerate opens
     y = tmp_path / "a.yaml"
-    with pytest.raises(ConfigFileError):
+    with pytest.raises(InputError):
         load_config_files(tmp_path / "missing.yaml")
     y.write_text("- 1\n- 2\n")
-    with pytest.raises(ConfigFileError, match="mapping"):
+    with pytest.raises(InputError, match="mapping"):
         load_config_files(y)
     y.write_text("a: [1\n")
-    with pytest.raises(ConfigFileError, match="not valid YAML"):
+    with pytest.raises(InputError, match="not valid YAML"):
         load_config_files(y)
     y.write_text(yaml.safe_dump(filemode()))
     lc = load_config_files(y)

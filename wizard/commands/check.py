@@ -6,23 +6,21 @@ import json
 from ..cli import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.findings import Finding, dedupe, has_errors, sort_findings
 from ..core.loading import InputError
+from ..core.wizard_rules import CONFIG_UNREADABLE
 from .common import summary_line
 
 
 def run(args) -> int:
-    from ..core.config_rules import lint
     from ..core.configfile import load_config_files
-    from ..core.gpus import detect_gpus_per_node
+    from ..core.imported import check_findings
 
     if args.gpus_per_node is not None and args.gpus_per_node < 1:
         raise UsageError("--gpus-per-node must be at least 1")
     try:
         loaded = load_config_files(args.config)
     except InputError as exc:  # the file cannot be used at all: the shared wording, as one finding
-        return _report([exc.finding("config-unreadable", "config")], args)
-    gpus = args.gpus_per_node if args.gpus_per_node is not None else detect_gpus_per_node()
-    findings = list(loaded.findings)
-    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
+        return _report([exc.finding(CONFIG_UNREADABLE, "config")], args)
+    findings = check_findings(loaded, args.gpus_per_node)  # the same findings the TUI shows for an import
     if args.verify:
         from ..core.verify import effective_config
         from ..run.requirements import config_target, require

@@ -10,7 +10,7 @@
   absolute path outside the current folder (a config that works from one place only).
 
 Every read goes through ``wizard.core.loading`` (bounded size and depth, aliases, UTF-8). Problems with the
-YAML itself (missing, unreadable, not YAML, not a mapping) raise ``ConfigFileError`` (= ``InputError``);
+YAML itself (missing, unreadable, not YAML, not a mapping) raise ``InputError``;
 everything else, the DeepSpeed JSON's problems included, becomes a ``Finding`` in ``LoadedConfig.findings``.
 """
 from __future__ import annotations
@@ -59,7 +59,6 @@ DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is 
                        "trailing commas, double quotes.")
 
 
-ConfigFileError = InputError
 """The accelerate config file cannot be used at all: the one input error (``path``, ``what``, ``fix``) of
 ``wizard.core.loading``; ``str()`` is the line for the user."""
 
@@ -320,7 +319,7 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
 
 
 def load_config_files(yaml_path: str | Path) -> LoadedConfig:
-    """Read the accelerate config and the DeepSpeed JSON it names. Raises only ``ConfigFileError`` (``InputError``)."""
+    """Read the accelerate config and the DeepSpeed JSON it names. Raises only ``InputError``."""
     path = Path(yaml_path)
     data, dups = _read_accelerate_config(path)
     loaded = LoadedConfig(yaml_path=path, yaml=data)

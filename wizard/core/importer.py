@@ -320,11 +320,12 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
 
 def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]:
     """Read an accelerate config and its DeepSpeed JSON; answers plus load and import findings."""
-    from .configfile import ConfigFileError, load_config_files
+    from .configfile import load_config_files
+    from .loading import InputError
 
     try:
         loaded = load_config_files(yaml_path)
-    except ConfigFileError as exc:
+    except InputError as exc:
         return None, [exc.finding(CONFIG_UNREADABLE, "config")]
     answers, findings = import_mapping(loaded.yaml, loaded.ds)
     return answers, list(loaded.findings) + findings
