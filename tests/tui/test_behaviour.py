@@ -102,10 +102,11 @@ async def test_not_applicable_settings_are_shown_with_the_reason():
         await pilot.pause()
         field = main.query_one(f"#{field_id('prefetch.backward')}", SettingField)
         assert field.display and field.has_class("-na")
-        assert "not used by FSDP2" in str(field.query_one(".na").render())
+        assert "not used by FSDP2" in str(field.query_one(".notes").render())
         main.set_target("fsdp1")
         await press(pilot, "enter")  # close the switch report
         assert not field.has_class("-na")
+        assert "not used by" not in str(field.query_one(".notes").render())
 
 
 @pytest.mark.asyncio

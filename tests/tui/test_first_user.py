@@ -50,7 +50,7 @@ async def test_script_arguments_field_gives_separate_tokens():
         control.value = "--steps 3000 --name 'oops"
         await pilot.pause()
         assert field.has_class("-invalid")  # shown in the field, no crash, answers keep the last good value
-        assert "quotation" in str(field.query_one(".invalid").render())
+        assert "quotation" in str(field.query_one(".notes").render())
         assert main.answers["launch.script_args"] == ["--steps", "3000", "--name", "my run"]
 
 
@@ -323,7 +323,7 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 def _switch(preset: str, target: str):
     from wizard.core.catalog import DEEPSPEED, FSDP1
     from wizard.core.generate import generate
-    from wizard.tui.present import switch_report
+    from wizard.tui.switch import switch_report
     from wizard.tui.session import from_preset
 
     before = from_preset(preset).answers

@@ -59,11 +59,11 @@ async def test_deepspeed_extra_field_refuses_bad_json_with_a_message(text, words
         await pilot.pause()
         assert app.is_running  # no crash
         assert field.has_class("-invalid")
-        shown = str(field.query_one(".invalid").render())
+        shown = str(field.query_one(".notes").render())
         assert "not accepted" in shown and words in shown and '{"steps_per_print": 100}' in shown
         assert main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}  # the last good value is kept
         await pilot.pause()
-        assert visible_rows(field.query_one(".invalid")) >= 2, "the message under the field is out of view at 80x24"
+        assert visible_rows(field.query_one(".notes")) >= 2, "the message under the field is out of view at 80x24"
 
 
 # ---------------------------------------------------------------- integer settings have an upper bound
@@ -78,7 +78,7 @@ async def test_a_huge_process_count_is_refused_in_the_field():
         assert main.answers["launch.num_processes"] == 8
         field = await typed(pilot, main, "launch.num_processes", "9" * 2770)
         assert field.has_class("-invalid")
-        shown = str(field.query_one(".invalid").render())
+        shown = str(field.query_one(".notes").render())
         assert "not accepted: too large: expected an integer from 1 to 1,048,576" in shown
         assert main.answers["launch.num_processes"] == 8
         field = await typed(pilot, main, "launch.num_processes", "1048576")

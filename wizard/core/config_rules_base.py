@@ -9,22 +9,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .findings import ERROR, INFO, WARNING, Finding
+from .findings import ERROR, INFO, WARNING, Finding, RuleInfo  # RuleInfo: re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
-
-
-@dataclass(frozen=True)
-class RuleInfo:
-    name: str
-    severity: str
-    summary: str
-    source: str
-    keys: str = ""
-    """The keys it blames, in general terms, where the reporting code computes them (docs/rules.md)."""
-    fix: str = ""
-    """The fix in general terms, where the reporting code computes it (docs/rules.md)."""
 
 
 RULES: dict[str, RuleInfo] = {}

@@ -13,6 +13,20 @@ _RANK = SEVERITY_RANK
 
 
 @dataclass(frozen=True)
+class RuleInfo:
+    """A registered rule (config rules, wizard rules): what docs/rules.md lists for it."""
+
+    name: str
+    severity: str
+    summary: str
+    source: str
+    keys: str = ""
+    """The keys it blames, in general terms, where the reporting code computes them (docs/rules.md)."""
+    fix: str = ""
+    """The fix in general terms, where the reporting code computes it (docs/rules.md)."""
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem (or note) found in answers or in a config.
 

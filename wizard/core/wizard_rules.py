@@ -8,8 +8,7 @@ built where the finding is made.
 """
 from __future__ import annotations
 
-from .config_rules_base import RuleInfo
-from .findings import ERROR, INFO, WARNING
+from .findings import ERROR, INFO, WARNING, RuleInfo
 
 INPUT = "input"
 IMPORT = "import"

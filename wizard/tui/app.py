@@ -10,16 +10,22 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
-from .commands import SettingsProvider
 from .screens.main import MainScreen
 from .session import Start, StartError, from_scratch, start_from_args
+
+
+def settings_provider():
+    """The palette's "find a setting" provider, imported when the palette first opens (not at start-up)."""
+    from .commands import SettingsProvider
+
+    return SettingsProvider
 
 
 class WizardApp(App[int]):
     """Settings screen by default; review, help and dialogs are pushed on top."""
 
     CSS_PATH = "wizard.tcss"
-    COMMANDS = App.COMMANDS | {SettingsProvider}
+    COMMANDS = App.COMMANDS | {settings_provider}
     TITLE = "fsdpds-wizard"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (nothing is written unless you wrote it)",

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from ..core.answers import Answers, default_answers, load_answers_file
 from ..core.findings import ERROR, Finding
-from ..core.loading import InputError
 
 
 class StartError(Exception):
@@ -48,6 +47,8 @@ def from_scratch() -> Start:
 
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
+    from ..core.loading import InputError
+
     try:
         answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
     except InputError as exc:
@@ -78,6 +79,7 @@ def from_preset(name: str) -> Start:
 
 def from_accelerate_config(path: str | Path) -> Start:
     from ..core.imported import import_and_check
+    from ..core.loading import InputError
 
     try:
         imported = import_and_check(path)

@@ -20,7 +20,7 @@ from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
 from ...core.findings import ERROR, Finding
 from ...core.generate import Generated, generate
 from ..explain import explain_finding, explain_group, explain_setting
-from ..present import finding_setting, jump_note, quick_generate, switch_report, target_label, worst_by_setting
+from ..present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
 from ..session import Start, default_out
 from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
@@ -76,11 +76,13 @@ class MainScreen(Screen):
         """Everything on the first screen is built here, in one pass, from the quick check."""
         a, gen = self.answers, self.generated
         first = GROUPS[0].id
+        wide = self.app.size.width >= WIDE_AT
+        self.set_class(wide, "-wide")
         yield StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status")
         with Grid(id="body"):
             yield GroupList(gen.findings, a.target)
             with ContentSwitcher(id="forms", initial=form_id(first)):
-                yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings))
+                yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings), wide=wide)
             pane = ExplanationPane()
             pane.explain(("group", first), lambda w: explain_group(first, a, w))
             yield pane
@@ -115,7 +117,11 @@ class MainScreen(Screen):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        self.set_class(width >= WIDE_AT, "-wide")
+        wide = width >= WIDE_AT
+        if wide != self.has_class("-wide"):
+            self.set_class(wide, "-wide")
+            for form in self.query(GroupForm):
+                form.set_wide(wide)
 
     # -------------------------------------------------------------- the answers
 
@@ -130,6 +136,7 @@ class MainScreen(Screen):
                 form.show_values(answers)
         self.refresh_all()
         if report and before.target != answers.target:
+            from ..switch import switch_report
             from .switch_report import SwitchReportScreen
 
             rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
@@ -212,7 +219,8 @@ class MainScreen(Screen):
         if forms:
             form = forms.first(GroupForm)
         else:
-            form = GroupForm(group_id, self.answers, self.generated.rendered, worst_by_setting(self.generated.findings))
+            form = GroupForm(group_id, self.answers, self.generated.rendered, worst_by_setting(self.generated.findings),
+                             wide=self.has_class("-wide"))
             await switcher.mount(form)
         switcher.current = form.id
         return form

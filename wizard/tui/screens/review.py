@@ -96,6 +96,23 @@ def _pane_id(name: str) -> str:
 class ReviewScreen(Screen[dict | None]):
     """Escape returns to the form; the result says where to jump and which folder was chosen."""
 
+    CSS = """
+    #review-title { height: auto; padding: 0 1; background: $panel; }
+    #review-errors { display: none; height: auto; max-height: 8; padding: 0 1; border: round $error; }
+    #review-errors.-errors { display: block; }
+    #out-row { height: auto; padding: 0 1; }
+    #out-label { width: auto; height: 3; content-align: left middle; padding-right: 1; text-style: bold; }
+    #out { width: 1fr; }
+    #review-body { height: 1fr; }
+    #files { height: 1fr; width: 1fr; }
+    #review-side { display: none; width: 2fr; max-width: 70; border: round $primary 50%; border-title-align: left; padding: 0 1; }
+    ReviewScreen.-wide #review-side { display: block; }
+    #files VerticalScroll { height: 1fr; overflow-x: auto; }
+    #files VerticalScroll > Static { min-width: 100%; }
+    #launch { height: auto; padding: 0 1; border: round $success 60%; }
+    #write-status { height: auto; padding: 0 1; }
+    """
+    """Loaded when the screen is first shown, not at start-up (the first paint parses only the main screen's)."""
     BINDINGS = [
         Binding("escape", "back", "Back", id="back", tooltip="Back to the settings"),
         Binding("ctrl+s", "write", "Write files", id="write", tooltip="Write the files (atomic; asks before replacing)"),

@@ -79,6 +79,24 @@ def bar(fraction: float | None, width: int) -> Text:
 class RunScreen(Screen[None]):
     """One run. ``spec`` None: nothing is started, events are given to :meth:`feed` (replays, tests)."""
 
+    CSS = """
+    /* status, loss plot, checklist, diagnosis, log tail */
+    #run-status { height: auto; padding: 0 1; background: $panel; }
+    #run-top { height: 9; }
+    RunScreen.-wide #run-top { height: 16; }
+    #run-plot { width: 1fr; height: 1fr; border: round $primary 50%; border-title-align: left; }
+    #run-checks { width: 1fr; height: 1fr; border: round $success 60%; border-title-align: left; padding: 0 1; }
+    #run-checks.-fail { border: round $error; }
+    RunScreen.-wide #run-checks { width: 2fr; }
+    #run-diagnosis { max-height: 10; border: round $error; border-title-align: left; padding: 0 1; overflow-y: auto; }
+    #run-log { border: round $primary 50%; border-title-align: left; border-subtitle-align: right; }
+    #run-log:focus-within { border: round $accent; }
+    #run-log { min-height: 6; }
+    RunScreen.-diagnosed #run-top { height: 6; }
+    RunScreen.-diagnosed #run-diagnosis { max-height: 8; }
+    RunScreen.-wide.-diagnosed #run-top { height: 12; }
+    """
+    """Loaded when the screen is first shown, not at start-up."""
     BINDINGS = [
         Binding("ctrl+c", "stop", "Stop", id="run-stop", priority=True,
                 tooltip="Stop the run: SIGINT to every rank; again: SIGTERM, then SIGKILL"),

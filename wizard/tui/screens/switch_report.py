@@ -11,7 +11,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS, SwitchReport
+from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS
+from ..switch import SwitchReport
 
 
 def _indented(text: Text, left: int) -> Padding:

@@ -1,4 +1,4 @@
-"""One form row per catalogue setting: a label, a control, and lines for "not used here" and problems.
+"""One form row per catalogue setting: a label, a control, and the lines about it ("not used here", problems).
 
 Fields never hold the answers: they post :class:`SettingChanged` with a parsed value and the screen
 decides. The screen pushes values back with :meth:`SettingField.show_value` only when the change came
@@ -12,11 +12,12 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from ...core.catalog import TARGET_LABELS, Setting
 from ...core.findings import Finding
@@ -171,40 +172,37 @@ class FieldInput(Input):
 
 
 class SettingField(Vertical):
-    """Label + control for one setting, with a "not used here" line and a problem line."""
+    """Label + control for one setting, and one line each, when there is something to say, for a value not
+    accepted, "not used here", the problem found and (wide layout) where the value is written.
+
+    The lines share one widget: every widget costs the first paint about half a millisecond, and a form at
+    80x24 shows several fields."""
 
     DEFAULT_CSS = """
     SettingField { height: auto; }
-    SettingField > .row { height: auto; layout: vertical; }
-    SettingField .label { width: 1fr; }
-    SettingField .control { width: 1fr; margin-left: 2; }
-    SettingField .note { display: none; color: $text-muted; padding-left: 2; }
-    SettingField.-na .na { display: block; }
-    SettingField.-na .label { color: $text-muted; }
-    SettingField.-problem .problem { display: block; }
-    SettingField.-error .problem { color: $text-error; }
-    SettingField.-warning .problem { color: $text-warning; }
-    SettingField.-invalid .invalid { display: block; color: $text-error; }
+    SettingField > .label { width: 1fr; }
+    SettingField > .control { width: 1fr; margin-left: 2; }
+    SettingField > .notes { color: $text-muted; padding-left: 2; }
+    SettingField > .notes.-empty { display: none; }
+    SettingField.-na > .label { color: $text-muted; }
     """
 
-    def __init__(self, setting: Setting, value: Any, target: str, finding: Finding | None, written: str) -> None:
+    def __init__(self, setting: Setting, value: Any, target: str, finding: Finding | None, written: str,
+                 *, wide: bool = False) -> None:
         super().__init__(id=field_id(setting.id))
         self.setting = setting
         self._initial = value
+        self._wide = wide
+        self._invalid = ""
         self._state = self._compute_state(target, finding, written)
         for cls, enabled in self._state[0].items():
             self.set_class(enabled, cls)
 
     def compose(self) -> ComposeResult:
-        s = self.setting
-        _, na, problem, where = self._state
-        with Horizontal(classes="row"):
-            yield Label(s.label, classes="label")
-            yield self._make_control(self._initial)
-        yield Static("", classes="note invalid")
-        yield Static(na, classes="note na")
-        yield Static(problem, classes="note problem")
-        yield Static(where, classes="note where")
+        yield Static(self.setting.label, classes="label")
+        yield self._make_control(self._initial)
+        notes = self.notes_content()
+        yield Static(notes, classes="notes" if notes else "notes -empty")
 
     def _make_control(self, value: Any) -> Widget:
         s = self.setting
@@ -218,6 +216,34 @@ class SettingField(Vertical):
     @property
     def control(self) -> Widget:
         return self.query_one(".control")
+
+    def notes_content(self) -> Content:
+        """The lines under the control, each in its own colour (an empty Content when there is nothing)."""
+        classes, na, problem, where = self._state
+        lines: list[Content] = []
+        if self._invalid:
+            lines.append(Content.styled(self._invalid, "$text-error"))
+        if na:
+            lines.append(Content(na))
+        if problem:
+            colour = "$text-error" if classes["-error"] else "$text-warning" if classes["-warning"] else ""
+            lines.append(Content.styled(problem, colour) if colour else Content(problem))
+        if where and self._wide:
+            lines.append(Content(where))
+        return Content("\n").join(lines)
+
+    def _show_notes(self) -> None:
+        """Bring the lines up to date (before compose there is nothing to update: compose uses the state)."""
+        notes = self.notes_content()
+        for widget in self.query_children(".notes").results(Static):
+            widget.set_class(not notes, "-empty")
+            widget.update(notes)
+
+    def set_wide(self, wide: bool) -> None:
+        """The wide layout also shows where the value is written."""
+        if wide != self._wide:
+            self._wide = wide
+            self._show_notes()
 
     # -------------------------------------------------------------- from the control
 
@@ -236,7 +262,8 @@ class SettingField(Vertical):
         event.stop()
         value, problem = text_to_value(self.setting, event.value)
         self.set_class(problem is not None, "-invalid")
-        self.query_one(".invalid", Static).update(f"{ICONS['error']} not accepted: {problem}" if problem else "")
+        self._invalid = f"{ICONS['error']} not accepted: {problem}" if problem else ""
+        self._show_notes()
         if problem is None:
             self.post_message(SettingChanged(self.setting.id, value))
         else:  # the message sits under the input: bring it into view (at 80x24 the form is a few lines high)
@@ -257,6 +284,9 @@ class SettingField(Vertical):
                 with self.prevent(Input.Changed):
                     control.value = value_to_text(self.setting, value)
                 self.remove_class("-invalid")
+                if self._invalid:
+                    self._invalid = ""
+                    self._show_notes()
 
     def _compute_state(self, target: str, finding: Finding | None, written: str):
         s = self.setting
@@ -274,9 +304,6 @@ class SettingField(Vertical):
         if state == self._state:
             return
         self._state = state
-        classes, na, problem, where = state
-        for cls, enabled in classes.items():
+        for cls, enabled in state[0].items():
             self.set_class(enabled, cls)
-        self.query_one(".na", Static).update(Text(na))
-        self.query_one(".problem", Static).update(Text(problem))
-        self.query_one(".where", Static).update(Text(where))
+        self._show_notes()

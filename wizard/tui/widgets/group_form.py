@@ -1,9 +1,9 @@
 """The form of one group: a short heading and one :class:`SettingField` per catalogue setting."""
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from ...core.answers import Answers
@@ -23,23 +23,29 @@ class GroupForm(VerticalScroll, can_focus=False):
 
     DEFAULT_CSS = """
     GroupForm { height: 1fr; padding: 0 1; }
-    GroupForm > .heading { text-style: bold; color: $accent; }
-    GroupForm > .hint { color: $text-muted; }
+    GroupForm > .heading { color: $text-muted; }
     """
 
-    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
+    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding],
+                 *, wide: bool = False) -> None:
         super().__init__(id=form_id(group_id))
         self.group_id = group_id
         self._initial = (answers, rendered, problems)
+        self._wide = wide
 
     def compose(self) -> ComposeResult:
         answers, rendered, problems = self._initial
-        group = GROUP_BY_ID[self.group_id]
         settings = settings_in(self.group_id)
-        yield Static(group.label, classes="heading")
-        yield Static(_hint(settings, answers.target), classes="hint")
+        yield Static(self._heading(settings, answers.target), classes="heading")
         for s in settings:
-            yield SettingField(s, answers[s.id], answers.target, problems.get(s.id), _written(rendered, s.id))
+            yield SettingField(s, answers[s.id], answers.target, problems.get(s.id), _written(rendered, s.id),
+                               wide=self._wide)
+
+    def _heading(self, settings, target: str) -> Content:
+        """The group's name, and under it how many of its settings the target uses when not all."""
+        heading = Content.styled(GROUP_BY_ID[self.group_id].label, "bold $accent")
+        hint = _hint(settings, target)
+        return Content.assemble(heading, "\n", hint) if hint else heading
 
     @property
     def fields(self) -> list[SettingField]:
@@ -52,21 +58,26 @@ class GroupForm(VerticalScroll, can_focus=False):
     def show_state(self, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
         target = answers.target
         fields = self.fields
-        self.query_one(".hint", Static).update(_hint([f.setting for f in fields], target))
+        self.query_one(".heading", Static).update(self._heading([f.setting for f in fields], target))
         for f in fields:
             f.show_state(target, problems.get(f.setting.id), _written(rendered, f.setting.id))
+
+    def set_wide(self, wide: bool) -> None:
+        self._wide = wide
+        for f in self.fields:
+            f.set_wide(wide)
 
     def first_control(self):
         fields = self.fields
         return fields[0].control if fields else None
 
 
-def _hint(settings, target: str) -> Text:
+def _hint(settings, target: str) -> str:
     n = len(settings)
     applies = sum(1 for s in settings if s.applies_to(target))
     if applies == n:
-        return Text("")
-    return Text(f"{applies} of {n} setting{'s' * (n != 1)} used by this target; the others are kept for a "
+        return ""
+    return (f"{applies} of {n} setting{'s' * (n != 1)} used by this target; the others are kept for a "
                 "switch and marked ⊘.")
 
 
