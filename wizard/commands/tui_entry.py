@@ -7,6 +7,9 @@ from ..cli import EXIT_INVALID
 
 
 def run(args) -> int:
+    from ..tui import startup_gc
+
+    startup_gc.pause()  # resumed after the first screen (see wizard/tui/startup_gc.py)
     try:
         from ..tui.app import run_app
     except ModuleNotFoundError as exc:
@@ -18,4 +21,7 @@ def run(args) -> int:
                   "  fsdpds-wizard check CONFIG.yaml                        lint an existing config", file=sys.stderr)
             return EXIT_INVALID
         raise
-    return run_app(args)
+    try:
+        return run_app(args)
+    finally:
+        startup_gc.resume()  # when the app ends before its first screen was painted

@@ -21,6 +21,7 @@ from ...core.findings import ERROR, Finding
 from ...core.generate import Generated, generate
 from ..explain import explain_finding, explain_group, explain_setting
 from ..present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
+from .. import startup_gc
 from ..session import Start, default_out
 from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
@@ -107,6 +108,7 @@ class MainScreen(Screen):
         await self.query_one("#keys", Container).mount(Footer(compact=True))
         self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
         self._full_check()
+        startup_gc.resume()
 
     def _full_check(self) -> None:
         self.generated = generate(self.answers, Path(self.out))
