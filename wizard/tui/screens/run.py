@@ -527,9 +527,8 @@ def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
 def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
     """The "Launch" action: launches the files written in ``out``; when they are missing or differ from the
     answers, asks first and writes them (atomically, old versions kept as .bak)."""
-    from ...core.files import WriteRefused, write_files
+    from ...core.files import WriteRefused, file_state, write_files
     from .confirm import ConfirmScreen
-    from .review import file_state
 
     errors = _errors(generated.findings)
     if errors:
