@@ -228,12 +228,12 @@ class ReviewScreen(Screen[dict | None]):
         self.dismiss({"out": self.out, "jump": target})
 
     def action_rehearse(self) -> None:
-        from .run import rehearse_answers
+        from ..flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.generated.findings)
 
     def action_launch(self) -> None:
-        from .run import launch_answers
+        from ..flows import launch_answers
 
         def launched() -> None:
             self.status = ""
