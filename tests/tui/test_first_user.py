@@ -222,10 +222,11 @@ def test_every_key_the_wizard_writes_maps_back_to_its_setting():
 
 @pytest.mark.asyncio
 async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp):
+    from wizard.tui.app import WizardApp
     from wizard.tui.screens.help import binding_rows
     from wizard.tui.screens.out_folder import OutFolderScreen
 
-    assert any(what.startswith("Output folder…") and keys == "ctrl+o" for _, keys, what in binding_rows())
+    assert any(what.startswith("Output folder…") and keys == "ctrl+o" for _, keys, what in binding_rows(WizardApp))
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
