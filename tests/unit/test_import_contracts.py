@@ -43,7 +43,7 @@ class Edge:
     """Under ``if TYPE_CHECKING:`` (never runs)."""
 
     def __str__(self) -> str:
-        how = " (in a function)" if self.lazy else " (TYPE_CHECKING)" if self.typing else ""
+        how = ", in a function" if self.lazy else ", under TYPE_CHECKING" if self.typing else ""
         return f"{self.source} -> {self.target} (line {self.line}{how})"
 
 
@@ -118,9 +118,10 @@ def wizard_graph() -> dict[str, list[Edge]]:
     return import_graph()
 
 
-def cycles(graph: dict[str, list[Edge]], *, lazy: bool) -> list[list[Edge]]:
-    """One cycle (as its edges) for each strongly connected group of modules, among the edges that run at import
-    (``lazy=False``) or also those inside functions (``lazy=True``); ``TYPE_CHECKING`` edges never count."""
+def cycles(graph: dict[str, list[Edge]], *, lazy: bool) -> list[tuple[list[str], list[Edge]]]:
+    """Each group of modules that import each other in a circle (a strongly connected component), with one of its
+    cycles as edges; among the edges that run at import (``lazy=False``) or also those inside functions
+    (``lazy=True``). ``TYPE_CHECKING`` edges never count."""
     inner: dict[str, dict[str, Edge]] = {name: {} for name in graph}
     for name, edges in graph.items():
         for e in edges:
@@ -183,12 +184,13 @@ def cycles(graph: dict[str, list[Edge]], *, lazy: bool) -> list[list[Edge]]:
                 if target not in paths:
                     paths[target] = paths[node] + [e]
                     queue.append(target)
-        found.append(cycle or [])
+        found.append((group, cycle or []))
     return found
 
 
-def _show(found: list[list[Edge]]) -> str:
-    return "\n\n".join("\n".join(f"  {e}" for e in cycle) for cycle in found)
+def _show(found: list[tuple[list[str], list[Edge]]]) -> str:
+    return "\n\n".join(f"  {len(group)} modules in a circle: {', '.join(group)}; one cycle:\n"
+                       + "\n".join(f"    {e}" for e in cycle) for group, cycle in found)
 
 
 def _is_in(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -223,8 +225,8 @@ def test_a_cycle_is_found(tmp_path):
     g = import_graph(tmp_path, "pkg")
     assert cycles(g, lazy=False) == []
     found = cycles(g, lazy=True)
-    assert [[(e.source, e.target) for e in cycle] for cycle in found] == [[("pkg.a", "pkg.sub.b"),
-                                                                           ("pkg.sub.b", "pkg.a")]]
+    assert [(group, [(e.source, e.target) for e in cycle]) for group, cycle in found] == [
+        (["pkg.a", "pkg.sub.b"], [("pkg.a", "pkg.sub.b"), ("pkg.sub.b", "pkg.a")])]
     (pkg / "sub" / "b.py").write_text("import pkg.a\n")
     assert len(cycles(import_graph(tmp_path, "pkg"), lazy=False)) == 1
 
