@@ -2,7 +2,8 @@
 ``schema`` and ``help`` (argparse subcommands, so ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
-3 an internal error (a bug: please report it).
+3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
+commands never import this module (it imports them).
 """
 from __future__ import annotations
 
@@ -11,10 +12,7 @@ import os
 import sys
 
 from .core.loading import InputError
-
-EXIT_OK = 0
-EXIT_INVALID = 2
-EXIT_INTERNAL = 3
+from .exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 COMMANDS = {
     "check": "lint an accelerate config YAML and the DeepSpeed JSON it names",
@@ -24,10 +22,6 @@ COMMANDS = {
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit 2."""
 
 
 # What each start flag does, for the messages that refuse a combination.

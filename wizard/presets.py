@@ -87,6 +87,18 @@ def preset_paths() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 
+def preset_hint(name: str, presets: list[str]) -> str:
+    """The fix of a name that is neither a file nor a preset (the same words in --headless and the wizard)."""
+    import difflib
+
+    if not presets:
+        return "check the path; no presets were found (`fsdpds-wizard presets` says where it looks)"
+    close = difflib.get_close_matches(name, presets, n=1)
+    if close:
+        return f"did you mean the preset '{close[0]}'? (`fsdpds-wizard presets` lists them)"
+    return "check the path, or give a preset name: " + ", ".join(presets)
+
+
 def bundled_script() -> Path:
     """The bundled training script: ``FSDPDS_TEMPLATES/train_gpt.py`` if that exists, else the shipped one."""
     override = _override()
@@ -103,5 +115,5 @@ def where() -> str:
     return str(bundled_dir())
 
 
-__all__ = ["ENV", "SCRIPT", "bundled_dir", "bundled_script", "packaged_dir", "preset_paths", "templates_dir",
-           "where"]
+__all__ = ["ENV", "SCRIPT", "bundled_dir", "bundled_script", "packaged_dir", "preset_hint", "preset_paths",
+           "templates_dir", "where"]

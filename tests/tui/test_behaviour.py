@@ -129,7 +129,7 @@ async def test_help_lists_every_binding():
     async with app.run_test(size=SIZE) as pilot:
         await press(pilot, "f1")
         assert isinstance(app.screen, HelpScreen)
-        keys = {k for _, k, _ in binding_rows()}
+        keys = {k for _, k, _ in binding_rows(type(app))}
         for cls in (WizardApp, MainScreen, ReviewScreen, ConfirmScreen):
             for b in cls.BINDINGS:
                 assert " / ".join(b.key.split(",")) in keys, b

@@ -222,10 +222,11 @@ def test_every_key_the_wizard_writes_maps_back_to_its_setting():
 
 @pytest.mark.asyncio
 async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp):
+    from wizard.tui.app import WizardApp
     from wizard.tui.screens.help import binding_rows
     from wizard.tui.screens.out_folder import OutFolderScreen
 
-    assert any(what.startswith("Output folder…") and keys == "ctrl+o" for _, keys, what in binding_rows())
+    assert any(what.startswith("Output folder…") and keys == "ctrl+o" for _, keys, what in binding_rows(WizardApp))
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
@@ -259,7 +260,8 @@ async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp)
 
 @pytest.mark.asyncio
 async def test_review_diffs_against_the_imported_files_too(in_tmp):
-    from wizard.tui.screens.review import ReviewScreen, imported_diff
+    from wizard.core.files import imported_diff
+    from wizard.tui.screens.review import ReviewScreen
 
     case = CORPUS / "64_ds_file_plus_inline_zero_stage"
     start = from_accelerate_config(case / "accelerate_config.yaml")

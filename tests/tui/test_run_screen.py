@@ -290,11 +290,11 @@ async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
 # ----------------------------------------------------------------------------- actions wired in
 @pytest.mark.asyncio
 async def test_launch_asks_to_write_first_and_rehearse_needs_no_errors(tmp_path, monkeypatch):
-    from wizard.tui.screens import run as run_module
+    from wizard.tui import flows
     from wizard.tui.screens.confirm import ConfirmScreen
 
     opened = []
-    monkeypatch.setattr(run_module, "plan_and_open",
+    monkeypatch.setattr(flows, "plan_and_open",
                         lambda app, answers, out, *, rehearse, script_args=None: opened.append((out, rehearse)))
     out = tmp_path / "cfg"
     app = create_app(Start(default_answers().replace({"launch.num_machines": 2})), out=str(out))
@@ -332,10 +332,10 @@ async def test_real_rehearsal_from_the_tui_zero2(tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR",
                        os.environ.get("TORCH_EXTENSIONS_DIR")
                        or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
-    from wizard.tui.screens import run as run_module
+    from wizard.tui import flows
 
-    real = run_module.plan_and_open
-    monkeypatch.setattr(run_module, "plan_and_open", lambda app, answers, out, *, rehearse, script_args=None:
+    real = flows.plan_and_open
+    monkeypatch.setattr(flows, "plan_and_open", lambda app, answers, out, *, rehearse, script_args=None:
                         real(app, answers, out, rehearse=rehearse, script_args=["--steps", "6"]))
     app = create_app(from_preset("zero2"), out=str(tmp_path / "cfg"))
     async with app.run_test(size=SIZE) as pilot:

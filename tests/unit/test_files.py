@@ -1,10 +1,10 @@
-"""Atomic writes: all or nothing, never replacing a different file without force."""
+"""Atomic writes: all or nothing, never replacing a different file without force; file states and diffs."""
 import os
 import stat
 
 import pytest
 
-from wizard.core.files import WriteRefused, write_files
+from wizard.core.files import WriteRefused, file_state, imported_diff, unified_diff, write_files
 
 
 def test_writes_new_files_and_creates_folders(tmp_path):
@@ -73,3 +73,21 @@ def test_a_replaced_file_keeps_its_mode(tmp_path, umask_022):
     p.chmod(0o640)
     write_files({p: "new\n"}, force=True)
     assert p.read_text() == "new\n" and stat.S_IMODE(p.stat().st_mode) == 0o640
+
+
+def test_file_state_and_the_diffs(tmp_path):
+    p = tmp_path / "accelerate_config.yaml"
+    assert file_state(p, "a: 1\n") == "new"
+    p.write_text("a: 1\n")
+    assert file_state(p, "a: 1\n") == "same"
+    assert file_state(p, "a: 2\n") == "changed"
+    assert file_state(tmp_path, "a: 1\n") == "unreadable"  # a folder where the file goes
+    diff = unified_diff(p, "a: 2\n")
+    assert "--- accelerate_config.yaml (on disk)" in diff and "-a: 1" in diff and "+a: 2" in diff
+    assert imported_diff((), {"accelerate_config.yaml": "a: 1\n"}) == ""
+    assert imported_diff((p,), {"accelerate_config.yaml": "a: 1\n"}) == ""
+    ds = tmp_path / "ds.json"
+    ds.write_text("{}\n")
+    both = imported_diff((p, ds), {"accelerate_config.yaml": "a: 1\n", "ds_config.json": "{\"x\": 1}\n"})
+    assert "ds_config.json (to write)" in both and "accelerate_config.yaml (to write)" not in both
+    assert "cannot read it now" in imported_diff((tmp_path / "gone.yaml",), {})

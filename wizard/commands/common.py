@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from ..core.findings import Finding
-from ..presets import preset_paths
+from ..presets import preset_hint, preset_paths
 
 
 def resolve_answers_path(name: str) -> Path:
@@ -24,18 +24,6 @@ def resolve_answers_path(name: str) -> Path:
     if stem in presets and os.sep not in name:
         return presets[stem]
     raise not_found(name, ANSWERS, preset_hint(stem, list(presets)))
-
-
-def preset_hint(name: str, presets: list[str]) -> str:
-    """The fix of a name that is neither a file nor a preset (the same words in --headless and the wizard)."""
-    import difflib
-
-    if not presets:
-        return "check the path; no presets were found (`fsdpds-wizard presets` says where it looks)"
-    close = difflib.get_close_matches(name, presets, n=1)
-    if close:
-        return f"did you mean the preset '{close[0]}'? (`fsdpds-wizard presets` lists them)"
-    return "check the path, or give a preset name: " + ", ".join(presets)
 
 
 def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) -> None:

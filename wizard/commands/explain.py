@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..cli import EXIT_OK, UsageError
+from ..exits import EXIT_OK, UsageError
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, TARGET_LABELS, settings_in
 
 

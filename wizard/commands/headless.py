@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_INVALID, EXIT_OK, UsageError
+from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.answers import load_answers_file
 from ..core.files import WriteRefused, write_files
 from ..core.generate import generate, launch_command

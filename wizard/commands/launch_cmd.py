@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli import EXIT_INVALID
+from ..exits import EXIT_INVALID
 from ..core.generate import Generated
 from .common import print_findings
 

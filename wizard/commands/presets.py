@@ -1,7 +1,7 @@
 """``fsdpds-wizard presets``: list the bundled preset answers files (or those in FSDPDS_TEMPLATES)."""
 from __future__ import annotations
 
-from ..cli import EXIT_INVALID, EXIT_OK
+from ..exits import EXIT_INVALID, EXIT_OK
 from ..presets import preset_paths, where
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..cli import EXIT_OK
+from ..exits import EXIT_OK
 from ..core.schema import json_schema, markdown_reference
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..cli import EXIT_INVALID
+from ..exits import EXIT_INVALID
 
 
 def run(args) -> int:

@@ -1,6 +1,8 @@
-"""Atomic writes that never replace a different file without permission."""
+"""Files on disk: atomic writes that never replace a different file without permission, and how the files to
+write compare with what is there (state, unified diffs)."""
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import stat
@@ -36,6 +38,45 @@ def plan_conflicts(files: dict[Path, str]) -> list[Path]:
             elif path.read_text(encoding="utf-8", errors="replace") != text:
                 conflicts.append(path)
     return conflicts
+
+
+def file_state(path: Path, text: str) -> str:
+    """``new``, ``same``, ``changed`` or ``unreadable``: the file at ``path`` against ``text`` to be written."""
+    if not path.exists():
+        return "new"
+    try:
+        return "same" if path.read_text(encoding="utf-8", errors="replace") == text else "changed"
+    except OSError:
+        return "unreadable"
+
+
+def unified_diff(path: Path, text: str) -> str:
+    """A unified diff from the file on disk to ``text`` (to be written there)."""
+    old = path.read_text(encoding="utf-8", errors="replace")
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
+                                        fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
+
+
+def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
+    if not imported:
+        return ""
+    from .render import ACCELERATE_YAML, DS_JSON
+
+    pairs = [(imported[0], ACCELERATE_YAML)]
+    if len(imported) > 1:
+        pairs.append((imported[1], DS_JSON))
+    out = []
+    for path, name in pairs:
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            continue
+        new = files.get(name, "")
+        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+    return "".join(out)
 
 
 def _umask() -> int:

@@ -65,12 +65,11 @@ def preset_names() -> list[str]:
 
 
 def from_preset(name: str) -> Start:
-    from ..presets import preset_paths
+    from ..presets import preset_hint, preset_paths
 
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name
     if stem not in presets:
-        from ..commands.common import preset_hint
         from ..core.loading import ANSWERS, not_found
 
         raise StartError(str(not_found(name, ANSWERS, preset_hint(stem, list(presets)))))

@@ -27,9 +27,11 @@ def _key(binding: Binding) -> str:
     return " / ".join(k.strip() for k in binding.key.split(","))
 
 
-def binding_rows() -> list[tuple[str, str, str]]:
-    """(where, keys, what) for every binding the wizard declares, then the standard navigation keys."""
-    from ..app import WizardApp
+def binding_rows(app_class: type) -> list[tuple[str, str, str]]:
+    """(where, keys, what) for every binding the wizard declares, then the standard navigation keys.
+
+    ``app_class``: the App whose bindings apply everywhere (the help screen passes its own app's class, so this
+    module need not import ``wizard.tui.app``, which imports it)."""
     from ..widgets.choice_menu import ChoiceMenu
     from ..widgets.fields import Choice, Toggle
     from .confirm import ConfirmScreen
@@ -40,14 +42,14 @@ def binding_rows() -> list[tuple[str, str, str]]:
 
     rows: list[tuple[str, str, str]] = []
     everywhere: set[str] = set()
-    for where, cls in (("Everywhere", WizardApp), ("Settings", MainScreen), ("Review", ReviewScreen),
+    for where, cls in (("Everywhere", app_class), ("Settings", MainScreen), ("Review", ReviewScreen),
                        ("Run", RunScreen), ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
                        ("true/false field", Toggle), ("choice field", Choice), ("choice list", ChoiceMenu),
                        ("Help", HelpScreen)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.description and not b.system and _key(b) not in everywhere:
                 rows.append((where, _key(b), b.tooltip or b.description))
-                if cls is WizardApp:
+                if cls is app_class:
                     everywhere.add(_key(b))
     rows.extend(("Navigation", k, d) for k, d in NAVIGATION)
     return rows
@@ -67,7 +69,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("keys", style="bold cyan", no_wrap=True, min_width=14)
         table.add_column("what it does", ratio=1)
         last = None
-        for where, keys, what in binding_rows():
+        for where, keys, what in binding_rows(type(self.app)):
             if where != last:
                 if last is not None:
                     table.add_row("", "")

@@ -350,12 +350,12 @@ class MainScreen(Screen):
             await self.jump_to(result["jump"])
 
     def action_rehearse(self) -> None:
-        from .run import rehearse_answers
+        from ..flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.findings)
 
     def action_launch(self) -> None:
-        from .run import launch_answers
+        from ..flows import launch_answers
 
         launch_answers(self.app, self.answers, self.out, self.generated)
 

@@ -1,7 +1,6 @@
 """Review: the exact files, a diff against what is on disk, the launch command; then an atomic write."""
 from __future__ import annotations
 
-import difflib
 import shlex
 from pathlib import Path
 
@@ -16,10 +15,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
 
 from ...core.answers import Answers
-from ...core.files import WriteRefused, plan_conflicts, write_files
+from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
 from ...core.generate import Generated, generate, launch_command
-from ...core.render import ACCELERATE_YAML, DS_JSON
 from ..present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 
@@ -27,21 +25,6 @@ _LEXERS = {".yaml": "yaml", ".json": "json"}
 WIDE_AT = 120
 """From this width on, every finding is listed beside the files."""
 THEME = "monokai"
-
-
-def file_state(path: Path, text: str) -> str:
-    if not path.exists():
-        return "new"
-    try:
-        return "same" if path.read_text(encoding="utf-8", errors="replace") == text else "changed"
-    except OSError:
-        return "unreadable"
-
-
-def unified_diff(path: Path, text: str) -> str:
-    old = path.read_text(encoding="utf-8", errors="replace")
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
-                                        fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
 
 
 def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
@@ -52,26 +35,6 @@ def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
 
 def _diff_renderable(diff: str) -> Syntax:
     return Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default")
-
-
-def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
-    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
-    if not imported:
-        return ""
-    pairs = [(imported[0], ACCELERATE_YAML)]
-    if len(imported) > 1:
-        pairs.append((imported[1], DS_JSON))
-    out = []
-    for path, name in pairs:
-        try:
-            old = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
-            continue
-        new = files.get(name, "")
-        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
-    return "".join(out)
 
 
 def _findings_renderable(findings) -> Group:
@@ -282,12 +245,12 @@ class ReviewScreen(Screen[dict | None]):
         self.dismiss({"out": self.out, "jump": target})
 
     def action_rehearse(self) -> None:
-        from .run import rehearse_answers
+        from ..flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.generated.findings)
 
     def action_launch(self) -> None:
-        from .run import launch_answers
+        from ..flows import launch_answers
 
         def launched() -> None:
             self.status = ""

@@ -1,0 +1,124 @@
+"""The TUI's launch and rehearse flows: what F5 and ctrl+l do on the settings and review screens.
+
+Check the answers, offer to write the files a launch needs, plan the run and push the run screen. A module of its
+own beside the screens, so that the settings, review and run screens do not import each other for it; the screens
+and the run layer are imported when a flow runs (the wizard's start-up pays for neither).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .screens.run import RunScreen
+
+
+def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[str] | None = None) -> RunScreen | None:
+    """Plan the launch (or CPU rehearsal) of ``answers`` into ``out`` and push its run screen."""
+    from ..run.plan import PlanError, plan_launch
+    from .present import target_label
+    from .screens.run import RunScreen
+
+    if not run_libraries_here(app, answers, rehearse=rehearse):
+        return None
+    try:
+        plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
+    except PlanError as exc:
+        detail = "; ".join(f.message for f in exc.findings[:2])
+        app.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
+        return None
+    except OSError as exc:
+        app.notify(f"cannot prepare the run in {out}: {exc}", severity="error", timeout=8)
+        return None
+    notes = []
+    if plan.rehearsal:
+        heading = f"CPU rehearsal of {target_label(answers)}"
+        notes.append(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, the bundled script"
+                     + (", FSDP through the CPU compatibility layer" if plan.spec.summary_extra.get("compat_layer_used")
+                        else ""))
+        notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]
+        notes.append("script arguments: " + (" ".join(plan.spec.summary_extra.get("script_args") or []) or "(none)"))
+        from ..run.rehearse import deepspeed_ops_cached
+
+        if answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
+            notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
+                         "ahead with: python -m wizard.run.rehearse --prewarm")
+    else:
+        heading = f"Launch of {target_label(answers)}"
+    import shlex
+
+    notes.append("launch: " + shlex.join(plan.spec.argv))
+    notes.append(f"records: {plan.run_dir.path}")
+    screen = RunScreen(plan.spec, heading=heading, notes=notes)
+    app.push_screen(screen)
+    return screen
+
+
+def run_libraries_here(app, answers, *, rehearse: bool) -> bool:
+    """False (and says what to install) when this Python lacks the libraries the run needs."""
+    from ..run.requirements import problem
+
+    message = problem("A CPU rehearsal (F5)" if rehearse else "A launch (ctrl+l)", answers.target)
+    if message is not None:
+        app.notify("✖ " + message, severity="error", timeout=10, markup=False)  # "[run]" is not markup
+    return message is None
+
+
+def _errors(findings) -> list:
+    return [f for f in findings if f.severity == "error"]
+
+
+def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
+    """The "Rehearse on CPU" action: allowed whenever the answers have no errors."""
+    errors = _errors(findings)
+    if errors:
+        app.notify(f"✖ {len(errors)} error(s) must be fixed before a rehearsal (ctrl+n goes to the first).",
+                   severity="error", timeout=5)
+        return None
+    return plan_and_open(app, answers, out, rehearse=True)
+
+
+def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
+    """The "Launch" action: launches the files written in ``out``; when they are missing or differ from the
+    answers, asks first and writes them (atomically, old versions kept as .bak)."""
+    from ..core.files import WriteRefused, file_state, write_files
+    from .screens.confirm import ConfirmScreen
+
+    errors = _errors(generated.findings)
+    if errors:
+        app.notify(f"✖ {len(errors)} error(s) block launching (ctrl+n goes to the first).", severity="error",
+                   timeout=5)
+        return
+    if not run_libraries_here(app, answers, rehearse=False):  # before offering to write the files
+        return
+    out_dir = Path(out).expanduser()
+    files = {out_dir / name: text for name, text in generated.files.items()}
+    states = {p: file_state(p, t) for p, t in files.items()}
+    stale = [p for p, s in states.items() if s != "same"]
+    if not stale:
+        plan_and_open(app, answers, out, rehearse=False)
+        return
+    if out_dir.exists() and not out_dir.is_dir():
+        app.notify(f"✖ {out} exists and is not a folder.", severity="error", timeout=5)
+        return
+    names = "\n".join(f"  {p.name} ({states[p]})" for p in stale)
+    replaced = [p for p in stale if states[p] != "new"]
+    message = (f"A launch uses the files written in {out}. These are not written yet or differ from the "
+               f"answers:\n{names}\n\nWrite them now and launch?"
+               + (" The old versions are kept next to them as NAME.bak." if replaced else ""))
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            app.notify("Nothing written, nothing launched.", timeout=3)
+            return
+        try:
+            write_files(files, force=True)
+        except (WriteRefused, OSError) as exc:
+            app.notify(f"✖ cannot write to {out}: {exc}", severity="error", timeout=6)
+            return
+        if on_written is not None:
+            on_written()
+        plan_and_open(app, answers, out, rehearse=False)
+
+    app.push_screen(ConfirmScreen("Write the files and launch?", message, yes="Write and launch (y)",
+                                  no="Cancel (n)"), answered)
