@@ -13,6 +13,7 @@ from .findings import ERROR, INFO, WARNING, Finding
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
+DOC = "docs/library-behaviour.md#"  # + an anchor of that document: what the libraries do, in our words
 
 
 @dataclass(frozen=True)
