@@ -64,3 +64,31 @@ def test_launch_defaults_apply_when_keys_are_missing():
     assert a.fsdp_version == 1  # accelerate launch's default
     assert a["sharding.strategy"] == "full" and a["wrapping.policy"] == "none"
     assert a["checkpoint.format"] == "full"
+
+
+def _ds_file(**json_keys):
+    y = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": "ds.json"}}
+    return y, {"zero_optimization": {"stage": 2}, **json_keys}
+
+
+def test_steps_per_print_is_named_in_a_note_not_dropped_silently():
+    a, findings = import_mapping(*_ds_file(steps_per_print=100))
+    notes = [f for f in findings if f.rule == "import" and "steps_per_print" in f.keys]
+    assert len(notes) == 1 and notes[0].severity == "info"
+    assert "steps_per_print: 100" in notes[0].message and "infinity" in notes[0].message and notes[0].fix
+    # not carried: accelerate overwrites it in every config, and the wizard's own check would warn about it
+    assert "steps_per_print" not in render(a).deepspeed
+    assert "steps_per_print" not in (a["deepspeed.extra"] or {})
+
+
+def test_a_fixed_train_batch_size_is_named_in_a_note():
+    a, findings = import_mapping(*_ds_file(train_batch_size=64, train_micro_batch_size_per_gpu=4))
+    notes = [f for f in findings if f.rule == "import" and "train_batch_size" in f.keys]
+    assert len(notes) == 1 and "train_batch_size: 64" in notes[0].message
+    assert render(a).deepspeed["train_batch_size"] == "auto"
+    assert render(a).deepspeed["train_micro_batch_size_per_gpu"] == 4
+
+
+def test_auto_values_and_absent_keys_make_no_note():
+    _, findings = import_mapping(*_ds_file(train_batch_size="auto"))
+    assert not [f for f in findings if {"train_batch_size", "steps_per_print"} & set(f.keys)]

@@ -4,8 +4,8 @@ Severity contract (as for configs): ``error`` blocks writing, because the config
 stated value could not take effect; ``warning`` means the wizard writes the closest equivalent and
 says what differs; ``info`` is a note.
 
-Each rule has a name, the answer ids it blames, a fix and its source (ids of
-``shared/reference/library-rules.md`` or the library file).
+Each rule has a name, the answer ids it blames, a fix and its source (a section of docs/library-behaviour.md
+and the library file:line that decides it).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Callable, Iterator
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
+from .config_rules_base import DOC
 from .findings import ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
 
@@ -55,14 +56,14 @@ def _is_fsdp(a: Answers) -> bool:
 # ------------------------------------------------------------------ launch
 
 
-@rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", "G6/G7; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
+@rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
 def _(a, make):
     if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
         yield make(["launch.main_process_ip", "launch.num_machines"], f"{a['launch.num_machines']} machines but no main_process_ip: "
                    "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
 
 
-@rule("processes-not-divisible", ERROR, "processes must split evenly over machines", "G7: accelerate/utils/launch.py:216-218")
+@rule("processes-not-divisible", ERROR, "processes must split evenly over machines", DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
 def _(a, make):
     n, m = a["launch.num_processes"], a["launch.num_machines"]
     if n % m:
@@ -71,14 +72,14 @@ def _(a, make):
                    f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
 
 
-@rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", "accelerate/utils/launch.py:218 (node_rank = machine_rank); torch/distributed/run.py (node_rank < nnodes)")
+@rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); torch/distributed/run.py (node_rank < nnodes)")
 def _(a, make):
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
         yield make(["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
                    f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
 
 
-@rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", "accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
+@rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
 def _(a, make):
     if a["launch.dynamo_backend"] == "no":
         unused = [s for s in ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
@@ -89,7 +90,7 @@ def _(a, make):
 
 
 @rule("ds-compile-not-passed", WARNING, "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
-      "accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* export)")
+      DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* export)")
 def _(a, make):
     if a.target == DEEPSPEED and a["launch.dynamo_backend"] != "no":
         yield make(["launch.dynamo_backend"], "for DeepSpeed, accelerate launch drops dynamo_config (it exports no "
@@ -99,7 +100,7 @@ def _(a, make):
 
 
 @rule("ds-hostfile-missing", ERROR, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
-      "D23b; accelerate/utils/launch.py:452-453 (--hostfile None); deepspeed/launcher/runner.py:212-216")
+      DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); deepspeed/launcher/runner.py:212-216")
 def _(a, make):
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and not a["launch.ds_hostfile"]):
@@ -109,7 +110,7 @@ def _(a, make):
 
 
 @rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
-      "accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
+      DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
 def _(a, make):
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and a["launch.ds_inclusion_filter"] and a["launch.ds_exclusion_filter"]):
@@ -119,7 +120,7 @@ def _(a, make):
 
 
 @rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-      "G9; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
+      DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
 def _(a, make):
     ids = a["launch.gpu_ids"]
     if isinstance(ids, str) and ids.strip() and ids != "all":
@@ -135,7 +136,7 @@ def _(a, make):
 # ------------------------------------------------------------------ sharding
 
 
-@rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", "accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; FSDP2 reshard_after_forward)")
+@rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; FSDP2 reshard_after_forward)")
 def _(a, make):
     s = a["sharding.strategy"]
     if not _is_fsdp(a):
@@ -159,7 +160,7 @@ def _(a, make):
 
 
 @rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
-      "F26; torch/distributed/fsdp/_init_utils.py:143-167")
+      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
 def _(a, make):
     if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
         yield make(["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
@@ -168,7 +169,7 @@ def _(a, make):
 
 
 @rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node",
-      "F26; torch/distributed/fsdp/_init_utils.py:201-247")
+      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247")
 def _(a, make):
     if a.target == FSDP1 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1:
         yield make(["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
@@ -177,7 +178,7 @@ def _(a, make):
 
 
 @rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine",
-      "G12; accelerate/parallelism_config.py:376-386")
+      DOC + "parallelism-config; accelerate/parallelism_config.py:376-386")
 def _(a, make):
     if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
             and processes_per_node(a) < 2):
@@ -189,7 +190,7 @@ def _(a, make):
 # ------------------------------------------------------------------ offload
 
 
-@rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", "F8; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
+@rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
 def _(a, make):
     if not _is_fsdp(a):
         return
@@ -205,7 +206,7 @@ def _(a, make):
                    "use cpu, or DeepSpeed ZeRO-3 for NVMe (ZeRO-Infinity)")
 
 
-@rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", "D30; deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+@rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
 def _(a, make):
     if a.target == DEEPSPEED and a["offload.params"] != "none" and zero_stage(a) != 3:
         yield make(["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "
@@ -213,14 +214,14 @@ def _(a, make):
                    "choose sharding.strategy full, or set offload.params none")
 
 
-@rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", "D32; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
+@rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
 def _(a, make):
     if a.target == DEEPSPEED and a["offload.optimizer"] == "nvme" and 0 < zero_stage(a) < 3:
         yield make(["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
                    "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
 
 
-@rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", "D22; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
+@rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
 def _(a, make):
     if a.target == DEEPSPEED and zero_stage(a) == 0 and a["offload.optimizer"] != "none":
         yield make(["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
@@ -228,7 +229,7 @@ def _(a, make):
                    "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
 
 
-@rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", "D33; deepspeed/runtime/zero/stage3.py:839-841")
+@rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
 def _(a, make):
     if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a), a["offload.params"] if zero_stage(a) == 3 else "none"):
         if not a["offload.nvme_path"]:
@@ -237,7 +238,8 @@ def _(a, make):
 
 
 @rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
-      "wizard/core/render.py (nvme_path is written only next to an nvme device)")
+      DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
+      "device); wizard/core/render.py (nvme_path is written only next to an nvme device)")
 def _(a, make):
     if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
         yield make(["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
@@ -247,7 +249,7 @@ def _(a, make):
 # ------------------------------------------------------------------ loading, sync, summoning
 
 
-@rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", "F21: accelerate/utils/launch.py:305-307")
+@rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
 def _(a, make):
     if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
         yield make(["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
@@ -255,7 +257,7 @@ def _(a, make):
                    "set sync.module_states true, or loading.ram_efficient false")
 
 
-@rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", "D7; accelerate/utils/dataclasses.py:1337-1339")
+@rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
 def _(a, make):
     if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
             and zero_stage(a) != 3):
@@ -264,7 +266,7 @@ def _(a, make):
                    "choose sharding.strategy full to load weights partitioned")
 
 
-@rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", "F24; transformers#24641")
+@rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", DOC + "fsdp1-torch-compile; transformers#24641")
 def _(a, make):
     if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
         yield make(["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
@@ -275,14 +277,14 @@ def _(a, make):
 # ------------------------------------------------------------------ checkpoint, wrapping, prefetch
 
 
-@rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", "F20; accelerate/utils/dataclasses.py:2069-2073")
+@rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
 def _(a, make):
     if a["checkpoint.format"] == "local" and a.target != FSDP1:
         yield make(["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
                    "checkpoints instead", "use sharded (fast) or full (one consolidated file)")
 
 
-@rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", "accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
+@rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
 def _(a, make):
     if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
         yield make(["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
@@ -290,7 +292,7 @@ def _(a, make):
                    "full to gather 16-bit weights on save (slow for large models)")
 
 
-@rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", "F10; accelerate/utils/dataclasses.py:2085-2100")
+@rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
 def _(a, make):
     if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
         yield make(["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
@@ -298,21 +300,21 @@ def _(a, make):
                    "name the decoder block class, e.g. LlamaDecoderLayer")
 
 
-@rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", "accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); torch fully_shard")
+@rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); torch fully_shard")
 def _(a, make):
     if a.target == FSDP2 and a["wrapping.policy"] == "size":
         yield make(["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
                    "which fully_shard rejects", "prefer the transformer policy with the block class")
 
 
-@rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", "F12; accelerate/utils/dataclasses.py:1921-1934")
+@rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
 def _(a, make):
     if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
         yield make(["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
                    "layer classes: not written", "set wrapping.policy transformer or drop the classes")
 
 
-@rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", "F25; accelerate/utils/dataclasses.py:1963-1970")
+@rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
 def _(a, make):
     if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
             and not a["training.activation_checkpointing"]):
@@ -324,14 +326,14 @@ def _(a, make):
 # ------------------------------------------------------------------ training, precision
 
 
-@rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", "users-and-peers 0.5; accelerator.py _prepare_deepspeed")
+@rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
 def _(a, make):
     if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
         yield make(["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
                    "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
 
 
-@rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
+@rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", DOC + "fsdp-key-mapping; accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
 def _(a, make):
     if _is_fsdp(a):
         keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
@@ -342,14 +344,14 @@ def _(a, make):
                        "keep them in the answers as documentation, and set them in the script")
 
 
-@rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", "G5; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
+@rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
 def _(a, make):
     if a["precision.mixed_precision"] == "fp8":
         yield make(["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
                    "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
 
 
-@rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", "D1; accelerate/utils/dataclasses.py:1507-1532")
+@rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
 def _(a, make):
     if a.target == DEEPSPEED and a["precision.mixed_precision"] == "fp8" and a["deepspeed.config_file"] != "no" \
             and ds_json_reasons(a):
@@ -358,7 +360,7 @@ def _(a, make):
                    "use bf16, or drop the settings that need a DeepSpeed JSON")
 
 
-@rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", "D4, D12; accelerate/utils/launch.py:565-586")
+@rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
 def _(a, make):
     if a.target == DEEPSPEED and a["deepspeed.config_file"] == "no":
         reasons = [r for r in ds_json_reasons(a) if r != "deepspeed.config_file is 'yes'"]
@@ -367,7 +369,7 @@ def _(a, make):
                        "set deepspeed.config_file auto (or yes)")
 
 
-@rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", "accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
+@rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", DOC + "mixed-precision; accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
 def _(a, make):
     if _is_fsdp(a) and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
@@ -376,7 +378,7 @@ def _(a, make):
                    "set precision.mixed_precision to bf16 for fp32 master weights")
 
 
-@rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", "D27; deepspeed/runtime/engine.py:1812-1829")
+@rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
 def _(a, make):
     if a.target == DEEPSPEED and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
@@ -388,7 +390,7 @@ def _(a, make):
 
 
 @rule("not-applicable", WARNING, "a stated value that the chosen target has no place for",
-      "wizard/core/catalog.py (where each setting is written per target)",
+      DOC + "launch-copies-section-keys; wizard/core/catalog.py (where each setting is written per target)",
       keys="the answer id of the setting", fix="the setting's counterpart on this target (from the catalogue), or "
       "drop it, or switch backend")
 def _(a, make):

@@ -1,8 +1,8 @@
 """The linter behind ``fsdpds-wizard check``: rules over an accelerate config and the DeepSpeed JSON it names.
 
 ``lint()`` is a pure function of the two parsed files (plus the GPU count); it never raises. Every rule is
-registered in ``RULES`` with a stable name, a severity, a one-line summary and its source (a
-``reference/library-rules.md`` id and the accelerate / DeepSpeed file:line it comes from).
+registered in ``RULES`` with a stable name, a severity, a one-line summary and its source (a section of
+docs/library-behaviour.md and the accelerate / DeepSpeed file:line it comes from).
 
 Severity contract: ERROR = the config fails, or a value written in it does not take effect as written;
 WARNING = works as written but is probably not what is wanted (or is an ignored/obsolete key whose effect is

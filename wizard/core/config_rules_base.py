@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .findings import ERROR, INFO, WARNING, Finding, RuleInfo  # RuleInfo: re-exported for the rule modules
+from .findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
@@ -156,6 +156,6 @@ def fsdp_key(name: str) -> str:
     return name if name.startswith("fsdp") else "fsdp_" + name
 
 
-__all__ = ["A", "DS", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "Ctx", "env_str", "parse_bool",
+__all__ = ["A", "DS", "DOC", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "Ctx", "env_str", "parse_bool",
            "parse_int", "as_int", "fmt", "kv", "truthy", "MISSING", "TRUE_WORDS", "FALSE_WORDS", "fsdp_key",
            "DIST_FSDP", "DIST_DEEPSPEED", "MULTI_DEVICE_TYPES"]

@@ -1,8 +1,9 @@
-"""DeepSpeed rules on the accelerate side (D1-D23b): the YAML's deepspeed_config and what DeepSpeedPlugin makes of
-it, plus the ZeRO stage/offload rules that apply to inline settings and DeepSpeed JSONs alike."""
+"""DeepSpeed rules on the accelerate side (docs/library-behaviour.md, "DeepSpeed through accelerate"): the YAML's
+deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offload rules that apply to inline
+settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
-from .config_rules_base import (A, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
+from .config_rules_base import (A, DOC, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
                                 rule)
 from .config_rules_keys import DS_NVME_PATH_KEYS
 
@@ -16,58 +17,58 @@ FILE_MODE_FORBIDDEN = ("gradient_accumulation_steps", "gradient_clipping", "zero
 
 FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
                        "deepspeed_config_file together with inline DeepSpeed keys or mixed_precision",
-                       "D1; " + D + ":1279, 1507-1532; " + A + "commands/launch.py:1393-1397")
+                       DOC + "ds-config-file; " + D + ":1279, 1507-1532; " + A + "commands/launch.py:1393-1397")
 STAGE_BAD = rule("deepspeed-zero-stage-invalid", ERROR, "zero_stage must be 0, 1, 2 or 3",
-                 "D5; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98")
+                 DOC + "ds-inline-config; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98")
 STAGE_DEFAULT = rule("deepspeed-zero-stage-default", INFO, "zero_stage omitted: accelerate uses ZeRO-2",
-                     "D5; " + D + ":1237-1238")
+                     DOC + "ds-inline-config; " + D + ":1237-1238")
 DEVICE_BAD = rule("deepspeed-offload-device-invalid", ERROR, "offload device must be none, cpu or nvme",
-                  "D6; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
+                  DOC + "ds-inline-config; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
 NVME_PATH_LOST = rule("deepspeed-inline-nvme-path-ignored", ERROR,
                       "Inline offload_*_nvme_path is never exported by accelerate launch",
-                      "D4; " + L + ":565-586 (no NVME_PATH export); " + D + ":1246-1252; accelerate#1463")
+                      DOC + "ds-nvme-offload; " + L + ":565-586 (no NVME_PATH export); " + D + ":1246-1252; accelerate#1463")
 NVME_INLINE = rule("deepspeed-inline-nvme-without-path", WARNING,
                    "Inline NVMe offload always uses the relative folder 'none'",
-                   "D4; " + D + ":1246-1252, 1308-1317")
+                   DOC + "ds-nvme-offload; " + D + ":1246-1252, 1308-1317")
 GAS_BAD = rule("deepspeed-gradient-accumulation-invalid", ERROR,
                "Inline gradient_accumulation_steps must be a positive integer (not auto)",
-               "D10; " + L + ":569-570; " + A + "accelerator.py:546-548")
+               DOC + "ds-gradient-accumulation-and-clipping; " + L + ":569-570; " + A + "accelerator.py:546-548")
 CLIP_BAD = rule("deepspeed-gradient-clipping-invalid", ERROR, "Inline gradient_clipping must be a number or auto",
-                D + ":1233-1235")
+                DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235")
 CLIP_ZERO = rule("deepspeed-gradient-clipping-zero-ignored", ERROR,
                  "Inline gradient_clipping 0 is dropped and DeepSpeed 0.19 then clips at 1.0",
-                 D + ":1321-1322; " + DS + "runtime/constants.py:203 (default 1.0, spec said 0)")
+                 DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1321-1322; " + DS + "runtime/constants.py:203 (default 1.0, spec said 0)")
 CLIP_MISSING = rule("deepspeed-no-gradient-clipping", WARNING,
                     "Inline DeepSpeed without gradient_clipping clips at 1.0",
-                    "users-and-peers 0.5; " + D + ":1233-1235, 1321-1322; " + A + "accelerator.py:2223-2226; "
+                    DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235, 1321-1322; " + A + "accelerator.py:2223-2226; "
                     + DS + "runtime/constants.py:203")
 INIT_BAD = rule("deepspeed-zero3-init-flag-invalid", ERROR, "zero3_init_flag is not a boolean",
-                D + ":1327-1336; accelerate/utils/environment.py:59-71")
+                DOC + "ds-zero3-flags; " + D + ":1327-1336; accelerate/utils/environment.py:59-71")
 INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: true with a stage other than 3",
-                 "D7; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
+                 DOC + "ds-zero3-flags; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
 SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
-                  D + ":1254-1257")
+                  DOC + "ds-zero3-flags; " + D + ":1254-1257")
 SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
                      "zero3_save_16bit_model: true below ZeRO-3: never read, the setting does not take effect",
-                     D + ":1317-1318; " + A + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
+                     DOC + "ds-zero3-flags; " + D + ":1317-1318; " + A + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
                      + DS + "runtime/zero/config.py:257-263")
 MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names that can never match a module",
-               D + ":1533-1552")
+               DOC + "ds-inline-config; " + D + ":1533-1552")
 LAUNCHER_BAD = rule("deepspeed-multinode-launcher-invalid", ERROR, "Unknown DeepSpeed multi-node launcher",
-                    "D23b; " + A + "utils/constants.py:49; " + DS + "launcher/runner.py:567-580")
+                    DOC + "ds-multinode-launcher; " + A + "utils/constants.py:49; " + DS + "launcher/runner.py:567-580")
 NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    "Multi-node DeepSpeed launcher without a hostfile trains on one machine only",
-                   "D23b; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
+                   DOC + "ds-multinode-launcher; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
 OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            "Parameter offload is only used by ZeRO-3 (silently ignored below)",
-                           "D30; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
+                           DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
                            keys="the param offload device (deepspeed_config.offload_param_device or zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
-                  "D32; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
+                  DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
                   keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
-                      "D22/D31; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148",
+                      DOC + "ds-offload-and-zero-stage; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148",
                       keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
 
 

@@ -5,7 +5,7 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 from __future__ import annotations
 
 from . import ds_schema as S
-from .config_rules_base import A, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
+from .config_rules_base import A, DOC, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"
@@ -36,84 +36,84 @@ HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
          "elasticity": "set train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"}
 
 ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
-                    "D3; " + A + "utils/dataclasses.py:1274-1277")
+                    DOC + "ds-config-file; " + A + "utils/dataclasses.py:1274-1277")
 REMOVED = rule("ds-json-removed-feature", ERROR, "A feature removed in DeepSpeed 0.19 (config raises)",
-               "D37; " + C + ":79-141",
+               DOC + "ds-removed-features, " + DOC + "version-notes; " + C + ":79-141",
                keys="the removed block or zero_optimization key")
 UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    "A top-level DeepSpeed JSON key DeepSpeed never reads (silently ignored)",
-                   C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                   DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
                    keys="the top-level DeepSpeed key")
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
-                A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38",
+                DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38",
                 keys="bfloat16")
 NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
-                   A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58",
+                   DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58",
                    keys="the path of the section in the DeepSpeed JSON")
 UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
-                   "D28; " + DS + "runtime/config_utils.py:105-113",
+                   DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113",
                    keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)")
 BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
-                 "D29/D35; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
+                 DOC + "ds-json-validation; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
                  keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)")
 COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
-               DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
+               DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
                keys="the path of the value in the DeepSpeed JSON")
 DEPRECATED = rule("ds-json-deprecated-key", WARNING, "A deprecated DeepSpeed key (converted with a warning)",
-                  DS + "runtime/config_utils.py:60-101",
+                  DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:60-101",
                   keys="the path of the deprecated key")
 DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        "A deprecated key together with the key that replaces it (DeepSpeed asserts)",
-                       DS + "runtime/config_utils.py:82-95")
+                       DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:82-95")
 DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
                     "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
-                    "applies instead (ignored)", C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                    "applies instead (ignored)", DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
                     keys="the unread sub-key (e.g. aio.thread_count)")
 DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
                          "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
                          "aio.thread_count: 1 = the default intra_op_parallelism)",
-                         C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
+                         DOC + "ds-json-validation; " + C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
                          keys="the unread sub-key (e.g. aio.thread_count)")
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
-                   C + ":245-300, 590-652",
+                   DOC + "ds-json-validation; " + C + ":245-300, 590-652",
                    keys="the top-level DeepSpeed key")
 AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accelerate does not fill (raises)",
-                     "D14; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340",
+                     DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340",
                      keys="the path of the \"auto\" value in the DeepSpeed JSON")
 AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
                     "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
-                    "D14; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
+                    DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
                     keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)")
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
-                  A + "utils/dataclasses.py:1237-1238, 1280-1296",
+                  DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
                   keys="zero_optimization.stage")
 AUTO_DEVICE = rule("ds-json-auto-offload-device", WARNING, "offload device \"auto\" becomes none",
-                   A + "utils/dataclasses.py:1240-1244, 1280-1296",
+                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1240-1244, 1280-1296",
                    keys="zero_optimization.offload_optimizer.device or zero_optimization.offload_param.device")
 AUTO_NVME = rule("ds-json-auto-nvme-path", WARNING, "nvme_path \"auto\" becomes the relative folder 'none'",
-                 "D4; " + A + "utils/dataclasses.py:1246-1252, 1280-1296",
+                 DOC + "ds-nvme-offload; " + A + "utils/dataclasses.py:1246-1252, 1280-1296",
                  keys="zero_optimization.offload_optimizer.nvme_path or zero_optimization.offload_param.nvme_path")
 AUTO_PRECISION = rule("ds-json-auto-precision", INFO,
                       "fp16/bf16 \"auto\" follows --mixed_precision (none in the YAML: fp32)",
-                      "D13; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928",
+                      DOC + "mixed-precision; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928",
                       keys="fp16.enabled and/or bf16.enabled")
 BATCH_MISSING = rule("ds-json-batch-missing", ERROR, "Neither train_batch_size nor the micro batch size is given",
-                     "D17; " + A + "utils/dataclasses.py:1382-1387; " + C + ":648-650")
+                     DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1382-1387; " + C + ":648-650")
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
-                     C + ":596-606",
+                     DOC + "ds-batch-size; " + C + ":596-606",
                      keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps")
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
-                      "D24; " + C + ":590-652")
+                      DOC + "ds-batch-size; " + C + ":590-652")
 BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
-                        "D18; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
+                        DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
-                   C + ":245-300",
+                   DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag")
 STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate overrides steps_per_print",
-                   A + "utils/dataclasses.py:1326")
+                   DOC + "ds-steps-per-print; " + A + "utils/dataclasses.py:1326")
 
 
 # Old names of sub-keys in the hand-parsed sections, and the key DeepSpeed 0.19 reads instead.

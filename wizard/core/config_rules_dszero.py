@@ -1,9 +1,10 @@
 """DeepSpeed JSON rules, part 2: precision, ZeRO stage/offload combinations, optimizer and scheduler, checkpoint
-and dtype settings (D25-D42). Keys are dotted paths from the root of the DeepSpeed JSON."""
+and dtype settings (docs/library-behaviour.md, "DeepSpeed itself"). Keys are dotted paths from the root of the
+DeepSpeed JSON."""
 from __future__ import annotations
 
 from . import ds_schema as S
-from .config_rules_base import A, DS, ERROR, WARNING, Ctx, fmt, rule
+from .config_rules_base import A, DOC, DS, ERROR, WARNING, Ctx, fmt, rule
 from .config_rules_ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
@@ -13,51 +14,51 @@ FP16_DTYPES = {"fp16", "float16", "half", "torch.float16"}
 BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
 FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
 
-BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled", "D25; " + C + ":511-512")
+BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled", DOC + "ds-precision; " + C + ":511-512")
 LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale settings DeepSpeed rejects",
-                  "D26; " + DS + "runtime/precision_config.py:120-197")
+                  DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197")
 PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
-                   "D27; " + E + ":1812-1829")
+                   DOC + "ds-precision; " + E + ":1812-1829")
 DTYPE_NAME = rule("ds-json-dtype-invalid", ERROR, "A dtype name DeepSpeed does not know",
-                  C + ":148-170 (DtypeEnum), 185-194, 559-567")
+                  DOC + "ds-precision; " + C + ":148-170 (DtypeEnum), 185-194, 559-567")
 MASTER_WEIGHTS = rule("ds-json-master-weights-invalid", ERROR,
                       "fp16/bf16 master-weight options need ZeRO 1-3 (and bf16_optimizer_states needs bf16 masters)",
-                      "D39; " + C + ":702-714")
+                      DOC + "ds-precision; " + C + ":702-714")
 STAGE_OFFLOAD_RATIO = rule("ds-json-partial-offload-needs-stage3", ERROR,
                            "offload_optimizer.ratio < 1 (partial offload) is ZeRO-3 only",
-                           "D34; " + DS + "runtime/zero/config.py:395-400")
+                           DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/config.py:395-400")
 NVME_NO_PATH = rule("ds-json-nvme-path-missing", ERROR, "NVMe offload at ZeRO-3 without nvme_path",
-                    "D33; " + DS + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
+                    DOC + "ds-nvme-offload; " + DS + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
 GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
                  "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
-                 "D36; " + DS + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
+                 DOC + "ds-zero-options; " + DS + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
 ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
-                 "D38; " + C + ":233-241, 695-700")
+                 DOC + "ds-zero-options; " + C + ":233-241, 695-700")
 COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
-                  "communication_data_type must be fp16, bf16 or fp32", "D42; " + C + ":216-230",
+                  "communication_data_type must be fp16, bf16 or fp32", DOC + "ds-precision; " + C + ":216-230",
                   keys="communication_data_type or seq_parallel_communication_data_type")
 GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
                      "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
-                     A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
+                     DOC + "ds-zero3-flags; " + A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
                      + DS + "runtime/zero/config.py:257-263")
 CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
                           "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
-                          A + "accelerator.py:2377-2383; " + E + ":2339-2346")
+                          DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2377-2383; " + E + ":2339-2346")
 OPT_TYPE = rule("ds-json-optimizer-type-unknown", ERROR, "optimizer.type DeepSpeed cannot build",
-                E + ":1985-1986, 2016-2019")
+                DOC + "ds-optimizer-and-scheduler; " + E + ":1985-1986, 2016-2019")
 OPT_MAX_NORM = rule("ds-json-optimizer-max-grad-norm", ERROR, "optimizer.params.max_grad_norm is rejected",
-                    E + ":2481-2484")
+                    DOC + "ds-optimizer-and-scheduler; " + E + ":2481-2484")
 LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss scaling (fp16.loss_scale 0)",
-            "D41; " + E + ":2021-2023")
+            DOC + "ds-optimizer-and-scheduler; " + E + ":2021-2023")
 SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
-                  E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
+                  DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
 SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parameter the scheduler does not take",
-                   E + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
+                   DOC + "ds-optimizer-and-scheduler; " + E + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
 CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
-                  C + ":387-408")
+                  DOC + "ds-zero-options; " + C + ":387-408")
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
-                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings", C + ":566-570")
+                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings", DOC + "ds-precision; " + C + ":566-570")
 
 
 def _enabled(section) -> bool | None:

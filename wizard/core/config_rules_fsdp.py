@@ -1,4 +1,4 @@
-"""FSDP rules (F1-F26): what FullyShardedDataParallelPlugin makes of the fsdp_config values.
+"""FSDP rules: what FullyShardedDataParallelPlugin makes of the fsdp_config values (docs/library-behaviour.md, FSDP).
 
 Every value goes through ``accelerate launch`` first: the launcher exports ``str(value)`` (some lower-cased) and
 always exports its own defaults for keys the YAML omits (commands/launch.py:513-610), e.g.
@@ -6,7 +6,7 @@ always exports its own defaults for keys the YAML omits (commands/launch.py:513-
 """
 from __future__ import annotations
 
-from .config_rules_base import (A, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule,
+from .config_rules_base import (A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule,
                                 truthy)
 
 STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
@@ -17,86 +17,86 @@ D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
 
 VERSION_BAD = rule("fsdp-version-invalid", ERROR, "fsdp_version must be 1 or 2",
-                   "F1; " + A + "commands/launch.py:513-518, " + D + ":1830-1875")
+                   DOC + "fsdp-version; " + A + "commands/launch.py:513-518, " + D + ":1830-1875")
 VERSION_DEFAULT = rule("fsdp-version-default", INFO, "fsdp_version omitted: the launcher runs FSDP1",
-                       A + "commands/launch.py:513-518")
+                       DOC + "fsdp-version; " + A + "commands/launch.py:513-518")
 STRATEGY_BAD = rule("fsdp1-sharding-strategy-invalid", ERROR, "FSDP1 sharding strategy not a name or 1-5",
-                    "F3; " + D + ":1844-1853")
+                    DOC + "fsdp1-sharding-strategy; " + D + ":1844-1853")
 V2_STRATEGY_SAME = rule("fsdp2-sharding-strategy-ignored", WARNING,
                         "FSDP2 never reads fsdp_sharding_strategy (same effect as reshard_after_forward here)",
-                        "F7; " + D + ":1844-1862")
+                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862")
 V2_STRATEGY_LOST = rule("fsdp2-sharding-strategy-lost", ERROR,
                         "FSDP2 never reads fsdp_sharding_strategy and the effective sharding differs",
-                        "F7; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58")
+                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58")
 V1_RESHARD_SAME = rule("fsdp1-reshard-after-forward-ignored", WARNING,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch (same strategy anyway)",
-                       "F4; " + L + ":313-315, " + D + ":1844-1856")
+                       DOC + "fsdp1-sharding-strategy; " + L + ":313-315, " + D + ":1844-1856")
 V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch; the strategy silently differs",
-                       "F4; accelerate/commands/config/cluster.py:408-414; " + L + ":313-315, " + D + ":1844-1856")
+                       DOC + "fsdp1-sharding-strategy; accelerate/commands/config/cluster.py:408-414; " + L + ":313-315, " + D + ":1844-1856")
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
-                      "F5; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
+                      DOC + "fsdp2-reshard-after-forward; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
-                D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
+                DOC + "fsdp-key-mapping; " + D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
                 keys="the fsdp_config flag, as written")
-WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", "F9; " + D + ":1909-1915")
+WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", DOC + "fsdp-auto-wrap-policy; " + D + ":1909-1915")
 WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
-                 "F9; " + D + ":1908-1910")
+                 DOC + "fsdp-auto-wrap-policy; " + D + ":1908-1910")
 WRAP_NO_CLS = rule("fsdp-transformer-wrap-no-classes", INFO,
                    "TRANSFORMER_BASED_WRAP without class names uses the model's _no_split_modules",
-                   "F10; " + D + ":2085-2100")
+                   DOC + "fsdp-auto-wrap-policy; " + D + ":2085-2100")
 CLS_BAD = rule("fsdp-wrap-classes-invalid", ERROR, "Wrap class names that can never match a module class",
-               "F11; " + D + ":1925-1926, 2090-2095, 3228-3245")
+               DOC + "fsdp-auto-wrap-policy; " + D + ":1925-1926, 2090-2095, 3228-3245")
 CLS_UNUSED = rule("fsdp-wrap-classes-unused", ERROR,
                   "Class names under a size-based or no wrap policy: never read, so those classes are not wrapped",
-                  "F12; " + D + ":1921-1934")
+                  DOC + "fsdp-auto-wrap-policy; " + D + ":1921-1934")
 MIN_BAD = rule("fsdp-min-num-params-invalid", ERROR, "fsdp_min_num_params must be an integer (not 1e8)",
-               "F13; " + L + ":317, " + D + ":1927-1934")
+               DOC + "fsdp-min-num-params; " + L + ":317, " + D + ":1927-1934")
 MIN_UNUSED = rule("fsdp-min-num-params-unused", ERROR,
                   "A size threshold under a transformer-based or no wrap policy: never read, so no size-based "
-                  "wrapping happens", D + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
+                  "wrapping happens", DOC + "fsdp-min-num-params; " + D + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
 MIN_UNUSED_HARMLESS = rule("fsdp-min-num-params-unused-harmless", WARNING,
                            "fsdp_min_num_params 0 under a transformer-based or no wrap policy: never read, and 0 "
-                           "(no size threshold) is what happens anyway", D + ":1921-1934")
+                           "(no size threshold) is what happens anyway", DOC + "fsdp-min-num-params; " + D + ":1921-1934")
 MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
-                "F14; " + D + ":2102-2107")
+                DOC + "fsdp-min-num-params; " + D + ":2102-2107")
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
-                    "F15; " + D + ":1892-1902")
+                    DOC + "fsdp-prefetch; " + D + ":1892-1902")
 V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has no backward prefetch (NO_PREFETCH)",
-                        "F16; " + D + ":1903-1905")
+                        DOC + "fsdp-prefetch; " + D + ":1903-1905")
 V2_PREFETCH_LOST = rule("fsdp2-backward-prefetch-lost", ERROR, "FSDP2 drops the backward prefetch setting",
-                        "F16; " + D + ":1903-1905")
-SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", "F19; " + D + ":2047-2056")
+                        DOC + "fsdp-prefetch; " + D + ":1903-1905")
+SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", DOC + "fsdp-state-dict-type; " + D + ":2047-2056")
 V2_LOCAL_SD = rule("fsdp2-local-state-dict", ERROR, "FSDP2 does not support LOCAL_STATE_DICT",
-                   "F20; " + D + ":2069-2073")
+                   DOC + "fsdp-state-dict-type; " + D + ":2069-2073")
 V2_FWD_SAME = rule("fsdp2-forward-prefetch-ignored", WARNING, "FSDP2 never reads fsdp_forward_prefetch (false)",
-                   "F17; " + D + ":1953-1956")
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956")
 V2_FWD_LOST = rule("fsdp2-forward-prefetch-lost", ERROR, "FSDP2 silently drops fsdp_forward_prefetch: true",
-                   "F17; " + D + ":1953-1956")
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956")
 V2_ORIG_SAME = rule("fsdp2-use-orig-params-obsolete", WARNING, "FSDP2 always uses the original parameters",
-                    "F18; " + D + ":1938-1942")
+                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942")
 V2_ORIG_LOST = rule("fsdp2-use-orig-params-false", ERROR, "fsdp_use_orig_params: false cannot take effect in FSDP2",
-                    "F18; " + D + ":1938-1942")
+                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942")
 V2_SYNC = rule("fsdp2-sync-module-states-obsolete", WARNING, "FSDP2 does not read fsdp_sync_module_states",
-               "F18; " + D + ":1944-1951")
+               DOC + "fsdp2-obsolete-flags; " + D + ":1944-1951")
 RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
                 "cpu_ram_efficient_loading (on by default) requires sync_module_states",
-                "F21/F22; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D + ":1983-1988")
+                DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D + ":1983-1988")
 V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
                   "FSDP1 without sync_module_states: loading a full checkpoint fails on non-zero ranks",
-                  "F23; " + A + "utils/fsdp_utils.py:233-238")
+                  DOC + "fsdp-ram-efficient-loading; " + A + "utils/fsdp_utils.py:233-238")
 V1_COMPILE = rule("fsdp1-compile-without-orig-params", ERROR,
                   "torch.compile with FSDP1 needs use_orig_params: true (else a graph break or an error)",
-                  "F24; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641")
+                  DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641")
 AC_OFFLOAD = rule("fsdp-activation-checkpointing-offload-requirements", ERROR,
                   "activation_checkpointing_offload needs activation_checkpointing and FSDP2",
-                  "F25; " + D + ":1963-1970")
+                  DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970")
 HYBRID_ONE_NODE = rule("fsdp1-hybrid-shard-single-node", WARNING,
                        "HYBRID_SHARD on one machine behaves like FULL_SHARD",
-                       "F26; torch/distributed/fsdp/_init_utils.py:143-167")
+                       DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
 HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
                      "HYBRID_SHARD groups are sized by visible GPUs; the world size must be a multiple of it",
-                     "F26; torch/distributed/fsdp/_init_utils.py:201-247, distributed_c10d.py new_subgroups")
+                     DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247, distributed_c10d.py new_subgroups")
 
 
 def strategy_of(value) -> str | None:
@@ -371,7 +371,7 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
             ctx.emit(V2_SYNC, key("fsdp_sync_module_states"), "`fsdp_sync_module_states` is an FSDP1 setting that "
                      "FSDP2 does not read (the launcher still checks it against cpu_ram_efficient_loading).",
                      "Delete it (and leave cpu_ram_efficient_loading as you need it).")
-    # F21: the launcher tests the raw YAML values for truth (launch defaults are the string "true")
+    # the launcher tests the raw YAML values for truth (#fsdp-ram-efficient-loading) (launch defaults are the string "true")
     ram_raw = val("fsdp_cpu_ram_efficient_loading", "true")
     sync_raw = val("fsdp_sync_module_states", "true")
     ram_on = truthy(ram_raw)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import ds_schema
-from .config_rules_base import (A, DIST_DEEPSPEED, DIST_FSDP, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
+from .config_rules_base import (A, DIST_DEEPSPEED, DIST_FSDP, DOC, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
                                 fmt, kv, parse_bool, rule, truthy)
 from .config_rules_keys import PC
 
@@ -18,95 +18,95 @@ DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")  # utils/constants
 FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
-                    "G1; " + A + "commands/config/config_args.py:109-110")
+                    DOC + "config-loading; " + A + "commands/config/config_args.py:109-110")
 DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not a DistributedType value",
-                    A + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
+                    DOC + "config-loading; " + A + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
-                       A + "commands/config/config_args.py:168-169")
+                       DOC + "config-loading; " + A + "commands/config/config_args.py:168-169")
 LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING,
                    "Old top-level `fp16` key (converted to mixed_precision, or dropped with the same effect)",
-                   A + "commands/config/config_args.py:113-116")
+                   DOC + "config-loading; " + A + "commands/config/config_args.py:113-116")
 LEGACY_FP16_LOST = rule("legacy-top-level-fp16-ignored", ERROR,
                         "Old top-level `fp16` is dropped because mixed_precision is also set, and the precision "
                         "that runs differs from it",
-                        A + "commands/config/config_args.py:113-116")
+                        DOC + "config-loading; " + A + "commands/config/config_args.py:113-116")
 LEGACY_DYNAMO = rule("legacy-top-level-dynamo-backend", WARNING, "Old top-level `dynamo_backend` key",
-                     A + "commands/config/config_args.py:117-119")
+                     DOC + "config-loading; " + A + "commands/config/config_args.py:117-119")
 LEGACY_DYNAMO_LOST = rule("legacy-dynamo-backend-replaces-section", ERROR,
                           "Top-level `dynamo_backend` replaces the whole dynamo_config section",
-                          A + "commands/config/config_args.py:117-119")
+                          DOC + "config-loading; " + A + "commands/config/config_args.py:117-119")
 MP_INVALID = rule("mixed-precision-invalid", ERROR, "mixed_precision is not no/fp16/bf16/fp8",
-                  "G4; " + A + "utils/launch.py:278-282, :550-555")
+                  DOC + "mixed-precision; " + A + "utils/launch.py:278-282, :550-555")
 FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an importable FP8 backend",
-                   "G5; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189")
+                   DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189")
 FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE or MSAMP (upper-case)",
-                       A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672")
+                       DOC + "mixed-precision; " + A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672")
 FP8_UNUSED = rule("fp8-config-unused", ERROR,
                   "fp8_config is only read with mixed_precision fp8: its settings never take effect",
-                  A + "utils/launch.py:283-290")
+                  DOC + "mixed-precision; " + A + "utils/launch.py:283-290")
 FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
-                      "F28; " + A + "accelerator.py:603-610")
+                      DOC + "mixed-precision; " + A + "accelerator.py:603-610")
 FP8_AO_RAM = rule("fp8-torchao-fsdp-ram-efficient-loading", ERROR,
                   "torchao FP8 + FSDP + cpu_ram_efficient_loading (on by default) raises",
-                  "F29; " + A + "accelerator.py:517-526, commands/launch.py:584-591")
+                  DOC + "mixed-precision; " + A + "accelerator.py:517-526, commands/launch.py:584-591")
 FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-3",
-                    "D23; " + A + "utils/dataclasses.py:1343-1349")
+                    DOC + "mixed-precision; " + A + "utils/dataclasses.py:1343-1349")
 NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
-                     "G6; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
+                     DOC + "processes-and-machines; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
 NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
-                     A + "utils/launch.py:212-218, :484-490",
+                     DOC + "processes-and-machines; " + A + "utils/launch.py:212-218, :484-490",
                      keys="num_processes or num_machines")
 NUMBER_AS_STRING = rule("number-as-string", WARNING, "num_processes written as a string on one machine (works)",
-                        A + "utils/launch.py:212-218, :484-490",
+                        DOC + "processes-and-machines; " + A + "utils/launch.py:212-218, :484-490",
                         keys="num_processes")
 NUMBER_AS_STRING_FAILS = rule("number-as-string-fails", ERROR,
                               "num_machines written as a string, or num_processes as a string on several machines: "
                               "the launcher's arithmetic raises a TypeError",
-                              A + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
+                              DOC + "processes-and-machines; " + A + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
                               ":484-485")
 NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
                      "num_processes not divisible by num_machines: the remainder ranks are never started",
-                     "G7; " + A + "utils/launch.py:216-218, :488-490")
+                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-218, :488-490")
 TOO_MANY_PROCS = rule("more-processes-than-gpus", ERROR, "More processes per machine than GPUs per machine",
-                      "G8; " + A + "utils/launch.py:225-228")
+                      DOC + "processes-and-machines; " + A + "utils/launch.py:225-228")
 GPU_IDS_FEW = rule("gpu-ids-too-few", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-                   "G9; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277")
+                   DOC + "processes-and-machines; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277")
 GPU_IDS_TYPE = rule("gpu-ids-not-string", ERROR, "gpu_ids must be a string such as \"0,1\" or \"all\"",
-                    A + "commands/launch.py:1251-1258")
+                    DOC + "processes-and-machines; " + A + "commands/launch.py:1251-1258")
 MULTI_GPU_IDS = rule("multi-gpu-few-gpu-ids", ERROR, "Multi-GPU launch with fewer than two gpu_ids",
-                     A + "commands/launch.py:1258-1262")
+                     DOC + "processes-and-machines; " + A + "commands/launch.py:1258-1262")
 MULTI_GPU_ONE = rule("multi-gpu-single-process", WARNING, "MULTI_GPU with a single process on one machine",
-                     "G13; " + A + "commands/config/cluster.py:664-667")
+                     DOC + "processes-and-machines; " + A + "commands/config/cluster.py:664-667")
 SINGLE_MANY = rule("single-process-num-processes-ignored", ERROR,
                    "distributed_type NO with num_processes > 1: one of the two does not take effect (one process on "
                    "a machine with at most one GPU; accelerate switches to multi-GPU when it sees several)",
-                   A + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
+                   DOC + "processes-and-machines; " + A + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
 MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
-                    A + "utils/launch.py:216-224, :486-496")
+                    DOC + "processes-and-machines; " + A + "utils/launch.py:216-224, :486-496")
 GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
-                   "G8/G9/F26; " + A + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
+                   DOC + "processes-and-machines, " + DOC + "fsdp1-hybrid-shard; " + A + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
-                          "G14; " + A + "utils/launch.py:292-297")
+                          DOC + "dynamo-config; " + A + "utils/launch.py:292-297")
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
-                       A + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
+                       DOC + "dynamo-config; " + A + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
 DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that is not a boolean",
-                       A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
+                       DOC + "dynamo-config; " + A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
 PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
-                "G12; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424")
+                DOC + "parallelism-config; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424")
 PAR_TOTAL = rule("parallelism-total-mismatch", ERROR, "Product of parallelism sizes != num_processes",
-                 "G12; " + A + "parallelism_config.py:366-374")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:366-374")
 PAR_FSDP1 = rule("parallelism-needs-fsdp2", ERROR, "parallelism_config with sizes > 1 requires FSDP2",
-                 "G11; " + A + "parallelism_config.py:388-395")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:388-395")
 PAR_NO_SHARD = rule("parallelism-fsdp2-no-shard-dim", ERROR,
                     "FSDP2 + parallelism_config needs dp_shard_size > 1 or cp_size > 1",
-                    A + "parallelism_config.py:376-386")
+                    DOC + "parallelism-config; " + A + "parallelism_config.py:376-386")
 PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
                  "cp and sp together, or tp/cp over pure replication, are rejected",
-                 A + "parallelism_config.py:322-340")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:322-340")
 PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
-                   A + "parallelism_config.py:312-320")
+                   DOC + "parallelism-config; " + A + "parallelism_config.py:312-320")
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
-                   A + "state.py:990-1005")
+                   DOC + "parallelism-config; " + A + "state.py:990-1005")
 
 
 def derive(ctx: Ctx) -> None:

@@ -9,10 +9,11 @@ attributes the launcher functions read (accelerate 1.15.0, commands/launch.py an
 from __future__ import annotations
 
 from . import ds_schema
-from .config_rules_base import (A, DIST_DEEPSPEED, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
+from .config_rules_base import (A, DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
                                 fsdp_key, kv, rule)
 
-# ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80), G2.
+# ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80),
+# docs/library-behaviour.md#config-loading.
 CLUSTER_FIELDS = frozenset({
     "command_file", "commands", "compute_environment", "debug", "deepspeed_config", "distributed_type",
     "downcast_bf16", "dynamo_config", "enable_cpu_affinity", "fp8_config", "fsdp_config", "gpu_ids",
@@ -70,7 +71,7 @@ GENERAL_ARGS = frozenset({
     "gpu_ids", "same_network", "rdzv_backend", "debug", "num_cpu_threads_per_process", "enable_cpu_affinity",
     "max_restarts", "monitor_interval", "nproc_per_node", "nnodes", "master_addr", "master_port",
 })
-# sections read for each distributed_type; others are ignored (G10)
+# sections read for each distributed_type; others are ignored (docs/library-behaviour.md#launch-copies-section-keys)
 _SECTION_USERS = {
     "fsdp_config": {"FSDP"},
     "deepspeed_config": {"DEEPSPEED"},
@@ -79,47 +80,47 @@ _SECTION_USERS = {
 }
 
 UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
-                   "G2; " + A + "commands/config/config_args.py:154-159",
+                   DOC + "config-loading; " + A + "commands/config/config_args.py:154-159",
                    keys="the unknown top-level key")
 SECTION_NOT_MAPPING = rule("section-not-mapping", ERROR, "A config section that is not a mapping is ignored",
-                           "G3; " + A + "commands/launch.py:1265-1281",
+                           DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1281",
                            keys="the section (fsdp_config, deepspeed_config, ...) and the items written in it")
 SECTION_IGNORED = rule("section-ignored", ERROR,
                        "A filled-in section the distributed_type never reads: none of its values take effect",
-                       "G10; " + A + "commands/launch.py:1390-1403")
+                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1390-1403")
 UNKNOWN_FSDP = rule("unknown-fsdp-key", ERROR, "An fsdp_config key the launcher never reads (ignored)",
-                    "G3; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
+                    DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
 FSDP_LEGACY_KEY = rule("fsdp-legacy-key", ERROR, "An old fsdp_config key name that is no longer read",
-                       "accelerate#2275; " + A + "utils/launch.py:322-323")
+                       DOC + "fsdp-key-mapping, " + DOC + "version-notes; accelerate#2275; " + A + "utils/launch.py:322-323")
 FSDP_TWICE = rule("fsdp-key-written-twice", ERROR,
                   "The same FSDP setting written with and without the fsdp_ prefix, with different values (the "
-                  "earlier one is overridden)", A + "commands/launch.py:1270-1277")
+                  "earlier one is overridden)", DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277")
 FSDP_TWICE_SAME = rule("fsdp-key-written-twice-same-value", WARNING,
                        "The same FSDP setting written with and without the fsdp_ prefix, with the same value",
-                       A + "commands/launch.py:1270-1277")
+                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277")
 UNKNOWN_DS = rule("unknown-deepspeed-key", ERROR, "A deepspeed_config key accelerate never reads (ignored)",
-                  "D12; " + A + "utils/launch.py:565-586; accelerate#2298")
+                  DOC + "ds-inline-config; " + A + "utils/launch.py:565-586; accelerate#2298")
 DS_MULTINODE_UNUSED = rule("deepspeed-multinode-key-unused", WARNING,
                            "A DeepSpeed hostfile or host filter on one machine, or a hostfile with the `standard` "
                            "launcher: never read, and nothing it could change applies to this launch",
-                           "D23b; " + A + "utils/launch.py:450-476")
+                           DOC + "ds-multinode-launcher; " + A + "utils/launch.py:450-476")
 DS_FILTER_LOST = rule("deepspeed-multinode-filter-ignored", ERROR,
                       "A multi-node DeepSpeed host filter that is never applied (standard launcher, or an inclusion "
                       "filter next to an exclusion filter): hosts/GPUs it names are used anyway",
-                      A + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
+                      DOC + "ds-multinode-launcher; " + A + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
 UNKNOWN_PARALLELISM = rule("unknown-parallelism-key", ERROR,
                            "A parallelism_config key the launcher never reads (ignored)",
-                           A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
+                           DOC + "parallelism-config; " + A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
 UNKNOWN_DYNAMO = rule("unknown-dynamo-key", ERROR, "A dynamo_config key the launcher never reads (ignored)",
-                      A + "commands/launch.py:1274-1275, utils/launch.py:298-302")
+                      DOC + "dynamo-config; " + A + "commands/launch.py:1274-1275, utils/launch.py:298-302")
 DYNAMO_UNDER_DS = rule("dynamo-ignored-under-deepspeed", ERROR,
                        "dynamo_config is never exported by the DeepSpeed launcher, so torch.compile stays off",
-                       A + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
+                       DOC + "dynamo-config; " + A + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
 UNKNOWN_FP8 = rule("unknown-fp8-key", ERROR, "An fp8_config key no FP8 recipe reads (ignored)",
-                   A + "utils/launch.py:82-97, utils/dataclasses.py:312-480")
+                   DOC + "mixed-precision; " + A + "utils/launch.py:82-97, utils/dataclasses.py:312-480")
 MISPLACED = rule("section-key-misplaced", WARNING,
                  "A top-level launch setting written inside a section (it still overrides the top level)",
-                 A + "commands/launch.py:1265-1277")
+                 DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1277")
 
 DS_JSON_HINT = "It is a DeepSpeed JSON setting: put it in a DeepSpeed JSON and point " \
                "`deepspeed_config.deepspeed_config_file` at that file (then drop the inline DeepSpeed keys)."
@@ -221,7 +222,7 @@ def check_deepspeed_keys(ctx: Ctx) -> None:
     for key in dc:
         name = str(key)
         if name in DS_NVME_PATH_KEYS:
-            continue  # reported by the D4 rule
+            continue  # reported by the inline NVMe path rules (config_rules_ds: NVME_PATH_LOST, NVME_INLINE)
         if name in DS_MULTINODE_KEYS:
             shadowed = name == "deepspeed_inclusion_filter" and dc.get("deepspeed_exclusion_filter") is not None
             if not multinode_read or shadowed:

@@ -22,13 +22,15 @@ from typing import Any
 
 import yaml
 
-from .config_rules_base import rule
+from .config_rules_base import DOC, rule
 from .findings import ERROR, WARNING, Finding
 from .loading import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
 _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"
-_DUP_SOURCE = "yaml.safe_load / json.load keep the last value (accelerate config_args.py:148-160, utils/deepspeed.py:139)"
+_DS_FILE_SOURCE = DOC + "ds-config-file; " + _HF_DEEPSPEED
+_DUP_SOURCE = (DOC + "config-loading; yaml.safe_load / json.load keep the last value "
+               "(accelerate/commands/config/config_args.py:148-160, accelerate/utils/deepspeed.py:141-143)")
 
 DUPLICATE = rule("duplicate-key", ERROR, "A key written twice with different values (the first is dropped)",
                  _DUP_SOURCE,
@@ -36,25 +38,25 @@ DUPLICATE = rule("duplicate-key", ERROR, "A key written twice with different val
 DUPLICATE_SAME = rule("duplicate-key-same-value", WARNING, "A key written twice with the same value", _DUP_SOURCE,
                       keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)")
 DS_MISSING = rule("ds-config-file-missing", ERROR, "The DeepSpeed JSON named by the YAML cannot be found",
-                  "D2; " + _HF_DEEPSPEED)
+                  _DS_FILE_SOURCE)
 DS_TILDE = rule("ds-config-file-tilde", ERROR, "accelerate does not expand '~' in deepspeed_config_file",
-                "D2; " + _HF_DEEPSPEED)
-DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _HF_DEEPSPEED,
+                _DS_FILE_SOURCE)
+DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _DS_FILE_SOURCE,
                      fix="Check the file's permissions, and that it is the UTF-8 text of the DeepSpeed config.")
 DS_NOT_FROM_HERE = rule(
     "ds-config-file-not-from-here", WARNING,
     "The relative DeepSpeed JSON path resolves from the YAML's folder (or one above it) but not from the current "
-    "folder, where accelerate opens it", "D2; " + _HF_DEEPSPEED,
+    "folder, where accelerate opens it", _DS_FILE_SOURCE,
     fix="Launch from the folder the path is relative to, or write it relative to the folder you launch from "
         "(fsdpds-wizard writes it so when --out lies inside the folder it runs in).")
 DS_ABSOLUTE_ELSEWHERE = rule(
     "ds-config-file-absolute-elsewhere", WARNING,
     "An absolute DeepSpeed JSON path outside the current folder: the config works only where that path exists",
-    "D2; " + _HF_DEEPSPEED,
+    _DS_FILE_SOURCE,
     fix="For a config that travels with its project, keep the JSON inside it and write the path relative to the "
         "folder you launch from (fsdpds-wizard --headless ... --out DIR with DIR inside that folder).")
 DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is not a JSON object (strict JSON)",
-                   "D2; " + _HF_DEEPSPEED,
+                   _DS_FILE_SOURCE,
                    fix="Write one JSON object ({\"zero_optimization\": {...}, ...}) in strict JSON: no comments, no "
                        "trailing commas, double quotes.")
 
@@ -177,7 +179,7 @@ def _read_accelerate_config(path: Path) -> tuple[dict, list[tuple[str, bool]]]:
 # ----------------------------------------------------------------------------------------------------------------
 # the DeepSpeed JSON
 # ----------------------------------------------------------------------------------------------------------------
-def _ds_error(name: str, message: str, fix: str, source: str = _HF_DEEPSPEED) -> Finding:
+def _ds_error(name: str, message: str, fix: str, source: str = _DS_FILE_SOURCE) -> Finding:
     return Finding(ERROR, name, (DS_FILE_KEY,), message, fix, source)
 
 
@@ -214,7 +216,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _where_findings(value: str, found: Path, launch_from: Path | None, cwd: Path) -> list[Finding]:
     """A config that works from one place only: warn (accelerate reads the JSON from its working folder)."""
-    source = "D2; " + _HF_DEEPSPEED
+    source = _DS_FILE_SOURCE
     if launch_from is not None:
         return [Finding(WARNING, DS_NOT_FROM_HERE, (DS_FILE_KEY,),
                         f"`deepspeed_config_file: {value}` is not found from the current folder {cwd}, where "
@@ -271,13 +273,13 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
         loaded.findings.append(_ds_error(
             DS_MISSING, "`deepspeed_config.deepspeed_config_file` is empty; accelerate then fails "
             "to read a DeepSpeed config.", "Give the path of the DeepSpeed JSON, or delete the key to use the "
-            "inline settings.", "D2; " + _HF_DEEPSPEED))
+            "inline settings.", _DS_FILE_SOURCE))
         return
     if text_value.startswith("~"):
         loaded.findings.append(_ds_error(
             DS_TILDE, f"`deepspeed_config.deepspeed_config_file: {text_value}` starts with '~', "
             "which accelerate does not expand (it checks the path as written), so the file is not found.",
-            "Write the full path (or a path relative to the folder you launch from).", "D2; " + _HF_DEEPSPEED))
+            "Write the full path (or a path relative to the folder you launch from).", _DS_FILE_SOURCE))
         text_value = os.path.expanduser(text_value)
     cwd = Path.cwd()
     found, launch_from = _resolve_ds_path(text_value, yaml_dir, cwd)
@@ -296,7 +298,7 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
             "accelerate opens it, and from the YAML's folder and those above it); accelerate raises 'Expected a string path to an existing "
             "deepspeed config'.",
             "Fix the path. A relative path is resolved from the folder `accelerate launch` runs in.",
-            "D2; " + _HF_DEEPSPEED))
+            _DS_FILE_SOURCE))
         return
     loaded.ds_path = found
     if not str(value).startswith("~"):  # a '~' path is already an error: accelerate never finds it
@@ -308,7 +310,7 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
         if exc.problem == "not-json":
             loaded.findings.append(_ds_error(
                 DS_BAD_JSON, f"{exc.message}. accelerate reads it with json.load, so comments and trailing commas "
-                "are not allowed even though DeepSpeed itself would accept them.", exc.fix, "D2; " + _HF_DEEPSPEED))
+                "are not allowed even though DeepSpeed itself would accept them.", exc.fix, _DS_FILE_SOURCE))
         elif exc.problem in ("not-a-mapping", "empty", "too-deep"):
             loaded.findings.append(_ds_error(DS_BAD_JSON, exc.message + ".", exc.fix))
         else:  # too large, not UTF-8, binary, cannot be read

@@ -11,6 +11,9 @@ SEVERITIES = (ERROR, WARNING, INFO)
 SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 _RANK = SEVERITY_RANK
 
+DOC = "docs/library-behaviour.md#"
+"""Rule sources start with this + an anchor of that document (what the libraries do, in our words)."""
+
 
 @dataclass(frozen=True)
 class RuleInfo:

@@ -3,7 +3,10 @@
 The answers keep what the file *asks for*; where accelerate would silently do something else (an FSDP1
 strategy under ``fsdp_reshard_after_forward``, inline NVMe paths), the importer says so in a finding and
 the regenerated config honours the request. DeepSpeed JSON keys with no catalogue setting are kept in
-``deepspeed.extra`` so nothing is lost.
+``deepspeed.extra`` so nothing is lost. Two keys are not carried, and a note names each: ``steps_per_print``,
+which accelerate replaces with infinity in every DeepSpeed config it handles (so it never took effect,
+docs/library-behaviour.md#ds-steps-per-print), and a fixed ``train_batch_size``, since the regenerated JSON
+writes ``"auto"`` there (accelerate fills it from the micro batch size; docs/library-behaviour.md#ds-auto-values).
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .answers import Answers, answers_from_mapping
-from .config_rules_base import as_int, parse_bool
+from .config_rules_base import as_int, fmt, parse_bool
 from .findings import ERROR, INFO, Finding
 from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 
@@ -274,8 +277,20 @@ class _Importer:
             extra.pop(key, None)
             if rest:
                 extra[key] = rest
-        extra.pop("train_batch_size", None)
-        extra.pop("steps_per_print", None)
+        if "train_batch_size" in extra:
+            total = extra.pop("train_batch_size")
+            if total != "auto":
+                self.note(["train_batch_size"], f"`train_batch_size: {fmt(total)}` is not carried: the regenerated "
+                          "DeepSpeed JSON writes \"auto\", which accelerate fills as micro batch x gradient "
+                          "accumulation x processes",
+                          "set training.micro_batch_size and training.gradient_accumulation_steps so that their "
+                          "product with the process count is the batch you want")
+        if "steps_per_print" in extra:
+            value = extra.pop("steps_per_print")
+            self.note(["steps_per_print"], f"`steps_per_print: {fmt(value)}` is not carried: accelerate replaces it "
+                      "with infinity in every DeepSpeed config it handles (accelerate/utils/dataclasses.py:1326), so "
+                      "it never took effect; only DeepSpeed's own progress lines depended on it",
+                      "log from the training loop instead (e.g. every N steps with accelerator.print)")
         if extra:
             self.set("deepspeed", "extra", extra)
             self.note(["deepspeed.extra"], "DeepSpeed JSON keys without a wizard setting are kept as they are: "

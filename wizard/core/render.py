@@ -1,15 +1,18 @@
 """Answers -> accelerate config YAML dict and (where needed) DeepSpeed JSON dict.
 
-Pure functions. The output is written around the launcher's pitfalls (library-rules.md):
+Pure functions. The output is written around the launcher's pitfalls (docs/library-behaviour.md, cited below
+by anchor):
 
 * FSDP1 strategies go under ``fsdp_sharding_strategy`` (``accelerate launch`` ignores
-  ``fsdp_reshard_after_forward`` for v1, F4); FSDP2 gets a bool ``fsdp_reshard_after_forward``.
+  ``fsdp_reshard_after_forward`` for v1, #fsdp1-sharding-strategy); FSDP2 gets a bool
+  ``fsdp_reshard_after_forward``.
 * NVMe offload, hybrid ZeRO (hpZ) and every DeepSpeed engine knob go through a DeepSpeed JSON, since
-  inline NVMe paths never reach DeepSpeed (D4) and unknown inline keys are dropped (D12).
+  inline NVMe paths never reach DeepSpeed (#ds-nvme-offload) and unknown inline keys are dropped
+  (#ds-inline-config).
 * Gradient clipping is always explicit: an absent inline key becomes "auto", i.e. 1.0; and since accelerate
   drops a falsy inline value and DeepSpeed's own default is 1.0, "no clipping" (0.0) goes through a JSON.
-* No ``mixed_precision`` in the YAML next to a ``deepspeed_config_file`` (D1); the JSON carries it.
-* Integers stay integers (``fsdp_min_num_params: 100000000``, never ``1e8``, F13).
+* No ``mixed_precision`` in the YAML next to a ``deepspeed_config_file`` (#ds-config-file); the JSON carries it.
+* Integers stay integers (``fsdp_min_num_params: 100000000``, never ``1e8``, #fsdp-min-num-params).
 """
 from __future__ import annotations
 
@@ -76,14 +79,14 @@ def ds_offload_optimizer(a: Answers) -> str:
     device = a["offload.optimizer"]
     stage = zero_stage(a)
     if stage == 0:
-        return "none"  # nothing moves params to CPU at stage 0; CPUAdam would assert (D22)
+        return "none"  # nothing moves params to CPU at stage 0; CPUAdam would assert (#ds-offload-and-zero-stage)
     if device == "nvme" and stage < 3:
-        return "cpu"  # ZeRO-1/2 turn any device into CPU offload (D32); say so, write what happens
+        return "cpu"  # ZeRO-1/2 turn any device into CPU offload (#ds-offload-and-zero-stage); say so, write what happens
     return device
 
 
 def ds_offload_params(a: Answers) -> str:
-    return a["offload.params"] if zero_stage(a) == 3 else "none"  # D30: stage 3 only
+    return a["offload.params"] if zero_stage(a) == 3 else "none"  # stage 3 only (#ds-offload-and-zero-stage)
 
 
 def ds_json_reasons(a: Answers) -> list[str]:
@@ -196,7 +199,7 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
         put(f, "fsdp_ignored_modules", a["wrapping.ignored_modules"], "wrapping.ignored_modules", p)
     fmt = a["checkpoint.format"]
     if target == FSDP2 and fmt == "local":
-        fmt = "sharded"  # FSDP2 has no LOCAL_STATE_DICT (F20)
+        fmt = "sharded"  # FSDP2 has no LOCAL_STATE_DICT (#fsdp-state-dict-type)
     put(f, "fsdp_state_dict_type", _STATE_DICT[fmt], "checkpoint.format", p)
     put(f, "fsdp_cpu_ram_efficient_loading", a["loading.ram_efficient"], "loading.ram_efficient", p)
     put(f, "fsdp_activation_checkpointing", a["training.activation_checkpointing"], "training.activation_checkpointing", p)

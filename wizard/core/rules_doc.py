@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 
 from . import answer_rules, config_rules, configfile
 from . import config_rules_ds, config_rules_dsjson, config_rules_dszero, config_rules_fsdp, config_rules_general
@@ -240,8 +241,10 @@ def _cell(text: str) -> str:
 
 
 def _source(src: str) -> str:
-    """Library paths are relative to site-packages (accelerate 1.15, deepspeed 0.19)."""
-    return _cell(src)
+    """Library paths are relative to site-packages (accelerate 1.15, deepspeed 0.19); a section of
+    docs/library-behaviour.md becomes a link (rules.md sits in the same folder)."""
+    return re.sub(r"docs/library-behaviour\.md#([A-Za-z0-9_-]+)", r"[library-behaviour.md#\1](library-behaviour.md#\1)",
+                  _cell(src))
 
 
 def _table(rows) -> list[str]:
@@ -279,8 +282,9 @@ def render_rules_doc() -> str:
     lines = [HEADER.rstrip(), "",
              f"## Config rules ({len(config)})", "",
              "What `fsdpds-wizard check` reports about an accelerate config and the DeepSpeed JSON it names. Library "
-             "paths in the sources are relative to site-packages (accelerate 1.15, deepspeed 0.19); ids such as F13 "
-             "or D4 are the project's own rule ids.", ""]
+             "paths in the sources are relative to site-packages (accelerate 1.15, deepspeed 0.19); a "
+             "`library-behaviour.md#…` link is the section of [library-behaviour.md](library-behaviour.md) that "
+             "explains, in our words, what the libraries do with the keys involved.", ""]
     lines += _table(config)
     lines += ["", f"## Answer rules ({len(answers)})", "",
               "What the wizard reports about answers (answers.yaml, the TUI) before it writes any file. An error "

@@ -4,7 +4,7 @@ Pure data and small helpers; stdlib only (the wizard's start path must not impor
 accelerate or deepspeed).
 
 Every claim was checked against the installed accelerate 1.15.0, DeepSpeed 0.19.8 and torch
-sources (see /work/shared/reference/library-rules.md for the file:line evidence). The prose is our
+sources (docs/library-behaviour.md gives the file:line evidence, section by section). The prose is our
 own; where the Accelerate concept guide "FSDP vs DeepSpeed" predates FSDP2 or disagrees with what
 the code does, the texts follow the code and say so in ``versions``.
 """

@@ -1,7 +1,7 @@
 """Round trip of an accelerate config through the real accelerate and DeepSpeed code.
 
 No training is launched and no process group is created. The stages mirror what really happens
-(see /work/shared/reference/library-rules.md §0):
+(see docs/library-behaviour.md#how-a-config-reaches-the-libraries):
 
 1. **load** (rule ``verify-load``): ``accelerate.commands.config.config_args.load_config_from_file``
    (``ClusterConfig.from_yaml_file``).
@@ -56,7 +56,7 @@ from .wizard_rules import VERIFY_LOAD as RULE_LOAD
 from .wizard_rules import VERIFY_MISMATCH as RULE_MISMATCH
 from .wizard_rules import VERIFY_PLUGIN as RULE_PLUGIN
 
-_SOURCE = "wizard.core.verify round trip"
+_SOURCE = "docs/library-behaviour.md#how-a-config-reaches-the-libraries; wizard/core/verify.py round trip"
 
 # Variables the launcher or the plugins read or write. They are removed from the environment for the
 # duration of a round trip so that the result does not depend on the caller's shell, and so that every

@@ -164,7 +164,8 @@ def fsdp_error_keys(exc: BaseException, env: Mapping[str, str], raw: Mapping[str
     """Keys for an exception raised while building FullyShardedDataParallelPlugin from ``env``."""
     version = env.get("FSDP_VERSION")
     if version is not None and version not in ("1", "2"):
-        # F1: an out-of-range version falls through both branches and fails somewhere unrelated.
+        # An out-of-range version falls through both branches and fails somewhere unrelated
+        # (docs/library-behaviour.md#fsdp-version).
         return [fsdp_yaml_key(raw, "fsdp_version")]
     text = str(exc)
     for needle, arg in _FSDP_MESSAGE_KEYS:
