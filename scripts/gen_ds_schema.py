@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Generate ``wizard/data/ds_schema.json`` from the installed DeepSpeed.
 
-The linter (``wizard/core/config_rules*.py``) must not import deepspeed, so what DeepSpeed accepts in a
+The linter (``wizard/core/lint/``) must not import deepspeed, so what DeepSpeed accepts in a
 DeepSpeed JSON is captured here once, as data, and a unit test regenerates it and compares.
 
 How each part is derived (nothing below is typed in by hand unless marked "hand"):

@@ -162,7 +162,7 @@ def test_multi_setting_faults_name_every_key(rule, doc, want):
 def test_written_configs_carry_no_dead_value_errors():
     """What the wizard writes from answers passes its own linter: the answer rules stop a dead value before it is
     written (e.g. both DeepSpeed host filters, fewer gpu_ids than processes)."""
-    from wizard.core.config_rules import lint
+    from wizard.core.lint import lint
     from wizard.core.render import render
 
     for rule, bad, good, _key in CASES:
@@ -177,7 +177,7 @@ def test_written_configs_carry_no_dead_value_errors():
 
 def test_both_host_filters_would_write_a_dead_value():
     """Why ds-filters-both-set is an error: rendered anyway, the config's inclusion filter is never applied."""
-    from wizard.core.config_rules import lint
+    from wizard.core.lint import lint
     from wizard.core.render import render
 
     a = A(merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",

@@ -1,4 +1,4 @@
-"""The config linter (wizard/core/config_rules*.py): every rule fires on a minimal bad config and not on the
+"""The config linter (wizard/core/lint/): every rule fires on a minimal bad config and not on the
 corrected one; known-good configs give no error; random input never crashes it."""
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core.config_rules import RULES, lint
-from wizard.core.configfile import load_config_files
+from wizard.core.lint import lint
+from wizard.core.lint.base import RULES
+from wizard.core.lint import load_config_files
 from wizard.core.loading import InputError
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
@@ -802,8 +803,8 @@ def test_lint_path_imports_nothing_heavy(tmp_path):
     cfg = tmp_path / "a.yaml"
     cfg.write_text(yaml.safe_dump(filemode()))
     (tmp_path / "ds.json").write_text(json.dumps(dsj()))
-    src = ("import sys, json\nfrom wizard.core.configfile import load_config_files\n"
-           "from wizard.core.config_rules import lint\nfrom wizard.core.gpus import detect_gpus_per_node\n"
+    src = ("import sys, json\nfrom wizard.core.lint import lint, load_config_files\n"
+           "from wizard.core.gpus import detect_gpus_per_node\n"
            f"lc = load_config_files({str(cfg)!r})\nlint(lc.yaml, lc.ds, gpus_per_node=detect_gpus_per_node())\n"
            "print(json.dumps([m for m in ('torch', 'accelerate', 'deepspeed', 'textual') if m in sys.modules]))")
     proc = subprocess.run([sys.executable, "-c", src], cwd=ROOT, capture_output=True, text=True, timeout=60)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from wizard.core import loading
-from wizard.core.configfile import load_config_files
+from wizard.core.lint import load_config_files
 from wizard.core.loading import InputError, load_mapping_file, parse_json, parse_yaml
 
 

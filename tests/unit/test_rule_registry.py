@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wizard.core.answer_rules import ANSWER_RULES
-from wizard.core.config_rules import RULES
+from wizard.core.lint.base import RULES
 from wizard.core.wizard_rules import SECTION_OF, SECTIONS, WIZARD_RULES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wizard"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import wizard.core.config_rules  # noqa: F401  (registers every config rule in config_rules_base.RULES)
+import wizard.core.lint  # noqa: F401  (registers every config rule in lint.base.RULES)
 from wizard.core import verify
 from wizard.core.answer_rules import ANSWER_RULES
-from wizard.core.config_rules_base import DOC, RULES
+from wizard.core.lint.base import DOC, RULES
 from wizard.core.wizard_rules import WIZARD_RULES
 
 ROOT = Path(__file__).resolve().parents[2]

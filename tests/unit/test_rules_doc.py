@@ -3,7 +3,7 @@ import re
 from pathlib import Path
 
 from wizard.core.answer_rules import ANSWER_RULES
-from wizard.core.config_rules import RULES
+from wizard.core.lint.base import RULES
 from wizard.core.rules_doc import render_rules_doc, rule_rows
 from wizard.core.wizard_rules import WIZARD_RULES
 

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
-from .config_rules_base import DOC
+from .findings import DOC
 from .findings import ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
 

@@ -85,7 +85,7 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
-    from .config_rules import lint
+    from .lint import lint
 
     raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers))
     fallback = _key_to_answer()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .answers import Answers, answers_from_mapping
-from .config_rules_base import as_int, fmt, parse_bool
+from .lint.base import as_int, fmt, parse_bool
 from .findings import ERROR, INFO, Finding
 from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 
@@ -335,7 +335,7 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
 
 def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]:
     """Read an accelerate config and its DeepSpeed JSON; answers plus load and import findings."""
-    from .configfile import load_config_files
+    from .lint import load_config_files
     from .loading import InputError
 
     try:

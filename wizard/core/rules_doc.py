@@ -1,5 +1,5 @@
-"""docs/rules.md, generated from the rule registries: every config rule (``config_rules_base.RULES``, filled by the
-config_rules_* modules and configfile), every answer rule (``answer_rules.ANSWER_RULES``) and the rules of the
+"""docs/rules.md, generated from the rule registries: every config rule (``lint.base.RULES``, filled by the modules
+of ``wizard/core/lint/``), every answer rule (``answer_rules.ANSWER_RULES``) and the rules of the
 wizard's own steps (``wizard_rules.WIZARD_RULES``: reading input, importing, ``--verify``).
 
 Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
@@ -15,14 +15,13 @@ import ast
 import inspect
 import re
 
-from . import answer_rules, config_rules, configfile
-from . import config_rules_ds, config_rules_dsjson, config_rules_dszero, config_rules_fsdp, config_rules_general
-from . import config_rules_keys, wizard_rules
-from .config_rules_base import RULES
+from . import answer_rules, wizard_rules
+from .lint import configfile, ds, dsjson, dszero, fsdp, general, linter
+from .lint import keys as key_rules
+from .lint.base import RULES
 from .findings import ERROR, INFO, WARNING
 
-CONFIG_MODULES = (config_rules_keys, config_rules_general, config_rules_fsdp, config_rules_ds, config_rules_dsjson,
-                  config_rules_dszero, configfile, config_rules)
+CONFIG_MODULES = (key_rules, general, fsdp, ds, dsjson, dszero, configfile, linter)
 DS_FILE_KEY = configfile.DS_FILE_KEY
 
 HEADER = """# Rules

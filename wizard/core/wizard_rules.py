@@ -1,5 +1,5 @@
 """The rules of the wizard's own steps: reading input (answers files, accelerate configs), importing a config and the
-``--verify`` round trip. They sit beside the config rules (``config_rules_base.RULES``) and the answer rules
+``--verify`` round trip. They sit beside the config rules (``lint.base.RULES``) and the answer rules
 (``answer_rules.ANSWER_RULES``) so that every finding name the product emits is registered once, with its
 severity, and listed in docs/rules.md (tests/unit/test_rule_registry.py checks that nothing emitted is missing).
 

@@ -3,9 +3,9 @@ and dtype settings (docs/library-behaviour.md, "DeepSpeed itself"). Keys are dot
 DeepSpeed JSON."""
 from __future__ import annotations
 
-from . import ds_schema as S
-from .config_rules_base import A, DOC, DS, ERROR, WARNING, Ctx, fmt, rule
-from .config_rules_ds import check_offload_vs_stage
+from .. import ds_schema as S
+from .base import A, DOC, DS, ERROR, WARNING, Ctx, fmt, rule
+from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
 E = DS + "runtime/engine.py"

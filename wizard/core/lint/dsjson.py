@@ -4,8 +4,8 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 """
 from __future__ import annotations
 
-from . import ds_schema as S
-from .config_rules_base import A, DOC, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
+from .. import ds_schema as S
+from .base import A, DOC, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"

@@ -6,7 +6,7 @@ always exports its own defaults for keys the YAML omits (commands/launch.py:513-
 """
 from __future__ import annotations
 
-from .config_rules_base import (A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule,
+from .base import (A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule,
                                 truthy)
 
 STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")

@@ -1,10 +1,10 @@
 """Launcher-level rules: distributed_type, process counts, GPUs, mixed precision, dynamo, FP8, parallelism."""
 from __future__ import annotations
 
-from . import ds_schema
-from .config_rules_base import (A, DIST_DEEPSPEED, DIST_FSDP, DOC, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
+from .. import ds_schema
+from .base import (A, DIST_DEEPSPEED, DIST_FSDP, DOC, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
                                 fmt, kv, parse_bool, rule, truthy)
-from .config_rules_keys import PC
+from .keys import PC
 
 DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
                      "MULTI_XPU", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM", "MULTI_HPU", "MULTI_NEURON")

@@ -8,8 +8,8 @@ attributes the launcher functions read (accelerate 1.15.0, commands/launch.py an
 """
 from __future__ import annotations
 
-from . import ds_schema
-from .config_rules_base import (A, DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
+from .. import ds_schema
+from .base import (A, DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
                                 fsdp_key, kv, rule)
 
 # ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80),
@@ -222,7 +222,7 @@ def check_deepspeed_keys(ctx: Ctx) -> None:
     for key in dc:
         name = str(key)
         if name in DS_NVME_PATH_KEYS:
-            continue  # reported by the inline NVMe path rules (config_rules_ds: NVME_PATH_LOST, NVME_INLINE)
+            continue  # reported by the inline NVMe path rules (ds.py: NVME_PATH_LOST, NVME_INLINE)
         if name in DS_MULTINODE_KEYS:
             shadowed = name == "deepspeed_inclusion_filter" and dc.get("deepspeed_exclusion_filter") is not None
             if not multinode_read or shadowed:

@@ -8,30 +8,30 @@ Severity contract: ERROR = the config fails, or a value written in it does not t
 WARNING = works as written but is probably not what is wanted (or is an ignored/obsolete key whose effect is
 the same anyway); INFO = notes.
 
-The rules live in ``config_rules_keys`` (unknown/ignored keys), ``config_rules_general`` (launcher, precision,
-processes, dynamo, FP8, parallelism), ``config_rules_fsdp``, ``config_rules_ds`` (accelerate's DeepSpeed
-plugin) and ``config_rules_dsjson`` / ``config_rules_dszero`` (the DeepSpeed JSON). Only pyyaml and the standard
-library are imported here: no torch, accelerate or deepspeed.
+The rules live in ``keys`` (unknown/ignored keys), ``general`` (launcher, precision, processes, dynamo, FP8,
+parallelism), ``fsdp``, ``ds`` (accelerate's DeepSpeed plugin) and ``dsjson`` / ``dszero`` (the DeepSpeed JSON),
+beside this module in ``wizard/core/lint/``. Only pyyaml and the standard library are imported here: no torch,
+accelerate or deepspeed.
 """
 from __future__ import annotations
 
 import importlib.util
 from typing import Any, Callable
 
-from . import config_rules_ds as _ds
+from . import ds as _ds
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules in RULES
-from . import config_rules_dsjson as _dsjson
-from . import config_rules_dszero as _dszero
-from . import config_rules_fsdp as _fsdp
-from . import config_rules_general as _gen
-from . import config_rules_keys as _keys
-from .config_rules_base import INFO, RULES, Ctx, RuleInfo, rule
-from .findings import Finding, sort_findings
+from . import dsjson as _dsjson
+from . import dszero as _dszero
+from . import fsdp as _fsdp
+from . import general as _gen
+from . import keys as _keys
+from .base import INFO, RULES, Ctx, RuleInfo, rule
+from ..findings import Finding, sort_findings
 
 __all__ = ["lint", "RULES", "RuleInfo", "fp8_backend_importable"]
 
 INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a linter bug; other rules still ran)",
-                "wizard/core/config_rules.py",
+                "wizard/core/lint/linter.py",
                 keys="none")
 
 
@@ -50,8 +50,9 @@ def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
     try:
         check(ctx, *args)
     except Exception as e:  # noqa: BLE001 - one broken rule must not hide the others
-        ctx.emit(INTERNAL, (), f"{check.__module__.rsplit('.', 1)[-1]}.{check.__name__} failed on this input: "
-                 f"{type(e).__name__}: {e}", "Please report this config to the fsdpds-wizard maintainers.")
+        where = f"{check.__module__.removeprefix('wizard.core.')}.{check.__name__}"  # lint.fsdp.check
+        ctx.emit(INTERNAL, (), f"{where} failed on this input: {type(e).__name__}: {e}",
+                 "Please report this config to the fsdpds-wizard maintainers.")
 
 
 def _json_checks(ctx: Ctx) -> None:

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
+from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"

@@ -3,9 +3,9 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
-from .config_rules_base import (A, DOC, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
+from .base import (A, DOC, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
                                 rule)
-from .config_rules_keys import DS_NVME_PATH_KEYS
+from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
