@@ -1,8 +1,11 @@
 """Answer rules: each fires on a minimal case and is silent once fixed; every rule is exercised."""
 import pytest
 
-from wizard.core.answer_rules import ANSWER_RULES, check_answers
+from wizard.core.answer_rules import check_answers
 from wizard.core.answers import answers_from_mapping
+from wizard.core.rules import ANSWER, in_section
+
+ANSWER_RULES = in_section(ANSWER)
 
 
 def A(doc):

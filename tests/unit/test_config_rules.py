@@ -15,13 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wizard.core.lint import lint
-from wizard.core.lint.base import RULES
 from wizard.core.lint import load_config_files
 from wizard.core.loading import InputError
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
+from wizard.core.rules import CONFIG, in_section
 
 ROOT = Path(__file__).resolve().parents[2]
+
+RULES = in_section(CONFIG)  # the config rules (registered by importing wizard.core.lint)
 
 # ---------------------------------------------------------------------------------------------------------------
 # config builders

@@ -2,7 +2,7 @@
 
 The scan reads every module of the package with ``ast``: each ``Finding(severity, RULE, ...)`` construction, and,
 where RULE is a parameter of the function that builds the finding (``ctx.emit(name, ...)``, ``exc.finding(rule,
-...)``, ``_finding(sev, rule, ...)``, the ``@rule(name)`` decorator of the answer rules), every call of that function,
+...)``, ``_finding(sev, rule, ...)``, the ``@answer_rule(name)`` decorator of the answer rules), every call of that function,
 followed until the name is a string literal or a module constant (``X = "..."`` or ``X = rule("...", ...)``, also
 imported from another module). Only ``f.rule`` (re-emitting an existing finding under its own name) is passed
 through. A rule argument the scan cannot follow fails the test: name the rule with a literal or a constant.
@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.answer_rules import ANSWER_RULES
-from wizard.core.lint.base import RULES
-from wizard.core.wizard_rules import SECTION_OF, SECTIONS, WIZARD_RULES
+import wizard.core.lint  # noqa: F401  (these three register every rule the product emits)
+import wizard.core.wizard_rules  # noqa: F401
+from wizard.core import answer_rules
+from wizard.core.rules import ANSWER, RULES, SECTIONS, in_section, rule
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wizard"
 
@@ -156,7 +157,7 @@ def emitted_rule_names() -> dict[str, str]:
     return out
 
 
-REGISTERED = {**RULES, **ANSWER_RULES, **WIZARD_RULES}
+REGISTERED = RULES
 
 
 def test_the_scan_follows_every_emitter():
@@ -170,8 +171,9 @@ def test_the_scan_follows_every_emitter():
 
 def test_every_emitted_rule_name_is_registered():
     missing = {name: where for name, where in emitted_rule_names().items() if name not in REGISTERED}
-    assert not missing, ("emitted but not registered (register each in wizard/core/wizard_rules.py, the config or "
-                         f"the answer rules, then regenerate docs/rules.md): {missing}")
+    assert not missing, ("emitted but not registered (register each with wizard/core/rules.py's rule(), in "
+                         "wizard_rules.py, the config or the answer rules, then regenerate docs/rules.md): "
+                         f"{missing}")
 
 
 def test_every_registered_rule_is_emitted_somewhere():
@@ -179,10 +181,23 @@ def test_every_registered_rule_is_emitted_somewhere():
     assert not unused, f"registered but never emitted: {sorted(unused)}"
 
 
-def test_registries_do_not_share_names():
-    assert not set(RULES) & set(ANSWER_RULES)
-    assert not set(WIZARD_RULES) & (set(RULES) | set(ANSWER_RULES))
-    assert set(SECTION_OF) == set(WIZARD_RULES) and set(SECTION_OF.values()) <= set(SECTIONS)
+def test_one_registry_a_name_registers_once_in_a_known_section():
+    assert {info.section for info in RULES.values()} == set(SECTIONS)
+    assert all(name == info.name for name, info in RULES.items())
+    with pytest.raises(ValueError, match="registered twice"):
+        rule("duplicate-key", "error", "a config rule's name again, as an answer rule", "x", section=ANSWER)
+    with pytest.raises(ValueError, match="unknown section"):
+        rule("stray-rule", "error", "a section the registry does not have", "x", section="lint")
+    assert "stray-rule" not in RULES
+
+
+def test_answer_rules_are_functions_named_after_their_rule():
+    answer = in_section(ANSWER)
+    assert len(answer) > 20
+    for name, info in answer.items():
+        fn = getattr(answer_rules, name.replace("-", "_"))
+        assert info.check is not None and info.check.__wrapped__ is fn, name
+    assert not [name for name, info in RULES.items() if info.check is not None and info.section != ANSWER]
 
 
 def test_the_scan_catches_an_unregistered_literal(tmp_path):

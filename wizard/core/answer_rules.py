@@ -5,48 +5,41 @@ stated value could not take effect; ``warning`` means the wizard writes the clos
 says what differs; ``info`` is a note.
 
 Each rule has a name, the answer ids it blames, a fix and its source (a section of docs/library-behaviour.md
-and the library file:line that decides it).
+and the library file:line that decides it). It is a function named after the rule (``gpu-ids-fewer-than-processes``
+is ``gpu_ids_fewer_than_processes``), registered by ``@answer_rule`` in the one registry (wizard/core/rules.py,
+section ``answer``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import wraps
 from typing import Callable, Iterator
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
-from .findings import DOC
-from .findings import ERROR, INFO, WARNING, Finding
+from .findings import DOC, ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
+from .rules import ANSWER, in_section, rule as register
+
+Hit = tuple[list[str], str, str]
+"""What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
 
 
-@dataclass(frozen=True)
-class AnswerRule:
-    name: str
-    severity: str
-    summary: str
-    source: str
-    check: Callable[[Answers], Iterator[Finding]]
-    keys: str = ""
-    """The answer ids it blames, in general terms, where the rule computes them (docs/rules.md)."""
-    fix: str = ""
-    """The fix in general terms, where the rule computes it (docs/rules.md)."""
+def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = ""):
+    """Register the decorated function as the answer rule ``name`` (section ``answer`` of wizard/core/rules.py).
 
+    The function takes the answers and yields ``(keys, message, fix)`` for each finding; the name, severity and
+    source of the findings are the registration's (one severity per rule). ``keys`` and ``fix`` here: in general
+    terms, for docs/rules.md, where the function computes them."""
+    def register_check(fn: Callable[[Answers], Iterator[Hit]]) -> Callable[[Answers], Iterator[Hit]]:
+        @wraps(fn)
+        def check(a: Answers) -> Iterator[Finding]:
+            for blamed, message, how in fn(a):
+                yield Finding(severity, name, tuple(blamed), message, how, source)
 
-ANSWER_RULES: dict[str, AnswerRule] = {}
-
-
-def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = ""):
-    def deco(fn: Callable[[Answers, Callable[..., Finding]], Iterator[Finding]]):
-        def run(a: Answers) -> Iterator[Finding]:
-            def make(keys, message: str, fix: str) -> Finding:  # one severity per rule
-                return Finding(severity, name, tuple(keys), message, fix, source)
-
-            yield from fn(a, make)
-
-        ANSWER_RULES[name] = AnswerRule(name, severity, summary, source, run, keys, fix)
+        register(name, severity, summary, source, section=ANSWER, keys=keys, fix=fix, check=check)
         return fn
 
-    return deco
+    return register_check
 
 
 def _is_fsdp(a: Answers) -> bool:
@@ -56,359 +49,365 @@ def _is_fsdp(a: Answers) -> bool:
 # ------------------------------------------------------------------ launch
 
 
-@rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
-def _(a, make):
+@answer_rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
+def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
     if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
-        yield make(["launch.main_process_ip", "launch.num_machines"], f"{a['launch.num_machines']} machines but no main_process_ip: "
-                   "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
+        yield (["launch.main_process_ip", "launch.num_machines"], f"{a['launch.num_machines']} machines but no main_process_ip: "
+               "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
 
 
-@rule("processes-not-divisible", ERROR, "processes must split evenly over machines", DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
-def _(a, make):
+@answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines", DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
+def processes_not_divisible(a: Answers) -> Iterator[Hit]:
     n, m = a["launch.num_processes"], a["launch.num_machines"]
     if n % m:
-        yield make(["launch.num_processes", "launch.num_machines"],
-                   f"{n} processes over {m} machines: accelerate starts {n // m} per machine and silently "
-                   f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
+        yield (["launch.num_processes", "launch.num_machines"],
+               f"{n} processes over {m} machines: accelerate starts {n // m} per machine and silently "
+               f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
 
 
-@rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); torch/distributed/run.py (node_rank < nnodes)")
-def _(a, make):
+@answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); torch/distributed/run.py (node_rank < nnodes)")
+def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
-        yield make(["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
-                   f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
+        yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
+               f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
 
 
-@rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
-def _(a, make):
+@answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
+def compile_options_unused(a: Answers) -> Iterator[Hit]:
     if a["launch.dynamo_backend"] == "no":
         unused = [s for s in ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
                               "launch.dynamo_regional") if a.is_set(s)]
         if unused:
-            yield make(unused, "torch.compile is off (dynamo_backend 'no'), so these options are not written",
-                       "set launch.dynamo_backend (e.g. inductor) or drop them")
+            yield (unused, "torch.compile is off (dynamo_backend 'no'), so these options are not written",
+                   "set launch.dynamo_backend (e.g. inductor) or drop them")
 
 
-@rule("ds-compile-not-passed", WARNING, "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
-      DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* export)")
-def _(a, make):
+@answer_rule("ds-compile-not-passed", WARNING, "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
+             DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* "
+             "export)")
+def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["launch.dynamo_backend"] != "no":
-        yield make(["launch.dynamo_backend"], "for DeepSpeed, accelerate launch drops dynamo_config (it exports no "
-                   "ACCELERATE_DYNAMO_* variables), so a config cannot turn torch.compile on: not written",
-                   f"pass Accelerator(dynamo_backend='{a['launch.dynamo_backend']}') in the script, or export "
-                   f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
+        yield (["launch.dynamo_backend"], "for DeepSpeed, accelerate launch drops dynamo_config (it exports no "
+               "ACCELERATE_DYNAMO_* variables), so a config cannot turn torch.compile on: not written",
+               f"pass Accelerator(dynamo_backend='{a['launch.dynamo_backend']}') in the script, or export "
+               f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 
 
-@rule("ds-hostfile-missing", ERROR, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
-      DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); deepspeed/launcher/runner.py:212-216")
-def _(a, make):
+@answer_rule("ds-hostfile-missing", ERROR, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
+             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); "
+             "deepspeed/launcher/runner.py:212-216")
+def ds_hostfile_missing(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and not a["launch.ds_hostfile"]):
-        yield make(["launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"],
-                   f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: DeepSpeed falls back to this "
-                   "machine only", "set launch.ds_hostfile, or use the 'standard' launcher")
+        yield (["launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"],
+               f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: DeepSpeed falls back to this "
+               "machine only", "set launch.ds_hostfile, or use the 'standard' launcher")
 
 
-@rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
-      DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
-def _(a, make):
+@answer_rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
+             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
+def ds_filters_both_set(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and a["launch.ds_inclusion_filter"] and a["launch.ds_exclusion_filter"]):
-        yield make(["launch.ds_inclusion_filter", "launch.ds_exclusion_filter"], "both host filters are set, but "
-                   "accelerate passes only the exclusion filter to the DeepSpeed runner: the inclusion filter would "
-                   "be written and never applied", "keep one of the two filters")
+        yield (["launch.ds_inclusion_filter", "launch.ds_exclusion_filter"], "both host filters are set, but "
+               "accelerate passes only the exclusion filter to the DeepSpeed runner: the inclusion filter would "
+               "be written and never applied", "keep one of the two filters")
 
 
-@rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-      DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
-def _(a, make):
+@answer_rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
+             DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
+def gpu_ids_fewer_than_processes(a: Answers) -> Iterator[Hit]:
     ids = a["launch.gpu_ids"]
     if isinstance(ids, str) and ids.strip() and ids != "all":
         count = len(ids.split(","))
         if count < processes_per_node(a):
-            yield make(["launch.gpu_ids", "launch.num_processes"] + (["launch.num_machines"]
-                                                                     if a["launch.num_machines"] > 1 else []),
-                       f"gpu_ids {ids!r} makes {count} GPU(s) visible but {processes_per_node(a)} processes start on "
-                       "each machine: the extra ranks fail when they pick their device",
-                       "list one GPU id per process, or lower launch.num_processes")
+            yield (["launch.gpu_ids", "launch.num_processes"] + (["launch.num_machines"]
+                                                                 if a["launch.num_machines"] > 1 else []),
+                   f"gpu_ids {ids!r} makes {count} GPU(s) visible but {processes_per_node(a)} processes start on "
+                   "each machine: the extra ranks fail when they pick their device",
+                   "list one GPU id per process, or lower launch.num_processes")
 
 
 # ------------------------------------------------------------------ sharding
 
 
-@rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; FSDP2 reshard_after_forward)")
-def _(a, make):
+@answer_rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; FSDP2 reshard_after_forward)")
+def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
     s = a["sharding.strategy"]
     if not _is_fsdp(a):
         return
     if s == "optimizer":
         closest = "SHARD_GRAD_OP" if a.target == FSDP1 else "reshard_after_forward: false"
-        yield make(["sharding.strategy"], f"ZeRO-1 (shard only the optimizer state) has no FSDP twin; writing the "
-                   f"closest, {closest}, which also shards gradients", "keep it, or choose DeepSpeed for ZeRO-1")
+        yield (["sharding.strategy"], f"ZeRO-1 (shard only the optimizer state) has no FSDP twin; writing the "
+               f"closest, {closest}, which also shards gradients", "keep it, or choose DeepSpeed for ZeRO-1")
     if s == "none" and a.target == FSDP2:
-        yield make(["sharding.strategy"], "FSDP2 cannot leave parameters unsharded (no NO_SHARD); writing "
-                   "reshard_after_forward: false, the least sharding it has",
-                   "use FSDP1 NO_SHARD, DeepSpeed ZeRO-0, or plain DDP (distributed_type MULTI_GPU)")
+        yield (["sharding.strategy"], "FSDP2 cannot leave parameters unsharded (no NO_SHARD); writing "
+               "reshard_after_forward: false, the least sharding it has",
+               "use FSDP1 NO_SHARD, DeepSpeed ZeRO-0, or plain DDP (distributed_type MULTI_GPU)")
 
 
-@rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin", "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)")
-def _(a, make):
+@answer_rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin", "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)")
+def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["sharding.strategy"] == "hybrid_grads_optimizer":
-        yield make(["sharding.strategy"], "hybrid ZeRO-2 (HYBRID_SHARD_ZERO2) has no DeepSpeed twin; writing plain "
-                   "ZeRO-2, which shards over every GPU of every machine",
-                   "keep it, or use hybrid_full (ZeRO-3 with hpZ secondary partitions)")
+        yield (["sharding.strategy"], "hybrid ZeRO-2 (HYBRID_SHARD_ZERO2) has no DeepSpeed twin; writing plain "
+               "ZeRO-2, which shards over every GPU of every machine",
+               "keep it, or use hybrid_full (ZeRO-3 with hpZ secondary partitions)")
 
 
-@rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
-      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
-def _(a, make):
+@answer_rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
+             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
+def hybrid_single_machine(a: Answers) -> Iterator[Hit]:
     if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
-        yield make(["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
-                   "there is one machine: it behaves like non-hybrid sharding",
-                   "use full / grads_optimizer, or set launch.num_machines")
+        yield (["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
+               "there is one machine: it behaves like non-hybrid sharding",
+               "use full / grads_optimizer, or set launch.num_machines")
 
 
-@rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node",
-      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247")
-def _(a, make):
+@answer_rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node",
+             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247")
+def hybrid_fsdp1_group_size(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1:
-        yield make(["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
-                   f"exactly one process per visible GPU ({processes_per_node(a)} per machine)",
-                   "keep launch.gpu_ids at 'all' or make CUDA_VISIBLE_DEVICES match")
+        yield (["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
+               f"exactly one process per visible GPU ({processes_per_node(a)} per machine)",
+               "keep launch.gpu_ids at 'all' or make CUDA_VISIBLE_DEVICES match")
 
 
-@rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine",
-      DOC + "parallelism-config; accelerate/parallelism_config.py:376-386")
-def _(a, make):
+@answer_rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine",
+             DOC + "parallelism-config; accelerate/parallelism_config.py:376-386")
+def hybrid_fsdp2_needs_shard_group(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
             and processes_per_node(a) < 2):
-        yield make(["sharding.strategy", "launch.num_processes", "launch.num_machines"], "FSDP2 hybrid sharding with one process per "
-                   "machine leaves nothing to shard (dp_shard_size 1): accelerate rejects it",
-                   "run several processes per machine or choose full sharding")
+        yield (["sharding.strategy", "launch.num_processes", "launch.num_machines"], "FSDP2 hybrid sharding with one process per "
+               "machine leaves nothing to shard (dp_shard_size 1): accelerate rejects it",
+               "run several processes per machine or choose full sharding")
 
 
 # ------------------------------------------------------------------ offload
 
 
-@rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
-def _(a, make):
+@answer_rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
+def fsdp_offload_all_or_nothing(a: Answers) -> Iterator[Hit]:
     if not _is_fsdp(a):
         return
     opt, par = a["offload.optimizer"], a["offload.params"]
     if (opt == "none") != (par == "none"):
         only = "offload.optimizer" if par == "none" else "offload.params"
-        yield make([only], f"FSDP cannot offload only the {'optimizer state' if par == 'none' else 'parameters'}: "
-                   "writing fsdp_offload_params: true, which moves parameters, gradients and the optimizer step to CPU "
-                   "(more memory saved, slower)", "offload both, none, or choose DeepSpeed for separate offload")
+        yield ([only], f"FSDP cannot offload only the {'optimizer state' if par == 'none' else 'parameters'}: "
+               "writing fsdp_offload_params: true, which moves parameters, gradients and the optimizer step to CPU "
+               "(more memory saved, slower)", "offload both, none, or choose DeepSpeed for separate offload")
     if "nvme" in (opt, par):
         keys = [k for k in ("offload.optimizer", "offload.params") if a[k] == "nvme"]
-        yield make(keys, "FSDP cannot offload to NVMe: writing CPU offload instead",
-                   "use cpu, or DeepSpeed ZeRO-3 for NVMe (ZeRO-Infinity)")
+        yield (keys, "FSDP cannot offload to NVMe: writing CPU offload instead",
+               "use cpu, or DeepSpeed ZeRO-3 for NVMe (ZeRO-Infinity)")
 
 
-@rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
-def _(a, make):
+@answer_rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+def ds_param_offload_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.params"] != "none" and zero_stage(a) != 3:
-        yield make(["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "
-                   f"strategy gives ZeRO-{zero_stage(a)}: parameters stay on the GPU (not written)",
-                   "choose sharding.strategy full, or set offload.params none")
+        yield (["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "
+               f"strategy gives ZeRO-{zero_stage(a)}: parameters stay on the GPU (not written)",
+               "choose sharding.strategy full, or set offload.params none")
 
 
-@rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
-def _(a, make):
+@answer_rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
+def ds_nvme_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.optimizer"] == "nvme" and 0 < zero_stage(a) < 3:
-        yield make(["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
-                   "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
+        yield (["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
+               "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
 
 
-@rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
-def _(a, make):
+@answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
+def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 0 and a["offload.optimizer"] != "none":
-        yield make(["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
-                   "so DeepSpeed's CPU Adam would fail: optimizer offload is not written",
-                   "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
+        yield (["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
+               "so DeepSpeed's CPU Adam would fail: optimizer offload is not written",
+               "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
 
 
-@rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
-def _(a, make):
+@answer_rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
+def nvme_needs_path(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a), a["offload.params"] if zero_stage(a) == 3 else "none"):
         if not a["offload.nvme_path"]:
-            yield make(["offload.nvme_path"], "NVMe offload without offload.nvme_path: DeepSpeed fails when it "
-                       "creates its swap files", "set offload.nvme_path to a folder on a fast local NVMe drive")
+            yield (["offload.nvme_path"], "NVMe offload without offload.nvme_path: DeepSpeed fails when it "
+                   "creates its swap files", "set offload.nvme_path to a folder on a fast local NVMe drive")
 
 
-@rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
-      DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
-      "device); wizard/core/render.py (nvme_path is written only next to an nvme device)")
-def _(a, make):
+@answer_rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
+             DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
+             "device); wizard/core/render.py (nvme_path is written only next to an nvme device)")
+def nvme_path_unused(a: Answers) -> Iterator[Hit]:
     if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
-        yield make(["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
-                   "set offload.optimizer or offload.params to nvme, or drop the path")
+        yield (["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
+               "set offload.optimizer or offload.params to nvme, or drop the path")
 
 
 # ------------------------------------------------------------------ loading, sync, summoning
 
 
-@rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
-def _(a, make):
+@answer_rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
+def ram_efficient_needs_sync(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
-        yield make(["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
-                   "broadcast: accelerate launch refuses cpu_ram_efficient_loading without sync_module_states",
-                   "set sync.module_states true, or loading.ram_efficient false")
+        yield (["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
+               "broadcast: accelerate launch refuses cpu_ram_efficient_loading without sync_module_states",
+               "set sync.module_states true, or loading.ram_efficient false")
 
 
-@rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
-def _(a, make):
+@answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
+def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
             and zero_stage(a) != 3):
-        yield make(["loading.ram_efficient"], f"ZeRO-{zero_stage(a)} has no sharded initialisation (zero.Init is "
-                   "ZeRO-3 only): every rank loads the whole model; zero3_init_flag is written false",
-                   "choose sharding.strategy full to load weights partitioned")
+        yield (["loading.ram_efficient"], f"ZeRO-{zero_stage(a)} has no sharded initialisation (zero.Init is "
+               "ZeRO-3 only): every rank loads the whole model; zero3_init_flag is written false",
+               "choose sharding.strategy full to load weights partitioned")
 
 
-@rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", DOC + "fsdp1-torch-compile; transformers#24641")
-def _(a, make):
+@answer_rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", DOC + "fsdp1-torch-compile; transformers#24641")
+def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
-        yield make(["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
-                   "flat parameters: with use_orig_params false it breaks the graph (runs uncompiled) or fails with "
-                   "fullgraph", "set summoning.use_orig_params true, or use FSDP2")
+        yield (["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
+               "flat parameters: with use_orig_params false it breaks the graph (runs uncompiled) or fails with "
+               "fullgraph", "set summoning.use_orig_params true, or use FSDP2")
 
 
 # ------------------------------------------------------------------ checkpoint, wrapping, prefetch
 
 
-@rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
-def _(a, make):
+@answer_rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
+def fsdp2_no_local_state_dict(a: Answers) -> Iterator[Hit]:
     if a["checkpoint.format"] == "local" and a.target != FSDP1:
-        yield make(["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
-                   "checkpoints instead", "use sharded (fast) or full (one consolidated file)")
+        yield (["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
+               "checkpoints instead", "use sharded (fast) or full (one consolidated file)")
 
 
-@rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
-def _(a, make):
+@answer_rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
+def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
-        yield make(["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
-                   "gives no usable weights", "run zero_to_fp32.py on the checkpoint folder afterwards, or choose "
-                   "full to gather 16-bit weights on save (slow for large models)")
+        yield (["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
+               "gives no usable weights", "run zero_to_fp32.py on the checkpoint folder afterwards, or choose "
+               "full to gather 16-bit weights on save (slow for large models)")
 
 
-@rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
-def _(a, make):
+@answer_rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
+def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
-        yield make(["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
-                   "model's _no_split_modules (Transformers models); a plain nn.Module gets no inner wrapping",
-                   "name the decoder block class, e.g. LlamaDecoderLayer")
+        yield (["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
+               "model's _no_split_modules (Transformers models); a plain nn.Module gets no inner wrapping",
+               "name the decoder block class, e.g. LlamaDecoderLayer")
 
 
-@rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); torch fully_shard")
-def _(a, make):
+@answer_rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); torch fully_shard")
+def fsdp2_size_wrap_containers(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP2 and a["wrapping.policy"] == "size":
-        yield make(["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
-                   "which fully_shard rejects", "prefer the transformer policy with the block class")
+        yield (["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
+               "which fully_shard rejects", "prefer the transformer policy with the block class")
 
 
-@rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
-def _(a, make):
+@answer_rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
+def wrap_classes_unused(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
-        yield make(["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
-                   "layer classes: not written", "set wrapping.policy transformer or drop the classes")
+        yield (["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
+               "layer classes: not written", "set wrapping.policy transformer or drop the classes")
 
 
-@rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
-def _(a, make):
+@answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
+def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
             and not a["training.activation_checkpointing"]):
-        yield make(["training.activation_checkpointing_offload", "training.activation_checkpointing"],
-                   "offloading checkpointed activations needs activation checkpointing on; accelerate raises",
-                   "set training.activation_checkpointing true")
+        yield (["training.activation_checkpointing_offload", "training.activation_checkpointing"],
+               "offloading checkpointed activations needs activation checkpointing on; accelerate raises",
+               "set training.activation_checkpointing true")
 
 
 # ------------------------------------------------------------------ training, precision
 
 
-@rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
-def _(a, make):
+@answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
+def ds_auto_clipping(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
-        yield make(["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
-                   "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
+        yield (["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
+               "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
 
 
-@rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", DOC + "fsdp-key-mapping; accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
-def _(a, make):
+@answer_rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", DOC + "fsdp-key-mapping; accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
+def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a):
         keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
                             "training.micro_batch_size") if a.is_set(k)]
         if keys:
-            yield make(keys, "an FSDP config has no place for these: your script sets them "
-                       "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader)",
-                       "keep them in the answers as documentation, and set them in the script")
+            yield (keys, "an FSDP config has no place for these: your script sets them "
+                   "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader)",
+                   "keep them in the answers as documentation, and set them in the script")
 
 
-@rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
-def _(a, make):
+@answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
+def fp8_needs_backend(a: Answers) -> Iterator[Hit]:
     if a["precision.mixed_precision"] == "fp8":
-        yield make(["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
-                   "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
+        yield (["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
+               "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
 
 
-@rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
-def _(a, make):
+@answer_rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
+def fp8_ds_json(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.mixed_precision"] == "fp8" and a["deepspeed.config_file"] != "no" \
             and ds_json_reasons(a):
-        yield make(["precision.mixed_precision"], "fp8 must come from the YAML's mixed_precision, which accelerate "
-                   "forbids next to a deepspeed_config_file (needed here for: " + ", ".join(ds_json_reasons(a)) + ")",
-                   "use bf16, or drop the settings that need a DeepSpeed JSON")
+        yield (["precision.mixed_precision"], "fp8 must come from the YAML's mixed_precision, which accelerate "
+               "forbids next to a deepspeed_config_file (needed here for: " + ", ".join(ds_json_reasons(a)) + ")",
+               "use bf16, or drop the settings that need a DeepSpeed JSON")
 
 
-@rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
-def _(a, make):
+@answer_rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
+def ds_json_required(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["deepspeed.config_file"] == "no":
         reasons = [r for r in ds_json_reasons(a) if r != "deepspeed.config_file is 'yes'"]
         if reasons:
-            yield make(["deepspeed.config_file"], "inline DeepSpeed keys cannot carry: " + ", ".join(reasons),
-                       "set deepspeed.config_file auto (or yes)")
+            yield (["deepspeed.config_file"], "inline DeepSpeed keys cannot carry: " + ", ".join(reasons),
+                   "set deepspeed.config_file auto (or yes)")
 
 
-@rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", DOC + "mixed-precision; accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
-def _(a, make):
+@answer_rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", DOC + "mixed-precision; accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
+def low_precision_optimizer(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
-        yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
-                   f"{a['precision.model_dtype']} without mixed precision: FSDP keeps parameters, gradients and "
-                   "optimizer state in that dtype (half the memory, less stable updates); DeepSpeed would upcast",
-                   "set precision.mixed_precision to bf16 for fp32 master weights")
+        yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
+               f"{a['precision.model_dtype']} without mixed precision: FSDP keeps parameters, gradients and "
+               "optimizer state in that dtype (half the memory, less stable updates); DeepSpeed would upcast",
+               "set precision.mixed_precision to bf16 for fp32 master weights")
 
 
-@rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
-def _(a, make):
+@answer_rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
+def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
-        yield make(["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
-                   f"{a['precision.model_dtype']} but DeepSpeed runs in fp32 without a bf16/fp16 section",
-                   f"set precision.mixed_precision to {a['precision.model_dtype']}")
+        yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
+               f"{a['precision.model_dtype']} but DeepSpeed runs in fp32 without a bf16/fp16 section",
+               f"set precision.mixed_precision to {a['precision.model_dtype']}")
 
 
 # ------------------------------------------------------------------ applicability
 
 
-@rule("not-applicable", WARNING, "a stated value that the chosen target has no place for",
-      DOC + "launch-copies-section-keys; wizard/core/catalog.py (where each setting is written per target)",
-      keys="the answer id of the setting", fix="the setting's counterpart on this target (from the catalogue), or "
-      "drop it, or switch backend")
-def _(a, make):
+@answer_rule("not-applicable", WARNING, "a stated value that the chosen target has no place for",
+             DOC + "launch-copies-section-keys; wizard/core/catalog.py (where each setting is written per target)",
+             keys="the answer id of the setting",
+             fix="the setting's counterpart on this target (from the catalogue), or drop it, or switch backend")
+def not_applicable(a: Answers) -> Iterator[Hit]:
     target = a.target
     for s in SETTINGS:
         if s.id in _HANDLED or not a.is_set(s.id) or s.applies_to(target):
             continue
         reason = s.not_applicable.get(target, "")
-        yield make([s.id], f"{s.id} = {a[s.id]!r} does not apply to {TARGET_LABELS[target]}: {reason} Not written.",
-                   s.counterpart or "drop it, or switch backend")
+        yield ([s.id], f"{s.id} = {a[s.id]!r} does not apply to {TARGET_LABELS[target]}: {reason} Not written.",
+               s.counterpart or "drop it, or switch backend")
 
 
 # Settings whose non-applicability a more specific rule above explains.
 _HANDLED = {"offload.nvme_path", "launch.script", "launch.script_args", "precision.model_dtype"}
 
 
+_CHECKS = tuple(info.check for info in in_section(ANSWER).values() if info.check is not None)
+"""Every answer rule's check, in the order above."""
+
+
 def check_answers(a: Answers) -> list[Finding]:
     out: list[Finding] = []
-    for r in ANSWER_RULES.values():
-        out.extend(r.check(a))
+    for check in _CHECKS:
+        out.extend(check(a))
     return out

@@ -1,8 +1,8 @@
 """Findings: what a rule says about answers or a config."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
 
 ERROR = "error"
 WARNING = "warning"
@@ -17,7 +17,7 @@ DOC = "docs/library-behaviour.md#"
 
 @dataclass(frozen=True)
 class RuleInfo:
-    """A registered rule (config rules, wizard rules): what docs/rules.md lists for it."""
+    """A registered rule (wizard/core/rules.py): what docs/rules.md lists for it."""
 
     name: str
     severity: str
@@ -27,6 +27,10 @@ class RuleInfo:
     """The keys it blames, in general terms, where the reporting code computes them (docs/rules.md)."""
     fix: str = ""
     """The fix in general terms, where the reporting code computes it (docs/rules.md)."""
+    section: str = ""
+    """Which kind of rule: ``config``, ``answer``, ``input``, ``import`` or ``verify`` (``rules.SECTIONS``)."""
+    check: Callable[..., Iterable[Finding]] | None = field(default=None, compare=False, repr=False)
+    """An answer rule's function: answers -> its findings (None for the rules emitted by the code that finds them)."""
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""docs/rules.md, generated from the rule registries: every config rule (``lint.base.RULES``, filled by the modules
-of ``wizard/core/lint/``), every answer rule (``answer_rules.ANSWER_RULES``) and the rules of the
-wizard's own steps (``wizard_rules.WIZARD_RULES``: reading input, importing, ``--verify``).
+"""docs/rules.md, generated from the rule registry (``rules.RULES``), by section: every config rule (registered by
+the modules of ``wizard/core/lint/``), every answer rule (``answer_rules``) and the rules of the wizard's own steps
+(``wizard_rules``: reading input, importing, ``--verify``). This module imports all of them.
 
 Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
-and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, message, fix)`` /
-``make(keys, message, fix)`` call is read with ``ast`` (keys and fix as written there, computed parts shown as
-``…``), so the document cannot drift from what ``check`` and the wizard print.
+and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, message, fix)`` call and each
+``yield (keys, message, fix)`` of an answer rule is read with ``ast`` (keys and fix as written there, computed parts
+shown as ``…``), so the document cannot drift from what ``check`` and the wizard print.
 
 Regenerate: ``python -m wizard.core.rules_doc > docs/rules.md`` (tests/unit/test_rules_doc.py checks it).
 """
@@ -15,19 +15,21 @@ import ast
 import inspect
 import re
 
-from . import answer_rules, wizard_rules
+from . import answer_rules, wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
+from .findings import ERROR, INFO, WARNING
 from .lint import configfile, ds, dsjson, dszero, fsdp, general, linter
 from .lint import keys as key_rules
-from .lint.base import RULES
-from .findings import ERROR, INFO, WARNING
+from .rules import ANSWER, CONFIG, IMPORT, INPUT, SECTIONS, VERIFY, in_section
 
 CONFIG_MODULES = (key_rules, general, fsdp, ds, dsjson, dszero, configfile, linter)
+STEP_SECTIONS = (INPUT, IMPORT, VERIFY)
+"""The rules of the wizard's own steps: one table each, under one heading."""
 DS_FILE_KEY = configfile.DS_FILE_KEY
 
 HEADER = """# Rules
 
 Every finding the wizard reports: `fsdpds-wizard check` (config rules), the wizard's answers (answer rules), and
-its own steps (reading input, importing a config, `--verify`). Generated from the rule registries by
+its own steps (reading input, importing a config, `--verify`). Generated from the rule registry by
 `python -m wizard.core.rules_doc > docs/rules.md`. Do not edit by hand.
 
 ## Severity contract
@@ -214,21 +216,22 @@ def _config_reports() -> dict[str, dict[str, list[str]]]:
 
 
 def _answer_reports() -> dict[str, dict[str, list[str]]]:
+    """rule name -> {"keys": [...], "fix": [...]} from every ``yield (keys, message, fix)`` of an answer rule."""
     tree = ast.parse(inspect.getsource(answer_rules))
     reports: dict[str, dict[str, list[str]]] = {}
     for fn in _functions(tree):
         names = [d.args[0].value for d in fn.decorator_list if isinstance(d, ast.Call) and isinstance(d.func, ast.Name)
-                 and d.func.id == "rule" and d.args and isinstance(d.args[0], ast.Constant)]
+                 and d.func.id == "answer_rule" and d.args and isinstance(d.args[0], ast.Constant)]
         if not names:
             continue
         r = reports.setdefault(names[0], {"keys": [], "fix": []})
-        for call in ast.walk(fn):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "make":
-                r["keys"] += _keys(call.args[0], fn) if call.args else []
-                if len(call.args) > 2:
-                    t = _text(call.args[2], fn)
-                    if t:
-                        r["fix"].append(t)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Yield) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3:
+                blamed, _message, fix = node.value.elts
+                r["keys"] += _keys(blamed, fn)
+                t = _text(fix, fn)
+                if t:
+                    r["fix"].append(t)
     return reports
 
 
@@ -267,25 +270,25 @@ def rule_rows():
         fixes = [info.fix] if info.fix else _dedupe(found.get("fix", []))
         return info.name, info.severity, keys, info.summary, fixes, info.source
 
-    config = [row(i, creps) for i in sorted(RULES.values(), key=lambda i: (order[i.severity], i.name))]
-    answers = [row(r, areps) for r in sorted(answer_rules.ANSWER_RULES.values(),
-                                             key=lambda r: (order[r.severity], r.name))]
-    steps = [row(i, {}) for i in sorted(wizard_rules.WIZARD_RULES.values(),
-                                        key=lambda i: (list(wizard_rules.SECTIONS).index(wizard_rules.SECTION_OF[i.name]),
-                                                       order[i.severity], i.name))]
+    def by_severity(section):
+        return sorted(in_section(section).values(), key=lambda i: (order[i.severity], i.name))
+
+    config = [row(i, creps) for i in by_severity(CONFIG)]
+    answers = [row(i, areps) for i in by_severity(ANSWER)]
+    steps = [row(i, {}) for section in STEP_SECTIONS for i in by_severity(section)]
     return config, answers, steps
 
 
 def render_rules_doc() -> str:
     config, answers, steps = rule_rows()
     lines = [HEADER.rstrip(), "",
-             f"## Config rules ({len(config)})", "",
+             f"## {SECTIONS[CONFIG]} ({len(config)})", "",
              "What `fsdpds-wizard check` reports about an accelerate config and the DeepSpeed JSON it names. Library "
              "paths in the sources are relative to site-packages (accelerate 1.15, deepspeed 0.19); a "
              "`library-behaviour.md#…` link is the section of [library-behaviour.md](library-behaviour.md) that "
              "explains, in our words, what the libraries do with the keys involved.", ""]
     lines += _table(config)
-    lines += ["", f"## Answer rules ({len(answers)})", "",
+    lines += ["", f"## {SECTIONS[ANSWER]} ({len(answers)})", "",
               "What the wizard reports about answers (answers.yaml, the TUI) before it writes any file. An error "
               "blocks writing; a warning means the closest equivalent is written and the message says what differs.",
               ""]
@@ -296,9 +299,10 @@ def render_rules_doc() -> str:
               "answers file that does not fit the schema, how an imported config was translated (`import` notes), "
               "and what `--verify` finds when it replays a config through the installed accelerate and DeepSpeed.",
               ""]
-    for section, title in wizard_rules.SECTIONS.items():
-        lines += ["", f"### {title}", ""] if section != next(iter(wizard_rules.SECTIONS)) else [f"### {title}", ""]
-        lines += _table([r for r in steps if wizard_rules.SECTION_OF[r[0]] == section])
+    for n, section in enumerate(STEP_SECTIONS):
+        names = set(in_section(section))
+        lines += ([""] if n else []) + [f"### {SECTIONS[section]}", ""]
+        lines += _table([r for r in steps if r[0] in names])
     return "\n".join(lines) + "\n"
 
 

@@ -1,36 +1,16 @@
 """The rules of the wizard's own steps: reading input (answers files, accelerate configs), importing a config and the
-``--verify`` round trip. They sit beside the config rules (``lint.base.RULES``) and the answer rules
-(``answer_rules.ANSWER_RULES``) so that every finding name the product emits is registered once, with its
-severity, and listed in docs/rules.md (tests/unit/test_rule_registry.py checks that nothing emitted is missing).
+``--verify`` round trip (sections ``input``, ``import`` and ``verify`` of the registry, wizard/core/rules.py). With
+the config rules (wizard/core/lint/) and the answer rules (``answer_rules``), every finding name the product emits is
+registered once, with its severity, and listed in docs/rules.md (tests/unit/test_rule_registry.py checks that nothing
+emitted is missing).
 
 The emitters use the constants below; keys and fix are declared here in general terms, since the messages are
 built where the finding is made.
 """
 from __future__ import annotations
 
-from .findings import DOC, ERROR, INFO, WARNING, RuleInfo
-
-INPUT = "input"
-IMPORT = "import"
-VERIFY = "verify"
-SECTIONS = {
-    INPUT: "Input rules",
-    IMPORT: "Import rules",
-    VERIFY: "Verify rules",
-}
-
-WIZARD_RULES: dict[str, RuleInfo] = {}
-SECTION_OF: dict[str, str] = {}
-
-
-def rule(name: str, severity: str, summary: str, source: str, *, section: str, keys: str, fix: str) -> str:
-    """Register a rule of the wizard's steps; returns its name for the emitters' constants."""
-    if name in WIZARD_RULES:
-        raise ValueError(f"rule {name!r} registered twice")
-    WIZARD_RULES[name] = RuleInfo(name, severity, summary, source, keys, fix)
-    SECTION_OF[name] = section
-    return name
-
+from .findings import DOC, ERROR, INFO, WARNING
+from .rules import IMPORT, INPUT, VERIFY, rule
 
 _ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers.py (answers_from_mapping)"
 _LOADING_SRC = "wizard/core/loading.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"

@@ -1,4 +1,4 @@
-"""Shared pieces of the config linter: the rule registry, the lint context and value helpers.
+"""Shared pieces of the config linter: rule registration, the lint context and value helpers.
 
 The helpers reproduce how accelerate turns a YAML value into the environment string its plugins parse
 (``str(value)``, sometimes lower-cased), so the rules can tell exactly what a value becomes.
@@ -10,21 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
+from ..rules import CONFIG, RULES, rule as register
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
 
 
-RULES: dict[str, RuleInfo] = {}
-
-
 def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "") -> str:
-    """Register a rule; returns its name so modules can keep it in a constant."""
-    info = RuleInfo(name, severity, summary, source, keys, fix)
-    if name in RULES and RULES[name] != info:
-        raise ValueError(f"rule {name!r} registered twice with different data")
-    RULES[name] = info
-    return name
+    """Register a config rule (section ``config`` of the registry, wizard/core/rules.py); returns its name so
+    modules can keep it in a constant."""
+    return register(name, severity, summary, source, section=CONFIG, keys=keys, fix=fix)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The linter behind ``fsdpds-wizard check``: rules over an accelerate config and the DeepSpeed JSON it names.
 
 ``lint()`` is a pure function of the two parsed files (plus the GPU count); it never raises. Every rule is
-registered in ``RULES`` with a stable name, a severity, a one-line summary and its source (a section of
-docs/library-behaviour.md and the accelerate / DeepSpeed file:line it comes from).
+registered (wizard/core/rules.py, section ``config``) with a stable name, a severity, a one-line summary and its
+source (a section of docs/library-behaviour.md and the accelerate / DeepSpeed file:line it comes from).
 
 Severity contract: ERROR = the config fails, or a value written in it does not take effect as written;
 WARNING = works as written but is probably not what is wanted (or is an ignored/obsolete key whose effect is
@@ -19,16 +19,16 @@ import importlib.util
 from typing import Any, Callable
 
 from . import ds as _ds
-from . import configfile as _configfile  # noqa: F401 - registers the loader's rules in RULES
+from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
 from . import dsjson as _dsjson
 from . import dszero as _dszero
 from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
-from .base import INFO, RULES, Ctx, RuleInfo, rule
+from .base import INFO, Ctx, rule
 from ..findings import Finding, sort_findings
 
-__all__ = ["lint", "RULES", "RuleInfo", "fp8_backend_importable"]
+__all__ = ["lint", "fp8_backend_importable"]
 
 INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a linter bug; other rules still ran)",
                 "wizard/core/lint/linter.py",
