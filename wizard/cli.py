@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .core.loading import InputError
 from .exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 COMMANDS = {
     "check": "lint an accelerate config YAML and the DeepSpeed JSON it names",
@@ -52,7 +56,7 @@ class _Parser(argparse.ArgumentParser):
     their value, and builds costly parts of its help only when the help is shown."""
 
     argv: list[str] = []
-    more_help = None
+    more_help: Callable[[], str] | None = None
     """A function giving text appended to the help (so ``explain``'s group list is only read for its help)."""
 
     def format_help(self) -> str:

@@ -409,7 +409,7 @@ class RunReporter:
         self._model = None
         self._optimizer = None
         self._updated = False
-        self._last = None
+        self._last: float | None = None
         self._t0 = time.perf_counter()
 
     # ---------------------------------------------------------------- helpers

@@ -7,7 +7,7 @@ from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
 from wizard.tui.widgets.choice_menu import ChoiceMenu
-from wizard.tui.widgets.fields import Choice, SettingField, field_id
+from wizard.tui.widgets.fields import Choice, SettingField, Toggle, field_id
 
 from .conftest import main_of, press
 
@@ -39,6 +39,22 @@ async def test_enter_opens_the_list_on_the_current_value_and_enter_picks():
         assert app.screen is main and app.focused is choice
         assert choice.value == "cpu" and main.answers["offload.optimizer"] == "cpu"
         assert "cpu" in str(choice.render())
+
+
+@pytest.mark.asyncio
+async def test_space_and_enter_flip_a_true_false_field():
+    """Its action is "flip": Textual's own ``action_toggle`` (an attribute name to toggle) stays untouched."""
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await main.jump_to("training.activation_checkpointing")
+        await pilot.pause()
+        toggle = main.query_one(f"#{field_id('training.activation_checkpointing')}", SettingField).control
+        assert isinstance(toggle, Toggle) and app.focused is toggle and toggle.value is False
+        await press(pilot, "space")
+        assert toggle.value is True and main.answers["training.activation_checkpointing"] is True
+        await press(pilot, "enter")
+        assert toggle.value is False and main.answers["training.activation_checkpointing"] is False
 
 
 @pytest.mark.asyncio

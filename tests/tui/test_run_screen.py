@@ -386,7 +386,7 @@ def recorded_events(log: str, expected: dict, status: str, exit_code: int, not_r
         events.append(SetupReported(0, {}, eff, tuple(items)))
     events.append(ProgressUpdate(mon.progress, 7.8))
     lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
-    diag = diagnose(lines, exit_code, setup=eff, end_record=mon.end_record, expected_world=2,
+    diag = diagnose(lines, exit_code, end_record=mon.end_record, expected_world=2,
                     stopped=status == "stopped")
     ok = None if not items else not any(i.status == "fail" for i in items)
     summary = {"status": status, "exit_code": exit_code, "checklist_ok": ok, "verdict": verdict(items),
@@ -452,7 +452,7 @@ def test_snapshot_stopped_run(snap_compare, size):
 # ----------------------------------------------------------------------------- (7) the log follows the end
 def shown_rows(tail: LogTail) -> list[str]:
     """The log lines in view now (the Log's scroll window), not just the ones it holds."""
-    log = tail.log
+    log = tail.log_view
     top = int(log.scroll_y)
     return [str(ln) for ln in list(log.lines)[top:top + log.scrollable_content_region.height]]
 
@@ -477,11 +477,11 @@ async def test_log_shows_the_last_line_when_a_recorded_run_ends(log, status, las
         tail = screen.log_tail
         rows = shown_rows(tail)
         assert rows and rows[-1].startswith(last), rows
-        assert tail.log.scroll_y == tail.log.max_scroll_y
+        assert tail.log_view.scroll_y == tail.log_view.max_scroll_y
         # the reader scrolls up to read: the view stays there, ticks do not pull it back to the end
-        tail.log.scroll_home(animate=False, immediate=True)
+        tail.log_view.scroll_home(animate=False, immediate=True)
         await pilot.pause(0.5)
-        assert tail.log.scroll_y == 0
+        assert tail.log_view.scroll_y == 0
         assert not tail.following
 
 

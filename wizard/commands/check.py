@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.findings import Finding, dedupe, has_errors, sort_findings
 from ..core.loading import InputError
 from ..core.wizard_rules import CONFIG_UNREADABLE
+from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .common import summary_line
 
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import TextIO
 
 from ..core.findings import Finding
 from ..presets import preset_hint, preset_paths

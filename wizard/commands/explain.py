@@ -4,14 +4,14 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..exits import EXIT_OK, UsageError
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, TARGET_LABELS, settings_in
+from ..exits import EXIT_OK, UsageError
 
 
 def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = ("", "")) -> list[str]:
     col = max(20, (width - 3) // 2)
-    lw = []
-    rw = []
+    lw: list[str] = []
+    rw: list[str] = []
     for text, out in ((left, lw), (right, rw)):
         for para in text.splitlines() or [""]:
             out.extend(textwrap.wrap(para, col) or [""])
@@ -47,7 +47,8 @@ def render_group(group_id: str, width: int) -> list[str]:
     for s in settings_in(group_id):
         t = TEXTS[s.id]
         lines.append("")
-        lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}" + (f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""))
+        choices = f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""
+        lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}{choices}")
         lines += textwrap.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
         fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
         ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"

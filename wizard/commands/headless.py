@@ -5,10 +5,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.answers import load_answers_file
 from ..core.files import WriteRefused, write_files
 from ..core.generate import generate, launch_command
+from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..run.requirements import require_for_args
 from .common import print_findings, resolve_answers_path, summary_line
 

@@ -14,13 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..exits import EXIT_INVALID
 from ..core.generate import Generated
+from ..exits import EXIT_INVALID
 from .common import print_findings
-
-
-def _fmt_num(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
 
 
 def progress_text(p, elapsed: float) -> str:
@@ -108,7 +104,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     run_dir = plan.run_dir.path
     print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
     if plan.rehearsal:
-        print(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, bundled script "
+        print(f"CPU rehearsal: {plan.world_size} processes, bundled script "
               f"{Path(plan.script).name}" + (", FSDP through the CPU compatibility layer"
                                              if plan.spec.summary_extra.get("compat_layer_used") else ""), file=err)
         if plan.adjustments:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from ..exits import EXIT_OK
 from ..core.schema import json_schema, markdown_reference
+from ..exits import EXIT_OK
 
 
 def run(args) -> int:

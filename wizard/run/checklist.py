@@ -160,7 +160,8 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
                      "(accelerate found no GPU: rehearse this config with --rehearse)")
         elif got == "MULTI_CPU":
             extra = "; ACCELERATE_USE_CPU turned it into plain data parallelism"
-        items.append(CheckItem(FAIL, f"{label} requested but accelerate runs with {how}", f"distributed_type={got}{extra}"))
+        items.append(CheckItem(FAIL, f"{label} requested but accelerate runs with {how}",
+                               f"distributed_type={got}{extra}"))
     elif want:
         items.append(CheckItem(OK, f"Distributed type {got}", f"backend {effective.get('backend')}"))
 

@@ -40,6 +40,8 @@ import sys
 
 LABEL = "accelerate-fsdp-on-cpu (fsdpds-wizard rehearsal shim: PartialState._prepare_backend -> gloo/MULTI_GPU)"
 
+_PATCHED = "_fsdpds_compat"  # marks the wrapped _prepare_backend, so a second install() is a no-op
+
 
 def install() -> bool:
     """Patch accelerate when the conditions hold; return whether the patch is active."""
@@ -55,7 +57,7 @@ def install() -> bool:
     from accelerate.utils import DistributedType
 
     original = PartialState._prepare_backend
-    if getattr(original, "_fsdpds_compat", False):
+    if getattr(original, _PATCHED, False):
         return True
 
     def _prepare_backend(self, cpu=False, sagemaker_dp=False, backend=None):
@@ -64,7 +66,7 @@ def install() -> bool:
             return "gloo", DistributedType.MULTI_GPU
         return backend_out, dist_type
 
-    _prepare_backend._fsdpds_compat = True
+    setattr(_prepare_backend, _PATCHED, True)
     PartialState._prepare_backend = _prepare_backend
 
     # FullyShardedDataParallelPlugin.__post_init__ (FSDP1 with sync_module_states) asks for the current

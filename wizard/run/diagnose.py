@@ -1,7 +1,7 @@
 """Known failures of FSDP / DeepSpeed runs, recognised from the output, each with its fix.
 
 :func:`diagnose` reads the lines the monitor kept (error-looking lines and the tail), the exit code and
-the effective setup, and returns :class:`Diagnosis` items, most specific first. Recognised:
+the run's end record, and returns :class:`Diagnosis` items, most specific first. Recognised:
 
 * ``oom``: out of memory on the accelerator or the host (including a rank killed by SIGKILL, which on
   Linux is usually the kernel's OOM killer);
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Iterable
 
 _OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|HIP out of memory|XPU out of memory|"
                   r"DefaultCPUAllocator: can't allocate memory|std::bad_alloc|Cannot allocate memory|"
@@ -34,7 +34,8 @@ _FAILED_RANK = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid
 _ROOT_RANK = re.compile(r"rank\s*:\s*(\d+) \(local_rank: (\d+)\)")
 _ROOT_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)")
 _SIGNAL = re.compile(r"Signal (\d+) \((SIG\w+)\) received by PID (\d+)")
-_EXC = re.compile(r"^(?:\[rank(\d+)\]:\s*)?((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)):\s?(.*)$")
+_EXC = re.compile(r"^(?:\[rank(\d+)\]:\s*)?"
+                  r"((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)):\s?(.*)$")
 _TEARDOWN = "terminate called without an active exception"
 _DEAD_PEER = re.compile(r"[Cc]onnection (?:reset|closed) by peer|Broken pipe|ECONNRESET|peer.{0,40}(?:closed|died)")
 
@@ -65,17 +66,17 @@ def _signal_name(code: int) -> str:
         return f"signal {code}"
 
 
-def _first(pattern: re.Pattern, lines: Iterable[str]) -> tuple[re.Match, str] | tuple[None, None]:
+def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> tuple[re.Match[str] | None, str]:
+    """The first match and its line; ``(None, "")`` when no line matches."""
     for line in lines:
         m = pattern.search(line)
         if m:
             return m, line
-    return None, None
+    return None, ""
 
 
-def diagnose(lines: Iterable[str], exit_code: int | None, *, setup: dict | None = None,
-             end_record: dict | None = None, expected_world: int | None = None,
-             stopped: bool = False) -> list[Diagnosis]:
+def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | None = None,
+             expected_world: int | None = None, stopped: bool = False) -> list[Diagnosis]:
     """Recognise known failures. ``lines``: error-looking lines then the tail (duplicates are fine)."""
     lines = list(dict.fromkeys(lines))
     out: list[Diagnosis] = []
@@ -164,7 +165,7 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, setup: dict | None 
             evidence, rank))
 
     if any(_TEARDOWN in ln for ln in lines):
-        finished = bool(end_record) and end_record.get("status") == "completed"
+        finished = end_record is not None and end_record.get("status") == "completed"
         if finished:
             out.append(Diagnosis(
                 "teardown-abort", "A rank aborted while shutting down, after training finished",
@@ -176,11 +177,11 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, setup: dict | None 
     if not out and exit_code not in (0, None) and not stopped:
         m, line = _first(_EXC, lines)
         if m:
-            rank = int(m.group(1)) if m.group(1) else None
+            exc_rank = int(m.group(1)) if m.group(1) else None
             out.append(Diagnosis("exception", f"{m.group(2)}: {m.group(3)[:200]}",
                                  "the training script raised this exception" +
-                                 (f" on rank {rank}" if rank is not None else "") + ".",
-                                 "see the traceback in the run's log.txt", [line], rank))
+                                 (f" on rank {exc_rank}" if exc_rank is not None else "") + ".",
+                                 "see the traceback in the run's log.txt", [line], exc_rank))
         elif any(_DEAD_PEER.search(ln) for ln in lines):
             _, line = _first(_DEAD_PEER, lines)
             out.append(Diagnosis("dead-rank", "A peer rank disappeared",
@@ -216,7 +217,8 @@ def _dead_rank(lines: list[str], exit_code: int | None) -> tuple[int, int | None
         if "Root Cause" in ln:
             root_idx = i
     if root_idx is not None:
-        rank = code = None
+        rank: int | None = None
+        code: int | None = None
         evidence = []
         for ln in lines[root_idx:root_idx + 12]:
             m = _ROOT_RANK.search(ln)

@@ -36,9 +36,10 @@ import os
 import signal
 import time
 from collections import deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from .checklist import CheckItem, checklist_ok, compare, verdict
 from .diagnose import Diagnosis, diagnose
@@ -162,7 +163,7 @@ class _EventQueue:
         self.closed = True
         self._ready.set()
 
-    def __aiter__(self) -> "_EventQueue":
+    def __aiter__(self) -> _EventQueue:
         return self
 
     async def __anext__(self) -> Any:
@@ -484,7 +485,7 @@ class Run:
         items = compare(eff, self.spec.expected, not_rehearsed=self.spec.not_rehearsed,
                         unknown_why=unknown_why) if self.spec.expected is not None else []
         lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
-        diag = diagnose(lines, returncode, setup=eff, end_record=mon.end_record,
+        diag = diagnose(lines, returncode, end_record=mon.end_record,
                         expected_world=(self.spec.expected or {}).get("world_size"), stopped=stopped)
         duration = round(time.monotonic() - self._t0, 3) if self._t0 else 0.0
         summary: dict[str, Any] = {

@@ -31,11 +31,14 @@ from ..runtime import describe_record
 
 MARKER_PREFIX = '{"fsdpds"'
 CUT = " …[cut]"
-_SCAN = json.JSONDecoder().scan_once  # the C scanner: (object, end) or StopIteration
+# the C scanner: (object, end) or StopIteration. typeshed does not declare this instance attribute (set in
+# JSONDecoder.__init__), and its json.scanner.make_scanner stub does not accept a decoder as the context.
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 # CSI sequences, OSC/DCS/PM/APC strings (never across a newline, so the result does not depend on how
 # the output was chunked) and two-character escapes.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[PX^_][^\x1b\n]*(?:\x1b\\)?|[@-Z\\-_])")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+                   r"|[PX^_][^\x1b\n]*(?:\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # Words that make a line worth keeping for the diagnosis. Plain substrings, not one big regex: each is
 # looked for once per chunk with str's fast search, and only the words present are tried per line. The
@@ -268,11 +271,11 @@ class Monitor:
             loss = pairs.get("train_loss")
         if loss is None:
             if pairs.get("eval_loss") is not None:
-                rec = {"kind": "eval", "eval_loss": pairs["eval_loss"], "source": "hf"}
-                rec.update({k: v for k, v in pairs.items() if k != "eval_loss" and v is not None})
-                rec["step"] = self._auto_step["hf"]
-                res.metrics.append(rec)  # reported, not folded into the training loss curve
-                self.metrics.append(rec)
+                eval_rec = {"kind": "eval", "eval_loss": pairs["eval_loss"], "source": "hf"}
+                eval_rec.update({k: v for k, v in pairs.items() if k != "eval_loss" and v is not None})
+                eval_rec["step"] = self._auto_step["hf"]
+                res.metrics.append(eval_rec)  # reported, not folded into the training loss curve
+                self.metrics.append(eval_rec)
             return
         step = pairs.get("step")
         if step is None:

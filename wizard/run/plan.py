@@ -27,10 +27,10 @@ from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
 from ..core.generate import Generated, generate
 from ..core.render import ACCELERATE_YAML
+from ..presets import bundled_script
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
 from .records import RunDir
-from ..presets import bundled_script
 from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env
 
 
@@ -48,6 +48,11 @@ class LaunchPlan:
     script: str
     rehearsal: bool
     adjustments: list[Adjustment] = field(default_factory=list)
+
+    @property
+    def world_size(self) -> int | None:
+        """The number of processes the config asks for (the checklist's expectation)."""
+        return (self.spec.expected or {}).get("world_size")
 
 
 def accelerate_argv(python: str | None = None) -> list[str]:

@@ -18,7 +18,7 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 LOG = "log.txt"
 METRICS = "metrics.jsonl"
@@ -57,8 +57,8 @@ class RunDir:
             self.run_id = new_run_id()
             self.path = Path(root) / "runs" / self.run_id
         self.path.mkdir(parents=True)
-        self._log = None
-        self._metrics = None
+        self._log: IO[bytes] | None = None
+        self._metrics: IO[str] | None = None
 
     def write_files(self, files: dict[str, str]) -> None:
         for name, text in files.items():

@@ -48,6 +48,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -305,9 +306,10 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     return rehearsed, notes, script_args + kept_args
 
 
-def rehearsal_env(target: str, base: dict[str, str] | None = None) -> dict[str, str]:
+def rehearsal_env(target: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment overrides for a CPU rehearsal of ``target``."""
-    base = os.environ if base is None else base
+    if base is None:
+        base = os.environ
     cores = os.cpu_count() or 2
     env = {
         "CUDA_VISIBLE_DEVICES": "",
@@ -320,13 +322,14 @@ def rehearsal_env(target: str, base: dict[str, str] | None = None) -> dict[str, 
     return env
 
 
-def deepspeed_ops_cached(env: dict[str, str] | None = None) -> bool:
+def deepspeed_ops_cached(env: Mapping[str, str] | None = None) -> bool:
     """Whether DeepSpeed's CPU ops look built in the torch extensions folder (a cheap file check)."""
-    env = os.environ if env is None else env
+    if env is None:
+        env = os.environ
     root = env.get("TORCH_EXTENSIONS_DIR")
     folders = [Path(root)] if root else list((Path.home() / ".cache" / "torch_extensions").glob("py*_cpu"))
-    return any((f / "cpu_adam" / "cpu_adam.so").is_file() and (f / "deepspeed_shm_comm" / "deepspeed_shm_comm.so").is_file()
-               for f in folders)
+    return any((f / "cpu_adam" / "cpu_adam.so").is_file()
+               and (f / "deepspeed_shm_comm" / "deepspeed_shm_comm.so").is_file() for f in folders)
 
 
 def prewarm_deepspeed_ops(timeout: float = 900.0, python: str | None = None) -> subprocess.CompletedProcess:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -91,16 +91,18 @@ class WizardApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        if hasattr(screen, "action_stop") and hasattr(screen, "stop_before_exit"):
+        # the other screens by what they can do (importing them here would load them with the palette)
+        if hasattr(screen, "action_stop") and hasattr(screen, "action_search"):  # the run screen
             yield SystemCommand("Stop the run", "SIGINT to every rank; again: SIGTERM, then SIGKILL",
                                 screen.action_stop)
             yield SystemCommand("Search the log", "Filter the log tail to the lines with a text",
                                 screen.action_search)
-        if not isinstance(screen, (MainScreen,)) and not hasattr(screen, "action_launch"):
-            return
-        if hasattr(screen, "action_out_folder") and not isinstance(screen, MainScreen):
-            yield SystemCommand("Output folder…", "Choose where the files are written", screen.action_out_folder)
         if not isinstance(screen, MainScreen):
+            if not (hasattr(screen, "action_launch") and hasattr(screen, "action_rehearse")):
+                return
+            if hasattr(screen, "action_out_folder"):  # the review screen
+                yield SystemCommand("Output folder…", "Choose where the files are written",
+                                    screen.action_out_folder)
             yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the "
                                 "bundled script; the checklist shows whether the settings took effect",
                                 screen.action_rehearse)

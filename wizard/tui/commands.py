@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import Hit, Hits, Provider
 
 _EXTRA_KEYWORDS = {
     "launch.dynamo_backend": "compile torch.compile dynamo inductor",

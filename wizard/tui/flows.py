@@ -33,7 +33,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     notes = []
     if plan.rehearsal:
         heading = f"CPU rehearsal of {target_label(answers)}"
-        notes.append(f"CPU rehearsal: {plan.spec.expected.get('world_size')} processes, the bundled script"
+        notes.append(f"CPU rehearsal: {plan.world_size} processes, the bundled script"
                      + (", FSDP through the CPU compatibility layer" if plan.spec.summary_extra.get("compat_layer_used")
                         else ""))
         notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]

@@ -93,8 +93,7 @@ def from_accelerate_config(path: str | Path) -> Start:
 
 def start_from_args(args) -> Start:
     """``--answers``, ``--preset`` and ``--config`` (at most one) or the defaults."""
-    given = [(k, getattr(args, k, None)) for k in ("answers", "preset", "config")]
-    given = [(k, v) for k, v in given if v]
+    given = [(k, v) for k in ("answers", "preset", "config") if (v := getattr(args, k, None))]
     if len(given) > 1:
         raise StartError("give at most one of --answers, --preset and --config")
     if not given:

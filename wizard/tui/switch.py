@@ -70,7 +70,9 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
     from ..core.texts import meaning_changes
 
     t0, t1 = before.target, after.target
-    carried, dropped, meaning = [], [], []
+    carried: list[CarryLine] = []
+    dropped: list[CarryLine] = []
+    meaning: list[MeaningLine] = []
     for s in SETTINGS:
         if s.group == "backend":
             continue

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -27,7 +27,7 @@ def _key(binding: Binding) -> str:
     return " / ".join(k.strip() for k in binding.key.split(","))
 
 
-def binding_rows(app_class: type) -> list[tuple[str, str, str]]:
+def binding_rows(app_class: type[App]) -> list[tuple[str, str, str]]:
     """(where, keys, what) for every binding the wizard declares, then the standard navigation keys.
 
     ``app_class``: the App whose bindings apply everywhere (the help screen passes its own app's class, so this

@@ -6,7 +6,7 @@ returned through ``dismiss`` as a :class:`~wizard.tui.session.Start`.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -68,7 +68,9 @@ class ReviewScreen(Screen[dict | None]):
     #out { width: 1fr; }
     #review-body { height: 1fr; }
     #files { height: 1fr; width: 1fr; }
-    #review-side { display: none; width: 2fr; max-width: 70; border: round $primary 50%; border-title-align: left; padding: 0 1; }
+    #review-side {
+        display: none; width: 2fr; max-width: 70; border: round $primary 50%; border-title-align: left; padding: 0 1;
+    }
     ReviewScreen.-wide #review-side { display: block; }
     #files VerticalScroll { height: 1fr; overflow-x: auto; }
     #files VerticalScroll > Static { min-width: 100%; }
@@ -78,7 +80,8 @@ class ReviewScreen(Screen[dict | None]):
     """Loaded when the screen is first shown, not at start-up (the first paint parses only the main screen's)."""
     BINDINGS = [
         Binding("escape", "back", "Back", id="back", tooltip="Back to the settings"),
-        Binding("ctrl+s", "write", "Write files", id="write", tooltip="Write the files (atomic; asks before replacing)"),
+        Binding("ctrl+s", "write", "Write files", id="write",
+                tooltip="Write the files (atomic; asks before replacing)"),
         Binding("f5", "rehearse", "Rehearse", id="review-rehearse",
                 tooltip="Rehearse on CPU: two processes, the bundled script, the checklist proves the settings"),
         Binding("ctrl+l", "launch", "Launch", id="review-launch",
@@ -146,9 +149,9 @@ class ReviewScreen(Screen[dict | None]):
         title = Text()
         title.append("Review ", style="bold")
         title.append(f"{target_label(self.answers)} ", style="bold cyan")
-        changed = sum(1 for s in states.values() if s == "changed")
-        new = sum(1 for s in states.values() if s == "new")
-        title.append(f"· {len(states)} files: {new} new, {changed} changed, {len(states) - new - changed} same")
+        n_changed = sum(1 for s in states.values() if s == "changed")
+        n_new = sum(1 for s in states.values() if s == "new")
+        title.append(f"· {len(states)} files: {n_new} new, {n_changed} changed, {len(states) - n_new - n_changed} same")
         self.query_one("#review-title", Static).update(title)
         errors = self.errors
         box = self.query_one("#review-errors", Static)

@@ -198,8 +198,7 @@ class RunScreen(Screen[None]):
 
     def feed(self, ev: Any) -> None:
         """Record one run event (called in the event loop for every event; cheap on purpose)."""
-        from ...run.launcher import (Finished, Metrics, Output, ProgressUpdate, SetupReported, Started,
-                                     Stopping)
+        from ...run.launcher import Finished, Metrics, Output, ProgressUpdate, SetupReported, Started, Stopping
 
         self.events_seen += 1
         if isinstance(ev, Output):

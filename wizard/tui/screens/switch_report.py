@@ -44,10 +44,10 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
         parts.append(Text("≠ Carried over with another meaning (the same answer, a different run):",
                           style="bold yellow"))
         for m in report.changed_meaning:
-            line = Text()
-            line.append(f"{m.setting_id} = {m.value}: ", style="bold")
-            line.append(m.text)
-            parts.append(_indented(line, 2))
+            text = Text()
+            text.append(f"{m.setting_id} = {m.value}: ", style="bold")
+            text.append(m.text)
+            parts.append(_indented(text, 2))
     if report.dropped:
         parts.append(Text(""))
         parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",
@@ -58,7 +58,8 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
         parts.append(Text(""))
         parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
         for f in report.new_findings:
-            parts.append(_indented(Text(f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"), 2))
+            finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"
+            parts.append(_indented(Text(finding), 2))
     if report.lossless:
         parts.append(Text(""))
         parts.append(Text("Nothing was lost in the switch.", style="green"))

@@ -5,7 +5,7 @@ attributes) and render them; severities become classes and colours, never stored
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.console import Group
 from rich.text import Text
@@ -61,6 +61,10 @@ class ChecklistView(Static):
 
 
 def diagnosis_renderable(diagnoses: Sequence) -> Group:
+    return Group(*_diagnosis_lines(diagnoses))
+
+
+def _diagnosis_lines(diagnoses: Sequence) -> list[Text]:
     lines = []
     for d in diagnoses:
         title = Text()
@@ -71,7 +75,7 @@ def diagnosis_renderable(diagnoses: Sequence) -> Group:
         lines.append(Text.assemble(("  fix: ", "bold green"), d.fix))
         if d.evidence:
             lines.append(Text.assemble(("  seen: ", "dim"), (d.evidence[0][:300], "dim")))
-    return Group(*lines)
+    return lines
 
 
 class DiagnosisView(Static):
@@ -93,4 +97,4 @@ class DiagnosisView(Static):
 
     @property
     def text(self) -> str:
-        return "\n".join(t.plain for t in diagnosis_renderable(self.diagnoses).renderables)
+        return "\n".join(t.plain for t in _diagnosis_lines(self.diagnoses))

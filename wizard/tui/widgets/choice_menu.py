@@ -23,7 +23,7 @@ class ChoiceMenu(ModalScreen[int | None]):
         super().__init__()
         self.labels = labels
         self.highlighted = highlighted
-        self.anchor = anchor
+        self.field_region = anchor  # not self.anchor: Widget.anchor() is Textual's scroll anchoring
         """Where the field is on the screen: the list opens below it (above it when there is no room)."""
 
     def compose(self) -> ComposeResult:
@@ -32,11 +32,12 @@ class ChoiceMenu(ModalScreen[int | None]):
     def on_mount(self) -> None:
         menu = self.query_one(OptionList)
         menu.highlighted = self.highlighted
-        menu.styles.min_width = max(12, self.anchor.width)
+        field = self.field_region
+        menu.styles.min_width = max(12, field.width)
         height = min(len(self.labels), 10) + 2
         screen_h = self.app.size.height
-        y = self.anchor.bottom if self.anchor.bottom + height <= screen_h else max(0, self.anchor.y - height)
-        menu.styles.offset = (self.anchor.x, y)
+        y = field.bottom if field.bottom + height <= screen_h else max(0, field.y - height)
+        menu.styles.offset = (field.x, y)
         menu.focus()
 
     @on(OptionList.OptionSelected)

@@ -1,7 +1,7 @@
 """The explanation pane: follows focus (a setting, a group, a finding); scrolls with the keyboard."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import RenderableType
 from textual.containers import VerticalScroll

@@ -21,7 +21,16 @@ from textual.widgets import Input, Static
 
 from ...core.catalog import TARGET_LABELS, Setting
 from ...core.findings import Finding
-from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS, choice_options, placeholder, text_to_value, uses_select, value_to_text
+from ..present import (
+    ICONS,
+    NOT_APPLICABLE_ICON,
+    WORDS,
+    choice_options,
+    placeholder,
+    text_to_value,
+    uses_select,
+    value_to_text,
+)
 
 
 def field_id(setting_id: str) -> str:
@@ -40,7 +49,8 @@ class SettingChanged(Message):
 class Toggle(Widget, can_focus=True):
     """A one-line true/false control whose state is written out, not only coloured."""
 
-    BINDINGS = [Binding("space,enter", "toggle", "Toggle", show=False)]
+    # "flip", not "toggle": DOMNode.action_toggle(attribute_name) is Textual's own action
+    BINDINGS = [Binding("space,enter", "flip", "Toggle", show=False)]
     DEFAULT_CSS = """
     Toggle { height: 1; width: 1fr; padding: 0 1; background: $surface; }
     Toggle:focus { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
@@ -48,13 +58,13 @@ class Toggle(Widget, can_focus=True):
     value: reactive[bool] = reactive(False)
 
     class Changed(Message):
-        def __init__(self, toggle: "Toggle", value: bool) -> None:
+        def __init__(self, toggle: Toggle, value: bool) -> None:
             super().__init__()
             self.toggle = toggle
             self.value = value
 
         @property
-        def control(self) -> "Toggle":
+        def control(self) -> Toggle:
             return self.toggle
 
     def __init__(self, value: bool, **kw: Any) -> None:
@@ -64,13 +74,13 @@ class Toggle(Widget, can_focus=True):
     def render(self) -> Text:
         return Text("[x] true" if self.value else "[ ] false")
 
-    def action_toggle(self) -> None:
+    def action_flip(self) -> None:
         self.value = not self.value
         self.post_message(self.Changed(self, self.value))
 
     def on_click(self) -> None:
         self.focus()
-        self.action_toggle()
+        self.action_flip()
 
 
 class Choice(Widget, can_focus=True):
@@ -90,13 +100,13 @@ class Choice(Widget, can_focus=True):
     """
 
     class Changed(Message):
-        def __init__(self, choice: "Choice", value: Any) -> None:
+        def __init__(self, choice: Choice, value: Any) -> None:
             super().__init__()
             self.choice = choice
             self.value = value
 
         @property
-        def control(self) -> "Choice":
+        def control(self) -> Choice:
             return self.choice
 
     def __init__(self, options: list[tuple[str, Any]], value: Any, *, allow_blank: bool, prompt: str,

@@ -9,7 +9,7 @@ text (case-insensitive); Escape in the box clears it.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from textual import on
 from textual.app import ComposeResult
@@ -55,7 +55,7 @@ class LogTail(Vertical):
         yield SearchInput(placeholder="/ search the log (Escape clears)", id="log-search", compact=True)
 
     @property
-    def log(self) -> Log:
+    def log_view(self) -> Log:
         return self.query_one(Log)
 
     # ---------------------------------------------------------------- input (cheap, any rate)
@@ -74,7 +74,7 @@ class LogTail(Vertical):
 
     # ---------------------------------------------------------------- drawing (the owner's timer)
     def flush(self) -> None:
-        log = self.log
+        log = self.log_view
         self.following = self._still_following(log)
         if not self._pending and not self._not_shown:
             # nothing new, but the end may have moved since the last scroll (the layout settled, the horizontal
@@ -102,17 +102,17 @@ class LogTail(Vertical):
         return self.following and log.scroll_y == self._left_at
 
     def _to_end(self) -> None:
-        log = self.log
+        log = self.log_view
         log.scroll_end(animate=False, immediate=True, x_axis=False)
         self._left_at = log.scroll_y
 
     def _catch_up(self) -> None:
-        if self._still_following(self.log):
+        if self._still_following(self.log_view):
             self._to_end()
 
     def _update_subtitle(self) -> None:
         if self.query_text:
-            self.border_subtitle = f"{self.log.line_count} matching '{self.query_text}'"
+            self.border_subtitle = f"{self.log_view.line_count} matching '{self.query_text}'"
         else:
             self.border_subtitle = f"{self.total:,} lines"
 
@@ -123,8 +123,8 @@ class LogTail(Vertical):
         self._not_shown = 0
         q = self.query_text
         matches = [ln for ln in self.lines if q in ln.lower()] if q else list(self.lines)
-        self.log.clear()
-        self.log.write_lines(matches[-self.shown:])
+        self.log_view.clear()
+        self.log_view.write_lines(matches[-self.shown:])
         self._update_subtitle()
 
     def focus_search(self) -> None:
@@ -133,4 +133,4 @@ class LogTail(Vertical):
     @property
     def visible_lines(self) -> list[str]:
         """The lines the log widget holds now (tests)."""
-        return list(self.log.lines)
+        return list(self.log_view.lines)

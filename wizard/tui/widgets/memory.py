@@ -8,6 +8,7 @@ costs a few system calls per process and never raises.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
@@ -32,7 +33,7 @@ class _Nvml:
 
     def __init__(self) -> None:
         self.ok: bool | None = None
-        self.nvml = None
+        self.nvml: Any = None  # the pynvml module once loaded
 
     def usage(self) -> dict[int, int]:
         if self.ok is False:

@@ -8,7 +8,7 @@ width, not by the length of the run.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widget import Widget
