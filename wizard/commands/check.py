@@ -11,8 +11,8 @@ from .common import summary_line
 
 
 def run(args) -> int:
-    from ..core.lint import load_config_files
     from ..core.imported import check_findings
+    from ..core.lint import load_config_files
 
     if args.gpus_per_node is not None and args.gpus_per_node < 1:
         raise UsageError("--gpus-per-node must be at least 1")
