@@ -149,10 +149,6 @@ def _check_mode(args) -> None:
                          "when it starts); to keep them in the written answers, set launch.script_args")
     if not args.headless and (args.force or args.verify):
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
-    if not args.headless and args.ds_config_path:
-        raise UsageError("--ds-config-path goes with --headless ANSWERS.yaml --out DIR; the wizard writes the "
-                         "DeepSpeed JSON's path relative to the folder it was started from when the output folder "
-                         "lies inside it (choose an output folder outside it for an absolute path)")
 
 
 def _main_parser() -> _Parser:
@@ -182,7 +178,8 @@ def _main_parser() -> _Parser:
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None,
                    help="how accelerate_config.yaml names the DeepSpeed JSON: auto (default) writes it relative to "
                         "the current folder when --out lies inside it (launch from this folder; the config travels "
-                        "with a repository), else absolute; absolute always writes the absolute path")
+                        "with a repository), else absolute; absolute always writes the absolute path (headless and "
+                        "the wizard)")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
     start.add_argument("--preset", metavar="NAME",

@@ -58,3 +58,39 @@ async def test_review_outside_the_folder_or_without_json_has_no_launch_folder(in
         review = await _review(app, pilot)
         assert str(review.query_one("#launch").render()).startswith(
             f"Launch: accelerate launch --config_file {in_tmp / 'configs-fsdp2'}/accelerate_config.yaml")
+
+
+@pytest.mark.asyncio
+async def test_ds_config_path_absolute_in_the_wizard_writes_the_absolute_path(in_tmp):
+    """``fsdpds-wizard --ds-config-path absolute``: the form, the review and the written YAML name the JSON by its
+    absolute path, and the review's command no longer needs a launch folder."""
+    from wizard.tui.screens.main import MainScreen
+
+    app = create_app(Start(default_answers().replace(JSON_ANSWERS)), "configs-deepspeed", ds_path="absolute")
+    async with app.run_test(size=SIZE) as pilot:
+        main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
+        absolute = str(in_tmp / "configs-deepspeed" / "ds_config.json")
+        assert main.generated.rendered.accelerate["deepspeed_config"]["deepspeed_config_file"] == absolute
+        review = await _review(app, pilot)
+        ref = yaml.safe_load(review.generated.files["accelerate_config.yaml"])["deepspeed_config"]
+        assert ref["deepspeed_config_file"] == absolute
+        assert not str(review.query_one("#launch").render()).startswith("Launch from")
+        await press(pilot, "ctrl+s")
+        await pilot.pause(0.2)
+        written = yaml.safe_load((in_tmp / "configs-deepspeed" / "accelerate_config.yaml").read_text())
+        assert written["deepspeed_config"]["deepspeed_config_file"] == absolute
+
+
+def test_ds_config_path_reaches_the_wizard_and_bad_values_are_refused(monkeypatch, capsys):
+    import wizard.tui.app as tui_app
+
+    seen = {}
+
+    def fake_run(self):  # the app is not started: only what the CLI handed it matters here
+        seen["ds_path"] = self.ds_path
+
+    monkeypatch.setattr(tui_app.WizardApp, "run", fake_run)
+    assert cli_main(["--ds-config-path", "absolute"]) == 0
+    assert seen == {"ds_path": "absolute"}
+    assert cli_main(["--ds-config-path", "relative"]) == 2
+    assert "invalid choice: 'relative'" in capsys.readouterr().err

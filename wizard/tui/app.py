@@ -33,13 +33,16 @@ class WizardApp(App[int]):
         Binding("f1", "help", "Help", id="app-help", tooltip="This list of keys", show=False),
     ]
 
-    def __init__(self, start: Start | None = None, out: str | None = None) -> None:
+    def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto") -> None:
         super().__init__()
         self.start = start or from_scratch()
         self.out = out
+        self.ds_path = ds_path
+        """How the accelerate YAML names the DeepSpeed JSON: ``auto`` (relative to the folder the wizard started
+        from when the output folder lies inside it) or ``absolute`` (``--ds-config-path``)."""
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(self.start, self.out)
+        return MainScreen(self.start, self.out, self.ds_path)
 
     @property
     def main(self) -> MainScreen:
@@ -141,9 +144,9 @@ class WizardApp(App[int]):
                             lambda: self._open("config"))
 
 
-def create_app(start: Start | None = None, out: str | None = None) -> WizardApp:
+def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto") -> WizardApp:
     """The one factory for the CLI and the tests."""
-    return WizardApp(start, out)
+    return WizardApp(start, out, ds_path)
 
 
 def run_app(args) -> int:
@@ -161,6 +164,6 @@ def run_app(args) -> int:
     if out is not None and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
         print(f"fsdpds-wizard: --out {out} exists and is not a folder", file=sys.stderr)
         return 2
-    app = create_app(start, out)
+    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto")
     app.run()
     return app.return_code or 0

@@ -267,7 +267,7 @@ def counts_text(findings: list[Finding]) -> str:
             f"{ICONS[INFO]} {c[INFO]} note{'s' * (c[INFO] != 1)}")
 
 
-def quick_generate(answers: Answers, out_dir):
+def quick_generate(answers: Answers, out_dir, ds_path: str = "auto"):
     """What the first paint needs, without the YAML text or the config linter (imported later).
 
     Same shape as :func:`wizard.core.generate.generate`; ``files`` stays empty."""
@@ -275,4 +275,5 @@ def quick_generate(answers: Answers, out_dir):
     from ..core.findings import sort_findings
     from ..core.generate import Generated, ds_config_ref
 
-    return Generated(answers, render(answers, ds_config_ref(out_dir)), sort_findings(check_answers(answers)), {})
+    rendered = render(answers, ds_config_ref(out_dir, mode=ds_path))
+    return Generated(answers, rendered, sort_findings(check_answers(answers)), {})

@@ -56,15 +56,17 @@ class MainScreen(Screen):
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
     ]
 
-    def __init__(self, start: Start, out: str | None) -> None:
+    def __init__(self, start: Start, out: str | None, ds_path: str = "auto") -> None:
         super().__init__(id="main")
+        self.ds_path = ds_path
+        """``auto`` or ``absolute``: how the YAML names the DeepSpeed JSON (``--ds-config-path``)."""
         self.answers: Answers = start.answers
         """The current answers (the only copy)."""
         self.start = start
         self.out_fixed = out is not None
         """True when the folder came from --out or was edited: it no longer follows the target."""
         self.out = out if out is not None else default_out(start.answers)
-        self.generated: Generated = quick_generate(self.answers, Path(self.out))
+        self.generated: Generated = quick_generate(self.answers, Path(self.out), ds_path=self.ds_path)
         """The first screen is painted from the answer rules alone; the full check (YAML text, config
         linter) follows right after the first paint, see :meth:`_full_check`."""
         self._problem_index = -1
@@ -111,7 +113,7 @@ class MainScreen(Screen):
         startup_gc.resume()
 
     def _full_check(self) -> None:
-        self.generated = generate(self.answers, Path(self.out))
+        self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path)
         self.refresh_all()
         self.ready = True
 
@@ -132,7 +134,7 @@ class MainScreen(Screen):
         self.answers = answers
         if not self.out_fixed:
             self.out = default_out(answers)
-        self.generated = generate(answers, Path(self.out))
+        self.generated = generate(answers, Path(self.out), ds_path=self.ds_path)
         if not from_field:
             for form in self.query(GroupForm):
                 form.show_values(answers)
@@ -148,7 +150,7 @@ class MainScreen(Screen):
     def set_out(self, out: str) -> None:
         if out != self.out:
             self.out, self.out_fixed = out, True
-            self.generated = generate(self.answers, Path(self.out))
+            self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path)
             self.refresh_all()
 
     def set_target(self, target: str) -> None:
@@ -339,7 +341,8 @@ class MainScreen(Screen):
     def action_review(self) -> None:
         from .review import ReviewScreen
 
-        self.app.push_screen(ReviewScreen(self.answers, self.out, self.start.files), self._review_closed)
+        review = ReviewScreen(self.answers, self.out, self.start.files, ds_path=self.ds_path)
+        self.app.push_screen(review, self._review_closed)
 
     async def _review_closed(self, result: dict | None) -> None:
         if not result:

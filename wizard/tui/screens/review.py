@@ -93,13 +93,14 @@ class ReviewScreen(Screen[dict | None]):
         Binding("f1", "app.help", "Help", id="review-help"),
     ]
 
-    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = ()) -> None:
+    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = (), *, ds_path: str = "auto") -> None:
         super().__init__(id="review")
+        self.ds_path = ds_path
         self.answers = answers
         self.out = out
         self.imported = imported
         """The files an import read (accelerate YAML, then its DeepSpeed JSON): the Diff tab compares with them too."""
-        self.generated: Generated = generate(answers, Path(out))
+        self.generated: Generated = generate(answers, Path(out), ds_path=ds_path)
         self.status = ""
 
     # -------------------------------------------------------------- layout
@@ -227,7 +228,7 @@ class ReviewScreen(Screen[dict | None]):
         value = event.value.strip()
         if value and value != self.out:
             self.out = value
-            self.generated = generate(self.answers, self.out_dir)
+            self.generated = generate(self.answers, self.out_dir, ds_path=self.ds_path)
             self.status = ""
             self.refresh_content()
 
