@@ -17,7 +17,8 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.session import Start
 from wizard.tui.widgets.fields import SettingField, field_id
-from .conftest import main_of
+
+from helpers import main_of
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 TARGETS = {

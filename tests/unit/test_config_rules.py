@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -20,7 +19,7 @@ from wizard.core.loading import InputError
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 # ---------------------------------------------------------------------------------------------------------------
 # config builders

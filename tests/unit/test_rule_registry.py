@@ -18,7 +18,9 @@ from wizard.core.answer_rules import ANSWER_RULES
 from wizard.core.config_rules import RULES
 from wizard.core.wizard_rules import SECTION_OF, SECTIONS, WIZARD_RULES
 
-PACKAGE = Path(__file__).resolve().parents[2] / "wizard"
+from helpers import ROOT
+
+PACKAGE = ROOT / "wizard"
 
 
 class Unresolved(Exception):

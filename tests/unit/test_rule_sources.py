@@ -2,7 +2,6 @@
 a library file (relative to site-packages). The ids of the internal reference document (D4, F13, G7, ...) are gone
 for good: that document is not in the repository."""
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,8 @@ from wizard.core.answer_rules import ANSWER_RULES
 from wizard.core.config_rules_base import DOC, RULES
 from wizard.core.wizard_rules import WIZARD_RULES
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 BEHAVIOUR = ROOT / "docs" / "library-behaviour.md"
 ANCHOR_CITE = re.compile(r"docs/library-behaviour\.md#([^\s;,)]+)")
 LIBRARY_PATH = re.compile(r"(?<![\w./-])(accelerate|deepspeed|transformers|torch)/\w")

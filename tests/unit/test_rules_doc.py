@@ -1,13 +1,12 @@
 """docs/rules.md is generated from the rule registries and current; every rule has keys, a fix and a real source."""
 import re
-from pathlib import Path
 
 from wizard.core.answer_rules import ANSWER_RULES
 from wizard.core.config_rules import RULES
 from wizard.core.rules_doc import render_rules_doc, rule_rows
 from wizard.core.wizard_rules import WIZARD_RULES
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 
 def test_docs_rules_md_is_generated_from_the_registry():
