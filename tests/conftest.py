@@ -1,18 +1,4 @@
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-TEMPLATES = ROOT / "templates"
-
-
-def preset_files():
-    return sorted(TEMPLATES.glob("*.yaml"))
-
-
-@pytest.fixture
-def presets():
-    return {p.stem: p for p in preset_files()}
 
 
 @pytest.fixture(autouse=True)

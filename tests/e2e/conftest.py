@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from e2e_support import CASES, ROOT, RUN_TIMEOUT, STEPS, LaunchedRun, wizard_argv, write_answers
+from e2e_support import CASES, RUN_TIMEOUT, STEPS, LaunchedRun, wizard_argv, write_answers
+from helpers import ROOT
 
 
 @pytest.fixture(scope="session")

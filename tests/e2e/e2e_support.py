@@ -13,7 +13,6 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
 EXT_DIR = Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"
 STEPS = 8
 RUN_TIMEOUT = 300  # seconds per launch; DeepSpeed's first use of an op may still compile it

@@ -16,7 +16,8 @@ import time
 import psutil
 import pytest
 
-from e2e_support import CASES, ROOT, STEPS, only_run_dir, wizard_argv, write_answers
+from e2e_support import CASES, STEPS, only_run_dir, wizard_argv, write_answers
+from helpers import ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -1,39 +1,23 @@
 """Bad input files and command lines: exit 2 with the one shared wording, in `check` and `--headless`."""
 import json
-from pathlib import Path
 
 import pytest
 
 from wizard.cli import main
 
-# What is wrong, word for word; the same words in check, --headless and the wizard's start and open dialogs.
+from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, ROOT, alias_bomb, deep_yaml
+
+# What is wrong, word for word; the same words in check, --headless and the wizard's start and open dialogs
+# (the fixes the TUI tests check too are in helpers).
 DEEP = "nested more than 64 levels deep (line 65)"
 BINARY = "not UTF-8 text (byte 0 is 0x89)"
-BINARY_FIX = "is this a binary file? Give the text file, saved as UTF-8"
 LIST = "the top level is a list, not a mapping of keys"
-NOT_FOUND = "not found"
 SELF_CHECK = "a config is at most a few levels deep and a few kilobytes long — is this the right file?"
-ANSWERS_MAPPING_FIX = ("an answers file maps keys to values (backend: fsdp, launch: ...); `fsdpds-wizard presets` "
-                       "lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` writes one as "
-                       "answers.yaml to start from")
-CONFIG_MAPPING_FIX = ("an accelerate config maps keys to values (distributed_type: FSDP, fsdp_config: ...); "
-                      "`accelerate config` writes one, and so does `fsdpds-wizard --headless PRESET_NAME --out DIR`")
 CONFIG_NOT_FOUND_FIX = ("check the path; `accelerate config` writes one "
                         "(by default ~/.cache/huggingface/accelerate/default_config.yaml)")
 
-
-def deep(levels=2000):
-    return "".join("  " * i + f"k{i}:\n" for i in range(levels)) + "  " * levels + "v: 1\n"
-
-
-def alias_bomb():
-    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
-    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
-    return "\n".join(lines) + "\n"
-
-
 CASES = {  # name: (bytes, what, fix for an answers file, fix for an accelerate config)
-    "deep": (deep().encode(), DEEP, SELF_CHECK, SELF_CHECK),
+    "deep": (deep_yaml().encode(), DEEP, SELF_CHECK, SELF_CHECK),
     "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), BINARY, BINARY_FIX, BINARY_FIX),
     "list": (b"- backend: fsdp\n- backend: deepspeed\n", LIST, ANSWERS_MAPPING_FIX, CONFIG_MAPPING_FIX),
     "bomb": (alias_bomb().encode(), "YAML aliases (*name) expand to more than 100,000 values (line 6)",
@@ -179,7 +163,7 @@ def test_a_closed_pipe_is_not_an_internal_error(tmp_path):
 
     proc = subprocess.Popen([sys.executable, "-m", "wizard", "explain"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=tmp_path,
-                            env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+                            env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     proc.stdout.readline()
     proc.stdout.close()  # like head -1
     err = proc.stderr.read().decode()

@@ -3,14 +3,13 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from wizard import versions
 from wizard.cli import COMMANDS, main
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 
 def test_help_lists_every_command_with_its_line(capsys):

@@ -1,15 +1,14 @@
 """Golden files: each preset renders to exactly the committed files (UPDATE_GOLDEN=1 rewrites them)."""
 import os
-from pathlib import Path
 
 import pytest
 
 from wizard.core.answers import parse_answers_text
 from wizard.core.generate import generate
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import PRESET_FILES as PRESETS, ROOT
+
 GOLDEN = ROOT / "tests" / "golden"
-PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.stem)

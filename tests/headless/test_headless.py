@@ -7,7 +7,7 @@ import yaml
 
 from wizard.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 
 def write(tmp_path, text, name="answers.yaml"):

@@ -27,10 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import PRESET_FILES, ROOT
+
 pytestmark = pytest.mark.install
 
-ROOT = Path(__file__).resolve().parents[2]
-PRESETS = sorted(p.stem for p in (ROOT / "templates").glob("*.yaml"))
+PRESETS = [p.stem for p in PRESET_FILES]
 HINT = 'pip install "fsdpds-wizard[run]"'
 BUILD_FILES = ("pyproject.toml", "README.md", "wizard", "templates")
 TIMINGS: dict[str, float] = {}

@@ -18,7 +18,7 @@ from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.session import Start, StartError, from_accelerate_config, from_answers_file, from_preset
 from wizard.tui.widgets.fields import SettingField, field_id
 
-from .conftest import ROOT, press, main_of
+from helpers import ROOT, main_of, press
 
 SIZE = (80, 24)
 

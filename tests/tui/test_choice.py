@@ -9,7 +9,7 @@ from wizard.tui.session import Start
 from wizard.tui.widgets.choice_menu import ChoiceMenu
 from wizard.tui.widgets.fields import Choice, SettingField, Toggle, field_id
 
-from .conftest import main_of, press
+from helpers import main_of, press
 
 SIZE = (80, 24)
 

@@ -9,17 +9,13 @@ from wizard.core.catalog import SETTING_BY_ID
 from wizard.tui.app import create_app
 from wizard.tui.present import text_to_value, value_to_text
 from wizard.tui.session import Start, StartError, from_accelerate_config
-from wizard.tui.widgets.fields import SettingField, field_id
+from wizard.tui.widgets.fields import SettingField
 from wizard.tui.widgets.findings import FindingsList
 from wizard.tui.widgets.statusbar import StatusBar
 
-from .conftest import ROOT, main_of, press
+from helpers import ROOT, field_of, main_of, press
 
 SIZE = (80, 24)
-
-
-def field_of(main, setting_id: str) -> SettingField:
-    return main.query_one(f"#{field_id(setting_id)}", SettingField)
 
 
 # ---------------------------------------------------------------- script arguments as a command line

@@ -12,7 +12,7 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.screens.switch_report import SwitchReportScreen
-from .conftest import press, main_of
+from helpers import main_of, press
 
 SIZE = (80, 24)
 

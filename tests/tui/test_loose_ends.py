@@ -6,15 +6,11 @@ import pytest
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
-from wizard.tui.widgets.fields import SettingField, field_id
+from wizard.tui.widgets.fields import SettingField
 
-from .conftest import main_of
+from helpers import field_of, main_of
 
 SIZE = (80, 24)
-
-
-def field_of(main, setting_id: str) -> SettingField:
-    return main.query_one(f"#{field_id(setting_id)}", SettingField)
 
 
 def visible_rows(widget) -> int:

@@ -11,15 +11,9 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.open_file import OpenFileScreen
 
-from .conftest import main_of, press
+from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, deep_yaml, main_of, press
 
 SIZE = (80, 24)
-BINARY_FIX = "is this a binary file? Give the text file, saved as UTF-8"
-ANSWERS_MAPPING_FIX = ("an answers file maps keys to values (backend: fsdp, launch: ...); `fsdpds-wizard presets` "
-                       "lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` writes one as "
-                       "answers.yaml to start from")
-CONFIG_MAPPING_FIX = ("an accelerate config maps keys to values (distributed_type: FSDP, fsdp_config: ...); "
-                      "`accelerate config` writes one, and so does `fsdpds-wizard --headless PRESET_NAME --out DIR`")
 
 
 def bad_files(tmp_path):
@@ -28,7 +22,7 @@ def bad_files(tmp_path):
     lst = tmp_path / "list.yaml"
     lst.write_text("- backend: fsdp\n")
     deep = tmp_path / "deep.yaml"
-    deep.write_text("".join("  " * i + f"k{i}:\n" for i in range(2000)) + "  " * 2000 + "v: 1\n")
+    deep.write_text(deep_yaml(2000))
     return {
         "binary": (png, f"{png}: not UTF-8 text (byte 0 is 0x89); {BINARY_FIX}", None),
         "missing": (tmp_path / "missing.yaml", f"{tmp_path / 'missing.yaml'}: not found; ", None),

@@ -9,7 +9,7 @@ from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
 
-from .conftest import press
+from helpers import press
 
 SIZE = (160, 50)
 JSON_ANSWERS = {"backend": "deepspeed", "deepspeed.config_file": "yes"}

@@ -26,7 +26,7 @@ from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView, checklist
 from wizard.tui.widgets.logtail import LogTail, SearchInput
 from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
 
-from .conftest import ROOT
+from helpers import ROOT
 
 SIZE = (80, 24)
 LOGS = ROOT / "tests" / "data" / "logs"

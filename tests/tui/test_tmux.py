@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from helpers import ROOT
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

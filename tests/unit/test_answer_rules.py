@@ -7,6 +7,8 @@ from wizard.core.rules import ANSWER, in_section
 
 ANSWER_RULES = in_section(ANSWER)
 
+from helpers import PRESET_FILES
+
 
 def A(doc):
     a, findings = answers_from_mapping(doc)
@@ -123,11 +125,9 @@ def test_every_rule_is_exercised():
 
 
 def test_presets_have_no_answer_errors():
-    from pathlib import Path
-
     from wizard.core.answers import parse_answers_text
 
-    for p in (Path(__file__).resolve().parents[2] / "templates").glob("*.yaml"):
+    for p in PRESET_FILES:
         a, _ = parse_answers_text(p.read_text())
         errors = [f for f in check_answers(a) if f.severity == "error"]
         assert not errors, (p.name, errors)

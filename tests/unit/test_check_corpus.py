@@ -26,9 +26,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / "tests" / "data" / "check_corpus"
-VENV_PY = REPO / ".venv" / "bin" / "python"
+from helpers import ROOT
+
+CORPUS = ROOT / "tests" / "data" / "check_corpus"
+VENV_PY = ROOT / ".venv" / "bin" / "python"
 PYTHON = str(VENV_PY) if VENV_PY.exists() else sys.executable
 # Override to point the test at another implementation, e.g. a stub: "python /tmp/stub.py"
 CHECK_CMD = os.environ.get("CHECK_CORPUS_CMD")
@@ -48,7 +49,7 @@ def _run_check(case: Path, gpus):
     if gpus is not None:
         cmd += ["--gpus-per-node", str(gpus)]
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(cmd, cwd=CORPUS, env=env, capture_output=True, text=True, timeout=300)
 
 

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -21,7 +20,7 @@ from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
 from wizard.core.rules import CONFIG, in_section
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 RULES = in_section(CONFIG)  # the config rules (registered by importing wizard.core.lint)
 

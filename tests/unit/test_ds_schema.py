@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from wizard.core import ds_schema as S
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 GEN = ROOT / "scripts" / "gen_ds_schema.py"
 
 

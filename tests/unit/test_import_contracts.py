@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 PACKAGE = "wizard"
 HEAVY = ("textual", "torch", "accelerate", "deepspeed", "transformers")
 OUTER_LAYERS = ("wizard.tui", "wizard.run", "wizard.commands", "wizard.cli")

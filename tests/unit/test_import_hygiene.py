@@ -4,10 +4,10 @@ Each core module on its own: tests/unit/test_import_contracts.py."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 HEAVY = ("torch", "accelerate", "deepspeed", "textual")
 
 PROBE = r"""

@@ -1,5 +1,4 @@
 """Importing a config gives answers that render back to the same config."""
-from pathlib import Path
 
 import pytest
 
@@ -7,8 +6,8 @@ from wizard.core.answers import parse_answers_text
 from wizard.core.importer import import_mapping
 from wizard.core.render import render
 
-ROOT = Path(__file__).resolve().parents[2]
-PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
+from helpers import PRESET_FILES as PRESETS
+
 CHANGES = [{}, {"backend": "deepspeed"}, {"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp", "fsdp_version": 2}]
 
 

@@ -10,33 +10,24 @@ from wizard.core import loading
 from wizard.core.lint import load_config_files
 from wizard.core.loading import InputError, load_mapping_file, parse_json, parse_yaml
 
-
-def deep_block_yaml(levels: int) -> str:
-    return "".join("  " * i + f"k{i}:\n" for i in range(levels)) + "  " * levels + "v: 1\n"
+from helpers import alias_bomb, deep_yaml
 
 
 def deep_json(levels: int) -> str:
     return '{"a": ' + "[" * levels + "]" * levels + "}"
 
 
-def alias_bomb(levels: int = 9, width: int = 9) -> str:
-    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
-    for i in range(1, levels + 1):
-        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
-    return "\n".join(lines) + "\n"
-
-
 def test_depth_at_the_bound_is_read_and_one_more_is_refused_with_the_line():
     # 63 mapping levels + the innermost mapping = 64 collections
-    assert parse_yaml(deep_block_yaml(63), "ok.yaml") is not None
+    assert parse_yaml(deep_yaml(63), "ok.yaml") is not None
     with pytest.raises(InputError) as exc:
-        parse_yaml(deep_block_yaml(64), "deep.yaml")
+        parse_yaml(deep_yaml(64), "deep.yaml")
     assert exc.value.problem == "too-deep" and exc.value.line == 65
     assert str(exc.value) == ("deep.yaml: nested more than 64 levels deep (line 65); a config is at most a few "
                               "levels deep and a few kilobytes long — is this the right file?")
 
 
-@pytest.mark.parametrize("text", [deep_block_yaml(2000), "a: " + "[" * 100_000 + "]" * 100_000 + "\n",
+@pytest.mark.parametrize("text", [deep_yaml(2000), "a: " + "[" * 100_000 + "]" * 100_000 + "\n",
                                   "a: " + "{b: " * 5000 + "1" + "}" * 5000 + "\n"])
 def test_deep_yaml_is_refused_without_recursion_error(text):
     with pytest.raises(InputError) as exc:
@@ -50,7 +41,7 @@ def test_deep_yaml_is_refused_even_under_a_low_recursion_limit():
     sys.setrecursionlimit(450)
     try:
         with pytest.raises(InputError, match="nested more than 64"):
-            parse_yaml(deep_block_yaml(200), "deep.yaml")
+            parse_yaml(deep_yaml(200), "deep.yaml")
     finally:
         sys.setrecursionlimit(old)
 
@@ -151,7 +142,7 @@ def ds_yaml(value: str) -> str:
 
 def test_accelerate_config_bounds_raise_config_file_error(tmp_path):
     p = tmp_path / "acc.yaml"
-    p.write_text(deep_block_yaml(2000))
+    p.write_text(deep_yaml(2000))
     with pytest.raises(InputError, match="nested more than 64 levels deep"):
         load_config_files(p)
     j = tmp_path / "acc.json"

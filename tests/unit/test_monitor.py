@@ -7,7 +7,6 @@ import re
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,8 @@ from wizard.run.checklist import FAIL, OK, compare, expected_from_config
 from wizard.run.diagnose import diagnose
 from wizard.run.monitor import Monitor, parse_log
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 LOGS = ROOT / "tests" / "data" / "logs"
 
 

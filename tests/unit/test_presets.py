@@ -10,8 +10,8 @@ from pathlib import Path
 
 from wizard import presets
 
-ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES = ROOT / "templates"
+from helpers import ROOT, TEMPLATES
+
 PRESET_NAMES = sorted(p.stem for p in TEMPLATES.glob("*.yaml"))
 
 PROBE = r"""

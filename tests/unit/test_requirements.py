@@ -18,7 +18,8 @@ import pytest
 
 from wizard.run import requirements
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 HINT = 'pip install "fsdpds-wizard[run]"'
 
 

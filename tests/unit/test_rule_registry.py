@@ -19,7 +19,9 @@ import wizard.core.wizard_rules  # noqa: F401
 from wizard.core import answer_rules
 from wizard.core.rules import ANSWER, RULES, SECTIONS, in_section, rule
 
-PACKAGE = Path(__file__).resolve().parents[2] / "wizard"
+from helpers import ROOT
+
+PACKAGE = ROOT / "wizard"
 
 
 class Unresolved(Exception):

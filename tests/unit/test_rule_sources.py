@@ -3,7 +3,6 @@ a library file (relative to site-packages). The ids of the internal reference do
 for good: that document is not in the repository."""
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,8 @@ from wizard.core import verify
 from wizard.core.findings import DOC
 from wizard.core.rules import ANSWER, CONFIG, IMPORT, INPUT, RULES, VERIFY
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
+
 BEHAVIOUR = ROOT / "docs" / "library-behaviour.md"
 ANCHOR_CITE = re.compile(r"docs/library-behaviour\.md#([^\s;,)]+)")
 LIBRARY_PATH = re.compile(r"(?<![\w./-])(accelerate|deepspeed|transformers|torch)/\w")

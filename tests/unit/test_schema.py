@@ -1,12 +1,11 @@
 """The answers schema is derived from the catalogue, and docs/answers.md is current."""
-from pathlib import Path
 
 import yaml
 
 from wizard.core.catalog import SETTINGS
 from wizard.core.schema import json_schema, markdown_reference
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT
 
 
 def test_docs_answers_md_is_generated_from_the_catalogue():

@@ -1,6 +1,5 @@
 """Item 6 of issue #2: every config we write, replayed through the real accelerate and deepspeed code,
 has exactly the effective values the answers asked for."""
-from pathlib import Path
 
 import pytest
 
@@ -8,9 +7,9 @@ from wizard.core.answers import parse_answers_text
 from wizard.core.generate import generate
 from wizard.core.verify_answers import expected_effective, verify_generated
 
+from helpers import PRESET_FILES as PRESETS, ROOT
+
 pytestmark = pytest.mark.verify
-ROOT = Path(__file__).resolve().parents[2]
-PRESETS = sorted((ROOT / "templates").glob("*.yaml"))
 
 
 def load(path):

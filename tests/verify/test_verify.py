@@ -18,9 +18,9 @@ import pytest
 from wizard.core.findings import ERROR, WARNING
 from wizard.core.verify import Effective, compare, effective_config, flatten_effective, values_equal
 
-pytestmark = [pytest.mark.verify, pytest.mark.usefixtures("process_state_unchanged")]
+from helpers import ROOT
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.verify, pytest.mark.usefixtures("process_state_unchanged")]
 
 
 def run(data_dir: Path, name: str, **kw) -> Effective:
@@ -593,7 +593,7 @@ def test_module_imports_no_heavy_library():
         "bad=[m for m in ('torch','accelerate','deepspeed') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -1,0 +1,61 @@
+"""What the tests share, other than fixtures: the repository root, the presets, the words of the bad-input messages,
+YAML that no loader should accept, and the TUI pilot helpers.
+
+``from helpers import ...`` works from every test folder: pyproject's ``[tool.pytest.ini_options] pythonpath`` puts
+tests/ on sys.path. Fixtures stay in the conftest files; nothing here is imported from a conftest by name.
+Imports only the standard library at import time (the TUI helpers import wizard.tui when called), so a test about
+what gets imported is not disturbed by its helpers.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository checkout: the folder with pyproject.toml, wizard/ and templates/."""
+TEMPLATES = ROOT / "templates"
+PRESET_FILES = sorted(TEMPLATES.glob("*.yaml"))
+"""Every preset answers file, by name."""
+
+# ----------------------------------------------------------------------------------------- bad input, word for word
+# The fixes that check, --headless and the wizard's start and open dialogs all give (wizard.core.loading).
+BINARY_FIX = "is this a binary file? Give the text file, saved as UTF-8"
+ANSWERS_MAPPING_FIX = ("an answers file maps keys to values (backend: fsdp, launch: ...); `fsdpds-wizard presets` "
+                       "lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` writes one as "
+                       "answers.yaml to start from")
+CONFIG_MAPPING_FIX = ("an accelerate config maps keys to values (distributed_type: FSDP, fsdp_config: ...); "
+                      "`accelerate config` writes one, and so does `fsdpds-wizard --headless PRESET_NAME --out DIR`")
+
+
+def deep_yaml(levels: int = 2000) -> str:
+    """Block mappings nested ``levels`` deep, then ``v: 1``."""
+    return "".join("  " * i + f"k{i}:\n" for i in range(levels)) + "  " * levels + "v: 1\n"
+
+
+def alias_bomb(levels: int = 9, width: int = 9) -> str:
+    """A few lines of anchors and aliases that expand to ``width ** (levels + 1)`` values."""
+    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------------- the TUI
+async def press(pilot, *keys):
+    """Press keys one by one, letting the app settle after each."""
+    for key in keys:
+        await pilot.press(key)
+        await pilot.pause()
+
+
+def main_of(app):
+    """The wizard's main screen, wherever it sits in the screen stack."""
+    from wizard.tui.screens.main import MainScreen
+
+    return next(s for s in app.screen_stack if isinstance(s, MainScreen))
+
+
+def field_of(main, setting_id: str):
+    """The form field of one setting on the main screen."""
+    from wizard.tui.widgets.fields import SettingField, field_id
+
+    return main.query_one(f"#{field_id(setting_id)}", SettingField)
