@@ -11,14 +11,15 @@ section ``answer``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import wraps
-from typing import Callable, Iterator
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
 from .findings import DOC, ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
-from .rules import ANSWER, in_section, rule as register
+from .rules import ANSWER, in_section
+from .rules import rule as register
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""

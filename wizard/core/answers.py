@@ -22,15 +22,22 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from .findings import ERROR, WARNING, Finding
-from .wizard_rules import (ANSWERS_BAD_VALUE, ANSWERS_EMPTY, ANSWERS_NOT_A_MAPPING, ANSWERS_SCHEMA_VERSION,
-                           ANSWERS_UNKNOWN_KEY, ANSWERS_YAML)
+from .wizard_rules import (
+    ANSWERS_BAD_VALUE,
+    ANSWERS_EMPTY,
+    ANSWERS_NOT_A_MAPPING,
+    ANSWERS_SCHEMA_VERSION,
+    ANSWERS_UNKNOWN_KEY,
+    ANSWERS_YAML,
+)
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -113,7 +120,7 @@ class Answers:
         """The user stated a value that differs from the default."""
         return setting_id in self.explicit and self.values[setting_id] != SETTING_BY_ID[setting_id].default
 
-    def replace(self, changes: Mapping[str, Any]) -> "Answers":
+    def replace(self, changes: Mapping[str, Any]) -> Answers:
         for key in changes:
             if key not in SETTING_BY_ID:
                 raise KeyError(f"unknown setting {key!r}")

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: keeps the CLI's start-up light
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64

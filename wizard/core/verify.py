@@ -42,10 +42,11 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import PurePath
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from . import verify_keys as K
 from .findings import ERROR, WARNING, Finding
@@ -337,7 +338,7 @@ def _set_environ(target: Mapping[str, str]) -> None:
 class _Sandbox:
     """Snapshot and exact restore of process-global state touched by a round trip."""
 
-    def __enter__(self) -> "_Sandbox":
+    def __enter__(self) -> _Sandbox:
         self.environ = dict(os.environ)
         self.argv_obj = sys.argv
         self.argv = list(sys.argv)
@@ -617,6 +618,9 @@ class _RoundTrip:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                # torch, then accelerate, then deepspeed (as they depend on each other): the first import that
+                # fails is the one reported, so the order is kept
+                # isort: off
                 import torch  # noqa: F401
                 import torch.distributed.fsdp  # noqa: F401
                 import torch.distributed.fsdp.wrap  # noqa: F401
@@ -627,6 +631,7 @@ class _RoundTrip:
                 import accelerate.parallelism_config  # noqa: F401
                 import deepspeed  # noqa: F401
                 import deepspeed.runtime.config  # noqa: F401
+                # isort: on
         except Exception as exc:
             self.error(RULE_LOAD, [self.file_key], exc)
             return False

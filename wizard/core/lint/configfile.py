@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from .base import DOC, rule
 from ..findings import ERROR, WARNING, Finding
 from ..loading import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
+from .base import DOC, rule
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
 _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"

@@ -3,8 +3,7 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
-from .base import (A, DOC, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
-                                rule)
+from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"

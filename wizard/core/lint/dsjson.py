@@ -5,7 +5,7 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 from __future__ import annotations
 
 from .. import ds_schema as S
-from .base import A, DOC, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
+from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"

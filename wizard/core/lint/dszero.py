@@ -4,7 +4,7 @@ DeepSpeed JSON."""
 from __future__ import annotations
 
 from .. import ds_schema as S
-from .base import A, DOC, DS, ERROR, WARNING, Ctx, fmt, rule
+from .base import DOC, DS, ERROR, A, Ctx, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"

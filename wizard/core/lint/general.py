@@ -2,8 +2,23 @@
 from __future__ import annotations
 
 from .. import ds_schema
-from .base import (A, DIST_DEEPSPEED, DIST_FSDP, DOC, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
-                                fmt, kv, parse_bool, rule, truthy)
+from .base import (
+    DIST_DEEPSPEED,
+    DIST_FSDP,
+    DOC,
+    ERROR,
+    INFO,
+    MULTI_DEVICE_TYPES,
+    WARNING,
+    A,
+    Ctx,
+    as_int,
+    fmt,
+    kv,
+    parse_bool,
+    rule,
+    truthy,
+)
 from .keys import PC
 
 DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",

@@ -16,17 +16,18 @@ accelerate or deepspeed.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from . import ds as _ds
+from ..findings import Finding, sort_findings
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
+from . import ds as _ds
 from . import dsjson as _dsjson
 from . import dszero as _dszero
 from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
 from .base import INFO, Ctx, rule
-from ..findings import Finding, sort_findings
 
 __all__ = ["lint", "fp8_backend_importable"]
 
