@@ -309,7 +309,7 @@ def values_equal(a: Any, b: Any) -> bool:
     elif isinstance(b, str) and isinstance(a, seq):
         b = [s.strip() for s in b.split(",")]
     if isinstance(a, seq) and isinstance(b, seq):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
