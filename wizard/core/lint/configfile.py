@@ -295,8 +295,8 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
         loaded.findings.append(_ds_error(
             DS_MISSING, f"The DeepSpeed config `{text_value}` named by "
             "`deepspeed_config.deepspeed_config_file` was not found (looked from the current folder, where "
-            "accelerate opens it, and from the YAML's folder and those above it); accelerate raises 'Expected a string path to an existing "
-            "deepspeed config'.",
+            "accelerate opens it, and from the YAML's folder and those above it); accelerate raises "
+            "'Expected a string path to an existing deepspeed config'.",
             "Fix the path. A relative path is resolved from the folder `accelerate launch` runs in.",
             _DS_FILE_SOURCE))
         return

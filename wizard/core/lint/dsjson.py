@@ -46,16 +46,19 @@ UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    keys="the top-level DeepSpeed key")
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
-                DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38",
+                DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS
+                + "runtime/precision_config.py:34-38",
                 keys="bfloat16")
 NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
-                   DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58",
+                   DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS
+                   + "runtime/config_utils.py:54-58",
                    keys="the path of the section in the DeepSpeed JSON")
 UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
                    DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113",
                    keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)")
 BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
-                 DOC + "ds-json-validation; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
+                 DOC + "ds-json-validation; " + DS
+                 + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
                  keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)")
 COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
@@ -68,12 +71,14 @@ DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:82-95")
 DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
                     "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
-                    "applies instead (ignored)", DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                    "applies instead (ignored)",
+                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
                     keys="the unread sub-key (e.g. aio.thread_count)")
 DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
                          "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
                          "aio.thread_count: 1 = the default intra_op_parallelism)",
-                         DOC + "ds-json-validation; " + C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
+                         DOC + "ds-json-validation; " + C + ":436-592; " + DS
+                         + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
                          keys="the unread sub-key (e.g. aio.thread_count)")
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
                    DOC + "ds-json-validation; " + C + ":245-300, 590-652",
@@ -83,7 +88,8 @@ AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accele
                      keys="the path of the \"auto\" value in the DeepSpeed JSON")
 AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
                     "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
-                    DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
+                    DOC + "ds-auto-values; " + A
+                    + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
                     keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)")
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
@@ -108,7 +114,8 @@ BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       DOC + "ds-batch-size; " + C + ":590-652")
 BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
-                        DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
+                        DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C
+                        + ":596-606")
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag")

@@ -14,7 +14,8 @@ FP16_DTYPES = {"fp16", "float16", "half", "torch.float16"}
 BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
 FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
 
-BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled", DOC + "ds-precision; " + C + ":511-512")
+BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled",
+                       DOC + "ds-precision; " + C + ":511-512")
 LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale settings DeepSpeed rejects",
                   DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197")
 PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
@@ -28,10 +29,12 @@ STAGE_OFFLOAD_RATIO = rule("ds-json-partial-offload-needs-stage3", ERROR,
                            "offload_optimizer.ratio < 1 (partial offload) is ZeRO-3 only",
                            DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/config.py:395-400")
 NVME_NO_PATH = rule("ds-json-nvme-path-missing", ERROR, "NVMe offload at ZeRO-3 without nvme_path",
-                    DOC + "ds-nvme-offload; " + DS + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
+                    DOC + "ds-nvme-offload; " + DS
+                    + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
 GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
                  "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
-                 DOC + "ds-zero-options; " + DS + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
+                 DOC + "ds-zero-options; " + DS
+                 + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
 ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
                  DOC + "ds-zero-options; " + C + ":233-241, 695-700")
@@ -40,7 +43,8 @@ COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
                   keys="communication_data_type or seq_parallel_communication_data_type")
 GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
                      "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
-                     DOC + "ds-zero3-flags; " + A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
+                     DOC + "ds-zero3-flags; " + A
+                     + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
                      + DS + "runtime/zero/config.py:257-263")
 CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
                           "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
@@ -54,11 +58,13 @@ LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss sc
 SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
                   DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
 SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parameter the scheduler does not take",
-                   DOC + "ds-optimizer-and-scheduler; " + E + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
+                   DOC + "ds-optimizer-and-scheduler; " + E
+                   + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
 CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
                   DOC + "ds-zero-options; " + C + ":387-408")
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
-                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings", DOC + "ds-precision; " + C + ":566-570")
+                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
+                 DOC + "ds-precision; " + C + ":566-570")
 
 
 def _enabled(section) -> bool | None:
@@ -195,8 +201,9 @@ def check_zero(ctx: Ctx) -> None:
                                                                    not in ds else ""))
             other = "gradient_clipping"
         if problems:
-            ctx.emit(GRAD_NORM, ("zero_optimization.compute_grad_norm", other), "`zero_optimization.compute_grad_norm: false` "
-                     "cannot work here: " + problems[0] + "; DeepSpeed raises.",
+            ctx.emit(GRAD_NORM, ("zero_optimization.compute_grad_norm", other),
+                     "`zero_optimization.compute_grad_norm: false` cannot work here: " + problems[0]
+                     + "; DeepSpeed raises.",
                      "Delete compute_grad_norm, or use stage 1/2 without optimizer offload and with "
                      "\"gradient_clipping\": 0.0.")
     gather = zo.get("stage3_gather_16bit_weights_on_model_save", zo.get("gather_16bit_weights_on_model_save"))
@@ -228,8 +235,9 @@ def check_zero(ctx: Ctx) -> None:
             if conflict:
                 other = {"ZeRO-3": "zero_optimization.stage", "DeepCompile": "compile.deepcompile",
                          "ZenFlow": "zero_optimization.zenflow"}[conflict]
-                ctx.emit(ALLREDUCE, ("gradient_allreduce_op", other), f"`gradient_allreduce_op: sum` is not supported with "
-                         f"{conflict}; DeepSpeed raises.", "Use mean.")
+                ctx.emit(ALLREDUCE, ("gradient_allreduce_op", other),
+                         f"`gradient_allreduce_op: sum` is not supported with {conflict}; DeepSpeed raises.",
+                         "Use mean.")
     for k in ("communication_data_type", "seq_parallel_communication_data_type"):
         v = ds.get(k)
         if v is not None and (not isinstance(v, str) or v.lower() not in ("fp16", "bf16", "fp32")):
@@ -267,9 +275,9 @@ def check_optimizer_and_scheduler(ctx: Ctx) -> None:
                              "Set fp16.loss_scale to 0, or use another optimizer.")
         params = opt.get("params")
         if isinstance(params, dict) and "max_grad_norm" in params:
-            ctx.emit(OPT_MAX_NORM, "optimizer.params.max_grad_norm", "DeepSpeed refuses `max_grad_norm` as an optimizer "
-                     "parameter when it builds the optimizer.", "Delete it and set the top-level "
-                     "\"gradient_clipping\" instead.")
+            ctx.emit(OPT_MAX_NORM, "optimizer.params.max_grad_norm",
+                     "DeepSpeed refuses `max_grad_norm` as an optimizer parameter when it builds the optimizer.",
+                     "Delete it and set the top-level \"gradient_clipping\" instead.")
     sch = ds.get("scheduler")
     if isinstance(sch, dict) and sch.get("type") is not None:
         t = sch["type"]
