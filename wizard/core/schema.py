@@ -29,8 +29,8 @@ def _value_schema(s: Setting) -> dict[str, Any]:
         alts.append({"const": "auto"})
     if s.nullable:
         alts.append({"type": "null"})
-    out = alts[0] if len(alts) == 1 else {"anyOf": alts}
-    out = dict(out)
+    chosen: dict[str, Any] = alts[0] if len(alts) == 1 else {"anyOf": alts}
+    out = dict(chosen)
     out["title"] = s.label
     out["default"] = s.default
     return out
