@@ -107,15 +107,17 @@ def _yaml_duplicates(node) -> list[tuple[str, bool]]:
         if isinstance(n, yaml.MappingNode):
             seen: dict[str, Any] = {}
             for k, v in n.value:
-                name = str(k.value) if isinstance(k, yaml.ScalarNode) else None
-                path = f"{prefix}{name}" if name is not None else None
-                if name is not None and name in seen:
+                if not isinstance(k, yaml.ScalarNode):  # a complex key: no dotted name for it or below it
+                    walk(v, prefix)
+                    continue
+                name = str(k.value)
+                path = f"{prefix}{name}"
+                if name in seen:
                     prev = seen[name]
                     same = (isinstance(prev, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
                             and prev.value == v.value and prev.tag == v.tag)
                     out.append((path, same))
-                if name is not None:
-                    seen[name] = v
+                seen[name] = v
                 walk(v, f"{path}." if path else prefix)
         elif isinstance(n, yaml.SequenceNode):
             for item in n.value:

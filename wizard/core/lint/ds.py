@@ -172,7 +172,8 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      "the launch directory.", "Use a DeepSpeed JSON with `offload_...: {device: nvme, nvme_path: "
                      "/your/nvme}`.")
     gas = dc.get("gradient_accumulation_steps")
-    if gas is not None and (parse_int(gas) is None or parse_int(gas) < 1):
+    gas_int = parse_int(gas)
+    if gas is not None and (gas_int is None or gas_int < 1):
         why = ("\"auto\" is only understood inside a DeepSpeed JSON; here the launcher exports it and "
                "Accelerator() does int('auto')") if str(gas) == "auto" else "Accelerator() needs a whole number >= 1"
         ctx.emit(GAS_BAD, "deepspeed_config.gradient_accumulation_steps",

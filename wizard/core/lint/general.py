@@ -137,7 +137,8 @@ def derive(ctx: Ctx) -> None:
     ctx.kind = None if ctx.dist is None else ("fsdp" if ctx.dist == DIST_FSDP else
                                                "deepspeed" if ctx.dist == DIST_DEEPSPEED else "other")
     nm = y.get("num_machines", 1)
-    ctx.nmach = as_int(nm) if as_int(nm) is not None and as_int(nm) >= 1 else (
+    nm_int = as_int(nm)
+    ctx.nmach = nm_int if nm_int is not None and nm_int >= 1 else (
         int(nm) if isinstance(nm, str) and nm.strip().isdigit() and int(nm) >= 1 else 1)
     np_ = y.get("num_processes", 1 if ctx.dist == "NO" else -1)
     n = as_int(np_)
