@@ -4,6 +4,8 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import ds_schema as S
 from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
@@ -127,7 +129,7 @@ STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate ov
 SUBKEY_RENAMED = {"aio.thread_count": "intra_op_parallelism"}
 # Defaults DeepSpeed 0.19 applies to sub-keys of the hand-parsed sections (runtime/swap_tensor/constants.py:20-30,
 # runtime/activation_checkpointing/config.py:28-43, profiling/constants.py:29-47, runtime/constants.py:353-364)
-SUBKEY_DEFAULTS = {
+SUBKEY_DEFAULTS: dict[str, dict[str, Any]] = {
     "aio": {"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
             "overlap_events": True, "use_gds": False},
     "activation_checkpointing": {"partition_activations": False, "number_checkpoints": None,
@@ -201,8 +203,7 @@ def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
                  f"Use `{issue.expected}` instead." if issue.expected else "Delete it.")
 
 
-def check_keys_and_values(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
     top = S.top_level_keys()
     removed_top, removed_zero = S.removed_top_level(), S.removed_zero_keys()
     sections, opaque = S.section_names(), S.opaque_sections()
@@ -308,9 +309,10 @@ def _check_scalar(ctx: Ctx, name: str, value) -> None:
                  "accelerate fills it).")
 
 
-def check_autos(ctx: Ctx) -> None:
-    ds = ctx.ds
-    zo = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
+def check_autos(ctx: Ctx, ds: dict) -> None:
+    zo = ds.get("zero_optimization")
+    if not isinstance(zo, dict):
+        zo = {}
     for path in walk_autos(ds):
         if path in AUTO_TRAINER_ONLY:
             ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer; with "
@@ -341,10 +343,10 @@ def _positive_int(value) -> int | None:
     return n if n is not None and n > 0 else None
 
 
-def check_batch(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_batch(ctx: Ctx, ds: dict) -> None:
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
-    vals = {k: ds.get(k) for k in keys}
+    # the JSON values as written (None when absent): `present` says which are given, `ok` that those are valid
+    vals: dict[str, Any] = {k: ds.get(k) for k in keys}
     present = {k: k in ds and ds[k] is not None for k in keys}
     ok = True
     for k in keys:
@@ -371,7 +373,7 @@ def check_batch(ctx: Ctx) -> None:
                  "Set both to \"auto\", or both to numbers that agree.")
         return
     world = ctx.nproc
-    if world is None or _skip_world_check(ctx):
+    if world is None or _skip_world_check(ctx, ds):
         return
     g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
     tb = int(tb)
@@ -390,18 +392,19 @@ def check_batch(ctx: Ctx) -> None:
                  "Choose a train_batch_size that is a multiple of processes x accumulation steps.")
 
 
-def _skip_world_check(ctx: Ctx) -> bool:
+def _skip_world_check(ctx: Ctx, ds: dict) -> bool:
     """DeepSpeed divides by the data-parallel size, which tensor/sequence parallelism change."""
-    ds = ctx.ds
-    tp = ds.get("tensor_parallel") if isinstance(ds.get("tensor_parallel"), dict) else {}
+    tp = ds.get("tensor_parallel")
+    if not isinstance(tp, dict):
+        tp = {}
     if (as_int(tp.get("autotp_size", 0)) or 0) > 1 or ds.get("sequence_parallel_size") not in (None, 1):
         return True
     pc = ctx.section("parallelism_config")
     return any((as_int(v) or 1) > 1 for k, v in pc.items() if str(k).endswith(("tp_size", "sp_size", "cp_size")))
 
 
-def check_zero_present(ctx: Ctx) -> bool:
-    if "zero_optimization" not in ctx.ds:
+def check_zero_present(ctx: Ctx, ds: dict) -> bool:
+    if "zero_optimization" not in ds:
         ctx.emit(ZERO_MISSING, "zero_optimization", "The DeepSpeed JSON has no `zero_optimization` block; "
                  "accelerate's DeepSpeed plugin refuses it ('Please specify the ZeRO optimization config').",
                  "Add `\"zero_optimization\": {\"stage\": 2}` (or the stage you want).")

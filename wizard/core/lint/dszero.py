@@ -101,8 +101,7 @@ def _num(value) -> float | None:
     return None
 
 
-def check_precision(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_precision(ctx: Ctx, ds: dict) -> None:
     fp16, bf16 = _sec(ds, "fp16"), _sec(ds, "bf16")
     f_on, b_on = _enabled(ds.get("fp16")), _enabled(ds.get("bf16"))
     if f_on and b_on:
@@ -110,15 +109,17 @@ def check_precision(ctx: Ctx) -> None:
                  "refuses ('cannot be simultaneously enabled').", "Enable only one (bf16 on Ampere or newer GPUs).")
     if fp16:
         ls = fp16.get("loss_scale", 0)
-        if isinstance(ls, bool) or (ls != "auto" and (_num(ls) is None or _num(ls) < 0)):
+        ls_n = _num(ls)
+        if isinstance(ls, bool) or (ls != "auto" and (ls_n is None or ls_n < 0)):
             ctx.emit(LOSS_SCALE, "fp16.loss_scale", f"`fp16.loss_scale: {fmt(ls)}` must be a number >= 0 (0 means "
                      "dynamic loss scaling); DeepSpeed rejects it.", "Write 0 (dynamic) or a positive number.")
         for k in ("loss_scale_window", "min_loss_scale"):
             v = fp16.get(k)
+            v_n = _num(v)
             if isinstance(v, bool):
                 ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be an integer, not a boolean.",
                          "Write a positive integer.")
-            elif f_on and _num(ls) == 0 and v is not None and v != "auto" and _num(v) is not None and _num(v) <= 0:
+            elif f_on and ls_n == 0 and v is not None and v != "auto" and v_n is not None and v_n <= 0:
                 ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be above 0 with dynamic loss scaling "
                          "(loss_scale 0); DeepSpeed rejects it.", "Write a positive integer (defaults: window "
                          "1000, min 1).")
@@ -166,8 +167,7 @@ def _device(section) -> str:
     return d if d in ("cpu", "nvme") else "none"  # "auto" is filled with none; bad values are reported elsewhere
 
 
-def check_zero(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_zero(ctx: Ctx, ds: dict) -> None:
     zo = _sec(ds, "zero_optimization")
     stage = ctx.stage
     oo, op = zo.get("offload_optimizer"), zo.get("offload_param")
@@ -176,7 +176,7 @@ def check_zero(ctx: Ctx) -> None:
     check_offload_vs_stage(ctx, devices)
     if stage == 3:
         for name, sec in (("offload_optimizer", oo), ("offload_param", op)):
-            if _device(sec) == "nvme" and sec.get("nvme_path") is None:
+            if isinstance(sec, dict) and _device(sec) == "nvme" and sec.get("nvme_path") is None:
                 ctx.emit(NVME_NO_PATH, f"zero_optimization.{name}.nvme_path",
                          f"`zero_optimization.{name}` offloads to nvme without `nvme_path`; ZeRO-3 fails when it sets "
                          "up the swap files.", "Add `\"nvme_path\": \"/local_nvme\"` (a fast local disk).")
@@ -254,8 +254,7 @@ def check_zero(ctx: Ctx) -> None:
                  f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
 
 
-def check_optimizer_and_scheduler(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_optimizer_and_scheduler(ctx: Ctx, ds: dict) -> None:
     opt = ds.get("optimizer")
     if isinstance(opt, dict):
         t = opt.get("type")

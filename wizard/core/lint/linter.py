@@ -56,15 +56,16 @@ def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
                  "Please report this config to the fsdpds-wizard maintainers.")
 
 
-def _json_checks(ctx: Ctx) -> None:
-    if not _dsjson.check_zero_present(ctx):
-        _run(ctx, _dsjson.check_keys_and_values)
-        _run(ctx, _dsjson.check_autos)
-        _run(ctx, _dsjson.check_batch)
+def _json_checks(ctx: Ctx, ds: dict) -> None:
+    """The DeepSpeed JSON's rules; each gets the parsed JSON (``ctx.ds``, known here not to be None)."""
+    if not _dsjson.check_zero_present(ctx, ds):
+        _run(ctx, _dsjson.check_keys_and_values, ds)
+        _run(ctx, _dsjson.check_autos, ds)
+        _run(ctx, _dsjson.check_batch, ds)
         return
     for check in (_dsjson.check_keys_and_values, _dsjson.check_autos, _dsjson.check_batch, _dszero.check_precision,
                   _dszero.check_zero, _dszero.check_optimizer_and_scheduler):
-        _run(ctx, check)
+        _run(ctx, check, ds)
 
 
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
@@ -108,7 +109,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         _run(ctx, _keys.check_deepspeed_keys)
         _run(ctx, _ds.check)
         if ctx.ds_file_mode and ctx.ds is not None:
-            _json_checks(ctx)
+            _json_checks(ctx, ctx.ds)
     _run(ctx, _gen.report_gpu_unknown)
     return _finish(ctx)
 
