@@ -774,7 +774,7 @@ class _RoundTrip:
             if mixed_precision == "fp8" and not is_fp8_available():
                 raise ValueError("Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.")
             # (On CUDA without fp8 capability AcceleratorState falls back to fp16: hardware, not modelled.)
-            if use_ds and not cpu:
+            if ds_plugin is not None and not cpu:  # use_ds: the plugin was built above
                 distributed_type = DistributedType.DEEPSPEED
                 internal_mp = "no" if mixed_precision != "fp8" else mixed_precision
                 ds_plugin.set_mixed_precision(mixed_precision)
@@ -795,7 +795,7 @@ class _RoundTrip:
             return
 
         # AcceleratorState.mixed_precision property
-        if distributed_type == DistributedType.DEEPSPEED and internal_mp != "fp8":
+        if ds_plugin is not None and distributed_type == DistributedType.DEEPSPEED and internal_mp != "fp8":
             cfg = ds_plugin.deepspeed_config
             if cfg.get("fp16", {}).get("enabled", False):
                 eff.mixed_precision = "fp16"
@@ -905,6 +905,8 @@ class _RoundTrip:
         from deepspeed.runtime.config import DeepSpeedConfig
 
         ds = self.eff.deepspeed
+        if ds is None:  # _plugins fills it in with the plugin before it calls this
+            return
         inline = ds["config_file"] is None
         try:
             gas = self._fill_auto(plugin, accel_gas, parallelism)
