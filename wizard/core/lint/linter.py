@@ -19,7 +19,7 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-from ..findings import Finding, sort_findings
+from ..findings import Finding, dedupe, sort_findings
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
 from . import ds as _ds
 from . import dsjson as _dsjson
@@ -115,10 +115,6 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
 
 
 def _finish(ctx: Ctx) -> list[Finding]:
-    seen, out = set(), []
-    for f in ctx.findings:
-        ident = (f.rule, f.keys, f.message)
-        if ident not in seen:
-            seen.add(ident)
-            out.append(f)
-    return sort_findings(out)
+    # findings.dedupe also compares the severity; the same here, since every finding comes from Ctx.emit, which
+    # takes it from the rule's one registration
+    return sort_findings(dedupe(ctx.findings))
