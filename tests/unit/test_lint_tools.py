@@ -1,9 +1,10 @@
 """ruff and mypy, as the test command runs them, over the parts of ``wizard/`` that are clean.
 
 Both read their configuration from ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``): ruff's rule set, mypy's
-``None`` checks. ``wizard/core`` is cleaned next; then :data:`CLEAN` becomes ``["wizard"]`` and the mypy override
-that ignores ``wizard.core``'s own errors goes. mypy keeps its cache in ``.mypy_cache`` (about 5 s cold, well
-under a second warm).
+``None`` checks. Of ``wizard/core``, the modules being restructured are not clean yet (catalog, render, importer,
+verify_answers, generate, ds_schema, lint.base, lint.fsdp, lint.keys; the mypy override in ``pyproject.toml``
+names them); once they are, :data:`CLEAN` becomes ``["wizard"]`` and that override goes. mypy keeps its cache in
+``.mypy_cache`` (about 5 s cold, well under a second warm).
 """
 from __future__ import annotations
 
@@ -24,6 +25,30 @@ CLEAN = [
     "wizard/versions.py",
     "wizard/runtime.py",
     "wizard/__main__.py",
+    # wizard/core, but for the modules the mypy override in pyproject.toml still excludes
+    "wizard/core/__init__.py",
+    "wizard/core/answers.py",
+    "wizard/core/answer_rules.py",
+    "wizard/core/findings.py",
+    "wizard/core/rules.py",
+    "wizard/core/wizard_rules.py",
+    "wizard/core/texts.py",
+    "wizard/core/loading.py",
+    "wizard/core/files.py",
+    "wizard/core/gpus.py",
+    "wizard/core/imported.py",
+    "wizard/core/keymap.py",
+    "wizard/core/rules_doc.py",
+    "wizard/core/schema.py",
+    "wizard/core/verify.py",
+    "wizard/core/verify_keys.py",
+    "wizard/core/lint/__init__.py",
+    "wizard/core/lint/linter.py",
+    "wizard/core/lint/general.py",
+    "wizard/core/lint/ds.py",
+    "wizard/core/lint/dsjson.py",
+    "wizard/core/lint/dszero.py",
+    "wizard/core/lint/configfile.py",
 ]
 
 

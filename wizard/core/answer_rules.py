@@ -11,14 +11,15 @@ section ``answer``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import wraps
-from typing import Callable, Iterator
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
 from .findings import DOC, ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
-from .rules import ANSWER, in_section, rule as register
+from .rules import ANSWER, in_section
+from .rules import rule as register
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
@@ -49,14 +50,17 @@ def _is_fsdp(a: Answers) -> bool:
 # ------------------------------------------------------------------ launch
 
 
-@answer_rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address", DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
+@answer_rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
 def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
     if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
-        yield (["launch.main_process_ip", "launch.num_machines"], f"{a['launch.num_machines']} machines but no main_process_ip: "
-               "the other machines cannot find rank 0", "set launch.main_process_ip to the address of machine 0")
+        yield (["launch.main_process_ip", "launch.num_machines"],
+               f"{a['launch.num_machines']} machines but no main_process_ip: the other machines cannot find rank 0",
+               "set launch.main_process_ip to the address of machine 0")
 
 
-@answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines", DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
+@answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
 def processes_not_divisible(a: Answers) -> Iterator[Hit]:
     n, m = a["launch.num_processes"], a["launch.num_machines"]
     if n % m:
@@ -65,14 +69,17 @@ def processes_not_divisible(a: Answers) -> Iterator[Hit]:
                f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
 
 
-@answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines", DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); torch/distributed/run.py (node_rank < nnodes)")
+@answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); "
+             "torch/distributed/run.py (node_rank < nnodes)")
 def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
         yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
                f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
 
 
-@answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written", DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
+@answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written",
+             DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
 def compile_options_unused(a: Answers) -> Iterator[Hit]:
     if a["launch.dynamo_backend"] == "no":
         unused = [s for s in ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
@@ -82,7 +89,8 @@ def compile_options_unused(a: Answers) -> Iterator[Hit]:
                    "set launch.dynamo_backend (e.g. inductor) or drop them")
 
 
-@answer_rule("ds-compile-not-passed", WARNING, "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
+@answer_rule("ds-compile-not-passed", WARNING,
+             "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
              DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* "
              "export)")
 def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
@@ -93,7 +101,8 @@ def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
                f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 
 
-@answer_rule("ds-hostfile-missing", ERROR, "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
+@answer_rule("ds-hostfile-missing", ERROR,
+             "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
              DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); "
              "deepspeed/launcher/runner.py:212-216")
 def ds_hostfile_missing(a: Answers) -> Iterator[Hit]:
@@ -131,7 +140,9 @@ def gpu_ids_fewer_than_processes(a: Answers) -> Iterator[Hit]:
 # ------------------------------------------------------------------ sharding
 
 
-@answer_rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly", DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; FSDP2 reshard_after_forward)")
+@answer_rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly",
+             DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; "
+             "FSDP2 reshard_after_forward)")
 def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
     s = a["sharding.strategy"]
     if not _is_fsdp(a):
@@ -146,7 +157,8 @@ def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
                "use FSDP1 NO_SHARD, DeepSpeed ZeRO-0, or plain DDP (distributed_type MULTI_GPU)")
 
 
-@answer_rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin", "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)")
+@answer_rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin",
+             "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)")
 def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["sharding.strategy"] == "hybrid_grads_optimizer":
         yield (["sharding.strategy"], "hybrid ZeRO-2 (HYBRID_SHARD_ZERO2) has no DeepSpeed twin; writing plain "
@@ -177,15 +189,17 @@ def hybrid_fsdp1_group_size(a: Answers) -> Iterator[Hit]:
 def hybrid_fsdp2_needs_shard_group(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
             and processes_per_node(a) < 2):
-        yield (["sharding.strategy", "launch.num_processes", "launch.num_machines"], "FSDP2 hybrid sharding with one process per "
-               "machine leaves nothing to shard (dp_shard_size 1): accelerate rejects it",
+        yield (["sharding.strategy", "launch.num_processes", "launch.num_machines"],
+               "FSDP2 hybrid sharding with one process per machine leaves nothing to shard (dp_shard_size 1): "
+               "accelerate rejects it",
                "run several processes per machine or choose full sharding")
 
 
 # ------------------------------------------------------------------ offload
 
 
-@answer_rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together", DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
+@answer_rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together",
+             DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
 def fsdp_offload_all_or_nothing(a: Answers) -> Iterator[Hit]:
     if not _is_fsdp(a):
         return
@@ -201,7 +215,9 @@ def fsdp_offload_all_or_nothing(a: Answers) -> Iterator[Hit]:
                "use cpu, or DeepSpeed ZeRO-3 for NVMe (ZeRO-Infinity)")
 
 
-@answer_rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+@answer_rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3",
+             DOC + "ds-offload-and-zero-stage; "
+             "deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
 def ds_param_offload_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.params"] != "none" and zero_stage(a) != 3:
         yield (["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "
@@ -209,14 +225,16 @@ def ds_param_offload_needs_zero3(a: Answers) -> Iterator[Hit]:
                "choose sharding.strategy full, or set offload.params none")
 
 
-@answer_rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3", DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
+@answer_rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3",
+             DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
 def ds_nvme_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.optimizer"] == "nvme" and 0 < zero_stage(a) < 3:
         yield (["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
                "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
 
 
-@answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer", DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
+@answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer",
+             DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
 def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 0 and a["offload.optimizer"] != "none":
         yield (["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
@@ -224,9 +242,11 @@ def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
                "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
 
 
-@answer_rule("nvme-needs-path", ERROR, "NVMe offload needs a folder", DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
+@answer_rule("nvme-needs-path", ERROR, "NVMe offload needs a folder",
+             DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
 def nvme_needs_path(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a), a["offload.params"] if zero_stage(a) == 3 else "none"):
+    if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a),
+                                            a["offload.params"] if zero_stage(a) == 3 else "none"):
         if not a["offload.nvme_path"]:
             yield (["offload.nvme_path"], "NVMe offload without offload.nvme_path: DeepSpeed fails when it "
                    "creates its swap files", "set offload.nvme_path to a folder on a fast local NVMe drive")
@@ -244,7 +264,8 @@ def nvme_path_unused(a: Answers) -> Iterator[Hit]:
 # ------------------------------------------------------------------ loading, sync, summoning
 
 
-@answer_rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states", DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
+@answer_rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states",
+             DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
 def ram_efficient_needs_sync(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
         yield (["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
@@ -252,7 +273,8 @@ def ram_efficient_needs_sync(a: Answers) -> Iterator[Hit]:
                "set sync.module_states true, or loading.ram_efficient false")
 
 
-@answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3", DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
+@answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3",
+             DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
 def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
             and zero_stage(a) != 3):
@@ -261,7 +283,8 @@ def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
                "choose sharding.strategy full to load weights partitioned")
 
 
-@answer_rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params", DOC + "fsdp1-torch-compile; transformers#24641")
+@answer_rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params",
+             DOC + "fsdp1-torch-compile; transformers#24641")
 def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
         yield (["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
@@ -272,14 +295,16 @@ def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
 # ------------------------------------------------------------------ checkpoint, wrapping, prefetch
 
 
-@answer_rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT", DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
+@answer_rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT",
+             DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
 def fsdp2_no_local_state_dict(a: Answers) -> Iterator[Hit]:
     if a["checkpoint.format"] == "local" and a.target != FSDP1:
         yield (["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
                "checkpoints instead", "use sharded (fast) or full (one consolidated file)")
 
 
-@answer_rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation", DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
+@answer_rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation",
+             DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
 def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
         yield (["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
@@ -287,7 +312,8 @@ def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
                "full to gather 16-bit weights on save (slow for large models)")
 
 
-@answer_rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
+@answer_rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules",
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
 def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
         yield (["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
@@ -295,21 +321,25 @@ def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
                "name the decoder block class, e.g. LlamaDecoderLayer")
 
 
-@answer_rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList", DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); torch fully_shard")
+@answer_rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList",
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); "
+             "torch fully_shard")
 def fsdp2_size_wrap_containers(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP2 and a["wrapping.policy"] == "size":
         yield (["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
                "which fully_shard rejects", "prefer the transformer policy with the block class")
 
 
-@answer_rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy", DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
+@answer_rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy",
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
 def wrap_classes_unused(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
         yield (["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
                "layer classes: not written", "set wrapping.policy transformer or drop the classes")
 
 
-@answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing", DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
+@answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing",
+             DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
 def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
             and not a["training.activation_checkpointing"]):
@@ -321,14 +351,17 @@ def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
 # ------------------------------------------------------------------ training, precision
 
 
-@answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0", DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
+@answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0",
+             DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
 def ds_auto_clipping(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
         yield (["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
                "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
 
 
-@answer_rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script", DOC + "fsdp-key-mapping; accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
+@answer_rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script",
+             DOC + "fsdp-key-mapping; "
+             "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
 def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a):
         keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
@@ -339,14 +372,16 @@ def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
                    "keep them in the answers as documentation, and set them in the script")
 
 
-@answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP", DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
+@answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP",
+             DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
 def fp8_needs_backend(a: Answers) -> Iterator[Hit]:
     if a["precision.mixed_precision"] == "fp8":
         yield (["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
                "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
 
 
-@answer_rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML", DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
+@answer_rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML",
+             DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
 def fp8_ds_json(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.mixed_precision"] == "fp8" and a["deepspeed.config_file"] != "no" \
             and ds_json_reasons(a):
@@ -355,7 +390,8 @@ def fp8_ds_json(a: Answers) -> Iterator[Hit]:
                "use bf16, or drop the settings that need a DeepSpeed JSON")
 
 
-@answer_rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON", DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
+@answer_rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON",
+             DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
 def ds_json_required(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["deepspeed.config_file"] == "no":
         reasons = [r for r in ds_json_reasons(a) if r != "deepspeed.config_file is 'yes'"]
@@ -364,7 +400,9 @@ def ds_json_required(a: Answers) -> Iterator[Hit]:
                    "set deepspeed.config_file auto (or yes)")
 
 
-@answer_rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype", DOC + "mixed-precision; accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
+@answer_rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype",
+             DOC + "mixed-precision; "
+             "accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
 def low_precision_optimizer(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
@@ -373,7 +411,8 @@ def low_precision_optimizer(a: Answers) -> Iterator[Hit]:
                "set precision.mixed_precision to bf16 for fp32 master weights")
 
 
-@answer_rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision", DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
+@answer_rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision",
+             DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
 def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "

@@ -22,15 +22,22 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from .findings import ERROR, WARNING, Finding
-from .wizard_rules import (ANSWERS_BAD_VALUE, ANSWERS_EMPTY, ANSWERS_NOT_A_MAPPING, ANSWERS_SCHEMA_VERSION,
-                           ANSWERS_UNKNOWN_KEY, ANSWERS_YAML)
+from .wizard_rules import (
+    ANSWERS_BAD_VALUE,
+    ANSWERS_EMPTY,
+    ANSWERS_NOT_A_MAPPING,
+    ANSWERS_SCHEMA_VERSION,
+    ANSWERS_UNKNOWN_KEY,
+    ANSWERS_YAML,
+)
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -39,7 +46,8 @@ _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "b
 NATIVE_HINTS = {
     "zero_stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
     "stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
-    "sharding_strategy": "sharding.strategy (full = FULL_SHARD, grads_optimizer = SHARD_GRAD_OP, none = NO_SHARD, hybrid_full = HYBRID_SHARD)",
+    "sharding_strategy": "sharding.strategy (full = FULL_SHARD, grads_optimizer = SHARD_GRAD_OP, none = NO_SHARD, "
+                         "hybrid_full = HYBRID_SHARD)",
     "fsdp_sharding_strategy": "sharding.strategy",
     "reshard_after_forward": "sharding.strategy (full = reshard after forward, grads_optimizer = keep gathered)",
     "fsdp_reshard_after_forward": "sharding.strategy",
@@ -113,7 +121,7 @@ class Answers:
         """The user stated a value that differs from the default."""
         return setting_id in self.explicit and self.values[setting_id] != SETTING_BY_ID[setting_id].default
 
-    def replace(self, changes: Mapping[str, Any]) -> "Answers":
+    def replace(self, changes: Mapping[str, Any]) -> Answers:
         for key in changes:
             if key not in SETTING_BY_ID:
                 raise KeyError(f"unknown setting {key!r}")
@@ -202,7 +210,8 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
                 except ValueError:
                     return bad(_expected(setting))
                 if num.is_integer():
-                    return bad(_expected(setting), f"write it as a plain integer without quotes or exponent: {int(num)}")
+                    return bad(_expected(setting),
+                               f"write it as a plain integer without quotes or exponent: {int(num)}")
             return bad(_expected(setting))
         return _bounded(setting, value, bad)
     if kind == "float":
@@ -276,7 +285,8 @@ def _expected(setting: Setting) -> str:
     elif setting.kind == "float":
         text = "a number" + range_text(setting)
     else:
-        text = {"bool": "true or false", "str": "a string", "list": "a list of strings", "dict": "a mapping"}[setting.kind]
+        text = {"bool": "true or false", "str": "a string", "list": "a list of strings",
+                "dict": "a mapping"}[setting.kind]
     if setting.allow_auto:
         text += ", or 'auto'"
     if setting.nullable:
@@ -312,7 +322,8 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     version = data.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         findings.append(Finding(ERROR, ANSWERS_SCHEMA_VERSION, ("schema_version",),
-                                f"schema_version {version!r} is not supported (this wizard reads version {SCHEMA_VERSION})",
+                                f"schema_version {version!r} is not supported "
+                                f"(this wizard reads version {SCHEMA_VERSION})",
                                 f"set schema_version: {SCHEMA_VERSION}", "answers.yaml schema 1"))
     groups = [g.id for g in GROUP_BY_ID.values() if g.id != "backend"]
     for key, raw in data.items():
@@ -338,7 +349,8 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
         if not isinstance(raw, dict):
             findings.append(Finding(ERROR, ANSWERS_BAD_VALUE, (key,),
                                     f"'{key}' must be a mapping of settings, got {_type_name(raw)}",
-                                    f"write it as '{key}:' followed by indented 'name: value' lines", "answers.yaml schema 1"))
+                                    f"write it as '{key}:' followed by indented 'name: value' lines",
+                                    "answers.yaml schema 1"))
             continue
         names = [s.path[1] for s in SETTINGS if s.group == key]
         for name, sub in raw.items():

@@ -114,8 +114,8 @@ def write_files(files: dict[Path, str], *, force: bool = False) -> WriteResult:
                 unchanged.append(path)
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            temps.append((Path(tmp), path))
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temps.append((Path(tmp_name), path))
             # mkstemp creates 0600; give the file the mode open() would (or keep the mode of the file replaced)
             os.fchmod(fd, _mode_for(path))
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -1,8 +1,8 @@
 """Findings: what a rule says about answers or a config."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 ERROR = "error"
 WARNING = "warning"

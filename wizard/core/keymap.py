@@ -10,11 +10,12 @@ under ``deepspeed_config.``) are normalised first, as the importer does.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from .answers import Answers, default_answers
 from .render import render
 
-_COVERAGE = (
+_COVERAGE: tuple[dict[str, Any], ...] = (
     {},
     {"launch.num_machines": 2, "launch.main_process_ip": "10.0.0.1", "launch.main_process_port": 29500,
      "launch.dynamo_backend": "inductor", "sharding.strategy": "hybrid_full", "wrapping.policy": "size",

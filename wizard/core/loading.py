@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:  # annotations only: keeps the CLI's start-up light
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any, Literal
 
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -287,8 +288,9 @@ def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | Non
                          "which YAML does not allow)", "is this a binary file? Give the text file, saved as UTF-8",
                          "binary", line) from None
     except yaml.YAMLError as exc:
-        what, line = _yaml_problem(exc)
-        raise InputError(path, what, "fix the YAML syntax (indentation, colons, quotes)", "not-yaml", line) from None
+        what, where_line = _yaml_problem(exc)
+        raise InputError(path, what, "fix the YAML syntax (indentation, colons, quotes)", "not-yaml",
+                         where_line) from None
     except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
         raise InputError(path, f"not valid YAML: {_value_problem(exc)}", "fix or remove that value",
                          "not-yaml") from None
@@ -363,6 +365,14 @@ def mapping_from_text(text: str, path: str | Path, kind: str, *, as_json: bool,
     return data
 
 
+@overload
+def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,
+                      on_node: Callable[[Any], None] | None = None, allow_empty: Literal[False] = False,
+                      not_found_fix: str | None = None) -> dict: ...
+@overload
+def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,
+                      on_node: Callable[[Any], None] | None = None, allow_empty: bool,
+                      not_found_fix: str | None = None) -> dict | None: ...
 def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,
                       on_node: Callable[[Any], None] | None = None, allow_empty: bool = False,
                       not_found_fix: str | None = None) -> dict | None:

@@ -16,7 +16,7 @@ linter): ``RULES`` holds the rules of the modules imported so far; ``rules_doc``
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .findings import SEVERITIES, Finding, RuleInfo
 

@@ -117,8 +117,8 @@ def _assigned(fn: ast.AST, name: str) -> ast.AST | None:
     return found
 
 
-def _keys(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[str]:
-    """The keys an expression names, in general terms."""
+def _keys(node: ast.AST | None, fn: ast.AST | None, depth: int = 0) -> list[str]:
+    """The keys an expression names, in general terms (none for a missing argument, ``node`` None)."""
     if node is None:
         return []
     k = _key_call(node)
@@ -141,7 +141,8 @@ def _keys(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[str]:
         gen = node.generators[0]
         if isinstance(elt, ast.Call) and isinstance(elt.func, ast.Name) and elt.func.id == "key" \
                 and isinstance(gen.iter, (ast.Tuple, ast.List)):
-            return ["fsdp_config." + e.value for e in gen.iter.elts if isinstance(e, ast.Constant)]
+            return ["fsdp_config." + e.value for e in gen.iter.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         if isinstance(elt, ast.Name) and isinstance(gen.iter, (ast.Tuple, ast.List)):
             return [x for e in gen.iter.elts for x in _keys(e, fn, depth)]
         t = _text(elt, fn)
@@ -179,13 +180,14 @@ def _config_reports() -> dict[str, dict[str, list[str]]]:
     reports: dict[str, dict[str, list[str]]] = {}
     for mod in CONFIG_MODULES:
         tree = ast.parse(inspect.getsource(mod))
-        consts = {}
+        consts: dict[str, str] = {}  # constant -> the rule name registered into it
         for n in tree.body:
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
-                    and n.value.func.id == "rule" and n.value.args and isinstance(n.value.args[0], ast.Constant):
-                for t in n.targets:
-                    if isinstance(t, ast.Name):
-                        consts[t.id] = n.value.args[0].value
+                    and n.value.func.id == "rule" and n.value.args and isinstance(n.value.args[0], ast.Constant) \
+                    and isinstance(n.value.args[0].value, str):
+                for target in n.targets:
+                    if isinstance(target, ast.Name):
+                        consts[target.id] = n.value.args[0].value
         for fn in _functions(tree):
             for call in ast.walk(fn):
                 if not isinstance(call, ast.Call):
@@ -221,7 +223,8 @@ def _answer_reports() -> dict[str, dict[str, list[str]]]:
     reports: dict[str, dict[str, list[str]]] = {}
     for fn in _functions(tree):
         names = [d.args[0].value for d in fn.decorator_list if isinstance(d, ast.Call) and isinstance(d.func, ast.Name)
-                 and d.func.id == "answer_rule" and d.args and isinstance(d.args[0], ast.Constant)]
+                 and d.func.id == "answer_rule" and d.args and isinstance(d.args[0], ast.Constant)
+                 and isinstance(d.args[0].value, str)]
         if not names:
             continue
         r = reports.setdefault(names[0], {"keys": [], "fix": []})

@@ -29,8 +29,8 @@ def _value_schema(s: Setting) -> dict[str, Any]:
         alts.append({"const": "auto"})
     if s.nullable:
         alts.append({"type": "null"})
-    out = alts[0] if len(alts) == 1 else {"anyOf": alts}
-    out = dict(out)
+    chosen: dict[str, Any] = alts[0] if len(alts) == 1 else {"anyOf": alts}
+    out = dict(chosen)
     out["title"] = s.label
     out["default"] = s.default
     return out
@@ -80,6 +80,7 @@ def markdown_reference() -> str:
             for t in TARGETS:
                 cells.append(f"`{s.where[t]}`" if s.applies_to(t) else "n/a: " + s.not_applicable.get(t, ""))
             key = s.id if len(s.path) == 1 else f"{g.id}.{s.path[1]}"
-            lines.append(f"| `{key}` | {kind} | `{s.default!r}` | " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+            lines.append(f"| `{key}` | {kind} | `{s.default!r}` | "
+                         + " | ".join(c.replace("|", "/") for c in cells) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -854,7 +854,8 @@ def _check(model_dtype: str, mixed_precision: str) -> None:
 
 
 def _ds_params(module_dtype: str) -> str:
-    """DeepSpeed's parameters: the module's own (cast to the 16-bit dtype) plus the fp32 master the optimizer updates."""
+    """DeepSpeed's parameters: the module's own (cast to the 16-bit dtype) plus the fp32 master the optimizer
+    updates."""
     return "fp32" if module_dtype == "fp32" else f"{module_dtype} module + fp32 master"
 
 
@@ -977,8 +978,8 @@ MEANING_CHANGES: tuple[MeaningChange, ...] = (
     MeaningChange(
         "offload.optimizer", ("cpu", "nvme"), _DS, _FSDP,
         "DeepSpeed moved only the optimizer state and step off the GPU and ran the step in DeepSpeedCPUAdam "
-        "(accelerate swaps a torch Adam for it); FSDP's single fsdp_offload_params also moves the parameters and gradients to "
-        "the CPU and runs your own torch optimizer's step there, usually slower than DeepSpeedCPUAdam."),
+        "(accelerate swaps a torch Adam for it); FSDP's single fsdp_offload_params also moves the parameters and "
+        "gradients to the CPU and runs your own torch optimizer's step there, usually slower than DeepSpeedCPUAdam."),
     MeaningChange(
         "offload.optimizer", ("nvme",), _DS, _FSDP,
         "NVMe becomes CPU RAM: FSDP cannot offload to NVMe, so the host needs room for all of it."),

@@ -42,10 +42,11 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import PurePath
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from . import verify_keys as K
 from .findings import ERROR, WARNING, Finding
@@ -308,7 +309,7 @@ def values_equal(a: Any, b: Any) -> bool:
     elif isinstance(b, str) and isinstance(a, seq):
         b = [s.strip() for s in b.split(",")]
     if isinstance(a, seq) and isinstance(b, seq):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -337,7 +338,7 @@ def _set_environ(target: Mapping[str, str]) -> None:
 class _Sandbox:
     """Snapshot and exact restore of process-global state touched by a round trip."""
 
-    def __enter__(self) -> "_Sandbox":
+    def __enter__(self) -> _Sandbox:
         self.environ = dict(os.environ)
         self.argv_obj = sys.argv
         self.argv = list(sys.argv)
@@ -617,6 +618,9 @@ class _RoundTrip:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                # torch, then accelerate, then deepspeed (as they depend on each other): the first import that
+                # fails is the one reported, so the order is kept
+                # isort: off
                 import torch  # noqa: F401
                 import torch.distributed.fsdp  # noqa: F401
                 import torch.distributed.fsdp.wrap  # noqa: F401
@@ -627,6 +631,7 @@ class _RoundTrip:
                 import accelerate.parallelism_config  # noqa: F401
                 import deepspeed  # noqa: F401
                 import deepspeed.runtime.config  # noqa: F401
+                # isort: on
         except Exception as exc:
             self.error(RULE_LOAD, [self.file_key], exc)
             return False
@@ -769,7 +774,7 @@ class _RoundTrip:
             if mixed_precision == "fp8" and not is_fp8_available():
                 raise ValueError("Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.")
             # (On CUDA without fp8 capability AcceleratorState falls back to fp16: hardware, not modelled.)
-            if use_ds and not cpu:
+            if ds_plugin is not None and not cpu:  # use_ds: the plugin was built above
                 distributed_type = DistributedType.DEEPSPEED
                 internal_mp = "no" if mixed_precision != "fp8" else mixed_precision
                 ds_plugin.set_mixed_precision(mixed_precision)
@@ -790,7 +795,7 @@ class _RoundTrip:
             return
 
         # AcceleratorState.mixed_precision property
-        if distributed_type == DistributedType.DEEPSPEED and internal_mp != "fp8":
+        if ds_plugin is not None and distributed_type == DistributedType.DEEPSPEED and internal_mp != "fp8":
             cfg = ds_plugin.deepspeed_config
             if cfg.get("fp16", {}).get("enabled", False):
                 eff.mixed_precision = "fp16"
@@ -900,6 +905,8 @@ class _RoundTrip:
         from deepspeed.runtime.config import DeepSpeedConfig
 
         ds = self.eff.deepspeed
+        if ds is None:  # _plugins fills it in with the plugin before it calls this
+            return
         inline = ds["config_file"] is None
         try:
             gas = self._fill_auto(plugin, accel_gas, parallelism)

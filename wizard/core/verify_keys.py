@@ -9,7 +9,8 @@ Pure Python: imports nothing from torch, accelerate or deepspeed.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 # --------------------------------------------------------------------------------------------------
 # FSDP: env var exported by accelerate/utils/launch.py:prepare_multi_gpu_env -> launcher argument.

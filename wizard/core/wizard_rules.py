@@ -64,13 +64,15 @@ IMPORT_NOTE = rule(
 IMPORT_UNSUPPORTED = rule(
     "import-unsupported", ERROR,
     "The file cannot be imported into answers: not a mapping, or a distributed_type other than FSDP or DEEPSPEED",
-    DOC + "launch-copies-section-keys; wizard/core/importer.py (import_mapping)", section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
+    DOC + "launch-copies-section-keys; wizard/core/importer.py (import_mapping)",
+    section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
     fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
 
 # ------------------------------------------------------------------ verify
 VERIFY_LOAD = rule(
     "verify-load", ERROR, "accelerate's own config loader rejects the file (load_config_from_file)",
-    _VERIFY_SRC + "; accelerate/commands/config/config_args.py", section=VERIFY, keys="the key accelerate names (or the file)",
+    _VERIFY_SRC + "; accelerate/commands/config/config_args.py",
+    section=VERIFY, keys="the key accelerate names (or the file)",
     fix="Fix the value accelerate names in the message (`fsdpds-wizard check` explains most of them).")
 VERIFY_LAUNCH = rule(
     "verify-launch", ERROR, "`accelerate launch` would refuse the config (argument parsing, validation, "
@@ -80,7 +82,8 @@ VERIFY_LAUNCH = rule(
 VERIFY_PLUGIN = rule(
     "verify-plugin", ERROR, "Accelerator() would fail building its plugins (DeepSpeedPlugin, "
     "FullyShardedDataParallelPlugin, ParallelismConfig, dynamo) from the exported environment",
-    _VERIFY_SRC + "; accelerate/accelerator.py, accelerate/utils/dataclasses.py", section=VERIFY, keys="the key the plugin reads",
+    _VERIFY_SRC + "; accelerate/accelerator.py, accelerate/utils/dataclasses.py",
+    section=VERIFY, keys="the key the plugin reads",
     fix="Fix the value the plugin names in the message.")
 VERIFY_DS_CONFIG = rule(
     "verify-deepspeed-config", ERROR, "DeepSpeed's own DeepSpeedConfig rejects the final JSON (after "

@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from .base import DOC, rule
 from ..findings import ERROR, WARNING, Finding
 from ..loading import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
+from .base import DOC, rule
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
 _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"
@@ -107,15 +107,17 @@ def _yaml_duplicates(node) -> list[tuple[str, bool]]:
         if isinstance(n, yaml.MappingNode):
             seen: dict[str, Any] = {}
             for k, v in n.value:
-                name = str(k.value) if isinstance(k, yaml.ScalarNode) else None
-                path = f"{prefix}{name}" if name is not None else None
-                if name is not None and name in seen:
+                if not isinstance(k, yaml.ScalarNode):  # a complex key: no dotted name for it or below it
+                    walk(v, prefix)
+                    continue
+                name = str(k.value)
+                path = f"{prefix}{name}"
+                if name in seen:
                     prev = seen[name]
                     same = (isinstance(prev, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
                             and prev.value == v.value and prev.tag == v.tag)
                     out.append((path, same))
-                if name is not None:
-                    seen[name] = v
+                seen[name] = v
                 walk(v, f"{path}." if path else prefix)
         elif isinstance(n, yaml.SequenceNode):
             for item in n.value:
@@ -295,8 +297,8 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
         loaded.findings.append(_ds_error(
             DS_MISSING, f"The DeepSpeed config `{text_value}` named by "
             "`deepspeed_config.deepspeed_config_file` was not found (looked from the current folder, where "
-            "accelerate opens it, and from the YAML's folder and those above it); accelerate raises 'Expected a string path to an existing "
-            "deepspeed config'.",
+            "accelerate opens it, and from the YAML's folder and those above it); accelerate raises "
+            "'Expected a string path to an existing deepspeed config'.",
             "Fix the path. A relative path is resolved from the folder `accelerate launch` runs in.",
             _DS_FILE_SOURCE))
         return

@@ -3,8 +3,7 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
-from .base import (A, DOC, DS, ERROR, INFO, MISSING, WARNING, Ctx, as_int, fmt, kv, parse_bool, parse_int,
-                                rule)
+from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
@@ -26,7 +25,8 @@ DEVICE_BAD = rule("deepspeed-offload-device-invalid", ERROR, "offload device mus
                   DOC + "ds-inline-config; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
 NVME_PATH_LOST = rule("deepspeed-inline-nvme-path-ignored", ERROR,
                       "Inline offload_*_nvme_path is never exported by accelerate launch",
-                      DOC + "ds-nvme-offload; " + L + ":565-586 (no NVME_PATH export); " + D + ":1246-1252; accelerate#1463")
+                      DOC + "ds-nvme-offload; " + L + ":565-586 (no NVME_PATH export); " + D
+                      + ":1246-1252; accelerate#1463")
 NVME_INLINE = rule("deepspeed-inline-nvme-without-path", WARNING,
                    "Inline NVMe offload always uses the relative folder 'none'",
                    DOC + "ds-nvme-offload; " + D + ":1246-1252, 1308-1317")
@@ -37,11 +37,12 @@ CLIP_BAD = rule("deepspeed-gradient-clipping-invalid", ERROR, "Inline gradient_c
                 DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235")
 CLIP_ZERO = rule("deepspeed-gradient-clipping-zero-ignored", ERROR,
                  "Inline gradient_clipping 0 is dropped and DeepSpeed 0.19 then clips at 1.0",
-                 DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1321-1322; " + DS + "runtime/constants.py:203 (default 1.0, spec said 0)")
+                 DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1321-1322; " + DS
+                 + "runtime/constants.py:203 (default 1.0, spec said 0)")
 CLIP_MISSING = rule("deepspeed-no-gradient-clipping", WARNING,
                     "Inline DeepSpeed without gradient_clipping clips at 1.0",
-                    DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235, 1321-1322; " + A + "accelerator.py:2223-2226; "
-                    + DS + "runtime/constants.py:203")
+                    DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235, 1321-1322; " + A
+                    + "accelerator.py:2223-2226; " + DS + "runtime/constants.py:203")
 INIT_BAD = rule("deepspeed-zero3-init-flag-invalid", ERROR, "zero3_init_flag is not a boolean",
                 DOC + "ds-zero3-flags; " + D + ":1327-1336; accelerate/utils/environment.py:59-71")
 INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: true with a stage other than 3",
@@ -50,7 +51,8 @@ SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit
                   DOC + "ds-zero3-flags; " + D + ":1254-1257")
 SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
                      "zero3_save_16bit_model: true below ZeRO-3: never read, the setting does not take effect",
-                     DOC + "ds-zero3-flags; " + D + ":1317-1318; " + A + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
+                     DOC + "ds-zero3-flags; " + D + ":1317-1318; " + A
+                     + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
                      + DS + "runtime/zero/config.py:257-263")
 MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names that can never match a module",
                DOC + "ds-inline-config; " + D + ":1533-1552")
@@ -61,15 +63,23 @@ NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    DOC + "ds-multinode-launcher; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
 OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            "Parameter offload is only used by ZeRO-3 (silently ignored below)",
-                           DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
-                           keys="the param offload device (deepspeed_config.offload_param_device or zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
+                           DOC + "ds-offload-and-zero-stage; " + DS
+                           + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
+                           keys="the param offload device (deepspeed_config.offload_param_device or "
+                           "zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or "
+                           "zero_optimization.stage)")
 NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
                   DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
-                  keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
+                  keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
+                  "zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or "
+                  "zero_optimization.stage)")
 OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
-                      DOC + "ds-offload-and-zero-stage; " + A + "accelerator.py:2377-2383; " + DS + "ops/adam/cpu_adam.py:148",
-                      keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or zero_optimization.stage)")
+                      DOC + "ds-offload-and-zero-stage; " + A + "accelerator.py:2377-2383; " + DS
+                      + "ops/adam/cpu_adam.py:148",
+                      keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
+                      "zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or "
+                      "zero_optimization.stage)")
 
 
 def derive(ctx: Ctx) -> None:
@@ -162,7 +172,8 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      "the launch directory.", "Use a DeepSpeed JSON with `offload_...: {device: nvme, nvme_path: "
                      "/your/nvme}`.")
     gas = dc.get("gradient_accumulation_steps")
-    if gas is not None and (parse_int(gas) is None or parse_int(gas) < 1):
+    gas_int = parse_int(gas)
+    if gas is not None and (gas_int is None or gas_int < 1):
         why = ("\"auto\" is only understood inside a DeepSpeed JSON; here the launcher exports it and "
                "Accelerator() does int('auto')") if str(gas) == "auto" else "Accelerator() needs a whole number >= 1"
         ctx.emit(GAS_BAD, "deepspeed_config.gradient_accumulation_steps",
@@ -264,13 +275,16 @@ def check_offload_vs_stage(ctx: Ctx, devices: dict) -> None:
     opt_key, opt = devices.get("offload_optimizer", ("", "none"))
     par_key, par = devices.get("offload_param", ("", "none"))
     if par in ("cpu", "nvme") and stage < 3:
-        ctx.emit(OFFLOAD_PARAM_STAGE, (par_key, stage_key), f"Parameter offload ({fmt(par)}) is only used by ZeRO-3; at stage "
+        ctx.emit(OFFLOAD_PARAM_STAGE, (par_key, stage_key),
+                 f"Parameter offload ({fmt(par)}) is only used by ZeRO-3; at stage "
                  f"{stage} DeepSpeed accepts it and never uses it.", "Use stage 3, or set the param offload device "
                  "to none.")
     if opt == "nvme" and stage in (1, 2):
-        ctx.emit(NVME_STAGE, (opt_key, stage_key), f"NVMe optimizer offload needs ZeRO-3; at stage {stage} DeepSpeed silently "
+        ctx.emit(NVME_STAGE, (opt_key, stage_key),
+                 f"NVMe optimizer offload needs ZeRO-3; at stage {stage} DeepSpeed silently "
                  "offloads to CPU memory instead.", "Use stage 3 for NVMe (ZeRO-Infinity), or offload to cpu.")
     if opt in ("cpu", "nvme") and stage == 0:
-        ctx.emit(OFFLOAD_STAGE0, (opt_key, stage_key), f"Optimizer offload ({fmt(opt)}) at ZeRO stage 0: nothing moves the "
+        ctx.emit(OFFLOAD_STAGE0, (opt_key, stage_key),
+                 f"Optimizer offload ({fmt(opt)}) at ZeRO stage 0: nothing moves the "
                  "parameters to CPU, so the CPU Adam optimizer that accelerate substitutes fails its device check.",
                  "Use stage 1 or higher with optimizer offload, or set the device to none.")

@@ -4,8 +4,10 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import ds_schema as S
-from .base import A, DOC, DS, ERROR, INFO, WARNING, Ctx, as_int, fmt, rule
+from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"
@@ -46,16 +48,19 @@ UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    keys="the top-level DeepSpeed key")
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
-                DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS + "runtime/precision_config.py:34-38",
+                DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS
+                + "runtime/precision_config.py:34-38",
                 keys="bfloat16")
 NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
-                   DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS + "runtime/config_utils.py:54-58",
+                   DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS
+                   + "runtime/config_utils.py:54-58",
                    keys="the path of the section in the DeepSpeed JSON")
 UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
                    DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113",
                    keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)")
 BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
-                 DOC + "ds-json-validation; " + DS + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
+                 DOC + "ds-json-validation; " + DS
+                 + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
                  keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)")
 COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
@@ -68,12 +73,14 @@ DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:82-95")
 DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
                     "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
-                    "applies instead (ignored)", DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                    "applies instead (ignored)",
+                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
                     keys="the unread sub-key (e.g. aio.thread_count)")
 DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
                          "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
                          "aio.thread_count: 1 = the default intra_op_parallelism)",
-                         DOC + "ds-json-validation; " + C + ":436-592; " + DS + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
+                         DOC + "ds-json-validation; " + C + ":436-592; " + DS
+                         + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
                          keys="the unread sub-key (e.g. aio.thread_count)")
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
                    DOC + "ds-json-validation; " + C + ":245-300, 590-652",
@@ -83,7 +90,8 @@ AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accele
                      keys="the path of the \"auto\" value in the DeepSpeed JSON")
 AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
                     "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
-                    DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
+                    DOC + "ds-auto-values; " + A
+                    + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
                     keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)")
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
@@ -108,7 +116,8 @@ BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       DOC + "ds-batch-size; " + C + ":590-652")
 BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
-                        DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C + ":596-606")
+                        DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C
+                        + ":596-606")
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag")
@@ -120,7 +129,7 @@ STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate ov
 SUBKEY_RENAMED = {"aio.thread_count": "intra_op_parallelism"}
 # Defaults DeepSpeed 0.19 applies to sub-keys of the hand-parsed sections (runtime/swap_tensor/constants.py:20-30,
 # runtime/activation_checkpointing/config.py:28-43, profiling/constants.py:29-47, runtime/constants.py:353-364)
-SUBKEY_DEFAULTS = {
+SUBKEY_DEFAULTS: dict[str, dict[str, Any]] = {
     "aio": {"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
             "overlap_events": True, "use_gds": False},
     "activation_checkpointing": {"partition_activations": False, "number_checkpoints": None,
@@ -194,8 +203,7 @@ def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
                  f"Use `{issue.expected}` instead." if issue.expected else "Delete it.")
 
 
-def check_keys_and_values(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
     top = S.top_level_keys()
     removed_top, removed_zero = S.removed_top_level(), S.removed_zero_keys()
     sections, opaque = S.section_names(), S.opaque_sections()
@@ -301,9 +309,10 @@ def _check_scalar(ctx: Ctx, name: str, value) -> None:
                  "accelerate fills it).")
 
 
-def check_autos(ctx: Ctx) -> None:
-    ds = ctx.ds
-    zo = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
+def check_autos(ctx: Ctx, ds: dict) -> None:
+    zo = ds.get("zero_optimization")
+    if not isinstance(zo, dict):
+        zo = {}
     for path in walk_autos(ds):
         if path in AUTO_TRAINER_ONLY:
             ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer; with "
@@ -334,10 +343,10 @@ def _positive_int(value) -> int | None:
     return n if n is not None and n > 0 else None
 
 
-def check_batch(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_batch(ctx: Ctx, ds: dict) -> None:
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
-    vals = {k: ds.get(k) for k in keys}
+    # the JSON values as written (None when absent): `present` says which are given, `ok` that those are valid
+    vals: dict[str, Any] = {k: ds.get(k) for k in keys}
     present = {k: k in ds and ds[k] is not None for k in keys}
     ok = True
     for k in keys:
@@ -364,7 +373,7 @@ def check_batch(ctx: Ctx) -> None:
                  "Set both to \"auto\", or both to numbers that agree.")
         return
     world = ctx.nproc
-    if world is None or _skip_world_check(ctx):
+    if world is None or _skip_world_check(ctx, ds):
         return
     g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
     tb = int(tb)
@@ -383,18 +392,19 @@ def check_batch(ctx: Ctx) -> None:
                  "Choose a train_batch_size that is a multiple of processes x accumulation steps.")
 
 
-def _skip_world_check(ctx: Ctx) -> bool:
+def _skip_world_check(ctx: Ctx, ds: dict) -> bool:
     """DeepSpeed divides by the data-parallel size, which tensor/sequence parallelism change."""
-    ds = ctx.ds
-    tp = ds.get("tensor_parallel") if isinstance(ds.get("tensor_parallel"), dict) else {}
+    tp = ds.get("tensor_parallel")
+    if not isinstance(tp, dict):
+        tp = {}
     if (as_int(tp.get("autotp_size", 0)) or 0) > 1 or ds.get("sequence_parallel_size") not in (None, 1):
         return True
     pc = ctx.section("parallelism_config")
     return any((as_int(v) or 1) > 1 for k, v in pc.items() if str(k).endswith(("tp_size", "sp_size", "cp_size")))
 
 
-def check_zero_present(ctx: Ctx) -> bool:
-    if "zero_optimization" not in ctx.ds:
+def check_zero_present(ctx: Ctx, ds: dict) -> bool:
+    if "zero_optimization" not in ds:
         ctx.emit(ZERO_MISSING, "zero_optimization", "The DeepSpeed JSON has no `zero_optimization` block; "
                  "accelerate's DeepSpeed plugin refuses it ('Please specify the ZeRO optimization config').",
                  "Add `\"zero_optimization\": {\"stage\": 2}` (or the stage you want).")

@@ -4,7 +4,7 @@ DeepSpeed JSON."""
 from __future__ import annotations
 
 from .. import ds_schema as S
-from .base import A, DOC, DS, ERROR, WARNING, Ctx, fmt, rule
+from .base import DOC, DS, ERROR, A, Ctx, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
@@ -14,7 +14,8 @@ FP16_DTYPES = {"fp16", "float16", "half", "torch.float16"}
 BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
 FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
 
-BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled", DOC + "ds-precision; " + C + ":511-512")
+BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled",
+                       DOC + "ds-precision; " + C + ":511-512")
 LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale settings DeepSpeed rejects",
                   DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197")
 PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
@@ -28,10 +29,12 @@ STAGE_OFFLOAD_RATIO = rule("ds-json-partial-offload-needs-stage3", ERROR,
                            "offload_optimizer.ratio < 1 (partial offload) is ZeRO-3 only",
                            DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/config.py:395-400")
 NVME_NO_PATH = rule("ds-json-nvme-path-missing", ERROR, "NVMe offload at ZeRO-3 without nvme_path",
-                    DOC + "ds-nvme-offload; " + DS + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
+                    DOC + "ds-nvme-offload; " + DS
+                    + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
 GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
                  "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
-                 DOC + "ds-zero-options; " + DS + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
+                 DOC + "ds-zero-options; " + DS
+                 + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
 ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
                  DOC + "ds-zero-options; " + C + ":233-241, 695-700")
@@ -40,7 +43,8 @@ COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
                   keys="communication_data_type or seq_parallel_communication_data_type")
 GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
                      "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
-                     DOC + "ds-zero3-flags; " + A + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
+                     DOC + "ds-zero3-flags; " + A
+                     + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
                      + DS + "runtime/zero/config.py:257-263")
 CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
                           "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
@@ -54,11 +58,13 @@ LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss sc
 SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
                   DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
 SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parameter the scheduler does not take",
-                   DOC + "ds-optimizer-and-scheduler; " + E + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
+                   DOC + "ds-optimizer-and-scheduler; " + E
+                   + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
 CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
                   DOC + "ds-zero-options; " + C + ":387-408")
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
-                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings", DOC + "ds-precision; " + C + ":566-570")
+                 "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
+                 DOC + "ds-precision; " + C + ":566-570")
 
 
 def _enabled(section) -> bool | None:
@@ -95,8 +101,7 @@ def _num(value) -> float | None:
     return None
 
 
-def check_precision(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_precision(ctx: Ctx, ds: dict) -> None:
     fp16, bf16 = _sec(ds, "fp16"), _sec(ds, "bf16")
     f_on, b_on = _enabled(ds.get("fp16")), _enabled(ds.get("bf16"))
     if f_on and b_on:
@@ -104,15 +109,17 @@ def check_precision(ctx: Ctx) -> None:
                  "refuses ('cannot be simultaneously enabled').", "Enable only one (bf16 on Ampere or newer GPUs).")
     if fp16:
         ls = fp16.get("loss_scale", 0)
-        if isinstance(ls, bool) or (ls != "auto" and (_num(ls) is None or _num(ls) < 0)):
+        ls_n = _num(ls)
+        if isinstance(ls, bool) or (ls != "auto" and (ls_n is None or ls_n < 0)):
             ctx.emit(LOSS_SCALE, "fp16.loss_scale", f"`fp16.loss_scale: {fmt(ls)}` must be a number >= 0 (0 means "
                      "dynamic loss scaling); DeepSpeed rejects it.", "Write 0 (dynamic) or a positive number.")
         for k in ("loss_scale_window", "min_loss_scale"):
             v = fp16.get(k)
+            v_n = _num(v)
             if isinstance(v, bool):
                 ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be an integer, not a boolean.",
                          "Write a positive integer.")
-            elif f_on and _num(ls) == 0 and v is not None and v != "auto" and _num(v) is not None and _num(v) <= 0:
+            elif f_on and ls_n == 0 and v is not None and v != "auto" and v_n is not None and v_n <= 0:
                 ctx.emit(LOSS_SCALE, f"fp16.{k}", f"`fp16.{k}: {fmt(v)}` must be above 0 with dynamic loss scaling "
                          "(loss_scale 0); DeepSpeed rejects it.", "Write a positive integer (defaults: window "
                          "1000, min 1).")
@@ -160,8 +167,7 @@ def _device(section) -> str:
     return d if d in ("cpu", "nvme") else "none"  # "auto" is filled with none; bad values are reported elsewhere
 
 
-def check_zero(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_zero(ctx: Ctx, ds: dict) -> None:
     zo = _sec(ds, "zero_optimization")
     stage = ctx.stage
     oo, op = zo.get("offload_optimizer"), zo.get("offload_param")
@@ -170,7 +176,7 @@ def check_zero(ctx: Ctx) -> None:
     check_offload_vs_stage(ctx, devices)
     if stage == 3:
         for name, sec in (("offload_optimizer", oo), ("offload_param", op)):
-            if _device(sec) == "nvme" and sec.get("nvme_path") is None:
+            if isinstance(sec, dict) and _device(sec) == "nvme" and sec.get("nvme_path") is None:
                 ctx.emit(NVME_NO_PATH, f"zero_optimization.{name}.nvme_path",
                          f"`zero_optimization.{name}` offloads to nvme without `nvme_path`; ZeRO-3 fails when it sets "
                          "up the swap files.", "Add `\"nvme_path\": \"/local_nvme\"` (a fast local disk).")
@@ -195,8 +201,9 @@ def check_zero(ctx: Ctx) -> None:
                                                                    not in ds else ""))
             other = "gradient_clipping"
         if problems:
-            ctx.emit(GRAD_NORM, ("zero_optimization.compute_grad_norm", other), "`zero_optimization.compute_grad_norm: false` "
-                     "cannot work here: " + problems[0] + "; DeepSpeed raises.",
+            ctx.emit(GRAD_NORM, ("zero_optimization.compute_grad_norm", other),
+                     "`zero_optimization.compute_grad_norm: false` cannot work here: " + problems[0]
+                     + "; DeepSpeed raises.",
                      "Delete compute_grad_norm, or use stage 1/2 without optimizer offload and with "
                      "\"gradient_clipping\": 0.0.")
     gather = zo.get("stage3_gather_16bit_weights_on_model_save", zo.get("gather_16bit_weights_on_model_save"))
@@ -228,8 +235,9 @@ def check_zero(ctx: Ctx) -> None:
             if conflict:
                 other = {"ZeRO-3": "zero_optimization.stage", "DeepCompile": "compile.deepcompile",
                          "ZenFlow": "zero_optimization.zenflow"}[conflict]
-                ctx.emit(ALLREDUCE, ("gradient_allreduce_op", other), f"`gradient_allreduce_op: sum` is not supported with "
-                         f"{conflict}; DeepSpeed raises.", "Use mean.")
+                ctx.emit(ALLREDUCE, ("gradient_allreduce_op", other),
+                         f"`gradient_allreduce_op: sum` is not supported with {conflict}; DeepSpeed raises.",
+                         "Use mean.")
     for k in ("communication_data_type", "seq_parallel_communication_data_type"):
         v = ds.get(k)
         if v is not None and (not isinstance(v, str) or v.lower() not in ("fp16", "bf16", "fp32")):
@@ -246,8 +254,7 @@ def check_zero(ctx: Ctx) -> None:
                  f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
 
 
-def check_optimizer_and_scheduler(ctx: Ctx) -> None:
-    ds = ctx.ds
+def check_optimizer_and_scheduler(ctx: Ctx, ds: dict) -> None:
     opt = ds.get("optimizer")
     if isinstance(opt, dict):
         t = opt.get("type")
@@ -267,9 +274,9 @@ def check_optimizer_and_scheduler(ctx: Ctx) -> None:
                              "Set fp16.loss_scale to 0, or use another optimizer.")
         params = opt.get("params")
         if isinstance(params, dict) and "max_grad_norm" in params:
-            ctx.emit(OPT_MAX_NORM, "optimizer.params.max_grad_norm", "DeepSpeed refuses `max_grad_norm` as an optimizer "
-                     "parameter when it builds the optimizer.", "Delete it and set the top-level "
-                     "\"gradient_clipping\" instead.")
+            ctx.emit(OPT_MAX_NORM, "optimizer.params.max_grad_norm",
+                     "DeepSpeed refuses `max_grad_norm` as an optimizer parameter when it builds the optimizer.",
+                     "Delete it and set the top-level \"gradient_clipping\" instead.")
     sch = ds.get("scheduler")
     if isinstance(sch, dict) and sch.get("type") is not None:
         t = sch["type"]

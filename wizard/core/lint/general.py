@@ -2,8 +2,23 @@
 from __future__ import annotations
 
 from .. import ds_schema
-from .base import (A, DIST_DEEPSPEED, DIST_FSDP, DOC, ERROR, INFO, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int,
-                                fmt, kv, parse_bool, rule, truthy)
+from .base import (
+    DIST_DEEPSPEED,
+    DIST_FSDP,
+    DOC,
+    ERROR,
+    INFO,
+    MULTI_DEVICE_TYPES,
+    WARNING,
+    A,
+    Ctx,
+    as_int,
+    fmt,
+    kv,
+    parse_bool,
+    rule,
+    truthy,
+)
 from .keys import PC
 
 DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
@@ -20,7 +35,8 @@ FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
                     DOC + "config-loading; " + A + "commands/config/config_args.py:109-110")
 DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not a DistributedType value",
-                    DOC + "config-loading; " + A + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
+                    DOC + "config-loading; " + A
+                    + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
                        DOC + "config-loading; " + A + "commands/config/config_args.py:168-169")
 LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING,
@@ -52,7 +68,8 @@ FP8_AO_RAM = rule("fp8-torchao-fsdp-ram-efficient-loading", ERROR,
 FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-3",
                     DOC + "mixed-precision; " + A + "utils/dataclasses.py:1343-1349")
 NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
-                     DOC + "processes-and-machines; " + A + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
+                     DOC + "processes-and-machines; " + A
+                     + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
 NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
                      DOC + "processes-and-machines; " + A + "utils/launch.py:212-218, :484-490",
                      keys="num_processes or num_machines")
@@ -62,7 +79,8 @@ NUMBER_AS_STRING = rule("number-as-string", WARNING, "num_processes written as a
 NUMBER_AS_STRING_FAILS = rule("number-as-string-fails", ERROR,
                               "num_machines written as a string, or num_processes as a string on several machines: "
                               "the launcher's arithmetic raises a TypeError",
-                              DOC + "processes-and-machines; " + A + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
+                              DOC + "processes-and-machines; " + A
+                              + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
                               ":484-485")
 NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
                      "num_processes not divisible by num_machines: the remainder ranks are never started",
@@ -80,15 +98,18 @@ MULTI_GPU_ONE = rule("multi-gpu-single-process", WARNING, "MULTI_GPU with a sing
 SINGLE_MANY = rule("single-process-num-processes-ignored", ERROR,
                    "distributed_type NO with num_processes > 1: one of the two does not take effect (one process on "
                    "a machine with at most one GPU; accelerate switches to multi-GPU when it sees several)",
-                   DOC + "processes-and-machines; " + A + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
+                   DOC + "processes-and-machines; " + A
+                   + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
 MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-224, :486-496")
 GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
-                   DOC + "processes-and-machines, " + DOC + "fsdp1-hybrid-shard; " + A + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
+                   DOC + "processes-and-machines, " + DOC + "fsdp1-hybrid-shard; " + A
+                   + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
                           DOC + "dynamo-config; " + A + "utils/launch.py:292-297")
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
-                       DOC + "dynamo-config; " + A + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
+                       DOC + "dynamo-config; " + A
+                       + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
 DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that is not a boolean",
                        DOC + "dynamo-config; " + A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
 PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
@@ -116,7 +137,8 @@ def derive(ctx: Ctx) -> None:
     ctx.kind = None if ctx.dist is None else ("fsdp" if ctx.dist == DIST_FSDP else
                                                "deepspeed" if ctx.dist == DIST_DEEPSPEED else "other")
     nm = y.get("num_machines", 1)
-    ctx.nmach = as_int(nm) if as_int(nm) is not None and as_int(nm) >= 1 else (
+    nm_int = as_int(nm)
+    ctx.nmach = nm_int if nm_int is not None and nm_int >= 1 else (
         int(nm) if isinstance(nm, str) and nm.strip().isdigit() and int(nm) >= 1 else 1)
     np_ = y.get("num_processes", 1 if ctx.dist == "NO" else -1)
     n = as_int(np_)
@@ -213,8 +235,9 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
                  "type that only accepts AO, TE or MSAMP in upper case, so the Accelerator fails to start.",
                  "Write AO, TE or MSAMP.")
     if backend == "MSAMP" and ctx.kind == "fsdp":
-        ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"), "MS-AMP FP8 cannot be combined with FSDP; the "
-                 "Accelerator raises at start-up.", "Use backend AO or TE with FSDP, or switch to DeepSpeed.")
+        ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"),
+                 "MS-AMP FP8 cannot be combined with FSDP; the Accelerator raises at start-up.",
+                 "Use backend AO or TE with FSDP, or switch to DeepSpeed.")
     if backend == "MSAMP" and ctx.kind == "deepspeed" and ctx.stage == 3:
         stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
         ctx.emit(FP8_MSAMP_Z3, (f"fp8_config.{backend_key}", stage_key), "MS-AMP FP8 does not support ZeRO stage 3; "
@@ -267,9 +290,10 @@ def check_processes(ctx: Ctx) -> None:
                  "Use MULTI_GPU, FSDP or DEEPSPEED for several processes, or set `num_processes: 1`.")
     multi = ctx.dist in MULTI_DEVICE_TYPES
     if multi and ctx.nproc == 1 and ctx.nmach <= 1:
-        ctx.emit(MULTI_GPU_ONE, ("distributed_type", "num_processes"), f"`distributed_type: {ctx.dist}` with one process on one machine "
-                 "runs plain single-GPU training with extra overhead.", "Set num_processes to the GPU count, "
-                 "or use `distributed_type: NO`.")
+        ctx.emit(MULTI_GPU_ONE, ("distributed_type", "num_processes"),
+                 f"`distributed_type: {ctx.dist}` with one process on one machine "
+                 "runs plain single-GPU training with extra overhead.",
+                 "Set num_processes to the GPU count, or use `distributed_type: NO`.")
     gpu_ids = y.get("gpu_ids")
     if gpu_ids is not None and not isinstance(gpu_ids, str):
         ctx.emit(GPU_IDS_TYPE, "gpu_ids", f"{kv('gpu_ids', gpu_ids)} is not a string; the launcher calls "
@@ -277,12 +301,15 @@ def check_processes(ctx: Ctx) -> None:
     elif isinstance(gpu_ids, str) and gpu_ids != "all":
         count = len(gpu_ids.split(","))
         if multi and ctx.nmach <= 1 and count < 2:
-            ctx.emit(MULTI_GPU_IDS, ("gpu_ids", "distributed_type"), f"{kv('gpu_ids', gpu_ids)} names fewer than two GPUs for a multi-GPU "
-                     "launch; the launcher refuses it.", "List at least two ids, or use `gpu_ids: all`.")
+            ctx.emit(MULTI_GPU_IDS, ("gpu_ids", "distributed_type"),
+                     f"{kv('gpu_ids', gpu_ids)} names fewer than two GPUs for a multi-GPU launch; "
+                     "the launcher refuses it.",
+                     "List at least two ids, or use `gpu_ids: all`.")
         ppn = ctx.nproc_per_node
         if ctx.fsdp_like and ppn is not None and count < ppn:
-            ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()), f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} "
-                     "processes start on each machine; the extra ranks fail when they pick their device.",
+            ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()),
+                     f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} processes start on each "
+                     "machine; the extra ranks fail when they pick their device.",
                      "List one GPU id per process, or lower num_processes.")
     if not ctx.fsdp_like or ctx.nproc is None:
         return
@@ -294,16 +321,18 @@ def check_processes(ctx: Ctx) -> None:
     if ctx.nmach > 1 and not y.get("main_process_ip") and not (
             ctx.kind == "deepspeed" and str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher",
                                                                               "pdsh")) != "standard"):
-        ctx.emit(MULTINODE_IP, ("main_process_ip", "num_machines"), f"{ctx.nmach} machines but no `main_process_ip`: the machines "
-                 "cannot find the rank-0 host unless it is passed on the command line.",
+        ctx.emit(MULTINODE_IP, ("main_process_ip", "num_machines"),
+                 f"{ctx.nmach} machines but no `main_process_ip`: the machines cannot find the rank-0 host unless it "
+                 "is passed on the command line.",
                  "Write the rank-0 machine's address, or pass --main_process_ip at launch.")
     ppn = ctx.nproc_per_node
     if ctx.gpus_per_node is None:
         return
     if ppn is not None and ppn > ctx.gpus_per_node:
-        ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()), f"{ppn} processes per machine (num_processes {ctx.nproc} / "
-                 f"num_machines {ctx.nmach}) but only {ctx.gpus_per_node} GPU(s) per machine; the extra ranks fail "
-                 "when they select a device.", f"Use at most {ctx.gpus_per_node * ctx.nmach} processes.")
+        ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()),
+                 f"{ppn} processes per machine (num_processes {ctx.nproc} / num_machines {ctx.nmach}) but only "
+                 f"{ctx.gpus_per_node} GPU(s) per machine; the extra ranks fail when they select a device.",
+                 f"Use at most {ctx.gpus_per_node * ctx.nmach} processes.")
 
 
 def report_gpu_unknown(ctx: Ctx) -> None:
@@ -388,7 +417,8 @@ def check_parallelism(ctx: Ctx) -> None:
                  + ("" if "fsdp_version" in ctx.fsdp else " (fsdp_version omitted, so 1)") + "; the Accelerator "
                  "raises.", "Set `fsdp_config.fsdp_version: 2`, or remove parallelism_config.")
     if sizes["cp"] > 1 and ctx.dist in MULTI_DEVICE_TYPES:
-        ctx.emit(PAR_CP_FSDP, (f"parallelism_config.{PC}cp_size", "distributed_type"), "cp_size > 1 needs an FSDP plugin (FSDP2); with "
+        ctx.emit(PAR_CP_FSDP, (f"parallelism_config.{PC}cp_size", "distributed_type"),
+                 "cp_size > 1 needs an FSDP plugin (FSDP2); with "
                  f"`distributed_type: {ctx.dist}` the Accelerator raises.", "Use FSDP with fsdp_version 2.")
     if total > 1 and ctx.kind == "fsdp" and version == 2 and sizes["dp_shard"] == 1 and sizes["cp"] == 1:
         ctx.emit(PAR_NO_SHARD, pkeys, "FSDP2 with parallelism_config needs a dimension to shard over "

@@ -16,17 +16,18 @@ accelerate or deepspeed.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from . import ds as _ds
+from ..findings import Finding, dedupe, sort_findings
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
+from . import ds as _ds
 from . import dsjson as _dsjson
 from . import dszero as _dszero
 from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
 from .base import INFO, Ctx, rule
-from ..findings import Finding, sort_findings
 
 __all__ = ["lint", "fp8_backend_importable"]
 
@@ -55,15 +56,16 @@ def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
                  "Please report this config to the fsdpds-wizard maintainers.")
 
 
-def _json_checks(ctx: Ctx) -> None:
-    if not _dsjson.check_zero_present(ctx):
-        _run(ctx, _dsjson.check_keys_and_values)
-        _run(ctx, _dsjson.check_autos)
-        _run(ctx, _dsjson.check_batch)
+def _json_checks(ctx: Ctx, ds: dict) -> None:
+    """The DeepSpeed JSON's rules; each gets the parsed JSON (``ctx.ds``, known here not to be None)."""
+    if not _dsjson.check_zero_present(ctx, ds):
+        _run(ctx, _dsjson.check_keys_and_values, ds)
+        _run(ctx, _dsjson.check_autos, ds)
+        _run(ctx, _dsjson.check_batch, ds)
         return
     for check in (_dsjson.check_keys_and_values, _dsjson.check_autos, _dsjson.check_batch, _dszero.check_precision,
                   _dszero.check_zero, _dszero.check_optimizer_and_scheduler):
-        _run(ctx, check)
+        _run(ctx, check, ds)
 
 
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
@@ -107,16 +109,12 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         _run(ctx, _keys.check_deepspeed_keys)
         _run(ctx, _ds.check)
         if ctx.ds_file_mode and ctx.ds is not None:
-            _json_checks(ctx)
+            _json_checks(ctx, ctx.ds)
     _run(ctx, _gen.report_gpu_unknown)
     return _finish(ctx)
 
 
 def _finish(ctx: Ctx) -> list[Finding]:
-    seen, out = set(), []
-    for f in ctx.findings:
-        ident = (f.rule, f.keys, f.message)
-        if ident not in seen:
-            seen.add(ident)
-            out.append(f)
-    return sort_findings(out)
+    # findings.dedupe also compares the severity; the same here, since every finding comes from Ctx.emit, which
+    # takes it from the rule's one registration
+    return sort_findings(dedupe(ctx.findings))
