@@ -64,13 +64,6 @@ def test_no_field_is_too_long_for_the_screen():
     assert too_long == []
 
 
-def test_helpers():
-    assert texts.text_for("sharding.strategy") is TEXTS["sharding.strategy"]
-    assert texts.group_text("offload") is GROUP_TEXTS["offload"]
-    assert texts.backend_text("offload.params", catalog.FSDP2) == TEXTS["offload.params"].fsdp
-    assert texts.backend_text("offload.params", catalog.DEEPSPEED) == TEXTS["offload.params"].deepspeed
-
-
 def test_dtype_lists_match_the_catalogue():
     assert set(texts.MODEL_DTYPES) == set(catalog.SETTING_BY_ID["precision.model_dtype"].choices)
     assert set(texts.MIXED_PRECISIONS) == set(catalog.SETTING_BY_ID["precision.mixed_precision"].choices)

@@ -804,20 +804,6 @@ GROUP_TEXTS: dict[str, GroupText] = {
 }
 
 
-def text_for(setting_id: str) -> Text:
-    return TEXTS[setting_id]
-
-
-def group_text(group_id: str) -> GroupText:
-    return GROUP_TEXTS[group_id]
-
-
-def backend_text(setting_id: str, target: str) -> str:
-    """The column of a setting's text for a target (``fsdp1``/``fsdp2`` -> fsdp, ``deepspeed``)."""
-    t = TEXTS[setting_id]
-    return t.deepspeed if target == "deepspeed" else t.fsdp
-
-
 # ---------------------------------------------------------------------- precision table
 
 MODEL_DTYPES = ("fp32", "bf16", "fp16")
