@@ -15,6 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from .vocab import bool_word
+
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "ds_schema.json"
 
 # Issue kinds
@@ -25,8 +27,6 @@ COERCED = "coerced"  # accepted only after conversion (e.g. "100" for an int, "t
 DEPRECATED = "deprecated"  # accepted, converted to the replacing key with a warning
 NOT_MAPPING = "not_mapping"  # a section that must be a JSON object is not one
 
-_BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
-               "t": True, "f": False, "y": True, "n": False, "1": True, "0": False}
 _INT_RE = re.compile(r"^\s*[+-]?\d+(_\d+)*\s*$")
 
 
@@ -241,7 +241,7 @@ def _check_type(node: dict, value: Any, path: str) -> list[Issue]:
             return []
         if isinstance(value, (int, float)) and value in (0, 1):
             return [Issue(path, COERCED, value, "true or false")]
-        if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
+        if bool_word(value) is not None:
             return [Issue(path, COERCED, value, "true or false")]
         return [Issue(path, BAD_VALUE, value, "true or false")]
     if kind == "integer":

@@ -50,6 +50,7 @@ from typing import Any
 
 from . import verify_keys as K
 from .findings import ERROR, WARNING, Finding
+from .vocab import FALSE_WORDS, TRUE_WORDS
 from .wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
 from .wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
 from .wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
@@ -244,8 +245,6 @@ def compare(expected: Mapping[str, object], effective: Mapping[str, object]) -> 
 # ==================================================================================================
 # Value comparison
 
-_TRUE = {"true", "t", "yes", "y", "on", "1"}
-_FALSE = {"false", "f", "no", "n", "off", "0"}
 
 
 def _is_dtype(x: Any) -> bool:
@@ -279,7 +278,7 @@ def values_equal(a: Any, b: Any) -> bool:
         flag, other = (a, b) if isinstance(a, bool) else (b, a)
         if isinstance(other, str):
             low = other.strip().lower()
-            return low in (_TRUE if flag else _FALSE)
+            return low in (TRUE_WORDS if flag else FALSE_WORDS)
         return False
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):

@@ -12,28 +12,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .vocab import DS_FILE_CONFLICTING_FIELDS, FSDP_ENV_TO_ARG, fsdp_key
+
 # --------------------------------------------------------------------------------------------------
-# FSDP: env var exported by accelerate/utils/launch.py:prepare_multi_gpu_env -> launcher argument.
-# The YAML key is the argument name, or the same without the ``fsdp_`` prefix
-# (accelerate/commands/launch.py: keys of ``fsdp_config`` not starting with ``fsdp`` get it prepended).
-FSDP_ENV_TO_ARG: dict[str, str] = {
-    "FSDP_VERSION": "fsdp_version",
-    "FSDP_SHARDING_STRATEGY": "fsdp_sharding_strategy",
-    "FSDP_RESHARD_AFTER_FORWARD": "fsdp_reshard_after_forward",
-    "FSDP_OFFLOAD_PARAMS": "fsdp_offload_params",
-    "FSDP_MIN_NUM_PARAMS": "fsdp_min_num_params",
-    "FSDP_AUTO_WRAP_POLICY": "fsdp_auto_wrap_policy",
-    "FSDP_TRANSFORMER_CLS_TO_WRAP": "fsdp_transformer_layer_cls_to_wrap",
-    "FSDP_BACKWARD_PREFETCH": "fsdp_backward_prefetch",
-    "FSDP_STATE_DICT_TYPE": "fsdp_state_dict_type",
-    "FSDP_FORWARD_PREFETCH": "fsdp_forward_prefetch",
-    "FSDP_USE_ORIG_PARAMS": "fsdp_use_orig_params",
-    "FSDP_CPU_RAM_EFFICIENT_LOADING": "fsdp_cpu_ram_efficient_loading",
-    "FSDP_SYNC_MODULE_STATES": "fsdp_sync_module_states",
-    "FSDP_ACTIVATION_CHECKPOINTING": "fsdp_activation_checkpointing",
-    "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD": "fsdp_activation_checkpointing_offload",
-    "FSDP_IGNORED_MODULES": "fsdp_ignored_modules",
-}
+# FSDP: env var exported by accelerate/utils/launch.py:prepare_multi_gpu_env -> launcher argument
+# (:data:`wizard.core.vocab.FSDP_ENV_TO_ARG`). The YAML key is the argument name, or the same without the ``fsdp_``
+# prefix (accelerate/commands/launch.py: keys of ``fsdp_config`` not starting with ``fsdp`` get it prepended).
 
 # DeepSpeed inline keys: env var exported by prepare_deepspeed_cmd_env -> YAML key in ``deepspeed_config``.
 DS_ENV_TO_KEY: dict[str, str] = {
@@ -74,20 +58,6 @@ DS_MODEL_PREFIX: dict[str, str] = {
     "DeepSpeedAutotuningConfig": "autotuning",
 }
 
-# The names DeepSpeedPlugin._deepspeed_config_checks refuses next to a ``deepspeed_config_file``
-# (accelerate/utils/dataclasses.py: the ACCELERATE_* names with ACCELERATE_/DEEPSPEED_ removed, lower-cased).
-DS_FILE_CONFLICTING_FIELDS = (
-    "gradient_accumulation_steps",
-    "gradient_clipping",
-    "zero_stage",
-    "offload_optimizer_device",
-    "offload_param_device",
-    "offload_param_nvme_path",
-    "offload_optimizer_nvme_path",
-    "zero3_save_16bit_model",
-    "mixed_precision",
-)
-
 
 def fsdp_yaml_key(raw: Mapping[str, Any] | None, arg: str) -> str:
     """The dotted YAML key that feeds launcher argument ``arg`` (``fsdp_config.<key as written>``)."""
@@ -95,7 +65,7 @@ def fsdp_yaml_key(raw: Mapping[str, Any] | None, arg: str) -> str:
     if isinstance(section, Mapping):
         for key in section:
             key_s = str(key)
-            normalised = key_s if key_s.startswith("fsdp") else "fsdp_" + key_s
+            normalised = fsdp_key(key_s)
             if normalised == arg:
                 return f"fsdp_config.{key_s}"
     return f"fsdp_config.{arg}"

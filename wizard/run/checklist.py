@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core.vocab import SHARDING_STRATEGIES, is_true_word, sharding_strategy_name
+
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
 NOT_REHEARSED = "not_rehearsed"
 NOT_REHEARSED_PREFIX = "Not rehearsed: "
@@ -47,9 +49,7 @@ class CheckItem:
 
 
 def _bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "yes", "1", "on", "y", "t")
-    return bool(value)
+    return is_true_word(value) if isinstance(value, str) else bool(value)
 
 
 def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None) -> dict:
@@ -62,10 +62,8 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None) -> di
         version = int(f.get("fsdp_version", 1) or 1)
         exp["fsdp_version"] = version
         if version == 1:
-            strategy = str(f.get("fsdp_sharding_strategy", "FULL_SHARD")).upper()
-            names = {"1": "FULL_SHARD", "2": "SHARD_GRAD_OP", "3": "NO_SHARD", "4": "HYBRID_SHARD",
-                     "5": "HYBRID_SHARD_ZERO2"}
-            exp["sharding"] = names.get(strategy, strategy)
+            strategy = f.get("fsdp_sharding_strategy", "FULL_SHARD")
+            exp["sharding"] = sharding_strategy_name(strategy) or str(strategy).upper()
         else:
             exp["sharding"] = _V2_STRATEGY[_bool(f.get("fsdp_reshard_after_forward", True))]
         off = _bool(f.get("fsdp_offload_params", False))
@@ -195,7 +193,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             same = s_want == s_got or (s_want.startswith("HYBRID") and s_got in ("FULL_SHARD", "SHARD_GRAD_OP"))
             items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
                                    "" if s_want == s_got else f"config asks for {s_want}", key="sharding"))
-        if s_got in ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2"):
+        if s_got in SHARDING_STRATEGIES and s_got != "NO_SHARD":
             if _sharded_fraction_ok(worst, world):
                 items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(world)} of the "
                                            "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))

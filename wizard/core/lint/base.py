@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
 from ..rules import CONFIG, RULES, rule as register
+from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, fsdp_key, parse_bool, parse_int  # re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
@@ -25,45 +26,13 @@ def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "",
 # ----------------------------------------------------------------------------------------------------------------
 # values as accelerate sees them
 # ----------------------------------------------------------------------------------------------------------------
-TRUE_WORDS = frozenset({"y", "yes", "t", "true", "on", "1"})
-FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+# (parse_bool, parse_int, as_int and the truth words live in wizard.core.vocab)
 MISSING = object()
 
 
 def env_str(value: Any) -> str:
     """What ``str(args.x)`` exports for a YAML value (accelerate never type-checks sub-keys)."""
     return str(value)
-
-
-def parse_bool(value: Any) -> bool | None:
-    """accelerate's ``str_to_bool(str(value))``: True/False, or None when it would raise."""
-    s = str(value).lower()
-    if s in TRUE_WORDS:
-        return True
-    if s in FALSE_WORDS:
-        return False
-    return None
-
-
-def parse_int(value: Any) -> int | None:
-    """``int(str(value))`` as the plugins do: ``1e8`` (a string in YAML) and ``2.0`` fail."""
-    if isinstance(value, bool):
-        return None
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return None
-
-
-def as_int(value: Any) -> int | None:
-    """A YAML/JSON number that is a whole number (bool excluded)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
 
 
 def fmt(value: Any) -> str:
@@ -144,11 +113,6 @@ class Ctx:
     @property
     def fsdp_like(self) -> bool:
         return self.kind in ("fsdp", "deepspeed")
-
-
-def fsdp_key(name: str) -> str:
-    """How the launcher names an fsdp_config key (commands/launch.py:1270-1271)."""
-    return name if name.startswith("fsdp") else "fsdp_" + name
 
 
 __all__ = ["A", "DS", "DOC", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "Ctx", "env_str", "parse_bool",

@@ -3,16 +3,14 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
+from ..vocab import DS_FILE_CONFLICTING_FIELDS
 from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
 LAUNCHERS = ("pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm")  # utils/constants.py:49
-# DeepSpeedPlugin._deepspeed_config_checks (utils/dataclasses.py:1507-1532): not allowed next to a JSON file
-FILE_MODE_FORBIDDEN = ("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
-                       "offload_param_device", "offload_param_nvme_path", "offload_optimizer_nvme_path",
-                       "zero3_save_16bit_model", "mixed_precision")
+FILE_MODE_FORBIDDEN = DS_FILE_CONFLICTING_FIELDS  # not allowed next to a JSON file (utils/dataclasses.py:1507-1532)
 
 FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
                        "deepspeed_config_file together with inline DeepSpeed keys or mixed_precision",

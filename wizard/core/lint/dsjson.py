@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ds_schema as S
+from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
 C = DS + "runtime/config.py"
@@ -295,7 +296,7 @@ def _check_scalar(ctx: Ctx, name: str, value) -> None:
     if value is None or (isinstance(value, str) and value == "auto"):
         return
     if name in BOOL_SCALARS and not isinstance(value, (bool, int)):
-        looks_true = isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1", "t", "y")
+        looks_true = is_true_word(value)
         if looks_true and name != "wall_clock_breakdown":
             ctx.emit(BOOL_STRING, name, f"`{name}: {fmt(value)}` is a string; DeepSpeed tests it as a plain Python "
                      "value, which happens to mean true here.", "Write true (no quotes).")

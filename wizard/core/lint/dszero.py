@@ -4,12 +4,12 @@ DeepSpeed JSON."""
 from __future__ import annotations
 
 from .. import ds_schema as S
+from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, A, Ctx, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
 E = DS + "runtime/engine.py"
-_TRUE_WORDS = {"true", "yes", "on", "1", "t", "y"}
 FP16_DTYPES = {"fp16", "float16", "half", "torch.float16"}
 BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
 FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
@@ -77,7 +77,7 @@ def _enabled(section) -> bool | None:
     if isinstance(v, str):
         if v == "auto":
             return None
-        return v.strip().lower() in _TRUE_WORDS
+        return is_true_word(v)
     if isinstance(v, (int, float)):
         return v == 1
     return None

@@ -6,13 +6,12 @@ always exports its own defaults for keys the YAML omits (commands/launch.py:513-
 """
 from __future__ import annotations
 
-from .base import (A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule,
-                                truthy)
+from ..vocab import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS, HYBRID_STRATEGIES, WRAP_POLICIES
+from ..vocab import backward_prefetch_name as _prefetch_of
+from ..vocab import sharding_strategy_name as strategy_of
+from ..vocab import state_dict_type_name as _state_dict_of
+from .base import A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule, truthy
 
-STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
-WRAP_POLICIES = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
-PREFETCH = ("BACKWARD_PRE", "BACKWARD_POST")
-STATE_DICTS = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
 
@@ -99,38 +98,6 @@ HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
                      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247, distributed_c10d.py new_subgroups")
 
 
-def strategy_of(value) -> str | None:
-    """The ShardingStrategy name FSDP1 makes of a value, or None when the plugin would raise."""
-    s = str(value)
-    if s.upper() in STRATEGIES:
-        return s.upper()
-    if s.isdigit():
-        n = int(s)
-        return STRATEGIES[n - 1] if 1 <= n <= 5 else None
-    return "HYBRID_SHARD_ZERO2" if s.upper() == "_HYBRID_SHARD_ZERO2" else None
-
-
-def _prefetch_of(value) -> tuple[bool, str | None]:
-    """(valid, BACKWARD_PRE/BACKWARD_POST/None) as the plugin parses it."""
-    s = str(value)
-    if s.upper() == "NO_PREFETCH":
-        return True, None
-    if s.upper() in PREFETCH:
-        return True, s.upper()
-    if s.isdigit():
-        n = int(s)
-        return (True, PREFETCH[n - 1]) if n in (1, 2) else (False, None)
-    return False, None
-
-
-def _state_dict_of(value) -> str | None:
-    s = str(value)
-    if s.isdigit():
-        n = int(s)
-        return STATE_DICTS[n - 1] if 1 <= n <= 3 else None
-    return s.upper() if s.upper() in STATE_DICTS else None
-
-
 def derive(ctx: Ctx) -> None:
     fc = {}
     for k, v in ctx.section("fsdp_config").items():
@@ -165,10 +132,9 @@ def check(ctx: Ctx) -> None:
                  "`accelerate config` suggests 2).", "Write `fsdp_version: 2` for FSDP2, or 1 to make it explicit.")
 
     # ---- bool flags read by both versions (or v1 only)
-    flags = ["fsdp_offload_params", "fsdp_cpu_ram_efficient_loading", "fsdp_activation_checkpointing",
-             "fsdp_activation_checkpointing_offload"]
+    flags = list(FSDP_BOOL_KEYS)
     if v == 1:
-        flags += ["fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_sync_module_states"]
+        flags += FSDP1_BOOL_KEYS
     for name in flags:
         if has(name) and parse_bool(val(name)) is None:
             ctx.emit(BOOL_BAD, key(name), f"{kv(key(name), val(name))} is not a boolean the plugin can parse "
@@ -405,7 +371,7 @@ def _check_hybrid(ctx: Ctx, has, key, val, v) -> None:
     if v != 1 or not has("fsdp_sharding_strategy"):
         return
     s = strategy_of(val("fsdp_sharding_strategy"))
-    if s not in ("HYBRID_SHARD", "HYBRID_SHARD_ZERO2"):
+    if s not in HYBRID_STRATEGIES:
         return
     ppn = ctx.nproc_per_node
     world = ppn * ctx.nmach if ppn is not None else None

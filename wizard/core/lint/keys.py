@@ -9,6 +9,7 @@ attributes the launcher functions read (accelerate 1.15.0, commands/launch.py an
 from __future__ import annotations
 
 from .. import ds_schema
+from ..vocab import FSDP_KEYS
 from .base import (A, DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
                                 fsdp_key, kv, rule)
 
@@ -31,14 +32,7 @@ SAGEMAKER_FIELDS = frozenset({
 # converted by BaseConfig.process_config before the unknown-key check (config_args.py:113-119)
 LEGACY_TOP_LEVEL = frozenset({"fp16", "dynamo_backend"})
 
-# attributes utils/launch.py:prepare_multi_gpu_env reads for FSDP (:304-333)
-FSDP_KEYS = frozenset({
-    "fsdp_version", "fsdp_sharding_strategy", "fsdp_reshard_after_forward", "fsdp_offload_params",
-    "fsdp_min_num_params", "fsdp_auto_wrap_policy", "fsdp_transformer_layer_cls_to_wrap", "fsdp_backward_prefetch",
-    "fsdp_state_dict_type", "fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_cpu_ram_efficient_loading",
-    "fsdp_sync_module_states", "fsdp_activation_checkpointing", "fsdp_activation_checkpointing_offload",
-    "fsdp_ignored_modules",
-})
+# attributes utils/launch.py:prepare_multi_gpu_env reads for FSDP (:304-333): FSDP_KEYS, from wizard.core.vocab
 FSDP_LEGACY = {"fsdp_backward_prefetch_policy": "fsdp_backward_prefetch"}
 # inline DeepSpeed keys read by utils/launch.py:prepare_deepspeed_cmd_env (:430-586) / the plugin
 DS_INLINE_KEYS = frozenset({
