@@ -189,6 +189,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             items.append(CheckItem(OK if v_want == v_got else FAIL, f"FSDP{v_got} active",
                                    "" if v_want == v_got else f"config asks for FSDP{v_want}"))
         s_want, s_got = expected.get("sharding"), effective.get("sharding")
+        s_got = sharding_strategy_name(s_got) or s_got  # torch names FSDP1's member _HYBRID_SHARD_ZERO2
         if s_want:
             same = s_want == s_got or (s_want.startswith("HYBRID") and s_got in ("FULL_SHARD", "SHARD_GRAD_OP"))
             items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
