@@ -424,7 +424,8 @@ def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("not-applicable", WARNING, "a stated value that the chosen target has no place for",
-             DOC + "launch-copies-section-keys; wizard/core/catalog.py (where each setting is written per target)",
+             DOC + "launch-copies-section-keys; wizard/core/catalog/settings.py "
+             "(where each setting is written per target)",
              keys="the answer id of the setting",
              fix="the setting's counterpart on this target (from the catalogue), or drop it, or switch backend")
 def not_applicable(a: Answers) -> Iterator[Hit]:

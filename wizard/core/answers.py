@@ -42,42 +42,17 @@ from .wizard_rules import (
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
 
-# Names people bring from the libraries, and where the same intent lives in answers.yaml.
-NATIVE_HINTS = {
-    "zero_stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
-    "stage": "sharding.strategy (full = ZeRO-3, grads_optimizer = ZeRO-2, optimizer = ZeRO-1, none = ZeRO-0)",
-    "sharding_strategy": "sharding.strategy (full = FULL_SHARD, grads_optimizer = SHARD_GRAD_OP, none = NO_SHARD, "
-                         "hybrid_full = HYBRID_SHARD)",
-    "fsdp_sharding_strategy": "sharding.strategy",
-    "reshard_after_forward": "sharding.strategy (full = reshard after forward, grads_optimizer = keep gathered)",
-    "fsdp_reshard_after_forward": "sharding.strategy",
-    "offload_optimizer_device": "offload.optimizer",
-    "offload_param_device": "offload.params",
-    "fsdp_offload_params": "offload.params and offload.optimizer (FSDP offloads both or nothing)",
-    "offload_params": "offload.params",
-    "mixed_precision": "precision.mixed_precision",
-    "distributed_type": "backend (fsdp or deepspeed)",
-    "num_processes": "launch.num_processes",
-    "num_machines": "launch.num_machines",
-    "zero3_init_flag": "loading.ram_efficient",
-    "fsdp_cpu_ram_efficient_loading": "loading.ram_efficient",
-    "cpu_ram_efficient_loading": "loading.ram_efficient",
-    "fsdp_state_dict_type": "checkpoint.format",
-    "state_dict_type": "checkpoint.format",
-    "zero3_save_16bit_model": "checkpoint.format (full = gather 16-bit weights on save)",
-    "fsdp_auto_wrap_policy": "wrapping.policy",
-    "auto_wrap_policy": "wrapping.policy",
-    "fsdp_transformer_layer_cls_to_wrap": "wrapping.layer_classes",
-    "fsdp_backward_prefetch": "prefetch.backward",
-    "fsdp_use_orig_params": "summoning.use_orig_params",
-    "use_orig_params": "summoning.use_orig_params",
-    "fsdp_sync_module_states": "sync.module_states",
-    "gradient_accumulation_steps": "training.gradient_accumulation_steps",
-    "gradient_clipping": "training.gradient_clipping",
-    "train_micro_batch_size_per_gpu": "training.micro_batch_size",
-    "dynamo_backend": "launch.dynamo_backend",
-    "version": "schema_version (the answers format) or fsdp_version (FSDP1/FSDP2)",
-}
+_OWN_HINTS = {"version": "schema_version (the answers format) or fsdp_version (FSDP1/FSDP2)"}
+"""Names that are not a library key (the library keys come from the catalogue: :func:`native_hint`)."""
+
+
+def native_hint(name: str) -> str | None:
+    """Where the intent behind a library's key name (``zero_stage``, ``fsdp_offload_params``) lives in answers.yaml:
+    from the keys the catalogue writes each setting to, with their values' spellings."""
+    from .catalog.writes import native_names
+
+    names = native_names()
+    return _OWN_HINTS.get(name) or names.get(name) or names.get(name.removeprefix("fsdp_"))
 
 
 class AnswersError(Exception):
@@ -161,7 +136,7 @@ def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
 def _unknown_key(full_key: str, leaf: str, candidates: Iterable[str]) -> Finding:
     cands = list(candidates)
     guess = _did_you_mean(leaf, cands)
-    hint = NATIVE_HINTS.get(leaf) or NATIVE_HINTS.get(leaf.removeprefix("fsdp_"))
+    hint = native_hint(leaf)
     if guess:
         fix = f"did you mean '{guess}'?"
         if hint:

@@ -110,23 +110,11 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
     return out
 
 
-_KEY_TO_ANSWER: dict[str, str] = {}
-
-
 def _key_to_answer() -> dict[str, str]:
-    """Config key -> answer id, from the catalogue's where-strings (for keys a render did not write)."""
-    if not _KEY_TO_ANSWER:
-        import re
+    """Config key -> answer id, from the catalogue's declared writes (for keys a render did not write)."""
+    from .catalog.writes import key_to_setting
 
-        from .catalog import SETTINGS
-
-        for s in SETTINGS:
-            for where in s.where.values():
-                for key in re.findall(r"[a-z_][a-z0-9_.]*[a-z0-9_]", where):
-                    if "_" in key or "." in key:
-                        _KEY_TO_ANSWER.setdefault(key, s.id)
-                        _KEY_TO_ANSWER.setdefault("deepspeed_config." + key, s.id)
-    return _KEY_TO_ANSWER
+    return key_to_setting()
 
 
 def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None,

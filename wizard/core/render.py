@@ -20,30 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answers import Answers
-from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SHARDING
+from .catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, JSON, SET, SHARDING, YAML, ZERO3, Setting, Write
+from .catalog.writes import inline_only, needs_json, one_to_one, spelling
 
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"
 ANSWERS_YAML = "answers.yaml"
-
-_WRAP = {"transformer": "TRANSFORMER_BASED_WRAP", "size": "SIZE_BASED_WRAP", "none": "NO_WRAP"}
-_PREFETCH = {"pre": "BACKWARD_PRE", "post": "BACKWARD_POST", "none": "NO_PREFETCH"}
-_STATE_DICT = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
-
-# DeepSpeed JSON knobs: answer id -> path inside zero_optimization (or top level when no dot).
-_DS_ZERO_KNOBS = {
-    "prefetch.ds_bucket_size": "stage3_prefetch_bucket_size",
-    "prefetch.ds_param_persistence_threshold": "stage3_param_persistence_threshold",
-    "prefetch.ds_max_live_parameters": "stage3_max_live_parameters",
-    "prefetch.ds_max_reuse_distance": "stage3_max_reuse_distance",
-    "deepspeed.overlap_comm": "overlap_comm",
-    "deepspeed.contiguous_gradients": "contiguous_gradients",
-    "deepspeed.reduce_bucket_size": "reduce_bucket_size",
-    "deepspeed.allgather_bucket_size": "allgather_bucket_size",
-    "deepspeed.sub_group_size": "sub_group_size",
-}
-_STAGE3_ONLY = {"prefetch.ds_bucket_size", "prefetch.ds_param_persistence_threshold",
-                "prefetch.ds_max_live_parameters", "prefetch.ds_max_reuse_distance", "deepspeed.sub_group_size"}
 
 
 @dataclass
@@ -89,6 +71,30 @@ def ds_offload_params(a: Answers) -> str:
     return a["offload.params"] if zero_stage(a) == 3 else "none"  # stage 3 only (#ds-offload-and-zero-stage)
 
 
+def _written_now(a: Answers, setting: Setting, write: Write) -> bool:
+    """Whether the catalogue's rule writes this one-to-one key for these answers (see ``Write.when``)."""
+    if write.when == SET:
+        return a[setting.id] is not None
+    if write.when == ZERO3:
+        return a[setting.id] is not None and zero_stage(a) == 3
+    return True
+
+
+def one_to_one_writes(a: Answers) -> list[tuple[Setting, Write, Any]]:
+    """(setting, write, value as the library spells it) for every one-to-one key these answers write: the YAML keys,
+    then, when a DeepSpeed JSON is written, its keys (inline twins of JSON keys only without a JSON)."""
+    target = a.target
+    json_mode = uses_ds_json(a)
+    out = []
+    for s, w in one_to_one(target):
+        if not _written_now(a, s, w):
+            continue
+        if (w.file == JSON and not json_mode) or (json_mode and inline_only(w, target)):
+            continue
+        out.append((s, w, spelling(w, a[s.id])))
+    return out
+
+
 def ds_json_reasons(a: Answers) -> list[str]:
     """Why this DeepSpeed config needs a JSON file (empty: inline keys suffice)."""
     reasons = []
@@ -100,17 +106,15 @@ def ds_json_reasons(a: Answers) -> list[str]:
         reasons.append("offload.pin_memory false (DeepSpeed pins by default)")
     if is_hybrid(a) and a["launch.num_machines"] > 1 and zero_stage(a) == 3:
         reasons.append("hybrid sharding (zero_hpz_partition_size)")
-    for sid in _DS_ZERO_KNOBS:
-        if a[sid] is not None and (sid not in _STAGE3_ONLY or zero_stage(a) == 3):
-            reasons.append(sid)
+    for s, w in one_to_one(DEEPSPEED):  # JSON keys with no inline twin (accelerate drops unknown inline keys)
+        if needs_json(s, w, DEEPSPEED) and _written_now(a, s, w) and s.id not in reasons:
+            reasons.append(s.id)
     clip = a["training.gradient_clipping"]
     if clip != AUTO and float(clip) == 0.0:
         # inline, accelerate drops a falsy clipping value and DeepSpeed's own default (1.0) applies
         reasons.append("training.gradient_clipping 0 (no clipping is only possible in a DeepSpeed JSON)")
     if isinstance(a["training.micro_batch_size"], int):
         reasons.append("training.micro_batch_size")
-    if a["precision.ds_communication_data_type"] is not None:
-        reasons.append("precision.ds_communication_data_type")
     if a["deepspeed.extra"]:
         reasons.append("deepspeed.extra")
     return reasons
@@ -120,8 +124,28 @@ def uses_ds_json(a: Answers) -> bool:
     return a.target == DEEPSPEED and a["deepspeed.config_file"] != "no" and bool(ds_json_reasons(a))
 
 
+def _put_path(root: dict, path: str, value: Any) -> None:
+    """Set a dotted path, creating the sections on the way."""
+    *sections, key = path.split(".")
+    node = root
+    for name in sections:
+        node = node.setdefault(name, {})
+    node[key] = value
+
+
+def _sorted(d: dict[str, Any], *sections: str) -> dict[str, Any]:
+    """``d`` in key order, and so each of its ``sections`` that is there (the sections the renderer builds)."""
+    for name in sections:
+        if isinstance(d.get(name), dict):
+            d[name] = dict(sorted(d[name].items()))
+    return dict(sorted(d.items()))
+
+
 def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
-    """Render answers; ``ds_config_ref`` is the path written into ``deepspeed_config_file``."""
+    """Render answers; ``ds_config_ref`` is the path written into ``deepspeed_config_file``.
+
+    The one-to-one keys come from the catalogue (:func:`one_to_one_writes`); the code below writes the rest: keys
+    several answers decide together, or one answer writes to several keys."""
     out = Rendered(accelerate={})
     y = out.accelerate
     prov = out.provenance
@@ -131,19 +155,13 @@ def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
         prov[prefix + key] = answer_id
 
     target = a.target
-    put(y, "compute_environment", "LOCAL_MACHINE", "backend")
-    put(y, "debug", False, "backend")
-    put(y, "distributed_type", "DEEPSPEED" if target == DEEPSPEED else "FSDP", "backend")
-    put(y, "downcast_bf16", "no", "precision.mixed_precision")
-    put(y, "enable_cpu_affinity", False, "launch.num_processes")
-    put(y, "gpu_ids", a["launch.gpu_ids"], "launch.gpu_ids")
-    put(y, "machine_rank", a["launch.machine_rank"], "launch.machine_rank")
-    put(y, "main_training_function", a["launch.main_training_function"], "launch.main_training_function")
-    put(y, "num_machines", a["launch.num_machines"], "launch.num_machines")
-    put(y, "num_processes", a["launch.num_processes"], "launch.num_processes")
-    put(y, "rdzv_backend", a["launch.rdzv_backend"], "launch.rdzv_backend")
-    put(y, "same_network", a["launch.same_network"], "launch.same_network")
-    put(y, "use_cpu", False, "backend")
+    for key, (value, sid) in FIXED_KEYS.items():
+        put(y, key, value, sid)
+    json_mode = uses_ds_json(a)
+    for s, w, value in one_to_one_writes(a):
+        if w.file == YAML:
+            _put_path(y, w.key, value)
+            prov[w.key] = s.id
     if a["launch.num_machines"] > 1 or a["launch.main_process_ip"] is not None:
         if a["launch.main_process_ip"] is not None:
             put(y, "main_process_ip", a["launch.main_process_ip"], "launch.main_process_ip")
@@ -163,65 +181,39 @@ def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
 
     if target in (FSDP1, FSDP2):
         _render_fsdp(a, out, put)
-        put(y, "mixed_precision", a["precision.mixed_precision"], "precision.mixed_precision")
     else:
-        _render_deepspeed(a, out, put, ds_config_ref)
+        _render_deepspeed(a, out, put, ds_config_ref, json_mode)
+    out.accelerate = _sorted(y, "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config")
     return out
 
 
 def _render_fsdp(a: Answers, out: Rendered, put) -> None:
-    target = a.target
-    f: dict[str, Any] = {}
+    """The fsdp_config keys that are not one-to-one: hybrid sizes, the single offload switch, the wrap details."""
+    f: dict[str, Any] = out.accelerate.setdefault("fsdp_config", {})
     p = "fsdp_config."
-    strategy = a["sharding.strategy"]
-    v1_strategy, reshard, _, hybrid = SHARDING[strategy]
-    put(f, "fsdp_version", 1 if target == FSDP1 else 2, "fsdp_version", p)
-    if target == FSDP1:
-        put(f, "fsdp_sharding_strategy", v1_strategy or "SHARD_GRAD_OP", "sharding.strategy", p)
-    else:
-        put(f, "fsdp_reshard_after_forward", bool(reshard), "sharding.strategy", p)
-        if hybrid and a["launch.num_machines"] > 1:
-            pc: dict[str, Any] = {}
-            q = "parallelism_config."
-            put(pc, "parallelism_config_dp_replicate_size", a["launch.num_machines"], "sharding.strategy", q)
-            put(pc, "parallelism_config_dp_shard_size", processes_per_node(a), "sharding.strategy", q)
-            out.accelerate["parallelism_config"] = pc
+    if a.target == FSDP2 and is_hybrid(a) and a["launch.num_machines"] > 1:
+        pc: dict[str, Any] = {}
+        q = "parallelism_config."
+        put(pc, "parallelism_config_dp_replicate_size", a["launch.num_machines"], "sharding.strategy", q)
+        put(pc, "parallelism_config_dp_shard_size", processes_per_node(a), "sharding.strategy", q)
+        out.accelerate["parallelism_config"] = pc
     offload_id = "offload.params" if a["offload.params"] != "none" else "offload.optimizer"
     put(f, "fsdp_offload_params", fsdp_offload(a), offload_id, p)
     out.shared[p + "fsdp_offload_params"] = ("offload.optimizer", "offload.params")
     policy = a["wrapping.policy"]
-    put(f, "fsdp_auto_wrap_policy", _WRAP[policy], "wrapping.policy", p)
     if policy == "transformer" and a["wrapping.layer_classes"]:
         put(f, "fsdp_transformer_layer_cls_to_wrap", ",".join(a["wrapping.layer_classes"]), "wrapping.layer_classes", p)
     if policy == "size":
         put(f, "fsdp_min_num_params", int(a["wrapping.min_num_params"]), "wrapping.min_num_params", p)
-    if a["wrapping.ignored_modules"] is not None:
-        put(f, "fsdp_ignored_modules", a["wrapping.ignored_modules"], "wrapping.ignored_modules", p)
-    fmt = a["checkpoint.format"]
-    if target == FSDP2 and fmt == "local":
-        fmt = "sharded"  # FSDP2 has no LOCAL_STATE_DICT (#fsdp-state-dict-type)
-    put(f, "fsdp_state_dict_type", _STATE_DICT[fmt], "checkpoint.format", p)
-    put(f, "fsdp_cpu_ram_efficient_loading", a["loading.ram_efficient"], "loading.ram_efficient", p)
-    put(f, "fsdp_activation_checkpointing", a["training.activation_checkpointing"], "training.activation_checkpointing", p)
-    if target == FSDP1:
-        put(f, "fsdp_backward_prefetch", _PREFETCH[a["prefetch.backward"]], "prefetch.backward", p)
-        put(f, "fsdp_forward_prefetch", a["prefetch.forward"], "prefetch.forward", p)
-        put(f, "fsdp_use_orig_params", a["summoning.use_orig_params"], "summoning.use_orig_params", p)
-        put(f, "fsdp_sync_module_states", a["sync.module_states"], "sync.module_states", p)
-    else:
-        put(f, "fsdp_activation_checkpointing_offload", a["training.activation_checkpointing_offload"],
-            "training.activation_checkpointing_offload", p)
-    out.accelerate["fsdp_config"] = dict(sorted(f.items()))
 
 
-def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str) -> None:
-    y = out.accelerate
-    d: dict[str, Any] = {}
+def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str, json_mode: bool) -> None:
+    """The deepspeed_config keys that are not one-to-one, and the DeepSpeed JSON when one is needed."""
+    d: dict[str, Any] = out.accelerate.setdefault("deepspeed_config", {})
     p = "deepspeed_config."
     stage = zero_stage(a)
     gas = a["training.gradient_accumulation_steps"]
     clip = a["training.gradient_clipping"]
-    json_mode = uses_ds_json(a)
     if json_mode:
         put(d, "deepspeed_config_file", ds_config_ref, "deepspeed.config_file", p)
         out.deepspeed = _ds_json(a, out.provenance)
@@ -232,10 +224,6 @@ def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str) -> Non
             put(d, "gradient_clipping", float(clip), "training.gradient_clipping", p)
         put(d, "offload_optimizer_device", ds_offload_optimizer(a), "offload.optimizer", p)
         put(d, "offload_param_device", ds_offload_params(a), "offload.params", p)
-        put(d, "zero_stage", stage, "sharding.strategy", p)
-        if stage == 3:
-            put(d, "zero3_save_16bit_model", a["checkpoint.format"] == "full", "checkpoint.format", p)
-        put(y, "mixed_precision", a["precision.mixed_precision"], "precision.mixed_precision")
     put(d, "zero3_init_flag", bool(a["loading.ram_efficient"]) and stage == 3, "loading.ram_efficient", p)
     if a["wrapping.ds_moe_layer_classes"]:
         put(d, "deepspeed_moe_layer_cls_names", ",".join(a["wrapping.ds_moe_layer_classes"]),
@@ -250,7 +238,6 @@ def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str) -> Non
                 put(d, "deepspeed_inclusion_filter", a["launch.ds_inclusion_filter"], "launch.ds_inclusion_filter", p)
             if a["launch.ds_exclusion_filter"] is not None:
                 put(d, "deepspeed_exclusion_filter", a["launch.ds_exclusion_filter"], "launch.ds_exclusion_filter", p)
-    y["deepspeed_config"] = dict(sorted(d.items()))
 
 
 def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
@@ -262,6 +249,10 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
         d[key] = value
         prov[prefix + key] = answer_id
 
+    for s, w, value in one_to_one_writes(a):
+        if w.file == JSON:
+            _put_path(j, w.key, value)
+            prov[w.key] = s.id
     put(j, "train_batch_size", AUTO, "training.micro_batch_size")
     put(j, "train_micro_batch_size_per_gpu", a["training.micro_batch_size"], "training.micro_batch_size")
     put(j, "gradient_accumulation_steps", a["training.gradient_accumulation_steps"], "training.gradient_accumulation_steps")
@@ -272,11 +263,8 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
     prov["bf16.enabled"] = "precision.mixed_precision"
     j["fp16"] = {"enabled": True, "auto_cast": True} if mp == "fp16" else {"enabled": False}
     prov["fp16.enabled"] = "precision.mixed_precision"
-    if a["precision.ds_communication_data_type"] is not None:
-        put(j, "communication_data_type", a["precision.ds_communication_data_type"], "precision.ds_communication_data_type")
-    z: dict[str, Any] = {}
+    z: dict[str, Any] = j.setdefault("zero_optimization", {})
     zp = "zero_optimization."
-    put(z, "stage", stage, "sharding.strategy", zp)
     for key, device, sid in (("offload_optimizer", ds_offload_optimizer(a), "offload.optimizer"),
                              ("offload_param", ds_offload_params(a), "offload.params")):
         if device == "none":
@@ -288,13 +276,8 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
             put(block, "nvme_path", a["offload.nvme_path"], "offload.nvme_path", bp)
         put(block, "pin_memory", a["offload.pin_memory"], "offload.pin_memory", bp)
         z[key] = block
-    if stage == 3:
-        put(z, "stage3_gather_16bit_weights_on_model_save", a["checkpoint.format"] == "full", "checkpoint.format", zp)
     if is_hybrid(a) and a["launch.num_machines"] > 1 and stage == 3:
         put(z, "zero_hpz_partition_size", processes_per_node(a), "sharding.strategy", zp)
-    for sid, key in _DS_ZERO_KNOBS.items():
-        if a[sid] is not None and (sid not in _STAGE3_ONLY or stage == 3):
-            put(z, key, a[sid], sid, zp)
     j["zero_optimization"] = dict(sorted(z.items()))
     extra = a["deepspeed.extra"]
     if extra:

@@ -11,63 +11,47 @@ from pathlib import Path
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
-from .findings import Finding
-from .render import _DS_ZERO_KNOBS as _KNOBS
-from .render import _STAGE3_ONLY, ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, processes_per_node
-from .render import uses_ds_json, zero_stage
+from .catalog.writes import effective_key
+from .render import ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, one_to_one_writes
+from .render import processes_per_node, uses_ds_json, zero_stage
 
-_WRAP = {"transformer": "TRANSFORMER_BASED_WRAP", "size": "SIZE_BASED_WRAP", "none": "NO_WRAP"}
-_STATE = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
 _DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
 
 
 def expected_effective(a: Answers) -> dict[str, object]:
-    exp: dict[str, object] = {
-        "num_processes": a["launch.num_processes"],
-        "num_machines": a["launch.num_machines"],
-    }
-    mp = a["precision.mixed_precision"]
+    """The one-to-one keys from the catalogue (each written value, read back where ``Write.effective`` says), then
+    what several answers decide together, by hand."""
+    exp: dict[str, object] = {}
+    for _, write, value in one_to_one_writes(a):
+        key = effective_key(write)
+        if key:
+            exp[key] = value
     if a.target == DEEPSPEED:
         exp.update(_expected_deepspeed(a))
     else:
         exp.update(_expected_fsdp(a))
     if a["launch.dynamo_backend"] != "no" and a.target != DEEPSPEED:
         exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
-    exp["mixed_precision"] = mp
+    exp["mixed_precision"] = a["precision.mixed_precision"]  # accelerate's, also when a DeepSpeed JSON decides it
     return exp
 
 
 def _expected_fsdp(a: Answers) -> dict[str, object]:
     v1 = a.target == FSDP1
-    strategy, reshard, _, _ = SHARDING[a["sharding.strategy"]]
-    e: dict[str, object] = {"distributed_type": "FSDP", "fsdp.fsdp_version": 1 if v1 else 2}
+    e: dict[str, object] = {}
     if v1:
         # torch spells the last member with a leading underscore: ShardingStrategy._HYBRID_SHARD_ZERO2
-        name = strategy or "SHARD_GRAD_OP"
+        name = SHARDING[a["sharding.strategy"]][0] or "SHARD_GRAD_OP"
         e["fsdp.sharding_strategy"] = "_" + name if name == "HYBRID_SHARD_ZERO2" else name
         prefetch = a["prefetch.backward"]
         e["fsdp.backward_prefetch"] = None if prefetch == "none" else f"BACKWARD_{prefetch.upper()}"
-        e["fsdp.forward_prefetch"] = a["prefetch.forward"]
-        e["fsdp.use_orig_params"] = a["summoning.use_orig_params"]
         e["fsdp.sync_module_states"] = a["sync.module_states"] or a["loading.ram_efficient"]
-    else:
-        e["fsdp.reshard_after_forward"] = bool(reshard)
-        e["fsdp.activation_checkpointing_offload"] = a["training.activation_checkpointing_offload"]
     e["fsdp.cpu_offload"] = fsdp_offload(a)
-    policy = a["wrapping.policy"]
-    e["fsdp.auto_wrap_policy"] = _WRAP[policy]
-    if policy == "transformer" and a["wrapping.layer_classes"]:
+    if a["wrapping.policy"] == "transformer" and a["wrapping.layer_classes"]:
         e["fsdp.transformer_cls_names_to_wrap"] = list(a["wrapping.layer_classes"])
-    if policy == "size":
+    if a["wrapping.policy"] == "size":
         e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
-    fmt = a["checkpoint.format"]
-    if not v1 and fmt == "local":
-        fmt = "sharded"
-    e["fsdp.state_dict_type"] = _STATE[fmt]
-    e["fsdp.cpu_ram_efficient_loading"] = a["loading.ram_efficient"]
-    e["fsdp.activation_checkpointing"] = a["training.activation_checkpointing"]
-    mp = a["precision.mixed_precision"]
-    e["fsdp.param_dtype"] = _DTYPE.get(mp)
+    e["fsdp.param_dtype"] = _DTYPE.get(a["precision.mixed_precision"])
     if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
         e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
         e["parallelism.dp_shard_size"] = processes_per_node(a)
@@ -80,8 +64,7 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
     stage = zero_stage(a)
     v = "deepspeed_validated."
     z = "deepspeed.zero_optimization."
-    e: dict[str, object] = {"distributed_type": "DEEPSPEED", f"{v}zero_stage": stage,
-                            "deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
+    e: dict[str, object] = {"deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
     for block, short, device in (("offload_optimizer", "offload_optimizer", ds_offload_optimizer(a)),
                                  ("offload_param", "offload_param", ds_offload_params(a))):
         if device != "none":
@@ -97,16 +80,11 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
     mp = a["precision.mixed_precision"]
     e[f"{v}bf16_enabled"] = mp in ("bf16", "fp8")
     e[f"{v}fp16_enabled"] = mp == "fp16"
-    if stage == 3:
-        e[f"{v}gather_16bit_weights_on_model_save"] = a["checkpoint.format"] == "full"
     if is_hybrid(a) and stage == 3 and a["launch.num_machines"] > 1:
         e[f"{z}zero_hpz_partition_size"] = processes_per_node(a)
     micro = a["training.micro_batch_size"]
     if isinstance(micro, int):
         e[f"{v}train_micro_batch_size_per_gpu"] = micro
-    for sid, key in _KNOBS.items():
-        if a[sid] is not None and (sid not in _STAGE3_ONLY or stage == 3) and uses_ds_json(a):
-            e[f"{z}{key}"] = a[sid]
     return e
 
 

@@ -38,7 +38,8 @@ ANSWERS_UNKNOWN_KEY = rule(
 ANSWERS_BAD_VALUE = rule(
     "answers-bad-value", ERROR,
     "A value of the wrong type, not one of the choices, or outside the setting's range",
-    _ANSWERS_SRC + "; wizard/core/catalog.py (kind, choices, minimum, maximum)", section=INPUT, keys="the answer id",
+    _ANSWERS_SRC + "; wizard/core/catalog/settings.py (kind, choices, minimum, maximum)", section=INPUT,
+    keys="the answer id",
     fix="Write one of the expected values the message names, or remove the key to use the default.")
 ANSWERS_EMPTY = rule(
     "answers-empty", WARNING, "The answers file is empty (or only comments): every setting takes its default",

@@ -9,7 +9,7 @@ import shlex
 from typing import Any
 
 from ..core.answers import Answers, coerce_value, number_text
-from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
+from ..core.catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, SETTING_BY_ID, SHARDING, Setting
 from ..core.findings import ERROR, INFO, WARNING, Finding
 from ..core.render import Rendered, render, zero_stage
 
@@ -186,15 +186,22 @@ def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
 _MISSING = object()
 
 
-_BOILERPLATE = {"compute_environment", "debug", "use_cpu", "downcast_bf16", "enable_cpu_affinity"}
+_BOILERPLATE = frozenset(FIXED_KEYS)
 """Keys every config gets whatever the answers say: not worth showing as what a setting writes."""
 
 
 def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
-    """Every (file, key, value) the setting produced in this render."""
+    """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
+    that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
+    it wrote)."""
+    from ..core.catalog.writes import keys_of
+
+    declared = keys_of(setting_id)
+    paths = [key for _, key in declared] if declared else list(rendered.provenance)
     out = []
-    for path, sid in rendered.provenance.items():
-        if path in _BOILERPLATE or (sid != setting_id and setting_id not in rendered.shared.get(path, ())):
+    for path in paths:
+        sid = rendered.provenance.get(path)
+        if sid != setting_id and setting_id not in rendered.shared.get(path, ()):
             continue
         found = rendered_value(rendered, path)
         if found is not None:
