@@ -13,42 +13,46 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .answers import Answers, answers_from_mapping
-from .lint.base import as_int, fmt, parse_bool
+from .answers import Answers, answers_from_mapping, coerce_value
+from .catalog import DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
+from .catalog.writes import NOT_FOUND, answer_value, one_to_one
+from .lint.base import fmt
 from .findings import ERROR, INFO, Finding
+from .vocab import SHARDING_STRATEGIES, fsdp_enum_name, fsdp_key, parse_bool, sharding_strategy_name, whole_number
 from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 
-_V1_STRATEGY = {"FULL_SHARD": "full", "SHARD_GRAD_OP": "grads_optimizer", "NO_SHARD": "none",
-                "HYBRID_SHARD": "hybrid_full", "HYBRID_SHARD_ZERO2": "hybrid_grads_optimizer"}
-_V1_DIGITS = {"1": "FULL_SHARD", "2": "SHARD_GRAD_OP", "3": "NO_SHARD", "4": "HYBRID_SHARD", "5": "HYBRID_SHARD_ZERO2"}
 _STAGE = {3: "full", 2: "grads_optimizer", 1: "optimizer", 0: "none"}
-_WRAP = {"TRANSFORMER_BASED_WRAP": "transformer", "SIZE_BASED_WRAP": "size", "NO_WRAP": "none"}
-_PREFETCH = {"BACKWARD_PRE": "pre", "BACKWARD_POST": "post", "NO_PREFETCH": "none", "1": "pre", "2": "post"}
-_STATE = {"FULL_STATE_DICT": "full", "SHARDED_STATE_DICT": "sharded", "LOCAL_STATE_DICT": "local",
-          "1": "full", "2": "local", "3": "sharded"}
-_DS_KNOBS = {
-    "stage3_prefetch_bucket_size": ("prefetch", "ds_bucket_size"),
-    "stage3_param_persistence_threshold": ("prefetch", "ds_param_persistence_threshold"),
-    "stage3_max_live_parameters": ("prefetch", "ds_max_live_parameters"),
-    "stage3_max_reuse_distance": ("prefetch", "ds_max_reuse_distance"),
-    "overlap_comm": ("deepspeed", "overlap_comm"),
-    "contiguous_gradients": ("deepspeed", "contiguous_gradients"),
-    "reduce_bucket_size": ("deepspeed", "reduce_bucket_size"),
-    "allgather_bucket_size": ("deepspeed", "allgather_bucket_size"),
-    "sub_group_size": ("deepspeed", "sub_group_size"),
-}
+_BY_HAND = frozenset({"backend", "fsdp_version", "sharding.strategy", "launch.num_processes", "launch.num_machines",
+                      "launch.machine_rank"})
+"""Settings read by hand below, before the one-to-one keys: they decide the target and the ZeRO stage the other keys
+are read for, or have notes of their own."""
+_ABSENT: Any = object()
 
 
-def _int(value: Any) -> int | None:
-    """A whole number, also from a numeric string such as '1e8' (which accelerate itself would reject)."""
-    number = as_int(value)
-    if number is not None or not isinstance(value, str):
-        return number
-    try:
-        parsed = float(value)
-    except ValueError:
-        return None
-    return int(parsed) if parsed.is_integer() else None
+def _lookup(doc: Any, path: str) -> Any:
+    """The value at a dotted path, or :data:`_ABSENT` (also for an explicit null)."""
+    node = doc
+    for part in path.split("."):
+        if not isinstance(node, dict) or node.get(part) is None:
+            return _ABSENT
+        node = node[part]
+    return node
+
+
+def _take(doc: dict, path: str) -> None:
+    """Remove a dotted path, and each section it leaves empty."""
+    *sections, key = path.split(".")
+    chain = [doc]
+    for part in sections:
+        chain.append(chain[-1][part])
+    chain[-1].pop(key, None)
+    for parent, part, node in reversed(list(zip(chain, sections, chain[1:]))):
+        if not node:
+            parent.pop(part, None)
+
+
+def _copy_tree(value: Any) -> Any:
+    return {k: _copy_tree(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
 class _Importer:
@@ -62,30 +66,89 @@ class _Importer:
         else:
             self.doc.setdefault(group, {})[name] = value
 
+    def set_id(self, setting_id: str, value: Any) -> None:
+        group, _, name = setting_id.rpartition(".")
+        self.set(group or None, name, value)
+
     def note(self, keys: list[str], message: str, fix: str = "") -> None:
         """A note about the translation (rule ``import``, always info: the file's faults are the config rules)."""
         self.findings.append(Finding(INFO, IMPORT_NOTE, tuple(keys), message, fix, "wizard importer"))
+
+    @property
+    def zero_stage(self) -> int | None:
+        from .catalog import SHARDING
+
+        strategy = self.doc.get("sharding", {}).get("strategy")
+        return SHARDING[strategy][2] if strategy in SHARDING else None
+
+    # ------------------------------------------------------------------ the one-to-one keys, from the catalogue
+    def yaml_keys(self, y: dict[str, Any], targets: tuple[str, ...], *, sections: tuple[str, ...]) -> None:
+        """Every one-to-one accelerate YAML key of ``targets`` (the file's first) at the top level or in
+        ``sections``, read the way the launcher reads it; a key that is absent means the library's default."""
+        seen: set[str] = set()
+        for target in targets:
+            for s, w in one_to_one(target):
+                section = w.key.rpartition(".")[0]
+                if s.id in _BY_HAND or w.file != YAML or w.key in seen or section not in ("", *sections):
+                    continue
+                if w.when == ZERO3 and self.zero_stage != 3:
+                    continue
+                seen.add(w.key)
+                raw = _lookup(y, w.key)
+                if raw is _ABSENT:
+                    if w.library_default is None:
+                        continue
+                    raw = w.library_default
+                value = self._yaml_value(s, w, target, raw)
+                if value is not NOT_FOUND:
+                    self.set_id(s.id, value)
+
+    @staticmethod
+    def _yaml_value(s: Setting, w: Write, target: str, raw: Any) -> Any:
+        if w.values is not None:
+            if all(isinstance(v, bool) for v in w.values.values()):
+                spelled = parse_bool(raw)
+            elif w.key.startswith("fsdp_config."):
+                spelled = fsdp_enum_name(w.key.split(".", 1)[1], raw)
+            else:
+                spelled = raw
+            return NOT_FOUND if spelled is None else answer_value(s, target, w.key, spelled)
+        if s.kind == "bool":
+            flag = parse_bool(raw)
+            return NOT_FOUND if flag is None else flag
+        if s.kind in ("str", "choice") and isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip():
+            return str(raw)
+        return NOT_FOUND
+
+    def json_keys(self, ds: dict[str, Any], rest: dict[str, Any]) -> None:
+        """Every one-to-one DeepSpeed JSON key: imported when the setting can hold the value (and the ZeRO stage is
+        one that reads it), otherwise left in ``rest`` (``deepspeed.extra``), as written."""
+        for s, w in one_to_one(DEEPSPEED):
+            if s.id in _BY_HAND or w.file != JSON:
+                continue
+            raw = _lookup(ds, w.key)
+            if raw is _ABSENT or (w.when == ZERO3 and self.zero_stage != 3):
+                continue
+            value = answer_value(s, DEEPSPEED, w.key, raw)
+            if value is NOT_FOUND or coerce_value(s, value)[1] is not None:
+                continue
+            self.set_id(s.id, value)
+            _take(rest, w.key)
 
     # ------------------------------------------------------------------ top level
     def top(self, y: dict[str, Any]) -> None:
         for key, name in (("num_processes", "num_processes"), ("num_machines", "num_machines"),
                           ("machine_rank", "machine_rank"), ("main_process_port", "main_process_port")):
             if y.get(key) is not None:
-                v = _int(y[key])
+                v = whole_number(y[key])
                 if v is None or v < 0:
                     self.note([key], f"{key}: {y[key]!r} is not a usable integer; default kept")
                 elif key == "num_processes" and v < 1:
                     self.note([key], f"num_processes {v} must be given on the command line; default kept")
                 else:
                     self.set("launch", name, v)
-        for key in ("main_process_ip", "rdzv_backend", "gpu_ids", "main_training_function"):
-            if isinstance(y.get(key), (str, int)) and str(y[key]).strip():
-                self.set("launch", key, str(y[key]))
-        if isinstance(y.get("same_network"), bool):
-            self.set("launch", "same_network", y["same_network"])
-        mp = y.get("mixed_precision")
-        if isinstance(mp, str):
-            self.set("precision", "mixed_precision", mp)
+        if isinstance(y.get("main_process_ip"), (str, int)) and str(y["main_process_ip"]).strip():
+            self.set("launch", "main_process_ip", str(y["main_process_ip"]))
         dyn = y.get("dynamo_config")
         if isinstance(dyn, dict):
             d = {(k if k.startswith("dynamo_") else "dynamo_" + k): v for k, v in dyn.items() if isinstance(k, str)}
@@ -103,30 +166,32 @@ class _Importer:
     # ------------------------------------------------------------------ FSDP
     def fsdp(self, y: dict[str, Any]) -> None:
         raw = y.get("fsdp_config") if isinstance(y.get("fsdp_config"), dict) else {}
-        f = {(k if k.startswith("fsdp") else "fsdp_" + k): v for k, v in raw.items() if isinstance(k, str)}
+        f = {fsdp_key(k): v for k, v in raw.items() if isinstance(k, str)}
         self.set(None, "backend", "fsdp")
-        version = _int(f.get("fsdp_version", 1))
+        version = whole_number(f.get("fsdp_version", 1))
         version = version if version in (1, 2) else 1
         self.set(None, "fsdp_version", version)
         if version == 1:
             strategy = f.get("fsdp_sharding_strategy")
             via_reshard = f.get("fsdp_reshard_after_forward")
-            if strategy is None and isinstance(via_reshard, str) and via_reshard.upper() in _V1_STRATEGY:
+            if strategy is None and isinstance(via_reshard, str) and via_reshard.upper() in SHARDING_STRATEGIES:
                 strategy = via_reshard
                 if via_reshard.upper() != "FULL_SHARD":
                     self.note(["fsdp_config.fsdp_reshard_after_forward"],
                               f"the original config asks for {via_reshard.upper()} under fsdp_reshard_after_forward, "
                               "which accelerate launch ignores for FSDP1 (it ran FULL_SHARD); imported as asked",
                               "the regenerated config writes it under fsdp_sharding_strategy")
-            name = _V1_DIGITS.get(str(strategy), str(strategy).upper()) if strategy is not None else "FULL_SHARD"
-            if name in _V1_STRATEGY:
-                self.set("sharding", "strategy", _V1_STRATEGY[name])
+            name = sharding_strategy_name(strategy) if strategy is not None else "FULL_SHARD"
+            value = NOT_FOUND if name is None else answer_value(SETTING_BY_ID["sharding.strategy"], FSDP1,
+                                                                "fsdp_config.fsdp_sharding_strategy", name)
+            if value is not NOT_FOUND:
+                self.set("sharding", "strategy", value)
             else:
                 self.note(["fsdp_config.fsdp_sharding_strategy"], f"unknown strategy {strategy!r}; full kept")
         else:
             reshard = parse_bool(f.get("fsdp_reshard_after_forward", True))
             pc = y.get("parallelism_config") if isinstance(y.get("parallelism_config"), dict) else {}
-            replicate = _int(pc.get("parallelism_config_dp_replicate_size", 1)) or 1
+            replicate = whole_number(pc.get("parallelism_config_dp_replicate_size", 1)) or 1
             base = "full" if reshard is not False else "grads_optimizer"
             self.set("sharding", "strategy", ("hybrid_" + base if base == "full" else "hybrid_grads_optimizer")
                      if replicate > 1 else base)
@@ -134,42 +199,21 @@ class _Importer:
         if off:
             self.set("offload", "optimizer", "cpu")
             self.set("offload", "params", "cpu")
-        policy = f.get("fsdp_auto_wrap_policy")
-        if isinstance(policy, str) and policy.upper() in _WRAP:
-            self.set("wrapping", "policy", _WRAP[policy.upper()])
-        elif policy is None:
-            self.set("wrapping", "policy", "none")
         classes = f.get("fsdp_transformer_layer_cls_to_wrap")
         if isinstance(classes, str) and classes.strip():
             self.set("wrapping", "layer_classes", [c.strip() for c in classes.split(",") if c.strip()])
         elif isinstance(classes, list):
             self.set("wrapping", "layer_classes", [str(c) for c in classes])
         if "fsdp_min_num_params" in f:
-            n = _int(f["fsdp_min_num_params"])
+            n = whole_number(f["fsdp_min_num_params"])
             if n is not None and n > 0:
                 self.set("wrapping", "min_num_params", n)
                 if not isinstance(f["fsdp_min_num_params"], int):
                     self.note(["fsdp_config.fsdp_min_num_params"],
                               f"fsdp_min_num_params {f['fsdp_min_num_params']!r} crashes accelerate; imported as {n}")
-        prefetch = f.get("fsdp_backward_prefetch")
-        self.set("prefetch", "backward", _PREFETCH.get(str(prefetch).upper(), "none") if prefetch else "none")
-        for key, group, name, default in (
-            ("fsdp_forward_prefetch", "prefetch", "forward", False),
-            ("fsdp_use_orig_params", "summoning", "use_orig_params", True),
-            ("fsdp_cpu_ram_efficient_loading", "loading", "ram_efficient", True),
-            ("fsdp_sync_module_states", "sync", "module_states", True),
-            ("fsdp_activation_checkpointing", "training", "activation_checkpointing", False),
-            ("fsdp_activation_checkpointing_offload", "training", "activation_checkpointing_offload", False),
-        ):
-            value = parse_bool(f.get(key, default))
-            self.set(group, name, default if value is None else value)
-        sdt = f.get("fsdp_state_dict_type")
-        if sdt is None:
-            self.set("checkpoint", "format", "full" if version == 1 else "sharded")
-        elif str(sdt).upper() in _STATE:
-            self.set("checkpoint", "format", _STATE[str(sdt).upper()])
-        if isinstance(f.get("fsdp_ignored_modules"), str):
-            self.set("wrapping", "ignored_modules", f["fsdp_ignored_modules"])
+        # the file's own version first, then the other version's keys (kept for a switch)
+        self.yaml_keys({**y, "fsdp_config": f}, (FSDP1, FSDP2) if version == 1 else (FSDP2, FSDP1),
+                       sections=("fsdp_config",))
 
     # ------------------------------------------------------------------ DeepSpeed
     def deepspeed(self, y: dict[str, Any], ds: dict[str, Any] | None) -> None:
@@ -189,13 +233,14 @@ class _Importer:
                 self.set("launch", name, d[key])
         if d.get("deepspeed_config_file") not in (None, "none"):
             self.set("deepspeed", "config_file", "yes")
+            self.yaml_keys(y, (DEEPSPEED,), sections=())
             if isinstance(ds, dict):
                 self.ds_json(ds)
             else:
                 self.note(["deepspeed_config.deepspeed_config_file"],
                           "the DeepSpeed JSON could not be read: its settings are not imported")
             return
-        stage = _int(d.get("zero_stage", 2))
+        stage = whole_number(d.get("zero_stage", 2))
         self.set("sharding", "strategy", _STAGE.get(stage, "grads_optimizer"))
         if "zero3_init_flag" not in d:
             self.set("loading", "ram_efficient", stage == 3)
@@ -208,56 +253,49 @@ class _Importer:
                 self.note([f"deepspeed_config.{key}"], "inline NVMe paths never reach DeepSpeed; the "
                           "regenerated config carries the path in a DeepSpeed JSON")
         gas = d.get("gradient_accumulation_steps")
-        if gas is not None:
-            self.set("training", "gradient_accumulation_steps", gas if gas == "auto" else _int(gas) or 1)
+        if gas is None:  # accelerate then takes the Accelerator's value (utils/dataclasses.py:1229-1231)
+            self.set("training", "gradient_accumulation_steps", "auto")
+        else:
+            self.set("training", "gradient_accumulation_steps", gas if gas == "auto" else whole_number(gas) or 1)
         clip = d.get("gradient_clipping")
         if clip is None:
             self.set("training", "gradient_clipping", "auto")
         elif clip == "auto" or isinstance(clip, (int, float)) and not isinstance(clip, bool):
             self.set("training", "gradient_clipping", clip)
-        if stage == 3:
-            self.set("checkpoint", "format", "full" if parse_bool(d.get("zero3_save_16bit_model", False)) else "sharded")
+        self.yaml_keys(y, (DEEPSPEED,), sections=("deepspeed_config",))
 
     def ds_json(self, ds: dict[str, Any]) -> None:
-        extra = {k: v for k, v in ds.items()}
+        extra = _copy_tree(ds)
         z = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
-        zrest = dict(z)
-        stage = _int(z.get("stage", 0))
-        hpz = _int(z.get("zero_hpz_partition_size", 1)) or 1
+        stage = whole_number(z.get("stage", 0))
+        hpz = whole_number(z.get("zero_hpz_partition_size", 1)) or 1
         strategy = _STAGE.get(stage, "none")
         if stage == 3 and hpz > 1:
             strategy = "hybrid_full"
         self.set("sharding", "strategy", strategy)
+        if not isinstance(extra.get("zero_optimization"), dict):
+            extra.pop("zero_optimization", None)
+        zrest = extra.get("zero_optimization", {})
         for key in ("stage", "zero_hpz_partition_size"):
             zrest.pop(key, None)
         for block, name in (("offload_optimizer", "optimizer"), ("offload_param", "params")):
             b = z.get(block)
             if isinstance(b, dict):
-                rest = dict(b)
+                rest = zrest[block]
                 if isinstance(b.get("device"), str):
                     self.set("offload", name, rest.pop("device"))
                 if isinstance(b.get("nvme_path"), str):
                     self.set("offload", "nvme_path", rest.pop("nvme_path"))
                 if isinstance(b.get("pin_memory"), bool):
                     self.set("offload", "pin_memory", rest.pop("pin_memory"))
-                if rest:
-                    zrest[block] = rest
-                else:
+                if not rest:
                     zrest.pop(block)
-        if "stage3_gather_16bit_weights_on_model_save" in z:
-            self.set("checkpoint", "format", "full" if parse_bool(z["stage3_gather_16bit_weights_on_model_save"]) else "sharded")
-            zrest.pop("stage3_gather_16bit_weights_on_model_save")
-        for key, (group, name) in _DS_KNOBS.items():
-            if key in z and (z[key] == "auto" or isinstance(z[key], (bool, int))):
-                self.set(group, name, z[key])
-                zrest.pop(key)
-        extra.pop("zero_optimization", None)
-        if zrest:
-            extra["zero_optimization"] = zrest
+        self.json_keys(ds, extra)
+        if not extra.get("zero_optimization", True):
+            extra.pop("zero_optimization")
         for key, group, name in (("gradient_accumulation_steps", "training", "gradient_accumulation_steps"),
                                  ("gradient_clipping", "training", "gradient_clipping"),
-                                 ("train_micro_batch_size_per_gpu", "training", "micro_batch_size"),
-                                 ("communication_data_type", "precision", "ds_communication_data_type")):
+                                 ("train_micro_batch_size_per_gpu", "training", "micro_batch_size")):
             if key in ds:
                 self.set(group, name, ds[key])
                 extra.pop(key)
