@@ -130,6 +130,9 @@ def test_render_import_render_is_identical_and_nothing_is_dropped_silently(setti
         assert imported is not None, (stated, [f.render() for f in notes])
         again = render(imported)
         assert (again.accelerate, again.deepspeed) == (rendered.accelerate, rendered.deepspeed), stated
+        if answers.target == DEEPSPEED:  # deepspeed.extra is carried leaf by leaf (a leaf may be a catalogue knob)
+            for path, value in leaves(answers["deepspeed.extra"]):
+                assert leaf_at(rendered.deepspeed, path) == value, (stated, path)
         named = {key for f in [*gen.findings, *notes] for key in f.keys}
         for s in SETTINGS:
             if not s.writes.get(answers.target) or answers[s.id] == imported[s.id] or s.id in named:
@@ -138,6 +141,20 @@ def test_render_import_render_is_identical_and_nothing_is_dropped_silently(setti
             assert carried or s.id in UNWRITTEN_WITHOUT_FINDING, (
                 f"{stated}: {s.id} = {answers[s.id]!r} is neither written nor named by a finding "
                 f"(imported back as {imported[s.id]!r})")
+
+
+def leaves(d: dict, prefix: str = ""):
+    for key, value in d.items():
+        if isinstance(value, dict) and value:
+            yield from leaves(value, f"{prefix}{key}.")
+        else:
+            yield prefix + key, value
+
+
+def leaf_at(d, path: str):
+    for part in path.split("."):
+        d = d.get(part) if isinstance(d, dict) else None
+    return d
 
 
 def found(rendered, path: str) -> bool:
