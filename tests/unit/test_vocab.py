@@ -25,7 +25,8 @@ def test_whole_number_reads_what_a_config_means():
     assert vocab.whole_number("2.5") is None and vocab.whole_number(True) is None
 
 
-@pytest.mark.parametrize("value,expected", [("full_shard", "FULL_SHARD"), (1, "FULL_SHARD"), ("5", "HYBRID_SHARD_ZERO2"),
+@pytest.mark.parametrize("value,expected", [("full_shard", "FULL_SHARD"), (1, "FULL_SHARD"),
+                                            ("5", "HYBRID_SHARD_ZERO2"),
                                             ("_HYBRID_SHARD_ZERO2", "HYBRID_SHARD_ZERO2"), ("0", None), ("6", None),
                                             ("ZERO3", None)])
 def test_fsdp1_sharding_strategy_names_and_digit_codes(value, expected):
@@ -47,8 +48,10 @@ def test_prefetch_and_state_dict_digit_codes_follow_the_enum_order():
 def test_key_sets():
     assert len(vocab.FSDP_KEYS) == len(vocab.FSDP_ENV_TO_ARG) == 16
     assert set(vocab.FSDP_BOOL_KEYS) | set(vocab.FSDP1_BOOL_KEYS) <= vocab.FSDP_KEYS
-    assert vocab.fsdp_key("min_num_params") == "fsdp_min_num_params" and vocab.fsdp_key("fsdp_version") == "fsdp_version"
-    assert "mixed_precision" in vocab.DS_FILE_CONFLICTING_FIELDS and "zero3_init_flag" not in vocab.DS_FILE_CONFLICTING_FIELDS
+    assert vocab.fsdp_key("min_num_params") == "fsdp_min_num_params"
+    assert vocab.fsdp_key("fsdp_version") == "fsdp_version"
+    assert "mixed_precision" in vocab.DS_FILE_CONFLICTING_FIELDS
+    assert "zero3_init_flag" not in vocab.DS_FILE_CONFLICTING_FIELDS
 
 
 def test_checklist_reads_torchs_hybrid_shard_zero2_member_name():

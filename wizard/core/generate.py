@@ -104,7 +104,8 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
     """Drop linter findings that an answer rule already reports, as severely, on the same setting."""
     out = []
     for f in lint:
-        covered = any(set(f.keys) & set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity] for g in intent)
+        covered = any(set(f.keys) & set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity]
+                      for g in intent)
         if not covered:
             out.append(f)
     return out

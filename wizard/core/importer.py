@@ -16,8 +16,8 @@ from typing import Any
 from .answers import Answers, answers_from_mapping, coerce_value
 from .catalog import DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
 from .catalog.writes import NOT_FOUND, answer_value, one_to_one
-from .lint.base import fmt
 from .findings import ERROR, INFO, Finding
+from .lint.base import fmt
 from .vocab import SHARDING_STRATEGIES, fsdp_enum_name, fsdp_key, parse_bool, sharding_strategy_name, whole_number
 from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 
@@ -46,9 +46,15 @@ def _take(doc: dict, path: str) -> None:
     for part in sections:
         chain.append(chain[-1][part])
     chain[-1].pop(key, None)
-    for parent, part, node in reversed(list(zip(chain, sections, chain[1:]))):
+    for parent, part, node in reversed(list(zip(chain[:-1], sections, chain[1:], strict=True))):
         if not node:
             parent.pop(part, None)
+
+
+def _section(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    """``doc[name]`` when it is a mapping, else an empty one."""
+    value = doc.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 def _copy_tree(value: Any) -> Any:
@@ -116,7 +122,8 @@ class _Importer:
         if s.kind == "bool":
             flag = parse_bool(raw)
             return NOT_FOUND if flag is None else flag
-        if s.kind in ("str", "choice") and isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip():
+        if (s.kind in ("str", "choice") and isinstance(raw, (str, int)) and not isinstance(raw, bool)
+                and str(raw).strip()):
             return str(raw)
         return NOT_FOUND
 
@@ -165,7 +172,7 @@ class _Importer:
 
     # ------------------------------------------------------------------ FSDP
     def fsdp(self, y: dict[str, Any]) -> None:
-        raw = y.get("fsdp_config") if isinstance(y.get("fsdp_config"), dict) else {}
+        raw = _section(y, "fsdp_config")
         f = {fsdp_key(k): v for k, v in raw.items() if isinstance(k, str)}
         self.set(None, "backend", "fsdp")
         version = whole_number(f.get("fsdp_version", 1))
@@ -190,7 +197,7 @@ class _Importer:
                 self.note(["fsdp_config.fsdp_sharding_strategy"], f"unknown strategy {strategy!r}; full kept")
         else:
             reshard = parse_bool(f.get("fsdp_reshard_after_forward", True))
-            pc = y.get("parallelism_config") if isinstance(y.get("parallelism_config"), dict) else {}
+            pc = _section(y, "parallelism_config")
             replicate = whole_number(pc.get("parallelism_config_dp_replicate_size", 1)) or 1
             base = "full" if reshard is not False else "grads_optimizer"
             self.set("sharding", "strategy", ("hybrid_" + base if base == "full" else "hybrid_grads_optimizer")
@@ -217,7 +224,7 @@ class _Importer:
 
     # ------------------------------------------------------------------ DeepSpeed
     def deepspeed(self, y: dict[str, Any], ds: dict[str, Any] | None) -> None:
-        d = y.get("deepspeed_config") if isinstance(y.get("deepspeed_config"), dict) else {}
+        d = _section(y, "deepspeed_config")
         self.set(None, "backend", "deepspeed")
         if d.get("zero3_init_flag") is not None:
             flag = parse_bool(d["zero3_init_flag"])
@@ -226,7 +233,8 @@ class _Importer:
         moe = d.get("deepspeed_moe_layer_cls_names")
         if isinstance(moe, str) and moe.strip():
             self.set("wrapping", "ds_moe_layer_classes", [c.strip() for c in moe.split(",") if c.strip()])
-        for key, name in (("deepspeed_multinode_launcher", "ds_multinode_launcher"), ("deepspeed_hostfile", "ds_hostfile"),
+        for key, name in (("deepspeed_multinode_launcher", "ds_multinode_launcher"),
+                          ("deepspeed_hostfile", "ds_hostfile"),
                           ("deepspeed_inclusion_filter", "ds_inclusion_filter"),
                           ("deepspeed_exclusion_filter", "ds_exclusion_filter")):
             if isinstance(d.get(key), str) and d[key].strip() and d[key] != "none":
@@ -241,7 +249,8 @@ class _Importer:
                           "the DeepSpeed JSON could not be read: its settings are not imported")
             return
         stage = whole_number(d.get("zero_stage", 2))
-        self.set("sharding", "strategy", _STAGE.get(stage, "grads_optimizer"))
+        self.set("sharding", "strategy", _STAGE.get(stage, "grads_optimizer") if stage is not None
+                 else "grads_optimizer")
         if "zero3_init_flag" not in d:
             self.set("loading", "ram_efficient", stage == 3)
         for key, name in (("offload_optimizer_device", "optimizer"), ("offload_param_device", "params")):
@@ -266,10 +275,10 @@ class _Importer:
 
     def ds_json(self, ds: dict[str, Any]) -> None:
         extra = _copy_tree(ds)
-        z = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
+        z = _section(ds, "zero_optimization")
         stage = whole_number(z.get("stage", 0))
         hpz = whole_number(z.get("zero_hpz_partition_size", 1)) or 1
-        strategy = _STAGE.get(stage, "none")
+        strategy = _STAGE.get(stage, "none") if stage is not None else "none"
         if stage == 3 and hpz > 1:
             strategy = "hybrid_full"
         self.set("sharding", "strategy", strategy)
@@ -299,8 +308,8 @@ class _Importer:
             if key in ds:
                 self.set(group, name, ds[key])
                 extra.pop(key)
-        bf16 = ds.get("bf16", {}) if isinstance(ds.get("bf16"), dict) else {}
-        fp16 = ds.get("fp16", {}) if isinstance(ds.get("fp16"), dict) else {}
+        bf16 = _section(ds, "bf16")
+        fp16 = _section(ds, "fp16")
         if parse_bool(bf16.get("enabled")):
             self.set("precision", "mixed_precision", "bf16")
         elif parse_bool(fp16.get("enabled")):
@@ -310,8 +319,8 @@ class _Importer:
                       "imported as the answers' mixed precision")
         else:
             self.set("precision", "mixed_precision", "no")
-        for key, block in (("bf16", bf16), ("fp16", fp16)):
-            rest = {k: v for k, v in block.items() if k not in ("enabled", "auto_cast")}
+        for key, precision in (("bf16", bf16), ("fp16", fp16)):
+            rest = {k: v for k, v in precision.items() if k not in ("enabled", "auto_cast")}
             extra.pop(key, None)
             if rest:
                 extra[key] = rest

@@ -63,7 +63,8 @@ def ds_offload_optimizer(a: Answers) -> str:
     if stage == 0:
         return "none"  # nothing moves params to CPU at stage 0; CPUAdam would assert (#ds-offload-and-zero-stage)
     if device == "nvme" and stage < 3:
-        return "cpu"  # ZeRO-1/2 turn any device into CPU offload (#ds-offload-and-zero-stage); say so, write what happens
+        # ZeRO-1/2 turn any device into CPU offload (#ds-offload-and-zero-stage); say so, write what happens
+        return "cpu"
     return device
 
 
@@ -255,7 +256,8 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
             prov[w.key] = s.id
     put(j, "train_batch_size", AUTO, "training.micro_batch_size")
     put(j, "train_micro_batch_size_per_gpu", a["training.micro_batch_size"], "training.micro_batch_size")
-    put(j, "gradient_accumulation_steps", a["training.gradient_accumulation_steps"], "training.gradient_accumulation_steps")
+    put(j, "gradient_accumulation_steps", a["training.gradient_accumulation_steps"],
+        "training.gradient_accumulation_steps")
     clip = a["training.gradient_clipping"]
     put(j, "gradient_clipping", clip if clip == AUTO else float(clip), "training.gradient_clipping")
     bf16 = mp in ("bf16", "fp8")

@@ -12,8 +12,17 @@ from pathlib import Path
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
 from .catalog.writes import effective_key
-from .render import ds_offload_optimizer, ds_offload_params, fsdp_offload, is_hybrid, one_to_one_writes
-from .render import processes_per_node, uses_ds_json, zero_stage
+from .findings import Finding
+from .render import (
+    ds_offload_optimizer,
+    ds_offload_params,
+    fsdp_offload,
+    is_hybrid,
+    one_to_one_writes,
+    processes_per_node,
+    uses_ds_json,
+    zero_stage,
+)
 
 _DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
 

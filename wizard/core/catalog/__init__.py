@@ -8,10 +8,41 @@ The names below are the ones the rest of the wizard imports (``from wizard.core.
 """
 from __future__ import annotations
 
-from .model import (ALWAYS, AUTO, CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SET, TARGET_LABELS, TARGETS, YAML, ZERO3,
-                    Group, Setting, Write, key_list, where_line)
-from .settings import (FIXED_KEYS, GROUP_BY_ID, GROUPS, MAX_BATCH, MAX_CLIP, MAX_COUNT, MAX_MACHINES, MAX_PROCESSES,
-                       MAX_STEPS, SETTING_BY_ID, SETTINGS, SHARDING, settings_in, target_of)
+from .model import (
+                    ALWAYS,
+                    AUTO,
+                    CUSTOM,
+                    DEEPSPEED,
+                    FSDP1,
+                    FSDP2,
+                    JSON,
+                    SET,
+                    TARGET_LABELS,
+                    TARGETS,
+                    YAML,
+                    ZERO3,
+                    Group,
+                    Setting,
+                    Write,
+                    key_list,
+                    where_line,
+)
+from .settings import (
+                    FIXED_KEYS,
+                    GROUP_BY_ID,
+                    GROUPS,
+                    MAX_BATCH,
+                    MAX_CLIP,
+                    MAX_COUNT,
+                    MAX_MACHINES,
+                    MAX_PROCESSES,
+                    MAX_STEPS,
+                    SETTING_BY_ID,
+                    SETTINGS,
+                    SHARDING,
+                    settings_in,
+                    target_of,
+)
 
 __all__ = ["ALWAYS", "AUTO", "CUSTOM", "DEEPSPEED", "FSDP1", "FSDP2", "JSON", "SET", "TARGET_LABELS", "TARGETS", "YAML",
            "ZERO3", "Group", "Setting", "Write", "key_list", "where_line", "FIXED_KEYS", "GROUP_BY_ID", "GROUPS",

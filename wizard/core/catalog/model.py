@@ -1,9 +1,10 @@
 """The shapes of the catalogue: targets, groups, settings, and where a setting is written (:class:`Write`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 FSDP1 = "fsdp1"
 FSDP2 = "fsdp2"

@@ -77,10 +77,11 @@ _FSDP1_STRATEGY = {k: v[0] or "SHARD_GRAD_OP" for k, v in SHARDING.items()}  # Z
 _RESHARD = {k: bool(v[1]) for k, v in SHARDING.items()}
 _STAGE = {k: v[2] for k, v in SHARDING.items()}
 _ZERO_STAGE = "deepspeed_validated.zero_stage"
-_WRAP = dict(zip(("transformer", "size", "none"), vocab.WRAP_POLICIES))
+_WRAP = dict(zip(("transformer", "size", "none"), vocab.WRAP_POLICIES, strict=True))
 _PREFETCH = {"pre": "BACKWARD_PRE", "post": "BACKWARD_POST", "none": vocab.NO_PREFETCH}
 _STATE_DICT_V1 = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
-_STATE_DICT_V2 = {**_STATE_DICT_V1, "local": "SHARDED_STATE_DICT"}  # FSDP2 has no LOCAL_STATE_DICT (#fsdp-state-dict-type)
+# FSDP2 has no LOCAL_STATE_DICT (docs/library-behaviour.md#fsdp-state-dict-type)
+_STATE_DICT_V2 = {**_STATE_DICT_V1, "local": "SHARDED_STATE_DICT"}
 _GATHER = {"full": True, "sharded": False, "local": False}
 _GATHER_EFFECTIVE = "deepspeed_validated.gather_16bit_weights_on_model_save"
 
@@ -168,11 +169,14 @@ SETTINGS: tuple[Setting, ...] = (
        choices=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"),
        writes=_everywhere(_y("dynamo_config.dynamo_mode", when=CUSTOM)), counterpart="Same key for both backends."),
     _s("launch.dynamo_fullgraph", "torch.compile fullgraph", "bool", False,
-       writes=_everywhere(_y("dynamo_config.dynamo_use_fullgraph", when=CUSTOM)), counterpart="Same key for both backends."),
+       writes=_everywhere(_y("dynamo_config.dynamo_use_fullgraph", when=CUSTOM)),
+       counterpart="Same key for both backends."),
     _s("launch.dynamo_dynamic", "torch.compile dynamic shapes", "bool", False,
-       writes=_everywhere(_y("dynamo_config.dynamo_use_dynamic", when=CUSTOM)), counterpart="Same key for both backends."),
+       writes=_everywhere(_y("dynamo_config.dynamo_use_dynamic", when=CUSTOM)),
+       counterpart="Same key for both backends."),
     _s("launch.dynamo_regional", "Regional compilation", "bool", False,
-       writes=_everywhere(_y("dynamo_config.dynamo_use_regional_compilation", when=CUSTOM)), counterpart="Same key for both backends."),
+       writes=_everywhere(_y("dynamo_config.dynamo_use_regional_compilation", when=CUSTOM)),
+       counterpart="Same key for both backends."),
     _s("launch.script", "Training script", "str", None, nullable=True,
        where_text=_ON_EVERY_TARGET("(command line of accelerate launch)"),
        counterpart="Not part of either config: it is what accelerate launch runs."),
@@ -254,19 +258,22 @@ SETTINGS: tuple[Setting, ...] = (
                        DEEPSPEED: "DeepSpeed prefetches by itself."},
        counterpart="DeepSpeed: implicit."),
     _s("prefetch.ds_bucket_size", "ZeRO-3 prefetch bucket size", "int", None, nullable=True, allow_auto=True,
-       minimum=0, maximum=MAX_COUNT, writes={DEEPSPEED: (_j("zero_optimization.stage3_prefetch_bucket_size", when=ZERO3),)},
+       minimum=0, maximum=MAX_COUNT,
+       writes={DEEPSPEED: (_j("zero_optimization.stage3_prefetch_bucket_size", when=ZERO3),)},
        not_applicable={FSDP1: "FSDP1 uses backward/forward prefetch instead.", FSDP2: "FSDP2 has no prefetch knobs."},
        counterpart="FSDP1: backward_prefetch."),
     _s("prefetch.ds_param_persistence_threshold", "ZeRO-3 persistence threshold", "int", None, nullable=True,
        allow_auto=True, minimum=0, maximum=MAX_COUNT,
        writes={DEEPSPEED: (_j("zero_optimization.stage3_param_persistence_threshold", when=ZERO3),)},
-       not_applicable={FSDP1: "FSDP keeps no small parameters unsharded.", FSDP2: "FSDP keeps no small parameters unsharded."},
+       not_applicable={FSDP1: "FSDP keeps no small parameters unsharded.",
+                       FSDP2: "FSDP keeps no small parameters unsharded."},
        counterpart="FSDP: only a loose analogy, ignored_modules (kept whole, but also left out of gradient "
                    "reduction)."),
     _s("prefetch.ds_max_live_parameters", "ZeRO-3 max live parameters", "int", None, nullable=True, minimum=0,
        maximum=MAX_COUNT,
        writes={DEEPSPEED: (_j("zero_optimization.stage3_max_live_parameters", when=ZERO3),)},
-       not_applicable={FSDP1: "FSDP frees per wrapped module instead.", FSDP2: "FSDP frees per wrapped module instead."},
+       not_applicable={FSDP1: "FSDP frees per wrapped module instead.",
+                       FSDP2: "FSDP frees per wrapped module instead."},
        counterpart="FSDP: the wrapping granularity bounds what is gathered."),
     _s("prefetch.ds_max_reuse_distance", "ZeRO-3 max reuse distance", "int", None, nullable=True, minimum=0,
        maximum=MAX_COUNT,
@@ -288,7 +295,8 @@ SETTINGS: tuple[Setting, ...] = (
     _s("wrapping.ignored_modules", "Modules kept out of sharding (regex)", "str", None, nullable=True,
        writes={FSDP1: (_y("fsdp_config.fsdp_ignored_modules", when=SET),),
                FSDP2: (_y("fsdp_config.fsdp_ignored_modules", when=SET, versions="torch>=2.7"),)},
-       not_applicable={DEEPSPEED: "DeepSpeed has no regex; small parameters stay whole below the persistence threshold."},
+       not_applicable={DEEPSPEED: "DeepSpeed has no regex; small parameters stay whole below the persistence "
+                                  "threshold."},
        counterpart="DeepSpeed: only a loose analogy, stage3_param_persistence_threshold (small parameters kept "
                    "whole, still reduced)."),
     _s("wrapping.ds_moe_layer_classes", "MoE layer classes (ZeRO-3 leaf modules)", "list", [],

@@ -3,7 +3,7 @@ maps the rest of the wizard derives from them (key -> setting, library spelling 
 names people bring to answers.yaml). Everything here is computed on first use, never at import."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from .. import vocab
@@ -30,7 +30,7 @@ def needs_json(setting: Setting, write: Write, target: str) -> bool:
             and not any(inline_only(w, target) for w in setting.writes.get(target, ())))
 
 
-@lru_cache(maxsize=None)
+@cache
 def one_to_one(target: str) -> tuple[tuple[Setting, Write], ...]:
     """Every (setting, write) the catalogue's rule writes on ``target`` (not :data:`~.model.CUSTOM`), in catalogue
     order."""
@@ -77,7 +77,7 @@ def key_to_setting() -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def keys_of(setting_id: str) -> tuple[tuple[str, str], ...]:
     """(file, key) of every key a setting is written to, on any target, in declaration order."""
     from .settings import SETTING_BY_ID
