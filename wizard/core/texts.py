@@ -392,6 +392,17 @@ TEXTS: dict[str, Text] = {
         deepspeed="zero_optimization.stage3_param_persistence_threshold in the DeepSpeed JSON.",
         versions="'auto' needs model.config hidden size at prepare(). 0 partitions every parameter.",
     ),
+    "prefetch.ds_model_persistence_threshold": Text(
+        what="ZeRO-3 only. A budget, in parameter elements summed over the whole model, for the small parameters "
+             "the persistence threshold keeps whole on every GPU: once it is used up, further small parameters are "
+             "partitioned like the rest. It bounds the GPU memory persistent parameters take. DeepSpeed's default "
+             "is no budget (sys.maxsize).",
+        fsdp="No twin: FSDP keeps no parameters unsharded, so there is nothing to budget.",
+        deepspeed="zero_optimization.stage3_model_persistence_threshold in the DeepSpeed JSON.",
+        versions="Read when ZeRO-3 marks persistent parameters (deepspeed/runtime/zero/parameter_offload.py:317-335); "
+                 "zero.Init (loading.ram_efficient) divides the budget by the number of ranks "
+                 "(partition_parameters.py:1198). 0 keeps no parameter whole.",
+    ),
     "prefetch.ds_max_live_parameters": Text(
         what="ZeRO-3 only. Upper limit on gathered (full) parameter elements held on a GPU at once; older ones "
              "are released when it is reached. Lower saves memory and may force fetching again. Default "
@@ -737,7 +748,7 @@ GROUP_TEXTS: dict[str, GroupText] = {
                 "memory. FSDP1 has two switches; FSDP2 prefetches by itself with no knob; DeepSpeed ZeRO-3 "
                 "prefetches by itself within size and distance budgets.",
         fsdp="v1: fsdp_backward_prefetch, fsdp_forward_prefetch\nv2: none",
-        deepspeed="stage3_prefetch_bucket_size\nstage3_param_persistence_threshold\n"
+        deepspeed="stage3_prefetch_bucket_size\nstage3_param_persistence_threshold\nstage3_model_persistence_threshold\n"
                   "stage3_max_live_parameters, stage3_max_reuse_distance\n(JSON, ZeRO-3 only)",
         no_counterpart="FSDP2 has no prefetch knobs. DeepSpeed has no on/off switch, only ZeRO-3 budgets; "
                        "stages 0-2 never gather parameters.",

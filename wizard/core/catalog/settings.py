@@ -269,6 +269,12 @@ SETTINGS: tuple[Setting, ...] = (
                        FSDP2: "FSDP keeps no small parameters unsharded."},
        counterpart="FSDP: only a loose analogy, ignored_modules (kept whole, but also left out of gradient "
                    "reduction)."),
+    _s("prefetch.ds_model_persistence_threshold", "ZeRO-3 persistence budget", "int", None, nullable=True,
+       minimum=0, maximum=MAX_COUNT,
+       writes={DEEPSPEED: (_j("zero_optimization.stage3_model_persistence_threshold", when=ZERO3),)},
+       not_applicable={FSDP1: "FSDP keeps no small parameters unsharded.",
+                       FSDP2: "FSDP keeps no small parameters unsharded."},
+       counterpart="FSDP: none; it keeps no parameters unsharded."),
     _s("prefetch.ds_max_live_parameters", "ZeRO-3 max live parameters", "int", None, nullable=True, minimum=0,
        maximum=MAX_COUNT,
        writes={DEEPSPEED: (_j("zero_optimization.stage3_max_live_parameters", when=ZERO3),)},
