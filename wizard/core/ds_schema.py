@@ -10,10 +10,11 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .vocab import bool_word
 
@@ -110,7 +111,7 @@ def _accepted(node: dict, root: dict) -> dict[str, str]:
     props = node.get("properties", {})
     names = node.get("x-names", {})
     out = {k: names.get(k, k) for k in props}
-    for alias, field in names.items():
+    for field in names.values():
         out.setdefault(field, field)
     return out
 
@@ -197,7 +198,9 @@ def _check_enum(node: dict, value: Any, path: str) -> list[Issue]:
     if all(isinstance(o, int) and not isinstance(o, bool) for o in options):
         coerced, _ = _as_int(value)
         if coerced is not None and coerced in options:
-            return [Issue(path, COERCED, value, "one of " + ", ".join(map(str, options)))] if not isinstance(value, int) else []
+            if isinstance(value, int):
+                return []
+            return [Issue(path, COERCED, value, "one of " + ", ".join(map(str, options)))]
     shown = ", ".join(json.dumps(o) for o in options)
     return [Issue(path, BAD_VALUE, value, f"one of {shown} (exact spelling)")]
 
@@ -251,11 +254,11 @@ def _check_type(node: dict, value: Any, path: str) -> list[Issue]:
         issues = [] if exact else [Issue(path, COERCED, value, "an integer")]
         return issues + _check_range(node, number, value, path)
     if kind == "number":
-        number, exact = _as_float(value)
-        if number is None:
+        real, exact = _as_float(value)
+        if real is None:
             return [Issue(path, BAD_VALUE, value, "a number")]
         issues = [] if exact else [Issue(path, COERCED, value, "a number")]
-        return issues + _check_range(node, number, value, path)
+        return issues + _check_range(node, real, value, path)
     if kind == "string":
         return [] if isinstance(value, str) else [Issue(path, BAD_VALUE, value, "a string")]
     if kind == "array":

@@ -6,11 +6,13 @@ The helpers reproduce how accelerate turns a YAML value into the environment str
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
-from ..rules import CONFIG, RULES, rule as register
+from ..rules import CONFIG, RULES
+from ..rules import rule as register
 from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, fsdp_key, parse_bool, parse_int  # re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages

@@ -10,7 +10,7 @@ from ..vocab import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS, HYBRID_STRATEGIES, WRAP_POL
 from ..vocab import backward_prefetch_name as _prefetch_of
 from ..vocab import sharding_strategy_name as strategy_of
 from ..vocab import state_dict_type_name as _state_dict_of
-from .base import A, DOC, ERROR, INFO, WARNING, Ctx, fsdp_key, kv, parse_bool, parse_int, rule, truthy
+from .base import DOC, ERROR, INFO, WARNING, A, Ctx, fsdp_key, kv, parse_bool, parse_int, rule, truthy
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
@@ -32,13 +32,15 @@ V1_RESHARD_SAME = rule("fsdp1-reshard-after-forward-ignored", WARNING,
                        DOC + "fsdp1-sharding-strategy; " + L + ":313-315, " + D + ":1844-1856")
 V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch; the strategy silently differs",
-                       DOC + "fsdp1-sharding-strategy; accelerate/commands/config/cluster.py:408-414; " + L + ":313-315, " + D + ":1844-1856")
+                       DOC + "fsdp1-sharding-strategy; accelerate/commands/config/cluster.py:408-414; " + L
+                       + ":313-315, " + D + ":1844-1856")
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
                       DOC + "fsdp2-reshard-after-forward; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
                 DOC + "fsdp-key-mapping; " + D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
                 keys="the fsdp_config flag, as written")
-WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", DOC + "fsdp-auto-wrap-policy; " + D + ":1909-1915")
+WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", DOC + "fsdp-auto-wrap-policy; "
+                + D + ":1909-1915")
 WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
                  DOC + "fsdp-auto-wrap-policy; " + D + ":1908-1910")
 WRAP_NO_CLS = rule("fsdp-transformer-wrap-no-classes", INFO,
@@ -53,10 +55,12 @@ MIN_BAD = rule("fsdp-min-num-params-invalid", ERROR, "fsdp_min_num_params must b
                DOC + "fsdp-min-num-params; " + L + ":317, " + D + ":1927-1934")
 MIN_UNUSED = rule("fsdp-min-num-params-unused", ERROR,
                   "A size threshold under a transformer-based or no wrap policy: never read, so no size-based "
-                  "wrapping happens", DOC + "fsdp-min-num-params; " + D + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
+                  "wrapping happens", DOC + "fsdp-min-num-params; " + D
+                  + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
 MIN_UNUSED_HARMLESS = rule("fsdp-min-num-params-unused-harmless", WARNING,
                            "fsdp_min_num_params 0 under a transformer-based or no wrap policy: never read, and 0 "
-                           "(no size threshold) is what happens anyway", DOC + "fsdp-min-num-params; " + D + ":1921-1934")
+                           "(no size threshold) is what happens anyway", DOC + "fsdp-min-num-params; " + D
+                           + ":1921-1934")
 MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
                 DOC + "fsdp-min-num-params; " + D + ":2102-2107")
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
@@ -65,7 +69,8 @@ V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has n
                         DOC + "fsdp-prefetch; " + D + ":1903-1905")
 V2_PREFETCH_LOST = rule("fsdp2-backward-prefetch-lost", ERROR, "FSDP2 drops the backward prefetch setting",
                         DOC + "fsdp-prefetch; " + D + ":1903-1905")
-SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", DOC + "fsdp-state-dict-type; " + D + ":2047-2056")
+SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", DOC + "fsdp-state-dict-type; " + D
+              + ":2047-2056")
 V2_LOCAL_SD = rule("fsdp2-local-state-dict", ERROR, "FSDP2 does not support LOCAL_STATE_DICT",
                    DOC + "fsdp-state-dict-type; " + D + ":2069-2073")
 V2_FWD_SAME = rule("fsdp2-forward-prefetch-ignored", WARNING, "FSDP2 never reads fsdp_forward_prefetch (false)",
@@ -80,7 +85,8 @@ V2_SYNC = rule("fsdp2-sync-module-states-obsolete", WARNING, "FSDP2 does not rea
                DOC + "fsdp2-obsolete-flags; " + D + ":1944-1951")
 RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
                 "cpu_ram_efficient_loading (on by default) requires sync_module_states",
-                DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D + ":1983-1988")
+                DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D
+                + ":1983-1988")
 V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
                   "FSDP1 without sync_module_states: loading a full checkpoint fails on non-zero ranks",
                   DOC + "fsdp-ram-efficient-loading; " + A + "utils/fsdp_utils.py:233-238")
@@ -95,7 +101,8 @@ HYBRID_ONE_NODE = rule("fsdp1-hybrid-shard-single-node", WARNING,
                        DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
 HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
                      "HYBRID_SHARD groups are sized by visible GPUs; the world size must be a multiple of it",
-                     DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247, distributed_c10d.py new_subgroups")
+                     DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247, "
+                     "distributed_c10d.py new_subgroups")
 
 
 def derive(ctx: Ctx) -> None:
@@ -271,7 +278,8 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
                          "the plugin does int() on it and raises.", "Write a plain integer, e.g. "
                          "`fsdp_min_num_params: 100000000`.")
             elif n <= 0:
-                ctx.emit(MIN_ZERO, (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy")), f"{kv(key('fsdp_min_num_params'), raw)} with "
+                ctx.emit(MIN_ZERO, (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy")),
+                         f"{kv(key('fsdp_min_num_params'), raw)} with "
                          "SIZE_BASED_WRAP: FSDP1 silently drops the policy (nothing is wrapped); FSDP2 wraps every "
                          "module that has parameters.", "Use a positive parameter count such as 100000000.")
         elif effective != "INVALID":
@@ -299,7 +307,8 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
             ctx.emit(V2_PREFETCH_SAME, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option; "
                      f"{kv(key('fsdp_backward_prefetch'), raw)} changes nothing.", "Delete the key (FSDP1 only).")
         elif v == 2:
-            ctx.emit(V2_PREFETCH_LOST, (key("fsdp_backward_prefetch"), key("fsdp_version")), f"FSDP2 has no backward prefetch option: "
+            ctx.emit(V2_PREFETCH_LOST, (key("fsdp_backward_prefetch"), key("fsdp_version")),
+                     f"FSDP2 has no backward prefetch option: "
                      f"{kv(key('fsdp_backward_prefetch'), raw)} is reset to none with a warning.",
                      "Delete the key (FSDP2 prefetches on its own), or use fsdp_version 1.")
     if has("fsdp_state_dict_type") and val("fsdp_state_dict_type") is not None:
@@ -310,7 +319,8 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
                      "dict type; the plugin raises a KeyError.",
                      "Use SHARDED_STATE_DICT or FULL_STATE_DICT (LOCAL_STATE_DICT: FSDP1 only).")
         elif sd == "LOCAL_STATE_DICT" and v == 2:
-            ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")), "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
+            ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")),
+                     "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
                      "raises.", "Use SHARDED_STATE_DICT or FULL_STATE_DICT.")
 
 
@@ -319,7 +329,8 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
         if has("fsdp_forward_prefetch"):
             b = parse_bool(val("fsdp_forward_prefetch"))
             if b:
-                ctx.emit(V2_FWD_LOST, (key("fsdp_forward_prefetch"), key("fsdp_version")), "FSDP2 has no forward prefetch and the launch "
+                ctx.emit(V2_FWD_LOST, (key("fsdp_forward_prefetch"), key("fsdp_version")),
+                         "FSDP2 has no forward prefetch and the launch "
                          "path silently skips `fsdp_forward_prefetch: true`.", "Delete it, or use fsdp_version 1.")
             else:
                 ctx.emit(V2_FWD_SAME, key("fsdp_forward_prefetch"), f"`{key('fsdp_forward_prefetch')}` is an FSDP1 "
@@ -327,7 +338,8 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
         if has("fsdp_use_orig_params"):
             b = parse_bool(val("fsdp_use_orig_params"))
             if b is False or b is None:
-                ctx.emit(V2_ORIG_LOST, (key("fsdp_use_orig_params"), key("fsdp_version")), f"{kv(key('fsdp_use_orig_params'), val('fsdp_use_orig_params'))} "
+                ctx.emit(V2_ORIG_LOST, (key("fsdp_use_orig_params"), key("fsdp_version")),
+                         f"{kv(key('fsdp_use_orig_params'), val('fsdp_use_orig_params'))} "
                          "cannot take effect: FSDP2 always works on the original parameters and never reads it.",
                          "Delete the key (it is FSDP1 only).")
             else:
@@ -337,7 +349,8 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
             ctx.emit(V2_SYNC, key("fsdp_sync_module_states"), "`fsdp_sync_module_states` is an FSDP1 setting that "
                      "FSDP2 does not read (the launcher still checks it against cpu_ram_efficient_loading).",
                      "Delete it (and leave cpu_ram_efficient_loading as you need it).")
-    # the launcher tests the raw YAML values for truth (#fsdp-ram-efficient-loading) (launch defaults are the string "true")
+    # the launcher tests the raw YAML values for truth (#fsdp-ram-efficient-loading)
+    # (launch defaults are the string "true")
     ram_raw = val("fsdp_cpu_ram_efficient_loading", "true")
     sync_raw = val("fsdp_sync_module_states", "true")
     ram_on = truthy(ram_raw)

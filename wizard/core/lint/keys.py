@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from .. import ds_schema
 from ..vocab import FSDP_KEYS
-from .base import (A, DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, Ctx, as_int, fmt,
-                                fsdp_key, kv, rule)
+from .base import DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, A, Ctx, as_int, fmt, fsdp_key, kv, rule
 
 # ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80),
 # docs/library-behaviour.md#config-loading.
@@ -85,10 +84,12 @@ SECTION_IGNORED = rule("section-ignored", ERROR,
 UNKNOWN_FSDP = rule("unknown-fsdp-key", ERROR, "An fsdp_config key the launcher never reads (ignored)",
                     DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
 FSDP_LEGACY_KEY = rule("fsdp-legacy-key", ERROR, "An old fsdp_config key name that is no longer read",
-                       DOC + "fsdp-key-mapping, " + DOC + "version-notes; accelerate#2275; " + A + "utils/launch.py:322-323")
+                       DOC + "fsdp-key-mapping, " + DOC + "version-notes; accelerate#2275; " + A
+                       + "utils/launch.py:322-323")
 FSDP_TWICE = rule("fsdp-key-written-twice", ERROR,
                   "The same FSDP setting written with and without the fsdp_ prefix, with different values (the "
-                  "earlier one is overridden)", DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277")
+                  "earlier one is overridden)", DOC + "launch-copies-section-keys; " + A
+                  + "commands/launch.py:1270-1277")
 FSDP_TWICE_SAME = rule("fsdp-key-written-twice-same-value", WARNING,
                        "The same FSDP setting written with and without the fsdp_ prefix, with the same value",
                        DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277")
@@ -101,7 +102,8 @@ DS_MULTINODE_UNUSED = rule("deepspeed-multinode-key-unused", WARNING,
 DS_FILTER_LOST = rule("deepspeed-multinode-filter-ignored", ERROR,
                       "A multi-node DeepSpeed host filter that is never applied (standard launcher, or an inclusion "
                       "filter next to an exclusion filter): hosts/GPUs it names are used anyway",
-                      DOC + "ds-multinode-launcher; " + A + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
+                      DOC + "ds-multinode-launcher; " + A
+                      + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
 UNKNOWN_PARALLELISM = rule("unknown-parallelism-key", ERROR,
                            "A parallelism_config key the launcher never reads (ignored)",
                            DOC + "parallelism-config; " + A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
@@ -109,7 +111,8 @@ UNKNOWN_DYNAMO = rule("unknown-dynamo-key", ERROR, "A dynamo_config key the laun
                       DOC + "dynamo-config; " + A + "commands/launch.py:1274-1275, utils/launch.py:298-302")
 DYNAMO_UNDER_DS = rule("dynamo-ignored-under-deepspeed", ERROR,
                        "dynamo_config is never exported by the DeepSpeed launcher, so torch.compile stays off",
-                       DOC + "dynamo-config; " + A + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
+                       DOC + "dynamo-config; " + A
+                       + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
 UNKNOWN_FP8 = rule("unknown-fp8-key", ERROR, "An fp8_config key no FP8 recipe reads (ignored)",
                    DOC + "mixed-precision; " + A + "utils/launch.py:82-97, utils/dataclasses.py:312-480")
 MISPLACED = rule("section-key-misplaced", WARNING,
