@@ -48,8 +48,13 @@ def setting_entries() -> tuple[SettingEntry, ...]:
     entries = []
     for s in SETTINGS:
         names: list[str] = []
-        for where in s.where.values():
-            for name in re.findall(r"[A-Za-z_][A-Za-z0-9_.*]*[A-Za-z0-9_]", where):
+        for writes in s.writes.values():  # the catalogue's keys, as data: the dotted path and its last name
+            for w in writes:
+                for name in (w.key, w.key.rsplit(".", 1)[-1]):
+                    if name not in names:
+                        names.append(name)
+        for text in s.where_text.values():  # names the words mention (torch_dtype, the inline NVMe keys, ...)
+            for name in re.findall(r"[A-Za-z_][A-Za-z0-9_.*]*[A-Za-z0-9_]", text):
                 if ("_" in name or "." in name) and name not in names:
                     names.append(name)
         entries.append(SettingEntry(s.id, s.label, " ".join(names), _EXTRA_KEYWORDS.get(s.id, "")))
