@@ -108,6 +108,15 @@ CASES = [
      merge(DS, {"precision": {"model_dtype": "bf16"}}), "precision.mixed_precision"),
     ("not-applicable", merge(F2, {"prefetch": {"backward": "post"}}), merge(F1, {"prefetch": {"backward": "post"}}),
      "prefetch.backward"),
+    ("zero3-knob-unused", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "prefetch": {"ds_bucket_size": 5000}}),
+     merge(DS, {"prefetch": {"ds_bucket_size": 5000}}), "prefetch.ds_bucket_size"),
+    ("ds-multinode-keys-unused", merge(DS, {"launch": {"ds_hostfile": "/etc/hosts.ds"}}),
+     merge(DS, {"launch": {"num_machines": 2, "main_process_ip": "10.0.0.1", "ds_multinode_launcher": "pdsh",
+                           "ds_hostfile": "/etc/hosts.ds"}}), "launch.ds_hostfile"),
+    ("pin-memory-unused", merge(DS, {"offload": {"pin_memory": False}}),
+     merge(DS, {"offload": {"pin_memory": False, "optimizer": "cpu"}}), "offload.pin_memory"),
+    ("min-num-params-unused", {"wrapping": {"policy": "transformer", "min_num_params": 1000}},
+     {"wrapping": {"policy": "size", "min_num_params": 1000}}, "wrapping.min_num_params"),
 ]
 
 

@@ -60,17 +60,11 @@ CONTEXT = {
 }
 UNWRITTEN_WITHOUT_FINDING = {
     # setting -> why a stated value may be left out of the files, and so out of an import, without a finding naming it
-    "launch.ds_multinode_launcher": "only written for more than one machine",
-    "launch.ds_hostfile": "only written for more than one machine and a launcher other than 'standard'",
-    "launch.ds_inclusion_filter": "only written for more than one machine and a launcher other than 'standard'",
-    "launch.ds_exclusion_filter": "only written for more than one machine and a launcher other than 'standard'",
     "launch.dynamo_mode": "DeepSpeed runs get no dynamo_config; the finding (ds-compile-not-passed) names "
                           "launch.dynamo_backend",
     "launch.dynamo_fullgraph": "as launch.dynamo_mode",
     "launch.dynamo_dynamic": "as launch.dynamo_mode",
     "launch.dynamo_regional": "as launch.dynamo_mode",
-    "offload.pin_memory": "only written inside an offload block: nothing offloaded, nothing to pin",
-    "wrapping.min_num_params": "only read (and written) with the size-based wrap policy",
     "deepspeed.config_file": "'no' only forbids a JSON: where none is needed the files are those of 'auto', which the "
                              "import reads back",
 }

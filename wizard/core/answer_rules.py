@@ -16,6 +16,7 @@ from functools import wraps
 
 from .answers import Answers
 from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
+from .catalog.model import ZERO3
 from .findings import DOC, ERROR, INFO, WARNING, Finding
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
 from .rules import ANSWER, in_section
@@ -121,6 +122,36 @@ def ds_filters_both_set(a: Answers) -> Iterator[Hit]:
         yield (["launch.ds_inclusion_filter", "launch.ds_exclusion_filter"], "both host filters are set, but "
                "accelerate passes only the exclusion filter to the DeepSpeed runner: the inclusion filter would "
                "be written and never applied", "keep one of the two filters")
+
+
+def _these(ids: list[str], one: str = "matters", many: str = "matter") -> str:
+    """``a matters`` / ``a and b matter`` / ``a, b and c matter``."""
+    names = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+    return f"{names} {one if len(ids) == 1 else many}"
+
+
+_MULTINODE_KEYS = ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter")
+
+
+@answer_rule("ds-multinode-keys-unused", WARNING, "multi-node launcher keys that this launch never reads",
+             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:430-476 (the launcher, hostfile and filters are "
+             "read only for num_machines > 1, hostfile and filters only by a launcher other than 'standard')",
+             keys="the launcher keys stated, and launch.num_machines or launch.ds_multinode_launcher",
+             fix="drop them, or set the machines (and the launcher) they are meant for")
+def ds_multinode_keys_unused(a: Answers) -> Iterator[Hit]:
+    if a.target != DEEPSPEED:
+        return
+    stated = [k for k in _MULTINODE_KEYS if a.is_set(k) and a[k]]
+    if a["launch.num_machines"] <= 1:
+        if a.is_set("launch.ds_multinode_launcher") and a["launch.ds_multinode_launcher"] != "standard":
+            stated.insert(0, "launch.ds_multinode_launcher")
+        if stated:
+            yield ([*stated, "launch.num_machines"], f"{_these(stated)} only on more than one machine, and this "
+                   "launch has one: not written", "drop them, or set launch.num_machines")
+    elif a["launch.ds_multinode_launcher"] == "standard" and stated:
+        yield ([*stated, "launch.ds_multinode_launcher"], f"{', '.join(stated)}: the 'standard' launcher starts "
+               "torchrun on each machine and reads no hostfile or filters: not written",
+               "choose a launcher such as pdsh for a hostfile, or drop them")
 
 
 @answer_rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
@@ -233,6 +264,24 @@ def ds_nvme_needs_zero3(a: Answers) -> Iterator[Hit]:
                "offload into plain CPU offload: writing cpu", "choose sharding.strategy full for NVMe")
 
 
+_ZERO3_ONLY_CHECKED = tuple(st.id for st in SETTINGS if st.id != "checkpoint.format"  # its own note covers it
+                            and any(w.when == ZERO3 for ws in st.writes.values() for w in ws))
+
+
+@answer_rule("zero3-knob-unused", WARNING, "a ZeRO-3 knob under ZeRO-1/2",
+             DOC + "ds-zero-options; deepspeed/runtime/zero/config.py (the stage3_* and sub_group_size fields are "
+             "read by ZeRO-3 only); wizard/core/catalog/settings.py (written only at ZeRO-3)",
+             keys="the ZeRO-3 settings stated, and sharding.strategy",
+             fix="choose sharding.strategy full (ZeRO-3), or drop them")
+def zero3_knob_unused(a: Answers) -> Iterator[Hit]:
+    if a.target != DEEPSPEED or zero_stage(a) == 3:
+        return
+    stated = [sid for sid in _ZERO3_ONLY_CHECKED if a.is_set(sid) and a[sid] is not None]
+    if stated:
+        yield ([*stated, "sharding.strategy"], f"{_these(stated, 'takes', 'take')} effect only with ZeRO-3, but "
+               f"the strategy gives ZeRO-{zero_stage(a)}: not written", "choose sharding.strategy full, or drop them")
+
+
 @answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer",
              DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
 def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
@@ -259,6 +308,18 @@ def nvme_path_unused(a: Answers) -> Iterator[Hit]:
     if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
         yield (["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
                "set offload.optimizer or offload.params to nvme, or drop the path")
+
+
+@answer_rule("pin-memory-unused", INFO, "pinned memory with nothing offloaded",
+             DOC + "ds-offload-and-zero-stage; wizard/core/render.py (pin_memory sits inside an offload block)",
+             keys="offload.pin_memory, offload.optimizer, offload.params",
+             fix="drop offload.pin_memory, or offload something")
+def pin_memory_unused(a: Answers) -> Iterator[Hit]:
+    if (a.target == DEEPSPEED and a.is_set("offload.pin_memory")
+            and a["offload.optimizer"] == "none" and a["offload.params"] == "none"):
+        yield (["offload.pin_memory", "offload.optimizer", "offload.params"], "offload.pin_memory is set but "
+               "nothing is offloaded, so there is no offload block to put it in: not written",
+               "drop offload.pin_memory, or offload something")
 
 
 # ------------------------------------------------------------------ loading, sync, summoning
@@ -336,6 +397,14 @@ def wrap_classes_unused(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
         yield (["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
                "layer classes: not written", "set wrapping.policy transformer or drop the classes")
+
+
+@answer_rule("min-num-params-unused", WARNING, "a size threshold is only read by the size policy",
+             DOC + "fsdp-min-num-params; accelerate/utils/dataclasses.py:1921-1934 (read only for SIZE_BASED_WRAP)")
+def min_num_params_unused(a: Answers) -> Iterator[Hit]:
+    if _is_fsdp(a) and a.is_set("wrapping.min_num_params") and a["wrapping.policy"] != "size":
+        yield (["wrapping.min_num_params", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores the "
+               "size threshold: not written", "set wrapping.policy size or drop wrapping.min_num_params")
 
 
 @answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing",
