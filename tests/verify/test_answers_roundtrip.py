@@ -5,7 +5,7 @@ import pytest
 
 from wizard.core.answers import parse_answers_text
 from wizard.core.generate import generate
-from wizard.core.verify_answers import expected_effective, verify_generated
+from wizard.core.verify.answers import expected_effective, verify_generated
 
 from helpers import PRESET_FILES as PRESETS, ROOT
 
@@ -46,7 +46,7 @@ def test_verify_catches_a_wrong_expectation(tmp_path):
     gen = generate(answers, None)
     wrong = answers.replace({"sharding.strategy": "full"})
     exp = expected_effective(wrong)
-    from wizard.core import verify_answers
+    from wizard.core.verify import answers as verify_answers
 
     original = verify_answers.expected_effective
     try:

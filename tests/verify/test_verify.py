@@ -589,7 +589,7 @@ def test_patched_attributes_are_restored(data_dir):
 
 def test_module_imports_no_heavy_library():
     code = (
-        "import sys, wizard.core.verify, wizard.core.verify_keys;"
+        "import sys, wizard.core.verify, wizard.core.verify.keys;"
         "bad=[m for m in ('torch','accelerate','deepspeed') if m in sys.modules];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

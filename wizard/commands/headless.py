@@ -33,7 +33,7 @@ def run(args) -> int:
         print(f"{path}: {summary_line(findings)}; nothing written.", file=sys.stderr)
         return EXIT_INVALID
     if args.verify:
-        from ..core.verify_answers import verify_generated
+        from ..core.verify.answers import verify_generated
 
         problems = verify_generated(gen)
         if problems:

@@ -14,8 +14,8 @@ from .rules import IMPORT, INPUT, VERIFY, rule
 
 _ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers.py (answers_from_mapping)"
 _LOADING_SRC = "wizard/core/loading.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
-_VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify.py (round trip through accelerate 1.15 "
-               "/ deepspeed 0.19)")
+_VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py (round trip through "
+               "accelerate 1.15 / deepspeed 0.19)")
 
 # ------------------------------------------------------------------ input
 ANSWERS_YAML = rule(

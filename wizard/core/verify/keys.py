@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .vocab import DS_FILE_CONFLICTING_FIELDS, FSDP_ENV_TO_ARG, fsdp_key
+from ..vocab import DS_FILE_CONFLICTING_FIELDS, FSDP_ENV_TO_ARG, fsdp_key
 
 # --------------------------------------------------------------------------------------------------
 # FSDP: env var exported by accelerate/utils/launch.py:prepare_multi_gpu_env -> launcher argument

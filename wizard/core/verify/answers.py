@@ -1,6 +1,6 @@
 """What the real libraries must make of the configs rendered from answers, and the check itself.
 
-:func:`expected_effective` states, in :func:`wizard.core.verify.flatten_effective`'s dotted keys, the
+:func:`expected_effective` states, in :func:`wizard.core.verify.roundtrip.flatten_effective`'s dotted keys, the
 effective value each answer must produce; :func:`verify_generated` writes the files to a scratch folder,
 replays them through accelerate and deepspeed (:mod:`wizard.core.verify`) and compares.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from .answers import Answers
-from .catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
-from .catalog.writes import effective_key
-from .findings import Finding
-from .render import (
+from ..answers import Answers
+from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
+from ..catalog.writes import effective_key
+from ..findings import Finding
+from ..render import (
     ds_offload_optimizer,
     ds_offload_params,
     fsdp_offload,
@@ -99,11 +99,11 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
 
 def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
     """Replay generated configs through the real libraries; findings (errors first) for what differs."""
-    from .files import write_files
-    from .findings import sort_findings
-    from .generate import generate
-    from .render import ACCELERATE_YAML
-    from .verify import compare, effective_config, flatten_effective
+    from ..files import write_files
+    from ..findings import sort_findings
+    from ..generate import generate
+    from ..render import ACCELERATE_YAML
+    from .roundtrip import compare, effective_config, flatten_effective
 
     with tempfile.TemporaryDirectory(prefix="fsdpds_verify_") as tmp:
         folder = Path(keep or tmp)

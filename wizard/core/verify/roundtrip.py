@@ -48,17 +48,17 @@ from enum import Enum
 from pathlib import PurePath
 from typing import Any
 
-from . import verify_keys as K
-from .findings import ERROR, WARNING, Finding
-from .vocab import FALSE_WORDS, TRUE_WORDS
-from .wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
-from .wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
-from .wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
-from .wizard_rules import VERIFY_LOAD as RULE_LOAD
-from .wizard_rules import VERIFY_MISMATCH as RULE_MISMATCH
-from .wizard_rules import VERIFY_PLUGIN as RULE_PLUGIN
+from ..findings import ERROR, WARNING, Finding
+from ..vocab import FALSE_WORDS, TRUE_WORDS
+from ..wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
+from ..wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
+from ..wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
+from ..wizard_rules import VERIFY_LOAD as RULE_LOAD
+from ..wizard_rules import VERIFY_MISMATCH as RULE_MISMATCH
+from ..wizard_rules import VERIFY_PLUGIN as RULE_PLUGIN
+from . import keys as K
 
-_SOURCE = "docs/library-behaviour.md#how-a-config-reaches-the-libraries; wizard/core/verify.py round trip"
+_SOURCE = "docs/library-behaviour.md#how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py round trip"
 
 # Variables the launcher or the plugins read or write. They are removed from the environment for the
 # duration of a round trip so that the result does not depend on the caller's shell, and so that every
