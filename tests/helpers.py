@@ -59,3 +59,15 @@ def field_of(main, setting_id: str):
     from wizard.tui.widgets.fields import SettingField, field_id
 
     return main.query_one(f"#{field_id(setting_id)}", SettingField)
+
+
+async def focused_on(pilot, setting_id: str):
+    """Jump to one setting as the "jump to" command does (its group shown, its control focused) and return its field.
+
+    Asserts the focus landed in the field, so a test that starts from a setting fails where the jump fails."""
+    main = main_of(pilot.app)
+    await main.jump_to(setting_id)
+    await pilot.pause()
+    field = field_of(main, setting_id)
+    assert pilot.app.focused is field.control, (setting_id, pilot.app.focused)
+    return field

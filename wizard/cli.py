@@ -213,7 +213,8 @@ def _explain_groups() -> str:
 
 
 def _explain_options(p: _Parser) -> None:
-    p.add_argument("group", nargs="?", metavar="GROUP", help="one group (default: all; the groups are listed below)")
+    p.add_argument("group", nargs="?", metavar="GROUP|SETTING",
+                   help="one group (default: all; the groups are listed below) or one setting, e.g. offload.params")
     p.add_argument("--width", type=int, default=None, help="text width (default: the terminal's)")
     p.more_help = _explain_groups  # the catalogue is read only when this help is shown
 

@@ -10,7 +10,6 @@ import subprocess
 import time
 
 import pytest
-
 from e2e_support import CASES, RUN_TIMEOUT, STEPS, LaunchedRun, wizard_argv, write_answers
 from helpers import ROOT
 

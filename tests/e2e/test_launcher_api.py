@@ -11,8 +11,17 @@ import time
 import psutil
 import pytest
 
-from wizard.run.launcher import (Finished, LaunchSpec, Metrics, Output, ProgressUpdate, Run, SetupReported, Started,
-                                 Stopping)
+from wizard.run.launcher import (
+    Finished,
+    LaunchSpec,
+    Metrics,
+    Output,
+    ProgressUpdate,
+    Run,
+    SetupReported,
+    Started,
+    Stopping,
+)
 from wizard.run.records import RunDir, read_metrics, read_summary
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]

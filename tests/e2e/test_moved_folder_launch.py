@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import yaml
-
 from e2e_support import CASES, RUN_TIMEOUT, only_run_dir, write_answers
 
 pytestmark = pytest.mark.e2e

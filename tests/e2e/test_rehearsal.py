@@ -15,7 +15,6 @@ import time
 
 import psutil
 import pytest
-
 from e2e_support import CASES, STEPS, only_run_dir, wizard_argv, write_answers
 from helpers import ROOT
 

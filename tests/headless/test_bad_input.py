@@ -2,10 +2,9 @@
 import json
 
 import pytest
+from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, ROOT, alias_bomb, deep_yaml
 
 from wizard.cli import main
-
-from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, ROOT, alias_bomb, deep_yaml
 
 # What is wrong, word for word; the same words in check, --headless and the wizard's start and open dialogs
 # (the fixes the TUI tests check too are in helpers).

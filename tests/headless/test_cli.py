@@ -5,11 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from helpers import ROOT
 
 from wizard import versions
 from wizard.cli import COMMANDS, main
-
-from helpers import ROOT
 
 
 def test_help_lists_every_command_with_its_line(capsys):

@@ -2,11 +2,11 @@
 import os
 
 import pytest
+from helpers import PRESET_FILES as PRESETS
+from helpers import ROOT
 
 from wizard.core.answers import parse_answers_text
 from wizard.core.generate import generate
-
-from helpers import PRESET_FILES as PRESETS, ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
 

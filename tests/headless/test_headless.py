@@ -4,10 +4,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import ROOT
 
 from wizard.cli import main
-
-from helpers import ROOT
 
 
 def write(tmp_path, text, name="answers.yaml"):
@@ -85,7 +84,8 @@ def test_backend_switch_gives_closest_equivalent(tmp_path, capsys):
     (["--headless", "zero2", "--out", "x", "--rehearse"], "--rehearse needs --launch"),
     (["--bogus"], "unrecognized"),
     (["check"], "required"),
-    (["explain", "nope"], "unknown group"),
+    (["explain", "nope"], "neither a group nor a setting"),
+    (["explain", "offload.param"], "did you mean 'offload.params'"),
 ])
 def test_bad_command_lines_exit_2_with_a_message(argv, needle, capsys):
     assert main(argv) == 2
@@ -112,3 +112,14 @@ def test_normalised_answers_regenerate_identical_files(tmp_path):
     assert main(["--headless", str(out1 / "answers.yaml"), "--out", str(out2)]) == 0
     for name in ("accelerate_config.yaml", "answers.yaml"):
         assert (out1 / name).read_text() == (out2 / name).read_text()
+
+
+def test_explain_one_setting_shows_only_that_setting_with_its_keys_and_versions(capsys):
+    assert main(["explain", "wrapping.ignored_modules", "--width", "160"]) == 0
+    out = capsys.readouterr().out
+    assert "[wrapping.ignored_modules]" in out and "(needs torch>=2.7)" in out
+    assert "Versions: FSDP2 needs torch >= 2.7" in out
+    assert "[wrapping.min_num_params]" not in out and "[wrapping.policy]" not in out
+    assert main(["explain", "wrapping", "--width", "100"]) == 0
+    group = capsys.readouterr().out
+    assert "[wrapping.min_num_params]" in group and "[wrapping.ignored_modules]" in group

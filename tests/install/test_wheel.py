@@ -26,7 +26,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from helpers import PRESET_FILES, ROOT
 
 pytestmark = pytest.mark.install

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import ROOT, main_of, press
 from textual.widgets import Input
 
 from wizard.core.answers import default_answers
@@ -17,8 +18,6 @@ from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.session import Start, StartError, from_accelerate_config, from_answers_file, from_preset
 from wizard.tui.widgets.fields import SettingField, field_id
-
-from helpers import ROOT, main_of, press
 
 SIZE = (80, 24)
 

@@ -2,22 +2,15 @@
 from __future__ import annotations
 
 import pytest
+from helpers import focused_on, main_of, press
 
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
 from wizard.tui.widgets.choice_menu import ChoiceMenu
-from wizard.tui.widgets.fields import Choice, SettingField, Toggle, field_id
-
-from helpers import main_of, press
+from wizard.tui.widgets.fields import Choice, Toggle
 
 SIZE = (80, 24)
-
-
-def choice_of(main, setting_id: str) -> Choice:
-    control = main.query_one(f"#{field_id(setting_id)}", SettingField).control
-    assert isinstance(control, Choice)
-    return control
 
 
 @pytest.mark.asyncio
@@ -25,9 +18,7 @@ async def test_enter_opens_the_list_on_the_current_value_and_enter_picks():
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        await main.jump_to("offload.optimizer")
-        await pilot.pause()
-        choice = choice_of(main, "offload.optimizer")
+        choice = (await focused_on(pilot, "offload.optimizer")).control
         assert app.focused is choice and choice.value == "none"
         await press(pilot, "enter")
         assert isinstance(app.screen, ChoiceMenu)
@@ -47,9 +38,7 @@ async def test_space_and_enter_flip_a_true_false_field():
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        await main.jump_to("training.activation_checkpointing")
-        await pilot.pause()
-        toggle = main.query_one(f"#{field_id('training.activation_checkpointing')}", SettingField).control
+        toggle = (await focused_on(pilot, "training.activation_checkpointing")).control
         assert isinstance(toggle, Toggle) and app.focused is toggle and toggle.value is False
         await press(pilot, "space")
         assert toggle.value is True and main.answers["training.activation_checkpointing"] is True
@@ -62,9 +51,7 @@ async def test_escape_and_a_click_outside_keep_the_value():
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        await main.jump_to("offload.optimizer")
-        await pilot.pause()
-        choice = choice_of(main, "offload.optimizer")
+        await focused_on(pilot, "offload.optimizer")
         await press(pilot, "space", "down", "escape")
         assert app.screen is main and main.answers["offload.optimizer"] == "none"
         await press(pilot, "enter")
@@ -78,9 +65,8 @@ async def test_a_nullable_choice_offers_the_library_default_and_values_set_elsew
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        await main.jump_to("deepspeed.overlap_comm")
-        await pilot.pause()
-        choice = choice_of(main, "deepspeed.overlap_comm")
+        choice = (await focused_on(pilot, "deepspeed.overlap_comm")).control
+        assert isinstance(choice, Choice)
         assert choice.options[0] == ("(library default)", None)
         assert choice.value is None and choice.has_class("-blank")
         await press(pilot, "enter", "down", "enter")

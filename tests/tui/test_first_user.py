@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import ROOT, focused_on, main_of, press
 from textual.widgets import Input
 
 from wizard.core.answers import default_answers
@@ -12,8 +13,6 @@ from wizard.tui.session import Start, StartError, from_accelerate_config
 from wizard.tui.widgets.fields import SettingField
 from wizard.tui.widgets.findings import FindingsList
 from wizard.tui.widgets.statusbar import StatusBar
-
-from helpers import ROOT, field_of, main_of, press
 
 SIZE = (80, 24)
 
@@ -35,9 +34,7 @@ async def test_script_arguments_field_gives_separate_tokens():
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        await main.jump_to("launch.script_args")
-        await pilot.pause()
-        field = field_of(main, "launch.script_args")
+        field = await focused_on(pilot, "launch.script_args")
         control = field.control
         assert isinstance(control, Input) and "separated by commas" not in control.placeholder
         control.value = "--steps 3000 --name 'my run'"
@@ -321,8 +318,8 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 def _switch(preset: str, target: str):
     from wizard.core.catalog import DEEPSPEED, FSDP1
     from wizard.core.generate import generate
-    from wizard.tui.switch import switch_report
     from wizard.tui.session import from_preset
+    from wizard.tui.switch import switch_report
 
     before = from_preset(preset).answers
     changes = {"backend": "deepspeed"} if target == DEEPSPEED else {

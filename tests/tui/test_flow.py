@@ -6,13 +6,13 @@ import shutil
 
 import pytest
 import yaml
+from helpers import main_of, press
 
 from wizard.cli import main as cli_main
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.review import ReviewScreen
 from wizard.tui.screens.switch_report import SwitchReportScreen
-from helpers import main_of, press
 
 SIZE = (80, 24)
 

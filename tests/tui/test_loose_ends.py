@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pytest
+from helpers import focused_on, main_of
 
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
 from wizard.tui.widgets.fields import SettingField
-
-from helpers import field_of, main_of
 
 SIZE = (80, 24)
 
@@ -23,9 +22,7 @@ def visible_rows(widget) -> int:
 
 
 async def typed(pilot, main, setting_id: str, text: str) -> SettingField:
-    await main.jump_to(setting_id)
-    await pilot.pause()
-    field = field_of(main, setting_id)
+    field = await focused_on(pilot, setting_id)
     field.control.value = text
     await pilot.pause()
     return field

@@ -4,14 +4,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, deep_yaml, main_of, press
 from textual.widgets import Input, Static
 
 from wizard.tui import app as app_module
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.open_file import OpenFileScreen
-
-from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, deep_yaml, main_of, press
 
 SIZE = (80, 24)
 

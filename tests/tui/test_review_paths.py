@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from helpers import press
 
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.session import Start
-
-from helpers import press
 
 SIZE = (160, 50)
 JSON_ANSWERS = {"backend": "deepspeed", "deepspeed.config_file": "yes"}

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import ROOT
 
 from wizard.core.answers import default_answers
 from wizard.run.checklist import compare, expected_from_config
-from wizard.run.launcher import (Finished, LaunchSpec, Metrics, Output, ProgressUpdate, RunResult, SetupReported)
+from wizard.run.launcher import Finished, LaunchSpec, Metrics, Output, ProgressUpdate, RunResult, SetupReported
 from wizard.run.monitor import Monitor
 from wizard.run.records import RunDir
 from wizard.tui.app import create_app
@@ -25,8 +26,6 @@ from wizard.tui.session import Start, from_preset
 from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView, checklist_renderable
 from wizard.tui.widgets.logtail import LogTail, SearchInput
 from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
-
-from helpers import ROOT
 
 SIZE = (80, 24)
 LOGS = ROOT / "tests" / "data" / "logs"
@@ -125,7 +124,8 @@ def test_plot_lines_fit_and_scale():
 async def test_fake_run_progress_plot_checklist_search_and_finish(tmp_path):
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "12", "0.05"))
+        # 0.25 s a step: the poll below must catch the run between step 3 and its end even on a loaded machine
+        screen = await open_run(pilot, spec_for(tmp_path, FAKE_TRAINER, "12", "0.25"))
         await until(pilot, lambda: screen.progress is not None and screen.progress.step and
                     screen.progress.step >= 3 and screen.result is None, what="progress")
         assert screen.progress.total == 12
@@ -142,7 +142,7 @@ async def test_fake_run_progress_plot_checklist_search_and_finish(tmp_path):
         status = str(screen.query_one("#run-status").render())
         assert "completed" in status and "12/12 steps" in status and "took effect: 6 settings" in status
         assert "settings took effect" not in status
-        assert "1,000 tokens/s" in status and "0.05 s/step" in status
+        assert "1,000 tokens/s" in status and "0.25 s/step" in status
         assert "peak RSS: process " in status and " MiB" in status  # psutil, sampled while it ran
         # the checklist
         checks = screen.query_one(ChecklistView).statuses

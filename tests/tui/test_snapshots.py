@@ -12,15 +12,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import focused_on, main_of
 
 from wizard.core.answers import default_answers
 from wizard.core.catalog import GROUPS
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.session import Start
-from wizard.tui.widgets.fields import SettingField, field_id
-
-from helpers import main_of
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 TARGETS = {
@@ -224,11 +222,7 @@ def test_field_focused_wide_and_narrow(snap, size):
     """A field with focus: the explanation follows it (FSDP and DeepSpeed side by side when wide)."""
     async def go(pilot):
         await ready(pilot)
-        main = main_of(pilot.app)
-        await main.jump_to("offload.params")
-        await pilot.pause()
-        field = main.query_one(f"#{field_id('offload.params')}", SettingField)
-        assert pilot.app.focused is field.control
+        await focused_on(pilot, "offload.params")
 
     assert snap(create_app(start(**ZERO3_OFFLOAD)), terminal_size=size, run_before=go)
 

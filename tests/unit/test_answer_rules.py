@@ -1,8 +1,8 @@
 """Answer rules: each fires on a minimal case and is silent once fixed; every rule is exercised."""
 import pytest
 
-from wizard.core.answer_rules import check_answers
 from wizard.core.answers import answers_from_mapping
+from wizard.core.answers.rules import check_answers
 from wizard.core.rules import ANSWER, in_section
 
 ANSWER_RULES = in_section(ANSWER)
@@ -197,3 +197,13 @@ def test_both_host_filters_would_write_a_dead_value():
     out = render(a)
     rules = {f.rule for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None) if f.severity == "error"}
     assert "deepspeed-multinode-filter-ignored" in rules
+
+
+def test_torch_compile_on_deepspeed_names_every_stated_dynamo_option():
+    a = A(merge(DS, {"launch": {"dynamo_backend": "inductor", "dynamo_mode": "max-autotune", "dynamo_regional": True}}))
+    (f,) = [f for f in check_answers(a) if f.rule == "ds-compile-not-passed"]
+    assert list(f.keys) == ["launch.dynamo_backend", "launch.dynamo_mode", "launch.dynamo_regional"]
+    assert "launch.dynamo_mode, launch.dynamo_regional with it" in f.message
+    (plain,) = [f for f in check_answers(A(merge(DS, {"launch": {"dynamo_backend": "inductor"}})))
+                if f.rule == "ds-compile-not-passed"]
+    assert list(plain.keys) == ["launch.dynamo_backend"]

@@ -89,7 +89,7 @@ NUMBERS = [s for s in SETTINGS if s.kind in ("int", "float")]
 def test_every_number_setting_has_a_range_and_refuses_what_is_above_it(setting):
     """Issue 7: a 2,770-digit num_processes was accepted and written. Every number has both bounds in the catalogue,
     enforced by the answers validation and stated in the JSON schema."""
-    from wizard.core.schema import json_schema
+    from wizard.core.answers.schema import json_schema
 
     assert setting.minimum is not None and setting.maximum is not None, setting.id
     assert setting.minimum < setting.maximum
@@ -120,3 +120,18 @@ def test_non_finite_numbers_are_refused():
     for value in (float("inf"), float("nan")):
         _, problem = coerce_value(clip, value)
         assert problem is not None and "not a finite number: expected a number from 0 to 1,000,000" in problem.message
+
+
+def test_where_lines_name_the_versions_a_write_needs():
+    from wizard.core.catalog import SETTING_BY_ID, SETTINGS
+
+    seen = 0
+    for s in SETTINGS:
+        for target, writes in s.writes.items():
+            for w in writes:
+                if w.versions:
+                    seen += 1
+                    assert f"needs {w.versions}" in s.where[target], (s.id, target)
+    assert seen >= 3
+    assert SETTING_BY_ID["wrapping.ignored_modules"].where["fsdp2"].endswith("(needs torch>=2.7)")
+    assert "needs" not in SETTING_BY_ID["wrapping.ignored_modules"].where["fsdp1"]

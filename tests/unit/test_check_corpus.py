@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from helpers import ROOT
 
 CORPUS = ROOT / "tests" / "data" / "check_corpus"

@@ -10,17 +10,15 @@ import sys
 
 import pytest
 import yaml
+from helpers import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core.lint import lint
-from wizard.core.lint import load_config_files
-from wizard.core.loading import InputError
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
+from wizard.core.lint import lint, load_config_files
+from wizard.core.loading import InputError
 from wizard.core.rules import CONFIG, in_section
-
-from helpers import ROOT
 
 RULES = in_section(CONFIG)  # the config rules (registered by importing wizard.core.lint)
 

@@ -6,10 +6,9 @@ import importlib.util
 import json
 
 import pytest
+from helpers import ROOT
 
 from wizard.core import ds_schema as S
-
-from helpers import ROOT
 
 GEN = ROOT / "scripts" / "gen_ds_schema.py"
 

@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-
 from helpers import ROOT
 
 PACKAGE = "wizard"

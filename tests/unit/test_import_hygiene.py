@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 
-
 from helpers import ROOT
 
 HEAVY = ("torch", "accelerate", "deepspeed", "textual")

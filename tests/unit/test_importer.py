@@ -1,12 +1,11 @@
 """Importing a config gives answers that render back to the same config."""
 
 import pytest
+from helpers import PRESET_FILES as PRESETS
 
 from wizard.core.answers import parse_answers_text
-from wizard.core.importer import import_mapping
+from wizard.core.answers.importer import import_mapping
 from wizard.core.render import render
-
-from helpers import PRESET_FILES as PRESETS
 
 CHANGES = [{}, {"backend": "deepspeed"}, {"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp", "fsdp_version": 2}]
 

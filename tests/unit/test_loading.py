@@ -5,12 +5,11 @@ import sys
 
 import pytest
 import yaml
+from helpers import alias_bomb, deep_yaml
 
 from wizard.core import loading
 from wizard.core.lint import load_config_files
 from wizard.core.loading import InputError, load_mapping_file, parse_json, parse_yaml
-
-from helpers import alias_bomb, deep_yaml
 
 
 def deep_json(levels: int) -> str:

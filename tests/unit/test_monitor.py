@@ -3,18 +3,17 @@ tests/data/logs/rec_*), hand-written logs of known failures (gen_*) and generate
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 import subprocess
 import sys
 
 import pytest
+from helpers import ROOT
 
 from wizard.run.checklist import FAIL, OK, compare, expected_from_config
 from wizard.run.diagnose import diagnose
 from wizard.run.monitor import Monitor, parse_log
-
-from helpers import ROOT
 
 LOGS = ROOT / "tests" / "data" / "logs"
 

@@ -8,9 +8,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-from wizard import presets
-
 from helpers import ROOT, TEMPLATES
+
+from wizard import presets
 
 PRESET_NAMES = sorted(p.stem for p in TEMPLATES.glob("*.yaml"))
 

@@ -1,8 +1,8 @@
 """Renderers: the accelerate YAML and DeepSpeed JSON dicts, written around the launcher's pitfalls."""
 import pytest
 
-from wizard.core.answer_rules import check_answers
 from wizard.core.answers import answers_from_mapping
+from wizard.core.answers.rules import check_answers
 from wizard.core.render import render
 
 

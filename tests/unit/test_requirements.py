@@ -15,10 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from wizard.run import requirements
-
-from helpers import ROOT
 
 HINT = 'pip install "fsdpds-wizard[run]"'
 

@@ -13,13 +13,12 @@ import ast
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import wizard.core.lint  # noqa: F401  (these three register every rule the product emits)
 import wizard.core.wizard_rules  # noqa: F401
-from wizard.core import answer_rules
+from wizard.core.answers import rules as answer_rules
 from wizard.core.rules import ANSWER, RULES, SECTIONS, in_section, rule
-
-from helpers import ROOT
 
 PACKAGE = ROOT / "wizard"
 
@@ -219,7 +218,7 @@ def test_the_scan_catches_an_unregistered_literal(tmp_path):
 @pytest.mark.parametrize("emit", ["answers_text", "answers_mapping", "import_refused", "import_note", "check_missing"])
 def test_emitters_at_run_time_use_registered_names_and_severities(emit, tmp_path, capsys):
     from wizard.core.answers import answers_from_mapping, parse_answers_text
-    from wizard.core.importer import import_mapping
+    from wizard.core.answers.importer import import_mapping
 
     if emit == "answers_text":
         _, found = parse_answers_text("a: [" + "[" * 100 + "]" * 100 + "]")
@@ -230,7 +229,7 @@ def test_emitters_at_run_time_use_registered_names_and_severities(emit, tmp_path
     elif emit == "import_note":
         _, found = import_mapping({"distributed_type": "FSDP", "num_processes": "many", "fsdp_config": {}})
     else:
-        from wizard.core.importer import import_config
+        from wizard.core.answers.importer import import_config
 
         _, found = import_config(tmp_path / "missing.yaml")
     assert found

@@ -5,15 +5,14 @@ import re
 from collections import Counter
 
 import pytest
+from helpers import ROOT
 
-import wizard.core.answer_rules  # noqa: F401  (these three register every rule)
+import wizard.core.answers.rules  # noqa: F401  (these three register every rule)
 import wizard.core.lint  # noqa: F401
 import wizard.core.wizard_rules  # noqa: F401
 from wizard.core import verify
 from wizard.core.findings import DOC
 from wizard.core.rules import ANSWER, CONFIG, IMPORT, INPUT, RULES, VERIFY
-
-from helpers import ROOT
 
 BEHAVIOUR = ROOT / "docs" / "library-behaviour.md"
 ANCHOR_CITE = re.compile(r"docs/library-behaviour\.md#([^\s;,)]+)")

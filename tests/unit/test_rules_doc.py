@@ -1,10 +1,10 @@
 """docs/rules.md is generated from the rule registries and current; every rule has keys, a fix and a real source."""
 import re
 
+from helpers import ROOT
+
 from wizard.core.rules import RULES
 from wizard.core.rules_doc import render_rules_doc, rule_rows  # imports every module that registers rules
-
-from helpers import ROOT
 
 
 def test_docs_rules_md_is_generated_from_the_registry():

@@ -1,11 +1,10 @@
 """The answers schema is derived from the catalogue, and docs/answers.md is current."""
 
 import yaml
-
-from wizard.core.catalog import SETTINGS
-from wizard.core.schema import json_schema, markdown_reference
-
 from helpers import ROOT
+
+from wizard.core.answers.schema import json_schema, markdown_reference
+from wizard.core.catalog import SETTINGS
 
 
 def test_docs_answers_md_is_generated_from_the_catalogue():

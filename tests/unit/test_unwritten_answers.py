@@ -1,6 +1,6 @@
 """Stated answers that the files have no place for are named by a finding, never dropped in silence (issue 8)."""
-from wizard.core.answer_rules import check_answers
 from wizard.core.answers import default_answers
+from wizard.core.answers.rules import check_answers
 
 DS = {"backend": "deepspeed"}
 

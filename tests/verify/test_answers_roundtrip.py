@@ -2,12 +2,12 @@
 has exactly the effective values the answers asked for."""
 
 import pytest
+from helpers import PRESET_FILES as PRESETS
+from helpers import ROOT
 
 from wizard.core.answers import parse_answers_text
 from wizard.core.generate import generate
 from wizard.core.verify.answers import expected_effective, verify_generated
-
-from helpers import PRESET_FILES as PRESETS, ROOT
 
 pytestmark = pytest.mark.verify
 

@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from wizard.core.findings import ERROR, WARNING
 from wizard.core.verify import Effective, compare, effective_config, flatten_effective, values_equal
-
-from helpers import ROOT
 
 pytestmark = [pytest.mark.verify, pytest.mark.usefixtures("process_state_unchanged")]
 

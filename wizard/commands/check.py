@@ -11,7 +11,7 @@ from .common import summary_line
 
 
 def run(args) -> int:
-    from ..core.imported import check_findings
+    from ..core.answers.imported import check_findings
     from ..core.lint import load_config_files
 
     if args.gpus_per_node is not None and args.gpus_per_node < 1:

@@ -1,10 +1,10 @@
-"""``fsdpds-wizard explain [GROUP]``: FSDP and DeepSpeed side by side, from the catalogue."""
+"""``fsdpds-wizard explain [GROUP | SETTING]``: FSDP and DeepSpeed side by side, from the catalogue."""
 from __future__ import annotations
 
 import shutil
 import textwrap
 
-from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, TARGET_LABELS, settings_in
+from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, SETTING_BY_ID, TARGET_LABELS, settings_in
 from ..exits import EXIT_OK, UsageError
 
 
@@ -32,31 +32,43 @@ def _where(setting, target: str) -> str:
     return "n/a: " + setting.not_applicable.get(target, "not used")
 
 
-def render_group(group_id: str, width: int) -> list[str]:
+def render_group(group_id: str, width: int, only: str | None = None) -> list[str]:
+    """The group's overview and every setting in it; with ``only``, the group's title and that one setting."""
     from ..core.texts import GROUP_TEXTS, TEXTS
 
     group = GROUP_BY_ID[group_id]
     gt = GROUP_TEXTS[group_id]
     lines = ["=" * width, f"{group.label}  ({group.id})", "=" * width]
-    lines += textwrap.wrap(gt.summary, width)
+    if only is not None:
+        return lines + _setting(SETTING_BY_ID[only], TEXTS[only], width)[1:]
+    lines += _overview(gt, width)
+    for s in settings_in(group_id):
+        lines += _setting(s, TEXTS[s.id], width)
+    return lines
+
+
+def _overview(gt, width: int) -> list[str]:
+    lines = textwrap.wrap(gt.summary, width)
     lines.append("")
     lines += two_columns(gt.fsdp, gt.deepspeed, width, ("FSDP", "DeepSpeed"))
     if gt.no_counterpart:
         lines.append("")
         lines += textwrap.wrap("No counterpart: " + gt.no_counterpart, width)
-    for s in settings_in(group_id):
-        t = TEXTS[s.id]
-        lines.append("")
-        choices = f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""
-        lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}{choices}")
-        lines += textwrap.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
-        fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
-        ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"
-        lines += ["  " + line for line in two_columns(fsdp_where, ds_where, width - 2)]
-        if t.versions:
-            lines += textwrap.wrap("Versions: " + t.versions, width, initial_indent="  ", subsequent_indent="  ")
-        if t.tips:
-            lines += textwrap.wrap("Tip: " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
+    return lines
+
+
+def _setting(s, t, width: int) -> list[str]:
+    lines = [""]
+    choices = f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""
+    lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}{choices}")
+    lines += textwrap.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
+    fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
+    ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"
+    lines += ["  " + line for line in two_columns(fsdp_where, ds_where, width - 2)]
+    if t.versions:
+        lines += textwrap.wrap("Versions: " + t.versions, width, initial_indent="  ", subsequent_indent="  ")
+    if t.tips:
+        lines += textwrap.wrap("Tip: " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
     return lines
 
 
@@ -64,13 +76,19 @@ def run(args) -> int:
     width = args.width or min(120, shutil.get_terminal_size((100, 24)).columns)
     if width < 50:
         raise UsageError("--width must be at least 50")
-    if args.group is not None and args.group not in GROUP_BY_ID:
+    name = args.group
+    if name in SETTING_BY_ID and SETTING_BY_ID[name].group in GROUP_BY_ID:
+        out = render_group(SETTING_BY_ID[name].group, width, only=name)
+        print("\n".join(out).rstrip())
+        return EXIT_OK
+    if name is not None and name not in GROUP_BY_ID:
         import difflib
 
-        close = difflib.get_close_matches(args.group, list(GROUP_BY_ID), n=1)
+        close = difflib.get_close_matches(name, [*GROUP_BY_ID, *SETTING_BY_ID], n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""
-        raise UsageError(f"unknown group '{args.group}'; {hint}groups: " + ", ".join(GROUP_BY_ID))
-    groups = [args.group] if args.group else [g.id for g in GROUPS]
+        raise UsageError(f"'{name}' is neither a group nor a setting; {hint}groups: " + ", ".join(GROUP_BY_ID)
+                         + " (a setting is group.name, as `fsdpds-wizard explain GROUP` lists them)")
+    groups = [name] if name else [g.id for g in GROUPS]
     out = []
     for g in groups:
         out += render_group(g, width)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..core.schema import json_schema, markdown_reference
+from ..core.answers.schema import json_schema, markdown_reference
 from ..exits import EXIT_OK
 
 

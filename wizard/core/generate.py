@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .answer_rules import check_answers
 from .answers import Answers, dump_answers
+from .answers.rules import check_answers
 from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
 from .render import ACCELERATE_YAML, ANSWERS_YAML, DS_JSON, Rendered, processes_per_node, render
 

@@ -1,5 +1,5 @@
 """docs/rules.md, generated from the rule registry (``rules.RULES``), by section: every config rule (registered by
-the modules of ``wizard/core/lint/``), every answer rule (``answer_rules``) and the rules of the wizard's own steps
+the modules of ``wizard/core/lint/``), every answer rule (``answers.rules``) and the rules of the wizard's own steps
 (``wizard_rules``: reading input, importing, ``--verify``). This module imports all of them.
 
 Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
@@ -15,7 +15,8 @@ import ast
 import inspect
 import re
 
-from . import answer_rules, wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
+from . import wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
+from .answers import rules as answer_rules
 from .findings import ERROR, INFO, WARNING
 from .lint import configfile, ds, dsjson, dszero, fsdp, general, linter
 from .lint import keys as key_rules

@@ -1,6 +1,6 @@
 """The rules of the wizard's own steps: reading input (answers files, accelerate configs), importing a config and the
 ``--verify`` round trip (sections ``input``, ``import`` and ``verify`` of the registry, wizard/core/rules.py). With
-the config rules (wizard/core/lint/) and the answer rules (``answer_rules``), every finding name the product emits is
+the config rules (wizard/core/lint/) and the answer rules (``answers.rules``), every finding name the product emits is
 registered once, with its severity, and listed in docs/rules.md (tests/unit/test_rule_registry.py checks that nothing
 emitted is missing).
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from .findings import DOC, ERROR, INFO, WARNING
 from .rules import IMPORT, INPUT, VERIFY, rule
 
-_ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers.py (answers_from_mapping)"
+_ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers/model.py (answers_from_mapping)"
 _LOADING_SRC = "wizard/core/loading.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
 _VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py (round trip through "
                "accelerate 1.15 / deepspeed 0.19)")
@@ -50,7 +50,7 @@ CONFIG_UNREADABLE = rule(
     "The accelerate config cannot be used at all: not found, a folder, too large, not UTF-8 text, not YAML, nested "
     "too deep, aliases expanding too far, not a mapping",
     DOC + "config-loading; accelerate/commands/config/config_args.py:148-160 (how accelerate reads it); "
-    "wizard/commands/check.py, wizard/core/importer.py; " + _LOADING_SRC, section=INPUT, keys="config",
+    "wizard/commands/check.py, wizard/core/answers/importer.py; " + _LOADING_SRC, section=INPUT, keys="config",
     fix="The message says what is wrong with the file; `accelerate config` writes a valid one.")
 
 # ------------------------------------------------------------------ import
@@ -58,14 +58,14 @@ IMPORT_NOTE = rule(
     "import", INFO,
     "How the importer translated the file into answers: a value it could not carry (default kept), a value it "
     "read the way accelerate reads it, a DeepSpeed JSON key kept in `deepspeed.extra`",
-    DOC + "how-a-config-reaches-the-libraries; wizard/core/importer.py (the file's faults are the config rules, as "
-    "`check` reports them)",
+    DOC + "how-a-config-reaches-the-libraries; wizard/core/answers/importer.py (the file's faults are the config "
+    "rules, as `check` reports them)",
     section=IMPORT, keys="the key in the imported file (or the answer id it became)",
     fix="Check the setting named in the wizard and set it again if the import did not carry what you meant.")
 IMPORT_UNSUPPORTED = rule(
     "import-unsupported", ERROR,
     "The file cannot be imported into answers: not a mapping, or a distributed_type other than FSDP or DEEPSPEED",
-    DOC + "launch-copies-section-keys; wizard/core/importer.py (import_mapping)",
+    DOC + "launch-copies-section-keys; wizard/core/answers/importer.py (import_mapping)",
     section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
     fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
 

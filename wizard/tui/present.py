@@ -278,7 +278,7 @@ def quick_generate(answers: Answers, out_dir, ds_path: str = "auto"):
     """What the first paint needs, without the YAML text or the config linter (imported later).
 
     Same shape as :func:`wizard.core.generate.generate`; ``files`` stays empty."""
-    from ..core.answer_rules import check_answers
+    from ..core.answers.rules import check_answers
     from ..core.findings import sort_findings
     from ..core.generate import Generated, ds_config_ref
 

@@ -77,7 +77,7 @@ def from_preset(name: str) -> Start:
 
 
 def from_accelerate_config(path: str | Path) -> Start:
-    from ..core.imported import import_and_check
+    from ..core.answers.imported import import_and_check
     from ..core.loading import InputError
 
     try:

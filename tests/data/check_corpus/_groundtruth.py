@@ -470,7 +470,7 @@ def compare_fsdp(raw, p, res):
     if "fsdp_transformer_layer_cls_to_wrap" in fc:
         a = asked("fsdp_transformer_layer_cls_to_wrap")
         if policy != "TRANSFORMER_BASED_WRAP":
-            warn.append(([key("fsdp_transformer_layer_cls_to_wrap")], f"F12: only read for TRANSFORMER_BASED_WRAP"))
+            warn.append(([key("fsdp_transformer_layer_cls_to_wrap")], "F12: only read for TRANSFORMER_BASED_WRAP"))
         else:
             names = p.transformer_cls_names_to_wrap or []
             bad = [n for n in names if not n.isidentifier()]
@@ -553,7 +553,7 @@ def fsdp_runtime_rules(raw, p, env, res, world, gpus_per_node):
 def prepare_deepspeed(plugin, acc_gas, world, res):
     """Accelerator._prepare_deepspeed for model + dataloader + optimizer (+ scheduler), then DeepSpeedConfig."""
     import deepspeed.runtime.config as dsc
-    from accelerate.utils import DummyOptim, DummyScheduler
+    from accelerate.utils import DummyOptim
 
     ds = plugin.deepspeed_config
     if plugin.is_auto("train_micro_batch_size_per_gpu"):

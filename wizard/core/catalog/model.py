@@ -123,7 +123,18 @@ def key_list(writes: tuple[Write, ...]) -> str:
     return " / ".join(names)
 
 
+def versions_note(writes: tuple[Write, ...]) -> str:
+    """`` (needs torch>=2.7)``: the library versions the writes need, once each; "" when they hold everywhere."""
+    needs: list[str] = []
+    for w in writes:
+        if w.versions and w.versions not in needs:
+            needs.append(w.versions)
+    return f" (needs {', '.join(needs)})" if needs else ""
+
+
 def where_line(setting: Setting, target: str) -> str:
-    keys = key_list(setting.writes.get(target, ()))
+    writes = setting.writes.get(target, ())
+    keys = key_list(writes)
     text = setting.where_text.get(target)
-    return keys if text is None else text.replace("{keys}", keys)
+    line = keys if text is None else text.replace("{keys}", keys)
+    return line + versions_note(writes)

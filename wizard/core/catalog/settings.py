@@ -5,7 +5,7 @@ where it is written for each target (FSDP1, FSDP2, DeepSpeed: :class:`~.model.Wr
 the map between answer values and the library's spellings) and, where a target has no such setting, why. The
 prose explanations live in :mod:`wizard.core.texts`, keyed by the same ids.
 
-The same declarations drive the answers schema (:mod:`wizard.core.answers`), the renderer and the importer, the
+The same declarations drive the answers schema (:mod:`wizard.core.answers.schema`), the renderer and the importer, the
 ``--verify`` comparison, the key -> setting maps for findings, the ``explain`` command and the TUI forms. Adding a
 one-to-one knob is one entry here plus its text in :mod:`wizard.core.texts`.
 """

@@ -24,7 +24,7 @@ def finding_prompt(f: Finding, prefix: str = "") -> Text:
 
 
 IMPORT_RULE = "import"
-"""The importer's notes about its own translation (see :mod:`wizard.core.imported`)."""
+"""The importer's notes about its own translation (see :mod:`wizard.core.answers.imported`)."""
 
 
 def sections(findings: list[Finding], loaded: list[Finding], loaded_label: str) -> list[tuple[str, list[Finding]]]:

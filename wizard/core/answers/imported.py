@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .answers import Answers
-from .findings import Finding, dedupe, sort_findings
+from ..findings import Finding, dedupe, sort_findings
+from .model import Answers
 
 
 @dataclass
@@ -28,8 +28,8 @@ class ImportedConfig:
 
 def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
     """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count)."""
-    from .gpus import detect_gpus_per_node
-    from .lint import lint
+    from ..gpus import detect_gpus_per_node
+    from ..lint import lint
 
     gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
     findings = list(loaded.findings)
@@ -39,8 +39,8 @@ def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
 
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
     """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
+    from ..lint import load_config_files
     from .importer import import_mapping
-    from .lint import load_config_files
 
     loaded = load_config_files(Path(path).expanduser())
     findings = check_findings(loaded, gpus_per_node)

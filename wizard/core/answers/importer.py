@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .answers import Answers, answers_from_mapping, coerce_value
-from .catalog import DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
-from .catalog.writes import NOT_FOUND, answer_value, one_to_one
-from .findings import ERROR, INFO, Finding
-from .lint.base import fmt
-from .vocab import SHARDING_STRATEGIES, fsdp_enum_name, fsdp_key, parse_bool, sharding_strategy_name, whole_number
-from .wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
+from ..catalog import DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
+from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
+from ..findings import ERROR, INFO, Finding
+from ..lint.base import fmt
+from ..vocab import SHARDING_STRATEGIES, fsdp_enum_name, fsdp_key, parse_bool, sharding_strategy_name, whole_number
+from ..wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
+from .model import Answers, answers_from_mapping, coerce_value
 
 _STAGE = {3: "full", 2: "grads_optimizer", 1: "optimizer", 0: "none"}
 _BY_HAND = frozenset({"backend", "fsdp_version", "sharding.strategy", "launch.num_processes", "launch.num_machines",
@@ -82,7 +82,7 @@ class _Importer:
 
     @property
     def zero_stage(self) -> int | None:
-        from .catalog import SHARDING
+        from ..catalog import SHARDING
 
         strategy = self.doc.get("sharding", {}).get("strategy")
         return SHARDING[strategy][2] if strategy in SHARDING else None
@@ -382,8 +382,8 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
 
 def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]:
     """Read an accelerate config and its DeepSpeed JSON; answers plus load and import findings."""
-    from .lint import load_config_files
-    from .loading import InputError
+    from ..lint import load_config_files
+    from ..loading import InputError
 
     try:
         loaded = load_config_files(yaml_path)

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import wraps
 
-from .answers import Answers
-from .catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGET_LABELS
-from .catalog.model import ZERO3
-from .findings import DOC, ERROR, INFO, WARNING, Finding
-from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
-from .rules import ANSWER, in_section
-from .rules import rule as register
+from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog.model import ZERO3
+from ..findings import DOC, ERROR, INFO, WARNING, Finding
+from ..render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
+from ..rules import ANSWER, in_section
+from ..rules import rule as register
+from .model import Answers
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
@@ -90,14 +90,19 @@ def compile_options_unused(a: Answers) -> Iterator[Hit]:
                    "set launch.dynamo_backend (e.g. inductor) or drop them")
 
 
+_DYNAMO_OPTIONS = ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic", "launch.dynamo_regional")
+
+
 @answer_rule("ds-compile-not-passed", WARNING,
              "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
              DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* "
              "export)")
 def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["launch.dynamo_backend"] != "no":
-        yield (["launch.dynamo_backend"], "for DeepSpeed, accelerate launch drops dynamo_config (it exports no "
-               "ACCELERATE_DYNAMO_* variables), so a config cannot turn torch.compile on: not written",
+        options = [sid for sid in _DYNAMO_OPTIONS if a[sid] != SETTING_BY_ID[sid].default]
+        yield (["launch.dynamo_backend", *options], "for DeepSpeed, accelerate launch drops dynamo_config (it exports "
+               "no ACCELERATE_DYNAMO_* variables), so a config cannot turn torch.compile on: not written"
+               + (f" ({', '.join(options)} with it)" if options else ""),
                f"pass Accelerator(dynamo_backend='{a['launch.dynamo_backend']}') in the script, or export "
                f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
-from .findings import ERROR, WARNING, Finding
-from .wizard_rules import (
+from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
+from ..findings import ERROR, WARNING, Finding
+from ..wizard_rules import (
     ANSWERS_BAD_VALUE,
     ANSWERS_EMPTY,
     ANSWERS_NOT_A_MAPPING,
@@ -49,7 +49,7 @@ _OWN_HINTS = {"version": "schema_version (the answers format) or fsdp_version (F
 def native_hint(name: str) -> str | None:
     """Where the intent behind a library's key name (``zero_stage``, ``fsdp_offload_params``) lives in answers.yaml:
     from the keys the catalogue writes each setting to, with their values' spellings."""
-    from .catalog.writes import native_names
+    from ..catalog.writes import native_names
 
     names = native_names()
     return _OWN_HINTS.get(name) or names.get(name) or names.get(name.removeprefix("fsdp_"))
@@ -287,7 +287,7 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        from .loading import ANSWERS, not_a_mapping
+        from ..loading import ANSWERS, not_a_mapping
 
         exc = not_a_mapping("answers", data, ANSWERS)
         return None, [Finding(ERROR, ANSWERS_NOT_A_MAPPING, ("answers",), exc.what, exc.fix,
@@ -347,7 +347,7 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
 def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers | None, list[Finding]]:
     """Parse and validate answers.yaml text. A text that cannot be used at all (not YAML, too deep, aliases
     expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.loading``."""
-    from .loading import ANSWERS, InputError, mapping_from_text
+    from ..loading import ANSWERS, InputError, mapping_from_text
 
     try:
         data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
@@ -364,7 +364,7 @@ def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tup
     not YAML, nested too deep, aliases expanding too far, not a mapping). An empty file means every default,
     with a warning.
     """
-    from .loading import ANSWERS, mapping_from_text, read_text
+    from ..loading import ANSWERS, mapping_from_text, read_text
 
     text = read_text(path, ANSWERS, not_found_fix)
     data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)

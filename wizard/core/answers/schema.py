@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .answers import SCHEMA_VERSION, range_text
-from .catalog import GROUPS, SETTINGS, TARGET_LABELS, TARGETS, Setting, settings_in
+from ..catalog import GROUPS, SETTINGS, TARGET_LABELS, TARGETS, Setting, settings_in
+from .model import SCHEMA_VERSION, range_text
 
 
 def _value_schema(s: Setting) -> dict[str, Any]:
