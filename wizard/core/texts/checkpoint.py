@@ -1,0 +1,40 @@
+"""The explanations of the group ``checkpoint``: its settings (``TEXTS``) and its overview (``GROUP``)."""
+from __future__ import annotations
+
+from .model import GroupText, Text
+
+TEXTS: dict[str, Text] = {
+    "checkpoint.format": Text(
+        what="How weights and optimizer state are saved. sharded: every rank writes its own piece; fast and "
+             "light on memory, but needs a merge step before from_pretrained can read it. full: gather into "
+             "one rank's CPU memory and write an ordinary state dict; slow and RAM-hungry for large models. "
+             "local (FSDP1): raw per-rank shards, reloadable only with the same ranks and wrapping.",
+        fsdp="fsdp_state_dict_type: SHARDED_STATE_DICT (a torch.distributed.checkpoint folder; merge with "
+             "accelerate merge-weights), FULL_STATE_DICT (rank 0, staged on CPU) or LOCAL_STATE_DICT (v1 only). "
+             "Plugin default: FULL for v1, SHARDED for v2. With mixed precision the weights are saved in fp32, "
+             "the upcast copy.",
+        deepspeed="The engine always saves per-rank shards (model weights plus fp32 optimizer partitions); "
+                  "zero_to_fp32.py, copied next to them, rebuilds fp32 weights offline. 'full' sets "
+                  "zero3_save_16bit_model (stage3_gather_16bit_weights_on_model_save) so that save_model and "
+                  "get_state_dict can gather 16-bit weights at ZeRO-3. At stages 0-2 nothing is partitioned "
+                  "and the flag changes nothing.",
+        versions="FSDP2 rejects LOCAL_STATE_DICT; the wizard writes SHARDED instead. At ZeRO-3 without the "
+                 "16-bit gather, accelerator.get_state_dict raises and Trainer falls back to the sharded "
+                 "checkpoint, so plan on zero_to_fp32.py. ZeRO-0 checkpoints are plain weights; "
+                 "zero_to_fp32.py does not handle them.",
+        tips="sharded during training; produce one full copy at the end.",
+    ),
+}
+
+GROUP = GroupText(
+        summary="Saving per-rank pieces is fast and needs a later merge; gathering one full copy is slow and "
+                "needs RAM on one rank. FSDP picks the format with one key; DeepSpeed always saves shards and "
+                "can additionally gather 16-bit weights at ZeRO-3.",
+        fsdp="fsdp_state_dict_type: SHARDED_STATE_DICT | FULL_STATE_DICT | LOCAL_STATE_DICT (v1)\n"
+             "merge: accelerate merge-weights",
+        deepspeed="zero3_save_16bit_model / zero_optimization.stage3_gather_16bit_weights_on_model_save\n"
+                  "merge: zero_to_fp32.py (saved with each checkpoint)",
+        no_counterpart="LOCAL_STATE_DICT (FSDP1) has no DeepSpeed twin. The 16-bit gather matters at ZeRO-3 "
+                       "only. With mixed precision FSDP saves fp32 weights, DeepSpeed 16-bit weights plus "
+                       "fp32 master shards.",
+    )

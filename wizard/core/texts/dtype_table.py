@@ -1,0 +1,135 @@
+"""The dtype table: which dtype parameters, gradients and optimizer state have, per backend, for a model dtype and
+a mixed-precision mode (the TUI's precision table and its notes)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MODEL_DTYPES = ("fp32", "bf16", "fp16")
+MIXED_PRECISIONS = ("no", "fp16", "bf16", "fp8")
+
+_COMPUTE = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8+bf16"}
+_SIXTEEN = {"fp16": "fp16", "bf16": "bf16", "fp8": "bf16"}
+"""The 16-bit dtype DeepSpeed casts the model to for each mixed-precision mode (fp8 runs on bf16)."""
+
+
+@dataclass(frozen=True)
+class PrecisionRow:
+    backend: str
+    """"FSDP" or "DeepSpeed"."""
+    load: str
+    """dtype of the weights after from_pretrained(torch_dtype=...)."""
+    flat_params_or_prepared: str
+    """dtype of the parameters after prepare(): FSDP's flat/sharded params; DeepSpeed's module parameters
+    and, when they are 16-bit, the fp32 master partition the optimizer updates. Per GPU, so any upcast is
+    divided by the number of ranks."""
+    training_compute: str
+    """dtype of forward/backward matmuls."""
+    optimizer_state: str
+    """dtype of the optimizer step and its state (Adam moments)."""
+    checkpoint: str
+    """dtype of the saved weights."""
+
+
+def _check(model_dtype: str, mixed_precision: str) -> None:
+    if model_dtype not in MODEL_DTYPES:
+        raise ValueError(f"model_dtype must be one of {MODEL_DTYPES}, got {model_dtype!r}")
+    if mixed_precision not in MIXED_PRECISIONS:
+        raise ValueError(f"mixed_precision must be one of {MIXED_PRECISIONS}, got {mixed_precision!r}")
+
+
+def _ds_params(module_dtype: str) -> str:
+    """DeepSpeed's parameters: the module's own (cast to the 16-bit dtype) plus the fp32 master the optimizer
+    updates."""
+    return "fp32" if module_dtype == "fp32" else f"{module_dtype} module + fp32 master"
+
+
+def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow]:
+    """Where each dtype ends up on FSDP and on DeepSpeed ZeRO-1/2/3 for a load dtype and mixed precision.
+
+    Follows the concept guide's table, corrected for the installed code: with mixed precision accelerate
+    upcasts trainable low-precision parameters to fp32 for FSDP1 and FSDP2; DeepSpeed's ZeRO optimizers
+    keep fp32 master partitions whether or not mixed precision is on. ZeRO-0 and zero.Init exceptions are
+    in :func:`precision_notes`.
+    """
+    _check(model_dtype, mixed_precision)
+    md, mp = model_dtype, mixed_precision
+    if mp == "no":
+        fsdp = PrecisionRow("FSDP", md, md, md, md, md)
+        ds = PrecisionRow("DeepSpeed", md, _ds_params(md), md, "fp32", f"{md} weights + fp32 master shards")
+    else:
+        fsdp = PrecisionRow("FSDP", md, "fp32", _COMPUTE[mp], "fp32", "fp32")
+        ds = PrecisionRow("DeepSpeed", md, _ds_params(_SIXTEEN[mp]), _COMPUTE[mp], "fp32",
+                          f"{_SIXTEEN[mp]} weights + fp32 master shards")
+    return [fsdp, ds]
+
+
+def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
+    """Plain-language consequences of a load dtype / mixed-precision pair, FSDP and DeepSpeed side by side."""
+    _check(model_dtype, mixed_precision)
+    md, mp = model_dtype, mixed_precision
+    low = md != "fp32"
+    notes: list[str] = []
+    if mp == "no":
+        if low:
+            notes.append(
+                f"{md} weights with no mixed precision: FSDP trains, reduces gradients and keeps Adam state in "
+                f"{md}, about 8 bytes per parameter before sharding instead of 16, but small updates can be "
+                f"rounded away. DeepSpeed ZeRO-1/2/3 still build fp32 master weights and fp32 Adam state from "
+                f"the {md} weights (12 more bytes per parameter, divided by the number of ranks), so on few "
+                f"GPUs DeepSpeed needs clearly more memory.")
+            notes.append(
+                f"DeepSpeed ZeRO-0 (sharding 'none') with no mixed precision has no master copy: the optimizer "
+                f"updates the {md} parameters directly, as FSDP does.")
+            if md == "fp16":
+                notes.append(
+                    "fp16 without mixed precision runs with no loss scaling on either backend: small gradients "
+                    "underflow to zero. Prefer bf16, or load fp32 and use mixed_precision fp16.")
+        else:
+            notes.append(
+                "fp32 throughout: the most stable and the most expensive option. Adam needs 16 bytes per "
+                "parameter before sharding, and activations take twice the bf16 space. Both backends behave "
+                "the same.")
+    else:
+        sixteen = _SIXTEEN[mp]
+        if low:
+            notes.append(
+                f"{md} weights with {mp} mixed precision: at prepare() accelerate upcasts every trainable "
+                f"parameter to fp32 for FSDP (it warns 'Upcasted low precision parameters'); frozen ones stay "
+                f"{md}. FSDP checkpoints are then fp32, twice the size of {md} files. DeepSpeed casts the "
+                f"model to {sixteen} and keeps a separate fp32 master partition; its 16-bit save writes "
+                f"{sixteen}.")
+        else:
+            notes.append(
+                f"fp32 weights with {mp} mixed precision: FSDP keeps fp32 shards and all-gathers them in "
+                f"{sixteen} for each forward and backward; DeepSpeed converts the model itself to {sixteen} "
+                f"and keeps a separate fp32 master partition. Both come to about 16 bytes per parameter for "
+                f"Adam before sharding.")
+        notes.append(
+            f"Gradients are summed across ranks in {sixteen} on both backends by default (FSDP: reduce dtype = "
+            f"mixed precision; DeepSpeed: communication_data_type follows it). DeepSpeed can switch to fp32 "
+            f"with communication_data_type; FSDP needs a policy set in code.")
+        notes.append(
+            "FSDP1 also casts buffers to the mixed-precision dtype; FSDP2 and DeepSpeed leave buffers (e.g. "
+            "rotary frequencies) in the dtype they were loaded in.")
+        if mp == "fp16":
+            notes.append(
+                "fp16 needs loss scaling: accelerate adds a gradient scaler for FSDP (ShardedGradScaler on v1, "
+                "GradScaler on v2) and DeepSpeed uses its dynamic loss scaler. Values beyond about 65,504 "
+                "overflow.")
+            if md == "bf16":
+                notes.append(
+                    "bf16 weights run in fp16: bf16 has a wider range, so a model trained in bf16 can overflow "
+                    "in fp16. Prefer bf16 mixed precision for such checkpoints.")
+        if mp == "fp8":
+            notes.append(
+                "fp8: only the matrix multiplies of supported layers run in fp8 (Transformer Engine, torchao or "
+                "MS-AMP); the rest runs in bf16, which is also FSDP's parameter dtype. MS-AMP is refused with "
+                "FSDP and with ZeRO-3; torchao with FSDP2 cannot use ram-efficient loading. Needs an "
+                "fp8-capable GPU (Ada, Hopper or newer).")
+    ds_init_dtype = _SIXTEEN.get(mp, "fp32")
+    if ds_init_dtype != md:
+        notes.append(
+            f"DeepSpeed ZeRO-3 with zero3_init_flag: Transformers creates the parameters inside "
+            f"deepspeed.zero.Init, which uses DeepSpeed's dtype ({ds_init_dtype} here), not the {md} "
+            f"torch_dtype.")
+    return notes

@@ -1,0 +1,181 @@
+"""The explanations of the group ``launch``: its settings (``TEXTS``) and its overview (``GROUP``)."""
+from __future__ import annotations
+
+from .model import GroupText, Text
+
+TEXTS: dict[str, Text] = {
+    "launch.num_processes": Text(
+        what="Total number of training processes over all machines, normally one per GPU. It is the N that "
+             "sharded state is divided by, and with DeepSpeed it enters the batch-size check. accelerate "
+             "divides it by num_machines to get processes per node.",
+        fsdp="Passed to torchrun as processes per node (num_processes / num_machines).",
+        deepspeed="Same key. On the torchrun path it is used like FSDP; with a multi-node DeepSpeed runner it "
+                  "becomes --num_gpus per node unless an inclusion or exclusion filter is set.",
+        versions="A count that is not a multiple of num_machines silently loses ranks (integer division). "
+                 "Nothing compares it with the GPUs present; too many ranks fail when picking a device. "
+                 "num_processes: -1 in a YAML means it must be given on the command line.",
+    ),
+    "launch.num_machines": Text(
+        what="Number of nodes. With more than one, every node runs with the same settings except "
+             "machine_rank, and all of them must reach main_process_ip:main_process_port. Links between "
+             "nodes are much slower than inside one, which is what hybrid sharding addresses.",
+        fsdp="Each node starts accelerate launch itself (torchrun underneath).",
+        deepspeed="With the 'standard' launcher each node starts itself, as with FSDP. The other launchers "
+                  "(pdsh, openmpi, mpich, mvapich, slurm, nossh) go through the deepspeed runner and a "
+                  "hostfile.",
+        versions="The concept guide covers one node only; both libraries run multi-node.",
+    ),
+    "launch.machine_rank": Text(
+        what="Index of this machine: 0 for the machine at main_process_ip, then 1 to num_machines-1. Each node "
+             "needs its own value, so each node gets its own YAML or passes --machine_rank.",
+        fsdp="Becomes torchrun's node rank.",
+        deepspeed="Used by the 'standard' (torchrun) and 'nossh' launchers. pdsh, MPI and slurm launchers start "
+                  "every node from rank 0 and number the nodes themselves.",
+    ),
+    "launch.main_process_ip": Text(
+        what="Address of the rank-0 machine, where the processes meet. Needed only with more than one machine.",
+        fsdp="torchrun master address when same_network is true; otherwise part of the rendezvous endpoint "
+             "(address:port).",
+        deepspeed="--master_addr for the deepspeed runner, or the torchrun address with the 'standard' launcher "
+                  "and on one node.",
+    ),
+    "launch.main_process_port": Text(
+        what="TCP port on the rank-0 machine for the rendezvous; 29500 when left empty. Use different ports "
+             "for jobs that share a machine.",
+        fsdp="torchrun master port (or the port of the rendezvous endpoint).",
+        deepspeed="--master_port for the deepspeed runner, or the torchrun port.",
+        versions="On a single machine accelerate warns when the port is taken and lets torchrun pick a free "
+                 "one; on several machines a busy port on rank 0 stops the start.",
+    ),
+    "launch.rdzv_backend": Text(
+        what="How processes find each other. static: fixed ranks, the accelerate default and enough for "
+             "fixed-size jobs. c10d: torch's elastic rendezvous hosted by one of the agents; tolerates nodes "
+             "starting in any order. etcd/etcd-v2: an external etcd server.",
+        fsdp="Passed to torchrun.",
+        deepspeed="Passed to torchrun on one node or with the 'standard' launcher; the deepspeed runner's own "
+                  "launchers do not use it.",
+    ),
+    "launch.same_network": Text(
+        what="Whether all machines sit on one local network. True: the other nodes connect straight to "
+             "main_process_ip:port as the torchrun master. False: that address is used as a rendezvous "
+             "endpoint instead. Only matters with more than one machine.",
+        fsdp="Chooses master_addr/master_port (true) or rdzv_endpoint (false) for torchrun.",
+        deepspeed="Same, on the torchrun path ('standard' launcher). The deepspeed runner ignores it.",
+    ),
+    "launch.gpu_ids": Text(
+        what="Which local GPUs to use, comma-separated, or 'all'. accelerate exports the list as "
+             "CUDA_VISIBLE_DEVICES for the training processes, so it should list exactly one GPU per process "
+             "on the node.",
+        fsdp="Sets CUDA_VISIBLE_DEVICES for torchrun's workers.",
+        deepspeed="Same on the torchrun path. With a multi-node deepspeed runner, choose GPUs with the "
+                  "inclusion or exclusion filter instead.",
+        versions="Fewer ids than processes per node is not caught before start; the extra ranks fail when they "
+                 "select a device.",
+    ),
+    "launch.main_training_function": Text(
+        what="Name of the function accelerate calls when it imports your script instead of running it. Only "
+             "the TPU launch path does that; GPU launches run the script as a program and never read this "
+             "value.",
+        fsdp="No effect on FSDP launches.",
+        deepspeed="No effect on DeepSpeed launches.",
+        versions="Kept because accelerate config writes it; harmless.",
+    ),
+    "launch.ds_multinode_launcher": Text(
+        what="How a multi-node DeepSpeed job is started. 'standard' runs torchrun on every node, like FSDP, and "
+             "needs no SSH. pdsh (accelerate's own default), openmpi, mvapich and mpich start all nodes from "
+             "rank 0 through the deepspeed runner over SSH or MPI; slurm uses srun; nossh starts on each node "
+             "without SSH.",
+        fsdp="Not applicable: FSDP always uses torchrun on each node, the same as DeepSpeed's 'standard'.",
+        deepspeed="deepspeed_config.deepspeed_multinode_launcher; read only when num_machines > 1.",
+        versions="nossh needs DeepSpeed >= 0.14.5. Non-standard launchers write the environment to a "
+                 ".deepspeed_env file in the working directory so remote nodes see it.",
+        tips="'standard' unless your cluster is set up for pdsh/MPI/slurm.",
+    ),
+    "launch.ds_hostfile": Text(
+        what="File listing the nodes and their GPU slots (lines like 'node1 slots=8') for the deepspeed "
+             "runner's multi-node launchers.",
+        fsdp="Not applicable: there is no hostfile; start accelerate launch on every node with its "
+             "machine_rank.",
+        deepspeed="deepspeed_config.deepspeed_hostfile, passed as --hostfile. Not read by the 'standard' "
+                  "launcher.",
+        versions="Without it accelerate passes '--hostfile None'; the runner only warns and then trains on the "
+                 "local node alone.",
+    ),
+    "launch.ds_inclusion_filter": Text(
+        what="Restricts a multi-node DeepSpeed run to the listed hosts or GPU slots (DeepSpeed's "
+             "'host1@host2:0,1' syntax).",
+        fsdp="Not applicable: pick GPUs with gpu_ids on each node.",
+        deepspeed="deepspeed_config.deepspeed_inclusion_filter, passed as --include to the deepspeed runner.",
+        versions="Ignored on one node and with the 'standard' launcher. When both filters are set accelerate "
+                 "passes only the exclusion filter. With a filter, no per-node GPU count is passed.",
+    ),
+    "launch.ds_exclusion_filter": Text(
+        what="Leaves the listed hosts or GPU slots out of a multi-node DeepSpeed run (same syntax as the "
+             "inclusion filter).",
+        fsdp="Not applicable: pick GPUs with gpu_ids on each node.",
+        deepspeed="deepspeed_config.deepspeed_exclusion_filter, passed as --exclude to the deepspeed runner.",
+        versions="Ignored on one node and with the 'standard' launcher. Wins over the inclusion filter.",
+    ),
+    "launch.dynamo_backend": Text(
+        what="Turns on torch.compile and picks its backend. inductor is the usual choice; eager and aot_eager "
+             "are for debugging; cudagraphs only replays graphs. Compilation adds minutes to the first steps "
+             "and pays off in long runs.",
+        fsdp="dynamo_config.dynamo_backend. FSDP1 compiles only with use_orig_params: true; otherwise Dynamo "
+             "skips the model (eager run) or errors under fullgraph. FSDP2 compiles after activation "
+             "checkpointing is applied and needs no flag.",
+        deepspeed="Same key. accelerate calls the engine's compile() after deepspeed.initialize.",
+        versions="DeepSpeed < 0.14.4: accelerate skips compilation silently.",
+    ),
+    "launch.dynamo_mode": Text(
+        what="torch.compile mode. default: moderate compile time. reduce-overhead: CUDA graphs, fewer kernel "
+             "launches, more memory. max-autotune: tries many kernels, long compile, uses CUDA graphs; the "
+             "no-cudagraphs variant skips graphs.",
+        fsdp="dynamo_config.dynamo_mode.",
+        deepspeed="dynamo_config.dynamo_mode, the same.",
+    ),
+    "launch.dynamo_fullgraph": Text(
+        what="Makes any graph break an error instead of a silent fall-back to eager code for that part. Useful "
+             "to prove the whole model compiled.",
+        fsdp="dynamo_config.dynamo_use_fullgraph. Turns the silent FSDP1 + use_orig_params: false fall-back "
+             "into a hard error.",
+        deepspeed="dynamo_config.dynamo_use_fullgraph, the same.",
+    ),
+    "launch.dynamo_dynamic": Text(
+        what="Compile for varying input shapes. When false, accelerate passes dynamic=False: each new sequence "
+             "length compiles again until torch's recompile limit, then runs eager. Set true for variable "
+             "lengths, or pad batches to a few fixed lengths.",
+        fsdp="dynamo_config.dynamo_use_dynamic.",
+        deepspeed="dynamo_config.dynamo_use_dynamic, the same.",
+    ),
+    "launch.dynamo_regional": Text(
+        what="Compiles each repeated block once and reuses the result instead of compiling the whole model. "
+             "Cuts compile time for deep models for a small loss of cross-block optimisation.",
+        fsdp="dynamo_config.dynamo_use_regional_compilation; FSDP2 has its own per-block variant.",
+        deepspeed="Same key; accelerate applies it to the engine's module.",
+    ),
+    "launch.script": Text(
+        what="The training script accelerate launch runs. Not part of any config file; the wizard uses it for "
+             "the command it shows or starts.",
+        fsdp="Command line: accelerate launch --config_file <yaml> <script> ...",
+        deepspeed="Same command line; the DeepSpeed JSON is referenced from the YAML, not from the command.",
+    ),
+    "launch.script_args": Text(
+        what="Arguments passed through to the training script. Not part of any config file.",
+        fsdp="Appended after the script name.",
+        deepspeed="Appended after the script name. Trainer scripts take precision, batch and clipping from "
+                  "TrainingArguments, which fill the DeepSpeed 'auto' values.",
+    ),
+}
+
+GROUP = GroupText(
+        summary="How many processes start where, and how they meet. The keys are shared. On several machines "
+                "FSDP always runs torchrun on each node, while DeepSpeed can also start every node from rank 0 "
+                "through its own runner and a hostfile.",
+        fsdp="num_processes, num_machines, machine_rank\nmain_process_ip, main_process_port\n"
+             "rdzv_backend, same_network, gpu_ids\ndynamo_config.*",
+        deepspeed="the same keys\ndeepspeed_config.deepspeed_multinode_launcher\n"
+                  "deepspeed_config.deepspeed_hostfile\ndeepspeed_config.deepspeed_inclusion_filter / "
+                  "deepspeed_exclusion_filter",
+        no_counterpart="Launcher choice, hostfile and filters are DeepSpeed-only. torch.compile needs "
+                       "use_orig_params on FSDP1 only.",
+    )

@@ -1,0 +1,33 @@
+"""The explanations of the group ``loading``: its settings (``TEXTS``) and its overview (``GROUP``)."""
+from __future__ import annotations
+
+from .model import GroupText, Text
+
+TEXTS: dict[str, Text] = {
+    "loading.ram_efficient": Text(
+        what="Stops every rank from holding the full model in host RAM while loading. Eight ranks loading a "
+             "70B bf16 model each need about 140 GB, over 1 TB per node; loading once or partitioning as "
+             "tensors are created needs about one copy or less. Works with Transformers' from_pretrained only.",
+        fsdp="fsdp_cpu_ram_efficient_loading: rank 0 reads the weights, the other ranks build the model on the "
+             "meta device, and the weights are broadcast while sharding. FSDP1 does this through "
+             "sync_module_states (must stay true); FSDP2 through accelerate's own broadcast of rank 0's state "
+             "dict.",
+        deepspeed="zero3_init_flag: Transformers builds the model inside deepspeed.zero.Init, so each "
+                  "parameter is partitioned as soon as it exists. ZeRO-3 only; at other stages accelerate warns "
+                  "and turns it off, and every rank loads everything.",
+        versions="accelerate launch raises when ram-efficient loading is on and fsdp_sync_module_states is "
+                 "false, even for FSDP2. Its launch default is true. torchao fp8 with FSDP2 refuses it. "
+                 "zero3_init_flag needs Transformers, and the DeepSpeed config must be known before "
+                 "from_pretrained runs (Trainer/TrainingArguments or HfDeepSpeedConfig), or zero.Init is never "
+                 "used. Under zero.Init the parameters take DeepSpeed's dtype, not torch_dtype.",
+    ),
+}
+
+GROUP = GroupText(
+        summary="Avoiding one full copy of the weights per rank in host RAM at start-up. FSDP loads on rank 0 "
+                "and broadcasts; DeepSpeed ZeRO-3 partitions each tensor as it is created. Both depend on "
+                "Transformers' from_pretrained.",
+        fsdp="fsdp_cpu_ram_efficient_loading\n(v1 also needs fsdp_sync_module_states: true)",
+        deepspeed="zero3_init_flag (ZeRO-3 only)",
+        no_counterpart="DeepSpeed stages 0-2 have no memory-efficient loading: every rank loads the full model.",
+    )
