@@ -21,10 +21,12 @@ RUN = 12
 def _all_fields():
     for key, t in TEXTS.items():
         for f in fields(Text):
-            yield f"TEXTS[{key}].{f.name}", getattr(t, f.name)
+            if f.name != "claims":
+                yield f"TEXTS[{key}].{f.name}", getattr(t, f.name)
     for key, g in GROUP_TEXTS.items():
         for f in fields(GroupText):
-            yield f"GROUP_TEXTS[{key}].{f.name}", getattr(g, f.name)
+            if f.name != "claims":
+                yield f"GROUP_TEXTS[{key}].{f.name}", getattr(g, f.name)
     for md, mp in itertools.product(texts.MODEL_DTYPES, texts.MIXED_PRECISIONS):
         for i, note in enumerate(precision_notes(md, mp)):
             yield f"precision_notes({md},{mp})[{i}]", note
@@ -56,7 +58,8 @@ def test_every_group_has_a_group_text():
     for gid, g in GROUP_TEXTS.items():
         assert isinstance(g, GroupText)
         for f in fields(GroupText):
-            assert getattr(g, f.name).strip(), f"{gid}.{f.name} is empty"
+            if f.name != "claims":
+                assert getattr(g, f.name).strip(), f"{gid}.{f.name} is empty"
 
 
 def test_no_field_is_too_long_for_the_screen():

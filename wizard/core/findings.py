@@ -31,6 +31,8 @@ class RuleInfo:
     """Which kind of rule: ``config``, ``answer``, ``input``, ``import`` or ``verify`` (``rules.SECTIONS``)."""
     check: Callable[..., Iterable[Finding]] | None = field(default=None, compare=False, repr=False)
     """An answer rule's function: answers -> its findings (None for the rules emitted by the code that finds them)."""
+    claims: tuple[str, ...] = ()
+    """The claims (:mod:`wizard.core.claims`) its message states about the libraries."""
 
 
 @dataclass(frozen=True)

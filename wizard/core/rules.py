@@ -39,7 +39,7 @@ RULES: dict[str, RuleInfo] = {}
 
 
 def rule(name: str, severity: str, summary: str, source: str, *, section: str, keys: str = "", fix: str = "",
-         check: Callable[..., Iterable[Finding]] | None = None) -> str:
+         check: Callable[..., Iterable[Finding]] | None = None, claims: tuple[str, ...] = ()) -> str:
     """Register a rule; returns its name for the emitters' constants.
 
     ``keys`` and ``fix`` are declared in general terms where the reporting code computes them (docs/rules.md reads
@@ -50,7 +50,7 @@ def rule(name: str, severity: str, summary: str, source: str, *, section: str, k
         raise ValueError(f"rule {name!r}: unknown severity {severity!r}")
     if name in RULES:
         raise ValueError(f"rule {name!r} registered twice")
-    RULES[name] = RuleInfo(name, severity, summary, source, keys, fix, section, check)
+    RULES[name] = RuleInfo(name, severity, summary, source, keys, fix, section, check, claims)
     return name
 
 

@@ -26,7 +26,8 @@ Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
 
 
-def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = ""):
+def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "",
+                claims: tuple[str, ...] = ()):
     """Register the decorated function as the answer rule ``name`` (section ``answer`` of wizard/core/rules.py).
 
     The function takes the answers and yields ``(keys, message, fix)`` for each finding; the name, severity and
@@ -38,7 +39,7 @@ def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: st
             for blamed, message, how in fn(a):
                 yield Finding(severity, name, tuple(blamed), message, how, source)
 
-        register(name, severity, summary, source, section=ANSWER, keys=keys, fix=fix, check=check)
+        register(name, severity, summary, source, section=ANSWER, keys=keys, fix=fix, check=check, claims=claims)
         return fn
 
     return register_check

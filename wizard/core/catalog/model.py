@@ -89,6 +89,8 @@ class Setting:
     maximum: float | None = None
     counterpart: str = ""
     """One line: the nearest setting on the other backend, or why there is none."""
+    claims: tuple[str, ...] = ()
+    """The claims (:mod:`wizard.core.claims`) its counterpart and not-applicable lines state about the libraries."""
 
     @property
     def group(self) -> str:

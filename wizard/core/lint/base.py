@@ -19,10 +19,11 @@ A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
 
 
-def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "") -> str:
+def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "",
+         claims: tuple[str, ...] = ()) -> str:
     """Register a config rule (section ``config`` of the registry, wizard/core/rules.py); returns its name so
     modules can keep it in a constant."""
-    return register(name, severity, summary, source, section=CONFIG, keys=keys, fix=fix)
+    return register(name, severity, summary, source, section=CONFIG, keys=keys, fix=fix, claims=claims)
 
 
 # ----------------------------------------------------------------------------------------------------------------

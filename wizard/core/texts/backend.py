@@ -19,6 +19,7 @@ TEXTS: dict[str, Text] = {
                  "section is read.",
         tips="FSDP2 by default. DeepSpeed when you need ZeRO-1, NVMe offload, optimizer-only offload or an "
              "existing DeepSpeed JSON.",
+        claims=("config-sections-unchecked",),
     ),
     "fsdp_version": Text(
         what="FSDP1 is the FullyShardedDataParallel wrapper that packs each unit's parameters into one flat "

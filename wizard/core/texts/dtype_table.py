@@ -7,6 +7,9 @@ from dataclasses import dataclass
 MODEL_DTYPES = ("fp32", "bf16", "fp16")
 MIXED_PRECISIONS = ("no", "fp16", "bf16", "fp8")
 
+TABLE_CLAIMS: tuple[str, ...] = ()
+"""The claims (:mod:`wizard.core.claims`) the table and its notes state."""
+
 _COMPUTE = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8+bf16"}
 _SIXTEEN = {"fp16": "fp16", "bf16": "bf16", "fp8": "bf16"}
 """The 16-bit dtype DeepSpeed casts the model to for each mixed-precision mode (fp8 runs on bf16)."""

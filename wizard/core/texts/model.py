@@ -16,6 +16,8 @@ class Text:
     """Version notes and pitfalls."""
     tips: str = ""
     """Optional recommendation."""
+    claims: tuple[str, ...] = ()
+    """The claims (:mod:`wizard.core.claims`) these lines state about the libraries."""
 
 
 @dataclass(frozen=True)
@@ -28,3 +30,5 @@ class GroupText:
     """The DeepSpeed keys, one short line each."""
     no_counterpart: str
     """What cannot carry over between the backends in this group."""
+    claims: tuple[str, ...] = ()
+    """The claims (:mod:`wizard.core.claims`) these lines state about the libraries."""

@@ -1,0 +1,111 @@
+"""The claim registry (wizard/core/claims/): every cited claim exists, points into docs/library-behaviour.md and the
+library code, and is either demonstrated by a test in tests/claims/ that carries its marker or says why it can only
+be read from the code; docs/claims.md is current; what has no claim yet is listed and may only shrink."""
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+from helpers import ROOT
+
+from wizard.core.claims import CLAIMS
+from wizard.core.claims.doc import markdown
+from wizard.core.claims.index import citations
+
+BEHAVIOUR = (ROOT / "docs" / "library-behaviour.md").read_text(encoding="utf-8")
+ANCHORS = set(re.findall(r'<a id="([A-Za-z0-9_-]+)"></a>', BEHAVIOUR))
+LIBRARY_FILE = re.compile(r"(?<![\w./-])(accelerate|deepspeed|transformers|torch)/[\w/]+\.py:\d+")
+CLAIM_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
+
+
+def claim_tests() -> dict[str, list[str]]:
+    """tests/claims/*.py: ``path::function`` -> the claim ids of its ``@pytest.mark.claim(...)`` markers."""
+    out: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests" / "claims").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test_"):
+                continue
+            ids = [d.args[0].value for d in node.decorator_list
+                   if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.claim"
+                   and d.args and isinstance(d.args[0], ast.Constant)]
+            out[f"tests/claims/{path.name}::{node.name}"] = ids
+    return out
+
+
+def test_claims_are_registered_with_doc_and_code_references():
+    assert CLAIMS
+    for c in CLAIMS.values():
+        assert CLAIM_ID.match(c.id), c.id
+        assert c.doc in ANCHORS, f"{c.id}: no anchor #{c.doc} in docs/library-behaviour.md"
+        assert LIBRARY_FILE.search(c.code), f"{c.id}: cite the library file and line (accelerate/x.py:123): {c.code!r}"
+        assert c.says.strip().endswith("."), c.id
+
+
+def test_every_cited_claim_is_registered_and_every_claim_is_cited():
+    cites = citations()
+    unknown = {cid: whos for cid, whos in cites.items() if cid not in CLAIMS}
+    assert not unknown, f"cited but not registered in wizard/core/claims/: {unknown}"
+    uncited = [cid for cid in CLAIMS if not cites[cid]]
+    assert not uncited, f"registered but stated nowhere (cite them in a text, setting or rule, or drop them): {uncited}"
+
+
+def test_demonstrated_claims_name_a_test_that_carries_their_marker():
+    tests = claim_tests()
+    for c in CLAIMS.values():
+        if c.demo:
+            assert c.demo in tests, f"{c.id}: {c.demo} is not a test function in tests/claims/"
+            assert c.id in tests[c.demo], f"{c.id}: {c.demo} lacks @pytest.mark.claim({c.id!r})"
+        else:
+            assert c.why_not_demo.strip(), c.id
+
+
+def test_every_claim_test_demonstrates_a_registered_claim_that_names_it():
+    for test, ids in claim_tests().items():
+        assert ids, f"{test}: a test in tests/claims/ carries @pytest.mark.claim(...)"
+        for cid in ids:
+            assert cid in CLAIMS, f"{test}: unknown claim {cid!r}"
+            assert CLAIMS[cid].demo == test, f"{test} demonstrates {cid}, but the claim names {CLAIMS[cid].demo!r}"
+
+
+def test_docs_claims_md_is_current():
+    path = ROOT / "docs" / "claims.md"
+    assert path.read_text(encoding="utf-8") == markdown(), \
+        "docs/claims.md is stale: run `python -m wizard.core.claims.doc > docs/claims.md`"
+
+
+def test_a_failing_claim_test_names_what_to_revisit():
+    from wizard.core.claims.index import revisit
+
+    some = next(iter(CLAIMS))
+    text = revisit(some)
+    assert some in text and CLAIMS[some].doc in text
+    for who in citations()[some]:
+        assert who in text
+    assert "not registered" in revisit("no-such-claim")
+
+
+# ------------------------------------------------------------------------------------------- not claimed yet
+# What the wizard shows that states library facts but cites no claim yet. Each entry leaves this list when its
+# statements get claims (the test below fails until it is removed), and nothing new may join it.
+@pytest.fixture(scope="module")
+def stated():
+    from wizard.core.catalog import SETTINGS
+    from wizard.core.texts import GROUP_TEXTS, TEXTS
+
+    out = {f"text {sid}": t.claims for sid, t in TEXTS.items()}
+    out |= {f"group text {gid}": g.claims for gid, g in GROUP_TEXTS.items()}
+    out |= {f"setting {s.id}": s.claims for s in SETTINGS if s.counterpart or s.not_applicable}
+    return out
+
+
+def test_what_has_no_claim_yet_is_listed_and_the_list_only_shrinks(stated):
+    from not_claimed_yet import NOT_CLAIMED_YET  # tests/not_claimed_yet.py
+
+    missing = sorted(who for who, ids in stated.items() if not ids and who not in NOT_CLAIMED_YET)
+    assert not missing, f"cite the claims these state (claims=(...)): {missing}"
+    done = sorted(who for who in NOT_CLAIMED_YET if stated.get(who))
+    assert not done, f"these cite claims now: remove them from tests/not_claimed_yet.py: {done}"
+    gone = sorted(who for who in NOT_CLAIMED_YET if who not in stated)
+    assert not gone, f"no longer exist: remove them from tests/not_claimed_yet.py: {gone}"

@@ -1,0 +1,3 @@
+"""Claims about deepspeed (see :mod:`wizard.core.claims`)."""
+from __future__ import annotations
+

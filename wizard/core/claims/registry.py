@@ -1,0 +1,17 @@
+"""The claim registry: :data:`CLAIMS` and :func:`claim`, which the area modules call."""
+from __future__ import annotations
+
+from .model import Claim
+
+CLAIMS: dict[str, Claim] = {}
+"""Claim id -> claim, in registration order."""
+
+
+def claim(id: str, says: str, *, doc: str, code: str, demo: str = "", why_not_demo: str = "") -> str:
+    """Register a claim; returns its id for the modules that cite it."""
+    if id in CLAIMS:
+        raise ValueError(f"claim {id!r} registered twice")
+    if bool(demo) == bool(why_not_demo):
+        raise ValueError(f"claim {id!r}: give either the demonstrating test (demo=) or why there is none")
+    CLAIMS[id] = Claim(id, says, doc, code, demo, why_not_demo)
+    return id
