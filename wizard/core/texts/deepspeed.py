@@ -16,6 +16,7 @@ TEXTS: dict[str, Text] = {
                  "zero_stage, offload devices or NVMe paths, zero3_save_16bit_model or mixed_precision: "
                  "accelerate raises. zero3_init_flag, MoE classes and the multi-node launcher keys stay "
                  "allowed. Unknown inline keys, e.g. train_micro_batch_size_per_gpu, are dropped silently.",
+        claims=("ds-json-owns-its-keys", "ds-inline-unknown-dropped"),
     ),
     "deepspeed.overlap_comm": Text(
         what="Overlaps gradient reduction with backward compute. Faster backward, but keeps extra bucket "
@@ -24,12 +25,14 @@ TEXTS: dict[str, Text] = {
         fsdp="No knob: FSDP always runs its reduce-scatters on a separate stream during backward.",
         deepspeed="zero_optimization.overlap_comm in the DeepSpeed JSON.",
         tips="On, with smaller buckets if memory is tight.",
+        claims=("ds-overlap-comm-default", "fsdp-overlaps-on-its-own-streams"),
     ),
     "deepspeed.contiguous_gradients": Text(
         what="Copies each gradient into one pre-allocated buffer as it is produced. Avoids memory "
              "fragmentation in backward and speeds up the reduction. DeepSpeed's default is on.",
         fsdp="No knob. FSDP1 already keeps each unit's gradients in one flat buffer; FSDP2 has no such option.",
         deepspeed="zero_optimization.contiguous_gradients in the DeepSpeed JSON; matters at ZeRO-2 and ZeRO-3.",
+        claims=("ds-contiguous-gradients-default", "fsdp1-flat-gradients"),
     ),
     "deepspeed.reduce_bucket_size": Text(
         what="Gradient elements collected before one reduce (or reduce-scatter) is launched. Big buckets mean "
@@ -38,6 +41,7 @@ TEXTS: dict[str, Text] = {
         fsdp="No knob: FSDP reduces one wrapped unit at a time, so the wrapping policy sets the size.",
         deepspeed="zero_optimization.reduce_bucket_size in the DeepSpeed JSON (ZeRO-1 to 3).",
         versions="'auto' needs model.config hidden size at prepare().",
+        claims=("ds-bucket-defaults", "ds-auto-buckets-from-hidden-size", "fsdp-collectives-per-unit"),
     ),
     "deepspeed.allgather_bucket_size": Text(
         what="Parameter elements gathered per all-gather when ZeRO-1/2 hand the updated shards back to every "
@@ -46,6 +50,7 @@ TEXTS: dict[str, Text] = {
         fsdp="No knob: FSDP all-gathers one wrapped unit at a time, so the wrapping policy sets the size.",
         deepspeed="zero_optimization.allgather_bucket_size in the DeepSpeed JSON (ZeRO-1 and 2).",
         versions="Not read by ZeRO-3, which uses stage3_prefetch_bucket_size for its gathers.",
+        claims=("ds-bucket-defaults", "ds-allgather-bucket-zero12-only", "fsdp-collectives-per-unit"),
     ),
     "deepspeed.sub_group_size": Text(
         what="ZeRO-3 runs the optimizer step over groups of at most this many elements. Smaller groups lower "
@@ -53,6 +58,7 @@ TEXTS: dict[str, Text] = {
              "Default 1,000,000,000; mostly relevant with ZeRO-Infinity offload.",
         fsdp="No knob: the torch optimizer steps over each rank's shards.",
         deepspeed="zero_optimization.sub_group_size in the DeepSpeed JSON; written only at ZeRO-3.",
+        claims=("ds-bucket-defaults", "ds-sub-group-size-zero3"),
     ),
     "deepspeed.extra": Text(
         what="Any further DeepSpeed JSON you need: optimizer or scheduler blocks, other zero_optimization "
@@ -62,8 +68,11 @@ TEXTS: dict[str, Text] = {
         deepspeed="Merged into the DeepSpeed JSON (so it forces JSON mode).",
         versions="DeepSpeed 0.19 rejects unknown keys inside zero_optimization and raises for removed blocks "
                  "(amp, sparse_attention, elasticity, ...). An optimizer or scheduler block conflicts with one "
-                 "created in your script: use accelerate's DummyOptim/DummyScheduler then. accelerate fills "
-                 "only a fixed list of 'auto' values; any other 'auto' raises.",
+                 "created in your script: use accelerate's DummyOptim/DummyScheduler then. In an own "
+                 "Accelerator loop accelerate fills only a fixed list of 'auto' values; any other 'auto' raises "
+                 "(the HF Trainer fills more).",
+        claims=("ds-sections-forbid-unknown-keys", "ds-removed-blocks-raise", "ds-optimizer-json-and-script",
+                "ds-auto-outside-the-list-raises", "trainer-fills-more-auto"),
     ),
 }
 
@@ -75,4 +84,5 @@ GROUP = GroupText(
                   "zero_optimization.reduce_bucket_size, sub_group_size\nextra blocks (merged)",
         no_counterpart="None of these has an FSDP key: FSDP overlaps communication by itself and sizes its "
                        "collectives by wrapped unit.",
+        claims=("fsdp-overlaps-on-its-own-streams", "fsdp-collectives-per-unit"),
     )

@@ -1,0 +1,250 @@
+"""Claims about DeepSpeed engine options and the FSDP facts they are compared with (wizard/core/claims/ds_options.py).
+
+DeepSpeed's config models and accelerate's launcher run in this process; anything that needs a process group or an
+engine runs in a subprocess (one gloo rank), so accelerate's global state never leaks into other tests."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+EXTENSIONS = os.environ.get("TORCH_EXTENSIONS_DIR") or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions")
+
+
+def one_rank(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``code`` as rank 0 of a one-process gloo world (DeepSpeed on CPU, its ops cached like the e2e tests')."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": "0", "WORLD_SIZE": "1",
+           "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "CUDA_VISIBLE_DEVICES": "", "DS_ACCELERATOR": "cpu",
+           "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.mark.claim("ds-overlap-comm-default")
+def test_overlap_comm_defaults_by_stage():
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    assert {stage: DeepSpeedZeroConfig(stage=stage).overlap_comm for stage in range(4)} == {
+        0: False, 1: False, 2: False, 3: True}
+    assert DeepSpeedZeroConfig(stage=2, overlap_comm=True).overlap_comm is True
+
+
+@pytest.mark.claim("ds-contiguous-gradients-default")
+@pytest.mark.claim("ds-bucket-defaults")
+def test_zero_option_defaults():
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    z = DeepSpeedZeroConfig(stage=3)
+    assert z.contiguous_gradients is True
+    assert (z.reduce_bucket_size, z.allgather_bucket_size, z.sub_group_size) == (500_000_000, 500_000_000,
+                                                                                1_000_000_000)
+
+
+@pytest.mark.claim("ds-auto-buckets-from-hidden-size")
+def test_auto_buckets_come_from_the_models_hidden_size():
+    proc = one_rank("""
+        import types, torch
+        from accelerate import Accelerator
+        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
+        ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+              "zero_optimization": {"stage": 1, "reduce_bucket_size": "auto"}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds),
+                          kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+        bare = torch.nn.Linear(8, 8)
+        try:
+            acc.prepare(bare, torch.optim.AdamW(bare.parameters()))
+        except ValueError as e:
+            print("NO_CONFIG", "model.config" in str(e))
+        model = torch.nn.Linear(8, 8)
+        model.config = types.SimpleNamespace(hidden_size=8)
+        model, opt = acc.prepare(model, torch.optim.AdamW(model.parameters()))
+        print("FILLED", acc.deepspeed_plugin.deepspeed_config["zero_optimization"]["reduce_bucket_size"])
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "NO_CONFIG True" in proc.stdout
+    assert "FILLED 64" in proc.stdout  # 8 * 8
+
+
+def _launch_env(tmp_path: Path, config: dict) -> dict[str, str]:
+    """The environment ``accelerate launch`` gives the training processes for a DeepSpeed config, computed the way
+    launch_command does (accelerate/commands/launch.py:1262-1283, 1393-1397)."""
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+    from accelerate.utils.launch import prepare_deepspeed_cmd_env
+
+    path = tmp_path / "accelerate.yaml"
+    path.write_text(yaml.safe_dump(config))
+    args = launch_command_parser().parse_args(["--config_file", str(path), "train.py"])
+    args, defaults, mp_from_config_flag = _validate_launch_command(args)
+    fields = list(defaults.deepspeed_config.keys())
+    if mp_from_config_flag:
+        fields.append("mixed_precision")
+    args.deepspeed_fields_from_accelerate_config = ",".join(fields)
+    _, env = prepare_deepspeed_cmd_env(args)
+    return {k: str(v) for k, v in env.items()}
+
+
+def _ds_yaml(ds_json: Path, **inline) -> dict:
+    return {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
+            "num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
+            "deepspeed_config": {"deepspeed_config_file": str(ds_json), **inline}}
+
+
+@pytest.mark.claim("ds-json-owns-its-keys")
+def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch):
+    from accelerate.utils import DeepSpeedPlugin
+
+    ds_json = tmp_path / "ds.json"
+    ds_json.write_text(json.dumps({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}))
+    for key, value in [("gradient_accumulation_steps", 4), ("gradient_clipping", 1.0), ("zero_stage", 2),
+                       ("offload_optimizer_device", "cpu"), ("zero3_save_16bit_model", True)]:
+        env = _launch_env(tmp_path, _ds_yaml(ds_json, **{key: value}))
+        with monkeypatch.context() as m:
+            for k, v in env.items():
+                m.setenv(k, v)
+            with pytest.raises(ValueError, match="deepspeed_config_file"):
+                DeepSpeedPlugin()
+    mixed = {**_ds_yaml(ds_json), "mixed_precision": "bf16"}
+    env = _launch_env(tmp_path, mixed)
+    with monkeypatch.context() as m:
+        for k, v in env.items():
+            m.setenv(k, v)
+        with pytest.raises(ValueError, match="deepspeed_config_file"):
+            DeepSpeedPlugin()
+    allowed = _ds_yaml(ds_json, zero3_init_flag=True, deepspeed_moe_layer_cls_names="Block")
+    env = _launch_env(tmp_path, allowed)
+    with monkeypatch.context() as m:
+        for k, v in env.items():
+            m.setenv(k, v)
+        assert DeepSpeedPlugin().zero_stage == 2  # taken from the file
+
+
+@pytest.mark.claim("ds-inline-unknown-dropped")
+def test_unknown_inline_keys_never_reach_the_processes(tmp_path):
+    config = _ds_yaml(tmp_path / "unused.json")
+    del config["deepspeed_config"]["deepspeed_config_file"]
+    config["deepspeed_config"].update(zero_stage=2, train_micro_batch_size_per_gpu=7, overlap_comm=True)
+    env = _launch_env(tmp_path, config)
+    assert env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "2"  # a known key is exported
+    new = {k: v for k, v in env.items() if k not in os.environ or os.environ[k] != v}
+    assert not [k for k, v in new.items() if "MICRO" in k or "OVERLAP" in k or v == "7"], new
+
+
+@pytest.mark.claim("ds-sections-forbid-unknown-keys")
+def test_unknown_keys_in_zero_optimization_raise():
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    with pytest.raises(Exception, match="Extra inputs are not permitted"):
+        DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2, "overlap_com": True}})
+    DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2, "overlap_comm": True}})
+
+
+@pytest.mark.claim("ds-removed-blocks-raise")
+def test_blocks_of_removed_features_raise():
+    from deepspeed.runtime.config import DeepSpeedConfig, DeepSpeedConfigError
+
+    for block in ("amp", "sparse_attention", "elasticity"):
+        with pytest.raises(DeepSpeedConfigError, match="removed"):
+            DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, block: {"enabled": True}})
+
+
+@pytest.mark.claim("ds-optimizer-json-and-script")
+def test_an_optimizer_in_the_json_and_in_the_script_raises():
+    proc = one_rank("""
+        import torch
+        from accelerate import Accelerator
+        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
+        ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+              "zero_optimization": {"stage": 1}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds),
+                          kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+        model = torch.nn.Linear(4, 4)
+        try:
+            acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+        except ValueError as e:
+            print("REFUSED", "DummyOptim" in str(e))
+    """, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "REFUSED True" in proc.stdout
+
+
+@pytest.mark.claim("fsdp-collectives-per-unit")
+@pytest.mark.claim("fsdp1-flat-gradients")
+def test_fsdp1_keeps_one_flat_parameter_and_gradient_per_unit():
+    proc = one_rank("""
+        import torch, torch.distributed as dist
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard
+        from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+        dist.init_process_group("gloo")
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+            def forward(self, x):
+                return self.b(self.a(x))
+        def net():
+            torch.manual_seed(0)
+            return torch.nn.Sequential(Block(), Block())
+        v1 = FSDP(net(), auto_wrap_policy=ModuleWrapPolicy({Block}), device_id=torch.device("cpu"))
+        v1(torch.randn(2, 4)).sum().backward()
+        units = [m for m in v1.modules() if isinstance(m, FSDP)]
+        flat = [m._flat_param for m in units if m._flat_param is not None]
+        print("V1_UNITS", len(units), "FLAT", len(flat), "GRADS", sum(f.grad is not None for f in flat),
+              "NUMEL", [f.numel() for f in flat])
+        m2 = net()
+        for block in m2:
+            fully_shard(block)
+        fully_shard(m2)
+        m2(torch.randn(2, 4)).sum().backward()
+        grads = [type(p.grad).__name__ for p in m2.parameters()]
+        print("V2_PARAMS", len(grads), "GRAD_TYPES", sorted(set(grads)))
+        dist.destroy_process_group()
+    """, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # FSDP1: the root plus one unit per Block; each unit's parameters (2 x (16 + 4) = 40) are one FlatParameter with
+    # one flat gradient (the root owns no parameter of its own here)
+    assert "V1_UNITS 3 FLAT 2 GRADS 2 NUMEL [40, 40]" in proc.stdout, proc.stdout
+    # FSDP2: every parameter keeps its own (sharded) gradient
+    assert "V2_PARAMS 8 GRAD_TYPES ['DTensor']" in proc.stdout, proc.stdout
+
+
+@pytest.mark.claim("ds-auto-outside-the-list-raises")
+def test_an_auto_value_accelerate_does_not_fill_raises():
+    from accelerate.utils import DeepSpeedPlugin
+
+    ds = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 1,
+          "zero_optimization": {"stage": 2},
+          "optimizer": {"type": "AdamW", "params": {"lr": "auto", "eps": "auto"}}}
+    plugin = DeepSpeedPlugin(hf_ds_config=ds)
+    # what _prepare_deepspeed passes for a DummyOptim and a dataloader: lr is on the list, eps is not
+    filled = {"train_micro_batch_size_per_gpu": 4, "optimizer.params.lr": 1e-3, "optimizer.params.weight_decay": 0.0}
+    with pytest.raises(ValueError, match="optimizer.params.eps. not found in kwargs"):
+        plugin.deepspeed_config_process(must_match=False, **filled)
+    ds["optimizer"]["params"]["eps"] = 1e-8
+    plugin = DeepSpeedPlugin(hf_ds_config=ds)
+    plugin.deepspeed_config_process(must_match=False, **filled)
+    assert plugin.deepspeed_config["optimizer"]["params"]["lr"] == 1e-3
+
+
+@pytest.mark.claim("trainer-fills-more-auto")
+def test_the_trainer_fills_the_optimizer_eps(tmp_path):
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    ds = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+          "zero_optimization": {"stage": 2},
+          "optimizer": {"type": "AdamW", "params": {"lr": "auto", "eps": "auto", "betas": "auto"}}}
+    config = HfTrainerDeepSpeedConfig(ds)
+    args = TrainingArguments(output_dir=str(tmp_path), adam_epsilon=1e-7, adam_beta1=0.8, use_cpu=True)
+    config.trainer_config_process(args)
+    params = config.config["optimizer"]["params"]
+    assert params["eps"] == 1e-7 and list(params["betas"]) == [0.8, 0.999]
