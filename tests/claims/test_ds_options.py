@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-EXTENSIONS = os.environ.get("TORCH_EXTENSIONS_DIR") or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions")
+EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
+              or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
 
 
 def one_rank(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
