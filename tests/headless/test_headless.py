@@ -123,3 +123,14 @@ def test_explain_one_setting_shows_only_that_setting_with_its_keys_and_versions(
     assert main(["explain", "wrapping", "--width", "100"]) == 0
     group = capsys.readouterr().out
     assert "[wrapping.min_num_params]" in group and "[wrapping.ignored_modules]" in group
+
+
+def test_explain_one_setting_names_the_claims_behind_it_and_their_evidence(capsys):
+    from wizard.core.claims import CLAIMS
+    from wizard.core.texts import TEXTS
+
+    assert main(["explain", "deepspeed.reduce_bucket_size", "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "Evidence (docs/claims.md):" in out
+    for cid in TEXTS["deepspeed.reduce_bucket_size"].claims:
+        assert f"{cid} ({CLAIMS[cid].evidence})" in out

@@ -40,11 +40,24 @@ def render_group(group_id: str, width: int, only: str | None = None) -> list[str
     gt = GROUP_TEXTS[group_id]
     lines = ["=" * width, f"{group.label}  ({group.id})", "=" * width]
     if only is not None:
-        return lines + _setting(SETTING_BY_ID[only], TEXTS[only], width)[1:]
+        return lines + _setting(SETTING_BY_ID[only], TEXTS[only], width)[1:] + _evidence(only, width)
     lines += _overview(gt, width)
     for s in settings_in(group_id):
         lines += _setting(s, TEXTS[s.id], width)
     return lines
+
+
+def _evidence(setting_id: str, width: int) -> list[str]:
+    """The claims the setting's texts state, each with its kind of evidence (docs/claims.md has the rest)."""
+    from ..core.claims import CLAIMS
+    from ..core.texts import TEXTS
+
+    ids = dict.fromkeys([*TEXTS[setting_id].claims, *SETTING_BY_ID[setting_id].claims])
+    if not ids:
+        return []
+    parts = [f"{cid} ({CLAIMS[cid].evidence})" for cid in ids if cid in CLAIMS]
+    return textwrap.wrap("Evidence (docs/claims.md): " + "; ".join(parts), width, initial_indent="  ",
+                         subsequent_indent="  ")
 
 
 def _overview(gt, width: int) -> list[str]:
