@@ -15,7 +15,7 @@ import time
 
 import psutil
 import pytest
-from e2e_support import CASES, STEPS, only_run_dir, wizard_argv, write_answers
+from e2e_support import CASES, RUN_TIMEOUT, STEPS, LaunchedRun, only_run_dir, wizard_argv, write_answers
 from helpers import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -277,3 +277,26 @@ def test_rehearsal_with_changes_shows_each_as_not_rehearsed_and_keeps_script_arg
     assert s["checklist_ok"] is True
     assert "settings took effect" not in run.proc.stderr
     assert f"; {s['verdict']}; records in " in run.proc.stderr
+
+
+def test_bf16_master_weights_rehearse_with_bf16_optimizer_state(tmp_path, deepspeed_ops, preset_run):
+    """precision.ds_bf16_master_weights bf16_with_states at ZeRO-3 with bf16 runs on CPU as asked: the optimizer
+    state the ranks report is bf16, where the zero2 preset (DeepSpeed's fp32 master) reports fp32."""
+    answers = write_answers(tmp_path, "zero3_bf16_master", {
+        "backend": "deepspeed", "sharding": {"strategy": "full"},
+        "precision": {"mixed_precision": "bf16", "ds_bf16_master_weights": "bf16_with_states"}})
+    out = tmp_path / "out"
+    t0 = time.monotonic()
+    proc = subprocess.run(wizard_argv(answers, out, "--steps", "6"), cwd=ROOT, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT)
+    run = LaunchedRun(proc, out, time.monotonic() - t0)
+    assert proc.returncode == 0, run.explain()
+    s = run.summary
+    ds = json.loads(next(out.glob("runs/*/ds_config.json")).read_text())
+    assert ds["bf16"] == {"bf16_master_weights_and_grads": True, "bf16_optimizer_states": True, "enabled": True}
+    eff = s["effective_setup"]
+    assert eff["zero_stage"] == 3 and eff["param_dtype"] == "bfloat16", eff
+    assert eff["optimizer_state_dtype"] == "bfloat16", eff
+    assert not [n for n in s["not_rehearsed"] if n["setting"].startswith("precision.")]
+    assert s["checklist_ok"] is True and len(run.metrics) == 6
+    assert preset_run("zero2", "--steps", "6").summary["effective_setup"]["optimizer_state_dtype"] == "float32"

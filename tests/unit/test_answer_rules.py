@@ -20,6 +20,7 @@ DS = {"backend": "deepspeed"}
 F1 = {"backend": "fsdp", "fsdp_version": 1}
 F2 = {"backend": "fsdp", "fsdp_version": 2}
 TWO = {"launch": {"num_processes": 16, "num_machines": 2, "main_process_ip": "10.0.0.1"}}
+BF16_STATES = {"precision": {"ds_bf16_master_weights": "bf16_with_states"}}
 
 
 def merge(*docs):
@@ -117,6 +118,16 @@ CASES = [
      merge(DS, {"offload": {"pin_memory": False, "optimizer": "cpu"}}), "offload.pin_memory"),
     ("min-num-params-unused", {"wrapping": {"policy": "transformer", "min_num_params": 1000}},
      {"wrapping": {"policy": "size", "min_num_params": 1000}}, "wrapping.min_num_params"),
+    ("ds-bf16-master-needs-zero", merge(DS, BF16_STATES, {"sharding": {"strategy": "none"}}), merge(DS, BF16_STATES),
+     "precision.ds_bf16_master_weights"),
+    ("ds-bf16-master-needs-offload", merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}}),
+     merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}, "offload": {"optimizer": "cpu"}}), "offload.optimizer"),
+    ("ds-bf16-states-offload-swap", merge(DS, BF16_STATES, {"offload": {"optimizer": "cpu"}}),
+     merge(DS, BF16_STATES, {"offload": {"optimizer": "cpu"},
+                             "deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}}}),
+     "offload.optimizer"),
+    ("ds-bf16-master-without-bf16", merge(DS, BF16_STATES, {"precision": {"mixed_precision": "no"}}),
+     merge(DS, BF16_STATES), "precision.mixed_precision"),
 ]
 
 
@@ -165,6 +176,14 @@ def test_each_rule_reports_its_registered_severity():
     ("ds-filters-both-set", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
                                                        "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}),
      {"launch.ds_inclusion_filter", "launch.ds_exclusion_filter"}),
+    ("ds-bf16-master-needs-zero", merge(DS, BF16_STATES, {"sharding": {"strategy": "none"}}),
+     {"precision.ds_bf16_master_weights", "sharding.strategy"}),
+    ("ds-bf16-master-needs-offload", merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}}),
+     {"precision.ds_bf16_master_weights", "offload.optimizer"}),
+    ("ds-bf16-states-offload-swap", merge(DS, BF16_STATES, {"offload": {"optimizer": "cpu"}}),
+     {"precision.ds_bf16_master_weights", "offload.optimizer", "deepspeed.extra"}),
+    ("ds-bf16-master-without-bf16", merge(DS, BF16_STATES, {"precision": {"mixed_precision": "fp16"}}),
+     {"precision.ds_bf16_master_weights", "precision.mixed_precision"}),
 ])
 def test_multi_setting_faults_name_every_key(rule, doc, want):
     hits = [f for f in check_answers(A(doc)) if f.rule == rule]

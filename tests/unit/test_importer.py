@@ -90,3 +90,30 @@ def test_a_fixed_train_batch_size_is_named_in_a_note():
 def test_auto_values_and_absent_keys_make_no_note():
     _, findings = import_mapping(*_ds_file(train_batch_size="auto"))
     assert not [f for f in findings if {"train_batch_size", "steps_per_print"} & set(f.keys)]
+
+
+_DS_YAML = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": "ds.json"}}
+
+
+@pytest.mark.parametrize("bf16,want", [
+    ({"bf16_master_weights_and_grads": True, "bf16_optimizer_states": True}, "bf16_with_states"),
+    ({"bf16_master_weights_and_grads": True}, "bf16"),  # an absent key is DeepSpeed's default, false
+    ({"bf16_master_weights_and_grads": True, "bf16_optimizer_states": False}, "bf16"),
+    ({"bf16_master_weights_and_grads": False}, "fp32"),
+])
+def test_bf16_master_weight_keys_import_together(bf16, want):
+    ds = {"zero_optimization": {"stage": 3}, "bf16": {"enabled": True, **bf16}}
+    a, findings = import_mapping(_DS_YAML, ds)
+    assert a["precision.ds_bf16_master_weights"] == want
+    assert a["precision.mixed_precision"] == "bf16"
+    assert a["deepspeed.extra"] == {}, findings  # nothing left over, nothing imported twice
+    assert render(a).deepspeed["bf16"] == {"bf16_master_weights_and_grads": want != "fp32",
+                                           "bf16_optimizer_states": want == "bf16_with_states", "enabled": True}
+
+
+def test_bf16_optimizer_states_without_master_stays_as_written():
+    """DeepSpeed refuses it; no answer value says it, so the JSON key is kept in deepspeed.extra as it is."""
+    ds = {"zero_optimization": {"stage": 2}, "bf16": {"enabled": True, "bf16_optimizer_states": True}}
+    a, _ = import_mapping(_DS_YAML, ds)
+    assert a["precision.ds_bf16_master_weights"] is None
+    assert a["deepspeed.extra"] == {"bf16": {"bf16_optimizer_states": True}}

@@ -367,6 +367,23 @@ def test_mixed_precision_that_cannot_run_on_cpu_is_a_not_rehearsed_row():
         assert not [n for n in notes if n.setting == "precision.mixed_precision"]
 
 
+def test_offloaded_bf16_states_with_an_optimizer_block_rehearse_with_fp32_moments():
+    """The bundled script cannot use the JSON's optimizer block; accelerate's CPU Adam swap keeps fp32 moments,
+    which DeepSpeed refuses next to bf16 optimizer states: rehearsed as bf16 master weights, a row says so."""
+    from wizard.run.rehearse import rehearsal_answers
+
+    asked = _preset("zero3-cpu-offload").replace({
+        "precision.ds_bf16_master_weights": "bf16_with_states",
+        "deepspeed.extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}})
+    used, notes, _ = rehearsal_answers(asked)
+    row = next(n for n in notes if n.setting == "precision.ds_bf16_master_weights")
+    assert row.short() == "master weights bf16_with_states (ran bf16)"
+    assert used["precision.ds_bf16_master_weights"] == "bf16"
+    kept, notes, _ = rehearsal_answers(asked.replace({"deepspeed.extra": {}, "offload.optimizer": "none"}))
+    assert kept["precision.ds_bf16_master_weights"] == "bf16_with_states"
+    assert not [n for n in notes if n.setting == "precision.ds_bf16_master_weights"]
+
+
 def test_checklist_rows_for_a_rehearsal_never_over_claim():
     from wizard.run.checklist import NOT_REHEARSED, verdict
 

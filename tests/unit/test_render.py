@@ -133,3 +133,19 @@ def test_no_clipping_goes_through_json():
     r = render(A(backend="deepspeed", training__gradient_clipping=0))
     assert r.deepspeed is not None and r.deepspeed["gradient_clipping"] == 0.0
     assert "gradient_clipping" not in r.accelerate["deepspeed_config"]
+
+
+@pytest.mark.parametrize("value,master,states", [("fp32", False, False), ("bf16", True, False),
+                                                 ("bf16_with_states", True, True)])
+def test_bf16_master_weights_write_both_keys_beside_bf16_enabled(value, master, states):
+    out = render(A(backend="deepspeed", precision__ds_bf16_master_weights=value))
+    assert out.accelerate["deepspeed_config"]["deepspeed_config_file"]  # JSON-only keys: a DeepSpeed JSON
+    assert out.deepspeed["bf16"] == {"bf16_master_weights_and_grads": master, "bf16_optimizer_states": states,
+                                     "enabled": True}
+    assert out.provenance["bf16.bf16_optimizer_states"] == "precision.ds_bf16_master_weights"
+
+
+def test_bf16_master_weights_unset_writes_nothing():
+    out = render(A(backend="deepspeed", deepspeed__config_file="yes"))
+    assert out.deepspeed["bf16"] == {"enabled": True}
+    assert "bf16_master_weights_and_grads" not in str(render(A(precision__ds_bf16_master_weights="bf16")).accelerate)

@@ -40,6 +40,23 @@ def test_effective_values_equal_the_answers(name, change):
     assert not problems, "\n".join(f.render() for f in problems)
 
 
+MASTER_WEIGHTS = [("zero2", "fp32"), ("zero2", "bf16_with_states"), ("zero3-two-node", "bf16_with_states"),
+                  ("zero3-cpu-offload", "bf16")]
+
+
+@pytest.mark.parametrize("preset,value", MASTER_WEIGHTS, ids=[f"{p}+master-{v}" for p, v in MASTER_WEIGHTS])
+def test_bf16_master_weights_reach_deepspeed(preset, value):
+    """precision.ds_bf16_master_weights: both bf16 keys pass DeepSpeedConfig and reach it as written."""
+    answers = load(ROOT / "templates" / f"{preset}.yaml").replace({"precision.ds_bf16_master_weights": value})
+    gen = generate(answers, None)
+    assert gen.ok, "; ".join(f.render() for f in gen.findings if f.severity == "error")
+    problems = [f for f in verify_generated(gen) if f.severity == "error"]
+    assert not problems, "\n".join(f.render() for f in problems)
+    exp = expected_effective(answers)
+    assert exp["deepspeed.bf16.bf16_master_weights_and_grads"] == (value != "fp32")
+    assert exp["deepspeed.bf16.bf16_optimizer_states"] == (value == "bf16_with_states")
+
+
 def test_verify_catches_a_wrong_expectation(tmp_path):
     """The comparison can fail: a config that says ZeRO-2 is not accepted as ZeRO-3."""
     answers = load(ROOT / "templates" / "zero2.yaml")

@@ -261,7 +261,7 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
     clip = a["training.gradient_clipping"]
     put(j, "gradient_clipping", clip if clip == AUTO else float(clip), "training.gradient_clipping")
     bf16 = mp in ("bf16", "fp8")
-    j["bf16"] = {"enabled": bf16}
+    j["bf16"] = dict(sorted({**j.get("bf16", {}), "enabled": bf16}.items()))  # beside the master-weight keys
     prov["bf16.enabled"] = "precision.mixed_precision"
     j["fp16"] = {"enabled": True, "auto_cast": True} if mp == "fp16" else {"enabled": False}
     prov["fp16.enabled"] = "precision.mixed_precision"

@@ -80,7 +80,7 @@ _LABELS = {
     "offload.optimizer": "optimizer offload", "offload.params": "parameter offload",
     "wrapping.layer_classes": "wrap classes", "wrapping.ignored_modules": "ignored modules",
     "loading.ram_efficient": "loading (zero3_init)", "wrapping.ds_moe_layer_classes": "MoE leaf classes",
-    "deepspeed.extra": "DeepSpeed JSON sections",
+    "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
 }
 
 
@@ -291,6 +291,12 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         if dropped:
             change("deepspeed.extra", {k: v for k, v in extra.items() if k not in dropped},
                    "left out for the bundled script: " + ", ".join(dropped))
+        if (a["precision.ds_bf16_master_weights"] == "bf16_with_states" and "optimizer" in dropped
+                and changes.get("offload.optimizer", a["offload.optimizer"]) != "none"):
+            # without the optimizer block, accelerate swaps the bundled AdamW for a CPU Adam with fp32 moments,
+            # which DeepSpeed refuses next to bf16 optimizer states (rule ds-bf16-states-offload-swap)
+            change("precision.ds_bf16_master_weights", "bf16", "the bundled script's torch AdamW becomes a CPU Adam "
+                   "with fp32 moments under offload; rehearsed with bf16 master weights and fp32 moments")
     rehearsed = a.replace(changes) if changes else a
 
     script_args: list[str] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..catalog import DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
+from ..catalog import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
 from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
 from ..findings import ERROR, INFO, Finding
 from ..lint.base import fmt
@@ -55,6 +55,16 @@ def _section(doc: dict[str, Any], name: str) -> dict[str, Any]:
     """``doc[name]`` when it is a mapping, else an empty one."""
     value = doc.get(name)
     return value if isinstance(value, dict) else {}
+
+
+def _is_joint(s: Setting) -> bool:
+    """Written to several DeepSpeed JSON keys, each with its own map of values: read from all of them together."""
+    writes = [w for w in s.writes.get(DEEPSPEED, ()) if w.file == JSON and w.when != CUSTOM]
+    return len(writes) > 1 and all(w.values is not None for w in writes)
+
+
+def _same(spelled: Any, raw: Any) -> bool:
+    return spelled == raw and type(spelled) is type(raw)
 
 
 def _copy_tree(value: Any) -> Any:
@@ -129,9 +139,14 @@ class _Importer:
 
     def json_keys(self, ds: dict[str, Any], rest: dict[str, Any]) -> None:
         """Every one-to-one DeepSpeed JSON key: imported when the setting can hold the value (and the ZeRO stage is
-        one that reads it), otherwise left in ``rest`` (``deepspeed.extra``), as written."""
+        one that reads it), otherwise left in ``rest`` (``deepspeed.extra``), as written. A setting written to several
+        keys with a map of values each is read from all of them together (:meth:`joint_keys`)."""
+        joint: dict[str, list[Write]] = {}
         for s, w in one_to_one(DEEPSPEED):
             if s.id in _BY_HAND or w.file != JSON:
+                continue
+            if _is_joint(s):
+                joint.setdefault(s.id, []).append(w)
                 continue
             raw = _lookup(ds, w.key)
             if raw is _ABSENT or (w.when == ZERO3 and self.zero_stage != 3):
@@ -141,6 +156,26 @@ class _Importer:
                 continue
             self.set_id(s.id, value)
             _take(rest, w.key)
+        for sid, writes in joint.items():
+            self.joint_keys(SETTING_BY_ID[sid], writes, ds, rest)
+
+    def joint_keys(self, s: Setting, writes: list[Write], ds: dict[str, Any], rest: dict[str, Any]) -> None:
+        """The answer value whose spellings match every key at once (an absent key: its ``library_default``); the
+        keys stay in ``rest`` when none does (``bf16_optimizer_states`` without ``bf16_master_weights_and_grads``,
+        which DeepSpeed refuses)."""
+        raws = {w.key: _lookup(ds, w.key) for w in writes}
+        if all(raw is _ABSENT for raw in raws.values()):
+            return
+        if any(w.when == ZERO3 for w in writes) and self.zero_stage != 3:
+            return
+        for value in s.choices:
+            if all(w.values is not None and _same(w.values[value], w.library_default if raws[w.key] is _ABSENT
+                                                  else raws[w.key]) for w in writes):
+                self.set_id(s.id, value)
+                for key, raw in raws.items():
+                    if raw is not _ABSENT:
+                        _take(rest, key)
+                return
 
     # ------------------------------------------------------------------ top level
     def top(self, y: dict[str, Any]) -> None:
@@ -319,8 +354,8 @@ class _Importer:
                       "imported as the answers' mixed precision")
         else:
             self.set("precision", "mixed_precision", "no")
-        for key, precision in (("bf16", bf16), ("fp16", fp16)):
-            rest = {k: v for k, v in precision.items() if k not in ("enabled", "auto_cast")}
+        for key in ("bf16", "fp16"):  # what the one-to-one keys above left of the sections
+            rest = {k: v for k, v in _section(extra, key).items() if k not in ("enabled", "auto_cast")}
             extra.pop(key, None)
             if rest:
                 extra[key] = rest

@@ -495,6 +495,62 @@ def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
                f"set precision.mixed_precision to {a['precision.model_dtype']}")
 
 
+_BF16_MASTER = ("bf16", "bf16_with_states")
+
+
+@answer_rule("ds-bf16-master-needs-zero", ERROR, "bf16 master weights need ZeRO-1, 2 or 3",
+             DOC + "ds-bf16-master-weights; deepspeed/runtime/config.py:706-714",
+             claims=("master-weights-zero-stages",))
+def ds_bf16_master_needs_zero(a: Answers) -> Iterator[Hit]:
+    if a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] in _BF16_MASTER and zero_stage(a) == 0:
+        yield (["precision.ds_bf16_master_weights", "sharding.strategy"], "DeepSpeed refuses bf16 master weights "
+               "at ZeRO-0: its config check only allows them with ZeRO-1, 2 or 3",
+               "choose sharding.strategy optimizer, grads_optimizer or full, or set ds_bf16_master_weights fp32")
+
+
+@answer_rule("ds-bf16-master-needs-offload", ERROR, "bf16 master weights with fp32 optimizer states need offload",
+             DOC + "ds-bf16-master-weights; deepspeed/runtime/base_optimizer.py:507-512, "
+             "runtime/zero/stage_1_and_2.py:331-342, runtime/zero/stage3.py:299-310",
+             claims=("master-weights-fp32-states-need-offload",))
+def ds_bf16_master_needs_offload(a: Answers) -> Iterator[Hit]:
+    if (a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] == "bf16" and zero_stage(a) > 0
+            and ds_offload_optimizer(a) == "none"):
+        yield (["precision.ds_bf16_master_weights", "offload.optimizer"], "bf16 master weights with fp32 optimizer "
+               "states only start with the optimizer offloaded to CPU (DeepSpeedCPUAdam): without offload the "
+               "ZeRO optimizer asserts in deepspeed.initialize",
+               "set ds_bf16_master_weights bf16_with_states (needs no offload), or offload.optimizer cpu")
+
+
+@answer_rule("ds-bf16-states-offload-swap", ERROR,
+             "offloaded bf16 optimizer states need DeepSpeed's own optimizer",
+             DOC + "ds-bf16-master-weights; deepspeed/runtime/base_optimizer.py:513-518, runtime/engine.py:2388-2400; "
+             "accelerate/utils/deepspeed.py:29-97",
+             claims=("master-weights-offloaded-states-need-bf16-cpu-adam",))
+def ds_bf16_states_offload_swap(a: Answers) -> Iterator[Hit]:
+    extra = a["deepspeed.extra"] or {}
+    if (a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] == "bf16_with_states"
+            and zero_stage(a) > 0 and ds_offload_optimizer(a) != "none" and "optimizer" not in extra
+            and extra.get("zero_force_ds_cpu_optimizer") is not False):
+        yield (["precision.ds_bf16_master_weights", "offload.optimizer", "deepspeed.extra"], "with the optimizer "
+               "offloaded, accelerate swaps the script's optimizer for a DeepSpeedCPUAdam that keeps fp32 moments, "
+               "and DeepSpeed refuses that next to bf16 optimizer states",
+               "add an optimizer block to deepspeed.extra (DeepSpeed then builds CPU Adam with bf16 moments; the "
+               "script passes accelerate's DummyOptim), or set offload.optimizer none (bf16 states need no offload)")
+
+
+@answer_rule("ds-bf16-master-without-bf16", WARNING, "bf16 master weights without bf16 mixed precision",
+             DOC + "ds-bf16-master-weights; deepspeed/runtime/engine.py:1681-1685, 2700-2702, 2784-2786",
+             claims=("master-weights-read-without-bf16",))
+def ds_bf16_master_without_bf16(a: Answers) -> Iterator[Hit]:
+    mp = a["precision.mixed_precision"]
+    if a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] in _BF16_MASTER and mp in ("no", "fp16"):
+        weights = "fp32" if mp == "no" else "fp16"
+        yield (["precision.ds_bf16_master_weights", "precision.mixed_precision"], f"DeepSpeed applies bf16 master "
+               f"weights even without bf16: the {weights} weights get a bf16 master copy and bf16 Adam moments, so "
+               "updates are computed below the weights' own precision",
+               "set precision.mixed_precision bf16, or ds_bf16_master_weights fp32")
+
+
 # ------------------------------------------------------------------ applicability
 
 

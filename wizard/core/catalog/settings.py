@@ -372,6 +372,20 @@ SETTINGS: tuple[Setting, ...] = (
        not_applicable={FSDP1: "accelerate derives FSDP's reduce dtype from mixed_precision.",
                        FSDP2: "accelerate derives FSDP's reduce dtype from mixed_precision."},
        counterpart="FSDP: MixedPrecision reduce_dtype, set from mixed_precision."),
+    _s("precision.ds_bf16_master_weights", "ZeRO master weights dtype", "choice", None, nullable=True,
+       choices=("fp32", "bf16", "bf16_with_states"),
+       writes={DEEPSPEED: (_j("bf16.bf16_master_weights_and_grads", when=SET, library_default=False,
+                              values={"fp32": False, "bf16": True, "bf16_with_states": True}),
+                           _j("bf16.bf16_optimizer_states", when=SET, library_default=False,
+                              values={"fp32": False, "bf16": False, "bf16_with_states": True}))},
+       where_text={DEEPSPEED: "{keys} (DeepSpeed JSON)"},
+       not_applicable={FSDP1: "FSDP keeps master weights in the load dtype: load in bf16 and set "
+                              "mixed_precision no.",
+                       FSDP2: "FSDP keeps master weights in the load dtype: load in bf16 and set "
+                              "mixed_precision no."},
+       counterpart="FSDP: load the model in bf16 and set mixed_precision no (bf16 weights, grads and Adam "
+                   "state).",
+       claims=("master-weights-fsdp-load-dtype", "master-weights-bf16-dtypes")),
     # ---------------------------------------------------------------- deepspeed engine
     _s("deepspeed.config_file", "Write a DeepSpeed JSON", "choice", "auto", choices=("auto", "yes", "no"),
        writes={DEEPSPEED: (_y("deepspeed_config.deepspeed_config_file", when=CUSTOM),)},

@@ -44,6 +44,27 @@ TEXTS: dict[str, Text] = {
         deepspeed="communication_data_type at the top of the DeepSpeed JSON: fp16, bf16 or fp32.",
         versions="On ROCm with bf16 accelerate sets fp32 itself when the key is absent.",
     ),
+    "precision.ds_bf16_master_weights": Text(
+        what="The dtype of the copy DeepSpeed's ZeRO optimizer updates. fp32 (DeepSpeed's default): fp32 master "
+             "weights and Adam moments, about 16 bytes per parameter with bf16 weights. bf16: master weights and "
+             "gradients in bf16, moments still fp32; only starts with the optimizer offloaded. bf16_with_states: "
+             "the moments in bf16 too, no offload needed: about 10 bytes (2 weights, 2 gradients, 2 master, 4 "
+             "moments). FSDP in bf16 needs 8: it has no separate master copy. Small updates get rounded away.",
+        fsdp="No such key: FSDP updates the parameters in their own dtype. The twin of bf16_with_states is loading "
+             "the model in bf16 with mixed_precision no: accelerate then sets no FSDP policy, and weights, "
+             "gradients and Adam moments all stay bf16.",
+        deepspeed="bf16.bf16_master_weights_and_grads (and bf16.bf16_optimizer_states for bf16_with_states) in "
+                  "the DeepSpeed JSON. ZeRO-1/2/3 only: DeepSpeed refuses them at ZeRO-0, and the states flag "
+                  "without the master flag.",
+        versions="Read even with bf16 off: fp32 weights then get a bf16 master copy. bf16 needs "
+                 "DeepSpeedCPUAdam (accelerate swaps a torch Adam for it when offloading). bf16_with_states with "
+                 "offload needs CPU Adam with bf16 moments, which only an optimizer block in the JSON gives: "
+                 "accelerate's swap keeps fp32 moments and DeepSpeed refuses it.",
+        tips="bf16_with_states when fp32 Adam state does not fit; otherwise keep fp32.",
+        claims=("master-weights-bf16-dtypes", "master-weights-fsdp-load-dtype", "master-weights-zero-stages",
+                "master-weights-fp32-states-need-offload", "master-weights-read-without-bf16",
+                "master-weights-offloaded-states-need-bf16-cpu-adam"),
+    ),
 }
 
 GROUP = GroupText(
