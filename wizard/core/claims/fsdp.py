@@ -123,3 +123,9 @@ HF_EVERY_RANK = claim(
     doc="fsdp-ram-efficient-loading",
     code="transformers/modeling_utils.py:4554-4596, 4862-4866, 4898-4905",
     demo=T + "test_transformers_fsdp_loading")
+TORCHAO_RAM = claim(
+    "fsdp-torchao-fp8-no-ram-efficient",
+    "Accelerator refuses torchao fp8 on FSDP together with cpu_ram_efficient_loading (ValueError at start).",
+    doc="fsdp-ram-efficient-loading",
+    code="accelerate/accelerator.py:518-526",
+    why_not_demo="needs torchao, which the test environment does not install, and an fp8-capable device")
