@@ -94,7 +94,7 @@ def single() -> dict:
 
     acc, m = prepared(Plugin(fsdp_version=2, state_dict_type="SHARDED_STATE_DICT",
                              auto_wrap_policy="TRANSFORMER_BASED_WRAP", transformer_cls_names_to_wrap=["Block"]),
-                      mixed_precision="bf16")
+                      model=Net().to(torch.bfloat16), mixed_precision="bf16")  # loaded in bf16, upcast by FSDP2
     sd = acc.get_state_dict(m)
     d = tempfile.mkdtemp()
     acc.save_model(m, os.path.join(d, "model"))
@@ -120,7 +120,8 @@ def single() -> dict:
 
     def fsdp1_units(n):
         model = Net()
-        FSDP(model, auto_wrap_policy=partial(size_based_auto_wrap_policy, min_num_params=n), device_id=torch.device("cpu"))
+        FSDP(model, auto_wrap_policy=partial(size_based_auto_wrap_policy, min_num_params=n),
+             device_id=torch.device("cpu"))
         return sorted(name.replace("._fsdp_wrapped_module", "") for name, mod in model.named_modules()
                       if isinstance(mod, FSDP))
 
@@ -131,7 +132,8 @@ def single() -> dict:
         return sorted(name for name, mod in model.named_modules() if name and policy(mod))
 
     # Block.fc has 72 parameters, a Block 72, blocks 144, head 18: at 50 FSDP1 wraps only the fc layers (their
-    # parents have no unwrapped parameters left), FSDP2 selects every module above 50; at 72 FSDP1 wraps (>=), FSDP2 not (>)
+    # parents have no unwrapped parameters left), FSDP2 selects every module above 50; at 72 FSDP1 wraps (>=),
+    # FSDP2 not (>)
     out["size"] = {f"v{v}_{n}": (fsdp1_units if v == 1 else fsdp2_units)(n) for v in (1, 2) for n in (50, 72)}
     return out
 
@@ -158,7 +160,8 @@ def sync() -> dict:
         _, m = prepared(Plugin(fsdp_version=2, cpu_ram_efficient_loading=ram), model=m)
         local = m.head.weight.to_local().detach()
         n = local.shape[0]
-        out[f"fsdp2_ram_{ram}"] = {"own": matches(local, own, n), "rank0": matches(local, rank0.head.weight.detach(), n)}
+        out[f"fsdp2_ram_{ram}"] = {"own": matches(local, own, n),
+                                   "rank0": matches(local, rank0.head.weight.detach(), n)}
         reset()
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 

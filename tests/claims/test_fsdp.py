@@ -158,7 +158,7 @@ def test_get_state_dict_is_full_whatever_the_state_dict_type(single):
     assert sd["save_state_fsdp_entry"] == ["pytorch_model_fsdp_0"]
     assert ".metadata" in sd["save_state_sharded_files"]
     assert any(f.endswith(".distcp") for f in sd["save_state_sharded_files"])
-    assert sd["dtypes"] == ["torch.float32"]  # under bf16 mixed precision
+    assert sd["dtypes"] == ["torch.float32"]  # a bf16 model under bf16 mixed precision
 
 
 @pytest.mark.claim("fsdp-state-dict-type-defaults")

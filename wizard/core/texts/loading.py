@@ -23,7 +23,8 @@ TEXTS: dict[str, Text] = {
                  "used. Under zero.Init the parameters take DeepSpeed's dtype, not torch_dtype.",
         claims=("fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
                 "transformers-fsdp-loading-every-rank-reads", "transformers-fsdp-loading-needs-process-group",
-                "fsdp-launch-ram-efficient-needs-sync", "fsdp-launch-exports-defaults", "fsdp-torchao-fp8-no-ram-efficient"),
+                "fsdp-launch-ram-efficient-needs-sync", "fsdp-launch-exports-defaults",
+                "fsdp-torchao-fp8-no-ram-efficient"),
     ),
 }
 
