@@ -423,6 +423,26 @@ def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
                "set training.activation_checkpointing true")
 
 
+@answer_rule("fsdp2-ac-needs-wrap-policy", ERROR, "FSDP2 activation checkpointing needs a wrap policy",
+             DOC + "fsdp-activation-checkpointing; accelerate/accelerator.py:1694-1698; "
+             "accelerate/utils/fsdp_utils.py:718-721 (the policy is called; none raises a TypeError)",
+             keys="training.activation_checkpointing, wrapping.policy (and wrapping.min_num_params), fsdp_version",
+             fix="choose wrapping.policy transformer (or size with a positive threshold), or turn activation "
+                 "checkpointing off", claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"))
+def fsdp2_ac_needs_wrap_policy(a: Answers) -> Iterator[Hit]:
+    if a.target != FSDP2 or not a["training.activation_checkpointing"]:
+        return
+    if a["wrapping.policy"] == "none":
+        yield (["training.activation_checkpointing", "wrapping.policy", "fsdp_version"], "FSDP2 applies activation "
+               "checkpointing through the wrap policy; with policy 'none' there is none and prepare() fails with "
+               "TypeError: 'NoneType' object is not callable", "choose wrapping.policy transformer, or turn "
+               "training.activation_checkpointing off")
+    elif a["wrapping.policy"] == "size" and a["wrapping.min_num_params"] <= 0:
+        yield (["training.activation_checkpointing", "wrapping.policy", "wrapping.min_num_params", "fsdp_version"],
+               "a size threshold of 0 leaves no wrap policy, and FSDP2's activation checkpointing then fails in "
+               "prepare() with a TypeError", "use a positive wrapping.min_num_params, or the transformer policy")
+
+
 # ------------------------------------------------------------------ training, precision
 
 

@@ -62,7 +62,8 @@ MIN_UNUSED_HARMLESS = rule("fsdp-min-num-params-unused-harmless", WARNING,
                            "(no size threshold) is what happens anyway", DOC + "fsdp-min-num-params; " + D
                            + ":1921-1934")
 MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
-                DOC + "fsdp-min-num-params; " + D + ":2102-2107")
+                DOC + "fsdp-min-num-params; " + D + ":2102-2107; " + A + "utils/fsdp_utils.py:935-970",
+                claims=("fsdp-min-num-params-zero-no-policy",))
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
                     DOC + "fsdp-prefetch; " + D + ":1892-1902")
 V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has no backward prefetch (NO_PREFETCH)",
@@ -93,6 +94,15 @@ V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
 V1_COMPILE = rule("fsdp1-compile-without-orig-params", ERROR,
                   "torch.compile with FSDP1 needs use_orig_params: true (else a graph break or an error)",
                   DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641")
+AC_NO_POLICY = rule("fsdp2-activation-checkpointing-without-wrap-policy", ERROR,
+                    "FSDP2 activation checkpointing without a wrap policy fails in prepare() (TypeError)",
+                    DOC + "fsdp-activation-checkpointing; " + A + "accelerator.py:1694-1698; " + A
+                    + "utils/fsdp_utils.py:718-721",
+                    keys="fsdp_config.fsdp_activation_checkpointing, fsdp_config.fsdp_auto_wrap_policy, "
+                         "fsdp_config.fsdp_version (and fsdp_config.fsdp_min_num_params when it is 0)",
+                    fix="set fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP (or a positive min_num_params), or turn "
+                        "activation checkpointing off",
+                    claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"))
 AC_OFFLOAD = rule("fsdp-activation-checkpointing-offload-requirements", ERROR,
                   "activation_checkpointing_offload needs activation_checkpointing and FSDP2",
                   DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970")
@@ -221,7 +231,30 @@ def check(ctx: Ctx) -> None:
             ctx.emit(AC_OFFLOAD, tuple(keys), "`fsdp_activation_checkpointing_offload: true` needs activation "
                      "checkpointing on and fsdp_version 2, but " + " and ".join(problems) + "; the plugin raises.",
                      "Set `fsdp_activation_checkpointing: true` and `fsdp_version: 2`, or drop the offload flag.")
+    if v == 2 and parse_bool(val("fsdp_activation_checkpointing", "false")):
+        _check_ac_policy(ctx, has, key, val)
     _check_hybrid(ctx, has, key, val, v)
+
+
+def _check_ac_policy(ctx: Ctx, has, key, val) -> None:
+    raw = val("fsdp_auto_wrap_policy")
+    policy = "NO_WRAP" if raw is None else str(raw).upper()
+    keys = [key("fsdp_activation_checkpointing"), key("fsdp_auto_wrap_policy"), key("fsdp_version")]
+    if policy == "SIZE_BASED_WRAP":
+        n = parse_int(val("fsdp_min_num_params"))
+        if n is None or n > 0:  # not written: the launcher exports 100000000
+            return
+        keys.append(key("fsdp_min_num_params"))
+        why = f"SIZE_BASED_WRAP with {kv(key('fsdp_min_num_params'), val('fsdp_min_num_params'))} (no policy)"
+    elif policy == "NO_WRAP":
+        why = "NO_WRAP" + ("" if has("fsdp_auto_wrap_policy") else " (no policy written)")
+    else:
+        return
+    ctx.emit(AC_NO_POLICY, tuple(keys), f"FSDP2 with `fsdp_activation_checkpointing: true` and {why}: accelerate "
+             "applies checkpointing through the wrap policy, which is none here, so prepare() fails with "
+             "TypeError: 'NoneType' object is not callable.",
+             "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` with the block class (or SIZE_BASED_WRAP with a "
+             "positive `fsdp_min_num_params`), or turn activation checkpointing off.")
 
 
 def _check_wrap(ctx: Ctx, has, key, val) -> None:
@@ -280,8 +313,8 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
             elif n <= 0:
                 ctx.emit(MIN_ZERO, (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy")),
                          f"{kv(key('fsdp_min_num_params'), raw)} with "
-                         "SIZE_BASED_WRAP: FSDP1 silently drops the policy (nothing is wrapped); FSDP2 wraps every "
-                         "module that has parameters.", "Use a positive parameter count such as 100000000.")
+                         "SIZE_BASED_WRAP: accelerate drops the policy on FSDP1 and FSDP2 alike, so nothing below "
+                         "the root becomes its own unit.", "Use a positive parameter count such as 100000000.")
         elif effective != "INVALID":
             n = parse_int(raw)
             keys = (key("fsdp_min_num_params"), key("fsdp_auto_wrap_policy"))

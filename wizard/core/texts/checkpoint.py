@@ -9,10 +9,11 @@ TEXTS: dict[str, Text] = {
              "light on memory, but needs a merge step before from_pretrained can read it. full: gather into "
              "one rank's CPU memory and write an ordinary state dict; slow and RAM-hungry for large models. "
              "local (FSDP1): raw per-rank shards, reloadable only with the same ranks and wrapping.",
-        fsdp="fsdp_state_dict_type: SHARDED_STATE_DICT (a torch.distributed.checkpoint folder; merge with "
-             "accelerate merge-weights), FULL_STATE_DICT (rank 0, staged on CPU) or LOCAL_STATE_DICT (v1 only). "
-             "Plugin default: FULL for v1, SHARDED for v2. With mixed precision the weights are saved in fp32, "
-             "the upcast copy.",
+        fsdp="fsdp_state_dict_type, for save_state: SHARDED_STATE_DICT (a torch.distributed.checkpoint folder; "
+             "merge with accelerate merge-weights), FULL_STATE_DICT (rank 0, staged on CPU) or LOCAL_STATE_DICT "
+             "(v1 only). Plugin default: FULL for v1, SHARDED for v2. accelerator.save_model and get_state_dict "
+             "always gather a full state dict, whatever the type. With mixed precision the weights are saved in "
+             "fp32.",
         deepspeed="The engine always saves per-rank shards (model weights plus fp32 optimizer partitions); "
                   "zero_to_fp32.py, copied next to them, rebuilds fp32 weights offline. 'full' sets "
                   "zero3_save_16bit_model (stage3_gather_16bit_weights_on_model_save) so that save_model and "
@@ -23,6 +24,7 @@ TEXTS: dict[str, Text] = {
                  "checkpoint, so plan on zero_to_fp32.py. ZeRO-0 checkpoints are plain weights; "
                  "zero_to_fp32.py does not handle them.",
         tips="sharded during training; produce one full copy at the end.",
+        claims=("fsdp-get-state-dict-full", "fsdp-state-dict-type-defaults", "fsdp-saved-weights-fp32"),
     ),
 }
 

@@ -8,18 +8,23 @@ TEXTS: dict[str, Text] = {
         what="Stops every rank from holding the full model in host RAM while loading. Eight ranks loading a "
              "70B bf16 model each need about 140 GB, over 1 TB per node; loading once or partitioning as "
              "tensors are created needs about one copy or less. Works with Transformers' from_pretrained only.",
-        fsdp="fsdp_cpu_ram_efficient_loading: rank 0 reads the weights, the other ranks build the model on the "
-             "meta device, and the weights are broadcast while sharding. FSDP1 does this through "
-             "sync_module_states (must stay true); FSDP2 through accelerate's own broadcast of rank 0's state "
-             "dict.",
+        fsdp="fsdp_cpu_ram_efficient_loading: the weights are broadcast from rank 0 while sharding; FSDP1 through "
+             "sync_module_states (must stay true), FSDP2 through accelerate's own broadcast. Transformers 5 still "
+             "reads the checkpoint on every rank (memory-mapped); the flag only leaves weights missing from it "
+             "on meta off local rank 0, and only once the process group exists: create the Accelerator before "
+             "from_pretrained.",
         deepspeed="zero3_init_flag: Transformers builds the model inside deepspeed.zero.Init, so each "
                   "parameter is partitioned as soon as it exists. ZeRO-3 only; at other stages accelerate warns "
                   "and turns it off, and every rank loads everything.",
         versions="accelerate launch raises when ram-efficient loading is on and fsdp_sync_module_states is "
-                 "false, even for FSDP2. Its launch default is true. torchao fp8 with FSDP2 refuses it. "
+                 "false, even for FSDP2. Its launch default is true. torchao fp8 with FSDP refuses it. "
                  "zero3_init_flag needs Transformers, and the DeepSpeed config must be known before "
                  "from_pretrained runs (Trainer/TrainingArguments or HfDeepSpeedConfig), or zero.Init is never "
                  "used. Under zero.Init the parameters take DeepSpeed's dtype, not torch_dtype.",
+        claims=("fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
+                "transformers-fsdp-loading-every-rank-reads", "transformers-fsdp-loading-needs-process-group",
+                "fsdp-launch-ram-efficient-needs-sync", "fsdp-launch-exports-defaults",
+                "fsdp-torchao-fp8-no-ram-efficient"),
     ),
 }
 

@@ -48,12 +48,14 @@ TEXTS: dict[str, Text] = {
              "activations per layer drop from roughly 34-53 x seq x batch x hidden bytes (bf16) to about 2 x "
              "seq x batch x hidden, for roughly a third more compute.",
         fsdp="fsdp_activation_checkpointing. FSDP1 checkpoints the auto-wrap units (non-reentrant) after "
-             "sharding; FSDP2 applies it before sharding and before torch.compile. Use this or the model's "
-             "gradient_checkpointing_enable(), not both.",
+             "sharding; FSDP2 the modules its wrap policy selects, before sharding and torch.compile, without "
+             "saving the RNG state, so dropout masks differ on recompute. FSDP2 needs a wrap policy for it. Use "
+             "this or the model's gradient_checkpointing_enable(), not both.",
         deepspeed="No accelerate switch: call model.gradient_checkpointing_enable() (Transformers) or use "
                   "torch.utils.checkpoint in the model. DeepSpeed's activation_checkpointing JSON section only "
                   "affects models written against deepspeed.checkpointing.",
         tips="On for long sequences or large micro-batches.",
+        claims=("fsdp-ac-placement", "fsdp2-ac-no-rng-state", "fsdp2-ac-needs-wrap-policy"),
     ),
     "training.activation_checkpointing_offload": Text(
         what="FSDP2 only. Moves the tensors kept at each checkpoint boundary (the block inputs, about 2 x seq x "

@@ -32,12 +32,16 @@ TEXTS: dict[str, Text] = {
     "wrapping.min_num_params": Text(
         what="Threshold of the size policy: a subtree becomes its own unit once it holds this many parameters. "
              "Lower values give more, smaller units: lower peak memory, more collectives.",
-        fsdp="fsdp_min_num_params, read only with SIZE_BASED_WRAP. FSDP1 wraps at >= the threshold, FSDP2 at "
-             "> the threshold.",
+        fsdp="fsdp_min_num_params, read only with SIZE_BASED_WRAP. FSDP1 wraps a module at >= the threshold, "
+             "counting only parameters not already in a wrapped child; FSDP2 selects every module whose whole "
+             "subtree holds > the threshold.",
         deepspeed="Nothing to set.",
         versions="Must be a plain integer in the YAML: YAML reads 1e8 as text and the start-up int() fails. 0 "
-                 "switches wrapping off on FSDP1 but wraps every module with parameters on FSDP2. accelerate "
-                 "launch exports 100000000 even when the size policy is not used.",
+                 "switches wrapping off on both versions (no policy at all), and FSDP2 with activation "
+                 "checkpointing then fails in prepare(). accelerate launch exports 100000000 even when the size "
+                 "policy is not used.",
+        claims=("fsdp-size-policy-counts", "fsdp-min-num-params-int", "fsdp-min-num-params-zero-no-policy",
+                "fsdp2-ac-needs-wrap-policy", "fsdp-launch-exports-defaults"),
     ),
     "wrapping.ignored_modules": Text(
         what="Regular expression, matched against full module names, for modules FSDP must leave alone: not "

@@ -1,0 +1,240 @@
+"""Claims about FSDP (wizard/core/claims/fsdp.py).
+
+accelerate's FSDP path does not run on CPU by itself; the tests that need it run tests/claims/_fsdp_cpu.py in
+fresh processes (one gloo rank, or two), which installs the rehearsal shim wizard/run/cpu_fsdp_compat.py first.
+Each of those scripts runs once per session (module-scoped fixtures) and several claims read its results.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+SCRIPT = Path(__file__).with_name("_fsdp_cpu.py")
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run(mode: str, world: int) -> dict[int, dict]:
+    port = _port()
+    procs = []
+    for rank in range(world):
+        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
+               "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank), "ACCELERATE_TORCH_DEVICE": "cpu",
+               "OMP_NUM_THREADS": "1"}
+        env = {k: v for k, v in env.items() if not k.startswith("FSDP_")}
+        procs.append(subprocess.Popen([sys.executable, str(SCRIPT), mode], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    out = {}
+    for p in procs:
+        text, _ = p.communicate(timeout=180)
+        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
+        assert p.returncode == 0 and lines, text[-3000:]
+        result = json.loads(lines[-1][len("RESULT "):])
+        out[result["rank"]] = result
+    return out
+
+
+@pytest.fixture(scope="module")
+def single():
+    return _run("single", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def two_ranks():
+    return _run("sync", 2)
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for k in list(os.environ):
+        if k.startswith("FSDP_") or k.startswith("ACCELERATE_"):
+            monkeypatch.delenv(k)
+    return monkeypatch
+
+
+@pytest.mark.claim("fsdp-min-num-params-zero-no-policy")
+def test_min_num_params_zero_drops_the_policy_on_both_versions(clean_env):
+    import torch
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
+    for version in (1, 2):
+        plugin = Plugin(fsdp_version=version, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=0)
+        plugin.set_auto_wrap_policy(model)  # what prepare() does first
+        assert plugin.auto_wrap_policy is None, version
+        assert fsdp2_prepare_auto_wrap_policy(plugin, model) is None
+    positive = Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=1)
+    positive.set_auto_wrap_policy(model)
+    assert positive.auto_wrap_policy is not None
+
+
+@pytest.mark.claim("fsdp-size-policy-counts")
+def test_size_policies_count_differently(single):
+    size = single["size"]
+    # Block.fc 72 parameters, each Block 72, blocks 144 (head 18)
+    assert size["v1_50"] == ["blocks.0.fc", "blocks.1.fc"]  # parents have nothing unwrapped left
+    assert size["v2_50"] == ["blocks", "blocks.0", "blocks.0.fc", "blocks.1", "blocks.1.fc"]  # whole subtrees
+    assert size["v1_72"] == ["blocks.0.fc", "blocks.1.fc"]  # >= 72
+    assert size["v2_72"] == ["blocks"]  # > 72
+
+
+@pytest.mark.claim("fsdp-min-num-params-int")
+def test_min_num_params_must_be_a_plain_integer(clean_env):
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "1e8")
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP")
+    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "100000000")
+    assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
+
+
+def _launch_env(tmp_path, monkeypatch, fsdp_config):
+    import accelerate.utils.launch as ulaunch
+    from accelerate.commands import launch as claunch
+
+    monkeypatch.setattr(ulaunch, "is_port_in_use", lambda port=None: False)
+    cfg = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 2,
+           "num_machines": 1, "machine_rank": 0, "mixed_precision": "no", "use_cpu": False,
+           "fsdp_config": fsdp_config}
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    args = claunch.launch_command_parser().parse_args(["--config_file", str(path), "train.py"])
+    args, _, _ = claunch._validate_launch_command(args)
+    return ulaunch.prepare_multi_gpu_env(args)
+
+
+@pytest.mark.claim("fsdp-launch-exports-defaults")
+@pytest.mark.claim("fsdp-launch-ram-efficient-needs-sync")
+def test_launch_exports_defaults_and_refuses_ram_efficient_without_sync(tmp_path, clean_env):
+    for version in (1, 2):
+        env = _launch_env(tmp_path, clean_env, {"fsdp_version": version,
+                                                "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"})
+        assert env["FSDP_MIN_NUM_PARAMS"] == "100000000" and env["FSDP_SYNC_MODULE_STATES"] == "true"
+        assert env["FSDP_CPU_RAM_EFFICIENT_LOADING"] == "true"
+        with pytest.raises(ValueError, match="fsdp_sync_module_states"):
+            _launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False})
+        env = _launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False,
+                                                "fsdp_cpu_ram_efficient_loading": False})
+        assert env["FSDP_SYNC_MODULE_STATES"] == "false"
+
+
+@pytest.mark.claim("fsdp2-ac-needs-wrap-policy")
+def test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails(single):
+    assert single["no_wrap"] == "TypeError: 'NoneType' object is not callable"
+    assert single["size_0"] == "TypeError: 'NoneType' object is not callable"
+    assert single["ac_v2"]["wrapped"]  # with a policy the same prepare() works
+
+
+@pytest.mark.claim("fsdp-ac-placement")
+@pytest.mark.claim("fsdp2-ac-no-rng-state")
+def test_where_each_version_puts_checkpoint_wrappers(single):
+    v1, v2 = single["ac_v1"], single["ac_v2"]
+    assert v1["wrapped"] == ["Block", "Block"] and not v1["wrapper_is_fsdp_module"]  # FSDP unit > wrapper > Block
+    assert v2["wrapped"] == ["FSDPBlock", "FSDPBlock"] and v2["wrapper_is_fsdp_module"]  # fully_shard(wrapper)
+    assert v1["impl"] == v2["impl"] == "CheckpointImpl.NO_REENTRANT"
+    assert v2["kwargs"]["preserve_rng_state"] == "False"
+    assert "preserve_rng_state" not in v1["kwargs"]  # torch.utils.checkpoint's default, True
+
+
+@pytest.mark.claim("fsdp-get-state-dict-full")
+@pytest.mark.claim("fsdp-saved-weights-fp32")
+def test_get_state_dict_is_full_whatever_the_state_dict_type(single):
+    sd = single["state_dict"]
+    assert sd["live_params_dtensor"] and sd["get_state_dict_plain"]
+    assert sd["save_model_files"] == ["model.safetensors"]
+    assert sd["save_state_fsdp_entry"] == ["pytorch_model_fsdp_0"]
+    assert ".metadata" in sd["save_state_sharded_files"]
+    assert any(f.endswith(".distcp") for f in sd["save_state_sharded_files"])
+    assert sd["dtypes"] == ["torch.float32"]  # a bf16 model under bf16 mixed precision
+
+
+@pytest.mark.claim("fsdp-state-dict-type-defaults")
+def test_state_dict_type_defaults(clean_env):
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from torch.distributed.fsdp import StateDictType
+
+    v1 = Plugin(fsdp_version=1)
+    assert v1.state_dict_type == StateDictType.FULL_STATE_DICT
+    assert v1.state_dict_config.rank0_only and v1.state_dict_config.offload_to_cpu
+    assert Plugin(fsdp_version=2).state_dict_type == StateDictType.SHARDED_STATE_DICT
+    with pytest.raises(ValueError, match="LOCAL_STATE_DICT"):
+        Plugin(fsdp_version=2, state_dict_type="LOCAL_STATE_DICT")
+
+
+@pytest.mark.claim("fsdp1-sync-module-states-broadcasts")
+@pytest.mark.claim("fsdp2-no-broadcast-unless-ram-efficient")
+def test_who_makes_the_ranks_start_identical(two_ranks):
+    r1 = two_ranks[1]  # rank 1 initialised with another seed than rank 0
+    assert r1["fsdp2_ram_False"] == {"own": True, "rank0": False}  # accelerate prepare: its own weights
+    assert r1["fsdp2_ram_True"] == {"own": False, "rank0": True}  # rank 0's, broadcast by accelerate
+    assert two_ranks[0]["fsdp2_ram_False"]["rank0"]
+    for rank in (0, 1):
+        assert two_ranks[rank]["fsdp1_sync_True"] is True
+        assert two_ranks[rank]["fsdp1_sync_False"] is False  # the gathered model mixes both ranks' halves
+
+
+@pytest.mark.claim("fsdp2-ignores-sync-module-states")
+def test_fsdp2_ignores_sync_module_states(clean_env):
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    clean_env.setenv("FSDP_SYNC_MODULE_STATES", "true")
+    clean_env.setenv("FSDP_USE_ORIG_PARAMS", "false")
+    v2 = Plugin(fsdp_version=2)
+    assert v2.sync_module_states is None and v2.use_orig_params is None
+    clean_env.setenv("FSDP_SYNC_MODULE_STATES", "false")  # true would need an accelerator device on FSDP1
+    v1 = Plugin(fsdp_version=1)
+    assert v1.sync_module_states is False and v1.use_orig_params is False  # FSDP1 reads both
+
+
+_HF = r'''
+import os, sys, tempfile, json, torch
+from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.distributed.fsdp import is_fsdp_enabled
+small = dict(vocab_size=32, hidden_size=16, intermediate_size=32, num_attention_heads=2, num_key_value_heads=2)
+d = tempfile.mkdtemp()
+torch.manual_seed(0)
+LlamaForCausalLM(LlamaConfig(num_hidden_layers=1, **small)).save_pretrained(d)
+saved = LlamaForCausalLM.from_pretrained(d).state_dict()
+out = {"before_group": is_fsdp_enabled()}
+torch.distributed.init_process_group("gloo")
+out["after_group"] = is_fsdp_enabled()
+sd = LlamaForCausalLM.from_pretrained(d).state_dict()
+out["loaded"] = all(torch.equal(sd[k], saved[k]) for k in saved)
+spans = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in open("/proc/self/maps")
+         if "safetensors" in line]
+out["memory_mapped"] = all(any(a <= t.data_ptr() < b for a, b in spans) for t in sd.values())
+two = LlamaForCausalLM.from_pretrained(d, config=LlamaConfig(num_hidden_layers=2, **small))
+out["missing_on"] = str(two.model.layers[1].mlp.up_proj.weight.device)
+print("RESULT " + json.dumps(out))
+'''
+
+
+@pytest.mark.claim("transformers-fsdp-loading-needs-process-group")
+@pytest.mark.claim("transformers-fsdp-loading-every-rank-reads")
+def test_transformers_fsdp_loading():
+    results = {}
+    for local_rank in (1, 0):  # a one-rank group that calls itself local rank 1 stands in for a second GPU
+        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(_port()), "RANK": "0",
+               "WORLD_SIZE": "1", "LOCAL_RANK": str(local_rank), "ACCELERATE_USE_FSDP": "true",
+               "FSDP_CPU_RAM_EFFICIENT_LOADING": "true", "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+        p = subprocess.run([sys.executable, "-c", _HF], env=env, capture_output=True, text=True, timeout=180)
+        lines = [line for line in p.stdout.splitlines() if line.startswith("RESULT ")]
+        assert p.returncode == 0 and lines, p.stderr[-3000:]
+        results[local_rank] = json.loads(lines[-1][len("RESULT "):])
+    r1 = results[1]
+    assert r1["before_group"] is False and r1["after_group"] is True
+    assert r1["loaded"] and r1["memory_mapped"]  # local rank 1 reads the checkpoint too
+    assert r1["missing_on"] == "meta" and results[0]["missing_on"] == "cpu"
