@@ -126,9 +126,9 @@ def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
 @pytest.mark.claim("ds-communication-dtype-default")
 @pytest.mark.claim("ds-zero-init-dtype")
 def test_deepspeed_engine_dtypes_and_bytes(ds):
-    def per_param(r):  # weights + master + Adam moments, measured; + the 16-bit gradient (2 bytes per parameter)
+    def per_param(r, grad=2):  # weights + master + Adam moments, measured; + the gradient in the module's dtype
         b = r["bytes"]
-        return (b["weights"] + b["master"] + b["adam"]) / r["numel"] + 2
+        return (b["weights"] + b["master"] + b["adam"]) / r["numel"] + grad
 
     on, off = ds["zero1_bf16"], ds["zero1_off"]
     for r in (on, off):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32, fp32 masters
@@ -137,6 +137,8 @@ def test_deepspeed_engine_dtypes_and_bytes(ds):
         assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
         assert r["dynamic_loss_scale"] is False
     assert on["comm"] == "torch.bfloat16" and off["comm"] == "torch.float32"
+    fp32 = ds["zero1_fp32"]  # an fp32 model: the master partition is a second fp32 copy
+    assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
     z0 = ds["zero0_off"]
     assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
     assert per_param(z0) == 8

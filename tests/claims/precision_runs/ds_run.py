@@ -12,17 +12,17 @@ import deepspeed  # noqa: E402
 import torch  # noqa: E402
 
 
-def tiny():
+def tiny(dtype=torch.bfloat16):
     torch.manual_seed(0)
-    m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Linear(64, 4)).to(torch.bfloat16)  # loaded in bf16
+    m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Linear(64, 4)).to(dtype)  # the load dtype
     m.register_buffer("freq", torch.ones(3))  # an fp32 buffer (rotary frequencies, say)
     return m
 
 def nbytes(ts):
     return sum(t.numel() * t.element_size() for t in ts)
 
-def run(stage, bf16):
-    model = tiny()
+def run(stage, bf16, dtype=torch.bfloat16):
+    model = tiny(dtype)
     numel = sum(p.numel() for p in model.parameters())
     cfg = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1, "steps_per_print": 10**9,
            "zero_optimization": {"stage": stage}, "bf16": bf16, "zero_allow_untested_optimizer": True}
@@ -31,7 +31,7 @@ def run(stage, bf16):
                                                  config=cfg, dist_init_required=True)
     except AssertionError as e:
         return {"assert": str(e)}
-    loss = engine(torch.randn(2, 64, dtype=torch.bfloat16)).float().sum()
+    loss = engine(torch.randn(2, 64, dtype=dtype)).float().sum()
     engine.backward(loss)
     engine.step()
     base = getattr(opt, "optimizer", opt)
@@ -48,7 +48,7 @@ res = {"zero1_bf16": run(1, {"enabled": True}), "zero1_off": run(1, {"enabled": 
        "zero1_bf16_master": run(1, {"enabled": True, "bf16_master_weights_and_grads": True,
                                     "bf16_optimizer_states": True}),
        "zero1_bf16_master_only": run(1, {"enabled": True, "bf16_master_weights_and_grads": True}),
-       "zero0_off": run(0, {"enabled": False})}
+       "zero0_off": run(0, {"enabled": False}), "zero1_fp32": run(1, {"enabled": False}, torch.float32)}
 with deepspeed.zero.Init(config_dict_or_path={"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": True},
                                               "zero_optimization": {"stage": 3}}):
     lin = torch.nn.Linear(8, 8)  # created as fp32, as from_pretrained(torch_dtype=torch.float32) would

@@ -63,7 +63,7 @@ DS_CAST_AND_MASTER = claim(
     "DeepSpeed casts the module's parameters to bf16/fp16 when that block is enabled (buffers keep their dtype) "
     "and, by default, its ZeRO-1/2/3 optimizer builds fp32 master partitions and fp32 Adam state, also from bf16 "
     "weights with bf16 off: 16 bytes per parameter (2 weight, 2 gradient, 4 master, 8 moments), 8 more than "
-    "FSDP's bf16 without mixed precision.",
+    "FSDP's bf16 without mixed precision; an fp32 model gets a second fp32 copy as master (20 bytes).",
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1797-1850; deepspeed/runtime/zero/stage_1_and_2.py:557-577; "
          "deepspeed/runtime/base_optimizer.py:522-527",
