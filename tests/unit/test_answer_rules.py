@@ -111,6 +111,10 @@ CASES = [
      {"precision": {"model_dtype": "bf16", "mixed_precision": "bf16"}}, "precision.mixed_precision"),
     ("ds-low-precision-no-mp", merge(DS, {"precision": {"model_dtype": "bf16", "mixed_precision": "no"}}),
      merge(DS, {"precision": {"model_dtype": "bf16"}}), "precision.mixed_precision"),
+    ("ds-json-overrides-mixed-precision",
+     merge(DS, {"precision": {"mixed_precision": "bf16"}, "deepspeed": {"extra": {"bf16": {"enabled": False}}}}),
+     merge(DS, {"precision": {"mixed_precision": "bf16"}, "deepspeed": {"extra": {"bf16": {"enabled": True}}}}),
+     "deepspeed.extra"),
     ("not-applicable", merge(F2, {"prefetch": {"backward": "post"}}), merge(F1, {"prefetch": {"backward": "post"}}),
      "prefetch.backward"),
     ("zero3-knob-unused", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "prefetch": {"ds_bucket_size": 5000}}),
@@ -191,6 +195,9 @@ def test_each_rule_reports_its_registered_severity():
      {"precision.ds_bf16_master_weights", "offload.optimizer", "deepspeed.extra"}),
     ("ds-bf16-master-without-bf16", merge(DS, BF16_STATES, {"precision": {"mixed_precision": "fp16"}}),
      {"precision.ds_bf16_master_weights", "precision.mixed_precision"}),
+    ("ds-json-overrides-mixed-precision",
+     merge(DS, {"precision": {"mixed_precision": "no"}, "deepspeed": {"extra": {"bf16": {"enabled": True}}}}),
+     {"precision.mixed_precision", "deepspeed.extra"}),
 ])
 def test_multi_setting_faults_name_every_key(rule, doc, want):
     hits = [f for f in check_answers(A(doc)) if f.rule == rule]

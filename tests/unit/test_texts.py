@@ -107,24 +107,32 @@ def test_group_no_counterparts_name_the_gaps():
 @pytest.mark.parametrize("md,mp", list(itertools.product(texts.MODEL_DTYPES, texts.MIXED_PRECISIONS)))
 def test_precision_table_covers_every_combination(md, mp):
     rows = precision_table(md, mp)
-    assert [r.backend for r in rows] == ["FSDP", "DeepSpeed"]
+    assert [r.backend for r in rows] == ["FSDP1", "FSDP2", "DeepSpeed"]
     for r in rows:
         assert isinstance(r, PrecisionRow)
         assert r.load == md
         for f in fields(PrecisionRow):
             assert getattr(r, f.name), f"{md}/{mp} {r.backend}.{f.name} empty"
-    fsdp, ds = rows
-    # DeepSpeed's ZeRO optimizers always keep fp32 master weights and state; the module itself is cast
-    assert ds.optimizer_state == "fp32"
+    fsdp1, fsdp2, ds = rows
+    # DeepSpeed's ZeRO optimizers keep fp32 master weights and state by default; the module itself is cast
+    assert ds.optimizer_state == "fp32" and ds.autocast == "no" and ds.upcast == "fp32 master"
     module = md if mp == "no" else {"fp16": "fp16", "bf16": "bf16", "fp8": "bf16"}[mp]
     assert ds.flat_params_or_prepared == ("fp32" if module == "fp32" else f"{module} module + fp32 master")
-    if mp == "no":
-        assert (fsdp.flat_params_or_prepared, fsdp.training_compute, fsdp.optimizer_state, fsdp.checkpoint) == (md,) * 4
-        assert ds.training_compute == md
-    else:
-        assert fsdp.flat_params_or_prepared == "fp32" and fsdp.optimizer_state == "fp32" and fsdp.checkpoint == "fp32"
-        assert fsdp.training_compute == ds.training_compute
-        assert mp[:2] in fsdp.training_compute  # fp16 / bf16 / fp8 named
+    assert ds.bytes_per_param == {"fp32": "20", "bf16": "16 (bf16 masters: 10)", "fp16": "16"}[module]
+    for fsdp in (fsdp1, fsdp2):
+        if mp == "no":
+            assert (fsdp.flat_params_or_prepared, fsdp.training_compute, fsdp.optimizer_state,
+                    fsdp.checkpoint) == (md,) * 4
+            assert (fsdp.autocast, fsdp.upcast) == ("no", "none")
+            assert fsdp.bytes_per_param == {"fp32": "16", "bf16": "8", "fp16": "8"}[md]
+            assert ds.training_compute == md
+        else:
+            assert fsdp.flat_params_or_prepared == fsdp.optimizer_state == fsdp.checkpoint == "fp32"
+            assert fsdp.training_compute == ds.training_compute and fsdp.bytes_per_param == "16"
+            assert mp[:2] in fsdp.training_compute  # fp16 / bf16 / fp8 named
+    if mp != "no":  # FSDP1: autocast, whole units upcast; FSDP2: no autocast, trainable parameters only
+        assert fsdp1.autocast == "yes" and fsdp2.autocast == "no"
+        assert (fsdp1.upcast, fsdp2.upcast) == (("whole unit", "trainable only") if md != "fp32" else ("none",) * 2)
     assert precision_notes(md, mp), "every combination has at least one note"
 
 
@@ -148,8 +156,9 @@ def _core(r):
 
 
 def test_precision_table_matches_the_guide_rows():
-    assert _core(_row("FSDP", "bf16", "no")) == ("bf16", "bf16", "bf16")
-    assert _core(_row("FSDP", "bf16", "bf16")) == ("fp32", "bf16", "fp32")
+    for v in ("FSDP1", "FSDP2"):
+        assert _core(_row(v, "bf16", "no")) == ("bf16", "bf16", "bf16")
+        assert _core(_row(v, "bf16", "bf16")) == ("fp32", "bf16", "fp32")
     # the guide says fp32: that is the master partition; the module itself runs in bf16 (engine casts it)
     assert _core(_row("DeepSpeed", "bf16", "bf16")) == ("bf16 module + fp32 master", "bf16", "fp32")
 

@@ -43,8 +43,8 @@ def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int
     return Group(_para(fsdp_title + ":", fsdp, "bold cyan"), _para(ds_title + ":", ds, "bold magenta"))
 
 
-PRECISION_TABLE_AT = 72
-"""Below this pane width the dtype table is one line per backend (six columns would break its words)."""
+PRECISION_TABLE_AT = 100
+"""Below this pane width the dtype table is one line per backend (its nine columns would cut words)."""
 
 
 def precision_block(answers: Answers, width: int) -> RenderableType:
@@ -57,7 +57,8 @@ def precision_block(answers: Answers, width: int) -> RenderableType:
             line = Text()
             line.append(f"{row.backend}: ", style="bold")
             line.append(f"load {row.load} · params {row.flat_params_or_prepared} · compute {row.training_compute} · "
-                        f"optim {row.optimizer_state} · checkpoint {row.checkpoint}")
+                        f"autocast {row.autocast} · upcast {row.upcast} · optim {row.optimizer_state} · "
+                        f"B/param {row.bytes_per_param} · checkpoint {row.checkpoint}")
             lines.append(line)
         return Group(title, *lines, *notes)
     table = Table(expand=width >= WIDE, show_edge=True, padding=(0, 1), header_style="bold")
@@ -65,11 +66,14 @@ def precision_block(answers: Answers, width: int) -> RenderableType:
     table.add_column("load")
     table.add_column("params")
     table.add_column("compute")
+    table.add_column("autocast")
+    table.add_column("upcast")
     table.add_column("optim")
+    table.add_column("B/param")
     table.add_column("checkpoint")
     for row in precision_table(md, mp):
-        table.add_row(row.backend, row.load, row.flat_params_or_prepared, row.training_compute,
-                      row.optimizer_state, row.checkpoint)
+        table.add_row(row.backend, row.load, row.flat_params_or_prepared, row.training_compute, row.autocast,
+                      row.upcast, row.optimizer_state, row.bytes_per_param, row.checkpoint)
     return Group(title, table, *notes)
 
 

@@ -17,7 +17,7 @@ from functools import wraps
 from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..catalog.model import ZERO3
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
-from ..render import ds_json_reasons, ds_offload_optimizer, processes_per_node, zero_stage
+from ..render import ds_json_reasons, ds_offload_optimizer, processes_per_node, uses_ds_json, zero_stage
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
@@ -497,21 +497,26 @@ def ds_json_required(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("low-precision-optimizer", WARNING, "FSDP without mixed precision trains in the load dtype",
              DOC + "mixed-precision; "
-             "accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)")
+             "accelerate/utils/dataclasses.py:2109-2136 (FSDP mixed precision policy only from mixed_precision)",
+             claims=("fsdp-no-mixed-precision-keeps-load-dtype", "ds-module-cast-fp32-master"))
 def low_precision_optimizer(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
                f"{a['precision.model_dtype']} without mixed precision: FSDP keeps parameters, gradients and "
-               "optimizer state in that dtype (half the memory, less stable updates); DeepSpeed would upcast",
+               "optimizer state in that dtype (8 bytes per parameter, less stable updates); DeepSpeed would "
+               "build fp32 masters by default (16 bytes)",
                "set precision.mixed_precision to bf16 for fp32 master weights")
 
 
 @answer_rule("ds-low-precision-no-mp", WARNING, "DeepSpeed with low-precision weights and no mixed precision",
-             DOC + "ds-precision; deepspeed/runtime/engine.py:1812-1829")
+             DOC + "ds-precision; deepspeed/runtime/engine.py:1797-1850, zero/stage_1_and_2.py:557-577",
+             claims=("ds-module-cast-fp32-master", "ds-zero0-no-master"))
 def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.model_dtype"] != "fp32" and a["precision.mixed_precision"] == "no":
         yield (["precision.mixed_precision", "precision.model_dtype"], f"model loaded in "
-               f"{a['precision.model_dtype']} but DeepSpeed runs in fp32 without a bf16/fp16 section",
+               f"{a['precision.model_dtype']} but no bf16/fp16 section: DeepSpeed leaves the module as loaded, "
+               "without its 16-bit handling (no loss scaling), and ZeRO-1/2/3 still keep fp32 master weights and "
+               "Adam state (16 bytes per parameter)",
                f"set precision.mixed_precision to {a['precision.model_dtype']}")
 
 
@@ -569,6 +574,33 @@ def ds_bf16_master_without_bf16(a: Answers) -> Iterator[Hit]:
                f"weights even without bf16: the {weights} weights get a bf16 master copy and bf16 Adam moments, so "
                "updates are computed below the weights' own precision",
                "set precision.mixed_precision bf16, or ds_bf16_master_weights fp32")
+def _written_precision(a: Answers) -> dict[str, bool]:
+    mp = a["precision.mixed_precision"]
+    return {"bf16": mp in ("bf16", "fp8"), "fp16": mp == "fp16"}
+
+
+@answer_rule("ds-json-overrides-mixed-precision", ERROR,
+             "deepspeed.extra overrides the bf16/fp16 enabled flag precision.mixed_precision writes",
+             DOC + "mixed-precision; accelerate/utils/dataclasses.py:1415-1446; state.py:1062-1074",
+             keys="precision.mixed_precision, deepspeed.extra",
+             fix="drop enabled from the bf16/fp16 blocks of deepspeed.extra, or set precision.mixed_precision",
+             claims=("ds-mixed-precision-to-json", "ds-json-overrides-launch-mixed-precision"))
+def ds_json_overrides_mixed_precision(a: Answers) -> Iterator[Hit]:
+    extra = a["deepspeed.extra"] or {}
+    if a.target != DEEPSPEED or not isinstance(extra, dict) or not uses_ds_json(a):
+        return
+    written = _written_precision(a)
+    for dtype in ("bf16", "fp16"):
+        block = extra.get(dtype)
+        value = block.get("enabled") if isinstance(block, dict) else None
+        if isinstance(value, bool) and value != written[dtype]:
+            yield (["precision.mixed_precision", "deepspeed.extra"],
+                   f"deepspeed.extra writes {dtype}.enabled: {str(value).lower()} over the "
+                   f"{str(written[dtype]).lower()} that mixed_precision {a['precision.mixed_precision']} puts in the "
+                   "JSON; DeepSpeed follows the JSON, and a --mixed_precision at launch does not change it (only "
+                   "the other 16-bit dtype enabled raises)",
+                   f"remove enabled from deepspeed.extra's {dtype} block, or set precision.mixed_precision to the "
+                   "precision you want")
 
 
 # ------------------------------------------------------------------ applicability

@@ -1,3 +1,129 @@
 """Claims about precision (see :mod:`wizard.core.claims`)."""
 from __future__ import annotations
 
+from .registry import claim
+
+T = "tests/claims/test_precision.py::"
+
+FSDP_AUTOCAST = claim(
+    "fsdp1-autocast-fsdp2-none",
+    "With mixed precision, accelerate wraps an FSDP1 model's forward in autocast (prepare_model) and returns fp32 "
+    "outputs; the FSDP2 path never calls prepare_model, so FSDP2 adds no autocast and casts only through its "
+    "MixedPrecisionPolicy.",
+    doc="mixed-precision",
+    code="accelerate/accelerator.py:1554, 1674-1760, 1824-1835",
+    demo=T + "test_fsdp1_adds_autocast_fsdp2_does_not")
+FSDP1_UPCAST = claim(
+    "fsdp1-upcast-per-unit",
+    "With mixed precision, accelerate upcasts an FSDP1 unit's whole FlatParameter to fp32 when any parameter in it "
+    "is trainable, so frozen weights sharing a unit with trainable ones (LoRA-like) become fp32 too; it warns "
+    "'Upcasted low precision parameters'.",
+    doc="mixed-precision",
+    code="accelerate/accelerator.py:1998-2045; torch/distributed/fsdp/_flat_param.py:804-833",
+    demo=T + "test_fsdp1_upcasts_the_whole_unit")
+FSDP2_UPCAST = claim(
+    "fsdp2-upcast-per-parameter",
+    "With mixed precision, accelerate upcasts only the trainable low-precision parameters to fp32 for FSDP2, one "
+    "by one (logged at info level, no warning); frozen parameters keep the load dtype.",
+    doc="mixed-precision",
+    code="accelerate/utils/fsdp_utils.py:813-825",
+    demo=T + "test_fsdp2_upcasts_trainable_parameters_only")
+FSDP_POLICY = claim(
+    "fsdp-policy-from-mixed-precision",
+    "accelerate builds FSDP's policy from mixed_precision: MixedPrecision for FSDP1 (parameter, reduce and buffer "
+    "dtype) or MixedPrecisionPolicy for FSDP2 (parameter, reduce and output dtype; buffers untouched), all in that "
+    "dtype, fp8 mapped to bf16; another reduce dtype needs a policy passed to the plugin in code.",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:2109-2150; accelerate/state.py:1013-1015",
+    demo=T + "test_fsdp_policy_follows_mixed_precision")
+FSDP_NO_MP = claim(
+    "fsdp-no-mixed-precision-keeps-load-dtype",
+    "Without mixed precision FSDP gets no policy and no upcast: parameters, gradients and AdamW state stay in the "
+    "load dtype, 8 bytes per parameter for bf16 (2 weight, 2 gradient, 4 for the two moments), and no grad scaler.",
+    doc="mixed-precision",
+    code="accelerate/state.py:1013-1015; accelerate/accelerator.py:563-584; accelerate/utils/fsdp_utils.py:813-825",
+    demo=T + "test_fsdp_without_mixed_precision_trains_in_the_load_dtype")
+FP16_SCALER = claim(
+    "fsdp-fp16-grad-scaler",
+    "fp16 mixed precision gets a gradient scaler from accelerate: ShardedGradScaler for FSDP1, torch's GradScaler "
+    "for FSDP2; accelerate refuses fp16 on a CPU.",
+    doc="mixed-precision",
+    code="accelerate/accelerator.py:565-584; accelerate/utils/modeling.py:2120",
+    why_not_demo="accelerate raises 'fp16 mixed precision requires a device' on a CPU (accelerator.py:571-574), so "
+                 "no CPU test can build the scaler.")
+FP8_LIMITS = claim(
+    "fp8-backend-limits",
+    "fp8 runs on bf16 for everything but the matrix multiplies of supported layers; MS-AMP is refused with FSDP and "
+    "with ZeRO-3, and torchao with FSDP2 refuses cpu_ram_efficient_loading.",
+    doc="mixed-precision",
+    code="accelerate/accelerator.py:518-526, 603-610; accelerate/utils/dataclasses.py:1343-1349, 1417-1421",
+    why_not_demo="needs an fp8 backend (Transformer Engine, torchao fp8 or MS-AMP) and an fp8-capable GPU.")
+DS_CAST_AND_MASTER = claim(
+    "ds-module-cast-fp32-master",
+    "DeepSpeed casts the module's parameters to bf16/fp16 when that block is enabled (buffers keep their dtype) "
+    "and, by default, its ZeRO-1/2/3 optimizer builds fp32 master partitions and fp32 Adam state, also from bf16 "
+    "weights with bf16 off: 16 bytes per parameter (2 weight, 2 gradient, 4 master, 8 moments), 8 more than "
+    "FSDP's bf16 without mixed precision; an fp32 model gets a second fp32 copy as master (20 bytes).",
+    doc="ds-precision",
+    code="deepspeed/runtime/engine.py:1797-1850; deepspeed/runtime/zero/stage_1_and_2.py:557-577; "
+         "deepspeed/runtime/base_optimizer.py:522-527",
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+DS_ZERO0 = claim(
+    "ds-zero0-no-master",
+    "At ZeRO stage 0 with neither bf16 nor fp16 enabled DeepSpeed keeps no master copy: the client optimizer "
+    "updates the parameters in their load dtype directly.",
+    doc="ds-precision",
+    code="deepspeed/runtime/engine.py:1797-1810, 2294-2366",
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+DS_BF16_MASTER = claim(
+    "ds-bf16-master-weights-option",
+    "DeepSpeed 0.19.8 has bf16.bf16_master_weights_and_grads and bf16.bf16_optimizer_states for ZeRO-1/2/3 (stage "
+    "0 asserts): with both, master partition and Adam state are bf16, 10 bytes per parameter, no offload needed; "
+    "master weights alone require ZeRO-Offload with DeepSpeedCPUAdam.",
+    doc="ds-precision",
+    code="deepspeed/runtime/precision_config.py:63-71; deepspeed/runtime/config.py:706-714; "
+         "deepspeed/runtime/base_optimizer.py:484-527; deepspeed/runtime/zero/stage_1_and_2.py:331-342",
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+DS_COMM = claim(
+    "ds-communication-dtype-default",
+    "DeepSpeed reduces gradients in communication_data_type when the JSON sets it (fp16, bf16 or fp32), otherwise "
+    "in the enabled 16-bit dtype, otherwise in fp32.",
+    doc="ds-precision",
+    code="deepspeed/runtime/engine.py:1718-1731; deepspeed/runtime/config.py:216-230",
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+DS_ZERO_INIT = claim(
+    "ds-zero-init-dtype",
+    "Parameters created inside deepspeed.zero.Init (ZeRO-3 with zero3_init_flag) take DeepSpeed's dtype (bf16 or "
+    "fp16 when enabled, else fp32), not the dtype the model code asked for.",
+    doc="ds-precision",
+    code="deepspeed/runtime/zero/partition_parameters.py:397-410; transformers/modeling_utils.py:1445-1446, 3829",
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+DS_MP_TO_JSON = claim(
+    "ds-mixed-precision-to-json",
+    "accelerate turns mixed_precision into DeepSpeed's bf16/fp16 blocks: it adds an enabled block when the config "
+    "has none, adds disabled blocks for the rest and fills 'auto'; fp16 is added with auto_cast and dynamic loss "
+    "scaling (loss_scale 0).",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:1415-1446; deepspeed/runtime/precision_config.py:120-140",
+    demo=T + "test_mixed_precision_becomes_the_json_blocks")
+DS_JSON_WINS = claim(
+    "ds-json-overrides-launch-mixed-precision",
+    "Next to a DeepSpeed JSON, a --mixed_precision given at launch (or to Accelerator) raises only when the JSON "
+    "enables the other 16-bit dtype; when the JSON has that dtype's block with enabled false, the run is fp32 "
+    "without a message.",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:1415-1446; accelerate/state.py:974-977, 1062-1074",
+    demo=T + "test_a_json_block_silently_overrides_launch_mixed_precision")
+DS_FILE_YAML_MP = claim(
+    "ds-file-refuses-yaml-mixed-precision",
+    "With deepspeed_config_file, accelerate launch reports a mixed_precision taken from the YAML ('no' included) to "
+    "the DeepSpeed plugin, which raises; one given on the command line is not refused.",
+    doc="ds-config-file",
+    code="accelerate/commands/launch.py:1287-1292, 1393-1397; accelerate/utils/dataclasses.py:1507-1532",
+    demo=T + "test_yaml_mixed_precision_next_to_a_json_raises")
+DS_ROCM = claim(
+    "ds-rocm-bf16-comm-fp32",
+    "On ROCm with bf16, accelerate adds communication_data_type fp32 to the DeepSpeed config when it has none.",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:1448-1458",
+    why_not_demo="the branch runs only on a ROCm build of torch (is_rocm_available).")

@@ -7,7 +7,11 @@ from dataclasses import dataclass
 MODEL_DTYPES = ("fp32", "bf16", "fp16")
 MIXED_PRECISIONS = ("no", "fp16", "bf16", "fp8")
 
-TABLE_CLAIMS: tuple[str, ...] = ()
+TABLE_CLAIMS: tuple[str, ...] = (
+    "fsdp1-autocast-fsdp2-none", "fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter",
+    "fsdp-policy-from-mixed-precision", "fsdp-no-mixed-precision-keeps-load-dtype", "fsdp-fp16-grad-scaler",
+    "fp8-backend-limits", "ds-module-cast-fp32-master", "ds-zero0-no-master", "ds-bf16-master-weights-option",
+    "ds-communication-dtype-default", "ds-zero-init-dtype")
 """The claims (:mod:`wizard.core.claims`) the table and its notes state."""
 
 _COMPUTE = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8+bf16"}
@@ -18,7 +22,7 @@ _SIXTEEN = {"fp16": "fp16", "bf16": "bf16", "fp8": "bf16"}
 @dataclass(frozen=True)
 class PrecisionRow:
     backend: str
-    """"FSDP" or "DeepSpeed"."""
+    """"FSDP1", "FSDP2" or "DeepSpeed"."""
     load: str
     """dtype of the weights after from_pretrained(torch_dtype=...)."""
     flat_params_or_prepared: str
@@ -31,6 +35,14 @@ class PrecisionRow:
     """dtype of the optimizer step and its state (Adam moments)."""
     checkpoint: str
     """dtype of the saved weights."""
+    autocast: str
+    """"yes" when accelerate wraps forward in autocast (FSDP1 with mixed precision), else "no"."""
+    upcast: str
+    """What is upcast to fp32 at prepare(): FSDP1 "whole unit" (frozen weights sharing a unit with trainable ones
+    too), FSDP2 "trainable only"; DeepSpeed "fp32 master" (a separate copy); "none"."""
+    bytes_per_param: str
+    """Bytes per trainable parameter for weights, gradients and AdamW state, before sharding; for DeepSpeed with
+    a bf16 module also the figure with its bf16 master-weights option."""
 
 
 def _check(model_dtype: str, mixed_precision: str) -> None:
@@ -46,24 +58,37 @@ def _ds_params(module_dtype: str) -> str:
     return "fp32" if module_dtype == "fp32" else f"{module_dtype} module + fp32 master"
 
 
-def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow]:
-    """Where each dtype ends up on FSDP and on DeepSpeed ZeRO-1/2/3 for a load dtype and mixed precision.
+_SIZE = {"fp32": 4, "bf16": 2, "fp16": 2}
 
-    Follows the concept guide's table, corrected for the installed code: with mixed precision accelerate
-    upcasts trainable low-precision parameters to fp32 for FSDP1 and FSDP2; DeepSpeed's ZeRO optimizers
-    keep fp32 master partitions whether or not mixed precision is on. ZeRO-0 and zero.Init exceptions are
-    in :func:`precision_notes`.
+
+def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow]:
+    """Where each dtype ends up on FSDP1, FSDP2 and DeepSpeed ZeRO-1/2/3 for a load dtype and mixed precision.
+
+    Follows the concept guide's table, corrected for the installed code (the claims in :data:`TABLE_CLAIMS`):
+    with mixed precision accelerate upcasts FSDP1's units that hold a trainable parameter (frozen weights in them
+    too) and adds autocast; for FSDP2 it upcasts trainable parameters only and adds no autocast. DeepSpeed's ZeRO
+    optimizers keep fp32 master partitions by default, whether or not mixed precision is on. ZeRO-0 and zero.Init
+    exceptions are in :func:`precision_notes`.
     """
     _check(model_dtype, mixed_precision)
     md, mp = model_dtype, mixed_precision
+    module = md if mp == "no" else _SIXTEEN[mp]
+    ds_bytes = "20" if module == "fp32" else "16 (bf16 masters: 10)" if module == "bf16" else "16"
+    ds_upcast = "fp32 master"
     if mp == "no":
-        fsdp = PrecisionRow("FSDP", md, md, md, md, md)
-        ds = PrecisionRow("DeepSpeed", md, _ds_params(md), md, "fp32", f"{md} weights + fp32 master shards")
+        b = str(4 * _SIZE[md])
+        rows = [PrecisionRow(v, md, md, md, md, md, "no", "none", b) for v in ("FSDP1", "FSDP2")]
+        ds = PrecisionRow("DeepSpeed", md, _ds_params(md), md, "fp32", f"{md} weights + fp32 master shards",
+                          "no", ds_upcast, ds_bytes)
     else:
-        fsdp = PrecisionRow("FSDP", md, "fp32", _COMPUTE[mp], "fp32", "fp32")
+        low = md != "fp32"
+        rows = [PrecisionRow("FSDP1", md, "fp32", _COMPUTE[mp], "fp32", "fp32", "yes",
+                             "whole unit" if low else "none", "16"),
+                PrecisionRow("FSDP2", md, "fp32", _COMPUTE[mp], "fp32", "fp32", "no",
+                             "trainable only" if low else "none", "16")]
         ds = PrecisionRow("DeepSpeed", md, _ds_params(_SIXTEEN[mp]), _COMPUTE[mp], "fp32",
-                          f"{_SIXTEEN[mp]} weights + fp32 master shards")
-    return [fsdp, ds]
+                          f"{_SIXTEEN[mp]} weights + fp32 master shards", "no", ds_upcast, ds_bytes)
+    return [*rows, ds]
 
 
 def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
@@ -74,12 +99,14 @@ def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
     notes: list[str] = []
     if mp == "no":
         if low:
+            option = (" With bf16 enabled and its bf16 master-weights option, master and Adam state stay bf16: 10 "
+                      "bytes (the master is still a copy)." if md == "bf16" else "")
             notes.append(
                 f"{md} weights with no mixed precision: FSDP trains, reduces gradients and keeps Adam state in "
-                f"{md}, about 8 bytes per parameter before sharding instead of 16, but small updates can be "
-                f"rounded away. DeepSpeed ZeRO-1/2/3 still build fp32 master weights and fp32 Adam state from "
-                f"the {md} weights (12 more bytes per parameter, divided by the number of ranks), so on few "
-                f"GPUs DeepSpeed needs clearly more memory.")
+                f"{md}, 8 bytes per parameter before sharding instead of 16, but small updates can be rounded "
+                f"away. DeepSpeed ZeRO-1/2/3 by default still build fp32 master weights and fp32 Adam state "
+                f"from the {md} weights: 16 bytes before sharding, 8 more, so on few GPUs DeepSpeed needs "
+                f"clearly more memory.{option}")
             notes.append(
                 f"DeepSpeed ZeRO-0 (sharding 'none') with no mixed precision has no master copy: the optimizer "
                 f"updates the {md} parameters directly, as FSDP does.")
@@ -96,11 +123,11 @@ def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
         sixteen = _SIXTEEN[mp]
         if low:
             notes.append(
-                f"{md} weights with {mp} mixed precision: at prepare() accelerate upcasts every trainable "
-                f"parameter to fp32 for FSDP (it warns 'Upcasted low precision parameters'); frozen ones stay "
-                f"{md}. FSDP checkpoints are then fp32, twice the size of {md} files. DeepSpeed casts the "
-                f"model to {sixteen} and keeps a separate fp32 master partition; its 16-bit save writes "
-                f"{sixteen}.")
+                f"{md} weights with {mp} mixed precision: at prepare() accelerate upcasts to fp32 every FSDP1 "
+                f"unit that holds a trainable parameter, frozen weights in it included (warning 'Upcasted low "
+                f"precision parameters'); FSDP2 upcasts only trainable parameters, frozen ones stay {md}. FSDP "
+                f"checkpoints are then fp32, twice the size of {md} files. DeepSpeed casts the model to "
+                f"{sixteen} and keeps a separate fp32 master partition; its 16-bit save writes {sixteen}.")
         else:
             notes.append(
                 f"fp32 weights with {mp} mixed precision: FSDP keeps fp32 shards and all-gathers them in "
@@ -114,6 +141,10 @@ def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
         notes.append(
             "FSDP1 also casts buffers to the mixed-precision dtype; FSDP2 and DeepSpeed leave buffers (e.g. "
             "rotary frequencies) in the dtype they were loaded in.")
+        notes.append(
+            "FSDP1 runs forward under autocast (accelerate wraps it) and returns fp32 outputs. FSDP2 gets no "
+            "autocast: only its policy casts parameters, so operations on tensors your code creates in fp32 "
+            "stay fp32, and outputs come back in the mixed-precision dtype.")
         if mp == "fp16":
             notes.append(
                 "fp16 needs loss scaling: accelerate adds a gradient scaler for FSDP (ShardedGradScaler on v1, "

@@ -1,0 +1,215 @@
+"""Claims about precision (wizard/core/claims/precision.py).
+
+FSDP through accelerate and DeepSpeed engines run in fresh processes (tests/claims/precision_runs/): accelerate keeps
+global state, the CPU FSDP shim patches it, and deepspeed.initialize sets up its comm backend once per process. The
+DeepSpeed run loads DeepSpeed's shm comm op from TORCH_EXTENSIONS_DIR (built once, 60-100 s, if missing there).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from helpers import ROOT
+
+RUNS = Path(__file__).parent / "precision_runs"
+EXT_DIR = os.environ.get("TORCH_EXTENSIONS_DIR", str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+
+
+def _run(script: str, *args: str, timeout: int = 120) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCH_EXTENSIONS_DIR": EXT_DIR, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, str(RUNS / script), *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, (proc.stdout[-2000:], proc.stderr[-4000:])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+@pytest.fixture(scope="module")
+def fsdp():
+    runs: dict[tuple[int, str], dict] = {}
+
+    def get(version: int, mp: str) -> dict:
+        if (version, mp) not in runs:
+            runs[version, mp] = _run("fsdp_run.py", str(version), mp)
+        return runs[version, mp]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return _run("ds_run.py", timeout=600)  # an op build, when the cache lacks it, must never be killed
+
+
+@pytest.fixture
+def fresh_state(monkeypatch):
+    from accelerate.state import AcceleratorState, PartialState
+
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+    yield monkeypatch
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+
+
+# ------------------------------------------------------------------------------------------------------ FSDP
+@pytest.mark.claim("fsdp1-autocast-fsdp2-none")
+def test_fsdp1_adds_autocast_fsdp2_does_not(fsdp):
+    v1, v2 = fsdp(1, "bf16"), fsdp(2, "bf16")
+    assert v1["dist"] == v2["dist"] == "DistributedType.FSDP"
+    # FSDP1: forward wrapped (prepare_model), autocast on inside it, outputs converted back to fp32
+    assert v1["forward_wrapped"] and v1["autocast"] and v1["model_out"] == "torch.float32"
+    # FSDP2: no wrapper, no autocast; the matmuls are bf16 only because MixedPrecisionPolicy casts the parameters
+    assert not v2["forward_wrapped"] and not v2["autocast"]
+    assert v2["policy"] == "MixedPrecisionPolicy" and v2["param_dtype"] == "torch.bfloat16"
+    assert v2["matmul_out"] == "torch.bfloat16" and v2["model_out"] == "torch.bfloat16"
+
+
+@pytest.mark.claim("fsdp1-upcast-per-unit")
+def test_fsdp1_upcasts_the_whole_unit(fsdp):
+    v1 = fsdp(1, "bf16")
+    [(dtype, fqns)] = v1["units"]  # one unit holds the frozen base and the trainable adapter
+    assert dtype == "torch.float32" and "base.weight" in fqns and "adapter.weight" in fqns
+    assert v1["params"]["block.base.weight"] == "torch.float32"  # frozen, loaded bf16, upcast all the same
+    assert v1["upcast_warning"]
+
+
+@pytest.mark.claim("fsdp2-upcast-per-parameter")
+def test_fsdp2_upcasts_trainable_parameters_only(fsdp):
+    v2 = fsdp(2, "bf16")
+    assert v2["params"]["block.adapter.weight"] == "torch.float32"
+    assert v2["params"]["block.base.weight"] == "torch.bfloat16"  # frozen: keeps the load dtype
+    assert not v2["upcast_warning"]
+
+
+@pytest.mark.claim("fsdp-policy-from-mixed-precision")
+def test_fsdp_policy_follows_mixed_precision():
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from torch.distributed.fsdp import MixedPrecision, MixedPrecisionPolicy
+
+    v1 = Plugin(fsdp_version=1, sync_module_states=False)
+    v1.set_mixed_precision("bf16")
+    p = v1.mixed_precision_policy
+    assert isinstance(p, MixedPrecision)
+    assert p.param_dtype == p.reduce_dtype == p.buffer_dtype == torch.bfloat16
+    v2 = Plugin(fsdp_version=2)
+    v2.set_mixed_precision("fp8")  # fp8 runs FSDP on bf16
+    p = v2.mixed_precision_policy
+    assert isinstance(p, MixedPrecisionPolicy) and not hasattr(p, "buffer_dtype")
+    assert p.param_dtype == p.reduce_dtype == p.output_dtype == torch.bfloat16
+    own = Plugin(fsdp_version=2, mixed_precision_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                                                            reduce_dtype=torch.float32))
+    own.set_mixed_precision("bf16")  # a policy given in code keeps its reduce dtype
+    assert own.mixed_precision_policy.reduce_dtype == torch.float32
+
+
+@pytest.mark.claim("fsdp-no-mixed-precision-keeps-load-dtype")
+def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
+    r = fsdp(2, "no")
+    assert r["policy"] == "NoneType" and not r["scaler"]
+    assert set(r["params"].values()) == {"torch.bfloat16"} and r["adam_dtypes"] == ["torch.bfloat16"]
+    b = r["bytes"]
+    assert (b["weights"] + b["grads"] + b["adam"]) / b["numel"] == 8  # 2 + 2 + 4, after a real AdamW step
+    mp = fsdp(2, "bf16")["bytes"]
+    assert (mp["weights"] + mp["grads"] + mp["adam"]) / mp["numel"] == 16  # with mixed precision: fp32 all through
+
+
+# ------------------------------------------------------------------------------------------------------ DeepSpeed
+@pytest.mark.claim("ds-module-cast-fp32-master")
+@pytest.mark.claim("ds-zero0-no-master")
+@pytest.mark.claim("ds-bf16-master-weights-option")
+@pytest.mark.claim("ds-communication-dtype-default")
+@pytest.mark.claim("ds-zero-init-dtype")
+def test_deepspeed_engine_dtypes_and_bytes(ds):
+    def per_param(r, grad=2):  # weights + master + Adam moments, measured; + the gradient in the module's dtype
+        b = r["bytes"]
+        return (b["weights"] + b["master"] + b["adam"]) / r["numel"] + grad
+
+    on, off = ds["zero1_bf16"], ds["zero1_off"]
+    for r in (on, off):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32, fp32 masters
+        assert r["optimizer"] == "DeepSpeedZeroOptimizer" and r["module"] == ["torch.bfloat16"]
+        assert r["buffer"] == "torch.float32" and r["master"] == ["torch.float32"] and r["state"] == ["torch.float32"]
+        assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
+        assert r["dynamic_loss_scale"] is False
+    assert on["comm"] == "torch.bfloat16" and off["comm"] == "torch.float32"
+    fp32 = ds["zero1_fp32"]  # an fp32 model: the master partition is a second fp32 copy
+    assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
+    z0 = ds["zero0_off"]
+    assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
+    assert per_param(z0) == 8
+    m = ds["zero1_bf16_master"]
+    assert m["master"] == ["torch.bfloat16"] and m["state"] == ["torch.bfloat16"] and per_param(m) == 10
+    assert "requires ZeRO-1 Offload with DeepSpeedCPUAdam" in ds["zero1_bf16_master_only"]["assert"]
+    assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    def cfg(stage, **extra):
+        return {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": stage},
+                "bf16": {"enabled": True, "bf16_master_weights_and_grads": True, "bf16_optimizer_states": True},
+                **extra}
+
+    for stage in (1, 2, 3):
+        c = DeepSpeedConfig(cfg(stage, communication_data_type="fp32"))
+        assert c.bfloat16_config.bf16_master_weights_and_grads and c.bfloat16_config.bf16_optimizer_states
+        assert c.communication_data_type == torch.float32
+    with pytest.raises(AssertionError, match="only supported with ZeRO Stage 1, 2, or 3"):
+        DeepSpeedConfig(cfg(0))
+
+
+# ------------------------------------------------------------------------------------------------------ accelerate
+BASE = {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}
+
+
+@pytest.mark.claim("ds-mixed-precision-to-json")
+def test_mixed_precision_becomes_the_json_blocks():
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    p = DeepSpeedPlugin(hf_ds_config=dict(BASE))
+    p.set_mixed_precision("fp16")
+    assert p.deepspeed_config["fp16"] == {"enabled": True, "auto_cast": True}
+    assert p.deepspeed_config["bf16"] == {"enabled": False}
+    assert DeepSpeedConfig(p.deepspeed_config).float16_config.loss_scale == 0  # 0 = dynamic loss scaling
+    p = DeepSpeedPlugin(hf_ds_config={**BASE, "bf16": {"enabled": "auto"}})
+    p.set_mixed_precision("bf16")
+    assert p.deepspeed_config["bf16"] == {"enabled": True} and p.deepspeed_config["fp16"] == {"enabled": False}
+
+
+@pytest.mark.claim("ds-json-overrides-launch-mixed-precision")
+def test_a_json_block_silently_overrides_launch_mixed_precision(fresh_state):
+    from accelerate.state import AcceleratorState
+    from accelerate.utils import DeepSpeedPlugin, TorchDynamoPlugin
+
+    fresh_state.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    plugin = DeepSpeedPlugin(hf_ds_config={**BASE, "bf16": {"enabled": False}})
+    # what `--mixed_precision bf16` (ACCELERATE_MIXED_PRECISION) or Accelerator(mixed_precision="bf16") passes on
+    state = AcceleratorState(mixed_precision="bf16", deepspeed_plugin=plugin, dynamo_plugin=TorchDynamoPlugin(),
+                             _from_accelerator=True)
+    assert str(state.distributed_type) == "DistributedType.DEEPSPEED"
+    assert plugin.deepspeed_config["bf16"] == {"enabled": False} and state.mixed_precision == "no"  # no message
+    other = DeepSpeedPlugin(hf_ds_config={**BASE, "fp16": {"enabled": True}})
+    with pytest.raises(ValueError, match="cannot be set to `bf16` when `fp16` is set"):
+        other.set_mixed_precision("bf16")  # only the other 16-bit dtype raises
+
+
+@pytest.mark.claim("ds-file-refuses-yaml-mixed-precision")
+def test_yaml_mixed_precision_next_to_a_json_raises(tmp_path, monkeypatch):
+    import yaml
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+    from accelerate.utils import DeepSpeedPlugin
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED",
+                                   "mixed_precision": "no", "num_processes": 2, "num_machines": 1,
+                                   "deepspeed_config": {"deepspeed_config_file": "ds.json"}}))
+    parse = launch_command_parser().parse_args
+    assert _validate_launch_command(parse(["--config_file", str(cfg), "x.py"]))[2]  # 'no' counts as from the YAML
+    assert not _validate_launch_command(parse(["--config_file", str(cfg), "--mixed_precision", "bf16", "x.py"]))[2]
+    monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "mixed_precision")  # what launch_command then exports
+    with pytest.raises(ValueError, match="will be ignored"):
+        DeepSpeedPlugin(hf_ds_config=dict(BASE))
