@@ -385,7 +385,7 @@ def ds_zero3_init_cannot_be_off(a: Answers) -> Iterator[Hit]:
         yield (["loading.ram_efficient", "sharding.strategy"], "zero3_init_flag false cannot switch zero.Init "
                "off at ZeRO-3: a Transformers model loaded after the Accelerator (or TrainingArguments) exists is "
                "created partitioned anyway; one loaded before, or built without Transformers, is created whole "
-               "either way. No flag is written (ZeRO-3's default, on)",
+               "either way. zero3_init_flag is written true (ZeRO-3's default, what happens anyway)",
                "drop loading.ram_efficient, or load the model before creating the Accelerator/TrainingArguments, "
                "or choose sharding.strategy grads_optimizer (ZeRO-2)")
 

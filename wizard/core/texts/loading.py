@@ -15,7 +15,7 @@ TEXTS: dict[str, Text] = {
         deepspeed="zero3_init_flag (on by default at ZeRO-3): Transformers' from_pretrained builds the model "
                   "inside deepspeed.zero.Init, so each parameter is partitioned as soon as it exists. false does "
                   "not stop that: from_pretrained follows the DeepSpeed config alone, and the flag only switches "
-                  "accelerate's GatheredParameters helper. For false at ZeRO-3 the wizard writes no flag. Below "
+                  "accelerate's GatheredParameters helper. For false at ZeRO-3 the wizard writes true. Below "
                   "ZeRO-3 accelerate turns it off (warning if set) and every rank loads everything.",
         versions="accelerate launch raises when ram-efficient loading is on and fsdp_sync_module_states is "
                  "false, even for FSDP2. Its launch default is true. torchao fp8 with FSDP2 refuses it. "
