@@ -75,6 +75,8 @@ CASES = [
      "offload.nvme_path"),
     ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}), merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}),
      "offload.nvme_path"),
+    ("ds-offload-optimizer-becomes-adam", merge(DS, {"offload": {"optimizer": "cpu"}}), DS, "offload.optimizer"),
+    ("ds-zero3-init-cannot-be-off", merge(DS, {"loading": {"ram_efficient": False}}), DS, "loading.ram_efficient"),
     ("ram-efficient-needs-sync", merge(F1, {"sync": {"module_states": False}}),
      merge(F1, {"sync": {"module_states": False}, "loading": {"ram_efficient": False}}), "sync.module_states"),
     ("zero3-init-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": True}}),
@@ -240,3 +242,31 @@ def test_torch_compile_on_deepspeed_names_every_stated_dynamo_option():
     (plain,) = [f for f in check_answers(A(merge(DS, {"launch": {"dynamo_backend": "inductor"}})))
                 if f.rule == "ds-compile-not-passed"]
     assert list(plain.keys) == ["launch.dynamo_backend"]
+
+
+def test_zero3_with_ram_efficient_false_writes_no_init_flag():
+    """zero3_init_flag: false would not stop zero.Init (claim ds-zero3-init-flag-does-not-stop-zero-init): at ZeRO-3
+    the wizard writes true (what happens anyway) for loading.ram_efficient false, and passes its own linter."""
+    from wizard.core.lint import lint
+    from wizard.core.render import render
+
+    out = render(A(merge(DS, {"loading": {"ram_efficient": False}})))
+    assert out.accelerate["deepspeed_config"]["zero3_init_flag"] is True
+    assert not [f for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None) if f.severity == "error"]
+    zero2 = render(A(merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": False}})))
+    assert zero2.accelerate["deepspeed_config"]["zero3_init_flag"] is False
+
+
+@pytest.mark.parametrize("extra", [{}, {"training": {"gradient_accumulation_steps": 4}},
+                                   {"offload": {"nvme_path": "/n", "params": "nvme"}},
+                                   {"deepspeed": {"config_file": "yes"}}])
+def test_the_wizard_always_writes_gradient_accumulation_into_its_deepspeed_json(extra):
+    """A DeepSpeed JSON without the key forces 1 (claim ds-json-without-gradient-accumulation-is-1); the wizard's
+    JSON always carries it, so rule deepspeed-json-no-gradient-accumulation never fires on what it writes."""
+    from wizard.core.lint import lint
+    from wizard.core.render import render
+
+    out = render(A(merge(DS, {"deepspeed": {"config_file": "yes"}}, extra)))
+    assert out.deepspeed is not None and "gradient_accumulation_steps" in out.deepspeed
+    findings = lint(out.accelerate, out.deepspeed, gpus_per_node=None)
+    assert "deepspeed-json-no-gradient-accumulation" not in {f.rule for f in findings}

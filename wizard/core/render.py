@@ -225,7 +225,8 @@ def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str, json_m
             put(d, "gradient_clipping", float(clip), "training.gradient_clipping", p)
         put(d, "offload_optimizer_device", ds_offload_optimizer(a), "offload.optimizer", p)
         put(d, "offload_param_device", ds_offload_params(a), "offload.params", p)
-    put(d, "zero3_init_flag", bool(a["loading.ram_efficient"]) and stage == 3, "loading.ram_efficient", p)
+    # at ZeRO-3 false would not stop zero.Init (rule ds-zero3-init-cannot-be-off): true, what happens anyway
+    put(d, "zero3_init_flag", stage == 3, "loading.ram_efficient", p)
     if a["wrapping.ds_moe_layer_classes"]:
         put(d, "deepspeed_moe_layer_cls_names", ",".join(a["wrapping.ds_moe_layer_classes"]),
             "wrapping.ds_moe_layer_classes", p)

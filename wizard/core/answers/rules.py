@@ -328,6 +328,20 @@ def pin_memory_unused(a: Answers) -> Iterator[Hit]:
                "drop offload.pin_memory, or offload something")
 
 
+@answer_rule("ds-offload-optimizer-becomes-adam", INFO,
+             "with DeepSpeed optimizer offload, a torch optimizer other than Adagrad or Lion becomes CPU Adam",
+             DOC + "ds-optimizer-and-scheduler; accelerate/accelerator.py:2374-2384; "
+             "accelerate/utils/deepspeed.py:29-97",
+             keys="offload.optimizer", fix="use AdamW/Adam (or Adagrad) in the script, or offload nothing",
+             claims=("ds-offload-replaces-torch-optimizer",))
+def ds_offload_optimizer_becomes_adam(a: Answers) -> Iterator[Hit]:
+    if a.target == DEEPSPEED and zero_stage(a) > 0 and ds_offload_optimizer(a) != "none":
+        yield (["offload.optimizer"], "accelerate replaces the script's torch optimizer by a DeepSpeed CPU one, "
+               "keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get their CPU "
+               "versions, and anything else (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam",
+               "if your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or offload nothing")
+
+
 # ------------------------------------------------------------------ loading, sync, summoning
 
 
@@ -359,6 +373,23 @@ def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
                "fullgraph", "set summoning.use_orig_params true, or use FSDP2")
 
 
+@answer_rule("ds-zero3-init-cannot-be-off", WARNING, "at ZeRO-3, zero3_init_flag false does not stop zero.Init",
+             DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1459-1488; "
+             "transformers/modeling_utils.py:1435-1450",
+             keys="loading.ram_efficient, sharding.strategy",
+             fix="drop loading.ram_efficient (zero.Init stays on), or load the model before creating the "
+                 "Accelerator/TrainingArguments, or choose grads_optimizer (ZeRO-2)",
+             claims=("ds-zero3-init-flag-does-not-stop-zero-init", "ds-zero3-init-needs-config-before-load"))
+def ds_zero3_init_cannot_be_off(a: Answers) -> Iterator[Hit]:
+    if a.target == DEEPSPEED and zero_stage(a) == 3 and not a["loading.ram_efficient"]:
+        yield (["loading.ram_efficient", "sharding.strategy"], "zero3_init_flag false cannot switch zero.Init "
+               "off at ZeRO-3: a Transformers model loaded after the Accelerator (or TrainingArguments) exists is "
+               "created partitioned anyway; one loaded before, or built without Transformers, is created whole "
+               "either way. zero3_init_flag is written true (ZeRO-3's default, what happens anyway)",
+               "drop loading.ram_efficient, or load the model before creating the Accelerator/TrainingArguments, "
+               "or choose sharding.strategy grads_optimizer (ZeRO-2)")
+
+
 # ------------------------------------------------------------------ checkpoint, wrapping, prefetch
 
 
@@ -371,11 +402,13 @@ def fsdp2_no_local_state_dict(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation",
-             DOC + "ds-zero3-flags; accelerate/accelerator.py:4071-4091 (get_state_dict at ZeRO-3)")
+             DOC + "ds-zero3-flags; accelerate/accelerator.py:3526-3530, 4070-4091 (get_state_dict at ZeRO-3)",
+             claims=("ds-zero3-state-dict-needs-16bit-gather",))
 def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
-        yield (["checkpoint.format"], "ZeRO-3 saves partitioned weights; save_model without 16-bit gathering "
-               "gives no usable weights", "run zero_to_fp32.py on the checkpoint folder afterwards, or choose "
+        yield (["checkpoint.format"], "ZeRO-3 saves partitioned weights; without 16-bit gathering "
+               "accelerator.save_model and get_state_dict raise", "run zero_to_fp32.py on the checkpoint folder "
+               "(accelerator.save_state) afterwards, or choose "
                "full to gather 16-bit weights on save (slow for large models)")
 
 

@@ -45,6 +45,31 @@ INIT_BAD = rule("deepspeed-zero3-init-flag-invalid", ERROR, "zero3_init_flag is 
                 DOC + "ds-zero3-flags; " + D + ":1327-1336; accelerate/utils/environment.py:59-71")
 INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: true with a stage other than 3",
                  DOC + "ds-zero3-flags; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
+INIT_OFF_IGNORED = rule("deepspeed-zero3-init-flag-false-ignored", ERROR,
+                        "zero3_init_flag: false at ZeRO-3 does not stop zero.Init",
+                        DOC + "ds-zero3-flags; " + D + ":1459-1488, 1554-1562; " + A + "state.py:978-990; "
+                        "transformers/modeling_utils.py:1435-1450",
+                        keys="deepspeed_config.zero3_init_flag and the stage (deepspeed_config.zero_stage or "
+                        "zero_optimization.stage)",
+                        fix="delete zero3_init_flag (ZeRO-3 turns it on), or load the model before creating the "
+                        "Accelerator/TrainingArguments, or use stage 2",
+                        claims=("ds-zero3-init-flag-does-not-stop-zero-init", "ds-zero3-init-needs-config-before-load"))
+JSON_NO_GAS = rule("deepspeed-json-no-gradient-accumulation", WARNING,
+                   "A DeepSpeed JSON without gradient_accumulation_steps: accelerate uses 1, whatever the script "
+                   "passes",
+                   DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1274-1275; " + A
+                   + "accelerator.py:2207-2221",
+                   keys="gradient_accumulation_steps (DeepSpeed JSON)",
+                   fix="write \"gradient_accumulation_steps\": \"auto\" (takes the script's value) or a number",
+                   claims=("ds-json-without-gradient-accumulation-is-1",))
+OFFLOAD_OPT_ADAM = rule("deepspeed-offload-optimizer-becomes-adam", INFO,
+                        "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or Lion becomes CPU Adam",
+                        DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2374-2384; " + A
+                        + "utils/deepspeed.py:29-97",
+                        keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
+                        "zero_optimization.offload_optimizer.device)",
+                        fix="use AdamW/Adam (or Adagrad) in the script, or an optimizer block in the JSON",
+                        claims=("ds-offload-replaces-torch-optimizer",))
 SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
                   DOC + "ds-zero3-flags; " + D + ":1254-1257")
 SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
@@ -126,6 +151,13 @@ def check(ctx: Ctx) -> None:
 
 
 def _check_file_mode(ctx: Ctx, dc: dict) -> None:
+    if isinstance(ctx.ds, dict) and "gradient_accumulation_steps" not in ctx.ds:
+        ctx.emit(JSON_NO_GAS, "gradient_accumulation_steps",
+                 "The DeepSpeed JSON has no `gradient_accumulation_steps`, so accelerate sets it to 1. A script that "
+                 "passes `Accelerator(gradient_accumulation_steps=N)` (or the Trainer's TrainingArguments) gets 1 "
+                 "instead of N, with only a 'mismatch' warning at prepare(); a script that passes nothing gets 1, "
+                 "as meant.",
+                 "Write `\"gradient_accumulation_steps\": \"auto\"` to take the script's value, or the number.")
     bad = [k for k in dc if str(k).lower() in FILE_MODE_FORBIDDEN]
     keys = [f"deepspeed_config.{k}" for k in bad]
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
@@ -233,6 +265,17 @@ def _check_common(ctx: Ctx, dc: dict) -> None:
                      f"{shown}" + (" (written as a string, which accelerate does not treat as 3)"
                                    if ctx.stage == 3 else "") + "; the plugin warns and turns it off, so the "
                      "model is loaded whole on every process.", "Use stage 3, or set `zero3_init_flag: false`.")
+        elif b is False and accel_is_zero3(ctx):
+            keys = ["deepspeed_config.zero3_init_flag",
+                    "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"]
+            ctx.emit(INIT_OFF_IGNORED, tuple(keys),
+                     "`zero3_init_flag: false` does not stop zero.Init at ZeRO-3: accelerate registers the DeepSpeed "
+                     "config with Transformers whatever the flag, and from_pretrained decides from that alone. A "
+                     "Transformers model loaded after the Accelerator (or TrainingArguments) exists is created "
+                     "partitioned anyway; one loaded before, or built without Transformers, is created whole with or "
+                     "without the flag. The flag only turns accelerate's GatheredParameters helper into a no-op.",
+                     "Delete `zero3_init_flag` (ZeRO-3 turns it on). To load whole, load the model before creating "
+                     "the Accelerator/TrainingArguments, or use stage 2.")
     moe = dc.get("deepspeed_moe_layer_cls_names")
     if moe is not None:
         names = str(moe).split(",")
@@ -269,6 +312,16 @@ def check_offload_vs_stage(ctx: Ctx, devices: dict) -> None:
     stage = ctx.stage
     if stage is None:
         return
+    opt_key, opt = devices.get("offload_optimizer", ("", "none"))
+    ds = ctx.ds if ctx.ds_file_mode and isinstance(ctx.ds, dict) else {}
+    if (opt in ("cpu", "nvme") and stage > 0 and "optimizer" not in ds
+            and ds.get("zero_force_ds_cpu_optimizer", True) is not False):
+        ctx.emit(OFFLOAD_OPT_ADAM, opt_key,
+                 f"With optimizer offload ({fmt(opt)}) accelerate replaces the script's torch optimizer by a DeepSpeed "
+                 "CPU optimizer, keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion "
+                 "get CPU versions, and any other optimizer (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam.",
+                 "If your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or put an optimizer "
+                 "block in the DeepSpeed JSON.")
     stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
     opt_key, opt = devices.get("offload_optimizer", ("", "none"))
     par_key, par = devices.get("offload_param", ("", "none"))

@@ -13,13 +13,14 @@ TEXTS: dict[str, Text] = {
              "accelerate YAML. FSDP comes in two implementations with different key sets (see FSDP version).",
         deepspeed="Writes distributed_type: DEEPSPEED plus a deepspeed_config section. Only a few DeepSpeed "
                   "options can be set there; the rest go into a DeepSpeed JSON that the YAML points to "
-                  "with deepspeed_config_file.",
+                  "with deepspeed_config_file. One model per Accelerator: a prepare() call with two models "
+                  "raises, and a second call gets its own engine that accelerator.backward() does not drive.",
         versions="accelerate 1.15 validates only top-level YAML keys. A DeepSpeed key placed under fsdp_config "
                  "(or the reverse) is dropped without a message, and distributed_type alone decides which "
                  "section is read.",
         tips="FSDP2 by default. DeepSpeed when you need ZeRO-1, NVMe offload, optimizer-only offload or an "
              "existing DeepSpeed JSON.",
-        claims=("config-sections-unchecked",),
+        claims=("config-sections-unchecked", "ds-one-model-per-prepare"),
     ),
     "fsdp_version": Text(
         what="FSDP1 is the FullyShardedDataParallel wrapper that packs each unit's parameters into one flat "

@@ -14,17 +14,19 @@ TEXTS: dict[str, Text] = {
              "(v1 only). Plugin default: FULL for v1, SHARDED for v2. accelerator.save_model and get_state_dict "
              "always gather a full state dict, whatever the type. With mixed precision the weights are saved in "
              "fp32.",
-        deepspeed="The engine always saves per-rank shards (model weights plus fp32 optimizer partitions); "
-                  "zero_to_fp32.py, copied next to them, rebuilds fp32 weights offline. 'full' sets "
-                  "zero3_save_16bit_model (stage3_gather_16bit_weights_on_model_save) so that save_model and "
-                  "get_state_dict can gather 16-bit weights at ZeRO-3. At stages 0-2 nothing is partitioned "
-                  "and the flag changes nothing.",
+        deepspeed="The engine saves its own checkpoint. ZeRO-0/1/2: the weights once (every rank holds them "
+                  "all) plus per-rank optimizer-state files (fp32 master weights and moments). ZeRO-3: per-rank "
+                  "weight and optimizer shards; zero_to_fp32.py, copied next to them, rebuilds fp32 weights "
+                  "offline. 'full' sets zero3_save_16bit_model (stage3_gather_16bit_weights_on_model_save) so "
+                  "that save_model and get_state_dict can gather 16-bit weights at ZeRO-3. Below ZeRO-3 the "
+                  "weights are not partitioned and the flag changes nothing.",
         versions="FSDP2 rejects LOCAL_STATE_DICT; the wizard writes SHARDED instead. At ZeRO-3 without the "
-                 "16-bit gather, accelerator.get_state_dict raises and Trainer falls back to the sharded "
-                 "checkpoint, so plan on zero_to_fp32.py. ZeRO-0 checkpoints are plain weights; "
+                 "16-bit gather, accelerator.get_state_dict and save_model raise and Trainer falls back to the "
+                 "sharded checkpoint, so plan on zero_to_fp32.py. ZeRO-0 checkpoints are plain weights; "
                  "zero_to_fp32.py does not handle them.",
         tips="sharded during training; produce one full copy at the end.",
-        claims=("fsdp-get-state-dict-full", "fsdp-state-dict-type-defaults", "fsdp-saved-weights-fp32"),
+        claims=("fsdp-get-state-dict-full", "fsdp-state-dict-type-defaults", "fsdp-saved-weights-fp32",
+                "ds-zero12-checkpoint-weights-whole", "ds-zero3-state-dict-needs-16bit-gather"),
     ),
 }
 

@@ -13,18 +13,22 @@ TEXTS: dict[str, Text] = {
              "reads the checkpoint on every rank (memory-mapped); the flag only leaves weights missing from it "
              "on meta off local rank 0, and only once the process group exists: create the Accelerator before "
              "from_pretrained.",
-        deepspeed="zero3_init_flag: Transformers builds the model inside deepspeed.zero.Init, so each "
-                  "parameter is partitioned as soon as it exists. ZeRO-3 only; at other stages accelerate warns "
-                  "and turns it off, and every rank loads everything.",
+        deepspeed="zero3_init_flag (on by default at ZeRO-3): Transformers' from_pretrained builds the model "
+                  "inside deepspeed.zero.Init, so each parameter is partitioned as soon as it exists. false does "
+                  "not stop that: from_pretrained follows the DeepSpeed config alone, and the flag only switches "
+                  "accelerate's GatheredParameters helper. For false at ZeRO-3 the wizard writes true. Below "
+                  "ZeRO-3 accelerate turns it off (warning if set) and every rank loads everything.",
         versions="accelerate launch raises when ram-efficient loading is on and fsdp_sync_module_states is "
                  "false, even for FSDP2. Its launch default is true. torchao fp8 with FSDP refuses it. "
-                 "zero3_init_flag needs Transformers, and the DeepSpeed config must be known before "
-                 "from_pretrained runs (Trainer/TrainingArguments or HfDeepSpeedConfig), or zero.Init is never "
-                 "used. Under zero.Init the parameters take DeepSpeed's dtype, not torch_dtype.",
+                 "zero.Init needs Transformers, and the DeepSpeed config must be known before from_pretrained "
+                 "runs (Accelerator, TrainingArguments or HfDeepSpeedConfig created first): a model loaded earlier, "
+                 "or built without Transformers, is created whole on every rank. Under zero.Init the parameters "
+                 "take DeepSpeed's dtype, not torch_dtype.",
         claims=("fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
                 "transformers-fsdp-loading-every-rank-reads", "transformers-fsdp-loading-needs-process-group",
                 "fsdp-launch-ram-efficient-needs-sync", "fsdp-launch-exports-defaults",
-                "fsdp-torchao-fp8-no-ram-efficient"),
+                "fsdp-torchao-fp8-no-ram-efficient", "ds-zero3-init-flag-does-not-stop-zero-init",
+                "ds-zero3-init-flag-off-below-zero3", "ds-zero3-init-needs-config-before-load"),
     ),
 }
 

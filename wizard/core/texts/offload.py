@@ -12,12 +12,16 @@ TEXTS: dict[str, Text] = {
              "parameters, gradients and the optimizer step to CPU together (all or nothing). NVMe is not "
              "available and is treated as CPU.",
         deepspeed="offload_optimizer_device inline, zero_optimization.offload_optimizer.device in a JSON. cpu "
-                  "works at ZeRO-1/2/3; accelerate replaces a torch optimizer with DeepSpeedCPUAdam (or "
-                  "Adagrad/Lion). nvme only takes effect at ZeRO-3; stages 1-2 quietly treat it as cpu. Stage 0 "
-                  "cannot offload (CPUAdam would assert), so the wizard writes none there.",
+                  "works at ZeRO-1/2/3. accelerate replaces the script's torch optimizer, keeping only lr and "
+                  "weight_decay: Adagrad and bitsandbytes Lion get their CPU versions, anything else (SGD too) "
+                  "becomes DeepSpeedCPUAdam, i.e. Adam. nvme only takes effect at ZeRO-3; stages 1-2 quietly "
+                  "treat it as cpu. Stage 0 cannot offload (CPUAdam would assert), so the wizard writes none there.",
         versions="accelerate config offers offload only from stage 2 and offers nvme at stage 2, where it is "
                  "cpu in practice. Partial offload (ratio < 1) is ZeRO-3 only, via extra JSON. The CPU optimizer "
                  "is JIT-built on first use, which takes about a minute.",
+        claims=("ds-offload-replaces-torch-optimizer", "ds-nvme-optimizer-offload-below-zero3-is-cpu",
+                "ds-offload-optimizer-stage0-asserts", "ds-accelerate-config-offload-questions",
+                "ds-partial-offload-zero3-only", "ds-cpu-optimizer-built-on-first-use"),
     ),
     "offload.params": Text(
         what="Keeps the parameter shards in host RAM (or NVMe with DeepSpeed) and copies each piece to the GPU "

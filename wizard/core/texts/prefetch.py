@@ -60,13 +60,15 @@ TEXTS: dict[str, Text] = {
                  "(partition_parameters.py:1198). 0 keeps no parameter whole.",
     ),
     "prefetch.ds_max_live_parameters": Text(
-        what="ZeRO-3 only. Upper limit on gathered (full) parameter elements held on a GPU at once; older ones "
-             "are released when it is reached. Lower saves memory and may force fetching again. Default "
-             "1,000,000,000.",
+        what="ZeRO-3 only. Caps the gathered (full) parameter elements the prefetcher may hold ahead of use: "
+             "once that many are live, it fetches nothing more ahead. What the current module needs is gathered "
+             "anyway, and nothing is released because of the cap (release follows module completion and the "
+             "reuse distance). Lower saves memory and hides less all-gather time. Default 1,000,000,000.",
         fsdp="No knob. FSDP frees gathered parameters unit by unit, so the wrapping policy bounds how much is "
              "gathered.",
         deepspeed="zero_optimization.stage3_max_live_parameters in the DeepSpeed JSON; accelerate has no 'auto' "
                   "for it.",
+        claims=("ds-max-live-parameters-caps-prefetch",),
     ),
     "prefetch.ds_max_reuse_distance": Text(
         what="ZeRO-3 only. A parameter needed again within this many parameter elements of the recorded order "

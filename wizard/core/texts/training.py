@@ -13,10 +13,12 @@ TEXTS: dict[str, Text] = {
              "GradientAccumulationPlugin(sync_each_batch=True) reduces every micro-batch to save that memory, "
              "at some speed cost.",
         deepspeed="gradient_accumulation_steps in the config; the engine counts micro-batches itself. The value "
-                  "wins over the Accelerator argument (accelerate warns on a mismatch) and enters the check "
-                  "train_batch_size = micro batch x steps x world size.",
+                  "wins over the Accelerator argument (accelerate only warns on a mismatch), and a DeepSpeed JSON "
+                  "without the key counts as 1, so Accelerator(gradient_accumulation_steps=N) becomes 1; 'auto' "
+                  "takes the script's N. It enters the check train_batch_size = micro batch x steps x world size.",
         versions="Inline in the accelerate YAML it must be an integer: 'auto' is exported as text and "
                  "Accelerator fails converting it. 'auto' works only inside a DeepSpeed JSON.",
+        claims=("ds-json-without-gradient-accumulation-is-1", "ds-inline-gradient-accumulation-auto-fails"),
     ),
     "training.gradient_clipping": Text(
         what="Rescales all gradients when their global norm exceeds this value; 0 switches it off. 1.0 is a "

@@ -1,0 +1,248 @@
+"""Claims about DeepSpeed through accelerate (wizard/core/claims/deepspeed.py).
+
+Each test that needs accelerate's DeepSpeed state runs its demonstration in a fresh interpreter (accelerate keeps
+global state, DeepSpeed initialises a process group): one gloo process, world size 1, DeepSpeed's CPU ops from
+the cache the other tests use (tests/e2e/conftest.py). The child prints one JSON line, which the test reads.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+EXTENSIONS = Path(os.environ.get("TORCH_EXTENSIONS_DIR",
+                                 Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+
+PRELUDE = """\
+import json, os, sys, warnings
+import torch
+from accelerate import Accelerator
+from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
+GLOO = [InitProcessGroupKwargs(backend="gloo")]
+def loader():
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 4)), batch_size=2)
+def report(**kw):
+    print("RESULT " + json.dumps(kw), flush=True)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ds(body: str, tmp_path: Path, timeout: int = 240) -> dict:
+    """Run PRELUDE + body in one gloo 'rank' with accelerate's DeepSpeed switched on; return what it reported."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
+               LOCAL_WORLD_SIZE="1", ACCELERATE_USE_DEEPSPEED="true", TORCH_EXTENSIONS_DIR=str(EXTENSIONS),
+               OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    script = tmp_path / "demo.py"
+    script.write_text(PRELUDE + textwrap.dedent(body), encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, (proc.stdout[-3000:], proc.stderr[-6000:])
+    out = json.loads(lines[-1][len("RESULT "):])
+    out["_stderr"] = proc.stderr
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ loading
+@pytest.mark.claim("ds-zero3-init-flag-does-not-stop-zero-init")
+def test_zero3_init_flag_false_does_not_stop_zero_init(tmp_path):
+    """A tiny Transformers model saved before the DeepSpeed state exists, loaded after it with
+    zero3_init_flag=False: its parameters are created by zero.Init (partitioned, ds_id) all the same."""
+    out = run_ds("""
+        from transformers import LlamaConfig, LlamaForCausalLM
+        from transformers.integrations import is_deepspeed_zero3_enabled
+        cfg = LlamaConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                          num_key_value_heads=2, vocab_size=64)
+        LlamaForCausalLM(cfg).save_pretrained("tiny")
+        before = is_deepspeed_zero3_enabled()
+        default = DeepSpeedPlugin(zero_stage=3).zero3_init_flag
+        plugin = DeepSpeedPlugin(zero_stage=3, zero3_init_flag=False)
+        acc = Accelerator(deepspeed_plugin=plugin, kwargs_handlers=GLOO)
+        model = LlamaForCausalLM.from_pretrained("tiny", dtype=torch.float32)
+        w = model.model.embed_tokens.weight
+        report(before=before, default=default, flag=plugin.is_zero3_init_enabled(),
+               enabled=is_deepspeed_zero3_enabled(), has_ds_id=hasattr(w, "ds_id"), numel=w.numel(),
+               ds_numel=getattr(w, "ds_numel", None))
+    """, tmp_path)
+    assert out["default"] is True  # ZeRO-3 turns the flag on by default
+    assert out["before"] is False and out["flag"] is False
+    assert out["enabled"] is True  # Transformers sees ZeRO-3 although the flag is off
+    assert out["has_ds_id"] and out["numel"] == 0 and out["ds_numel"] == 64 * 16  # created partitioned
+
+
+@pytest.mark.claim("ds-zero3-init-flag-off-below-zero3")
+def test_zero3_init_flag_is_turned_off_below_zero3():
+    from accelerate.utils import DeepSpeedPlugin
+
+    with pytest.warns(UserWarning, match="only applicable for ZeRO Stage 3"):
+        plugin = DeepSpeedPlugin(zero_stage=2, zero3_init_flag=True)
+    assert plugin.zero3_init_flag is False
+    assert DeepSpeedPlugin(zero_stage=2).zero3_init_flag is False
+
+
+@pytest.mark.claim("ds-zero3-init-needs-config-before-load")
+def test_a_model_loaded_before_the_deepspeed_state_is_not_partitioned(tmp_path):
+    out = run_ds("""
+        from transformers import LlamaConfig, LlamaForCausalLM
+        cfg = LlamaConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                          num_key_value_heads=2, vocab_size=64)
+        LlamaForCausalLM(cfg).save_pretrained("tiny")
+        early = LlamaForCausalLM.from_pretrained("tiny", dtype=torch.float32)  # before any DeepSpeed state
+        plugin = DeepSpeedPlugin(zero_stage=3, zero3_init_flag=True)
+        acc = Accelerator(deepspeed_plugin=plugin, mixed_precision="bf16", kwargs_handlers=GLOO)
+        late = LlamaForCausalLM.from_pretrained("tiny", dtype=torch.float32)
+        own = torch.nn.Linear(4, 4)  # not Transformers: never created under zero.Init
+        report(early=hasattr(early.model.embed_tokens.weight, "ds_id"),
+               late=hasattr(late.model.embed_tokens.weight, "ds_id"),
+               late_dtype=str(late.model.embed_tokens.weight.dtype), own=hasattr(own.weight, "ds_id"))
+    """, tmp_path)
+    assert out["early"] is False and out["own"] is False
+    assert out["late"] is True
+    assert out["late_dtype"] == "torch.bfloat16"  # zero.Init's dtype (the bf16 section), not dtype=float32
+
+
+# ------------------------------------------------------------------------------------------------ training
+@pytest.mark.claim("ds-json-without-gradient-accumulation-is-1")
+def test_a_json_without_gradient_accumulation_steps_overrides_the_accelerator_argument(tmp_path):
+    out = run_ds("""
+        plugin = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": "auto",
+                                               "zero_optimization": {"stage": 1}})
+        in_config = plugin.deepspeed_config["gradient_accumulation_steps"]
+        acc = Accelerator(deepspeed_plugin=plugin, gradient_accumulation_steps=4, kwargs_handlers=GLOO)
+        before = acc.gradient_accumulation_steps
+        m = torch.nn.Linear(4, 4)
+        engine, opt, dl = acc.prepare(m, torch.optim.SGD(m.parameters(), lr=0.1), loader())
+        report(in_config=in_config, before=before, after=acc.gradient_accumulation_steps,
+               engine=engine.gradient_accumulation_steps(), train_batch=engine.train_batch_size())
+    """, tmp_path)
+    assert out["in_config"] == 1  # added by the plugin
+    assert out["before"] == 4
+    assert out["after"] == 1 and out["engine"] == 1  # the script's 4 is replaced
+    assert out["train_batch"] == 2 * 1 * 1  # micro batch x accumulation x world size
+    assert "Gradient accumulation steps mismatch" in out["_stderr"]  # only a warning
+
+
+@pytest.mark.claim("ds-inline-gradient-accumulation-auto-fails")
+def test_inline_auto_gradient_accumulation_fails_in_accelerator(monkeypatch):
+    from accelerate import Accelerator
+
+    monkeypatch.setenv("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", "auto")  # what launch exports for 'auto' inline
+    with pytest.raises(ValueError, match="auto"):
+        Accelerator(cpu=True)
+
+
+# ------------------------------------------------------------------------------------------------ offload
+@pytest.mark.claim("ds-offload-replaces-torch-optimizer")
+def test_optimizer_offload_turns_sgd_into_cpu_adam():
+    """The mapping accelerate applies under optimizer offload (Accelerator._prepare_deepspeed). Building
+    DeepSpeedCPUAdam loads the cpu_adam op (built once into the extensions cache)."""
+    os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXTENSIONS))
+    import torch
+    from accelerate.utils.deepspeed import map_pytorch_optim_to_deepspeed
+    from deepspeed.ops.adam import DeepSpeedCPUAdam
+
+    params = [torch.nn.Parameter(torch.zeros(4))]
+    sgd = map_pytorch_optim_to_deepspeed(torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01))
+    adamw = map_pytorch_optim_to_deepspeed(torch.optim.AdamW(params, lr=0.1))
+    assert type(sgd) is DeepSpeedCPUAdam and type(adamw) is DeepSpeedCPUAdam
+    assert sgd.adam_w_mode is False and adamw.adam_w_mode is True  # SGD becomes Adam (L2 decay)
+    group = sgd.param_groups[0]
+    assert group["lr"] == 0.1 and "betas" in group  # Adam's betas now; the momentum is not used
+
+
+@pytest.mark.claim("ds-partial-offload-zero3-only")
+def test_partial_optimizer_offload_needs_zero3():
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    with pytest.raises(Exception, match="Partial offloading only supported for ZeRO Stage 3"):
+        DeepSpeedZeroConfig(stage=2, offload_optimizer={"device": "cpu", "ratio": 0.5})
+    DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu", "ratio": 0.5})
+
+
+@pytest.mark.claim("ds-nvme-optimizer-offload-below-zero3-is-cpu")
+def test_nvme_optimizer_offload_at_zero2_runs_on_cpu(tmp_path):
+    out = run_ds("""
+        cfg = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 1,
+               "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "nvme", "nvme_path": "swap"}}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=cfg), kwargs_handlers=GLOO)
+        m = torch.nn.Linear(4, 4)
+        engine, opt, dl = acc.prepare(m, torch.optim.AdamW(m.parameters(), lr=0.1), loader())
+        inner = engine.optimizer
+        report(kind=type(inner).__name__, cpu_offload=inner.cpu_offload, swap=os.path.exists("swap"),
+               opt=type(inner.optimizer).__name__)
+    """, tmp_path)
+    assert out["kind"] == "DeepSpeedZeroOptimizer" and out["cpu_offload"] is True
+    assert out["swap"] is False  # nothing is written to the NVMe folder
+    assert out["opt"] == "DeepSpeedCPUAdam"
+
+
+# ------------------------------------------------------------------------------------------------ checkpoint
+@pytest.mark.claim("ds-zero3-state-dict-needs-16bit-gather")
+def test_zero3_get_state_dict_raises_without_16bit_gather(tmp_path):
+    out = run_ds("""
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(zero_stage=3), kwargs_handlers=GLOO)
+        m = torch.nn.Linear(4, 4)
+        engine, opt, dl = acc.prepare(m, torch.optim.SGD(m.parameters(), lr=0.1), loader())
+        errors = []
+        for call in (lambda: acc.get_state_dict(engine), lambda: acc.save_model(engine, "out")):
+            try:
+                call()
+                errors.append("")
+            except ValueError as e:
+                errors.append(str(e))
+        report(errors=errors)
+    """, tmp_path)
+    assert all("stage3_gather_16bit_weights_on_model_save" in e for e in out["errors"]), out["errors"]
+
+
+@pytest.mark.claim("ds-zero12-checkpoint-weights-whole")
+def test_zero1_checkpoint_keeps_whole_weights_and_per_rank_optimizer_state(tmp_path):
+    out = run_ds("""
+        cfg = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 1,
+               "zero_optimization": {"stage": 1}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=cfg), kwargs_handlers=GLOO)
+        m = torch.nn.Linear(4, 4)
+        engine, opt, dl = acc.prepare(m, torch.optim.AdamW(m.parameters(), lr=0.1), loader())
+        engine.save_checkpoint("ckpt", tag="t")
+        files = sorted(os.listdir("ckpt/t"))
+        states = torch.load("ckpt/t/mp_rank_00_model_states.pt", weights_only=False)
+        report(files=files, shape=list(states["module"]["weight"].shape))
+    """, tmp_path)
+    assert "mp_rank_00_model_states.pt" in out["files"]  # one weights file, no rank in its name
+    assert any(f.startswith("zero_pp_rank_0_") and f.endswith("_optim_states.pt") for f in out["files"])
+    assert not any(f.startswith("zero_pp_rank_") and f.endswith("_model_states.pt") for f in out["files"])
+    assert out["shape"] == [4, 4]  # the full weight
+
+
+# ------------------------------------------------------------------------------------------------ backend
+@pytest.mark.claim("ds-one-model-per-prepare")
+def test_deepspeed_refuses_two_models_in_one_prepare_call(tmp_path):
+    out = run_ds("""
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(zero_stage=1), kwargs_handlers=GLOO)
+        a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+        try:
+            acc.prepare(a, b, torch.optim.SGD(a.parameters(), lr=0.1), loader())
+            refused = ""
+        except AssertionError as e:
+            refused = str(e)
+        first, _, _ = acc.prepare(a, torch.optim.SGD(a.parameters(), lr=0.1), loader())
+        second, _ = acc.prepare(b, torch.optim.SGD(b.parameters(), lr=0.1))
+        report(refused=refused, second=type(second).__name__,
+               backward_drives_first=acc.deepspeed_engine_wrapped.engine is first)
+    """, tmp_path)
+    assert "multiple models" in out["refused"]
+    assert out["second"] == "DeepSpeedEngine"  # a separate call is accepted...
+    assert out["backward_drives_first"] is True  # ...but accelerator.backward() keeps driving the first engine
+    assert "A wrapped DeepSpeed engine reference is currently tied" in out["_stderr"]
