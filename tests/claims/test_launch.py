@@ -1,0 +1,475 @@
+"""Claims about processes, machines, GPUs, the multi-node DeepSpeed launchers and torch.compile
+(wizard/core/claims/launch.py).
+
+accelerate's launcher runs here without starting a process: ``launch_command_parser().parse_args``,
+``_validate_launch_command``, then ``prepare_multi_gpu_env`` / ``prepare_deepspeed_cmd_env`` the way
+``launch_command`` dispatches, and the torchrun arguments built from them the way ``multi_gpu_launcher`` does
+(``_filter_args`` with ``torch.distributed.run``'s own parser, then its ``config_from_args``). DeepSpeed's runner
+is called piece by piece (hostfile parsing, filters, the per-launcher command builders), never started. Like the
+wizard's --verify (wizard/core/verify/roundtrip.py ``_port_probe_neutralised``), the port probe answers "free"
+except in the test about busy ports, so the results do not depend on this machine."""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
+              or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+
+BASE = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 8, "num_machines": 1,
+        "machine_rank": 0, "main_training_function": "main", "use_cpu": False, "fsdp_config": {"fsdp_version": 2}}
+
+
+def ds_base(**deepspeed_config) -> dict:
+    config = {k: v for k, v in BASE.items() if k != "fsdp_config"}
+    return {**config, "distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 2, **deepspeed_config}}
+
+
+class Launch:
+    """What ``accelerate launch --config_file <yaml> [flags] train.py --lr 1`` prepares: its args, the deepspeed
+    runner command (None when torchrun runs), the processes' environment and torchrun's arguments."""
+
+    def __init__(self, tmp_path: Path, config: dict, flags: tuple[str, ...] = (), probe_port: bool = False):
+        import accelerate.utils.launch as launch_mod
+        import torch.distributed.run as distrib_run
+        from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+
+        path = tmp_path / "accelerate.yaml"
+        path.write_text(yaml.safe_dump(config))
+        args = launch_command_parser().parse_args(["--config_file", str(path), *flags, "train.py", "--lr", "1"])
+        args, defaults, mp_from_config_flag = _validate_launch_command(args)
+        saved = launch_mod.is_port_in_use
+        if not probe_port:
+            launch_mod.is_port_in_use = lambda port=None: False
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                if args.use_deepspeed:
+                    fields = list(defaults.deepspeed_config.keys())
+                    if mp_from_config_flag:
+                        fields.append("mixed_precision")
+                    args.deepspeed_fields_from_accelerate_config = ",".join(fields)
+                    self.cmd, env = launch_mod.prepare_deepspeed_cmd_env(args)
+                else:
+                    self.cmd, env = None, launch_mod.prepare_multi_gpu_env(args)
+        finally:
+            launch_mod.is_port_in_use = saved
+        self.warnings = [str(w.message) for w in caught]
+        self.args = args
+        self.env = {k: str(v) for k, v in env.items() if os.environ.get(k) != v}
+        self.torchrun = None
+        if self.cmd is None:  # multi_gpu_launcher / deepspeed_launcher, accelerate/commands/launch.py:1021-1025
+            self.torchrun = launch_mod._filter_args(
+                args, distrib_run.get_args_parser(),
+                ["--training_script", args.training_script, "--training_script_args", args.training_script_args])
+
+    def torchrun_config(self, monkeypatch):
+        import torch.distributed.run as distrib_run
+
+        monkeypatch.setenv("OMP_NUM_THREADS", "1")  # config_from_args sets it otherwise
+        config, _, script_args = distrib_run.config_from_args(self.torchrun)
+        return config, script_args
+
+
+def one_rank(code: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``code`` as rank 0 of a one-process gloo world (DeepSpeed on CPU, its ops cached like the e2e tests')."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": "0", "WORLD_SIZE": "1",
+           "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "CUDA_VISIBLE_DEVICES": "", "DS_ACCELERATOR": "cpu",
+           "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+# ------------------------------------------------------------------ processes and machines
+@pytest.mark.claim("launch-procs-per-node-floor")
+def test_processes_per_machine_is_an_integer_division(tmp_path):
+    two = Launch(tmp_path, {**BASE, "num_processes": 9, "num_machines": 2, "main_process_ip": "10.0.0.1"})
+    assert (two.torchrun.nproc_per_node, two.torchrun.nnodes) == ("4", "2")  # 8 ranks in all, not 9
+    one = Launch(tmp_path, {**BASE, "num_processes": 9})
+    assert one.torchrun.nproc_per_node == "9"
+    ds = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="standard") | {"num_processes": 9, "num_machines": 2,
+                                                                                "main_process_ip": "10.0.0.1"})
+    assert ds.cmd is None and ds.torchrun.nproc_per_node == "4"
+
+
+@pytest.mark.claim("launch-num-processes-minus-one")
+def test_minus_one_processes_must_come_from_the_command_line(tmp_path):
+    with pytest.raises(ValueError, match="--num_processes"):
+        Launch(tmp_path, {**BASE, "num_processes": -1})
+    assert Launch(tmp_path, {**BASE, "num_processes": -1}, ("--num_processes", "4")).torchrun.nproc_per_node == "4"
+
+
+@pytest.mark.claim("launch-no-gpu-count-check")
+def test_nothing_compares_processes_or_gpu_ids_with_the_gpus(tmp_path):
+    import torch
+
+    assert not torch.cuda.is_available()  # no GPU at all here
+    fsdp = Launch(tmp_path, {**BASE, "num_processes": 64, "gpu_ids": "0"})
+    assert fsdp.torchrun.nproc_per_node == "64" and fsdp.env["CUDA_VISIBLE_DEVICES"] == "0"
+    ds = Launch(tmp_path, {**ds_base(), "num_processes": 64, "gpu_ids": "0"})
+    assert ds.torchrun.nproc_per_node == "64" and ds.env["CUDA_VISIBLE_DEVICES"] == "0"
+    with pytest.raises(ValueError, match="Less than two GPU ids"):  # the one check, for --multi_gpu only
+        Launch(tmp_path, {**BASE, "distributed_type": "MULTI_GPU", "gpu_ids": "0"})
+
+
+@pytest.mark.claim("ds-batch-size-uses-world-size")
+def test_deepspeeds_batch_check_multiplies_by_the_world_size():
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    ok = DeepSpeedConfig({"train_batch_size": 4, "train_micro_batch_size_per_gpu": 2,
+                          "gradient_accumulation_steps": 2})
+    assert ok.world_size == 1  # no process group here: one rank
+    with pytest.raises(AssertionError, match=r"gradient_acc_step \* world_size 8 != 2 \* 2 \* 1"):
+        DeepSpeedConfig({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2})
+    # given two of the three, DeepSpeed derives the third with the world size
+    derived = DeepSpeedConfig({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3})
+    assert derived.train_batch_size == 6
+
+
+@pytest.mark.claim("launch-torchrun-per-machine")
+@pytest.mark.claim("launch-address-and-port")
+@pytest.mark.claim("launch-script-args-passed")
+def test_fsdp_runs_torchrun_on_each_machine_with_its_rank(tmp_path, monkeypatch):
+    cfg = {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
+    run = Launch(tmp_path, cfg)
+    t = run.torchrun
+    assert (t.nnodes, t.node_rank, t.rdzv_endpoint, t.rdzv_backend) == ("2", 1, "10.0.0.1:1234", "static")
+    assert (t.training_script, t.training_script_args) == ("train.py", ["--lr", "1"])
+    config, script_args = run.torchrun_config(monkeypatch)
+    assert (config.min_nodes, config.max_nodes, config.rdzv_configs["rank"]) == (2, 2, 1)
+    assert config.rdzv_endpoint == "10.0.0.1:1234" and script_args[-3:] == ["train.py", "--lr", "1"]
+    # the --same_network flag turns the endpoint into master address and port
+    flag = Launch(tmp_path, cfg, ("--same_network",)).torchrun
+    assert (flag.master_addr, flag.master_port, flag.rdzv_endpoint) == ("10.0.0.1", "1234", "")
+    # one machine: the address is not used, the port defaults to 29500
+    one = Launch(tmp_path, {**BASE, "main_process_ip": "10.0.0.1"}).torchrun
+    assert (one.master_addr, one.master_port, one.rdzv_endpoint) == ("127.0.0.1", "29500", "")
+
+
+@pytest.mark.claim("launch-yaml-same-network-ignored")
+def test_same_network_in_the_yaml_is_never_applied(tmp_path):
+    cfg = {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
+    for value in (True, False):
+        run = Launch(tmp_path, {**cfg, "same_network": value})
+        assert run.args.same_network is False
+        assert (run.torchrun.rdzv_endpoint, run.torchrun.master_addr) == ("10.0.0.1:1234", "127.0.0.1")
+    ds = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **cfg, "same_network": True})
+    assert ds.torchrun.rdzv_endpoint == "10.0.0.1:1234"
+
+
+@pytest.mark.claim("launch-yaml-rdzv-backend-ignored")
+def test_rdzv_backend_in_the_yaml_is_never_applied(tmp_path):
+    cfg = {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "rdzv_backend": "c10d"}
+    assert Launch(tmp_path, cfg).torchrun.rdzv_backend == "static"
+    assert Launch(tmp_path, cfg, ("--rdzv_backend", "c10d")).torchrun.rdzv_backend == "c10d"
+
+
+@pytest.mark.claim("torch-c10d-rendezvous")
+def test_c10d_numbers_the_nodes_and_needs_the_endpoint(tmp_path, monkeypatch):
+    from torch.distributed.elastic.rendezvous.utils import parse_rendezvous_endpoint
+
+    cfg = {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
+    run = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d"))
+    config, _ = run.torchrun_config(monkeypatch)
+    assert "rank" not in config.rdzv_configs  # static passes machine_rank as "rank"; c10d assigns ranks itself
+    assert config.rdzv_endpoint == "10.0.0.1:1234"
+    # with --same_network only master address/port are set, which c10d does not read: it falls back to localhost
+    flag = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d", "--same_network"))
+    config, _ = flag.torchrun_config(monkeypatch)
+    assert config.rdzv_endpoint == "" and parse_rendezvous_endpoint(config.rdzv_endpoint, 29400) == ("localhost",
+                                                                                                    29400)
+
+
+@pytest.mark.claim("launch-busy-port")
+def test_a_busy_port_warns_on_one_machine_and_stops_rank_zero_of_several(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        one = Launch(tmp_path, {**BASE, "main_process_port": port}, probe_port=True)
+        assert one.torchrun.standalone is True and any("already in use" in w for w in one.warnings)
+        # torchrun's run() turns --standalone into a c10d rendezvous on localhost:0, a free port
+        # (torch/distributed/run.py:988-1000); starting it would start the workers.
+        with pytest.raises(ConnectionError, match="another process"):
+            Launch(tmp_path, {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "main_process_port": port},
+                   probe_port=True)
+        # a non-zero machine rank does not probe
+        Launch(tmp_path, {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1",
+                          "main_process_port": port}, probe_port=True)
+
+
+@pytest.mark.claim("launch-gpu-ids-visible-devices")
+def test_gpu_ids_become_cuda_visible_devices(tmp_path):
+    assert Launch(tmp_path, {**BASE, "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
+    assert "CUDA_VISIBLE_DEVICES" not in Launch(tmp_path, {**BASE, "gpu_ids": "all"}).env
+    assert Launch(tmp_path, {**ds_base(), "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
+
+
+@pytest.mark.claim("launch-main-training-function-tpu-only")
+def test_main_training_function_changes_nothing_for_gpu_launches(tmp_path):
+    from accelerate.commands.config.config_args import ClusterConfig
+
+    def seen(run):
+        return vars(run.torchrun), run.env
+
+    for config in (BASE, ds_base()):
+        assert seen(Launch(tmp_path, {**config, "main_training_function": "main"})) == seen(
+            Launch(tmp_path, {**config, "main_training_function": "no_such_function"}))
+    written = ClusterConfig(compute_environment="LOCAL_MACHINE", distributed_type="FSDP",
+                            mixed_precision="no", use_cpu=False, debug=False).to_dict()
+    assert written["main_training_function"] == "main"
+
+
+# ------------------------------------------------------------------ multi-node DeepSpeed
+MULTI = {"num_processes": 16, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1",
+         "main_process_port": 1234}
+
+
+@pytest.mark.claim("ds-multinode-runner-or-torchrun")
+@pytest.mark.claim("ds-launcher-default-pdsh")
+def test_deepspeed_multinode_goes_through_the_runner_except_standard(tmp_path):
+    standard = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **MULTI})
+    assert standard.cmd is None and (standard.torchrun.nnodes, standard.torchrun.node_rank) == ("2", 1)
+    for launcher in ("pdsh", "openmpi", "mvapich", "mpich", "slurm"):
+        run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=launcher), **MULTI})
+        assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"]
+        assert run.cmd[run.cmd.index("--launcher") + 1] == launcher
+        assert run.cmd[-3:] == ["train.py", "--lr", "1"]
+        assert "--node_rank" not in run.cmd  # the runner numbers the nodes
+    default = Launch(tmp_path, {**ds_base(), **MULTI})  # no deepspeed_multinode_launcher key
+    assert default.args.deepspeed_multinode_launcher == "pdsh" and "pdsh" in default.cmd
+    single = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile="/h"))
+    assert single.cmd is None and single.torchrun.nproc_per_node == "8"  # one machine: torchrun, keys unread
+
+
+@pytest.mark.claim("ds-runner-num-gpus-and-filters")
+def test_runner_gets_a_gpu_count_or_one_filter(tmp_path):
+    def cmd(**keys):
+        return Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh", **keys), **MULTI}).cmd
+
+    plain = cmd()
+    assert plain[plain.index("--num_gpus") + 1] == "8"
+    inc = cmd(deepspeed_inclusion_filter="host1@host2:0,1")
+    assert inc[inc.index("--include") + 1] == "host1@host2:0,1" and "--num_gpus" not in inc
+    both = cmd(deepspeed_inclusion_filter="host1", deepspeed_exclusion_filter="host2:3")
+    assert both[both.index("--exclude") + 1] == "host2:3" and "--include" not in both and "--num_gpus" not in both
+    host = cmd(deepspeed_hostfile="/etc/hosts.ds")
+    assert host[host.index("--hostfile") + 1] == "/etc/hosts.ds"
+    assert host[host.index("--master_addr") + 1] == "10.0.0.1" and host[host.index("--master_port") + 1] == "1234"
+    standard = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard", deepspeed_hostfile="/h",
+                                           deepspeed_inclusion_filter="host1"), **MULTI})
+    assert standard.cmd is None and not [v for v in vars(standard.torchrun).values() if v in ("/h", "host1")]
+
+
+@pytest.mark.claim("ds-nossh-launcher")
+def test_nossh_passes_the_machine_rank(tmp_path):
+    run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="nossh"), **MULTI})
+    assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"]
+    assert run.cmd[run.cmd.index("--node_rank") + 1] == "1" and "--no_ssh" in run.cmd and "--launcher" not in run.cmd
+
+
+@pytest.mark.claim("ds-runner-backends")
+def test_each_runner_backend_builds_its_own_command(tmp_path):
+    from deepspeed.launcher.multinode_runner import MPICHRunner, OpenMPIRunner, PDSHRunner, SlurmRunner
+    from deepspeed.launcher.runner import encode_world_info, parse_args
+
+    pool = {"node1": 2, "node2": 2}
+    world = encode_world_info(pool)
+    active = {"node1": [0, 1], "node2": [0, 1]}
+    args = parse_args(["--master_addr", "10.0.0.1", "--master_port", "1234", "train.py", "--lr", "1"])
+    pdsh, _, _ = PDSHRunner(args, world).get_cmd({}, active)
+    assert pdsh[0] == "pdsh" and "--node_rank=%n" in pdsh
+    assert OpenMPIRunner(args, world, pool).get_cmd({}, active)[0] == "mpirun"
+    assert MPICHRunner(args, world, pool).get_cmd({}, active)[0] == "mpirun"
+    assert SlurmRunner(args, world, pool).get_cmd({}, active)[0] == "srun"
+
+
+@pytest.mark.claim("ds-hostfile-format")
+@pytest.mark.claim("ds-hostfile-missing-local-only")
+def test_hostfile_lines_and_a_missing_hostfile(tmp_path, caplog):
+    from deepspeed.launcher.runner import fetch_hostfile
+
+    hostfile = tmp_path / "hostfile"
+    hostfile.write_text("node1 slots=8\nnode2 slots=4\n")
+    assert fetch_hostfile(str(hostfile)) == {"node1": 8, "node2": 4}
+    with caplog.at_level(logging.WARNING):
+        import deepspeed.utils.logging as ds_logging
+
+        ds_logging.logger.propagate = True
+        assert fetch_hostfile("None") is None
+    assert "local resources only" in caplog.text
+
+
+@pytest.mark.claim("ds-filter-syntax")
+def test_inclusion_and_exclusion_filters():
+    from deepspeed.launcher.runner import parse_inclusion_exclusion
+
+    pool = {"host1": 4, "host2": 4, "host3": 4}
+    assert parse_inclusion_exclusion(pool, "host1@host2:0,1", "") == {"host1": [0, 1, 2, 3], "host2": [0, 1]}
+    assert parse_inclusion_exclusion(pool, "", "host3@host2:3") == {"host1": [0, 1, 2, 3], "host2": [0, 1, 2]}
+
+
+@pytest.mark.claim("ds-config-file-exported")
+def test_the_json_path_comes_from_the_yaml(tmp_path):
+    run = Launch(tmp_path, {**ds_base(deepspeed_config_file="/cfg/ds.json")})
+    assert run.env["ACCELERATE_DEEPSPEED_CONFIG_FILE"] == "/cfg/ds.json"
+    assert run.torchrun.training_script_args == ["--lr", "1"]
+
+
+# ------------------------------------------------------------------ torch.compile
+DYNAMO = {"dynamo_backend": "INDUCTOR", "dynamo_mode": "max-autotune", "dynamo_use_fullgraph": True,
+          "dynamo_use_dynamic": False, "dynamo_use_regional_compilation": True}
+
+
+def _plugin_from(env: dict[str, str], monkeypatch):
+    from accelerate.utils import TorchDynamoPlugin
+
+    for key in [k for k in os.environ if k.startswith("ACCELERATE_DYNAMO_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        if key.startswith("ACCELERATE_DYNAMO_"):
+            monkeypatch.setenv(key, value)
+    return TorchDynamoPlugin()
+
+
+@pytest.mark.claim("dynamo-fsdp-exported")
+@pytest.mark.claim("dynamo-dynamic-false-passed")
+def test_the_fsdp_launcher_exports_dynamo_config(tmp_path, monkeypatch):
+    run = Launch(tmp_path, {**BASE, "dynamo_config": DYNAMO})
+    bare = Launch(tmp_path, {**BASE, "dynamo_config": {"dynamo_backend": "INDUCTOR"}})
+    plugin = _plugin_from(run.env, monkeypatch)
+    assert (plugin.backend.value, plugin.mode, plugin.fullgraph, plugin.use_regional_compilation) == (
+        "INDUCTOR", "max-autotune", True, True)
+    assert plugin.to_kwargs() == {"backend": "inductor", "mode": "max-autotune", "fullgraph": True, "dynamic": False}
+    # the flag is exported even when the YAML leaves it out, so dynamic=False is what torch.compile gets
+    assert bare.env["ACCELERATE_DYNAMO_USE_DYNAMIC"] == "False"
+    assert _plugin_from(bare.env, monkeypatch).to_kwargs()["dynamic"] is False
+
+
+@pytest.mark.claim("dynamo-not-exported-under-deepspeed")
+def test_the_deepspeed_launcher_drops_dynamo_config(tmp_path, monkeypatch):
+    run = Launch(tmp_path, {**ds_base(), "dynamo_config": DYNAMO})
+    assert not [k for k in run.env if k.startswith("ACCELERATE_DYNAMO_")]
+    assert _plugin_from(run.env, monkeypatch).backend.value == "NO"
+    multi = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI, "dynamo_config": DYNAMO})
+    assert not [k for k in multi.env if k.startswith("ACCELERATE_DYNAMO_")]
+
+
+@pytest.mark.claim("trainer-torch-compile-plugin")
+def test_the_trainers_torch_compile_brings_its_own_dynamo_plugin(tmp_path):
+    proc = one_rank(f"""
+        import os, torch
+        from transformers import Trainer, TrainingArguments
+        os.environ.pop("ACCELERATE_DYNAMO_BACKEND", None)
+        args = TrainingArguments(output_dir={str(tmp_path)!r}, torch_compile=True, use_cpu=True, report_to=[])
+        trainer = Trainer(model=torch.nn.Linear(2, 2), args=args)
+        plugin = trainer.accelerator.state.dynamo_plugin
+        print("PLUGIN", plugin.backend.value, "ACCELERATE_DYNAMO_BACKEND" in os.environ)
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "PLUGIN INDUCTOR False" in proc.stdout
+
+
+@pytest.mark.claim("dynamo-deepspeed-engine-compile")
+def test_accelerate_compiles_the_deepspeed_engine_when_the_script_asks(tmp_path):
+    proc = one_rank("""
+        import torch
+        from accelerate import Accelerator
+        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
+        ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 0}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds), dynamo_backend="eager",
+                          kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+        model = torch.nn.Linear(4, 4)
+        engine, _ = acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+        print("COMPILED", type(engine).__name__, engine.is_compiled)
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "COMPILED DeepSpeedEngine True" in proc.stdout
+
+
+@pytest.mark.claim("torch-compile-modes")
+def test_what_each_compile_mode_turns_on():
+    from torch._inductor import list_mode_options
+
+    assert list_mode_options("default") == {}
+    assert list_mode_options("reduce-overhead")["triton.cudagraphs"] is True
+    autotune = list_mode_options("max-autotune")
+    assert autotune["max_autotune"] is True and autotune["triton.cudagraphs"] is True
+    no_graphs = list_mode_options("max-autotune-no-cudagraphs")
+    assert no_graphs["max_autotune"] is True and "triton.cudagraphs" not in no_graphs
+
+
+@pytest.mark.claim("torch-static-shapes-recompile")
+def test_static_shapes_recompile_per_length_until_the_limit():
+    import torch
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    compiled = []
+
+    def counting_backend(gm, example_inputs):
+        compiled.append(tuple(example_inputs[0].shape))
+        return gm.forward
+
+    fn = torch.compile(lambda x: (x * 2).sum(), backend=counting_backend, dynamic=False)
+    limit = torch._dynamo.config.recompile_limit
+    assert limit == 8
+    for length in range(1, limit + 5):
+        assert fn(torch.ones(length)).item() == 2 * length  # still correct after the limit: eager
+    assert compiled == [(n,) for n in range(1, limit + 1)]  # one compile per length, then none
+    torch._dynamo.reset()
+
+
+@pytest.mark.claim("torch-graph-break-fullgraph")
+def test_a_graph_break_falls_back_unless_fullgraph():
+    import torch
+    import torch._dynamo
+
+    def fn(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x * 2
+
+    torch._dynamo.reset()
+    assert torch.compile(fn, backend="eager")(torch.ones(2)).tolist() == [4.0, 4.0]
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="graph_break|Graph break|graph break"):
+        torch.compile(fn, backend="eager", fullgraph=True)(torch.ones(2))
+    torch._dynamo.reset()
+
+
+@pytest.mark.claim("dynamo-regional-compilation")
+def test_regional_compilation_compiles_each_repeated_block():
+    import torch
+    from accelerate.utils import compile_regions
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(3))
+            self.head = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return self.head(x)
+
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    net = compile_regions(Net(), backend="eager")
+    assert all(isinstance(b, OptimizedModule) for b in net.blocks)  # each repeated block on its own
+    assert isinstance(net.head, OptimizedModule)  # the rest separately
+    assert not isinstance(net, OptimizedModule)  # not the whole model at once
+    assert net(torch.ones(1, 4)).shape == (1, 2)
