@@ -18,3 +18,29 @@ def test_the_loader_checks_only_top_level_keys(tmp_path):
     path.write_text(yaml.safe_dump({**base, "zero_stage": 3}))  # the same key at the top level is refused
     with pytest.raises(ValueError, match="unknown keys"):
         ClusterConfig.from_yaml_file(str(path))
+
+
+@pytest.mark.claim("dynamo-mode-from-yaml-unchecked")
+def test_a_yaml_dynamo_mode_is_passed_through_unchecked(tmp_path, monkeypatch):
+    import torch._inductor
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+    from accelerate.utils import TorchDynamoPlugin
+    from accelerate.utils.constants import TORCH_DYNAMO_MODES
+    from accelerate.utils.launch import prepare_multi_gpu_env
+
+    mode = "max-autotune-no-cudagraphs"
+    assert mode not in TORCH_DYNAMO_MODES and mode in torch._inductor.list_mode_options()
+    with pytest.raises(SystemExit):  # the command-line flag is limited to accelerate's list
+        launch_command_parser().parse_args(["--dynamo_mode", mode, "train.py"])
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({
+        "compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU", "num_processes": 2,
+        "num_machines": 1, "machine_rank": 0, "mixed_precision": "no",
+        "dynamo_config": {"dynamo_backend": "INDUCTOR", "dynamo_mode": mode}}))
+    args = launch_command_parser().parse_args(["--config_file", str(path), "train.py"])
+    args, _, _ = _validate_launch_command(args)
+    env = prepare_multi_gpu_env(args)
+    assert env["ACCELERATE_DYNAMO_MODE"] == mode
+    for key, value in env.items():
+        monkeypatch.setenv(key, str(value))
+    assert TorchDynamoPlugin().mode == mode

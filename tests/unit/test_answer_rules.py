@@ -38,6 +38,8 @@ CASES = [
     # rule, bad answers, fixed answers, blamed key
     ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}}, TWO, "launch.main_process_ip"),
     ("processes-not-divisible", merge(TWO, {"launch": {"num_processes": 15}}), TWO, "launch.num_processes"),
+    ("rdzv-backend-config-ignored", merge(TWO, {"launch": {"rdzv_backend": "c10d"}}),
+     merge(TWO, {"launch": {"rdzv_backend": "static"}}), "launch.rdzv_backend"),
     ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), merge(TWO, {"launch": {"machine_rank": 1}}),
      "launch.machine_rank"),
     ("compile-options-unused", {"launch": {"dynamo_mode": "max-autotune"}},

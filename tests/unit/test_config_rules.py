@@ -100,6 +100,7 @@ def C(rule, bad, fixed, bad_ds=None, fixed_ds=None, gpus=8):
 CASES = [
     # --- keys
     C("unknown-top-level-key", fsdp(fsdp_version=2), fsdp()),
+    C("rdzv-backend-not-applied", fsdp(rdzv_backend="c10d"), fsdp(rdzv_backend="static")),
     C("section-not-mapping", fsdp(dynamo_config=["inductor"]), fsdp(dynamo_config={"dynamo_backend": "INDUCTOR"})),
     C("section-ignored", fsdp(deepspeed_config={"zero_stage": 3}), fsdp(deepspeed_config={})),
     C("unknown-fsdp-key", fsdp(fc={"fsdp_typo_key_xyz": 1}), fsdp()),
@@ -887,3 +888,19 @@ def test_verify_unknown_zero_key_raises():
     assert "ds-json-unknown-key" in names(filemode(), ds)
     with pytest.raises(pydantic.ValidationError, match="offload_params"):
         DeepSpeedConfig(ds)
+
+
+def test_every_compile_mode_the_wizard_offers_passes_the_linter():
+    """A false error was here: the linter knew only accelerate's short CLI list and flagged max-autotune-no-cudagraphs,
+    which the wizard offers and torch.compile accepts from a config."""
+    from wizard.core.answers import default_answers
+    from wizard.core.catalog import SETTING_BY_ID
+    from wizard.core.lint import lint
+    from wizard.core.render import render
+
+    for mode in SETTING_BY_ID["launch.dynamo_mode"].choices:
+        a = default_answers().replace({"launch.dynamo_backend": "inductor", "launch.dynamo_mode": mode})
+        out = render(a)
+        assert out.accelerate["dynamo_config"]["dynamo_mode"] == mode
+        rules = {f.rule for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None)}
+        assert "dynamo-mode-invalid" not in rules, mode

@@ -61,6 +61,18 @@ def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
                "set launch.main_process_ip to the address of machine 0")
 
 
+@answer_rule("rdzv-backend-config-ignored", ERROR, "a config cannot choose the rendezvous backend",
+             DOC + "processes-and-machines; accelerate/commands/launch.py:326-331,1278-1283",
+             claims=("launch-yaml-rdzv-backend-ignored",))
+def rdzv_backend_config_ignored(a: Answers) -> Iterator[Hit]:
+    backend = a["launch.rdzv_backend"]
+    if backend != "static":
+        yield (["launch.rdzv_backend"], f"rdzv_backend {backend} would be written into the YAML, where accelerate "
+               "launch never applies it (its own default 'static' always wins), so the run would rendezvous "
+               "statically", f"set launch.rdzv_backend static and pass --rdzv_backend {backend} to accelerate "
+               "launch on each machine")
+
+
 @answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines",
              DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
 def processes_not_divisible(a: Answers) -> Iterator[Hit]:

@@ -10,3 +10,12 @@ SECTIONS_UNCHECKED = claim(
     doc="how-a-config-reaches-the-libraries",
     code="accelerate/commands/config/config_args.py:149-160",
     demo="tests/claims/test_config.py::test_the_loader_checks_only_top_level_keys")
+
+DYNAMO_MODE_UNCHECKED = claim(
+    "dynamo-mode-from-yaml-unchecked",
+    "A dynamo_mode from the YAML reaches torch.compile unchecked: only the --dynamo_mode flag is limited to "
+    "accelerate's short list, so any mode torch accepts (max-autotune-no-cudagraphs, lite) works from a config.",
+    doc="dynamo-config",
+    code="accelerate/commands/launch.py:223-228,1269-1277; accelerate/utils/dataclasses.py:1098-1099; "
+    "torch/_inductor/__init__.py:338-372",
+    demo="tests/claims/test_config.py::test_a_yaml_dynamo_mode_is_passed_through_unchecked")

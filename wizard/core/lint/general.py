@@ -29,7 +29,10 @@ PRECISIONS = ("no", "fp8", "fp16", "bf16")  # PrecisionType, accelerate/utils/da
 DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NVPRIMS_NVFUSER", "CUDAGRAPHS",
                    "OFI", "FX2TRT", "ONNXRT", "TENSORRT", "AOT_TORCHXLA_TRACE_ONCE", "TORCHXLA_TRACE_ONCE", "TVM",
                    "HPU_BACKEND", "NEURON")  # DynamoBackend, utils/dataclasses.py:690-742
-DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")  # utils/constants.py TORCH_DYNAMO_MODES
+# The modes torch.compile accepts (torch/_inductor/__init__.py:338-372, list_mode_options); accelerate passes the
+# mode through unchecked. Its own TORCH_DYNAMO_MODES (accelerate/utils/constants.py:50) only lists what
+# `accelerate config` offers, so it is not the test of a valid value.
+DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
 FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
@@ -109,7 +112,12 @@ DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is no
                           DOC + "dynamo-config; " + A + "utils/launch.py:292-297")
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
                        DOC + "dynamo-config; " + A
-                       + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099")
+                       + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099",
+                       claims=("dynamo-mode-from-yaml-unchecked",))
+RDZV_IGNORED = rule("rdzv-backend-not-applied", ERROR, "rdzv_backend in the YAML is never applied",
+                    DOC + "processes-and-machines; " + A + "commands/launch.py:326-331,1278-1283",
+                    keys="rdzv_backend", fix="pass --rdzv_backend on the accelerate launch command line",
+                    claims=("launch-yaml-rdzv-backend-ignored",))
 DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that is not a boolean",
                        DOC + "dynamo-config; " + A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
 PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
@@ -174,6 +182,19 @@ def check_distributed_type(ctx: Ctx) -> None:
         ctx.emit(DIST_INVALID, "distributed_type",
                  f"{kv('distributed_type', dist)} is not a distributed type (the names are upper-case and exact); "
                  f"loading the config fails.{hint}", "Use one of: " + ", ".join(allowed) + ".")
+
+
+def check_rdzv_backend(ctx: Ctx) -> None:
+    """accelerate copies a top-level YAML value only onto a launch argument that is still None, and --rdzv_backend
+    defaults to "static": a YAML rdzv_backend never reaches torchrun."""
+    value = ctx.y.get("rdzv_backend")
+    if value is not None and str(value) != "static":
+        ctx.emit(RDZV_IGNORED, "rdzv_backend",
+                 f"{kv('rdzv_backend', value)} never takes effect: accelerate launch keeps its own default "
+                 "`static` for this key (it only fills in values the command line left unset, and this one is "
+                 "never unset), so torchrun uses static rendezvous at main_process_ip:main_process_port.",
+                 f"Pass `--rdzv_backend {value}` on the `accelerate launch` command line, and set "
+                 "`rdzv_backend: static` (or delete it) in the file.")
 
 
 def check_legacy_top_level(ctx: Ctx) -> None:
@@ -362,7 +383,8 @@ def check_dynamo(ctx: Ctx) -> None:
     if mkey is not None and enabled and mode not in DYNAMO_MODES:
         ctx.emit(DYNAMO_MODE_BAD, f"dynamo_config.{mkey}",
                  f"{kv('dynamo_config.' + mkey, mode)} is not a torch.compile mode; compilation fails when the "
-                 "model is prepared.", "Use default, reduce-overhead or max-autotune.")
+                 "model is prepared.",
+                 "Use default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs or lite.")
     for flag in ("dynamo_use_fullgraph", "dynamo_use_dynamic", "dynamo_use_regional_compilation"):
         if flag in vals and parse_bool(vals[flag][1]) is None:
             fkey, value = vals[flag]

@@ -92,6 +92,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     _run(ctx, _keys.check_top_level)
     _run(ctx, _gen.check_distributed_type)
     _run(ctx, _gen.check_legacy_top_level)
+    _run(ctx, _gen.check_rdzv_backend)
     if y.get("compute_environment") == "AMAZON_SAGEMAKER" or ctx.dist is None:
         return _finish(ctx)
     _run(ctx, _gen.check_mixed_precision, ctx.fp8_available)
