@@ -59,4 +59,12 @@ NOT_CLAIMED_YET = {
     "setting precision.mixed_precision",
     "setting precision.model_dtype",
     "setting precision.ds_communication_data_type",
+    "meaning change offload.optimizer deepspeed->fsdp1/fsdp2",
+    "meaning change offload.optimizer fsdp1/fsdp2->deepspeed",
+    "meaning change offload.params deepspeed->fsdp1/fsdp2",
+    "meaning change offload.params fsdp1/fsdp2->deepspeed",
+    "meaning change sharding.strategy deepspeed->fsdp1/fsdp2",
+    "meaning change sharding.strategy deepspeed->fsdp2",
+    "meaning change training.gradient_accumulation_steps deepspeed->fsdp1/fsdp2",
+    "meaning change training.gradient_clipping deepspeed->fsdp1/fsdp2",
 }

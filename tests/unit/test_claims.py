@@ -97,6 +97,12 @@ def stated():
     out = {f"text {sid}": t.claims for sid, t in TEXTS.items()}
     out |= {f"group text {gid}": g.claims for gid, g in GROUP_TEXTS.items()}
     out |= {f"setting {s.id}": s.claims for s in SETTINGS if s.counterpart or s.not_applicable}
+    from wizard.core.claims.index import meaning_change_name
+    from wizard.core.texts.switching import MEANING_CHANGES
+
+    for m in MEANING_CHANGES:  # two notes for one setting and direction share a name: all must cite claims
+        name = meaning_change_name(m)
+        out[name] = m.claims if name not in out else (out[name] if out[name] and m.claims else ())
     return out
 
 

@@ -12,13 +12,15 @@ from .registry import CLAIMS
 @lru_cache(maxsize=1)
 def citations() -> dict[str, tuple[str, ...]]:
     """Claim id -> who cites it, as ``text precision.mixed_precision``, ``group text offload``, ``setting
-    offload.params``, ``rule ds-json-overrides-mixed-precision``, ``dtype table``; also ids cited but never
+    offload.params``, ``rule ds-json-overrides-mixed-precision``, ``dtype table``, ``meaning change ...``; also
+    ids cited but never
     registered (the tests report those)."""
     from .. import rules_doc  # noqa: F401 - imports every rule module, so the registry is complete
     from ..catalog import SETTINGS
     from ..rules import RULES
     from ..texts import GROUP_TEXTS, TEXTS
     from ..texts.dtype_table import TABLE_CLAIMS
+    from ..texts.switching import MEANING_CHANGES
 
     out: dict[str, list[str]] = {cid: [] for cid in CLAIMS}
     cited: list[tuple[str, tuple[str, ...]]] = []
@@ -27,10 +29,16 @@ def citations() -> dict[str, tuple[str, ...]]:
     cited += [(f"setting {s.id}", s.claims) for s in SETTINGS]
     cited += [(f"rule {name}", info.claims) for name, info in RULES.items()]
     cited += [("dtype table", TABLE_CLAIMS)]
+    cited += [(meaning_change_name(m), m.claims) for m in MEANING_CHANGES]
     for who, ids in cited:
         for cid in ids:
             out.setdefault(cid, []).append(who)
     return {cid: tuple(whos) for cid, whos in out.items()}
+
+
+def meaning_change_name(m) -> str:
+    """``meaning change offload.optimizer deepspeed->fsdp1/fsdp2``: how a switch note is named in the lists."""
+    return f"meaning change {m.setting_id} {'/'.join(m.before)}->{'/'.join(m.after)}"
 
 
 def used_by(claim_id: str) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ class MeaningChange:
     after: tuple[str, ...]
     """Targets switched to."""
     text: str
+    claims: tuple[str, ...] = ()
+    """The claims (:mod:`wizard.core.claims`) the text states."""
 
 
 _FSDP = ("fsdp1", "fsdp2")
@@ -53,29 +55,41 @@ MEANING_CHANGES: tuple[MeaningChange, ...] = (
         "ZeRO-0 has no FSDP2 form: FSDP2 has no NO_SHARD, and the closest mode still shards between steps."),
     MeaningChange(
         "loading.ram_efficient", (True,), _DS, _FSDP,
-        "DeepSpeed's zero3_init_flag creates the parameters already partitioned (ZeRO-3 only); FSDP's "
-        "cpu_ram_efficient_loading loads the weights on rank 0 only, builds the others on the meta device and "
-        "broadcasts after sharding."),
+        "DeepSpeed's zero3_init_flag created the parameters already partitioned (ZeRO-3 only); FSDP's "
+        "cpu_ram_efficient_loading broadcasts rank 0's weights while sharding, and every rank still reads the "
+        "checkpoint (memory-mapped) in from_pretrained.",
+        claims=("ds-zero3-init-flag-off-below-zero3", "ds-zero3-init-needs-config-before-load",
+                "fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
+                "transformers-fsdp-loading-every-rank-reads")),
     MeaningChange(
         "loading.ram_efficient", (True,), _FSDP, _DS,
-        "FSDP loaded on rank 0 and broadcast; DeepSpeed's zero3_init_flag creates the parameters partitioned "
-        "instead, and only at ZeRO-3 (below it nothing is written)."),
+        "FSDP broadcast rank 0's weights while sharding; DeepSpeed's zero3_init_flag creates the parameters "
+        "partitioned instead, and only at ZeRO-3 (below it nothing is written).",
+        claims=("ds-zero3-init-flag-off-below-zero3", "ds-zero3-init-needs-config-before-load",
+                "fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
+                "transformers-fsdp-loading-every-rank-reads")),
     MeaningChange(
         "checkpoint.format", ("full",), _DS, _FSDP,
         "DeepSpeed's full save gathers 16-bit weights (zero3_save_16bit_model); FSDP's FULL_STATE_DICT gathers "
-        "the parameters in their own dtype, fp32 with mixed precision, so the file is about twice as large."),
+        "the parameters in their own dtype, fp32 with mixed precision, so the file is about twice as large.",
+        claims=("ds-zero3-state-dict-needs-16bit-gather", "fsdp-saved-weights-fp32", "fsdp-get-state-dict-full")),
     MeaningChange(
         "checkpoint.format", ("full",), _FSDP, _DS,
         "FSDP's FULL_STATE_DICT saved the parameters' own dtype; DeepSpeed's full save writes 16-bit weights "
-        "(zero3_save_16bit_model, ZeRO-3 only)."),
+        "(zero3_save_16bit_model, ZeRO-3 only).",
+        claims=("ds-zero3-state-dict-needs-16bit-gather", "fsdp-saved-weights-fp32", "fsdp-get-state-dict-full")),
     MeaningChange(
         "precision.mixed_precision", ("bf16", "fp16", "fp8"), _DS, _FSDP,
-        "DeepSpeed converted the model itself to 16 bits and kept an fp32 master partition; FSDP keeps the "
-        "parameters in fp32 and casts them for each forward and backward."),
+        "DeepSpeed cast the model itself to 16 bits and kept an fp32 master partition; FSDP upcasts the "
+        "trainable parameters to fp32 (FSDP1: whole units) and casts them for each forward and backward.",
+        claims=("fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter", "fsdp-policy-from-mixed-precision",
+                "ds-module-cast-fp32-master")),
     MeaningChange(
         "precision.mixed_precision", ("bf16", "fp16", "fp8"), _FSDP, _DS,
-        "FSDP kept fp32 parameters and cast them per forward and backward; DeepSpeed converts the model itself "
-        "to 16 bits and keeps an fp32 master partition."),
+        "FSDP kept fp32 trainable parameters and cast them per forward and backward; DeepSpeed casts the model "
+        "itself to 16 bits and keeps an fp32 master partition (unless bf16 master weights are chosen).",
+        claims=("fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter", "fsdp-policy-from-mixed-precision",
+                "ds-module-cast-fp32-master", "ds-bf16-master-weights-option")),
     MeaningChange(
         "training.gradient_accumulation_steps", None, _DS, _FSDP,
         "DeepSpeed took gradient accumulation from the config; FSDP takes it from "
