@@ -82,8 +82,9 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t.keys("C-g", "Down", "Down", "Down", "Enter")
         t.wait_for("Offload optimizer state to", label="offload group")
         t.keys("Enter", "Down", "Enter", "Tab", "Enter", "Down", "Enter")
-        screen = t.wait_for("cpu — CPU RAM", label="offload cpu")
-        assert screen.count("cpu — CPU RAM") >= 2, screen
+        # the optimizer field's notes may push it above the fold at 80x24: both values are checked in the written
+        # config below
+        t.wait_for("cpu — CPU RAM", label="offload cpu")
         # 3. Review and write.
         t.keys("C-r")
         t.wait_for("Review", "accelerate launch", "configs-deepspeed", label="review deepspeed")
