@@ -11,10 +11,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _fsdp_cpu import Net, Plugin, prepared, reset  # noqa: E402 - installs the shim first
-
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
+from _fsdp_cpu import Net, Plugin, prepared, reset  # noqa: E402 - installs the shim first
 
 
 def grads_of_ignored_head(version: int) -> dict:

@@ -14,8 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_fsdp
 from test_deepspeed import run_ds
-from test_fsdp import _launch_env, _port, clean_env  # noqa: F401 - clean_env is a fixture
+from test_fsdp import _launch_env, _port
+
+clean_env = test_fsdp.clean_env  # the fixture: FSDP_* and ACCELERATE_* removed from the environment
 
 WRAPPING = Path(__file__).with_name("_wrapping_cpu.py")
 
