@@ -14,10 +14,11 @@ TEXTS: dict[str, Text] = {
         deepspeed="Nothing to set: the engine leaves the module's parameters in place and swaps in its flat "
                   "partitions internally.",
         versions="With false, Dynamo will not compile FSDP1 modules (eager fall-back, or an error under "
-                 "fullgraph), and PEFT fails with 'Must flatten tensors with uniform requires_grad'. Reported "
-                 "loss stalls also trace back to false. The guide ties it to torch.compile only; it matters "
-                 "for LoRA as well.",
+                 "fullgraph), and PEFT fails with 'Must flatten tensors with uniform requires_grad'. The "
+                 "guide ties it to torch.compile only; it matters for LoRA as well.",
         tips="true, or move to FSDP2.",
+        claims=("fsdp1-use-orig-params", "fsdp1-dynamo-needs-orig-params", "fsdp-launch-use-orig-params-true",
+                "fsdp2-ignores-sync-module-states", "fsdp1-flat-gradients", "ds-zero3-gathers-per-module"),
     ),
 }
 
@@ -27,4 +28,6 @@ GROUP = GroupText(
         fsdp="v1: fsdp_use_orig_params (launch default true)\nv2: always on, no key",
         deepspeed="nothing to set",
         no_counterpart="The key exists only on FSDP1; nothing to carry over.",
+        claims=("fsdp1-use-orig-params", "fsdp1-dynamo-needs-orig-params", "fsdp-launch-use-orig-params-true",
+                "fsdp2-ignores-sync-module-states", "ds-zero3-gathers-per-module"),
     )

@@ -7,17 +7,19 @@ TEXTS: dict[str, Text] = {
     "wrapping.policy": Text(
         what="FSDP only. Cuts the model into units; each unit is gathered, used and freed as a whole, so the "
              "unit size sets the memory peak and the size of each collective. transformer: one unit per "
-             "block (the normal choice). size: a unit wherever a subtree reaches min_num_params. none: the "
-             "whole model is one unit, so nothing is saved during forward and backward.",
+             "block (the normal choice). size: a unit wherever a subtree reaches min_num_params. none: FSDP1 "
+             "gathers the whole model as one unit; FSDP2 still splits off the embedding and the head.",
         fsdp="fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP / SIZE_BASED_WRAP / NO_WRAP, the same for v1 and v2. "
              "FSDP2 calls fully_shard on each matching module, bottom up, then on the root; accelerate 1.15 "
-             "also gives the input embedding and the final norm with the output head their own units. "
-             "Missing key = NO_WRAP.",
+             "also gives the input embedding and the final norm with the output head their own units (one "
+             "unit if tied), under every policy, NO_WRAP too. Missing key = NO_WRAP.",
         deepspeed="Nothing to choose: ZeRO-3 partitions every parameter and gathers per module through hooks. "
                   "Mixture-of-experts blocks may need the leaf-module setting.",
         versions="The concept guide calls the policy required; under accelerate it is optional, but leaving it "
                  "out means NO_WRAP.",
         tips="transformer.",
+        claims=("fsdp-collectives-per-unit", "fsdp-wrap-policy-missing-is-no-wrap", "fsdp2-embedding-and-head-units",
+                "fsdp-size-policy-counts", "ds-zero3-gathers-per-module", "ds-moe-leaf-modules"),
     ),
     "wrapping.layer_classes": Text(
         what="Class names of the blocks the transformer policy wraps, e.g. LlamaDecoderLayer. Empty means the "
@@ -28,6 +30,7 @@ TEXTS: dict[str, Text] = {
         deepspeed="Nothing to set; ZeRO-3 needs no block list.",
         versions="For a model without _no_split_modules an empty list wraps nothing below the root, silently. "
                  "Several classes: join them with commas.",
+        claims=("fsdp-transformer-layer-classes", "ds-zero3-gathers-per-module"),
     ),
     "wrapping.min_num_params": Text(
         what="Threshold of the size policy: a subtree becomes its own unit once it holds this many parameters. "
@@ -53,6 +56,8 @@ TEXTS: dict[str, Text] = {
                   "managed and their gradients are still reduced.",
         versions="FSDP2 needs torch >= 2.7; on older torch accelerate warns and drops it.",
         tips="Use for frozen modules only, unless you synchronise their gradients yourself.",
+        claims=("fsdp-ignored-modules", "fsdp2-ignored-modules-needs-torch-2-7", "ds-zero3-persistence",
+                "ds-persistent-params-still-reduced"),
     ),
     "wrapping.ds_moe_layer_classes": Text(
         what="Mixture-of-experts block classes that ZeRO-3 should treat as leaves: all their parameters are "
@@ -61,7 +66,9 @@ TEXTS: dict[str, Text] = {
         fsdp="No setting. Wrap the expert block class with the transformer policy so each block is one unit.",
         deepspeed="deepspeed_config.deepspeed_moe_layer_cls_names, comma-separated. accelerate calls "
                   "deepspeed.utils.set_z3_leaf_modules on the matching classes at prepare().",
-        versions="Needs DeepSpeed >= 0.14.0. A name not found in the model raises. Matters at ZeRO-3 only.",
+        versions="Needs DeepSpeed >= 0.14.0. A name that is no class of the model makes prepare() raise, at "
+                 "every ZeRO stage; only ZeRO-3 uses the leaves.",
+        claims=("ds-moe-leaf-modules", "ds-moe-leaf-avoids-hang", "fsdp-collectives-per-unit"),
     ),
 }
 
@@ -74,4 +81,6 @@ GROUP = GroupText(
         deepspeed="nothing to set\nMoE: deepspeed_moe_layer_cls_names",
         no_counterpart="The wrap policy has no DeepSpeed meaning. MoE leaf modules have no FSDP key (wrap the "
                        "expert block instead). ignored_modules has only a loose DeepSpeed analogue.",
+        claims=("fsdp-collectives-per-unit", "ds-zero3-gathers-per-module", "ds-moe-leaf-modules",
+                "ds-zero3-persistence"),
     )

@@ -1,0 +1,302 @@
+"""Claims about prefetching, wrapping and use_orig_params (wizard/core/claims/prefetch.py).
+
+Plugin-level facts run in this process. ZeRO-3's prefetch, persistence, reuse and leaf modules are shown by one
+one-rank DeepSpeed run (test_deepspeed.run_ds) that records, from forward pre-hooks, which parameters are gathered
+when each module starts. FSDP's ignored modules, units and flat parameters come from tests/claims/_wrapping_cpu.py on
+two gloo ranks (it reuses tests/claims/_fsdp_cpu.py and its shim). Both run once per module (fixtures).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import test_fsdp
+from test_deepspeed import run_ds
+from test_fsdp import _launch_env, _port
+
+clean_env = test_fsdp.clean_env  # the fixture: FSDP_* and ACCELERATE_* removed from the environment
+
+WRAPPING = Path(__file__).with_name("_wrapping_cpu.py")
+
+ZERO3 = """
+from accelerate.state import AcceleratorState, PartialState
+class Moe(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e0, self.e1 = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)
+    def forward(self, x):
+        return self.e0(x) + self.e1(x)
+class Net(torch.nn.Module):  # a is used twice per forward, with moe between its two uses
+    def __init__(self):
+        super().__init__()
+        self.a, self.moe, self.head = torch.nn.Linear(8, 8), Moe(), torch.nn.Linear(8, 2)
+    def forward(self, x):
+        return self.head(self.a(self.moe(self.a(x))))
+def run(stage=3, moe=None, **zero):
+    torch.manual_seed(0)
+    ds = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,
+          "zero_optimization": {"stage": stage, **zero}}
+    acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds, transformer_moe_cls_names=moe),
+                      kwargs_handlers=GLOO)
+    model = Net()
+    before = {n: id(p) for n, p in model.named_parameters()}
+    model, opt = acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    net = model.module
+    seen = {}  # step -> module -> parameter -> status when the module starts (after DeepSpeed's own pre-hook)
+    def hook(name):
+        def record(mod, args):
+            seen[step].setdefault(name, {n: str(p.ds_status).split(".")[-1] if hasattr(p, "ds_status") else "whole"
+                                         for n, p in net.named_parameters()})
+        return record
+    for name, m in net.named_modules():
+        if name:
+            m.register_forward_pre_hook(hook(name))
+    for step in range(3):
+        seen[step] = {}
+        loss = model(torch.randn(2, 8)).sum()
+        acc.backward(loss)
+        opt.step()
+        opt.zero_grad()
+    out = dict(same_objects=before == {n: id(p) for n, p in net.named_parameters()},
+               numel={n: p.numel() for n, p in net.named_parameters()},
+               persistent=sorted(n for n, p in net.named_parameters() if getattr(p, "ds_persist", False)),
+               leaves=sorted(n for n, m in net.named_modules() if getattr(m, "_z3_leaf", False)),
+               first=seen[0], last=seen[2])
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+    return out
+out = {"zero2": run(stage=2, stage3_prefetch_bucket_size=5),
+       # threshold 8 and budget 17: a.bias (8) and moe.e0.bias (16 in all) fit, moe.e1.bias (24) not, head.bias
+       # (2, 18 in all) not; no prefetch, default reuse distance
+       "persist": run(stage3_param_persistence_threshold=8, stage3_model_persistence_threshold=17,
+                      stage3_prefetch_bucket_size=0),
+       "prefetch": run(stage3_model_persistence_threshold=0, stage3_prefetch_bucket_size=10**6),
+       "reuse0": run(stage3_param_persistence_threshold=0, stage3_prefetch_bucket_size=0, stage3_max_reuse_distance=0),
+       "leaf": run(moe="Moe", stage3_param_persistence_threshold=0, stage3_prefetch_bucket_size=0)}
+try:
+    run(stage=2, moe="Nope")
+    out["unknown_moe"] = "prepared"
+except Exception as e:
+    out["unknown_moe"] = str(e)
+report(**out)
+"""
+
+
+@pytest.fixture(scope="module")
+def zero3(tmp_path_factory):
+    return run_ds(ZERO3, tmp_path_factory.mktemp("zero3"), timeout=500)
+
+
+@pytest.fixture(scope="module")
+def wrapping():
+    port = _port()
+    procs = []
+    for rank in range(2):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FSDP_", "ACCELERATE_"))}
+        env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE="2",
+                   LOCAL_RANK=str(rank), ACCELERATE_TORCH_DEVICE="cpu", OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
+        procs.append(subprocess.Popen([sys.executable, str(WRAPPING)], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    out = {}
+    for p in procs:
+        text, _ = p.communicate(timeout=300)
+        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
+        assert p.returncode == 0 and lines, text[-3000:]
+        result = json.loads(lines[-1][len("RESULT "):])
+        out[result["rank"]] = result
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ FSDP prefetch
+@pytest.mark.claim("fsdp1-backward-prefetch-missing-is-none")
+@pytest.mark.claim("fsdp2-drops-prefetch-keys")
+def test_backward_prefetch_values_and_fsdp2(clean_env):
+    import inspect
+
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from torch.distributed.fsdp import BackwardPrefetch
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    assert Plugin(fsdp_version=1).backward_prefetch is None  # no key: None is what prepare() passes to FSDP
+    assert inspect.signature(FSDP.__init__).parameters["backward_prefetch"].default == BackwardPrefetch.BACKWARD_PRE
+    for value, expected in (("BACKWARD_PRE", BackwardPrefetch.BACKWARD_PRE),
+                            ("BACKWARD_POST", BackwardPrefetch.BACKWARD_POST), ("NO_PREFETCH", None)):
+        clean_env.setenv("FSDP_BACKWARD_PREFETCH", value)
+        assert Plugin(fsdp_version=1).backward_prefetch == expected, value
+        assert Plugin(fsdp_version=2).backward_prefetch is None  # FSDP2 drops it (with a warning)
+    clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
+    assert Plugin(fsdp_version=1).forward_prefetch is True
+    assert Plugin(fsdp_version=2).forward_prefetch is None  # from the environment: not read, no error
+    with pytest.raises(ValueError, match="forward_prefetch is not yet implemented in FSDP2"):
+        Plugin(fsdp_version=2, forward_prefetch=True)
+
+
+@pytest.mark.claim("fsdp-backward-prefetch-old-name-ignored")
+@pytest.mark.claim("fsdp-launch-use-orig-params-true")
+def test_launch_reads_neither_the_old_prefetch_name_nor_leaves_use_orig_params_off(tmp_path, clean_env):
+    env = _launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch_policy": "BACKWARD_PRE"})
+    assert "FSDP_BACKWARD_PREFETCH" not in env
+    assert env["FSDP_USE_ORIG_PARAMS"] == "true"  # the YAML does not mention it
+    env = _launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch": "BACKWARD_POST"})
+    assert env["FSDP_BACKWARD_PREFETCH"] == "BACKWARD_POST"
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    assert Plugin(fsdp_version=1).use_orig_params is False  # the plugin's own default
+
+
+@pytest.mark.claim("fsdp2-prefetch-control-code-only")
+def test_fsdp2_prefetch_is_controlled_only_in_code():
+    import accelerate
+    from torch.distributed.fsdp import FSDPModule
+
+    assert callable(FSDPModule.set_modules_to_forward_prefetch)
+    assert callable(FSDPModule.set_modules_to_backward_prefetch)
+    sources = Path(accelerate.__file__).parent.rglob("*.py")
+    assert not [p for p in sources if "set_modules_to_" in p.read_text(encoding="utf-8")]
+
+
+# ------------------------------------------------------------------------------------------------ ZeRO-3
+@pytest.mark.claim("ds-zero3-prefetch-defaults")
+def test_zero3_defaults():
+    import sys as _sys
+
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    z = DeepSpeedZeroConfig(stage=3)
+    assert (z.prefetch_bucket_size, z.param_persistence_threshold, z.model_persistence_threshold,
+            z.max_live_parameters, z.max_reuse_distance) == (50_000_000, 100_000, _sys.maxsize, 10**9, 10**9)
+
+
+@pytest.mark.claim("ds-zero3-gathers-per-module")
+def test_zero3_gathers_per_module_zero2_keeps_whole_parameters(zero3):
+    z2, z3 = zero3["zero2"], zero3["reuse0"]
+    assert z2["same_objects"] and z3["same_objects"]
+    assert z2["numel"]["a.weight"] == 64 and set(z2["first"]["head"].values()) == {"whole"}
+    assert set(z3["numel"].values()) == {0}  # outside use every parameter is only its partition
+    assert z3["first"]["a"]["a.weight"] == "AVAILABLE" and z3["first"]["a"]["head.weight"] == "NOT_AVAILABLE"
+    assert z3["first"]["head"]["head.weight"] == "AVAILABLE"
+
+
+@pytest.mark.claim("ds-zero3-prefetch-after-trace")
+def test_zero3_prefetches_after_the_first_step_within_the_bucket(zero3):
+    pf, off = zero3["prefetch"], zero3["persist"]  # bucket 10**6 against bucket 0
+    assert pf["first"]["a"]["head.weight"] == "NOT_AVAILABLE"  # first step: no recorded order yet
+    assert pf["last"]["a"]["head.weight"] == "AVAILABLE"  # later: fetched ahead when the first module starts
+    assert off["last"]["a"]["head.weight"] == "NOT_AVAILABLE"  # bucket 0: nothing ahead
+
+
+@pytest.mark.claim("ds-zero3-persistence")
+def test_zero3_persistence_thresholds(zero3):
+    p = zero3["persist"]
+    assert p["persistent"] == ["a.bias", "moe.e0.bias"]  # <= 8 elements, within the budget of 17
+    assert p["numel"]["a.bias"] == 8 and p["numel"]["moe.e1.bias"] == 0 and p["numel"]["a.weight"] == 0
+    assert zero3["reuse0"]["persistent"] == []  # param threshold 0
+    assert zero3["prefetch"]["persistent"] == []  # model budget 0 (param threshold at its default, 100,000)
+
+
+@pytest.mark.claim("ds-zero3-reuse-distance-keeps-gathered")
+def test_zero3_reuse_distance(zero3):
+    # a runs, then moe, then a again: is a's weight still gathered when moe starts?
+    assert zero3["persist"]["last"]["moe"]["a.weight"] == "AVAILABLE"  # default distance 1,000,000,000
+    assert zero3["reuse0"]["last"]["moe"]["a.weight"] == "NOT_AVAILABLE"  # 0: released after its use
+
+
+@pytest.mark.claim("ds-moe-leaf-modules")
+def test_moe_leaf_modules(zero3):
+    leaf, plain = zero3["leaf"], zero3["reuse0"]
+    assert leaf["leaves"] == ["moe"] and plain["leaves"] == []
+    assert leaf["first"]["moe.e0"]["moe.e1.weight"] == "AVAILABLE"  # the whole block is gathered at once
+    assert plain["first"]["moe.e0"]["moe.e1.weight"] == "NOT_AVAILABLE"  # per sub-module
+    assert "Could not find a transformer layer class called 'Nope'" in zero3["unknown_moe"]  # at ZeRO-2 too
+
+
+# ------------------------------------------------------------------------------------------------ wrapping
+@pytest.mark.claim("fsdp-wrap-policy-missing-is-no-wrap")
+@pytest.mark.claim("fsdp-transformer-layer-classes")
+def test_layer_classes_and_the_missing_policy(clean_env):
+    import torch
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy
+
+    class Block(torch.nn.Linear):
+        pass
+
+    class Other(torch.nn.Linear):
+        pass
+
+    class Plain(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.b, self.o = Block(2, 2), Other(2, 2)
+
+    class WithList(Plain):
+        _no_split_modules = ["Block"]
+
+    none = Plugin(fsdp_version=1)
+    none.set_auto_wrap_policy(Plain())
+    assert none.auto_wrap_policy is None
+    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
+    clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "Block,Other")
+    assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap == ["Block", "Other"]
+    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "SIZE_BASED_WRAP")
+    assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap is None  # not read under the size policy
+    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
+    clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "block")
+    for version in (1, 2):
+        with pytest.raises(ValueError, match="Could not find the transformer layer class block"):
+            p = Plugin(fsdp_version=version)
+            p.set_auto_wrap_policy(Plain())
+            fsdp2_prepare_auto_wrap_policy(p, Plain())
+    clean_env.delenv("FSDP_TRANSFORMER_CLS_TO_WRAP")
+    with_list, plain = WithList(), Plain()
+    v1 = Plugin(fsdp_version=1)
+    v1.set_auto_wrap_policy(with_list)
+    assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == {Block}  # from _no_split_modules
+    v1 = Plugin(fsdp_version=1)
+    v1.set_auto_wrap_policy(plain)
+    assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == set()  # nothing to wrap, no message
+    v2 = Plugin(fsdp_version=2)
+    policy = fsdp2_prepare_auto_wrap_policy(v2, with_list)
+    assert [policy(m) for m in (with_list.b, with_list.o)] == [True, False]
+    policy = fsdp2_prepare_auto_wrap_policy(Plugin(fsdp_version=2), plain)
+    assert not any(policy(m) for m in plain.modules())
+
+
+@pytest.mark.claim("fsdp2-embedding-and-head-units")
+def test_fsdp2_units_of_a_transformers_model(wrapping):
+    r = wrapping[0]
+    assert r["units_no_wrap"] == ["<root>", "lm_head", "model.embed_tokens", "model.norm"]
+    assert r["units_transformer"] == ["<root>", "lm_head", "model.embed_tokens", "model.layers.0", "model.layers.1",
+                                      "model.norm"]
+
+
+@pytest.mark.claim("fsdp-ignored-modules")
+def test_ignored_modules_stay_whole_and_unreduced(wrapping):
+    import torch
+    from accelerate.utils.fsdp_utils import get_parameters_from_modules
+
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    model.add_module("fc", torch.nn.Linear(2, 2))
+    assert len(get_parameters_from_modules("f", model, torch.device("cpu"))) == 0  # the whole name must match
+    assert len(get_parameters_from_modules("f.*", model, torch.device("cpu"))) == 2
+    for rank in (0, 1):
+        v1, v2 = wrapping[rank]["v1"], wrapping[rank]["v2"]
+        assert v1["is_fsdp"] and v1["ignored_modules"] == ["Linear"]  # head reached FSDP1 as an ignored module
+        for v in (v1, v2):
+            assert v["head_plain"]  # whole, a plain Parameter on every rank
+            assert v["head_grad_local"] and v["ranks_differ"]  # this rank's own gradient, not averaged
+        assert v2["managed_dtensor"] and v2["managed_averaged"]  # the rest is sharded and averaged
+
+
+# ------------------------------------------------------------------------------------------------ summoning
+@pytest.mark.claim("fsdp1-use-orig-params")
+def test_use_orig_params_flat_or_original(wrapping):
+    flat = wrapping[0]["flat"]
+    assert flat["names_False"] == ["_fsdp_wrapped_module._flat_param"]
+    assert len(flat["names_True"]) == 6 and flat["names_True"][0].endswith("blocks.0.fc.weight")
+    assert flat["mixed_False"].startswith("Must flatten tensors with uniform `requires_grad`")
+    assert flat["mixed_True"] == "wrapped"
