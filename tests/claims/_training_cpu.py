@@ -12,11 +12,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# isort: off
 from _fsdp_cpu import Net, Plugin, prepared, reset  # noqa: E402 - installs the CPU FSDP shim first
-
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from accelerate.utils import GradientAccumulationPlugin  # noqa: E402
+# isort: on
 
 RANK = int(os.environ["RANK"])
 WRAP = {"auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "transformer_cls_names_to_wrap": ["Block"]}

@@ -122,7 +122,7 @@ def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp
     before = [p.detach().clone() for p in model.parameters()]
     trainer.train()
     assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
-    moved = sum((p.detach() - b).pow(2).sum() for p, b in zip(model.parameters(), before)).sqrt().item()
+    moved = sum((p.detach() - b).pow(2).sum() for p, b in zip(model.parameters(), before, strict=True)).sqrt().item()
     assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
 
 
@@ -202,7 +202,8 @@ def test_fsdp_has_no_batch_size(tmp_path):
 
 # ------------------------------------------------------------------------------------------------ checkpointing
 @pytest.mark.claim("fsdp2-ac-offload-wrapper")
-def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp, clean_env):
+@pytest.mark.usefixtures("clean_env")
+def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
     with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):

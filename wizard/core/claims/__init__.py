@@ -13,7 +13,14 @@ One module per area registers its claims with :func:`.registry.claim`; this pack
 from __future__ import annotations
 
 from . import (  # noqa: F401 - each registers
-    config, deepspeed, ds_options, fsdp, launch, master_weights, precision, training,
+    config,
+    deepspeed,
+    ds_options,
+    fsdp,
+    launch,
+    master_weights,
+    precision,
+    training,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim
 from .registry import CLAIMS, claim

@@ -13,7 +13,8 @@ FSDP_ACCUMULATE = claim(
     "FSDP2: no reduce-scatter, and each rank keeps the unsharded gradients; GradientAccumulationPlugin("
     "sync_each_batch=True) reduces every micro-batch instead (with more than one process).",
     doc="training-loop",
-    code="accelerate/accelerator.py:1133-1178, 1256-1298; torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:588; "
+    code="accelerate/accelerator.py:1133-1178, 1256-1298; "
+         "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:588; "
          "torch/distributed/fsdp/fully_sharded_data_parallel.py:1034",
     demo=T + "test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch")
 DS_BOUNDARY = claim(
