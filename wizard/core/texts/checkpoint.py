@@ -32,8 +32,8 @@ TEXTS: dict[str, Text] = {
 
 GROUP = GroupText(
         summary="Saving per-rank pieces is fast and needs a later merge; gathering one full copy is slow and "
-                "needs RAM on one rank. FSDP picks the format with one key; DeepSpeed always saves shards and "
-                "can additionally gather 16-bit weights at ZeRO-3.",
+                "needs RAM on one rank. FSDP picks the format with one key; DeepSpeed always saves per-rank files "
+                "and can additionally gather 16-bit weights at ZeRO-3.",
         fsdp="fsdp_state_dict_type: SHARDED_STATE_DICT | FULL_STATE_DICT | LOCAL_STATE_DICT (v1)\n"
              "merge: accelerate merge-weights",
         deepspeed="zero3_save_16bit_model / zero_optimization.stage3_gather_16bit_weights_on_model_save\n"
@@ -41,4 +41,7 @@ GROUP = GroupText(
         no_counterpart="LOCAL_STATE_DICT (FSDP1) has no DeepSpeed twin. The 16-bit gather matters at ZeRO-3 "
                        "only. With mixed precision FSDP saves fp32 weights, DeepSpeed 16-bit weights plus "
                        "fp32 master shards.",
+        claims=("fsdp-state-dict-type-defaults", "fsdp-merge-weights-full-file", "ds-zero12-checkpoint-weights-whole",
+                "ds-zero3-state-dict-needs-16bit-gather", "ds-checkpoint-16bit-weights-fp32-master-script",
+                "fsdp-saved-weights-fp32"),
     )

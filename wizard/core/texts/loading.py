@@ -33,10 +33,14 @@ TEXTS: dict[str, Text] = {
 }
 
 GROUP = GroupText(
-        summary="Avoiding one full copy of the weights per rank in host RAM at start-up. FSDP loads on rank 0 "
-                "and broadcasts; DeepSpeed ZeRO-3 partitions each tensor as it is created. Both depend on "
-                "Transformers' from_pretrained.",
-        fsdp="fsdp_cpu_ram_efficient_loading\n(v1 also needs fsdp_sync_module_states: true)",
+        summary="Avoiding one full copy of the weights per rank in host RAM at start-up. FSDP broadcasts rank "
+                "0's weights while sharding (every rank still memory-maps the checkpoint); DeepSpeed ZeRO-3 "
+                "partitions each tensor as it is created. Both depend on Transformers' from_pretrained.",
+        fsdp="fsdp_cpu_ram_efficient_loading\n(accelerate launch needs fsdp_sync_module_states: true, v2 too)",
         deepspeed="zero3_init_flag (ZeRO-3 only)",
         no_counterpart="DeepSpeed stages 0-2 have no memory-efficient loading: every rank loads the full model.",
+        claims=("fsdp1-sync-module-states-broadcasts", "fsdp2-no-broadcast-unless-ram-efficient",
+                "transformers-fsdp-loading-every-rank-reads", "fsdp-launch-ram-efficient-needs-sync",
+                "ds-zero3-init-flag-does-not-stop-zero-init", "ds-zero3-init-flag-off-below-zero3",
+                "ds-zero3-init-needs-config-before-load"),
     )

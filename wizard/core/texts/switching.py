@@ -93,11 +93,16 @@ MEANING_CHANGES: tuple[MeaningChange, ...] = (
     MeaningChange(
         "training.gradient_accumulation_steps", None, _DS, _FSDP,
         "DeepSpeed took gradient accumulation from the config; FSDP takes it from "
-        "Accelerator(gradient_accumulation_steps=...) in your script, so the config no longer sets it."),
+        "Accelerator(gradient_accumulation_steps=...) in your script (or TrainingArguments), so the config no longer "
+        "sets it.",
+        claims=("launch-accumulation-and-clipping-deepspeed-only", "fsdp-accumulate-keeps-unsharded-grads",
+                "trainer-counts-accumulation-and-clips")),
     MeaningChange(
         "training.gradient_clipping", None, _DS, _FSDP,
-        "The DeepSpeed engine clipped from the config; FSDP clips only where your script calls "
-        "accelerator.clip_grad_norm_()."),
+        "The DeepSpeed engine clipped from the config; FSDP clips only where the loop calls "
+        "accelerator.clip_grad_norm_() (the HF Trainer does, with max_grad_norm).",
+        claims=("launch-accumulation-and-clipping-deepspeed-only", "ds-clip-grad-norm-only-reports",
+                "fsdp-clip-grad-norm-over-shards", "trainer-counts-accumulation-and-clips")),
 )
 
 

@@ -1,0 +1,241 @@
+"""Claims about the training loop: accumulation, clipping, batch sizes, activation-checkpoint offload, checkpoints
+(wizard/core/claims/training.py).
+
+Three demonstrations run once per session and several claims read their results: accelerate FSDP on two gloo ranks
+(tests/claims/_training_cpu.py, built on _fsdp_cpu.py and its CPU shim), accelerate DeepSpeed on one gloo rank
+(tests/claims/_training_ds_body.py through test_deepspeed.run_ds), and the HF Trainer on the CPU in this process.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_deepspeed import run_ds
+from test_fsdp import _port, clean_env  # noqa: F401 - clean_env is a fixture used below
+from test_launch import BASE, Launch, ds_base
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def fsdp(tmp_path_factory):
+    """Both ranks' results of _training_cpu.py, and the folder its FSDP2 save_state wrote."""
+    out_dir = tmp_path_factory.mktemp("fsdp")
+    port = _port()
+    procs = []
+    for rank in range(2):
+        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
+               "WORLD_SIZE": "2", "LOCAL_RANK": str(rank), "ACCELERATE_TORCH_DEVICE": "cpu", "OMP_NUM_THREADS": "1",
+               "TRAINING_OUT": str(out_dir)}
+        env = {k: v for k, v in env.items() if not k.startswith("FSDP_")}
+        procs.append(subprocess.Popen([sys.executable, str(HERE / "_training_cpu.py")], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    out = {}
+    for p in procs:
+        text, _ = p.communicate(timeout=240)
+        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
+        assert p.returncode == 0 and lines, text[-3000:]
+        result = json.loads(lines[-1][len("RESULT "):])
+        out[result["rank"]] = result
+    out["dir"] = out_dir
+    return out
+
+
+@pytest.fixture(scope="module")
+def ds(tmp_path_factory):
+    return run_ds((HERE / "_training_ds_body.py").read_text(encoding="utf-8"), tmp_path_factory.mktemp("ds"))
+
+
+@pytest.fixture
+def fresh_state():
+    from accelerate.state import AcceleratorState, PartialState
+
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+    yield
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+
+
+# ------------------------------------------------------------------------------------------------ accumulation
+@pytest.mark.claim("fsdp-accumulate-keeps-unsharded-grads")
+def test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch(fsdp):
+    for rank in (0, 1):
+        r = fsdp[rank]["accumulation"]
+        # FSDP1: the unit's gradient is the unsharded flat size (72) between steps, the shard (36) after the step
+        assert r["v1_each_False"]["first"]["grad_numel"] == 72 == r["v1_each_False"]["first"]["unsharded_numel"]
+        assert r["v1_each_False"]["second"]["grad_numel"] == 36 == r["v1_each_False"]["second"]["flat_numel"]
+        assert r["v1_each_True"]["first"]["grad_numel"] == 36  # sync_each_batch: reduced every micro-batch
+        # FSDP2: no sharded gradient yet, the unsharded one kept; after the step the shard (half of 8 rows)
+        assert r["v2_each_False"]["first"] == {"grad": None, "unsharded_grad": [8, 8], "full": [8, 8]}
+        assert r["v2_each_False"]["second"]["grad"] == [4, 8]
+        assert r["v2_each_True"]["first"]["grad"] == [4, 8] and r["v2_each_True"]["first"]["unsharded_grad"] is None
+
+
+@pytest.mark.claim("ds-accumulate-drives-the-engine-step")
+def test_deepspeed_steps_where_accelerate_says(ds):
+    assert ds["steps_without_accumulate"] == 4  # JSON count 4, but every backward outside accumulate() stepped
+    assert ds["steps_after_accumulate"] == 5  # four micro-batches in accumulate(): one step
+
+
+@pytest.mark.claim("launch-accumulation-and-clipping-deepspeed-only")
+def test_only_the_deepspeed_launcher_exports_accumulation_and_clipping(tmp_path):
+    flags = ("--gradient_accumulation_steps", "4", "--gradient_clipping", "0.5")
+    fsdp = Launch(tmp_path, BASE, flags=flags)
+    deepspeed = Launch(tmp_path, ds_base(gradient_accumulation_steps=4, gradient_clipping=0.5))
+    assert "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" not in fsdp.env
+    assert "ACCELERATE_GRADIENT_CLIPPING" not in fsdp.env
+    assert deepspeed.env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
+    assert deepspeed.env["ACCELERATE_GRADIENT_CLIPPING"] == "0.5"
+
+
+def _trainer(tmp_path, **kw):
+    import torch
+    from transformers import Trainer, TrainingArguments
+
+    class Tiny(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 1)
+
+        def forward(self, x, labels=None):
+            return {"loss": (self.fc(x).squeeze(-1) * 10.0 - labels).pow(2).mean()}
+
+    data = [{"x": torch.full((4,), float(i)), "labels": torch.tensor(0.0)} for i in range(8)]
+    model = Tiny()
+    args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, per_device_train_batch_size=2, max_steps=1,
+                             report_to=[], save_strategy="no", logging_strategy="no", **kw)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    return Trainer(model=model, args=args, train_dataset=data, optimizers=(opt, None)), model
+
+
+@pytest.mark.claim("trainer-counts-accumulation-and-clips")
+def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp_path, fresh_state):
+    trainer, model = _trainer(tmp_path, gradient_accumulation_steps=4, max_grad_norm=0.001,
+                              accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": True}})
+    assert trainer.accelerator.gradient_accumulation_steps == 1  # the Accelerator is told 1
+    assert trainer.accelerator.gradient_state.plugin_kwargs["sync_each_batch"] is True
+    before = [p.detach().clone() for p in model.parameters()]
+    trainer.train()
+    assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
+    moved = sum((p.detach() - b).pow(2).sum() for p, b in zip(model.parameters(), before, strict=True)).sqrt().item()
+    assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
+
+
+@pytest.mark.claim("trainer-ds-values-must-match-arguments")
+def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_path, fresh_state):
+    import torch
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, per_device_train_batch_size=2,
+                             gradient_accumulation_steps=4, max_grad_norm=1.0, report_to=[])
+    model = torch.nn.Linear(4, 4)
+    fixed = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1,
+                                      "gradient_clipping": 0.0, "zero_optimization": {"stage": 1}})
+    fixed.trainer_config_process(args)
+    with pytest.raises(ValueError) as err:
+        fixed.trainer_config_finalize(args, model, 10)
+    for line in ("train_micro_batch_size_per_gpu=3 vs hf per_device_train_batch_size=2",
+                 "gradient_accumulation_steps=1 vs hf gradient_accumulation_steps=4",
+                 "gradient_clipping=0.0 vs hf max_grad_norm=1.0"):
+        assert line in str(err.value)
+    auto = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+                                     "train_batch_size": "auto", "gradient_clipping": "auto",
+                                     "zero_optimization": {"stage": 1}})
+    auto.trainer_config_process(args)
+    auto.trainer_config_finalize(args, model, 10)
+    assert (auto.config["train_micro_batch_size_per_gpu"], auto.config["gradient_accumulation_steps"],
+            auto.config["train_batch_size"], auto.config["gradient_clipping"]) == (2, 4, 8, 1.0)
+
+
+# ------------------------------------------------------------------------------------------------ clipping
+@pytest.mark.claim("fsdp-clip-grad-norm-over-shards")
+def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp):
+    for rank in (0, 1):
+        c = fsdp[rank]["clipping"]
+        for v in ("v1", "v2"):
+            assert c[v]["returned"] == pytest.approx(c["reference_norm"], rel=1e-5)  # the whole model's norm
+            assert c[v]["after"] == pytest.approx(0.5, rel=1e-5)  # over both ranks' shards
+            assert "do not support `clip_grad_value_`" in c[v]["value"]
+
+
+@pytest.mark.claim("ds-clip-grad-norm-only-reports")
+def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds):
+    assert ds["json_zero"] == 0.0
+    assert ds["returned"] == pytest.approx(ds["engine_norm"])  # the norm of the step already taken
+    assert ds["update_norm"] == pytest.approx(80.0)  # SGD lr 1, unclipped: max_norm 1e-6 was not applied
+    assert ds["clipped_update_norm"] == pytest.approx(0.01, rel=1e-3)  # the engine clips to gradient_clipping
+
+
+@pytest.mark.claim("ds-gradient-clipping-on-unless-json-zero")
+def test_clipping_stays_on_unless_a_json_says_zero(ds):
+    assert ds["inline_zero_in_config"] is False and ds["inline_zero"] == 1.0  # 0 dropped, DeepSpeed's 1.0
+    assert ds["inline_missing_in_config"] == "auto" and ds["inline_missing"] == 1.0  # auto filled with 1.0
+    assert ds["json_missing"] == 1.0  # DeepSpeed's default
+    assert ds["json_zero"] == 0.0
+
+
+# ------------------------------------------------------------------------------------------------ batch size
+@pytest.mark.claim("ds-micro-batch-auto-from-dataloader")
+def test_auto_micro_batch_comes_from_the_dataloader(ds):
+    from accelerate.utils import DeepSpeedPlugin
+
+    assert "dataloaders" in ds["no_loader"]
+    assert ds["micro_from_loader"] == 3
+    assert ds["fixed_total"].startswith("AssertionError: Check batch related parameters")
+    assert "16 != 2 * 1 * 1" in ds["fixed_total"]  # 16 kept, the pieces filled from the DataLoader
+    assert DeepSpeedPlugin(zero_stage=2).deepspeed_config["train_micro_batch_size_per_gpu"] == "auto"  # inline
+
+
+@pytest.mark.claim("fsdp-knows-no-batch-size")
+def test_fsdp_has_no_batch_size(tmp_path):
+    from accelerate.utils import FullyShardedDataParallelPlugin
+
+    assert not [f for f in FullyShardedDataParallelPlugin.__dataclass_fields__ if "batch" in f]
+    assert not [k for k in Launch(tmp_path, BASE).env if "BATCH" in k]
+
+
+# ------------------------------------------------------------------------------------------------ checkpointing
+@pytest.mark.claim("fsdp2-ac-offload-wrapper")
+@pytest.mark.usefixtures("clean_env")
+def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp):
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):
+        Plugin(fsdp_version=2, activation_checkpointing_offload=True)
+    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+    o = fsdp[0]["offload"]
+    assert o["is_offload"] and o["inner_is_checkpoint"]  # OffloadWrapper(checkpoint wrapper(block))
+    assert o["innermost"] == "FSDPBlock"
+
+
+@pytest.mark.claim("ds-activation-checkpointing-section-api-only")
+def test_the_engine_never_configures_deepspeed_checkpointing(ds):
+    assert ds["ds_ckpt"] == {"cpu": False, "partition": False, "configured": False}
+    assert ds["plugin_fields_ac"] == []  # no accelerate switch for DeepSpeed
+
+
+@pytest.mark.claim("fsdp-merge-weights-full-file")
+def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path):
+    from accelerate.utils import merge_fsdp_weights
+    from safetensors.torch import load_file
+
+    merge_fsdp_weights(str(fsdp["dir"] / "state" / "pytorch_model_fsdp_0"), str(tmp_path / "merged"))
+    files = sorted(os.listdir(tmp_path / "merged"))
+    assert files == ["model.safetensors"]
+    sd = load_file(str(tmp_path / "merged" / files[0]))
+    assert list(sd["head.weight"].shape) == [2, 8]  # the full tensor, both ranks' halves
+
+
+@pytest.mark.claim("ds-checkpoint-16bit-weights-fp32-master-script")
+def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds):
+    c = ds["ckpt"]
+    assert "zero_to_fp32.py" in c["top"] and "latest" in c["top"]
+    assert c["weight_dtype"] == "torch.bfloat16" and c["master_dtype"] == "torch.float32"
+    assert c["master_numel"] == 20  # the whole Linear(4, 4) on one rank
