@@ -12,7 +12,7 @@ One module per area registers its claims with :func:`.registry.claim`; this pack
 """
 from __future__ import annotations
 
-from . import config, deepspeed, ds_options, fsdp, launch, master_weights, precision  # noqa: F401 - each registers
+from . import config, deepspeed, ds_options, fsdp, launch, master_weights, offload, precision  # noqa: F401 - each registers
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim
 from .registry import CLAIMS, claim
 
