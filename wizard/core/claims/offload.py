@@ -11,7 +11,7 @@ DISTRIBUTED_TYPE_PICKS_SECTION = claim(
     "distributed_type alone decides which section accelerate launch reads: with FSDP only fsdp_config becomes FSDP_* "
     "variables and a deepspeed_config next to it is never exported; with DEEPSPEED the reverse.",
     doc="how-a-config-reaches-the-libraries",
-    code="accelerate/commands/launch.py:1225-1260; accelerate/utils/launch.py:304-333, 565-586",
+    code="accelerate/commands/launch.py:1228, 1245; accelerate/utils/launch.py:304-333, 565-586",
     demo=T + "test_distributed_type_decides_which_section_is_read")
 
 # ------------------------------------------------------------------------------------------------ FSDP versions
@@ -21,7 +21,7 @@ FLAT_VS_DTENSOR = claim(
     "mixes frozen and trainable parameters; FSDP2's fully_shard makes every parameter its own DTensor shard and "
     "accepts such mixes.",
     doc="fsdp-version",
-    code="torch/distributed/fsdp/_flat_param.py:798-830; torch/distributed/fsdp/_fully_shard/_fsdp_param.py:1-40",
+    code="torch/distributed/fsdp/_flat_param.py:798-830; torch/distributed/fsdp/_fully_shard/_fsdp_param.py:228-326",
     demo=T + "test_fsdp1_flattens_and_fsdp2_shards_each_parameter")
 FSDP2_MEMORY = claim(
     "fsdp2-frees-without-record-stream",
@@ -53,7 +53,8 @@ FSDP2_TORCH = claim(
     "fsdp2-needs-torch-2-6",
     "accelerate refuses FSDP2 below torch 2.6.",
     doc="fsdp-version",
-    code="accelerate/utils/constants.py:46; accelerate/utils/dataclasses.py:1833-1835; accelerate/accelerator.py:399-401",
+    code="accelerate/utils/constants.py:46; accelerate/utils/dataclasses.py:1833-1835; "
+         "accelerate/accelerator.py:399-401",
     demo=T + "test_fsdp2_needs_torch_2_6")
 FSDP2_PREPARE = claim(
     "fsdp2-prepare-model-with-optimizer",
@@ -85,7 +86,7 @@ RESHARD = claim(
     "again in backward; with false they stay gathered from forward to backward (like FSDP1's SHARD_GRAD_OP); between "
     "steps only the shards are kept either way, so neither is unsharded data parallelism.",
     doc="fsdp2-reshard-after-forward",
-    code="torch/distributed/fsdp/_fully_shard/_fully_shard.py:60-120; torch/distributed/fsdp/_flat_param.py:112-120; "
+    code="torch/distributed/fsdp/_fully_shard/_fully_shard.py:102-200; torch/distributed/fsdp/_flat_param.py:112-120; "
          "torch/distributed/fsdp/_runtime_utils.py:494-500, 822-828",
     demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward")
 FSDP2_HYBRID = claim(
@@ -155,7 +156,7 @@ DS_OFFLOAD_BLOCKS = claim(
     "(offload_param) in two separate blocks, each with its own device (none, cpu or nvme), nvme_path and pin_memory; "
     "the inline offload_optimizer_device and offload_param_device fill the two devices.",
     doc="ds-offload-and-zero-stage",
-    code="deepspeed/runtime/zero/offload_config.py:14-75; deepspeed/runtime/zero/config.py:150-170; "
+    code="deepspeed/runtime/zero/offload_config.py:14-75; deepspeed/runtime/zero/config.py:164, 171; "
          "accelerate/utils/dataclasses.py:1305-1318",
     demo=T + "test_the_two_offload_blocks_are_independent")
 PARAM_OFFLOAD_ZERO3 = claim(
