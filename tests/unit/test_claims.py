@@ -1,6 +1,7 @@
 """The claim registry (wizard/core/claims/): every cited claim exists, points into docs/library-behaviour.md and the
 library code, and is either demonstrated by a test in tests/claims/ that carries its marker or says why it can only
-be read from the code; docs/claims.md is current; what has no claim yet is listed and may only shrink."""
+be read from the code; docs/claims.md is current; every text, setting line and switch note cites claims, and the rules that do not yet are
+listed (tests/rules_without_claims.py) and may only become fewer."""
 from __future__ import annotations
 
 import ast
@@ -86,9 +87,9 @@ def test_a_failing_claim_test_names_what_to_revisit():
     assert "not registered" in revisit("no-such-claim")
 
 
-# ------------------------------------------------------------------------------------------- not claimed yet
-# What the wizard shows that states library facts but cites no claim yet. Each entry leaves this list when its
-# statements get claims (the test below fails until it is removed), and nothing new may join it.
+# ------------------------------------------------------------------------------------------- everything cites
+# What the wizard shows about the libraries (setting and group texts, the settings' counterpart and not-applicable
+# lines, the backend-switch notes) cites the claims it states. (The list of what did not yet is empty and gone.)
 @pytest.fixture(scope="module")
 def stated():
     from wizard.core.catalog import SETTINGS
@@ -106,12 +107,22 @@ def stated():
     return out
 
 
-def test_what_has_no_claim_yet_is_listed_and_the_list_only_shrinks(stated):
-    from not_claimed_yet import NOT_CLAIMED_YET  # tests/not_claimed_yet.py
-
-    missing = sorted(who for who, ids in stated.items() if not ids and who not in NOT_CLAIMED_YET)
+def test_every_text_setting_line_and_switch_note_cites_its_claims(stated):
+    assert len(stated) > 100
+    missing = sorted(who for who, ids in stated.items() if not ids)
     assert not missing, f"cite the claims these state (claims=(...)): {missing}"
-    done = sorted(who for who in NOT_CLAIMED_YET if stated.get(who))
-    assert not done, f"these cite claims now: remove them from tests/not_claimed_yet.py: {done}"
-    gone = sorted(who for who in NOT_CLAIMED_YET if who not in stated)
-    assert not gone, f"no longer exist: remove them from tests/not_claimed_yet.py: {gone}"
+
+
+def test_rules_without_claims_are_listed_and_the_list_only_shrinks():
+    from rules_without_claims import RULES_WITHOUT_CLAIMS  # tests/rules_without_claims.py
+
+    from wizard.core import rules_doc  # noqa: F401 - registers every rule
+    from wizard.core.rules import ANSWER, CONFIG, RULES
+
+    library_rules = {n: r for n, r in RULES.items() if r.section in (CONFIG, ANSWER)}
+    missing = sorted(n for n, r in library_rules.items() if not r.claims and n not in RULES_WITHOUT_CLAIMS)
+    assert not missing, f"a new rule cites the claims its message states (claims=(...)): {missing}"
+    done = sorted(n for n in RULES_WITHOUT_CLAIMS if n in library_rules and library_rules[n].claims)
+    assert not done, f"these cite claims now: remove them from tests/rules_without_claims.py: {done}"
+    gone = sorted(n for n in RULES_WITHOUT_CLAIMS if n not in library_rules)
+    assert not gone, f"no longer registered: remove them from tests/rules_without_claims.py: {gone}"

@@ -266,7 +266,8 @@ def fsdp_offload_all_or_nothing(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("ds-param-offload-needs-zero3", WARNING, "DeepSpeed parameter offload needs ZeRO-3",
              DOC + "ds-offload-and-zero-stage; "
-             "deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700")
+             "deepspeed/runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
+             claims=("ds-param-offload-zero3-only",))
 def ds_param_offload_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.params"] != "none" and zero_stage(a) != 3:
         yield (["offload.params", "sharding.strategy"], f"parameter offload only works with ZeRO-3, but the "

@@ -19,6 +19,7 @@ from . import (  # noqa: F401 - each registers its claims
     fsdp,
     launch,
     master_weights,
+    offload,
     precision,
     prefetch,
     training,

@@ -18,16 +18,17 @@ FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
 STAGE_BAD = rule("deepspeed-zero-stage-invalid", ERROR, "zero_stage must be 0, 1, 2 or 3",
                  DOC + "ds-inline-config; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98")
 STAGE_DEFAULT = rule("deepspeed-zero-stage-default", INFO, "zero_stage omitted: accelerate uses ZeRO-2",
-                     DOC + "ds-inline-config; " + D + ":1237-1238")
+                     DOC + "ds-inline-config; " + D + ":1237-1238", claims=("ds-missing-stage-defaults",))
 DEVICE_BAD = rule("deepspeed-offload-device-invalid", ERROR, "offload device must be none, cpu or nvme",
                   DOC + "ds-inline-config; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
 NVME_PATH_LOST = rule("deepspeed-inline-nvme-path-ignored", ERROR,
                       "Inline offload_*_nvme_path is never exported by accelerate launch",
                       DOC + "ds-nvme-offload; " + L + ":565-586 (no NVME_PATH export); " + D
-                      + ":1246-1252; accelerate#1463")
+                      + ":1246-1252; accelerate#1463", claims=("ds-inline-nvme-path-not-exported",))
 NVME_INLINE = rule("deepspeed-inline-nvme-without-path", WARNING,
                    "Inline NVMe offload always uses the relative folder 'none'",
-                   DOC + "ds-nvme-offload; " + D + ":1246-1252, 1308-1317")
+                   DOC + "ds-nvme-offload; " + D + ":1246-1252, 1308-1317",
+                   claims=("ds-inline-nvme-path-not-exported",))
 GAS_BAD = rule("deepspeed-gradient-accumulation-invalid", ERROR,
                "Inline gradient_accumulation_steps must be a positive integer (not auto)",
                DOC + "ds-gradient-accumulation-and-clipping; " + L + ":569-570; " + A + "accelerator.py:546-548")
@@ -90,7 +91,7 @@ OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            + "runtime/zero/offload_config.py:21-22, runtime/engine.py:2655-2700",
                            keys="the param offload device (deepspeed_config.offload_param_device or "
                            "zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or "
-                           "zero_optimization.stage)")
+                           "zero_optimization.stage)", claims=("ds-param-offload-zero3-only",))
 NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
                   DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
                   keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "

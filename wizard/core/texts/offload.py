@@ -33,6 +33,8 @@ TEXTS: dict[str, Text] = {
                   "stages 1-2 accept the block and never use it, so the wizard writes none there. Independent "
                   "of optimizer offload.",
         versions="accelerate config asks about parameter offload at stage 2, where it has no effect.",
+        claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent", "ds-param-offload-zero3-only",
+                "ds-accelerate-config-offload-questions"),
     ),
     "offload.nvme_path": Text(
         what="Folder on a fast local NVMe drive where DeepSpeed (ZeRO-Infinity) swaps offloaded tensors. It "
@@ -43,6 +45,9 @@ TEXTS: dict[str, Text] = {
         versions="accelerate launch never exports the inline offload_*_nvme_path keys, so DeepSpeed receives "
                  "the literal relative path 'none'. The wizard therefore always puts NVMe settings in a "
                  "DeepSpeed JSON. A missing path with device nvme fails late, inside ZeRO-3 set-up.",
+        claims=("ds-nvme-needs-aio-and-path", "fsdp-offload-single-switch", "ds-offload-blocks-independent",
+                "ds-nvme-optimizer-offload-below-zero3-is-cpu", "ds-param-offload-zero3-only",
+                "ds-inline-nvme-path-not-exported"),
     ),
     "offload.pin_memory": Text(
         what="Whether offloaded tensors live in page-locked host memory. Pinning allows fast asynchronous "
@@ -55,6 +60,8 @@ TEXTS: dict[str, Text] = {
         versions="Older guides tell you to set pin_memory: true; in DeepSpeed 0.19 that is already the default, "
                  "and false is the value that changes behaviour.",
         tips="Leave pinning on unless host RAM or the memlock limit is tight.",
+        claims=("fsdp-offload-pins", "ds-offload-pin-memory-default", "ds-offload-blocks-independent",
+                "ds-inline-unknown-dropped"),
     ),
 }
 
@@ -68,4 +75,6 @@ GROUP = GroupText(
         no_counterpart="FSDP offload is all or nothing: 'optimizer only' becomes 'everything'. DeepSpeed NVMe "
                        "offload and the pin_memory switch have no FSDP counterpart. DeepSpeed parameter "
                        "offload needs ZeRO-3.",
+        claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent", "ds-param-offload-zero3-only",
+                "fsdp-offload-pins", "ds-offload-pin-memory-default"),
     )

@@ -24,8 +24,13 @@ TEXTS: dict[str, Text] = {
                  "silently runs as FULL_SHARD; the wizard writes the name under fsdp_sharding_strategy. The "
                  "guide's sample value '1' is the numeric code for FULL_SHARD (ZeRO-3 level), not ZeRO-1; "
                  "write names. FSDP2 ignores fsdp_sharding_strategy and needs a bool. FSDP1 hybrid groups by "
-                 "the GPUs visible per node, so on one node it equals FULL_SHARD. Missing zero_stage = 2.",
+                 "the GPUs visible per node, so on one node it equals FULL_SHARD. A missing inline zero_stage "
+                 "means 2, but a JSON without zero_optimization.stage runs ZeRO-0.",
         tips="full for models that do not fit otherwise; grads_optimizer when they do, for fewer all-gathers.",
+        claims=("ds-zero-stages-partition", "ds-module-cast-fp32-master", "fsdp1-reads-sharding-strategy-only",
+                "fsdp-reshard-after-forward", "fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition",
+                "accelerate-config-fsdp-questions", "fsdp2-ignores-v1-keys", "fsdp1-hybrid-groups-by-visible-devices",
+                "ds-missing-stage-defaults"),
     ),
 }
 
@@ -39,7 +44,10 @@ GROUP = GroupText(
              "v2 hybrid: parallelism_config_dp_replicate_size x parallelism_config_dp_shard_size",
         deepspeed="zero_stage (inline) / zero_optimization.stage 0-3\n"
                   "hybrid: zero_optimization.zero_hpz_partition_size (ZeRO++, stage 3)",
-        no_counterpart="ZeRO-1 has no FSDP twin (nearest: SHARD_GRAD_OP / reshard false). HYBRID_SHARD_ZERO2 "
-                       "has no DeepSpeed twin. NO_SHARD does not exist in FSDP2. hpZ only approximates "
-                       "HYBRID_SHARD: gradients and optimizer state stay sharded over all ranks.",
+        no_counterpart="ZeRO-1 has no FSDP twin (nearest: SHARD_GRAD_OP / reshard false, which also shard the "
+                       "gradients and, between steps, the parameters). HYBRID_SHARD_ZERO2 has no DeepSpeed twin. "
+                       "NO_SHARD does not exist in FSDP2. hpZ only approximates HYBRID_SHARD: gradients and "
+                       "optimizer state stay sharded over all ranks.",
+        claims=("ds-zero-stages-partition", "fsdp-reshard-after-forward", "fsdp1-reads-sharding-strategy-only",
+                "fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition", "fsdp2-ignores-v1-keys"),
     )

@@ -30,29 +30,39 @@ MEANING_CHANGES: tuple[MeaningChange, ...] = (
     MeaningChange(
         "offload.optimizer", ("cpu", "nvme"), _DS, _FSDP,
         "DeepSpeed moved only the optimizer state and step off the GPU and ran the step in DeepSpeedCPUAdam "
-        "(accelerate swaps a torch Adam for it); FSDP's single fsdp_offload_params also moves the parameters and "
-        "gradients to the CPU and runs your own torch optimizer's step there, usually slower than DeepSpeedCPUAdam."),
+        "(accelerate swaps the script's torch optimizer for it); FSDP's single fsdp_offload_params also moves the "
+        "parameters and gradients to the CPU and runs your own torch optimizer's step there.",
+        claims=("ds-offload-replaces-torch-optimizer", "ds-offload-blocks-independent",
+                "fsdp-offload-single-switch")),
     MeaningChange(
         "offload.optimizer", ("nvme",), _DS, _FSDP,
-        "NVMe becomes CPU RAM: FSDP cannot offload to NVMe, so the host needs room for all of it."),
+        "NVMe becomes CPU RAM: FSDP cannot offload to NVMe, so the host needs room for all of it.",
+        claims=("fsdp-offload-single-switch",)),
     MeaningChange(
         "offload.params", ("cpu", "nvme"), _DS, _FSDP,
         "DeepSpeed offloaded the parameters separately from the optimizer (ZeRO-3 only); on FSDP the same switch "
-        "offloads parameters, gradients and the optimizer step together."),
+        "offloads parameters, gradients and the optimizer step together.",
+        claims=("ds-offload-blocks-independent", "ds-param-offload-zero3-only", "fsdp-offload-single-switch")),
     MeaningChange(
         "offload.optimizer", ("cpu",), _FSDP, _DS,
         "FSDP's switch moved parameters, gradients and the optimizer step to the CPU; DeepSpeed offloads the "
-        "optimizer on its own, and accelerate replaces a torch Adam with DeepSpeedCPUAdam (built on first use)."),
+        "optimizer on its own, and accelerate replaces the script's torch optimizer (SGD too) with "
+        "DeepSpeedCPUAdam (built on first use).",
+        claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent", "ds-offload-replaces-torch-optimizer",
+                "ds-cpu-optimizer-built-on-first-use")),
     MeaningChange(
         "offload.params", ("cpu",), _FSDP, _DS,
-        "On DeepSpeed parameter offload is separate from optimizer offload and only works at ZeRO-3."),
+        "On DeepSpeed parameter offload is separate from optimizer offload and only works at ZeRO-3.",
+        claims=("ds-offload-blocks-independent", "ds-param-offload-zero3-only", "fsdp-offload-single-switch")),
     MeaningChange(
         "sharding.strategy", ("optimizer",), _DS, _FSDP,
         "ZeRO-1 (optimizer state only) has no FSDP form: it is written as FSDP's no-reshard mode, which shards "
-        "the gradients and the parameters' storage too."),
+        "the gradients and the parameters' storage too.",
+        claims=("ds-zero-stages-partition", "fsdp-reshard-after-forward")),
     MeaningChange(
         "sharding.strategy", ("none",), _DS, ("fsdp2",),
-        "ZeRO-0 has no FSDP2 form: FSDP2 has no NO_SHARD, and the closest mode still shards between steps."),
+        "ZeRO-0 has no FSDP2 form: FSDP2 has no NO_SHARD, and the closest mode still shards between steps.",
+        claims=("fsdp-reshard-after-forward", "fsdp2-ignores-v1-keys")),
     MeaningChange(
         "loading.ram_efficient", (True,), _DS, _FSDP,
         "DeepSpeed's zero3_init_flag created the parameters already partitioned (ZeRO-3 only); FSDP's "

@@ -1,0 +1,326 @@
+"""Claims about the backend choice, FSDP versions, sharding and offload (wizard/core/claims/offload.py).
+
+accelerate's launcher runs without starting anything (``Launch`` of test_launch.py); plugins are built in this
+process from the environment the launcher prepared; raw torch FSDP and accelerate's FSDP2 path (through the CPU
+shim of wizard/run/cpu_fsdp_compat.py) and DeepSpeed engines run in one gloo process of their own
+(``one_rank`` of test_launch.py, ``run_ds`` of test_deepspeed.py). No DeepSpeed op is built.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from test_deepspeed import run_ds
+from test_fsdp import clean_env  # noqa: F401 - fixture
+from test_launch import BASE, Launch, ds_base, one_rank
+
+
+def _env_of(launch: Launch, monkeypatch) -> None:
+    """Put what the launcher exported into this process, as the training process would see it."""
+    for k, v in launch.env.items():
+        monkeypatch.setenv(k, v)
+
+
+def _result(proc) -> dict:
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, (proc.stdout[-3000:], proc.stderr[-6000:])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+# ------------------------------------------------------------------------------------------------ backend
+@pytest.mark.claim("launch-distributed-type-picks-section")
+def test_distributed_type_decides_which_section_is_read(tmp_path):
+    both = {"fsdp_config": {"fsdp_version": 2, "fsdp_offload_params": True},
+            "deepspeed_config": {"zero_stage": 3, "offload_optimizer_device": "cpu"}}
+    fsdp = Launch(tmp_path, {**BASE, **both})
+    assert fsdp.env["ACCELERATE_USE_FSDP"] == "true" and fsdp.env["FSDP_OFFLOAD_PARAMS"] == "true"
+    assert not [k for k in fsdp.env if "DEEPSPEED" in k]
+    ds = Launch(tmp_path, {**ds_base(), **both, "distributed_type": "DEEPSPEED"})
+    assert ds.env["ACCELERATE_USE_DEEPSPEED"] == "true" and ds.env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
+    assert not [k for k in ds.env if k.startswith("FSDP_") or k == "ACCELERATE_USE_FSDP"]
+
+
+# ------------------------------------------------------------------------------------------------ raw torch FSDP
+_TORCH_FSDP = """
+import json, torch, torch.distributed as dist
+dist.init_process_group("gloo")
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard
+from torch.distributed.fsdp._flat_param import FlatParameter
+mesh = init_device_mesh("cpu", (1,))
+out = {}
+def mixed():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+    m[0].weight.requires_grad_(False)  # a frozen weight next to trainable ones (LoRA-like)
+    return m
+flat = FSDP(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)), device_id=torch.device("cpu"))
+out["fsdp1_params"] = [type(p).__name__ for p in flat.parameters()]
+out["fsdp1_is_flat"] = all(isinstance(p, FlatParameter) for p in flat.parameters())
+try:
+    FSDP(mixed(), device_id=torch.device("cpu"))
+    out["fsdp1_mixed"] = "accepted"
+except ValueError as e:
+    out["fsdp1_mixed"] = str(e)
+FSDP(mixed(), device_id=torch.device("cpu"), use_orig_params=True)
+out["fsdp1_mixed_orig"] = "accepted"
+m = mixed()
+fully_shard(m, mesh=mesh)
+out["fsdp2_params"] = sorted({type(p).__name__ for p in m.parameters()})
+for reshard in (True, False):
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+    for layer in m:
+        fully_shard(layer, mesh=mesh, reshard_after_forward=reshard)
+    fully_shard(m, mesh=mesh)
+    kinds = lambda: sorted({type(p).__name__ for p in m[0].parameters()})
+    seen = {"before": kinds()}
+    loss = m(torch.randn(2, 4)).sum()
+    seen["after_forward"] = kinds()
+    loss.backward()
+    seen["after_backward"] = kinds()
+    out[f"reshard_{reshard}"] = seen
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_fsdp() -> dict:
+    return _result(one_rank(_TORCH_FSDP, timeout=180))
+
+
+@pytest.mark.claim("fsdp1-flat-fsdp2-dtensor")
+def test_fsdp1_flattens_and_fsdp2_shards_each_parameter(torch_fsdp):
+    assert len(torch_fsdp["fsdp1_params"]) == 1 and torch_fsdp["fsdp1_is_flat"]  # one FlatParameter for 4 tensors
+    assert "uniform `requires_grad`" in torch_fsdp["fsdp1_mixed"]
+    assert torch_fsdp["fsdp1_mixed_orig"] == "accepted"
+    assert torch_fsdp["fsdp2_params"] == ["DTensor"]  # each parameter, the frozen one too
+
+
+@pytest.mark.claim("fsdp-reshard-after-forward")
+def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fsdp):
+    true, false = torch_fsdp["reshard_True"], torch_fsdp["reshard_False"]
+    assert true == {"before": ["DTensor"], "after_forward": ["DTensor"], "after_backward": ["DTensor"]}
+    assert false["before"] == ["DTensor"] and false["after_backward"] == ["DTensor"]  # shards between steps
+    assert false["after_forward"] == ["Parameter"]  # gathered, unsharded tensors from forward to backward
+
+
+# ------------------------------------------------------------------------------------------------ FSDP versions
+@pytest.mark.claim("fsdp-version-default-1-unchecked")
+def test_a_missing_version_is_1_and_3_fails_late(tmp_path, clean_env):  # noqa: F811
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    assert Plugin().fsdp_version == 1  # nothing in the environment
+    missing = Launch(tmp_path, {**BASE, "fsdp_config": {"fsdp_offload_params": False}})
+    assert missing.env["FSDP_VERSION"] == "1"
+    three = Launch(tmp_path, {**BASE, "fsdp_config": {"fsdp_version": 3}})  # accepted by the launcher
+    assert three.env["FSDP_VERSION"] == "3"
+    _env_of(three, clean_env)
+    with pytest.raises(KeyError, match="TRUE"):
+        Plugin()
+
+
+@pytest.mark.claim("fsdp2-needs-torch-2-6")
+def test_fsdp2_needs_torch_2_6():
+    from accelerate.utils.constants import FSDP2_PYTORCH_VERSION
+    from packaging.version import Version
+
+    assert Version(FSDP2_PYTORCH_VERSION) == Version("2.6.0")
+
+
+@pytest.mark.claim("fsdp2-prepare-model-with-optimizer")
+def test_fsdp2_prepare_needs_one_model_with_its_optimizer():
+    out = _result(one_rank("""
+        import json, os, sys
+        os.environ["ACCELERATE_TORCH_DEVICE"] = "cpu"
+        sys.path.insert(0, HERE)
+        import _fsdp_cpu as f  # installs the CPU FSDP shim
+        import torch
+        acc = f.Accelerator(fsdp_plugin=f.Plugin(fsdp_version=2))
+        errors = {}
+        a, b = f.Net(), f.Net()
+        calls = {"model_alone": lambda: acc.prepare(a),
+                 "two_models": lambda: acc.prepare(a, b, torch.optim.SGD(a.parameters(), lr=0.1))}
+        for name, call in calls.items():
+            try:
+                call()
+                errors[name] = ""
+            except ValueError as e:
+                errors[name] = str(e)
+        model, opt = acc.prepare(a, torch.optim.SGD(a.parameters(), lr=0.1))
+        errors["together"] = type(model).__name__
+        print("RESULT " + json.dumps(errors), flush=True)
+    """.replace("HERE", repr(str(Path(__file__).parent))), timeout=180))
+    assert "a model and optimizer must be passed together" in out["model_alone"]
+    assert "Only one model is supported" in out["two_models"]
+    assert out["together"].startswith("FSDP")  # one model with its optimizer: fully_shard'ed
+
+
+@pytest.mark.claim("fsdp2-ignores-v1-keys")
+def test_fsdp2_ignores_the_v1_keys(clean_env):  # noqa: F811
+    from accelerate.state import PartialState
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+
+    PartialState(cpu=True)  # accelerate's logger needs a state
+    for k, v in {"FSDP_VERSION": "2", "FSDP_SHARDING_STRATEGY": "NO_SHARD", "FSDP_FORWARD_PREFETCH": "true",
+                 "FSDP_BACKWARD_PREFETCH": "BACKWARD_PRE"}.items():
+        clean_env.setenv(k, v)
+    plugin = Plugin()  # what the launcher's variables give
+    assert plugin.sharding_strategy is None and plugin.reshard_after_forward is True  # NO_SHARD never read
+    assert plugin.forward_prefetch is None and plugin.backward_prefetch is None
+    with pytest.raises(ValueError, match="truth value"):
+        Plugin(fsdp_version=2, reshard_after_forward="SHARD_GRAD_OP")
+    clean_env.setenv("FSDP_RESHARD_AFTER_FORWARD", "FULL_SHARD")
+    with pytest.raises(ValueError, match="truth value"):
+        Plugin()
+    for k in ("FSDP_FORWARD_PREFETCH", "FSDP_BACKWARD_PREFETCH", "FSDP_RESHARD_AFTER_FORWARD"):
+        clean_env.delenv(k)
+    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+    assert Plugin(fsdp_version=2, activation_checkpointing=True,
+                  activation_checkpointing_offload=True).activation_checkpointing_offload is True
+
+
+@pytest.mark.claim("fsdp1-reads-sharding-strategy-only")
+def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env):  # noqa: F811
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from torch.distributed.fsdp import ShardingStrategy
+
+    def strategy(fsdp_config):
+        launch = Launch(tmp_path, {**BASE, "fsdp_config": {"fsdp_version": 1, "fsdp_cpu_ram_efficient_loading": False,
+                                                       "fsdp_sync_module_states": False, **fsdp_config}})
+        _env_of(launch, clean_env)
+        return launch.env, Plugin().sharding_strategy
+
+    env, got = strategy({"fsdp_reshard_after_forward": "SHARD_GRAD_OP"})  # what accelerate config writes
+    assert env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD" and env["FSDP_RESHARD_AFTER_FORWARD"] == "shard_grad_op"
+    assert got is ShardingStrategy.FULL_SHARD
+    assert strategy({"fsdp_sharding_strategy": "SHARD_GRAD_OP"})[1] is ShardingStrategy.SHARD_GRAD_OP
+    assert strategy({"fsdp_sharding_strategy": "hybrid_shard_zero2"})[1] is ShardingStrategy._HYBRID_SHARD_ZERO2
+    assert strategy({"fsdp_sharding_strategy": 1})[1] is ShardingStrategy.FULL_SHARD  # '1' is not ZeRO-1
+    assert strategy({"fsdp_sharding_strategy": 3})[1] is ShardingStrategy.NO_SHARD
+
+
+@pytest.mark.claim("fsdp2-hybrid-from-parallelism-config")
+def test_fsdp2_hybrid_comes_from_the_parallelism_config(tmp_path):
+    from accelerate.parallelism_config import ParallelismConfig
+
+    hybrid = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4)
+    assert hybrid.fsdp_dim_names == ["dp_replicate", "dp_shard_cp"]  # the 2-D mesh fully_shard gets
+    assert ParallelismConfig(dp_shard_size=8).fsdp_dim_names == ["dp_shard_cp"]
+    launch = Launch(tmp_path, {**BASE, "parallelism_config": {"parallelism_config_dp_replicate_size": 2,
+                                                               "parallelism_config_dp_shard_size": 4}})
+    assert launch.env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"] == "2"
+    assert launch.env["PARALLELISM_CONFIG_DP_SHARD_SIZE"] == "4"
+
+
+# ------------------------------------------------------------------------------------------------ ZeRO stages
+@pytest.fixture(scope="module")
+def zero(tmp_path_factory) -> dict:
+    return run_ds("""
+        import deepspeed
+        deepspeed.init_distributed(dist_backend="gloo")
+        out = {}
+        def engine(zero_optimization):
+            torch.manual_seed(0)
+            m = torch.nn.Linear(4, 4)
+            cfg = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+                   "zero_optimization": zero_optimization}
+            eng, *_ = deepspeed.initialize(model=m, optimizer=torch.optim.AdamW(m.parameters(), lr=0.1),
+                                           config=cfg)
+            return eng
+        for stage in (0, 1, 2, 3):
+            eng = engine({"stage": stage})
+            opt = eng.optimizer
+            w = eng.module.weight
+            out[stage] = {"stage": eng.zero_optimization_stage(), "optimizer": type(opt).__name__,
+                          "partition_gradients": getattr(opt, "partition_gradients", None),
+                          "param_partitioned": hasattr(w, "ds_id") and w.numel() == 0}
+        eng = engine({"stage": 2, "offload_param": {"device": "nvme", "nvme_path": "swap"}})
+        out["zero2_param_offload"] = {"optimizer": type(eng.optimizer).__name__,
+                                      "configured": eng.zero_offload_param().device,
+                                      "cpu_offload": eng.optimizer.cpu_offload, "swap": os.path.exists("swap"),
+                                      "weight_device": str(eng.module.weight.device)}
+        report(**{str(k): v for k, v in out.items()})
+    """, tmp_path_factory.mktemp("zero"))
+
+
+@pytest.mark.claim("ds-zero-stages-partition")
+def test_what_each_zero_stage_partitions(zero):
+    assert zero["0"]["optimizer"] == "AdamW"  # the script's optimizer, nothing partitioned
+    assert zero["1"]["optimizer"] == zero["2"]["optimizer"] == "DeepSpeedZeroOptimizer"
+    assert zero["1"]["partition_gradients"] is False and zero["2"]["partition_gradients"] is True
+    assert not zero["1"]["param_partitioned"] and not zero["2"]["param_partitioned"]
+    assert zero["3"]["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and zero["3"]["param_partitioned"]
+    assert {zero[s]["stage"] for s in "0123"} == {0, 1, 2, 3}
+
+
+@pytest.mark.claim("ds-param-offload-zero3-only")
+def test_parameter_offload_below_zero3_is_unused(zero):
+    got = zero["zero2_param_offload"]
+    assert got["configured"] == "nvme"  # accepted without a message...
+    assert got["optimizer"] == "DeepSpeedZeroOptimizer" and got["cpu_offload"] is False  # ...and never used
+    assert got["swap"] is False and got["weight_device"] == "cpu"
+
+
+@pytest.mark.claim("ds-missing-stage-defaults")
+def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    inline = DeepSpeedPlugin()
+    assert inline.zero_stage == 2 and inline.deepspeed_config["zero_optimization"]["stage"] == 2
+    from_json = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1,
+                                              "zero_optimization": {"overlap_comm": True}})
+    assert "stage" not in from_json.deepspeed_config["zero_optimization"]
+    assert from_json.zero_stage == 2  # what accelerate believes
+    assert DeepSpeedZeroConfig(overlap_comm=True).stage == 0  # what DeepSpeed runs
+
+
+# ------------------------------------------------------------------------------------------------ offload
+@pytest.mark.claim("fsdp-offload-single-switch")
+@pytest.mark.claim("fsdp-offload-pins")
+def test_fsdp_offload_is_one_switch(clean_env):  # noqa: F811
+    import dataclasses
+
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+    from torch.distributed.fsdp import CPUOffload, CPUOffloadPolicy
+
+    clean_env.setenv("FSDP_OFFLOAD_PARAMS", "true")
+    v1, v2 = Plugin(fsdp_version=1).cpu_offload, Plugin(fsdp_version=2).cpu_offload
+    assert v1 == CPUOffload(offload_params=True)
+    assert type(v2) is CPUOffloadPolicy and v2.pin_memory is True  # accelerate keeps torch's default: pinned
+    assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
+    assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]
+
+
+@pytest.mark.claim("ds-offload-blocks-independent")
+@pytest.mark.claim("ds-offload-pin-memory-default")
+def test_the_two_offload_blocks_are_independent(tmp_path, clean_env):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    cfg = DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"},
+                              offload_param={"device": "nvme", "nvme_path": "/nvme", "pin_memory": False})
+    assert cfg.offload_optimizer.device == "cpu" and cfg.offload_param.device == "nvme"
+    assert cfg.offload_optimizer.pin_memory is True and cfg.offload_param.pin_memory is False  # default: pinned
+    assert DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"}).offload_param is None
+    with pytest.raises(Exception, match="device"):
+        DeepSpeedZeroConfig(stage=3, offload_param={"device": "gpu"})
+    launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none"))
+    _env_of(launch, clean_env)
+    zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
+    assert zero["offload_optimizer"]["device"] == "cpu" and zero["offload_param"]["device"] == "none"
+
+
+@pytest.mark.claim("ds-inline-nvme-path-not-exported")
+def test_inline_nvme_paths_never_reach_deepspeed(tmp_path, clean_env):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
+
+    launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="nvme", offload_param_device="nvme",
+                                      offload_optimizer_nvme_path="/nvme", offload_param_nvme_path="/nvme"))
+    assert not [k for k, v in launch.env.items() if "NVME" in k or v == "/nvme"]
+    _env_of(launch, clean_env)
+    zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
+    assert zero["offload_optimizer"]["nvme_path"] == "none" and zero["offload_param"]["nvme_path"] == "none"
+    assert os.path.isabs(zero["offload_param"]["nvme_path"]) is False
