@@ -71,7 +71,7 @@ TEXTS: dict[str, Text] = {
                   "the DeepSpeed JSON. ZeRO-1/2/3 only: DeepSpeed refuses them at ZeRO-0, and the states flag "
                   "without the master flag.",
         versions="Read even with bf16 off: fp32 weights then get a bf16 master copy. bf16 needs "
-                 "DeepSpeedCPUAdam (accelerate swaps a torch Adam for it when offloading). bf16_with_states with "
+                 "DeepSpeedCPUAdam (accelerate swaps the script's torch optimizer for it when offloading). bf16_with_states with "
                  "offload needs CPU Adam with bf16 moments, which only an optimizer block in the JSON gives: "
                  "accelerate's swap keeps fp32 moments and DeepSpeed refuses it.",
         tips="bf16_with_states when fp32 Adam state does not fit; otherwise keep fp32.",
