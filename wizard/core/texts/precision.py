@@ -72,8 +72,8 @@ TEXTS: dict[str, Text] = {
                   "without the master flag.",
         versions="Read even with bf16 off: fp32 weights then get a bf16 master copy. bf16 needs "
                  "DeepSpeedCPUAdam (accelerate swaps the script's torch optimizer for it when offloading). "
-                 "bf16_with_states with offload needs CPU Adam with bf16 moments, which only an optimizer block in the JSON gives: "
-                 "accelerate's swap keeps fp32 moments and DeepSpeed refuses it.",
+                 "bf16_with_states with offload needs CPU Adam with bf16 moments, which only an optimizer block "
+                 "in the JSON gives: accelerate's swap keeps fp32 moments and DeepSpeed refuses it.",
         tips="bf16_with_states when fp32 Adam state does not fit; otherwise keep fp32.",
         claims=("master-weights-bf16-dtypes", "master-weights-fsdp-load-dtype", "master-weights-zero-stages",
                 "master-weights-fp32-states-need-offload", "master-weights-read-without-bf16",
