@@ -33,7 +33,8 @@ def citations() -> dict[str, tuple[str, ...]]:
     for who, ids in cited:
         for cid in ids:
             out.setdefault(cid, []).append(who)
-    return {cid: tuple(whos) for cid, whos in out.items()}
+    # sorted: the registry's order depends on which rule module was imported first
+    return {cid: tuple(sorted(whos)) for cid, whos in out.items()}
 
 
 def meaning_change_name(m) -> str:
