@@ -272,3 +272,26 @@ def test_the_wizard_always_writes_gradient_accumulation_into_its_deepspeed_json(
     assert out.deepspeed is not None and "gradient_accumulation_steps" in out.deepspeed
     findings = lint(out.accelerate, out.deepspeed, gpus_per_node=None)
     assert "deepspeed-json-no-gradient-accumulation" not in {f.rule for f in findings}
+
+
+def _fired(doc, rule):
+    return [f for f in check_answers(A(doc)) if f.rule == rule]
+
+
+@pytest.mark.parametrize("launcher,fires", [("standard", True), ("nossh", True), ("pdsh", False), ("slurm", False)])
+def test_no_main_ip_is_only_an_error_where_nothing_finds_the_master(launcher, fires):
+    """DeepSpeed's runner asks the hostfile's first host for its address over ssh (claim
+    ds-runner-finds-master-addr): pdsh, MPI and Slurm launches need no main_process_ip; torchrun and nossh do."""
+    doc = merge(DS, {"launch": {"num_processes": 16, "num_machines": 2, "ds_multinode_launcher": launcher,
+                                "ds_hostfile": "/h"}})
+    assert bool(_fired(doc, "multinode-needs-main-ip")) is fires
+
+
+def test_gpu_ids_are_not_checked_where_the_deepspeed_runner_replaces_them():
+    """On the runner's path each node's launch sets CUDA_VISIBLE_DEVICES from the hostfile slots (claim
+    ds-runner-sets-visible-devices), so a short gpu_ids list makes no rank fail there."""
+    short = {"launch": {"num_processes": 8, "num_machines": 2, "main_process_ip": "h", "gpu_ids": "0"}}
+    assert _fired(merge(DS, short, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h"}}),
+                  "gpu-ids-fewer-than-processes") == []
+    assert _fired(merge(DS, short, {"launch": {"ds_multinode_launcher": "standard"}}), "gpu-ids-fewer-than-processes")
+    assert _fired(merge(F2, short), "gpu-ids-fewer-than-processes")

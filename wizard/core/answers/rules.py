@@ -53,12 +53,18 @@ def _is_fsdp(a: Answers) -> bool:
 
 
 @answer_rule("multinode-needs-main-ip", ERROR, "more than one machine needs the main process address",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip)")
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (rdzv endpoint from main_process_ip), "
+             "477-478; deepspeed/launcher/runner.py:495-515 (the runner finds the master over ssh)",
+             claims=("launch-address-and-port", "ds-runner-finds-master-addr"))
 def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
-    if a["launch.num_machines"] > 1 and not a["launch.main_process_ip"]:
-        yield (["launch.main_process_ip", "launch.num_machines"],
-               f"{a['launch.num_machines']} machines but no main_process_ip: the other machines cannot find rank 0",
-               "set launch.main_process_ip to the address of machine 0")
+    if a["launch.num_machines"] <= 1 or a["launch.main_process_ip"]:
+        return
+    if a.target == DEEPSPEED and a["launch.ds_multinode_launcher"] not in ("standard", "nossh"):
+        return  # the deepspeed runner asks the hostfile's first host for its address over ssh
+    yield (["launch.main_process_ip", "launch.num_machines"],
+           f"{a['launch.num_machines']} machines but no main_process_ip: torchrun's rendezvous endpoint has no "
+           "host (the nossh runner would look for one over ssh), so the machines cannot meet",
+           "set launch.main_process_ip to the address of machine 0")
 
 
 @answer_rule("rdzv-backend-config-ignored", ERROR, "a config cannot choose the rendezvous backend",
@@ -74,7 +80,8 @@ def rdzv_backend_config_ignored(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:216-218")
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-218",
+             claims=("launch-procs-per-node-floor",))
 def processes_not_divisible(a: Answers) -> Iterator[Hit]:
     n, m = a["launch.num_processes"], a["launch.num_machines"]
     if n % m:
@@ -85,7 +92,8 @@ def processes_not_divisible(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines",
              DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); "
-             "torch/distributed/run.py (node_rank < nnodes)")
+             "torch/distributed/run.py:891 (node_rank is the static rendezvous rank)",
+             claims=("launch-torchrun-per-machine",))
 def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
         yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
@@ -93,7 +101,8 @@ def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written",
-             DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)")
+             DOC + "dynamo-config; accelerate/utils/launch.py:292-302 (dynamo options only matter with a backend)",
+             claims=("dynamo-options-need-backend",))
 def compile_options_unused(a: Answers) -> Iterator[Hit]:
     if a["launch.dynamo_backend"] == "no":
         unused = [s for s in ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
@@ -109,7 +118,8 @@ _DYNAMO_OPTIONS = ("launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dyna
 @answer_rule("ds-compile-not-passed", WARNING,
              "accelerate launch does not pass torch.compile settings to DeepSpeed runs",
              DOC + "dynamo-config; accelerate/utils/launch.py prepare_deepspeed_cmd_env (no ACCELERATE_DYNAMO_* "
-             "export)")
+             "export)",
+             claims=("dynamo-not-exported-under-deepspeed", "dynamo-deepspeed-engine-compile", "dynamo-fsdp-exported"))
 def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["launch.dynamo_backend"] != "no":
         options = [sid for sid in _DYNAMO_OPTIONS if a[sid] != SETTING_BY_ID[sid].default]
@@ -123,7 +133,8 @@ def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
 @answer_rule("ds-hostfile-missing", ERROR,
              "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
              DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); "
-             "deepspeed/launcher/runner.py:212-216")
+             "deepspeed/launcher/runner.py:212-216",
+             claims=("ds-hostfile-missing-local-only", "ds-multinode-runner-or-torchrun"))
 def ds_hostfile_missing(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and not a["launch.ds_hostfile"]):
@@ -133,7 +144,8 @@ def ds_hostfile_missing(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
-             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)")
+             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)",
+             claims=("ds-runner-num-gpus-and-filters",))
 def ds_filters_both_set(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
             and a["launch.ds_inclusion_filter"] and a["launch.ds_exclusion_filter"]):
@@ -155,7 +167,8 @@ _MULTINODE_KEYS = ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.d
              DOC + "ds-multinode-launcher; accelerate/utils/launch.py:430-476 (the launcher, hostfile and filters are "
              "read only for num_machines > 1, hostfile and filters only by a launcher other than 'standard')",
              keys="the launcher keys stated, and launch.num_machines or launch.ds_multinode_launcher",
-             fix="drop them, or set the machines (and the launcher) they are meant for")
+             fix="drop them, or set the machines (and the launcher) they are meant for",
+             claims=("ds-multinode-runner-or-torchrun",))
 def ds_multinode_keys_unused(a: Answers) -> Iterator[Hit]:
     if a.target != DEEPSPEED:
         return
@@ -173,9 +186,15 @@ def ds_multinode_keys_unused(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-             DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277")
+             DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277; "
+             "deepspeed/launcher/launch.py:160-175 (each node sets CUDA_VISIBLE_DEVICES from its slots)",
+             claims=("launch-gpu-ids-visible-devices", "launch-no-gpu-count-check",
+                     "launch-surplus-ranks-fail-at-device"))
 def gpu_ids_fewer_than_processes(a: Answers) -> Iterator[Hit]:
     ids = a["launch.gpu_ids"]
+    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1
+            and a["launch.ds_multinode_launcher"] != "standard"):
+        return  # the deepspeed runner sets CUDA_VISIBLE_DEVICES from the hostfile slots, replacing gpu_ids
     if isinstance(ids, str) and ids.strip() and ids != "all":
         count = len(ids.split(","))
         if count < processes_per_node(a):
@@ -191,7 +210,8 @@ def gpu_ids_fewer_than_processes(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("sharding-no-fsdp-twin", WARNING, "an intent the chosen FSDP version cannot express exactly",
              DOC + "fsdp2-reshard-after-forward; accelerate/utils/dataclasses.py:1844-1862 (FSDP1 strategies; "
-             "FSDP2 reshard_after_forward)")
+             "FSDP2 reshard_after_forward)",
+             claims=("ds-zero-stages-partition", "fsdp-reshard-after-forward"))
 def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
     s = a["sharding.strategy"]
     if not _is_fsdp(a):
@@ -199,7 +219,8 @@ def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
     if s == "optimizer":
         closest = "SHARD_GRAD_OP" if a.target == FSDP1 else "reshard_after_forward: false"
         yield (["sharding.strategy"], f"ZeRO-1 (shard only the optimizer state) has no FSDP twin; writing the "
-               f"closest, {closest}, which also shards gradients", "keep it, or choose DeepSpeed for ZeRO-1")
+               f"closest, {closest}, which also shards gradients and, between steps, parameters",
+               "keep it, or choose DeepSpeed for ZeRO-1")
     if s == "none" and a.target == FSDP2:
         yield (["sharding.strategy"], "FSDP2 cannot leave parameters unsharded (no NO_SHARD); writing "
                "reshard_after_forward: false, the least sharding it has",
@@ -207,7 +228,8 @@ def sharding_no_fsdp_twin(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("sharding-no-deepspeed-twin", WARNING, "HYBRID_SHARD_ZERO2 has no DeepSpeed twin",
-             "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)")
+             "deepspeed/runtime/zero/config.py (zero_hpz_partition_size is a ZeRO-3 option)",
+             claims=("ds-zero-stages-partition", "ds-hpz-secondary-partition"))
 def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["sharding.strategy"] == "hybrid_grads_optimizer":
         yield (["sharding.strategy"], "hybrid ZeRO-2 (HYBRID_SHARD_ZERO2) has no DeepSpeed twin; writing plain "
@@ -216,7 +238,9 @@ def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
-             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
+             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167",
+             claims=("fsdp1-hybrid-groups-by-visible-devices", "fsdp2-hybrid-from-parallelism-config",
+                     "ds-hpz-secondary-partition"))
 def hybrid_single_machine(a: Answers) -> Iterator[Hit]:
     if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
         yield (["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
@@ -225,7 +249,8 @@ def hybrid_single_machine(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node",
-             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247")
+             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247",
+             claims=("fsdp1-hybrid-groups-by-visible-devices",))
 def hybrid_fsdp1_group_size(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1:
         yield (["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
@@ -234,7 +259,8 @@ def hybrid_fsdp1_group_size(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine",
-             DOC + "parallelism-config; accelerate/parallelism_config.py:376-386")
+             DOC + "parallelism-config; accelerate/parallelism_config.py:376-386",
+             claims=("fsdp2-hybrid-from-parallelism-config", "fsdp2-parallelism-needs-shard-dim"))
 def hybrid_fsdp2_needs_shard_group(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
             and processes_per_node(a) < 2):
@@ -248,7 +274,8 @@ def hybrid_fsdp2_needs_shard_group(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("fsdp-offload-all-or-nothing", WARNING, "FSDP offloads parameters, gradients and optimizer together",
-             DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)")
+             DOC + "fsdp-cpu-offload; accelerate/utils/dataclasses.py:2189-2191 (one offload_params flag)",
+             claims=("fsdp-offload-single-switch",))
 def fsdp_offload_all_or_nothing(a: Answers) -> Iterator[Hit]:
     if not _is_fsdp(a):
         return
@@ -276,7 +303,8 @@ def ds_param_offload_needs_zero3(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ds-nvme-needs-zero3", WARNING, "NVMe optimizer offload needs ZeRO-3",
-             DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224")
+             DOC + "ds-offload-and-zero-stage; deepspeed/runtime/zero/stage_1_and_2.py:220-224",
+             claims=("ds-nvme-optimizer-offload-below-zero3-is-cpu",))
 def ds_nvme_needs_zero3(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["offload.optimizer"] == "nvme" and 0 < zero_stage(a) < 3:
         yield (["offload.optimizer", "sharding.strategy"], f"ZeRO-{zero_stage(a)} turns NVMe optimizer "
@@ -291,7 +319,8 @@ _ZERO3_ONLY_CHECKED = tuple(st.id for st in SETTINGS if st.id != "checkpoint.for
              DOC + "ds-zero-options; deepspeed/runtime/zero/config.py (the stage3_* and sub_group_size fields are "
              "read by ZeRO-3 only); wizard/core/catalog/settings.py (written only at ZeRO-3)",
              keys="the ZeRO-3 settings stated, and sharding.strategy",
-             fix="choose sharding.strategy full (ZeRO-3), or drop them")
+             fix="choose sharding.strategy full (ZeRO-3), or drop them",
+             claims=("ds-zero3-gathers-per-module", "ds-sub-group-size-zero3"))
 def zero3_knob_unused(a: Answers) -> Iterator[Hit]:
     if a.target != DEEPSPEED or zero_stage(a) == 3:
         return
@@ -302,7 +331,8 @@ def zero3_knob_unused(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer",
-             DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148")
+             DOC + "ds-offload-and-zero-stage; accelerate/accelerator.py:2377-2383; deepspeed/ops/adam/cpu_adam.py:148",
+             claims=("ds-offload-optimizer-stage0-asserts",))
 def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and zero_stage(a) == 0 and a["offload.optimizer"] != "none":
         yield (["offload.optimizer", "sharding.strategy"], "with ZeRO-0 nothing moves the parameters to CPU, "
@@ -311,7 +341,8 @@ def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("nvme-needs-path", ERROR, "NVMe offload needs a folder",
-             DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841")
+             DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841",
+             claims=("ds-nvme-needs-aio-and-path",))
 def nvme_needs_path(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a),
                                             a["offload.params"] if zero_stage(a) == 3 else "none"):
@@ -322,7 +353,8 @@ def nvme_needs_path(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
              DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
-             "device); wizard/core/render.py (nvme_path is written only next to an nvme device)")
+             "device); wizard/core/render.py (nvme_path is written only next to an nvme device)",
+             claims=("ds-offload-blocks-independent",))
 def nvme_path_unused(a: Answers) -> Iterator[Hit]:
     if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
         yield (["offload.nvme_path"], "offload.nvme_path is set but nothing is offloaded to NVMe: not written",
@@ -332,7 +364,8 @@ def nvme_path_unused(a: Answers) -> Iterator[Hit]:
 @answer_rule("pin-memory-unused", INFO, "pinned memory with nothing offloaded",
              DOC + "ds-offload-and-zero-stage; wizard/core/render.py (pin_memory sits inside an offload block)",
              keys="offload.pin_memory, offload.optimizer, offload.params",
-             fix="drop offload.pin_memory, or offload something")
+             fix="drop offload.pin_memory, or offload something",
+             claims=("ds-offload-blocks-independent",))
 def pin_memory_unused(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and a.is_set("offload.pin_memory")
             and a["offload.optimizer"] == "none" and a["offload.params"] == "none"):
@@ -359,16 +392,18 @@ def ds_offload_optimizer_becomes_adam(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states",
-             DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307")
+             DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307",
+             claims=("fsdp-launch-ram-efficient-needs-sync",))
 def ram_efficient_needs_sync(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
-        yield (["sync.module_states", "loading.ram_efficient"], "weights loaded on rank 0 only must be "
-               "broadcast: accelerate launch refuses cpu_ram_efficient_loading without sync_module_states",
+        yield (["sync.module_states", "loading.ram_efficient"], "accelerate launch refuses "
+               "cpu_ram_efficient_loading with sync_module_states false (it broadcasts rank 0's weights)",
                "set sync.module_states true, or loading.ram_efficient false")
 
 
 @answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3",
-             DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339")
+             DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339",
+             claims=("ds-zero3-init-flag-off-below-zero3",))
 def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
             and zero_stage(a) != 3):
@@ -378,7 +413,8 @@ def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params",
-             DOC + "fsdp1-torch-compile; transformers#24641")
+             DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487",
+             claims=("fsdp1-dynamo-needs-orig-params",))
 def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
         yield (["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
@@ -407,7 +443,8 @@ def ds_zero3_init_cannot_be_off(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("fsdp2-no-local-state-dict", WARNING, "FSDP2 has no LOCAL_STATE_DICT",
-             DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073")
+             DOC + "fsdp-state-dict-type; accelerate/utils/dataclasses.py:2069-2073",
+             claims=("fsdp-state-dict-type-defaults", "ds-zero12-checkpoint-weights-whole"))
 def fsdp2_no_local_state_dict(a: Answers) -> Iterator[Hit]:
     if a["checkpoint.format"] == "local" and a.target != FSDP1:
         yield (["checkpoint.format"], f"{TARGET_LABELS[a.target]} has no local state dict: writing sharded "
@@ -426,7 +463,8 @@ def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules",
-             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100")
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100",
+             claims=("fsdp-transformer-layer-classes",))
 def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
         yield (["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
@@ -435,16 +473,19 @@ def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList",
-             DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:921 (fsdp2_prepare_auto_wrap_policy); "
-             "torch fully_shard")
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:851-856, 964-968; "
+             "torch/distributed/fsdp/_fully_shard/_fsdp_init.py:35-47",
+             claims=("fsdp2-size-policy-selects-containers",))
 def fsdp2_size_wrap_containers(a: Answers) -> Iterator[Hit]:
     if a.target == FSDP2 and a["wrapping.policy"] == "size":
-        yield (["wrapping.policy"], "with FSDP2 the size policy may select a container such as nn.ModuleList, "
-               "which fully_shard rejects", "prefer the transformer policy with the block class")
+        yield (["wrapping.policy"], "with FSDP2 the size policy also selects containers: once a model's "
+               "nn.ModuleList of blocks holds more than min_num_params, fully_shard raises ValueError for it in "
+               "prepare()", "prefer the transformer policy with the block class")
 
 
 @answer_rule("wrap-classes-unused", WARNING, "layer classes are only read by the transformer policy",
-             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934")
+             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:1921-1934",
+             claims=("fsdp-transformer-layer-classes",))
 def wrap_classes_unused(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a["wrapping.layer_classes"] and a["wrapping.policy"] != "transformer":
         yield (["wrapping.layer_classes", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores "
@@ -452,7 +493,8 @@ def wrap_classes_unused(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("min-num-params-unused", WARNING, "a size threshold is only read by the size policy",
-             DOC + "fsdp-min-num-params; accelerate/utils/dataclasses.py:1921-1934 (read only for SIZE_BASED_WRAP)")
+             DOC + "fsdp-min-num-params; accelerate/utils/dataclasses.py:1921-1934 (read only for SIZE_BASED_WRAP)",
+             claims=("fsdp-min-num-params-size-policy-only",))
 def min_num_params_unused(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a) and a.is_set("wrapping.min_num_params") and a["wrapping.policy"] != "size":
         yield (["wrapping.min_num_params", "wrapping.policy"], f"policy '{a['wrapping.policy']}' ignores the "
@@ -460,7 +502,8 @@ def min_num_params_unused(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing",
-             DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970")
+             DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970",
+             claims=("fsdp2-ac-offload-wrapper",))
 def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
     if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
             and not a["training.activation_checkpointing"]):
@@ -493,46 +536,57 @@ def fsdp2_ac_needs_wrap_policy(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0",
-             DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)")
+             DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)",
+             claims=("ds-gradient-clipping-on-unless-json-zero", "trainer-ds-values-must-match-arguments"))
 def ds_auto_clipping(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
         yield (["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
-               "Trainer with max_grad_norm)", "write a number to be explicit; 0 turns clipping off")
+               "Trainer with max_grad_norm)", "write a number to be explicit (under the Trainer it must equal "
+               "max_grad_norm); 0 turns clipping off")
 
 
 @answer_rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script",
              DOC + "fsdp-key-mapping; "
-             "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)")
+             "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)",
+             claims=("launch-accumulation-and-clipping-deepspeed-only", "fsdp-knows-no-batch-size",
+                     "trainer-counts-accumulation-and-clips"))
 def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a):
         keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
                             "training.micro_batch_size") if a.is_set(k)]
         if keys:
             yield (keys, "an FSDP config has no place for these: your script sets them "
-                   "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader)",
+                   "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader), "
+                   "or the Trainer's arguments do",
                    "keep them in the answers as documentation, and set them in the script")
 
 
 @answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP",
-             DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189")
+             DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189, state.py:931-936",
+             claims=("fp8-needs-backend-package",))
 def fp8_needs_backend(a: Answers) -> Iterator[Hit]:
     if a["precision.mixed_precision"] == "fp8":
-        yield (["precision.mixed_precision"], "fp8 mixed precision fails at launch unless an fp8 backend is "
-               "installed on the GPU machines", "install torchao or Transformer Engine, or use bf16")
+        yield (["precision.mixed_precision"], "fp8 needs Transformer Engine, MS-AMP or torchao installed on "
+               "every machine: without one, accelerate launch (and the Accelerator) raises",
+               "install torchao or Transformer Engine, or use bf16")
 
 
 @answer_rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML",
-             DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532")
+             DOC + "ds-config-file; accelerate/utils/dataclasses.py:1507-1532",
+             claims=("ds-file-refuses-yaml-mixed-precision", "ds-json-owns-its-keys"))
 def fp8_ds_json(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["precision.mixed_precision"] == "fp8" and a["deepspeed.config_file"] != "no" \
             and ds_json_reasons(a):
-        yield (["precision.mixed_precision"], "fp8 must come from the YAML's mixed_precision, which accelerate "
-               "forbids next to a deepspeed_config_file (needed here for: " + ", ".join(ds_json_reasons(a)) + ")",
-               "use bf16, or drop the settings that need a DeepSpeed JSON")
+        yield (["precision.mixed_precision"], "the YAML's mixed_precision, which would carry fp8, is refused "
+               "by accelerate next to a deepspeed_config_file (needed here for: " + ", ".join(ds_json_reasons(a))
+               + ")", "use bf16, drop the settings that need a DeepSpeed JSON, or pass --mixed_precision fp8 to "
+               "accelerate launch (a command-line precision is not refused)")
 
 
 @answer_rule("ds-json-required", ERROR, "these settings need a DeepSpeed JSON",
-             DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586")
+             DOC + "ds-nvme-offload, " + DOC + "ds-inline-config; accelerate/utils/launch.py:565-586",
+             claims=("ds-inline-unknown-dropped", "ds-inline-nvme-path-not-exported", "ds-offload-pin-memory-default",
+                     "ds-gradient-clipping-on-unless-json-zero", "ds-micro-batch-auto-from-dataloader"))
 def ds_json_required(a: Answers) -> Iterator[Hit]:
     if a.target == DEEPSPEED and a["deepspeed.config_file"] == "no":
         reasons = [r for r in ds_json_reasons(a) if r != "deepspeed.config_file is 'yes'"]
