@@ -19,12 +19,13 @@ def test_section_keys_are_copied_flat_onto_the_launch_arguments(tmp_path, clean_
     config = {**BASE, "num_processes": 8,
               # written in this order (the file is dumped with sorted keys): the later, unprefixed one wins
               "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": True, "reshard_after_forward": False,
-                              "fsdp_no_such_key": 7},
+                              "fsdp_no_such_key": 7, "fsdp_transformer_layer_cls_to_wrap": ["A", "B"]},
               "parallelism_config": {"dp_shard_size": 2, "num_processes": 4},
               "dynamo_config": {"backend": "INDUCTOR", "dynamo_bakend": "EAGER"}}
     launch = Launch(tmp_path, config)
     env = launch.env
     assert env["FSDP_RESHARD_AFTER_FORWARD"] == "false"
+    assert env["FSDP_TRANSFORMER_CLS_TO_WRAP"] == "['A', 'B']"  # str() of the list
     assert env["ACCELERATE_DYNAMO_BACKEND"] == "INDUCTOR"  # the dynamo_ prefix is added
     assert launch.args.fsdp_no_such_key == 7 and launch.args.dynamo_bakend == "EAGER"  # copied, then unused
     assert not any("SUCH" in k or "BAKEND" in k or v in ("7", "EAGER") for k, v in env.items())
@@ -65,6 +66,8 @@ def test_the_plugin_refuses_unknown_names(clean_env):  # noqa: F811
             m.setenv(env_key, value)
             with pytest.raises(KeyError):
                 Plugin(fsdp_version=1)
+    with pytest.raises(ValueError):  # a number outside 1-5
+        Plugin(fsdp_version=1, sharding_strategy="6")
     clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_WRAP")
     with pytest.raises(ValueError, match="Invalid auto wrap policy"):
         Plugin(fsdp_version=2)

@@ -11,7 +11,8 @@ SECTION_KEYS_FLAT = claim(
     "dynamo_config dynamo_, fp8_config fp8_; deepspeed_config and parallelism_config keys stay as written) and uses "
     "only names it knows: any other key changes nothing, without a message; of two keys ending with the same name "
     "the later wins; a section key named like a top-level option (num_processes) replaces the top-level value; a "
-    "section that is not a mapping is not read at all.",
+    "section that is not a mapping is not read at all. The FSDP values are exported as str() of the YAML value, so "
+    "a list arrives as the text of the list.",
     doc="launch-copies-section-keys",
     code="accelerate/commands/launch.py:1262-1283; accelerate/utils/launch.py:82-97, 290-333, 397-427",
     demo=T + "test_section_keys_are_copied_flat_onto_the_launch_arguments")
@@ -26,8 +27,8 @@ OTHER_SECTIONS = claim(
 PLUGIN_NAMES = claim(
     "fsdp-plugin-rejects-unknown-names",
     "The FSDP plugin takes only its own names (or their numbers) for the sharding strategy, backward prefetch and "
-    "state dict type and raises KeyError for any other value; an unknown auto wrap policy raises ValueError "
-    "'Invalid auto wrap policy'.",
+    "state dict type and raises for any other value (KeyError for an unknown name); an unknown auto wrap policy "
+    "raises ValueError 'Invalid auto wrap policy'.",
     doc="fsdp-key-mapping",
     code="accelerate/utils/dataclasses.py:1844-1853, 1892-1902, 1909-1915, 2047-2056",
     demo=T + "test_the_plugin_refuses_unknown_names")
@@ -47,9 +48,9 @@ MIN_SIZE_ONLY = claim(
     demo=T + "test_min_num_params_is_read_only_by_the_size_policy")
 RAM_FORCES_SYNC = claim(
     "fsdp1-ram-efficient-forces-sync",
-    "accelerate launch tests the YAML values of fsdp_cpu_ram_efficient_loading and fsdp_sync_module_states for "
-    "truth, so a quoted 'false' passes its check; FSDP1's plugin then sets sync_module_states back to true, with a "
-    "warning, because cpu_ram_efficient_loading is on.",
+    "accelerate launch exports fsdp_cpu_ram_efficient_loading true when the YAML omits it, and its check tests the "
+    "YAML values of that key and fsdp_sync_module_states for truth, so a quoted 'false' passes; FSDP1's plugin then "
+    "sets sync_module_states back to true, with a warning, because cpu_ram_efficient_loading is on.",
     doc="fsdp-ram-efficient-loading",
     code="accelerate/utils/launch.py:305-307; accelerate/utils/dataclasses.py:1976-1988",
     demo=T + "test_a_quoted_false_passes_the_launcher_and_fsdp1_syncs_anyway")

@@ -51,7 +51,8 @@ BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool canno
                 keys="the fsdp_config flag, as written", claims=("fsdp-flags-str-to-bool",))
 WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", DOC + "fsdp-auto-wrap-policy; "
                 + D + ":1909-1915", claims=("fsdp-plugin-rejects-unknown-names",))
-WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
+WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING,
+                 "No auto wrap policy: FSDP1 makes the whole model one unit, FSDP2 keeps all blocks in the root's",
                  DOC + "fsdp-auto-wrap-policy; " + D + ":1908-1910",
                  claims=("fsdp-wrap-policy-missing-is-no-wrap", "fsdp2-embedding-and-head-units",
                          "fsdp-collectives-per-unit"))
@@ -107,8 +108,8 @@ RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
                 DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D
                 + ":1983-1988", claims=("fsdp-launch-ram-efficient-needs-sync", "fsdp1-ram-efficient-forces-sync"))
 V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
-                  "FSDP1 without sync_module_states: loading a full checkpoint fails on non-zero ranks",
-                  DOC + "fsdp-ram-efficient-loading; " + A + "utils/fsdp_utils.py:233-238",
+                  "FSDP1 without sync_module_states: each rank keeps its own initial weights",
+                  DOC + "fsdp-parameter-sync; torch/distributed/fsdp/_init_utils.py:619-640",
                   claims=("fsdp1-sync-module-states-broadcasts",))
 V1_COMPILE = rule("fsdp1-compile-without-orig-params", ERROR,
                   "torch.compile with FSDP1 needs use_orig_params: true (else a graph break or an error)",
@@ -186,7 +187,7 @@ def check(ctx: Ctx) -> None:
         if v == 1 and s is None:
             ctx.emit(STRATEGY_BAD, key("fsdp_sharding_strategy"),
                      f"{kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))} is not an FSDP1 sharding "
-                     "strategy; the plugin raises a KeyError.", "Use FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
+                     "strategy; the plugin raises (KeyError for a name).", "Use FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
                      "HYBRID_SHARD or HYBRID_SHARD_ZERO2 (or 1-5).")
         if v == 2:
             reshard = parse_bool(str(val("fsdp_reshard_after_forward", "true")).lower())
@@ -292,8 +293,9 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
             policy = "INVALID"
     else:
         ctx.emit(WRAP_NONE, "fsdp_config.fsdp_auto_wrap_policy",
-                 "No `fsdp_auto_wrap_policy`, so NO_WRAP: the whole model is a single FSDP unit and all of its "
-                 "parameters are gathered at once, which saves little memory.",
+                 "No `fsdp_auto_wrap_policy`, so NO_WRAP: FSDP1 makes the whole model one unit; FSDP2 gives only "
+                 "the embedding and the output head units of their own. All the blocks' parameters are then "
+                 "gathered at once, which saves little memory.",
                  "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` (or SIZE_BASED_WRAP).")
     effective = policy or "NO_WRAP"
     cls_set = has("fsdp_transformer_layer_cls_to_wrap") and val("fsdp_transformer_layer_cls_to_wrap") is not None
@@ -301,7 +303,8 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
         if not cls_set:
             ctx.emit(WRAP_NO_CLS, "fsdp_config.fsdp_transformer_layer_cls_to_wrap",
                      "TRANSFORMER_BASED_WRAP without `fsdp_transformer_layer_cls_to_wrap` wraps the classes listed "
-                     "in the model's `_no_split_modules` (Transformers models); other models get no inner wrapping.",
+                     "in the model's `_no_split_modules` (Transformers models); a model without it gets none of its "
+                     "blocks wrapped.",
                      "Name the layer class explicitly if the model is not a Transformers model.")
         else:
             raw = val("fsdp_transformer_layer_cls_to_wrap")
@@ -357,7 +360,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
         ok, eff = _prefetch_of(raw)
         if not ok:
             ctx.emit(PREFETCH_BAD, key("fsdp_backward_prefetch"), f"{kv(key('fsdp_backward_prefetch'), raw)} is not "
-                     "a backward prefetch policy; the plugin raises a KeyError.",
+                     "a backward prefetch policy; the plugin raises (KeyError for a name).",
                      "Use BACKWARD_PRE, BACKWARD_POST or NO_PREFETCH.")
         elif v == 2 and eff is None:
             ctx.emit(V2_PREFETCH_SAME, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option; "
@@ -372,7 +375,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
         sd = _state_dict_of(raw)
         if sd is None:
             ctx.emit(SD_BAD, key("fsdp_state_dict_type"), f"{kv(key('fsdp_state_dict_type'), raw)} is not a state "
-                     "dict type; the plugin raises a KeyError.",
+                     "dict type; the plugin raises (KeyError for a name).",
                      "Use SHARDED_STATE_DICT or FULL_STATE_DICT (LOCAL_STATE_DICT: FSDP1 only).")
         elif sd == "LOCAL_STATE_DICT" and v == 2:
             ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")),
@@ -422,8 +425,9 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
                  "launcher's check passes, but FSDP1 then forces sync_module_states back to true because "
                  "cpu_ram_efficient_loading is on.", "Write `fsdp_sync_module_states: true` (unquoted booleans).")
     elif v == 1 and not parse_bool(ram_raw) and parse_bool(sync_raw) is False:
-        ctx.emit(V1_NO_SYNC, key("fsdp_sync_module_states"), "FSDP1 with sync_module_states off: every rank keeps "
-                 "its own initial weights, and loading a FULL_STATE_DICT checkpoint on non-zero ranks fails.",
+        ctx.emit(V1_NO_SYNC, key("fsdp_sync_module_states"), "FSDP1 with sync_module_states off: nothing "
+                 "broadcasts rank 0's weights, so every rank keeps its own initial values; unless each rank builds "
+                 "or loads identical weights, the ranks start from different models.",
                  "Set `fsdp_sync_module_states: true` unless every rank loads identical weights itself.")
     if v == 1:
         dyn = ctx.section("dynamo_config")

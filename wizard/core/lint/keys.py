@@ -273,7 +273,7 @@ def _multinode_unused(ctx: Ctx, dc: dict, name: str, shadowed: bool) -> None:
     elif standard:
         ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_multinode_launcher"),
                  f"{kv(key, value)} is never applied: the `standard` launcher runs torchrun, which has no host "
-                 "filter, so every GPU of every machine is used.",
+                 "filter, so the hosts and GPUs it would leave out are used anyway.",
                  "Use gpu_ids / CUDA_VISIBLE_DEVICES on each machine, or a launcher that takes filters (pdsh, ...).")
     elif shadowed and value is not None and str(value).strip() != "":
         ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_exclusion_filter"),
@@ -336,8 +336,8 @@ def check_dynamo_keys(ctx: Ctx) -> None:
         if ctx.dist == DIST_DEEPSPEED:
             ctx.emit(DYNAMO_UNDER_DS, f"dynamo_config.{name}",
                      f"`dynamo_config.{name}: {fmt(dyn[key])}` has no effect with `distributed_type: DEEPSPEED`: "
-                     "the DeepSpeed launcher does not export the dynamo settings, so the training process "
-                     "always sees the backend `no`.",
+                     "the DeepSpeed launcher does not export the dynamo settings, so nothing is compiled unless "
+                     "the training script asks for it.",
                      "Delete `dynamo_config`; to compile under DeepSpeed, call torch.compile / the DeepSpeed "
                      "engine's compile in the training script.")
             continue
