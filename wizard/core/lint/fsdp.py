@@ -16,84 +16,105 @@ D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
 
 VERSION_BAD = rule("fsdp-version-invalid", ERROR, "fsdp_version must be 1 or 2",
-                   DOC + "fsdp-version; " + A + "commands/launch.py:513-518, " + D + ":1830-1875")
+                   DOC + "fsdp-version; " + A + "commands/launch.py:513-518, " + D + ":1830-1875",
+                   claims=("fsdp-version-default-1-unchecked",))
 VERSION_DEFAULT = rule("fsdp-version-default", INFO, "fsdp_version omitted: the launcher runs FSDP1",
-                       DOC + "fsdp-version; " + A + "commands/launch.py:513-518")
+                       DOC + "fsdp-version; " + A + "commands/launch.py:513-518",
+                       claims=("fsdp-version-default-1-unchecked", "accelerate-config-fsdp-questions"))
 STRATEGY_BAD = rule("fsdp1-sharding-strategy-invalid", ERROR, "FSDP1 sharding strategy not a name or 1-5",
-                    DOC + "fsdp1-sharding-strategy; " + D + ":1844-1853")
+                    DOC + "fsdp1-sharding-strategy; " + D + ":1844-1853",
+                    claims=("fsdp1-reads-sharding-strategy-only", "fsdp-plugin-rejects-unknown-names"))
 V2_STRATEGY_SAME = rule("fsdp2-sharding-strategy-ignored", WARNING,
                         "FSDP2 never reads fsdp_sharding_strategy (same effect as reshard_after_forward here)",
-                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862")
+                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862",
+                        claims=("fsdp2-ignores-v1-keys", "fsdp-reshard-after-forward"))
 V2_STRATEGY_LOST = rule("fsdp2-sharding-strategy-lost", ERROR,
                         "FSDP2 never reads fsdp_sharding_strategy and the effective sharding differs",
-                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58")
+                        DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58",
+                        claims=("fsdp2-ignores-v1-keys", "fsdp-reshard-after-forward",
+                                "fsdp2-hybrid-from-parallelism-config"))
 V1_RESHARD_SAME = rule("fsdp1-reshard-after-forward-ignored", WARNING,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch (same strategy anyway)",
-                       DOC + "fsdp1-sharding-strategy; " + L + ":313-315, " + D + ":1844-1856")
+                       DOC + "fsdp1-sharding-strategy; " + L + ":313-315, " + D + ":1844-1856",
+                       claims=("fsdp1-reads-sharding-strategy-only", "fsdp-version-default-1-unchecked"))
 V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch; the strategy silently differs",
                        DOC + "fsdp1-sharding-strategy; accelerate/commands/config/cluster.py:408-414; " + L
-                       + ":313-315, " + D + ":1844-1856")
+                       + ":313-315, " + D + ":1844-1856",
+                       claims=("fsdp1-reads-sharding-strategy-only", "fsdp-version-default-1-unchecked",
+                               "fsdp2-ignores-v1-keys"))
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
-                      DOC + "fsdp2-reshard-after-forward; " + D + ":1856-1880, accelerate/utils/environment.py:59-71")
+                      DOC + "fsdp2-reshard-after-forward; " + D + ":1856-1880, accelerate/utils/environment.py:59-71",
+                      claims=("fsdp2-ignores-v1-keys", "fsdp-flags-str-to-bool", "fsdp-reshard-after-forward"))
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
                 DOC + "fsdp-key-mapping; " + D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
-                keys="the fsdp_config flag, as written")
+                keys="the fsdp_config flag, as written", claims=("fsdp-flags-str-to-bool",))
 WRAP_BAD = rule("fsdp-auto-wrap-policy-invalid", ERROR, "Unknown auto wrap policy", DOC + "fsdp-auto-wrap-policy; "
-                + D + ":1909-1915")
-WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING, "No auto wrap policy: the whole model is one FSDP unit",
-                 DOC + "fsdp-auto-wrap-policy; " + D + ":1908-1910")
+                + D + ":1909-1915", claims=("fsdp-plugin-rejects-unknown-names",))
+WRAP_NONE = rule("fsdp-no-wrap-policy", WARNING,
+                 "No auto wrap policy: FSDP1 makes the whole model one unit, FSDP2 keeps all blocks in the root's",
+                 DOC + "fsdp-auto-wrap-policy; " + D + ":1908-1910",
+                 claims=("fsdp-wrap-policy-missing-is-no-wrap", "fsdp2-embedding-and-head-units",
+                         "fsdp-collectives-per-unit"))
 WRAP_NO_CLS = rule("fsdp-transformer-wrap-no-classes", INFO,
                    "TRANSFORMER_BASED_WRAP without class names uses the model's _no_split_modules",
-                   DOC + "fsdp-auto-wrap-policy; " + D + ":2085-2100")
+                   DOC + "fsdp-auto-wrap-policy; " + D + ":2085-2100", claims=("fsdp-transformer-layer-classes",))
 CLS_BAD = rule("fsdp-wrap-classes-invalid", ERROR, "Wrap class names that can never match a module class",
-               DOC + "fsdp-auto-wrap-policy; " + D + ":1925-1926, 2090-2095, 3228-3245")
+               DOC + "fsdp-auto-wrap-policy; " + D + ":1925-1926, 2090-2095, 3228-3245",
+               claims=("fsdp-transformer-layer-classes", "launch-section-keys-copied-flat"))
 CLS_UNUSED = rule("fsdp-wrap-classes-unused", ERROR,
                   "Class names under a size-based or no wrap policy: never read, so those classes are not wrapped",
-                  DOC + "fsdp-auto-wrap-policy; " + D + ":1921-1934")
+                  DOC + "fsdp-auto-wrap-policy; " + D + ":1921-1934", claims=("fsdp-transformer-layer-classes",))
 MIN_BAD = rule("fsdp-min-num-params-invalid", ERROR, "fsdp_min_num_params must be an integer (not 1e8)",
-               DOC + "fsdp-min-num-params; " + L + ":317, " + D + ":1927-1934")
+               DOC + "fsdp-min-num-params; " + L + ":317, " + D + ":1927-1934", claims=("fsdp-min-num-params-int",))
 MIN_UNUSED = rule("fsdp-min-num-params-unused", ERROR,
                   "A size threshold under a transformer-based or no wrap policy: never read, so no size-based "
                   "wrapping happens", DOC + "fsdp-min-num-params; " + D
-                  + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)")
+                  + ":1921-1934 (read only in the SIZE_BASED_WRAP branch)",
+                  claims=("fsdp-min-num-params-size-policy-only",))
 MIN_UNUSED_HARMLESS = rule("fsdp-min-num-params-unused-harmless", WARNING,
                            "fsdp_min_num_params 0 under a transformer-based or no wrap policy: never read, and 0 "
                            "(no size threshold) is what happens anyway", DOC + "fsdp-min-num-params; " + D
-                           + ":1921-1934")
+                           + ":1921-1934", claims=("fsdp-min-num-params-size-policy-only",))
 MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num_params <= 0 drops the policy",
                 DOC + "fsdp-min-num-params; " + D + ":2102-2107; " + A + "utils/fsdp_utils.py:935-970",
                 claims=("fsdp-min-num-params-zero-no-policy",))
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
-                    DOC + "fsdp-prefetch; " + D + ":1892-1902")
+                    DOC + "fsdp-prefetch; " + D + ":1892-1902", claims=("fsdp-plugin-rejects-unknown-names",))
 V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has no backward prefetch (NO_PREFETCH)",
-                        DOC + "fsdp-prefetch; " + D + ":1903-1905")
+                        DOC + "fsdp-prefetch; " + D + ":1903-1905", claims=("fsdp2-drops-prefetch-keys",))
 V2_PREFETCH_LOST = rule("fsdp2-backward-prefetch-lost", ERROR, "FSDP2 drops the backward prefetch setting",
-                        DOC + "fsdp-prefetch; " + D + ":1903-1905")
+                        DOC + "fsdp-prefetch; " + D + ":1903-1905",
+                        claims=("fsdp2-drops-prefetch-keys", "fsdp-overlaps-on-its-own-streams"))
 SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", DOC + "fsdp-state-dict-type; " + D
-              + ":2047-2056")
+              + ":2047-2056", claims=("fsdp-plugin-rejects-unknown-names", "fsdp-state-dict-type-defaults"))
 V2_LOCAL_SD = rule("fsdp2-local-state-dict", ERROR, "FSDP2 does not support LOCAL_STATE_DICT",
-                   DOC + "fsdp-state-dict-type; " + D + ":2069-2073")
+                   DOC + "fsdp-state-dict-type; " + D + ":2069-2073", claims=("fsdp-state-dict-type-defaults",))
 V2_FWD_SAME = rule("fsdp2-forward-prefetch-ignored", WARNING, "FSDP2 never reads fsdp_forward_prefetch (false)",
-                   DOC + "fsdp-prefetch; " + D + ":1953-1956")
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",))
 V2_FWD_LOST = rule("fsdp2-forward-prefetch-lost", ERROR, "FSDP2 silently drops fsdp_forward_prefetch: true",
-                   DOC + "fsdp-prefetch; " + D + ":1953-1956")
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",))
 V2_ORIG_SAME = rule("fsdp2-use-orig-params-obsolete", WARNING, "FSDP2 always uses the original parameters",
-                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942")
+                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942",
+                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"))
 V2_ORIG_LOST = rule("fsdp2-use-orig-params-false", ERROR, "fsdp_use_orig_params: false cannot take effect in FSDP2",
-                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942")
+                    DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942",
+                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"))
 V2_SYNC = rule("fsdp2-sync-module-states-obsolete", WARNING, "FSDP2 does not read fsdp_sync_module_states",
-               DOC + "fsdp2-obsolete-flags; " + D + ":1944-1951")
+               DOC + "fsdp2-obsolete-flags; " + D + ":1944-1951",
+               claims=("fsdp2-ignores-sync-module-states", "fsdp-launch-ram-efficient-needs-sync"))
 RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
                 "cpu_ram_efficient_loading (on by default) requires sync_module_states",
                 DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D
-                + ":1983-1988")
+                + ":1983-1988", claims=("fsdp-launch-ram-efficient-needs-sync", "fsdp1-ram-efficient-forces-sync"))
 V1_NO_SYNC = rule("fsdp1-sync-module-states-off", WARNING,
-                  "FSDP1 without sync_module_states: loading a full checkpoint fails on non-zero ranks",
-                  DOC + "fsdp-ram-efficient-loading; " + A + "utils/fsdp_utils.py:233-238")
+                  "FSDP1 without sync_module_states: each rank keeps its own initial weights",
+                  DOC + "fsdp-parameter-sync; torch/distributed/fsdp/_init_utils.py:619-640",
+                  claims=("fsdp1-sync-module-states-broadcasts",))
 V1_COMPILE = rule("fsdp1-compile-without-orig-params", ERROR,
                   "torch.compile with FSDP1 needs use_orig_params: true (else a graph break or an error)",
-                  DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641")
+                  DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487; transformers#24641",
+                  claims=("fsdp1-dynamo-needs-orig-params",))
 AC_NO_POLICY = rule("fsdp2-activation-checkpointing-without-wrap-policy", ERROR,
                     "FSDP2 activation checkpointing without a wrap policy fails in prepare() (TypeError)",
                     DOC + "fsdp-activation-checkpointing; " + A + "accelerator.py:1694-1698; " + A
@@ -105,14 +126,17 @@ AC_NO_POLICY = rule("fsdp2-activation-checkpointing-without-wrap-policy", ERROR,
                     claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"))
 AC_OFFLOAD = rule("fsdp-activation-checkpointing-offload-requirements", ERROR,
                   "activation_checkpointing_offload needs activation_checkpointing and FSDP2",
-                  DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970")
+                  DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970", claims=("fsdp2-ac-offload-wrapper",))
 HYBRID_ONE_NODE = rule("fsdp1-hybrid-shard-single-node", WARNING,
                        "HYBRID_SHARD on one machine behaves like FULL_SHARD",
-                       DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167")
+                       DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167",
+                       claims=("fsdp1-hybrid-groups-by-visible-devices",))
 HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
                      "HYBRID_SHARD groups are sized by visible GPUs; the world size must be a multiple of it",
                      DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:201-247, "
-                     "distributed_c10d.py new_subgroups")
+                     "distributed_c10d.py new_subgroups",
+                     claims=("fsdp1-hybrid-groups-by-visible-devices", "torch-hybrid-groups-need-multiple",
+                             "fsdp2-hybrid-from-parallelism-config"))
 
 
 def derive(ctx: Ctx) -> None:
@@ -163,7 +187,7 @@ def check(ctx: Ctx) -> None:
         if v == 1 and s is None:
             ctx.emit(STRATEGY_BAD, key("fsdp_sharding_strategy"),
                      f"{kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))} is not an FSDP1 sharding "
-                     "strategy; the plugin raises a KeyError.", "Use FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
+                     "strategy; the plugin raises (KeyError for a name).", "Use FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
                      "HYBRID_SHARD or HYBRID_SHARD_ZERO2 (or 1-5).")
         if v == 2:
             reshard = parse_bool(str(val("fsdp_reshard_after_forward", "true")).lower())
@@ -269,8 +293,9 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
             policy = "INVALID"
     else:
         ctx.emit(WRAP_NONE, "fsdp_config.fsdp_auto_wrap_policy",
-                 "No `fsdp_auto_wrap_policy`, so NO_WRAP: the whole model is a single FSDP unit and all of its "
-                 "parameters are gathered at once, which saves little memory.",
+                 "No `fsdp_auto_wrap_policy`, so NO_WRAP: FSDP1 makes the whole model one unit; FSDP2 gives only "
+                 "the embedding and the output head units of their own. All the blocks' parameters are then "
+                 "gathered at once, which saves little memory.",
                  "Set `fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP` (or SIZE_BASED_WRAP).")
     effective = policy or "NO_WRAP"
     cls_set = has("fsdp_transformer_layer_cls_to_wrap") and val("fsdp_transformer_layer_cls_to_wrap") is not None
@@ -278,7 +303,8 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
         if not cls_set:
             ctx.emit(WRAP_NO_CLS, "fsdp_config.fsdp_transformer_layer_cls_to_wrap",
                      "TRANSFORMER_BASED_WRAP without `fsdp_transformer_layer_cls_to_wrap` wraps the classes listed "
-                     "in the model's `_no_split_modules` (Transformers models); other models get no inner wrapping.",
+                     "in the model's `_no_split_modules` (Transformers models); a model without it gets none of its "
+                     "blocks wrapped.",
                      "Name the layer class explicitly if the model is not a Transformers model.")
         else:
             raw = val("fsdp_transformer_layer_cls_to_wrap")
@@ -334,7 +360,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
         ok, eff = _prefetch_of(raw)
         if not ok:
             ctx.emit(PREFETCH_BAD, key("fsdp_backward_prefetch"), f"{kv(key('fsdp_backward_prefetch'), raw)} is not "
-                     "a backward prefetch policy; the plugin raises a KeyError.",
+                     "a backward prefetch policy; the plugin raises (KeyError for a name).",
                      "Use BACKWARD_PRE, BACKWARD_POST or NO_PREFETCH.")
         elif v == 2 and eff is None:
             ctx.emit(V2_PREFETCH_SAME, key("fsdp_backward_prefetch"), f"FSDP2 has no backward prefetch option; "
@@ -349,7 +375,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
         sd = _state_dict_of(raw)
         if sd is None:
             ctx.emit(SD_BAD, key("fsdp_state_dict_type"), f"{kv(key('fsdp_state_dict_type'), raw)} is not a state "
-                     "dict type; the plugin raises a KeyError.",
+                     "dict type; the plugin raises (KeyError for a name).",
                      "Use SHARDED_STATE_DICT or FULL_STATE_DICT (LOCAL_STATE_DICT: FSDP1 only).")
         elif sd == "LOCAL_STATE_DICT" and v == 2:
             ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")),
@@ -399,8 +425,9 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
                  "launcher's check passes, but FSDP1 then forces sync_module_states back to true because "
                  "cpu_ram_efficient_loading is on.", "Write `fsdp_sync_module_states: true` (unquoted booleans).")
     elif v == 1 and not parse_bool(ram_raw) and parse_bool(sync_raw) is False:
-        ctx.emit(V1_NO_SYNC, key("fsdp_sync_module_states"), "FSDP1 with sync_module_states off: every rank keeps "
-                 "its own initial weights, and loading a FULL_STATE_DICT checkpoint on non-zero ranks fails.",
+        ctx.emit(V1_NO_SYNC, key("fsdp_sync_module_states"), "FSDP1 with sync_module_states off: nothing "
+                 "broadcasts rank 0's weights, so every rank keeps its own initial values; unless each rank builds "
+                 "or loads identical weights, the ranks start from different models.",
                  "Set `fsdp_sync_module_states: true` unless every rank loads identical weights itself.")
     if v == 1:
         dyn = ctx.section("dynamo_config")

@@ -74,50 +74,65 @@ _SECTION_USERS = {
 
 UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
                    DOC + "config-loading; " + A + "commands/config/config_args.py:154-159",
-                   keys="the unknown top-level key")
+                   keys="the unknown top-level key",
+                   claims=("config-sections-unchecked", "launch-section-keys-copied-flat"))
 SECTION_NOT_MAPPING = rule("section-not-mapping", ERROR, "A config section that is not a mapping is ignored",
                            DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1281",
-                           keys="the section (fsdp_config, deepspeed_config, ...) and the items written in it")
+                           keys="the section (fsdp_config, deepspeed_config, ...) and the items written in it",
+                           claims=("launch-section-keys-copied-flat",))
 SECTION_IGNORED = rule("section-ignored", ERROR,
                        "A filled-in section the distributed_type never reads: none of its values take effect",
-                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1390-1403")
+                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1390-1403",
+                       claims=("launch-distributed-type-picks-section", "launch-other-sections-per-distributed-type"))
 UNKNOWN_FSDP = rule("unknown-fsdp-key", ERROR, "An fsdp_config key the launcher never reads (ignored)",
-                    DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333")
+                    DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277, utils/launch.py:304-333",
+                    claims=("launch-section-keys-copied-flat", "config-sections-unchecked",
+                            "fsdp-offload-single-switch"))
 FSDP_LEGACY_KEY = rule("fsdp-legacy-key", ERROR, "An old fsdp_config key name that is no longer read",
                        DOC + "fsdp-key-mapping, " + DOC + "version-notes; accelerate#2275; " + A
-                       + "utils/launch.py:322-323")
+                       + "utils/launch.py:322-323", claims=("fsdp-backward-prefetch-old-name-ignored",))
 FSDP_TWICE = rule("fsdp-key-written-twice", ERROR,
                   "The same FSDP setting written with and without the fsdp_ prefix, with different values (the "
                   "earlier one is overridden)", DOC + "launch-copies-section-keys; " + A
-                  + "commands/launch.py:1270-1277")
+                  + "commands/launch.py:1270-1277", claims=("launch-section-keys-copied-flat",))
 FSDP_TWICE_SAME = rule("fsdp-key-written-twice-same-value", WARNING,
                        "The same FSDP setting written with and without the fsdp_ prefix, with the same value",
-                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277")
+                       DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1270-1277",
+                       claims=("launch-section-keys-copied-flat",))
 UNKNOWN_DS = rule("unknown-deepspeed-key", ERROR, "A deepspeed_config key accelerate never reads (ignored)",
-                  DOC + "ds-inline-config; " + A + "utils/launch.py:565-586; accelerate#2298")
+                  DOC + "ds-inline-config; " + A + "utils/launch.py:565-586; accelerate#2298",
+                  claims=("ds-inline-unknown-dropped", "ds-config-file-exported", "ds-json-owns-its-keys"))
 DS_MULTINODE_UNUSED = rule("deepspeed-multinode-key-unused", WARNING,
                            "A DeepSpeed hostfile or host filter on one machine, or a hostfile with the `standard` "
                            "launcher: never read, and nothing it could change applies to this launch",
-                           DOC + "ds-multinode-launcher; " + A + "utils/launch.py:450-476")
+                           DOC + "ds-multinode-launcher; " + A + "utils/launch.py:450-476",
+                           claims=("ds-multinode-runner-or-torchrun", "ds-runner-num-gpus-and-filters"))
 DS_FILTER_LOST = rule("deepspeed-multinode-filter-ignored", ERROR,
                       "A multi-node DeepSpeed host filter that is never applied (standard launcher, or an inclusion "
                       "filter next to an exclusion filter): hosts/GPUs it names are used anyway",
                       DOC + "ds-multinode-launcher; " + A
-                      + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)")
+                      + "utils/launch.py:450-476 (--exclude wins over --include; standard uses torchrun)",
+                      claims=("ds-multinode-runner-or-torchrun", "ds-runner-num-gpus-and-filters",
+                              "launch-gpu-ids-visible-devices"))
 UNKNOWN_PARALLELISM = rule("unknown-parallelism-key", ERROR,
                            "A parallelism_config key the launcher never reads (ignored)",
-                           DOC + "parallelism-config; " + A + "utils/launch.py:403-427; commands/launch.py:1265-1277")
+                           DOC + "parallelism-config; " + A + "utils/launch.py:403-427; commands/launch.py:1265-1277",
+                           claims=("launch-section-keys-copied-flat", "launch-other-sections-per-distributed-type"))
 UNKNOWN_DYNAMO = rule("unknown-dynamo-key", ERROR, "A dynamo_config key the launcher never reads (ignored)",
-                      DOC + "dynamo-config; " + A + "commands/launch.py:1274-1275, utils/launch.py:298-302")
+                      DOC + "dynamo-config; " + A + "commands/launch.py:1274-1275, utils/launch.py:298-302",
+                      claims=("launch-section-keys-copied-flat",))
 DYNAMO_UNDER_DS = rule("dynamo-ignored-under-deepspeed", ERROR,
                        "dynamo_config is never exported by the DeepSpeed launcher, so torch.compile stays off",
                        DOC + "dynamo-config; " + A
-                       + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096")
+                       + "utils/launch.py:430-586 (no ACCELERATE_DYNAMO_* there), utils/dataclasses.py:1093-1096",
+                       claims=("dynamo-not-exported-under-deepspeed", "dynamo-deepspeed-engine-compile"))
 UNKNOWN_FP8 = rule("unknown-fp8-key", ERROR, "An fp8_config key no FP8 recipe reads (ignored)",
-                   DOC + "mixed-precision; " + A + "utils/launch.py:82-97, utils/dataclasses.py:312-480")
+                   DOC + "mixed-precision; " + A + "utils/launch.py:82-97, utils/dataclasses.py:312-480",
+                   claims=("launch-section-keys-copied-flat", "fp8-config-names-unread"))
 MISPLACED = rule("section-key-misplaced", WARNING,
                  "A top-level launch setting written inside a section (it still overrides the top level)",
-                 DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1277")
+                 DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1277",
+                 claims=("launch-section-keys-copied-flat",))
 
 DS_JSON_HINT = "It is a DeepSpeed JSON setting: put it in a DeepSpeed JSON and point " \
                "`deepspeed_config.deepspeed_config_file` at that file (then drop the inline DeepSpeed keys)."
@@ -258,7 +273,7 @@ def _multinode_unused(ctx: Ctx, dc: dict, name: str, shadowed: bool) -> None:
     elif standard:
         ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_multinode_launcher"),
                  f"{kv(key, value)} is never applied: the `standard` launcher runs torchrun, which has no host "
-                 "filter, so every GPU of every machine is used.",
+                 "filter, so the hosts and GPUs it would leave out are used anyway.",
                  "Use gpu_ids / CUDA_VISIBLE_DEVICES on each machine, or a launcher that takes filters (pdsh, ...).")
     elif shadowed and value is not None and str(value).strip() != "":
         ctx.emit(DS_FILTER_LOST, (key, "deepspeed_config.deepspeed_exclusion_filter"),
@@ -321,8 +336,8 @@ def check_dynamo_keys(ctx: Ctx) -> None:
         if ctx.dist == DIST_DEEPSPEED:
             ctx.emit(DYNAMO_UNDER_DS, f"dynamo_config.{name}",
                      f"`dynamo_config.{name}: {fmt(dyn[key])}` has no effect with `distributed_type: DEEPSPEED`: "
-                     "the DeepSpeed launcher does not export the dynamo settings, so the training process "
-                     "always sees the backend `no`.",
+                     "the DeepSpeed launcher does not export the dynamo settings, so nothing is compiled unless "
+                     "the training script asks for it.",
                      "Delete `dynamo_config`; to compile under DeepSpeed, call torch.compile / the DeepSpeed "
                      "engine's compile in the training script.")
             continue
