@@ -126,12 +126,10 @@ PC_TOTAL = claim(
 PC_PLUGIN = claim(
     "parallelism-config-needs-fsdp2",
     "A parallelism_config with a total above 1 needs FSDP2, a multi-device type or DeepSpeed, so FSDP1 raises; under "
-    "FSDP2 dp_shard_size or cp_size must be above 1; and cp_size above 1 needs an FSDP2 plugin (a MULTI_GPU type "
+    "FSDP2 dp_shard_size or cp_size must be above 1; and cp_size above 1 needs an FSDP plugin (under MULTI_GPU it "
     "raises).",
     doc="parallelism-config", code="accelerate/parallelism_config.py:376-395; accelerate/state.py:990-1005",
-    why_not_demo="each check runs only when the sizes multiply to the number of processes, so it needs at least "
-    "two ranks, with accelerate's FSDP plugin (reached on CPU only through the rehearsal shim) or a MULTI_GPU type "
-    "(needs CUDA); the checks are read from the code")
+    demo=_T + "test_parallelism_config_needs_fsdp2_on_two_ranks")
 
 # ---------------------------------------------------------------- the DeepSpeed JSON named by the YAML
 DS_FILE = claim(
