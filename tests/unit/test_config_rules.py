@@ -642,6 +642,13 @@ def test_gpu_ids_are_not_counted_on_the_deepspeed_runner_path():
     assert "gpu-ids-too-few" in names(fsdp(**two))
 
 
+def test_fp8_backend_no_is_accepted():
+    """backend NO is an FP8BackendType value: accelerate then uses the first FP8 backend installed (claim
+    launch-fp8-config)."""
+    assert "fp8-backend-invalid" not in names(fsdp(mixed_precision="fp8", fp8_config={"backend": "NO"}))
+    assert "fp8-backend-invalid" in names(fsdp(mixed_precision="fp8", fp8_config={"backend": "no"}))
+
+
 def test_keys_are_spelled_as_written():
     y = fsdp(fc={"__replace__": True, "sharding_strategy": "ZERO3", "version": 1})
     found = errors(y)

@@ -86,10 +86,10 @@ FP8_LAUNCH = claim(
     "accelerate launch exports fp8_config (as ACCELERATE_FP8_*, values as written) only with mixed_precision fp8, "
     "after checking that torchao, Transformer Engine or MS-AMP is importable ('FP8 is not available on this "
     "machine'); the Accelerator converts ACCELERATE_FP8_BACKEND to FP8BackendType, which takes only upper-case AO, "
-    "TE or MSAMP, so another spelling fails at start.",
+    "TE, MSAMP or NO (NO: the first of them installed), so another spelling fails at start.",
     doc="mixed-precision",
     code="accelerate/utils/launch.py:82-97,283-290,556-563; accelerate/utils/imports.py:187-189; "
-    "accelerate/accelerator.py:517-521,4386-4400; accelerate/utils/dataclasses.py:658-672",
+    "accelerate/accelerator.py:480-503,517-521,4386-4400; accelerate/utils/dataclasses.py:658-672",
     demo=_T + "test_fp8_config_is_exported_only_with_fp8_and_needs_an_upper_case_backend")
 RAM_EFFICIENT_DEFAULT = claim(
     "fsdp-launch-ram-efficient-default-on",

@@ -33,7 +33,7 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 # mode through unchecked. Its own TORCH_DYNAMO_MODES (accelerate/utils/constants.py:50) only lists what
 # `accelerate config` offers, so it is not the test of a valid value.
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
-FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
+FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
                     DOC + "config-loading; " + A + "commands/config/config_args.py:109-110",
@@ -67,7 +67,7 @@ MP_INVALID = rule("mixed-precision-invalid", ERROR, "mixed_precision is not no/f
 FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an importable FP8 backend",
                    DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189",
                    claims=("launch-fp8-config",))
-FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE or MSAMP (upper-case)",
+FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE, MSAMP or NO (upper-case)",
                        DOC + "mixed-precision; " + A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672",
                        claims=("launch-fp8-config",))
 FP8_UNUSED = rule("fp8-config-unused", ERROR,
@@ -289,8 +289,9 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
     if backend is not None and backend not in FP8_BACKENDS:
         ctx.emit(FP8_BACKEND_BAD, f"fp8_config.{backend_key}",
                  f"{kv('fp8_config.' + str(backend_key), backend)}: accelerate turns this value into an FP8 backend "
-                 "type that only accepts AO, TE or MSAMP in upper case, so the Accelerator fails to start.",
-                 "Write AO, TE or MSAMP.")
+                 "type that only accepts AO, TE, MSAMP or NO (use the first one installed) in upper case, so the "
+                 "Accelerator fails to start.",
+                 "Write AO, TE or MSAMP (or NO to let accelerate pick).")
     if backend == "MSAMP" and ctx.kind == "fsdp":
         ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"),
                  "MS-AMP FP8 cannot be combined with FSDP; the Accelerator raises at start-up.",
