@@ -633,6 +633,22 @@ def test_gpu_count_unknown_is_one_info():
     assert "more-processes-than-gpus" not in names(fsdp(num_processes=64), gpus=None)
 
 
+def test_gpu_ids_are_not_counted_on_the_deepspeed_runner_path():
+    """The DeepSpeed runner (several machines, any launcher but standard) sets each node's CUDA_VISIBLE_DEVICES from
+    the hostfile slots, replacing gpu_ids (claim ds-runner-sets-visible-devices): too few gpu_ids fail nothing."""
+    two = dict(num_processes=16, num_machines=2, main_process_ip="10.0.0.1", gpu_ids="0,1")
+    assert "gpu-ids-too-few" not in names(inline(**two))
+    assert "gpu-ids-too-few" in names(inline({"deepspeed_multinode_launcher": "standard"}, **two))
+    assert "gpu-ids-too-few" in names(fsdp(**two))
+
+
+def test_fp8_backend_no_is_accepted():
+    """backend NO is an FP8BackendType value: accelerate then uses the first FP8 backend installed (claim
+    launch-fp8-config)."""
+    assert "fp8-backend-invalid" not in names(fsdp(mixed_precision="fp8", fp8_config={"backend": "NO"}))
+    assert "fp8-backend-invalid" in names(fsdp(mixed_precision="fp8", fp8_config={"backend": "no"}))
+
+
 def test_keys_are_spelled_as_written():
     y = fsdp(fc={"__replace__": True, "sharding_strategy": "ZERO3", "version": 1})
     found = errors(y)

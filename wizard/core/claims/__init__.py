@@ -24,6 +24,7 @@ from . import (  # noqa: F401 - each registers its claims
     prefetch,
     rules_answers,
     rules_fsdp,
+    rules_general,
     training,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim

@@ -34,31 +34,37 @@ _DUP_SOURCE = (DOC + "config-loading; yaml.safe_load / json.load keep the last v
 
 DUPLICATE = rule("duplicate-key", ERROR, "A key written twice with different values (the first is dropped)",
                  _DUP_SOURCE,
-                 keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)")
+                 keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)",
+                 claims=("config-duplicate-keys-last-wins",))
 DUPLICATE_SAME = rule("duplicate-key-same-value", WARNING, "A key written twice with the same value", _DUP_SOURCE,
-                      keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)")
+                      keys="the repeated key (dotted path in the YAML or the DeepSpeed JSON)",
+                      claims=("config-duplicate-keys-last-wins",))
 DS_MISSING = rule("ds-config-file-missing", ERROR, "The DeepSpeed JSON named by the YAML cannot be found",
-                  _DS_FILE_SOURCE)
+                  _DS_FILE_SOURCE, claims=("ds-config-file-read-as-written",))
 DS_TILDE = rule("ds-config-file-tilde", ERROR, "accelerate does not expand '~' in deepspeed_config_file",
-                _DS_FILE_SOURCE)
+                _DS_FILE_SOURCE, claims=("ds-config-file-read-as-written",))
 DS_UNREADABLE = rule("ds-config-file-unreadable", ERROR, "The DeepSpeed JSON cannot be read", _DS_FILE_SOURCE,
-                     fix="Check the file's permissions, and that it is the UTF-8 text of the DeepSpeed config.")
+                     fix="Check the file's permissions, and that it is the UTF-8 text of the DeepSpeed config.",
+                     claims=("ds-config-file-read-as-written",))
 DS_NOT_FROM_HERE = rule(
     "ds-config-file-not-from-here", WARNING,
     "The relative DeepSpeed JSON path resolves from the YAML's folder (or one above it) but not from the current "
     "folder, where accelerate opens it", _DS_FILE_SOURCE,
     fix="Launch from the folder the path is relative to, or write it relative to the folder you launch from "
-        "(fsdpds-wizard writes it so when --out lies inside the folder it runs in).")
+        "(fsdpds-wizard writes it so when --out lies inside the folder it runs in).",
+    claims=("ds-config-file-read-as-written",))
 DS_ABSOLUTE_ELSEWHERE = rule(
     "ds-config-file-absolute-elsewhere", WARNING,
     "An absolute DeepSpeed JSON path outside the current folder: the config works only where that path exists",
     _DS_FILE_SOURCE,
     fix="For a config that travels with its project, keep the JSON inside it and write the path relative to the "
-        "folder you launch from (fsdpds-wizard --headless ... --out DIR with DIR inside that folder).")
+        "folder you launch from (fsdpds-wizard --headless ... --out DIR with DIR inside that folder).",
+    claims=("ds-config-file-read-as-written",))
 DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is not a JSON object (strict JSON)",
                    _DS_FILE_SOURCE,
                    fix="Write one JSON object ({\"zero_optimization\": {...}, ...}) in strict JSON: no comments, no "
-                       "trailing commas, double quotes.")
+                       "trailing commas, double quotes.",
+                   claims=("ds-config-file-read-as-written",))
 
 
 """The accelerate config file cannot be used at all: the one input error (``path``, ``what``, ``fix``) of

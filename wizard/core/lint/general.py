@@ -33,83 +33,111 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 # mode through unchecked. Its own TORCH_DYNAMO_MODES (accelerate/utils/constants.py:50) only lists what
 # `accelerate config` offers, so it is not the test of a valid value.
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
-FP8_BACKENDS = ("AO", "TE", "MSAMP")  # FP8BackendType values (upper-case only)
+FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
-                    DOC + "config-loading; " + A + "commands/config/config_args.py:109-110")
+                    DOC + "config-loading; " + A + "commands/config/config_args.py:109-110",
+                    claims=("config-loader-required-and-enums",))
 DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not a DistributedType value",
                     DOC + "config-loading; " + A
-                    + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638")
+                    + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638",
+                    claims=("config-loader-required-and-enums",))
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
-                       DOC + "config-loading; " + A + "commands/config/config_args.py:168-169")
+                       DOC + "config-loading; " + A + "commands/config/config_args.py:168-169",
+                       claims=("config-loader-required-and-enums",))
 LEGACY_FP16 = rule("legacy-top-level-fp16", WARNING,
                    "Old top-level `fp16` key (converted to mixed_precision, or dropped with the same effect)",
-                   DOC + "config-loading; " + A + "commands/config/config_args.py:113-116")
+                   DOC + "config-loading; " + A + "commands/config/config_args.py:113-116",
+                   claims=("config-loader-legacy-keys",))
 LEGACY_FP16_LOST = rule("legacy-top-level-fp16-ignored", ERROR,
                         "Old top-level `fp16` is dropped because mixed_precision is also set, and the precision "
                         "that runs differs from it",
-                        DOC + "config-loading; " + A + "commands/config/config_args.py:113-116")
+                        DOC + "config-loading; " + A + "commands/config/config_args.py:113-116",
+                        claims=("config-loader-legacy-keys",))
 LEGACY_DYNAMO = rule("legacy-top-level-dynamo-backend", WARNING, "Old top-level `dynamo_backend` key",
-                     DOC + "config-loading; " + A + "commands/config/config_args.py:117-119")
+                     DOC + "config-loading; " + A + "commands/config/config_args.py:117-119",
+                     claims=("config-loader-legacy-keys",))
 LEGACY_DYNAMO_LOST = rule("legacy-dynamo-backend-replaces-section", ERROR,
                           "Top-level `dynamo_backend` replaces the whole dynamo_config section",
-                          DOC + "config-loading; " + A + "commands/config/config_args.py:117-119")
+                          DOC + "config-loading; " + A + "commands/config/config_args.py:117-119",
+                          claims=("config-loader-legacy-keys",))
 MP_INVALID = rule("mixed-precision-invalid", ERROR, "mixed_precision is not no/fp16/bf16/fp8",
-                  DOC + "mixed-precision; " + A + "utils/launch.py:278-282, :550-555")
+                  DOC + "mixed-precision; " + A + "utils/launch.py:278-282, :550-555",
+                  claims=("launch-mixed-precision-values",))
 FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an importable FP8 backend",
-                   DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189")
-FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE or MSAMP (upper-case)",
-                       DOC + "mixed-precision; " + A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672")
+                   DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189",
+                   claims=("launch-fp8-config",))
+FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE, MSAMP or NO (upper-case)",
+                       DOC + "mixed-precision; " + A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672",
+                       claims=("launch-fp8-config",))
 FP8_UNUSED = rule("fp8-config-unused", ERROR,
                   "fp8_config is only read with mixed_precision fp8: its settings never take effect",
-                  DOC + "mixed-precision; " + A + "utils/launch.py:283-290")
+                  DOC + "mixed-precision; " + A + "utils/launch.py:283-290",
+                  claims=("launch-fp8-config",))
 FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
-                      DOC + "mixed-precision; " + A + "accelerator.py:603-610")
+                      DOC + "mixed-precision; " + A + "accelerator.py:603-610",
+                      claims=("fp8-backend-limits",))
 FP8_AO_RAM = rule("fp8-torchao-fsdp-ram-efficient-loading", ERROR,
                   "torchao FP8 + FSDP + cpu_ram_efficient_loading (on by default) raises",
-                  DOC + "mixed-precision; " + A + "accelerator.py:517-526, commands/launch.py:584-591")
+                  DOC + "mixed-precision; " + A + "accelerator.py:517-526, commands/launch.py:584-591",
+                  claims=("fsdp-torchao-fp8-no-ram-efficient", "fsdp-launch-ram-efficient-default-on"))
 FP8_MSAMP_Z3 = rule("fp8-msamp-zero3", ERROR, "MS-AMP FP8 does not support ZeRO-3",
-                    DOC + "mixed-precision; " + A + "utils/dataclasses.py:1343-1349")
+                    DOC + "mixed-precision; " + A + "utils/dataclasses.py:1343-1349",
+                    claims=("fp8-backend-limits",))
 NPROC_MISSING = rule("num-processes-missing", ERROR, "num_processes missing or -1 (must then come from the CLI)",
                      DOC + "processes-and-machines; " + A
-                     + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112")
+                     + "commands/launch.py:1305-1306, commands/config/config_args.py:111-112",
+                     claims=("config-num-processes-default-minus-one", "launch-num-processes-minus-one"))
 NPROC_INVALID = rule("num-processes-invalid", ERROR, "num_processes / num_machines must be positive integers",
                      DOC + "processes-and-machines; " + A + "utils/launch.py:212-218, :484-490",
-                     keys="num_processes or num_machines")
+                     keys="num_processes or num_machines",
+                     claims=("launch-process-counts-as-written",))
 NUMBER_AS_STRING = rule("number-as-string", WARNING, "num_processes written as a string on one machine (works)",
                         DOC + "processes-and-machines; " + A + "utils/launch.py:212-218, :484-490",
-                        keys="num_processes")
+                        keys="num_processes",
+                        claims=("launch-process-counts-as-written",))
 NUMBER_AS_STRING_FAILS = rule("number-as-string-fails", ERROR,
                               "num_machines written as a string, or num_processes as a string on several machines: "
                               "the launcher's arithmetic raises a TypeError",
                               DOC + "processes-and-machines; " + A
                               + "utils/launch.py:216-217 (`num_machines > 1`, `num_processes // num_machines`), "
-                              ":484-485")
+                              ":484-485",
+                              claims=("launch-process-counts-as-written",))
 NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
                      "num_processes not divisible by num_machines: the remainder ranks are never started",
-                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-218, :488-490")
+                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-218, :488-490",
+                     claims=("launch-procs-per-node-floor",))
 TOO_MANY_PROCS = rule("more-processes-than-gpus", ERROR, "More processes per machine than GPUs per machine",
-                      DOC + "processes-and-machines; " + A + "utils/launch.py:225-228")
+                      DOC + "processes-and-machines; " + A + "utils/launch.py:225-228",
+                      claims=("launch-no-gpu-count-check", "launch-surplus-ranks-fail-at-device"))
 GPU_IDS_FEW = rule("gpu-ids-too-few", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-                   DOC + "processes-and-machines; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277")
+                   DOC + "processes-and-machines; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277",
+                   claims=("launch-gpu-ids-visible-devices", "launch-no-gpu-count-check",
+                           "launch-surplus-ranks-fail-at-device"))
 GPU_IDS_TYPE = rule("gpu-ids-not-string", ERROR, "gpu_ids must be a string such as \"0,1\" or \"all\"",
-                    DOC + "processes-and-machines; " + A + "commands/launch.py:1251-1258")
+                    DOC + "processes-and-machines; " + A + "commands/launch.py:1251-1258",
+                    claims=("launch-gpu-ids-string",))
 MULTI_GPU_IDS = rule("multi-gpu-few-gpu-ids", ERROR, "Multi-GPU launch with fewer than two gpu_ids",
-                     DOC + "processes-and-machines; " + A + "commands/launch.py:1258-1262")
+                     DOC + "processes-and-machines; " + A + "commands/launch.py:1258-1262",
+                     claims=("launch-no-gpu-count-check",))
 MULTI_GPU_ONE = rule("multi-gpu-single-process", WARNING, "MULTI_GPU with a single process on one machine",
-                     DOC + "processes-and-machines; " + A + "commands/config/cluster.py:664-667")
+                     DOC + "processes-and-machines; " + A + "commands/config/cluster.py:664-667",
+                     claims=("launch-multi-gpu-one-process",))
 SINGLE_MANY = rule("single-process-num-processes-ignored", ERROR,
-                   "distributed_type NO with num_processes > 1: one of the two does not take effect (one process on "
-                   "a machine with at most one GPU; accelerate switches to multi-GPU when it sees several)",
+                   "distributed_type NO with num_processes > 1: launched with this file, accelerate starts a single "
+                   "process, so num_processes does not take effect",
                    DOC + "processes-and-machines; " + A
-                   + "commands/launch.py:1327-1346 (switch to multi_gpu), :1409-1412 (simple_launcher)")
+                   + "commands/launch.py:1217-1248 (no launcher flag set for NO), :1409-1412 (simple_launcher)",
+                   claims=("launch-distributed-type-no-one-process",))
 MULTINODE_IP = rule("multinode-no-main-ip", WARNING, "Multi-machine launch without main_process_ip",
-                    DOC + "processes-and-machines; " + A + "utils/launch.py:216-224, :486-496")
+                    DOC + "processes-and-machines; " + A + "utils/launch.py:216-224, :486-496",
+                    claims=("launch-multinode-endpoint-needs-ip",))
 GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per machine unknown",
                    DOC + "processes-and-machines, " + DOC + "fsdp1-hybrid-shard; " + A
                    + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
-                          DOC + "dynamo-config; " + A + "utils/launch.py:292-297")
+                          DOC + "dynamo-config; " + A + "utils/launch.py:292-297",
+                          claims=("dynamo-backend-and-flags-checked",))
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
                        DOC + "dynamo-config; " + A
                        + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099",
@@ -119,23 +147,31 @@ RDZV_IGNORED = rule("rdzv-backend-not-applied", ERROR, "rdzv_backend in the YAML
                     keys="rdzv_backend", fix="pass --rdzv_backend on the accelerate launch command line",
                     claims=("launch-yaml-rdzv-backend-ignored",))
 DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that is not a boolean",
-                       DOC + "dynamo-config; " + A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71")
+                       DOC + "dynamo-config; " + A + "utils/dataclasses.py:1100-1108, utils/environment.py:59-71",
+                       claims=("dynamo-backend-and-flags-checked",))
 PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
-                DOC + "parallelism-config; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424")
+                DOC + "parallelism-config; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424",
+                claims=("parallelism-config-checks",))
 PAR_TOTAL = rule("parallelism-total-mismatch", ERROR, "Product of parallelism sizes != num_processes",
-                 DOC + "parallelism-config; " + A + "parallelism_config.py:366-374")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:366-374",
+                 claims=("parallelism-config-total-is-num-processes",))
 PAR_FSDP1 = rule("parallelism-needs-fsdp2", ERROR, "parallelism_config with sizes > 1 requires FSDP2",
-                 DOC + "parallelism-config; " + A + "parallelism_config.py:388-395")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:388-395",
+                 claims=("parallelism-config-needs-fsdp2",))
 PAR_NO_SHARD = rule("parallelism-fsdp2-no-shard-dim", ERROR,
                     "FSDP2 + parallelism_config needs dp_shard_size > 1 or cp_size > 1",
-                    DOC + "parallelism-config; " + A + "parallelism_config.py:376-386")
+                    DOC + "parallelism-config; " + A + "parallelism_config.py:376-386",
+                    claims=("parallelism-config-needs-fsdp2",))
 PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
                  "cp and sp together, or tp/cp over pure replication, are rejected",
-                 DOC + "parallelism-config; " + A + "parallelism_config.py:322-340")
+                 DOC + "parallelism-config; " + A + "parallelism_config.py:322-340",
+                 claims=("parallelism-config-checks",))
 PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
-                   DOC + "parallelism-config; " + A + "parallelism_config.py:312-320")
+                   DOC + "parallelism-config; " + A + "parallelism_config.py:312-320",
+                   claims=("parallelism-config-checks",))
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
-                   DOC + "parallelism-config; " + A + "state.py:990-1005")
+                   DOC + "parallelism-config; " + A + "state.py:990-1005",
+                   claims=("parallelism-config-needs-fsdp2",))
 
 
 def derive(ctx: Ctx) -> None:
@@ -253,8 +289,9 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
     if backend is not None and backend not in FP8_BACKENDS:
         ctx.emit(FP8_BACKEND_BAD, f"fp8_config.{backend_key}",
                  f"{kv('fp8_config.' + str(backend_key), backend)}: accelerate turns this value into an FP8 backend "
-                 "type that only accepts AO, TE or MSAMP in upper case, so the Accelerator fails to start.",
-                 "Write AO, TE or MSAMP.")
+                 "type that only accepts AO, TE, MSAMP or NO (use the first one installed) in upper case, so the "
+                 "Accelerator fails to start.",
+                 "Write AO, TE or MSAMP (or NO to let accelerate pick).")
     if backend == "MSAMP" and ctx.kind == "fsdp":
         ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"),
                  "MS-AMP FP8 cannot be combined with FSDP; the Accelerator raises at start-up.",
@@ -272,6 +309,13 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
             ctx.emit(FP8_AO_RAM, keys, "torchao FP8 with FSDP does not support cpu_ram_efficient_loading, which "
                      "is on" + (" (launch default)" if k is None else "") + "; the Accelerator raises.",
                      "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
+
+
+def _ds_runner(ctx: Ctx) -> bool:
+    """DeepSpeed on several machines through its runner (any launcher but `standard`): the runner sets each node's
+    CUDA_VISIBLE_DEVICES from the hostfile slots (replacing gpu_ids) and needs no main_process_ip."""
+    return ctx.kind == "deepspeed" and ctx.nmach > 1 and str(
+        ctx.section("deepspeed_config").get("deepspeed_multinode_launcher", "pdsh")) != "standard"
 
 
 def check_processes(ctx: Ctx) -> None:
@@ -305,15 +349,16 @@ def check_processes(ctx: Ctx) -> None:
                  f"Write `{key}` as an integer >= 1.")
     if ctx.dist == "NO" and ctx.nproc is not None and ctx.nproc > 1:
         ctx.emit(SINGLE_MANY, ("distributed_type", "num_processes"),
-                 f"`distributed_type: NO` with `num_processes: {ctx.nproc}`: on a machine with at most one GPU "
-                 "`accelerate launch` starts a single process (num_processes has no effect); with several GPUs it "
-                 "switches to multi-GPU training on its own (distributed_type NO has no effect).",
+                 f"`distributed_type: NO` with `num_processes: {ctx.nproc}`: launched with this file, `accelerate "
+                 "launch` starts a single process however many GPUs the machine has, so num_processes has no "
+                 "effect (it switches to multi-GPU on its own only when no config file is used).",
                  "Use MULTI_GPU, FSDP or DEEPSPEED for several processes, or set `num_processes: 1`.")
     multi = ctx.dist in MULTI_DEVICE_TYPES
     if multi and ctx.nproc == 1 and ctx.nmach <= 1:
         ctx.emit(MULTI_GPU_ONE, ("distributed_type", "num_processes"),
                  f"`distributed_type: {ctx.dist}` with one process on one machine "
-                 "runs plain single-GPU training with extra overhead.",
+                 "starts torchrun with a single process: one-GPU training, through a one-rank process group and "
+                 "DDP that only add overhead.",
                  "Set num_processes to the GPU count, or use `distributed_type: NO`.")
     gpu_ids = y.get("gpu_ids")
     if gpu_ids is not None and not isinstance(gpu_ids, str):
@@ -327,7 +372,7 @@ def check_processes(ctx: Ctx) -> None:
                      "the launcher refuses it.",
                      "List at least two ids, or use `gpu_ids: all`.")
         ppn = ctx.nproc_per_node
-        if ctx.fsdp_like and ppn is not None and count < ppn:
+        if ctx.fsdp_like and ppn is not None and count < ppn and not _ds_runner(ctx):
             ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()),
                      f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} processes start on each "
                      "machine; the extra ranks fail when they pick their device.",
@@ -339,9 +384,7 @@ def check_processes(ctx: Ctx) -> None:
                  f"`num_machines: {ctx.nmach}`; each machine starts {ctx.nproc // ctx.nmach} processes, so the job "
                  f"runs with {ctx.nproc // ctx.nmach * ctx.nmach} ranks, not {ctx.nproc}.",
                  "Make num_processes = processes per machine x num_machines.")
-    if ctx.nmach > 1 and not y.get("main_process_ip") and not (
-            ctx.kind == "deepspeed" and str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher",
-                                                                              "pdsh")) != "standard"):
+    if ctx.nmach > 1 and not y.get("main_process_ip") and not _ds_runner(ctx):
         ctx.emit(MULTINODE_IP, ("main_process_ip", "num_machines"),
                  f"{ctx.nmach} machines but no `main_process_ip`: the machines cannot find the rank-0 host unless it "
                  "is passed on the command line.",
@@ -352,8 +395,10 @@ def check_processes(ctx: Ctx) -> None:
     if ppn is not None and ppn > ctx.gpus_per_node:
         ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()),
                  f"{ppn} processes per machine (num_processes {ctx.nproc} / num_machines {ctx.nmach}) but only "
-                 f"{ctx.gpus_per_node} GPU(s) per machine; the extra ranks fail when they select a device.",
-                 f"Use at most {ctx.gpus_per_node * ctx.nmach} processes.")
+                 f"{ctx.gpus_per_node} GPU(s) per machine (counted on this machine, or given by --gpus-per-node); "
+                 "on machines like that the extra ranks fail when they select a device.",
+                 f"Use at most {ctx.gpus_per_node * ctx.nmach} processes, or pass --gpus-per-node with the GPU "
+                 "count of the machines you train on.")
 
 
 def report_gpu_unknown(ctx: Ctx) -> None:
