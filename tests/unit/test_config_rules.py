@@ -469,6 +469,16 @@ def test_severity_follows_the_contract(rule, severity, y, ds, gpus):
         assert errors(y, ds, gpus=gpus)
 
 
+def test_launcher_names_the_runner_lower_cases_are_valid():
+    """accelerate compares standard/nossh exactly; DeepSpeed's runner lower-cases the rest and knows impi too."""
+    def fires(launcher):
+        return "deepspeed-multinode-launcher-invalid" in names(
+            inline({"deepspeed_multinode_launcher": launcher, "deepspeed_hostfile": "/hf"}, num_processes=16,
+                   num_machines=2, main_process_ip="10.0.0.1"))
+    assert not any(fires(n) for n in ("standard", "nossh", "pdsh", "PDSH", "impi", "Slurm"))
+    assert fires("Standard") and fires("NOSSH") and fires("torchrun")
+
+
 def test_harmless_dead_values_keep_the_config_valid():
     """A dead value equal to what happens anyway must not make `check` fail (corpus 08, 19, 59)."""
     for y, ds in ((fsdp(1, fc={"fsdp_min_num_params": 0}), None),
