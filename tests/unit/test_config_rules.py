@@ -479,6 +479,16 @@ def test_launcher_names_the_runner_lower_cases_are_valid():
     assert fires("Standard") and fires("NOSSH") and fires("torchrun")
 
 
+def test_inline_accumulation_says_where_it_fails():
+    """int() fails in Accelerator() for text; a count below 1 passes it and DeepSpeed refuses it in prepare()."""
+    def message(value):
+        [f] = [f for f in run(inline({"gradient_accumulation_steps": value}))
+               if f.rule == "deepspeed-gradient-accumulation-invalid"]
+        return f.message
+    assert "int()" in message("two") and "int()" in message(2.5)
+    assert "prepare()" in message(0) and "Accelerator()" not in message(0)
+
+
 def test_harmless_dead_values_keep_the_config_valid():
     """A dead value equal to what happens anyway must not make `check` fail (corpus 08, 19, 59)."""
     for y, ds in ((fsdp(1, fc={"fsdp_min_num_params": 0}), None),

@@ -231,8 +231,8 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
     if dc.get("gradient_clipping") is None:
         ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
                  "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
-                 "fills with 1.0 in an own loop and the HF Trainer with max_grad_norm (default 1.0), so gradients "
-                 "are clipped (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
+                 "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
+                 "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
                  "it off either: DeepSpeed 0.19 defaults to 1.0.",
                  "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
                  "with \"gradient_clipping\": 0.0.")
