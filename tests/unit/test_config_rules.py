@@ -489,6 +489,15 @@ def test_inline_accumulation_says_where_it_fails():
     assert "prepare()" in message(0) and "Accelerator()" not in message(0)
 
 
+def test_buffer_dtype_is_checked_only_with_16_bit_precision():
+    """DeepSpeed resolves data_types.buffer_dtype only when fp16/bf16 casts the module (runtime/engine.py:2080)."""
+    bad = {"data_types": {"buffer_dtype": "bfloat32"}}
+    assert "ds-json-dtype-invalid" in names(filemode(), dsj(**bad))
+    assert "ds-json-dtype-invalid" not in names(filemode(), dsj(bf16={"enabled": False}, **bad))
+    assert "ds-json-dtype-invalid" in names(filemode(), dsj(bf16={"enabled": False},
+                                                            data_types={"grad_accum_dtype": "bfloat32"}))
+
+
 def test_harmless_dead_values_keep_the_config_valid():
     """A dead value equal to what happens anyway must not make `check` fail (corpus 08, 19, 59)."""
     for y, ds in ((fsdp(1, fc={"fsdp_min_num_params": 0}), None),
