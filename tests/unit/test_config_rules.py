@@ -469,6 +469,35 @@ def test_severity_follows_the_contract(rule, severity, y, ds, gpus):
         assert errors(y, ds, gpus=gpus)
 
 
+def test_launcher_names_the_runner_lower_cases_are_valid():
+    """accelerate compares standard/nossh exactly; DeepSpeed's runner lower-cases the rest and knows impi too."""
+    def fires(launcher):
+        return "deepspeed-multinode-launcher-invalid" in names(
+            inline({"deepspeed_multinode_launcher": launcher, "deepspeed_hostfile": "/hf"}, num_processes=16,
+                   num_machines=2, main_process_ip="10.0.0.1"))
+    assert not any(fires(n) for n in ("standard", "nossh", "pdsh", "PDSH", "impi", "Slurm"))
+    assert fires("Standard") and fires("NOSSH") and fires("torchrun")
+
+
+def test_inline_accumulation_says_where_it_fails():
+    """int() fails in Accelerator() for text; a count below 1 passes it and DeepSpeed refuses it in prepare()."""
+    def message(value):
+        [f] = [f for f in run(inline({"gradient_accumulation_steps": value}))
+               if f.rule == "deepspeed-gradient-accumulation-invalid"]
+        return f.message
+    assert "int()" in message("two") and "int()" in message(2.5)
+    assert "prepare()" in message(0) and "Accelerator()" not in message(0)
+
+
+def test_buffer_dtype_is_checked_only_with_16_bit_precision():
+    """DeepSpeed resolves data_types.buffer_dtype only when fp16/bf16 casts the module (runtime/engine.py:2080)."""
+    bad = {"data_types": {"buffer_dtype": "bfloat32"}}
+    assert "ds-json-dtype-invalid" in names(filemode(), dsj(**bad))
+    assert "ds-json-dtype-invalid" not in names(filemode(), dsj(bf16={"enabled": False}, **bad))
+    assert "ds-json-dtype-invalid" in names(filemode(), dsj(bf16={"enabled": False},
+                                                            data_types={"grad_accum_dtype": "bfloat32"}))
+
+
 def test_harmless_dead_values_keep_the_config_valid():
     """A dead value equal to what happens anyway must not make `check` fail (corpus 08, 19, 59)."""
     for y, ds in ((fsdp(1, fc={"fsdp_min_num_params": 0}), None),

@@ -23,6 +23,7 @@ from . import (  # noqa: F401 - each registers its claims
     precision,
     prefetch,
     rules_answers,
+    rules_ds,
     rules_fsdp,
     rules_general,
     training,

@@ -9,18 +9,22 @@ from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
-LAUNCHERS = ("pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm")  # utils/constants.py:49
+ACCELERATE_LAUNCHERS = ("standard", "nossh")  # compared exactly by accelerate (utils/launch.py:448-460)
+RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mpich", "impi", "mvapich", "slurm")  # lower-cased (launcher/runner.py:565-580)
 FILE_MODE_FORBIDDEN = DS_FILE_CONFLICTING_FIELDS  # not allowed next to a JSON file (utils/dataclasses.py:1507-1532)
 
 FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
                        "deepspeed_config_file together with inline DeepSpeed keys or mixed_precision",
-                       DOC + "ds-config-file; " + D + ":1279, 1507-1532; " + A + "commands/launch.py:1393-1397")
+                       DOC + "ds-config-file; " + D + ":1279, 1507-1532; " + A + "commands/launch.py:1393-1397",
+                       claims=("ds-json-owns-its-keys", "ds-file-refuses-yaml-mixed-precision"))
 STAGE_BAD = rule("deepspeed-zero-stage-invalid", ERROR, "zero_stage must be 0, 1, 2 or 3",
-                 DOC + "ds-inline-config; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98")
+                 DOC + "ds-inline-config; " + D + ":1237-1238; " + DS + "runtime/zero/config.py:81-98",
+                 claims=("ds-zero-stage-values",))
 STAGE_DEFAULT = rule("deepspeed-zero-stage-default", INFO, "zero_stage omitted: accelerate uses ZeRO-2",
                      DOC + "ds-inline-config; " + D + ":1237-1238", claims=("ds-missing-stage-defaults",))
 DEVICE_BAD = rule("deepspeed-offload-device-invalid", ERROR, "offload device must be none, cpu or nvme",
-                  DOC + "ds-inline-config; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18")
+                  DOC + "ds-inline-config; " + L + ":573-576; " + DS + "runtime/zero/offload_config.py:14-18",
+                  claims=("ds-offload-device-values",))
 NVME_PATH_LOST = rule("deepspeed-inline-nvme-path-ignored", ERROR,
                       "Inline offload_*_nvme_path is never exported by accelerate launch",
                       DOC + "ds-nvme-offload; " + L + ":565-586 (no NVME_PATH export); " + D
@@ -31,21 +35,27 @@ NVME_INLINE = rule("deepspeed-inline-nvme-without-path", WARNING,
                    claims=("ds-inline-nvme-path-not-exported",))
 GAS_BAD = rule("deepspeed-gradient-accumulation-invalid", ERROR,
                "Inline gradient_accumulation_steps must be a positive integer (not auto)",
-               DOC + "ds-gradient-accumulation-and-clipping; " + L + ":569-570; " + A + "accelerator.py:546-548")
+               DOC + "ds-gradient-accumulation-and-clipping; " + L + ":569-570; " + A + "accelerator.py:546-548",
+               claims=("ds-inline-gradient-accumulation-auto-fails", "ds-inline-gradient-accumulation-whole-positive"))
 CLIP_BAD = rule("deepspeed-gradient-clipping-invalid", ERROR, "Inline gradient_clipping must be a number or auto",
-                DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235")
+                DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235",
+                claims=("ds-inline-gradient-clipping-float",))
 CLIP_ZERO = rule("deepspeed-gradient-clipping-zero-ignored", ERROR,
                  "Inline gradient_clipping 0 is dropped and DeepSpeed 0.19 then clips at 1.0",
                  DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1321-1322; " + DS
-                 + "runtime/constants.py:203 (default 1.0, spec said 0)")
+                 + "runtime/constants.py:203 (default 1.0, spec said 0)",
+                 claims=("ds-gradient-clipping-on-unless-json-zero",))
 CLIP_MISSING = rule("deepspeed-no-gradient-clipping", WARNING,
-                    "Inline DeepSpeed without gradient_clipping clips at 1.0",
+                    "Inline DeepSpeed without gradient_clipping still clips (at 1.0 unless the Trainer says otherwise)",
                     DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235, 1321-1322; " + A
-                    + "accelerator.py:2223-2226; " + DS + "runtime/constants.py:203")
+                    + "accelerator.py:2223-2226; " + DS + "runtime/constants.py:203",
+                    claims=("ds-gradient-clipping-on-unless-json-zero", "ds-accelerate-config-clipping-question"))
 INIT_BAD = rule("deepspeed-zero3-init-flag-invalid", ERROR, "zero3_init_flag is not a boolean",
-                DOC + "ds-zero3-flags; " + D + ":1327-1336; accelerate/utils/environment.py:59-71")
+                DOC + "ds-zero3-flags; " + D + ":1327-1336; accelerate/utils/environment.py:59-71",
+                claims=("ds-zero3-init-flag-truth-words",))
 INIT_LOST = rule("deepspeed-zero3-init-flag-ignored", ERROR, "zero3_init_flag: true with a stage other than 3",
-                 DOC + "ds-zero3-flags; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313")
+                 DOC + "ds-zero3-flags; " + D + ":1337-1339; accelerate/commands/config/cluster.py:309-313",
+                 claims=("ds-zero3-init-flag-off-below-zero3", "ds-zero3-check-wants-the-number-3"))
 INIT_OFF_IGNORED = rule("deepspeed-zero3-init-flag-false-ignored", ERROR,
                         "zero3_init_flag: false at ZeRO-3 does not stop zero.Init",
                         DOC + "ds-zero3-flags; " + D + ":1459-1488, 1554-1562; " + A + "state.py:978-990; "
@@ -72,19 +82,22 @@ OFFLOAD_OPT_ADAM = rule("deepspeed-offload-optimizer-becomes-adam", INFO,
                         fix="use AdamW/Adam (or Adagrad) in the script, or an optimizer block in the JSON",
                         claims=("ds-offload-replaces-torch-optimizer",))
 SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
-                  DOC + "ds-zero3-flags; " + D + ":1254-1257")
+                  DOC + "ds-zero3-flags; " + D + ":1254-1257", claims=("ds-zero3-save-16bit-exact-true",))
 SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
                      "zero3_save_16bit_model: true below ZeRO-3: never read, the setting does not take effect",
                      DOC + "ds-zero3-flags; " + D + ":1317-1318; " + A
                      + "accelerator.py:4071-4074 (get_state_dict reads it only at ZeRO-3); "
-                     + DS + "runtime/zero/config.py:257-263")
+                     + DS + "runtime/zero/config.py:257-263", claims=("ds-16bit-gather-zero3-only",))
 MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names that can never match a module",
-               DOC + "ds-inline-config; " + D + ":1533-1552")
+               DOC + "ds-inline-config; " + D + ":1533-1552", claims=("ds-moe-leaf-modules",))
 LAUNCHER_BAD = rule("deepspeed-multinode-launcher-invalid", ERROR, "Unknown DeepSpeed multi-node launcher",
-                    DOC + "ds-multinode-launcher; " + A + "utils/constants.py:49; " + DS + "launcher/runner.py:567-580")
+                    DOC + "ds-multinode-launcher; " + L + ":448-460; " + DS + "launcher/runner.py:565-580",
+                    claims=("ds-multinode-launcher-names",))
 NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    "Multi-node DeepSpeed launcher without a hostfile trains on one machine only",
-                   DOC + "ds-multinode-launcher; " + L + ":446-476; " + DS + "launcher/runner.py:212-216")
+                   DOC + "ds-multinode-launcher; " + L + ":446-476; " + DS + "launcher/runner.py:212-216",
+                   claims=("ds-hostfile-missing-local-only", "ds-launcher-default-pdsh",
+                           "ds-multinode-runner-or-torchrun"))
 OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            "Parameter offload is only used by ZeRO-3 (silently ignored below)",
                            DOC + "ds-offload-and-zero-stage; " + DS
@@ -96,14 +109,14 @@ NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload 
                   DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
                   keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
                   "zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or "
-                  "zero_optimization.stage)")
+                  "zero_optimization.stage)", claims=("ds-nvme-optimizer-offload-below-zero3-is-cpu",))
 OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "Optimizer offload at ZeRO-0: the CPU optimizer asserts on GPU parameters",
                       DOC + "ds-offload-and-zero-stage; " + A + "accelerator.py:2377-2383; " + DS
                       + "ops/adam/cpu_adam.py:148",
                       keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
                       "zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or "
-                      "zero_optimization.stage)")
+                      "zero_optimization.stage)", claims=("ds-offload-optimizer-stage0-asserts",))
 
 
 def derive(ctx: Ctx) -> None:
@@ -205,16 +218,22 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
     gas = dc.get("gradient_accumulation_steps")
     gas_int = parse_int(gas)
     if gas is not None and (gas_int is None or gas_int < 1):
-        why = ("\"auto\" is only understood inside a DeepSpeed JSON; here the launcher exports it and "
-               "Accelerator() does int('auto')") if str(gas) == "auto" else "Accelerator() needs a whole number >= 1"
+        if str(gas) == "auto":
+            why = ("\"auto\" is only understood inside a DeepSpeed JSON; here the launcher exports it and "
+                   "Accelerator() does int('auto'), so start-up fails")
+        elif gas_int is None:
+            why = "Accelerator() converts it with int(), which fails at start-up"
+        else:
+            why = "DeepSpeed refuses fewer than 1 step when prepare() builds the engine"
         ctx.emit(GAS_BAD, "deepspeed_config.gradient_accumulation_steps",
-                 f"{kv('deepspeed_config.gradient_accumulation_steps', gas)}: {why}, so start-up fails.",
+                 f"{kv('deepspeed_config.gradient_accumulation_steps', gas)}: {why}.",
                  "Write a positive integer such as 1.")
     if dc.get("gradient_clipping") is None:
         ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
-                 "No `gradient_clipping` in the inline DeepSpeed settings: accelerate fills it as \"auto\" = 1.0, "
-                 "so gradients are clipped at norm 1.0 (answering 'no' to clipping in `accelerate config` leads "
-                 "here). Inline 0 cannot turn it off either: DeepSpeed 0.19 defaults to 1.0.",
+                 "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
+                 "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
+                 "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
+                 "it off either: DeepSpeed 0.19 defaults to 1.0.",
                  "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
                  "with \"gradient_clipping\": 0.0.")
     else:
@@ -243,7 +262,7 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
             ctx.emit(SAVE16_UNUSED, ("deepspeed_config.zero3_save_16bit_model", "deepspeed_config.zero_stage"),
                      f"`zero3_save_16bit_model: true` is only read at ZeRO-3, but the stage here is {ctx.stage}"
                      + ("" if "zero_stage" in dc else " (zero_stage omitted, so 2)") + ": the setting does not "
-                     "take effect (saving follows the stage's own rules).",
+                     "take effect (below ZeRO-3 the whole weights are saved with or without it).",
                      "Delete it, or use `zero_stage: 3`.")
 
 
@@ -287,10 +306,13 @@ def _check_common(ctx: Ctx, dc: dict) -> None:
                      f"{', '.join(repr(b) for b in bad)} that no module can have; prepare() raises.",
                      "Write one string of comma-separated class names without spaces.")
     launcher = dc.get("deepspeed_multinode_launcher")
-    if launcher is not None and str(launcher) not in LAUNCHERS and ctx.nmach > 1:
+    if launcher is not None and str(launcher) not in ACCELERATE_LAUNCHERS \
+            and str(launcher).lower() not in RUNNER_LAUNCHERS and ctx.nmach > 1:
         ctx.emit(LAUNCHER_BAD, "deepspeed_config.deepspeed_multinode_launcher",
-                 f"{kv('deepspeed_config.deepspeed_multinode_launcher', launcher)} is not a DeepSpeed launcher.",
-                 "Use one of: " + ", ".join(LAUNCHERS) + ".")
+                 f"{kv('deepspeed_config.deepspeed_multinode_launcher', launcher)} is not a launcher accelerate "
+                 "handles (standard, nossh) or DeepSpeed's runner knows; the runner raises 'Unknown launcher' when "
+                 "it starts the nodes.",
+                 "Use one of: " + ", ".join(ACCELERATE_LAUNCHERS + RUNNER_LAUNCHERS) + ".")
     if ctx.nmach > 1 and str(launcher if launcher is not None else "pdsh") != "standard" \
             and dc.get("deepspeed_hostfile") is None:
         ctx.emit(NO_HOSTFILE, ("deepspeed_config.deepspeed_hostfile", "deepspeed_config.deepspeed_multinode_launcher",

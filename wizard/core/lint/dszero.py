@@ -15,56 +15,66 @@ BF16_DTYPES = {"bf16", "bfloat16", "torch.bfloat16"}
 FP32_DTYPES = {"fp32", "float32", "float", "torch.float32"}
 
 BOTH_PRECISIONS = rule("ds-json-fp16-and-bf16", ERROR, "fp16 and bf16 both enabled",
-                       DOC + "ds-precision; " + C + ":511-512")
+                       DOC + "ds-precision; " + C + ":511-512", claims=("ds-fp16-bf16-exclusive",))
 LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale settings DeepSpeed rejects",
-                  DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197")
+                  DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197",
+                  claims=("ds-fp16-loss-scale-checked",))
 PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
-                   DOC + "ds-precision; " + E + ":1812-1829")
+                   DOC + "ds-precision; " + E + ":1812-1829", claims=("ds-param-dtype-must-match",))
 DTYPE_NAME = rule("ds-json-dtype-invalid", ERROR, "A dtype name DeepSpeed does not know",
-                  DOC + "ds-precision; " + C + ":148-170 (DtypeEnum), 185-194, 559-567")
+                  DOC + "ds-precision; " + C + ":148-170 (DtypeEnum), 185-194, 559-567", claims=("ds-dtype-names",))
 MASTER_WEIGHTS = rule("ds-json-master-weights-invalid", ERROR,
                       "fp16/bf16 master-weight options need ZeRO 1-3 (and bf16_optimizer_states needs bf16 masters)",
-                      DOC + "ds-precision; " + C + ":702-714")
+                      DOC + "ds-precision; " + C + ":702-714",
+                      claims=("master-weights-zero-stages", "ds-fp16-master-weights-zero-stages"))
 STAGE_OFFLOAD_RATIO = rule("ds-json-partial-offload-needs-stage3", ERROR,
                            "offload_optimizer.ratio < 1 (partial offload) is ZeRO-3 only",
-                           DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/config.py:395-400")
+                           DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/config.py:395-400",
+                           claims=("ds-partial-offload-zero3-only",))
 NVME_NO_PATH = rule("ds-json-nvme-path-missing", ERROR, "NVMe offload at ZeRO-3 without nvme_path",
                     DOC + "ds-nvme-offload; " + DS
-                    + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230")
+                    + "runtime/zero/stage3.py:839-841, runtime/zero/partition_parameters.py:1225-1230",
+                    claims=("ds-nvme-needs-aio-and-path",))
 GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
                  "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
                  DOC + "ds-zero-options; " + DS
-                 + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218")
+                 + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218",
+                 claims=("ds-compute-grad-norm-false-limits",))
 ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
-                 DOC + "ds-zero-options; " + C + ":233-241, 695-700")
+                 DOC + "ds-zero-options; " + C + ":233-241, 695-700", claims=("ds-gradient-allreduce-op-values",))
 COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
                   "communication_data_type must be fp16, bf16 or fp32", DOC + "ds-precision; " + C + ":216-230",
-                  keys="communication_data_type or seq_parallel_communication_data_type")
+                  keys="communication_data_type or seq_parallel_communication_data_type",
+                  claims=("ds-communication-data-type-values",))
 GATHER_UNUSED = rule("ds-json-gather-16bit-unused", ERROR,
                      "16-bit weight gathering on save set below ZeRO-3 (without tensor parallelism): never read",
                      DOC + "ds-zero3-flags; " + A
                      + "accelerator.py:4069-4074 (get_state_dict reads it only for ZeRO-3 or autotp); "
-                     + DS + "runtime/zero/config.py:257-263")
+                     + DS + "runtime/zero/config.py:257-263", claims=("ds-16bit-gather-zero3-only",))
 CPU_OFFLOAD_CLIENT = rule("ds-json-deprecated-cpu-offload-client-optimizer", ERROR,
                           "Deprecated cpu_offload + a client optimizer: accelerate does not swap in a CPU optimizer",
-                          DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2377-2383; " + E + ":2339-2346")
+                          DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2377-2383; " + E + ":2339-2346",
+                          claims=("ds-deprecated-cpu-offload-client-optimizer",))
 OPT_TYPE = rule("ds-json-optimizer-type-unknown", ERROR, "optimizer.type DeepSpeed cannot build",
-                DOC + "ds-optimizer-and-scheduler; " + E + ":1985-1986, 2016-2019")
+                DOC + "ds-optimizer-and-scheduler; " + E + ":1985-1986, 2016-2019", claims=("ds-optimizer-type-known",))
 OPT_MAX_NORM = rule("ds-json-optimizer-max-grad-norm", ERROR, "optimizer.params.max_grad_norm is rejected",
-                    DOC + "ds-optimizer-and-scheduler; " + E + ":2481-2484")
+                    DOC + "ds-optimizer-and-scheduler; " + E + ":2481-2484",
+                    claims=("ds-optimizer-max-grad-norm-refused",))
 LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss scaling (fp16.loss_scale 0)",
-            DOC + "ds-optimizer-and-scheduler; " + E + ":2021-2023")
+            DOC + "ds-optimizer-and-scheduler; " + E + ":2021-2023", claims=("ds-lamb-needs-dynamic-loss-scale",))
 SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
-                  DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24")
+                  DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24",
+                  claims=("ds-scheduler-type-and-params",))
 SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parameter the scheduler does not take",
                    DOC + "ds-optimizer-and-scheduler; " + E
-                   + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)")
+                   + ":1934-1935 (constructor keywords, recorded by scripts/gen_ds_schema.py)",
+                   claims=("ds-scheduler-type-and-params",))
 CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
-                  DOC + "ds-zero-options; " + C + ":387-408")
+                  DOC + "ds-zero-options; " + C + ":387-408", claims=("ds-checkpoint-options-checked",))
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
                  "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
-                 DOC + "ds-precision; " + C + ":566-570")
+                 DOC + "ds-precision; " + C + ":566-570", claims=("ds-keep-in-fp32-modules-list",))
 
 
 def _enabled(section) -> bool | None:
@@ -127,9 +137,12 @@ def check_precision(ctx: Ctx, ds: dict) -> None:
     names = set(S.enum("dtype_names"))
     for k in ("param_dtype", "grad_accum_dtype", "buffer_dtype"):
         v = dt.get(k)
+        if k == "buffer_dtype" and f_on is False and b_on is False:
+            continue  # only read when fp16/bf16 casts the module (runtime/engine.py:2080-2088)
         if v is not None and v not in names:
-            ctx.emit(DTYPE_NAME, f"data_types.{k}", f"`data_types.{k}: {fmt(v)}` is not a dtype DeepSpeed knows.",
-                     "Use fp32, fp16 or bf16.")
+            ctx.emit(DTYPE_NAME, f"data_types.{k}", f"`data_types.{k}: {fmt(v)}` is not a dtype DeepSpeed knows; "
+                     "the engine raises when it starts" + (" with fp16 or bf16 enabled" if k == "buffer_dtype"
+                                                           else "") + ".", "Use fp32, fp16 or bf16.")
     pd = dt.get("param_dtype")
     if pd in names and f_on is not None and b_on is not None:
         want = "fp16" if f_on else "bf16" if b_on else "fp32"
