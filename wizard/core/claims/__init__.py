@@ -22,6 +22,7 @@ from . import (  # noqa: F401 - each registers its claims
     offload,
     precision,
     prefetch,
+    rules_dsjson,
     training,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim
