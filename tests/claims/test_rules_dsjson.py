@@ -42,7 +42,17 @@ def test_keys_deepspeed_does_not_read_are_ignored_silently():
     assert config.gradient_clipping == 1.0  # the typo is not read: DeepSpeed's default applies
     assert config.aio_config["intra_op_parallelism"] == 1 and "thread_count" not in config.aio_config
     assert config.activation_checkpointing_config.partition_activations is False
-    assert DeepSpeedConfig(dict(BASE)).aio_config["intra_op_parallelism"] == 1  # the default
+    # the defaults the rule names as what applies instead (wizard/core/lint/dsjson.py SUBKEY_DEFAULTS) are DeepSpeed's
+    from wizard.core.lint.dsjson import SUBKEY_DEFAULTS
+
+    plain = DeepSpeedConfig(dict(BASE))
+    assert plain.aio_config == SUBKEY_DEFAULTS["aio"]
+    for section, obj in (("activation_checkpointing", plain.activation_checkpointing_config),
+                         ("flops_profiler", plain.flops_profiler_config)):
+        assert {k: getattr(obj, k) for k in SUBKEY_DEFAULTS[section]} == SUBKEY_DEFAULTS[section]
+    assert plain.checkpoint_config["tag_validation"].lower() == SUBKEY_DEFAULTS["checkpoint"]["tag_validation"].lower()
+    assert plain.load_universal_checkpoint is SUBKEY_DEFAULTS["checkpoint"]["load_universal"]
+    assert plain.torch_autocast_enabled is SUBKEY_DEFAULTS["torch_autocast"]["enabled"]
 
 
 @pytest.mark.claim("ds-bfloat16-shadowed-by-bf16")

@@ -22,11 +22,12 @@ UNREAD_KEYS_IGNORED = claim(
     "ds-unread-keys-ignored",
     "DeepSpeed looks up the top-level keys of its config and the sub-keys of the sections it parses by hand (aio, "
     "activation_checkpointing, flops_profiler, checkpoint, ...) by name, so a key it does not know there (aio's old "
-    "thread_count, say) is ignored without a message; aio's intra_op_parallelism, which replaced thread_count, "
-    "defaults to 1.",
+    "thread_count, say) is ignored without a message and the sub-key's default applies (aio's intra_op_parallelism, "
+    "which replaced thread_count, is 1).",
     doc="ds-json-validation",
     code="deepspeed/runtime/config.py:436-592; deepspeed/runtime/swap_tensor/aio_config.py:21-40; "
-    "deepspeed/runtime/swap_tensor/constants.py:20-30",
+    "deepspeed/runtime/swap_tensor/constants.py:20-30; deepspeed/runtime/activation_checkpointing/config.py:28-43; "
+    "deepspeed/profiling/config.py:10-50",
     demo=_T + "test_keys_deepspeed_does_not_read_are_ignored_silently")
 BFLOAT16_SHADOWED = claim(
     "ds-bfloat16-shadowed-by-bf16",

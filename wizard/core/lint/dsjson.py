@@ -140,7 +140,7 @@ BATCH_AUTO_TOTAL = rule("ds-json-auto-batch-without-micro", WARNING,
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
                      DOC + "ds-batch-size; " + C + ":596-606",
                      keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps",
-                     claims=("ds-batch-sizes-positive-and-given",))
+                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked"))
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       DOC + "ds-batch-size; " + C + ":590-652",
