@@ -462,6 +462,10 @@ SEVERITY = [
          dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "eps": "auto"}})),
     _sev("ds-json-auto-batch-without-micro", "warning", filemode(), dsj(train_micro_batch_size_per_gpu=DROP)),
     _sev("ds-json-batch-missing", "error", filemode(), dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP)),
+    # a fixed total next to an "auto" micro batch starts when the dataloader's batch size fits: a warning, unless
+    # no whole micro batch can fit
+    _sev("ds-json-fixed-batch-auto-micro", "warning", filemode(), dsj(train_batch_size=64)),
+    _sev("ds-json-batch-mismatch", "error", filemode(), dsj(train_batch_size=60, gradient_accumulation_steps=1)),
 ]
 
 

@@ -145,7 +145,7 @@ BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       DOC + "ds-batch-size; " + C + ":590-652",
                       claims=("ds-batch-size-uses-world-size",))
-BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
+BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", WARNING,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
                         DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C
                         + ":596-606",
@@ -412,11 +412,23 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
     if not ok or not present["train_batch_size"] or tb == "auto":
         return
     if mb == "auto":
+        g0 = 1 if not present["gradient_accumulation_steps"] else as_int(gas)
+        world0 = None if _skip_world_check(ctx, ds) else ctx.nproc
+        if g0 and world0 and int(tb) % (g0 * world0):
+            blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            ctx.emit(BATCH_MISMATCH, blame,
+                     f"train_batch_size {tb} cannot be split into {world0} processes x {g0} accumulation steps of "
+                     "whole micro batches, so whatever fills the \"auto\" micro batch, the check total = micro x "
+                     "accumulation x processes fails.",
+                     "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
+            return
+        need = (f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+                if g0 and world0 else "the batch size that makes micro x accumulation x processes equal it")
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
-                 "fills the micro batch from the dataloader (the HF Trainer from its batch-size argument) and never "
-                 "changes the fixed value, so the check train_batch = micro x accumulation x GPUs fails unless they "
-                 "happen to match.",
+                 "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "
+                 f"never changes the fixed total, so the run starts only with {need}; any other fails the check "
+                 "total = micro x accumulation x processes.",
                  "Set both to \"auto\", or both to numbers that agree.")
         return
     world = ctx.nproc
