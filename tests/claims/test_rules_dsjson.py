@@ -69,7 +69,8 @@ def test_the_old_bfloat16_block_is_shadowed(clean_env):  # noqa: F811
 
 
 @pytest.mark.claim("ds-config-models-validate-values")
-def test_config_models_refuse_or_convert_values():
+def test_config_models_refuse_or_convert_values(clean_env):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.config import DeepSpeedConfig
 
     def build(**top):
@@ -82,6 +83,9 @@ def test_config_models_refuse_or_convert_values():
     for not_an_object in ({"zero_optimization": 5}, {"aio": 3}, {"bf16": True}):
         with pytest.raises((TypeError, AttributeError)):
             build(**not_an_object)
+    build(zero_optimization=True)  # DeepSpeed still reads the old boolean form (as ZeRO-1) ...
+    with pytest.raises(AttributeError):  # ... accelerate's plugin does not
+        DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1, "zero_optimization": True})
     converted = build(zero_optimization={"stage": "2", "overlap_comm": "true"}).zero_config
     assert converted.stage == 2 and converted.overlap_comm is True
 

@@ -40,12 +40,12 @@ BFLOAT16_SHADOWED = claim(
 MODELS_VALIDATE = claim(
     "ds-config-models-validate-values",
     "DeepSpeed checks zero_optimization, its offload blocks, fp16, bf16 and its other model-backed sections with "
-    "pydantic: a value of the wrong type or outside its choices or range, or a section that is not a JSON object, "
-    "makes building the config fail, while a value pydantic can convert (the string \"true\" for a flag) is "
-    "accepted converted.",
+    "pydantic: a value of the wrong type or outside its choices or range makes building the config fail, while a "
+    "value pydantic can convert (the string \"true\" for a flag) is accepted converted. A section that is not a "
+    "JSON object fails too, in DeepSpeed or in accelerate's lookups (the old boolean zero_optimization included).",
     doc="ds-json-validation",
     code="deepspeed/runtime/config_utils.py:54-58,105-113; deepspeed/runtime/zero/config.py:71-78; "
-    "deepspeed/runtime/zero/offload_config.py:14-75",
+    "deepspeed/runtime/zero/offload_config.py:14-75; accelerate/utils/deepspeed.py:181-201",
     demo=_T + "test_config_models_refuse_or_convert_values")
 ALIAS_AND_NAME = claim(
     "ds-alias-and-name-rejected",
