@@ -325,6 +325,7 @@ CASES = [
     C("ds-json-auto-precision", filemode(), filemode(), dsj(), dsj(bf16={"enabled": True})),
     C("ds-json-batch-missing", filemode(), filemode(),
       dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP), dsj()),
+    C("ds-json-auto-batch-without-micro", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
     C("ds-json-batch-invalid", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu="4"),
       dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-mismatch", filemode(), filemode(),
@@ -456,6 +457,15 @@ SEVERITY = [
     _sev("fsdp1-reshard-after-forward-ignored", "warning",
          fsdp(1, fc={"fsdp_sharding_strategy": DROP, "fsdp_reshard_after_forward": "FULL_SHARD"})),
     _sev("ds-json-steps-per-print-overridden", "warning", filemode(), dsj(steps_per_print=10)),
+    # works under the HF Trainer, raises in an own Accelerator loop: the context is unknown, so a warning
+    _sev("ds-json-auto-trainer-only", "warning", filemode(),
+         dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "eps": "auto"}})),
+    _sev("ds-json-auto-batch-without-micro", "warning", filemode(), dsj(train_micro_batch_size_per_gpu=DROP)),
+    _sev("ds-json-batch-missing", "error", filemode(), dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP)),
+    # a fixed total next to an "auto" micro batch starts when the dataloader's batch size fits: a warning, unless
+    # no whole micro batch can fit
+    _sev("ds-json-fixed-batch-auto-micro", "warning", filemode(), dsj(train_batch_size=64)),
+    _sev("ds-json-batch-mismatch", "error", filemode(), dsj(train_batch_size=60, gradient_accumulation_steps=1)),
 ]
 
 

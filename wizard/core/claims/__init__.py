@@ -24,6 +24,7 @@ from . import (  # noqa: F401 - each registers its claims
     prefetch,
     rules_answers,
     rules_ds,
+    rules_dsjson,
     rules_fsdp,
     rules_general,
     training,

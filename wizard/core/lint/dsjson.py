@@ -39,91 +39,125 @@ HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
          "elasticity": "set train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"}
 
 ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
-                    DOC + "ds-config-file; " + A + "utils/dataclasses.py:1274-1277")
+                    DOC + "ds-config-file; " + A + "utils/dataclasses.py:1274-1277",
+                    claims=("ds-plugin-needs-zero-optimization",))
 REMOVED = rule("ds-json-removed-feature", ERROR, "A feature removed in DeepSpeed 0.19 (config raises)",
                DOC + "ds-removed-features, " + DOC + "version-notes; " + C + ":79-141",
-               keys="the removed block or zero_optimization key")
+               keys="the removed block or zero_optimization key",
+               claims=("ds-removed-blocks-raise", "ds-removed-zero-keys-raise"))
 UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    "A top-level DeepSpeed JSON key DeepSpeed never reads (silently ignored)",
                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
-                   keys="the top-level DeepSpeed key")
+                   keys="the top-level DeepSpeed key",
+                   claims=("ds-unread-keys-ignored",))
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
                 DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS
                 + "runtime/precision_config.py:34-38",
-                keys="bfloat16")
+                keys="bfloat16",
+                claims=("ds-bfloat16-shadowed-by-bf16",))
 NOT_MAPPING = rule("ds-json-not-mapping", ERROR, "A DeepSpeed JSON section that must be an object is not one",
                    DOC + "ds-json-validation; " + A + "utils/deepspeed.py:186-196; " + DS
                    + "runtime/config_utils.py:54-58",
-                   keys="the path of the section in the DeepSpeed JSON")
+                   keys="the path of the section in the DeepSpeed JSON",
+                   claims=("ds-config-models-validate-values",))
 UNKNOWN_KEY = rule("ds-json-unknown-key", ERROR, "A key DeepSpeed's pydantic model forbids (extra='forbid')",
                    DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113",
-                   keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)")
+                   keys="the path of the key in the DeepSpeed JSON (e.g. zero_optimization.offload_params)",
+                   claims=("ds-sections-forbid-unknown-keys", "ds-alias-and-name-rejected"))
 BAD_VALUE = rule("ds-json-invalid-value", ERROR, "A value DeepSpeed's config model rejects (type, enum, range)",
                  DOC + "ds-json-validation; " + DS
                  + "runtime/zero/config.py, runtime/zero/offload_config.py, runtime/precision_config.py",
-                 keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)")
+                 keys="the path of the value in the DeepSpeed JSON (e.g. zero_optimization.offload_param.device)",
+                 claims=("ds-config-models-validate-values", "ds-string-stage-not-zero3-for-accelerate"))
 COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts after converting it",
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
-               keys="the path of the value in the DeepSpeed JSON")
-DEPRECATED = rule("ds-json-deprecated-key", WARNING, "A deprecated DeepSpeed key (converted with a warning)",
+               keys="the path of the value in the DeepSpeed JSON",
+               claims=("ds-config-models-validate-values",))
+DEPRECATED = rule("ds-json-deprecated-key", WARNING,
+                  "A deprecated DeepSpeed key (converted to its replacement, or ignored, with a warning)",
                   DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:60-101",
-                  keys="the path of the deprecated key")
+                  keys="the path of the deprecated key",
+                  claims=("ds-deprecated-keys-converted",))
 DEPRECATED_BOTH = rule("ds-json-deprecated-and-new-key", ERROR,
                        "A deprecated key together with the key that replaces it (DeepSpeed asserts)",
-                       DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:82-95")
+                       DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:82-95",
+                       claims=("ds-deprecated-keys-converted",))
 DICT_UNKNOWN = rule("ds-json-ignored-subkey", ERROR,
                     "A sub-key DeepSpeed does not read in a hand-parsed section, whose value differs from what "
                     "applies instead (ignored)",
                     DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
-                    keys="the unread sub-key (e.g. aio.thread_count)")
+                    keys="the unread sub-key (e.g. aio.thread_count)",
+                    claims=("ds-unread-keys-ignored",))
 DICT_UNKNOWN_SAME = rule("ds-json-ignored-subkey-harmless", WARNING,
                          "A sub-key DeepSpeed does not read, whose value equals what applies anyway (e.g. the old "
                          "aio.thread_count: 1 = the default intra_op_parallelism)",
                          DOC + "ds-json-validation; " + C + ":436-592; " + DS
                          + "runtime/swap_tensor/aio_config.py:21-40, constants.py:20-30",
-                         keys="the unread sub-key (e.g. aio.thread_count)")
+                         keys="the unread sub-key (e.g. aio.thread_count)",
+                         claims=("ds-unread-keys-ignored",))
 SCALAR_TYPE = rule("ds-json-scalar-type", ERROR, "A top-level DeepSpeed value of the wrong type",
                    DOC + "ds-json-validation; " + C + ":245-300, 590-652",
-                   keys="the top-level DeepSpeed key")
+                   keys="the top-level DeepSpeed key",
+                   claims=("ds-top-level-scalars-unchecked",))
 AUTO_UNFILLED = rule("ds-json-auto-not-filled", ERROR, "An \"auto\" value accelerate does not fill (raises)",
                      DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2178-2340",
-                     keys="the path of the \"auto\" value in the DeepSpeed JSON")
-AUTO_TRAINER = rule("ds-json-auto-trainer-only", ERROR,
-                    "An \"auto\" value only the HF Trainer fills; accelerate alone raises",
+                     keys="the path of the \"auto\" value in the DeepSpeed JSON",
+                     claims=("ds-auto-outside-the-list-raises",))
+AUTO_TRAINER = rule("ds-json-auto-trainer-only", WARNING,
+                    "An \"auto\" value only the HF Trainer fills; in an own Accelerator loop prepare() raises",
                     DOC + "ds-auto-values; " + A
                     + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
-                    keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)")
+                    keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)",
+                    claims=("ds-auto-outside-the-list-raises", "trainer-fills-more-auto"))
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
-                  keys="zero_optimization.stage")
+                  keys="zero_optimization.stage",
+                  claims=("ds-json-auto-plugin-defaults", "ds-json-owns-its-keys"))
 AUTO_DEVICE = rule("ds-json-auto-offload-device", WARNING, "offload device \"auto\" becomes none",
                    DOC + "ds-config-file; " + A + "utils/dataclasses.py:1240-1244, 1280-1296",
-                   keys="zero_optimization.offload_optimizer.device or zero_optimization.offload_param.device")
+                   keys="zero_optimization.offload_optimizer.device or zero_optimization.offload_param.device",
+                   claims=("ds-json-auto-plugin-defaults",))
 AUTO_NVME = rule("ds-json-auto-nvme-path", WARNING, "nvme_path \"auto\" becomes the relative folder 'none'",
                  DOC + "ds-nvme-offload; " + A + "utils/dataclasses.py:1246-1252, 1280-1296",
-                 keys="zero_optimization.offload_optimizer.nvme_path or zero_optimization.offload_param.nvme_path")
+                 keys="zero_optimization.offload_optimizer.nvme_path or zero_optimization.offload_param.nvme_path",
+                 claims=("ds-json-auto-plugin-defaults",))
 AUTO_PRECISION = rule("ds-json-auto-precision", INFO,
                       "fp16/bf16 \"auto\" follows --mixed_precision (none in the YAML: fp32)",
                       DOC + "mixed-precision; " + A + "utils/dataclasses.py:1415-1450, state.py:924-928",
-                      keys="fp16.enabled and/or bf16.enabled")
+                      keys="fp16.enabled and/or bf16.enabled",
+                      claims=("ds-mixed-precision-to-json", "ds-file-refuses-yaml-mixed-precision",
+                              "trainer-fills-more-auto"))
 BATCH_MISSING = rule("ds-json-batch-missing", ERROR, "Neither train_batch_size nor the micro batch size is given",
-                     DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1382-1387; " + C + ":648-650")
+                     DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1382-1387; " + C + ":646-650",
+                     claims=("ds-batch-sizes-positive-and-given",))
+BATCH_AUTO_TOTAL = rule("ds-json-auto-batch-without-micro", WARNING,
+                        "train_batch_size \"auto\" without a micro batch: only the HF Trainer can fill it",
+                        DOC + "ds-batch-size; " + ACC + ":2179-2237; " + A + "utils/dataclasses.py:1357-1372; "
+                        "transformers/integrations/deepspeed.py:142-161; " + C + ":608-640",
+                        keys="train_batch_size, train_micro_batch_size_per_gpu",
+                        claims=("ds-auto-train-batch-needs-micro",))
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
                      DOC + "ds-batch-size; " + C + ":596-606",
-                     keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps")
+                     keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps",
+                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked"))
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
-                      DOC + "ds-batch-size; " + C + ":590-652")
-BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", ERROR,
+                      DOC + "ds-batch-size; " + C + ":590-652",
+                      claims=("ds-batch-size-uses-world-size",))
+BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", WARNING,
                         "Fixed train_batch_size with \"auto\" micro batch: accelerate never adjusts the fixed one",
                         DOC + "ds-batch-size; " + A + "utils/dataclasses.py:1357-1380; " + ACC + ":2178-2240; " + C
-                        + ":596-606")
+                        + ":596-606",
+                        claims=("ds-micro-batch-auto-from-dataloader", "ds-batch-size-uses-world-size",
+                                "trainer-ds-values-must-match-arguments"))
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
-                   keys="the top-level DeepSpeed flag")
+                   keys="the top-level DeepSpeed flag",
+                   claims=("ds-top-level-scalars-unchecked",))
 STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate overrides steps_per_print",
-                   DOC + "ds-steps-per-print; " + A + "utils/dataclasses.py:1326")
+                   DOC + "ds-steps-per-print; " + A + "utils/dataclasses.py:1326",
+                   claims=("ds-steps-per-print-infinity",))
 
 
 # Old names of sub-keys in the hand-parsed sections, and the key DeepSpeed 0.19 reads instead.
@@ -199,9 +233,13 @@ def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
         ctx.emit(COERCED, issue.path, f"`{issue.path}: {fmt(issue.value)}` is converted by DeepSpeed to "
                  f"{issue.expected}; it works, but write the proper type.", f"Write {issue.expected}.")
     elif issue.kind == S.DEPRECATED:
-        ctx.emit(DEPRECATED, issue.path, f"`{issue.path}` is deprecated; DeepSpeed converts it"
-                 + (f" to `{issue.expected}`" if issue.expected else "") + " and warns.",
-                 f"Use `{issue.expected}` instead." if issue.expected else "Delete it.")
+        if not issue.expected or " " in issue.expected:  # no single replacement: DeepSpeed sets nothing from it
+            ctx.emit(DEPRECATED, issue.path, f"`{issue.path}` is deprecated and has no replacement: DeepSpeed warns "
+                     "and it changes nothing" + (f" (use {issue.expected})." if issue.expected else "."),
+                     "Delete it" + (f"; set it in {issue.expected} instead." if issue.expected else "."))
+            return
+        ctx.emit(DEPRECATED, issue.path, f"`{issue.path}` is deprecated; DeepSpeed converts it to "
+                 f"`{issue.expected}` and warns.", f"Use `{issue.expected}` instead.")
 
 
 def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
@@ -316,9 +354,10 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
         zo = {}
     for path in walk_autos(ds):
         if path in AUTO_TRAINER_ONLY:
-            ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer; with "
-                     "accelerate alone, prepare() raises 'not found in kwargs'.", "Write the value (e.g. betas "
-                     "[0.9, 0.999], eps 1e-8), or only launch this config through the Trainer.")
+            ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer (from its "
+                     "adam_* arguments); in an own Accelerator loop prepare() raises 'not found in kwargs'.",
+                     "Write the value (e.g. betas [0.9, 0.999], eps 1e-8), or only launch this config through the "
+                     "Trainer.")
         elif path not in AUTO_FILLED:
             ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate knows how to fill; "
                      "prepare() raises 'not found in kwargs'.", "Write a concrete value.")
@@ -357,20 +396,39 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
             ctx.emit(BATCH_INVALID, k, f"`{k}: {fmt(v)}` must be a whole number above 0 (or \"auto\").",
                      f"Write `{k}` as a positive integer, or \"auto\".")
     tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
-    if not present["train_micro_batch_size_per_gpu"] and (not present["train_batch_size"] or tb == "auto"):
+    if not present["train_micro_batch_size_per_gpu"] and tb == "auto":
+        ctx.emit(BATCH_AUTO_TOTAL, ("train_batch_size", "train_micro_batch_size_per_gpu"),
+                 "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` is missing: the HF Trainer "
+                 "fills the total from its arguments (DeepSpeed derives the micro batch), but in an own Accelerator "
+                 "loop accelerate fills it only from the micro batch, so prepare() raises 'not found in kwargs'.",
+                 "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number.")
+        return
+    if not present["train_micro_batch_size_per_gpu"] and not present["train_batch_size"]:
         ctx.emit(BATCH_MISSING, "train_micro_batch_size_per_gpu",
-                 "The DeepSpeed JSON gives no usable batch size: `train_micro_batch_size_per_gpu` is missing"
-                 + (" and `train_batch_size` is \"auto\", which accelerate can only fill from the micro batch"
-                    if tb == "auto" else " and so is `train_batch_size`") + "; DeepSpeed asserts.",
+                 "The DeepSpeed JSON gives no batch size: neither `train_micro_batch_size_per_gpu` nor "
+                 "`train_batch_size` is there; DeepSpeed asserts.",
                  "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number.")
         return
     if not ok or not present["train_batch_size"] or tb == "auto":
         return
     if mb == "auto":
+        g0 = 1 if not present["gradient_accumulation_steps"] else as_int(gas)
+        world0 = None if _skip_world_check(ctx, ds) else ctx.nproc
+        if g0 and world0 and int(tb) % (g0 * world0):
+            blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            ctx.emit(BATCH_MISMATCH, blame,
+                     f"train_batch_size {tb} cannot be split into {world0} processes x {g0} accumulation steps of "
+                     "whole micro batches, so whatever fills the \"auto\" micro batch, the check total = micro x "
+                     "accumulation x processes fails.",
+                     "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
+            return
+        need = (f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+                if g0 and world0 else "the batch size that makes micro x accumulation x processes equal it")
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
-                 "fills the micro batch from the dataloader and never changes the fixed value, so DeepSpeed's check "
-                 "train_batch = micro x accumulation x GPUs fails unless the dataloader happens to match.",
+                 "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "
+                 f"never changes the fixed total, so the run starts only with {need}; any other fails the check "
+                 "total = micro x accumulation x processes.",
                  "Set both to \"auto\", or both to numbers that agree.")
         return
     world = ctx.nproc
