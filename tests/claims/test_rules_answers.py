@@ -77,18 +77,6 @@ def test_fsdp2_size_policy_picks_the_block_list_which_fully_shard_refuses(clean_
     assert "does not support containers" in one["100"] and one["1000"] == "ok"
 
 
-@pytest.mark.claim("fsdp-min-num-params-size-policy-only")
-def test_min_num_params_is_read_only_by_the_size_policy(clean_env, monkeypatch):
-    from accelerate.utils import FullyShardedDataParallelPlugin
-
-    monkeypatch.setenv("FSDP_MIN_NUM_PARAMS", "5")
-    read = {}
-    for policy in ("SIZE_BASED_WRAP", "TRANSFORMER_BASED_WRAP", "NO_WRAP"):
-        monkeypatch.setenv("FSDP_AUTO_WRAP_POLICY", policy)
-        read[policy] = FullyShardedDataParallelPlugin(fsdp_version=2).min_num_params
-    assert read == {"SIZE_BASED_WRAP": 5, "TRANSFORMER_BASED_WRAP": None, "NO_WRAP": None}
-
-
 @pytest.mark.claim("fp8-needs-backend-package")
 def test_fp8_without_a_backend_package_is_refused(tmp_path, fresh_state, clean_env):
     from accelerate.state import AcceleratorState

@@ -37,12 +37,6 @@ SIZE_POLICY_CONTAINERS = claim(
     code="accelerate/utils/fsdp_utils.py:851-856, 964-968; torch/distributed/fsdp/_fully_shard/_fsdp_init.py:35-47; "
          "torch/distributed/fsdp/_fully_shard/_fully_shard.py:241",
     demo=_T + "test_fsdp2_size_policy_picks_the_block_list_which_fully_shard_refuses")
-MIN_NUM_PARAMS_SIZE_ONLY = claim(
-    "fsdp-min-num-params-size-policy-only",
-    "The FSDP plugin reads min_num_params (FSDP_MIN_NUM_PARAMS) only under SIZE_BASED_WRAP; with the transformer "
-    "policy or NO_WRAP it is not read and changes nothing.",
-    doc="fsdp-min-num-params", code="accelerate/utils/dataclasses.py:1909-1934",
-    demo=_T + "test_min_num_params_is_read_only_by_the_size_policy")
 FP8_NEEDS_BACKEND = claim(
     "fp8-needs-backend-package",
     "mixed_precision fp8 needs Transformer Engine, MS-AMP or torchao installed: accelerate launch raises a "
