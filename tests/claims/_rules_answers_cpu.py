@@ -59,3 +59,7 @@ def size() -> dict:
 if __name__ == "__main__":
     result = {"hsdp": hsdp, "size": size}[sys.argv[1]]()
     print("RESULT " + json.dumps({"rank": int(os.environ.get("RANK", 0)), **result}), flush=True)
+    # exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
+    # active exception', SIGABRT) after the result is already out
+    sys.stderr.flush()
+    os._exit(0)

@@ -101,3 +101,7 @@ if __name__ == "__main__":
     result["units_no_wrap"] = llama_units("NO_WRAP")
     result["units_transformer"] = llama_units("TRANSFORMER_BASED_WRAP")
     print("RESULT " + json.dumps({"rank": int(os.environ["RANK"]), **result}), flush=True)
+    # exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
+    # active exception', SIGABRT) after the result is already out
+    sys.stderr.flush()
+    os._exit(0)

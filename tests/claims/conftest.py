@@ -18,3 +18,18 @@ def pytest_runtest_makereport(item, call):
 
         for marker in item.iter_markers("claim"):
             report.sections.append(("claim", revisit(marker.args[0])))
+
+
+@pytest.fixture(autouse=True)
+def _accelerate_state_left_clean():
+    """A claim test may build accelerate's process state in this process (AcceleratorState, an Accelerator); it is
+    reset afterwards, so no later test (tests/verify checks the singletons are untouched) inherits it."""
+    yield
+    import sys
+
+    if "accelerate.state" in sys.modules:
+        from accelerate.state import AcceleratorState, GradientState, PartialState
+
+        AcceleratorState._reset_state(True)
+        GradientState._reset_state()
+        PartialState._reset_state()

@@ -82,3 +82,7 @@ res["bytes"] = {"weights": sum(local(p).numel() * local(p).element_size() for p 
                 "numel": sum(local(p).numel() for p in trainable)}
 res["adam_dtypes"] = sorted({str(t.dtype) for st in opt.state.values() for k, t in st.items() if k != "step"})
 print("RESULT " + json.dumps(res), flush=True)
+# exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
+# active exception', SIGABRT) after the result is already out
+sys.stderr.flush()
+os._exit(0)

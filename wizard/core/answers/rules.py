@@ -61,10 +61,14 @@ def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
         return
     if a.target == DEEPSPEED and a["launch.ds_multinode_launcher"] not in ("standard", "nossh"):
         return  # the deepspeed runner asks the hostfile's first host for its address over ssh
+    if a.target == DEEPSPEED and a["launch.ds_multinode_launcher"] == "nossh":
+        yield (["launch.main_process_ip", "launch.num_machines", "launch.ds_multinode_launcher"],
+               f"{a['launch.num_machines']} machines but no main_process_ip: the nossh launcher is given no master "
+               "address, so the machines cannot meet", "set launch.main_process_ip to the address of machine 0")
+        return
     yield (["launch.main_process_ip", "launch.num_machines"],
            f"{a['launch.num_machines']} machines but no main_process_ip: torchrun's rendezvous endpoint has no "
-           "host (the nossh runner would look for one over ssh), so the machines cannot meet",
-           "set launch.main_process_ip to the address of machine 0")
+           "host, so the machines cannot meet", "set launch.main_process_ip to the address of machine 0")
 
 
 @answer_rule("rdzv-backend-config-ignored", ERROR, "a config cannot choose the rendezvous backend",
