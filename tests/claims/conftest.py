@@ -1,23 +1,12 @@
 """Claim tests: each demonstrates one claim of wizard/core/claims/ with the installed libraries, on CPU.
 
 Mark a test ``@pytest.mark.claim("claim-id")``. When it fails, the report says which claim no longer holds and
-which texts, settings and rules state it (wizard.core.claims.index.revisit), so a library upgrade that changes a
-behaviour points straight at the explanations to correct.
+which texts, settings and rules state it (the hook in tests/claims_plugin.py, loaded by tests/conftest.py), so a
+library upgrade that changes a behaviour points straight at the explanations to correct.
 """
 from __future__ import annotations
 
 import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if report.failed and report.when == "call":
-        from wizard.core.claims.index import revisit
-
-        for marker in item.iter_markers("claim"):
-            report.sections.append(("claim", revisit(marker.args[0])))
 
 
 @pytest.fixture(autouse=True)

@@ -126,3 +126,20 @@ def test_rules_without_claims_are_listed_and_the_list_only_shrinks():
     assert not done, f"these cite claims now: remove them from tests/rules_without_claims.py: {done}"
     gone = sorted(n for n in RULES_WITHOUT_CLAIMS if n not in library_rules)
     assert not gone, f"no longer registered: remove them from tests/rules_without_claims.py: {gone}"
+
+
+def test_a_failing_claim_test_reports_the_claim_and_what_states_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    test = tmp_path / "test_upgrade.py"
+    test.write_text('import pytest\n\n\n@pytest.mark.claim("ds-overlap-comm-default")\n'
+                    'def test_behaviour_changed():\n    assert False\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "claims_plugin",
+                           "-W", "ignore::pytest.PytestUnknownMarkWarning", str(test)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Claim ds-overlap-comm-default no longer holds" in proc.stdout
+    assert "text deepspeed.overlap_comm" in proc.stdout  # what to revisit
