@@ -4,9 +4,9 @@ CPU only through the rehearsal shim, which importing ``_fsdp_cpu`` installs; the
 installed accelerate's."""
 from __future__ import annotations
 
-import sys
 import json
 import os
+import sys
 
 import _fsdp_cpu as f  # installs the CPU FSDP shim (ACCELERATE_USE_FSDP=true)
 from accelerate.parallelism_config import ParallelismConfig

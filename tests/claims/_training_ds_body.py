@@ -1,7 +1,8 @@
 """The DeepSpeed demonstration body of tests/claims/test_training.py: run by test_deepspeed.run_ds after its PRELUDE
 (one gloo rank); not a module to import."""
 from accelerate.state import AcceleratorState, PartialState
-from accelerate.utils import GradientAccumulationPlugin
+
+
 def reset():
     AcceleratorState._reset_state(True); PartialState._reset_state()
 def engine_for(plugin, **kw):
@@ -49,6 +50,7 @@ out["steps_after_accumulate"] = e.global_steps
 reset()
 # activation_checkpointing section: the engine never configures deepspeed.checkpointing
 import deepspeed.runtime.activation_checkpointing.checkpointing as ckpt
+
 acc, e, opt, dl = engine_for(DeepSpeedPlugin(hf_ds_config={**base, "activation_checkpointing": {"cpu_checkpointing": True, "partition_activations": True}}))
 out["ds_ckpt"] = {"cpu": ckpt.CPU_CHECKPOINT, "partition": ckpt.PARTITION_ACTIVATIONS, "configured": ckpt.deepspeed_checkpointing_enabled}
 out["plugin_fields_ac"] = [f for f in DeepSpeedPlugin.__dataclass_fields__ if "checkpoint" in f]

@@ -6,18 +6,14 @@ the cache the other tests use (tests/e2e/conftest.py). The child prints one JSON
 """
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
-EXTENSIONS = Path(os.environ.get("TORCH_EXTENSIONS_DIR",
-                                 Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+from gloo_ranks import EXTENSIONS, free_port, result_of
 
 PRELUDE = """\
 import json, os, sys, warnings
@@ -32,25 +28,17 @@ def report(**kw):
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_ds(body: str, tmp_path: Path, timeout: int = 240) -> dict:
     """Run PRELUDE + body in one gloo 'rank' with accelerate's DeepSpeed switched on; return what it reported."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
                LOCAL_WORLD_SIZE="1", ACCELERATE_USE_DEEPSPEED="true", TORCH_EXTENSIONS_DIR=str(EXTENSIONS),
                OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     script = tmp_path / "demo.py"
     script.write_text(PRELUDE + textwrap.dedent(body), encoding="utf-8")
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=timeout)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, (proc.stdout[-3000:], proc.stderr[-6000:])
-    out = json.loads(lines[-1][len("RESULT "):])
+    out = result_of(proc.stdout, proc.returncode, proc.stderr)
     out["_stderr"] = proc.stderr
     return out
 

@@ -6,29 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
-
-EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
-              or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
-
-
-def one_rank(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run ``code`` as rank 0 of a one-process gloo world (DeepSpeed on CPU, its ops cached like the e2e tests')."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": "0", "WORLD_SIZE": "1",
-           "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "CUDA_VISIBLE_DEVICES": "", "DS_ACCELERATOR": "cpu",
-           "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+from gloo_ranks import one_rank
 
 
 @pytest.mark.claim("ds-overlap-comm-default")

@@ -6,43 +6,20 @@ Each of those scripts runs once per session (module-scoped fixtures) and several
 """
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from gloo_ranks import free_port, result_of, run_ranks
 
 SCRIPT = Path(__file__).with_name("_fsdp_cpu.py")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _run(mode: str, world: int) -> dict[int, dict]:
-    port = _port()
-    procs = []
-    for rank in range(world):
-        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
-               "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank), "ACCELERATE_TORCH_DEVICE": "cpu",
-               "OMP_NUM_THREADS": "1"}
-        env = {k: v for k, v in env.items() if not k.startswith("FSDP_")}
-        procs.append(subprocess.Popen([sys.executable, str(SCRIPT), mode], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    out = {}
-    for p in procs:
-        text, _ = p.communicate(timeout=180)
-        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
-        assert p.returncode == 0 and lines, text[-3000:]
-        result = json.loads(lines[-1][len("RESULT "):])
-        out[result["rank"]] = result
-    return out
+def _run(mode: str, world: int, script: Path = SCRIPT) -> dict[int, dict]:
+    return run_ranks(script, mode, world=world)
 
 
 @pytest.fixture(scope="module")
@@ -227,13 +204,11 @@ print("RESULT " + json.dumps(out))
 def test_transformers_fsdp_loading():
     results = {}
     for local_rank in (1, 0):  # a one-rank group that calls itself local rank 1 stands in for a second GPU
-        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(_port()), "RANK": "0",
+        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()), "RANK": "0",
                "WORLD_SIZE": "1", "LOCAL_RANK": str(local_rank), "ACCELERATE_USE_FSDP": "true",
                "FSDP_CPU_RAM_EFFICIENT_LOADING": "true", "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
         p = subprocess.run([sys.executable, "-c", _HF], env=env, capture_output=True, text=True, timeout=180)
-        lines = [line for line in p.stdout.splitlines() if line.startswith("RESULT ")]
-        assert p.returncode == 0 and lines, p.stderr[-3000:]
-        results[local_rank] = json.loads(lines[-1][len("RESULT "):])
+        results[local_rank] = result_of(p.stdout, p.returncode, p.stderr)
     r1 = results[1]
     assert r1["before_group"] is False and r1["after_group"] is True
     assert r1["loaded"] and r1["memory_mapped"]  # local rank 1 reads the checkpoint too

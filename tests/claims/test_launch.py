@@ -13,17 +13,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import subprocess
-import sys
-import textwrap
 import warnings
 from pathlib import Path
 
 import pytest
 import yaml
-
-EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
-              or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+from gloo_ranks import one_rank
 
 BASE = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 8, "num_machines": 1,
         "machine_rank": 0, "main_training_function": "main", "use_cpu": False, "fsdp_config": {"fsdp_version": 2}}
@@ -78,18 +73,6 @@ class Launch:
         monkeypatch.setenv("OMP_NUM_THREADS", "1")  # config_from_args sets it otherwise
         config, _, script_args = distrib_run.config_from_args(self.torchrun)
         return config, script_args
-
-
-def one_rank(code: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``code`` as rank 0 of a one-process gloo world (DeepSpeed on CPU, its ops cached like the e2e tests')."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": "0", "WORLD_SIZE": "1",
-           "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "CUDA_VISIBLE_DEVICES": "", "DS_ACCELERATOR": "cpu",
-           "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
 
 
 # ------------------------------------------------------------------ processes and machines

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-
-EXT_DIR = Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"
+from gloo_ranks import EXTENSIONS, free_port
 
 _ENGINES = textwrap.dedent(r'''
     import json, os, sys
@@ -97,17 +94,11 @@ _ENGINES = textwrap.dedent(r'''
 ''')
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run_engines(*args: str) -> dict:
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), RANK="0", WORLD_SIZE="1",
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1",
                LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", CUDA_VISIBLE_DEVICES="", DS_ACCELERATOR="cpu",
                OMP_NUM_THREADS="1")
-    env.setdefault("TORCH_EXTENSIONS_DIR", str(EXT_DIR))
+    env.setdefault("TORCH_EXTENSIONS_DIR", EXTENSIONS)
     proc = subprocess.run([sys.executable, "-c", _ENGINES, *args], capture_output=True, text=True, timeout=900,
                           env=env)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("FACTS ")), None)
@@ -191,7 +182,7 @@ def test_fsdp2_without_policy_trains_in_bf16():
               sorted({str(v.dtype) for v in states}), sum(v.numel() * v.element_size() for v in states) / numel)
         dist.destroy_process_group()
     ''')
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()), RANK="0", WORLD_SIZE="1",
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1",
                LOCAL_RANK="0", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("FACTS ")), "")

@@ -3,18 +3,18 @@
 accelerate's launcher runs without starting anything (``Launch`` of test_launch.py); plugins are built in this
 process from the environment the launcher prepared; raw torch FSDP and accelerate's FSDP2 path (through the CPU
 shim of wizard/run/cpu_fsdp_compat.py) and DeepSpeed engines run in one gloo process of their own
-(``one_rank`` of test_launch.py, ``run_ds`` of test_deepspeed.py). No DeepSpeed op is built.
+(``one_rank`` of gloo_ranks.py, ``run_ds`` of test_deepspeed.py). No DeepSpeed op is built.
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
+from gloo_ranks import one_rank, result_of
 from test_deepspeed import run_ds
 from test_fsdp import clean_env  # noqa: F401 - fixture
-from test_launch import BASE, Launch, ds_base, one_rank
+from test_launch import BASE, Launch, ds_base
 
 
 def _env_of(launch: Launch, monkeypatch) -> None:
@@ -24,9 +24,7 @@ def _env_of(launch: Launch, monkeypatch) -> None:
 
 
 def _result(proc) -> dict:
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, (proc.stdout[-3000:], proc.stderr[-6000:])
-    return json.loads(lines[-1][len("RESULT "):])
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
 
 
 # ------------------------------------------------------------------------------------------------ backend

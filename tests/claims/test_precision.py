@@ -6,7 +6,6 @@ DeepSpeed run loads DeepSpeed's shm comm op from TORCH_EXTENSIONS_DIR (built onc
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -14,19 +13,17 @@ from pathlib import Path
 
 import pytest
 import torch
+from gloo_ranks import EXTENSIONS, result_of
 from helpers import ROOT
 
 RUNS = Path(__file__).parent / "precision_runs"
-EXT_DIR = os.environ.get("TORCH_EXTENSIONS_DIR", str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
 
 
 def _run(script: str, *args: str, timeout: int = 120) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCH_EXTENSIONS_DIR": EXT_DIR, "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(RUNS / script), *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, (proc.stdout[-2000:], proc.stderr[-4000:])
-    return json.loads(lines[-1][len("RESULT "):])
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
 
 
 @pytest.fixture(scope="module")

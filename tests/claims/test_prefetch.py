@@ -7,16 +7,13 @@ two gloo ranks (it reuses tests/claims/_fsdp_cpu.py and its shim). Both run once
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import test_fsdp
+from gloo_ranks import run_ranks
 from test_deepspeed import run_ds
-from test_fsdp import _launch_env, _port
+from test_fsdp import _launch_env
 
 clean_env = test_fsdp.clean_env  # the fixture: FSDP_* and ACCELERATE_* removed from the environment
 
@@ -93,22 +90,7 @@ def zero3(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def wrapping():
-    port = _port()
-    procs = []
-    for rank in range(2):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FSDP_", "ACCELERATE_"))}
-        env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE="2",
-                   LOCAL_RANK=str(rank), ACCELERATE_TORCH_DEVICE="cpu", OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
-        procs.append(subprocess.Popen([sys.executable, str(WRAPPING)], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    out = {}
-    for p in procs:
-        text, _ = p.communicate(timeout=300)
-        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
-        assert p.returncode == 0 and lines, text[-3000:]
-        result = json.loads(lines[-1][len("RESULT "):])
-        out[result["rank"]] = result
-    return out
+    return run_ranks(WRAPPING, world=2, timeout=300, drop=("FSDP_", "ACCELERATE_"), HF_HUB_OFFLINE="1")
 
 
 # ------------------------------------------------------------------------------------------------ FSDP prefetch

@@ -17,8 +17,7 @@ SUPPORT = Path(__file__).with_name("_rules_answers_cpu.py")
 
 
 def _run(mode: str, world: int, monkeypatch) -> dict[int, dict]:
-    monkeypatch.setattr(test_fsdp, "SCRIPT", SUPPORT)
-    return test_fsdp._run(mode, world)
+    return test_fsdp._run(mode, world, script=SUPPORT)
 
 
 @pytest.fixture

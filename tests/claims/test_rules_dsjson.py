@@ -2,13 +2,13 @@
 
 DeepSpeed's config classes and accelerate's DeepSpeed plugin run in this process (no process group, no op built);
 the one check that needs Accelerator.prepare runs in a one-rank gloo subprocess (``one_rank`` of
-test_ds_options.py), so accelerate's global state never leaks into other tests."""
+gloo_ranks.py), so accelerate's global state never leaks into other tests."""
 from __future__ import annotations
 
 import logging
 
 import pytest
-from test_ds_options import one_rank
+from gloo_ranks import one_rank
 from test_fsdp import clean_env  # noqa: F401 - fixture
 
 BASE = {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}

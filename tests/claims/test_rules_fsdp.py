@@ -10,7 +10,8 @@ import textwrap
 import warnings
 
 import pytest
-from test_fsdp import _port, clean_env  # noqa: F401 - fixture
+from gloo_ranks import free_port
+from test_fsdp import clean_env  # noqa: F401 - fixture
 from test_launch import BASE, Launch
 
 
@@ -124,7 +125,7 @@ def test_a_quoted_false_passes_the_launcher_and_fsdp1_syncs_anyway(tmp_path, cle
 def test_new_subgroups_needs_a_divisor_of_the_world_size():
     code = textwrap.dedent(f"""
         import torch.distributed as dist
-        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:{_port()}", rank=0, world_size=1)
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:{free_port()}", rank=0, world_size=1)
         try:
             dist.new_subgroups(2)
         except ValueError as e:

@@ -8,13 +8,11 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from test_fsdp import _port
+from gloo_ranks import run_ranks
 from test_launch import BASE, Launch, ds_base
 
 
@@ -249,18 +247,9 @@ def test_parallelism_sizes_must_multiply_to_the_processes(fresh_state):
 @pytest.mark.claim("parallelism-config-needs-fsdp2")
 def test_parallelism_config_needs_fsdp2_on_two_ranks():
     """Two gloo ranks run tests/claims/_parallelism_cpu.py: an Accelerator per attempt, sizes multiplying to 2."""
-    port, procs = _port(), []
-    for rank in range(2):
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("FSDP_", "ACCELERATE_", "PARALLELISM_"))},
-               "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank), "WORLD_SIZE": "2",
-               "LOCAL_RANK": str(rank), "ACCELERATE_TORCH_DEVICE": "cpu", "OMP_NUM_THREADS": "1"}
-        procs.append(subprocess.Popen([sys.executable, str(Path(__file__).with_name("_parallelism_cpu.py"))],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    for p in procs:
-        text, _ = p.communicate(timeout=180)
-        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
-        assert p.returncode == 0 and lines, text[-3000:]
-        got = json.loads(lines[-1][len("RESULT "):])
+    ranks = run_ranks(Path(__file__).with_name("_parallelism_cpu.py"), world=2,
+                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"))
+    for got in ranks.values():
         assert "only compatible" in got["fsdp1"] and "DistributedType.FSDP." in got["fsdp1"]
         assert "no dimension for FSDP to shard" in got["fsdp2_tp_only"]
         assert got["fsdp2_shard"] == "ok FSDP v2"

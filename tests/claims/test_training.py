@@ -7,15 +7,13 @@ Three demonstrations run once per session and several claims read their results:
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from gloo_ranks import run_ranks
 from test_deepspeed import run_ds
-from test_fsdp import _port, clean_env  # noqa: F401 - clean_env is a fixture used below
+from test_fsdp import clean_env  # noqa: F401 - clean_env is a fixture used below
 from test_launch import BASE, Launch, ds_base
 
 HERE = Path(__file__).parent
@@ -25,22 +23,7 @@ HERE = Path(__file__).parent
 def fsdp(tmp_path_factory):
     """Both ranks' results of _training_cpu.py, and the folder its FSDP2 save_state wrote."""
     out_dir = tmp_path_factory.mktemp("fsdp")
-    port = _port()
-    procs = []
-    for rank in range(2):
-        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
-               "WORLD_SIZE": "2", "LOCAL_RANK": str(rank), "ACCELERATE_TORCH_DEVICE": "cpu", "OMP_NUM_THREADS": "1",
-               "TRAINING_OUT": str(out_dir)}
-        env = {k: v for k, v in env.items() if not k.startswith("FSDP_")}
-        procs.append(subprocess.Popen([sys.executable, str(HERE / "_training_cpu.py")], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    out = {}
-    for p in procs:
-        text, _ = p.communicate(timeout=240)
-        lines = [line for line in text.splitlines() if line.startswith("RESULT ")]
-        assert p.returncode == 0 and lines, text[-3000:]
-        result = json.loads(lines[-1][len("RESULT "):])
-        out[result["rank"]] = result
+    out: dict = run_ranks(HERE / "_training_cpu.py", world=2, timeout=240, TRAINING_OUT=str(out_dir))
     out["dir"] = out_dir
     return out
 

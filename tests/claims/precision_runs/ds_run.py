@@ -1,9 +1,9 @@
 """Run by tests/claims/test_precision.py in a fresh process: one-rank DeepSpeed engines on CPU (gloo) on a tiny
 model loaded in bf16, one per precision setting, plus zero.Init. Prints one line ``RESULT {json}``."""
-import sys
 import json
 import os
 import socket
+import sys
 
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
