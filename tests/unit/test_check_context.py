@@ -192,3 +192,17 @@ def test_text_output_says_what_it_judged_for(tmp_path, capsys):
     main(["check", str(write(tmp_path, TRAINER_JSON)), "--trainer", "hf"])
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("OK: ") and "(DeepSpeed JSON alone)" in last and "the Hugging Face Trainer" in last
+
+
+def test_inline_deepspeed_values_the_trainer_compares(tmp_path, capsys):
+    y = tmp_path / "acc.yaml"
+    y.write_text("distributed_type: DEEPSPEED\nnum_processes: 8\nmixed_precision: bf16\ndeepspeed_config:\n"
+                 "  zero_stage: 2\n  gradient_accumulation_steps: 4\n  gradient_clipping: 1.0\n")
+    for loop, want in (("hf", True), ("accelerate", False)):
+        _, doc = check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")
+        notes = [f for f in doc["findings"] if f["rule"] == "ds-json-trainer-values-must-match"]
+        assert bool(notes) == want, loop
+        if want:
+            assert set(notes[0]["keys"]) == {"deepspeed_config.gradient_accumulation_steps",
+                                             "deepspeed_config.gradient_clipping"}
+            assert "gradient_accumulation_steps 4 = gradient_accumulation_steps (default 1)" in notes[0]["message"]

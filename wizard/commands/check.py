@@ -84,16 +84,33 @@ def run(args) -> int:
     is_ds = loaded.bare_ds or str(loaded.yaml.get("distributed_type", "")).upper() == "DEEPSPEED"
     findings += context_findings(ctx, deepspeed=is_ds)
     if args.verify:
-        if loaded.bare_ds:
-            raise UsageError("--verify replays an accelerate config; for a DeepSpeed JSON alone, write the "
-                             "accelerate config around it (fsdpds-wizard --config FILE imports it)")
-        from ..core.verify import effective_config
-        from ..run.requirements import config_target, require
-
-        require("check --verify", config_target(loaded.yaml), verify=True)
-
-        findings += effective_config(loaded.yaml_path).findings
+        findings += _verify(loaded, args)
     return _report(sort_findings(dedupe(findings)), args, ctx, loaded)
+
+
+def _verify(loaded, args) -> list[Finding]:
+    """Replay through the installed accelerate and deepspeed; a DeepSpeed JSON alone inside the smallest
+    accelerate config that names it (num_processes from --num-processes, else 1)."""
+    import tempfile
+
+    import yaml
+
+    from ..core.verify import effective_config
+    from ..run.requirements import config_target, require
+
+    if loaded.bare_ds and args.trainer == "hf":
+        raise UsageError("check --verify --trainer hf on a DeepSpeed JSON alone is not available yet; --verify "
+                         "replays accelerate's own-loop path (--trainer accelerate)")
+    require("check --verify", config_target(loaded.yaml), verify=True)
+    if not loaded.bare_ds:
+        return effective_config(loaded.yaml_path).findings
+    with tempfile.TemporaryDirectory(prefix="fsdpds-verify-") as tmp:
+        cfg = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_machines": 1,
+               "num_processes": args.num_processes or 1, "machine_rank": 0, "use_cpu": False,
+               "deepspeed_config": {"deepspeed_config_file": str(Path(loaded.ds_path).resolve())}}
+        y = Path(tmp) / "accelerate_config.yaml"
+        y.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        return effective_config(y).findings
 
 
 def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:

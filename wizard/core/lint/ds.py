@@ -3,6 +3,7 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
+from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import DS_FILE_CONFLICTING_FIELDS
 from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
@@ -200,6 +201,7 @@ def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
 
 
 def _check_inline(ctx: Ctx, dc: dict) -> None:
+    _inline_trainer_matches(ctx, dc)
     if dc.get("zero_stage") is None:
         if "zero_stage" not in dc:
             ctx.emit(STAGE_DEFAULT, "deepspeed_config.zero_stage", "No `zero_stage`: accelerate uses ZeRO stage 2.",
@@ -277,6 +279,35 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      + ("" if "zero_stage" in dc else " (zero_stage omitted, so 2)") + ": the setting does not "
                      "take effect (below ZeRO-3 the whole weights are saved with or without it).",
                      "Delete it, or use `zero_stage: 3`.")
+
+
+def _inline_trainer_matches(ctx: Ctx, dc: dict) -> None:
+    """Under the Trainer the inline accumulation and clipping reach its DeepSpeed config as concrete values."""
+    from .dsjson import TRAINER_MATCH
+
+    if ctx.loop == LOOP_ACCELERATE:
+        return
+    rows, keys = [], []
+    gas = parse_int(dc.get("gradient_accumulation_steps"))
+    if gas is not None and gas >= 1:
+        keys.append("deepspeed_config.gradient_accumulation_steps")
+        rows.append(f"gradient_accumulation_steps {gas} = gradient_accumulation_steps" + (" (its default)"
+                                                                                           if gas == 1 else
+                                                                                           " (default 1)"))
+    try:
+        clip = float(str(dc.get("gradient_clipping")))
+    except ValueError:
+        clip = None
+    if clip:  # 0 and missing are not written into the DeepSpeed config: "auto" there
+        keys.append("deepspeed_config.gradient_clipping")
+        rows.append(f"gradient_clipping {clip:g} = max_grad_norm" + (" (its default)" if clip == 1.0 else
+                                                                     " (default 1.0)"))
+    if rows:
+        lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF
+                else "If this runs under the Hugging Face Trainer")
+        ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these inline values reach its DeepSpeed config as written and "
+                 "must equal TrainingArguments, or the Trainer raises 'mismatch TrainingArguments values' before "
+                 "training: " + "; ".join(rows) + ".", "Pass the same values to TrainingArguments.")
 
 
 def _check_common(ctx: Ctx, dc: dict) -> None:
