@@ -206,3 +206,23 @@ def test_inline_deepspeed_values_the_trainer_compares(tmp_path, capsys):
             assert set(notes[0]["keys"]) == {"deepspeed_config.gradient_accumulation_steps",
                                              "deepspeed_config.gradient_clipping"}
             assert "gradient_accumulation_steps 4 = gradient_accumulation_steps (default 1)" in notes[0]["message"]
+
+
+def test_auto_accumulation_with_fixed_batches(tmp_path, capsys):
+    """GA "auto" is filled from the Trainer's / the Accelerator's accumulation: a fixed total that some whole
+    number of steps reaches is a warning naming that number; one that none reaches is an error."""
+    fits = write(tmp_path, {"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
+                            "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}})
+    for loop in ("hf", "accelerate"):
+        code, doc = check(capsys, fits, "--trainer", loop, "--num-processes", "8")
+        assert code == 0
+        notes = [f for f in doc["findings"] if f["rule"] == "ds-json-fixed-batch-auto-accumulation"]
+        assert notes and "exactly 2 accumulation step(s)" in notes[0]["message"]
+    bad = write(tmp_path, {"train_batch_size": 60, "train_micro_batch_size_per_gpu": 4,
+                           "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}, "bad.json")
+    code, doc = check(capsys, bad, "--trainer", "hf", "--num-processes", "8")
+    assert code == 2 and errors(doc)[0]["rule"] == "ds-json-batch-mismatch"
+    micro_auto = write(tmp_path, {"train_batch_size": 12, "train_micro_batch_size_per_gpu": "auto",
+                                  "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}, "m.json")
+    code, doc = check(capsys, micro_auto, "--trainer", "hf", "--num-processes", "8")  # 12 over 8 processes: never
+    assert code == 2 and errors(doc)[0]["rule"] == "ds-json-batch-mismatch"

@@ -184,6 +184,13 @@ BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", WARNING,
                         + ":596-606",
                         claims=("ds-micro-batch-auto-from-dataloader", "ds-batch-size-uses-world-size",
                                 "trainer-ds-values-must-match-arguments"))
+BATCH_FIXED_AUTO_GAS = rule("ds-json-fixed-batch-auto-accumulation", WARNING,
+                            "Fixed train_batch_size and micro batch with \"auto\" accumulation: only one number of "
+                            "accumulation steps starts",
+                            DOC + "ds-batch-size; " + ACC + ":2207-2222; " + C + ":596-640; "
+                            "transformers/integrations/deepspeed.py:142-150",
+                            keys="train_batch_size, train_micro_batch_size_per_gpu, gradient_accumulation_steps",
+                            claims=("ds-batch-size-uses-world-size", "trainer-ds-values-must-match-arguments"))
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag",
@@ -549,19 +556,25 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
         return
     if not ok or not present["train_batch_size"] or tb == "auto":
         return
+    gas_auto = present["gradient_accumulation_steps"] and gas == "auto"
     if mb == "auto":
-        g0 = 1 if not present["gradient_accumulation_steps"] else as_int(gas)
+        g0 = 1 if not present["gradient_accumulation_steps"] else (None if gas_auto else as_int(gas))
         world0 = None if _skip_world_check(ctx, ds) else ctx.nproc
-        if g0 and world0 and int(tb) % (g0 * world0):
+        div = (g0 or 1) * world0 if world0 else None
+        if div and int(tb) % div:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            split = f"{world0} processes x {g0} accumulation steps" if g0 else f"{world0} processes"
             ctx.emit(BATCH_MISMATCH, blame,
-                     f"train_batch_size {tb} cannot be split into {world0} processes x {g0} accumulation steps of "
-                     "whole micro batches, so whatever fills the \"auto\" micro batch, the check total = micro x "
-                     "accumulation x processes fails.",
+                     f"train_batch_size {tb} cannot be split into {split} of whole micro batches, so whatever fills "
+                     "the \"auto\" values, the check total = micro x accumulation x processes fails.",
                      "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
             return
-        need = (f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
-                if g0 and world0 else "the batch size that makes micro x accumulation x processes equal it")
+        if g0 and world0:
+            need = f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+        elif world0:
+            need = f"micro batch x accumulation steps = {int(tb) // world0} ({tb} / {world0} processes)"
+        else:
+            need = "the batch size that makes micro x accumulation x processes equal it"
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
                  "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "
@@ -572,15 +585,34 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
     world = ctx.nproc
     if world is None or _skip_world_check(ctx, ds):
         return
-    g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
     tb = int(tb)
+    if gas_auto:  # filled from the Accelerator's / the Trainer's accumulation: any whole number of steps can fit
+        unit = (int(mb) if present["train_micro_batch_size_per_gpu"] else 1) * world
+        blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+        if tb % unit:
+            ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} is not a multiple of micro batch x processes = "
+                     f"{unit}, so no number of accumulation steps makes micro x accumulation x processes equal it; "
+                     "DeepSpeed asserts 'Check batch related parameters'.",
+                     "Make train_batch_size a multiple of micro batch x processes, or set it to \"auto\".")
+        elif present["train_micro_batch_size_per_gpu"]:
+            k = tb // unit
+            ctx.emit(BATCH_FIXED_AUTO_GAS, ("train_batch_size", "train_micro_batch_size_per_gpu",
+                                            "gradient_accumulation_steps"),
+                     f"`train_batch_size: {tb}` and `train_micro_batch_size_per_gpu: {int(mb)}` are fixed while "
+                     "`gradient_accumulation_steps` is \"auto\": the run starts only with exactly "
+                     f"{k} accumulation step(s) ({tb} / ({int(mb)} x {world} processes)), passed as "
+                     f"TrainingArguments(gradient_accumulation_steps={k}) under the HF Trainer or "
+                     f"Accelerator(gradient_accumulation_steps={k}) in an own loop; any other fails DeepSpeed's "
+                     "batch check.", "Set train_batch_size to \"auto\", or write the accumulation steps.")
+        return
+    g = 1 if not present["gradient_accumulation_steps"] else int(gas)
     if present["train_micro_batch_size_per_gpu"]:
         expect = int(mb) * g * world
         if tb != expect:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
             ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} != micro batch {int(mb)} x gradient accumulation "
-                     f"{g}{' (accelerate default)' if g == 1 and gas in (None, 'auto') else ''} x {world} processes "
-                     f"= {expect}; DeepSpeed asserts 'Check batch related parameters'.",
+                     f"{g}{' (accelerate default)' if not present['gradient_accumulation_steps'] else ''} x {world} "
+                     f"processes = {expect}; DeepSpeed asserts 'Check batch related parameters'.",
                      "Make the three numbers agree, or set train_batch_size to \"auto\".")
     elif tb % (g * world) or tb // (g * world) == 0:
         blame = tuple(k for k in keys if present[k]) + ("num_processes",)
