@@ -595,14 +595,14 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
                      "DeepSpeed asserts 'Check batch related parameters'.",
                      "Make train_batch_size a multiple of micro batch x processes, or set it to \"auto\".")
         elif present["train_micro_batch_size_per_gpu"]:
-            k = tb // unit
+            steps = tb // unit
             ctx.emit(BATCH_FIXED_AUTO_GAS, ("train_batch_size", "train_micro_batch_size_per_gpu",
                                             "gradient_accumulation_steps"),
                      f"`train_batch_size: {tb}` and `train_micro_batch_size_per_gpu: {int(mb)}` are fixed while "
                      "`gradient_accumulation_steps` is \"auto\": the run starts only with exactly "
-                     f"{k} accumulation step(s) ({tb} / ({int(mb)} x {world} processes)), passed as "
-                     f"TrainingArguments(gradient_accumulation_steps={k}) under the HF Trainer or "
-                     f"Accelerator(gradient_accumulation_steps={k}) in an own loop; any other fails DeepSpeed's "
+                     f"{steps} accumulation step(s) ({tb} / ({int(mb)} x {world} processes)), passed as "
+                     f"TrainingArguments(gradient_accumulation_steps={steps}) under the HF Trainer or "
+                     f"Accelerator(gradient_accumulation_steps={steps}) in an own loop; any other fails DeepSpeed's "
                      "batch check.", "Set train_batch_size to \"auto\", or write the accumulation steps.")
         return
     g = 1 if not present["gradient_accumulation_steps"] else int(gas)
