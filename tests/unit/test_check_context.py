@@ -226,3 +226,18 @@ def test_auto_accumulation_with_fixed_batches(tmp_path, capsys):
                                   "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}, "m.json")
     code, doc = check(capsys, micro_auto, "--trainer", "hf", "--num-processes", "8")  # 12 over 8 processes: never
     assert code == 2 and errors(doc)[0]["rule"] == "ds-json-batch-mismatch"
+
+
+def test_null_accumulation_fails_through_accelerate(tmp_path, capsys):
+    """accelerate only fills a missing gradient_accumulation_steps; a null one is multiplied into the batch."""
+    p = write(tmp_path, {"train_batch_size": 128, "train_micro_batch_size_per_gpu": 16,
+                         "gradient_accumulation_steps": None, "zero_optimization": {"stage": 0}})
+    for loop in ("hf", "accelerate"):
+        code, doc = check(capsys, p, "--trainer", loop, "--num-processes", "8")
+        assert code == 2 and [f["keys"] for f in errors(doc)] == [["gradient_accumulation_steps"]]
+
+
+def test_a_comment_key_is_not_an_error(tmp_path, capsys):
+    p = write(tmp_path, dict(TRAINER_JSON, _comment="tuned for 8 x A100"))
+    code, doc = check(capsys, p, "--trainer", "hf")
+    assert code == 0 and [f["severity"] for f in doc["findings"] if f["rule"] == "ds-json-comment-key"] == ["info"]

@@ -326,6 +326,7 @@ CASES = [
     C("ds-json-batch-missing", filemode(), filemode(),
       dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP), dsj()),
     C("ds-json-auto-batch-without-micro", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
+    C("ds-json-comment-key", filemode(), filemode(), dsj(_comment="zero-3 for 8 GPUs"), dsj()),
     C("ds-json-fixed-batch-auto-accumulation", filemode(), filemode(),
       dsj(train_batch_size=64, train_micro_batch_size_per_gpu=4), dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-invalid", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu="4"),

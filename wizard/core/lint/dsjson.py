@@ -75,6 +75,10 @@ COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
                keys="the path of the value in the DeepSpeed JSON",
                claims=("ds-config-models-validate-values",))
+COMMENT_KEY = rule("ds-json-comment-key", INFO,
+                   "A top-level key that reads as a comment (\"_comment\", \"//\"): DeepSpeed ignores it, as meant",
+                   DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                   keys="the comment key", claims=("ds-unread-keys-ignored",))
 DEPRECATED = rule("ds-json-deprecated-key", WARNING,
                   "A deprecated DeepSpeed key (converted to its replacement, or ignored, with a warning)",
                   DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:60-101",
@@ -173,7 +177,8 @@ BATCH_AUTO_TOTAL = rule("ds-json-auto-batch-without-micro", WARNING,
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
                      DOC + "ds-batch-size; " + C + ":596-606",
                      keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps",
-                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked"))
+                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked",
+                             "ds-null-accumulation-fails-in-prepare"))
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       DOC + "ds-batch-size; " + C + ":590-652",
@@ -299,6 +304,10 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
                      "block before DeepSpeed reads the config, and DeepSpeed only looks at `bfloat16` when `bf16` is "
                      "absent, so these settings are ignored.", "Rename the block to `bf16`.")
             continue
+        if name not in top and _is_comment_key(name):
+            ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "
+                     "which is what a comment is for.", "Nothing to do.")
+            continue
         if name not in top:
             best = S.did_you_mean(name, top)
             ctx.emit(UNKNOWN_TOP, name, f"`{name}` is not a DeepSpeed setting; DeepSpeed never reads it, so it is "
@@ -351,6 +360,12 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
         ctx.emit(STEPS_PRINT, "steps_per_print", f"`steps_per_print: {fmt(ds['steps_per_print'])}` is replaced by "
                  "accelerate (it sets infinity to silence DeepSpeed's own logging); only logging is affected.",
                  "Delete it and log from the training loop.")
+
+
+def _is_comment_key(name: str) -> bool:
+    """``_comment``, ``__note``, ``//``, ``comment``, ``#``: names people use for comments in JSON."""
+    low = name.lower().strip()
+    return low.startswith(("_", "//", "#")) or low in ("comment", "comments", "note", "notes", "description")
 
 
 def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
@@ -534,6 +549,13 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
             ok = False
             ctx.emit(BATCH_INVALID, k, f"`{k}: {fmt(v)}` must be a whole number above 0 (or \"auto\").",
                      f"Write `{k}` as a positive integer, or \"auto\".")
+    if "gradient_accumulation_steps" in ds and ds["gradient_accumulation_steps"] is None \
+            and "train_micro_batch_size_per_gpu" in ds and ds["train_micro_batch_size_per_gpu"] is not None:
+        ok = False
+        ctx.emit(BATCH_INVALID, "gradient_accumulation_steps", "`gradient_accumulation_steps: null` is kept as "
+                 "written (accelerate only fills a missing key with 1), and prepare() multiplies it into "
+                 "train_batch_size: it fails with a TypeError.", "Write a number of steps, or \"auto\", or delete "
+                 "the key (then 1).")
     tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
     if not present["train_micro_batch_size_per_gpu"] and tb == "auto":
         keys2 = ("train_batch_size", "train_micro_batch_size_per_gpu")
