@@ -53,8 +53,11 @@ a mismatch error also lists its ``- ds key=... vs hf ...`` lines under ``detail`
 with the deciding line; by the severity contract they are errors. See ``dead_values()``.
 
 accelerate YAML cases get one label for their project's loop: _groundtruth.py's replay (launcher + env +
-plugin, 8 GPUs per node); for a DeepSpeed config under ``loop: hf`` the Trainer steps 2-7 above replace the
-own-loop filling. A YAML whose deepspeed_config_file is not in the case is labelled ``accepted: null``.
+plugin, 8 GPUs per node), then, for the other distributed types, the launcher's env preparation
+(prepare_multi_gpu_env / prepare_simple_launcher_cmd_env); for a DeepSpeed config under ``loop: hf`` the Trainer
+steps 2-7 above replace the own-loop filling, with the launcher's world size. An fp8 backend and MPI are assumed
+installed on the training machine (see training_machine()). A YAML whose deepspeed_config_file is not in the
+case is labelled ``accepted: null``.
 
 Usage:
     python _label.py [CASE...]          # print the verdicts
@@ -245,7 +248,8 @@ def prepare_deepspeed(plugin, st, *, dataloader_bs, acc_gas, optimizer, schedule
     if plugin.is_auto("train_micro_batch_size_per_gpu"):  # accelerator.py:2181
         if dataloader_bs is None:
             raise ValueError("When using DeepSpeed, `accelerate.prepare()` requires you to pass at least one of "
-                             "training or evaluation dataloaders with `batch_size` attribute returning an integer value")
+                             "training or evaluation dataloaders with `batch_size` attribute returning an integer "
+                             "value")
         bs = dataloader_bs
     else:
         bs = plugin.get_value("train_micro_batch_size_per_gpu")
@@ -575,11 +579,14 @@ def label_yaml(case):
 
         gt.prepare_deepspeed = hf_prepare if loop == "hf" else acc_prepare
         try:
-            with quiet(), clean_env():
+            with quiet(), clean_env(), training_machine():
                 res = gt.replay(root, gpus_per_node=WORLD)
         finally:
             gt.prepare_deepspeed = orig
             os.chdir(cwd)
+    if not res.get("raised") and res["effective"].get("launcher") == "other":
+        with training_machine():
+            simple_launch(case, res)
     raised = res.get("raised")
     filled = filled_of(captured["orig"], captured.get("final") or captured["orig"]) if "orig" in captured else {}
     if raised:
@@ -592,10 +599,83 @@ def label_yaml(case):
         label = {"accepted": True, "stage": None, "error": None, "filled": filled}
     dead = [{"key": ".".join(k) if isinstance(k, tuple) else ", ".join(k) or "-", "why": why}
             for k, why in res["errors"] if not why.startswith("RAISE")]
+    # _groundtruth's warnings that are values the launcher/plugin never reads (ignored, not "same behaviour")
+    dead += [{"key": ", ".join(k) or "-", "why": why} for k, why in res["warnings"]
+             if why.startswith(("G10", "F12", "F13"))]
+    seen = {d["key"] for d in dead}
+    dead += [d for d in yaml_dead_values(case) if d["key"] not in seen]
     if case.get("ds_config") is not None:
         seen = {d["key"] for d in dead}
         dead += [d for d in dead_values(case["ds_config"]) if d["key"] not in seen]
     return {loop: label}, dead
+
+
+@contextlib.contextmanager
+def training_machine():
+    """What the training machine has installed is not known here: an fp8 backend and an MPI launcher are assumed
+    present (accelerate/utils/launch.py:58-69, :176-179), so a YAML is not rejected for this machine's software."""
+    import accelerate.utils as au
+    import accelerate.utils.launch as ulaunch
+
+    saved = (au.is_fp8_available, ulaunch.is_fp8_available, ulaunch._get_mpirun_args)
+    au.is_fp8_available = ulaunch.is_fp8_available = lambda: True
+    ulaunch._get_mpirun_args = lambda: ("mpirun", "--hostfile", "-n", "--npernode", "--bind-to")
+    try:
+        yield
+    finally:
+        au.is_fp8_available, ulaunch.is_fp8_available, ulaunch._get_mpirun_args = saved
+
+
+def simple_launch(case, res):
+    """Neither FSDP nor DeepSpeed: _groundtruth stops after _validate_launch_command; the launcher then builds the
+    env in prepare_multi_gpu_env (multi_gpu) or prepare_simple_launcher_cmd_env (accelerate/utils/launch.py)."""
+    import accelerate.utils.launch as ulaunch
+    from accelerate.commands import launch as claunch
+
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="rc-") as tmp:
+        root = Path(tmp)
+        write_yaml_case(case, root)
+        os.chdir(root)
+        try:
+            with quiet(), clean_env():
+                args = claunch.launch_command_parser().parse_args(
+                    ["--config_file", str(root / "accelerate_config.yaml"), "train.py"])
+                args, _, _ = claunch._validate_launch_command(args)
+                if args.multi_gpu and not args.cpu:  # launch_command's dispatch (accelerate/commands/launch.py)
+                    ulaunch.prepare_multi_gpu_env(args)
+                else:
+                    ulaunch.prepare_simple_launcher_cmd_env(args)
+        except Exception as e:  # noqa: BLE001
+            res["raised"] = f"launch (prepare_simple_launcher_cmd_env): {first_line(e, (str(root),))}"
+        finally:
+            os.chdir(cwd)
+
+
+def yaml_dead_values(case):
+    """Read off the launcher and plugin code; the replay itself does not show these."""
+    cfg = case["config"]
+    out = []
+    dt = str(cfg.get("distributed_type"))
+    n = cfg.get("num_processes")
+    if dt in ("NO", "False") and _int(n) and n > 1:
+        out.append({"key": "num_processes", "why": "a config file with a single-process distributed_type starts one "
+                    "process: _validate_launch_command sets multi_gpu from distributed_type only (accelerate/"
+                    "commands/launch.py:1229-1247); the switch for num_processes > 1 (:1328-1346) is in the branch "
+                    "without a config file"})
+    if dt not in ("FSDP", "DEEPSPEED"):  # _groundtruth's G10 covers the two distributed kinds
+        for sec in ("fsdp_config", "deepspeed_config"):
+            if cfg.get(sec):
+                out.append({"key": sec, "why": f"G10: distributed_type {dt} never reads {sec} (the launcher only "
+                            "copies it for FSDP/DEEPSPEED, accelerate/commands/launch.py:1218-1247)"})
+    dc = cfg.get("deepspeed_config") or {}
+    stage = get(case.get("ds_config") or {}, "zero_optimization.stage", dc.get("zero_stage"))
+    if dt == "DEEPSPEED" and stage == 3 and str(dc.get("zero3_init_flag")).lower() == "false":
+        out.append({"key": "deepspeed_config.zero3_init_flag", "why": "the flag does not decide zero.Init: "
+                    "DeepSpeedPlugin.set_deepspeed_weakref registers the config with transformers whatever the flag "
+                    "(accelerate/utils/dataclasses.py:1462-1488) and from_pretrained follows "
+                    "is_deepspeed_zero3_enabled() (transformers/integrations/deepspeed.py:284)"})
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -644,7 +724,8 @@ def stats(cases):
                      f"{sum(c['kind'] == 'accelerate_config' for c in cs)} | "
                      f"{', '.join(sorted({c['loop'] for c in cs}))} |")
     lines.append("\n**DeepSpeed JSONs, verdict per path** (8 processes):\n")
-    lines.append("| project loop | hf accepted | hf rejected | accelerate accepted | accelerate rejected | with dead values |")
+    lines.append("| project loop | hf accepted | hf rejected | accelerate accepted | accelerate rejected "
+                 "| with dead values |")
     lines.append("| --- | --- | --- | --- | --- | --- |")
     for loop in ("hf", "accelerate"):
         js = [c for _, c in cases if c["kind"] == "deepspeed_json" and c["loop"] == loop]
@@ -702,7 +783,8 @@ def main(argv=None):
                 print(f"DIFFERS {path.stem}")
                 for loop in labels:
                     if (case.get("labels") or {}).get(loop) != labels[loop]:
-                        print(f"    {loop}: stored {(case.get('labels') or {}).get(loop)}\n    {loop}: replay {labels[loop]}")
+                        stored = (case.get("labels") or {}).get(loop)
+                        print(f"    {loop}: stored {stored}\n    {loop}: replay {labels[loop]}")
                 if (case.get("dead_values") or []) != dead:
                     print(f"    dead_values: stored {case.get('dead_values')}\n    dead_values: replay {dead}")
             continue
@@ -710,7 +792,8 @@ def main(argv=None):
             case["labels"] = labels
             case["dead_values"] = dead
             path.write_text(dump_case(case))
-        summary = "  ".join(f"{loop}={verdict(lab)}" + (f" [{lab['stage']}: {lab['error'][:90]}]" if lab["error"] else "")
+        summary = "  ".join(f"{loop}={verdict(lab)}"
+                            + (f" [{lab['stage']}: {lab['error'][:90]}]" if lab["error"] else "")
                             for loop, lab in labels.items())
         print(f"{path.stem:50s} {summary}" + (f"  dead={[d['key'] for d in dead]}" if dead else ""))
     if a.check:
