@@ -241,3 +241,16 @@ def test_a_comment_key_is_not_an_error(tmp_path, capsys):
     p = write(tmp_path, dict(TRAINER_JSON, _comment="tuned for 8 x A100"))
     code, doc = check(capsys, p, "--trainer", "hf")
     assert code == 0 and [f["severity"] for f in doc["findings"] if f["rule"] == "ds-json-comment-key"] == ["info"]
+
+
+@pytest.mark.parametrize("body,want", [
+    ("distributed_type: MULTI_GPU\nnum_machines: null\nnum_processes: 2\n", ["num_machines"]),
+    ("distributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: null\n", ["num_processes"]),
+    ("distributed_type: NO\nnum_processes: 1\nmixed_precision: bf16\n", []),  # unquoted NO is YAML's false
+])
+def test_null_counts_and_an_unquoted_no(tmp_path, capsys, body, want):
+    y = tmp_path / "acc.yaml"
+    y.write_text("compute_environment: LOCAL_MACHINE\n" + body)
+    code, doc = check(capsys, y, "--gpus-per-node", "8")
+    assert sorted(k for f in errors(doc) for k in f["keys"]) == want
+    assert code == (2 if want else 0)

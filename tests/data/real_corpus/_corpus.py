@@ -92,11 +92,20 @@ def _names(key, wanted):
     return key == wanted or wanted.startswith(key + ".") or key.startswith(wanted + ".")
 
 
+ENVIRONMENT_RULES = {"fp8-backend-missing"}
+"""Rules that judge the machine ``check`` runs on (an fp8 backend installed here), not the file: the labels assume
+the training machine has what the config needs."""
+
+
 def judge(case, loop, findings):
-    """Disagreements between check's findings and the stored label for ``loop`` (a list of sentences)."""
+    """Disagreements between check's findings and the stored label for ``loop`` (a list of sentences).
+
+    A dead value is an error unless its entry says ``severity: warning`` (steps_per_print: logging only); then a
+    warning or an error must name it. In an accepted file every error must name a dead value."""
     label = case["labels"][loop]
     dead = case.get("dead_values") or []
-    errors = [f for f in findings if f.get("severity") == "error"]
+    errors = [f for f in findings if f.get("severity") == "error" and f.get("rule") not in ENVIRONMENT_RULES]
+    warned = [f for f in findings if f.get("severity") in ("error", "warning")]
     out = []
     if label["accepted"] is None:
         return out  # the JSON the YAML names is not in the case: only the contract is asserted
@@ -104,6 +113,22 @@ def judge(case, loop, findings):
         if not errors:
             out.append(f"replay rejects ({label['stage']}: {label['error']}) but check reports no error")
         return out
+    dead_errors = [d for d in dead if d.get("severity", "error") == "error"]
+    stray = [f for f in errors if not any(_names(k, d["key"]) or _names(d["key"], k) for d in dead_errors
+                                          for k in f["keys"])]
+    if stray:
+        out.append("replay accepts, but check errors on values that are not dead: "
+                   + "; ".join(f"{f['rule']} {f['keys']}" for f in stray))
+    for d in dead:
+        pool = errors if d.get("severity", "error") == "error" else warned
+        if not any(_names(k, d["key"]) for f in pool for k in f["keys"]):
+            out.append(f"dead value {d['key']} ({d['why'][:80]}) has no {d.get('severity', 'error')} finding")
+    for k in label.get("filled") or {}:
+        blamed = [f for f in errors if any(_names(fk, k) and str(fk).count(".") >= k.count(".") for fk in f["keys"])]
+        if blamed:
+            out.append(f"error blames {k}, which the {loop} path fills: "
+                       + "; ".join(f"{f['rule']} {f['keys']}" for f in blamed))
+    return out
     if not dead and errors:
         out.append("replay accepts, no dead values, but check errors: "
                    + "; ".join(f"{f['rule']} {f['keys']}" for f in errors))

@@ -422,11 +422,46 @@ def run_path(fn, cfg):
     return out
 
 
+def engine_optimizer_check(cfg):
+    """What DeepSpeedEngine checks when it builds the optimizer from an ``optimizer`` block (both paths pass no
+    client optimizer then: the Trainer and an own loop hand accelerate a DummyOptim), which DeepSpeedConfig does
+    not: the name, through the engine's own ``_is_supported_optimizer`` (deepspeed/runtime/engine.py:1985-1986,
+    called at :2016-2019), and ``max_grad_norm`` among the parameters, refused at engine.py:2481-2484 (read from
+    code: building the engine needs a model and an accelerator). Returns (stage, error) or None."""
+    from deepspeed.runtime.engine import DeepSpeedEngine
+
+    opt = cfg.get("optimizer") if isinstance(cfg, dict) else None
+    if not isinstance(opt, dict) or opt.get("type") is None:
+        return None
+    name = opt["type"]
+    lowered = name.lower() if isinstance(name, str) else name
+    # DeepSpeedConfig lower-cases a DeepSpeed optimizer's name (deepspeed/runtime/config.py:519-520)
+    if not isinstance(name, str) or not DeepSpeedEngine._is_supported_optimizer(None, lowered if lowered in
+                                                                                  _ds_optimizers() else name):
+        return ("DeepSpeedEngine._do_sanity_check", f"AssertionError: {name} is not a supported DeepSpeed Optimizer")
+    params = opt.get("params")
+    if isinstance(params, dict) and "max_grad_norm" in params:
+        return ("DeepSpeedEngine._configure_basic_optimizer (read from code)",
+                "ValueError: 'max_grad_norm' is not supported as an optimizer parameter")
+    return None
+
+
+def _ds_optimizers():
+    from deepspeed.runtime.config import DEEPSPEED_OPTIMIZERS
+
+    return DEEPSPEED_OPTIMIZERS
+
+
 def label_json(cfg):
     # HfTrainerDeepSpeedConfig / DeepSpeedPlugin deep-copy a dict (accelerate/utils/deepspeed.py:140), so the
     # filled values are read from the plugin; run_path passes its own copy and reads it back through `final`.
-    return {"hf": run_path(lambda c, st: trainer_steps(None, c, st), cfg),
-            "accelerate": run_path(lambda c, st: own_loop_steps(c, st), cfg)}
+    out = {"hf": run_path(lambda c, st: trainer_steps(None, c, st), cfg),
+           "accelerate": run_path(lambda c, st: own_loop_steps(c, st), cfg)}
+    refused = engine_optimizer_check(cfg)
+    for label in out.values():
+        if label["accepted"] and refused:
+            label.update(accepted=False, stage=refused[0], error=refused[1])
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -460,8 +495,10 @@ def dead_values(cfg):
     if not isinstance(cfg, dict):
         return out
     if "steps_per_print" in cfg:
-        out.append({"key": "steps_per_print", "why": "accelerate's DeepSpeedPlugin replaces it with inf on both "
-                    "paths (accelerate/utils/dataclasses.py:1326)"})
+        out.append({"key": "steps_per_print", "severity": "warning",
+                    "why": "accelerate's DeepSpeedPlugin replaces it with inf on both paths (accelerate/utils/"
+                    "dataclasses.py:1326); only DeepSpeed's own progress logging changes, so fsdpds-wizard reports "
+                    "it as a warning (docs/corpus.md, 'Dead values')"})
     zo = cfg.get("zero_optimization") if isinstance(cfg.get("zero_optimization"), dict) else {}
     stage = zo.get("stage", 0)
     if _int(stage) and stage < 3:
@@ -507,8 +544,10 @@ def dead_values(cfg):
     for k in cfg:
         if k in reads or k == "steps_per_print" or k.startswith("_"):  # "_comment"-style keys are notes
             continue
-        if f'"{k}"' in src or f"'{k}'" in src or re.search(rf"\b{re.escape(k.upper())}\b\s*=", src):
-            continue
+        q = re.escape(k)
+        if re.search(rf"""(get\(\s*|\[\s*|\bin\s+)["']{q}["']""", src) \
+                or re.search(rf"""\b{re.escape(k.upper())}\s*=\s*["']{q}["']""", src):
+            continue  # looked up by name somewhere (param_dict.get("k"), d["k"], "k" in d, K = "k")
         out.append({"key": k, "why": "no deepspeed 0.19.8 code reads this top-level key (DeepSpeedConfig's "
                     "lookups and the package source)"})
     return out
