@@ -8,7 +8,15 @@ from pathlib import Path
 from .answers import Answers, dump_answers
 from .answers.rules import check_answers
 from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
-from .render import ACCELERATE_YAML, ANSWERS_YAML, DS_JSON, Rendered, processes_per_node, render
+from .render import (
+    ACCELERATE_YAML,
+    ANSWERS_YAML,
+    DS_JSON,
+    TRAINING_ARGUMENTS_JSON,
+    Rendered,
+    processes_per_node,
+    render,
+)
 
 
 @dataclass
@@ -76,6 +84,8 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     findings = intent + _not_covered(lint_rendered(answers, rendered), intent)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     relative_from = None
+    if rendered.training_arguments is not None:  # the Trainer is the loop: the arguments that carry the answers
+        files[TRAINING_ARGUMENTS_JSON] = json_text(rendered.training_arguments)
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
         if out_dir is not None and not Path(ref).is_absolute():
