@@ -16,6 +16,7 @@ from .render import (
     Rendered,
     processes_per_node,
     render,
+    trainer_loop,
 )
 
 
@@ -95,9 +96,12 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
+    from .context import LOOP_ACCELERATE, LOOP_HF, Context
     from .lint import lint
 
-    raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers))
+    # the loop is known from the answers; versions: those the wizard's knowledge was verified against
+    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
+    raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
     fallback = _key_to_answer()
     out = []
     for f in raw:
