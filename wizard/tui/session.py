@@ -89,7 +89,14 @@ def from_accelerate_config(path: str | Path) -> Start:
     if imported.answers is None:
         errors = [f for f in imported.findings if f.severity == ERROR] or imported.findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)
-    return Start(imported.answers, f"imported {Path(path).name}", imported.findings + imported.notes,
+    # the notes check adds about what it judged for (the loop is not known from a file; the installed versions),
+    # so the start shows exactly check's findings about the file
+    from ..commands.check import context_findings
+    from ..core.context import make_context
+
+    is_ds = imported.answers.backend == "deepspeed"
+    context_notes = context_findings(make_context(None), deepspeed=is_ds)
+    return Start(imported.answers, f"imported {Path(path).name}", imported.findings + context_notes + imported.notes,
                  imported.files, bare_ds=imported.bare_ds)
 
 
