@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..context import Context
-from ..findings import Finding, dedupe, sort_findings
+from ..findings import INFO, Finding, dedupe, sort_findings
 from .model import Answers
 
 
@@ -24,7 +24,10 @@ class ImportedConfig:
     notes: list[Finding] = field(default_factory=list)
     """How the importer translated the file (severity info, rule ``import``)."""
     files: tuple[Path, ...] = ()
-    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read)."""
+    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read); for a DeepSpeed
+    JSON alone (:attr:`bare_ds`), that file only."""
+    bare_ds: bool = False
+    """A DeepSpeed JSON on its own was imported: no accelerate config, so the launch answers are defaults."""
 
 
 def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
@@ -56,5 +59,24 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> Impo
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
     notes = translation  # the importer's notes: rule ``import``, severity info
+    if loaded.bare_ds:
+        return ImportedConfig(answers, findings, dedupe(bare_json_notes(answers) + notes), (loaded.yaml_path,),
+                              bare_ds=True)
     files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
     return ImportedConfig(answers, findings, dedupe(notes), files)
+
+
+_LAUNCH_DEFAULTS = ("launch.num_processes", "launch.num_machines", "launch.training_loop")
+
+
+def bare_json_notes(answers: Answers) -> list[Finding]:
+    """What importing a DeepSpeed JSON alone cannot know: the launch answers (no accelerate config holds them) and
+    the training loop (a JSON does not say who drives training)."""
+    from ..wizard_rules import IMPORT_NOTE
+
+    processes, loop = answers["launch.num_processes"], answers["launch.training_loop"]
+    return [Finding(INFO, IMPORT_NOTE, _LAUNCH_DEFAULTS,
+                    "a DeepSpeed JSON alone was imported: no accelerate config says how it is launched, so the launch "
+                    f"answers keep their defaults ({processes} processes on one machine, training loop '{loop}')",
+                    "set launch.num_processes (and the machines) for your cluster, and launch.training_loop trainer "
+                    "if the Hugging Face Trainer (TRL, LLaMA-Factory, axolotl) uses this JSON", "wizard importer")]
