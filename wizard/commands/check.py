@@ -88,7 +88,8 @@ def _verify(loaded, args, ctx: Context) -> list[Finding]:
     if ctx.loop == LOOP_HF:
         trainer = trainer_arguments_for(loaded.ds, args.num_processes or 1)
         shown = ", ".join(f"{k}={v!r}" for k, v in trainer.items())
-        notes.append(Finding(INFO, VERIFY_TRAINER_ARGUMENTS, (), f"Replayed under the Hugging Face Trainer with "
+        notes.append(Finding(INFO, VERIFY_TRAINER_ARGUMENTS, ("TrainingArguments",),
+                             "Replayed under the Hugging Face Trainer with "
                              f"TrainingArguments({shown}) (the values that agree with the JSON; defaults otherwise).",
                              "Pass the same values to TrainingArguments."))
     with tempfile.TemporaryDirectory(prefix="fsdpds-verify-") as tmp:
@@ -169,7 +170,7 @@ def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:
         print(f.render())
     verdict = "FAIL" if code else "OK"
     what = "" if kind != "deepspeed_json" else " (DeepSpeed JSON alone)"
-    print(f"{verdict}: {args.config}{what}: {summary_line(findings)}; judged for {_judged(ctx)}")
+    print(f"{verdict}: {args.config}: {summary_line(findings)}{what}; judged for {_judged(ctx)}")
     return code
 
 

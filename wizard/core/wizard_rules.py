@@ -104,7 +104,8 @@ VERIFY_MISMATCH = rule(
 
 
 # ------------------------------------------------------------------ the context a check judges for
-_CONTEXT_SRC = "wizard/core/context.py (training loop and library versions); wizard/versions.py (VERIFIED_AGAINST)"
+_CONTEXT_SRC = (DOC + "library-versions; " + DOC + "training-loop; wizard/core/context.py (training loop and library "
+                "versions); wizard/versions.py (VERIFIED_AGAINST)")
 CONTEXT_VERSIONS = rule(
     "context-versions-not-verified", INFO,
     "The library versions judged for differ from those the wizard's knowledge was verified against",
@@ -114,7 +115,7 @@ CONTEXT_VERSIONS = rule(
 CONTEXT_LOOP_UNKNOWN = rule(
     "context-loop-unknown", INFO,
     "The training loop is unknown: findings that depend on it are warnings that say what happens in each case",
-    _CONTEXT_SRC, section=INPUT, keys="none",
+    _CONTEXT_SRC, section=INPUT, keys="--trainer (the flag that would tell it)",
     fix="Pass --trainer hf (the Hugging Face Trainer, TRL, LLaMA-Factory, axolotl) or --trainer accelerate (an own "
         "Accelerator loop), or --script train.py to read it from the script.")
 CONTEXT_NUM_PROCESSES_UNUSED = rule(
@@ -126,5 +127,5 @@ VERIFY_TRAINER_ARGUMENTS = rule(
     "verify-trainer-arguments", INFO,
     "The TrainingArguments a DeepSpeed JSON alone was replayed with under the Hugging Face Trainer",
     _VERIFY_SRC + "; wizard/commands/check.py (the arguments that agree with the JSON's concrete values)",
-    section=VERIFY, keys="none",
+    section=VERIFY, keys="TrainingArguments",
     fix="Pass the same values to TrainingArguments (a concrete JSON value that differs makes the Trainer raise).")

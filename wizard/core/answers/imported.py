@@ -73,9 +73,9 @@ def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
                            "libraries."))
     if deepspeed and ctx.loop is None:
         why = f" ({ctx.loop_source.removeprefix('--script: ')})" if ctx.loop_source else ""
-        out.append(Finding(INFO, CONTEXT_LOOP_UNKNOWN, (), "Who drives training is not known" + why + ": findings "
-                           "that depend on it (\"auto\" values, the Trainer's checks) are warnings that say what "
-                           "happens under the Hugging Face Trainer and in an own Accelerator loop.",
+        out.append(Finding(INFO, CONTEXT_LOOP_UNKNOWN, ("--trainer",), "Who drives training is not known" + why
+                           + ": findings that depend on it (\"auto\" values, the Trainer's checks) are warnings "
+                           "that say what happens under the Hugging Face Trainer and in an own Accelerator loop.",
                            "Pass --trainer hf or --trainer accelerate, or --script train.py."))
     return out
 

@@ -333,12 +333,13 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
 
 
 def is_bare_deepspeed(data: dict) -> bool:
-    """Whether a parsed config file is a DeepSpeed JSON rather than an accelerate config: it has none of the keys
-    an accelerate config has (a top-level ``fp16`` counts as accelerate's only when it is a flag, not a block)."""
+    """Whether a parsed JSON file is a DeepSpeed config rather than an accelerate config: it has none of the keys
+    an accelerate config has (a top-level ``fp16`` counts as accelerate's only when it is a flag, not a block).
+    A YAML file is always an accelerate config (DeepSpeed configs are JSON)."""
     from .keys import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
 
     accelerate_keys = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
-    if any(str(k) in accelerate_keys for k in data):
+    if not data or any(str(k) in accelerate_keys for k in data):  # an empty file: an (incomplete) accelerate config
         return False
     return not ("fp16" in data and not isinstance(data["fp16"], dict))
 
@@ -348,7 +349,7 @@ def load_config_files(yaml_path: str | Path) -> LoadedConfig:
     (``LoadedConfig.bare_ds``). Raises only ``InputError``."""
     path = Path(yaml_path)
     data, dups = _read_accelerate_config(path)
-    if is_bare_deepspeed(data):
+    if is_json_name(path) and is_bare_deepspeed(data):
         synth = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": str(path)}}
         loaded = LoadedConfig(yaml_path=path, yaml=synth, ds_path=path, ds=data, bare_ds=True)
         loaded.findings.extend(_dup_findings(dups, str(path)))
