@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..context import Context
 from ..findings import Finding, dedupe, sort_findings
 from .model import Answers
 
@@ -26,14 +27,21 @@ class ImportedConfig:
     """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read)."""
 
 
-def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
-    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count)."""
+def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
+                   num_processes: int | None = None) -> list[Finding]:
+    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count) in
+    ``context`` (the training loop and library versions; None: unknown loop, installed versions). A bare DeepSpeed
+    JSON (``loaded.bare_ds``) is linted alone, its batch arithmetic over ``num_processes`` when given."""
     from ..gpus import detect_gpus_per_node
-    from ..lint import lint
+    from ..lint import lint, lint_ds_json
 
-    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
     findings = list(loaded.findings)
-    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
+    if getattr(loaded, "bare_ds", False):
+        findings += lint_ds_json(loaded.ds, num_processes=num_processes, context=context)
+        return sort_findings(dedupe(findings))
+    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
+    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None,
+                     context=context)
     return sort_findings(dedupe(findings))
 
 

@@ -119,27 +119,32 @@ OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "zero_optimization.stage)", claims=("ds-offload-optimizer-stage0-asserts",))
 
 
+def derive_file_stage(ctx: Ctx) -> None:
+    """The ZeRO stage a DeepSpeed JSON gives (None when it cannot be told)."""
+    zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
+    if not isinstance(zo, dict):
+        ctx.stage = None
+        return
+    raw = zo.get("stage", MISSING)
+    if raw is MISSING:
+        ctx.stage = 0
+    elif raw == "auto":
+        ctx.stage = 2  # filled from DeepSpeedPlugin.zero_stage, whose default is 2
+    elif isinstance(raw, bool):
+        ctx.stage = int(raw)
+    else:
+        n = as_int(raw)
+        if n is None and isinstance(raw, str) and raw.strip().isdigit():
+            n = int(raw)
+        ctx.stage = n if n in (0, 1, 2, 3) else None
+
+
 def derive(ctx: Ctx) -> None:
     dc = ctx.section("deepspeed_config")
     value = dc.get("deepspeed_config_file")
     ctx.ds_file_mode = value is not None and not (isinstance(value, str) and value == "none")
     if ctx.ds_file_mode:
-        zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
-        if not isinstance(zo, dict):
-            ctx.stage = None
-            return
-        raw = zo.get("stage", MISSING)
-        if raw is MISSING:
-            ctx.stage = 0
-        elif raw == "auto":
-            ctx.stage = 2  # filled from DeepSpeedPlugin.zero_stage, whose default is 2
-        elif isinstance(raw, bool):
-            ctx.stage = int(raw)
-        else:
-            n = as_int(raw)
-            if n is None and isinstance(raw, str) and raw.strip().isdigit():
-                n = int(raw)
-            ctx.stage = n if n in (0, 1, 2, 3) else None
+        derive_file_stage(ctx)
     else:
         raw = dc.get("zero_stage")
         n = 2 if raw is None else parse_int(raw)
@@ -165,6 +170,11 @@ def check(ctx: Ctx) -> None:
 
 
 def _check_file_mode(ctx: Ctx, dc: dict) -> None:
+    check_json_accumulation(ctx)
+    _check_file_and_inline(ctx, dc)
+
+
+def check_json_accumulation(ctx: Ctx) -> None:
     if isinstance(ctx.ds, dict) and "gradient_accumulation_steps" not in ctx.ds:
         ctx.emit(JSON_NO_GAS, "gradient_accumulation_steps",
                  "The DeepSpeed JSON has no `gradient_accumulation_steps`, so accelerate sets it to 1. A script that "
@@ -172,6 +182,9 @@ def _check_file_mode(ctx: Ctx, dc: dict) -> None:
                  "instead of N, with only a 'mismatch' warning at prepare(); a script that passes nothing gets 1, "
                  "as meant.",
                  "Write `\"gradient_accumulation_steps\": \"auto\"` to take the script's value, or the number.")
+
+
+def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
     bad = [k for k in dc if str(k).lower() in FILE_MODE_FORBIDDEN]
     keys = [f"deepspeed_config.{k}" for k in bad]
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ds_schema as S
+from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
@@ -110,6 +111,38 @@ AUTO_TRAINER = rule("ds-json-auto-trainer-only", WARNING,
                     + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
                     keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)",
                     claims=("ds-auto-outside-the-list-raises", "trainer-fills-more-auto"))
+AUTO_TRAINER_OWN = rule("ds-json-auto-trainer-only-own-loop", ERROR,
+                        "An \"auto\" value only the HF Trainer fills, in a config for an own Accelerator loop "
+                        "(prepare() raises)",
+                        DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2179-2355",
+                        keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)",
+                        claims=("ds-auto-outside-the-list-raises", "trainer-fills-more-auto"))
+LR_CONFLICT_TRAINER = rule("ds-json-trainer-lr-conflict", ERROR,
+                           "Two different concrete learning rates in optimizer.params.lr and "
+                           "scheduler.params.warmup_max_lr: the HF Trainer matches both against learning_rate and "
+                           "raises",
+                           DOC + "ds-auto-values; transformers/integrations/deepspeed.py:158-164, 256-263",
+                           keys="optimizer.params.lr, scheduler.params.warmup_max_lr",
+                           claims=("trainer-lr-and-warmup-max-lr-match-learning-rate",))
+LR_CONFLICT_UNKNOWN = rule("ds-json-lr-conflict-unknown-loop", WARNING,
+                           "Two different concrete learning rates in optimizer.params.lr and "
+                           "scheduler.params.warmup_max_lr: the HF Trainer raises; an own loop runs with the "
+                           "scheduler's",
+                           DOC + "ds-auto-values; transformers/integrations/deepspeed.py:158-164, 256-263",
+                           keys="optimizer.params.lr, scheduler.params.warmup_max_lr",
+                           claims=("trainer-lr-and-warmup-max-lr-match-learning-rate",))
+TRAINER_MATCH = rule("ds-json-trainer-values-must-match", INFO,
+                     "Concrete values the HF Trainer compares with TrainingArguments (a difference raises)",
+                     DOC + "training-loop; transformers/integrations/deepspeed.py:136-165, 237-263",
+                     keys="the concrete DeepSpeed values the Trainer matches",
+                     claims=("trainer-ds-values-must-match-arguments",
+                             "trainer-lr-and-warmup-max-lr-match-learning-rate"))
+BATCH_AUTO_TOTAL_OWN = rule("ds-json-auto-batch-without-micro-own-loop", ERROR,
+                            "train_batch_size \"auto\" without a micro batch, in a config for an own Accelerator "
+                            "loop: prepare() raises",
+                            DOC + "ds-batch-size; " + ACC + ":2179-2237; " + A + "utils/dataclasses.py:1357-1372",
+                            keys="train_batch_size, train_micro_batch_size_per_gpu",
+                            claims=("ds-auto-train-batch-needs-micro",))
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
                   keys="zero_optimization.stage",
@@ -353,17 +386,30 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
     if not isinstance(zo, dict):
         zo = {}
     for path in walk_autos(ds):
+        if path == "steps_per_print":
+            continue  # accelerate replaces it before anything reads it (STEPS_PRINT says so)
         if path in AUTO_TRAINER_ONLY:
-            ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer (from its "
-                     "adam_* arguments); in an own Accelerator loop prepare() raises 'not found in kwargs'.",
-                     "Write the value (e.g. betas [0.9, 0.999], eps 1e-8), or only launch this config through the "
-                     "Trainer.")
+            if ctx.loop == LOOP_HF:
+                continue  # the Trainer fills it from its adam_* arguments
+            if ctx.loop == LOOP_ACCELERATE:
+                ctx.emit(AUTO_TRAINER_OWN, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer (from "
+                         "its adam_* arguments); in an own Accelerator loop accelerate never fills it, so prepare() "
+                         "raises 'not found in kwargs'.",
+                         "Write the value (e.g. betas [0.9, 0.999], eps 1e-8), or train through the Trainer.")
+            else:
+                ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` works only under the Hugging Face Trainer (it fills "
+                         "it from its adam_* arguments); in an own Accelerator loop prepare() raises 'not found in "
+                         "kwargs'. Tell the wizard the loop (--trainer hf|accelerate) for a verdict.",
+                         "Under the Trainer nothing to do; for an own loop write the value (e.g. betas [0.9, 0.999], "
+                         "eps 1e-8).")
         elif path not in AUTO_FILLED:
-            ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate knows how to fill; "
-                     "prepare() raises 'not found in kwargs'.", "Write a concrete value.")
+            ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate or the HF Trainer "
+                     "know how to fill; prepare() raises 'not found in kwargs'.", "Write a concrete value.")
         elif path == "zero_optimization.stage":
+            where = ("nothing can set it next to a JSON" if ctx.bare or ctx.loop == LOOP_HF
+                     else "the YAML cannot set zero_stage next to a JSON")
             ctx.emit(AUTO_STAGE, path, "`zero_optimization.stage: \"auto\"` is filled with accelerate's default "
-                     "ZeRO stage 2 (the YAML cannot set zero_stage next to a JSON).", "Write the stage (0-3).")
+                     f"ZeRO stage 2 ({where}).", "Write the stage (0-3).")
         elif path.endswith(".device"):
             ctx.emit(AUTO_DEVICE, path, f"`{path}: \"auto\"` is filled with \"none\": nothing is offloaded.",
                      "Write none, cpu or nvme.")
@@ -372,10 +418,96 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
             if isinstance(sec, dict) and sec.get("device") == "nvme":
                 ctx.emit(AUTO_NVME, path, f"`{path}: \"auto\"` is filled with the text 'none', so NVMe swap files go "
                          "to a folder named 'none' under the launch directory.", "Write the NVMe mount path.")
-        elif path in ("fp16.enabled", "bf16.enabled") and ctx.y.get("mixed_precision") is None:
-            ctx.emit(AUTO_PRECISION, path, f"`{path}: \"auto\"` follows the mixed precision given at launch; the YAML "
-                     "sets none (it may not, next to a JSON), so without `--mixed_precision` or Trainer flags the "
-                     "run is fp32.", "Pass --mixed_precision bf16 at launch, or write true/false in the JSON.")
+        elif path in ("fp16.enabled", "bf16.enabled") and ctx.loop != LOOP_HF and ctx.y.get("mixed_precision") is None:
+            if ctx.bare:
+                msg = (f"`{path}: \"auto\"` follows the mixed precision chosen at launch: under the HF Trainer its "
+                       "bf16/fp16 arguments, in an own loop `accelerate launch --mixed_precision` or "
+                       "`Accelerator(mixed_precision=...)`; with none of them the run is fp32.")
+            else:
+                msg = (f"`{path}: \"auto\"` follows the mixed precision given at launch; the YAML sets none (it may "
+                       "not, next to a JSON), so without `--mixed_precision` or Trainer flags the run is fp32.")
+            ctx.emit(AUTO_PRECISION, path, msg, "Pass --mixed_precision bf16 at launch (or the Trainer's bf16=True), "
+                     "or write true/false in the JSON.")
+    _check_learning_rates(ctx, ds)
+    if ctx.loop != LOOP_ACCELERATE:
+        _trainer_matches(ctx, ds)
+
+
+def _number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _check_learning_rates(ctx: Ctx, ds: dict) -> None:
+    """The Trainer matches optimizer.params.lr and scheduler.params.warmup_max_lr against one learning_rate."""
+    opt, sch = ds.get("optimizer"), ds.get("scheduler")
+    op = opt.get("params") if isinstance(opt, dict) else None
+    sp = sch.get("params") if isinstance(sch, dict) else None
+    if not isinstance(op, dict) or not isinstance(sp, dict):
+        return
+    lr, top = op.get("lr"), sp.get("warmup_max_lr")
+    if lr is None or top is None or lr == "auto" or top == "auto" or lr == top:
+        return
+    keys = ("optimizer.params.lr", "scheduler.params.warmup_max_lr")
+    if ctx.loop == LOOP_HF:
+        ctx.emit(LR_CONFLICT_TRAINER, keys, f"`optimizer.params.lr: {fmt(lr)}` and `scheduler.params.warmup_max_lr: "
+                 f"{fmt(top)}` differ, but the Hugging Face Trainer compares both with the one learning_rate "
+                 "argument, so one of them always mismatches and the Trainer raises before training.",
+                 "Write \"auto\" for both (they take learning_rate), or the same number.")
+    elif ctx.loop is None:
+        ctx.emit(LR_CONFLICT_UNKNOWN, keys, f"`optimizer.params.lr: {fmt(lr)}` and `scheduler.params.warmup_max_lr: "
+                 f"{fmt(top)}` differ: under the Hugging Face Trainer one of them always mismatches learning_rate and "
+                 "the Trainer raises; in an own loop the scheduler sets the rate (warming up to "
+                 f"{fmt(top)}), so the optimizer's lr only applies before the first step.",
+                 "Write \"auto\" for both, or the same number.")
+
+
+# DeepSpeed key -> the TrainingArguments it must equal under the Trainer (transformers/integrations/deepspeed.py
+# trainer_config_process / trainer_config_finalize), and that argument's default
+_TRAINER_MATCHED = (
+    ("train_micro_batch_size_per_gpu", "per_device_train_batch_size", 8),
+    ("gradient_accumulation_steps", "gradient_accumulation_steps", 1),
+    ("train_batch_size", "world size x per_device_train_batch_size x gradient_accumulation_steps", None),
+    ("gradient_clipping", "max_grad_norm", 1.0),
+    ("optimizer.params.lr", "learning_rate", 5e-05),
+    ("optimizer.params.betas", "[adam_beta1, adam_beta2]", [0.9, 0.999]),
+    ("optimizer.params.eps", "adam_epsilon", 1e-08),
+    ("optimizer.params.weight_decay", "weight_decay", 0.0),
+    ("scheduler.params.warmup_max_lr", "learning_rate", 5e-05),
+    ("scheduler.params.total_num_steps", "the number of training steps (max_steps or epochs)", None),
+    ("scheduler.params.warmup_num_steps", "warmup_steps (or warmup_ratio x steps)", None),
+    ("fp16.enabled", "fp16", False),
+    ("bf16.enabled", "bf16", False),
+)
+
+
+def _get_path(ds: dict, path: str):
+    node: Any = ds
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _trainer_matches(ctx: Ctx, ds: dict) -> None:
+    """One note listing the concrete values the Trainer will compare with TrainingArguments."""
+    rows, keys = [], []
+    for path, arg, default in _TRAINER_MATCHED:
+        v = _get_path(ds, path)
+        if v is None or v == "auto" or isinstance(v, dict):
+            continue
+        keys.append(path)
+        tail = "" if default is None else (" (its default)" if v == default else f" (default {fmt(default)})")
+        rows.append(f"{path} {fmt(v)} = {arg}{tail}")
+    if not rows:
+        return
+    lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF else
+            "If this runs under the Hugging Face Trainer")
+    ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these concrete values must equal TrainingArguments, or the "
+             "Trainer raises 'mismatch TrainingArguments values' before training: " + "; ".join(rows) + ".",
+             "Pass the same values to TrainingArguments, or write \"auto\" so the Trainer fills them.")
 
 
 def _positive_int(value) -> int | None:
@@ -397,11 +529,17 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
                      f"Write `{k}` as a positive integer, or \"auto\".")
     tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
     if not present["train_micro_batch_size_per_gpu"] and tb == "auto":
-        ctx.emit(BATCH_AUTO_TOTAL, ("train_batch_size", "train_micro_batch_size_per_gpu"),
-                 "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` is missing: the HF Trainer "
-                 "fills the total from its arguments (DeepSpeed derives the micro batch), but in an own Accelerator "
-                 "loop accelerate fills it only from the micro batch, so prepare() raises 'not found in kwargs'.",
-                 "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number.")
+        keys2 = ("train_batch_size", "train_micro_batch_size_per_gpu")
+        fix = "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number."
+        if ctx.loop == LOOP_ACCELERATE:
+            ctx.emit(BATCH_AUTO_TOTAL_OWN, keys2, "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` "
+                     "is missing: in an own Accelerator loop accelerate fills the total only from the micro batch, so "
+                     "prepare() raises 'not found in kwargs'.", fix)
+        elif ctx.loop is None:
+            ctx.emit(BATCH_AUTO_TOTAL, keys2, "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` is "
+                     "missing: the HF Trainer fills the total from its arguments (DeepSpeed derives the micro batch), "
+                     "but in an own Accelerator loop accelerate fills it only from the micro batch, so prepare() "
+                     "raises 'not found in kwargs'.", fix)
         return
     if not present["train_micro_batch_size_per_gpu"] and not present["train_batch_size"]:
         ctx.emit(BATCH_MISSING, "train_micro_batch_size_per_gpu",
