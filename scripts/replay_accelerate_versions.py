@@ -20,6 +20,16 @@ Usage:
     python scripts/replay_accelerate_versions.py --releases 1.5.2,1.6.0 --case fsdp_version_2
     python scripts/replay_accelerate_versions.py --json             # the raw results
     python scripts/replay_accelerate_versions.py --child CASES.json # (internal) one release, in this interpreter
+    python scripts/replay_accelerate_versions.py --transformers     # the Trainer's DeepSpeed filling per release
+
+``--transformers`` does the same for transformers' ``HfTrainerDeepSpeedConfig`` (integrations/deepspeed.py):
+for each release in ``/tmp/tf-<version>`` (its own dependencies, e.g. an older huggingface_hub and tokenizers, in
+``/tmp/tfdeps-<version>`` when the venv's do not fit; see TF_DEPS) a child builds a real ``TrainingArguments``
+(no ``deepspeed=`` argument, so no process group is needed; world size 1), then runs the library's own
+``HfTrainerDeepSpeedConfig(json).trainer_config_process(args)`` and ``trainer_config_finalize(args, model, steps)``
+(what ``TrainingArguments.__post_init__`` and ``deepspeed_init`` call), with a model object that only carries a
+``config`` (``hidden_size``, ``hidden_sizes`` or ``text_config``) as the code reads it. It prints which "auto"
+keys got which values, which stayed "auto", what raised, and the dtype the Trainer derives.
 """
 from __future__ import annotations
 
@@ -469,9 +479,200 @@ def _torch() -> str:
         return "?"
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# transformers: HfTrainerDeepSpeedConfig per release
+# ----------------------------------------------------------------------------------------------------------------
+TF_DEPS = {**dict.fromkeys(("4.41.2", "4.42.4", "4.43.4", "4.44.2"), "/tmp/tfdeps-4.40.2"),
+           "4.46.3": "/tmp/tfdeps-4.45.2",
+           **dict.fromkeys(("4.47.1", "4.48.3", "4.49.0", "4.55.4"), "/tmp/tfdeps-4.50.3"),
+           "4.56.2": "/tmp/tfdeps-4.57.6", **dict.fromkeys(("5.10.4", "5.15.1"), "/tmp/tfdeps-5.0.0"),
+           **dict.fromkeys(("5.17.0", "5.18.0", "5.19.0", "5.20.2", "5.22.2", "5.23.0"), "/tmp/tfdeps-5.16.1")}
+"""A release whose dependencies live in another release's folder (default: /tmp/tfdeps-<version>, if present)."""
+
+ALL_AUTO = {
+    "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto", "train_batch_size": "auto",
+    "gradient_clipping": "auto", "steps_per_print": "auto",
+    "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto",
+                                               "weight_decay": "auto"}},
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto",
+                                                       "warmup_num_steps": "auto", "total_num_steps": "auto"}},
+    "fp16": {"enabled": "auto"}, "bf16": {"enabled": "auto"}, "amp": {"enabled": "auto", "opt_level": "auto"},
+    "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
+                          "stage3_param_persistence_threshold": "auto"},
+}
+TRAIN_ARGS = {"per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "learning_rate": 3e-5,
+              "weight_decay": 0.01, "max_grad_norm": 0.5, "warmup_steps": 10}
+# (id, what it shows, json, TrainingArguments kwargs, model config {attr: value} or None for a model without one,
+#  attributes set on the args after creation, auto_find_batch_size)
+TF_CASES: list[tuple[str, str, dict, dict, dict | None, dict, bool]] = [
+    ("all_auto", "every key 'auto' (ZeRO-3), model.config.hidden_size 4095", ALL_AUTO, TRAIN_ARGS,
+     {"hidden_size": 4095}, {}, False),
+    ("mismatch_micro", "train_micro_batch_size_per_gpu 8 vs per_device_train_batch_size 4",
+     {"train_micro_batch_size_per_gpu": 8}, TRAIN_ARGS, {"hidden_size": 64}, {}, False),
+    ("mismatch_str", "gradient_accumulation_steps \"2\" (a string) vs 2", {"gradient_accumulation_steps": "2"},
+     TRAIN_ARGS, {"hidden_size": 64}, {}, False),
+    ("mismatch_lr_twice", "optimizer lr 1e-4 and scheduler warmup_max_lr 1e-4 vs learning_rate 3e-5",
+     {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+      "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": 1e-4}}}, TRAIN_ARGS, {"hidden_size": 64}, {},
+     False),
+    ("mismatch_auto_find", "train_micro_batch_size_per_gpu 8 with auto_find_batch_size",
+     {"train_micro_batch_size_per_gpu": 8, "train_batch_size": 64}, TRAIN_ARGS, {"hidden_size": 64}, {}, True),
+    ("text_config", "hidden-size keys 'auto', the model only has config.text_config.hidden_size 64",
+     {"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto"}},
+     TRAIN_ARGS, {"text_config": {"hidden_size": 64}}, {}, False),
+    ("hidden_sizes", "hidden-size keys 'auto', config.hidden_sizes [32, 64]",
+     {"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}}, TRAIN_ARGS, {"hidden_sizes": [32, 64]}, {},
+     False),
+    ("no_model_config", "hidden-size keys 'auto', a model without .config",
+     {"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}}, TRAIN_ARGS, None, {}, False),
+    ("no_hidden_size", "hidden-size keys 'auto', model.config without any hidden size",
+     {"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}}, TRAIN_ARGS, {}, {}, False),
+    ("warmup_zero", "scheduler warmup_num_steps 'auto' with warmup_steps 0",
+     {"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": "auto"}}},
+     {**TRAIN_ARGS, "warmup_steps": 0}, {"hidden_size": 64}, {}, False),
+    ("warmup_ratio", "scheduler warmup_num_steps 'auto' with warmup_ratio 0.1 (warmup_steps 0), 1000 steps",
+     {"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": "auto"}}},
+     {**{k: v for k, v in TRAIN_ARGS.items() if k != "warmup_steps"}, "warmup_ratio": 0.1}, {"hidden_size": 64},
+     {}, False),
+    ("warmup_fraction", "scheduler warmup_num_steps 'auto' with warmup_steps 0.1 (a fraction), 1000 steps",
+     {"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": "auto"}}},
+     {**TRAIN_ARGS, "warmup_steps": 0.1}, {"hidden_size": 64}, {}, False),
+    ("fp16_auto_on", "fp16/amp 'auto' with args.fp16 True (set after creation: no GPU here)",
+     {"fp16": {"enabled": "auto"}, "amp": {"enabled": "auto", "opt_level": "auto"}}, TRAIN_ARGS,
+     {"hidden_size": 64}, {"fp16": True}, False),
+    ("no_precision_section", "no fp16/bf16 section: the dtype the Trainer derives", {}, TRAIN_ARGS,
+     {"hidden_size": 64}, {}, False),
+    ("fp16_false", "fp16.enabled false: the dtype", {"fp16": {"enabled": False}}, TRAIN_ARGS, {"hidden_size": 64}, {},
+     False),
+]
+TF_STEPS = 1000
+
+
+def tf_child_main(cases_path: str) -> int:
+    import copy
+    import types
+
+    import transformers
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    cases = json.loads(Path(cases_path).read_text())
+    res: dict = {"transformers": transformers.__version__, "file": transformers.__file__, "cases": {}}
+    with tempfile.TemporaryDirectory() as d:
+        for case in cases:
+            out: dict = {"stage": "ok", "error": None}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        args = TrainingArguments(output_dir=d, report_to=[], **case["kwargs"])
+                    except BaseException as e:  # noqa: BLE001
+                        out.update(stage="TrainingArguments", error=f"{type(e).__name__}: {e}"[:300])
+                        res["cases"][case["id"]] = out
+                        continue
+                    for k, v in case["set"].items():
+                        object.__setattr__(args, k, v)
+                    mc = case["model_config"]
+                    if mc is None:
+                        model = types.SimpleNamespace()
+                    else:
+                        cfg = types.SimpleNamespace(**{k: (types.SimpleNamespace(**v) if isinstance(v, dict) else v)
+                                                       for k, v in mc.items()})
+                        model = types.SimpleNamespace(config=cfg)
+                    hf = HfTrainerDeepSpeedConfig(copy.deepcopy(case["json"]))
+                    stage = "trainer_config_process"
+                    hf.trainer_config_process(args, auto_find_batch_size=case["auto_find"])
+                    stage = "trainer_config_finalize"
+                    hf.trainer_config_finalize(args, model, TF_STEPS)
+                    out["config"] = hf.config
+                    out["dtype"] = str(hf._dtype).replace("torch.", "")
+            except BaseException as e:  # noqa: BLE001
+                out.update(stage=stage, error=f"{type(e).__name__}: {e}".replace("\n", " ")[:400])
+            res["cases"][case["id"]] = out
+    print("RESULT " + json.dumps(res, default=str))
+    return 0
+
+
+def tf_find_releases() -> list[str]:
+    found = []
+    for d in glob.glob("/tmp/tf-*"):
+        v = d.rsplit("tf-", 1)[1]
+        if (Path(d) / "transformers").is_dir() and all(p.isdigit() for p in v.split(".")):
+            found.append(v)
+    return sorted(found, key=vkey)
+
+
+def tf_run_release(version: str, cases: list[dict]) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cases, f)
+    deps = TF_DEPS.get(version, f"/tmp/tfdeps-{version}")
+    path = [f"/tmp/tf-{version}"] + ([deps] if Path(deps).is_dir() else [])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, __file__, "--tf-child", f.name], capture_output=True, text=True, env=env,
+                          timeout=600)
+    os.unlink(f.name)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    return {"transformers": version, "error": (proc.stderr or proc.stdout)[-600:], "cases": {}}
+
+
+def _flat(d, prefix=""):
+    for k, v in d.items():
+        if isinstance(v, dict):
+            yield from _flat(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def tf_summary(case: dict, r: dict | None) -> str:
+    if not r:
+        return "(not replayed)"
+    if r["stage"] != "ok":
+        return f"raises in {r['stage']}: {r['error'][:300]}"
+    asked = dict(_flat(case["json"]))
+    got = dict(_flat(r["config"]))
+    filled = [f"{k}={json.dumps(got.get(k))}" for k, v in asked.items() if v == "auto" and got.get(k) != "auto"]
+    left = [k for k, v in asked.items() if v == "auto" and got.get(k) == "auto"]
+    added = [f"{k}={json.dumps(v)}" for k, v in got.items() if k not in asked]
+    parts = []
+    if filled:
+        parts.append("filled: " + ", ".join(filled))
+    if left:
+        parts.append("left 'auto': " + ", ".join(left))
+    if added:
+        parts.append("added: " + ", ".join(added))
+    parts.append(f"dtype {r.get('dtype')}")
+    return "; ".join(parts)
+
+
+def tf_markdown(versions, results, cases) -> str:
+    lines = [f"transformers releases replayed: {', '.join(versions)}; {TF_STEPS} training steps; TrainingArguments "
+             f"{json.dumps(TRAIN_ARGS)} unless the case says otherwise", ""]
+    for v in versions:
+        if results[v].get("error"):
+            lines.append(f"- transformers {v}: the replay itself failed: {results[v]['error']}")
+    for case in cases:
+        lines += [f"### `{case['id']}`: {case['what']}", ""]
+        spans: list[tuple[str, str, str]] = []
+        for v in versions:
+            s = tf_summary(case, results[v]["cases"].get(case["id"]))
+            if spans and spans[-1][2] == s:
+                spans[-1] = (spans[-1][0], v, s)
+            else:
+                spans.append((v, v, s))
+        for a, b, s in spans:
+            lines.append(f"- {a if a == b else f'{a} .. {b}'}: {s}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--child")
+    ap.add_argument("--tf-child")
+    ap.add_argument("--transformers", action="store_true", help="replay the Trainer's DeepSpeed filling instead")
     ap.add_argument("--releases", help="comma-separated versions (default: every /tmp/acc-* folder)")
     ap.add_argument("--folder", default="/tmp/acc-{version}", help="where a release is installed")
     ap.add_argument("--case", action="append", help="only these case ids")
@@ -479,6 +680,15 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.child:
         return child_main(a.child)
+    if a.tf_child:
+        return tf_child_main(a.tf_child)
+    if a.transformers:
+        tv = sorted(a.releases.split(","), key=vkey) if a.releases else tf_find_releases()
+        tcases = [{"id": c, "what": w, "json": j, "kwargs": kw, "model_config": mc, "set": st, "auto_find": af}
+                  for c, w, j, kw, mc, st, af in TF_CASES if not a.case or c in a.case]
+        tres = {v: tf_run_release(v, tcases) for v in tv}
+        print(json.dumps(tres, indent=1, default=str) if a.json else tf_markdown(tv, tres, tcases))
+        return 0
     versions = a.releases.split(",") if a.releases else find_releases(a.folder.replace("{version}", "*"))
     versions = sorted(versions, key=vkey)
     cases = [{"id": c, "yaml": y, "fields": list(f)} for c, _w, y, f in CASES if not a.case or c in a.case]

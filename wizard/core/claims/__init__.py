@@ -28,6 +28,7 @@ from . import (  # noqa: F401 - each registers its claims
     rules_fsdp,
     rules_general,
     training,
+    versions_accelerate,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim
 from .registry import CLAIMS, claim
