@@ -15,8 +15,8 @@ FSDP_VERSION_SINCE = claim(
     "have no such launch argument and export no FSDP_VERSION, their plugin has no fsdp_version field, and so "
     "fsdp_version: 2 there is copied and never read, and the run is FSDP1 with the FSDP1 reading of every key.",
     doc="version-notes",
-    code="accelerate/utils/launch.py:267-285 and accelerate/commands/launch.py (1.5.2, no --fsdp_version); "
-         "accelerate/utils/launch.py:285 (1.6.0, FSDP_VERSION exported)",
+    code="accelerate/utils/launch.py:280-300 (1.5.2: no FSDP_VERSION, and accelerate/commands/launch.py has no "
+         "--fsdp_version); accelerate/utils/launch.py:285 and accelerate/commands/launch.py:523 (1.6.0)",
     why_not_demo="needs accelerate 1.5 or older installed; shown by " + _REPLAY + " (cases fsdp_version_2, "
                  "v2_reshard_false)")
 SD_SHARDED_ONLY_1_6 = claim(

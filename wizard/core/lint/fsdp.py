@@ -149,13 +149,13 @@ HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
 
 VERSION_UNREAD = rule("fsdp-version-unread", ERROR,
                       "accelerate before 1.6 does not read fsdp_version: every FSDP run is FSDP1",
-                      DOC + "version-notes; " + A + "utils/launch.py:267-285 and commands/launch.py (1.5.2: no "
-                      "--fsdp_version argument, no FSDP_VERSION export); scripts/replay_accelerate_versions.py",
+                      DOC + "version-notes; " + A + "utils/launch.py:280-300 (1.5.2: no FSDP_VERSION export, no "
+                      "--fsdp_version argument); scripts/replay_accelerate_versions.py",
                       fix="upgrade accelerate to 1.6 or later for FSDP2, or write the FSDP1 settings you want",
                       claims=("accelerate-fsdp-version-since-1-6",), versions={"accelerate": "<1.6.0"})
 VERSION_UNREAD_SAME = rule("fsdp-version-unread-harmless", INFO,
                            "accelerate before 1.6 does not read fsdp_version; 1 is what happens anyway",
-                           DOC + "version-notes; " + A + "utils/launch.py:267-285 (1.5.2)",
+                           DOC + "version-notes; " + A + "utils/launch.py:280-300 (1.5.2)",
                            claims=("accelerate-fsdp-version-since-1-6",), versions={"accelerate": "<1.6.0"})
 V2_SD_SHARDED_ONLY = rule("fsdp2-state-dict-sharded-only", ERROR,
                           "accelerate 1.6 supports only SHARDED_STATE_DICT with FSDP2",
