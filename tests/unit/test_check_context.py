@@ -192,3 +192,74 @@ def test_text_output_says_what_it_judged_for(tmp_path, capsys):
     main(["check", str(write(tmp_path, TRAINER_JSON)), "--trainer", "hf"])
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("OK: ") and "(DeepSpeed JSON alone)" in last and "the Hugging Face Trainer" in last
+
+
+def test_inline_deepspeed_values_the_trainer_compares(tmp_path, capsys):
+    y = tmp_path / "acc.yaml"
+    y.write_text("distributed_type: DEEPSPEED\nnum_processes: 8\nmixed_precision: bf16\ndeepspeed_config:\n"
+                 "  zero_stage: 2\n  gradient_accumulation_steps: 4\n  gradient_clipping: 1.0\n")
+    for loop, want in (("hf", True), ("accelerate", False)):
+        _, doc = check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")
+        notes = [f for f in doc["findings"] if f["rule"] == "ds-json-trainer-values-must-match"]
+        assert bool(notes) == want, loop
+        if want:
+            assert set(notes[0]["keys"]) == {"deepspeed_config.gradient_accumulation_steps",
+                                             "deepspeed_config.gradient_clipping"}
+            assert "gradient_accumulation_steps 4 = gradient_accumulation_steps (default 1)" in notes[0]["message"]
+
+
+def test_auto_accumulation_with_fixed_batches(tmp_path, capsys):
+    """GA "auto" is filled from the Trainer's / the Accelerator's accumulation: a fixed total that some whole
+    number of steps reaches is a warning naming that number; one that none reaches is an error."""
+    fits = write(tmp_path, {"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
+                            "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}})
+    for loop in ("hf", "accelerate"):
+        code, doc = check(capsys, fits, "--trainer", loop, "--num-processes", "8")
+        assert code == 0
+        notes = [f for f in doc["findings"] if f["rule"] == "ds-json-fixed-batch-auto-accumulation"]
+        assert notes and "exactly 2 accumulation step(s)" in notes[0]["message"]
+    bad = write(tmp_path, {"train_batch_size": 60, "train_micro_batch_size_per_gpu": 4,
+                           "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}, "bad.json")
+    code, doc = check(capsys, bad, "--trainer", "hf", "--num-processes", "8")
+    assert code == 2 and errors(doc)[0]["rule"] == "ds-json-batch-mismatch"
+    micro_auto = write(tmp_path, {"train_batch_size": 12, "train_micro_batch_size_per_gpu": "auto",
+                                  "gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}, "m.json")
+    code, doc = check(capsys, micro_auto, "--trainer", "hf", "--num-processes", "8")  # 12 over 8 processes: never
+    assert code == 2 and errors(doc)[0]["rule"] == "ds-json-batch-mismatch"
+
+
+def test_null_accumulation_fails_through_accelerate(tmp_path, capsys):
+    """accelerate only fills a missing gradient_accumulation_steps; a null one is multiplied into the batch."""
+    p = write(tmp_path, {"train_batch_size": 128, "train_micro_batch_size_per_gpu": 16,
+                         "gradient_accumulation_steps": None, "zero_optimization": {"stage": 0}})
+    for loop in ("hf", "accelerate"):
+        code, doc = check(capsys, p, "--trainer", loop, "--num-processes", "8")
+        assert code == 2 and [f["keys"] for f in errors(doc)] == [["gradient_accumulation_steps"]]
+
+
+def test_a_comment_key_is_not_an_error(tmp_path, capsys):
+    p = write(tmp_path, dict(TRAINER_JSON, _comment="tuned for 8 x A100"))
+    code, doc = check(capsys, p, "--trainer", "hf")
+    assert code == 0 and [f["severity"] for f in doc["findings"] if f["rule"] == "ds-json-comment-key"] == ["info"]
+
+
+@pytest.mark.parametrize("body,want", [
+    ("distributed_type: MULTI_GPU\nnum_machines: null\nnum_processes: 2\n", ["num_machines"]),
+    ("distributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: null\n", ["num_processes"]),
+    ("distributed_type: NO\nnum_processes: 1\nmixed_precision: bf16\n", []),  # unquoted NO is YAML's false
+])
+def test_null_counts_and_an_unquoted_no(tmp_path, capsys, body, want):
+    y = tmp_path / "acc.yaml"
+    y.write_text("compute_environment: LOCAL_MACHINE\n" + body)
+    code, doc = check(capsys, y, "--gpus-per-node", "8")
+    assert sorted(k for f in errors(doc) for k in f["keys"]) == want
+    assert code == (2 if want else 0)
+
+
+def test_inline_clipping_left_out_is_the_trainers_max_grad_norm(tmp_path, capsys):
+    y = tmp_path / "acc.yaml"
+    y.write_text("distributed_type: DEEPSPEED\nnum_processes: 8\nmixed_precision: bf16\ndeepspeed_config:\n"
+                 "  zero_stage: 2\n")
+    rules = {loop: {f["rule"] for f in check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")[1]["findings"]}
+             for loop in ("hf", "accelerate")}
+    assert "deepspeed-no-gradient-clipping" not in rules["hf"] and "deepspeed-no-gradient-clipping" in rules["accelerate"]

@@ -326,6 +326,9 @@ CASES = [
     C("ds-json-batch-missing", filemode(), filemode(),
       dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP), dsj()),
     C("ds-json-auto-batch-without-micro", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
+    C("ds-json-comment-key", filemode(), filemode(), dsj(_comment="zero-3 for 8 GPUs"), dsj()),
+    C("ds-json-fixed-batch-auto-accumulation", filemode(), filemode(),
+      dsj(train_batch_size=64, train_micro_batch_size_per_gpu=4), dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-invalid", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu="4"),
       dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-mismatch", filemode(), filemode(),
@@ -813,6 +816,22 @@ def test_lint_never_raises_on_plausible_configs(fc, dc, ds):
     for y in (fsdp(fc=fc), inline(dc), filemode(dc)):
         found = lint(y, ds, gpus_per_node=8, fp8_available=lambda: False)
         assert not [f for f in found if f.rule == "linter-internal-error"], found
+
+
+@settings(max_examples=300, deadline=None)
+@given(ds=st.one_of(trees, st.dictionaries(key_names, trees, max_size=10),
+                    st.dictionaries(st.sampled_from(sorted(DSJ) + ["fp16", "optimizer", "scheduler", "aio",
+                                                                   "_comment", "steps_per_print"]), trees)),
+       n=st.one_of(st.none(), st.integers(-2, 64)), loop=st.sampled_from(["hf", "accelerate", None]),
+       version=st.sampled_from([None, "0.14.5", "0.16.4", "0.19.8", "1.2.0"]))
+def test_a_deepspeed_json_alone_never_crashes_the_linter(ds, n, loop, version):
+    from wizard.core.context import Context
+    from wizard.core.lint import lint_ds_json
+
+    found = lint_ds_json(ds if isinstance(ds, dict) else {}, num_processes=n,
+                         context=Context(loop=loop, versions={"deepspeed": version}))
+    assert isinstance(found, list) and all(isinstance(f, Finding) for f in found)
+    assert not [f for f in found if f.rule == "linter-internal-error"], found
 
 
 # ---------------------------------------------------------------------------------------------------------------

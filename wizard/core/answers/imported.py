@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..context import Context
-from ..findings import Finding, dedupe, sort_findings
+from ..findings import INFO, Finding, dedupe, sort_findings
 from .model import Answers
 
 
@@ -24,7 +24,10 @@ class ImportedConfig:
     notes: list[Finding] = field(default_factory=list)
     """How the importer translated the file (severity info, rule ``import``)."""
     files: tuple[Path, ...] = ()
-    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read)."""
+    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read); for a DeepSpeed
+    JSON alone (:attr:`bare_ds`), that file only."""
+    bare_ds: bool = False
+    """A DeepSpeed JSON on its own was imported: no accelerate config, so the launch answers are defaults."""
 
 
 def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
@@ -45,6 +48,38 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
     return sort_findings(dedupe(findings))
 
 
+def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
+    """The notes ``check`` adds about what it judged for: versions that differ from those the knowledge was
+    verified against, and (for DeepSpeed) an unknown training loop."""
+    from ...versions import VERIFIED_AGAINST
+    from ..context import LIBRARIES, SOURCE_ASSUMED, parse_version
+    from ..findings import INFO
+    from ..wizard_rules import CONTEXT_LOOP_UNKNOWN, CONTEXT_VERSIONS
+
+    out = []
+    differ = []
+    for lib in LIBRARIES:
+        judged = ctx.versions.get(lib)
+        if judged and ctx.version_sources.get(lib) != SOURCE_ASSUMED and lib in VERIFIED_AGAINST \
+                and parse_version(judged) != parse_version(VERIFIED_AGAINST[lib]):
+            differ.append(lib)
+    if differ:
+        judged = ", ".join(f"{lib} {ctx.versions[lib]} ({ctx.version_sources[lib]})" for lib in differ)
+        verified = ", ".join(f"{lib} {VERIFIED_AGAINST[lib]}" for lib in differ)
+        out.append(Finding(INFO, CONTEXT_VERSIONS, tuple(differ),
+                           f"Judged for {judged}; the wizard's knowledge was verified against {verified}. Rules "
+                           "known to hold only for some versions follow their ranges; everything else is as "
+                           "verified.", "`fsdpds-wizard check --verify` replays the config through the installed "
+                           "libraries."))
+    if deepspeed and ctx.loop is None:
+        why = f" ({ctx.loop_source.removeprefix('--script: ')})" if ctx.loop_source else ""
+        out.append(Finding(INFO, CONTEXT_LOOP_UNKNOWN, (), "Who drives training is not known" + why + ": findings "
+                           "that depend on it (\"auto\" values, the Trainer's checks) are warnings that say what "
+                           "happens under the Hugging Face Trainer and in an own Accelerator loop.",
+                           "Pass --trainer hf or --trainer accelerate, or --script train.py."))
+    return out
+
+
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
     """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
     from ..lint import load_config_files
@@ -56,5 +91,24 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> Impo
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
     notes = translation  # the importer's notes: rule ``import``, severity info
+    if loaded.bare_ds:
+        return ImportedConfig(answers, findings, dedupe(bare_json_notes(answers) + notes), (loaded.yaml_path,),
+                              bare_ds=True)
     files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
     return ImportedConfig(answers, findings, dedupe(notes), files)
+
+
+_LAUNCH_DEFAULTS = ("launch.num_processes", "launch.num_machines", "launch.training_loop")
+
+
+def bare_json_notes(answers: Answers) -> list[Finding]:
+    """What importing a DeepSpeed JSON alone cannot know: the launch answers (no accelerate config holds them) and
+    the training loop (a JSON does not say who drives training)."""
+    from ..wizard_rules import IMPORT_NOTE
+
+    processes, loop = answers["launch.num_processes"], answers["launch.training_loop"]
+    return [Finding(INFO, IMPORT_NOTE, _LAUNCH_DEFAULTS,
+                    "a DeepSpeed JSON alone was imported: no accelerate config says how it is launched, so the launch "
+                    f"answers keep their defaults ({processes} processes on one machine, training loop '{loop}')",
+                    "set launch.num_processes (and the machines) for your cluster, and launch.training_loop trainer "
+                    "if the Hugging Face Trainer (TRL, LLaMA-Factory, axolotl) uses this JSON", "wizard importer")]

@@ -3,6 +3,7 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
+from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import DS_FILE_CONFLICTING_FIELDS
 from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
@@ -199,7 +200,18 @@ def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
                  "(precision: fp16/bf16 blocks; ZeRO: zero_optimization; batch: gradient_accumulation_steps).")
 
 
+def _clip_missing(ctx: Ctx) -> None:
+    ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
+             "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
+             "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
+             "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
+             "it off either: DeepSpeed 0.19 defaults to 1.0.",
+             "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
+             "with \"gradient_clipping\": 0.0.")
+
+
 def _check_inline(ctx: Ctx, dc: dict) -> None:
+    _inline_trainer_matches(ctx, dc)
     if dc.get("zero_stage") is None:
         if "zero_stage" not in dc:
             ctx.emit(STAGE_DEFAULT, "deepspeed_config.zero_stage", "No `zero_stage`: accelerate uses ZeRO stage 2.",
@@ -242,13 +254,10 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                  f"{kv('deepspeed_config.gradient_accumulation_steps', gas)}: {why}.",
                  "Write a positive integer such as 1.")
     if dc.get("gradient_clipping") is None:
-        ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
-                 "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
-                 "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
-                 "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
-                 "it off either: DeepSpeed 0.19 defaults to 1.0.",
-                 "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
-                 "with \"gradient_clipping\": 0.0.")
+        if ctx.loop == LOOP_HF:
+            pass  # the Trainer fills the "auto" clipping with its max_grad_norm: clipping follows TrainingArguments
+        else:
+            _clip_missing(ctx)
     else:
         clip = dc["gradient_clipping"]
         text = str(clip).lower()
@@ -277,6 +286,35 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      + ("" if "zero_stage" in dc else " (zero_stage omitted, so 2)") + ": the setting does not "
                      "take effect (below ZeRO-3 the whole weights are saved with or without it).",
                      "Delete it, or use `zero_stage: 3`.")
+
+
+def _inline_trainer_matches(ctx: Ctx, dc: dict) -> None:
+    """Under the Trainer the inline accumulation and clipping reach its DeepSpeed config as concrete values."""
+    from .dsjson import TRAINER_MATCH
+
+    if ctx.loop == LOOP_ACCELERATE:
+        return
+    rows, keys = [], []
+    gas = parse_int(dc.get("gradient_accumulation_steps"))
+    if gas is not None and gas >= 1:
+        keys.append("deepspeed_config.gradient_accumulation_steps")
+        rows.append(f"gradient_accumulation_steps {gas} = gradient_accumulation_steps" + (" (its default)"
+                                                                                           if gas == 1 else
+                                                                                           " (default 1)"))
+    try:
+        clip = float(str(dc.get("gradient_clipping")))
+    except ValueError:
+        clip = None
+    if clip:  # 0 and missing are not written into the DeepSpeed config: "auto" there
+        keys.append("deepspeed_config.gradient_clipping")
+        rows.append(f"gradient_clipping {clip:g} = max_grad_norm" + (" (its default)" if clip == 1.0 else
+                                                                     " (default 1.0)"))
+    if rows:
+        lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF
+                else "If this runs under the Hugging Face Trainer")
+        ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these inline values reach its DeepSpeed config as written and "
+                 "must equal TrainingArguments, or the Trainer raises 'mismatch TrainingArguments values' before "
+                 "training: " + "; ".join(rows) + ".", "Pass the same values to TrainingArguments.")
 
 
 def _check_common(ctx: Ctx, dc: dict) -> None:

@@ -75,6 +75,10 @@ COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
                keys="the path of the value in the DeepSpeed JSON",
                claims=("ds-config-models-validate-values",))
+COMMENT_KEY = rule("ds-json-comment-key", INFO,
+                   "A top-level key that reads as a comment (\"_comment\", \"//\"): DeepSpeed ignores it, as meant",
+                   DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                   keys="the comment key", claims=("ds-unread-keys-ignored",))
 DEPRECATED = rule("ds-json-deprecated-key", WARNING,
                   "A deprecated DeepSpeed key (converted to its replacement, or ignored, with a warning)",
                   DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:60-101",
@@ -173,7 +177,8 @@ BATCH_AUTO_TOTAL = rule("ds-json-auto-batch-without-micro", WARNING,
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
                      DOC + "ds-batch-size; " + C + ":596-606",
                      keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps",
-                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked"))
+                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked",
+                             "ds-null-accumulation-fails-in-prepare"))
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       DOC + "ds-batch-size; " + C + ":590-652",
@@ -184,6 +189,13 @@ BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", WARNING,
                         + ":596-606",
                         claims=("ds-micro-batch-auto-from-dataloader", "ds-batch-size-uses-world-size",
                                 "trainer-ds-values-must-match-arguments"))
+BATCH_FIXED_AUTO_GAS = rule("ds-json-fixed-batch-auto-accumulation", WARNING,
+                            "Fixed train_batch_size and micro batch with \"auto\" accumulation: only one number of "
+                            "accumulation steps starts",
+                            DOC + "ds-batch-size; " + ACC + ":2207-2222; " + C + ":596-640; "
+                            "transformers/integrations/deepspeed.py:142-150",
+                            keys="train_batch_size, train_micro_batch_size_per_gpu, gradient_accumulation_steps",
+                            claims=("ds-batch-size-uses-world-size", "trainer-ds-values-must-match-arguments"))
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag",
@@ -292,6 +304,10 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
                      "block before DeepSpeed reads the config, and DeepSpeed only looks at `bfloat16` when `bf16` is "
                      "absent, so these settings are ignored.", "Rename the block to `bf16`.")
             continue
+        if name not in top and _is_comment_key(name):
+            ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "
+                     "which is what a comment is for.", "Nothing to do.")
+            continue
         if name not in top:
             best = S.did_you_mean(name, top)
             ctx.emit(UNKNOWN_TOP, name, f"`{name}` is not a DeepSpeed setting; DeepSpeed never reads it, so it is "
@@ -344,6 +360,12 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
         ctx.emit(STEPS_PRINT, "steps_per_print", f"`steps_per_print: {fmt(ds['steps_per_print'])}` is replaced by "
                  "accelerate (it sets infinity to silence DeepSpeed's own logging); only logging is affected.",
                  "Delete it and log from the training loop.")
+
+
+def _is_comment_key(name: str) -> bool:
+    """``_comment``, ``__note``, ``//``, ``comment``, ``#``: names people use for comments in JSON."""
+    low = name.lower().strip()
+    return low.startswith(("_", "//", "#")) or low in ("comment", "comments", "note", "notes", "description")
 
 
 def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
@@ -527,6 +549,13 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
             ok = False
             ctx.emit(BATCH_INVALID, k, f"`{k}: {fmt(v)}` must be a whole number above 0 (or \"auto\").",
                      f"Write `{k}` as a positive integer, or \"auto\".")
+    if "gradient_accumulation_steps" in ds and ds["gradient_accumulation_steps"] is None \
+            and "train_micro_batch_size_per_gpu" in ds and ds["train_micro_batch_size_per_gpu"] is not None:
+        ok = False
+        ctx.emit(BATCH_INVALID, "gradient_accumulation_steps", "`gradient_accumulation_steps: null` is kept as "
+                 "written (accelerate only fills a missing key with 1), and prepare() multiplies it into "
+                 "train_batch_size: it fails with a TypeError.", "Write a number of steps, or \"auto\", or delete "
+                 "the key (then 1).")
     tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
     if not present["train_micro_batch_size_per_gpu"] and tb == "auto":
         keys2 = ("train_batch_size", "train_micro_batch_size_per_gpu")
@@ -549,19 +578,25 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
         return
     if not ok or not present["train_batch_size"] or tb == "auto":
         return
+    gas_auto = present["gradient_accumulation_steps"] and gas == "auto"
     if mb == "auto":
-        g0 = 1 if not present["gradient_accumulation_steps"] else as_int(gas)
+        g0 = 1 if not present["gradient_accumulation_steps"] else (None if gas_auto else as_int(gas))
         world0 = None if _skip_world_check(ctx, ds) else ctx.nproc
-        if g0 and world0 and int(tb) % (g0 * world0):
+        div = (g0 or 1) * world0 if world0 else None
+        if div and int(tb) % div:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            split = f"{world0} processes x {g0} accumulation steps" if g0 else f"{world0} processes"
             ctx.emit(BATCH_MISMATCH, blame,
-                     f"train_batch_size {tb} cannot be split into {world0} processes x {g0} accumulation steps of "
-                     "whole micro batches, so whatever fills the \"auto\" micro batch, the check total = micro x "
-                     "accumulation x processes fails.",
+                     f"train_batch_size {tb} cannot be split into {split} of whole micro batches, so whatever fills "
+                     "the \"auto\" values, the check total = micro x accumulation x processes fails.",
                      "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
             return
-        need = (f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
-                if g0 and world0 else "the batch size that makes micro x accumulation x processes equal it")
+        if g0 and world0:
+            need = f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+        elif world0:
+            need = f"micro batch x accumulation steps = {int(tb) // world0} ({tb} / {world0} processes)"
+        else:
+            need = "the batch size that makes micro x accumulation x processes equal it"
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
                  "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "
@@ -572,15 +607,34 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
     world = ctx.nproc
     if world is None or _skip_world_check(ctx, ds):
         return
-    g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
     tb = int(tb)
+    if gas_auto:  # filled from the Accelerator's / the Trainer's accumulation: any whole number of steps can fit
+        unit = (int(mb) if present["train_micro_batch_size_per_gpu"] else 1) * world
+        blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+        if tb % unit:
+            ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} is not a multiple of micro batch x processes = "
+                     f"{unit}, so no number of accumulation steps makes micro x accumulation x processes equal it; "
+                     "DeepSpeed asserts 'Check batch related parameters'.",
+                     "Make train_batch_size a multiple of micro batch x processes, or set it to \"auto\".")
+        elif present["train_micro_batch_size_per_gpu"]:
+            steps = tb // unit
+            ctx.emit(BATCH_FIXED_AUTO_GAS, ("train_batch_size", "train_micro_batch_size_per_gpu",
+                                            "gradient_accumulation_steps"),
+                     f"`train_batch_size: {tb}` and `train_micro_batch_size_per_gpu: {int(mb)}` are fixed while "
+                     "`gradient_accumulation_steps` is \"auto\": the run starts only with exactly "
+                     f"{steps} accumulation step(s) ({tb} / ({int(mb)} x {world} processes)), passed as "
+                     f"TrainingArguments(gradient_accumulation_steps={steps}) under the HF Trainer or "
+                     f"Accelerator(gradient_accumulation_steps={steps}) in an own loop; any other fails DeepSpeed's "
+                     "batch check.", "Set train_batch_size to \"auto\", or write the accumulation steps.")
+        return
+    g = 1 if not present["gradient_accumulation_steps"] else int(gas)
     if present["train_micro_batch_size_per_gpu"]:
         expect = int(mb) * g * world
         if tb != expect:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
             ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} != micro batch {int(mb)} x gradient accumulation "
-                     f"{g}{' (accelerate default)' if g == 1 and gas in (None, 'auto') else ''} x {world} processes "
-                     f"= {expect}; DeepSpeed asserts 'Check batch related parameters'.",
+                     f"{g}{' (accelerate default)' if not present['gradient_accumulation_steps'] else ''} x {world} "
+                     f"processes = {expect}; DeepSpeed asserts 'Check batch related parameters'.",
                      "Make the three numbers agree, or set train_batch_size to \"auto\".")
     elif tb % (g * world) or tb // (g * world) == 0:
         blame = tuple(k for k in keys if present[k]) + ("num_processes",)
