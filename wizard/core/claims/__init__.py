@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - each registers its claims
     rules_general,
     trainer_loop,
     training,
+    versions_accelerate,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim
 from .registry import CLAIMS, claim

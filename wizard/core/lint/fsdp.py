@@ -6,6 +6,7 @@ always exports its own defaults for keys the YAML omits (commands/launch.py:513-
 """
 from __future__ import annotations
 
+from ..context import in_spec
 from ..vocab import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS, HYBRID_STRATEGIES, WRAP_POLICIES
 from ..vocab import backward_prefetch_name as _prefetch_of
 from ..vocab import sharding_strategy_name as strategy_of
@@ -14,25 +15,29 @@ from .base import DOC, ERROR, INFO, WARNING, A, Ctx, fsdp_key, kv, parse_bool, p
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
+V2 = {"accelerate": ">=1.6.0"}  # FSDP2 (fsdp_version, fsdp_reshard_after_forward) exists since accelerate 1.6.0
+FSDP_VERSION_SINCE = "1.6.0"
+"""The first accelerate release whose launcher reads fsdp_version (scripts/replay_accelerate_versions.py)."""
 
 VERSION_BAD = rule("fsdp-version-invalid", ERROR, "fsdp_version must be 1 or 2",
                    DOC + "fsdp-version; " + A + "commands/launch.py:513-518, " + D + ":1830-1875",
-                   claims=("fsdp-version-default-1-unchecked",))
+                   claims=("fsdp-version-default-1-unchecked",), versions=V2)
 VERSION_DEFAULT = rule("fsdp-version-default", INFO, "fsdp_version omitted: the launcher runs FSDP1",
                        DOC + "fsdp-version; " + A + "commands/launch.py:513-518",
-                       claims=("fsdp-version-default-1-unchecked", "accelerate-config-fsdp-questions"))
+                       claims=("fsdp-version-default-1-unchecked", "accelerate-config-fsdp-questions"), versions=V2)
 STRATEGY_BAD = rule("fsdp1-sharding-strategy-invalid", ERROR, "FSDP1 sharding strategy not a name or 1-5",
                     DOC + "fsdp1-sharding-strategy; " + D + ":1844-1853",
                     claims=("fsdp1-reads-sharding-strategy-only", "fsdp-plugin-rejects-unknown-names"))
 V2_STRATEGY_SAME = rule("fsdp2-sharding-strategy-ignored", WARNING,
                         "FSDP2 never reads fsdp_sharding_strategy (same effect as reshard_after_forward here)",
                         DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862",
-                        claims=("fsdp2-ignores-v1-keys", "fsdp-reshard-after-forward"))
+                        claims=("fsdp2-ignores-v1-keys", "fsdp-reshard-after-forward"),
+                      versions=V2)
 V2_STRATEGY_LOST = rule("fsdp2-sharding-strategy-lost", ERROR,
                         "FSDP2 never reads fsdp_sharding_strategy and the effective sharding differs",
                         DOC + "fsdp2-reshard-after-forward; " + D + ":1844-1862; accelerate/commands/to_fsdp2.py:51-58",
                         claims=("fsdp2-ignores-v1-keys", "fsdp-reshard-after-forward",
-                                "fsdp2-hybrid-from-parallelism-config"))
+                                "fsdp2-hybrid-from-parallelism-config"), versions=V2)
 V1_RESHARD_SAME = rule("fsdp1-reshard-after-forward-ignored", WARNING,
                        "FSDP1 ignores fsdp_reshard_after_forward under launch (same strategy anyway)",
                        DOC + "fsdp1-sharding-strategy; " + L + ":313-315, " + D + ":1844-1856",
@@ -45,7 +50,8 @@ V1_RESHARD_LOST = rule("fsdp1-reshard-after-forward-lost", ERROR,
                                "fsdp2-ignores-v1-keys"))
 V2_RESHARD_BAD = rule("fsdp2-reshard-after-forward-invalid", ERROR, "FSDP2 reshard_after_forward must be a bool",
                       DOC + "fsdp2-reshard-after-forward; " + D + ":1856-1880, accelerate/utils/environment.py:59-71",
-                      claims=("fsdp2-ignores-v1-keys", "fsdp-flags-str-to-bool", "fsdp-reshard-after-forward"))
+                      claims=("fsdp2-ignores-v1-keys", "fsdp-flags-str-to-bool", "fsdp-reshard-after-forward"),
+                      versions=V2)
 BOOL_BAD = rule("fsdp-bool-invalid", ERROR, "An FSDP flag that str_to_bool cannot parse",
                 DOC + "fsdp-key-mapping; " + D + ":1887, 1939-1980; accelerate/utils/environment.py:59-71",
                 keys="the fsdp_config flag, as written", claims=("fsdp-flags-str-to-bool",))
@@ -82,27 +88,28 @@ MIN_ZERO = rule("fsdp-min-num-params-zero", ERROR, "SIZE_BASED_WRAP with min_num
 PREFETCH_BAD = rule("fsdp-backward-prefetch-invalid", ERROR, "Unknown backward prefetch value",
                     DOC + "fsdp-prefetch; " + D + ":1892-1902", claims=("fsdp-plugin-rejects-unknown-names",))
 V2_PREFETCH_SAME = rule("fsdp2-backward-prefetch-ignored", WARNING, "FSDP2 has no backward prefetch (NO_PREFETCH)",
-                        DOC + "fsdp-prefetch; " + D + ":1903-1905", claims=("fsdp2-drops-prefetch-keys",))
+                        DOC + "fsdp-prefetch; " + D + ":1903-1905", claims=("fsdp2-drops-prefetch-keys",), versions=V2)
 V2_PREFETCH_LOST = rule("fsdp2-backward-prefetch-lost", ERROR, "FSDP2 drops the backward prefetch setting",
                         DOC + "fsdp-prefetch; " + D + ":1903-1905",
-                        claims=("fsdp2-drops-prefetch-keys", "fsdp-overlaps-on-its-own-streams"))
+                        claims=("fsdp2-drops-prefetch-keys", "fsdp-overlaps-on-its-own-streams"), versions=V2)
 SD_BAD = rule("fsdp-state-dict-type-invalid", ERROR, "Unknown state dict type", DOC + "fsdp-state-dict-type; " + D
               + ":2047-2056", claims=("fsdp-plugin-rejects-unknown-names", "fsdp-state-dict-type-defaults"))
 V2_LOCAL_SD = rule("fsdp2-local-state-dict", ERROR, "FSDP2 does not support LOCAL_STATE_DICT",
-                   DOC + "fsdp-state-dict-type; " + D + ":2069-2073", claims=("fsdp-state-dict-type-defaults",))
+                   DOC + "fsdp-state-dict-type; " + D + ":2069-2073", claims=("fsdp-state-dict-type-defaults",),
+                   versions=V2)
 V2_FWD_SAME = rule("fsdp2-forward-prefetch-ignored", WARNING, "FSDP2 never reads fsdp_forward_prefetch (false)",
-                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",))
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",), versions=V2)
 V2_FWD_LOST = rule("fsdp2-forward-prefetch-lost", ERROR, "FSDP2 silently drops fsdp_forward_prefetch: true",
-                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",))
+                   DOC + "fsdp-prefetch; " + D + ":1953-1956", claims=("fsdp2-drops-prefetch-keys",), versions=V2)
 V2_ORIG_SAME = rule("fsdp2-use-orig-params-obsolete", WARNING, "FSDP2 always uses the original parameters",
                     DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942",
-                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"))
+                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"), versions=V2)
 V2_ORIG_LOST = rule("fsdp2-use-orig-params-false", ERROR, "fsdp_use_orig_params: false cannot take effect in FSDP2",
                     DOC + "fsdp2-obsolete-flags; " + D + ":1938-1942",
-                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"))
+                    claims=("fsdp2-ignores-sync-module-states", "fsdp1-flat-fsdp2-dtensor"), versions=V2)
 V2_SYNC = rule("fsdp2-sync-module-states-obsolete", WARNING, "FSDP2 does not read fsdp_sync_module_states",
                DOC + "fsdp2-obsolete-flags; " + D + ":1944-1951",
-               claims=("fsdp2-ignores-sync-module-states", "fsdp-launch-ram-efficient-needs-sync"))
+               claims=("fsdp2-ignores-sync-module-states", "fsdp-launch-ram-efficient-needs-sync"), versions=V2)
 RAM_SYNC = rule("fsdp-ram-efficient-loading-needs-sync", ERROR,
                 "cpu_ram_efficient_loading (on by default) requires sync_module_states",
                 DOC + "fsdp-ram-efficient-loading; " + L + ":305-307; " + A + "commands/launch.py:584-598; " + D
@@ -123,10 +130,11 @@ AC_NO_POLICY = rule("fsdp2-activation-checkpointing-without-wrap-policy", ERROR,
                          "fsdp_config.fsdp_version (and fsdp_config.fsdp_min_num_params when it is 0)",
                     fix="set fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP (or a positive min_num_params), or turn "
                         "activation checkpointing off",
-                    claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"))
+                    claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"), versions=V2)
 AC_OFFLOAD = rule("fsdp-activation-checkpointing-offload-requirements", ERROR,
                   "activation_checkpointing_offload needs activation_checkpointing and FSDP2",
-                  DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970", claims=("fsdp2-ac-offload-wrapper",))
+                  DOC + "fsdp-activation-checkpointing; " + D + ":1963-1970", claims=("fsdp2-ac-offload-wrapper",),
+                  versions={"accelerate": ">=1.15.0"})
 HYBRID_ONE_NODE = rule("fsdp1-hybrid-shard-single-node", WARNING,
                        "HYBRID_SHARD on one machine behaves like FULL_SHARD",
                        DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167",
@@ -139,6 +147,29 @@ HYBRID_GROUPS = rule("fsdp1-hybrid-shard-group-mismatch", ERROR,
                              "fsdp2-hybrid-from-parallelism-config"))
 
 
+VERSION_UNREAD = rule("fsdp-version-unread", ERROR,
+                      "accelerate before 1.6 does not read fsdp_version: every FSDP run is FSDP1",
+                      DOC + "version-notes; " + A + "utils/launch.py:280-300 (1.5.2: no FSDP_VERSION export, no "
+                      "--fsdp_version argument); scripts/replay_accelerate_versions.py",
+                      fix="upgrade accelerate to 1.6 or later for FSDP2, or write the FSDP1 settings you want",
+                      claims=("accelerate-fsdp-version-since-1-6",), versions={"accelerate": "<1.6.0"})
+VERSION_UNREAD_SAME = rule("fsdp-version-unread-harmless", INFO,
+                           "accelerate before 1.6 does not read fsdp_version; 1 is what happens anyway",
+                           DOC + "version-notes; " + A + "utils/launch.py:280-300 (1.5.2)",
+                           claims=("accelerate-fsdp-version-since-1-6",), versions={"accelerate": "<1.6.0"})
+V2_SD_SHARDED_ONLY = rule("fsdp2-state-dict-sharded-only", ERROR,
+                          "accelerate 1.6 supports only SHARDED_STATE_DICT with FSDP2",
+                          DOC + "version-notes; " + D + ":1879-1884 (1.6.0); scripts/replay_accelerate_versions.py",
+                          claims=("accelerate-1-6-fsdp2-sharded-state-dict-only",),
+                          versions={"accelerate": ">=1.6.0,<1.7.0"})
+
+
+def acc_before(ctx: Ctx, release: str) -> bool:
+    """Whether the accelerate version judged for is known and older than ``release``."""
+    v = ctx.versions.get("accelerate")
+    return v is not None and in_spec(v, "<" + release)
+
+
 def derive(ctx: Ctx) -> None:
     fc = {}
     for k, v in ctx.section("fsdp_config").items():
@@ -147,6 +178,8 @@ def derive(ctx: Ctx) -> None:
     raw = fc.get("fsdp_version", (None, "1"))[1]
     n = parse_int(raw)
     ctx.fsdp_version = n if n in (1, 2) else None
+    if acc_before(ctx, FSDP_VERSION_SINCE):  # not read: the plugin is FSDP1 whatever is written
+        ctx.fsdp_version = 1
 
 
 def check(ctx: Ctx) -> None:
@@ -162,6 +195,20 @@ def check(ctx: Ctx) -> None:
     def val(name, default=None):
         return fc[name][1] if name in fc else default
 
+    if has("fsdp_version") and acc_before(ctx, FSDP_VERSION_SINCE):
+        written = parse_int(val("fsdp_version"))
+        acc = ctx.versions.get("accelerate")
+        if written == 1:
+            ctx.emit(VERSION_UNREAD_SAME, key("fsdp_version"),
+                     f"accelerate {acc} does not read `fsdp_version` (it arrived in 1.6.0); the run is FSDP1, "
+                     "which is what `fsdp_version: 1` asks for.", "Nothing to change; the key takes effect from "
+                     "accelerate 1.6 on.")
+        else:
+            ctx.emit(VERSION_UNREAD, key("fsdp_version"),
+                     f"{kv(key('fsdp_version'), val('fsdp_version'))} has no effect on accelerate {acc}: its "
+                     "launcher has no fsdp_version (that arrived in 1.6.0), so the run is FSDP1, and the "
+                     "settings are read the FSDP1 way (sharding strategy, prefetch, use_orig_params).",
+                     "Upgrade accelerate to 1.6 or later for FSDP2, or write the FSDP1 settings you want.")
     if has("fsdp_version") and v is None:
         ctx.emit(VERSION_BAD, key("fsdp_version"),
                  f"{kv(key('fsdp_version'), val('fsdp_version'))} is not 1 or 2. The launcher passes it through "
@@ -381,6 +428,11 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
             ctx.emit(V2_LOCAL_SD, (key("fsdp_state_dict_type"), key("fsdp_version")),
                      "FSDP2 does not support LOCAL_STATE_DICT; the plugin "
                      "raises.", "Use SHARDED_STATE_DICT or FULL_STATE_DICT.")
+        elif sd == "FULL_STATE_DICT" and v == 2:  # accelerate 1.6.0 only (the rule's range)
+            ctx.emit(V2_SD_SHARDED_ONLY, (key("fsdp_state_dict_type"), key("fsdp_version")),
+                     f"accelerate {ctx.versions.get('accelerate')} supports only SHARDED_STATE_DICT with FSDP2, so "
+                     f"{kv(key('fsdp_state_dict_type'), raw)} makes the plugin raise (FULL_STATE_DICT came in "
+                     "1.7.0).", "Use SHARDED_STATE_DICT (FSDP2's default), or upgrade accelerate to 1.7 or later.")
 
 
 def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:

@@ -33,6 +33,7 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 # mode through unchecked. Its own TORCH_DYNAMO_MODES (accelerate/utils/constants.py:50) only lists what
 # `accelerate config` offers, so it is not the test of a valid value.
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
+PARALLELISM = {"accelerate": ">=1.10.0"}  # parallelism_config loads since 1.10 (keys.py TOP_LEVEL_SINCE)
 FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
@@ -151,27 +152,27 @@ DYNAMO_FLAG_BAD = rule("dynamo-flag-invalid", ERROR, "A dynamo_use_* flag that i
                        claims=("dynamo-backend-and-flags-checked",))
 PAR_SIZE = rule("parallelism-size-invalid", ERROR, "A parallelism size that is not an integer >= 1",
                 DOC + "parallelism-config; " + A + "parallelism_config.py:274-321, utils/launch.py:420-424",
-                claims=("parallelism-config-checks",))
+                claims=("parallelism-config-checks",), versions=PARALLELISM)
 PAR_TOTAL = rule("parallelism-total-mismatch", ERROR, "Product of parallelism sizes != num_processes",
                  DOC + "parallelism-config; " + A + "parallelism_config.py:366-374",
-                 claims=("parallelism-config-total-is-num-processes",))
+                 claims=("parallelism-config-total-is-num-processes",), versions=PARALLELISM)
 PAR_FSDP1 = rule("parallelism-needs-fsdp2", ERROR, "parallelism_config with sizes > 1 requires FSDP2",
                  DOC + "parallelism-config; " + A + "parallelism_config.py:388-395",
-                 claims=("parallelism-config-needs-fsdp2",))
+                 claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
 PAR_NO_SHARD = rule("parallelism-fsdp2-no-shard-dim", ERROR,
                     "FSDP2 + parallelism_config needs dp_shard_size > 1 or cp_size > 1",
                     DOC + "parallelism-config; " + A + "parallelism_config.py:376-386",
-                    claims=("parallelism-config-needs-fsdp2",))
+                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
 PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
                  "cp and sp together, or tp/cp over pure replication, are rejected",
                  DOC + "parallelism-config; " + A + "parallelism_config.py:322-340",
-                 claims=("parallelism-config-checks",))
+                 claims=("parallelism-config-checks",), versions=PARALLELISM)
 PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
                    DOC + "parallelism-config; " + A + "parallelism_config.py:312-320",
-                   claims=("parallelism-config-checks",))
+                   claims=("parallelism-config-checks",), versions={"accelerate": ">=1.12.0"})
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
                    DOC + "parallelism-config; " + A + "state.py:990-1005",
-                   claims=("parallelism-config-needs-fsdp2",))
+                   claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
 
 
 def derive(ctx: Ctx) -> None:

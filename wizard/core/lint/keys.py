@@ -9,6 +9,7 @@ attributes the launcher functions read (accelerate 1.15.0, commands/launch.py an
 from __future__ import annotations
 
 from .. import ds_schema
+from ..context import in_spec
 from ..vocab import FSDP_KEYS
 from .base import DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, A, Ctx, as_int, fmt, fsdp_key, kv, rule
 
@@ -71,6 +72,60 @@ _SECTION_USERS = {
     "megatron_lm_config": {"MEGATRON_LM"},
     "mpirun_config": {"MULTI_CPU"},
 }
+
+# ---- accelerate releases (scripts/replay_accelerate_versions.py, docs/versions-accelerate.md)
+KEY_SINCE = {
+    "fsdp_config.fsdp_ignored_modules": "1.10.0",
+    "fsdp_config.fsdp_activation_checkpointing_offload": "1.15.0",
+    "dynamo_config.dynamo_use_regional_compilation": "1.7.0",
+    **{f"parallelism_config.{k}": "1.10.0" for k in sorted(PARALLELISM_ALWAYS | PARALLELISM_CP)},
+    **{f"parallelism_config.{PC}{k}": "1.12.0" for k in ("cp_backend", "sp_size", "sp_backend")},
+    **{f"parallelism_config.{k}": "1.12.0" for k in sorted(PARALLELISM_SP)},
+    "fp8_config.fp8_enable_fsdp_float8_all_gather": "1.13.0",
+    "fp8_config.fp8_pad_inner_dim": "1.13.0",
+}
+"""A section key (as the launcher names it) -> the first accelerate release that reads it; older releases copy it
+onto the launch arguments and never read it. (fsdp_version and fsdp_reshard_after_forward, 1.6.0, have their own
+rules in fsdp.py.)"""
+DYNAMO_PREFIX_SINCE = "1.14.0"
+"""dynamo_config keys without the ``dynamo_`` prefix (``backend``) are read since this release; before, they were
+copied as written and never read."""
+TOP_LEVEL_SINCE = {"parallelism_config": "1.10.0"}
+"""Top-level ClusterConfig fields newer than accelerate 1.0: older releases fail to load a file with them."""
+TOP_LEVEL_UNTIL = {"ipex_config": ("1.0.0", "1.13.0"), "tp_config": ("1.4.0", "1.7.0")}
+"""Top-level ClusterConfig fields of older releases (field exists for first <= version < end); 1.15 rejects them."""
+
+KEY_TOO_NEW = rule("accelerate-key-too-new", ERROR,
+                   "A section key the judged accelerate release does not read yet (it came later): ignored there",
+                   DOC + "version-notes; " + A + "commands/launch.py and utils/launch.py of each release; "
+                   "scripts/replay_accelerate_versions.py", keys="the section key, as written",
+                   fix="upgrade accelerate to the release named, or drop the key",
+                   claims=("accelerate-keys-arrive-per-release",), versions={"accelerate": "<1.15.0"})
+TOP_TOO_NEW = rule("top-level-key-too-new", ERROR,
+                   "A top-level section the judged accelerate release does not know: loading the file fails",
+                   DOC + "version-notes; " + A + "commands/config/config_args.py (1.9.0: no parallelism_config "
+                   "field; unknown keys raise); scripts/replay_accelerate_versions.py",
+                   keys="the top-level section", fix="upgrade accelerate to the release named, or remove the section",
+                   claims=("accelerate-keys-arrive-per-release", "config-sections-unchecked"),
+                   versions={"accelerate": "<1.10.0"})
+
+
+def _acc_before(ctx: Ctx, release: str) -> bool:
+    v = ctx.versions.get("accelerate")
+    return v is not None and in_spec(v, "<" + release)
+
+
+def _too_new(ctx: Ctx, written: str, canonical: str) -> bool:
+    """Emit KEY_TOO_NEW for ``written`` (section.key as written) when ``canonical`` is newer than the judged
+    accelerate; True when it did (the key is then not judged further)."""
+    since = KEY_SINCE.get(canonical)
+    if since is None or not _acc_before(ctx, since):
+        return False
+    ctx.emit(KEY_TOO_NEW, written, f"`{written}` is read by `accelerate launch` only since accelerate {since}; "
+             f"accelerate {ctx.versions.get('accelerate')} copies it onto the launch arguments and never reads it, "
+             "so its value has no effect.", f"Upgrade accelerate to {since} or later, or delete the key.")
+    return True
+
 
 UNKNOWN_TOP = rule("unknown-top-level-key", ERROR, "A top-level key that is not a ClusterConfig field",
                    DOC + "config-loading; " + A + "commands/config/config_args.py:154-159",
@@ -146,8 +201,18 @@ def _suggest(word: str, candidates) -> str:
 def check_top_level(ctx: Ctx) -> None:
     sagemaker = ctx.y.get("compute_environment") == "AMAZON_SAGEMAKER"
     fields = SAGEMAKER_FIELDS if sagemaker else CLUSTER_FIELDS
+    acc = ctx.versions.get("accelerate")
+    if not sagemaker and acc is not None:  # the field set of the judged release
+        fields = frozenset(f for f in fields if not _acc_before(ctx, TOP_LEVEL_SINCE.get(f, "0")))
+        fields |= {f for f, (first, end) in TOP_LEVEL_UNTIL.items() if in_spec(acc, f">={first},<{end}")}
     for key in ctx.y:
         if key in fields or key in LEGACY_TOP_LEVEL:
+            continue
+        if key in TOP_LEVEL_SINCE and not sagemaker:
+            ctx.emit(TOP_TOO_NEW, str(key), f"`{key}` is a top-level section only since accelerate "
+                     f"{TOP_LEVEL_SINCE[key]}; accelerate {acc} does not know it, so loading the file fails with "
+                     "'had unknown keys'.", f"Upgrade accelerate to {TOP_LEVEL_SINCE[key]} or later, or remove "
+                     f"`{key}`.")
             continue
         name = str(key)
         hint = _suggest(name, fields)
@@ -213,6 +278,7 @@ def check_fsdp_keys(ctx: Ctx) -> None:
                          "Keep one key, with the value you want.")
         seen[norm] = name
         if norm in FSDP_KEYS:
+            _too_new(ctx, f"fsdp_config.{name}", f"fsdp_config.{norm}")
             continue
         if norm in FSDP_LEGACY:
             ctx.emit(FSDP_LEGACY_KEY, f"fsdp_config.{name}",
@@ -295,10 +361,14 @@ def check_parallelism_keys(ctx: Ctx) -> None:
     pc = ctx.section("parallelism_config")
     if not pc or ctx.dist not in MULTI_DEVICE_TYPES | {"FSDP", DIST_DEEPSPEED}:
         return
+    if _acc_before(ctx, TOP_LEVEL_SINCE["parallelism_config"]):
+        return  # the file does not load there (TOP_TOO_NEW)
     cp = as_int(pc.get(PC + "cp_size", 1))
     sp = as_int(pc.get(PC + "sp_size", 1))
     for key in pc:
         name = str(key)
+        if name in PARALLELISM_KEYS and _too_new(ctx, f"parallelism_config.{name}", f"parallelism_config.{name}"):
+            continue
         if name in PARALLELISM_ALWAYS:
             continue
         if name in PARALLELISM_CP and cp is not None and cp > 1:
@@ -342,6 +412,13 @@ def check_dynamo_keys(ctx: Ctx) -> None:
                      "engine's compile in the training script.")
             continue
         if norm in DYNAMO_KEYS:
+            if norm != name and _acc_before(ctx, DYNAMO_PREFIX_SINCE):
+                ctx.emit(KEY_TOO_NEW, f"dynamo_config.{name}", f"`dynamo_config.{name}` without the `dynamo_` "
+                         f"prefix is read only since accelerate {DYNAMO_PREFIX_SINCE}; accelerate "
+                         f"{ctx.versions.get('accelerate')} copies it as `{name}`, which nothing reads, so its "
+                         "value has no effect.", f"Write `{norm}`.")
+            else:
+                _too_new(ctx, f"dynamo_config.{name}", f"dynamo_config.{norm}")
             continue
         ctx.emit(UNKNOWN_DYNAMO, f"dynamo_config.{name}",
                  f"`dynamo_config.{name}` is not a dynamo setting (the launcher looks for `{norm}`), so it is "
@@ -355,6 +432,7 @@ def check_fp8_keys(ctx: Ctx) -> None:
         name = str(key)
         norm = name if name.startswith("fp8") else "fp8_" + name
         if norm in FP8_KEYS:
+            _too_new(ctx, f"fp8_config.{name}", f"fp8_config.{norm}")
             continue
         if norm in FP8_MISNAMED:
             hint = f" The reader uses `{FP8_MISNAMED[norm]}` (this name comes from `accelerate config` itself)."
