@@ -150,7 +150,7 @@ def data_file(version: str | None = None) -> Path:
     return DATA_DIR / f"{select(version) if version is not None else schema_version()}.json"
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=32)
 def load_version(shipped: str) -> dict:
     """One shipped schema document (cached; ``shipped`` must be a release of ``shipped_versions()``)."""
     with open(DATA_DIR / f"{shipped}.json", encoding="utf-8") as f:
@@ -512,12 +512,13 @@ def version_note(path: str) -> str:
     shipped schemas show no change for it."""
     target = target_version()
     shown = schema_version()
-    yours = f"your target is DeepSpeed {target}" + (f" (checked with the {shown} schema)" if shown != target else "")
+    yours = f"your target is DeepSpeed {target}" + (f", checked with the {shown} schema" if shown != target else "")
     later = added_in(path) if status(path) == REJECTED else None
     if later is not None:
         versions = list(shipped_versions())
         before = versions[versions.index(later) - 1]
-        since = f"from {later} on" if consecutive(before, later) else f"in {later} (not yet in {before})"
+        since = (f"from {later} on" if consecutive(before, later) else
+                 f"from {later} on, {before} rejects it, releases between them not checked")
         return f"DeepSpeed accepts it {since}; {yours}"
     gone = removed_in(path)
     if gone is None:
@@ -526,10 +527,10 @@ def version_note(path: str) -> str:
     versions = [v for v, _ in hist]
     last_ok, before = hist[versions.index(gone) - 1]
     exact = consecutive(last_ok, gone)
+    between = "" if exact else ", releases between them not checked"
     if before == READ:
-        when = (f"removed in DeepSpeed {gone}" if exact else
-                f"accepted up to DeepSpeed {last_ok}, rejected from {gone} on")
+        when = f"removed in DeepSpeed {gone}" if exact else f"DeepSpeed {last_ok} accepted it, {gone} rejects it"
     else:  # never read before: the section became strict
-        when = (f"rejected since DeepSpeed {gone} ({last_ok} accepted and ignored it)" if exact else
-                f"ignored up to DeepSpeed {last_ok}, rejected from {gone} on")
+        when = f"DeepSpeed {last_ok} and older ignored it, {gone} and newer reject it"
+    when += between
     return f"{when}; {yours}"
