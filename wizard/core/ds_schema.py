@@ -534,3 +534,46 @@ def version_note(path: str) -> str:
         when = f"DeepSpeed {last_ok} and older ignored it, {gone} and newer reject it"
     when += between
     return f"{when}; {yours}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# checks in DeepSpeed's code: in which releases they hold (wizard/data/ds_versions.json, docs/versions.md)
+# ----------------------------------------------------------------------------------------------------------------
+VERSIONS_FILE = Path(__file__).resolve().parent.parent / "data" / "ds_versions.json"
+_SPEC_RE = re.compile(r"^\s*(>=|<=|==|>|<)\s*(\S+)\s*$")
+
+
+@lru_cache(maxsize=1)
+def check_versions() -> dict[str, str]:
+    """Check or rule id (``rule-id`` or ``rule-id/detail``) -> the range of DeepSpeed releases it holds in."""
+    with open(VERSIONS_FILE, encoding="utf-8") as f:
+        return dict(json.load(f)["ranges"])
+
+
+def in_range(version: str, spec: str) -> bool:
+    """Whether ``version`` satisfies ``spec`` (``">=0.19.3"``, ``">=0.14,<0.17.1"``). A version or bound given
+    as major.minor counts as major.minor.0 here."""
+    have = parse_version(version)
+    if have is None:
+        raise ValueError(f"not a version: {version!r}")
+    have = have if version.count(".") >= 2 else have[:2] + (0,)
+    for part in spec.split(","):
+        m = _SPEC_RE.match(part)
+        if m is None:
+            raise ValueError(f"not a version range: {spec!r}")
+        op, bound_text = m.groups()
+        bound = parse_version(bound_text)
+        if bound is None:
+            raise ValueError(f"not a version range: {spec!r}")
+        bound = bound if bound_text.count(".") >= 2 else bound[:2] + (0,)
+        ok = {">=": have >= bound, ">": have > bound, "<=": have <= bound, "<": have < bound,
+              "==": have == bound}[op]
+        if not ok:
+            return False
+    return True
+
+
+def check_applies(check_id: str, version: str | None = None) -> bool:
+    """Whether the check holds for DeepSpeed ``version`` (None: the target in force); True for an unknown id."""
+    spec = check_versions().get(check_id)
+    return True if spec is None else in_range(version if version is not None else target_version(), spec)
