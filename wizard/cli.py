@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 COMMANDS = {
-    "check": "lint an accelerate config YAML and the DeepSpeed JSON it names",
+    "check": "lint an accelerate config YAML and the DeepSpeed JSON it names, or a DeepSpeed JSON alone",
     "explain": "FSDP and DeepSpeed side by side, setting by setting",
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
@@ -196,11 +196,24 @@ def _main_parser() -> _Parser:
 
 def _check_options(p: argparse.ArgumentParser) -> None:
     p.description = "Lint an accelerate config YAML and the DeepSpeed JSON it names, as accelerate reads them " \
-                    "when launched from the current folder."
-    p.add_argument("config", metavar="CONFIG.yaml")
+                    "when launched from the current folder, or a DeepSpeed JSON alone, for the training loop and " \
+                    "library versions that will run it."
+    p.add_argument("config", metavar="FILE", help="accelerate config (YAML) or a DeepSpeed JSON alone")
+    p.add_argument("--trainer", choices=("hf", "accelerate"), default=None,
+                   help="who drives training: hf = the Hugging Face Trainer (transformers, TRL, LLaMA-Factory, "
+                        "axolotl), accelerate = an own Accelerator loop (default: unknown, then findings that "
+                        "depend on it say what happens in each case)")
+    p.add_argument("--script", metavar="train.py",
+                   help="read who drives training from this script (imports and calls; it is not run)")
+    p.add_argument("--num-processes", type=int, metavar="N",
+                   help="for a DeepSpeed JSON alone: the processes (GPUs) in total, for the batch-size arithmetic")
     p.add_argument("--gpus-per-node", type=int, metavar="N",
                    help="GPUs on each machine (default: the GPUs detected here; GPU-count rules are skipped "
                         "when unknown)")
+    for lib in ("accelerate", "deepspeed", "transformers"):
+        p.add_argument(f"--{lib}-version", metavar="V",
+                       help=f"judge for this {lib} version (default: the installed one, else the one the "
+                            "wizard was verified against)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--verify", action="store_true",
                    help="also replay the config through the real accelerate and deepspeed code")

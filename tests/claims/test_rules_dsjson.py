@@ -219,6 +219,28 @@ def test_an_auto_train_batch_size_without_micro_batch(tmp_path):
     assert DeepSpeedConfig(config.config).train_micro_batch_size_per_gpu == 2
 
 
+@pytest.mark.claim("ds-null-accumulation-fails-in-prepare")
+def test_a_null_accumulation_fails_in_prepare():
+    proc = one_rank("""
+        import torch
+        from accelerate import Accelerator
+        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
+        ds = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": None,
+              "zero_optimization": {"stage": 1}}
+        plugin = DeepSpeedPlugin(hf_ds_config=ds)
+        print("KEPT", plugin.deepspeed_config["gradient_accumulation_steps"] is None)
+        acc = Accelerator(deepspeed_plugin=plugin, kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+        model = torch.nn.Linear(4, 4)
+        loader = torch.utils.data.DataLoader(torch.randn(8, 4), batch_size=2)
+        try:
+            acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+        except TypeError as e:
+            print("RAISED", "NoneType" in str(e))
+    """, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "KEPT True" in proc.stdout and "RAISED True" in proc.stdout
+
+
 @pytest.mark.claim("ds-steps-per-print-infinity")
 def test_steps_per_print_is_replaced_by_infinity(clean_env):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin

@@ -136,6 +136,33 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
             auto.config["train_batch_size"], auto.config["gradient_clipping"]) == (2, 4, 8, 1.0)
 
 
+@pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
+def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state):
+    import torch
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    model = torch.nn.Linear(4, 4)
+
+    def finalize(lr, top, learning_rate):
+        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, learning_rate=learning_rate, report_to=[])
+        cfg = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 1},
+                                        "optimizer": {"type": "AdamW", "params": {"lr": lr, "betas": "auto",
+                                                                                  "eps": "auto"}},
+                                        "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": top}}})
+        cfg.trainer_config_process(args)
+        cfg.trainer_config_finalize(args, model, 10)
+        return cfg.config
+
+    for learning_rate in (1e-4, 2e-5):  # whichever argument is passed, one of the two numbers differs from it
+        with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
+            finalize(1e-4, 2e-5, learning_rate)
+        assert "learning_rate" in str(err.value)
+    filled = finalize("auto", "auto", 3e-5)
+    assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
+    assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
+    assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
+
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")
 def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp):

@@ -35,7 +35,7 @@ def test_help_command_shows_that_commands_options(name, capsys):
 def test_help_of_check_and_explain_name_their_options(capsys):
     assert main(["help", "check"]) == 0
     out = capsys.readouterr().out
-    assert "--gpus-per-node" in out and "--format" in out and "CONFIG.yaml" in out
+    assert "--gpus-per-node" in out and "--format" in out and "FILE" in out and "--trainer" in out and "--num-processes" in out
     assert main(["help", "explain"]) == 0
     assert "groups: backend, launch, sharding" in capsys.readouterr().out
 
@@ -51,7 +51,7 @@ def test_help_without_a_command_is_the_main_help(capsys):
     (["help", "chek"], "unknown command 'chek'; did you mean 'check'?"),
     (["chek", "a.yaml"], "unknown command 'chek'; did you mean 'check'?"),
     (["--headless", "zero2", "--out", "o", "extra"], "unknown command 'extra'"),
-    (["check"], "check: the following arguments are required: CONFIG.yaml (options: fsdpds-wizard help check)"),
+    (["check"], "check: the following arguments are required: FILE (options: fsdpds-wizard help check)"),
     (["presets", "x"], "presets: unrecognized arguments: x"),
     (["schema", "--format", "yaml"], "schema: argument --format: invalid choice"),
     (["--out", "o", "check", "a.yaml"], "--out goes without a command"),

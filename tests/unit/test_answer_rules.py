@@ -20,6 +20,7 @@ DS = {"backend": "deepspeed"}
 F1 = {"backend": "fsdp", "fsdp_version": 1}
 F2 = {"backend": "fsdp", "fsdp_version": 2}
 TWO = {"launch": {"num_processes": 16, "num_machines": 2, "main_process_ip": "10.0.0.1"}}
+TRAINER = {"launch": {"training_loop": "trainer"}}
 BF16_STATES = {"precision": {"ds_bf16_master_weights": "bf16_with_states"}}
 
 
@@ -78,6 +79,14 @@ CASES = [
     ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}), merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}),
      "offload.nvme_path"),
     ("ds-offload-optimizer-becomes-adam", merge(DS, {"offload": {"optimizer": "cpu"}}), DS, "offload.optimizer"),
+    ("trainer-two-learning-rates",
+     merge(DS, TRAINER, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+                                                 "scheduler": {"type": "WarmupLR",
+                                                               "params": {"warmup_max_lr": 2e-4}}}}}),
+     merge(DS, TRAINER, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 2e-4}},
+                                                 "scheduler": {"type": "WarmupLR",
+                                                               "params": {"warmup_max_lr": 2e-4}}}}}),
+     "deepspeed.extra"),
     ("ds-zero3-init-cannot-be-off", merge(DS, {"loading": {"ram_efficient": False}}), DS, "loading.ram_efficient"),
     ("ram-efficient-needs-sync", merge(F1, {"sync": {"module_states": False}}),
      merge(F1, {"sync": {"module_states": False}, "loading": {"ram_efficient": False}}), "sync.module_states"),
@@ -295,3 +304,49 @@ def test_gpu_ids_are_not_checked_where_the_deepspeed_runner_replaces_them():
                   "gpu-ids-fewer-than-processes") == []
     assert _fired(merge(DS, short, {"launch": {"ds_multinode_launcher": "standard"}}), "gpu-ids-fewer-than-processes")
     assert _fired(merge(F2, short), "gpu-ids-fewer-than-processes")
+
+
+# ------------------------------------------------------------------ rules that follow launch.training_loop
+
+
+def _one(doc, rule):
+    hits = [f for f in check_answers(A(doc)) if f.rule == rule]
+    assert len(hits) == 1, hits
+    return hits[0]
+
+
+def test_optimizer_offload_names_the_trainer_and_its_optim_argument():
+    doc = merge(DS, {"offload": {"optimizer": "cpu"}})
+    own = _one(doc, "ds-offload-optimizer-becomes-adam")
+    hf = _one(merge(doc, TRAINER), "ds-offload-optimizer-becomes-adam")
+    assert own.keys == ("offload.optimizer",) and "script" in own.message
+    assert hf.keys == ("offload.optimizer", "launch.training_loop") and "TrainingArguments.optim" in hf.message
+
+
+def test_optimizer_offload_with_an_optimizer_block_swaps_nothing_in_either_loop():
+    block = {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}}}
+    for loop in ({}, TRAINER):
+        doc = merge(DS, loop, {"offload": {"optimizer": "cpu"}}, block)
+        assert not [f for f in check_answers(A(doc)) if f.rule == "ds-offload-optimizer-becomes-adam"]
+
+
+def test_auto_clipping_says_who_fills_it():
+    doc = merge(DS, {"training": {"gradient_clipping": "auto"}})
+    own = _one(doc, "ds-auto-clipping")
+    hf = _one(merge(doc, TRAINER), "ds-auto-clipping")
+    assert "1.0" in own.message and "max_grad_norm" not in own.message
+    assert "max_grad_norm" in hf.message and "launch.training_loop" in hf.keys
+
+
+def test_fsdp_training_answers_go_to_training_arguments_under_the_trainer():
+    doc = {"training": {"gradient_accumulation_steps": 4}}
+    own = _one(doc, "fsdp-training-in-script")
+    hf = _one(merge(doc, TRAINER), "fsdp-training-in-script")
+    assert "Accelerator(gradient_accumulation_steps" in own.message
+    assert "training_arguments.json" in hf.message and hf.keys[-1] == "launch.training_loop"
+
+
+def test_two_learning_rates_are_no_error_in_an_own_loop():
+    doc = merge(DS, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+                                             "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": 2e-4}}}}})
+    assert not [f for f in check_answers(A(doc)) if f.rule == "trainer-two-learning-rates"]

@@ -31,7 +31,7 @@ from wizard.core.catalog import (
 from wizard.core.catalog.writes import key_to_setting, keys_of, native_names
 from wizard.core.generate import _key_to_answer, generate
 from wizard.core.lint.keys import CLUSTER_FIELDS, DS_INLINE_KEYS, DYNAMO_KEYS, PC
-from wizard.core.render import render
+from wizard.core.render import TRAINING_ARGUMENT_OF, render
 from wizard.core.vocab import FSDP_KEYS
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},
@@ -126,7 +126,9 @@ def test_render_import_render_is_identical_and_nothing_is_dropped_silently(setti
         for s in SETTINGS:
             if not s.writes.get(answers.target) or answers[s.id] == imported[s.id] or s.id in named:
                 continue
-            carried = any(found(rendered, key) for _, key in keys_of(s.id))
+            carried = any(found(rendered, key) for _, key in keys_of(s.id)) or (
+                # under the Trainer the value goes to training_arguments.json (the JSON says "auto")
+                TRAINING_ARGUMENT_OF.get(s.id) in (rendered.training_arguments or {}))
             assert carried or s.id in UNWRITTEN_WITHOUT_FINDING, (
                 f"{stated}: {s.id} = {answers[s.id]!r} is neither written nor named by a finding "
                 f"(imported back as {imported[s.id]!r})")

@@ -326,6 +326,9 @@ CASES = [
     C("ds-json-batch-missing", filemode(), filemode(),
       dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=DROP), dsj()),
     C("ds-json-auto-batch-without-micro", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
+    C("ds-json-comment-key", filemode(), filemode(), dsj(_comment="zero-3 for 8 GPUs"), dsj()),
+    C("ds-json-fixed-batch-auto-accumulation", filemode(), filemode(),
+      dsj(train_batch_size=64, train_micro_batch_size_per_gpu=4), dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-invalid", filemode(), filemode(), dsj(train_micro_batch_size_per_gpu="4"),
       dsj(train_micro_batch_size_per_gpu=4)),
     C("ds-json-batch-mismatch", filemode(), filemode(),
@@ -602,8 +605,79 @@ def test_one_severity_per_rule():
             assert f.severity == RULES[f.rule].severity, f.rule
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# rules whose outcome depends on who drives training (issue 9): (rule, the loops it fires in, bad json, fixed json)
+# ---------------------------------------------------------------------------------------------------------------
+LOOPS = ("hf", "accelerate", None)
+_BETAS_AUTO = dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": "auto"}})
+_BETAS_SET = dsj(optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": [0.9, 0.999]}})
+_TWO_LRS = dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-4}},
+               scheduler={"type": "WarmupLR", "params": {"warmup_max_lr": 2e-5}})
+_ONE_LR = dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-4}},
+              scheduler={"type": "WarmupLR", "params": {"warmup_max_lr": 1e-4}})
+_NO_NORM = dsj(gradient_clipping="auto", zero_optimization={"__replace__": True, "stage": 2,
+                                                            "compute_grad_norm": False})
+_NO_NORM_OFF = dsj(gradient_clipping=0.0, zero_optimization={"__replace__": True, "stage": 2,
+                                                             "compute_grad_norm": False})
+
+
+def _fm():
+    return filemode({"zero3_init_flag": DROP})
+
+
+def L(rule, loops, bad_ds, fixed_ds):
+    return pytest.param(rule, loops, bad_ds, fixed_ds, id=rule)
+
+
+LOOP_CASES = [
+    L("ds-json-auto-trainer-only", {None}, _BETAS_AUTO, _BETAS_SET),
+    L("ds-json-auto-trainer-only-own-loop", {"accelerate"}, _BETAS_AUTO, _BETAS_SET),
+    L("ds-json-auto-batch-without-micro", {None}, dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
+    L("ds-json-auto-batch-without-micro-own-loop", {"accelerate"}, dsj(train_micro_batch_size_per_gpu=DROP), dsj()),
+    L("ds-json-trainer-lr-conflict", {"hf"}, _TWO_LRS, _ONE_LR),
+    L("ds-json-lr-conflict-unknown-loop", {None}, _TWO_LRS, _ONE_LR),
+    L("ds-json-trainer-values-must-match", {"hf", None}, dsj(gradient_clipping=0.5), dsj()),
+    L("ds-json-compute-grad-norm-auto-clipping", {"hf", None}, _NO_NORM, _NO_NORM_OFF),
+]
+
+
+@pytest.mark.parametrize("rule,loops,bad_ds,fixed_ds", LOOP_CASES)
+def test_loop_dependent_rule_follows_the_loop(rule, loops, bad_ds, fixed_ds):
+    from wizard.core.context import Context
+
+    assert rule in RULES
+    for loop in LOOPS:
+        ctx = Context(loop=loop)
+        fired = [f for f in run(_fm(), bad_ds, context=ctx) if f.rule == rule]
+        assert bool(fired) == (loop in loops), f"{rule} with loop {loop}: fired={bool(fired)}"
+        for f in fired:
+            assert f.severity == RULES[rule].severity and f.keys and all(f.keys)
+        assert rule not in {f.rule for f in run(_fm(), fixed_ds, context=ctx)}, f"{rule} on the fix ({loop})"
+    if RULES[rule].severity == ERROR:  # an error is only ever given where the loop is known to fail
+        assert None not in loops
+
+
+def test_unknown_loop_never_errs_where_the_trainer_succeeds():
+    """The Trainer fills betas/eps and the total batch: with the loop unknown these are warnings, not errors."""
+    from wizard.core.context import Context
+
+    for bad in (_BETAS_AUTO, dsj(train_micro_batch_size_per_gpu=DROP), _TWO_LRS, _NO_NORM):
+        for loop in ("hf", None):
+            errs = [f.rule for f in run(_fm(), bad, context=Context(loop=loop)) if f.severity == ERROR]
+            assert loop is None or "ds-json-trainer-lr-conflict" in errs or not errs, (loop, errs)
+            if loop is None:
+                assert not errs, errs
+
+
+def test_compute_grad_norm_with_auto_clipping_fails_in_an_own_loop():
+    from wizard.core.context import Context
+
+    rules = {f.rule: f.severity for f in run(_fm(), _NO_NORM, context=Context(loop="accelerate"))}
+    assert rules.get("ds-json-compute-grad-norm-invalid") == ERROR
+
+
 def test_every_rule_has_a_case():
-    covered = {p.values[0] for p in CASES}
+    covered = {p.values[0] for p in CASES} | {p.values[0] for p in LOOP_CASES}
     assert set(RULES) - covered - NOT_PAIRED == set()
 
 
@@ -739,6 +813,22 @@ def test_lint_never_raises_on_plausible_configs(fc, dc, ds):
     for y in (fsdp(fc=fc), inline(dc), filemode(dc)):
         found = lint(y, ds, gpus_per_node=8, fp8_available=lambda: False)
         assert not [f for f in found if f.rule == "linter-internal-error"], found
+
+
+@settings(max_examples=300, deadline=None)
+@given(ds=st.one_of(trees, st.dictionaries(key_names, trees, max_size=10),
+                    st.dictionaries(st.sampled_from(sorted(DSJ) + ["fp16", "optimizer", "scheduler", "aio",
+                                                                   "_comment", "steps_per_print"]), trees)),
+       n=st.one_of(st.none(), st.integers(-2, 64)), loop=st.sampled_from(["hf", "accelerate", None]),
+       version=st.sampled_from([None, "0.14.5", "0.16.4", "0.19.8", "1.2.0"]))
+def test_a_deepspeed_json_alone_never_crashes_the_linter(ds, n, loop, version):
+    from wizard.core.context import Context
+    from wizard.core.lint import lint_ds_json
+
+    found = lint_ds_json(ds if isinstance(ds, dict) else {}, num_processes=n,
+                         context=Context(loop=loop, versions={"deepspeed": version}))
+    assert isinstance(found, list) and all(isinstance(f, Finding) for f in found)
+    assert not [f for f in found if f.rule == "linter-internal-error"], found
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -70,5 +70,20 @@ def run(args) -> int:
               "work wherever that folder is cloned or moved; --ds-config-path absolute writes an absolute path)")
     else:
         print("launch with: " + cmd)
+    trainer_note = training_arguments_note(gen, out_dir)
+    if trainer_note:
+        print(trainer_note)
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
+
+
+def training_arguments_note(gen, out_dir: Path) -> str:
+    """With the Trainer as the loop: the TrainingArguments that carry the answers, as one line to paste, and where
+    the same arguments were written ("" for an own Accelerator loop)."""
+    from ..core.render import TRAINING_ARGUMENTS_JSON, training_arguments_line
+
+    arguments = gen.rendered.training_arguments
+    if arguments is None:
+        return ""
+    return (f"the Trainer takes these from TrainingArguments (also in {out_dir / TRAINING_ARGUMENTS_JSON}; the "
+            f"DeepSpeed values they fill are written \"auto\"): {training_arguments_line(arguments)}")

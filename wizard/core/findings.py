@@ -33,6 +33,10 @@ class RuleInfo:
     """An answer rule's function: answers -> its findings (None for the rules emitted by the code that finds them)."""
     claims: tuple[str, ...] = ()
     """The claims (:mod:`wizard.core.claims`) its message states about the libraries."""
+    versions: tuple[tuple[str, str], ...] = ()
+    """The library versions it holds for: (library, range) pairs like ("deepspeed", ">=0.16.0"); none = all the
+    versions in the supported ranges. A finding of the rule is only reported when the context's versions are in
+    range (wizard/core/context.py)."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,16 @@ from pathlib import Path
 from .answers import Answers, dump_answers
 from .answers.rules import check_answers
 from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
-from .render import ACCELERATE_YAML, ANSWERS_YAML, DS_JSON, Rendered, processes_per_node, render
+from .render import (
+    ACCELERATE_YAML,
+    ANSWERS_YAML,
+    DS_JSON,
+    TRAINING_ARGUMENTS_JSON,
+    Rendered,
+    processes_per_node,
+    render,
+    trainer_loop,
+)
 
 
 @dataclass
@@ -76,6 +85,8 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     findings = intent + _not_covered(lint_rendered(answers, rendered), intent)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     relative_from = None
+    if rendered.training_arguments is not None:  # the Trainer is the loop: the arguments that carry the answers
+        files[TRAINING_ARGUMENTS_JSON] = json_text(rendered.training_arguments)
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
         if out_dir is not None and not Path(ref).is_absolute():
@@ -85,9 +96,12 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
+    from .context import LOOP_ACCELERATE, LOOP_HF, Context
     from .lint import lint
 
-    raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers))
+    # the loop is known from the answers; versions: those the wizard's knowledge was verified against
+    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
+    raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
     fallback = _key_to_answer()
     out = []
     for f in raw:

@@ -13,6 +13,10 @@ by anchor):
   drops a falsy inline value and DeepSpeed's own default is 1.0, "no clipping" (0.0) goes through a JSON.
 * No ``mixed_precision`` in the YAML next to a ``deepspeed_config_file`` (#ds-config-file); the JSON carries it.
 * Integers stay integers (``fsdp_min_num_params: 100000000``, never ``1e8``, #fsdp-min-num-params).
+* With the Hugging Face Trainer as the training loop (``launch.training_loop: trainer``) the DeepSpeed values the
+  Trainer fills from TrainingArguments are written "auto" (a number that differs from its argument stops the
+  Trainer with a ValueError), and the answers' numbers go to ``training_arguments.json`` instead
+  (:func:`training_arguments`). With an own Accelerator loop nothing changes.
 """
 from __future__ import annotations
 
@@ -26,6 +30,9 @@ from .catalog.writes import inline_only, needs_json, one_to_one, spelling
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"
 ANSWERS_YAML = "answers.yaml"
+TRAINING_ARGUMENTS_JSON = "training_arguments.json"
+TRAINER = "trainer"
+"""``launch.training_loop`` value: the Hugging Face Trainer (or a library built on it)."""
 
 
 @dataclass
@@ -37,6 +44,14 @@ class Rendered:
     shared: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Keys whose value several answers decide together: path -> every one of them (FSDP's single
     ``fsdp_offload_params`` is written from both offload answers)."""
+    training_arguments: dict[str, Any] | None = None
+    """With the Trainer as the loop: the TrainingArguments keyword arguments that carry the answers' values
+    (:func:`training_arguments`); None for an own Accelerator loop."""
+
+
+def trainer_loop(a: Answers) -> bool:
+    """The Hugging Face Trainer drives training (it fills DeepSpeed "auto" values from its TrainingArguments)."""
+    return a["launch.training_loop"] == TRAINER
 
 
 def processes_per_node(a: Answers) -> int:
@@ -111,10 +126,11 @@ def ds_json_reasons(a: Answers) -> list[str]:
         if needs_json(s, w, DEEPSPEED) and _written_now(a, s, w) and s.id not in reasons:
             reasons.append(s.id)
     clip = a["training.gradient_clipping"]
-    if clip != AUTO and float(clip) == 0.0:
+    # with the Trainer, clipping and the micro-batch reach DeepSpeed through TrainingArguments ("auto" inline too)
+    if clip != AUTO and float(clip) == 0.0 and not trainer_loop(a):
         # inline, accelerate drops a falsy clipping value and DeepSpeed's own default (1.0) applies
         reasons.append("training.gradient_clipping 0 (no clipping is only possible in a DeepSpeed JSON)")
-    if isinstance(a["training.micro_batch_size"], int):
+    if isinstance(a["training.micro_batch_size"], int) and not trainer_loop(a):
         reasons.append("training.micro_batch_size")
     if a["deepspeed.extra"]:
         reasons.append("deepspeed.extra")
@@ -184,6 +200,8 @@ def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
         _render_fsdp(a, out, put)
     else:
         _render_deepspeed(a, out, put, ds_config_ref, json_mode)
+    if trainer_loop(a):
+        out.training_arguments = training_arguments(a)
     out.accelerate = _sorted(y, "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config")
     return out
 
@@ -219,9 +237,11 @@ def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str, json_m
         put(d, "deepspeed_config_file", ds_config_ref, "deepspeed.config_file", p)
         out.deepspeed = _ds_json(a, out.provenance)
     else:
-        if gas != AUTO:
+        # under the Trainer both stay "auto" (absent inline), filled from TrainingArguments; a number would have
+        # to equal its argument
+        if gas != AUTO and not trainer_loop(a):
             put(d, "gradient_accumulation_steps", gas, "training.gradient_accumulation_steps", p)
-        if clip != AUTO:
+        if clip != AUTO and not trainer_loop(a):
             put(d, "gradient_clipping", float(clip), "training.gradient_clipping", p)
         put(d, "offload_optimizer_device", ds_offload_optimizer(a), "offload.optimizer", p)
         put(d, "offload_param_device", ds_offload_params(a), "offload.params", p)
@@ -255,16 +275,19 @@ def _ds_json(a: Answers, prov: dict[str, str]) -> dict[str, Any]:
         if w.file == JSON:
             _put_path(j, w.key, value)
             prov[w.key] = s.id
+    trainer = trainer_loop(a)
     put(j, "train_batch_size", AUTO, "training.micro_batch_size")
-    put(j, "train_micro_batch_size_per_gpu", a["training.micro_batch_size"], "training.micro_batch_size")
-    put(j, "gradient_accumulation_steps", a["training.gradient_accumulation_steps"],
+    put(j, "train_micro_batch_size_per_gpu", AUTO if trainer else a["training.micro_batch_size"],
+        "training.micro_batch_size")
+    put(j, "gradient_accumulation_steps", AUTO if trainer else a["training.gradient_accumulation_steps"],
         "training.gradient_accumulation_steps")
     clip = a["training.gradient_clipping"]
-    put(j, "gradient_clipping", clip if clip == AUTO else float(clip), "training.gradient_clipping")
-    bf16 = mp in ("bf16", "fp8")
+    put(j, "gradient_clipping", AUTO if trainer or clip == AUTO else float(clip), "training.gradient_clipping")
+    bf16: bool | str = AUTO if trainer else mp in ("bf16", "fp8")
+    fp16: bool | str = AUTO if trainer else True
     j["bf16"] = dict(sorted({**j.get("bf16", {}), "enabled": bf16}.items()))  # beside the master-weight keys
     prov["bf16.enabled"] = "precision.mixed_precision"
-    j["fp16"] = {"enabled": True, "auto_cast": True} if mp == "fp16" else {"enabled": False}
+    j["fp16"] = {"enabled": fp16, "auto_cast": True} if mp == "fp16" else {"enabled": AUTO if trainer else False}
     prov["fp16.enabled"] = "precision.mixed_precision"
     z: dict[str, Any] = j.setdefault("zero_optimization", {})
     zp = "zero_optimization."
@@ -297,3 +320,71 @@ def _merge(base: dict, extra: dict, prov: dict[str, str], prefix: str) -> None:
         else:
             base[key] = value
             prov[path] = "deepspeed.extra"
+
+
+TRAINING_ARGUMENT_OF = {"training.micro_batch_size": "per_device_train_batch_size",
+                        "training.gradient_accumulation_steps": "gradient_accumulation_steps",
+                        "training.gradient_clipping": "max_grad_norm"}
+"""Answer -> the TrainingArguments field that carries it under the Trainer (precision: ``bf16`` / ``fp16``)."""
+
+_TRAINER_ARGUMENT_ORDER = ("per_device_train_batch_size", "gradient_accumulation_steps", "max_grad_norm", "bf16",
+                           "fp16", "learning_rate", "adam_beta1", "adam_beta2", "adam_epsilon", "weight_decay",
+                           "warmup_steps", "max_steps")
+
+
+def training_arguments(a: Answers) -> dict[str, Any]:
+    """The TrainingArguments that carry these answers under the Hugging Face Trainer, in a stable order.
+
+    The Trainer passes them to accelerate (accumulation counted by itself, clipping with max_grad_norm, the
+    precision) and, under DeepSpeed, fills the JSON's "auto" values from them. An answer left "auto" is not listed
+    (the argument's own default applies). fp8 has no argument (the accelerate config's mixed_precision carries it).
+    Numbers of an optimizer or scheduler block in ``deepspeed.extra`` are listed too: the Trainer requires the
+    arguments to equal them."""
+    out: dict[str, Any] = {}
+    micro, gas, clip = (a["training.micro_batch_size"], a["training.gradient_accumulation_steps"],
+                        a["training.gradient_clipping"])
+    if isinstance(micro, int):
+        out[TRAINING_ARGUMENT_OF["training.micro_batch_size"]] = micro
+    if isinstance(gas, int):
+        out[TRAINING_ARGUMENT_OF["training.gradient_accumulation_steps"]] = gas
+    if clip != AUTO:
+        out[TRAINING_ARGUMENT_OF["training.gradient_clipping"]] = float(clip)
+    mp = a["precision.mixed_precision"]
+    if mp in ("bf16", "fp16"):
+        out[mp] = True
+    if a.target == DEEPSPEED:
+        out.update(_extra_arguments(a["deepspeed.extra"] or {}))
+    return {k: out[k] for k in _TRAINER_ARGUMENT_ORDER if k in out}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _extra_arguments(extra: dict[str, Any]) -> dict[str, Any]:
+    """TrainingArguments that must equal concrete optimizer/scheduler numbers of ``deepspeed.extra``
+    (transformers/integrations/deepspeed.py ``trainer_config_process``/``trainer_config_finalize``)."""
+    out: dict[str, Any] = {}
+    opt = extra.get("optimizer", {}).get("params", {}) if isinstance(extra.get("optimizer"), dict) else {}
+    sched = extra.get("scheduler", {}).get("params", {}) if isinstance(extra.get("scheduler"), dict) else {}
+    opt = opt if isinstance(opt, dict) else {}
+    sched = sched if isinstance(sched, dict) else {}
+    for value in (sched.get("warmup_max_lr"), opt.get("lr")):  # the optimizer's wins when both are given
+        if _number(value):
+            out["learning_rate"] = value
+    betas = opt.get("betas")
+    if isinstance(betas, (list, tuple)) and len(betas) == 2 and all(_number(b) for b in betas):
+        out["adam_beta1"], out["adam_beta2"] = betas
+    for key, name in (("eps", "adam_epsilon"), ("weight_decay", "weight_decay")):
+        if _number(opt.get(key)):
+            out[name] = opt[key]
+    if _number(sched.get("warmup_num_steps")) and int(sched["warmup_num_steps"]) == sched["warmup_num_steps"]:
+        out["warmup_steps"] = int(sched["warmup_num_steps"])
+    if _number(sched.get("total_num_steps")) and int(sched["total_num_steps"]) == sched["total_num_steps"]:
+        out["max_steps"] = int(sched["total_num_steps"])
+    return out
+
+
+def training_arguments_line(arguments: dict[str, Any]) -> str:
+    """``TrainingArguments(per_device_train_batch_size=4, gradient_accumulation_steps=8, bf16=True)``."""
+    return "TrainingArguments(" + ", ".join(f"{k}={v!r}" for k, v in arguments.items()) + ")"

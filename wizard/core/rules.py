@@ -16,8 +16,9 @@ linter): ``RULES`` holds the rules of the modules imported so far; ``rules_doc``
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+from .context import LIBRARIES, VersionError, check_spec
 from .findings import SEVERITIES, Finding, RuleInfo
 
 CONFIG = "config"
@@ -39,18 +40,28 @@ RULES: dict[str, RuleInfo] = {}
 
 
 def rule(name: str, severity: str, summary: str, source: str, *, section: str, keys: str = "", fix: str = "",
-         check: Callable[..., Iterable[Finding]] | None = None, claims: tuple[str, ...] = ()) -> str:
+         check: Callable[..., Iterable[Finding]] | None = None, claims: tuple[str, ...] = (),
+         versions: Mapping[str, str] | None = None) -> str:
     """Register a rule; returns its name for the emitters' constants.
 
     ``keys`` and ``fix`` are declared in general terms where the reporting code computes them (docs/rules.md reads
-    the rest off that code); ``check`` is an answer rule's function of the answers."""
+    the rest off that code); ``check`` is an answer rule's function of the answers; ``versions`` the library
+    version ranges the rule holds for (``{"deepspeed": ">=0.16.0"}``, see wizard/core/context.py)."""
     if section not in SECTIONS:
         raise ValueError(f"rule {name!r}: unknown section {section!r}")
     if severity not in SEVERITIES:
         raise ValueError(f"rule {name!r}: unknown severity {severity!r}")
     if name in RULES:
         raise ValueError(f"rule {name!r} registered twice")
-    RULES[name] = RuleInfo(name, severity, summary, source, keys, fix, section, check, claims)
+    ranges = tuple(sorted((versions or {}).items()))
+    for lib, spec in ranges:
+        if lib not in LIBRARIES:
+            raise ValueError(f"rule {name!r}: unknown library {lib!r} in versions (one of: {', '.join(LIBRARIES)})")
+        try:
+            check_spec(spec)
+        except VersionError as e:
+            raise ValueError(f"rule {name!r}: {e}") from None
+    RULES[name] = RuleInfo(name, severity, summary, source, keys, fix, section, check, claims, ranges)
     return name
 
 

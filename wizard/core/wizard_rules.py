@@ -102,3 +102,23 @@ VERIFY_MISMATCH = rule(
     fix="The value is read differently by the installed versions: set it the way the message shows, or report it "
         "as a wizard bug if the wizard wrote it.")
 
+
+# ------------------------------------------------------------------ the context a check judges for
+_CONTEXT_SRC = "wizard/core/context.py (training loop and library versions); wizard/versions.py (VERIFIED_AGAINST)"
+CONTEXT_VERSIONS = rule(
+    "context-versions-not-verified", INFO,
+    "The library versions judged for differ from those the wizard's knowledge was verified against",
+    _CONTEXT_SRC, section=INPUT, keys="the libraries whose version differs",
+    fix="Rules with a version range follow it; for the rest, `check --verify` replays the config through the "
+        "installed libraries.")
+CONTEXT_LOOP_UNKNOWN = rule(
+    "context-loop-unknown", INFO,
+    "The training loop is unknown: findings that depend on it are warnings that say what happens in each case",
+    _CONTEXT_SRC, section=INPUT, keys="none",
+    fix="Pass --trainer hf (the Hugging Face Trainer, TRL, LLaMA-Factory, axolotl) or --trainer accelerate (an own "
+        "Accelerator loop), or --script train.py to read it from the script.")
+CONTEXT_NUM_PROCESSES_UNUSED = rule(
+    "context-num-processes-not-used", INFO,
+    "--num-processes was given for an accelerate config, which gives num_processes itself",
+    _CONTEXT_SRC, section=INPUT, keys="num_processes",
+    fix="Drop --num-processes (it is for a DeepSpeed JSON checked alone), or change num_processes in the config.")

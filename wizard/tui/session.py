@@ -39,6 +39,8 @@ class Start:
     importer's notes (rule ``import``); for an answers file, its warnings."""
     files: tuple[Path, ...] = ()
     """An imported config's files (YAML, then the DeepSpeed JSON): the review can diff against them."""
+    bare_ds: bool = False
+    """The import was a DeepSpeed JSON alone (``files`` is that JSON): the review diffs it with ds_config.json."""
 
 
 def from_scratch() -> Start:
@@ -87,8 +89,15 @@ def from_accelerate_config(path: str | Path) -> Start:
     if imported.answers is None:
         errors = [f for f in imported.findings if f.severity == ERROR] or imported.findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)
-    return Start(imported.answers, f"imported {Path(path).name}", imported.findings + imported.notes,
-                 imported.files)
+    # the notes check adds about what it judged for (the loop is not known from a file; the installed versions),
+    # so the start shows exactly check's findings about the file
+    from ..commands.check import context_findings
+    from ..core.context import make_context
+
+    is_ds = imported.answers.backend == "deepspeed"
+    context_notes = context_findings(make_context(None), deepspeed=is_ds)
+    return Start(imported.answers, f"imported {Path(path).name}", imported.findings + context_notes + imported.notes,
+                 imported.files, bare_ds=imported.bare_ds)
 
 
 def start_from_args(args) -> Start:

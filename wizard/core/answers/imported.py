@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..findings import Finding, dedupe, sort_findings
+from ..context import Context
+from ..findings import INFO, Finding, dedupe, sort_findings
 from .model import Answers
 
 
@@ -23,17 +24,27 @@ class ImportedConfig:
     notes: list[Finding] = field(default_factory=list)
     """How the importer translated the file (severity info, rule ``import``)."""
     files: tuple[Path, ...] = ()
-    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read)."""
+    """The files read: the accelerate YAML, then the DeepSpeed JSON it names (when one was read); for a DeepSpeed
+    JSON alone (:attr:`bare_ds`), that file only."""
+    bare_ds: bool = False
+    """A DeepSpeed JSON on its own was imported: no accelerate config, so the launch answers are defaults."""
 
 
-def check_findings(loaded, gpus_per_node: int | None = None) -> list[Finding]:
-    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count)."""
+def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
+                   num_processes: int | None = None) -> list[Finding]:
+    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count) in
+    ``context`` (the training loop and library versions; None: unknown loop, installed versions). A bare DeepSpeed
+    JSON (``loaded.bare_ds``) is linted alone, its batch arithmetic over ``num_processes`` when given."""
     from ..gpus import detect_gpus_per_node
-    from ..lint import lint
+    from ..lint import lint, lint_ds_json
 
-    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
     findings = list(loaded.findings)
-    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None)
+    if getattr(loaded, "bare_ds", False):
+        findings += lint_ds_json(loaded.ds, num_processes=num_processes, context=context)
+        return sort_findings(dedupe(findings))
+    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
+    findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None,
+                     context=context)
     return sort_findings(dedupe(findings))
 
 
@@ -48,5 +59,24 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> Impo
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
     notes = translation  # the importer's notes: rule ``import``, severity info
+    if loaded.bare_ds:
+        return ImportedConfig(answers, findings, dedupe(bare_json_notes(answers) + notes), (loaded.yaml_path,),
+                              bare_ds=True)
     files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
     return ImportedConfig(answers, findings, dedupe(notes), files)
+
+
+_LAUNCH_DEFAULTS = ("launch.num_processes", "launch.num_machines", "launch.training_loop")
+
+
+def bare_json_notes(answers: Answers) -> list[Finding]:
+    """What importing a DeepSpeed JSON alone cannot know: the launch answers (no accelerate config holds them) and
+    the training loop (a JSON does not say who drives training)."""
+    from ..wizard_rules import IMPORT_NOTE
+
+    processes, loop = answers["launch.num_processes"], answers["launch.training_loop"]
+    return [Finding(INFO, IMPORT_NOTE, _LAUNCH_DEFAULTS,
+                    "a DeepSpeed JSON alone was imported: no accelerate config says how it is launched, so the launch "
+                    f"answers keep their defaults ({processes} processes on one machine, training loop '{loop}')",
+                    "set launch.num_processes (and the machines) for your cluster, and launch.training_loop trainer "
+                    "if the Hugging Face Trainer (TRL, LLaMA-Factory, axolotl) uses this JSON", "wizard importer")]

@@ -17,7 +17,14 @@ from functools import wraps
 from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..catalog.model import ZERO3
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
-from ..render import ds_json_reasons, ds_offload_optimizer, processes_per_node, uses_ds_json, zero_stage
+from ..render import (
+    ds_json_reasons,
+    ds_offload_optimizer,
+    processes_per_node,
+    trainer_loop,
+    uses_ds_json,
+    zero_stage,
+)
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
@@ -381,15 +388,24 @@ def pin_memory_unused(a: Answers) -> Iterator[Hit]:
 @answer_rule("ds-offload-optimizer-becomes-adam", INFO,
              "with DeepSpeed optimizer offload, a torch optimizer other than Adagrad or Lion becomes CPU Adam",
              DOC + "ds-optimizer-and-scheduler; accelerate/accelerator.py:2374-2384; "
-             "accelerate/utils/deepspeed.py:29-97",
-             keys="offload.optimizer", fix="use AdamW/Adam (or Adagrad) in the script, or offload nothing",
-             claims=("ds-offload-replaces-torch-optimizer",))
+             "accelerate/utils/deepspeed.py:29-97; transformers/integrations/deepspeed.py:559-611 (the Trainer "
+             "passes its own torch optimizer unless the JSON has an optimizer block)",
+             keys="offload.optimizer (and launch.training_loop under the Trainer)",
+             fix="use AdamW/Adam (or Adagrad) in the script or TrainingArguments.optim, or offload nothing",
+             claims=("ds-offload-replaces-torch-optimizer", "trainer-builds-the-ds-optimizer-itself"))
 def ds_offload_optimizer_becomes_adam(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and zero_stage(a) > 0 and ds_offload_optimizer(a) != "none":
-        yield (["offload.optimizer"], "accelerate replaces the script's torch optimizer by a DeepSpeed CPU one, "
-               "keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get their CPU "
-               "versions, and anything else (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam",
-               "if your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or offload nothing")
+    extra = a["deepspeed.extra"] or {}
+    if a.target != DEEPSPEED or zero_stage(a) == 0 or ds_offload_optimizer(a) == "none" or "optimizer" in extra:
+        return  # an optimizer block: DeepSpeed builds the optimizer itself (DummyOptim), nothing is swapped
+    swap = ("keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get their CPU "
+            "versions, and anything else (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam")
+    if trainer_loop(a):
+        yield (["offload.optimizer", "launch.training_loop"], "the Trainer creates its torch optimizer from "
+               "TrainingArguments.optim and accelerate replaces it by a DeepSpeed CPU one, " + swap,
+               "keep optim an AdamW variant (the default) or adagrad, or offload nothing")
+        return
+    yield (["offload.optimizer"], "accelerate replaces the script's torch optimizer by a DeepSpeed CPU one, " + swap,
+           "if your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or offload nothing")
 
 
 # ------------------------------------------------------------------ loading, sync, summoning
@@ -539,30 +555,70 @@ def fsdp2_ac_needs_wrap_policy(a: Answers) -> Iterator[Hit]:
 # ------------------------------------------------------------------ training, precision
 
 
-@answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0",
-             DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed)",
+@answer_rule("ds-auto-clipping", INFO, "DeepSpeed 'auto' clipping becomes 1.0 (the Trainer: max_grad_norm)",
+             DOC + "ds-gradient-accumulation-and-clipping; accelerate/accelerator.py:2223-2226 (_prepare_deepspeed); "
+             "transformers/integrations/deepspeed.py:161 (the Trainer fills it with max_grad_norm)",
+             keys="training.gradient_clipping (and launch.training_loop under the Trainer)",
+             fix="write a number to be explicit; 0 turns clipping off",
              claims=("ds-gradient-clipping-on-unless-json-zero", "trainer-ds-values-must-match-arguments"))
 def ds_auto_clipping(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and a["training.gradient_clipping"] == AUTO:
-        yield (["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 (by the "
-               "Trainer with max_grad_norm)", "write a number to be explicit (under the Trainer it must equal "
-               "max_grad_norm); 0 turns clipping off")
+    if a.target != DEEPSPEED or a["training.gradient_clipping"] != AUTO:
+        return
+    if trainer_loop(a):
+        yield (["training.gradient_clipping", "launch.training_loop"], "'auto' clipping is filled by the Trainer "
+               "with TrainingArguments.max_grad_norm, 1.0 unless your arguments say otherwise",
+               "write a number: it goes to training_arguments.json as max_grad_norm (0 turns clipping off)")
+        return
+    yield (["training.gradient_clipping"], "'auto' clipping is filled by accelerate with 1.0 in an own loop",
+           "write a number to be explicit; 0 turns clipping off")
 
 
 @answer_rule("fsdp-training-in-script", INFO, "FSDP takes accumulation, clipping and batch size from the script",
              DOC + "fsdp-key-mapping; "
-             "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP)",
+             "accelerate/utils/launch.py:304-333 (no batch, accumulation or clipping exported for FSDP); "
+             "transformers/trainer.py:806-830, 2781-2787 (the Trainer takes them from TrainingArguments)",
+             keys="the training answers stated (and launch.training_loop under the Trainer)",
+             fix="set them in the script (own loop); under the Trainer, pass training_arguments.json",
              claims=("launch-accumulation-and-clipping-deepspeed-only", "fsdp-knows-no-batch-size",
                      "trainer-counts-accumulation-and-clips"))
 def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
     if _is_fsdp(a):
         keys = [k for k in ("training.gradient_accumulation_steps", "training.gradient_clipping",
                             "training.micro_batch_size") if a.is_set(k)]
-        if keys:
+        if keys and trainer_loop(a):
+            yield ([*keys, "launch.training_loop"], "an FSDP config has no place for these: the Trainer takes them "
+                   "from TrainingArguments, so they are written to training_arguments.json",
+                   "pass those arguments to TrainingArguments (TrainingArguments(**json.load(...)) or by hand)")
+        elif keys:
             yield (keys, "an FSDP config has no place for these: your script sets them "
-                   "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader), "
-                   "or the Trainer's arguments do",
+                   "(Accelerator(gradient_accumulation_steps=...), accelerator.clip_grad_norm_, the DataLoader)",
                    "keep them in the answers as documentation, and set them in the script")
+
+
+def _extra_params(a: Answers, block: str) -> dict:
+    extra = a["deepspeed.extra"] or {}
+    node = extra.get(block) if isinstance(extra, dict) else None
+    params = node.get("params") if isinstance(node, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+@answer_rule("trainer-two-learning-rates", ERROR,
+             "under the Trainer, the optimizer's lr and the scheduler's warmup_max_lr must be one number",
+             DOC + "training-loop; transformers/integrations/deepspeed.py:163, 173, 258-263 (both matched against "
+             "learning_rate)",
+             keys="deepspeed.extra, launch.training_loop",
+             fix="write the same number in both, or \"auto\" in both (then learning_rate decides)",
+             claims=("trainer-lr-matched-twice",))
+def trainer_two_learning_rates(a: Answers) -> Iterator[Hit]:
+    if a.target != DEEPSPEED or not trainer_loop(a):
+        return
+    lr, peak = _extra_params(a, "optimizer").get("lr"), _extra_params(a, "scheduler").get("warmup_max_lr")
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lr, peak))
+    if numbers and lr != peak:
+        yield (["deepspeed.extra", "launch.training_loop"], f"deepspeed.extra gives optimizer.params.lr {lr!r} and "
+               f"scheduler.params.warmup_max_lr {peak!r}; the Trainer matches both against learning_rate, so one of "
+               "them always differs and training stops with its mismatch ValueError",
+               "write the same number in both, or \"auto\" in both (TrainingArguments.learning_rate decides)")
 
 
 @answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP",

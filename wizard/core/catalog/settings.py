@@ -209,6 +209,16 @@ SETTINGS: tuple[Setting, ...] = (
        where_text=_ON_EVERY_TARGET("(command line of accelerate launch)"),
        counterpart="Not part of either config: passed to the script.",
        claims=("launch-script-args-passed",)),
+    _s("launch.training_loop", "Training loop", "choice", "accelerate", choices=("accelerate", "trainer"),
+       where_text={FSDP1: "(your script; with the Trainer: training_arguments.json)",
+                   FSDP2: "(your script; with the Trainer: training_arguments.json)",
+                   DEEPSPEED: "(your script) decides which DeepSpeed values are written 'auto'; with the Trainer: "
+                              "training_arguments.json"},
+       counterpart="Same question for both backends: an own Accelerator loop passes what the config says; the "
+                   "Hugging Face Trainer passes its TrainingArguments (batch, accumulation, clipping, precision) "
+                   "to accelerate, and under DeepSpeed fills the JSON's 'auto' values from them.",
+       claims=("trainer-counts-accumulation-and-clips", "trainer-ds-values-must-match-arguments",
+               "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate")),
     # ---------------------------------------------------------------- sharding
     _s("sharding.strategy", "What to shard", "choice", "full",
        choices=("full", "grads_optimizer", "optimizer", "none", "hybrid_full", "hybrid_grads_optimizer"),

@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - each registers its claims
     rules_dsjson,
     rules_fsdp,
     rules_general,
+    trainer_loop,
     training,
 )
 from .model import DEMONSTRATED, READ_FROM_CODE, Claim

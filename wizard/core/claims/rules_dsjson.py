@@ -99,6 +99,13 @@ AUTO_TOTAL_NEEDS_MICRO = claim(
     code="accelerate/accelerator.py:2179-2237; accelerate/utils/dataclasses.py:1357-1372; "
     "transformers/integrations/deepspeed.py:142-161; deepspeed/runtime/config.py:608-640",
     demo=_T + "test_an_auto_train_batch_size_without_micro_batch")
+NULL_GAS = claim(
+    "ds-null-accumulation-fails-in-prepare",
+    "accelerate writes gradient_accumulation_steps = 1 only when the key is missing; a JSON null stays, and "
+    "prepare() multiplies it into train_batch_size, which fails with a TypeError (in an own loop and under the "
+    "Trainer alike).",
+    doc="ds-batch-size", code="accelerate/utils/dataclasses.py:1272-1273; accelerate/accelerator.py:2207-2235",
+    demo=_T + "test_a_null_accumulation_fails_in_prepare")
 STEPS_PER_PRINT = claim(
     "ds-steps-per-print-infinity",
     "accelerate's DeepSpeed plugin replaces steps_per_print with infinity, whatever the JSON says, which silences "

@@ -53,6 +53,14 @@ TRAINER_DS_MATCH = claim(
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:108-161, 258-263, 642, 704-718; transformers/trainer.py:886-887",
     demo=T + "test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments")
+TRAINER_LR_MATCH = claim(
+    "trainer-lr-and-warmup-max-lr-match-learning-rate",
+    "The HF Trainer compares both a concrete optimizer.params.lr and a concrete scheduler.params.warmup_max_lr with "
+    "its one learning_rate argument, so two different numbers there always fail with its mismatch ValueError; "
+    "'auto' in both takes learning_rate, and the optimizer's betas, eps and weight_decay are matched the same way.",
+    doc="training-loop",
+    code="transformers/integrations/deepspeed.py:153-164, 256-263",
+    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument")
 
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(

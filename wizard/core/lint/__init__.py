@@ -14,6 +14,6 @@ The rule modules, each registering the rules it emits (listed in docs/rules.md):
 Importing this package loads every rule (no torch, accelerate or deepspeed).
 """
 from .configfile import DS_FILE_KEY, LoadedConfig, load_config_files
-from .linter import fp8_backend_importable, lint
+from .linter import fp8_backend_importable, lint, lint_ds_json
 
-__all__ = ["lint", "fp8_backend_importable", "load_config_files", "LoadedConfig", "DS_FILE_KEY"]
+__all__ = ["lint", "lint_ds_json", "fp8_backend_importable", "load_config_files", "LoadedConfig", "DS_FILE_KEY"]

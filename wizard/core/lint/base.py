@@ -6,10 +6,11 @@ The helpers reproduce how accelerate turns a YAML value into the environment str
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..context import VERIFIED, Context
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
 from ..rules import CONFIG, RULES
 from ..rules import rule as register
@@ -20,10 +21,11 @@ DS = "deepspeed/"
 
 
 def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "",
-         claims: tuple[str, ...] = ()) -> str:
+         claims: tuple[str, ...] = (), versions: Mapping[str, str] | None = None) -> str:
     """Register a config rule (section ``config`` of the registry, wizard/core/rules.py); returns its name so
     modules can keep it in a constant."""
-    return register(name, severity, summary, source, section=CONFIG, keys=keys, fix=fix, claims=claims)
+    return register(name, severity, summary, source, section=CONFIG, keys=keys, fix=fix, claims=claims,
+                    versions=versions)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -84,6 +86,10 @@ class Ctx:
     ds_path_known: bool
     fp8_available: Callable[[], bool]
     findings: list[Finding] = field(default_factory=list)
+    context: Context = VERIFIED
+    """Who drives training and the library versions judged for (wizard/core/context.py)."""
+    bare: bool = False
+    """A DeepSpeed JSON checked alone: no accelerate YAML around it (its keys are not the user's)."""
 
     # derived in ``derive()``
     dist: str | None = None
@@ -100,8 +106,19 @@ class Ctx:
         value = self.y.get(name)
         return value if isinstance(value, dict) else {}
 
+    @property
+    def loop(self) -> str | None:
+        """``"hf"`` (the Hugging Face Trainer), ``"accelerate"`` (an own Accelerator loop) or None (unknown)."""
+        return self.context.loop
+
+    @property
+    def versions(self) -> Mapping[str, str | None]:
+        return self.context.versions
+
     def emit(self, name: str, keys, message: str, fix: str = "", source: str | None = None) -> None:
         info = RULES[name]
+        if info.versions and not self.context.allows(dict(info.versions)):
+            return  # knowledge that does not hold for the versions judged for
         if isinstance(keys, str):
             keys = (keys,)
         self.findings.append(Finding(info.severity, name, tuple(str(k) for k in keys), message, fix,

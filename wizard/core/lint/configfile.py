@@ -79,6 +79,10 @@ class LoadedConfig:
     """The DeepSpeed JSON that was read (None: inline DeepSpeed settings, JSON text in the YAML, or not found)."""
     ds: dict | None = None
     findings: list[Finding] = field(default_factory=list)
+    bare_ds: bool = False
+    """The file is a DeepSpeed JSON on its own (no accelerate config): ``yaml`` is then the smallest accelerate
+    config that names it (``distributed_type: DEEPSPEED`` + ``deepspeed_config_file``), ``ds``/``ds_path`` the
+    file."""
 
     @property
     def ds_named(self) -> bool:
@@ -328,10 +332,27 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
     loaded.findings.extend(_dup_findings(dups, str(found)))
 
 
+def is_bare_deepspeed(data: dict) -> bool:
+    """Whether a parsed config file is a DeepSpeed JSON rather than an accelerate config: it has none of the keys
+    an accelerate config has (a top-level ``fp16`` counts as accelerate's only when it is a flag, not a block)."""
+    from .keys import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
+
+    accelerate_keys = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
+    if any(str(k) in accelerate_keys for k in data):
+        return False
+    return not ("fp16" in data and not isinstance(data["fp16"], dict))
+
+
 def load_config_files(yaml_path: str | Path) -> LoadedConfig:
-    """Read the accelerate config and the DeepSpeed JSON it names. Raises only ``InputError``."""
+    """Read the accelerate config and the DeepSpeed JSON it names, or a DeepSpeed JSON alone
+    (``LoadedConfig.bare_ds``). Raises only ``InputError``."""
     path = Path(yaml_path)
     data, dups = _read_accelerate_config(path)
+    if is_bare_deepspeed(data):
+        synth = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": str(path)}}
+        loaded = LoadedConfig(yaml_path=path, yaml=synth, ds_path=path, ds=data, bare_ds=True)
+        loaded.findings.extend(_dup_findings(dups, str(path)))
+        return loaded
     loaded = LoadedConfig(yaml_path=path, yaml=data)
     loaded.findings.extend(_dup_findings(dups, str(path)))
     value = _named_ds_value(data)

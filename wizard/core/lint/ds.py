@@ -3,6 +3,7 @@ deepspeed_config and what DeepSpeedPlugin makes of it, plus the ZeRO stage/offlo
 settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
+from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import DS_FILE_CONFLICTING_FIELDS
 from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
@@ -119,27 +120,32 @@ OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "zero_optimization.stage)", claims=("ds-offload-optimizer-stage0-asserts",))
 
 
+def derive_file_stage(ctx: Ctx) -> None:
+    """The ZeRO stage a DeepSpeed JSON gives (None when it cannot be told)."""
+    zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
+    if not isinstance(zo, dict):
+        ctx.stage = None
+        return
+    raw = zo.get("stage", MISSING)
+    if raw is MISSING:
+        ctx.stage = 0
+    elif raw == "auto":
+        ctx.stage = 2  # filled from DeepSpeedPlugin.zero_stage, whose default is 2
+    elif isinstance(raw, bool):
+        ctx.stage = int(raw)
+    else:
+        n = as_int(raw)
+        if n is None and isinstance(raw, str) and raw.strip().isdigit():
+            n = int(raw)
+        ctx.stage = n if n in (0, 1, 2, 3) else None
+
+
 def derive(ctx: Ctx) -> None:
     dc = ctx.section("deepspeed_config")
     value = dc.get("deepspeed_config_file")
     ctx.ds_file_mode = value is not None and not (isinstance(value, str) and value == "none")
     if ctx.ds_file_mode:
-        zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
-        if not isinstance(zo, dict):
-            ctx.stage = None
-            return
-        raw = zo.get("stage", MISSING)
-        if raw is MISSING:
-            ctx.stage = 0
-        elif raw == "auto":
-            ctx.stage = 2  # filled from DeepSpeedPlugin.zero_stage, whose default is 2
-        elif isinstance(raw, bool):
-            ctx.stage = int(raw)
-        else:
-            n = as_int(raw)
-            if n is None and isinstance(raw, str) and raw.strip().isdigit():
-                n = int(raw)
-            ctx.stage = n if n in (0, 1, 2, 3) else None
+        derive_file_stage(ctx)
     else:
         raw = dc.get("zero_stage")
         n = 2 if raw is None else parse_int(raw)
@@ -165,6 +171,11 @@ def check(ctx: Ctx) -> None:
 
 
 def _check_file_mode(ctx: Ctx, dc: dict) -> None:
+    check_json_accumulation(ctx)
+    _check_file_and_inline(ctx, dc)
+
+
+def check_json_accumulation(ctx: Ctx) -> None:
     if isinstance(ctx.ds, dict) and "gradient_accumulation_steps" not in ctx.ds:
         ctx.emit(JSON_NO_GAS, "gradient_accumulation_steps",
                  "The DeepSpeed JSON has no `gradient_accumulation_steps`, so accelerate sets it to 1. A script that "
@@ -172,6 +183,9 @@ def _check_file_mode(ctx: Ctx, dc: dict) -> None:
                  "instead of N, with only a 'mismatch' warning at prepare(); a script that passes nothing gets 1, "
                  "as meant.",
                  "Write `\"gradient_accumulation_steps\": \"auto\"` to take the script's value, or the number.")
+
+
+def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
     bad = [k for k in dc if str(k).lower() in FILE_MODE_FORBIDDEN]
     keys = [f"deepspeed_config.{k}" for k in bad]
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
@@ -187,6 +201,7 @@ def _check_file_mode(ctx: Ctx, dc: dict) -> None:
 
 
 def _check_inline(ctx: Ctx, dc: dict) -> None:
+    _inline_trainer_matches(ctx, dc)
     if dc.get("zero_stage") is None:
         if "zero_stage" not in dc:
             ctx.emit(STAGE_DEFAULT, "deepspeed_config.zero_stage", "No `zero_stage`: accelerate uses ZeRO stage 2.",
@@ -264,6 +279,35 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      + ("" if "zero_stage" in dc else " (zero_stage omitted, so 2)") + ": the setting does not "
                      "take effect (below ZeRO-3 the whole weights are saved with or without it).",
                      "Delete it, or use `zero_stage: 3`.")
+
+
+def _inline_trainer_matches(ctx: Ctx, dc: dict) -> None:
+    """Under the Trainer the inline accumulation and clipping reach its DeepSpeed config as concrete values."""
+    from .dsjson import TRAINER_MATCH
+
+    if ctx.loop == LOOP_ACCELERATE:
+        return
+    rows, keys = [], []
+    gas = parse_int(dc.get("gradient_accumulation_steps"))
+    if gas is not None and gas >= 1:
+        keys.append("deepspeed_config.gradient_accumulation_steps")
+        rows.append(f"gradient_accumulation_steps {gas} = gradient_accumulation_steps" + (" (its default)"
+                                                                                           if gas == 1 else
+                                                                                           " (default 1)"))
+    try:
+        clip = float(str(dc.get("gradient_clipping")))
+    except ValueError:
+        clip = None
+    if clip:  # 0 and missing are not written into the DeepSpeed config: "auto" there
+        keys.append("deepspeed_config.gradient_clipping")
+        rows.append(f"gradient_clipping {clip:g} = max_grad_norm" + (" (its default)" if clip == 1.0 else
+                                                                     " (default 1.0)"))
+    if rows:
+        lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF
+                else "If this runs under the Hugging Face Trainer")
+        ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these inline values reach its DeepSpeed config as written and "
+                 "must equal TrainingArguments, or the Trainer raises 'mismatch TrainingArguments values' before "
+                 "training: " + "; ".join(rows) + ".", "Pass the same values to TrainingArguments.")
 
 
 def _check_common(ctx: Ctx, dc: dict) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ds_schema as S
+from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
 
@@ -74,6 +75,10 @@ COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
                keys="the path of the value in the DeepSpeed JSON",
                claims=("ds-config-models-validate-values",))
+COMMENT_KEY = rule("ds-json-comment-key", INFO,
+                   "A top-level key that reads as a comment (\"_comment\", \"//\"): DeepSpeed ignores it, as meant",
+                   DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
+                   keys="the comment key", claims=("ds-unread-keys-ignored",))
 DEPRECATED = rule("ds-json-deprecated-key", WARNING,
                   "A deprecated DeepSpeed key (converted to its replacement, or ignored, with a warning)",
                   DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:60-101",
@@ -110,6 +115,38 @@ AUTO_TRAINER = rule("ds-json-auto-trainer-only", WARNING,
                     + "utils/dataclasses.py:1357-1372; transformers/integrations/deepspeed.py",
                     keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)",
                     claims=("ds-auto-outside-the-list-raises", "trainer-fills-more-auto"))
+AUTO_TRAINER_OWN = rule("ds-json-auto-trainer-only-own-loop", ERROR,
+                        "An \"auto\" value only the HF Trainer fills, in a config for an own Accelerator loop "
+                        "(prepare() raises)",
+                        DOC + "ds-auto-values; " + A + "utils/dataclasses.py:1357-1372; " + ACC + ":2179-2355",
+                        keys="the path of the \"auto\" value (optimizer.params.betas / optimizer.params.eps)",
+                        claims=("ds-auto-outside-the-list-raises", "trainer-fills-more-auto"))
+LR_CONFLICT_TRAINER = rule("ds-json-trainer-lr-conflict", ERROR,
+                           "Two different concrete learning rates in optimizer.params.lr and "
+                           "scheduler.params.warmup_max_lr: the HF Trainer matches both against learning_rate and "
+                           "raises",
+                           DOC + "ds-auto-values; transformers/integrations/deepspeed.py:158-164, 256-263",
+                           keys="optimizer.params.lr, scheduler.params.warmup_max_lr",
+                           claims=("trainer-lr-and-warmup-max-lr-match-learning-rate",))
+LR_CONFLICT_UNKNOWN = rule("ds-json-lr-conflict-unknown-loop", WARNING,
+                           "Two different concrete learning rates in optimizer.params.lr and "
+                           "scheduler.params.warmup_max_lr: the HF Trainer raises; an own loop runs with the "
+                           "scheduler's",
+                           DOC + "ds-auto-values; transformers/integrations/deepspeed.py:158-164, 256-263",
+                           keys="optimizer.params.lr, scheduler.params.warmup_max_lr",
+                           claims=("trainer-lr-and-warmup-max-lr-match-learning-rate",))
+TRAINER_MATCH = rule("ds-json-trainer-values-must-match", INFO,
+                     "Concrete values the HF Trainer compares with TrainingArguments (a difference raises)",
+                     DOC + "training-loop; transformers/integrations/deepspeed.py:136-165, 237-263",
+                     keys="the concrete DeepSpeed values the Trainer matches",
+                     claims=("trainer-ds-values-must-match-arguments",
+                             "trainer-lr-and-warmup-max-lr-match-learning-rate"))
+BATCH_AUTO_TOTAL_OWN = rule("ds-json-auto-batch-without-micro-own-loop", ERROR,
+                            "train_batch_size \"auto\" without a micro batch, in a config for an own Accelerator "
+                            "loop: prepare() raises",
+                            DOC + "ds-batch-size; " + ACC + ":2179-2237; " + A + "utils/dataclasses.py:1357-1372",
+                            keys="train_batch_size, train_micro_batch_size_per_gpu",
+                            claims=("ds-auto-train-batch-needs-micro",))
 AUTO_STAGE = rule("ds-json-auto-stage", WARNING, "zero_optimization.stage \"auto\" becomes ZeRO-2",
                   DOC + "ds-config-file; " + A + "utils/dataclasses.py:1237-1238, 1280-1296",
                   keys="zero_optimization.stage",
@@ -140,7 +177,8 @@ BATCH_AUTO_TOTAL = rule("ds-json-auto-batch-without-micro", WARNING,
 BATCH_INVALID = rule("ds-json-batch-invalid", ERROR, "A batch size that is not a positive integer",
                      DOC + "ds-batch-size; " + C + ":596-606",
                      keys="train_batch_size, train_micro_batch_size_per_gpu or gradient_accumulation_steps",
-                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked"))
+                     claims=("ds-batch-sizes-positive-and-given", "ds-top-level-scalars-unchecked",
+                             "ds-null-accumulation-fails-in-prepare"))
 BATCH_MISMATCH = rule("ds-json-batch-mismatch", ERROR,
                       "train_batch_size != micro batch x gradient accumulation x world size",
                       DOC + "ds-batch-size; " + C + ":590-652",
@@ -151,6 +189,13 @@ BATCH_FIXED_AUTO = rule("ds-json-fixed-batch-auto-micro", WARNING,
                         + ":596-606",
                         claims=("ds-micro-batch-auto-from-dataloader", "ds-batch-size-uses-world-size",
                                 "trainer-ds-values-must-match-arguments"))
+BATCH_FIXED_AUTO_GAS = rule("ds-json-fixed-batch-auto-accumulation", WARNING,
+                            "Fixed train_batch_size and micro batch with \"auto\" accumulation: only one number of "
+                            "accumulation steps starts",
+                            DOC + "ds-batch-size; " + ACC + ":2207-2222; " + C + ":596-640; "
+                            "transformers/integrations/deepspeed.py:142-150",
+                            keys="train_batch_size, train_micro_batch_size_per_gpu, gradient_accumulation_steps",
+                            claims=("ds-batch-size-uses-world-size", "trainer-ds-values-must-match-arguments"))
 BOOL_STRING = rule("ds-json-bool-as-string", WARNING, "A top-level DeepSpeed flag written as a true-looking string",
                    DOC + "ds-json-validation; " + C + ":245-300",
                    keys="the top-level DeepSpeed flag",
@@ -261,6 +306,10 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
                      "block before DeepSpeed reads the config, and DeepSpeed only looks at `bfloat16` when `bf16` is "
                      "absent, so these settings are ignored.", "Rename the block to `bf16`.")
             continue
+        if name not in top and _is_comment_key(name):
+            ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "
+                     "which is what a comment is for.", "Nothing to do.")
+            continue
         if name not in top:
             best = S.did_you_mean(name, top)
             ctx.emit(UNKNOWN_TOP, name, f"`{name}` is not a DeepSpeed setting; DeepSpeed never reads it, so it is "
@@ -316,6 +365,12 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
                  "Delete it and log from the training loop.")
 
 
+def _is_comment_key(name: str) -> bool:
+    """``_comment``, ``__note``, ``//``, ``comment``, ``#``: names people use for comments in JSON."""
+    low = name.lower().strip()
+    return low.startswith(("_", "//", "#")) or low in ("comment", "comments", "note", "notes", "description")
+
+
 def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
     if not isinstance(value, dict):
         return
@@ -356,17 +411,30 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
     if not isinstance(zo, dict):
         zo = {}
     for path in walk_autos(ds):
+        if path == "steps_per_print":
+            continue  # accelerate replaces it before anything reads it (STEPS_PRINT says so)
         if path in AUTO_TRAINER_ONLY:
-            ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer (from its "
-                     "adam_* arguments); in an own Accelerator loop prepare() raises 'not found in kwargs'.",
-                     "Write the value (e.g. betas [0.9, 0.999], eps 1e-8), or only launch this config through the "
-                     "Trainer.")
+            if ctx.loop == LOOP_HF:
+                continue  # the Trainer fills it from its adam_* arguments
+            if ctx.loop == LOOP_ACCELERATE:
+                ctx.emit(AUTO_TRAINER_OWN, path, f"`{path}: \"auto\"` is only filled by the Hugging Face Trainer (from "
+                         "its adam_* arguments); in an own Accelerator loop accelerate never fills it, so prepare() "
+                         "raises 'not found in kwargs'.",
+                         "Write the value (e.g. betas [0.9, 0.999], eps 1e-8), or train through the Trainer.")
+            else:
+                ctx.emit(AUTO_TRAINER, path, f"`{path}: \"auto\"` works only under the Hugging Face Trainer (it fills "
+                         "it from its adam_* arguments); in an own Accelerator loop prepare() raises 'not found in "
+                         "kwargs'. Tell the wizard the loop (--trainer hf|accelerate) for a verdict.",
+                         "Under the Trainer nothing to do; for an own loop write the value (e.g. betas [0.9, 0.999], "
+                         "eps 1e-8).")
         elif path not in AUTO_FILLED:
-            ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate knows how to fill; "
-                     "prepare() raises 'not found in kwargs'.", "Write a concrete value.")
+            ctx.emit(AUTO_UNFILLED, path, f"`{path}: \"auto\"` is not one of the values accelerate or the HF Trainer "
+                     "know how to fill; prepare() raises 'not found in kwargs'.", "Write a concrete value.")
         elif path == "zero_optimization.stage":
+            where = ("nothing can set it next to a JSON" if ctx.bare or ctx.loop == LOOP_HF
+                     else "the YAML cannot set zero_stage next to a JSON")
             ctx.emit(AUTO_STAGE, path, "`zero_optimization.stage: \"auto\"` is filled with accelerate's default "
-                     "ZeRO stage 2 (the YAML cannot set zero_stage next to a JSON).", "Write the stage (0-3).")
+                     f"ZeRO stage 2 ({where}).", "Write the stage (0-3).")
         elif path.endswith(".device"):
             ctx.emit(AUTO_DEVICE, path, f"`{path}: \"auto\"` is filled with \"none\": nothing is offloaded.",
                      "Write none, cpu or nvme.")
@@ -375,10 +443,96 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
             if isinstance(sec, dict) and sec.get("device") == "nvme":
                 ctx.emit(AUTO_NVME, path, f"`{path}: \"auto\"` is filled with the text 'none', so NVMe swap files go "
                          "to a folder named 'none' under the launch directory.", "Write the NVMe mount path.")
-        elif path in ("fp16.enabled", "bf16.enabled") and ctx.y.get("mixed_precision") is None:
-            ctx.emit(AUTO_PRECISION, path, f"`{path}: \"auto\"` follows the mixed precision given at launch; the YAML "
-                     "sets none (it may not, next to a JSON), so without `--mixed_precision` or Trainer flags the "
-                     "run is fp32.", "Pass --mixed_precision bf16 at launch, or write true/false in the JSON.")
+        elif path in ("fp16.enabled", "bf16.enabled") and ctx.loop != LOOP_HF and ctx.y.get("mixed_precision") is None:
+            if ctx.bare:
+                msg = (f"`{path}: \"auto\"` follows the mixed precision chosen at launch: under the HF Trainer its "
+                       "bf16/fp16 arguments, in an own loop `accelerate launch --mixed_precision` or "
+                       "`Accelerator(mixed_precision=...)`; with none of them the run is fp32.")
+            else:
+                msg = (f"`{path}: \"auto\"` follows the mixed precision given at launch; the YAML sets none (it may "
+                       "not, next to a JSON), so without `--mixed_precision` or Trainer flags the run is fp32.")
+            ctx.emit(AUTO_PRECISION, path, msg, "Pass --mixed_precision bf16 at launch (or the Trainer's bf16=True), "
+                     "or write true/false in the JSON.")
+    _check_learning_rates(ctx, ds)
+    if ctx.loop != LOOP_ACCELERATE:
+        _trainer_matches(ctx, ds)
+
+
+def _number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _check_learning_rates(ctx: Ctx, ds: dict) -> None:
+    """The Trainer matches optimizer.params.lr and scheduler.params.warmup_max_lr against one learning_rate."""
+    opt, sch = ds.get("optimizer"), ds.get("scheduler")
+    op = opt.get("params") if isinstance(opt, dict) else None
+    sp = sch.get("params") if isinstance(sch, dict) else None
+    if not isinstance(op, dict) or not isinstance(sp, dict):
+        return
+    lr, top = op.get("lr"), sp.get("warmup_max_lr")
+    if lr is None or top is None or lr == "auto" or top == "auto" or lr == top:
+        return
+    keys = ("optimizer.params.lr", "scheduler.params.warmup_max_lr")
+    if ctx.loop == LOOP_HF:
+        ctx.emit(LR_CONFLICT_TRAINER, keys, f"`optimizer.params.lr: {fmt(lr)}` and `scheduler.params.warmup_max_lr: "
+                 f"{fmt(top)}` differ, but the Hugging Face Trainer compares both with the one learning_rate "
+                 "argument, so one of them always mismatches and the Trainer raises before training.",
+                 "Write \"auto\" for both (they take learning_rate), or the same number.")
+    elif ctx.loop is None:
+        ctx.emit(LR_CONFLICT_UNKNOWN, keys, f"`optimizer.params.lr: {fmt(lr)}` and `scheduler.params.warmup_max_lr: "
+                 f"{fmt(top)}` differ: under the Hugging Face Trainer one of them always mismatches learning_rate and "
+                 "the Trainer raises; in an own loop the scheduler sets the rate (warming up to "
+                 f"{fmt(top)}), so the optimizer's lr only applies before the first step.",
+                 "Write \"auto\" for both, or the same number.")
+
+
+# DeepSpeed key -> the TrainingArguments it must equal under the Trainer (transformers/integrations/deepspeed.py
+# trainer_config_process / trainer_config_finalize), and that argument's default
+_TRAINER_MATCHED = (
+    ("train_micro_batch_size_per_gpu", "per_device_train_batch_size", 8),
+    ("gradient_accumulation_steps", "gradient_accumulation_steps", 1),
+    ("train_batch_size", "world size x per_device_train_batch_size x gradient_accumulation_steps", None),
+    ("gradient_clipping", "max_grad_norm", 1.0),
+    ("optimizer.params.lr", "learning_rate", 5e-05),
+    ("optimizer.params.betas", "[adam_beta1, adam_beta2]", [0.9, 0.999]),
+    ("optimizer.params.eps", "adam_epsilon", 1e-08),
+    ("optimizer.params.weight_decay", "weight_decay", 0.0),
+    ("scheduler.params.warmup_max_lr", "learning_rate", 5e-05),
+    ("scheduler.params.total_num_steps", "the number of training steps (max_steps or epochs)", None),
+    ("scheduler.params.warmup_num_steps", "warmup_steps (or warmup_ratio x steps)", None),
+    ("fp16.enabled", "fp16", False),
+    ("bf16.enabled", "bf16", False),
+)
+
+
+def _get_path(ds: dict, path: str):
+    node: Any = ds
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _trainer_matches(ctx: Ctx, ds: dict) -> None:
+    """One note listing the concrete values the Trainer will compare with TrainingArguments."""
+    rows, keys = [], []
+    for path, arg, default in _TRAINER_MATCHED:
+        v = _get_path(ds, path)
+        if v is None or v == "auto" or isinstance(v, dict):
+            continue
+        keys.append(path)
+        tail = "" if default is None else (" (its default)" if v == default else f" (default {fmt(default)})")
+        rows.append(f"{path} {fmt(v)} = {arg}{tail}")
+    if not rows:
+        return
+    lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF else
+            "If this runs under the Hugging Face Trainer")
+    ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these concrete values must equal TrainingArguments, or the "
+             "Trainer raises 'mismatch TrainingArguments values' before training: " + "; ".join(rows) + ".",
+             "Pass the same values to TrainingArguments, or write \"auto\" so the Trainer fills them.")
 
 
 def _positive_int(value) -> int | None:
@@ -398,13 +552,26 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
             ok = False
             ctx.emit(BATCH_INVALID, k, f"`{k}: {fmt(v)}` must be a whole number above 0 (or \"auto\").",
                      f"Write `{k}` as a positive integer, or \"auto\".")
+    if "gradient_accumulation_steps" in ds and ds["gradient_accumulation_steps"] is None \
+            and "train_micro_batch_size_per_gpu" in ds and ds["train_micro_batch_size_per_gpu"] is not None:
+        ok = False
+        ctx.emit(BATCH_INVALID, "gradient_accumulation_steps", "`gradient_accumulation_steps: null` is kept as "
+                 "written (accelerate only fills a missing key with 1), and prepare() multiplies it into "
+                 "train_batch_size: it fails with a TypeError.", "Write a number of steps, or \"auto\", or delete "
+                 "the key (then 1).")
     tb, mb, gas = vals["train_batch_size"], vals["train_micro_batch_size_per_gpu"], vals["gradient_accumulation_steps"]
     if not present["train_micro_batch_size_per_gpu"] and tb == "auto":
-        ctx.emit(BATCH_AUTO_TOTAL, ("train_batch_size", "train_micro_batch_size_per_gpu"),
-                 "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` is missing: the HF Trainer "
-                 "fills the total from its arguments (DeepSpeed derives the micro batch), but in an own Accelerator "
-                 "loop accelerate fills it only from the micro batch, so prepare() raises 'not found in kwargs'.",
-                 "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number.")
+        keys2 = ("train_batch_size", "train_micro_batch_size_per_gpu")
+        fix = "Add `\"train_micro_batch_size_per_gpu\": \"auto\"` (filled from the dataloader) or a number."
+        if ctx.loop == LOOP_ACCELERATE:
+            ctx.emit(BATCH_AUTO_TOTAL_OWN, keys2, "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` "
+                     "is missing: in an own Accelerator loop accelerate fills the total only from the micro batch, so "
+                     "prepare() raises 'not found in kwargs'.", fix)
+        elif ctx.loop is None:
+            ctx.emit(BATCH_AUTO_TOTAL, keys2, "`train_batch_size` is \"auto\" and `train_micro_batch_size_per_gpu` is "
+                     "missing: the HF Trainer fills the total from its arguments (DeepSpeed derives the micro batch), "
+                     "but in an own Accelerator loop accelerate fills it only from the micro batch, so prepare() "
+                     "raises 'not found in kwargs'.", fix)
         return
     if not present["train_micro_batch_size_per_gpu"] and not present["train_batch_size"]:
         ctx.emit(BATCH_MISSING, "train_micro_batch_size_per_gpu",
@@ -414,19 +581,25 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
         return
     if not ok or not present["train_batch_size"] or tb == "auto":
         return
+    gas_auto = present["gradient_accumulation_steps"] and gas == "auto"
     if mb == "auto":
-        g0 = 1 if not present["gradient_accumulation_steps"] else as_int(gas)
+        g0 = 1 if not present["gradient_accumulation_steps"] else (None if gas_auto else as_int(gas))
         world0 = None if _skip_world_check(ctx, ds) else ctx.nproc
-        if g0 and world0 and int(tb) % (g0 * world0):
+        div = (g0 or 1) * world0 if world0 else None
+        if div and int(tb) % div:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+            split = f"{world0} processes x {g0} accumulation steps" if g0 else f"{world0} processes"
             ctx.emit(BATCH_MISMATCH, blame,
-                     f"train_batch_size {tb} cannot be split into {world0} processes x {g0} accumulation steps of "
-                     "whole micro batches, so whatever fills the \"auto\" micro batch, the check total = micro x "
-                     "accumulation x processes fails.",
+                     f"train_batch_size {tb} cannot be split into {split} of whole micro batches, so whatever fills "
+                     "the \"auto\" values, the check total = micro x accumulation x processes fails.",
                      "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
             return
-        need = (f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
-                if g0 and world0 else "the batch size that makes micro x accumulation x processes equal it")
+        if g0 and world0:
+            need = f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+        elif world0:
+            need = f"micro batch x accumulation steps = {int(tb) // world0} ({tb} / {world0} processes)"
+        else:
+            need = "the batch size that makes micro x accumulation x processes equal it"
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
                  "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "
@@ -437,15 +610,34 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
     world = ctx.nproc
     if world is None or _skip_world_check(ctx, ds):
         return
-    g = 1 if gas in (None, "auto") or not present["gradient_accumulation_steps"] else int(gas)
     tb = int(tb)
+    if gas_auto:  # filled from the Accelerator's / the Trainer's accumulation: any whole number of steps can fit
+        unit = (int(mb) if present["train_micro_batch_size_per_gpu"] else 1) * world
+        blame = tuple(k for k in keys if present[k]) + ("num_processes",)
+        if tb % unit:
+            ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} is not a multiple of micro batch x processes = "
+                     f"{unit}, so no number of accumulation steps makes micro x accumulation x processes equal it; "
+                     "DeepSpeed asserts 'Check batch related parameters'.",
+                     "Make train_batch_size a multiple of micro batch x processes, or set it to \"auto\".")
+        elif present["train_micro_batch_size_per_gpu"]:
+            steps = tb // unit
+            ctx.emit(BATCH_FIXED_AUTO_GAS, ("train_batch_size", "train_micro_batch_size_per_gpu",
+                                            "gradient_accumulation_steps"),
+                     f"`train_batch_size: {tb}` and `train_micro_batch_size_per_gpu: {int(mb)}` are fixed while "
+                     "`gradient_accumulation_steps` is \"auto\": the run starts only with exactly "
+                     f"{steps} accumulation step(s) ({tb} / ({int(mb)} x {world} processes)), passed as "
+                     f"TrainingArguments(gradient_accumulation_steps={steps}) under the HF Trainer or "
+                     f"Accelerator(gradient_accumulation_steps={steps}) in an own loop; any other fails DeepSpeed's "
+                     "batch check.", "Set train_batch_size to \"auto\", or write the accumulation steps.")
+        return
+    g = 1 if not present["gradient_accumulation_steps"] else int(gas)
     if present["train_micro_batch_size_per_gpu"]:
         expect = int(mb) * g * world
         if tb != expect:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
             ctx.emit(BATCH_MISMATCH, blame, f"train_batch_size {tb} != micro batch {int(mb)} x gradient accumulation "
-                     f"{g}{' (accelerate default)' if g == 1 and gas in (None, 'auto') else ''} x {world} processes "
-                     f"= {expect}; DeepSpeed asserts 'Check batch related parameters'.",
+                     f"{g}{' (accelerate default)' if not present['gradient_accumulation_steps'] else ''} x {world} "
+                     f"processes = {expect}; DeepSpeed asserts 'Check batch related parameters'.",
                      "Make the three numbers agree, or set train_batch_size to \"auto\".")
     elif tb % (g * world) or tb // (g * world) == 0:
         blame = tuple(k for k in keys if present[k]) + ("num_processes",)

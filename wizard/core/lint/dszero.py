@@ -4,8 +4,9 @@ DeepSpeed JSON."""
 from __future__ import annotations
 
 from .. import ds_schema as S
+from ..context import LOOP_ACCELERATE
 from ..vocab import is_true_word
-from .base import DOC, DS, ERROR, A, Ctx, fmt, rule
+from .base import DOC, DS, ERROR, WARNING, A, Ctx, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
@@ -72,6 +73,13 @@ SCHED_PARAM = rule("ds-json-scheduler-param-unknown", ERROR, "A scheduler parame
                    claims=("ds-scheduler-type-and-params",))
 CHECKPOINT = rule("ds-json-checkpoint-invalid", ERROR, "checkpoint.tag_validation / parallel_write value invalid",
                   DOC + "ds-zero-options; " + C + ":387-408", claims=("ds-checkpoint-options-checked",))
+GRAD_NORM_AUTO = rule("ds-json-compute-grad-norm-auto-clipping", WARNING,
+                      "compute_grad_norm: false with \"auto\" clipping: works only where the filler writes 0 "
+                      "(the HF Trainer with max_grad_norm=0; an own loop fills 1.0)",
+                      DOC + "ds-zero-options; " + DS + "runtime/zero/stage_1_and_2.py:212-218; " + A
+                      + "accelerator.py:2222-2225; transformers/integrations/deepspeed.py:151",
+                      keys="zero_optimization.compute_grad_norm, gradient_clipping",
+                      claims=("ds-compute-grad-norm-false-limits", "trainer-ds-values-must-match-arguments"))
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
                  "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
                  DOC + "ds-precision; " + C + ":566-570", claims=("ds-keep-in-fp32-modules-list",))
@@ -202,6 +210,21 @@ def check_zero(ctx: Ctx, ds: dict) -> None:
     if zo.get("compute_grad_norm") is False:
         clip = ds.get("gradient_clipping", 1.0)
         clip_n = 1.0 if clip == "auto" else _num(clip)
+        if clip == "auto" and ctx.loop != LOOP_ACCELERATE and (stage in (1, 2) and _device(oo) == "none"):
+            if ctx.loop is None:
+                ctx.emit(GRAD_NORM_AUTO, ("zero_optimization.compute_grad_norm", "gradient_clipping"),
+                         "`zero_optimization.compute_grad_norm: false` needs gradient clipping off, and "
+                         "`gradient_clipping` is \"auto\": an own Accelerator loop fills 1.0, so DeepSpeed raises; "
+                         "the HF Trainer fills max_grad_norm, which works only with max_grad_norm=0.",
+                         "Write \"gradient_clipping\": 0.0 (under the Trainer also pass max_grad_norm=0).")
+            else:
+                ctx.emit(GRAD_NORM_AUTO, ("zero_optimization.compute_grad_norm", "gradient_clipping"),
+                         "`zero_optimization.compute_grad_norm: false` needs gradient clipping off; the HF Trainer "
+                         "fills the \"auto\" `gradient_clipping` with max_grad_norm (default 1.0), so it works only "
+                         "with TrainingArguments(max_grad_norm=0).",
+                         "Pass max_grad_norm=0 to TrainingArguments (or write \"gradient_clipping\": 0.0 and the "
+                         "same max_grad_norm).")
+            clip_n = None
         problems, other = [], ""
         if stage is not None and stage not in (1, 2):
             problems.append(f"the stage is {stage} (only 1 or 2 allowed)")

@@ -177,6 +177,8 @@ PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp
 def derive(ctx: Ctx) -> None:
     y = ctx.y
     dist = y.get("distributed_type")
+    if dist is False:  # an unquoted NO, which YAML reads as false: accelerate launches it as NO (one process)
+        dist = "NO"
     ctx.dist = dist if isinstance(dist, str) and dist in DISTRIBUTED_TYPES else None
     ctx.kind = None if ctx.dist is None else ("fsdp" if ctx.dist == DIST_FSDP else
                                                "deepspeed" if ctx.dist == DIST_DEEPSPEED else "other")
@@ -212,6 +214,8 @@ def check_distributed_type(ctx: Ctx) -> None:
         return
     dist = y["distributed_type"]
     allowed = SAGEMAKER_TYPES if env == "AMAZON_SAGEMAKER" else DISTRIBUTED_TYPES
+    if dist is False and env != "AMAZON_SAGEMAKER":
+        return  # `distributed_type: NO` unquoted: YAML's false, which the launcher treats like NO
     if not (isinstance(dist, str) and dist in allowed):
         best = ds_schema.did_you_mean(str(dist), allowed)
         hint = f" Did you mean `{best}`?" if best else ""
@@ -321,11 +325,19 @@ def _ds_runner(ctx: Ctx) -> bool:
 def check_processes(ctx: Ctx) -> None:
     y = ctx.y
     raw = y.get("num_processes")
-    if ctx.dist is not None and ctx.dist != "NO" and ("num_processes" not in y or (as_int(raw) == -1)):
+    if ctx.dist is not None and ctx.dist != "NO" and ("num_processes" not in y or as_int(raw) == -1):
         ctx.emit(NPROC_MISSING, "num_processes",
                  "`num_processes` is " + ("missing" if "num_processes" not in y else "-1") + "; `accelerate launch "
                  "--config_file` then stops with 'You need to manually pass in `--num_processes`'.",
                  "Write the total number of processes (GPUs over all machines), or always pass --num_processes.")
+    elif ctx.dist is not None and ctx.dist != "NO" and raw is None:
+        ctx.emit(NPROC_INVALID, "num_processes", "`num_processes: null` gives the launcher no process count: it "
+                 "hands torchrun 'None' processes per machine (or fails dividing it by num_machines), and nothing "
+                 "starts.", "Write the total number of processes (GPUs over all machines).")
+    if "num_machines" in y and y["num_machines"] is None and ctx.dist is not None:
+        ctx.emit(NPROC_INVALID, "num_machines", "`num_machines: null` reaches the launcher as None, and it compares "
+                 "it with 1 (`num_machines > 1`): a TypeError before any process starts.",
+                 "Write `num_machines: 1` (or the number of machines), or delete the key.")
     for key, value in (("num_processes", raw), ("num_machines", y.get("num_machines"))):
         if value is None or (key == "num_processes" and as_int(value) == -1):
             continue

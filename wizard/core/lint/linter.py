@@ -19,6 +19,7 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
+from ..context import VERIFIED, Context
 from ..findings import Finding, dedupe, sort_findings
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
 from . import ds as _ds
@@ -27,9 +28,9 @@ from . import dszero as _dszero
 from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
-from .base import INFO, Ctx, rule
+from .base import DIST_DEEPSPEED, INFO, Ctx, rule
 
-__all__ = ["lint", "fp8_backend_importable"]
+__all__ = ["lint", "lint_ds_json", "fp8_backend_importable"]
 
 INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a linter bug; other rules still ran)",
                 "wizard/core/lint/linter.py",
@@ -69,13 +70,15 @@ def _json_checks(ctx: Ctx, ds: dict) -> None:
 
 
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
-         fp8_available: Callable[[], bool] | None = None) -> list[Finding]:
+         fp8_available: Callable[[], bool] | None = None, context: Context | None = None) -> list[Finding]:
     """Lint an accelerate config (as ``yaml.safe_load`` returns it) and its DeepSpeed JSON, if any.
 
     ``ds_cfg`` is the parsed DeepSpeed JSON named by ``deepspeed_config.deepspeed_config_file`` (None for inline
     DeepSpeed settings, or when it could not be read). ``ds_path_known=False`` says the JSON is named but its
     content is unknown; rules that need it are skipped (the loader reports the missing file). GPU-count rules
     run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe.
+    ``context`` (wizard/core/context.py): the training loop and library versions judged for; rules whose outcome
+    depends on them follow it (unknown: warnings that say what happens in each case).
     Returns findings sorted errors first; never raises.
     """
     try:
@@ -84,7 +87,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         gpus = gpus_per_node if isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool) \
             and gpus_per_node > 0 else None
         ctx = Ctx(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
-                  fp8_available=fp8_available or fp8_backend_importable)
+                  fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED)
     except Exception:  # noqa: BLE001
         return []
     for derive in (_gen.derive, _fsdp.derive, _ds.derive):
@@ -119,3 +122,21 @@ def _finish(ctx: Ctx) -> list[Finding]:
     # findings.dedupe also compares the severity; the same here, since every finding comes from Ctx.emit, which
     # takes it from the rule's one registration
     return sort_findings(dedupe(ctx.findings))
+
+
+def lint_ds_json(ds_cfg: dict, *, num_processes: int | None = None, context: Context | None = None) -> list[Finding]:
+    """Lint a DeepSpeed JSON alone (no accelerate YAML around it): the JSON's own rules, with the batch arithmetic
+    over ``num_processes`` when it is known, in ``context``. Never raises."""
+    try:
+        n = num_processes if isinstance(num_processes, int) and not isinstance(num_processes, bool) \
+            and num_processes > 0 else None
+        ctx = Ctx(y={}, ds=ds_cfg if isinstance(ds_cfg, dict) else {}, gpus_per_node=None, ds_path_known=True,
+                  fp8_available=lambda: False, context=context or VERIFIED, bare=True)
+        ctx.dist, ctx.kind, ctx.ds_file_mode, ctx.nproc, ctx.mp = DIST_DEEPSPEED, "deepspeed", True, n, None
+    except Exception:  # noqa: BLE001
+        return []
+    _run(ctx, _ds.derive_file_stage)
+    _run(ctx, _ds.check_json_accumulation)
+    assert ctx.ds is not None
+    _json_checks(ctx, ctx.ds)
+    return _finish(ctx)

@@ -205,6 +205,33 @@ TEXTS: dict[str, Text] = {
                   "TrainingArguments, which fill the DeepSpeed 'auto' values.",
         claims=("launch-script-args-passed", "trainer-fills-more-auto"),
     ),
+    "launch.training_loop": Text(
+        what="Who drives training: 'accelerate' is your own loop around accelerator.prepare(...) (like the bundled "
+             "script); 'trainer' is the Hugging Face Trainer or a library built on it (Seq2SeqTrainer, TRL's "
+             "trainers, LLaMA-Factory, axolotl). The Trainer passes its TrainingArguments to accelerate: it counts "
+             "accumulation itself (its Accelerator gets 1), clips with max_grad_norm and sets the precision from "
+             "its fp16/bf16 arguments. With 'trainer' the wizard also writes training_arguments.json, the "
+             "arguments that carry these answers.",
+        fsdp="The FSDP config holds no batch, accumulation or clipping either way. An own loop sets them in code; "
+             "the Trainer takes them from TrainingArguments, and its fp16/bf16 argument replaces the YAML's "
+             "mixed_precision.",
+        deepspeed="Decides who fills the JSON's \"auto\" values. An own loop: accelerate fills only the micro-batch "
+                  "(from the DataLoader), accumulation, clipping (1.0), precision and the hidden-size buckets, and "
+                  "anything else left \"auto\" fails. The Trainer fills batch, accumulation, clipping, precision "
+                  "and the optimizer and scheduler parameters from TrainingArguments, and stops with a ValueError "
+                  "when a value written as a number differs from its argument; so with 'trainer' the wizard writes "
+                  "\"auto\" there and puts the numbers in training_arguments.json.",
+        versions="With the Trainer an optimizer block in the JSON needs nothing in the script (it passes DummyOptim "
+                 "itself); optimizer.params.lr and scheduler.params.warmup_max_lr are both matched against "
+                 "learning_rate.",
+        tips="Not sure? A script that calls Trainer(...).train() or a TRL/LLaMA-Factory/axolotl command uses the "
+             "Trainer; a script with accelerator.backward(loss) is an own loop.",
+        claims=("trainer-counts-accumulation-and-clips", "trainer-ds-values-must-match-arguments",
+                "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate", "ds-auto-outside-the-list-raises",
+                "ds-micro-batch-auto-from-dataloader", "ds-gradient-clipping-on-unless-json-zero",
+                "ds-auto-buckets-from-hidden-size", "trainer-builds-the-ds-optimizer-itself",
+                "trainer-lr-matched-twice"),
+    ),
 }
 
 GROUP = GroupText(

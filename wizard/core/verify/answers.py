@@ -110,6 +110,8 @@ def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
         scratch = generate(gen.answers, folder, ds_path="absolute")  # replayed from any folder
         write_files({folder / name: text for name, text in scratch.files.items()}, force=True)
         micro = gen.answers["training.micro_batch_size"]
-        eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=micro if isinstance(micro, int) else 1)
+        # the Trainer: the arguments the answers put in training_arguments.json (None: an own Accelerator loop)
+        eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=micro if isinstance(micro, int) else 1,
+                               trainer_arguments=scratch.rendered.training_arguments)
         findings = list(eff.findings) + compare(expected_effective(gen.answers), flatten_effective(eff))
     return sort_findings(findings)

@@ -22,6 +22,16 @@ No training is launched and no process group is created. The stages mirror what 
    plugin's own ``fill_match`` / ``deepspeed_config_process``, then deepspeed's own
    ``deepspeed.runtime.config.DeepSpeedConfig`` on the final dict.
 
+With ``trainer_arguments`` (the Hugging Face Trainer is the training loop), stage 3 builds the real
+``transformers.TrainingArguments`` from them in the exported environment (it makes the DeepSpeedPlugin from the
+launcher's variables and decides the precision the Trainer hands its Accelerator), and stage 4 replays the
+Trainer's path instead: ``propagate_args_to_deepspeed`` (``HfTrainerDeepSpeedConfig.trainer_config_process``),
+``trainer_config_finalize(args, model, num_training_steps)`` (its mismatch ``ValueError`` included), then
+accelerate's own filling for the Trainer's ``prepare(model, optimizer)`` (no DataLoader, an Accelerator told 1
+accumulation step) and DeepSpeed's ``DeepSpeedConfig``. ``TrainingArguments.world_size`` is answered with
+``num_processes`` (workaround #4: no process group exists), and transformers' global DeepSpeed config reference
+is cleared afterwards.
+
 The round trip models a GPU training node, not the machine running it. Three things are neutralised,
 each only for the duration of one stage and restored afterwards: the device lookup of the FSDP plugin
 (``_pretend_cuda_device``, only when no accelerator exists), the world size DeepSpeedConfig reads from a
@@ -139,6 +149,8 @@ def effective_config(
     optimizer: str = "auto",
     scheduler: str = "auto",
     launch_dir: str | os.PathLike | None = None,
+    trainer_arguments: Mapping[str, Any] | None = None,
+    num_training_steps: int = 100,
 ) -> Effective:
     """Run ``yaml_path`` through accelerate's launcher and plugins and DeepSpeed's config validation.
 
@@ -152,6 +164,9 @@ def effective_config(
         ``scheduler`` section, else none.
     launch_dir: the directory ``accelerate launch`` is run from (relative ``deepspeed_config_file`` paths
         are resolved against it); default: the current directory.
+    trainer_arguments: the Hugging Face Trainer drives training, with ``TrainingArguments(**trainer_arguments)``
+        (``output_dir`` is a scratch folder); None: an own Accelerator loop. ``num_training_steps`` is what the
+        Trainer passes to ``trainer_config_finalize``.
 
     Never raises for a bad config: every failure becomes a finding.
     """
@@ -166,6 +181,8 @@ def effective_config(
         optimizer=optimizer,
         scheduler=scheduler,
         launch_dir=None if launch_dir is None else os.path.abspath(os.fspath(launch_dir)),
+        trainer_arguments=None if trainer_arguments is None else dict(trainer_arguments),
+        num_training_steps=num_training_steps,
     )
     with _Sandbox() as sandbox:
         try:
@@ -540,8 +557,13 @@ class _RoundTrip:
         optimizer: str,
         scheduler: str,
         launch_dir: str | None,
+        trainer_arguments: dict[str, Any] | None = None,
+        num_training_steps: int = 100,
     ) -> None:
         self.eff = eff
+        self.trainer_arguments = trainer_arguments
+        self.num_training_steps = num_training_steps
+        self.training_args: Any = None
         self.yaml_abs = yaml_abs
         self.file_key = file_key
         self.micro_batch_size = micro_batch_size
@@ -630,6 +652,10 @@ class _RoundTrip:
                 import accelerate.parallelism_config  # noqa: F401
                 import deepspeed  # noqa: F401
                 import deepspeed.runtime.config  # noqa: F401
+                if self.trainer_arguments is not None:
+                    import transformers  # noqa: F401
+                    import transformers.integrations.deepspeed  # noqa: F401
+                    import transformers.training_args  # noqa: F401
                 # isort: on
         except Exception as exc:
             self.error(RULE_LOAD, [self.file_key], exc)
@@ -737,9 +763,20 @@ class _RoundTrip:
         backend = dynamo.backend
         eff.dynamo_backend = str(backend.value) if isinstance(backend, Enum) else str(backend)
 
-        # Accelerator.__init__: DeepSpeedPlugin() from env
+        # The Trainer: TrainingArguments(...) builds the DeepSpeedPlugin from env and decides the precision
+        trainer_mp = None
         ds_plugin = None
-        if use_ds:
+        if self.trainer_arguments is not None:
+            try:
+                self.training_args = _training_arguments(self.trainer_arguments)
+            except Exception as exc:
+                self.error(RULE_PLUGIN, K.ds_plugin_error_keys(exc, env) if use_ds else [], exc)
+                return
+            trainer_mp = self.training_args.mixed_precision  # Trainer._build_accelerator_args
+            ds_plugin = self.training_args.deepspeed_plugin if use_ds else None
+
+        # Accelerator.__init__: DeepSpeedPlugin() from env
+        if use_ds and ds_plugin is None:
             try:
                 ds_plugin = DeepSpeedPlugin()
             except Exception as exc:
@@ -769,6 +806,8 @@ class _RoundTrip:
         # AcceleratorState.__init__ (accelerate/state.py): mixed precision handling.
         cpu = parse_flag_from_env("ACCELERATE_USE_CPU")
         mixed_precision = parse_choice_from_env("ACCELERATE_MIXED_PRECISION", "no")
+        if trainer_mp is not None:
+            mixed_precision = trainer_mp  # Accelerator(mixed_precision=args.mixed_precision) beats the env
         try:
             if mixed_precision == "fp8" and not is_fp8_available():
                 raise ValueError("Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.")
@@ -831,12 +870,14 @@ class _RoundTrip:
                 return
             eff.parallelism = _parallelism_summary(parallelism)  # _validate_accelerator may resize
 
-        # Accelerator.__init__: gradient accumulation steps from the env
+        # Accelerator.__init__: gradient accumulation steps from the env (the Trainer passes num_steps=1)
         try:
             accel_gas = int(parse_choice_from_env("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1))
         except Exception as exc:
             self.error(RULE_PLUGIN, ["deepspeed_config.gradient_accumulation_steps"], exc)
             return
+        if self.training_args is not None:
+            accel_gas = 1  # transformers/trainer.py create_accelerator_and_postprocess
 
         if ds_plugin is not None:
             self.stage_rule = RULE_DS_CONFIG
@@ -908,10 +949,14 @@ class _RoundTrip:
             return
         inline = ds["config_file"] is None
         try:
+            if self.training_args is not None:
+                self._trainer_fill(plugin)
             gas = self._fill_auto(plugin, accel_gas, parallelism)
         except Exception as exc:
             ds["config"] = copy.deepcopy(plugin.deepspeed_config)
-            self.error(RULE_DS_CONFIG, K.ds_config_error_keys(exc, plugin.deepspeed_config, inline), exc)
+            # the Trainer's mismatch ValueError lists each key: "- ds gradient_accumulation_steps=8 vs hf ..."
+            keys = re.findall(r"^- ds ([\w.]+)=", str(exc), flags=re.MULTILINE)
+            self.error(RULE_DS_CONFIG, keys or K.ds_config_error_keys(exc, plugin.deepspeed_config, inline), exc)
             return
         final = plugin.deepspeed_config
         ds["config"] = copy.deepcopy(final)
@@ -941,6 +986,21 @@ class _RoundTrip:
             "gather_16bit_weights_on_model_save": bool(z.gather_16bit_weights_on_model_save),
         }
 
+    def _trainer_fill(self, plugin: Any) -> None:
+        """transformers ``propagate_args_to_deepspeed`` (Trainer.create_accelerator_and_postprocess) and
+        ``trainer_config_finalize`` (deepspeed_init, at train()): the Trainer's "auto" filling and its mismatch
+        check against TrainingArguments."""
+        from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+        args = _WorldSize(self.training_args, int(self.eff.num_processes or 1))
+        hf = HfTrainerDeepSpeedConfig(plugin.hf_ds_config.config)
+        plugin.hf_ds_config = hf
+        plugin.deepspeed_config = hf.config
+        hf.trainer_config_process(args)
+        hf.trainer_config_finalize(args, _ModelStub(self.hidden_size), self.num_training_steps)
+        if "optimizer" not in hf.config:  # transformers deepspeed_optim_sched: its own torch optimizer
+            hf.config["zero_allow_untested_optimizer"] = True
+
     def _fill_auto(self, plugin: Any, accel_gas: int, parallelism: Any) -> int:
         """accelerate/accelerator.py ``Accelerator._prepare_deepspeed`` up to ``deepspeed.initialize``,
         for (model, optimizer, DataLoader(batch_size=micro_batch_size)[, scheduler])."""
@@ -951,13 +1011,20 @@ class _RoundTrip:
         sp_size = parallelism.sp_size if parallelism is not None else 1
 
         if plugin.is_auto("train_micro_batch_size_per_gpu"):
+            if self.training_args is not None:  # the Trainer prepares (model, optimizer): no DataLoader
+                raise ValueError("When using DeepSpeed, `accelerate.prepare()` requires you to pass at least one of "
+                                 "training or evaluation dataloaders with `batch_size` attribute returning an "
+                                 "integer value or alternatively set an integer value in "
+                                 "`train_micro_batch_size_per_gpu` in the deepspeed config file")
             batch_size_per_device = self.micro_batch_size
         else:
             batch_size_per_device = plugin.get_value("train_micro_batch_size_per_gpu")
 
         plugin.fill_match("gradient_accumulation_steps", must_match=False, gradient_accumulation_steps=accel_gas)
         ds_gas = plugin.get_value("gradient_accumulation_steps")
-        if ds_gas != accel_gas:
+        if ds_gas != accel_gas and self.training_args is not None:
+            accel_gas = ds_gas  # the Trainer's Accelerator is told 1 and counts accumulation itself: not a finding
+        elif ds_gas != accel_gas:
             acc_logger.warning(
                 f"Gradient accumulation steps mismatch: GradientAccumulationPlugin has {accel_gas}, "
                 f"DeepSpeed config has {ds_gas}. Using DeepSpeed's value."
@@ -1050,6 +1117,44 @@ class _RoundTrip:
                 * parallelism.data_parallel_size
             )
         return accel_gas
+
+
+def _training_arguments(kwargs: Mapping[str, Any]) -> Any:
+    """The real ``TrainingArguments`` in the exported environment, on CPU (``use_cpu``: the bf16 check of a GPU-less
+    machine would refuse bf16), writing nothing (a scratch output_dir, no reports, no saves). transformers' global
+    DeepSpeed config reference, which its DeepSpeedPlugin sets, is cleared again."""
+    import tempfile
+
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import unset_hf_deepspeed_config
+
+    with tempfile.TemporaryDirectory(prefix="fsdpds_verify_trainer_") as out:
+        try:
+            return TrainingArguments(**{"output_dir": out, "use_cpu": True, "report_to": [], "save_strategy": "no",
+                                        **kwargs})
+        finally:
+            unset_hf_deepspeed_config()
+
+
+class _WorldSize:
+    """``TrainingArguments`` with ``world_size`` answered by ``num_processes`` (workaround #4: the real property asks
+    a process group, which a round trip never creates); every other attribute is the real one."""
+
+    def __init__(self, args: Any, world_size: int) -> None:
+        self._args = args
+        self.world_size = world_size
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._args, name)
+
+
+class _ModelStub:
+    """What ``trainer_config_finalize`` reads of the model: ``config.hidden_size`` (None: a model without a config,
+    so hidden-size "auto" values fail as they would)."""
+
+    def __init__(self, hidden_size: int | None) -> None:
+        if hidden_size is not None:
+            self.config = type("Config", (), {"hidden_size": int(hidden_size)})()
 
 
 def _find_key_path(node: Mapping[str, Any], key: str, prefix: str = "") -> str | None:

@@ -341,7 +341,8 @@ class MainScreen(Screen):
     def action_review(self) -> None:
         from .review import ReviewScreen
 
-        review = ReviewScreen(self.answers, self.out, self.start.files, ds_path=self.ds_path)
+        review = ReviewScreen(self.answers, self.out, self.start.files, ds_path=self.ds_path,
+                              bare_ds=self.start.bare_ds)
         self.app.push_screen(review, self._review_closed)
 
     async def _review_closed(self, result: dict | None) -> None:

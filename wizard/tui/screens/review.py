@@ -18,6 +18,7 @@ from ...core.answers import Answers
 from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
 from ...core.generate import Generated, generate, launch_command
+from ...core.render import training_arguments_line
 from ..present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 
@@ -25,6 +26,22 @@ _LEXERS = {".yaml": "yaml", ".json": "json"}
 WIDE_AT = 120
 """From this width on, every finding is listed beside the files."""
 THEME = "monokai"
+
+
+def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from an imported DeepSpeed JSON (no accelerate config) to the ds_config.json to write."""
+    import difflib
+
+    from ...core.render import DS_JSON
+
+    if not imported:
+        return ""
+    try:
+        old = imported[0].read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"--- {imported[0]} (imported: cannot read it now: {exc.strerror or exc})\n"
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), files.get(DS_JSON, "").splitlines(keepends=True),
+                                        fromfile=f"{imported[0]} (imported)", tofile=f"{DS_JSON} (to write)"))
 
 
 def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
@@ -93,8 +110,11 @@ class ReviewScreen(Screen[dict | None]):
         Binding("f1", "app.help", "Help", id="review-help"),
     ]
 
-    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = (), *, ds_path: str = "auto") -> None:
+    def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = (), *, ds_path: str = "auto",
+                 bare_ds: bool = False) -> None:
         super().__init__(id="review")
+        self.bare_ds = bare_ds
+        """``imported`` is a DeepSpeed JSON alone: it is compared with the ds_config.json to write."""
         self.ds_path = ds_path
         self.answers = answers
         self.out = out
@@ -176,7 +196,8 @@ class ReviewScreen(Screen[dict | None]):
             tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
         changed = [n for n, s in states.items() if s == "changed"]
         parts: list = []
-        against_import = imported_diff(self.imported, gen.files)
+        against_import = _bare_json_diff(self.imported, gen.files) if self.bare_ds else imported_diff(
+            self.imported, gen.files)
         if self.imported:
             parts.append(Text("Against the imported file" + "s" * (len(self.imported) > 1) + ":", style="bold"))
             parts.append(_diff_renderable(against_import) if against_import else
@@ -204,6 +225,10 @@ class ReviewScreen(Screen[dict | None]):
         else:
             launch.append("Launch: ", style="bold")
         launch.append(command)
+        if gen.rendered.training_arguments is not None:  # the Trainer: the arguments that carry the answers
+            launch.append("\nTrainer: ", style="bold")
+            launch.append(training_arguments_line(gen.rendered.training_arguments))
+            launch.append(" (training_arguments.json; the DeepSpeed values they fill are \"auto\")")
         self.query_one("#launch", Static).update(launch)
         self.query_one("#write-status", Static).update(self._status_text(states))
 

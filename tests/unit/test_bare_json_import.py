@@ -1,0 +1,41 @@
+"""Importing a DeepSpeed JSON alone (the TUI's `--config ds_config.json`): DeepSpeed answers from the JSON, the
+launch answers and the training loop at their defaults, with a note that says so."""
+import json
+
+from wizard.core.answers import default_answers
+from wizard.core.answers.imported import import_and_check
+from wizard.core.generate import generate
+
+JSON_ALONE = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 8, "gradient_clipping": 1.0,
+              "bf16": {"enabled": True},
+              "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": False},
+                                    "overlap_comm": True}}
+
+
+def test_a_json_alone_imports_its_values_and_default_launch_answers(tmp_path):
+    path = tmp_path / "ds_config.json"
+    path.write_text(json.dumps(JSON_ALONE))
+    imported = import_and_check(path)
+    a = imported.answers
+    assert imported.bare_ds and imported.files == (path,)
+    assert (a.backend, a["sharding.strategy"], a["offload.optimizer"], a["offload.pin_memory"],
+            a["training.micro_batch_size"], a["training.gradient_accumulation_steps"],
+            a["deepspeed.overlap_comm"]) == ("deepspeed", "grads_optimizer", "cpu", False, 2, 8, True)
+    defaults = default_answers()
+    for sid in ("launch.num_processes", "launch.num_machines", "launch.training_loop"):
+        assert a[sid] == defaults[sid] and sid not in a.explicit
+    notes = [f for f in imported.notes if "DeepSpeed JSON alone" in f.message]
+    assert len(notes) == 1 and notes[0].severity == "info" and "launch.training_loop" in notes[0].keys
+    # what the wizard writes back: the same DeepSpeed values in its own ds_config.json
+    written = json.loads(generate(a, None).files["ds_config.json"])
+    assert (written["train_micro_batch_size_per_gpu"], written["gradient_accumulation_steps"],
+            written["zero_optimization"]["offload_optimizer"]) == (2, 8, {"device": "cpu", "pin_memory": False})
+
+
+def test_an_accelerate_config_import_keeps_the_default_loop_and_no_bare_note(tmp_path):
+    cfg = tmp_path / "acc.yaml"
+    cfg.write_text("distributed_type: DEEPSPEED\nnum_processes: 4\ndeepspeed_config:\n  zero_stage: 2\n")
+    imported = import_and_check(cfg)
+    assert not imported.bare_ds and imported.files == (cfg,)
+    assert imported.answers["launch.training_loop"] == "accelerate"
+    assert not [f for f in imported.notes if "DeepSpeed JSON alone" in f.message]

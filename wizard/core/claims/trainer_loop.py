@@ -1,0 +1,33 @@
+"""Claims about the Hugging Face Trainer as the training loop (``launch.training_loop: trainer``): what it hands to
+accelerate and DeepSpeed from its TrainingArguments (see :mod:`wizard.core.claims`)."""
+from __future__ import annotations
+
+from .registry import claim
+
+T = "tests/claims/test_trainer_loop.py::"
+
+TRAINER_PRECISION = claim(
+    "trainer-passes-precision-to-accelerate",
+    "TrainingArguments starts from the launcher's ACCELERATE_MIXED_PRECISION and replaces it by fp16 or bf16 when "
+    "those arguments are true; the Trainer builds its Accelerator with that precision, and under DeepSpeed it "
+    "requires a fp16.enabled / bf16.enabled that is not 'auto' to equal its fp16 / bf16 argument.",
+    doc="training-loop",
+    code="transformers/training_args.py:1612-1618; transformers/trainer.py:741-746; "
+         "transformers/integrations/deepspeed.py:183-184, 258-263",
+    demo=T + "test_the_trainer_precision_comes_from_its_arguments")
+TRAINER_LR_TWICE = claim(
+    "trainer-lr-matched-twice",
+    "Under the Trainer, optimizer.params.lr and scheduler.params.warmup_max_lr are both matched against "
+    "learning_rate, so two different numbers there always stop training with the mismatch ValueError; betas, eps "
+    "and weight_decay are matched against adam_beta1/adam_beta2, adam_epsilon and weight_decay.",
+    doc="training-loop",
+    code="transformers/integrations/deepspeed.py:163-173, 258-263",
+    demo=T + "test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer")
+TRAINER_OPTIMIZER = claim(
+    "trainer-builds-the-ds-optimizer-itself",
+    "The Trainer needs nothing from the script for DeepSpeed's optimizer: with an optimizer block in the JSON it "
+    "passes accelerate a DummyOptim (DeepSpeed builds the optimizer), without one it creates its own torch "
+    "optimizer from TrainingArguments.optim and allows it (zero_allow_untested_optimizer).",
+    doc="training-loop",
+    code="transformers/integrations/deepspeed.py:559-611",
+    demo=T + "test_the_trainer_picks_the_deepspeed_optimizer_from_the_json")

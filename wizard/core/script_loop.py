@@ -1,0 +1,134 @@
+"""Who drives training in a script, read from its source (imports and calls; the script is never run).
+
+``infer_loop(path)`` answers ``"hf"`` when the script builds a Hugging Face Trainer (transformers' Trainer or
+Seq2SeqTrainer, a TRL trainer, a subclass of one, or the entry point of a project built on them such as
+LLaMA-Factory or axolotl), ``"accelerate"`` when it builds an ``Accelerator`` and calls ``prepare`` without any
+Trainer, and None when it cannot tell, always with the evidence (file:line) or the reason.
+
+Stdlib only (``ast``).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from .context import LOOP_ACCELERATE, LOOP_HF
+
+TRAINER_MODULES = ("transformers", "trl", "peft", "setfit", "sentence_transformers", "optimum")
+"""Packages whose ``...Trainer`` classes are (or derive from) transformers' Trainer."""
+TRAINER_ENTRY_MODULES = ("llamafactory", "llmtuner", "axolotl", "swift", "open_r1", "alignment")
+"""Projects whose training entry points run a transformers/TRL Trainer."""
+MAX_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class ScriptLoop:
+    loop: str | None
+    evidence: str
+    """Where it was seen (``train.py:42 SFTTrainer(...)``) or, for None, why nothing could be told."""
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.trainer_names: set[str] = set()  # names bound to Trainer classes (imports, subclasses)
+        self.trainer_modules: set[str] = set()  # names bound to modules that hold Trainer classes
+        self.accelerator_names: set[str] = {"Accelerator"}
+        self.accelerate_modules: set[str] = set()
+        self.entry: tuple[int, str] | None = None
+        self.trainer_call: tuple[int, str] | None = None
+        self.accelerator_call: tuple[int, str] | None = None
+        self.prepare_call: int | None = None
+        self.imported_accelerator = False
+
+    # imports --------------------------------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            top = alias.name.split(".")[0]
+            bound = alias.asname or top
+            if top in TRAINER_MODULES:
+                self.trainer_modules.add(bound)
+            elif top == "accelerate":
+                self.accelerate_modules.add(bound)
+            elif top in TRAINER_ENTRY_MODULES and self.entry is None:
+                self.entry = (node.lineno, f"import {alias.name}")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        top = (node.module or "").split(".")[0]
+        for alias in node.names:
+            bound = alias.asname or alias.name
+            if top in TRAINER_MODULES and alias.name.endswith("Trainer"):
+                self.trainer_names.add(bound)
+            elif top == "accelerate" and alias.name == "Accelerator":
+                self.accelerator_names.add(bound)
+                self.imported_accelerator = True
+            elif top in TRAINER_ENTRY_MODULES and self.entry is None:
+                self.entry = (node.lineno, f"from {node.module} import {alias.name}")
+        self.generic_visit(node)
+
+    # classes and calls ----------------------------------------------------------------------------------------
+    def _is_trainer_ref(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.trainer_names:
+            return node.id
+        if isinstance(node, ast.Attribute) and node.attr.endswith("Trainer"):
+            root = node.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in self.trainer_modules:
+                return ast.unparse(node)
+        return None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if any(self._is_trainer_ref(b) for b in node.bases):
+            self.trainer_names.add(node.name)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self._is_trainer_ref(node.func)
+        if name and self.trainer_call is None:
+            self.trainer_call = (node.lineno, f"{name}(...)")
+        f = node.func
+        is_acc = (isinstance(f, ast.Name) and f.id in self.accelerator_names and self.imported_accelerator) or (
+            isinstance(f, ast.Attribute) and f.attr == "Accelerator" and isinstance(f.value, ast.Name)
+            and f.value.id in self.accelerate_modules)
+        if is_acc and self.accelerator_call is None:
+            self.accelerator_call = (node.lineno, "Accelerator(...)")
+        if isinstance(f, ast.Attribute) and f.attr == "prepare" and self.prepare_call is None:
+            self.prepare_call = node.lineno
+        self.generic_visit(node)
+
+
+def infer_loop_from_source(text: str, name: str = "script") -> ScriptLoop:
+    try:
+        tree = ast.parse(text, filename=name)
+    except SyntaxError as e:
+        return ScriptLoop(None, f"{name} is not Python the wizard can read (line {e.lineno}: {e.msg})")
+    finder = _Finder()
+    # two passes: classes defined below their first use, names imported late
+    finder.visit(tree)
+    finder.trainer_call = finder.accelerator_call = None
+    finder.prepare_call = None
+    finder.visit(tree)
+    if finder.trainer_call:
+        line, what = finder.trainer_call
+        return ScriptLoop(LOOP_HF, f"{name}:{line} builds {what}")
+    if finder.entry:
+        line, what = finder.entry
+        return ScriptLoop(LOOP_HF, f"{name}:{line} {what} (a project that trains through the Hugging Face Trainer)")
+    if finder.accelerator_call and finder.prepare_call:
+        line, what = finder.accelerator_call
+        return ScriptLoop(LOOP_ACCELERATE, f"{name}:{line} builds {what} and calls prepare() at line "
+                          f"{finder.prepare_call}, with no Trainer")
+    if finder.accelerator_call:
+        line, _ = finder.accelerator_call
+        return ScriptLoop(None, f"{name}:{line} builds Accelerator(...) but never calls prepare(), and builds no "
+                          "Trainer: the training may happen in another module")
+    return ScriptLoop(None, f"{name} builds neither a Trainer nor an Accelerator: the training may happen in another "
+                      "module (pass --trainer hf|accelerate)")
+
+
+def infer_loop(path: str | Path) -> ScriptLoop:
+    """Read ``path`` and tell who drives training. Raises OSError when it cannot be read."""
+    p = Path(path)
+    data = p.read_bytes()[:MAX_BYTES]
+    return infer_loop_from_source(data.decode("utf-8", errors="replace"), p.name)
