@@ -15,6 +15,7 @@ import pytest
 from helpers import ROOT
 
 from wizard.core import ds_schema as S
+from wizard.core.context import make_context
 from wizard.core.lint.base import RULES
 from wizard.core.lint.linter import lint
 
@@ -33,8 +34,8 @@ def _findings(ds_json: dict, version: str | None):
             ds[k] = dict(ds[k], **v)
         else:
             ds[k] = v
-    with S.using(version):
-        return lint(YAML, ds, gpus_per_node=2)
+    # the version reaches the JSON checks the way `check --deepspeed-version` passes it: in the lint context
+    return lint(YAML, ds, gpus_per_node=2, context=make_context("accelerate", flags={"deepspeed": version}))
 
 
 def _about(found, key: str):
@@ -232,3 +233,23 @@ def test_generator_check_passes_for_the_installed_release():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_ds_schema.py"), "--check"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0 and "up to date" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+
+
+# --------------------------------------------------------------------------------------------- through check
+def test_check_reads_the_schema_of_the_deepspeed_version_it_judges_for(tmp_path, capsys):
+    from wizard.cli import main
+
+    p = tmp_path / "ds_config.json"
+    p.write_text(json.dumps({"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+                             "zero_optimization": {"stage": 3, "mics_shard_size": -1}}), encoding="utf-8")
+
+    def removed(*flags):
+        main(["check", str(p), "--trainer", "accelerate", "--num-processes", "2", *flags, "--format", "json"])
+        doc = json.loads(capsys.readouterr().out)
+        return [f for f in doc["findings"] if f["rule"] == "ds-json-removed-feature"]
+
+    assert removed("--deepspeed-version", "0.19.6") == []
+    found = removed("--deepspeed-version", "0.19.8")
+    assert [f["keys"] for f in found] == [["zero_optimization.mics_shard_size"]]
+    assert "removed in DeepSpeed 0.19.7; your target is DeepSpeed 0.19.8" in found[0]["message"]
+    assert S.schema_version() == S.select(None)  # the choice does not outlive the check
