@@ -254,3 +254,12 @@ def test_null_counts_and_an_unquoted_no(tmp_path, capsys, body, want):
     code, doc = check(capsys, y, "--gpus-per-node", "8")
     assert sorted(k for f in errors(doc) for k in f["keys"]) == want
     assert code == (2 if want else 0)
+
+
+def test_inline_clipping_left_out_is_the_trainers_max_grad_norm(tmp_path, capsys):
+    y = tmp_path / "acc.yaml"
+    y.write_text("distributed_type: DEEPSPEED\nnum_processes: 8\nmixed_precision: bf16\ndeepspeed_config:\n"
+                 "  zero_stage: 2\n")
+    rules = {loop: {f["rule"] for f in check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")[1]["findings"]}
+             for loop in ("hf", "accelerate")}
+    assert "deepspeed-no-gradient-clipping" not in rules["hf"] and "deepspeed-no-gradient-clipping" in rules["accelerate"]

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.context import LIBRARIES, SOURCE_ASSUMED, Context, VersionError, make_context, parse_version
+from ..core.context import LIBRARIES, LOOP_HF, Context, VersionError, make_context
 from ..core.findings import INFO, Finding, dedupe, has_errors, sort_findings
 from ..core.loading import InputError
-from ..core.wizard_rules import CONFIG_UNREADABLE, CONTEXT_LOOP_UNKNOWN, CONTEXT_NUM_PROCESSES_UNUSED, CONTEXT_VERSIONS
+from ..core.wizard_rules import (
+    CONFIG_UNREADABLE,
+    CONTEXT_NUM_PROCESSES_UNUSED,
+    VERIFY_TRAINER_ARGUMENTS,
+)
 from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .common import summary_line
 
@@ -34,35 +38,8 @@ def _context(args) -> Context:
         raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
 
 
-def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
-    from ..versions import VERIFIED_AGAINST
-
-    out = []
-    differ = []
-    for lib in LIBRARIES:
-        judged = ctx.versions.get(lib)
-        if judged and ctx.version_sources.get(lib) != SOURCE_ASSUMED and lib in VERIFIED_AGAINST \
-                and parse_version(judged) != parse_version(VERIFIED_AGAINST[lib]):
-            differ.append(lib)
-    if differ:
-        judged = ", ".join(f"{lib} {ctx.versions[lib]} ({ctx.version_sources[lib]})" for lib in differ)
-        verified = ", ".join(f"{lib} {VERIFIED_AGAINST[lib]}" for lib in differ)
-        out.append(Finding(INFO, CONTEXT_VERSIONS, tuple(differ),
-                           f"Judged for {judged}; the wizard's knowledge was verified against {verified}. Rules "
-                           "known to hold only for some versions follow their ranges; everything else is as "
-                           "verified.", "`fsdpds-wizard check --verify` replays the config through the installed "
-                           "libraries."))
-    if deepspeed and ctx.loop is None:
-        why = f" ({ctx.loop_source.removeprefix('--script: ')})" if ctx.loop_source else ""
-        out.append(Finding(INFO, CONTEXT_LOOP_UNKNOWN, (), "Who drives training is not known" + why + ": findings "
-                           "that depend on it (\"auto\" values, the Trainer's checks) are warnings that say what "
-                           "happens under the Hugging Face Trainer and in an own Accelerator loop.",
-                           "Pass --trainer hf or --trainer accelerate, or --script train.py."))
-    return out
-
-
 def run(args) -> int:
-    from ..core.answers.imported import check_findings
+    from ..core.answers.imported import check_findings, context_findings
     from ..core.lint import load_config_files
 
     if args.gpus_per_node is not None and args.gpus_per_node < 1:
@@ -84,11 +61,16 @@ def run(args) -> int:
     is_ds = loaded.bare_ds or str(loaded.yaml.get("distributed_type", "")).upper() == "DEEPSPEED"
     findings += context_findings(ctx, deepspeed=is_ds)
     if args.verify:
-        findings += _verify(loaded, args)
+        import contextlib
+        import sys
+
+        # the libraries log to stdout when imported (DeepSpeed's accelerator probe): keep stdout for the report
+        with contextlib.redirect_stdout(sys.stderr):
+            findings += _verify(loaded, args, ctx)
     return _report(sort_findings(dedupe(findings)), args, ctx, loaded)
 
 
-def _verify(loaded, args) -> list[Finding]:
+def _verify(loaded, args, ctx: Context) -> list[Finding]:
     """Replay through the installed accelerate and deepspeed; a DeepSpeed JSON alone inside the smallest
     accelerate config that names it (num_processes from --num-processes, else 1)."""
     import tempfile
@@ -98,19 +80,80 @@ def _verify(loaded, args) -> list[Finding]:
     from ..core.verify import effective_config
     from ..run.requirements import config_target, require
 
-    if loaded.bare_ds and args.trainer == "hf":
-        raise UsageError("check --verify --trainer hf on a DeepSpeed JSON alone is not available yet; --verify "
-                         "replays accelerate's own-loop path (--trainer accelerate)")
     require("check --verify", config_target(loaded.yaml), verify=True)
     if not loaded.bare_ds:
         return effective_config(loaded.yaml_path).findings
+    trainer = None
+    notes: list[Finding] = []
+    if ctx.loop == LOOP_HF:
+        trainer = trainer_arguments_for(loaded.ds, args.num_processes or 1)
+        shown = ", ".join(f"{k}={v!r}" for k, v in trainer.items())
+        notes.append(Finding(INFO, VERIFY_TRAINER_ARGUMENTS, (), f"Replayed under the Hugging Face Trainer with "
+                             f"TrainingArguments({shown}) (the values that agree with the JSON; defaults otherwise).",
+                             "Pass the same values to TrainingArguments."))
     with tempfile.TemporaryDirectory(prefix="fsdpds-verify-") as tmp:
         cfg = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_machines": 1,
                "num_processes": args.num_processes or 1, "machine_rank": 0, "use_cpu": False,
                "deepspeed_config": {"deepspeed_config_file": str(Path(loaded.ds_path).resolve())}}
         y = Path(tmp) / "accelerate_config.yaml"
         y.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-        return effective_config(y).findings
+        # a model with config.hidden_size (every transformers model has one) fills the hidden-size "auto" keys
+        return effective_config(y, trainer_arguments=trainer, hidden_size=1024).findings + notes
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _params(ds: dict, block: str) -> dict:
+    sec = ds.get(block)
+    params = sec.get("params") if isinstance(sec, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def trainer_arguments_for(ds: dict, world: int) -> dict:
+    """The TrainingArguments a user of this JSON would pass so that the Trainer accepts its concrete values: the
+    micro batch, accumulation, clipping, learning rate, Adam betas/eps, weight decay, warmup and precision as
+    written (the micro batch derived from a fixed total when it is whole), defaults for the rest."""
+    out: dict = {}
+    mb, gas, tb = (_count(ds.get(k)) for k in ("train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
+                                                "train_batch_size"))
+    if gas:
+        out["gradient_accumulation_steps"] = gas
+    if mb:
+        out["per_device_train_batch_size"] = mb
+    elif tb and tb % ((gas or 1) * world) == 0:
+        out["per_device_train_batch_size"] = tb // ((gas or 1) * world)
+    clip = _number(ds.get("gradient_clipping"))
+    if clip is not None:
+        out["max_grad_norm"] = clip
+    op, sp = _params(ds, "optimizer"), _params(ds, "scheduler")
+    lr = _number(op.get("lr"))
+    if lr is None:
+        lr = _number(sp.get("warmup_max_lr"))
+    if lr is not None:
+        out["learning_rate"] = lr
+    betas = op.get("betas")
+    if isinstance(betas, list) and len(betas) == 2 and all(_number(b) is not None for b in betas):
+        out["adam_beta1"], out["adam_beta2"] = float(betas[0]), float(betas[1])
+    for key, arg in (("eps", "adam_epsilon"), ("weight_decay", "weight_decay")):
+        v = _number(op.get(key))
+        if v is not None:
+            out[arg] = v
+    warm, total = _count(sp.get("warmup_num_steps")), _count(sp.get("total_num_steps"))
+    if warm:
+        out["warmup_steps"] = warm
+    if total:
+        out["max_steps"] = total
+    for block in ("fp16", "bf16"):
+        sec = ds.get(block)
+        if isinstance(sec, dict) and sec.get("enabled") is True:
+            out[block] = True
+    return out
 
 
 def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:

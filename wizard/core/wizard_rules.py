@@ -122,3 +122,9 @@ CONTEXT_NUM_PROCESSES_UNUSED = rule(
     "--num-processes was given for an accelerate config, which gives num_processes itself",
     _CONTEXT_SRC, section=INPUT, keys="num_processes",
     fix="Drop --num-processes (it is for a DeepSpeed JSON checked alone), or change num_processes in the config.")
+VERIFY_TRAINER_ARGUMENTS = rule(
+    "verify-trainer-arguments", INFO,
+    "The TrainingArguments a DeepSpeed JSON alone was replayed with under the Hugging Face Trainer",
+    _VERIFY_SRC + "; wizard/commands/check.py (the arguments that agree with the JSON's concrete values)",
+    section=VERIFY, keys="none",
+    fix="Pass the same values to TrainingArguments (a concrete JSON value that differs makes the Trainer raise).")

@@ -91,7 +91,7 @@ def from_accelerate_config(path: str | Path) -> Start:
         raise StartError(f"{path}: cannot import this accelerate config", errors)
     # the notes check adds about what it judged for (the loop is not known from a file; the installed versions),
     # so the start shows exactly check's findings about the file
-    from ..commands.check import context_findings
+    from ..core.answers.imported import context_findings
     from ..core.context import make_context
 
     is_ds = imported.answers.backend == "deepspeed"

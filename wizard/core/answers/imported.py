@@ -48,6 +48,38 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
     return sort_findings(dedupe(findings))
 
 
+def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
+    """The notes ``check`` adds about what it judged for: versions that differ from those the knowledge was
+    verified against, and (for DeepSpeed) an unknown training loop."""
+    from ...versions import VERIFIED_AGAINST
+    from ..context import LIBRARIES, SOURCE_ASSUMED, parse_version
+    from ..findings import INFO
+    from ..wizard_rules import CONTEXT_LOOP_UNKNOWN, CONTEXT_VERSIONS
+
+    out = []
+    differ = []
+    for lib in LIBRARIES:
+        judged = ctx.versions.get(lib)
+        if judged and ctx.version_sources.get(lib) != SOURCE_ASSUMED and lib in VERIFIED_AGAINST \
+                and parse_version(judged) != parse_version(VERIFIED_AGAINST[lib]):
+            differ.append(lib)
+    if differ:
+        judged = ", ".join(f"{lib} {ctx.versions[lib]} ({ctx.version_sources[lib]})" for lib in differ)
+        verified = ", ".join(f"{lib} {VERIFIED_AGAINST[lib]}" for lib in differ)
+        out.append(Finding(INFO, CONTEXT_VERSIONS, tuple(differ),
+                           f"Judged for {judged}; the wizard's knowledge was verified against {verified}. Rules "
+                           "known to hold only for some versions follow their ranges; everything else is as "
+                           "verified.", "`fsdpds-wizard check --verify` replays the config through the installed "
+                           "libraries."))
+    if deepspeed and ctx.loop is None:
+        why = f" ({ctx.loop_source.removeprefix('--script: ')})" if ctx.loop_source else ""
+        out.append(Finding(INFO, CONTEXT_LOOP_UNKNOWN, (), "Who drives training is not known" + why + ": findings "
+                           "that depend on it (\"auto\" values, the Trainer's checks) are warnings that say what "
+                           "happens under the Hugging Face Trainer and in an own Accelerator loop.",
+                           "Pass --trainer hf or --trainer accelerate, or --script train.py."))
+    return out
+
+
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
     """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
     from ..lint import load_config_files

@@ -200,6 +200,16 @@ def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
                  "(precision: fp16/bf16 blocks; ZeRO: zero_optimization; batch: gradient_accumulation_steps).")
 
 
+def _clip_missing(ctx: Ctx) -> None:
+    ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
+             "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
+             "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
+             "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
+             "it off either: DeepSpeed 0.19 defaults to 1.0.",
+             "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
+             "with \"gradient_clipping\": 0.0.")
+
+
 def _check_inline(ctx: Ctx, dc: dict) -> None:
     _inline_trainer_matches(ctx, dc)
     if dc.get("zero_stage") is None:
@@ -244,13 +254,10 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                  f"{kv('deepspeed_config.gradient_accumulation_steps', gas)}: {why}.",
                  "Write a positive integer such as 1.")
     if dc.get("gradient_clipping") is None:
-        ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
-                 "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
-                 "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
-                 "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
-                 "it off either: DeepSpeed 0.19 defaults to 1.0.",
-                 "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
-                 "with \"gradient_clipping\": 0.0.")
+        if ctx.loop == LOOP_HF:
+            pass  # the Trainer fills the "auto" clipping with its max_grad_norm: clipping follows TrainingArguments
+        else:
+            _clip_missing(ctx)
     else:
         clip = dc["gradient_clipping"]
         text = str(clip).lower()
