@@ -138,7 +138,8 @@ def test_wheel_holds_every_package_the_presets_and_the_bundled_script(wheel):
     for preset in PRESETS:
         assert f"wizard/templates/{preset}.yaml" in names
     assert "wizard/templates/train_gpt.py" in names
-    assert {"wizard/data/ds_schema.json", "wizard/tui/wizard.tcss"} <= names
+    schemas = {f"wizard/data/ds_schema/{p.name}" for p in (ROOT / "wizard" / "data" / "ds_schema").glob("*.json")}
+    assert "wizard/data/ds_schema/0.19.8.json" in schemas and schemas | {"wizard/tui/wizard.tcss"} <= names
     assert not any(n.startswith(("tests/", "templates/", "benchmarks/")) for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     requires = [ln for ln in zipfile.ZipFile(wheel).read(meta).decode().splitlines() if ln.startswith("Requires-Dist")]

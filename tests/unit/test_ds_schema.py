@@ -1,5 +1,5 @@
-"""The shipped DeepSpeed schema (wizard/data/ds_schema.json) matches the installed DeepSpeed, and the
-validation helpers follow pydantic's lax rules."""
+"""The shipped DeepSpeed schema of the installed release (wizard/data/ds_schema/<version>.json) matches the
+installed DeepSpeed, and the validation helpers follow pydantic's lax rules."""
 from __future__ import annotations
 
 import importlib.util
@@ -24,9 +24,12 @@ def test_shipped_schema_matches_installed_deepspeed():
     pytest.importorskip("deepspeed")
     gen = _generator()
     fresh = gen.build_schema()
-    shipped = json.loads(S.DATA_FILE.read_text(encoding="utf-8"))
+    path = gen.out_path(fresh)
+    assert path.exists(), f"no schema ships for the installed deepspeed {fresh['deepspeed_version']}"
+    assert path == S.data_file(fresh["deepspeed_version"])
+    shipped = json.loads(path.read_text(encoding="utf-8"))
     assert fresh == shipped, "run: python scripts/gen_ds_schema.py"
-    assert gen.render(fresh) == S.DATA_FILE.read_text(encoding="utf-8"), "file not in canonical form"
+    assert gen.render(fresh) == path.read_text(encoding="utf-8"), "file not in canonical form"
 
 
 def test_schema_covers_what_the_linter_needs():
@@ -88,10 +91,11 @@ def test_did_you_mean():
 
 
 def test_load_is_lazy_and_cached():
-    S.load.cache_clear()
-    assert S.load.cache_info().currsize == 0
+    S.load_version.cache_clear()
+    assert S.load_version.cache_info().currsize == 0
     first = S.load()
-    assert S.load() is first and S.load.cache_info().hits >= 1
+    assert S.load() is first and S.load_version.cache_info().hits >= 1
+    assert S.load_version.cache_info().currsize == 1  # only the release in force was read
 
 
 @pytest.mark.verify

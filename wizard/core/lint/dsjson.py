@@ -258,8 +258,10 @@ def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
         if issue.path.startswith("zero_optimization.") and issue.path.count(".") == 1 and last in removed_zero:
             return  # reported as a removed feature
         hint = f" Did you mean `{issue.suggestion}`?" if issue.suggestion else ""
-        ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` is not a key DeepSpeed accepts here; building the config "
-                 f"fails with 'Extra inputs are not permitted'.{hint}", "Fix the key name or delete it.")
+        note = S.version_note(issue.path)
+        ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` is not a key DeepSpeed accepts here"
+                 + (f" ({note})" if note else "") + f"; building the config fails with 'Extra inputs are not "
+                 f"permitted'.{hint}", "Fix the key name or delete it.")
     elif issue.kind == S.ALIAS_AND_NAME:
         ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` repeats a setting already written under its other name "
                  f"({issue.expected}); DeepSpeed rejects the second spelling.", "Keep one of the two spellings.")
@@ -295,9 +297,9 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
         name = str(key)
         if name in removed_top:
             hint = HINTS.get(name, "delete the block")
-            ctx.emit(REMOVED, name, f"`{name}` belongs to a feature removed from DeepSpeed 0.19; DeepSpeed refuses "
-                     "a config that still has it (see " + S.load()["removed"]["issue"] + ").",
-                     f"Delete `{name}` ({hint}).")
+            ctx.emit(REMOVED, name, f"`{name}` belongs to a feature DeepSpeed removed ("
+                     + (S.version_note(name) or f"DeepSpeed {S.target_version()}") + "); DeepSpeed refuses a config "
+                     "that still has it (see " + str(S.load()["removed"]["issue"]) + ").", f"Delete `{name}` ({hint}).")
             continue
         if name == "bfloat16":
             ctx.emit(BF16_OLD, name, "`bfloat16` is the old name of the `bf16` block. accelerate always adds a `bf16` "
@@ -318,8 +320,9 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
             if name == "zero_optimization" and isinstance(value, dict):
                 for zk in value:
                     if str(zk) in removed_zero:
+                        note = S.version_note(f"zero_optimization.{zk}") or f"DeepSpeed {S.target_version()}"
                         ctx.emit(REMOVED, f"zero_optimization.{zk}", f"`zero_optimization.{zk}` belongs to a "
-                                 "feature removed from DeepSpeed 0.19; DeepSpeed refuses the config.",
+                                 f"feature DeepSpeed removed ({note}); DeepSpeed refuses the config.",
                                  f"Delete `zero_optimization.{zk}`.")
             for issue in S.validate_section(name, value, name):
                 _emit_issue(ctx, issue, removed_zero)

@@ -19,6 +19,7 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
+from .. import ds_schema as _ds_schema
 from ..context import VERIFIED, Context
 from ..findings import Finding, dedupe, sort_findings
 from . import configfile as _configfile  # noqa: F401 - registers the loader's rules
@@ -58,7 +59,13 @@ def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
 
 
 def _json_checks(ctx: Ctx, ds: dict) -> None:
-    """The DeepSpeed JSON's rules; each gets the parsed JSON (``ctx.ds``, known here not to be None)."""
+    """The DeepSpeed JSON's rules; each gets the parsed JSON (``ctx.ds``, known here not to be None). They read the
+    schema of the DeepSpeed version judged for (wizard/core/ds_schema.py, ``using``)."""
+    with _ds_schema.using(ctx.context.version("deepspeed")):
+        _json_checks_for_version(ctx, ds)
+
+
+def _json_checks_for_version(ctx: Ctx, ds: dict) -> None:
     if not _dsjson.check_zero_present(ctx, ds):
         _run(ctx, _dsjson.check_keys_and_values, ds)
         _run(ctx, _dsjson.check_autos, ds)
