@@ -490,6 +490,17 @@ def _zero_default(name):
     return None
 
 
+def _zero_field_names():
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    names = set()
+    for fname, f in DeepSpeedZeroConfig.model_fields.items():
+        names.add(fname)
+        if f.alias:
+            names.add(f.alias)
+    return names
+
+
 def dead_values(cfg):
     out = []
     if not isinstance(cfg, dict):
@@ -541,8 +552,25 @@ def dead_values(cfg):
             pass
     reads = set(gt.TrackingDict.reads)
     src = _ds_source()
+    zero_keys = _zero_field_names()
     for k in cfg:
         if k in reads or k == "steps_per_print" or k.startswith("_"):  # "_comment"-style keys are notes
+            continue
+        if k == "bfloat16":  # the old name of the bf16 block, read only when bf16 is absent
+            out.append({"key": k, "why": "DeepSpeed reads the old `bfloat16` block only when there is no `bf16` "
+                        "(deepspeed/runtime/precision_config.py:34-37), and DeepSpeedPlugin.set_mixed_precision always "
+                        "adds one on both paths (accelerate/utils/dataclasses.py:1442-1444)"})
+            continue
+        if k == "msamp":  # read by MS-AMP's DeepSpeed, not by deepspeed's own
+            out.append({"key": k, "severity": "warning", "why": "read only when training runs through MS-AMP's "
+                        "DeepSpeed (msamp/deepspeed/runtime/config.py:20-57 in Azure/MS-AMP; accelerate switches to it "
+                        "for the msamp fp8 backend, accelerate/accelerator.py:2145-2149); deepspeed 0.19.8's own "
+                        "initialize ignores it, so it depends on the user's stack: a warning"})
+            continue
+        if k in zero_keys:  # a ZeRO setting one level too high: looked up by name, but only inside the section
+            out.append({"key": k, "why": "a zero_optimization setting at the top level: DeepSpeedConfig builds the "
+                        "ZeRO config from param_dict['zero_optimization'] only (deepspeed/runtime/zero/config.py:"
+                        "71-78), and accelerate / transformers read it there too (accelerate/accelerator.py:2374)"})
             continue
         q = re.escape(k)
         if re.search(rf"""(get\(\s*|\[\s*|\bin\s+)["']{q}["']""", src) \
@@ -714,6 +742,12 @@ def yaml_dead_values(case):
                     "DeepSpeedPlugin.set_deepspeed_weakref registers the config with transformers whatever the flag "
                     "(accelerate/utils/dataclasses.py:1462-1488) and from_pretrained follows "
                     "is_deepspeed_zero3_enabled() (transformers/integrations/deepspeed.py:284)"})
+    if dt == "DEEPSPEED" and not dc.get("deepspeed_config_file") and _int(dc.get("zero_stage")) \
+            and dc["zero_stage"] < 3 and str(dc.get("zero3_save_16bit_model")).lower() == "true":
+        out.append({"key": "deepspeed_config.zero3_save_16bit_model", "why": "becomes zero_optimization."
+                    "stage3_gather_16bit_weights_on_model_save (accelerate/utils/dataclasses.py:1288, :1318), which "
+                    "is only read at ZeRO-3 (accelerate/accelerator.py:4071, deepspeed/runtime/engine.py:5730); "
+                    f"stage {dc['zero_stage']} saves full weights anyway"})
     return out
 
 
