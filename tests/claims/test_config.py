@@ -44,3 +44,17 @@ def test_a_yaml_dynamo_mode_is_passed_through_unchecked(tmp_path, monkeypatch):
     for key, value in env.items():
         monkeypatch.setenv(key, str(value))
     assert TorchDynamoPlugin().mode == mode
+
+
+@pytest.mark.claim("sagemaker-config-launch-fails")
+def test_a_sagemaker_config_cannot_be_launched(tmp_path):
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+
+    cfg = tmp_path / "sm.yaml"
+    cfg.write_text("compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\n"
+                   "ec2_instance_type: ml.p3.16xlarge\niam_role_name: r\nmixed_precision: fp16\nnum_machines: 1\n"
+                   "profile: p\npy_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\n"
+                   "transformers_version: 4.17.0\nuse_cpu: false\n")
+    args = launch_command_parser().parse_args(["--config_file", str(cfg), "train.py"])
+    with pytest.raises(AttributeError, match="SageMakerConfig.*parallelism_config"):
+        _validate_launch_command(args)

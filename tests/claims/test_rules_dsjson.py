@@ -247,3 +247,34 @@ def test_steps_per_print_is_replaced_by_infinity(clean_env):  # noqa: F811
 
     plugin = DeepSpeedPlugin(hf_ds_config={**BASE, "steps_per_print": 10})
     assert plugin.deepspeed_config["steps_per_print"] == float("inf")
+
+
+@pytest.mark.claim("ds-msamp-block-for-ms-amp")
+def test_accelerate_writes_the_msamp_block_for_ms_amp(clean_env, monkeypatch):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    monkeypatch.setenv("ACCELERATE_FP8_BACKEND", "MSAMP")
+    plugin = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1}})
+    assert plugin.deepspeed_config["msamp"] == {"enabled": True, "opt_level": "O1"}
+    kept = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1},
+                                         "msamp": {"enabled": True, "opt_level": "O2"}})
+    assert kept.deepspeed_config["msamp"]["opt_level"] == "O2"
+
+    reads = []
+
+    class Recording(dict):
+        def get(self, key, *default):
+            reads.append(key)
+            return super().get(key, *default)
+
+        def __getitem__(self, key):
+            reads.append(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            reads.append(key)
+            return super().__contains__(key)
+
+    DeepSpeedConfig(Recording({**BASE, "msamp": {"enabled": True}}))
+    assert "msamp" not in reads

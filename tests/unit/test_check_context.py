@@ -156,13 +156,21 @@ def test_a_rule_outside_its_range_does_not_fire():
     if name not in RULES:
         config_rule(name, "warning", "x", "y", versions={"deepspeed": ">=0.16"}, claims=("ds-unread-keys-ignored",))
     try:
-        for version, fires in (("0.15.4", False), ("0.16.0", True), ("0.19.8", True), (None, True)):
+        for version, fires in (("0.15.4", False), ("0.16.0", True), ("0.19.8", True), (None, True)):  # None: 0.19.8
             ctx = Ctx(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
                       context=Context(versions={"deepspeed": version}))
             ctx.emit(name, "k", "m")
             assert bool(ctx.findings) == fires, version
+        old = "test-only-before-0-16"
+        if old not in RULES:
+            config_rule(old, "warning", "x", "y", versions={"deepspeed": "<0.16"}, claims=("ds-unread-keys-ignored",))
+        ctx = Ctx(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
+                  context=Context(versions={}))
+        ctx.emit(old, "k", "m")
+        assert not ctx.findings  # an unknown version is judged as the verified one (0.19.8)
     finally:
         RULES.pop(name, None)
+        RULES.pop("test-only-before-0-16", None)
 
 
 def test_versions_come_from_flags_then_installed_then_assumed():

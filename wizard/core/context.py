@@ -111,9 +111,11 @@ class Context:
 
     def allows(self, ranges: Mapping[str, str]) -> bool:
         """Whether knowledge with these version ranges holds in this context; a library whose version is unknown
-        does not exclude it (the rule is judged as for the versions it was verified against)."""
+        is judged as the version the wizard was verified against (``wizard/versions.py``)."""
+        from ..versions import VERIFIED_AGAINST
+
         for lib, spec in ranges.items():
-            v = self.versions.get(lib)
+            v = self.versions.get(lib) or VERIFIED_AGAINST.get(lib)
             if v is not None and spec and not in_spec(v, spec):
                 return False
         return True

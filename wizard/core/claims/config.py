@@ -19,3 +19,11 @@ DYNAMO_MODE_UNCHECKED = claim(
     code="accelerate/commands/launch.py:223-228,1269-1277; accelerate/utils/dataclasses.py:1098-1099; "
     "torch/_inductor/__init__.py:338-372",
     demo="tests/claims/test_config.py::test_a_yaml_dynamo_mode_is_passed_through_unchecked")
+SAGEMAKER_LAUNCH_BROKEN = claim(
+    "sagemaker-config-launch-fails",
+    "From accelerate 1.10, `accelerate launch --config_file` reads the config's parallelism_config before it picks "
+    "a launcher, and the SageMaker config class has no such field: every AMAZON_SAGEMAKER config stops with an "
+    "AttributeError before the SageMaker launcher is reached.",
+    doc="config-loading",
+    code="accelerate/commands/launch.py:1219-1248, 1410; accelerate/commands/config/config_args.py:198, 234-255",
+    demo="tests/claims/test_config.py::test_a_sagemaker_config_cannot_be_launched")

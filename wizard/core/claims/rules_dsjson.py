@@ -112,3 +112,10 @@ STEPS_PER_PRINT = claim(
     "DeepSpeed's periodic progress logging.",
     doc="ds-steps-per-print", code="accelerate/utils/dataclasses.py:1325-1326",
     demo=_T + "test_steps_per_print_is_replaced_by_infinity")
+MSAMP_BLOCK = claim(
+    "ds-msamp-block-for-ms-amp",
+    "The top-level msamp block is MS-AMP's: accelerate writes it into the DeepSpeed config itself when the fp8 "
+    "backend is MS-AMP (and leaves one the JSON already has), and only MS-AMP's DeepSpeed integration reads it; "
+    "DeepSpeed's own config never looks it up.",
+    doc="ds-json-validation", code="accelerate/utils/dataclasses.py:1345-1356; deepspeed/runtime/config.py:436-592",
+    demo=_T + "test_accelerate_writes_the_msamp_block_for_ms_amp")

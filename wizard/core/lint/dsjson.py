@@ -75,6 +75,11 @@ COERCED = rule("ds-json-value-coerced", WARNING, "A value DeepSpeed only accepts
                DOC + "ds-json-validation; " + DS + "runtime/config_utils.py:105-113 (pydantic lax mode)",
                keys="the path of the value in the DeepSpeed JSON",
                claims=("ds-config-models-validate-values",))
+MSAMP_KEY = rule("ds-json-msamp-block", WARNING,
+                 "An msamp block: read only by MS-AMP's DeepSpeed integration (accelerate writes one for its MS-AMP "
+                 "fp8 backend)",
+                 DOC + "ds-json-validation; " + A + "utils/dataclasses.py:1345-1356",
+                 keys="msamp", claims=("ds-msamp-block-for-ms-amp",))
 COMMENT_KEY = rule("ds-json-comment-key", INFO,
                    "A top-level key that reads as a comment (\"_comment\", \"//\"): DeepSpeed ignores it, as meant",
                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
@@ -305,6 +310,12 @@ def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
             ctx.emit(BF16_OLD, name, "`bfloat16` is the old name of the `bf16` block. accelerate always adds a `bf16` "
                      "block before DeepSpeed reads the config, and DeepSpeed only looks at `bfloat16` when `bf16` is "
                      "absent, so these settings are ignored.", "Rename the block to `bf16`.")
+            continue
+        if name == "msamp" and name not in top:
+            ctx.emit(MSAMP_KEY, name, "`msamp` is MS-AMP's block: accelerate writes it itself for the MS-AMP fp8 "
+                     "backend, and only MS-AMP's DeepSpeed integration reads it; with DeepSpeed alone it does "
+                     "nothing.", "Keep it only if the run uses MS-AMP (accelerate's fp8 backend MSAMP); otherwise "
+                     "delete it.")
             continue
         if name not in top and _is_comment_key(name):
             ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "

@@ -43,6 +43,13 @@ DIST_INVALID = rule("distributed-type-invalid", ERROR, "distributed_type is not 
                     DOC + "config-loading; " + A
                     + "commands/config/config_args.py:168-175, utils/dataclasses.py:602-638",
                     claims=("config-loader-required-and-enums",))
+SAGEMAKER_BROKEN = rule("sagemaker-config-cannot-launch", ERROR,
+                        "An AMAZON_SAGEMAKER config: accelerate launch fails reading parallelism_config, which "
+                        "SageMaker configs lack",
+                        DOC + "config-loading; " + A + "commands/launch.py:1219-1248, 1410; "
+                        + A + "commands/config/config_args.py:198, 234-255",
+                        keys="compute_environment", versions={"accelerate": ">=1.10.0"},
+                        claims=("sagemaker-config-launch-fails",))
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
                        DOC + "config-loading; " + A + "commands/config/config_args.py:168-169",
                        claims=("config-loader-required-and-enums",))
@@ -213,6 +220,13 @@ def check_distributed_type(ctx: Ctx) -> None:
                  "load it ('A `distributed_type` must be specified').", "Add `distributed_type: FSDP` or "
                  "`distributed_type: DEEPSPEED` (or MULTI_GPU / NO).")
         return
+    if env == "AMAZON_SAGEMAKER":
+        ctx.emit(SAGEMAKER_BROKEN, "compute_environment", "`compute_environment: AMAZON_SAGEMAKER`: `accelerate "
+                 f"launch --config_file` of accelerate {ctx.versions.get('accelerate') or '1.15'} reads the config's "
+                 "`parallelism_config` before it chooses a launcher, and a SageMaker config has no such field: it "
+                 "stops with an AttributeError before the SageMaker launcher runs (accelerate 1.10 and later).",
+                 "Launch the SageMaker job another way (the SageMaker Python SDK), or use accelerate before 1.10 "
+                 "for it.")
     dist = y["distributed_type"]
     allowed = SAGEMAKER_TYPES if env == "AMAZON_SAGEMAKER" else DISTRIBUTED_TYPES
     if dist is False and env != "AMAZON_SAGEMAKER":
