@@ -20,6 +20,17 @@ A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"
 
 
+def ds_range(check_id: str) -> dict[str, str]:
+    """The DeepSpeed releases a check that lives in DeepSpeed's code holds in (wizard/data/ds_versions.json, from
+    each release's code: docs/versions.md), as a rule's ``versions``."""
+    from ..ds_schema import check_versions
+
+    spec = check_versions().get(check_id)
+    if spec is None:
+        raise KeyError(f"{check_id!r} has no range in wizard/data/ds_versions.json")
+    return {"deepspeed": spec}
+
+
 def rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "",
          claims: tuple[str, ...] = (), versions: Mapping[str, str] | None = None) -> str:
     """Register a config rule (section ``config`` of the registry, wizard/core/rules.py); returns its name so

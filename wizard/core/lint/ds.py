@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import DS_FILE_CONFLICTING_FIELDS
-from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, fmt, kv, parse_bool, parse_int, rule
+from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, ds_range, fmt, kv, parse_bool, parse_int, rule
 from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
@@ -42,10 +42,11 @@ CLIP_BAD = rule("deepspeed-gradient-clipping-invalid", ERROR, "Inline gradient_c
                 DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235",
                 claims=("ds-inline-gradient-clipping-float",))
 CLIP_ZERO = rule("deepspeed-gradient-clipping-zero-ignored", ERROR,
-                 "Inline gradient_clipping 0 is dropped and DeepSpeed 0.19 then clips at 1.0",
+                 "Inline gradient_clipping 0 is dropped and DeepSpeed (0.19.3 and later) then clips at 1.0",
                  DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1321-1322; " + DS
                  + "runtime/constants.py:203 (default 1.0, spec said 0)",
-                 claims=("ds-gradient-clipping-on-unless-json-zero",))
+                 claims=("ds-gradient-clipping-on-unless-json-zero",),
+                 versions=ds_range("deepspeed-gradient-clipping-zero-ignored"))
 CLIP_MISSING = rule("deepspeed-no-gradient-clipping", WARNING,
                     "Inline DeepSpeed without gradient_clipping still clips (at 1.0 unless the Trainer says otherwise)",
                     DOC + "ds-gradient-accumulation-and-clipping; " + D + ":1233-1235, 1321-1322; " + A
@@ -205,7 +206,7 @@ def _clip_missing(ctx: Ctx) -> None:
              "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
              "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
              "at that norm (answering 'no' to clipping in `accelerate config` leads here). Inline 0 cannot turn "
-             "it off either: DeepSpeed 0.19 defaults to 1.0.",
+             "it off either: DeepSpeed (0.19.3 and later) defaults to 1.0.",
              "Write `gradient_clipping: 1.0` to make it explicit; to disable clipping use a DeepSpeed JSON "
              "with \"gradient_clipping\": 0.0.")
 
@@ -270,8 +271,8 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
             if number == 0:
                 ctx.emit(CLIP_ZERO, "deepspeed_config.gradient_clipping",
                          f"{kv('deepspeed_config.gradient_clipping', clip)} does not disable clipping: accelerate "
-                         "only writes a truthy value into the DeepSpeed config, and DeepSpeed 0.19's own default is "
-                         "1.0, so gradients are clipped at 1.0.",
+                         "only writes a truthy value into the DeepSpeed config, and DeepSpeed's own default (0.19.3 "
+                         "and later) is 1.0, so gradients are clipped at 1.0.",
                          "To disable clipping use a DeepSpeed JSON with \"gradient_clipping\": 0.0.")
     save = dc.get("zero3_save_16bit_model")
     if save is not None:

@@ -9,7 +9,7 @@ from typing import Any
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import is_true_word
-from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, fmt, rule
+from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, ds_range, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"
@@ -42,10 +42,11 @@ HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
 ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
                     DOC + "ds-config-file; " + A + "utils/dataclasses.py:1274-1277",
                     claims=("ds-plugin-needs-zero-optimization",))
-REMOVED = rule("ds-json-removed-feature", ERROR, "A feature removed in DeepSpeed 0.19 (config raises)",
+REMOVED = rule("ds-json-removed-feature", ERROR, "A feature DeepSpeed removed (0.19.7 and later refuse the config)",
                DOC + "ds-removed-features, " + DOC + "version-notes; " + C + ":79-141",
                keys="the removed block or zero_optimization key",
-               claims=("ds-removed-blocks-raise", "ds-removed-zero-keys-raise"))
+               claims=("ds-removed-blocks-raise", "ds-removed-zero-keys-raise"),
+                 versions=ds_range("ds-json-removed-feature"))
 UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    "A top-level DeepSpeed JSON key DeepSpeed never reads (silently ignored)",
                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",

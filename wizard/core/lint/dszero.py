@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE
 from ..vocab import is_true_word
-from .base import DOC, DS, ERROR, WARNING, A, Ctx, fmt, rule
+from .base import DOC, DS, ERROR, WARNING, A, Ctx, ds_range, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
@@ -21,7 +21,8 @@ LOSS_SCALE = rule("ds-json-fp16-loss-scale-invalid", ERROR, "fp16 loss-scale set
                   DOC + "ds-precision; " + DS + "runtime/precision_config.py:120-197",
                   claims=("ds-fp16-loss-scale-checked",))
 PARAM_DTYPE = rule("ds-json-param-dtype-conflict", ERROR, "data_types.param_dtype differs from the enabled precision",
-                   DOC + "ds-precision; " + E + ":1812-1829", claims=("ds-param-dtype-must-match",))
+                   DOC + "ds-precision; " + E + ":1812-1829", claims=("ds-param-dtype-must-match",),
+                 versions=ds_range("ds-json-param-dtype-conflict"))
 DTYPE_NAME = rule("ds-json-dtype-invalid", ERROR, "A dtype name DeepSpeed does not know",
                   DOC + "ds-precision; " + C + ":148-170 (DtypeEnum), 185-194, 559-567", claims=("ds-dtype-names",))
 MASTER_WEIGHTS = rule("ds-json-master-weights-invalid", ERROR,
@@ -40,10 +41,12 @@ GRAD_NORM = rule("ds-json-compute-grad-norm-invalid", ERROR,
                  "compute_grad_norm: false needs stage 1/2, no optimizer offload and no gradient clipping",
                  DOC + "ds-zero-options; " + DS
                  + "runtime/zero/config.py:389-393, runtime/zero/stage_1_and_2.py:212-218",
-                 claims=("ds-compute-grad-norm-false-limits",))
+                 claims=("ds-compute-grad-norm-false-limits",),
+                 versions=ds_range("ds-json-compute-grad-norm-invalid"))
 ALLREDUCE = rule("ds-json-gradient-allreduce-op-invalid", ERROR,
                  "gradient_allreduce_op must be mean/sum; sum is not allowed with ZeRO-3 / DeepCompile / ZenFlow",
-                 DOC + "ds-zero-options; " + C + ":233-241, 695-700", claims=("ds-gradient-allreduce-op-values",))
+                 DOC + "ds-zero-options; " + C + ":233-241, 695-700", claims=("ds-gradient-allreduce-op-values",),
+                 versions=ds_range("ds-json-gradient-allreduce-op-invalid"))
 COMM_DTYPE = rule("ds-json-communication-data-type-invalid", ERROR,
                   "communication_data_type must be fp16, bf16 or fp32", DOC + "ds-precision; " + C + ":216-230",
                   keys="communication_data_type or seq_parallel_communication_data_type",
@@ -82,7 +85,8 @@ GRAD_NORM_AUTO = rule("ds-json-compute-grad-norm-auto-clipping", WARNING,
                       claims=("ds-compute-grad-norm-false-limits", "trainer-ds-values-must-match-arguments"))
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
                  "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
-                 DOC + "ds-precision; " + C + ":566-570", claims=("ds-keep-in-fp32-modules-list",))
+                 DOC + "ds-precision; " + C + ":566-570", claims=("ds-keep-in-fp32-modules-list",),
+                 versions=ds_range("ds-json-keep-in-fp32-modules-invalid"))
 
 
 def _enabled(section) -> bool | None:
@@ -128,10 +132,13 @@ def check_precision(ctx: Ctx, ds: dict) -> None:
     if fp16:
         ls = fp16.get("loss_scale", 0)
         ls_n = _num(ls)
-        if isinstance(ls, bool) or (ls != "auto" and (ls_n is None or ls_n < 0)):
+        if (isinstance(ls, bool) or (ls != "auto" and (ls_n is None or ls_n < 0))) \
+                and S.check_applies("ds-json-fp16-loss-scale-invalid/loss_scale"):
             ctx.emit(LOSS_SCALE, "fp16.loss_scale", f"`fp16.loss_scale: {fmt(ls)}` must be a number >= 0 (0 means "
                      "dynamic loss scaling); DeepSpeed rejects it.", "Write 0 (dynamic) or a positive number.")
         for k in ("loss_scale_window", "min_loss_scale"):
+            if not S.check_applies(f"ds-json-fp16-loss-scale-invalid/{k}"):
+                continue
             v = fp16.get(k)
             v_n = _num(v)
             if isinstance(v, bool):
@@ -161,7 +168,8 @@ def check_precision(ctx: Ctx, ds: dict) -> None:
                      f"`data_types.param_dtype: {fmt(pd)}` does not match the enabled precision ({want}); the engine "
                      "asserts at start-up.", "Make param_dtype match the fp16/bf16 block, or delete it.")
     ac = _sec(ds, "torch_autocast")
-    if ac.get("dtype") is not None and ac.get("dtype") not in names:
+    if ac.get("dtype") is not None and ac.get("dtype") not in names \
+            and S.check_applies("ds-json-dtype-invalid/torch_autocast.dtype"):
         ctx.emit(DTYPE_NAME, "torch_autocast.dtype", f"`torch_autocast.dtype: {fmt(ac['dtype'])}` is not a dtype "
                  "DeepSpeed knows; it raises.", "Use bf16 or fp16.")
     kf = dt.get("keep_in_fp32_modules", "auto")
@@ -172,10 +180,13 @@ def check_precision(ctx: Ctx, ds: dict) -> None:
     for sec, opt in (("fp16", "fp16_master_weights_and_grads"), ("bf16", "bf16_master_weights_and_grads"),
                      ("bf16", "bf16_optimizer_states")):
         v = _sec(ds, sec).get(opt)
+        if not S.check_applies(f"ds-json-master-weights-invalid/{opt}"):
+            continue  # a release that does not check it (or know the key: the schema says so)
         if v is True and stage is not None and stage == 0:  # keys: the option and the stage
             ctx.emit(MASTER_WEIGHTS, (f"{sec}.{opt}", "zero_optimization.stage"), f"`{sec}.{opt}: true` needs ZeRO "
                      "stage 1, 2 or 3; DeepSpeed asserts at stage 0.", "Raise the ZeRO stage or drop the option.")
-    if bf16.get("bf16_optimizer_states") is True and bf16.get("bf16_master_weights_and_grads") is not True:
+    if bf16.get("bf16_optimizer_states") is True and bf16.get("bf16_master_weights_and_grads") is not True \
+            and S.check_applies("ds-json-master-weights-invalid/bf16_optimizer_states"):
         ctx.emit(MASTER_WEIGHTS, ("bf16.bf16_optimizer_states",), "`bf16.bf16_optimizer_states: true` requires "
                  "`bf16.bf16_master_weights_and_grads: true`; DeepSpeed asserts.",
                  "Also set bf16_master_weights_and_grads to true, or drop bf16_optimizer_states.")
