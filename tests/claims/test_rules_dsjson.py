@@ -278,3 +278,17 @@ def test_accelerate_writes_the_msamp_block_for_ms_amp(clean_env, monkeypatch):  
 
     DeepSpeedConfig(Recording({**BASE, "msamp": {"enabled": True}}))
     assert "msamp" not in reads
+
+
+@pytest.mark.claim("ds-warmup-steps-positive-int")
+def test_warmup_lr_takes_only_a_positive_int():
+    import torch
+    from deepspeed.runtime.lr_schedules import WarmupDecayLR, WarmupLR
+
+    opt = torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1)
+    for bad in (0, -5, 10.0):
+        with pytest.raises(ValueError, match="warmup_num_steps must be a positive integer"):
+            WarmupLR(opt, warmup_num_steps=bad)
+        with pytest.raises(ValueError, match="warmup_num_steps must be a positive integer"):
+            WarmupDecayLR(opt, total_num_steps=100, warmup_num_steps=bad)
+    assert WarmupLR(opt, warmup_num_steps=1).warmup_num_steps == 2  # 1 is accepted (and kept at least 2)

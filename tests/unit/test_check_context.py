@@ -271,3 +271,27 @@ def test_inline_clipping_left_out_is_the_trainers_max_grad_norm(tmp_path, capsys
     rules = {loop: {f["rule"] for f in check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")[1]["findings"]}
              for loop in ("hf", "accelerate")}
     assert "deepspeed-no-gradient-clipping" not in rules["hf"] and "deepspeed-no-gradient-clipping" in rules["accelerate"]
+
+
+def test_transformers_version_bound_fills(tmp_path, capsys):
+    """Fills of older Trainers that DeepSpeed refuses: reported only for the transformers releases that do them."""
+    p = write(tmp_path, TRAINER_JSON)  # ZeRO-3, prefetch bucket "auto", WarmupDecayLR warmup_num_steps "auto"
+
+    def rules(version):
+        _, doc = check(capsys, p, "--trainer", "hf", "--transformers-version", version)
+        return {f["rule"] for f in doc["findings"]}
+
+    assert {"trainer-prefetch-bucket-float", "trainer-warmup-steps-zero"} <= rules("4.44.2")
+    assert "trainer-prefetch-bucket-float" not in rules("4.45.2") and "trainer-warmup-steps-zero" in rules("5.17.0")
+    assert not {"trainer-prefetch-bucket-float", "trainer-warmup-steps-zero"} & rules("5.24.0")
+    _, doc = check(capsys, p, "--trainer", "accelerate", "--transformers-version", "4.44.2")
+    assert not {"trainer-prefetch-bucket-float", "trainer-warmup-steps-zero"} & {f["rule"] for f in doc["findings"]}
+
+
+def test_warmup_steps_must_be_a_positive_int(tmp_path, capsys):
+    data = {"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 1},
+            "scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 0}}}
+    p = write(tmp_path, data)
+    code, doc = check(capsys, p, "--trainer", "accelerate")
+    assert code == 2 and errors(doc)[0]["rule"] == "ds-json-warmup-steps-invalid"
+    assert check(capsys, p, "--trainer", "accelerate", "--deepspeed-version", "0.19.2")[0] == 0  # clamped to 2 there

@@ -119,3 +119,9 @@ MSAMP_BLOCK = claim(
     "DeepSpeed's own config never looks it up.",
     doc="ds-json-validation", code="accelerate/utils/dataclasses.py:1345-1356; deepspeed/runtime/config.py:436-592",
     demo=_T + "test_accelerate_writes_the_msamp_block_for_ms_amp")
+WARMUP_POSITIVE = claim(
+    "ds-warmup-steps-positive-int",
+    "DeepSpeed's WarmupLR (and WarmupDecayLR, built on it) raise when warmup_num_steps is not a positive int "
+    "(0, a negative number, a float); releases before 0.19.3 turned such a value into 2.",
+    doc="ds-optimizer-and-scheduler", code="deepspeed/runtime/lr_schedules.py:729-744, 819-826",
+    demo=_T + "test_warmup_lr_takes_only_a_positive_int")

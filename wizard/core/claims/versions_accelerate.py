@@ -40,3 +40,20 @@ KEYS_PER_RELEASE = claim(
          "dynamo_ prefix); accelerate/commands/config/config_args.py (1.10.1, the parallelism_config field)",
     why_not_demo="needs the older accelerate releases installed; shown by " + _REPLAY + " (its key inventory and "
                  "the cases ignored_modules, ac_offload, regional_compilation, dynamo_no_prefix, parallelism_sp)")
+PREFETCH_INT = claim(
+    "trainer-prefetch-bucket-int-since-4-45",
+    "transformers' Trainer fills an \"auto\" ZeRO-3 stage3_prefetch_bucket_size with 0.9 x h x h: up to 4.44 as "
+    "a float (15099494.4 for h = 4096), which DeepSpeed's integer field refuses when it has a fractional part; "
+    "from 4.45 rounded to an int.",
+    doc="library-versions",
+    code="transformers/integrations/deepspeed.py:234-238 (5.24, int(0.9 * hidden_size * hidden_size); 4.44.2 "
+         "fills 0.9 * hidden_size * hidden_size unrounded)",
+    why_not_demo="needs transformers 4.44 installed; shown by " + _REPLAY + " --transformers (case all_auto)")
+WARMUP_AT_LEAST_ONE = claim(
+    "trainer-warmup-at-least-one-since-5-18",
+    "transformers' Trainer fills an \"auto\" scheduler warmup_num_steps with the warm-up steps of its arguments; "
+    "before 5.18 that is 0 when no warm-up is set, from 5.18 at least 1.",
+    doc="library-versions",
+    code="transformers/integrations/deepspeed.py:255-258 (5.24: max(1, args.get_warmup_steps(...)); 5.17: "
+         "args.get_warmup_steps(...))",
+    why_not_demo="needs transformers 5.17 installed; shown by " + _REPLAY + " --transformers (case warmup_zero)")

@@ -147,6 +147,22 @@ TRAINER_MATCH = rule("ds-json-trainer-values-must-match", INFO,
                      keys="the concrete DeepSpeed values the Trainer matches",
                      claims=("trainer-ds-values-must-match-arguments",
                              "trainer-lr-and-warmup-max-lr-match-learning-rate"))
+TRAINER_PREFETCH_FLOAT = rule("trainer-prefetch-bucket-float", WARNING,
+                              "ZeRO-3 stage3_prefetch_bucket_size \"auto\" under a Trainer before transformers 4.45: "
+                              "filled with the float 0.9 x h x h, which DeepSpeed refuses unless it is whole",
+                              DOC + "library-versions; transformers/integrations/deepspeed.py (4.44: 0.9 * h * h; "
+                              "4.45: int(...)); deepspeed/runtime/zero/config.py (prefetch_bucket_size: int)",
+                              keys="zero_optimization.stage3_prefetch_bucket_size",
+                              claims=("trainer-prefetch-bucket-int-since-4-45",),
+                              versions={"transformers": "<4.45.0", "deepspeed": ">=0.15.0"})
+TRAINER_WARMUP_ZERO = rule("trainer-warmup-steps-zero", WARNING,
+                           "scheduler warmup_num_steps \"auto\" under a Trainer before transformers 5.18: filled with "
+                           "the warm-up steps, 0 by default, which DeepSpeed 0.19.3 and later refuse",
+                           DOC + "library-versions; transformers/integrations/deepspeed.py (5.17: get_warmup_steps; "
+                           "5.18: max(1, ...)); deepspeed/runtime/lr_schedules.py:729-734",
+                           keys="scheduler.params.warmup_num_steps",
+                           claims=("trainer-warmup-at-least-one-since-5-18", "ds-warmup-steps-positive-int"),
+                           versions={"transformers": "<5.18.0", "deepspeed": ">=0.19.3"})
 BATCH_AUTO_TOTAL_OWN = rule("ds-json-auto-batch-without-micro-own-loop", ERROR,
                             "train_batch_size \"auto\" without a micro batch, in a config for an own Accelerator "
                             "loop: prepare() raises",
@@ -468,6 +484,28 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
     _check_learning_rates(ctx, ds)
     if ctx.loop != LOOP_ACCELERATE:
         _trainer_matches(ctx, ds)
+        _trainer_version_fills(ctx, ds, zo)
+
+
+def _trainer_version_fills(ctx: Ctx, ds: dict, zo: dict) -> None:
+    """Fills of older transformers releases that DeepSpeed refuses (the rules' version ranges decide)."""
+    who = "The Hugging Face Trainer" if ctx.loop == LOOP_HF else "If this runs under the Hugging Face Trainer, it"
+    tf = ctx.versions.get("transformers") or "this release"
+    if ctx.stage == 3 and zo.get("stage3_prefetch_bucket_size") == "auto":
+        ctx.emit(TRAINER_PREFETCH_FLOAT, "zero_optimization.stage3_prefetch_bucket_size",
+                 f"{who} of transformers {tf} fills `stage3_prefetch_bucket_size: \"auto\"` with 0.9 x h x h as a "
+                 "float (from 4.45 it is rounded): for a hidden size h that is not a multiple of 10 (4096, 2048, "
+                 "8192, ...) it has a fractional part and DeepSpeed refuses the config.",
+                 "Write a whole number (e.g. 0.9 x h x h rounded), or use transformers 4.45 or later.")
+    sch = ds.get("scheduler")
+    sp = sch.get("params") if isinstance(sch, dict) else None
+    if isinstance(sch, dict) and isinstance(sp, dict) and sp.get("warmup_num_steps") == "auto" \
+            and sch.get("type") in ("WarmupLR", "WarmupDecayLR"):
+        ctx.emit(TRAINER_WARMUP_ZERO, "scheduler.params.warmup_num_steps",
+                 f"{who} of transformers {tf} fills `warmup_num_steps: \"auto\"` with TrainingArguments' warm-up "
+                 "steps, 0 unless warmup_steps is set (from 5.18 at least 1), and DeepSpeed 0.19.3 and later refuse "
+                 "0: the run stops when the scheduler is built.",
+                 "Pass warmup_steps >= 1 to TrainingArguments, or write a whole number >= 1 here.")
 
 
 def _number(value) -> float | None:

@@ -83,6 +83,12 @@ GRAD_NORM_AUTO = rule("ds-json-compute-grad-norm-auto-clipping", WARNING,
                       + "accelerator.py:2222-2225; transformers/integrations/deepspeed.py:151",
                       keys="zero_optimization.compute_grad_norm, gradient_clipping",
                       claims=("ds-compute-grad-norm-false-limits", "trainer-ds-values-must-match-arguments"))
+WARMUP_STEPS = rule("ds-json-warmup-steps-invalid", ERROR,
+                    "WarmupLR / WarmupDecayLR warmup_num_steps that is not a positive integer (the scheduler raises)",
+                    DOC + "ds-optimizer-and-scheduler; " + DS + "runtime/lr_schedules.py:729-744, 819-826",
+                    keys="scheduler.params.warmup_num_steps",
+                    claims=("ds-warmup-steps-positive-int",),
+                    versions=ds_range("ds-scheduler-warmup-num-steps-positive"))
 KEEP_FP32 = rule("ds-json-keep-in-fp32-modules-invalid", ERROR,
                  "data_types.keep_in_fp32_modules must be \"auto\" or a list of strings",
                  DOC + "ds-precision; " + C + ":566-570", claims=("ds-keep-in-fp32-modules-list",),
@@ -334,6 +340,12 @@ def check_optimizer_and_scheduler(ctx: Ctx, ds: dict) -> None:
                      "recognises (names are case-sensitive)." + (f" Did you mean `{best}`?" if best else ""),
                      "Use WarmupLR, WarmupDecayLR, WarmupCosineLR, OneCycle or LRRangeTest.")
         elif t in ds_scheds and isinstance(sch.get("params"), dict):
+            w = sch["params"].get("warmup_num_steps")
+            if t in ("WarmupLR", "WarmupDecayLR") and w is not None and w != "auto" \
+                    and (not isinstance(w, int) or isinstance(w, bool) or w <= 0):
+                ctx.emit(WARMUP_STEPS, "scheduler.params.warmup_num_steps", f"`scheduler.params.warmup_num_steps: "
+                         f"{fmt(w)}`: {t} takes only a positive whole number of steps and raises when DeepSpeed builds "
+                         "it (older releases turned it into 2).", "Write a whole number of steps >= 1 (no warm-up: 1).")
             allowed = S.enum("scheduler_params")[t]
             for p in sch["params"]:
                 if str(p) not in allowed:
