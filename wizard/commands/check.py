@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.context import LIBRARIES, LOOP_HF, Context, VersionError, make_context
+from ..core.context import LIBRARIES, LOOP_HF, SOURCE_ASSUMED, Context, VersionError, make_context
 from ..core.findings import INFO, Finding, dedupe, has_errors, sort_findings
 from ..core.loading import InputError
 from ..core.wizard_rules import (
@@ -175,6 +175,9 @@ def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:
 
 
 def _judged(ctx: Context) -> str:
-    versions = ", ".join(f"{lib} {ctx.versions[lib]}" for lib in ("accelerate", "deepspeed", "transformers")
-                         if ctx.versions.get(lib))
+    def one(lib: str) -> str:
+        assumed = " (not installed: as verified)" if ctx.version_sources.get(lib) == SOURCE_ASSUMED else ""
+        return f"{lib} {ctx.versions[lib]}{assumed}"
+
+    versions = ", ".join(one(lib) for lib in ("accelerate", "deepspeed", "transformers") if ctx.versions.get(lib))
     return f"{ctx.loop_label}, {versions}"
