@@ -58,3 +58,21 @@ def test_a_sagemaker_config_cannot_be_launched(tmp_path):
     args = launch_command_parser().parse_args(["--config_file", str(cfg), "train.py"])
     with pytest.raises(AttributeError, match="SageMakerConfig.*parallelism_config"):
         _validate_launch_command(args)
+
+
+@pytest.mark.claim("yaml-cpu-affinity-never-applied")
+def test_enable_cpu_affinity_in_the_config_is_never_applied(tmp_path):
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+    from accelerate.utils.launch import prepare_simple_launcher_cmd_env
+
+    cfg = tmp_path / "acc.yaml"
+    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: NO\nnum_processes: 1\nnum_machines: 1\n"
+                   "machine_rank: 0\nmixed_precision: 'no'\nuse_cpu: true\nenable_cpu_affinity: true\n")
+    args = launch_command_parser().parse_args(["--config_file", str(cfg), "train.py"])
+    _validate_launch_command(args)
+    assert args.enable_cpu_affinity is False
+    _, env = prepare_simple_launcher_cmd_env(args)
+    assert "ACCELERATE_CPU_AFFINITY" not in env
+    flagged = launch_command_parser().parse_args(["--config_file", str(cfg), "--enable_cpu_affinity", "train.py"])
+    _validate_launch_command(flagged)
+    assert prepare_simple_launcher_cmd_env(flagged)[1]["ACCELERATE_CPU_AFFINITY"] == "1"

@@ -330,6 +330,7 @@ CASES = [
     C("ds-json-warmup-steps-invalid", filemode(), filemode(),
       dsj(scheduler={"type": "WarmupLR", "params": {"warmup_num_steps": 0}}),
       dsj(scheduler={"type": "WarmupLR", "params": {"warmup_num_steps": 1}})),
+    C("cpu-affinity-not-applied", fsdp(enable_cpu_affinity=True), fsdp(enable_cpu_affinity=False)),
     C("ds-json-msamp-block", filemode(), filemode(), dsj(msamp={"enabled": True, "opt_level": "O2"}), dsj()),
     C("sagemaker-config-cannot-launch", {"compute_environment": "AMAZON_SAGEMAKER", "distributed_type": "NO",
                                          "num_processes": 1}, fsdp()),

@@ -725,6 +725,10 @@ def yaml_dead_values(case):
     out = []
     dt = str(cfg.get("distributed_type"))
     n = cfg.get("num_processes")
+    if cfg.get("enable_cpu_affinity") is True:
+        out.append({"key": "enable_cpu_affinity", "why": "a config value is copied onto a launch argument only when "
+                    "the argument is None (accelerate/commands/launch.py:1278-1283); --enable_cpu_affinity is a flag "
+                    "that defaults to False (:210-214), so ACCELERATE_CPU_AFFINITY is never set from the file"})
     if dt in ("NO", "False") and _int(n) and n > 1:
         out.append({"key": "num_processes", "why": "a config file with a single-process distributed_type starts one "
                     "process: _validate_launch_command sets multi_gpu from distributed_type only (accelerate/"

@@ -27,3 +27,12 @@ SAGEMAKER_LAUNCH_BROKEN = claim(
     doc="config-loading",
     code="accelerate/commands/launch.py:1219-1248, 1410; accelerate/commands/config/config_args.py:198, 234-255",
     demo="tests/claims/test_config.py::test_a_sagemaker_config_cannot_be_launched")
+CPU_AFFINITY_FLAG = claim(
+    "yaml-cpu-affinity-never-applied",
+    "accelerate launch copies a top-level config value onto its arguments only where the argument is still None; "
+    "--enable_cpu_affinity is a flag whose default is False, so `enable_cpu_affinity: true` in the config never "
+    "reaches it, and the ACCELERATE_CPU_AFFINITY the processes read is never set (only the command-line flag "
+    "sets it).",
+    doc="config-loading",
+    code="accelerate/commands/launch.py:210-214, 1278-1283; accelerate/utils/launch.py:196-197, 394-395",
+    demo="tests/claims/test_config.py::test_enable_cpu_affinity_in_the_config_is_never_applied")

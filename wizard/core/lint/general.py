@@ -50,6 +50,11 @@ SAGEMAKER_BROKEN = rule("sagemaker-config-cannot-launch", ERROR,
                         + A + "commands/config/config_args.py:198, 234-255",
                         keys="compute_environment", versions={"accelerate": ">=1.10.0"},
                         claims=("sagemaker-config-launch-fails",))
+CPU_AFFINITY_LOST = rule("cpu-affinity-not-applied", ERROR,
+                         "enable_cpu_affinity: true in the config never takes effect (only the launch flag sets it)",
+                         DOC + "config-loading; " + A + "commands/launch.py:210-214, 1278-1283; " + A
+                         + "utils/launch.py:196-197", keys="enable_cpu_affinity",
+                         claims=("yaml-cpu-affinity-never-applied",))
 COMPUTE_INVALID = rule("compute-environment-invalid", ERROR, "compute_environment is not a known value",
                        DOC + "config-loading; " + A + "commands/config/config_args.py:168-169",
                        claims=("config-loader-required-and-enums",))
@@ -339,6 +344,13 @@ def _ds_runner(ctx: Ctx) -> bool:
 
 def check_processes(ctx: Ctx) -> None:
     y = ctx.y
+    aff = y.get("enable_cpu_affinity")
+    if aff is True or (isinstance(aff, str) and aff.strip().lower() == "true"):
+        ctx.emit(CPU_AFFINITY_LOST, "enable_cpu_affinity", f"{kv('enable_cpu_affinity', aff)} never takes effect: "
+                 "accelerate launch copies a config value only onto an argument that is still unset, and "
+                 "--enable_cpu_affinity is a flag that is False unless given, so the processes are not pinned.",
+                 "Pass --enable_cpu_affinity on the `accelerate launch` command line (and set the key to false or "
+                 "delete it).")
     raw = y.get("num_processes")
     if ctx.dist is not None and ctx.dist != "NO" and ("num_processes" not in y or as_int(raw) == -1):
         ctx.emit(NPROC_MISSING, "num_processes",
