@@ -143,7 +143,17 @@ def test_trainer_table_is_pure_data_with_valid_ranges():
                 and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
 
 
-def test_trainer_table_matches_the_installed_transformers():
+@pytest.fixture
+def fresh_accelerate_state():
+    """TrainingArguments sets accelerate's process state: leave none behind for the tests that follow."""
+    yield
+    from accelerate.state import AcceleratorState, PartialState
+
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+
+
+def test_trainer_table_matches_the_installed_transformers(tmp_path, fresh_accelerate_state):
     """What the table says holds for the installed transformers is what its HfTrainerDeepSpeedConfig does."""
     import types
     from importlib.metadata import version
@@ -160,7 +170,7 @@ def test_trainer_table_matches_the_installed_transformers():
             node = node.setdefault(p, {})
         node[leaf] = "auto"
     cfg.setdefault("zero_optimization", {})["stage"] = 3
-    args = TrainingArguments(output_dir="/tmp/unused-test-accelerate-versions", report_to=[], warmup_steps=0)
+    args = TrainingArguments(output_dir=str(tmp_path / "out"), report_to=[], warmup_steps=0)
     hf = HfTrainerDeepSpeedConfig(cfg)
     hf.trainer_config_process(args)
     model = types.SimpleNamespace(config=types.SimpleNamespace(text_config=types.SimpleNamespace(hidden_size=64)))
