@@ -23,6 +23,7 @@ COMMANDS = {
     "explain": "FSDP and DeepSpeed side by side, setting by setting",
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
+    "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
@@ -240,12 +241,25 @@ def _schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("json", "markdown"), default="json")
 
 
+def _estimate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("answers", metavar="ANSWERS_OR_PRESET", help="an answers.yaml path or a preset name")
+    p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
+    p.add_argument("--params", type=int, metavar="N", help="the parameter count (instead of --model)")
+    p.add_argument("--largest-layer", type=int, metavar="N", dest="largest_layer",
+                   help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
+    p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the answers', or 1)")
+    p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
+    p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory",
+                   help="memory of one GPU: says whether it fits and the largest micro batch that does")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _help_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
 
 
 _COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
-                    "schema": _schema_options, "help": _help_options}
+                    "schema": _schema_options, "estimate": _estimate_options, "help": _help_options}
 
 
 def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:

@@ -1,0 +1,108 @@
+"""``fsdpds-wizard estimate ANSWERS_OR_PRESET (--model CONFIG.json|NAME | --params N [--largest-layer N])
+[--batch B] [--seq S] [--gpu-memory GiB] [--format text|json]``: per-rank GPU and per-host CPU memory (issue 10).
+
+Imports neither torch nor accelerate, deepspeed or transformers: the model comes from a shipped shape, a
+config.json or the counts given.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from ..core.answers import load_answers_file
+from ..core.findings import ERROR
+from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
+from ..exits import EXIT_OK, UsageError
+from .common import resolve_answers_path
+
+_LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_states": "optimizer states",
+           "gathered": "gathered units (current + prefetched)", "buckets": "communication buckets",
+           "activations": "activations", "logits": "logits (+ fp32 copy for the loss)",
+           "overhead": "CUDA context (constant)",
+           "offloaded_parameters": "offloaded parameters", "offloaded_gradients": "offloaded gradients",
+           "offloaded_optimizer_states": "offloaded optimizer states",
+           "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
+           "model_load": "loading the model"}
+
+
+def _shape(value: str):
+    from ..core.memory.model import ModelError, from_config_json, shape_by_name
+
+    try:
+        if os.path.exists(value) or value.endswith(".json"):
+            return from_config_json(value)
+        return shape_by_name(value)
+    except ModelError as exc:
+        raise UsageError(f"--model {value}: {exc}") from exc
+
+
+def _answers(name: str):
+    path = resolve_answers_path(name)  # InputError: one line, exit 2
+    answers, findings = load_answers_file(path)
+    if answers is None:
+        first = next((f for f in findings if f.severity == ERROR), findings[0] if findings else None)
+        why = f"{first.message}; {first.fix}" if first is not None else "no usable answers"
+        raise UsageError(f"{path}: invalid answers ({why}); `fsdpds-wizard check` or the wizard shows all problems")
+    return answers
+
+
+def compute(args) -> Estimate:
+    if args.model is None and args.params is None:
+        raise UsageError("estimate needs the model: --model CONFIG.json|NAME (a shipped shape such as llama-3.1-8b) "
+                         "or --params N [--largest-layer N]")
+    if args.model is not None and args.params is not None:
+        raise UsageError("--model and --params do not go together: give the model's config (or name), or its "
+                         "parameter count")
+    if args.model is None and args.largest_layer is not None and args.largest_layer < 0:
+        raise UsageError(f"--largest-layer {args.largest_layer}: give a parameter count of 0 or more")
+    answers = _answers(args.answers)
+    shape = _shape(args.model) if args.model is not None else None
+    try:
+        return estimate(answers, params=args.params, largest_layer_params=args.largest_layer, shape=shape,
+                        batch=args.batch, seq=args.seq, gpu_memory_gib=args.gpu_memory)
+    except EstimateError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _gib(n: int | float) -> str:
+    return f"{n / GIB:10.2f}"
+
+
+def text_report(e: Estimate) -> str:
+    name = e.shape or "model"
+    lines = [f"{name}: {e.params:,} parameters (largest layer {e.largest_layer_params:,}); {e.layout}; "
+             f"micro batch {e.batch}, sequence {e.seq}",
+             f"bytes per parameter on one GPU: parameters {e.bytes_per_param['parameters']:.2f}, gradients "
+             f"{e.bytes_per_param['gradients']:.2f}, optimizer states {e.bytes_per_param['optimizer_states']:.2f}",
+             "", f"{'per GPU (each rank)':44}{'GiB':>10}"]
+    for k in BREAKDOWN_KEYS:
+        lines.append(f"  {_LABELS[k]:42}{_gib(e.per_rank.breakdown[k])}")
+    lines.append(f"  {'total':42}{_gib(e.per_rank.gpu_bytes)}")
+    if e.gpu_memory_bytes is not None:
+        head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
+        verdict = "fits" if e.fits else "does NOT fit"
+        lines.append(f"  {verdict} in {e.gpu_memory_bytes / GIB:.2f} GiB ({'headroom' if head >= 0 else 'short by'} "
+                     f"{abs(head) / GIB:.2f} GiB)")
+        if e.max_micro_batch is not None:
+            lines.append(f"  largest micro batch that fits: {e.max_micro_batch}")
+    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':44}{'GiB':>10}"]
+    for k in HOST_KEYS:
+        if e.host_breakdown[k]:
+            lines.append(f"  {_LABELS[k]:42}{_gib(e.host_breakdown[k])}")
+    lines.append(f"  {'total':42}{_gib(e.host_bytes)}")
+    ds = e.deepspeed_estimator
+    if ds:
+        lines += ["", f"DeepSpeed {ds['deepspeed_version']} {ds['function']} (model states only), for comparison:",
+                  f"  {'GPU per rank':42}{_gib(ds['gpu_bytes'])}", f"  {'CPU per host':42}{_gib(ds['cpu_bytes'])}"]
+    for note in e.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    e = compute(args)
+    if args.format == "json":
+        print(json.dumps(e.to_json(), indent=2))
+    else:
+        print(text_report(e))
+    return EXIT_OK

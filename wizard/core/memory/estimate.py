@@ -1,0 +1,462 @@
+"""Per-rank GPU memory and per-host CPU memory for one set of answers and one model (issue 10). Pure, stdlib only.
+
+:func:`estimate` breaks the per-rank peak into parts:
+
+- ``parameters``, ``gradients``, ``optimizer_states``: the model states a rank keeps, from bytes per parameter that
+  follow what each library does (see :func:`state_bytes_per_param`);
+- ``gathered``: full (unsharded) parameters in flight: for ZeRO-3 and FSDP full sharding the unit being computed and
+  the prefetched one (and FSDP's root unit, which is not resharded after forward); for SHARD_GRAD_OP the whole model
+  between forward and backward;
+- ``buckets``: DeepSpeed's reduce (and all-gather) buckets, FSDP's reduce-scatter input of one unit;
+- ``activations``: a per-layer coefficient x s x b x h (or 2sbh per layer with full activation checkpointing, plus
+  the one layer recomputed in backward);
+- ``logits``: b x s x V in the compute dtype, with an fp32 copy for the loss;
+- ``overhead``: a stated CUDA context constant.
+
+The estimate is an upper-bound sum: it adds the parts as if they all peaked at once (they nearly do at the start of
+backward for the activations, and at the optimizer step for the states). Every constant below is named, with its
+source; figures "measured" come from ``../shared/reference/memory-and-speed.md`` (CPU runs, torch 2.13).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import deepspeed_estimator as dse
+
+if TYPE_CHECKING:
+    from ..answers import Answers
+
+GIB = 2 ** 30
+
+# ---------------------------------------------------------------- constants (named, with sources)
+CUDA_CONTEXT_BYTES = 1343 * 2 ** 20
+"""The CUDA context and kernels a process holds before any tensor: 1343 MiB measured by the transformers docs with
+``torch.ones(1).cuda()`` on a V100 (docs/source/en/perf_train_gpu_one.md, "model memory anatomy"). Newer drivers
+with lazy module loading take less; the figure is kept as a conservative constant."""
+
+ADAM_STATE_COUNT = 2
+"""Adam/AdamW keep two states per parameter (exp_avg, exp_avg_sq), in the dtype of the parameters they update
+(torch/optim/adamw.py ``_init_group``: ``torch.zeros_like(p, memory_format=torch.preserve_format)``)."""
+
+KORTHIKANTI_GPT_COEF = 34
+KORTHIKANTI_GPT_ATTN = 5
+"""GPT-style block, 2-byte activations, unfused softmax attention: sbh(34 + 5as/h) bytes per layer (Korthikanti et al.
+2022, arXiv:2205.05198, eq. 1). Measured on CPU (eager, bf16) 1.14-1.16x above it: kept as the formula."""
+
+LLAMA_COEF_BASE = 25
+LLAMA_COEF_PER_INTERMEDIATE = 8
+"""Llama-style block (RMSNorm, SDPA with grouped-query attention, SwiGLU, no dropout): (25 + 8 i/h) sbh bytes per
+layer. Our fit of the three CPU measurements (47.1 sbh at i/h = 2.75 twice, 53.0 sbh at i/h = 3.5, Llama-3-8B dims):
+the SwiGLU MLP saves four tensors of width i in 2 bytes (gate, up, silu(gate), their product) = 8 i/h; the rest
+(norms, q/k/v/o projections' inputs, SDPA output) is the constant 25."""
+
+CHECKPOINT_COEF = 2
+"""Full activation checkpointing keeps only each layer's input: 2sbh bytes per layer (Korthikanti et al., and
+measured exactly on CPU for both block types)."""
+
+LOSS_FP32_BYTES = 4
+"""transformers' causal-LM loss upcasts the logits to fp32 before cross entropy (``ForCausalLMLoss`` in
+transformers/loss/loss_utils.py: ``logits = logits.float()``): an fp32 copy next to the low-precision logits."""
+
+DS_REDUCE_BUCKET_DEFAULT = 500_000_000
+DS_ALLGATHER_BUCKET_DEFAULT = 500_000_000
+DS_PREFETCH_BUCKET_DEFAULT = 50_000_000
+DS_MAX_LIVE_PARAMETERS_DEFAULT = 1_000_000_000
+"""DeepSpeed 0.19.8 defaults in elements (deepspeed/runtime/zero/config.py:113, :132, :222, :245)."""
+
+AUTO_REDUCE_BUCKET_PER_H2 = 1.0
+AUTO_PREFETCH_BUCKET_PER_H2 = 0.9
+""""auto" bucket sizes as the HF integration fills them: reduce_bucket_size = h*h, stage3_prefetch_bucket_size =
+0.9*h*h (transformers/integrations/deepspeed.py ``trainer_config_finalize``; accelerate fills the same)."""
+
+DS_NVME_PARAM_BUFFERS = 5
+DS_NVME_PARAM_BUFFER_SIZE = 100_000_000
+DS_NVME_OPTIMIZER_BUFFERS = 4
+DS_SUB_GROUP_SIZE_DEFAULT = 1_000_000_000
+"""NVMe offload pins host buffers: offload_param buffer_count 5 x buffer_size 1e8 elements; offload_optimizer
+buffer_count 4 x the largest sub-group (sub_group_size 1e9 elements, fp32) (deepspeed/runtime/zero/
+offload_config.py defaults; the optimizer swapper sizes its buffers from the sub-group)."""
+
+DEFAULT_SEQ = 2048
+DEFAULT_BATCH = 1
+"""Used when neither the command line nor the answers give them (micro_batch_size "auto")."""
+
+DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+
+BREAKDOWN_KEYS = ("parameters", "gradients", "optimizer_states", "gathered", "buckets", "activations", "logits",
+                  "overhead")
+HOST_KEYS = ("offloaded_parameters", "offloaded_gradients", "offloaded_optimizer_states", "offloaded_activations",
+             "pinned_buffers", "model_load")
+
+
+class EstimateError(ValueError):
+    """Input the estimate cannot use (a count below one, a batch of zero): the message says which and why."""
+
+
+@dataclass(frozen=True)
+class PerRank:
+    gpu_bytes: int
+    breakdown: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    target: str
+    layout: str
+    """The sharding as the library sees it, in words (``ZeRO-3 over 8 ranks``, ``FSDP FULL_SHARD over 8 ranks``)."""
+    params: int
+    largest_layer_params: int
+    batch: int
+    seq: int
+    ranks: int
+    ranks_per_host: int
+    shard_degree: int
+    bytes_per_param: dict[str, float]
+    """Model-state bytes per parameter on one rank's GPU (parameters, gradients, optimizer_states)."""
+    per_rank: PerRank
+    host_bytes: int
+    host_breakdown: dict[str, int]
+    gpu_memory_bytes: int | None
+    fits: bool | None
+    max_micro_batch: int | None
+    deepspeed_estimator: dict[str, Any] | None
+    shape: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target, "layout": self.layout,
+            "model": {"name": self.shape, "params": self.params, "largest_layer_params": self.largest_layer_params},
+            "batch": self.batch, "seq": self.seq, "ranks": self.ranks, "ranks_per_host": self.ranks_per_host,
+            "shard_degree": self.shard_degree, "bytes_per_param": self.bytes_per_param,
+            "per_rank": {"gpu_bytes": self.per_rank.gpu_bytes, "breakdown": dict(self.per_rank.breakdown)},
+            "host_bytes": self.host_bytes, "host_breakdown": dict(self.host_breakdown),
+            "gpu_memory_bytes": self.gpu_memory_bytes, "fits": self.fits, "max_micro_batch": self.max_micro_batch,
+            "deepspeed_estimator": self.deepspeed_estimator, "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class _States:
+    """Bytes per parameter before sharding, and what each part is divided by."""
+
+    param: float
+    grad: float
+    optim: float
+    param_div: int
+    grad_div: int
+    optim_div: int
+
+
+def _compute_bytes(a: Answers) -> int:
+    """Bytes of the dtype the forward/backward runs in: bf16/fp16 under mixed precision (fp8 keeps bf16 weights and
+    activations outside its matmuls), otherwise the load dtype."""
+    if a["precision.mixed_precision"] in ("bf16", "fp16", "fp8"):
+        return 2
+    return DTYPE_BYTES[a["precision.model_dtype"]]
+
+
+def _zero_stage(a: Answers) -> int:
+    from ..catalog.settings import SHARDING
+
+    return int(SHARDING[a["sharding.strategy"]][2])
+
+
+def state_bytes(a: Answers, n: int, shard: int) -> _States:
+    """Model-state bytes per parameter (Adam), and their divisors, for the answers' target.
+
+    FSDP (accelerate >= 0.30): with mixed precision accelerate upcasts the sharded parameters to fp32 ("aligned
+    mode"), so parameters 4 + gradients 4 + Adam 8 = 16 bytes, all sharded; without mixed precision everything stays
+    in the load dtype (bf16: 2 + 2 + 4 = 8). DeepSpeed ZeRO keeps fp32 master weights and fp32 Adam states
+    (4 + 8 = 12 bytes, sharded from stage 1) next to the 16-bit parameters (sharded at stage 3) and gradients
+    (sharded from stage 2); ``bf16_master_weights_and_grads`` makes the master bf16 (2 + 8) and
+    ``bf16_optimizer_states`` the Adam states too (2 + 4). Stage 0 with bf16 runs DeepSpeed's BF16_Optimizer, which
+    shards the fp32 master and states but keeps a full fp32 gradient accumulator.
+    """
+    cb = _compute_bytes(a)
+    if a.backend == "fsdp":
+        strategy = a["sharding.strategy"]
+        if a["precision.mixed_precision"] == "no":
+            p = float(DTYPE_BYTES[a["precision.model_dtype"]])
+        else:
+            p = 4.0  # accelerate upcasts to fp32 under mixed precision
+        div = 1 if strategy == "none" else shard
+        return _States(p, p, ADAM_STATE_COUNT * p, div, div, div)
+    stage = _zero_stage(a)
+    if cb == 4:
+        master, moments = 4.0, 8.0
+    else:
+        mw = a["precision.ds_bf16_master_weights"]
+        bf16 = a["precision.mixed_precision"] in ("bf16", "fp8")
+        master = 2.0 if bf16 and mw in ("bf16", "bf16_with_states") else 4.0
+        moments = 4.0 if bf16 and mw == "bf16_with_states" else 8.0
+    if stage == 0:
+        if cb == 4:  # plain torch optimizer on fp32 parameters, nothing sharded
+            return _States(4, 4, 8, 1, 1, 1)
+        if a["precision.mixed_precision"] in ("bf16", "fp8"):  # BF16_Optimizer: fp32 grads kept whole
+            return _States(cb, cb + 4, master + moments, 1, 1, n)
+        return _States(cb, cb, master + moments, 1, 1, 1)  # FP16_Optimizer
+    return _States(cb, cb, master + moments, n if stage >= 3 else 1, n if stage >= 2 else 1, n)
+
+
+def _layout(a: Answers, n: int, shard: int) -> str:
+    from ..catalog.settings import SHARDING
+
+    strategy = a["sharding.strategy"]
+    fsdp1, reshard, stage, hybrid = SHARDING[strategy]
+    if a.backend == "deepspeed":
+        extra = f", hpZ secondary partition over {shard} ranks per host" if hybrid and stage == 3 else ""
+        return f"DeepSpeed ZeRO-{stage} over {n} ranks{extra}"
+    if a.fsdp_version == 1:
+        name = fsdp1 or "SHARD_GRAD_OP"
+        return f"FSDP1 {name} over {n if strategy == 'none' else shard} ranks" + (
+            f" (sharded within each host, replicated across {n // shard})" if hybrid else "")
+    if strategy == "none":
+        return f"FSDP2 replicated on {n} ranks (NO_SHARD)"
+    return (f"FSDP2 fully_shard(reshard_after_forward={bool(reshard)}) over {shard} ranks"
+            + (f", replicated across {n // shard}" if hybrid else ""))
+
+
+def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | None) -> int:
+    value = a[key]
+    if value is None:
+        return default
+    if value == "auto":
+        return int(per_h2 * hidden * hidden) if hidden else default
+    return int(value)
+
+
+def _activation_coef(shape: Any, seq: int) -> float:
+    """Bytes per (s x b x h) one layer saves for backward, with 2-byte activations."""
+    if shape.family == "gpt2":
+        return KORTHIKANTI_GPT_COEF + KORTHIKANTI_GPT_ATTN * shape.num_heads * seq / shape.hidden_size
+    return LLAMA_COEF_BASE + LLAMA_COEF_PER_INTERMEDIATE * shape.intermediate_size / shape.hidden_size
+
+
+def _model_numbers(shape: Any) -> tuple[int, int, int]:
+    """(total params, params of one transformer layer, params outside the layers) from the shape."""
+    from . import model
+
+    total = int(model.param_count(shape))
+    layer = int(model.per_layer_params(shape))
+    return total, layer, max(0, total - layer * shape.num_layers)
+
+
+def estimate(answers: Answers, *, params: int | None = None, largest_layer_params: int | None = None,
+             shape: Any = None, batch: int | None = None, seq: int | None = None,
+             gpu_memory_gib: float | None = None) -> Estimate:
+    """The estimate for ``answers`` on a model given by ``params`` (and ``largest_layer_params``) or by ``shape``
+    (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the answers' micro batch
+    (1 when "auto"), ``seq`` to 2048. Raises :class:`EstimateError` for unusable numbers."""
+    notes: list[str] = []
+    layer_params = root_params = None
+    if shape is not None:
+        total, layer_params, root_params = _model_numbers(shape)
+        params = params or total
+        if largest_layer_params is None:
+            from . import model
+
+            largest_layer_params = int(model.largest_layer_params(shape))
+    if params is None or params < 1:
+        raise EstimateError("the model needs at least one parameter: give --params N (N >= 1) or --model")
+    if largest_layer_params is None:
+        largest_layer_params = 0
+        notes.append("largest layer unknown (give --largest-layer N or --model): gathered units counted as 0")
+    if largest_layer_params < 0 or largest_layer_params > params:
+        raise EstimateError(f"--largest-layer {largest_layer_params} must be between 0 and the parameter count "
+                            f"{params}")
+    mb = answers["training.micro_batch_size"]
+    batch = batch if batch is not None else (DEFAULT_BATCH if mb == "auto" else int(mb))
+    seq = seq if seq is not None else DEFAULT_SEQ
+    if batch < 1:
+        raise EstimateError(f"--batch {batch}: the micro batch is at least 1 sample per GPU")
+    if seq < 1:
+        raise EstimateError(f"--seq {seq}: the sequence length is at least 1 token")
+    if gpu_memory_gib is not None and not gpu_memory_gib > 0:
+        raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0")
+
+    n = max(1, int(answers["launch.num_processes"]))
+    machines = max(1, int(answers["launch.num_machines"]))
+    per_host = max(1, n // machines)
+    from ..catalog.settings import SHARDING
+
+    strategy = answers["sharding.strategy"]
+    _fsdp1, reshard, stage, hybrid = SHARDING[strategy]
+    ds = answers.backend == "deepspeed"
+    shard = per_host if (hybrid and not ds) else n
+    cb = _compute_bytes(answers)
+    model_bytes = DTYPE_BYTES[answers["precision.model_dtype"]]
+    hidden = shape.hidden_size if shape is not None else None
+    opt_off = answers["offload.optimizer"]
+    par_off = answers["offload.params"]
+
+    st = state_bytes(answers, n, shard)
+    parameters = params * st.param / st.param_div
+    gradients = params * st.grad / st.grad_div
+    optimizer = params * st.optim / st.optim_div
+    if ds and hybrid and stage == 3:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
+        parameters += params * cb / per_host
+    host = dict.fromkeys(HOST_KEYS, 0.0)
+    gathered = buckets = 0.0
+    unit = layer_params if layer_params else largest_layer_params
+
+    if ds:
+        if opt_off != "none" and stage >= 1:
+            if opt_off == "cpu":
+                host["offloaded_optimizer_states"] = optimizer * per_host
+                # the fp32 gradient partition the CPU step reads; ZeRO-3 also moves its 16-bit gradient partition
+                # (stage3.py: grad_partitions_flat_buffer on self.device, the CPU under optimizer offload)
+                grads_host = params * 4 / n + (params * cb / n if stage == 3 else 0)
+                host["offloaded_gradients"] = grads_host * per_host
+            else:
+                sub = _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT, 1.0, None)
+                host["pinned_buffers"] += DS_NVME_OPTIMIZER_BUFFERS * min(sub, params // n + 1) * 4 * per_host
+            optimizer = 0.0
+            if stage >= 2:  # the gradient partition goes to the host bucket by bucket; the buckets stay
+                gradients = 0.0
+        elif opt_off != "none":
+            notes.append(f"offload.optimizer {opt_off} needs ZeRO-1/2/3; ZeRO-0 keeps the optimizer on the GPU "
+                         "(counted there)")
+        if par_off != "none":
+            if stage == 3:
+                if par_off == "cpu":
+                    host["offloaded_parameters"] = parameters * per_host
+                else:
+                    host["pinned_buffers"] += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
+                parameters = 0.0
+            else:
+                notes.append(f"offload.params {par_off} needs ZeRO-3; DeepSpeed ZeRO-{stage} keeps the parameters "
+                             "on the GPU (counted there)")
+        reduce = min(params, _bucket(answers, "deepspeed.reduce_bucket_size", DS_REDUCE_BUCKET_DEFAULT,
+                                     AUTO_REDUCE_BUCKET_PER_H2, hidden))
+        overlap = answers["deepspeed.overlap_comm"]
+        overlap = (stage == 3) if overlap is None else bool(overlap)  # DeepSpeed's default: on for stage 3 only
+        if stage == 3:
+            prefetch = min(params, _bucket(answers, "prefetch.ds_bucket_size", DS_PREFETCH_BUCKET_DEFAULT,
+                                           AUTO_PREFETCH_BUCKET_PER_H2, hidden))
+            live = answers["prefetch.ds_max_live_parameters"]
+            live = DS_MAX_LIVE_PARAMETERS_DEFAULT if live is None else int(live)
+            gathered = min(largest_layer_params + prefetch, max(live, largest_layer_params)) * cb
+            buckets = reduce * cb
+        elif stage in (1, 2):
+            allgather = min(params, _bucket(answers, "deepspeed.allgather_bucket_size", DS_ALLGATHER_BUCKET_DEFAULT,
+                                            1.0, hidden))
+            buckets = reduce * cb * (2 if overlap else 1) + allgather * cb
+        else:
+            buckets = reduce * cb
+    else:
+        offload = "cpu" in (opt_off, par_off)
+        if strategy == "none":
+            gathered = params * cb if cb < st.param else 0.0  # a low-precision copy for compute
+            buckets = 0.0
+        else:
+            in_flight = 2 if (answers["prefetch.backward"] != "none" or answers["prefetch.forward"]) else 1
+            if reshard:  # FULL_SHARD / reshard_after_forward=True: units come and go; the root stays gathered
+                gathered = (in_flight * unit + (root_params or 0)) * cb
+            else:  # SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
+                gathered = params * cb
+            buckets = unit * cb  # one unit's unsharded gradients, the reduce-scatter input
+        if offload:  # FSDP's single switch: parameters, gradients and the optimizer step on the CPU
+            host["offloaded_parameters"] = parameters * per_host
+            host["offloaded_gradients"] = gradients * per_host
+            host["offloaded_optimizer_states"] = optimizer * per_host
+            parameters = gradients = optimizer = 0.0
+        if "nvme" in (opt_off, par_off):
+            notes.append("FSDP has no NVMe offload; nvme is not counted")
+
+    # ---------------------------------------------------------------- activations and logits
+    act_per_sample = logit_per_sample = 0.0
+    ckpt = bool(answers["training.activation_checkpointing"])
+    if shape is not None:
+        sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
+        full_layer = _activation_coef(shape, seq) * sbh
+        if ckpt:
+            kept = CHECKPOINT_COEF * sbh * shape.num_layers
+            if answers["training.activation_checkpointing_offload"]:
+                host["offloaded_activations"] = kept * batch * per_host
+                kept = 0.0
+            act_per_sample = kept + full_layer  # the checkpoints, and one layer recomputed in backward
+        else:
+            act_per_sample = full_layer * shape.num_layers
+        logit_per_sample = seq * shape.vocab_size * (cb + (LOSS_FP32_BYTES if cb < 4 else 0))
+    else:
+        notes.append("activations and logits need the model's shape (give --model): not counted")
+
+    # ---------------------------------------------------------------- host: loading the model
+    ram_efficient = bool(answers["loading.ram_efficient"])
+    if ds and stage == 3 and ram_efficient:  # zero.Init: each process materialises its share, a layer at a time
+        host["model_load"] = largest_layer_params * model_bytes * per_host
+    elif not ds and ram_efficient:  # cpu_ram_efficient_loading: one process per host reads the weights
+        host["model_load"] = params * model_bytes
+    else:
+        host["model_load"] = params * model_bytes * per_host
+
+    fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
+             "buckets": buckets, "overhead": float(CUDA_CONTEXT_BYTES)}
+    breakdown = {k: int(fixed.get(k, 0)) for k in BREAKDOWN_KEYS}
+    breakdown["activations"] = int(act_per_sample * batch)
+    breakdown["logits"] = int(logit_per_sample * batch)
+    gpu = sum(breakdown.values())
+    host_breakdown = {k: int(v) for k, v in host.items()}
+
+    gpu_memory = fits = max_mb = None
+    if gpu_memory_gib is not None:
+        gpu_memory = int(gpu_memory_gib * GIB)
+        fits = gpu <= gpu_memory
+        per_sample = act_per_sample + logit_per_sample
+        if per_sample > 0:
+            base = sum(int(v) for v in fixed.values())
+            room = gpu_memory - base
+            max_mb = 0
+            if room > 0:  # largest b with base + int(b*act) + int(b*logits) <= gpu memory
+                max_mb = int(room // per_sample)
+                while max_mb > 0 and base + int(act_per_sample * max_mb) + int(logit_per_sample * max_mb) \
+                        > gpu_memory:
+                    max_mb -= 1
+                while base + int(act_per_sample * (max_mb + 1)) + int(logit_per_sample * (max_mb + 1)) \
+                        <= gpu_memory:
+                    max_mb += 1
+        else:
+            notes.append("max_micro_batch needs the activations (give --model)")
+
+    ds_numbers = _deepspeed_side_by_side(answers, params, largest_layer_params, per_host, machines, stage) if ds \
+        else None
+    return Estimate(
+        target=answers.target, layout=_layout(answers, n, shard), params=int(params),
+        largest_layer_params=int(largest_layer_params), batch=batch, seq=seq, ranks=n, ranks_per_host=per_host,
+        shard_degree=shard,
+        bytes_per_param={"parameters": breakdown["parameters"] / params, "gradients": breakdown["gradients"] / params,
+                         "optimizer_states": breakdown["optimizer_states"] / params},
+        per_rank=PerRank(gpu, breakdown), host_bytes=sum(host_breakdown.values()), host_breakdown=host_breakdown,
+        gpu_memory_bytes=gpu_memory, fits=fits, max_micro_batch=max_mb, deepspeed_estimator=ds_numbers,
+        shape=getattr(shape, "name", None), notes=notes)
+
+
+def _deepspeed_side_by_side(a: Answers, params: int, largest: int, per_host: int, machines: int,
+                            stage: int) -> dict[str, Any] | None:
+    """What DeepSpeed 0.19.8's own estimator gives for the same model and GPUs (ZeRO-2 and ZeRO-3 only)."""
+    cpu_offload = a["offload.optimizer"] != "none"
+    if stage == 2:
+        cpu, gpu = dse.estimate_zero2_model_states_mem_needs(params, per_host, machines, cpu_offload=cpu_offload)
+        return {"function": "estimate_zero2_model_states_mem_needs", "deepspeed_version": dse.DEEPSPEED_VERSION,
+                "arguments": {"total_params": params, "num_gpus_per_node": per_host, "num_nodes": machines,
+                              "cpu_offload": cpu_offload, "additional_buffer_factor": dse.ADDITIONAL_BUFFER_FACTOR},
+                "gpu_bytes": gpu, "cpu_bytes": cpu, "counts": "model states only"}
+    if stage == 3:
+        offload_params = a["offload.params"] != "none"
+        zero_init = bool(a["loading.ram_efficient"])
+        cpu, gpu, layer = dse.estimate_zero3_model_states_mem_needs(
+            params, largest, per_host, machines, cpu_offload=cpu_offload, cpu_offload_params=offload_params,
+            zero_init=zero_init)
+        return {"function": "estimate_zero3_model_states_mem_needs", "deepspeed_version": dse.DEEPSPEED_VERSION,
+                "arguments": {"total_params": params, "largest_layer_params": largest, "num_gpus_per_node": per_host,
+                              "num_nodes": machines, "cpu_offload": cpu_offload,
+                              "cpu_offload_params": offload_params, "zero_init": zero_init,
+                              "additional_buffer_factor": dse.ADDITIONAL_BUFFER_FACTOR},
+                "gpu_bytes": gpu, "cpu_bytes": cpu, "largest_layer_bytes": layer, "counts": "model states only"}
+    return None
+
+
+__all__ = ["BREAKDOWN_KEYS", "CUDA_CONTEXT_BYTES", "Estimate", "EstimateError", "HOST_KEYS", "PerRank", "estimate",
+           "state_bytes"]
