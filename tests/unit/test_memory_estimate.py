@@ -1,0 +1,341 @@
+"""The memory estimate (issue 10): bytes per parameter per target/precision/offload, activations, fits, the CLI.
+
+Expected numbers are hand arithmetic written here (Ψ = 1,000,000 parameters, N = 4 ranks unless said), not taken
+from the code under test.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import ROOT
+
+from wizard.cli import main
+from wizard.core.answers import default_answers
+from wizard.core.memory import deepspeed_estimator as dse
+from wizard.core.memory.estimate import BREAKDOWN_KEYS, CUDA_CONTEXT_BYTES, EstimateError, estimate
+from wizard.core.memory.model import shape_by_name
+
+P = 1_000_000
+LARGEST = 10_000
+GIB = 2 ** 30
+
+
+def answers(**changes):
+    values = {"launch.num_processes": 4}
+    values.update({k.replace("__", "."): v for k, v in changes.items()})
+    return default_answers().replace(values)
+
+
+def per_param(a, **kw):
+    e = estimate(a, params=P, largest_layer_params=LARGEST, **kw)
+    b = e.per_rank.breakdown
+    return (b["parameters"] / P, b["gradients"] / P, b["optimizer_states"] / P), e
+
+
+# (answers changes, (params, grads, optimizer) bytes per parameter on one rank's GPU), N = 4
+CASES = [
+    # FSDP with bf16 mixed precision: accelerate upcasts to fp32: (4 + 4 + 8) / 4
+    ({"backend": "fsdp", "fsdp_version": 2}, (1.0, 1.0, 2.0)),
+    ({"backend": "fsdp", "fsdp_version": 1}, (1.0, 1.0, 2.0)),
+    # FSDP, bf16 model without mixed precision: (2 + 2 + 4) / 4
+    ({"backend": "fsdp", "precision__mixed_precision": "no", "precision__model_dtype": "bf16"}, (0.5, 0.5, 1.0)),
+    # FSDP fp32 without mixed precision: 16 / 4
+    ({"backend": "fsdp", "precision__mixed_precision": "no"}, (1.0, 1.0, 2.0)),
+    # SHARD_GRAD_OP keeps the states sharded too
+    ({"backend": "fsdp", "sharding__strategy": "grads_optimizer"}, (1.0, 1.0, 2.0)),
+    # NO_SHARD: everything replicated: 4 + 4 + 8
+    ({"backend": "fsdp", "sharding__strategy": "none"}, (4.0, 4.0, 8.0)),
+    # FSDP offload: one switch, everything leaves the GPU
+    ({"backend": "fsdp", "offload__params": "cpu"}, (0.0, 0.0, 0.0)),
+    # DeepSpeed bf16: 16-bit params 2 (sharded at 3), 16-bit grads 2 (sharded from 2), fp32 master + Adam 12 / N
+    ({"backend": "deepspeed", "sharding__strategy": "optimizer"}, (2.0, 2.0, 3.0)),
+    ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer"}, (2.0, 0.5, 3.0)),
+    ({"backend": "deepspeed", "sharding__strategy": "full"}, (0.5, 0.5, 3.0)),
+    # bf16 master weights: (2 + 8) / 4; with bf16 optimizer states too: (2 + 4) / 4
+    ({"backend": "deepspeed", "precision__ds_bf16_master_weights": "bf16"}, (0.5, 0.5, 2.5)),
+    ({"backend": "deepspeed", "precision__ds_bf16_master_weights": "bf16_with_states"}, (0.5, 0.5, 1.5)),
+    # "fp32" master weights is DeepSpeed's default
+    ({"backend": "deepspeed", "precision__ds_bf16_master_weights": "fp32"}, (0.5, 0.5, 3.0)),
+    # fp16 keeps fp32 masters the same way
+    ({"backend": "deepspeed", "precision__mixed_precision": "fp16"}, (0.5, 0.5, 3.0)),
+    # DeepSpeed fp32 (no mixed precision), ZeRO-2: params 4, grads 4 / 4, master 4 + Adam 8 over 4
+    ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer", "precision__mixed_precision": "no"},
+     (4.0, 1.0, 3.0)),
+    # ZeRO-0 with bf16: BF16_Optimizer: 2 params, 2 bf16 + 4 fp32 grads, 12 / 4 states
+    ({"backend": "deepspeed", "sharding__strategy": "none"}, (2.0, 6.0, 3.0)),
+    # optimizer offload: the states (and, from ZeRO-2, the gradient partition) leave the GPU
+    ({"backend": "deepspeed", "sharding__strategy": "optimizer", "offload__optimizer": "cpu"}, (2.0, 2.0, 0.0)),
+    ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer", "offload__optimizer": "cpu"},
+     (2.0, 0.0, 0.0)),
+    ({"backend": "deepspeed", "offload__optimizer": "cpu"}, (0.5, 0.0, 0.0)),
+    ({"backend": "deepspeed", "offload__optimizer": "cpu", "offload__params": "cpu"}, (0.0, 0.0, 0.0)),
+    ({"backend": "deepspeed", "offload__optimizer": "nvme", "offload__params": "nvme",
+      "offload__nvme_path": "/nvme"}, (0.0, 0.0, 0.0)),
+    # parameter offload below ZeRO-3 is not possible: the parameters stay
+    ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer", "offload__params": "cpu"},
+     (2.0, 0.5, 3.0)),
+]
+
+
+@pytest.mark.parametrize("changes, expected", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_bytes_per_parameter(changes, expected):
+    got, e = per_param(answers(**changes))
+    assert got == pytest.approx(expected)
+    assert e.bytes_per_param["optimizer_states"] == pytest.approx(expected[2])
+
+
+def test_hybrid_shards_within_the_host():
+    """HYBRID_SHARD on 2 hosts x 4 GPUs shards over 4, not 8: 16 / 4 bytes per parameter."""
+    a = default_answers().replace({"launch.num_processes": 8, "launch.num_machines": 2,
+                                   "sharding.strategy": "hybrid_full"})
+    got, e = per_param(a)
+    assert got == pytest.approx((1.0, 1.0, 2.0)) and e.shard_degree == 4
+    full = default_answers().replace({"launch.num_processes": 8, "launch.num_machines": 2})
+    assert per_param(full)[0] == pytest.approx((0.5, 0.5, 1.0))
+
+
+def test_deepspeed_hpz_adds_a_secondary_partition():
+    """ZeRO++ hpZ on 2 hosts x 4 GPUs: 2/8 primary + 2/4 secondary bytes of 16-bit parameters."""
+    a = default_answers().replace({"backend": "deepspeed", "launch.num_processes": 8, "launch.num_machines": 2,
+                                   "sharding.strategy": "hybrid_full"})
+    assert per_param(a)[0][0] == pytest.approx(0.25 + 0.5)
+
+
+def test_offloaded_bytes_land_on_the_host():
+    # ZeRO-3, both offloaded, 4 ranks on one host: params 2/4, grads (4 + 2)/4, optimizer 12/4 per rank, x4 ranks
+    _, e = per_param(answers(backend="deepspeed", offload__optimizer="cpu", offload__params="cpu"))
+    h = e.host_breakdown
+    assert h["offloaded_parameters"] == 2 * P
+    assert h["offloaded_gradients"] == 6 * P
+    assert h["offloaded_optimizer_states"] == 12 * P
+    # zero.Init (ram_efficient): each process builds its share, a layer at a time, fp32 load dtype
+    assert h["model_load"] == LARGEST * 4 * 4
+    assert e.host_bytes == sum(h.values())
+    # FSDP offload: the whole 16 bytes per parameter on the host; one fp32 copy read by one process
+    _, f = per_param(answers(backend="fsdp", offload__params="cpu"))
+    assert f.host_breakdown["offloaded_parameters"] + f.host_breakdown["offloaded_gradients"] \
+        + f.host_breakdown["offloaded_optimizer_states"] == 16 * P
+    assert f.host_breakdown["model_load"] == 4 * P
+    # without ram-efficient loading every process reads the model
+    _, g = per_param(answers(backend="fsdp", loading__ram_efficient=False))
+    assert g.host_breakdown["model_load"] == 4 * 4 * P
+
+
+def test_gathered_units_and_buckets():
+    # ZeRO-3, bf16: largest layer + the default prefetch bucket (5e7, capped at the model) in 2 bytes
+    _, e = per_param(answers(backend="deepspeed"))
+    assert e.per_rank.breakdown["gathered"] == (LARGEST + P) * 2
+    # ZeRO-2 default (overlap_comm off below stage 3): one reduce bucket + one all-gather bucket, capped at Ψ
+    _, z2 = per_param(answers(backend="deepspeed", sharding__strategy="grads_optimizer"))
+    assert z2.per_rank.breakdown["buckets"] == (P + P) * 2 and z2.per_rank.breakdown["gathered"] == 0
+    _, z2o = per_param(answers(backend="deepspeed", sharding__strategy="grads_optimizer",
+                               deepspeed__overlap_comm=True))
+    assert z2o.per_rank.breakdown["buckets"] == (2 * P + P) * 2
+    # FSDP full shard without a shape: two units (current + prefetched) of the largest layer in bf16
+    _, f = per_param(answers(backend="fsdp"))
+    assert f.per_rank.breakdown["gathered"] == 2 * LARGEST * 2
+    _, nopf = per_param(answers(backend="fsdp", prefetch__backward="none"))
+    assert nopf.per_rank.breakdown["gathered"] == LARGEST * 2
+    # SHARD_GRAD_OP: the whole model stays gathered between forward and backward
+    _, sgo = per_param(answers(backend="fsdp", sharding__strategy="grads_optimizer"))
+    assert sgo.per_rank.breakdown["gathered"] == P * 2
+
+
+def test_total_is_the_sum_and_overhead_is_stated():
+    _, e = per_param(answers())
+    assert set(e.per_rank.breakdown) == set(BREAKDOWN_KEYS)
+    assert e.per_rank.gpu_bytes == sum(e.per_rank.breakdown.values())
+    assert e.per_rank.breakdown["overhead"] == CUDA_CONTEXT_BYTES == 1343 * 2 ** 20
+
+
+LLAMA_1B = shape_by_name("llama-3.2-1b")  # h 2048, i 8192, 16 layers, vocab 128256
+
+
+def test_activations_llama_and_checkpointing():
+    s, b, h, layers, vocab = 1024, 2, 2048, 16, 128256
+    sbh = s * b * h
+    coef = 25 + 8 * 8192 / 2048  # 57: the fitted Llama coefficient at i/h = 4
+    e = estimate(answers(), shape=LLAMA_1B, batch=b, seq=s)
+    assert e.per_rank.breakdown["activations"] == int(coef * sbh * layers)
+    assert e.per_rank.breakdown["logits"] == b * s * vocab * (2 + 4)  # bf16 logits + the fp32 copy for the loss
+    ac = estimate(answers(training__activation_checkpointing=True), shape=LLAMA_1B, batch=b, seq=s)
+    # 2sbh per layer kept, plus the one layer recomputed in backward
+    assert ac.per_rank.breakdown["activations"] == 2 * sbh * layers + int(coef * sbh)
+    assert ac.per_rank.breakdown["activations"] < e.per_rank.breakdown["activations"] / 5
+    off = estimate(answers(training__activation_checkpointing=True, training__activation_checkpointing_offload=True),
+                   shape=LLAMA_1B, batch=b, seq=s)
+    assert off.per_rank.breakdown["activations"] == int(coef * sbh)
+    assert off.host_breakdown["offloaded_activations"] == 2 * sbh * layers * 4  # four ranks on the host
+
+
+def test_activations_gpt2_korthikanti():
+    shape = shape_by_name("gpt2")  # h 768, 12 heads, 12 layers
+    s, b = 512, 3
+    e = estimate(answers(), shape=shape, batch=b, seq=s)
+    assert e.per_rank.breakdown["activations"] == int(s * b * 768 * (34 + 5 * 12 * s / 768) * 12)
+    # fp32 training doubles the activation bytes and keeps no extra copy of the logits
+    f = estimate(answers(precision__mixed_precision="no"), shape=shape, batch=b, seq=s)
+    assert f.per_rank.breakdown["activations"] == pytest.approx(2 * e.per_rank.breakdown["activations"], abs=2)
+    assert f.per_rank.breakdown["logits"] == b * s * 50257 * 4
+
+
+@pytest.mark.parametrize("preset", [{}, {"backend": "deepspeed"}, {"training__activation_checkpointing": True}])
+def test_monotonic_in_batch_and_seq(preset):
+    a = answers(**preset)
+    by_batch = [estimate(a, shape=LLAMA_1B, batch=b, seq=1024).per_rank.gpu_bytes for b in (1, 2, 3, 8)]
+    by_seq = [estimate(a, shape=LLAMA_1B, batch=1, seq=s).per_rank.gpu_bytes for s in (128, 512, 2048, 8192)]
+    assert by_batch == sorted(set(by_batch)) and by_seq == sorted(set(by_seq))
+
+
+def test_more_ranks_less_memory_for_sharded_states():
+    small = estimate(answers(), params=P, largest_layer_params=LARGEST).per_rank.breakdown
+    big = estimate(default_answers().replace({"launch.num_processes": 16}), params=P,
+                   largest_layer_params=LARGEST).per_rank.breakdown
+    assert big["optimizer_states"] * 4 == small["optimizer_states"]
+
+
+@pytest.mark.parametrize("gib", [8, 24, 80])
+def test_fits_and_max_micro_batch_consistent(gib):
+    a = answers()
+    e = estimate(a, shape=LLAMA_1B, seq=4096, gpu_memory_gib=gib)
+    assert e.fits is (e.per_rank.gpu_bytes <= gib * GIB)
+    m = e.max_micro_batch
+    assert m is not None
+    if m >= 1:
+        assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m, gpu_memory_gib=gib).fits is True
+    assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m + 1, gpu_memory_gib=gib).fits is False
+
+
+def test_fits_none_without_gpu_memory_and_no_batch_without_shape():
+    e = estimate(answers(), params=P, largest_layer_params=LARGEST)
+    assert e.fits is None and e.max_micro_batch is None
+    e = estimate(answers(), params=P, largest_layer_params=LARGEST, gpu_memory_gib=80)
+    assert e.fits is True and e.max_micro_batch is None and any("activations" in n for n in e.notes)
+
+
+def test_micro_batch_from_answers():
+    a = answers(training__micro_batch_size=3)
+    assert estimate(a, shape=LLAMA_1B).batch == 3
+    assert estimate(answers(), shape=LLAMA_1B).batch == 1  # "auto"
+    assert estimate(a, shape=LLAMA_1B, batch=5).batch == 5
+
+
+def test_deepspeed_estimator_side_by_side():
+    p = 1_000_000_000
+    a = default_answers().replace({"backend": "deepspeed", "launch.num_processes": 8,
+                                   "sharding.strategy": "grads_optimizer"})
+    ds = estimate(a, params=p, largest_layer_params=LARGEST).deepspeed_estimator
+    assert ds["function"] == "estimate_zero2_model_states_mem_needs"
+    assert ds["gpu_bytes"] == 2 * p + 18 * p // 8  # DeepSpeed 0.19: 2Ψ + 18Ψ/N
+    z3 = estimate(a.replace({"sharding.strategy": "full", "offload.optimizer": "cpu"}), params=p,
+                  largest_layer_params=LARGEST).deepspeed_estimator
+    assert z3["gpu_bytes"] == 4 * LARGEST + 2 * p // 8 and z3["arguments"]["cpu_offload_params"] is False
+    assert z3["cpu_bytes"] == int(p * 16 * 1.5)  # zero_init: 16 B x buffer factor 1.5, one node
+    assert estimate(a.replace({"sharding.strategy": "optimizer"}), params=p).deepspeed_estimator is None
+    assert estimate(default_answers(), params=p).deepspeed_estimator is None
+
+
+def test_restated_estimator_published_figures():
+    """t5-3b (2851M) on 8 GPUs: 11.28 GiB with DeepSpeed >= 0.14.3 (the docs' 15.93 is the old formula)."""
+    _, gpu = dse.estimate_zero2_model_states_mem_needs(2_851_000_000, 8, cpu_offload=False)
+    assert round(gpu / GIB, 2) == 11.28
+
+
+@pytest.mark.parametrize("bad", [{"params": 0}, {"params": 10, "largest_layer_params": 11},
+                                 {"params": 10, "batch": 0}, {"params": 10, "seq": 0},
+                                 {"params": 10, "gpu_memory_gib": 0}])
+def test_estimate_refuses_bad_numbers(bad):
+    with pytest.raises(EstimateError):
+        estimate(answers(), **bad)
+
+
+# ---------------------------------------------------------------- the CLI, in-process
+def _run(capsys, *argv):
+    code = main(["estimate", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("preset, model, has_ds", [
+    ("fsdp2-full-shard-bf16", ["--model", "llama-3.1-8b"], False),
+    ("zero2", ["--model", "gpt2"], True),
+    ("zero3-cpu-offload", ["--params", "7000000000", "--largest-layer", "500000000"], True),
+])
+def test_json_contract(capsys, preset, model, has_ds):
+    code, out, err = _run(capsys, preset, *model, "--batch", "2", "--seq", "1024", "--gpu-memory", "80",
+                          "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert set(doc["per_rank"]["breakdown"]) == set(BREAKDOWN_KEYS)
+    assert doc["per_rank"]["gpu_bytes"] == sum(doc["per_rank"]["breakdown"].values())
+    assert isinstance(doc["host_bytes"], int) and isinstance(doc["fits"], bool)
+    assert doc["model"]["params"] > 0 and doc["model"]["largest_layer_params"] > 0
+    assert doc["batch"] == 2 and doc["seq"] == 1024
+    assert (doc["deepspeed_estimator"] is not None) is has_ds
+    if "--model" in model:
+        assert isinstance(doc["max_micro_batch"], int) and doc["max_micro_batch"] >= 2
+    else:
+        assert doc["max_micro_batch"] is None
+    if has_ds:
+        assert doc["deepspeed_estimator"]["gpu_bytes"] > 0
+
+
+def test_json_without_gpu_memory_has_null_fits(capsys):
+    code, out, _ = _run(capsys, "zero2", "--params", "1000", "--format", "json")
+    assert code == 0 and json.loads(out)["fits"] is None
+
+
+def test_text_report(capsys):
+    code, out, _ = _run(capsys, "zero3-cpu-offload", "--model", "llama-3.2-1b", "--gpu-memory", "24")
+    assert code == 0
+    assert "GiB" in out and "total" in out and "fits" in out and "estimate_zero3_model_states_mem_needs" in out
+
+
+def test_config_json_model(capsys, tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+                               "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512,
+                               "vocab_size": 1000}))
+    code, out, err = _run(capsys, "zero2", "--model", str(cfg), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["model"]["params"] > 1000 * 256
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["zero2"], "--model"),
+    (["zero2", "--model", "gpt2", "--params", "5"], "do not go together"),
+    (["zero2", "--model", "no-such-model-xyz"], "--model no-such-model-xyz"),
+    (["zero2", "--params", "0"], "parameter"),
+    (["zero2", "--params", "100", "--batch", "0"], "--batch"),
+    (["zero2", "--params", "100", "--gpu-memory", "-1"], "--gpu-memory"),
+    (["zero2", "--params", "100", "--largest-layer", "200"], "--largest-layer"),
+    (["zero2", "--params", "many"], "--params"),
+    (["no-such-preset-or-file.yaml", "--params", "100"], "no-such-preset"),
+    (["zero2", "--params", "100", "--format", "xml"], "--format"),
+])
+def test_bad_input_exit_2_one_line(capsys, argv, says):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and says in err
+
+
+def test_invalid_answers_exit_2(capsys, tmp_path):
+    bad = tmp_path / "answers.yaml"
+    bad.write_text("schema_version: 1\nbackend: deepspeed\nsharding:\n  strategy: zero9\n")
+    code, _, err = _run(capsys, str(bad), "--params", "100")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "invalid answers" in err
+
+
+def test_estimate_imports_no_heavy_library():
+    probe = ("import sys, io, contextlib\nfrom wizard.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    code = main(['estimate', 'zero3-cpu-offload', '--model', 'llama-3.1-8b', '--format', 'json'])\n"
+             "print(code, [m for m in ('torch', 'accelerate', 'deepspeed', 'transformers', 'textual') "
+             "if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "[]"]
