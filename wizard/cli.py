@@ -1,5 +1,5 @@
 """Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
-``schema`` and ``help`` (argparse subcommands, so ``--help`` lists them).
+``schema``, ``estimate`` and ``help`` (argparse subcommands, so ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
