@@ -295,6 +295,9 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     parameters = params * st.param / st.param_div
     gradients = params * st.grad / st.grad_div
     optimizer = params * st.optim / st.optim_div
+    if ds and cb == 2 and answers["precision.ds_bf16_master_weights"] == "bf16" and opt_off == "none":
+        notes.append("bf16 master weights with fp32 optimizer states: DeepSpeed 0.19 refuses this without optimizer "
+                     "offload to DeepSpeedCPUAdam (base_optimizer.py _configure_master_weights); counted as written")
     if ds and hybrid and stage == 3:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
         parameters += params * cb / per_host
     host = dict.fromkeys(HOST_KEYS, 0.0)
