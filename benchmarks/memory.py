@@ -4,9 +4,11 @@
 
 (a) our restatement of DeepSpeed's estimators vs DeepSpeed 0.19.8's own functions over a grid (sizes, GPUs per
     node, nodes, every offload / zero_init combination): the largest difference, which must be 0.00 GiB;
-(b) per-rank model-state bytes from ``estimate()`` vs the tensor bytes rank 0 holds in a real 2-process CPU DeepSpeed
-    run (gloo) after one AdamW step: ZeRO-1/2/3, bf16 with fp32 master weights, bf16 master weights, bf16 master
-    weights and optimizer states (benchmarks/_ds_census.py);
+(b) per-rank model-state bytes from ``estimate()`` vs the tensor bytes rank 0 holds in real 2-process CPU runs
+    (gloo) after one AdamW step: FSDP2 through accelerate (fp32; bf16 with mixed precision, which accelerate upcasts;
+    bf16 without; benchmarks/_fsdp_census.py) and DeepSpeed ZeRO-1/2/3 (bf16 with fp32 master weights, with bf16
+    master weights and optimizer states, and with optimizer offload to DeepSpeedCPUAdam incl. bf16 master weights;
+    benchmarks/_ds_census.py);
 the other rows of the issue's table are listed as "not measured yet".
 """
 from __future__ import annotations
@@ -92,8 +94,34 @@ def census_rows() -> list[str]:
     return rows
 
 
+def fsdp_rows() -> list[str]:
+    from gloo_ranks import run_ranks
+
+    from wizard.core.answers import default_answers
+    from wizard.core.memory.estimate import estimate
+
+    rows = []
+    for dtype, mp in (("fp32", "no"), ("bf16", "bf16"), ("bf16", "no")):
+        t0 = time.perf_counter()
+        res = run_ranks(HERE / "_fsdp_census.py", dtype, mp, world=2, timeout=600, PYTHONPATH=str(ROOT))[0]
+        a = default_answers().replace({"backend": "fsdp", "fsdp_version": 2, "launch.num_processes": 2,
+                                       "sharding.strategy": "full", "precision.mixed_precision": mp,
+                                       "precision.model_dtype": dtype})
+        b = estimate(a, params=res["numel"], largest_layer_params=256 * 256 + 256).per_rank.breakdown
+        n = res["numel"]
+        measured = res["parameters"] + res["gradients"] + res["adam"]
+        predicted = b["parameters"] + b["gradients"] + b["optimizer_states"]
+        diff = (predicted - measured) / measured
+        rows.append(f"| FSDP2 full shard, model {dtype}, mixed_precision {mp}, N=2 (local param + grad + Adam "
+                    f"shards, params {res['param_dtype'].removeprefix('torch.')}) | {n:,} params | measured "
+                    f"{measured / n:.2f} B/param, estimate {predicted / n:.2f} B/param ({diff:+.2%}) | exact (±1%) | "
+                    f"{'within bound' if abs(diff) <= 0.01 else 'OUT OF BOUND'} |")
+        print(f"  ran FSDP2 {dtype}/{mp} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return rows
+
+
 NOT_YET = [
-    "FSDP2 shards (fp32, bf16 mixed precision, bf16 without mixed precision), real 2-process CPU runs",
+    "FSDP1 shards, FSDP CPU offload, hybrid sharding",
     "DeepSpeed with parameter offload, NVMe offload, and the host's fp32 gradient copy under optimizer offload",
     "DeepSpeed ZeRO-0 (BF16_Optimizer) and fp32 without mixed precision",
     "activations vs saved-tensor bytes on CPU (GPT-2 and Llama-style blocks, with and without checkpointing)",
@@ -106,7 +134,7 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|---|---|")
     print(grid_row())
     if "--skip-runs" not in argv:
-        for row in census_rows():
+        for row in fsdp_rows() + census_rows():
             print(row)
     for row in NOT_YET:
         print(f"| {row} | | not measured yet | | |")
