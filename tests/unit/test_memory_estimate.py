@@ -157,7 +157,7 @@ LLAMA_1B = shape_by_name("llama-3.2-1b")  # h 2048, i 8192, 16 layers, vocab 128
 def test_activations_llama_and_checkpointing():
     s, b, h, layers, vocab = 1024, 2, 2048, 16, 128256
     sbh = s * b * h
-    coef = 25 + 8 * 8192 / 2048  # 57: the fitted Llama coefficient at i/h = 4
+    coef = 21 + 8 * 8192 / 2048  # 53: the measured Llama coefficient at i/h = 4 (transformers, CPU)
     e = estimate(answers(), shape=LLAMA_1B, batch=b, seq=s)
     assert e.per_rank.breakdown["activations"] == int(coef * sbh * layers)
     assert e.per_rank.breakdown["logits"] == b * s * vocab * (2 + 4)  # bf16 logits + the fp32 copy for the loss
@@ -171,11 +171,12 @@ def test_activations_llama_and_checkpointing():
     assert off.host_breakdown["offloaded_activations"] == 2 * sbh * layers * 4  # four ranks on the host
 
 
-def test_activations_gpt2_korthikanti():
+def test_activations_gpt2():
     shape = shape_by_name("gpt2")  # h 768, 12 heads, 12 layers
     s, b = 512, 3
     e = estimate(answers(), shape=shape, batch=b, seq=s)
-    assert e.per_rank.breakdown["activations"] == int(s * b * 768 * (34 + 5 * 12 * s / 768) * 12)
+    # (64 + 6 a s / h) s b h per layer, measured for transformers' GPT2 block
+    assert e.per_rank.breakdown["activations"] == int(s * b * 768 * (64 + 6 * 12 * s / 768) * 12)
     # fp32 training doubles the activation bytes and keeps no extra copy of the logits
     f = estimate(answers(precision__mixed_precision="no"), shape=shape, batch=b, seq=s)
     assert f.per_rank.breakdown["activations"] == pytest.approx(2 * e.per_rank.breakdown["activations"], abs=2)

@@ -39,17 +39,22 @@ ADAM_STATE_COUNT = 2
 """Adam/AdamW keep two states per parameter (exp_avg, exp_avg_sq), in the dtype of the parameters they update
 (torch/optim/adamw.py ``_init_group``: ``torch.zeros_like(p, memory_format=torch.preserve_format)``)."""
 
-KORTHIKANTI_GPT_COEF = 34
-KORTHIKANTI_GPT_ATTN = 5
-"""GPT-style block, 2-byte activations, unfused softmax attention: sbh(34 + 5as/h) bytes per layer (Korthikanti et al.
-2022, arXiv:2205.05198, eq. 1). Measured on CPU (eager, bf16) 1.14-1.16x above it: kept as the formula."""
+GPT2_COEF_BASE = 64
+GPT2_COEF_PER_ATTN = 6
+"""transformers ``GPT2Model`` block (LayerNorm, Conv1D projections, GELU MLP of 4h, dropout 0.1, eager attention):
+(64 + 6 as/h) sbh bytes per layer, our fit of saved-tensor bytes measured per layer on CPU with transformers 5.24,
+bf16 (88.0 / 112.0 / 160.0 sbh at as/h = 4 / 8 / 16; benchmarks/memory.py re-measures it). Korthikanti et al.
+(arXiv:2205.05198) give 34 + 5as/h for an idealised block; transformers' block saves more (extra copies around the
+Conv1D views, the dropout masks as bool tensors). SDPA on a GPU saves no s x s matrices, so there this is an upper
+bound; SDPA's CPU fallback with dropout saves more (66 + 12 as/h measured)."""
 
-LLAMA_COEF_BASE = 25
+LLAMA_COEF_BASE = 21
 LLAMA_COEF_PER_INTERMEDIATE = 8
-"""Llama-style block (RMSNorm, SDPA with grouped-query attention, SwiGLU, no dropout): (25 + 8 i/h) sbh bytes per
-layer. Our fit of the three CPU measurements (47.1 sbh at i/h = 2.75 twice, 53.0 sbh at i/h = 3.5, Llama-3-8B dims):
-the SwiGLU MLP saves four tensors of width i in 2 bytes (gate, up, silu(gate), their product) = 8 i/h; the rest
-(norms, q/k/v/o projections' inputs, SDPA output) is the constant 25."""
+"""transformers ``LlamaDecoderLayer`` (RMSNorm, SDPA with grouped-query attention, SwiGLU, no dropout): (21 + 8 i/h)
+sbh bytes per layer, our fit of saved-tensor bytes measured per layer on CPU with transformers 5.24, bf16 (43.0 /
+49.0 / 53.1 sbh at i/h = 2.75 / 3.5 / 4). The SwiGLU MLP saves four tensors of width i in 2 bytes (gate, up,
+silu(gate), their product) = 8 i/h; norms, projections' inputs and the SDPA output make the 21. A hand-written
+Llama-style block measured 47-53 sbh (../shared/reference/memory-and-speed.md §1.5)."""
 
 CHECKPOINT_COEF = 2
 """Full activation checkpointing keeps only each layer's input: 2sbh bytes per layer (Korthikanti et al., and
@@ -230,7 +235,7 @@ def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | Non
 def _activation_coef(shape: Any, seq: int) -> float:
     """Bytes per (s x b x h) one layer saves for backward, with 2-byte activations."""
     if shape.family == "gpt2":
-        return KORTHIKANTI_GPT_COEF + KORTHIKANTI_GPT_ATTN * shape.num_heads * seq / shape.hidden_size
+        return GPT2_COEF_BASE + GPT2_COEF_PER_ATTN * shape.num_heads * seq / shape.hidden_size
     return LLAMA_COEF_BASE + LLAMA_COEF_PER_INTERMEDIATE * shape.intermediate_size / shape.hidden_size
 
 
