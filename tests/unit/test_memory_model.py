@@ -262,3 +262,15 @@ def test_import_stays_light():
             "'accelerate', 'deepspeed', 'textual', 'numpy'})))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_accelerate_counts_differ_where_its_definitions_do():
+    """accelerate estimate-memory builds the model without its LM head and takes a whole block as a layer."""
+    from wizard.core.memory.model import accelerate_counts
+
+    # Mistral: a decoder block (218M) is bigger than the embedding (131M); no untied head in the total
+    assert accelerate_counts(SHAPES["mistral-7b-v0.1"]) == (7_241_732_096 - 131_072_000, 218_112_000)
+    assert largest_layer_params(SHAPES["mistral-7b-v0.1"]) == 131_072_000
+    # tied models: the same total; the embedding stays the largest
+    assert accelerate_counts(SHAPES["gpt2"]) == (124_439_808, 38_597_376)
+    assert accelerate_counts(SHAPES["llama-3.1-8b"]) == (7_504_924_672, 525_336_576)

@@ -15,6 +15,7 @@ from helpers import ROOT
 from wizard.core.memory.model import (
     SHAPES,
     ModelError,
+    accelerate_counts,
     exact_counts,
     from_config_json,
     largest_layer_params,
@@ -124,3 +125,25 @@ def test_deepspeed_model_to_params_agrees_on_a_real_model():
     ds_total, ds_largest = json.loads(out.stdout.strip().splitlines()[-1])
     shape = from_config_json(cfg)
     assert (ds_total, ds_largest) == (param_count(shape), largest_layer_params(shape)) == exact_counts(cfg)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_accelerate_counts_equal_accelerates_own_sizes(name):
+    """accelerate_counts against accelerate's calculate_maximum_sizes on the model `accelerate estimate-memory`
+    builds (AutoModel in float32 under init_empty_weights): bytes = 4 x parameters (+ buffers for the total)."""
+    import torch
+    from accelerate import init_empty_weights
+    from accelerate.utils import calculate_maximum_sizes
+    from transformers import AutoConfig, AutoModel
+
+    shape = SHAPES[name]
+    data = to_config_dict(shape)
+    config = AutoConfig.for_model(data.pop("model_type"), **data)
+    with init_empty_weights():
+        model = AutoModel.from_config(config, dtype=torch.float32)
+    total_bytes, (largest_bytes, _) = calculate_maximum_sizes(model)
+    buffer_bytes = sum(b.numel() * b.element_size() for b in model.buffers())
+    base, largest = accelerate_counts(shape)
+    assert (total_bytes - buffer_bytes, largest_bytes) == (4 * base, 4 * largest)
+    if not shape.tie_embeddings:  # an untied LM head is what accelerate's total leaves out
+        assert param_count(shape) - base == shape.vocab_size * shape.hidden_size

@@ -9,6 +9,8 @@ The interface the estimator relies on (issue 10); the shipped shapes and the con
 - :func:`param_count`, :func:`largest_layer_params`, :func:`per_layer_params`, :func:`embedding_params`: the counts,
   with tied parameters counted once and the "largest layer" as DeepSpeed defines it (``model_to_params`` in
   ``deepspeed/runtime/zero/stage3.py``: the most *direct* parameters of any one module).
+- :func:`accelerate_counts`: what ``accelerate estimate-memory`` counts instead (no LM head; a whole block as the
+  largest layer), for a side-by-side comparison.
 - :func:`exact_counts`: the same two numbers for any architecture, by building the model with transformers on the
   meta device (imports torch and transformers inside the function only).
 
@@ -361,6 +363,21 @@ def largest_layer_params(shape: ModelShape) -> int:
     usually the token embedding or the LM head (vocab x hidden)."""
     outside, block = _modules(shape)
     return max(outside + (block if shape.num_layers else []))
+
+
+def accelerate_counts(shape: ModelShape) -> tuple[int, int]:
+    """What ``accelerate estimate-memory`` counts, in parameters: (the base model it builds, its "largest layer").
+
+    It builds ``AutoModel`` (accelerate/commands/estimate.py:135-145), the model without its LM head, so an untied
+    head is missing from its total; and its largest layer (``calculate_maximum_sizes``, accelerate/utils/modeling.py
+    :1079-1094) is the biggest whole decoder block (a ``_no_split_modules`` class) or module outside the blocks,
+    not DeepSpeed's biggest single module. Its bytes are these counts times the dtype's size, plus the buffers
+    (RoPE's ``inv_freq``: a few hundred bytes)."""
+    outside, block = _modules(shape)
+    if not shape.tie_embeddings:
+        outside = outside[:-1]  # the LM head, which AutoModel does not build
+    base = sum(outside) + shape.num_layers * sum(block)
+    return base, max(outside + ([sum(block)] if shape.num_layers else []))
 
 
 def exact_counts(config: Any) -> tuple[int, int]:
