@@ -18,7 +18,6 @@ Stdlib only at import time.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Mapping
@@ -160,6 +159,8 @@ def shape_by_name(name: str) -> ModelShape:
     key = _alias_key(name)
     if key in _NOT_SHIPPED:
         raise ModelError(f"{name!r} is not shipped: {_NOT_SHIPPED[key]} Shipped shapes: {', '.join(known)}.")
+    import difflib  # only on the error path (import time counts: the estimate's whole process has 150 ms)
+
     close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
     hint = f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?" if close else ""
     raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)}; or give a config.json "
