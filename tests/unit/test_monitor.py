@@ -433,3 +433,14 @@ def test_plan_passes_script_arguments_as_separate_tokens(tmp_path):
     assert plan.spec.summary_extra["not_rehearsed"] and plan.spec.not_rehearsed
     with pytest.raises(PlanError, match="list of separate arguments"):
         plan_launch(a, tmp_path, rehearse=False, script_args="--steps 3000")
+
+
+def test_a_trainer_loop_is_rehearsed_as_the_bundled_own_loop():
+    from wizard.run.rehearse import rehearsal_answers
+
+    asked = _preset("zero3-cpu-offload").replace({"launch.training_loop": "trainer"})
+    used, notes, _ = rehearsal_answers(asked)
+    assert used["launch.training_loop"] == "accelerate"
+    [row] = [n for n in notes if n.setting == "launch.training_loop"]
+    assert row.name == "training loop" and row.asked == "trainer" and row.ran == "accelerate"
+    assert not [n for n in rehearsal_answers(_preset("zero3-cpu-offload"))[1] if n.setting == "launch.training_loop"]

@@ -15,6 +15,8 @@ rehearsed: processes 8 (ran 2), compile inductor (ran off)"). What changes:
   leaf classes, DeepSpeed ``zero3_init_flag`` off (it only affects Transformers' ``from_pretrained``);
 * DeepSpeed JSON sections that would clash with the bundled script (its own optimizer/scheduler, fp16/bf16
   blocks in ``deepspeed.extra``) are left out;
+* the Hugging Face Trainer loop (``launch.training_loop: trainer``) becomes the bundled script's own Accelerator
+  loop, so the files are rehearsed as an own loop writes them;
 * the user's own training script becomes the bundled ``train_gpt.py`` and its ``launch.script_args`` are
   dropped. Arguments for the bundled script (``launch.script_args`` when the answers name no script, and
   whatever follows ``--``) are kept where the bundled script's own parser (``build_parser`` in
@@ -81,6 +83,7 @@ _LABELS = {
     "wrapping.layer_classes": "wrap classes", "wrapping.ignored_modules": "ignored modules",
     "loading.ram_efficient": "loading (zero3_init)", "wrapping.ds_moe_layer_classes": "MoE leaf classes",
     "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
+    "launch.training_loop": "training loop",
 }
 
 
@@ -242,6 +245,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     change("launch.ds_multinode_launcher", "standard", "one machine", quiet=True)
     for sid in ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter"):
         change(sid, None, "one machine", quiet=True)
+    change("launch.training_loop", "accelerate", "the bundled script is an own Accelerator loop: the Trainer's "
+           "filling of \"auto\" values from TrainingArguments and its mismatch check are not rehearsed")
     own_script = not _is_bundled(a["launch.script"], cwd)
     change("launch.script", None, "a rehearsal runs the bundled train_gpt.py", quiet=not own_script)
     answer_args = [str(t) for t in a["launch.script_args"]]

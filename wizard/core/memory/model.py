@@ -9,6 +9,8 @@ The interface the estimator relies on (issue 10); the shipped shapes and the con
 - :func:`param_count`, :func:`largest_layer_params`, :func:`per_layer_params`, :func:`embedding_params`: the counts,
   with tied parameters counted once and the "largest layer" as DeepSpeed defines it (``model_to_params`` in
   ``deepspeed/runtime/zero/stage3.py``: the most *direct* parameters of any one module).
+- :func:`accelerate_counts`: what ``accelerate estimate-memory`` counts instead (no LM head; a whole block as the
+  largest layer), for a side-by-side comparison.
 - :func:`exact_counts`: the same two numbers for any architecture, by building the model with transformers on the
   meta device (imports torch and transformers inside the function only).
 
@@ -16,7 +18,6 @@ Stdlib only at import time.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Mapping
@@ -114,10 +115,19 @@ SHAPES: dict[str, ModelShape] = {s.name: s for s in (
 _ALIASES: dict[str, str] = {
     "mistral-7b": "mistral-7b-v0.1",
     "mistral-7b-instruct-v0.1": "mistral-7b-v0.1",
+    "mistral-7b-v0.2": "mistral-7b-v0.1",  # v0.2 changed RoPE and the sliding window, not a parameter
+    "mistral-7b-instruct-v0.2": "mistral-7b-v0.1",
     "meta-llama-3.1-8b": "llama-3.1-8b",
     "meta-llama-3.1-70b": "llama-3.1-70b",
     "meta-llama-3.1-8b-instruct": "llama-3.1-8b",
     "meta-llama-3.1-70b-instruct": "llama-3.1-70b",
+}
+
+# Near neighbours of a shipped shape whose count differs: a did-you-mean would point at the wrong numbers.
+_NOT_SHIPPED: dict[str, str] = {
+    key: "Mistral 7B v0.3 has a 32768-token vocabulary (v0.1 and v0.2, shipped as mistral-7b-v0.1, have 32000): "
+         "give its config.json path."
+    for key in ("mistral-7b-v0.3", "mistral-7b-instruct-v0.3")
 }
 
 
@@ -146,7 +156,12 @@ def shape_by_name(name: str) -> ModelShape:
     if found is not None:
         return SHAPES[found]
     known = sorted(SHAPES)
-    close = difflib.get_close_matches(_alias_key(name), known + sorted(_ALIASES), n=1, cutoff=0.6)
+    key = _alias_key(name)
+    if key in _NOT_SHIPPED:
+        raise ModelError(f"{name!r} is not shipped: {_NOT_SHIPPED[key]} Shipped shapes: {', '.join(known)}.")
+    import difflib  # only on the error path (import time counts: the estimate's whole process has 150 ms)
+
+    close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
     hint = f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?" if close else ""
     raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)}; or give a config.json "
                      "path, or --params N --largest-layer N.")
@@ -157,6 +172,19 @@ def shape_by_name(name: str) -> ModelShape:
 _LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 _GPT2_KEYS = ("vocab_size", "n_embd", "n_layer", "n_head")
 _LLAMA_TYPES = {"llama", "mistral", "qwen2"}
+# What transformers 5.24 fills in for a key a config.json leaves out, per model_type (the config classes' defaults:
+# transformers/models/gpt2/configuration_gpt2.py:77-102, llama/configuration_llama.py:63-89,
+# mistral/configuration_mistral.py:62-85, qwen2/configuration_qwen2.py:60-85). num_key_value_heads written as null
+# means num_attention_heads in all three Llama-style classes; left out, Mistral's and Qwen2's defaults apply.
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gpt2": {"vocab_size": 50257, "n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12},
+    "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+              "num_attention_heads": 32},
+    "mistral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8},
+    "qwen2": {"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "num_key_value_heads": 32},
+}
 _MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_intermediate_size")
 
 
@@ -218,6 +246,8 @@ def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any]
         raise _unreadable(where, model_type, "a multimodal config: the text model sits under text_config and the "
                                              "vision parts are not counted")
     label = name or (os.path.basename(os.path.dirname(os.path.abspath(path))) if path else model_type or "model")
+    defaults = _DEFAULTS.get(model_type, {})
+    cfg = {**{k: v for k, v in defaults.items() if k not in cfg}, **cfg}
     if model_type == "gpt2" or (not model_type and not _missing(cfg, _GPT2_KEYS)):
         missing = _missing(cfg, _GPT2_KEYS)
         if missing:
@@ -334,6 +364,21 @@ def largest_layer_params(shape: ModelShape) -> int:
     usually the token embedding or the LM head (vocab x hidden)."""
     outside, block = _modules(shape)
     return max(outside + (block if shape.num_layers else []))
+
+
+def accelerate_counts(shape: ModelShape) -> tuple[int, int]:
+    """What ``accelerate estimate-memory`` counts, in parameters: (the base model it builds, its "largest layer").
+
+    It builds ``AutoModel`` (accelerate/commands/estimate.py:135-145), the model without its LM head, so an untied
+    head is missing from its total; and its largest layer (``calculate_maximum_sizes``, accelerate/utils/modeling.py
+    :1079-1094) is the biggest whole decoder block (a ``_no_split_modules`` class) or module outside the blocks,
+    not DeepSpeed's biggest single module. Its bytes are these counts times the dtype's size, plus the buffers
+    (RoPE's ``inv_freq``: a few hundred bytes)."""
+    outside, block = _modules(shape)
+    if not shape.tie_embeddings:
+        outside = outside[:-1]  # the LM head, which AutoModel does not build
+    base = sum(outside) + shape.num_layers * sum(block)
+    return base, max(outside + ([sum(block)] if shape.num_layers else []))
 
 
 def exact_counts(config: Any) -> tuple[int, int]:
