@@ -344,7 +344,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             prefetch = min(params, _bucket(answers, "prefetch.ds_bucket_size", DS_PREFETCH_BUCKET_DEFAULT,
                                            AUTO_PREFETCH_BUCKET_PER_H2, hidden))
             live = answers["prefetch.ds_max_live_parameters"]
-            live = DS_MAX_LIVE_PARAMETERS_DEFAULT if live is None else int(live)
+            live = int(live) if isinstance(live, int) and not isinstance(live, bool) else DS_MAX_LIVE_PARAMETERS_DEFAULT
             gathered = min(largest_layer_params + prefetch, max(live, largest_layer_params)) * cb
             buckets = reduce * cb
         elif stage in (1, 2):
