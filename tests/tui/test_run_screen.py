@@ -276,7 +276,9 @@ async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
             await until(pilot, lambda: (isinstance(app.focused, SearchInput)) == (focused is SearchInput),
                         timeout=5, what=key)
             worst = max(worst, time.monotonic() - t0)
-        assert worst < 1.0, worst
+        # a frozen screen answers only after the flood (seconds); 2.5 s leaves room for a loaded CI machine
+        # (1.15 s was seen there) while a UI blocked by the flood still fails
+        assert worst < 2.5, worst
         assert screen.log_tail.total < 200_000, "the keys were pressed after the flood, not during it"
         await until(pilot, lambda: screen.result is not None, timeout=60, what="the end of the flood")
         await pilot.pause(0.3)
