@@ -540,7 +540,6 @@ def version_note(path: str) -> str:
 # checks in DeepSpeed's code: in which releases they hold (wizard/data/ds_versions.json, docs/versions.md)
 # ----------------------------------------------------------------------------------------------------------------
 VERSIONS_FILE = Path(__file__).resolve().parent.parent / "data" / "ds_versions.json"
-_SPEC_RE = re.compile(r"^\s*(>=|<=|==|>|<)\s*(\S+)\s*$")
 
 
 @lru_cache(maxsize=1)
@@ -551,26 +550,11 @@ def check_versions() -> dict[str, str]:
 
 
 def in_range(version: str, spec: str) -> bool:
-    """Whether ``version`` satisfies ``spec`` (``">=0.19.3"``, ``">=0.14,<0.17.1"``). A version or bound given
-    as major.minor counts as major.minor.0 here."""
-    have = parse_version(version)
-    if have is None:
-        raise ValueError(f"not a version: {version!r}")
-    have = have if version.count(".") >= 2 else have[:2] + (0,)
-    for part in spec.split(","):
-        m = _SPEC_RE.match(part)
-        if m is None:
-            raise ValueError(f"not a version range: {spec!r}")
-        op, bound_text = m.groups()
-        bound = parse_version(bound_text)
-        if bound is None:
-            raise ValueError(f"not a version range: {spec!r}")
-        bound = bound if bound_text.count(".") >= 2 else bound[:2] + (0,)
-        ok = {">=": have >= bound, ">": have > bound, "<=": have <= bound, "<": have < bound,
-              "==": have == bound}[op]
-        if not ok:
-            return False
-    return True
+    """Whether ``version`` satisfies ``spec`` (``">=0.19.3"``, ``">=0.14,<0.17.1"``); missing parts count as 0
+    (the one comparison of wizard/core/context.py)."""
+    from .context import in_spec
+
+    return in_spec(version, spec)
 
 
 def check_applies(check_id: str, version: str | None = None) -> bool:

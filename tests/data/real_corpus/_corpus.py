@@ -129,15 +129,3 @@ def judge(case, loop, findings):
             out.append(f"error blames {k}, which the {loop} path fills: "
                        + "; ".join(f"{f['rule']} {f['keys']}" for f in blamed))
     return out
-    if not dead and errors:
-        out.append("replay accepts, no dead values, but check errors: "
-                   + "; ".join(f"{f['rule']} {f['keys']}" for f in errors))
-    for d in dead:
-        if not any(_names(k, d["key"]) for f in errors for k in f["keys"]):
-            out.append(f"dead value {d['key']} ({d['why'][:80]}) has no error finding")
-    for k in label.get("filled") or {}:
-        blamed = [f for f in errors if any(_names(fk, k) and str(fk).count(".") >= k.count(".") for fk in f["keys"])]
-        if blamed:
-            out.append(f"error blames {k}, which the {loop} path fills: "
-                       + "; ".join(f"{f['rule']} {f['keys']}" for f in blamed))
-    return out

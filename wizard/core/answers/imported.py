@@ -39,7 +39,7 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
     from ..lint import lint, lint_ds_json
 
     findings = list(loaded.findings)
-    if getattr(loaded, "bare_ds", False):
+    if loaded.bare_ds:
         findings += lint_ds_json(loaded.ds, num_processes=num_processes, context=context)
         return sort_findings(dedupe(findings))
     gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
