@@ -60,5 +60,10 @@ def one_rank(code: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()), "RANK": "0", "WORLD_SIZE": "1",
            "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1", "CUDA_VISIBLE_DEVICES": "", "DS_ACCELERATOR": "cpu",
            "TORCH_EXTENSIONS_DIR": EXTENSIONS, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    # the code ends without interpreter teardown: gloo's and DeepSpeed's threads can abort it ('terminate called
+    # without an active exception', exit -6) after everything was printed; an exception still exits 1
+    code = textwrap.dedent(code) + _EXIT
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+_EXIT = "\nimport os as _os, sys as _sys\n_sys.stdout.flush()\n_sys.stderr.flush()\n_os._exit(0)\n"

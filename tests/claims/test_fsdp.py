@@ -195,7 +195,9 @@ spans = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in open(
 out["memory_mapped"] = all(any(a <= t.data_ptr() < b for a, b in spans) for t in sd.values())
 two = LlamaForCausalLM.from_pretrained(d, config=LlamaConfig(num_hidden_layers=2, **small))
 out["missing_on"] = str(two.model.layers[1].mlp.up_proj.weight.device)
-print("RESULT " + json.dumps(out))
+print("RESULT " + json.dumps(out), flush=True)
+sys.stderr.flush()
+os._exit(0)  # no interpreter teardown: gloo's threads can abort it after the result was printed
 '''
 
 
