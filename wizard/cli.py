@@ -1,5 +1,5 @@
 """Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
-``schema``, ``estimate`` and ``help`` (argparse subcommands, so ``--help`` lists them).
+``schema``, ``estimate``, ``convert`` and ``help`` (argparse subcommands, so ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
@@ -24,6 +24,7 @@ COMMANDS = {
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
     "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
+    "convert": "convert an accelerate config (or a DeepSpeed JSON alone) between FSDP and DeepSpeed",
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
@@ -254,12 +255,28 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _convert_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG", help="accelerate config (YAML, with the DeepSpeed JSON it names) or a "
+                                                    "DeepSpeed JSON alone")
+    p.add_argument("--to", choices=("deepspeed", "fsdp"), required=True, help="the backend to convert to")
+    p.add_argument("--fsdp-version", type=int, choices=(1, 2), default=None, dest="fsdp_version",
+                   help="with --to fsdp: FSDP1 or FSDP2 (default 2); from FSDP, the other version converts between "
+                        "them")
+    p.add_argument("--out", metavar="DIR", help="folder for the converted accelerate_config.yaml (+ ds_config.json) "
+                                                "and answers.yaml")
+    p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None, dest="ds_config_path",
+                   help="how the YAML names the DeepSpeed JSON (as for --headless)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _help_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
 
 
 _COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
-                    "schema": _schema_options, "estimate": _estimate_options, "help": _help_options}
+                    "schema": _schema_options, "estimate": _estimate_options, "convert": _convert_options,
+                    "help": _help_options}
 
 
 def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:
