@@ -525,7 +525,9 @@ def target_answers(source: Answers, to: str, *, source_ds: dict | None = None,
     # ---- DeepSpeed-only JSON keys
     extra = source["deepspeed.extra"] if from_ds else {}
     if to_fsdp and extra:
-        listed = sorted(_leaf_keys(extra))
+        # each leaf key, except the optimizer and scheduler blocks, named as blocks (their own finding follows)
+        listed = sorted(_leaf_keys({k: val for k, val in extra.items() if k not in ("optimizer", "scheduler")})
+                        + [k for k in ("optimizer", "scheduler") if k in extra])
         out.emit(CONVERT_DS_EXTRA, ("deepspeed.extra",),
                  f"{len(listed)} DeepSpeed JSON key(s) without a wizard setting have no FSDP place and are dropped: "
                  + ", ".join(listed))
@@ -674,10 +676,11 @@ def round_trip(source: Answers, converted: Answers) -> tuple[Difference, ...]:
     again, _ = target_answers(back, source.target, source_ds=rendered.deepspeed, quiet=True)
     ran, _ = in_effect(source, quiet=True)
     ids = intent_ids(source.target, converted.target)
-    return tuple(Difference(sid, ran[sid], again[sid]) for sid in ids if _value(ran, sid) != _value(again, sid))
+    return tuple(Difference(sid, ran[sid], again[sid]) for sid in ids
+                 if effective_value(ran, sid) != effective_value(again, sid))
 
 
-def _value(a: Answers, sid: str) -> Any:
+def effective_value(a: Answers, sid: str) -> Any:
     """An answer as it runs, for the round-trip comparison: a missing port with several machines is 29500."""
     if sid == "launch.main_process_port" and a[sid] is None and a["launch.num_machines"] > 1:
         return 29500
@@ -685,5 +688,5 @@ def _value(a: Answers, sid: str) -> Any:
 
 
 __all__ = ["CarryLine", "Conversion", "Difference", "MeaningLine", "SwitchReport", "TARGET_CHOICES",
-           "convert_answers", "in_effect", "intent", "intent_ids", "meaning_findings", "rendered_value",
-           "round_trip", "show_value", "switch_report", "target_answers", "target_for", "written_for"]
+           "convert_answers", "effective_value", "in_effect", "intent", "intent_ids", "meaning_findings",
+           "rendered_value", "round_trip", "show_value", "switch_report", "target_answers", "target_for", "written_for"]
