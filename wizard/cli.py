@@ -267,6 +267,9 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None, dest="ds_config_path",
                    help="how the YAML names the DeepSpeed JSON (as for --headless)")
+    p.add_argument("--verify", action="store_true",
+                   help="before writing, replay the converted config through the real accelerate and deepspeed code "
+                        "(imports torch: a few seconds)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 

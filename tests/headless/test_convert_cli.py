@@ -158,3 +158,15 @@ def test_deepspeed_to_deepspeed_and_unreadable_input_exit_2(tmp_path, capsys, mo
     assert main(["convert", str(multi), "--to", "fsdp", "--out", "o"]) == 2
     assert "only FSDP and DEEPSPEED" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("preset,to", [("zero3-cpu-offload", "fsdp"), ("fsdp2-full-shard-bf16", "deepspeed")])
+def test_verify_replays_the_converted_config_through_the_real_libraries(preset, to, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path / "ext"))
+    monkeypatch.chdir(tmp_path)
+    src = _src(tmp_path, preset)
+    capsys.readouterr()
+    assert main(["convert", str(src), "--to", to, "--out", "out", "--verify", "--format", "json"]) == 0
+    report = _json(capsys)
+    assert report["verified"] is True and report["written"]
+    assert not [f for f in report["findings"] if f["rule"].startswith("verify-")]

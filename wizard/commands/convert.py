@@ -1,12 +1,14 @@
-"""``fsdpds-wizard convert CONFIG --to deepspeed|fsdp [--fsdp-version 1|2] --out DIR [--force]
+"""``fsdpds-wizard convert CONFIG --to deepspeed|fsdp [--fsdp-version 1|2] --out DIR [--force] [--verify]
 [--ds-config-path auto|absolute] [--format text|json]``: an existing accelerate config (with the DeepSpeed JSON it
 names) or a DeepSpeed JSON alone, converted to the other backend (or the other FSDP version), with a finding for
 everything whose meaning changes or that cannot carry over (docs/convert.md).
 
 Writes accelerate_config.yaml (+ ds_config.json for DeepSpeed) and answers.yaml into DIR the way ``--headless`` does:
 an existing file with other content is not replaced without ``--force`` (the old one is kept as NAME.bak), and a
-converted config with an error writes nothing. Exit 0 written (warnings allowed), 2 bad input, an error in the
-converted config, or a refused write.
+converted config with an error writes nothing. ``--verify`` first replays the converted config through the installed
+accelerate and deepspeed (as ``--headless --verify`` does) and writes nothing when a value is read differently.
+Exit 0 written (warnings allowed), 2 bad input, an error in the converted config, a failed verification or a refused
+write.
 """
 from __future__ import annotations
 
@@ -75,13 +77,29 @@ def run(args) -> int:
         raise UsageError(f"--out {args.out} exists and is not a folder")
     source, loaded, notes = _load(args.config)
     to = _target(args, source.target)
+    if args.verify:
+        from ..run.requirements import require_for_args
+
+        require_for_args(args, to)  # the run libraries missing: what to install (exit 2)
     conv = convert_answers(source, to, out_dir, source_ds=loaded.ds, notes=notes,
                            ds_path=args.ds_config_path or "auto")
     written: list[str] = []
     unchanged: list[str] = []
     backups: list[str] = []
     problem = ""
-    if conv.ok:
+    verified: bool | None = None
+    if conv.ok and args.verify:
+        import contextlib
+
+        from ..core.verify.answers import verify_generated
+
+        with contextlib.redirect_stdout(sys.stderr):  # the libraries print when imported: keep stdout for the report
+            problems = verify_generated(conv.generated)
+        verified = not problems
+        if problems:
+            conv.findings = problems + conv.findings
+            problem = "verification against accelerate/deepspeed failed; nothing written"
+    if conv.ok and not problem:
         files = {out_dir / name: text for name, text in conv.generated.files.items()}
         try:
             result = write_files(files, force=args.force)
@@ -95,8 +113,13 @@ def run(args) -> int:
         problem = "the converted config has errors; nothing written"
     code = EXIT_OK if conv.ok and not problem else EXIT_INVALID
     if args.format == "json":
-        print(json.dumps(_json(args, conv, source.target, to, written, unchanged, backups, problem), indent=2))
+        report = _json(args, conv, source.target, to, written, unchanged, backups, problem)
+        report["verified"] = verified
+        print(json.dumps(report, indent=2))
         return code
+    if verified:
+        print("verified: accelerate and deepspeed read every value of the converted config as answered.",
+              file=sys.stderr)
     _text(args, conv, source.target, to, out_dir, written, unchanged, backups, problem)
     return code
 
