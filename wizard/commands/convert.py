@@ -135,7 +135,7 @@ def _json(args, conv, before: str, to: str, written, unchanged, backups, problem
         "error": problem or None,
         "findings": [f.to_dict() for f in conv.findings],
         "carried": [{"setting": c.setting_id, "value": c.value, "before": c.before, "after": c.after}
-                    for c in conv.report.carried],
+                    for c in conv.carried],
         "round_trip_stable": conv.round_trip_stable,
         "round_trip_differences": [d.to_dict() for d in conv.differences],
     }
@@ -144,9 +144,9 @@ def _json(args, conv, before: str, to: str, written, unchanged, backups, problem
 def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, backups, problem: str) -> None:
     findings: list[Finding] = conv.findings
     print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}")
-    if conv.report.carried:
+    if conv.carried:
         print("carried over (the same intent, written the new way):")
-        for c in conv.report.carried:
+        for c in conv.carried:
             print(f"  {c.setting_id} = {c.value}: {c.before} -> {c.after}")
     print_findings(findings, sys.stdout)
     if conv.round_trip_stable:

@@ -260,7 +260,7 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
         if stage < 3:
             becomes("offload.params", "none", f"(ZeRO-{stage} reads no parameter offload)")
         if stage == 0:
-            becomes("offload.optimizer", "none", "(ZeRO-0 cannot offload the optimizer)")
+            becomes("offload.optimizer", "none", "(ZeRO-0 cannot offload: DeepSpeedCPUAdam asserts at start)")
         elif stage < 3 and a["offload.optimizer"] == "nvme":
             becomes("offload.optimizer", "cpu", f"(ZeRO-{stage} offloads to CPU whatever the device)")
         becomes("loading.ram_efficient", stage == 3, "(zero3_init_flag is off below ZeRO-3 and does not stop "
@@ -289,7 +289,7 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
     if changes and not quiet:
         out.emit(CONVERT_NOT_IN_EFFECT, tuple(sid for sid, _ in changes),
                  f"the original {TARGET_LABELS[t]} config states values it did not apply: "
-                 + "; ".join(text for _, text in changes) + ". Converted as what really ran")
+                 + "; ".join(text for _, text in changes) + ". Converted as the backend applied them")
     return out.answers(), out.findings
 
 
@@ -420,10 +420,13 @@ def target_answers(source: Answers, to: str, *, source_ds: dict | None = None,
             out.set("offload.optimizer", "none")
             out.set("offload.params", "none")
         if eff_opt != "none":
+            block = isinstance((source["deepspeed.extra"] or {}).get("optimizer"), dict)
+            how = ("DeepSpeed built its CPU optimizer from the JSON's optimizer block" if block else
+                   "DeepSpeed stepped in its own CPU optimizer: accelerate swapped the script's torch optimizer "
+                   "for DeepSpeedCPUAdam (Adagrad and Lion get their CPU versions; only lr and weight_decay are "
+                   "kept)")
             out.emit(CONVERT_CPU_OPTIMIZER, ("offload.optimizer",),
-                     "DeepSpeed stepped in its own CPU optimizer: accelerate swapped the script's torch optimizer "
-                     "for DeepSpeedCPUAdam (Adagrad and Lion get their CPU versions; only lr and weight_decay are "
-                     "kept). Under FSDP offload the script's own torch optimizer steps on the CPU, with its own "
+                     f"{how}. Under FSDP offload the script's own torch optimizer steps on the CPU, with its own "
                      "arguments (betas, eps, and SGD stays SGD)")
     elif to == DEEPSPEED and not from_ds:
         fsdp_on = opt != "none" or par != "none"
@@ -492,11 +495,15 @@ def target_answers(source: Answers, to: str, *, source_ds: dict | None = None,
         out.emit(CONVERT_PRECISION, ("precision.mixed_precision", "sharding.strategy"), text)
     if to_fsdp and source["precision.ds_bf16_master_weights"] not in (None, "fp32") and from_ds:
         kind = source["precision.ds_bf16_master_weights"]
+        states = kind == "bf16_with_states"
+        fsdp_keeps = (f"with mixed_precision {mp} it keeps fp32 weights, gradients and Adam state (16 bytes per "
+                      "parameter), more memory than before" if mp != "no" else
+                      "with mixed_precision no it keeps weights, gradients and Adam state in the dtype the script "
+                      "loads the model in (loaded in bf16: 8 bytes per parameter, no separate master copy)")
         out.emit(CONVERT_BF16_MASTER, ("precision.ds_bf16_master_weights", "precision.mixed_precision"),
-                 f"DeepSpeed kept bf16 master weights{' and bf16 Adam state' if kind == 'bf16_with_states' else ''} "
-                 f"(bf16.bf16_master_weights_and_grads{', bf16_optimizer_states' if kind == 'bf16_with_states' else ''}"
-                 f"); FSDP has no such option: with mixed_precision {mp} it keeps fp32 weights, gradients and Adam "
-                 "state, more memory than before. Not written")
+                 f"DeepSpeed kept bf16 master weights{' and bf16 Adam state' if states else ''} "
+                 f"(bf16.bf16_master_weights_and_grads{', bf16_optimizer_states' if states else ''}); FSDP has no "
+                 f"such option: {fsdp_keeps}. Not written")
 
     # ---- prefetch
     if to_fsdp and from_ds:
@@ -624,6 +631,12 @@ class Conversion:
     differences: tuple[Difference, ...] = ()
     """What converting the written config back changes in the intent of the original as it ran
     (:func:`round_trip`)."""
+
+    @property
+    def carried(self) -> tuple[CarryLine, ...]:
+        """The switch report's carried lines whose value the conversion kept (the ones it changed have findings)."""
+        ran, _ = in_effect(self.source, quiet=True)
+        return tuple(c for c in self.report.carried if ran[c.setting_id] == self.answers[c.setting_id])
 
     @property
     def round_trip_stable(self) -> bool:
