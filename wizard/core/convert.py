@@ -263,8 +263,8 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
             becomes("offload.optimizer", "none", "(ZeRO-0 cannot offload: DeepSpeedCPUAdam asserts at start)")
         elif stage < 3 and a["offload.optimizer"] == "nvme":
             becomes("offload.optimizer", "cpu", f"(ZeRO-{stage} offloads to CPU whatever the device)")
-        becomes("loading.ram_efficient", stage == 3, "(zero3_init_flag is off below ZeRO-3 and does not stop "
-                "zero.Init at ZeRO-3)")
+        becomes("loading.ram_efficient", stage == 3, "(zero3_init_flag is off below ZeRO-3, and at ZeRO-3 false "
+                "does not stop from_pretrained's zero.Init)")
         if stage < 3:
             becomes("checkpoint.format", SETTING_BY_ID["checkpoint.format"].default,
                     "(zero3_save_16bit_model is read at ZeRO-3 only)")
