@@ -1,0 +1,224 @@
+"""The memory estimate against published measurements of real training runs (issue 10).
+
+    .venv/bin/python benchmarks/published.py [--write]
+
+Reads benchmarks/data/published/rows.json (each row: a published per-GPU figure, the run's configuration and the
+answers that describe it), runs ``wizard.core.memory.estimate.estimate`` for each row and prints a table: measured,
+estimate, ratio, the bound for that kind of figure and the verdict. ``--write`` also writes
+benchmarks/results/published.md. Imports no torch: the estimate is pure.
+
+Bounds, per kind of figure (the estimate is an upper-bound sum of allocated bytes plus a 1343 MiB CUDA context):
+
+- ``max_allocated`` (torch.cuda.max_memory_allocated): estimate / measured within 0.85-1.15, the issue's GPU bound
+  widened for runs we did not make ourselves.
+- ``max_reserved`` (torch.cuda.max_memory_reserved): reserved = allocated peak + the caching allocator's free
+  blocks (0-20% in practice) and no CUDA context, while the estimate counts the context and no cache: 0.80-1.10.
+- ``reserved`` (torch.cuda.memory_reserved at one moment): as above, and the moment may fall after the peak:
+  0.80-1.15.
+- ``device_total`` (nvidia-smi, or a figure read off the device without saying how): the device also holds NCCL
+  buffers, the allocator cache and any other process: the estimate should be lower, 0.75-1.05.
+- ``largest_batch`` (the largest micro batch that ran without OOM): our ``max_micro_batch`` on the same GPU memory
+  divided by the published batch, 0.70-1.10: the upper-bound sum may fit fewer samples; above 1.10 we would promise
+  a batch that failed.
+- ``oom`` (the run failed with CUDA OOM): the estimate must exceed the GPU's memory.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+DATA = HERE / "data" / "published"
+ROWS = DATA / "rows.json"
+RESULT = HERE / "results" / "published.md"
+GIB = 2 ** 30
+UNITS = {"GiB": GIB, "GB": 10 ** 9, "MiB": 2 ** 20}
+BOUNDS: dict[str, tuple[float, float]] = {
+    "max_allocated": (0.85, 1.15),
+    "max_reserved": (0.80, 1.10),
+    "reserved": (0.80, 1.15),
+    "device_total": (0.75, 1.05),
+    "largest_batch": (0.70, 1.10),
+}
+KINDS = (*BOUNDS, "oom")
+ROW_KEYS = ("id", "source", "quote", "figure", "model", "hardware", "run", "answers", "approximations",
+            "description", "expressible", "inputs_assumed")
+RUN_KEYS = ("framework", "gpus", "nodes", "strategy", "precision", "optimizer", "offload",
+            "activation_checkpointing", "batch", "seq")
+
+
+def load_rows(path: Path = ROWS) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return list(json.load(fh)["rows"])
+
+
+def shape_of(row: dict[str, Any]):
+    """The row's model: a shipped shape by name, or a config.json under benchmarks/data/published/."""
+    from wizard.core.memory import model
+
+    spec = row["model"]
+    if "shape" in spec:
+        return model.shape_by_name(spec["shape"])
+    path = DATA / spec["config"]
+    return model.from_config_json(path, name=path.stem)
+
+
+def answers_of(row: dict[str, Any]):
+    """The row's answers, validated as an answers.yaml would be; raises ValueError naming the first problem."""
+    from wizard.core.answers import answers_from_mapping
+    from wizard.core.findings import ERROR
+
+    answers, findings = answers_from_mapping(row["answers"])
+    if answers is None:
+        first = next((f for f in findings if f.severity == ERROR), None)
+        raise ValueError(f"{row['id']}: invalid answers: {first.message if first else findings}")
+    return answers
+
+
+def measured_bytes(figure: dict[str, Any]) -> float | None:
+    if figure["kind"] in ("largest_batch", "oom"):
+        return None
+    return float(figure["value"]) * UNITS[figure["unit"]]
+
+
+def compare(row: dict[str, Any]) -> dict[str, Any]:
+    """The estimate for one row, its ratio to the published figure and the verdict."""
+    from wizard.core.memory.estimate import estimate
+
+    run, fig = row["run"], row["figure"]
+    e = estimate(answers_of(row), shape=shape_of(row), batch=int(run["batch"]), seq=int(run["seq"]),
+                 gpu_memory_gib=float(row["hardware"]["gpu_memory_gib"]))
+    kind = fig["kind"]
+    out: dict[str, Any] = {"id": row["id"], "kind": kind, "estimate_bytes": e.per_rank.gpu_bytes,
+                           "breakdown": dict(e.per_rank.breakdown), "max_micro_batch": e.max_micro_batch,
+                           "fits": e.fits, "expressible": row["expressible"], "inputs_assumed": row["inputs_assumed"],
+                           "bound": BOUNDS.get(kind)}
+    if kind == "oom":
+        out.update(measured=None, ratio=None,
+                   verdict="agrees (estimate exceeds the GPU)" if e.fits is False else "MISSES (estimate fits)")
+        return out
+    if kind == "largest_batch":
+        ratio = (e.max_micro_batch or 0) / float(fig["value"])
+        out["measured"] = float(fig["value"])
+    else:
+        measured = measured_bytes(fig)
+        assert measured is not None
+        ratio = e.per_rank.gpu_bytes / measured
+        out["measured"] = measured
+    lo, hi = BOUNDS[kind]
+    out["ratio"] = ratio
+    out["verdict"] = "within" if lo <= ratio <= hi else ("OVER" if ratio > hi else "UNDER")
+    return out
+
+
+def _fmt_measured(r: dict[str, Any], row: dict[str, Any]) -> str:
+    fig = row["figure"]
+    if r["kind"] == "oom":
+        return "OOM"
+    if r["kind"] == "largest_batch":
+        return f"batch {fig['value']}"
+    return f"{fig['value']} {fig['unit']} ({r['measured'] / GIB:.1f} GiB)"
+
+
+def _fmt_estimate(r: dict[str, Any]) -> str:
+    if r["kind"] == "largest_batch":
+        return f"batch {r['max_micro_batch']} ({r['estimate_bytes'] / GIB:.1f} GiB at the published batch)"
+    return f"{r['estimate_bytes'] / GIB:.1f} GiB"
+
+
+def summary(results: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    groups = [("all rows with a ratio", [r for r in results if r["ratio"] is not None]),
+              ("rows whose configuration our answers express (no selective AC, torch.compile or float8)",
+               [r for r in results if r["ratio"] is not None and r["expressible"]]),
+              ("memory figures only (no largest-batch rows)",
+               [r for r in results if r["ratio"] is not None and r["kind"] != "largest_batch"]),
+              ("expressible memory figures only",
+               [r for r in results if r["ratio"] is not None and r["kind"] != "largest_batch"
+                and r["expressible"]])]
+    for label, rs in groups:
+        if not rs:
+            continue
+        ratios = [r["ratio"] for r in rs]
+        worst = max(rs, key=lambda r: abs(r["ratio"] - 1.0))
+        inside = sum(1 for r in rs if r["verdict"] == "within")
+        lines.append(f"- {label}: {len(rs)} rows, {inside} within their bound; median ratio "
+                     f"{statistics.median(ratios):.2f}, worst {worst['ratio']:.2f} ({worst['id']})")
+    ooms = [r for r in results if r["kind"] == "oom"]
+    if ooms:
+        lines.append(f"- out-of-memory rows: {sum(1 for r in ooms if r['fits'] is False)} of {len(ooms)} "
+                     "predicted to exceed the GPU")
+    return lines
+
+
+def table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[str]:
+    out = ["| row | kind | measured | estimate | ratio | bound | verdict | notes |", "|---|---|---|---|---|---|---|---|"]
+    for row, r in zip(rows, results, strict=True):
+        bound = f"{r['bound'][0]:.2f}-{r['bound'][1]:.2f}" if r["bound"] else "estimate > GPU"
+        ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
+        notes = []
+        if not r["expressible"]:
+            notes.append("config not fully expressible")
+        if r["inputs_assumed"]:
+            notes.append("sequence length assumed")
+        out.append(f"| {r['id']} | {r['kind']} | {_fmt_measured(r, row)} | {_fmt_estimate(r)} | {ratio} | {bound} | "
+                   f"{r['verdict']} | {'; '.join(notes)} |")
+    return out
+
+
+def breakdown_table(results: list[dict[str, Any]]) -> list[str]:
+    from wizard.core.memory.estimate import BREAKDOWN_KEYS
+
+    out = ["| row | " + " | ".join(BREAKDOWN_KEYS) + " | total |", "|---" * (len(BREAKDOWN_KEYS) + 2) + "|"]
+    for r in results:
+        cells = " | ".join(f"{r['breakdown'][k] / GIB:.2f}" for k in BREAKDOWN_KEYS)
+        out.append(f"| {r['id']} | {cells} | {r['estimate_bytes'] / GIB:.2f} |")
+    return out
+
+
+def sources_table(rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| row | source | figure quoted | run | what we had to approximate |", "|---|---|---|---|---|"]
+    for row in rows:
+        src = row["source"]
+        where = src["url"] + (f" ({src['repo']} `{src['path']}` @ {src['commit'][:10]})" if "path" in src else "")
+        run = row["run"]
+        what = (f"{run['gpus']} GPU(s) on {row['hardware']['gpu']}; {run['strategy']}; {run['precision']}; "
+                f"offload {run['offload']}; AC {run['activation_checkpointing']}; batch {run['batch']} x seq "
+                f"{run['seq']}; {run['optimizer']}")
+        quote = row["quote"].replace("|", "\\|")
+        approx = "; ".join(row["approximations"]).replace("|", "\\|") or "none"
+        out.append(f"| {row['id']} | {where} | `{quote}` ({row['figure']['what']}) | {what} | {approx} |")
+    return out
+
+
+def run_all() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rows = load_rows()
+    return rows, [compare(row) for row in rows]
+
+
+def main(argv: list[str]) -> int:
+    rows, results = run_all()
+    lines = table(rows, results)
+    print("\n".join(lines))
+    print()
+    print("\n".join(summary(results)))
+    if "--write" in argv:
+        text = ["# The memory estimate against published measurements", "",
+                "Generated by `.venv/bin/python benchmarks/published.py --write` from "
+                "`benchmarks/data/published/rows.json`. Ratio = estimate / measured (largest-batch rows: our "
+                "`max_micro_batch` / the published batch). Bounds per kind of figure are justified in the script's "
+                "docstring.", "", *lines, "", "## Summary", "", *summary(results), "",
+                "## What the estimate adds up, per row (GiB)", "", *breakdown_table(results), "",
+                "## Sources", "", *sources_table(rows), ""]
+        RESULT.write_text("\n".join(text), encoding="utf-8")
+        print(f"\nwrote {RESULT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
