@@ -122,6 +122,8 @@ def _fmt_measured(r: dict[str, Any], row: dict[str, Any]) -> str:
         return "OOM"
     if r["kind"] == "largest_batch":
         return f"batch {fig['value']}"
+    if fig["unit"] == "GiB":
+        return f"{fig['value']} GiB"
     return f"{fig['value']} {fig['unit']} ({r['measured'] / GIB:.1f} GiB)"
 
 
@@ -250,14 +252,21 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
         params = r["breakdown"]["optimizer_states"] / 12 * row["run"]["gpus"]  # 12 bytes per parameter over N
         part = params / row["run"]["gpus"]
         sub = min(int(row["answers"]["deepspeed"]["sub_group_size"]), part)
-        extra = sub * 4 + sub * 2
-        foreach = part * 4
+        fp32_grad = sub * 4  # the fp32 copy the step reads
+        flat = sub * 2  # the flattened 16-bit gradients, freed once copied
+        foreach = sub * 4  # torch AdamW's foreach sqrt(exp_avg_sq) over the sub-group being stepped
         gpu = row["hardware"]["gpu_memory_gib"] * GIB
-        out.append(f"- ZeRO-3 step, {rid}: stage3.py _prepare_fp32_grad_for_sub_group flattens one sub-group's "
-                   f"16-bit gradients and copies them to fp32 ({gib(extra)} for {sub:,.0f} elements); the HF "
-                   f"Trainer's torch AdamW (foreach) adds a temporary the size of exp_avg_sq ({gib(foreach)}): "
-                   f"{gib(r['estimate_bytes'])} becomes {gib(r['estimate_bytes'] + extra)} / "
-                   f"{gib(r['estimate_bytes'] + extra + foreach)} against {gib(gpu)}")
+        states = sum(r["breakdown"][k] for k in ("parameters", "gradients", "optimizer_states", "buckets",
+                                                  "overhead"))
+        step = states + fp32_grad + foreach
+        out.append(f"- ZeRO-3 step, {rid}: the estimate ({gib(r['estimate_bytes'])}) adds the backward's parts and "
+                   "misses the optimizer step's own: deepspeed/runtime/zero/stage3.py:2686-2693 "
+                   "(_prepare_fp32_grad_for_sub_group) flattens one sub-group's 16-bit gradients and copies them to "
+                   f"fp32 ({gib(fp32_grad)} for {sub:,.0f} elements, {gib(flat)} more while copying), and the HF "
+                   "Trainer's torch AdamW (foreach, torch/optim/adam.py:762) makes a temporary the size of the "
+                   f"sub-group's exp_avg_sq ({gib(foreach)}). At the step the GPU holds the states, buckets and "
+                   f"context ({gib(states)}) plus those: {gib(step)} against the card's {gib(gpu)} (torch sees "
+                   "slightly less), so the step is at the limit where the backward-time sum says 5 GiB are free")
     # 5. largest batch: the per-sample bytes the published batch implies
     for row, r in zip(rows, results, strict=True):
         if r["kind"] != "largest_batch":
