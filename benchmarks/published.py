@@ -232,6 +232,19 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
         out.append(f"- activations under torchtitan's per-op selective checkpointing, {rid}: the measurement "
                    f"leaves {coef:.1f} sbh bytes per layer for the activations (our no-checkpointing coefficient "
                    f"is {full:.1f}), with the logits counted as we count them")
+    # 2b. the coefficient fitted on one GPU count predicts the other
+    for fit_id, check_id in (("torchtitan-8b-8xh100-fsdp", "torchtitan-8b-128xh100-fsdp"),
+                             ("torchtitan-8b-8xh100-fsdp-compile", "torchtitan-8b-128xh100-fsdp-compile")):
+        if fit_id in by_id and check_id in by_id:
+            fit, chk = by_id[fit_id], by_id[check_id]
+            rest_fit = fit["estimate_bytes"] - fit["breakdown"]["activations"]
+            act_fit = fit["measured"] - rest_fit
+            scale = act_fit / fit["breakdown"]["activations"]
+            pred = chk["estimate_bytes"] - chk["breakdown"]["activations"] * (1 - scale)
+            shape, run = shape_of(row_by_id[fit_id]), row_by_id[fit_id]["run"]
+            coef = act_fit / (run["seq"] * run["batch"] * shape.hidden_size * shape.num_layers)
+            out.append(f"- the same coefficient fitted on {fit_id} ({coef:.1f} sbh) predicts {check_id} at "
+                       f"{gib(pred)}, measured {gib(chk['measured'])} (ratio {pred / chk['measured']:.2f})")
     # 3. the loss: the gap of the full-AC 32k row in bytes per token and vocabulary entry
     rid = "torchtitan-8b-8xh100-fullac-32k-float8"
     if rid in by_id:

@@ -66,6 +66,9 @@ def problems(row: dict[str, Any]) -> list[str]:
             out.append("largest_batch needs a batch of at least 1")
     elif not (isinstance(fig.get("value"), (int, float)) and fig["value"] > 0 and fig.get("unit") in BENCH.UNITS):
         out.append(f"a memory figure needs a positive value and a unit of {sorted(BENCH.UNITS)}")
+    if fig.get("kind") != "oom" and isinstance(fig.get("value"), (int, float)) and \
+            f"{fig['value']:g}" not in str(row["quote"]):
+        out.append(f"the quote does not show the figure {fig['value']}")
     if not str(fig.get("what", "")).strip():
         out.append("figure.what must say what was measured")
     out += [f"run.{k} missing" for k in BENCH.RUN_KEYS if k not in run]
@@ -136,6 +139,7 @@ def _broken(change) -> dict[str, Any]:
     (lambda r: r["answers"]["launch"].update(num_processes=4), "num_processes"),
     (lambda r: r["answers"]["training"].update(activation_checkpointing=True), "activation_checkpointing"),
     (lambda r: r["source"].update(commit="abc"), "40-digit commit"),
+    (lambda r: r["figure"].update(value=81.4), "does not show the figure"),
 ])
 def test_validator_rejects_a_broken_row(change, word):
     found = problems(_broken(change))
