@@ -151,6 +151,10 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
         inside = sum(1 for r in rs if r["verdict"] == "within")
         lines.append(f"- {label}: {len(rs)} rows, {inside} within their bound; median ratio "
                      f"{statistics.median(ratios):.2f}, worst {worst['ratio']:.2f} ({worst['id']})")
+    ran = [r for r in results if r["kind"] != "oom"]
+    wolf = [r["id"] for r in ran if r["fits"] is False]
+    lines.append(f"- runs that ran: {len(ran)}; the estimate says {len(wolf)} of them do not fit their GPU"
+                 + (f" ({', '.join(wolf)})" if wolf else ""))
     ooms = [r for r in results if r["kind"] == "oom"]
     if ooms:
         lines.append(f"- out-of-memory rows: {sum(1 for r in ooms if r['fits'] is False)} of {len(ooms)} "
@@ -159,8 +163,8 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
 
 
 def table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[str]:
-    out = ["| row | kind | measured | estimate | ratio | bound | verdict | notes |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["| row | kind | measured | estimate | ratio | bound | verdict | estimate says it fits | notes |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for row, r in zip(rows, results, strict=True):
         bound = f"{r['bound'][0]:.2f}-{r['bound'][1]:.2f}" if r["bound"] else "estimate > GPU"
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
@@ -169,8 +173,11 @@ def table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[str
             notes.append("config not fully expressible")
         if r["inputs_assumed"]:
             notes.append("sequence length assumed")
+        fits = {True: "yes", False: "no", None: ""}[r["fits"]]
+        if r["kind"] != "oom" and r["fits"] is False:
+            fits += " (the run ran)"
         out.append(f"| {r['id']} | {r['kind']} | {_fmt_measured(r, row)} | {_fmt_estimate(r)} | {ratio} | {bound} | "
-                   f"{r['verdict']} | {'; '.join(notes)} |")
+                   f"{r['verdict']} | {fits} | {'; '.join(notes)} |")
     return out
 
 
