@@ -138,7 +138,8 @@ def test_hybrid_only_across_nodes_and_above_full_shard_across_nodes():
     labels = [c.label for c in two.candidates]
     hsdp = next(i for i, s in enumerate(labels) if s.startswith("FSDP2 hybrid"))
     full = labels.index("FSDP2 full shard, bf16")
-    assert hsdp < full
+    hpz = labels.index("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node), bf16")
+    assert hsdp < hpz < full  # HSDP keeps every all-gather inside a node; hpZ only backward's
     assert labels.index("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node), bf16") < labels.index(
         "DeepSpeed ZeRO-3, bf16")
     ip, port = TWO_NODE_ADDRESS
@@ -288,3 +289,10 @@ def test_fast_and_pure():
     start = time.perf_counter()
     recommend(shape=L70, gpus_per_node=8, gpu_memory_gib=80, nodes=2, host_memory_gib=1024)
     assert time.perf_counter() - start < 1.0
+
+
+def test_base_with_activation_checkpointing_keeps_it():
+    base = default_answers().replace({"training.activation_checkpointing": True})
+    r = recommend(shape=L8, gpus_per_node=1, gpu_memory_gib=24, base=base)
+    assert r.candidates and all(c.answers["training.activation_checkpointing"] for c in r.candidates)
+    assert len({c.label for c in r.candidates}) == len(r.candidates)  # no variant twice

@@ -12,8 +12,8 @@ rest (the order is :data:`RANKING`, written out in docs/memory.md "Recommend"):
 2. least offload: none < optimizer offload < parameters and optimizer (FSDP's one switch moves both);
 3. full-precision master weights before DeepSpeed's bf16 master weights (offered only where they decide fitting);
 4. no activation checkpointing before activation checkpointing (offered only where it decides fitting);
-5. least communication: no sharding < ZeRO-1 < ZeRO-2 / reshard False < hybrid across nodes < ZeRO-3 / full shard
-   (on one node) < full shard across nodes;
+5. least communication: no sharding < ZeRO-1 < ZeRO-2 / reshard False < FSDP2 hybrid (HSDP) across nodes < ZeRO-3
+   hpZ across nodes < ZeRO-3 / full shard (on one node) < full shard across nodes;
 6. fewer parameter bytes gathered at a time;
 7. FSDP2 before FSDP1 at equal memory (see :data:`FSDP1_BELOW_FSDP2`), then more free memory.
 """
@@ -33,8 +33,8 @@ RANKING = (
     "least offload (none < optimizer < parameters and optimizer)",
     "fp32 master weights before DeepSpeed bf16 master weights",
     "no activation checkpointing before recomputing activations",
-    "least communication (no sharding < ZeRO-1 < ZeRO-2 / reshard False < hybrid across nodes < ZeRO-3 / full "
-    "shard < full shard across nodes)",
+    "least communication (no sharding < ZeRO-1 < ZeRO-2 / reshard False < HSDP across nodes < ZeRO-3 hpZ across "
+    "nodes < ZeRO-3 / full shard < full shard across nodes)",
     "fewer parameter bytes gathered at a time",
     "FSDP2 before FSDP1, then more free GPU memory",
 )
@@ -59,12 +59,15 @@ LAYER_CLASSES = {"gpt2": "GPT2Block", "llama": "LlamaDecoderLayer", "mistral": "
 OFFLOAD_NONE, OFFLOAD_OPTIMIZER, OFFLOAD_ALL = 0, 1, 2
 _OFFLOAD_WORDS = {OFFLOAD_NONE: "no offload", OFFLOAD_OPTIMIZER: "optimizer states offloaded to CPU",
                   OFFLOAD_ALL: "parameters and optimizer offloaded to CPU"}
-TIER_NONE, TIER_ZERO1, TIER_ZERO2, TIER_HYBRID, TIER_FULL, TIER_FULL_NODES = range(6)
+TIER_NONE, TIER_ZERO1, TIER_ZERO2, TIER_HYBRID, TIER_HPZ, TIER_FULL, TIER_FULL_NODES = range(7)
 _TIER_WORDS = {
     TIER_NONE: "no sharding (one gradient all-reduce per step)",
     TIER_ZERO1: "optimizer sharded (gradients reduced, updated parameters all-gathered once per step)",
     TIER_ZERO2: "gradients and optimizer sharded (gradients reduce-scattered, parameters gathered once per step)",
-    TIER_HYBRID: "parameters gathered within each node only (gradients still cross nodes)",
+    TIER_HYBRID: "sharded within each node and replicated across nodes (parameter all-gathers stay inside a node; "
+                 "only the gradient reduction crosses nodes)",
+    TIER_HPZ: "ZeRO++ hpZ (backward's parameter all-gather stays inside a node; forward's and the gradient "
+              "reduce-scatter still cross nodes)",
     TIER_FULL: "everything sharded (parameters all-gathered in forward and again in backward)",
     TIER_FULL_NODES: "everything sharded across all nodes (every parameter all-gather crosses nodes)",
 }
@@ -170,7 +173,7 @@ def _specs(nodes: int, gpus_per_node: int, precision: str) -> list[_Spec]:
         specs[1:1] = [_Spec("FSDP2 hybrid shard (HSDP: sharded per node, replicated across)" + p,
                             {**fsdp2, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HYBRID)]
         specs.append(_Spec("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node)" + p,
-                           {**ds, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HYBRID))
+                           {**ds, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HPZ))
     return specs
 
 
@@ -258,7 +261,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     keep_free = int(headroom * gpu_bytes)
     host_bytes = int(host_memory_gib * GIB) if host_memory_gib is not None else None
 
-    def evaluate(spec: _Spec) -> tuple[Candidate | None, list[Finding]]:
+    def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in check_answers(answers) if f.severity == ERROR]
         kw = {"params": params, "largest_layer_params": largest_layer_params, "shape": shape, "batch": batch,
@@ -277,7 +280,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     built: list[tuple[_Spec, Candidate]] = []
     for spec in _specs(nodes, gpus_per_node, precision):
         tried = [spec]
-        if shape is not None:  # activations counted: recomputing them can decide fitting
+        if shape is not None and not base["training.activation_checkpointing"]:  # counted: it can decide fitting
             tried.append(_with_ac(spec))
         if spec.changes["backend"] == "deepspeed" and spec.offload == OFFLOAD_NONE and precision == "bf16":
             tried += [_with_bf16_master(s) for s in list(tried)]
