@@ -79,7 +79,7 @@ def test_write_reloads_with_the_same_estimate(capsys, tmp_path, model, extra):
     assert code == 0, err
     data = json.loads(out)
     path = tmp_path / "answers.yaml"
-    assert data["written"].startswith(f"wrote {path}")
+    assert data["written"] == str(path)
     answers, findings = load_answers_file(path)
     assert answers is not None, findings
     chosen = data["candidates"][0]

@@ -89,7 +89,7 @@ def text_report(r: Recommendation, args) -> str:
     return "\n".join(lines)
 
 
-def _write(r: Recommendation, args) -> tuple[int, str | None]:
+def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
     from ..core.answers import dump_answers
     from ..core.files import WriteRefused, write_files
 
@@ -101,33 +101,33 @@ def _write(r: Recommendation, args) -> tuple[int, str | None]:
         result = write_files({target: dump_answers(r.chosen.answers)}, force=args.force)
     except WriteRefused as exc:
         print(f"fsdpds-wizard: --write: {exc}", file=sys.stderr)
-        return EXIT_INVALID, None
+        return EXIT_INVALID, None, ""
     except OSError as exc:
         print(f"fsdpds-wizard: --write {args.write}: cannot write {target}: {exc}", file=sys.stderr)
-        return EXIT_INVALID, None
+        return EXIT_INVALID, None, ""
     how = "unchanged" if result.unchanged else "wrote"
     message = f"{how} {target}" + "".join(f" (kept the previous version as {b})" for b in result.backups)
-    return EXIT_OK, message + f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
+    return EXIT_OK, target, message + f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
 
 
 def run(args) -> int:
     r = compute(args)
     code = EXIT_OK if r.chosen is not None else EXIT_NOTHING_FITS
-    written = None
+    written, message = None, ""
     if args.write is not None and r.chosen is not None:
-        code, written = _write(r, args)
+        code, written, message = _write(r, args)
         if code != EXIT_OK:  # refused or failed: said on stderr in one line, nothing on stdout
             return code
     if args.format == "json":
         out = r.to_json()
         out["settings"] = {"gpus_per_node": args.gpus_per_node, "nodes": args.nodes, "gpu_memory_gib": args.gpu_memory,
                            "host_memory_gib": args.host_memory, "headroom": args.headroom}
-        out["written"] = written
+        out["written"] = str(written) if written is not None else None
         print(json.dumps(out, indent=2))
     else:
         print(text_report(r, args))
-        if written:
-            print(written)
+        if message:
+            print(message)
     if args.write is not None and r.chosen is None:
         print(f"fsdpds-wizard: nothing fits, so nothing was written to {args.write}", file=sys.stderr)
     return code

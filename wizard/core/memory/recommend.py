@@ -367,7 +367,9 @@ def _with_reason(s: _Spec, c: Candidate, gpu_bytes: int, keep_free: int, host_by
                         "the script)" if c.answers.backend == "deepspeed" else ")"))
     parts.append(_TIER_WORDS[s.tier])
     gathered = e.per_rank.breakdown["gathered"]
-    if gathered:
+    if gathered and s.tier == TIER_NONE:  # nothing is gathered: the estimate's part is the 16-bit compute copy
+        parts.append(f"{_gib(gathered)} for the 16-bit compute copy of the parameters")
+    elif gathered:
         parts.append(f"{_gib(gathered)} of parameters gathered at a time")
     if s.fsdp1:
         parts.append("FSDP1, ranked below FSDP2 at equal memory")
