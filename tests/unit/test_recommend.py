@@ -296,3 +296,19 @@ def test_base_with_activation_checkpointing_keeps_it():
     r = recommend(shape=L8, gpus_per_node=1, gpu_memory_gib=24, base=base)
     assert r.candidates and all(c.answers["training.activation_checkpointing"] for c in r.candidates)
     assert len({c.label for c in r.candidates}) == len(r.candidates)  # no variant twice
+
+
+def test_bf16_master_weights_decide_the_host():
+    # 8B on one 24 GiB GPU: ZeRO-2 with optimizer offload needs ~150 GiB of host memory with fp32 masters (12 bytes
+    # per parameter on the CPU), ~135 GiB with bf16 masters (10): with 140 GiB only the bf16 variant fits the host
+    r = recommend(shape=L8, gpus_per_node=1, gpu_memory_gib=24, host_memory_gib=140)
+    _check_order(r)
+    z2 = [c for c in r.candidates if c.label.startswith("DeepSpeed ZeRO-2 + optimizer offload")]
+    plain = [c for c in z2 if c.answers["precision.ds_bf16_master_weights"] is None]
+    bf16 = [c for c in z2 if c.answers["precision.ds_bf16_master_weights"] == "bf16"]
+    assert plain and not any(c.fits for c in plain) and all(c.host_fits is False for c in plain if
+                                                             c.headroom_bytes >= 0.1 * 24 * GIB)
+    assert bf16 and bf16[0].fits and "fits the host only with DeepSpeed's bf16 master weights" in bf16[0].reason
+    # without a host limit the variant is never tried
+    assert not any(c.answers["precision.ds_bf16_master_weights"] == "bf16"
+                   for c in recommend(shape=L8, gpus_per_node=1, gpu_memory_gib=24).candidates)

@@ -183,9 +183,15 @@ def _with_ac(spec: _Spec) -> _Spec:
 
 
 def _with_bf16_master(spec: _Spec) -> _Spec:
-    return _Spec(spec.label + ", bf16 master weights and optimizer states",
-                 {**spec.changes, "precision.ds_bf16_master_weights": "bf16_with_states"}, spec.offload, spec.tier,
-                 spec.fsdp1, spec.ac, True)
+    """DeepSpeed's bf16 master weights: with the optimizer on the GPU also bf16 Adam states (``bf16_with_states``;
+    ``bf16`` alone needs offload), with optimizer offload bf16 masters next to fp32 states on the CPU (``bf16``;
+    ``bf16_with_states`` there needs an optimizer block in the JSON, rule ds-bf16-states-offload-swap)."""
+    if spec.offload == OFFLOAD_NONE:
+        return _Spec(spec.label + ", bf16 master weights and optimizer states",
+                     {**spec.changes, "precision.ds_bf16_master_weights": "bf16_with_states"}, spec.offload,
+                     spec.tier, spec.fsdp1, spec.ac, True)
+    return _Spec(spec.label + ", bf16 master weights", {**spec.changes, "precision.ds_bf16_master_weights": "bf16"},
+                 spec.offload, spec.tier, spec.fsdp1, spec.ac, True)
 
 
 def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_gib: Any, headroom: Any) -> None:
@@ -282,7 +288,10 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
         tried = [spec]
         if shape is not None and not base["training.activation_checkpointing"]:  # counted: it can decide fitting
             tried.append(_with_ac(spec))
-        if spec.changes["backend"] == "deepspeed" and spec.offload == OFFLOAD_NONE and precision == "bf16":
+        # bf16 masters shrink the GPU's optimizer states without offload, and the host's with optimizer offload
+        # (tried there only when the host memory is given: that is where they can decide fitting)
+        if spec.changes["backend"] == "deepspeed" and precision == "bf16" and (
+                spec.offload == OFFLOAD_NONE or host_bytes is not None):
             tried += [_with_bf16_master(s) for s in list(tried)]
         for s in tried:  # in order of preference; the first that fits ends the layout's list
             cand, errors = evaluate(s)
@@ -358,9 +367,12 @@ def _with_reason(s: _Spec, c: Candidate, gpu_bytes: int, keep_free: int, host_by
     parts = [head, _OFFLOAD_WORDS[s.offload]]
     if s.offload and host_bytes is not None and c.host_fits:
         parts[-1] += f" (the host holds its {_gib(e.host_bytes)})"
-    if s.bf16_master:
+    if s.bf16_master and s.offload == OFFLOAD_NONE:
         parts.append(("fits only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights and bf16 Adam "
                      "states (less precise updates)")
+    elif s.bf16_master:
+        parts.append(("fits the host only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights "
+                     "(fp32 Adam states on the CPU; less precise updates)")
     if s.ac:
         parts.append(("needs" if c.fits else "even with") + " activation checkpointing (about a third more compute"
                      + ("; DeepSpeed has no config switch for it: call model.gradient_checkpointing_enable() in "
