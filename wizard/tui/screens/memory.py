@@ -46,7 +46,7 @@ def _model_choice(memory: MemoryContext) -> tuple[Any, str]:
         return name, ""
     if memory.model:
         return OTHER, memory.model
-    return Select.BLANK, ""
+    return Select.NULL, ""
 
 
 def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> RenderableType:
@@ -200,9 +200,9 @@ class MemoryScreen(Screen[None]):
     def field_values(self) -> dict[str, str]:
         choice = self.query_one("#mem-shape", Select).value
         typed = self.query_one("#mem-model", Input).value
-        if choice == OTHER or (choice is Select.BLANK and typed.strip()):
+        if choice == OTHER or (choice is Select.NULL and typed.strip()):
             model = typed
-        elif choice is Select.BLANK:
+        elif choice is Select.NULL:
             model = ""
         else:
             model = str(choice)
@@ -256,7 +256,7 @@ class MemoryScreen(Screen[None]):
             self._note(f"{MEMORY_FIELDS['gpu_memory']}: suggest needs the memory of one GPU", "bold red")
             return
         try:
-            from ...core.memory.recommend import recommend
+            from ...core.memory.recommend import recommend  # type: ignore[import-untyped,unused-ignore]
         except ModuleNotFoundError:
             self._note("Suggest needs wizard.core.memory.recommend, which this build does not have.", "bold red")
             return

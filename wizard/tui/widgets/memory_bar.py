@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 if TYPE_CHECKING:
     from ...core.answers import Answers
+    from ...core.memory.estimate import Estimate
     from ..session import MemoryContext
 
 GIB = 2 ** 30
@@ -50,16 +51,16 @@ def bar_text(used: int | None, capacity: int | None, width: int, *, message: str
     head = capacity - used
     fits = head >= 0
     style = "red" if not fits else ("yellow" if head < TIGHT * capacity else "green")
-    t.append(_fit(width, f"GPU {used / GIB:.1f} of {capacity / GIB:.1f} GiB", f"{used / GIB:.1f}/{capacity / GIB:.1f} GiB")
-             + "\n", style="bold")
+    u, c = used / GIB, capacity / GIB
+    t.append(_fit(width, f"GPU {u:.1f} of {c:.1f} GiB", f"{u:.1f}/{c:.1f} GiB") + "\n", style="bold")
     filled = min(width, round(width * used / capacity)) if capacity > 0 else width
     t.append(FULL * filled, style=style)
     t.append(EMPTY * (width - filled) + "\n", style="dim")
     if fits:
         t.append(_fit(width, f"fits, {head / GIB:.1f} GiB headroom", f"fits, {head / GIB:.1f} GiB left"), style=style)
     else:
-        t.append(_fit(width, f"does not fit, short by {-head / GIB:.1f} GiB", f"does not fit: -{-head / GIB:.1f} GiB",
-                      f"short by {-head / GIB:.1f} GiB"), style="bold red")
+        t.append(_fit(width, f"does not fit, short by {-head / GIB:.1f} GiB", f"✖ short by {-head / GIB:.1f} GiB"),
+                 style="bold red")
     return t
 
 
@@ -77,7 +78,7 @@ class MemoryBar(Static):
         self.used: int | None = None
         self.capacity: int | None = None
         self.message = ""
-        self.estimate = None
+        self.estimate: Estimate | None = None
         """The last :class:`~wizard.core.memory.estimate.Estimate` (None without a model, or when it failed)."""
 
     def show(self, answers: Answers, memory: MemoryContext) -> None:
@@ -88,12 +89,11 @@ class MemoryBar(Static):
             from ...core.memory.estimate import EstimateError
 
             try:
-                self.estimate = memory.estimate(answers)
+                e = memory.estimate(answers)
             except EstimateError as exc:
                 self.message = str(exc)
             else:
-                self.used = self.estimate.per_rank.gpu_bytes
-                self.capacity = self.estimate.gpu_memory_bytes
+                self.estimate, self.used, self.capacity = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes
         name = getattr(memory.shape, "name", "") or (f"{memory.params:,} params" if memory.params else "")
         self.border_subtitle = name
         self.refresh()
