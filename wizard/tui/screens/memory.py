@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -138,9 +138,11 @@ class MemoryScreen(Screen[None]):
     DEFAULT_CSS = """
     MemoryScreen #mem-head { height: 1; background: $panel; padding: 0 1; text-style: bold; }
     MemoryScreen #mem-scroll { height: 1fr; padding: 0 1; }
-    MemoryScreen #mem-form { grid-size: 2; grid-columns: 28 1fr; grid-rows: auto; height: auto; }
-    MemoryScreen #mem-form > .mem-label { padding: 0 1 0 0; color: $text-muted; }
-    MemoryScreen .mem-error { column-span: 2; color: $text-error; display: none; }
+    MemoryScreen #mem-form { height: auto; }
+    MemoryScreen .mem-row { height: 1; }
+    MemoryScreen .mem-label { width: 28; padding: 0 1 0 0; color: $text-muted; }
+    MemoryScreen .mem-row > Input, MemoryScreen .mem-row > Select { width: 1fr; }
+    MemoryScreen .mem-error { height: auto; color: $text-error; display: none; }
     MemoryScreen .mem-error.-shown { display: block; }
     MemoryScreen #mem-buttons { height: auto; margin: 1 0 0 0; }
     MemoryScreen #mem-buttons Button { margin: 0 1 0 0; }
@@ -166,13 +168,16 @@ class MemoryScreen(Screen[None]):
         yield Static(f"Memory per GPU · {target_label(answers)} · {n} processes on {m} machine"
                      f"{'s' if m != 1 else ''}", id="mem-head")
         with VerticalScroll(id="mem-scroll"):
-            with Grid(id="mem-form"):
-                yield Static("Model (shipped shape)", classes="mem-label")
-                options = [(name, name) for name in SHAPES] + [("other: a config.json or a parameter count", OTHER)]
-                yield Select(options, value=choice, prompt="no model", id="mem-shape", compact=True)
-                yield Static("  or config.json / count", classes="mem-label")
-                yield FieldInput(typed, id="mem-model", compact=True,
-                                 placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
+            with Vertical(id="mem-form"):
+                with Horizontal(classes="mem-row"):
+                    yield Static("Model (shipped shape)", classes="mem-label")
+                    options = [(name, name) for name in SHAPES] + [("other: a config.json or a parameter count",
+                                                                    OTHER)]
+                    yield Select(options, value=choice, prompt="no model", id="mem-shape", compact=True)
+                with Horizontal(classes="mem-row"):
+                    yield Static("  or config.json / count", classes="mem-label")
+                    yield FieldInput(typed, id="mem-model", compact=True,
+                                     placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
                 yield Static("", id="mem-model-error", classes="mem-error")
                 mb = answers["training.micro_batch_size"]
                 fields = {"gpu_memory": (memory.gpu_memory_gib, "80 (GiB of one GPU)"),
@@ -180,9 +185,10 @@ class MemoryScreen(Screen[None]):
                           "batch": (memory.batch, f"the answers' ({1 if mb == 'auto' else mb})"),
                           "host_memory": (memory.host_memory_gib, "not checked")}
                 for name, (value, hint) in fields.items():
-                    yield Static(MEMORY_FIELDS[name], classes="mem-label")
-                    yield FieldInput("" if value is None else f"{value:g}", id=f"mem-{name}", compact=True,
-                                     placeholder=hint)
+                    with Horizontal(classes="mem-row"):
+                        yield Static(MEMORY_FIELDS[name], classes="mem-label")
+                        yield FieldInput("" if value is None else f"{value:g}", id=f"mem-{name}", compact=True,
+                                         placeholder=hint)
                     yield Static("", id=f"mem-{name}-error", classes="mem-error")
             with Horizontal(id="mem-buttons"):
                 yield Button("Suggest (F4)", id="mem-suggest", variant="primary", compact=True)
@@ -193,6 +199,7 @@ class MemoryScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#mem-shape", Select).focus()
         self.refresh_report()
 
     # -------------------------------------------------------------- the fields
