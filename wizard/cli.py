@@ -1,5 +1,5 @@
 """Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
-``schema``, ``estimate`` and ``help`` (argparse subcommands, so ``--help`` lists them).
+``schema``, ``estimate``, ``recommend`` and ``help`` (argparse subcommands, so ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
@@ -24,6 +24,7 @@ COMMANDS = {
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
     "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
+    "recommend": "rank FSDP and DeepSpeed configs that fit a model on your GPUs, and write the chosen answers",
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
@@ -269,12 +270,40 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _recommend_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
+    p.add_argument("--params", type=int, metavar="N", help="the parameter count (instead of --model)")
+    p.add_argument("--largest-layer", type=int, metavar="N", dest="largest_layer",
+                   help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
+    p.add_argument("--gpus-per-node", type=int, metavar="N", dest="gpus_per_node", required=True,
+                   help="GPUs (processes) on each node")
+    p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory", required=True,
+                   help="memory of one GPU in GiB")
+    p.add_argument("--nodes", type=int, metavar="K", default=1, help="number of nodes (default 1)")
+    p.add_argument("--host-memory", type=float, metavar="GiB", dest="host_memory",
+                   help="CPU memory of one node: candidates whose host part does not fit are not fitting")
+    p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the base answers', or 1)")
+    p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
+    p.add_argument("--headroom", type=float, metavar="FRACTION", default=0.10,
+                   help="fraction of GPU memory to keep free (default 0.10)")
+    p.add_argument("--base", metavar="ANSWERS_OR_PRESET",
+                   help="answers (or a preset) the candidates are built on; default: the wizard's defaults")
+    p.add_argument("--write", metavar="DIR|FILE", help="write the chosen candidate's answers.yaml (a folder gets "
+                   "DIR/answers.yaml)")
+    p.add_argument("--force", action="store_true",
+                   help="with --write: replace a different existing file (the old one is kept as NAME.bak)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.epilog = ("exit codes: 0 a candidate fits (and was written with --write), 1 nothing fits (nothing written), "
+                "2 bad input or --write refused; the ranking is explained in docs/memory.md")
+
+
 def _help_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
 
 
 _COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
-                    "schema": _schema_options, "estimate": _estimate_options, "help": _help_options}
+                    "schema": _schema_options, "estimate": _estimate_options, "recommend": _recommend_options,
+                    "help": _help_options}
 
 
 def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:
