@@ -263,7 +263,7 @@ class MemoryScreen(Screen[None]):
             self._note(f"{MEMORY_FIELDS['gpu_memory']}: suggest needs the memory of one GPU", "bold red")
             return
         try:
-            from ...core.memory.recommend import recommend  # type: ignore[import-untyped,unused-ignore]
+            from ...core.memory.recommend import recommend
         except ModuleNotFoundError:
             self._note("Suggest needs wizard.core.memory.recommend, which this build does not have.", "bold red")
             return
