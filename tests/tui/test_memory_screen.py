@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import main_of, press
+from helpers import focused_on, main_of, press
 
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
@@ -77,6 +77,22 @@ async def test_bar_equals_the_estimate_and_follows_sharding_and_offload(in_tmp):
         await pilot.pause()
         offloaded = bar_gib(app)[0]
         assert offloaded == expected() and offloaded < zero2
+
+
+@pytest.mark.asyncio
+async def test_bar_follows_the_form(in_tmp):
+    """Through the form, as a user does it: offloading DeepSpeed's optimizer to the CPU shrinks the bar at once."""
+    app = create_app(Start(default_answers().replace(ZERO3)), memory=context())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        before = bar_gib(app)[0]
+        await focused_on(pilot, "offload.optimizer")
+        await press(pilot, "enter", "down", "enter")
+        main = main_of(app)
+        assert main.answers["offload.optimizer"] == "cpu"
+        after = bar_gib(app)[0]
+        e = estimate(main.answers, shape=shape_by_name("llama-3.1-8b"), gpu_memory_gib=80)
+        assert after == round(e.per_rank.gpu_bytes / GIB, 1) and after < before
 
 
 @pytest.mark.asyncio
