@@ -126,7 +126,8 @@ class _Commands(argparse._SubParsersAction):
 # The wizard's own flags (without a command): dest -> the flag, to refuse them in front of a command.
 _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "verify": "--verify",
               "launch": "--launch", "rehearse": "--rehearse", "ds_config_path": "--ds-config-path",
-              "answers": "--answers", "preset": "--preset", "config": "--config"}
+              "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
+              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq"}
 
 
 def _check_mode(args) -> None:
@@ -151,6 +152,12 @@ def _check_mode(args) -> None:
     if args.headless and args.script_args and not args.launch:
         raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
                          "when it starts); to keep them in the written answers, set launch.script_args")
+    memory = [flag for dest, flag in (("tui_model", "--model"), ("tui_gpu_memory", "--gpu-memory"),
+                                      ("tui_seq", "--seq")) if getattr(args, dest, None) is not None]
+    if args.headless and memory:
+        raise UsageError(f"{', '.join(memory)} {'go' if len(memory) != 1 else 'goes'} with the wizard (its memory "
+                         "bar); headless, the estimate is a command of its own: fsdpds-wizard estimate ANSWERS --model "
+                         "...")
     if not args.headless and (args.force or args.verify):
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
 
@@ -191,6 +198,14 @@ def _main_parser() -> _Parser:
     start.add_argument("--config", metavar="ACCELERATE.yaml",
                        help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
                             "import and lint it")
+    memory = p.add_argument_group("the wizard's memory bar (the Memory screen, ctrl+e, sets them too)")
+    memory.add_argument("--model", metavar="CONFIG.json|NAME", dest="tui_model",
+                        help="(wizard) the model: a transformers config.json, a shipped shape name (llama-3.1-8b) or "
+                             "a parameter count (8e9)")
+    memory.add_argument("--gpu-memory", type=float, metavar="GiB", dest="tui_gpu_memory",
+                        help="(wizard) the memory of one GPU in GiB")
+    memory.add_argument("--seq", type=int, metavar="S", dest="tui_seq",
+                        help="(wizard) the sequence length in tokens (default 2048)")
     commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands,
                                 parser_class=_Parser)
     for name, line in COMMANDS.items():
