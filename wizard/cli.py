@@ -198,7 +198,7 @@ def _main_parser() -> _Parser:
     start.add_argument("--config", metavar="ACCELERATE.yaml",
                        help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
                             "import and lint it")
-    memory = p.add_argument_group("the wizard's memory bar (the Memory screen, ctrl+e, sets them too)")
+    memory = p.add_argument_group("the wizard's memory bar (the Memory screen, F3, sets them too)")
     memory.add_argument("--model", metavar="CONFIG.json|NAME", dest="tui_model",
                         help="(wizard) the model: a transformers config.json, a shipped shape name (llama-3.1-8b) or "
                              "a parameter count (8e9)")

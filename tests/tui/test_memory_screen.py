@@ -1,4 +1,4 @@
-"""The memory bar on the main screen and the Memory screen (ctrl+e): what they say, against the estimate itself."""
+"""The memory bar on the main screen and the Memory screen (F3): what they say, against the estimate itself."""
 from __future__ import annotations
 
 import re
@@ -49,7 +49,7 @@ async def test_bar_without_model_says_how_to_set_one(in_tmp):
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         text = bar_of(app)
-        assert "no model given" in text and "set a model: ctrl+e" in text
+        assert "no model given" in text and "set a model: F3" in text
         assert main_of(app).query_one(MemoryBar).estimate is None
 
 
@@ -110,13 +110,13 @@ async def test_memory_screen_sets_the_bar_and_shows_the_breakdown(in_tmp):
     app = create_app(Start(default_answers().replace(ZERO3)))
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        await press(pilot, "ctrl+e")
+        await press(pilot, "f3")
         screen = app.screen
         assert type(screen).__name__ == "MemoryScreen"
         screen.query_one("#mem-shape").value = "gpt2-xl"
         await pilot.pause()
         screen.query_one("#mem-model").focus()
-        await press(pilot, "ctrl+e")  # ctrl+e on the Memory screen is the field's end-of-line, nothing else
+        await press(pilot, "f3")  # F3 on the Memory screen does not open a second one
         assert type(app.screen).__name__ == "MemoryScreen"
         screen.query_one("#mem-gpu_memory").focus()
         await press(pilot, "4", "0")
@@ -147,7 +147,7 @@ async def test_bad_input_names_the_field(in_tmp):
     app = create_app(Start(default_answers()), memory=context())
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        await press(pilot, "ctrl+e")
+        await press(pilot, "f3")
         screen = app.screen
         gpu = screen.query_one("#mem-gpu_memory")
         gpu.focus()
@@ -181,7 +181,7 @@ async def test_suggest_needs_the_gpu_memory(in_tmp):
     app = create_app(Start(default_answers()), memory=context(gpu=""))
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        await press(pilot, "ctrl+e", "f4")
+        await press(pilot, "f3", "f4")
         note = str(app.screen.query_one("#mem-suggest-note").content)
         assert note.startswith(MEMORY_FIELDS["gpu_memory"] + ":")
 
@@ -196,7 +196,7 @@ async def test_suggest_applies_a_candidate_and_the_bar_fits(in_tmp):
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         assert "short by" in bar_of(app)
-        await press(pilot, "ctrl+e", "f4")
+        await press(pilot, "f3", "f4")
         screen = app.screen
         rec = screen.recommendation
         assert rec is not None and rec.chosen is not None

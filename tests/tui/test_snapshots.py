@@ -258,15 +258,15 @@ def _memory(model: str = "llama-3.1-8b", gpu: str = "80"):
 
 
 def test_memory_screen(snap, size):
-    """The Memory screen (ctrl+e): the fields, the breakdown, DeepSpeed's estimator, the bytes per parameter."""
+    """The Memory screen (F3): the fields, the breakdown, DeepSpeed's estimator, the bytes per parameter."""
     app = create_app(start(**{"backend": "deepspeed", "launch.num_processes": 8}), memory=_memory())
-    assert snap(app, terminal_size=size, run_before=keys("ctrl+e", "_"))
+    assert snap(app, terminal_size=size, run_before=keys("f3", "_"))
 
 
 def test_memory_screen_bad_input_80x24(snap):
     """A GPU memory that is not a number: the message under the field names it; the bar asks for the size."""
     app = create_app(start(), memory=_memory())
-    assert snap(app, terminal_size=(80, 24), run_before=keys("ctrl+e", "_", "tab", "tab", "end", "x", "_"))
+    assert snap(app, terminal_size=(80, 24), run_before=keys("f3", "_", "tab", "tab", "end", "x", "_"))
 
 
 def test_memory_bar_does_not_fit_80x24(snap):

@@ -55,7 +55,7 @@ class MainScreen(Screen):
                 tooltip="Output folder…: choose where the files are written"),
         Binding("f2", "zoom_explanation", "Zoom", id="zoom",
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
-        Binding("ctrl+e", "memory", "Memory", id="memory", priority=True,
+        Binding("f3", "memory", "Memory", id="memory",
                 tooltip="Memory: the model and GPUs for the memory bar, the whole estimate, suggest a config"),
     ]
 

@@ -1,4 +1,4 @@
-"""The Memory screen (ctrl+e): the model and GPUs of the memory bar, the whole estimate, and "suggest".
+"""The Memory screen (F3): the model and GPUs of the memory bar, the whole estimate, and "suggest".
 
 The fields set the app's :class:`~wizard.tui.session.MemoryContext` as they are typed (the main screen's bar follows);
 a field that cannot be used shows its message under it and is left out. The report below is the estimate of

@@ -40,13 +40,13 @@ def bar_text(used: int | None, capacity: int | None, width: int, *, message: str
         return t
     if used is None:
         t.append("no model given\n", style="bold")
-        t.append(_fit(width, "set a model: ctrl+e", "model: ctrl+e") + "\n")
+        t.append(_fit(width, "set a model: F3", "model: F3") + "\n")
         t.append(_fit(width, "(and the GPU memory)", ""), style="dim")
         return t
     if capacity is None:
         t.append(_fit(width, f"GPU {used / GIB:.1f} GiB per rank", f"GPU {used / GIB:.1f} GiB") + "\n", style="bold")
         t.append(_fit(width, "GPU size not given", "GPU size?") + "\n")
-        t.append(_fit(width, "set it: ctrl+e", "ctrl+e"), style="dim")
+        t.append(_fit(width, "set it: F3", "F3"), style="dim")
         return t
     head = capacity - used
     fits = head >= 0
