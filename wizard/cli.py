@@ -259,11 +259,22 @@ def _schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("json", "markdown"), default="json")
 
 
+def _count(text: str) -> int:
+    """argparse type of --params/--largest-layer: a whole count, also written 8e9, 8B or 350M."""
+    from .core.memory.report import parse_count
+
+    value = parse_count(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a parameter count (write 8030261248, 8e9, 8B or 350M)")
+    return value
+
+
 def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("answers", metavar="ANSWERS_OR_PRESET", help="an answers.yaml path or a preset name")
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
-    p.add_argument("--params", type=int, metavar="N", help="the parameter count (instead of --model)")
-    p.add_argument("--largest-layer", type=int, metavar="N", dest="largest_layer",
+    p.add_argument("--params", type=_count, metavar="N", help="the parameter count (instead of --model): 8030261248, "
+                   "8e9, 8B, 350M")
+    p.add_argument("--largest-layer", type=_count, metavar="N", dest="largest_layer",
                    help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
     p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the answers', or 1)")
     p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
@@ -274,8 +285,9 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
 
 def _recommend_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
-    p.add_argument("--params", type=int, metavar="N", help="the parameter count (instead of --model)")
-    p.add_argument("--largest-layer", type=int, metavar="N", dest="largest_layer",
+    p.add_argument("--params", type=_count, metavar="N", help="the parameter count (instead of --model): 8030261248, "
+                   "8e9, 8B, 350M")
+    p.add_argument("--largest-layer", type=_count, metavar="N", dest="largest_layer",
                    help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
     p.add_argument("--gpus-per-node", type=int, metavar="N", dest="gpus_per_node", required=True,
                    help="GPUs (processes) on each node")

@@ -139,6 +139,7 @@ def test_base_preset(capsys):
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--headroom", "1.5"], "--headroom"),
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--batch", "0"], "--batch"),
     (["--params", "0", "--gpus-per-node", "8", "--gpu-memory", "80"], "parameter"),
+    (["--params", "7x", "--gpus-per-node", "8", "--gpu-memory", "80"], "'7x' is not a parameter count"),
     (["--params", "100", "--largest-layer", "-1", "--gpus-per-node", "8", "--gpu-memory", "80"], "--largest-layer"),
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--base", "no-such-preset"],
      "no-such-preset"),
@@ -149,6 +150,21 @@ def test_bad_input_exit_2_one_line(capsys, argv, says):
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and says in err
+
+
+@pytest.mark.parametrize("command", ["recommend", "estimate"])
+def test_counts_as_people_write_them(capsys, command):
+    """--params and --largest-layer take 70e9, 70B, 1.1B as well as whole numbers, with the same result."""
+    def run(params, largest):
+        argv = ([command, "--gpus-per-node", "8", "--gpu-memory", "80"] if command == "recommend"
+                else [command, "zero3-cpu-offload"])
+        assert main([*argv, "--params", params, "--largest-layer", largest, "--format", "json"]) in (0, 1)
+        data = json.loads(capsys.readouterr().out)
+        model = data["model"] if command == "estimate" else data["candidates"][0]["estimate"]["model"]
+        return data, model
+    written, model = run("70000000000", "1100000000")
+    assert model["params"] == 70_000_000_000 and model["largest_layer_params"] == 1_100_000_000
+    assert run("70e9", "1.1B")[0] == written and run("70B", "1100M")[0] == written
 
 
 def test_recommend_imports_no_heavy_library():

@@ -127,7 +127,6 @@ MEMORY_FIELDS = {"model": "Model", "gpu_memory": "GPU memory per GPU (GiB)", "se
 """The Memory screen's fields and the names their messages give them (also the CLI's --model, --gpu-memory,
 --seq)."""
 
-_COUNT_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "g": 10 ** 9, "t": 10 ** 12}
 
 
 @dataclass(frozen=True)
@@ -164,19 +163,6 @@ class MemoryInputError(ValueError):
         self.field = field_name
 
 
-def parse_count(text: str) -> int | None:
-    """``8000000000``, ``8_000_000_000``, ``8e9``, ``8B``, ``1.5b``, ``350M``: a parameter count; None if not one."""
-    t = text.strip().replace("_", "").replace(",", "").lower()
-    mult = 1
-    if t and t[-1] in _COUNT_SUFFIX:
-        t, mult = t[:-1], _COUNT_SUFFIX[t[-1]]
-    try:
-        value = float(t) * mult
-    except ValueError:
-        return None
-    return int(value) if value == value and abs(value) < 1e16 else None
-
-
 def resolve_model(text: str) -> tuple[object | None, int | None]:
     """(shape, params) for what was typed: empty gives (None, None); raises :class:`MemoryInputError`."""
     text = text.strip()
@@ -185,6 +171,7 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
     import os
 
     from ..core.memory.model import ModelError, from_config_json, shape_by_name
+    from ..core.memory.report import parse_count
 
     count = None if (os.path.exists(text) or text.endswith(".json")) else parse_count(text)
     if count is not None:
