@@ -70,6 +70,9 @@ def run(args) -> int:
               "work wherever that folder is cloned or moved; --ds-config-path absolute writes an absolute path)")
     else:
         print("launch with: " + cmd)
+    nodes = multinode_note(gen, out_dir, cmd)
+    if nodes:
+        print(nodes, end="")
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
@@ -87,3 +90,26 @@ def training_arguments_note(gen, out_dir: Path) -> str:
         return ""
     return (f"the Trainer takes these from TrainingArguments (also in {out_dir / TRAINING_ARGUMENTS_JSON}; the "
             f"DeepSpeed values they fill are written \"auto\"): {training_arguments_line(arguments)}")
+
+
+def multinode_note(gen, out_dir: Path, cmd: str) -> str:
+    """With several machines: the command each machine runs (and the hostfile written), as printed lines ("" on
+    one machine). ``cmd`` is the single-machine command line printed above; its config path is reused."""
+    from ..core import multinode
+
+    a = gen.answers
+    if not multinode.is_multinode(a):
+        return ""
+    config_path = shlex.split(cmd)[3]
+    script = a["launch.script"]
+    text = multinode.commands_text(a, config_path, script=script, script_args=list(a["launch.script_args"]))
+    runner = multinode.runner_starts_every_machine(a)
+    head = ("with several machines, run it once on the first host of the hostfile (DeepSpeed's runner starts the "
+            "others):" if runner else f"with {a['launch.num_machines']} machines, run one command on each:")
+    out = head + "\n" + "".join("  " + line + "\n" for line in text.splitlines())
+    if multinode.HOSTFILE in gen.files:
+        where = gen.rendered.accelerate.get("deepspeed_config", {}).get("deepspeed_hostfile")
+        out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} with placeholder host names "
+                f"(CHANGE-ME-host-N): put the machines' hostnames in it, on the host you launch from, at the "
+                f"path the config reads ({where})\n")
+    return out

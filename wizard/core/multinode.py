@@ -1,0 +1,137 @@
+"""What a multi-node launch needs besides the config: the command each machine runs and DeepSpeed's hostfile.
+
+Pure (stdlib and the core only). Which machines run a command follows accelerate 1.15's own launch code
+(accelerate/utils/launch.py:216-224, 446-498; docs/multinode.md):
+
+* FSDP, and DeepSpeed's ``standard`` launcher: torchrun on every machine, so every machine runs
+  ``accelerate launch`` with its own ``--machine_rank`` (0 on the main machine) and the main address and port.
+* DeepSpeed's ``nossh`` launcher: the DeepSpeed runner on every machine (``--no_ssh --node_rank machine_rank``),
+  so also one command per machine, each with its rank, plus a hostfile.
+* DeepSpeed's ``pdsh``, ``openmpi``, ``mvapich``, ``mpich`` and ``slurm`` launchers: the runner on the first host of
+  the hostfile starts every machine itself; ``machine_rank`` is not passed on, so there is one command, run once,
+  and the hostfile (``hostname slots=N`` per machine) says where the processes go.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from .answers import Answers
+from .catalog import DEEPSPEED
+from .render import processes_per_node
+
+HOSTFILE = "hostfile"
+"""The file name generate writes the DeepSpeed hostfile under, in the output folder."""
+
+DEFAULT_PORT = 29500
+"""accelerate's port when main_process_port is not set (accelerate/utils/launch.py:209-210)."""
+
+MAIN_ADDRESS_PLACEHOLDER = "MAIN-MACHINE-ADDRESS"
+"""Stands for machine 0's address in the commands when launch.main_process_ip is not answered."""
+
+HOST_PLACEHOLDER = "CHANGE-ME-host-{rank}"
+"""A hostfile line's host name when no host names are given (replace it with the machine's name)."""
+
+RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mvapich", "mpich", "slurm")
+"""The DeepSpeed launchers with which the runner on the first host starts every machine."""
+
+
+@dataclass(frozen=True)
+class NodeCommand:
+    """One command line to run: on machine ``machine`` (its rank), or, with ``machine`` None, once on the first
+    host of the hostfile (the DeepSpeed runner starts the others)."""
+
+    machine: int | None
+    argv: tuple[str, ...]
+    where: str
+    """Where to run it, in words: 'machine 0 (main)', 'machine 1', 'the first host of the hostfile'."""
+
+    @property
+    def text(self) -> str:
+        return shlex.join(self.argv)
+
+
+def is_multinode(a: Answers) -> bool:
+    return a["launch.num_machines"] > 1
+
+
+def ds_launcher(a: Answers) -> str | None:
+    """The DeepSpeed multi-node launcher that applies (None: FSDP, or one machine)."""
+    if a.target != DEEPSPEED or not is_multinode(a):
+        return None
+    return str(a["launch.ds_multinode_launcher"])
+
+
+def needs_hostfile(a: Answers) -> bool:
+    """A hostfile is read: DeepSpeed on several machines with a launcher other than ``standard``."""
+    launcher = ds_launcher(a)
+    return launcher is not None and launcher != "standard"
+
+
+def runner_starts_every_machine(a: Answers) -> bool:
+    """One command on the first host: the runner reaches the other machines itself (pdsh, MPI, slurm)."""
+    return ds_launcher(a) in RUNNER_LAUNCHERS
+
+
+def main_address(a: Answers) -> str:
+    return a["launch.main_process_ip"] or MAIN_ADDRESS_PLACEHOLDER
+
+
+def main_port(a: Answers) -> int:
+    return a["launch.main_process_port"] or DEFAULT_PORT
+
+
+def node_commands(a: Answers, config_path: str, *, script: str | None = None,
+                  script_args: list[str] | None = None) -> list[NodeCommand]:
+    """The ``accelerate launch`` command lines of a multi-node launch ([] on one machine).
+
+    ``script``/``script_args`` default to the answers' (``train.py`` when none). The rank given on the command line
+    overrides the config's ``machine_rank`` (accelerate copies a config value only onto an unset argument)."""
+    if not is_multinode(a):
+        return []
+    tail = [script or a["launch.script"] or "train.py",
+            *(script_args if script_args is not None else list(a["launch.script_args"]))]
+    base = ["accelerate", "launch", "--config_file", str(config_path)]
+    if runner_starts_every_machine(a):
+        return [NodeCommand(None, tuple(base + tail), "the first host of the hostfile (it starts every machine)")]
+    out = []
+    for rank in range(a["launch.num_machines"]):
+        argv = base + ["--machine_rank", str(rank), "--main_process_ip", main_address(a),
+                       "--main_process_port", str(main_port(a))] + tail
+        out.append(NodeCommand(rank, tuple(argv), "machine 0 (main)" if rank == 0 else f"machine {rank}"))
+    return out
+
+
+def commands_text(a: Answers, config_path: str, *, script: str | None = None,
+                  script_args: list[str] | None = None) -> str:
+    """The per-node commands as text, one ``# where`` comment line before each ("" on one machine)."""
+    cmds = node_commands(a, config_path, script=script, script_args=script_args)
+    if not cmds:
+        return ""
+    lines = []
+    if a["launch.main_process_ip"] is None and any(c.machine is not None for c in cmds):
+        lines.append(f"# {MAIN_ADDRESS_PLACEHOLDER}: replace it with machine 0's address "
+                     "(launch.main_process_ip)")
+    for c in cmds:
+        lines.append(f"# on {c.where}:")
+        lines.append(c.text)
+    return "\n".join(lines) + "\n"
+
+
+def hostfile_text(a: Answers, hostnames: list[str] | None = None) -> str | None:
+    """DeepSpeed's hostfile, ``hostname slots=N`` per machine (N = processes per machine), or None when the
+    launch reads none. Without ``hostnames`` (one per machine) the names are placeholders marked CHANGE-ME; the
+    first line is the host the runner starts from."""
+    if not needs_hostfile(a):
+        return None
+    machines = a["launch.num_machines"]
+    if hostnames is not None and len(hostnames) != machines:
+        raise ValueError(f"hostfile_text: {len(hostnames)} host name(s) for {machines} machines")
+    slots = processes_per_node(a)
+    lines = ["# DeepSpeed hostfile (fsdpds-wizard): one line per machine, 'hostname slots=GPUs used on it'."]
+    if hostnames is None:
+        lines.append("# The names below are placeholders: replace each CHANGE-ME-host-N with a machine's hostname "
+                     "(the first line is the machine you launch from).")
+        hostnames = [HOST_PLACEHOLDER.format(rank=i) for i in range(machines)]
+    lines += [f"{host} slots={slots}" for host in hostnames]
+    return "\n".join(lines) + "\n"
