@@ -14,6 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
 
+from ...core import multinode
 from ...core.answers import Answers
 from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
@@ -67,6 +68,20 @@ def _findings_renderable(findings) -> Group:
         if f.fix:
             lines.append(Text(f"  fix: {f.fix}", style="dim"))
     return Group(*lines)
+
+
+def _slurm_script(answers: Answers, config_path: str) -> str:
+    """The SLURM batch script for the Machines tab, from ``wizard.core.slurm.batch_script`` (the SLURM work's shared
+    interface). PLACEHOLDER until that module is merged: then this shows a line saying it is not there yet."""
+    import importlib
+
+    try:
+        slurm = importlib.import_module("wizard.core.slurm")
+    except ImportError:
+        return "# SLURM batch script: not available in this build (wizard.core.slurm is not there yet).\n"
+    script = slurm.batch_script(answers, config_path, script=answers["launch.script"],
+                                script_args=list(answers["launch.script_args"]))
+    return "# SLURM batch script (sbatch it; one launcher per node, rank and address from SLURM):\n" + script
 
 
 def _pane_id(name: str) -> str:
@@ -140,6 +155,10 @@ class ReviewScreen(Screen[dict | None]):
                 with TabPane("Diff", id="file-diff"):
                     with VerticalScroll():
                         yield Static(id="diff-text")
+                if multinode.is_multinode(self.answers):
+                    with TabPane("Machines", id="file-machines"):
+                        with VerticalScroll():
+                            yield Static(id="machines-text")
             with VerticalScroll(id="review-side", can_focus=False) as side:
                 side.border_title = "Findings"
                 yield Static(id="review-findings")
@@ -218,6 +237,11 @@ class ReviewScreen(Screen[dict | None]):
             label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
         tabbed.get_tab("file-diff").label = label
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
+        if multinode.is_multinode(self.answers):
+            machines = self.machines_text()
+            machines_static = self.query_one("#machines-text", Static)
+            machines_static.update(Syntax(machines, "bash", theme=THEME, word_wrap=False, background_color="default"))
+            _fit_width(machines_static, machines)
         command = self.command_line()
         launch = Text()
         if gen.launch_dir is not None:  # a relative deepspeed_config_file: accelerate resolves it from its folder
@@ -231,6 +255,24 @@ class ReviewScreen(Screen[dict | None]):
             launch.append(" (training_arguments.json; the DeepSpeed values they fill are \"auto\")")
         self.query_one("#launch", Static).update(launch)
         self.query_one("#write-status", Static).update(self._status_text(states))
+
+    def machines_text(self) -> str:
+        """The Machines tab (several machines only): the command each machine runs, the hostfile written, and the
+        SLURM batch script that starts one launcher per node."""
+        a, gen = self.answers, self.generated
+        config_path = launch_command(self.out_dir, None, None, gen.launch_dir)[3]
+        commands = multinode.commands_text(a, config_path, script=a["launch.script"],
+                                           script_args=list(a["launch.script_args"]))
+        if multinode.runner_starts_every_machine(a):
+            head = "# Run once: DeepSpeed's runner starts every machine listed in the hostfile.\n"
+        else:
+            head = f"# {a['launch.num_machines']} machines: run one command on each, with its machine rank.\n"
+        parts = [head + commands]
+        if multinode.HOSTFILE in gen.files:
+            where = gen.rendered.accelerate.get("deepspeed_config", {}).get("deepspeed_hostfile")
+            parts.append(f"# The hostfile tab is written as {multinode.HOSTFILE}; the config reads it at {where}.\n")
+        parts.append(_slurm_script(a, config_path))
+        return "\n".join(parts)
 
     def command_line(self) -> str:
         a = self.answers
