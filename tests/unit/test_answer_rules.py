@@ -43,6 +43,7 @@ CASES = [
      merge(TWO, {"launch": {"rdzv_backend": "static"}}), "launch.rdzv_backend"),
     ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), merge(TWO, {"launch": {"machine_rank": 1}}),
      "launch.machine_rank"),
+    ("machine-rank-unused", {"launch": {"machine_rank": 1}}, {"launch": {"machine_rank": 0}}, "launch.machine_rank"),
     ("compile-options-unused", {"launch": {"dynamo_mode": "max-autotune"}},
      {"launch": {"dynamo_mode": "max-autotune", "dynamo_backend": "inductor"}}, "launch.dynamo_mode"),
     ("ds-compile-not-passed", merge(DS, {"launch": {"dynamo_backend": "inductor"}}),
@@ -192,6 +193,9 @@ def test_each_rule_reports_its_registered_severity():
     ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}},
      {"launch.main_process_ip", "launch.num_machines"}),
     ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), {"launch.machine_rank", "launch.num_machines"}),
+    ("machine-rank-unused", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
+                                                       "machine_rank": 1}}),
+     {"launch.machine_rank", "launch.num_machines", "launch.ds_multinode_launcher"}),
     ("fsdp2-ac-needs-wrap-policy", merge(F2, {"training": {"activation_checkpointing": True},
                                               "wrapping": {"policy": "none"}}),
      {"training.activation_checkpointing", "wrapping.policy", "fsdp_version"}),
@@ -350,3 +354,15 @@ def test_two_learning_rates_are_no_error_in_an_own_loop():
     doc = merge(DS, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
                                              "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": 2e-4}}}}})
     assert not [f for f in check_answers(A(doc)) if f.rule == "trainer-two-learning-rates"]
+
+
+@pytest.mark.parametrize("launcher", ["pdsh", "openmpi", "mvapich", "mpich", "slurm"])
+def test_machine_rank_is_no_error_where_the_runner_starts_every_machine(launcher):
+    """The runner's launchers never pass machine_rank: out of range there is a warning, not an error (nossh and
+    standard pass it, so out of range stays an error)."""
+    doc = merge(DS, TWO, {"launch": {"ds_multinode_launcher": launcher, "ds_hostfile": "/h", "machine_rank": 5}})
+    found = {f.rule: f.severity for f in check_answers(A(doc))}
+    assert "machine-rank-out-of-range" not in found and found["machine-rank-unused"] == "warning"
+    for passed in ("nossh", "standard"):
+        doc = merge(DS, TWO, {"launch": {"ds_multinode_launcher": passed, "ds_hostfile": "/h", "machine_rank": 5}})
+        assert {f.rule: f.severity for f in check_answers(A(doc))}.get("machine-rank-out-of-range") == "error"

@@ -394,6 +394,24 @@ CASES = [
     C("ds-json-keep-in-fp32-modules-invalid", filemode(), filemode(),
       dsj(data_types={"keep_in_fp32_modules": "norm"}), dsj(data_types={"keep_in_fp32_modules": ["norm"]})),
     C("gpu-count-unknown", fsdp(), fsdp(), None, None, None),
+    # --- multi-node (wizard/core/lint/launch.py; docs/multinode.md)
+    C("machine-rank-too-high", fsdp(num_processes=16, num_machines=2, machine_rank=2, main_process_ip="10.0.0.1"),
+      fsdp(num_processes=16, num_machines=2, machine_rank=1, main_process_ip="10.0.0.1")),
+    C("machine-rank-not-read", fsdp(machine_rank=1), fsdp(machine_rank=0)),
+    C("ds-json-hpz-unused", filemode(), filemode(), dsj(zero_optimization={"stage": 2, "zero_hpz_partition_size": 8,
+                                                                          "stage3_prefetch_bucket_size": DROP,
+                                                                          "stage3_param_persistence_threshold": DROP,
+                                                                          "stage3_max_live_parameters": DROP,
+                                                                          "stage3_max_reuse_distance": DROP,
+                                                                          "stage3_gather_16bit_weights_on_model_save":
+                                                                              DROP}),
+      dsj(zero_optimization={"zero_hpz_partition_size": 8})),
+    C("ds-json-hpz-not-dividing", filemode(num_processes=16, num_machines=2, main_process_ip="10.0.0.1"),
+      filemode(num_processes=16, num_machines=2, main_process_ip="10.0.0.1"),
+      dsj(zero_optimization={"zero_hpz_partition_size": 3}), dsj(zero_optimization={"zero_hpz_partition_size": 8})),
+    C("ds-json-hpz-spans-machines", filemode(num_processes=16, num_machines=4, main_process_ip="10.0.0.1"),
+      filemode(num_processes=16, num_machines=4, main_process_ip="10.0.0.1"),
+      dsj(zero_optimization={"zero_hpz_partition_size": 8}), dsj(zero_optimization={"zero_hpz_partition_size": 4})),
 ]
 LOADER_RULES = {"duplicate-key", "duplicate-key-same-value", "ds-config-file-missing", "ds-config-file-tilde",
                 "ds-config-file-unreadable", "ds-config-file-invalid-json",
@@ -481,6 +499,15 @@ SEVERITY = [
     # no whole micro batch can fit
     _sev("ds-json-fixed-batch-auto-micro", "warning", filemode(), dsj(train_batch_size=64)),
     _sev("ds-json-batch-mismatch", "error", filemode(), dsj(train_batch_size=60, gradient_accumulation_steps=1)),
+    # machine_rank: an error only where the launch reads it (torchrun, nossh); never on the runner's path
+    _sev("machine-rank-too-high", "error",
+         inline({"deepspeed_multinode_launcher": "nossh", "deepspeed_hostfile": "/hf"}, num_processes=16,
+                num_machines=2, machine_rank=5, main_process_ip="10.0.0.1")),
+    _sev("machine-rank-not-read", "warning",
+         inline({"deepspeed_multinode_launcher": "pdsh", "deepspeed_hostfile": "/hf"}, num_processes=16,
+                num_machines=2, machine_rank=5)),
+    _sev("machine-rank-not-read", "warning", inline({"deepspeed_hostfile": "/hf"}, num_processes=16, num_machines=2,
+                                                    machine_rank=1)),  # no launcher: pdsh
 ]
 
 
@@ -563,6 +590,15 @@ KEYS = [
      {"zero_optimization.stage3_gather_16bit_weights_on_model_save", "zero_optimization.stage"}),
     ("deepspeed-file-with-inline-keys", filemode({"zero_stage": 3}), dsj(),
      {"deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file"}),
+    ("machine-rank-too-high", inline({"deepspeed_multinode_launcher": "standard"}, num_processes=16, num_machines=2,
+                                     machine_rank=2, main_process_ip="10.0.0.1"), None,
+     {"machine_rank", "num_machines", "deepspeed_config.deepspeed_multinode_launcher"}),
+    ("ds-json-hpz-unused", filemode(), dsj(zero_optimization={"stage": 1, "zero_hpz_partition_size": 4,
+                                                               "stage3_gather_16bit_weights_on_model_save": DROP}),
+     {"zero_optimization.zero_hpz_partition_size", "zero_optimization.stage"}),
+    ("ds-json-hpz-spans-machines", filemode(num_processes=16, num_machines=2, main_process_ip="h"),
+     dsj(zero_optimization={"zero_hpz_partition_size": 16}),
+     {"zero_optimization.zero_hpz_partition_size", "num_processes", "num_machines"}),
     ("deepspeed-multinode-no-hostfile", inline(num_processes=16, num_machines=2), None,
      {"deepspeed_config.deepspeed_hostfile", "deepspeed_config.deepspeed_multinode_launcher", "num_machines"}),
     ("fsdp-key-written-twice", fsdp(1, fc={"sharding_strategy": "SHARD_GRAD_OP"}), None,
@@ -1061,3 +1097,23 @@ def test_every_compile_mode_the_wizard_offers_passes_the_linter():
         assert out.accelerate["dynamo_config"]["dynamo_mode"] == mode
         rules = {f.rule for f in lint(out.accelerate, out.deepspeed, gpus_per_node=None)}
         assert "dynamo-mode-invalid" not in rules, mode
+
+
+def test_machine_rank_on_the_deepspeed_runner_path_is_never_an_error():
+    """pdsh, the MPI launchers and slurm never get machine_rank: even one far out of range is only a warning."""
+    for launcher in ("pdsh", "openmpi", "mvapich", "mpich", "slurm"):
+        found = {f.rule: f.severity for f in run(inline({"deepspeed_multinode_launcher": launcher,
+                                                         "deepspeed_hostfile": "/hf"}, num_processes=16,
+                                                        num_machines=2, machine_rank=7))}
+        assert "machine-rank-too-high" not in found and found.get("machine-rank-not-read") == "warning", launcher
+
+
+def test_hpz_alone_in_a_json_checks_the_world_only_when_given():
+    from wizard.core.lint import lint_ds_json
+
+    ds = dsj(zero_optimization={"zero_hpz_partition_size": 3})
+    assert "ds-json-hpz-not-dividing" not in {f.rule for f in lint_ds_json(ds)}  # world size unknown
+    assert "ds-json-hpz-not-dividing" in {f.rule for f in lint_ds_json(ds, num_processes=16)}
+    # a size above the world is cut down to it by DeepSpeed: no error
+    assert "ds-json-hpz-not-dividing" not in {f.rule for f in lint_ds_json(
+        dsj(zero_optimization={"zero_hpz_partition_size": 32}), num_processes=16)}

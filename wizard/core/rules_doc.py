@@ -20,9 +20,10 @@ from .answers import rules as answer_rules
 from .findings import ERROR, INFO, WARNING
 from .lint import configfile, ds, dsjson, dszero, fsdp, general, linter
 from .lint import keys as key_rules
+from .lint import launch as launch_rules
 from .rules import ANSWER, CONFIG, IMPORT, INPUT, SECTIONS, VERIFY, in_section
 
-CONFIG_MODULES = (key_rules, general, fsdp, ds, dsjson, dszero, configfile, linter)
+CONFIG_MODULES = (key_rules, general, fsdp, ds, dsjson, dszero, configfile, linter, launch_rules)
 STEP_SECTIONS = (INPUT, IMPORT, VERIFY)
 """The rules of the wizard's own steps: one table each, under one heading."""
 DS_FILE_KEY = configfile.DS_FILE_KEY

@@ -101,14 +101,50 @@ def processes_not_divisible(a: Answers) -> Iterator[Hit]:
                f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
 
 
+def _runner_starts_every_machine(a: Answers) -> bool:
+    """DeepSpeed on several machines through a launcher whose runner starts every machine from the first host
+    (pdsh, MPI, slurm): machine_rank is not passed on (accelerate/utils/launch.py:446-476)."""
+    return (a.target == DEEPSPEED and a["launch.num_machines"] > 1
+            and a["launch.ds_multinode_launcher"] not in ("standard", "nossh"))
+
+
 @answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank); "
-             "torch/distributed/run.py:891 (node_rank is the static rendezvous rank)",
-             claims=("launch-torchrun-per-machine",))
+             DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank), 456-458 "
+             "(nossh: --node_rank); torch/distributed/run.py:891 (node_rank is the static rendezvous rank)",
+             keys="launch.machine_rank, launch.num_machines (and launch.ds_multinode_launcher for DeepSpeed)",
+             claims=("launch-torchrun-per-machine", "ds-nossh-launcher"))
 def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
+    # read only with several machines, by torchrun or the nossh runner; elsewhere: machine-rank-unused
+    if a["launch.num_machines"] <= 1 or _runner_starts_every_machine(a):
+        return
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
-        yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {a['launch.machine_rank']} but only "
-               f"{a['launch.num_machines']} machine(s)", "use 0 on the main machine and 1..N-1 on the others")
+        yield (["launch.machine_rank", "launch.num_machines"] + (["launch.ds_multinode_launcher"]
+                                                                  if a.target == DEEPSPEED else []),
+               f"machine_rank {a['launch.machine_rank']} but only {a['launch.num_machines']} machines (numbered "
+               f"0..{a['launch.num_machines'] - 1}): the static rendezvous never forms a job with this machine",
+               "use 0 on the main machine and 1..N-1 on the others")
+
+
+@answer_rule("machine-rank-unused", WARNING, "machine_rank other than 0 where the launch never reads it",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-228 (one machine: no node rank), "
+             "446-476 (pdsh, MPI and slurm launchers: no --node_rank)",
+             keys="launch.machine_rank, launch.num_machines (and launch.ds_multinode_launcher)",
+             claims=("launch-torchrun-per-machine", "ds-runner-backends"))
+def machine_rank_unused(a: Answers) -> Iterator[Hit]:
+    rank = a["launch.machine_rank"]
+    if rank == 0:
+        return
+    if a["launch.num_machines"] <= 1:
+        yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {rank} on one machine: a single "
+               "machine's launch reads no machine rank, so it changes nothing",
+               "set launch.machine_rank 0, or set launch.num_machines if the job spans several machines")
+    elif _runner_starts_every_machine(a):
+        yield (["launch.machine_rank", "launch.num_machines", "launch.ds_multinode_launcher"],
+               f"machine_rank {rank}: the '{a['launch.ds_multinode_launcher']}' launcher starts every machine from "
+               "the first host and passes no machine rank; launch once there (launched on every machine, each "
+               "launch would start the whole job again)",
+               "set launch.machine_rank 0 and launch once from the first host, or use the 'nossh' or 'standard' "
+               "launcher for one launcher per machine")
 
 
 @answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written",

@@ -105,6 +105,12 @@ CONFIG_FILE_EXPORTED = claim(
     demo=_T + "test_the_json_path_comes_from_the_yaml")
 
 # ---------------------------------------------------------------- multi-node DeepSpeed
+HPZ_GROUPS = claim(
+    "ds-hpz-group-divides-world",
+    "DeepSpeed builds the hpZ groups from min(zero_hpz_partition_size, world size) consecutive ranks and asserts "
+    "that this number divides the world size; a size above the world size is cut down to it.",
+    doc="ds-zero-stages", code="deepspeed/utils/groups.py:925-950, 69-71",
+    demo="tests/claims/test_multinode_claims.py::test_hpz_groups_must_divide_the_world_and_are_capped_at_it")
 RUNNER_OR_TORCHRUN = claim(
     "ds-multinode-runner-or-torchrun",
     "With more than one machine and a launcher other than 'standard', accelerate runs the deepspeed runner with "

@@ -29,6 +29,7 @@ from . import dszero as _dszero
 from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
+from . import launch as _launch
 from .base import DIST_DEEPSPEED, INFO, Ctx, rule
 
 __all__ = ["lint", "lint_ds_json", "fp8_backend_importable"]
@@ -72,7 +73,7 @@ def _json_checks_for_version(ctx: Ctx, ds: dict) -> None:
         _run(ctx, _dsjson.check_batch, ds)
         return
     for check in (_dsjson.check_keys_and_values, _dsjson.check_autos, _dsjson.check_batch, _dszero.check_precision,
-                  _dszero.check_zero, _dszero.check_optimizer_and_scheduler):
+                  _dszero.check_zero, _dszero.check_optimizer_and_scheduler, _launch.check_hpz):
         _run(ctx, check, ds)
 
 
@@ -107,6 +108,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         return _finish(ctx)
     _run(ctx, _gen.check_mixed_precision, ctx.fp8_available)
     _run(ctx, _gen.check_processes)
+    _run(ctx, _launch.check_machine_rank)
     _run(ctx, _keys.check_ignored_sections)
     _run(ctx, _keys.check_dynamo_keys)
     _run(ctx, _gen.check_dynamo)

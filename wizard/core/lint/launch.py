@@ -1,0 +1,121 @@
+"""Multi-node rules that the other modules do not cover (docs/multinode.md lists every multi-node key and its rule):
+the machine rank and whether the launch reads it, and ZeRO++ hpZ's partition size against the stage and the
+world size."""
+from __future__ import annotations
+
+from .base import DOC, DS, ERROR, WARNING, A, Ctx, as_int, kv, rule
+
+# the DeepSpeed launchers whose runner starts every machine itself, without passing machine_rank
+RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mvapich", "mpich", "slurm")
+
+RANK_TOO_HIGH = rule("machine-rank-too-high", ERROR, "machine_rank outside 0..num_machines-1 on a launch that reads it",
+                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-219, 456-458, 488-491 (node_rank = "
+                     "machine_rank); torch/distributed/run.py:890-891 (the static rendezvous takes it as the node's "
+                     "rank)",
+                     keys="machine_rank, num_machines (and deepspeed_config.deepspeed_multinode_launcher)",
+                     claims=("launch-torchrun-per-machine", "ds-nossh-launcher"))
+RANK_NOT_READ = rule("machine-rank-not-read", WARNING,
+                     "machine_rank other than 0 on a launch that never reads it (one machine, or DeepSpeed's runner)",
+                     DOC + "processes-and-machines; " + A + "utils/launch.py:216-228 (one machine: no node_rank), "
+                     "446-476 (pdsh, MPI and slurm launchers: no --node_rank)",
+                     keys="machine_rank, num_machines (and deepspeed_config.deepspeed_multinode_launcher)",
+                     claims=("launch-torchrun-per-machine", "ds-runner-backends"))
+HPZ_UNUSED = rule("ds-json-hpz-unused", ERROR, "zero_hpz_partition_size above 1 below ZeRO-3: never read",
+                  DOC + "ds-zero-stages; " + DS + "runtime/engine.py:2718-2720, 2787 (handed only to the ZeRO-3 "
+                  "optimizer); " + DS + "runtime/zero/partition_parameters.py:1118-1119",
+                  keys="zero_optimization.zero_hpz_partition_size, zero_optimization.stage",
+                  claims=("ds-hpz-secondary-partition",))
+HPZ_NOT_DIVIDING = rule("ds-json-hpz-not-dividing", ERROR,
+                        "zero_hpz_partition_size does not divide the world size: DeepSpeed asserts",
+                        DOC + "ds-zero-stages; " + DS + "utils/groups.py:925-950 (min(size, world), then "
+                        "_ensure_divisibility)",
+                        keys="zero_optimization.zero_hpz_partition_size, num_processes",
+                        fix="Use a divisor of num_processes: the processes per machine is the usual choice.",
+                        claims=("ds-hpz-group-divides-world",))
+HPZ_SPANS = rule("ds-json-hpz-spans-machines", WARNING,
+                 "hpZ groups larger than one machine: the secondary copy is gathered over the network",
+                 DOC + "ds-zero-stages; " + DS + "utils/groups.py:947-950 (groups of consecutive ranks); " + A
+                 + "utils/launch.py:216-219 (consecutive ranks per machine)",
+                 keys="zero_optimization.zero_hpz_partition_size, num_processes, num_machines",
+                 claims=("ds-hpz-group-divides-world", "ds-hpz-secondary-partition"))
+
+
+def _launcher(ctx: Ctx) -> str | None:
+    """The DeepSpeed multi-node launcher as accelerate applies it (pdsh when unset), None for FSDP and others."""
+    if ctx.kind != "deepspeed":
+        return None
+    return str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher") or "pdsh")
+
+
+def check_machine_rank(ctx: Ctx) -> None:
+    """accelerate hands machine_rank on only with several machines, and only to torchrun (FSDP, MULTI_GPU,
+    DeepSpeed 'standard') or to the runner of the 'nossh' launcher; pdsh, the MPI launchers and slurm start every
+    machine from the first host and never see it."""
+    raw = ctx.y.get("machine_rank")
+    rank = as_int(raw)
+    if rank is None or rank == 0 or ctx.dist is None or ctx.dist == "NO":
+        return
+    launcher = _launcher(ctx)
+    lkey = ("deepspeed_config.deepspeed_multinode_launcher",) if launcher is not None else ()
+    if ctx.nmach <= 1:
+        ctx.emit(RANK_NOT_READ, ("machine_rank", "num_machines"),
+                 f"{kv('machine_rank', raw)} on one machine: the launcher gives torchrun no node rank when "
+                 "num_machines is 1, so this value changes nothing (the processes are ranks 0..N-1 of this machine).",
+                 "Set `machine_rank: 0`, or set num_machines if the job spans several machines.")
+        return
+    if launcher in RUNNER_LAUNCHERS:
+        ctx.emit(RANK_NOT_READ, ("machine_rank", "num_machines") + lkey,
+                 f"{kv('machine_rank', raw)} is never read: with the '{launcher}' launcher accelerate runs the "
+                 "DeepSpeed runner, which starts every machine of the hostfile from the one it runs on and passes "
+                 "no machine rank. Run `accelerate launch` once, on the first host; started on every machine, "
+                 "each launch would start the whole job again.",
+                 "Set `machine_rank: 0` and launch once from the first host of the hostfile (or use the 'nossh' "
+                 "or 'standard' launcher to start one launcher per machine).")
+        return
+    if rank >= ctx.nmach or rank < 0:
+        how = ("the DeepSpeed runner (--no_ssh --node_rank)" if launcher == "nossh" else "torchrun (--node_rank)")
+        ctx.emit(RANK_TOO_HIGH, ("machine_rank", "num_machines") + lkey,
+                 f"{kv('machine_rank', raw)} with `num_machines: {ctx.nmach}`: the launcher passes it to {how} as "
+                 f"this machine's rank, but the machines are numbered 0..{ctx.nmach - 1}; the static rendezvous "
+                 "waits for exactly those ranks, so this machine never joins a valid job.",
+                 f"Use 0 on the main machine and 1..{ctx.nmach - 1} on the others (or pass --machine_rank on each "
+                 "machine's command line).")
+
+
+def check_hpz(ctx: Ctx, ds: dict) -> None:
+    """zero_hpz_partition_size: read by ZeRO-3 only; its groups are min(size, world) consecutive ranks and must
+    divide the world size."""
+    zo = ds.get("zero_optimization")
+    if not isinstance(zo, dict) or "zero_hpz_partition_size" not in zo:
+        return
+    raw = zo["zero_hpz_partition_size"]
+    size = as_int(raw)
+    if size is None or size <= 1:
+        return  # 0 and 1 turn hpZ off; a bad value is the schema rules' finding
+    key = "zero_optimization.zero_hpz_partition_size"
+    stage = ctx.stage
+    if stage is not None and stage != 3:
+        ctx.emit(HPZ_UNUSED, (key, "zero_optimization.stage"),
+                 f"{kv(key, raw)} at ZeRO stage {stage}: DeepSpeed hands the hpZ size only to the ZeRO-3 code, so "
+                 "no secondary partition is kept and the value has no effect.",
+                 "Use stage 3 for hpZ, or delete zero_hpz_partition_size.")
+        return
+    if stage != 3 or ctx.nproc is None:
+        return
+    world = ctx.nproc
+    group = min(size, world)
+    if world % group:
+        ctx.emit(HPZ_NOT_DIVIDING, (key, "num_processes"),
+                 f"{kv(key, raw)} with {world} processes: DeepSpeed builds hpZ groups of {group} consecutive ranks "
+                 f"and asserts that they divide the world size ('{world} is not divisible by {group}') when ZeRO-3 "
+                 "starts.", f"Use a divisor of {world}: the processes per machine is the usual choice.")
+        return
+    if ctx.nmach > 1 and not ctx.bare:
+        ppn = world // ctx.nmach
+        if ppn and group > ppn:
+            ctx.emit(HPZ_SPANS, (key, "num_processes", "num_machines"),
+                     f"{kv(key, raw)} with {ppn} processes per machine: each hpZ group spans "
+                     f"{group // ppn if group % ppn == 0 else 'parts of several'} machines, so backward's all-gather "
+                     "of the secondary copy crosses the network, which is what hpZ is meant to avoid (it still "
+                     "costs the extra memory).",
+                     f"Set zero_hpz_partition_size to {ppn} (the GPUs of one machine) or a divisor of it.")
