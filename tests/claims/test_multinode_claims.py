@@ -18,3 +18,29 @@ def test_hpz_groups_must_divide_the_world_and_are_capped_at_it():
         assert r["world"] == 3
         assert r["size_2"] == "3 is not divisible by 2", (rank, r)  # rule ds-json-hpz-not-dividing
         assert r["size_8_ranks"] == [0, 1, 2]  # 8 > 3 ranks: one group of the whole world, no error
+
+
+_MESH = """
+import json
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+from accelerate.parallelism_config import ParallelismConfig
+dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=8)
+mesh = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4).build_device_mesh("cpu")
+print("RESULT " + json.dumps({"names": list(mesh.mesh_dim_names), "ranks": mesh.mesh.tolist()}))
+"""
+
+
+@pytest.mark.claim("fsdp2-hsdp-shard-groups-consecutive-ranks")
+def test_hsdp_shard_groups_are_consecutive_ranks():
+    """accelerate's own mesh for 8 ranks as 2 replicas x 4 shards, built in one process on torch's fake process
+    group (world size 8, no communication): the shard groups are ranks 0-3 and 4-7."""
+    import subprocess
+    import sys
+
+    from gloo_ranks import result_of
+
+    p = subprocess.run([sys.executable, "-c", _MESH], capture_output=True, text=True, timeout=120)
+    r = result_of(p.stdout, p.returncode, p.stderr)
+    assert r["names"] == ["dp_replicate", "dp_shard"]
+    assert r["ranks"] == [[0, 1, 2, 3], [4, 5, 6, 7]]  # rule parallelism-shard-group-spans-machines

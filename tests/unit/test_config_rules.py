@@ -398,6 +398,11 @@ CASES = [
     C("machine-rank-too-high", fsdp(num_processes=16, num_machines=2, machine_rank=2, main_process_ip="10.0.0.1"),
       fsdp(num_processes=16, num_machines=2, machine_rank=1, main_process_ip="10.0.0.1")),
     C("machine-rank-not-read", fsdp(machine_rank=1), fsdp(machine_rank=0)),
+    C("parallelism-shard-group-spans-machines",
+      fsdp(num_processes=16, num_machines=4, main_process_ip="h",
+           parallelism_config={"parallelism_config_dp_replicate_size": 2, "parallelism_config_dp_shard_size": 8}),
+      fsdp(num_processes=16, num_machines=4, main_process_ip="h",
+           parallelism_config={"parallelism_config_dp_replicate_size": 4, "parallelism_config_dp_shard_size": 4})),
     C("ds-json-hpz-unused", filemode(), filemode(), dsj(zero_optimization={"stage": 2, "zero_hpz_partition_size": 8,
                                                                           "stage3_prefetch_bucket_size": DROP,
                                                                           "stage3_param_persistence_threshold": DROP,
@@ -593,6 +598,11 @@ KEYS = [
     ("machine-rank-too-high", inline({"deepspeed_multinode_launcher": "standard"}, num_processes=16, num_machines=2,
                                      machine_rank=2, main_process_ip="10.0.0.1"), None,
      {"machine_rank", "num_machines", "deepspeed_config.deepspeed_multinode_launcher"}),
+    ("parallelism-shard-group-spans-machines",
+     fsdp(num_processes=32, num_machines=4, main_process_ip="h",
+          parallelism_config={"parallelism_config_dp_replicate_size": 2, "parallelism_config_dp_shard_size": 16}),
+     None, {"parallelism_config.parallelism_config_dp_shard_size",
+            "parallelism_config.parallelism_config_dp_replicate_size", "num_processes", "num_machines"}),
     ("ds-json-hpz-unused", filemode(), dsj(zero_optimization={"stage": 1, "zero_hpz_partition_size": 4,
                                                                "stage3_gather_16bit_weights_on_model_save": DROP}),
      {"zero_optimization.zero_hpz_partition_size", "zero_optimization.stage"}),
@@ -1117,3 +1127,13 @@ def test_hpz_alone_in_a_json_checks_the_world_only_when_given():
     # a size above the world is cut down to it by DeepSpeed: no error
     assert "ds-json-hpz-not-dividing" not in {f.rule for f in lint_ds_json(
         dsj(zero_optimization={"zero_hpz_partition_size": 32}), num_processes=16)}
+
+
+def test_fsdp2_sharding_over_every_machine_without_replication_is_no_hsdp_finding():
+    """dp_shard over all 16 ranks of 2 machines (no dp_replicate) is plain FULL_SHARD across machines: meant."""
+    y = fsdp(num_processes=16, num_machines=2, main_process_ip="h",
+             parallelism_config={"parallelism_config_dp_shard_size": 16})
+    assert "parallelism-shard-group-spans-machines" not in names(y)
+    y = fsdp(num_processes=16, num_machines=2, main_process_ip="h",
+             parallelism_config={"parallelism_config_dp_replicate_size": 2, "parallelism_config_dp_shard_size": 8})
+    assert "parallelism-shard-group-spans-machines" not in names(y)  # the preset's layout: one machine per group

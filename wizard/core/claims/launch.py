@@ -104,6 +104,14 @@ CONFIG_FILE_EXPORTED = claim(
     doc="ds-config-file", code="accelerate/utils/launch.py:581-582",
     demo=_T + "test_the_json_path_comes_from_the_yaml")
 
+HSDP_LAYOUT = claim(
+    "fsdp2-hsdp-shard-groups-consecutive-ranks",
+    "accelerate builds the FSDP2 device mesh with dp_replicate outside dp_shard, so each dp_shard group is "
+    "dp_shard_size consecutive global ranks; as torchrun numbers ranks machine by machine, a group larger than one "
+    "machine's processes spans machines.",
+    doc="parallelism-config", code="accelerate/parallelism_config.py:211-235, 260-275; "
+    "accelerate/utils/launch.py:216-219",
+    demo="tests/claims/test_multinode_claims.py::test_hsdp_shard_groups_are_consecutive_ranks")
 # ---------------------------------------------------------------- multi-node DeepSpeed
 HPZ_GROUPS = claim(
     "ds-hpz-group-divides-world",

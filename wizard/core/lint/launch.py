@@ -4,6 +4,7 @@ world size."""
 from __future__ import annotations
 
 from .base import DOC, DS, ERROR, WARNING, A, Ctx, as_int, kv, rule
+from .keys import PC
 
 # the DeepSpeed launchers whose runner starts every machine itself, without passing machine_rank
 RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mvapich", "mpich", "slurm")
@@ -38,6 +39,16 @@ HPZ_SPANS = rule("ds-json-hpz-spans-machines", WARNING,
                  + "utils/launch.py:216-219 (consecutive ranks per machine)",
                  keys="zero_optimization.zero_hpz_partition_size, num_processes, num_machines",
                  claims=("ds-hpz-group-divides-world", "ds-hpz-secondary-partition"))
+
+HSDP_SPANS = rule("parallelism-shard-group-spans-machines", WARNING,
+                  "FSDP2 HSDP whose dp_shard groups are larger than one machine: sharding traffic crosses the network",
+                  DOC + "parallelism-config; " + A + "parallelism_config.py:211-235, 260-275 (mesh dp_replicate x "
+                  "dp_shard, row-major); " + A + "utils/launch.py:216-219 (ranks numbered machine by machine)",
+                  keys="parallelism_config.parallelism_config_dp_shard_size, "
+                       "parallelism_config.parallelism_config_dp_replicate_size, num_processes, num_machines",
+                  fix="Make parallelism_config_dp_shard_size the processes per machine (or a divisor of it) and "
+                      "dp_replicate_size the rest.",
+                  claims=("fsdp2-hsdp-shard-groups-consecutive-ranks", "fsdp2-hybrid-from-parallelism-config"))
 
 
 def _launcher(ctx: Ctx) -> str | None:
@@ -119,3 +130,26 @@ def check_hpz(ctx: Ctx, ds: dict) -> None:
                      "of the secondary copy crosses the network, which is what hpZ is meant to avoid (it still "
                      "costs the extra memory).",
                      f"Set zero_hpz_partition_size to {ppn} (the GPUs of one machine) or a divisor of it.")
+
+
+def check_hsdp_layout(ctx: Ctx) -> None:
+    """FSDP2 HSDP (parallelism_config dp_replicate > 1): each dp_shard group is dp_shard_size consecutive ranks, and
+    the ranks are numbered machine by machine, so a group larger than one machine's processes spans machines: the
+    per-layer all-gathers and reduce-scatters then cross the network, which HSDP is chosen to avoid."""
+    if ctx.kind != "fsdp" or ctx.fsdp_version != 2 or ctx.nmach <= 1 or ctx.nproc is None:
+        return
+    pc = ctx.section("parallelism_config")
+    sizes = {name: as_int(pc.get(f"{PC}{name}_size", 1)) for name in ("dp_replicate", "dp_shard", "tp", "cp", "sp")}
+    if any(v is None or v < 1 for v in sizes.values()) or sizes["tp"] != 1 or sizes["cp"] != 1 or sizes["sp"] != 1:
+        return  # invalid sizes are check_parallelism's; TP/CP/SP layouts are out of this rule's scope
+    replicate, shard = sizes["dp_replicate"], sizes["dp_shard"]
+    ppn = ctx.nproc // ctx.nmach
+    if replicate is None or shard is None or replicate <= 1 or replicate * shard != ctx.nproc or not ppn:
+        return
+    if shard > ppn:
+        ctx.emit(HSDP_SPANS, (f"parallelism_config.{PC}dp_shard_size", f"parallelism_config.{PC}dp_replicate_size",
+                              "num_processes", "num_machines"),
+                 f"dp_shard_size {shard} with {ppn} processes per machine: each shard group spans "
+                 f"{-(-shard // ppn)} machines, so every layer's all-gather and reduce-scatter crosses the network "
+                 f"(hybrid sharding normally shards inside a machine and replicates across machines).",
+                 f"Set dp_shard_size {ppn} and dp_replicate_size {ctx.nproc // ppn}, or drop the replication.")

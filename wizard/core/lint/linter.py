@@ -114,6 +114,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     _run(ctx, _gen.check_dynamo)
     _run(ctx, _keys.check_parallelism_keys)
     _run(ctx, _gen.check_parallelism)
+    _run(ctx, _launch.check_hsdp_layout)
     _run(ctx, _keys.check_fp8_keys)
     if ctx.kind == "fsdp":
         _run(ctx, _keys.check_fsdp_keys)
