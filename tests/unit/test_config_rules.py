@@ -427,7 +427,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     "fsdp-version-unread", "fsdp-version-unread-harmless", "fsdp2-state-dict-sharded-only", "accelerate-key-too-new",
     "top-level-key-too-new",
     # only for older transformers releases: tests/unit/test_check_context.py (--transformers-version)
-    "trainer-prefetch-bucket-float", "trainer-warmup-steps-zero"}
+    "trainer-prefetch-bucket-float", "trainer-warmup-steps-zero",
+    # only for DeepSpeed before 0.14.5: test_nossh_is_refused_only_below_deepspeed_0_14_5
+    "deepspeed-nossh-too-old"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)
@@ -1137,3 +1139,16 @@ def test_fsdp2_sharding_over_every_machine_without_replication_is_no_hsdp_findin
     y = fsdp(num_processes=16, num_machines=2, main_process_ip="h",
              parallelism_config={"parallelism_config_dp_replicate_size": 2, "parallelism_config_dp_shard_size": 8})
     assert "parallelism-shard-group-spans-machines" not in names(y)  # the preset's layout: one machine per group
+
+
+def test_nossh_is_refused_only_below_deepspeed_0_14_5():
+    from wizard.core.context import Context
+
+    y = inline({"deepspeed_multinode_launcher": "nossh", "deepspeed_hostfile": "/hf"}, num_processes=16,
+               num_machines=2, main_process_ip="10.0.0.1")
+    def found(version):
+        return {f.rule: (f.severity, f.keys) for f in run(y, context=Context(versions={"deepspeed": version}))}
+    assert found("0.14.4")["deepspeed-nossh-too-old"] == (
+        "error", ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"))
+    assert "deepspeed-nossh-too-old" not in found("0.14.5")
+    assert "deepspeed-nossh-too-old" not in found("0.19.8")

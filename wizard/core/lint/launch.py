@@ -49,6 +49,11 @@ HSDP_SPANS = rule("parallelism-shard-group-spans-machines", WARNING,
                   fix="Make parallelism_config_dp_shard_size the processes per machine (or a divisor of it) and "
                       "dp_replicate_size the rest.",
                   claims=("fsdp2-hsdp-shard-groups-consecutive-ranks", "fsdp2-hybrid-from-parallelism-config"))
+NOSSH_OLD = rule("deepspeed-nossh-too-old", ERROR, "nossh launcher on DeepSpeed before 0.14.5: accelerate refuses it",
+                 DOC + "ds-multinode-launcher; " + A + "utils/launch.py:456-458",
+                 keys="deepspeed_config.deepspeed_multinode_launcher, num_machines",
+                 fix="Upgrade DeepSpeed to 0.14.5 or later, or use the 'standard' launcher (one launcher per machine).",
+                 claims=("ds-nossh-launcher",), versions={"deepspeed": "<0.14.5"})
 
 
 def _launcher(ctx: Ctx) -> str | None:
@@ -56,6 +61,16 @@ def _launcher(ctx: Ctx) -> str | None:
     if ctx.kind != "deepspeed":
         return None
     return str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher") or "pdsh")
+
+
+def check(ctx: Ctx) -> None:
+    """The launch-level multi-node rules of this module (the JSON's hpZ rules run with the JSON checks)."""
+    check_machine_rank(ctx)
+    if _launcher(ctx) == "nossh" and ctx.nmach > 1:
+        ctx.emit(NOSSH_OLD, ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"),
+                 f"The 'nossh' launcher with DeepSpeed {ctx.versions.get('deepspeed') or 'before 0.14.5'}: accelerate "
+                 "launch raises 'nossh launcher requires DeepSpeed >= 0.14.5' before anything starts.",
+                 "Upgrade DeepSpeed to 0.14.5 or later, or use the 'standard' launcher (one launcher per machine).")
 
 
 def check_machine_rank(ctx: Ctx) -> None:

@@ -108,7 +108,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         return _finish(ctx)
     _run(ctx, _gen.check_mixed_precision, ctx.fp8_available)
     _run(ctx, _gen.check_processes)
-    _run(ctx, _launch.check_machine_rank)
+    _run(ctx, _launch.check)
     _run(ctx, _keys.check_ignored_sections)
     _run(ctx, _keys.check_dynamo_keys)
     _run(ctx, _gen.check_dynamo)
