@@ -90,11 +90,11 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
         files[TRAINING_ARGUMENTS_JSON] = json_text(rendered.training_arguments)
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
+        if out_dir is not None and not Path(ref).is_absolute():
+            relative_from = _launch_folder(launch_dir)
     hostfile = multinode.hostfile_text(answers)
     if hostfile is not None:  # DeepSpeed's runner on several machines reads one (placeholder names, marked)
         files[multinode.HOSTFILE] = hostfile
-        if out_dir is not None and not Path(ref).is_absolute():
-            relative_from = _launch_folder(launch_dir)
     return Generated(answers, rendered, sort_findings(dedupe(findings)), files, relative_from)
 
 
