@@ -23,11 +23,14 @@ pytestmark = pytest.mark.e2e
 TIMEOUT = 300
 ZERO2 = {"schema_version": 1, "backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
          "precision": {"mixed_precision": "no"}}
+FSDP2 = {"schema_version": 1, "backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
+         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]},
+         "precision": {"mixed_precision": "no"}}
 
 
-def _answers(folder: Path) -> Path:
-    path = folder / "zero2.yaml"
-    path.write_text(yaml.safe_dump(ZERO2))
+def _answers(folder: Path, body: dict = ZERO2) -> Path:
+    path = folder / "answers.yaml"
+    path.write_text(yaml.safe_dump(body))
     return path
 
 
@@ -66,10 +69,15 @@ def deepspeed_ops_ready():
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def test_two_node_zero2_job_trains_and_records_both_nodes(slurm_cluster, deepspeed_ops_ready, tmp_path):
+@pytest.mark.parametrize("case", ["zero2", "fsdp2"])
+def test_two_node_job_trains_and_records_both_nodes(case, slurm_cluster, request, tmp_path):
+    """ZeRO-2 over gloo, and FSDP2 through the rehearsal's CPU compatibility layer, as two SLURM nodes."""
+    if case == "zero2":
+        request.getfixturevalue("deepspeed_ops_ready")
     out = tmp_path / "out"
     t0 = time.monotonic()
-    proc = subprocess.run(_argv(_answers(tmp_path), out, "--steps", "4"), cwd=ROOT, env=slurm_cluster.env,
+    answers = _answers(tmp_path, ZERO2 if case == "zero2" else FSDP2)
+    proc = subprocess.run(_argv(answers, out, "--steps", "4"), cwd=ROOT, env=slurm_cluster.env,
                           capture_output=True, text=True, timeout=TIMEOUT)
     took = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -84,15 +92,17 @@ def test_two_node_zero2_job_trains_and_records_both_nodes(slurm_cluster, deepspe
     reports = slurm["nodes_report"]
     assert sorted(r["ranks"] for r in reports) == [[0], [1]]
     for r in reports:
-        assert r["effective_setup"]["world_size"] == 2 and r["effective_setup"]["zero_stage"] == 2
+        eff = r["effective_setup"]
+        assert eff["world_size"] == 2
+        assert eff["zero_stage"] == 2 if case == "zero2" else (eff["fsdp_version"] == 2 and eff["compat_layer"])
         assert r["checklist_ok"] is True, r["checklist"]
     assert summary["effective_setup"]["world_size"] == 2 and summary["checklist_ok"] is True
     m = summary["metrics"]
     assert m["count"] == 4 and m["last_loss"] < m["first_loss"]
     assert "node0:" in (run / "log.txt").read_text() and "node1:" in (run / "log.txt").read_text()
-    assert "SLURM job" in proc.stderr and "node node0:" in proc.stderr
+    assert "SLURM job" in proc.stderr and "node0:" in proc.stderr
     assert slurm_cluster.queue() == ""
-    print(f"two-node ZeRO-2 job through SLURM: {took:.1f} s")
+    print(f"two-node {case} job through SLURM: {took:.1f} s")
 
 
 def test_stop_half_way_cancels_the_job_and_leaves_nothing(slurm_cluster, deepspeed_ops_ready, tmp_path):

@@ -192,7 +192,7 @@ def _print_slurm(run_dir: Path, err) -> None:
         m = node.get("metrics") or {}
         loss = (f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f}" if m.get("first_loss") is not None
                 and m.get("last_loss") is not None else "")
-        print(f"  node {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
+        print(f"  {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
               f"{node.get('verdict') or 'no setup reported'}{loss}", file=err)
 
 
