@@ -39,6 +39,15 @@ def test_slurm_options_are_refused_where_they_would_be_ignored(args, says, tmp_p
     assert proc.returncode == 2 and says in proc.stderr
 
 
+def test_slurm_without_sbatch_is_refused_before_anything_runs(tmp_path):
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent))  # the venv's tools only: no SLURM there
+    out = tmp_path / "out"
+    proc = _wizard("--headless", "zero2", "--out", str(out), "--launch", "--rehearse", "--slurm", env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "--slurm needs SLURM's client tools (sbatch, scontrol, scancel not found" in proc.stderr
+    assert not (out / "runs").exists()
+
+
 def test_plan_writes_the_batch_script_and_runs_the_follower(tmp_path):
     a, _ = answers_from_mapping({"schema_version": 1, "backend": "deepspeed",
                                  "sharding": {"strategy": "grads_optimizer"}, "precision": {"mixed_precision": "no"}})

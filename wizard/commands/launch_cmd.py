@@ -95,6 +95,10 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     require_for_args(args, gen.answers.target)
     err = sys.stderr
     slurm = bool(getattr(args, "slurm", False))
+    if slurm:
+        from ..run.slurm import require_slurm
+
+        require_slurm()
     try:
         if slurm:
             from ..run.slurm import plan_slurm_launch

@@ -47,6 +47,18 @@ POLL_S = 0.3
 
 
 # ----------------------------------------------------------------------------- planning
+def require_slurm(path: str | None = None) -> None:
+    """Raise :class:`wizard.exits.UsageError` (exit 2) when SLURM's client tools are not on PATH."""
+    import shutil
+
+    from ..exits import UsageError
+
+    gone = [t for t in ("sbatch", "scontrol", "scancel") if shutil.which(t, path=path) is None]
+    if gone:
+        raise UsageError(f"--slurm needs SLURM's client tools ({', '.join(gone)} not found on PATH): run it where "
+                         "jobs are submitted, or install slurm-client")
+
+
 def _slurm_answers(rehearse: bool):
     def adjust(used: Answers, adjustments: list[Adjustment]) -> tuple[Answers, list[Adjustment]]:
         changes: dict[str, Any] = {}
