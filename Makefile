@@ -6,7 +6,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv clean bench compile
+.PHONY: run test venv clean bench compile slurm-deps
 
 venv: $(STAMP)
 
@@ -26,7 +26,12 @@ compile: venv
 run: compile
 	$(VENV)/bin/fsdpds-wizard $(ARGS)
 
-test: venv compile
+# SLURM's daemons and clients for the tests' local cluster (tests/slurm): installed with apt-get when missing and
+# this is root; otherwise those tests skip and say why. A no-op when installed.
+slurm-deps:
+	@bash scripts/slurm_local.sh install
+
+test: venv compile slurm-deps
 	$(VPY) -m pytest -q $(PYTEST_ARGS)
 
 bench: venv compile

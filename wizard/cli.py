@@ -125,7 +125,8 @@ class _Commands(argparse._SubParsersAction):
 
 # The wizard's own flags (without a command): dest -> the flag, to refuse them in front of a command.
 _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "verify": "--verify",
-              "launch": "--launch", "rehearse": "--rehearse", "ds_config_path": "--ds-config-path",
+              "launch": "--launch", "rehearse": "--rehearse", "slurm": "--slurm", "partition": "--partition",
+              "time": "--time", "ds_config_path": "--ds-config-path",
               "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
               "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq"}
 
@@ -149,6 +150,10 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
+    if args.slurm and not args.launch:
+        raise UsageError("--slurm needs --launch (it submits the run as a SLURM batch job)")
+    if (args.partition or args.time) and not args.slurm:
+        raise UsageError("--partition and --time go with --launch --slurm")
     if args.headless and args.script_args and not args.launch:
         raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
                          "when it starts); to keep them in the written answers, set launch.script_args")
@@ -186,6 +191,11 @@ def _main_parser() -> _Parser:
     p.add_argument("--rehearse", action="store_true",
                    help="with --launch: rehearse the config on this machine's CPU with 2 processes and the bundled "
                         "script before spending GPU hours")
+    p.add_argument("--slurm", action="store_true",
+                   help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
+                        "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C")
+    p.add_argument("--partition", metavar="P", help="with --launch --slurm: the SLURM partition")
+    p.add_argument("--time", metavar="T", help="with --launch --slurm: the job's time limit (sbatch --time)")
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None,
                    help="how accelerate_config.yaml names the DeepSpeed JSON: auto (default) writes it relative to "
                         "the current folder when --out lies inside it (launch from this folder; the config travels "
@@ -319,6 +329,11 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR", help="folder for the converted accelerate_config.yaml (+ ds_config.json) "
                                                 "and answers.yaml")
     p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--slurm", action="store_true",
+                   help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
+                        "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C")
+    p.add_argument("--partition", metavar="P", help="with --launch --slurm: the SLURM partition")
+    p.add_argument("--time", metavar="T", help="with --launch --slurm: the job's time limit (sbatch --time)")
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None, dest="ds_config_path",
                    help="how the YAML names the DeepSpeed JSON (as for --headless)")
     p.add_argument("--verify", action="store_true",

@@ -94,9 +94,21 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
     require_for_args(args, gen.answers.target)
     err = sys.stderr
+    slurm = bool(getattr(args, "slurm", False))
+    if slurm:
+        from ..run.slurm import require_slurm
+
+        require_slurm()
     try:
-        plan = plan_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),
-                           script_args=list(getattr(args, "script_args", []) or []))
+        if slurm:
+            from ..run.slurm import plan_slurm_launch
+
+            plan = plan_slurm_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),
+                                     script_args=list(getattr(args, "script_args", []) or []),
+                                     partition=getattr(args, "partition", None), time_limit=getattr(args, "time", None))
+        else:
+            plan = plan_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),
+                               script_args=list(getattr(args, "script_args", []) or []))
     except PlanError as exc:
         print_findings(exc.findings)
         print(f"fsdpds-wizard: {exc}", file=err)
@@ -118,7 +130,14 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         if plan.generated.answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
             print("note: DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); "
                   "build them ahead with: python -m wizard.run.rehearse --prewarm", file=err)
-    print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
+    if slurm:
+        from ..run.slurm import SCRIPT
+
+        machines = plan.generated.answers["launch.num_machines"]
+        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); on every node, from {plan.spec.cwd}: "
+              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]), file=err)
+    else:
+        print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)
@@ -127,6 +146,8 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         print(f"fsdpds-wizard: {exc}", file=err)
         return 127
     printer.final()
+    if slurm:
+        _print_slurm(run_dir, err)
     if result.checklist:
         print("effective setup vs config:", file=err)
         for item in result.checklist:
@@ -162,6 +183,21 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
               file=err)
         return EXIT_INVALID
     return result.exit_code
+
+
+def _print_slurm(run_dir: Path, err) -> None:
+    from ..run.slurm import finish_summary
+
+    section = finish_summary(run_dir)
+    print(f"SLURM job {section.get('job_id') or '(not submitted)'}: {section.get('state')}, exit code "
+          f"{section.get('exit_code_raw') or '?'}" + (f", nodes {section['nodes']}" if section.get("nodes") else ""),
+          file=err)
+    for node in section.get("nodes_report") or []:
+        m = node.get("metrics") or {}
+        loss = (f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f}" if m.get("first_loss") is not None
+                and m.get("last_loss") is not None else "")
+        print(f"  {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
+              f"{node.get('verdict') or 'no setup reported'}{loss}", file=err)
 
 
 def _tail_lines(path: Path, n: int):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,8 +72,12 @@ def _tokens(value, what: str) -> list[str]:
 
 
 def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, script_args: list[str] | None = None,
-                cwd: str | None = None, base_env: dict[str, str] | None = None) -> LaunchPlan:
-    """Prepare a run (creates its directory and files); raise :class:`PlanError` when it cannot start."""
+                cwd: str | None = None, base_env: dict[str, str] | None = None,
+                adjust: Callable[[Answers, list[Adjustment]], tuple[Answers, list[Adjustment]]] | None = None
+                ) -> LaunchPlan:
+    """Prepare a run (creates its directory and files); raise :class:`PlanError` when it cannot start.
+    ``adjust(answers, adjustments)`` may change the answers the run uses, and the rehearsal's adjustments,
+    before the configs are written (a SLURM run: :func:`wizard.run.slurm.plan_slurm_launch`)."""
     extra_args = _tokens(script_args or [], "script arguments")
     adjustments: list[Adjustment] = []
     where = Path(cwd) if cwd else Path.cwd()
@@ -83,6 +88,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         used = answers
         script = answers["launch.script"] or str(bundled_script())
         args = _tokens(answers["launch.script_args"], "launch.script_args") + extra_args
+    if adjust is not None:
+        used, adjustments = adjust(used, adjustments)
     script_path = Path(script) if Path(script).is_absolute() else where / script
     if not script_path.is_file():
         raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
