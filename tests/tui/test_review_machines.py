@@ -32,7 +32,8 @@ async def test_two_node_preset_shows_the_command_of_each_machine(in_tmp):
         for rank in (0, 1):
             assert (f"accelerate launch --config_file {cfg} --machine_rank {rank} --main_process_ip 10.0.0.1 "
                     "--main_process_port 29500 train.py") in text
-        assert "SLURM batch script" in text
+        assert "# SLURM batch script" in text
+        assert "#SBATCH --nodes=2" in text and '--machine_rank "$SLURM_NODEID"' in text  # core.slurm.batch_script
         shown = review.query_one("#machines-text").content  # the Syntax the tab shows
         assert "--machine_rank 1" in shown.code
         assert review.query_one("#files").get_tab("file-machines").label.plain == "Machines"
@@ -49,8 +50,8 @@ async def test_pdsh_shows_one_command_and_the_hostfile_tab(in_tmp):
         review = await _review(app, pilot)
         assert "hostfile" in review.generated.files
         assert review.query("#file-hostfile").first() is not None
-        text = review.machines_text()
-        assert "--machine_rank" not in text and "# Run once" in text
+        commands = review.machines_text().split("# SLURM batch script")[0]
+        assert "--machine_rank" not in commands and "# Run once" in commands
 
 
 @pytest.mark.asyncio

@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from .answers import Answers
 from .catalog import DEEPSPEED
 from .render import processes_per_node
+from .slurm import DEFAULT_PORT, PER_NODE_LAUNCHERS
 
 HOSTFILE = "hostfile"
 """The file name generate writes the DeepSpeed hostfile under, in the output folder."""
-
-DEFAULT_PORT = 29500
-"""accelerate's port when main_process_port is not set (accelerate/utils/launch.py:209-210)."""
 
 MAIN_ADDRESS_PLACEHOLDER = "MAIN-MACHINE-ADDRESS"
 """Stands for machine 0's address in the commands when launch.main_process_ip is not answered."""
@@ -32,8 +30,6 @@ MAIN_ADDRESS_PLACEHOLDER = "MAIN-MACHINE-ADDRESS"
 HOST_PLACEHOLDER = "CHANGE-ME-host-{rank}"
 """A hostfile line's host name when no host names are given (replace it with the machine's name)."""
 
-RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mvapich", "mpich", "slurm")
-"""The DeepSpeed launchers with which the runner on the first host starts every machine."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,8 @@ def needs_hostfile(a: Answers) -> bool:
 
 def runner_starts_every_machine(a: Answers) -> bool:
     """One command on the first host: the runner reaches the other machines itself (pdsh, MPI, slurm)."""
-    return ds_launcher(a) in RUNNER_LAUNCHERS
+    launcher = ds_launcher(a)
+    return launcher is not None and launcher not in PER_NODE_LAUNCHERS
 
 
 def main_address(a: Answers) -> str:

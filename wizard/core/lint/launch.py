@@ -4,10 +4,8 @@ world size."""
 from __future__ import annotations
 
 from .base import DOC, DS, ERROR, WARNING, A, Ctx, as_int, kv, rule
+from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
 from .keys import PC
-
-# the DeepSpeed launchers whose runner starts every machine itself, without passing machine_rank
-RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mvapich", "mpich", "slurm")
 
 RANK_TOO_HIGH = rule("machine-rank-too-high", ERROR, "machine_rank outside 0..num_machines-1 on a launch that reads it",
                      DOC + "processes-and-machines; " + A + "utils/launch.py:216-219, 456-458, 488-491 (node_rank = "
@@ -89,7 +87,7 @@ def check_machine_rank(ctx: Ctx) -> None:
                  "num_machines is 1, so this value changes nothing (the processes are ranks 0..N-1 of this machine).",
                  "Set `machine_rank: 0`, or set num_machines if the job spans several machines.")
         return
-    if launcher in RUNNER_LAUNCHERS:
+    if launcher is not None and launcher.lower() in RUNNER_LAUNCHERS:
         ctx.emit(RANK_NOT_READ, ("machine_rank", "num_machines") + lkey,
                  f"{kv('machine_rank', raw)} is never read: with the '{launcher}' launcher accelerate runs the "
                  "DeepSpeed runner, which starts every machine of the hostfile from the one it runs on and passes "

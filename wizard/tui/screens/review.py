@@ -71,16 +71,11 @@ def _findings_renderable(findings) -> Group:
 
 
 def _slurm_script(answers: Answers, config_path: str) -> str:
-    """The SLURM batch script for the Machines tab, from ``wizard.core.slurm.batch_script`` (the SLURM work's shared
-    interface). PLACEHOLDER until that module is merged: then this shows a line saying it is not there yet."""
-    import importlib
+    """The SLURM batch script for the Machines tab (what ``--launch --slurm`` submits, docs/slurm.md)."""
+    from ...core.slurm import batch_script
 
-    try:
-        slurm = importlib.import_module("wizard.core.slurm")
-    except ImportError:
-        return "# SLURM batch script: not available in this build (wizard.core.slurm is not there yet).\n"
-    script = slurm.batch_script(answers, config_path, script=answers["launch.script"],
-                                script_args=list(answers["launch.script_args"]))
+    script = batch_script(answers, config_path, script=answers["launch.script"],
+                          script_args=list(answers["launch.script_args"]))
     return "# SLURM batch script (sbatch it; one launcher per node, rank and address from SLURM):\n" + script
 
 
