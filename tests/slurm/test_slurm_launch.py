@@ -7,7 +7,6 @@ job's exit code becomes the wizard's.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -17,17 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers import ROOT
+from slurm_support import FSDP2, ZERO2, our_processes
 
 pytestmark = pytest.mark.e2e
 
 TIMEOUT = 300
-ZERO2 = {"schema_version": 1, "backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
-         "precision": {"mixed_precision": "no"}}
-FSDP2 = {"schema_version": 1, "backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
-         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]},
-         "precision": {"mixed_precision": "no"}}
-
-
 def _answers(folder: Path, body: dict = ZERO2) -> Path:
     path = folder / "answers.yaml"
     path.write_text(yaml.safe_dump(body))
@@ -43,22 +36,6 @@ def _run_dir(out: Path) -> Path:
     runs = sorted((out / "runs").iterdir())
     assert len(runs) == 1
     return runs[0]
-
-
-def _our_processes(conf: Path) -> list[str]:
-    """Processes started by this cluster's jobs (their environment names its SLURM_CONF) running train_gpt."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            env = (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        if "train_gpt" in cmd and f"SLURM_CONF={conf}".encode() in env and b"SLURM_JOB_ID=" in env:
-            found.append(f"{proc.name} {cmd}")
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +109,7 @@ def test_stop_half_way_cancels_the_job_and_leaves_nothing(slurm_cluster, deepspe
     assert job["cancelled"] is True and job["state"] == "CANCELLED"
     assert 0 < summary["stop"]["after_step"] < 400
     assert slurm_cluster.queue() == ""
-    assert _our_processes(slurm_cluster.conf) == []
+    assert our_processes(slurm_cluster.conf) == []
 
 
 def test_a_failing_job_exit_code_becomes_ours(slurm_cluster, deepspeed_ops_ready, tmp_path):
@@ -146,4 +123,4 @@ def test_a_failing_job_exit_code_becomes_ours(slurm_cluster, deepspeed_ops_ready
     assert proc.returncode != 0 and proc.returncode == slurm["exit_code"] == summary["exit_code"]
     assert summary["status"] == "failed" and summary["diagnosis"]
     assert slurm_cluster.queue() == ""
-    assert _our_processes(slurm_cluster.conf) == []
+    assert our_processes(slurm_cluster.conf) == []
