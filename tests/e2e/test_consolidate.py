@@ -34,6 +34,8 @@ CASES = {
     "fsdp1_full": {"backend": "fsdp", "fsdp_version": 1, "sharding": {"strategy": "full"},
                    "checkpoint": {"format": "full"}, **FP32},
 }
+BF16 = {"zero3_bf16": {"backend": "deepspeed", "sharding": {"strategy": "full"},
+                       "precision": {"mixed_precision": "bf16"}}}
 FORMAT = {"zero2": "deepspeed_zero", "zero3_gather16": "deepspeed_zero", "fsdp2_sharded": "fsdp_sharded",
           "fsdp1_full": "fsdp_full"}
 TOOL = {"deepspeed_zero": "zero_to_fp32", "fsdp_sharded": "merge_fsdp_weights", "fsdp_full": "torch.load"}
@@ -47,9 +49,9 @@ def trained(tmp_path_factory, request):
 
     def get(case: str):
         if case not in cache:
-            if CASES[case]["backend"] == "deepspeed":
+            if {**CASES, **BF16}[case]["backend"] == "deepspeed":
                 request.getfixturevalue("deepspeed_ops")
-            answers = write_answers(folder, case, CASES[case])
+            answers = write_answers(folder, case, {**CASES, **BF16}[case])
             out = folder / f"out_{case}"
             ref = folder / f"{case}_reference.safetensors"
             extra = ["--save-every", "2"] if case == "zero2" else []
@@ -127,6 +129,26 @@ def test_zero3_16bit_gather_is_saved_beside_the_partitions(trained):
     # accelerate's save_model wrote the weights DeepSpeed gathered (fp32 here: the run's parameter dtype)
     gathered = load(run.run_dir / "checkpoint" / f"step-{STEPS:06d}" / "model_16bit" / "model.safetensors")
     assert_same_weights(gathered, load(ref))
+
+
+def test_bf16_zero3_gives_the_fp32_masters_of_the_trained_bf16_weights(trained):
+    """bf16 DeepSpeed trains bf16 parameters from fp32 master weights; zero_to_fp32 rebuilds the masters, so the
+    consolidated file is fp32 and rounds (to nearest, as DeepSpeed copies masters into the parameters) to exactly
+    the trained bf16 weights: torch.equal after .to(bfloat16), no other tolerance."""
+    import torch
+
+    run, ref = trained("zero3_bf16")
+    assert run.proc.returncode == 0, run.explain()
+    assert run.summary["effective_setup"]["param_dtype"] == "bfloat16"
+    proc = consolidate(run.run_dir, "--format", "json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout)["dtypes"] == {"F32": 29}
+    got, want = load(run.run_dir / "consolidated" / "model.safetensors"), load(ref)
+    assert sorted(got) == sorted(want) and len(want) == 29
+    for name, tensor in want.items():
+        assert tensor.dtype == torch.bfloat16 and got[name].dtype == torch.float32
+        assert torch.equal(got[name].to(torch.bfloat16), tensor), name
+    assert any(not torch.equal(got[k], want[k].float()) for k in want)  # the masters carry more bits
 
 
 def test_save_every_keeps_each_checkpoint_and_consolidate_takes_the_latest(trained, tmp_path):
