@@ -226,3 +226,16 @@ def test_the_command_imports_no_heavy_library_until_it_runs():
             "assert not heavy, heavy\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_without_the_run_libraries_it_says_what_to_install(trained, tmp_path):
+    run, _ = trained("zero2")
+    assert run.proc.returncode == 0, run.explain()
+    code = ("import importlib.util as u, sys\nreal = u.find_spec\n"
+            "u.find_spec = lambda name, *a: None if name == 'deepspeed' else real(name, *a)\n"
+            "from wizard.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, "consolidate", str(run.run_dir), "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "consolidate needs deepspeed" in proc.stderr and 'pip install "fsdpds-wizard[run]"' in proc.stderr
+    assert not (tmp_path / "model.safetensors").exists()

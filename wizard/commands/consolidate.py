@@ -31,6 +31,11 @@ def run(args) -> int:
 
     try:
         ck = find_checkpoint(args.run_dir)
+        backend = {"fsdp_sharded": "fsdp", "fsdp_full": "fsdp", "deepspeed_zero": "deepspeed"}.get(ck.format)
+        if backend is not None:  # the base install has no torch: say what to install, exit 2
+            from ..run.requirements import require
+
+            require("consolidate", backend)
         target = Path(args.run_dir).expanduser()
         out = Path(args.out).expanduser() if args.out else target / "consolidated"
         result = consolidate(ck, out, force=args.force, progress=progress)
