@@ -89,8 +89,10 @@ def tinygpt(layers: int, *, d: int, heads: int, vocab: int, seq: int, checkpoint
 def tinygpt_step(model, ids):
     import torch.nn.functional as F
 
-    def step():  # the script's loss (templates/train_gpt.py: F.cross_entropy on the flattened logits)
-        logits = model(ids)
+    held = {}
+
+    def step():  # the script's loss (templates/train_gpt.py: F.cross_entropy on the flattened logits, which the
+        held["logits"] = logits = model(ids)  # training loop keeps alive through backward)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids.reshape(-1))
     return step
 

@@ -46,7 +46,7 @@ est.estimate_command(parser.parse_args([folder, "--dtypes", "float32", "float16"
 
 def timed(argv: list[str], env: dict) -> tuple[float, str]:
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{argv} failed with {proc.returncode}: {proc.stderr[-800:]}")
