@@ -1,5 +1,6 @@
 """Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
-``schema``, ``estimate`` and ``help`` (argparse subcommands, so ``--help`` lists them).
+``schema``, ``estimate``, ``recommend``, ``convert`` and ``help`` (argparse subcommands, so ``--help`` lists
+them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
@@ -24,6 +25,8 @@ COMMANDS = {
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
     "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
+    "recommend": "rank FSDP and DeepSpeed configs that fit a model on your GPUs, and write the chosen answers",
+    "convert": "convert an accelerate config (or a DeepSpeed JSON alone) between FSDP and DeepSpeed",
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
@@ -123,7 +126,8 @@ class _Commands(argparse._SubParsersAction):
 # The wizard's own flags (without a command): dest -> the flag, to refuse them in front of a command.
 _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "verify": "--verify",
               "launch": "--launch", "rehearse": "--rehearse", "ds_config_path": "--ds-config-path",
-              "answers": "--answers", "preset": "--preset", "config": "--config"}
+              "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
+              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq"}
 
 
 def _check_mode(args) -> None:
@@ -148,6 +152,12 @@ def _check_mode(args) -> None:
     if args.headless and args.script_args and not args.launch:
         raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
                          "when it starts); to keep them in the written answers, set launch.script_args")
+    memory = [flag for dest, flag in (("tui_model", "--model"), ("tui_gpu_memory", "--gpu-memory"),
+                                      ("tui_seq", "--seq")) if getattr(args, dest, None) is not None]
+    if args.headless and memory:
+        raise UsageError(f"{', '.join(memory)} {'go' if len(memory) != 1 else 'goes'} with the wizard (its memory "
+                         "bar); headless, the estimate is a command of its own: fsdpds-wizard estimate ANSWERS --model "
+                         "...")
     if not args.headless and (args.force or args.verify):
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
 
@@ -188,6 +198,14 @@ def _main_parser() -> _Parser:
     start.add_argument("--config", metavar="ACCELERATE.yaml",
                        help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
                             "import and lint it")
+    memory = p.add_argument_group("the wizard's memory bar (the Memory screen, ctrl+e, sets them too)")
+    memory.add_argument("--model", metavar="CONFIG.json|NAME", dest="tui_model",
+                        help="(wizard) the model: a transformers config.json, a shipped shape name (llama-3.1-8b) or "
+                             "a parameter count (8e9)")
+    memory.add_argument("--gpu-memory", type=float, metavar="GiB", dest="tui_gpu_memory",
+                        help="(wizard) the memory of one GPU in GiB")
+    memory.add_argument("--seq", type=int, metavar="S", dest="tui_seq",
+                        help="(wizard) the sequence length in tokens (default 2048)")
     commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands,
                                 parser_class=_Parser)
     for name, line in COMMANDS.items():
@@ -254,12 +272,57 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _recommend_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
+    p.add_argument("--params", type=int, metavar="N", help="the parameter count (instead of --model)")
+    p.add_argument("--largest-layer", type=int, metavar="N", dest="largest_layer",
+                   help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
+    p.add_argument("--gpus-per-node", type=int, metavar="N", dest="gpus_per_node", required=True,
+                   help="GPUs (processes) on each node")
+    p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory", required=True,
+                   help="memory of one GPU in GiB")
+    p.add_argument("--nodes", type=int, metavar="K", default=1, help="number of nodes (default 1)")
+    p.add_argument("--host-memory", type=float, metavar="GiB", dest="host_memory",
+                   help="CPU memory of one node: candidates whose host part does not fit are not fitting")
+    p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the base answers', or 1)")
+    p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
+    p.add_argument("--headroom", type=float, metavar="FRACTION", default=0.10,
+                   help="fraction of GPU memory to keep free (default 0.10)")
+    p.add_argument("--base", metavar="ANSWERS_OR_PRESET",
+                   help="answers (or a preset) the candidates are built on; default: the wizard's defaults")
+    p.add_argument("--write", metavar="DIR|FILE", help="write the chosen candidate's answers.yaml (a folder gets "
+                   "DIR/answers.yaml)")
+    p.add_argument("--force", action="store_true",
+                   help="with --write: replace a different existing file (the old one is kept as NAME.bak)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.epilog = ("exit codes: 0 a candidate fits (and was written with --write), 1 nothing fits (nothing written), "
+                "2 bad input or --write refused; the ranking is explained in docs/memory.md")
+def _convert_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG", help="accelerate config (YAML, with the DeepSpeed JSON it names) or a "
+                                                    "DeepSpeed JSON alone")
+    p.add_argument("--to", choices=("deepspeed", "fsdp"), required=True, help="the backend to convert to")
+    p.add_argument("--fsdp-version", type=int, choices=(1, 2), default=None, dest="fsdp_version",
+                   help="with --to fsdp: FSDP1 or FSDP2 (default 2); from FSDP, the other version converts between "
+                        "them")
+    p.add_argument("--out", metavar="DIR", help="folder for the converted accelerate_config.yaml (+ ds_config.json) "
+                                                "and answers.yaml")
+    p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None, dest="ds_config_path",
+                   help="how the YAML names the DeepSpeed JSON (as for --headless)")
+    p.add_argument("--verify", action="store_true",
+                   help="before writing, replay the converted config through the real accelerate and deepspeed code "
+                        "(imports torch: a few seconds)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _help_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
 
 
 _COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
-                    "schema": _schema_options, "estimate": _estimate_options, "help": _help_options}
+                    "schema": _schema_options, "estimate": _estimate_options, "recommend": _recommend_options,
+                    "convert": _convert_options,
+                    "help": _help_options}
 
 
 def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:

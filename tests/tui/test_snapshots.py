@@ -247,3 +247,29 @@ def test_review_replacing_long_folder_80x24(snap):
 
 def test_output_folder_dialog_80x24(snap):
     assert snap(create_app(start()), terminal_size=(80, 24), run_before=keys("ctrl+o", "_"))
+
+
+def _memory(model: str = "llama-3.1-8b", gpu: str = "80"):
+    from wizard.tui.session import memory_fields
+
+    memory, errors = memory_fields({"model": model, "gpu_memory": gpu})
+    assert errors == {}
+    return memory
+
+
+def test_memory_screen(snap, size):
+    """The Memory screen (ctrl+e): the fields, the breakdown, DeepSpeed's estimator, the bytes per parameter."""
+    app = create_app(start(**{"backend": "deepspeed", "launch.num_processes": 8}), memory=_memory())
+    assert snap(app, terminal_size=size, run_before=keys("ctrl+e", "_"))
+
+
+def test_memory_screen_bad_input_80x24(snap):
+    """A GPU memory that is not a number: the message under the field names it; the bar asks for the size."""
+    app = create_app(start(), memory=_memory())
+    assert snap(app, terminal_size=(80, 24), run_before=keys("ctrl+e", "_", "tab", "tab", "end", "x", "_"))
+
+
+def test_memory_bar_does_not_fit_80x24(snap):
+    """The main screen with a model that does not fit: the bar under the groups says by how much."""
+    app = create_app(start(**{"sharding.strategy": "none"}), memory=_memory(gpu="24"))
+    assert snap(app, terminal_size=(80, 24), run_before=keys("_"))

@@ -12,17 +12,9 @@ import os
 from ..core.answers import load_answers_file
 from ..core.findings import ERROR
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
+from ..core.memory.report import LABELS as _LABELS
 from ..exits import EXIT_OK, UsageError
 from .common import resolve_answers_path
-
-_LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_states": "optimizer states",
-           "gathered": "gathered units (current + prefetched)", "buckets": "communication buckets",
-           "activations": "activations", "logits": "logits (+ fp32 copy for the loss)",
-           "overhead": "CUDA context (constant)",
-           "offloaded_parameters": "offloaded parameters", "offloaded_gradients": "offloaded gradients",
-           "offloaded_optimizer_states": "offloaded optimizer states",
-           "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
-           "model_load": "loading the model"}
 
 
 def _shape(value: str):

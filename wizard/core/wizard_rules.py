@@ -69,6 +69,171 @@ IMPORT_UNSUPPORTED = rule(
     section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
     fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
 
+# ------------------------------------------------------------------ convert (wizard/core/convert.py)
+_CONVERT_SRC = "wizard/core/convert.py; docs/convert.md"
+CONVERT_DROPPED = rule(
+    "convert-dropped", INFO,
+    "convert: a setting of the original config that the new target has no place for; it is not written and the "
+    "converted answers take the default",
+    DOC + "launch-copies-section-keys; wizard/core/catalog/settings.py (where each setting is written per target); "
+    + _CONVERT_SRC, section=IMPORT, keys="the answer id",
+    fix="The message names the new target's counterpart, if it has one; set that by hand where it matters.",
+    claims=("launch-distributed-type-picks-section",))
+CONVERT_MEANING = rule(
+    "convert-meaning-changed", INFO,
+    "convert: a setting carried over that behaves differently on the new target (same answer, different run)",
+    DOC + "how-a-config-reaches-the-libraries; wizard/core/texts/switching.py (the switch notes); " + _CONVERT_SRC,
+    section=IMPORT, keys="the answer id",
+    fix="Read the note; the TUI's switch report shows the same text.",
+    claims=("fsdp-offload-single-switch", "ds-module-cast-fp32-master",
+            "launch-accumulation-and-clipping-deepspeed-only"))
+CONVERT_ZERO1 = rule(
+    "convert-zero1-no-fsdp-twin", WARNING,
+    "convert: ZeRO-1 (optimizer state sharded only) has no FSDP form; written as SHARD_GRAD_OP / "
+    "reshard_after_forward false, which also shards gradients and, between steps, parameters",
+    DOC + "ds-zero-stages; " + DOC + "fsdp2-reshard-after-forward; " + _CONVERT_SRC, section=IMPORT,
+    keys="sharding.strategy",
+    fix="Keep it (less memory, more communication: parameters are all-gathered each step), or stay on DeepSpeed "
+        "for ZeRO-1.",
+    claims=("ds-zero-stages-partition", "fsdp-reshard-after-forward"))
+CONVERT_ZERO0 = rule(
+    "convert-no-shard-no-fsdp2-twin", WARNING,
+    "convert: unsharded data parallelism (ZeRO-0, NO_SHARD) has no FSDP2 form; written as reshard_after_forward "
+    "false, which still shards between steps",
+    DOC + "fsdp2-reshard-after-forward; " + _CONVERT_SRC, section=IMPORT, keys="sharding.strategy",
+    fix="Convert to FSDP1 (--fsdp-version 1, NO_SHARD) or keep DeepSpeed ZeRO-0.",
+    claims=("fsdp-reshard-after-forward", "fsdp2-ignores-v1-keys"))
+CONVERT_HYBRID_ZERO2 = rule(
+    "convert-hybrid-zero2-no-ds-twin", WARNING,
+    "convert: HYBRID_SHARD_ZERO2 has no DeepSpeed form; written as plain ZeRO-2 over every GPU of every machine",
+    DOC + "ds-zero-stages; " + _CONVERT_SRC, section=IMPORT, keys="sharding.strategy, launch.num_machines",
+    fix="Keep ZeRO-2, or choose hybrid_full (ZeRO-3 with hpZ) in the answers.",
+    claims=("ds-zero-stages-partition", "ds-hpz-secondary-partition"))
+CONVERT_HYBRID = rule(
+    "convert-hybrid-hpz", INFO,
+    "convert: FSDP HYBRID_SHARD and DeepSpeed ZeRO++ hpZ (zero_hpz_partition_size) are counterparts with different "
+    "memory: what carries and what does not",
+    DOC + "fsdp1-hybrid-shard; " + DOC + "parallelism-config; " + DOC + "ds-zero-stages; " + _CONVERT_SRC,
+    section=IMPORT, keys="sharding.strategy, launch.num_machines, launch.num_processes",
+    fix="Check the per-GPU memory with `fsdpds-wizard estimate` on the converted answers.",
+    claims=("ds-hpz-secondary-partition", "fsdp1-hybrid-groups-by-visible-devices",
+            "fsdp2-hybrid-from-parallelism-config"))
+CONVERT_HYBRID_ONE_MACHINE = rule(
+    "convert-hybrid-single-machine", INFO,
+    "convert: hybrid sharding on one machine is plain sharding; the converted config writes the plain form",
+    DOC + "fsdp1-hybrid-shard; " + _CONVERT_SRC, section=IMPORT, keys="sharding.strategy, launch.num_machines",
+    fix="Set launch.num_machines in the answers if the run spans several machines.",
+    claims=("fsdp1-hybrid-groups-by-visible-devices", "ds-hpz-secondary-partition"))
+CONVERT_OFFLOAD_ALL = rule(
+    "convert-offload-all-or-nothing", WARNING,
+    "convert: DeepSpeed offloaded the optimizer and the parameters separately; FSDP's single switch offloads "
+    "parameters, gradients and the optimizer step together",
+    DOC + "fsdp-cpu-offload; " + DOC + "ds-offload-and-zero-stage; " + _CONVERT_SRC, section=IMPORT,
+    keys="offload.optimizer, offload.params",
+    fix="Keep it (less GPU memory, slower steps), or offload nothing on FSDP if the GPU memory allows.",
+    claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent"))
+CONVERT_OFFLOAD_STAGE = rule(
+    "convert-offload-not-carried", WARNING,
+    "convert: part of FSDP's offload has no DeepSpeed form at the ZeRO stage of the conversion (parameter offload "
+    "needs ZeRO-3; ZeRO-0 cannot offload): not written",
+    DOC + "ds-offload-and-zero-stage; " + _CONVERT_SRC, section=IMPORT,
+    keys="offload.optimizer, offload.params, sharding.strategy",
+    fix="Convert a FULL_SHARD config for ZeRO-3 offload, or set sharding.strategy full in the converted answers.",
+    claims=("ds-param-offload-zero3-only", "ds-offload-optimizer-stage0-asserts", "fsdp-offload-single-switch"))
+CONVERT_NVME = rule(
+    "convert-nvme-no-fsdp-twin", WARNING,
+    "convert: FSDP cannot offload to NVMe; NVMe offload becomes CPU offload, held in host RAM",
+    DOC + "fsdp-cpu-offload; " + DOC + "ds-nvme-offload; " + _CONVERT_SRC, section=IMPORT,
+    keys="offload.optimizer, offload.params, offload.nvme_path",
+    fix="Make sure the host has RAM for the offloaded state (`fsdpds-wizard estimate` gives it), or stay on "
+        "DeepSpeed for NVMe.",
+    claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent"))
+CONVERT_CPU_OPTIMIZER = rule(
+    "convert-cpu-optimizer", INFO,
+    "convert: with optimizer offload DeepSpeed steps in its own CPU optimizer (DeepSpeedCPUAdam replaces the "
+    "script's torch optimizer); FSDP's offload runs the script's torch optimizer step on the CPU",
+    DOC + "ds-optimizer-and-scheduler; " + DOC + "fsdp-cpu-offload; " + _CONVERT_SRC, section=IMPORT,
+    keys="offload.optimizer",
+    fix="Expect a different optimizer (DeepSpeed: Adam-family CPU ops built on first use; FSDP: your own).",
+    claims=("ds-offload-replaces-torch-optimizer", "ds-cpu-optimizer-built-on-first-use",
+            "fsdp-offload-single-switch"))
+CONVERT_PREFETCH = rule(
+    "convert-prefetch", INFO,
+    "convert: prefetch knobs do not translate: FSDP1's backward/forward prefetch, FSDP2's none, DeepSpeed ZeRO-3's "
+    "stage3_prefetch_bucket_size, stage3_max_live_parameters, stage3_max_reuse_distance and persistence thresholds",
+    DOC + "fsdp-prefetch; " + DOC + "ds-stage3-prefetch-limits; " + _CONVERT_SRC, section=IMPORT,
+    keys="the prefetch answers that were set",
+    fix="Tune the new target's own knobs after a first run, if at all; the defaults prefetch.",
+    claims=("fsdp1-prefetch-modes", "fsdp2-prefetch-control-code-only", "ds-zero3-prefetch-after-trace",
+            "ds-max-live-parameters-caps-prefetch"))
+CONVERT_PRECISION = rule(
+    "convert-precision-upcast", INFO,
+    "convert: the same mixed precision keeps different dtypes: FSDP upcasts the trainable parameters to fp32 and "
+    "casts per forward/backward, DeepSpeed casts the model to 16 bits and keeps an fp32 master partition",
+    DOC + "ds-precision; " + DOC + "mixed-precision; " + _CONVERT_SRC, section=IMPORT,
+    keys="precision.mixed_precision, sharding.strategy",
+    fix="Compare the bytes per parameter with `fsdpds-wizard estimate` for both configs.",
+    claims=("fsdp2-upcast-per-parameter", "fsdp1-upcast-per-unit", "ds-module-cast-fp32-master",
+            "fsdp-no-mixed-precision-keeps-load-dtype", "fsdp-saved-weights-fp32"))
+CONVERT_BF16_MASTER = rule(
+    "convert-bf16-master-no-fsdp-twin", WARNING,
+    "convert: DeepSpeed's bf16 master weights (bf16_master_weights_and_grads, bf16_optimizer_states) have no FSDP "
+    "counterpart; with mixed precision FSDP keeps fp32 weights and Adam state",
+    DOC + "ds-bf16-master-weights; " + _CONVERT_SRC, section=IMPORT,
+    keys="precision.ds_bf16_master_weights, precision.mixed_precision",
+    fix="For bf16 weights, gradients and Adam state on FSDP, load the model in bf16 and set mixed_precision no.",
+    claims=("ds-bf16-master-weights-option", "master-weights-fsdp-load-dtype"))
+CONVERT_DS_EXTRA = rule(
+    "convert-ds-extra-dropped", INFO,
+    "convert: DeepSpeed JSON keys without a wizard setting (kept in deepspeed.extra) have no FSDP place: each is "
+    "listed and dropped",
+    DOC + "fsdp-key-mapping; " + _CONVERT_SRC, section=IMPORT, keys="deepspeed.extra (the keys are in the message)",
+    fix="Check the list for anything your run depends on; FSDP has no config file of its own.",
+    claims=("fsdp-config-yaml-only",))
+CONVERT_DS_OPTIMIZER = rule(
+    "convert-ds-optimizer-block", WARNING,
+    "convert: the DeepSpeed JSON builds the optimizer (or scheduler) from its own block; under FSDP nothing does, "
+    "so the training loop must create it",
+    DOC + "ds-optimizer-and-scheduler; " + _CONVERT_SRC, section=IMPORT, keys="deepspeed.extra, launch.training_loop",
+    fix="Own loop: create a torch optimizer (and scheduler) instead of DummyOptim/DummyScheduler; the HF Trainer "
+        "creates them from TrainingArguments.",
+    claims=("ds-optimizer-json-and-script", "trainer-builds-the-ds-optimizer-itself"))
+CONVERT_ZERO3_ONLY = rule(
+    "convert-zero3-only", INFO,
+    "convert: a setting DeepSpeed reads only at ZeRO-3 (zero3_init_flag, the 16-bit full save) when the "
+    "conversion gives ZeRO-0/1/2: the converted answers take what really happens",
+    DOC + "ds-zero3-flags; " + DOC + "ds-checkpoint-layout; " + _CONVERT_SRC, section=IMPORT,
+    keys="loading.ram_efficient or checkpoint.format, sharding.strategy",
+    fix="Convert a FULL_SHARD config for ZeRO-3, or accept every rank loading the whole model.",
+    claims=("ds-zero3-init-flag-off-below-zero3", "ds-zero12-checkpoint-weights-whole"))
+CONVERT_AC = rule(
+    "convert-activation-checkpointing-dropped", WARNING,
+    "convert: FSDP's activation checkpointing has no DeepSpeed config key; without a call in the script the "
+    "converted run keeps every activation",
+    DOC + "fsdp-activation-checkpointing; " + _CONVERT_SRC, section=IMPORT,
+    keys="training.activation_checkpointing (and its offload)",
+    fix="Call model.gradient_checkpointing_enable() in the script (the HF Trainer: gradient_checkpointing=True).",
+    claims=("ds-activation-checkpointing-section-api-only",))
+CONVERT_COMPILE = rule(
+    "convert-compile-dropped", WARNING,
+    "convert: torch.compile from the config (dynamo_config) has no DeepSpeed form: accelerate launch does not pass "
+    "it to DeepSpeed runs, so the converted run is not compiled unless the script compiles",
+    DOC + "dynamo-config; " + _CONVERT_SRC, section=IMPORT, keys="launch.dynamo_backend (and the other dynamo answers)",
+    fix="Call torch.compile (or deepspeed's engine.compile()) in the script if the run should be compiled.",
+    claims=("dynamo-not-exported-under-deepspeed",))
+CONVERT_NOT_IN_EFFECT = rule(
+    "convert-not-in-effect", INFO,
+    "convert: a value the original config states but its own backend did not apply (parameter offload below "
+    "ZeRO-3, zero3_init_flag below ZeRO-3, torch.compile under DeepSpeed, ...): converted as what really ran",
+    DOC + "ds-offload-and-zero-stage; " + DOC + "ds-zero3-flags; " + _CONVERT_SRC, section=IMPORT,
+    keys="the answer ids of the values not in effect",
+    fix="`fsdpds-wizard check` on the original config explains each one; set the value again on the new target "
+        "if you want it there.",
+    claims=("ds-param-offload-zero3-only", "ds-zero3-init-flag-off-below-zero3",
+            "ds-zero3-init-flag-does-not-stop-zero-init", "ds-nvme-optimizer-offload-below-zero3-is-cpu",
+            "ds-offload-optimizer-stage0-asserts", "dynamo-not-exported-under-deepspeed",
+            "fsdp-min-num-params-size-policy-only"))
+
 # ------------------------------------------------------------------ verify
 VERIFY_LOAD = rule(
     "verify-load", ERROR, "accelerate's own config loader rejects the file (load_config_from_file)",

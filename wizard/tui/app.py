@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
-from .session import Start, StartError, from_scratch, start_from_args
+from .session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 
 def settings_provider():
@@ -33,8 +33,11 @@ class WizardApp(App[int]):
         Binding("f1", "help", "Help", id="app-help", tooltip="This list of keys", show=False),
     ]
 
-    def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto") -> None:
+    def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto",
+                 memory: MemoryContext | None = None) -> None:
         super().__init__()
+        self.memory = memory or MemoryContext()
+        """The model and GPUs of the memory bar (--model, --gpu-memory, --seq; the Memory screen changes it)."""
         self.start = start or from_scratch()
         self.out = out
         self.ds_path = ds_path
@@ -126,6 +129,8 @@ class WizardApp(App[int]):
                                     lambda t=target: main.set_target(t))
         yield SystemCommand("Output folder…", f"Choose where the files are written (now {main.out})",
                             main.action_out_folder)
+        yield SystemCommand("Memory…", "Model and GPUs for the memory bar, the whole estimate, and suggest a config "
+                            "that fits", main.action_memory)
         yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
                             main.action_next_problem)
         yield SystemCommand("Show help", "Every key binding", self.action_help)
@@ -144,9 +149,10 @@ class WizardApp(App[int]):
                             lambda: self._open("config"))
 
 
-def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto") -> WizardApp:
+def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto",
+               memory: MemoryContext | None = None) -> WizardApp:
     """The one factory for the CLI and the tests."""
-    return WizardApp(start, out, ds_path)
+    return WizardApp(start, out, ds_path, memory)
 
 
 def run_app(args) -> int:
@@ -155,6 +161,7 @@ def run_app(args) -> int:
 
     try:
         start = start_from_args(args)
+        memory = memory_from_args(args)
     except StartError as exc:
         print(f"fsdpds-wizard: {exc}", file=sys.stderr)
         for f in exc.findings:
@@ -164,6 +171,6 @@ def run_app(args) -> int:
     if out is not None and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
         print(f"fsdpds-wizard: --out {out} exists and is not a folder", file=sys.stderr)
         return 2
-    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto")
+    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory)
     app.run()
     return app.return_code or 0

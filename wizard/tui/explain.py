@@ -10,7 +10,7 @@ from ..core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ..core.findings import Finding
 from ..core.render import Rendered
 from ..core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
-from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, written_for
+from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
 
 WIDE = 56
 """From this pane width on, FSDP and DeepSpeed are shown in two columns."""
@@ -77,6 +77,40 @@ def precision_block(answers: Answers, width: int) -> RenderableType:
     return Group(title, table, *notes)
 
 
+def state_bytes_block(answers: Answers, width: int, params: int | None = None) -> RenderableType:
+    """Model-state bytes per parameter of the current precision answers, FSDP and DeepSpeed side by side (from
+    ``wizard.core.memory.report.state_bytes_rows``), with the GiB per GPU when the parameter count is known."""
+    from ..core.memory.report import fmt_bytes, state_bytes_rows
+
+    rows = state_bytes_rows(answers)
+    n = rows[0].ranks
+    title = Text(f"bytes per parameter (Adam), {n} process{'es' if n != 1 else ''}", style="bold")
+    table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
+    table.add_column("", no_wrap=True)
+    for name in ("param", "grad", "optim", "/GPU"):
+        table.add_column(name, justify="right", no_wrap=True)
+    if params:
+        table.add_column("GiB/GPU", justify="right", no_wrap=True)
+    for row in rows:
+        mark = "▶" if row.backend == answers.backend else " "
+        cells = [f"{mark}{target_label(row.answers)}", fmt_bytes(row.parameters), fmt_bytes(row.gradients),
+                 fmt_bytes(row.optimizer_states), fmt_bytes(round(row.per_gpu, 2))]
+        if params:
+            cells.append(f"{row.per_gpu * params / 2 ** 30:.1f}")
+        table.add_row(*cells, style="cyan" if row.backend == "fsdp" else "magenta")
+    fsdp, ds = rows
+    if fsdp.total < ds.total:
+        why = ("FSDP keeps the states in the load dtype here (no mixed precision); DeepSpeed adds fp32 master "
+               "weights and fp32 Adam states next to its 16-bit copy.")
+    elif fsdp.total > ds.total:
+        why = ("FSDP under mixed precision keeps fp32 shards (accelerate upcasts them); DeepSpeed's bf16 master "
+               "weights options make its states smaller.")
+    else:
+        why = "Both keep the same bytes before sharding; what differs is what each shards over the processes."
+    return Group(title, table, Text("/GPU: one GPU's share before offload (each part over what shards it). " + why,
+                                    style="dim"))
+
+
 def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableType:
     s = SETTING_BY_ID[setting_id]
     rows = []
@@ -119,6 +153,7 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
     parts.append(Text(t.what))
     if s.group == "precision":
         parts.append(precision_block(answers, width))
+        parts.append(state_bytes_block(answers, width))
     parts.append(_side_by_side("FSDP", t.fsdp, "DeepSpeed", t.deepspeed, width))
     parts.append(_para("Counterpart:", s.counterpart))
     written = written_for(rendered, setting_id)
@@ -146,6 +181,7 @@ def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType
                                    _para("No counterpart:", gt.no_counterpart)]
     if group_id == "precision":
         parts.append(precision_block(answers, width))
+        parts.append(state_bytes_block(answers, width))
     if g.guide:
         parts.append(Text("One of the groups of the Accelerate guide \"FSDP vs DeepSpeed\".", style="dim"))
     parts.append(Text("Enter: edit this group · F2: zoom this pane · F1: all keys", style="dim"))

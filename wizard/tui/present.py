@@ -9,9 +9,12 @@ import shlex
 from typing import Any
 
 from ..core.answers import Answers, coerce_value, number_text
-from ..core.catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, SETTING_BY_ID, SHARDING, Setting
+from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
+from ..core.convert import rendered_value as rendered_value
+from ..core.convert import show_value as show_value
+from ..core.convert import written_for as written_for
 from ..core.findings import ERROR, INFO, WARNING, Finding
-from ..core.render import Rendered, render, zero_stage
+from ..core.render import render, zero_stage
 
 ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}
 """Severity is always shown as an icon *and* a word, never by colour alone."""
@@ -164,59 +167,6 @@ def placeholder(setting: Setting) -> str:
     if setting.nullable:
         return "(library default)"
     return _describe(setting)
-
-
-# ------------------------------------------------------------------ what gets written
-
-
-def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
-    """(file, value) for a provenance path of the rendered accelerate YAML or DeepSpeed JSON."""
-    for name, data in (("yaml", rendered.accelerate), ("json", rendered.deepspeed)):
-        node: Any = data
-        for part in path.split("."):
-            if not isinstance(node, dict) or part not in node:
-                node = _MISSING
-                break
-            node = node[part]
-        if node is not _MISSING and not isinstance(node, dict):
-            return name, node
-    return None
-
-
-_MISSING = object()
-
-
-_BOILERPLATE = frozenset(FIXED_KEYS)
-"""Keys every config gets whatever the answers say: not worth showing as what a setting writes."""
-
-
-def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
-    """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
-    that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
-    it wrote)."""
-    from ..core.catalog.writes import keys_of
-
-    declared = keys_of(setting_id)
-    paths = [key for _, key in declared] if declared else list(rendered.provenance)
-    out = []
-    for path in paths:
-        sid = rendered.provenance.get(path)
-        if sid != setting_id and setting_id not in rendered.shared.get(path, ()):
-            continue
-        found = rendered_value(rendered, path)
-        if found is not None:
-            out.append((found[0], path, found[1]))
-    return out
-
-
-def show_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (list, dict)):
-        return json.dumps(value)
-    return str(value)
 
 
 # ------------------------------------------------------------------ findings

@@ -118,3 +118,139 @@ def start_from_args(args) -> Start:
 def default_out(answers: Answers) -> str:
     """Where files go when --out is not given: one folder per target, so both configs can coexist."""
     return f"configs-{answers.target}"
+
+
+# ------------------------------------------------------------------ the memory context (issue 10)
+
+MEMORY_FIELDS = {"model": "Model", "gpu_memory": "GPU memory per GPU (GiB)", "seq": "Sequence length",
+                 "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)"}
+"""The Memory screen's fields and the names their messages give them (also the CLI's --model, --gpu-memory,
+--seq)."""
+
+_COUNT_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "g": 10 ** 9, "t": 10 ** 12}
+
+
+@dataclass(frozen=True)
+class MemoryContext:
+    """What the estimate needs beyond the answers: the model and the GPUs (nothing is set by default)."""
+
+    model: str = ""
+    """As the user gave it: a shipped shape's name, a config.json path or a parameter count ("8e9", "8B")."""
+    shape: object | None = None
+    """The :class:`wizard.core.memory.model.ModelShape`, for a name or a config.json."""
+    params: int | None = None
+    """The parameter count, when the model was given as one (no shape: activations are not counted)."""
+    gpu_memory_gib: float | None = None
+    seq: int | None = None
+    batch: int | None = None
+    """None: the answers' micro batch (1 when "auto")."""
+    host_memory_gib: float | None = None
+
+    @property
+    def has_model(self) -> bool:
+        return self.shape is not None or self.params is not None
+
+    def estimate(self, answers: Answers):
+        """:func:`wizard.core.memory.estimate.estimate` for these answers (raises its EstimateError)."""
+        from ..core.memory.estimate import estimate
+
+        return estimate(answers, params=None if self.shape is not None else self.params, shape=self.shape,
+                        batch=self.batch, seq=self.seq, gpu_memory_gib=self.gpu_memory_gib)
+
+
+class MemoryInputError(ValueError):
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{MEMORY_FIELDS[field_name]}: {message}")
+        self.field = field_name
+
+
+def parse_count(text: str) -> int | None:
+    """``8000000000``, ``8_000_000_000``, ``8e9``, ``8B``, ``1.5b``, ``350M``: a parameter count; None if not one."""
+    t = text.strip().replace("_", "").replace(",", "").lower()
+    mult = 1
+    if t and t[-1] in _COUNT_SUFFIX:
+        t, mult = t[:-1], _COUNT_SUFFIX[t[-1]]
+    try:
+        value = float(t) * mult
+    except ValueError:
+        return None
+    return int(value) if value == value and abs(value) < 1e16 else None
+
+
+def resolve_model(text: str) -> tuple[object | None, int | None]:
+    """(shape, params) for what was typed: empty gives (None, None); raises :class:`MemoryInputError`."""
+    text = text.strip()
+    if not text:
+        return None, None
+    import os
+
+    from ..core.memory.model import ModelError, from_config_json, shape_by_name
+
+    count = None if (os.path.exists(text) or text.endswith(".json")) else parse_count(text)
+    if count is not None:
+        if count < 1:
+            raise MemoryInputError("model", f"{text}: a parameter count is at least 1")
+        return None, count
+    try:
+        if os.path.exists(text) or text.endswith(".json"):
+            return from_config_json(os.path.expanduser(text)), None
+        return shape_by_name(text), None
+    except ModelError as exc:  # the CLI's "--params N" is a count typed here
+        message = str(exc).replace("--params N --largest-layer N", "a parameter count (8e9, 8B)")
+        raise MemoryInputError("model", message) from None
+    except OSError as exc:
+        raise MemoryInputError("model", f"{text}: {exc.strerror or exc}") from None
+
+
+def _positive(field_name: str, text: str, kind: type, what: str):
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise MemoryInputError(field_name, f"{text!r}: give {what}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise MemoryInputError(field_name, f"{text}: give {what}")
+    return value
+
+
+def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]]:
+    """The context for the fields typed (keys of :data:`MEMORY_FIELDS`, missing ones empty), and a message per
+    field that cannot be used (those fields are left unset in the context)."""
+    errors: dict[str, str] = {}
+    parsed: dict[str, object] = {}
+    checks = {"gpu_memory": (float, "the memory of one GPU in GiB, above 0 (80 for an 80 GB card)"),
+              "seq": (int, "a whole number of tokens, at least 1"),
+              "batch": (int, "a whole number of samples per GPU, at least 1 (empty: the answers')"),
+              "host_memory": (float, "the CPU memory of one node in GiB, above 0 (empty: not checked)")}
+    for name, (kind, what) in checks.items():
+        try:
+            parsed[name] = _positive(name, values.get(name, ""), kind, what)
+        except MemoryInputError as exc:
+            errors[name] = str(exc)
+            parsed[name] = None
+    shape = params = None
+    try:
+        shape, params = resolve_model(values.get("model", ""))
+    except MemoryInputError as exc:
+        errors["model"] = str(exc)
+    ctx = MemoryContext(model=values.get("model", "").strip(), shape=shape, params=params,
+                        gpu_memory_gib=parsed["gpu_memory"], seq=parsed["seq"],  # type: ignore[arg-type]
+                        batch=parsed["batch"], host_memory_gib=parsed["host_memory"])  # type: ignore[arg-type]
+    return ctx, errors
+
+
+def memory_from_args(args) -> MemoryContext:
+    """The wizard's ``--model``, ``--gpu-memory`` and ``--seq``; raises :class:`StartError` naming the option."""
+    model = getattr(args, "tui_model", None)
+    gpu = getattr(args, "tui_gpu_memory", None)
+    seq = getattr(args, "tui_seq", None)
+    if model is None and gpu is None and seq is None:
+        return MemoryContext()
+    flags = {"model": "--model", "gpu_memory": "--gpu-memory", "seq": "--seq"}
+    ctx, errors = memory_fields({"model": model or "", "gpu_memory": "" if gpu is None else str(gpu),
+                                 "seq": "" if seq is None else str(seq)})
+    for name, message in errors.items():
+        raise StartError(f"{flags[name]} {message.split(': ', 1)[1]}")
+    return ctx

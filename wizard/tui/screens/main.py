@@ -10,7 +10,7 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Grid
+from textual.containers import Container, Grid, Vertical
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, OptionList
@@ -22,11 +22,12 @@ from ...core.generate import Generated, generate
 from .. import startup_gc
 from ..explain import explain_finding, explain_group, explain_setting
 from ..present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
-from ..session import Start, default_out
+from ..session import MemoryContext, Start, default_out
 from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
 from ..widgets.group_form import GroupForm, form_id
+from ..widgets.memory_bar import MemoryBar
 from ..widgets.sidebar import REVIEW, GroupList
 from ..widgets.statusbar import StatusBar
 
@@ -54,6 +55,8 @@ class MainScreen(Screen):
                 tooltip="Output folder…: choose where the files are written"),
         Binding("f2", "zoom_explanation", "Zoom", id="zoom",
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
+        Binding("ctrl+e", "memory", "Memory", id="memory", priority=True,
+                tooltip="Memory: the model and GPUs for the memory bar, the whole estimate, suggest a config"),
     ]
 
     def __init__(self, start: Start, out: str | None, ds_path: str = "auto") -> None:
@@ -83,7 +86,9 @@ class MainScreen(Screen):
         self.set_class(wide, "-wide")
         yield StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status")
         with Grid(id="body"):
-            yield GroupList(gen.findings, a.target)
+            with Vertical(id="side"):
+                yield GroupList(gen.findings, a.target)
+                yield MemoryBar(id="memory-bar")  # filled after the first paint (see refresh_all)
             with ContentSwitcher(id="forms", initial=form_id(first)):
                 yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings), wide=wide)
             pane = ExplanationPane()
@@ -189,6 +194,15 @@ class MainScreen(Screen):
         for form in self.query(GroupForm):
             form.show_state(a, gen.rendered, problems)
         self._refresh_explanation()
+        self.refresh_memory()
+
+    @property
+    def memory(self) -> MemoryContext:
+        """The model and GPUs of the memory bar (the app's, set by --model/--gpu-memory and the Memory screen)."""
+        return getattr(self.app, "memory", None) or MemoryContext()
+
+    def refresh_memory(self) -> None:
+        self.query_one(MemoryBar).show(self.answers, self.memory)
 
     def _refresh_explanation(self) -> None:
         pane = self.query_one(ExplanationPane)
@@ -334,6 +348,11 @@ class MainScreen(Screen):
                 self.notify(f"Files go to {folder}", timeout=3)
 
         self.app.push_screen(OutFolderScreen(self.out), chosen)
+
+    def action_memory(self) -> None:
+        from .memory import MemoryScreen
+
+        self.app.push_screen(MemoryScreen())
 
     def action_cycle_target(self) -> None:
         self.set_target(TARGET_CYCLE[self.answers.target])

@@ -1,0 +1,240 @@
+"""The memory bar on the main screen and the Memory screen (ctrl+e): what they say, against the estimate itself."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import focused_on, main_of, press
+
+from wizard.cli import main as cli_main
+from wizard.core.answers import default_answers
+from wizard.core.memory.estimate import GIB, estimate
+from wizard.core.memory.model import shape_by_name
+from wizard.core.memory.report import LABELS
+from wizard.tui.app import create_app
+from wizard.tui.explain import explain_group
+from wizard.tui.session import MEMORY_FIELDS, MemoryContext, Start, memory_fields
+from wizard.tui.widgets.memory_bar import MemoryBar
+
+ZERO3 = {"backend": "deepspeed", "sharding.strategy": "full"}
+
+
+def context(model="llama-3.1-8b", gpu="80", **more) -> MemoryContext:
+    memory, errors = memory_fields({"model": model, "gpu_memory": gpu, **more})
+    assert errors == {}
+    return memory
+
+
+async def ready(pilot):
+    for _ in range(300):
+        await pilot.pause(0.01)
+        if main_of(pilot.app).ready:
+            return
+    raise AssertionError("the main screen never became ready")
+
+
+def bar_of(app) -> str:
+    return main_of(app).query_one(MemoryBar).plain
+
+
+def bar_gib(app) -> tuple[float, float]:
+    m = re.search(r"GPU ([\d.]+) of ([\d.]+) GiB", bar_of(app))
+    assert m, bar_of(app)
+    return float(m.group(1)), float(m.group(2))
+
+
+@pytest.mark.asyncio
+async def test_bar_without_model_says_how_to_set_one(in_tmp):
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        text = bar_of(app)
+        assert "no model given" in text and "set a model: ctrl+e" in text
+        assert main_of(app).query_one(MemoryBar).estimate is None
+
+
+@pytest.mark.asyncio
+async def test_bar_equals_the_estimate_and_follows_sharding_and_offload(in_tmp):
+    app = create_app(Start(default_answers().replace(ZERO3)), memory=context())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        main = main_of(app)
+        shape = shape_by_name("llama-3.1-8b")
+
+        def expected() -> float:
+            return round(estimate(main.answers, shape=shape, gpu_memory_gib=80).per_rank.gpu_bytes / GIB, 1)
+
+        used, capacity = bar_gib(app)
+        assert (used, capacity) == (expected(), 80.0)
+        assert main.query_one(MemoryBar).estimate.per_rank.gpu_bytes == \
+            estimate(main.answers, shape=shape, gpu_memory_gib=80).per_rank.gpu_bytes
+        zero3 = used
+        main.set_answers(main.answers.replace({"sharding.strategy": "grads_optimizer"}))  # ZeRO-2: parameters whole
+        await pilot.pause()
+        zero2 = bar_gib(app)[0]
+        assert zero2 == expected() and zero2 > zero3
+        main.set_answers(main.answers.replace({"offload.optimizer": "cpu"}))
+        await pilot.pause()
+        offloaded = bar_gib(app)[0]
+        assert offloaded == expected() and offloaded < zero2
+
+
+@pytest.mark.asyncio
+async def test_bar_follows_the_form(in_tmp):
+    """Through the form, as a user does it: offloading DeepSpeed's optimizer to the CPU shrinks the bar at once."""
+    app = create_app(Start(default_answers().replace(ZERO3)), memory=context())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        before = bar_gib(app)[0]
+        await focused_on(pilot, "offload.optimizer")
+        await press(pilot, "enter", "down", "enter")
+        main = main_of(app)
+        assert main.answers["offload.optimizer"] == "cpu"
+        after = bar_gib(app)[0]
+        e = estimate(main.answers, shape=shape_by_name("llama-3.1-8b"), gpu_memory_gib=80)
+        assert after == round(e.per_rank.gpu_bytes / GIB, 1) and after < before
+
+
+@pytest.mark.asyncio
+async def test_bar_says_when_it_does_not_fit(in_tmp):
+    app = create_app(Start(default_answers().replace({"sharding.strategy": "none"})), memory=context(gpu="24"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        used, capacity = bar_gib(app)
+        assert used > capacity == 24.0
+        assert re.search(rf"short by {used - capacity:.1f} GiB", bar_of(app)), bar_of(app)
+
+
+@pytest.mark.asyncio
+async def test_memory_screen_sets_the_bar_and_shows_the_breakdown(in_tmp):
+    app = create_app(Start(default_answers().replace(ZERO3)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "ctrl+e")
+        screen = app.screen
+        assert type(screen).__name__ == "MemoryScreen"
+        screen.query_one("#mem-shape").value = "gpt2-xl"
+        await pilot.pause()
+        screen.query_one("#mem-model").focus()
+        await press(pilot, "ctrl+e")  # ctrl+e on the Memory screen is the field's end-of-line, nothing else
+        assert type(app.screen).__name__ == "MemoryScreen"
+        screen.query_one("#mem-gpu_memory").focus()
+        await press(pilot, "4", "0")
+        assert app.memory.gpu_memory_gib == 40.0 and app.memory.shape.name == "gpt2-xl"
+        e = estimate(main_of(app).answers, shape=shape_by_name("gpt2-xl"), gpu_memory_gib=40)
+        assert bar_gib(app) == (round(e.per_rank.gpu_bytes / GIB, 1), 40.0)
+        text = _plain(screen.query_one("#mem-report").content)
+        for key in ("parameters", "optimizer_states", "gathered", "activations", "overhead", "model_load"):
+            assert LABELS[key] in text
+        assert f"{e.per_rank.gpu_bytes / GIB:.2f}" in text
+        ds = e.deepspeed_estimator
+        assert ds is not None and f"{ds['gpu_bytes'] / GIB:.2f}" in text and f"{ds['cpu_bytes'] / GIB:.2f}" in text
+        assert "bytes per parameter (Adam)" in text
+        await press(pilot, "escape")
+        assert app.screen is main_of(app)
+
+
+def _plain(renderable) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(renderable)
+    return console.export_text()
+
+
+@pytest.mark.asyncio
+async def test_bad_input_names_the_field(in_tmp):
+    app = create_app(Start(default_answers()), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "ctrl+e")
+        screen = app.screen
+        gpu = screen.query_one("#mem-gpu_memory")
+        gpu.focus()
+        await press(pilot, "end", "x")  # "80x"
+        error = screen.query_one("#mem-gpu_memory-error")
+        assert str(error.content).startswith(MEMORY_FIELDS["gpu_memory"] + ":")
+        assert error.has_class("-shown")
+        assert "GPU size not given" in bar_of(app)  # the field is left out, the model still counts
+        screen.query_one("#mem-shape").value = "other"
+        model = screen.query_one("#mem-model")
+        model.focus()
+        await press(pilot, *"lama-3.1-8b")
+        message = str(screen.query_one("#mem-model-error").content)
+        assert message.startswith("Model:") and "llama-3.1-8b" in message  # did you mean
+        seq = screen.query_one("#mem-seq")
+        seq.value = "0"
+        await pilot.pause()
+        assert str(screen.query_one("#mem-seq-error").content).startswith("Sequence length:")
+        assert "no model given" in bar_of(app)
+        seq.value = ""
+        model.value = "8B"
+        gpu.value = "80"
+        await pilot.pause()
+        assert not screen.query_one("#mem-seq-error").has_class("-shown")
+        assert app.memory.params == 8_000_000_000 and app.memory.shape is None
+        assert bar_gib(app)[1] == 80.0
+
+
+@pytest.mark.asyncio
+async def test_suggest_needs_the_gpu_memory(in_tmp):
+    app = create_app(Start(default_answers()), memory=context(gpu=""))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "ctrl+e", "f4")
+        note = str(app.screen.query_one("#mem-suggest-note").content)
+        assert note.startswith(MEMORY_FIELDS["gpu_memory"] + ":")
+
+
+@pytest.mark.asyncio
+async def test_suggest_applies_a_candidate_and_the_bar_fits(in_tmp):
+    pytest.importorskip("wizard.core.memory.recommend")
+    # 8 GPUs of 40 GiB, a Llama 8B that does not fit replicated
+    answers = default_answers().replace({"sharding.strategy": "none", "launch.num_processes": 8,
+                                         "launch.script": "train.py"})
+    app = create_app(Start(answers), memory=context(gpu="40"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        assert "short by" in bar_of(app)
+        await press(pilot, "ctrl+e", "f4")
+        screen = app.screen
+        rec = screen.recommendation
+        assert rec is not None and rec.chosen is not None
+        options = screen.query_one("#mem-candidates")
+        assert options.option_count == len(rec.candidates)
+        first = str(options.get_option_at_index(options.highlighted).prompt)
+        assert rec.chosen.label in first and f"{rec.chosen.estimate.per_rank.gpu_bytes / GIB:.1f} GiB" in first
+        await press(pilot, "enter")
+        for _ in range(20):  # a change of target shows the switch report: close it
+            if type(app.screen).__name__ != "SwitchReportScreen":
+                break
+            await press(pilot, "escape")
+        main = main_of(app)
+        assert app.screen is main
+        assert main.answers["launch.script"] == "train.py"  # kept: the candidate decides no launch settings
+        assert main.answers["launch.num_processes"] == 8
+        assert "fits," in bar_of(app) and "short by" not in bar_of(app)
+
+
+def test_precision_group_shows_bytes_per_parameter_for_both_backends():
+    """bf16 weights without mixed precision on 2 processes: FSDP keeps 4 bytes per parameter per GPU, DeepSpeed 8."""
+    from rich.console import Console
+
+    answers = default_answers().replace({"precision.mixed_precision": "no", "precision.model_dtype": "bf16",
+                                         "launch.num_processes": 2})
+    console = Console(width=60, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(explain_group("precision", answers, 60))
+    lines = {line.split()[0].lstrip("▶"): line.split()[-4:] for line in console.export_text().splitlines()
+             if line.strip().lstrip("▶ ").startswith(("FSDP2 full", "DeepSpeed ZeRO-3"))}
+    assert lines == {"FSDP2": ["2", "2", "4", "4"], "DeepSpeed": ["2", "2", "12", "8"]}
+
+
+def test_cli_memory_options(in_tmp, capsys):
+    assert cli_main(["--model", "no-such-model"]) == 2
+    assert "--model" in capsys.readouterr().err
+    assert cli_main(["--gpu-memory", "0"]) == 2
+    assert "--gpu-memory" in capsys.readouterr().err
+    assert cli_main(["--model", "gpt2", "presets"]) == 2
+    assert "--model" in capsys.readouterr().err
+    assert cli_main(["--headless", "fsdp2-full-shard-bf16", "--out", "x", "--seq", "8"]) == 2
+    assert "--seq" in capsys.readouterr().err

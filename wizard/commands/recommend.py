@@ -1,0 +1,133 @@
+"""``fsdpds-wizard recommend (--model CONFIG.json|NAME | --params N [--largest-layer N]) --gpus-per-node N
+--gpu-memory GiB [--nodes K] [--host-memory GiB] [--batch B] [--seq S] [--headroom FRACTION] [--base ANSWERS]
+[--write DIR|FILE [--force]] [--format text|json]``: candidate configs from both backends, ranked, each with the
+reason for its place (issue 10); ``--write`` writes the chosen one's answers.yaml.
+
+Exit codes: 0 a candidate fits (and was written, with ``--write``); 1 nothing fits (the ranked list is still printed,
+nothing is written); 2 bad input, or ``--write`` would replace a different file without ``--force``.
+Imports neither torch nor accelerate, deepspeed or transformers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..core.memory.estimate import GIB, EstimateError
+from ..core.memory.recommend import Recommendation, recommend
+from ..exits import EXIT_INVALID, EXIT_OK, UsageError
+from .estimate import _answers, _shape
+
+EXIT_NOTHING_FITS = 1
+"""No candidate fits the GPUs (with the headroom) and, when given, the host memory."""
+
+ANSWERS_NAME = "answers.yaml"
+
+
+def compute(args) -> Recommendation:
+    if args.model is None and args.params is None:
+        raise UsageError("recommend needs the model: --model CONFIG.json|NAME (a shipped shape such as "
+                         "llama-3.1-8b) or --params N [--largest-layer N]")
+    if args.model is not None and args.params is not None:
+        raise UsageError("--model and --params do not go together: give the model's config (or name), or its "
+                         "parameter count")
+    if args.model is not None and args.largest_layer is not None:
+        raise UsageError("--largest-layer goes with --params only: with --model the largest layer comes from the "
+                         "model's shape")
+    if args.model is None and args.largest_layer is not None and args.largest_layer < 0:
+        raise UsageError(f"--largest-layer {args.largest_layer}: give a parameter count of 0 or more")
+    base = _answers(args.base) if args.base is not None else None
+    shape = _shape(args.model) if args.model is not None else None
+    try:
+        return recommend(shape=shape, params=args.params, largest_layer_params=args.largest_layer,
+                         gpus_per_node=args.gpus_per_node, gpu_memory_gib=args.gpu_memory, nodes=args.nodes,
+                         host_memory_gib=args.host_memory, batch=args.batch, seq=args.seq, base=base,
+                         headroom=args.headroom)
+    except EstimateError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def write_target(value: str) -> Path:
+    """``--write DIR|FILE``: a folder (existing, ending in a slash, or a name without .yaml/.yml) gets
+    answers.yaml inside it; anything else is the file itself."""
+    path = Path(value).expanduser()
+    if path.is_dir() or value.endswith(("/", os.sep)):
+        return path / ANSWERS_NAME
+    if path.exists() or path.suffix in (".yaml", ".yml"):
+        return path
+    return path / ANSWERS_NAME
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:.1f}"
+
+
+def text_report(r: Recommendation, args) -> str:
+    first = r.candidates[0].estimate if r.candidates else None
+    lines = []
+    if first is not None:
+        name = first.shape or "model"
+        lines.append(f"{name}: {first.params:,} parameters; {args.nodes} node(s) x {args.gpus_per_node} GPU(s) of "
+                     f"{args.gpu_memory:g} GiB, {args.headroom:.0%} kept free"
+                     + (f", {args.host_memory:g} GiB of CPU memory per node" if args.host_memory is not None else "")
+                     + f"; micro batch {first.batch}, sequence {first.seq}")
+    lines += ["", f"{'#':>3}  {'fits':4}  {'GiB/GPU':>8}  {'free':>7}  {'host GiB':>8}  {'max mb':>6}  candidate"]
+    for i, c in enumerate(r.candidates, 1):
+        mb = "-" if c.max_micro_batch is None else str(c.max_micro_batch)
+        mark = "   <- chosen" if c is r.chosen else ""
+        lines.append(f"{i:>3}  {'yes' if c.fits else 'no':4}  {_gib(c.estimate.per_rank.gpu_bytes):>8}  "
+                     f"{_gib(c.headroom_bytes):>7}  {_gib(c.estimate.host_bytes):>8}  {mb:>6}  {c.label}{mark}")
+        lines.append(f"{'':5}{c.reason}")
+    lines.append("")
+    if r.chosen is not None:
+        lines.append(f"chosen: {r.chosen.label} ({r.chosen.estimate.layout})")
+    else:
+        lines.append("nothing fits")
+    for note in r.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
+    from ..core.answers import dump_answers
+    from ..core.files import WriteRefused, write_files
+
+    assert r.chosen is not None
+    target = write_target(args.write)
+    if target.exists() and target.is_dir():
+        raise UsageError(f"--write {args.write}: {target} is a folder; give a file name or another folder")
+    try:
+        result = write_files({target: dump_answers(r.chosen.answers)}, force=args.force)
+    except WriteRefused as exc:
+        print(f"fsdpds-wizard: --write: {exc}", file=sys.stderr)
+        return EXIT_INVALID, None, ""
+    except OSError as exc:
+        print(f"fsdpds-wizard: --write {args.write}: cannot write {target}: {exc}", file=sys.stderr)
+        return EXIT_INVALID, None, ""
+    how = "unchanged" if result.unchanged else "wrote"
+    message = f"{how} {target}" + "".join(f" (kept the previous version as {b})" for b in result.backups)
+    return EXIT_OK, target, message + f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
+
+
+def run(args) -> int:
+    r = compute(args)
+    code = EXIT_OK if r.chosen is not None else EXIT_NOTHING_FITS
+    written, message = None, ""
+    if args.write is not None and r.chosen is not None:
+        code, written, message = _write(r, args)
+        if code != EXIT_OK:  # refused or failed: said on stderr in one line, nothing on stdout
+            return code
+    if args.format == "json":
+        out = r.to_json()
+        out["settings"] = {"gpus_per_node": args.gpus_per_node, "nodes": args.nodes, "gpu_memory_gib": args.gpu_memory,
+                           "host_memory_gib": args.host_memory, "headroom": args.headroom}
+        out["written"] = str(written) if written is not None else None
+        print(json.dumps(out, indent=2))
+    else:
+        print(text_report(r, args))
+        if message:
+            print(message)
+    if args.write is not None and r.chosen is None:
+        print(f"fsdpds-wizard: nothing fits, so nothing was written to {args.write}", file=sys.stderr)
+    return code

@@ -1,0 +1,393 @@
+"""Rank configs from both backends for one model and one cluster, and say why (issue 10, "Recommend"). Pure, stdlib
+only at import time, like :mod:`.estimate`.
+
+:func:`recommend` builds candidate :class:`~wizard.core.answers.Answers` (FSDP2 full shard and reshard False, FSDP2
+hybrid over several nodes, FSDP1 FULL_SHARD and NO_SHARD, FSDP2 with CPU offload, DeepSpeed ZeRO-1/2/3, ZeRO-3 hpZ
+over several nodes, ZeRO-2/3 with optimizer offload, ZeRO-3 with parameter and optimizer offload), each on ``base``
+when given, runs :func:`~.estimate.estimate` on each, drops those our own answer rules call an error, and ranks the
+rest (the order is :data:`RANKING`, written out in docs/memory.md "Recommend"):
+
+1. fitting first: the estimated per-rank bytes leave ``headroom`` (a fraction of the GPU memory) free, and, with
+   ``host_memory_gib``, the host holds what the estimate puts there; not fitting ones follow, least short first;
+2. least offload: none < optimizer offload < parameters and optimizer (FSDP's one switch moves both);
+3. full-precision master weights before DeepSpeed's bf16 master weights (offered only where they decide fitting);
+4. no activation checkpointing before activation checkpointing (offered only where it decides fitting);
+5. least communication: no sharding < ZeRO-1 < ZeRO-2 / reshard False < FSDP2 hybrid (HSDP) across nodes < ZeRO-3
+   hpZ across nodes < ZeRO-3 / full shard (on one node) < full shard across nodes;
+6. fewer parameter bytes gathered at a time;
+7. FSDP2 before FSDP1 at equal memory (see :data:`FSDP1_BELOW_FSDP2`), then more free memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .estimate import GIB, Estimate, EstimateError, estimate
+
+if TYPE_CHECKING:
+    from ..answers import Answers
+    from ..findings import Finding
+
+RANKING = (
+    "fits (GPU with the headroom, host when its memory is given)",
+    "least offload (none < optimizer < parameters and optimizer)",
+    "fp32 master weights before DeepSpeed bf16 master weights",
+    "no activation checkpointing before recomputing activations",
+    "least communication (no sharding < ZeRO-1 < ZeRO-2 / reshard False < HSDP across nodes < ZeRO-3 hpZ across "
+    "nodes < ZeRO-3 / full shard < full shard across nodes)",
+    "fewer parameter bytes gathered at a time",
+    "FSDP2 before FSDP1, then more free GPU memory",
+)
+"""The ranking, most important first (docs/memory.md says why for each)."""
+
+FSDP1_BELOW_FSDP2 = (
+    "at equal memory FSDP1 ranks below FSDP2: accelerate 1.15's own default is still FSDP1 (FSDP_VERSION "
+    "defaults to 1, accelerate/utils/dataclasses.py:1830-1831, and `accelerate launch --fsdp_version` to \"1\", "
+    "accelerate/commands/launch.py:512-518), but `accelerate config` proposes FSDP2 (cluster.py:400-405) and the "
+    "newer features (HSDP through the parallelism config, activation-checkpoint offload) are FSDP2's only"
+)
+
+TWO_NODE_ADDRESS = ("10.0.0.1", 29500)
+"""The main process address and port the two-node presets use (templates/fsdp2-two-node.yaml,
+templates/zero3-two-node.yaml): a placeholder written when ``base`` gives none for a multi-node candidate."""
+
+LAYER_CLASSES = {"gpt2": "GPT2Block", "llama": "LlamaDecoderLayer", "mistral": "MistralDecoderLayer",
+                 "qwen2": "Qwen2DecoderLayer"}
+"""The transformers decoder-block class of each shipped ``model_type``, for FSDP's transformer wrap policy."""
+
+# offload levels, communication tiers
+OFFLOAD_NONE, OFFLOAD_OPTIMIZER, OFFLOAD_ALL = 0, 1, 2
+_OFFLOAD_WORDS = {OFFLOAD_NONE: "no offload", OFFLOAD_OPTIMIZER: "optimizer states offloaded to CPU",
+                  OFFLOAD_ALL: "parameters and optimizer offloaded to CPU"}
+TIER_NONE, TIER_ZERO1, TIER_ZERO2, TIER_HYBRID, TIER_HPZ, TIER_FULL, TIER_FULL_NODES = range(7)
+_TIER_WORDS = {
+    TIER_NONE: "no sharding (one gradient all-reduce per step)",
+    TIER_ZERO1: "optimizer sharded (gradients reduced, updated parameters all-gathered once per step)",
+    TIER_ZERO2: "gradients and optimizer sharded (gradients reduce-scattered, parameters gathered once per step)",
+    TIER_HYBRID: "sharded within each node and replicated across nodes (parameter all-gathers stay inside a node; "
+                 "only the gradient reduction crosses nodes)",
+    TIER_HPZ: "ZeRO++ hpZ (backward's parameter all-gather stays inside a node; forward's and the gradient "
+              "reduce-scatter still cross nodes)",
+    TIER_FULL: "everything sharded (parameters all-gathered in forward and again in backward)",
+    TIER_FULL_NODES: "everything sharded across all nodes (every parameter all-gather crosses nodes)",
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    label: str
+    """Short, one line: ``DeepSpeed ZeRO-2, bf16``."""
+    answers: Answers
+    """Complete answers for this candidate (built on ``base`` when given)."""
+    estimate: Estimate
+    """:func:`~.estimate.estimate` of ``answers`` for the same model, batch, sequence and GPU memory."""
+    fits: bool
+    """Fits with the headroom asked for (GPU) and in the host memory when given."""
+    headroom_bytes: int
+    """GPU memory minus the estimated per-rank bytes (negative when short)."""
+    reason: str
+    """One sentence: why it ranks where it does."""
+    max_micro_batch: int | None = None
+    """The largest micro batch that still leaves the headroom free (None without the model's shape)."""
+    offload: int = OFFLOAD_NONE
+    tier: int = TIER_FULL
+    host_fits: bool | None = None
+    """The host holds the estimate's per-host bytes (None when no host memory was given)."""
+    shortfall_bytes: int = 0
+    """What is missing to fit: GPU bytes beyond the headroom plus host bytes beyond the host memory (0 when it
+    fits)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "target": self.answers.target, "fits": self.fits,
+                "headroom_bytes": self.headroom_bytes, "max_micro_batch": self.max_micro_batch,
+                "host_fits": self.host_fits, "shortfall_bytes": self.shortfall_bytes,
+                "reason": self.reason, "decided": _decided(self.answers),
+                "answers": self.answers.to_nested(), "estimate": self.estimate.to_json()}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    candidates: tuple[Candidate, ...]
+    """Ranked, best first (fitting ones first)."""
+    chosen: Candidate | None
+    """The first fitting candidate, None when nothing fits."""
+    notes: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chosen": self.chosen.label if self.chosen else None, "ranking": list(RANKING),
+                "candidates": [c.to_json() for c in self.candidates], "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class _Spec:
+    label: str
+    changes: dict[str, Any]
+    offload: int
+    tier: int
+    fsdp1: bool = False
+    ac: bool = False
+    bf16_master: bool = False
+
+
+# The settings a candidate decides; everything else comes from ``base``.
+_DECIDED = ("backend", "fsdp_version", "sharding.strategy", "offload.optimizer", "offload.params",
+            "training.activation_checkpointing", "precision.ds_bf16_master_weights", "launch.num_processes",
+            "launch.num_machines")
+
+
+def _decided(a: Answers) -> dict[str, Any]:
+    return {k: a[k] for k in _DECIDED}
+
+
+def _specs(nodes: int, gpus_per_node: int, precision: str) -> list[_Spec]:
+    fsdp2 = {"backend": "fsdp", "fsdp_version": 2, "offload.optimizer": "none", "offload.params": "none",
+             "precision.ds_bf16_master_weights": None}
+    fsdp1 = {**fsdp2, "fsdp_version": 1}
+    ds = {"backend": "deepspeed", "offload.optimizer": "none", "offload.params": "none",
+          "precision.ds_bf16_master_weights": None}
+    full = TIER_FULL_NODES if nodes > 1 else TIER_FULL
+    p = f", {precision}"
+    specs = [
+        _Spec("FSDP2 full shard" + p, {**fsdp2, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
+        _Spec("FSDP2 reshard_after_forward=False" + p, {**fsdp2, "sharding.strategy": "grads_optimizer"},
+              OFFLOAD_NONE, TIER_ZERO2),
+        _Spec("FSDP1 FULL_SHARD" + p, {**fsdp1, "sharding.strategy": "full"}, OFFLOAD_NONE, full, fsdp1=True),
+        _Spec("FSDP1 NO_SHARD (DDP-like)" + p, {**fsdp1, "sharding.strategy": "none"}, OFFLOAD_NONE, TIER_NONE,
+              fsdp1=True),
+        _Spec("FSDP2 full shard + CPU offload" + p,
+              {**fsdp2, "sharding.strategy": "full", "offload.optimizer": "cpu", "offload.params": "cpu"},
+              OFFLOAD_ALL, full),
+        _Spec("DeepSpeed ZeRO-1" + p, {**ds, "sharding.strategy": "optimizer"}, OFFLOAD_NONE, TIER_ZERO1),
+        _Spec("DeepSpeed ZeRO-2" + p, {**ds, "sharding.strategy": "grads_optimizer"}, OFFLOAD_NONE, TIER_ZERO2),
+        _Spec("DeepSpeed ZeRO-3" + p, {**ds, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
+        _Spec("DeepSpeed ZeRO-2 + optimizer offload" + p,
+              {**ds, "sharding.strategy": "grads_optimizer", "offload.optimizer": "cpu"}, OFFLOAD_OPTIMIZER,
+              TIER_ZERO2),
+        _Spec("DeepSpeed ZeRO-3 + optimizer offload" + p,
+              {**ds, "sharding.strategy": "full", "offload.optimizer": "cpu"}, OFFLOAD_OPTIMIZER, full),
+        _Spec("DeepSpeed ZeRO-3 + parameter and optimizer offload" + p,
+              {**ds, "sharding.strategy": "full", "offload.optimizer": "cpu", "offload.params": "cpu"},
+              OFFLOAD_ALL, full),
+    ]
+    if nodes > 1 and gpus_per_node > 1:
+        specs[1:1] = [_Spec("FSDP2 hybrid shard (HSDP: sharded per node, replicated across)" + p,
+                            {**fsdp2, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HYBRID)]
+        specs.append(_Spec("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node)" + p,
+                           {**ds, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HPZ))
+    return specs
+
+
+def _with_ac(spec: _Spec) -> _Spec:
+    return _Spec(spec.label + ", activation checkpointing", {**spec.changes, "training.activation_checkpointing": True},
+                 spec.offload, spec.tier, spec.fsdp1, True, spec.bf16_master)
+
+
+def _with_bf16_master(spec: _Spec) -> _Spec:
+    """DeepSpeed's bf16 master weights: with the optimizer on the GPU also bf16 Adam states (``bf16_with_states``;
+    ``bf16`` alone needs offload), with optimizer offload bf16 masters next to fp32 states on the CPU (``bf16``;
+    ``bf16_with_states`` there needs an optimizer block in the JSON, rule ds-bf16-states-offload-swap)."""
+    if spec.offload == OFFLOAD_NONE:
+        return _Spec(spec.label + ", bf16 master weights and optimizer states",
+                     {**spec.changes, "precision.ds_bf16_master_weights": "bf16_with_states"}, spec.offload,
+                     spec.tier, spec.fsdp1, spec.ac, True)
+    return _Spec(spec.label + ", bf16 master weights", {**spec.changes, "precision.ds_bf16_master_weights": "bf16"},
+                 spec.offload, spec.tier, spec.fsdp1, spec.ac, True)
+
+
+def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_gib: Any, headroom: Any) -> None:
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+    if not integer(gpus_per_node) or gpus_per_node < 1:
+        raise EstimateError(f"--gpus-per-node {gpus_per_node}: give the GPUs of one node, 1 or more")
+    if not integer(nodes) or nodes < 1:
+        raise EstimateError(f"--nodes {nodes}: give the number of nodes (machines), 1 or more")
+    if not number(gpu_memory_gib) or not gpu_memory_gib > 0 or gpu_memory_gib == float("inf"):
+        raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0 (e.g. 80)")
+    if host_memory_gib is not None and (not number(host_memory_gib) or not host_memory_gib > 0):
+        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
+    if not number(headroom) or not 0 <= headroom < 1:
+        raise EstimateError(f"--headroom {headroom}: give the fraction of GPU memory to keep free, from 0 up to "
+                            "(not including) 1, e.g. 0.1")
+    from ..catalog.settings import MAX_MACHINES, MAX_PROCESSES
+
+    if gpus_per_node * nodes > MAX_PROCESSES or nodes > MAX_MACHINES:
+        raise EstimateError(f"--gpus-per-node {gpus_per_node} x --nodes {nodes}: at most {MAX_PROCESSES} processes "
+                            f"on at most {MAX_MACHINES} nodes")
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:.1f} GiB"
+
+
+def recommend(*, shape: Any = None, params: int | None = None, largest_layer_params: int | None = None,
+              gpus_per_node: int, gpu_memory_gib: float, nodes: int = 1, host_memory_gib: float | None = None,
+              batch: int | None = None, seq: int | None = None, base: Answers | None = None,
+              headroom: float = 0.10) -> Recommendation:
+    """Candidates from both backends for the model (``shape``, or ``params`` and ``largest_layer_params``) on
+    ``nodes`` x ``gpus_per_node`` GPUs of ``gpu_memory_gib``, ranked (see the module docstring). Raises
+    :class:`~.estimate.EstimateError` for unusable input, with a message naming the option."""
+    _check(gpus_per_node=gpus_per_node, gpu_memory_gib=gpu_memory_gib, nodes=nodes, host_memory_gib=host_memory_gib,
+           headroom=headroom)
+    from ..answers import default_answers
+    from ..answers.rules import check_answers
+    from ..findings import ERROR
+
+    base = base if base is not None else default_answers()
+    notes: list[str] = []
+    common: dict[str, Any] = {"launch.num_processes": gpus_per_node * nodes, "launch.num_machines": nodes}
+    if base["launch.machine_rank"] >= nodes:
+        common["launch.machine_rank"] = 0
+    if nodes > 1 and not base["launch.main_process_ip"]:
+        ip, port = TWO_NODE_ADDRESS
+        common["launch.main_process_ip"] = ip
+        if not base["launch.main_process_port"]:
+            common["launch.main_process_port"] = port
+        notes.append(f"launch.main_process_ip {ip} is a placeholder (the two-node presets'): set it to the address of "
+                     "machine 0, and launch.machine_rank on each machine")
+    precision = base["precision.mixed_precision"] if "precision.mixed_precision" in base.explicit else "bf16"
+    common["precision.mixed_precision"] = precision
+    if batch is not None:
+        common["training.micro_batch_size"] = batch
+    kind = getattr(shape, "kind", None)
+    wrap: dict[str, Any] = {}  # FSDP candidates only: DeepSpeed has no place for layer classes
+    if not base["wrapping.layer_classes"] and kind in LAYER_CLASSES and not getattr(shape, "approximate", False):
+        wrap["wrapping.layer_classes"] = [LAYER_CLASSES[kind]]
+    if nodes > 1 and gpus_per_node < 2:
+        notes.append("hybrid sharding is not proposed: with one GPU per node there is nothing to shard within a "
+                     "node")
+    if shape is None:
+        notes.append("without the model's shape (--model) activations and logits are not counted, and activation "
+                     "checkpointing is not considered")
+
+    gpu_bytes = int(gpu_memory_gib * GIB)
+    keep_free = int(headroom * gpu_bytes)
+    host_bytes = int(host_memory_gib * GIB) if host_memory_gib is not None else None
+
+    def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
+        answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
+        errors = [f for f in check_answers(answers) if f.severity == ERROR]
+        kw = {"params": params, "largest_layer_params": largest_layer_params, "shape": shape, "batch": batch,
+              "seq": seq}
+        e = estimate(answers, gpu_memory_gib=gpu_memory_gib, **kw)
+        free = gpu_bytes - e.per_rank.gpu_bytes
+        max_mb = e.max_micro_batch
+        if shape is not None and keep_free:
+            max_mb = estimate(answers, gpu_memory_gib=(gpu_bytes - keep_free) / GIB, **kw).max_micro_batch
+        host_ok = None if host_bytes is None else e.host_bytes <= host_bytes
+        fits = free >= keep_free and host_ok is not False
+        short = max(0, keep_free - free) + (max(0, e.host_bytes - host_bytes) if host_bytes is not None else 0)
+        cand = Candidate(spec.label, answers, e, fits, free, "", max_mb, spec.offload, spec.tier, host_ok, short)
+        return cand, errors
+
+    built: list[tuple[_Spec, Candidate]] = []
+    for spec in _specs(nodes, gpus_per_node, precision):
+        tried = [spec]
+        if shape is not None and not base["training.activation_checkpointing"]:  # counted: it can decide fitting
+            tried.append(_with_ac(spec))
+        # bf16 masters shrink the GPU's optimizer states without offload, and the host's with optimizer offload
+        # (tried there only when the host memory is given: that is where they can decide fitting)
+        if spec.changes["backend"] == "deepspeed" and precision == "bf16" and (
+                spec.offload == OFFLOAD_NONE or host_bytes is not None):
+            tried += [_with_bf16_master(s) for s in list(tried)]
+        for s in tried:  # in order of preference; the first that fits ends the layout's list
+            cand, errors = evaluate(s)
+            if errors:
+                f = errors[0]
+                notes.append(f"left out {s.label}: our rules find an error ({f.rule}: {f.message})")
+                break
+            built.append((s, cand))
+            if cand.fits:
+                break
+
+    # Keep a variant (activation checkpointing, bf16 masters) only where it decides fitting: the plain layout does
+    # not fit and the variant does; the best-fitting attempt of a layout that never fits is kept as well.
+    kept = _keep_deciding(built)
+    ranked = sorted(kept, key=lambda sc: _key(sc[0], sc[1]))
+    candidates = tuple(_with_reason(s, c, gpu_bytes, keep_free, host_bytes, headroom) for s, c in ranked)
+    chosen = next((c for c in candidates if c.fits), None)
+    if any(s.fsdp1 for s, _ in ranked):
+        notes.append(FSDP1_BELOW_FSDP2)
+    notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
+    if chosen is None:
+        notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")
+    return Recommendation(candidates, chosen, tuple(notes))
+
+
+def _layout(spec: _Spec) -> str:
+    """The layout a spec belongs to: its label without the variant suffixes."""
+    return spec.label.split(", activation checkpointing")[0].split(", bf16 master")[0]
+
+
+def _keep_deciding(built: list[tuple[_Spec, Candidate]]) -> list[tuple[_Spec, Candidate]]:
+    by_layout: dict[str, list[tuple[_Spec, Candidate]]] = {}
+    for s, c in built:
+        by_layout.setdefault(_layout(s), []).append((s, c))
+    kept = []
+    for group in by_layout.values():
+        plain = group[0]
+        if plain[1].fits or len(group) == 1:
+            kept.append(plain)
+            continue
+        fitting = [sc for sc in group if sc[1].fits]
+        if fitting:  # the first variant that fits (evaluation stops there), next to the plain layout
+            kept += [plain, fitting[0]]
+        else:  # nothing fits: the plain layout and the variant that comes closest
+            closest = max(group[1:], key=lambda sc: sc[1].headroom_bytes)
+            kept += [plain, closest] if closest[1].headroom_bytes > plain[1].headroom_bytes else [plain]
+    return kept
+
+
+def _key(s: _Spec, c: Candidate) -> tuple:
+    if not c.fits:  # least short first (GPU and host shortfalls added up)
+        return (1, c.shortfall_bytes, s.offload, s.tier)
+    return (0, s.offload, s.bf16_master, s.ac, s.tier, c.estimate.per_rank.breakdown["gathered"], s.fsdp1,
+            -c.headroom_bytes)
+
+
+def _with_reason(s: _Spec, c: Candidate, gpu_bytes: int, keep_free: int, host_bytes: int | None,
+                 headroom: float) -> Candidate:
+    e = c.estimate
+    host_short = (f"the host needs {_gib(e.host_bytes)} of CPU memory per node ("
+                  + ", ".join(k.replace("_", " ") + " " + _gib(v) for k, v in e.host_breakdown.items() if v)
+                  + f"), more than the {_gib(host_bytes or 0)} given")
+    if c.fits:
+        head = f"fits with {_gib(c.headroom_bytes)} of {_gib(gpu_bytes)} free per GPU"
+    elif c.headroom_bytes < keep_free:
+        short = keep_free - c.headroom_bytes
+        head = (f"does not fit: needs {_gib(e.per_rank.gpu_bytes)} per GPU, {_gib(short)} more than "
+                f"{_gib(gpu_bytes)} allows with {headroom:.0%} kept free")
+        if c.host_fits is False:
+            head += ", and " + host_short
+    else:
+        head = f"fits the GPU ({_gib(c.headroom_bytes)} free) but not the host: " + host_short
+    parts = [head, _OFFLOAD_WORDS[s.offload]]
+    if s.offload and host_bytes is not None and c.host_fits:
+        parts[-1] += f" (the host holds its {_gib(e.host_bytes)})"
+    if s.bf16_master and s.offload == OFFLOAD_NONE:
+        parts.append(("fits only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights and bf16 Adam "
+                     "states (less precise updates)")
+    elif s.bf16_master:
+        parts.append(("fits the host only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights "
+                     "(fp32 Adam states on the CPU; less precise updates)")
+    if s.ac:
+        parts.append(("needs" if c.fits else "even with") + " activation checkpointing (about a third more compute"
+                     + ("; DeepSpeed has no config switch for it: call model.gradient_checkpointing_enable() in "
+                        "the script)" if c.answers.backend == "deepspeed" else ")"))
+    parts.append(_TIER_WORDS[s.tier])
+    gathered = e.per_rank.breakdown["gathered"]
+    if gathered and s.tier == TIER_NONE:  # nothing is gathered: the estimate's part is the 16-bit compute copy
+        parts.append(f"{_gib(gathered)} for the 16-bit compute copy of the parameters")
+    elif gathered:
+        parts.append(f"{_gib(gathered)} of parameters gathered at a time")
+    if s.fsdp1:
+        parts.append("FSDP1, ranked below FSDP2 at equal memory")
+    sentence = "; ".join(parts)
+    return Candidate(c.label, c.answers, c.estimate, c.fits, c.headroom_bytes, sentence[0].upper() + sentence[1:]
+                     + ".", c.max_micro_batch, c.offload, c.tier, c.host_fits, c.shortfall_bytes)
+
+
+__all__ = ["Candidate", "RANKING", "Recommendation", "recommend"]

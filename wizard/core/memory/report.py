@@ -1,0 +1,78 @@
+"""Words and small tables about an estimate, shared by ``fsdpds-wizard estimate`` and the TUI. Pure, stdlib only.
+
+- :data:`LABELS`: the name of every part of :class:`~.estimate.Estimate`'s per-rank and per-host breakdowns;
+- :func:`state_bytes_rows`: the model-state bytes per parameter of the current precision answers for FSDP and for
+  DeepSpeed ZeRO side by side (the same answers with the backend switched), from
+  :func:`~.estimate.state_bytes`, so the guide's point about fp32 master weights reads as numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..answers import Answers
+
+LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_states": "optimizer states",
+          "gathered": "gathered units (current + prefetched)", "buckets": "communication buckets",
+          "activations": "activations", "logits": "logits (+ fp32 copy for the loss)",
+          "overhead": "CUDA context (constant)",
+          "offloaded_parameters": "offloaded parameters", "offloaded_gradients": "offloaded gradients",
+          "offloaded_optimizer_states": "offloaded optimizer states",
+          "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
+          "model_load": "loading the model"}
+"""Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words."""
+
+
+@dataclass(frozen=True)
+class StateBytesRow:
+    """Model-state bytes per parameter (Adam) for one backend, before offload."""
+
+    answers: Answers
+    """The answers for this backend (the current ones, or them with the backend switched)."""
+    parameters: float
+    gradients: float
+    optimizer_states: float
+    """Bytes per parameter before sharding."""
+    per_gpu: float
+    """Bytes per parameter one GPU keeps at ``ranks`` processes (each part divided by what it is sharded over)."""
+    ranks: int
+
+    @property
+    def backend(self) -> str:
+        return self.answers.backend
+
+    @property
+    def total(self) -> float:
+        return self.parameters + self.gradients + self.optimizer_states
+
+
+def _row(a: Answers) -> StateBytesRow:
+    from ..catalog.settings import SHARDING
+    from .estimate import state_bytes
+
+    n = max(1, int(a["launch.num_processes"]))
+    per_host = max(1, n // max(1, int(a["launch.num_machines"])))
+    hybrid = SHARDING[a["sharding.strategy"]][3]
+    shard = per_host if (hybrid and a.backend == "fsdp") else n  # as estimate() shards FSDP's hybrid modes
+    st = state_bytes(a, n, shard)
+    per_gpu = st.param / st.param_div + st.grad / st.grad_div + st.optim / st.optim_div
+    return StateBytesRow(a, float(st.param), float(st.grad), float(st.optim), per_gpu, n)
+
+
+def state_bytes_rows(answers: Answers) -> tuple[StateBytesRow, StateBytesRow]:
+    """(FSDP, DeepSpeed): the answers as they are for their own backend, and with the backend switched (the same
+    precision, sharding intent and process count)."""
+    fsdp = answers if answers.backend == "fsdp" else answers.replace({"backend": "fsdp"})
+    ds = answers if answers.backend == "deepspeed" else answers.replace({"backend": "deepspeed"})
+    return _row(fsdp), _row(ds)
+
+
+def fmt_bytes(x: float) -> str:
+    """A bytes-per-parameter figure: ``4``, ``2.5``, ``0.06``."""
+    if x == int(x):
+        return str(int(x))
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+__all__ = ["LABELS", "StateBytesRow", "fmt_bytes", "state_bytes_rows"]

@@ -1,0 +1,325 @@
+"""The Memory screen (ctrl+e): the model and GPUs of the memory bar, the whole estimate, and "suggest".
+
+The fields set the app's :class:`~wizard.tui.session.MemoryContext` as they are typed (the main screen's bar follows);
+a field that cannot be used shows its message under it and is left out. The report below is the estimate of
+``fsdpds-wizard estimate`` (the same parts and labels), the host memory, DeepSpeed's own estimator next to ours, and
+the bytes per parameter of the precision answers for FSDP and DeepSpeed. Suggest (F4) ranks configs of both
+backends for this model and these GPUs (``wizard.core.memory.recommend``); Enter on one applies it to the answers.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
+from ...core.memory.model import SHAPES
+from ...core.memory.report import LABELS
+from ..explain import state_bytes_block
+from ..present import target_label
+from ..session import MEMORY_FIELDS, MemoryContext, memory_fields
+from ..widgets.fields import FieldInput
+
+GIB = 2 ** 30
+OTHER = "other"
+"""The shape selector's last entry: the model is what is typed in the field under it."""
+TEXT_FIELDS = ("gpu_memory", "seq", "batch", "host_memory")
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:.2f}"
+
+
+def _model_choice(memory: MemoryContext) -> tuple[Any, str]:
+    """(the selector's value, the typed text) for a context: a shipped shape by its name, anything else typed."""
+    name = getattr(memory.shape, "name", None)
+    if name in SHAPES and memory.model.strip().lower() == name:
+        return name, ""
+    if memory.model:
+        return OTHER, memory.model
+    return Select.NULL, ""
+
+
+def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> RenderableType:
+    """The estimate in full: per GPU, per host, DeepSpeed's own numbers, bytes per parameter, notes."""
+    parts: list[RenderableType] = []
+    name = e.shape or "model"
+    parts.append(Text(f"{name}: {e.params:,} parameters (largest layer {e.largest_layer_params:,}); {e.layout}; "
+                      f"micro batch {e.batch}, sequence {e.seq}", style="bold"))
+    gpu = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
+    gpu.add_column("per GPU (each rank)", no_wrap=True)
+    gpu.add_column("GiB", justify="right", no_wrap=True)
+    for k in BREAKDOWN_KEYS:
+        gpu.add_row(f"  {LABELS[k]}", _gib(e.per_rank.breakdown[k]))
+    gpu.add_row("  total", _gib(e.per_rank.gpu_bytes), style="bold")
+    parts.append(gpu)
+    if e.gpu_memory_bytes is not None:
+        head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
+        verdict = Text()
+        if e.fits:
+            verdict.append(f"fits in {e.gpu_memory_bytes / GIB:.1f} GiB, {head / GIB:.2f} GiB headroom", style="green")
+        else:
+            verdict.append(f"does not fit in {e.gpu_memory_bytes / GIB:.1f} GiB, short by {-head / GIB:.2f} GiB",
+                           style="bold red")
+        if e.max_micro_batch is not None:
+            verdict.append(f"; largest micro batch that fits: {e.max_micro_batch}")
+        parts.append(verdict)
+    else:
+        parts.append(Text("give the GPU memory to see whether it fits", style="dim"))
+    host = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
+    host.add_column(f"per host ({e.ranks_per_host} ranks) CPU memory", no_wrap=True)
+    host.add_column("GiB", justify="right", no_wrap=True)
+    for k in HOST_KEYS:
+        if e.host_breakdown[k]:
+            host.add_row(f"  {LABELS[k]}", _gib(e.host_breakdown[k]))
+    host.add_row("  total", _gib(e.host_bytes), style="bold")
+    parts.append(host)
+    if memory.host_memory_gib is not None:
+        room = memory.host_memory_gib * GIB - e.host_bytes
+        parts.append(Text(f"fits in {memory.host_memory_gib:g} GiB of host memory ({room / GIB:.2f} GiB left)"
+                          if room >= 0 else f"does not fit in {memory.host_memory_gib:g} GiB of host memory "
+                          f"(short by {-room / GIB:.2f} GiB)", style="green" if room >= 0 else "bold red"))
+    ds = e.deepspeed_estimator
+    side = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
+    side.add_column("side by side", no_wrap=True)
+    side.add_column("ours, all parts", justify="right")
+    side.add_column("ours, model states", justify="right")
+    side.add_column(f"DeepSpeed {ds['deepspeed_version']}" if ds else "DeepSpeed's estimator", justify="right")
+    states = sum(e.per_rank.breakdown[k] for k in ("parameters", "gradients", "optimizer_states"))
+    host_states = sum(e.host_breakdown[k] for k in ("offloaded_parameters", "offloaded_gradients",
+                                                    "offloaded_optimizer_states"))
+    side.add_row("GPU per rank, GiB", _gib(e.per_rank.gpu_bytes), _gib(states), _gib(ds["gpu_bytes"]) if ds else "-")
+    side.add_row("CPU per host, GiB", _gib(e.host_bytes), _gib(host_states), _gib(ds["cpu_bytes"]) if ds else "-")
+    parts.append(side)
+    if ds:
+        parts.append(Text(f"DeepSpeed: {ds['function']} (model states only, fixed factors)", style="dim"))
+    else:
+        parts.append(Text("DeepSpeed's estimator functions cover ZeRO-2 and ZeRO-3 only.", style="dim"))
+    parts.append(state_bytes_block(answers, width, e.params))
+    for note in e.notes:
+        parts.append(Text(f"note: {note}", style="dim"))
+    out: list[RenderableType] = []
+    for p in parts:
+        if out and isinstance(p, Table):
+            out.append(Text(""))
+        out.append(p)
+    return Group(*out)
+
+
+def candidate_prompt(c) -> Text:
+    t = Text()
+    t.append("✔ " if c.fits else "✖ ", style="green" if c.fits else "red")
+    t.append(c.label, style="bold")
+    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank\n")
+    t.append(f"  {c.reason}", style="dim")
+    return t
+
+
+def changed_settings(before, after) -> list[str]:
+    """The setting ids whose values differ, in catalogue order."""
+    return [sid for sid in after.values if before.values.get(sid) != after[sid]]
+
+
+class MemoryScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="memory-back", tooltip="Back to the settings (the bar keeps this model)"),
+        Binding("f4", "suggest", "Suggest", id="memory-suggest",
+                tooltip="Rank configs of both backends for this model and these GPUs"),
+    ]
+    DEFAULT_CSS = """
+    MemoryScreen #mem-head { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    MemoryScreen #mem-scroll { height: 1fr; padding: 0 1; }
+    MemoryScreen #mem-form { height: auto; }
+    MemoryScreen .mem-row { height: 1; }
+    MemoryScreen .mem-label { width: 28; padding: 0 1 0 0; color: $text-muted; }
+    MemoryScreen .mem-row > Input, MemoryScreen .mem-row > Select { width: 1fr; }
+    MemoryScreen .mem-error { height: auto; color: $text-error; display: none; }
+    MemoryScreen .mem-error.-shown { display: block; }
+    MemoryScreen #mem-buttons { height: auto; margin: 1 0 0 0; }
+    MemoryScreen #mem-buttons Button { margin: 0 1 0 0; }
+    MemoryScreen #mem-suggest-note { height: auto; }
+    MemoryScreen #mem-candidates { height: auto; max-height: 12; display: none; }
+    MemoryScreen #mem-candidates.-shown { display: block; }
+    MemoryScreen #mem-report { height: auto; margin: 1 0 0 0; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="memory")
+        self.candidates: list[Any] = []
+        self.recommendation: Any = None
+        self.errors: dict[str, str] = {}
+
+    # -------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        memory: MemoryContext = self.app.memory  # type: ignore[attr-defined]
+        answers = self.app.main.answers  # type: ignore[attr-defined]
+        choice, typed = _model_choice(memory)
+        n, m = int(answers["launch.num_processes"]), int(answers["launch.num_machines"])
+        yield Static(f"Memory per GPU · {target_label(answers)} · {n} processes on {m} machine"
+                     f"{'s' if m != 1 else ''}", id="mem-head")
+        with VerticalScroll(id="mem-scroll"):
+            with Vertical(id="mem-form"):
+                with Horizontal(classes="mem-row"):
+                    yield Static("Model (shipped shape)", classes="mem-label")
+                    options = [(name, name) for name in SHAPES] + [("other: a config.json or a parameter count",
+                                                                    OTHER)]
+                    yield Select(options, value=choice, prompt="no model", id="mem-shape", compact=True)
+                with Horizontal(classes="mem-row"):
+                    yield Static("  or config.json / count", classes="mem-label")
+                    yield FieldInput(typed, id="mem-model", compact=True,
+                                     placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
+                yield Static("", id="mem-model-error", classes="mem-error")
+                mb = answers["training.micro_batch_size"]
+                fields = {"gpu_memory": (memory.gpu_memory_gib, "80 (GiB of one GPU)"),
+                          "seq": (memory.seq, "2048"),
+                          "batch": (memory.batch, f"the answers' ({1 if mb == 'auto' else mb})"),
+                          "host_memory": (memory.host_memory_gib, "not checked")}
+                for name, (value, hint) in fields.items():
+                    with Horizontal(classes="mem-row"):
+                        yield Static(MEMORY_FIELDS[name], classes="mem-label")
+                        yield FieldInput("" if value is None else f"{value:g}", id=f"mem-{name}", compact=True,
+                                         placeholder=hint)
+                    yield Static("", id=f"mem-{name}-error", classes="mem-error")
+            with Horizontal(id="mem-buttons"):
+                yield Button("Suggest (F4)", id="mem-suggest", variant="primary", compact=True)
+                yield Button("Back (Esc)", id="mem-back", compact=True)
+            yield Static("", id="mem-suggest-note")
+            yield OptionList(id="mem-candidates")
+            yield Static("", id="mem-report")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#mem-shape", Select).focus()
+        self.refresh_report()
+
+    # -------------------------------------------------------------- the fields
+
+    def field_values(self) -> dict[str, str]:
+        choice = self.query_one("#mem-shape", Select).value
+        typed = self.query_one("#mem-model", Input).value
+        if choice == OTHER or (choice is Select.NULL and typed.strip()):
+            model = typed
+        elif choice is Select.NULL:
+            model = ""
+        else:
+            model = str(choice)
+        values = {name: self.query_one(f"#mem-{name}", Input).value for name in TEXT_FIELDS}
+        return {"model": model, **values}
+
+    def error_of(self, name: str) -> str:
+        """The message shown under a field ('' when it is fine)."""
+        return self.errors.get(name, "")
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        memory, self.errors = memory_fields(self.field_values())
+        for name in MEMORY_FIELDS:
+            box = self.query_one(f"#mem-{name}-error", Static)
+            box.update(self.errors.get(name, ""))
+            box.set_class(name in self.errors, "-shown")
+        self.app.memory = memory  # type: ignore[attr-defined]
+        self.app.main.refresh_memory()  # type: ignore[attr-defined]
+        self.refresh_report()
+
+    def refresh_report(self) -> None:
+        memory: MemoryContext = self.app.memory  # type: ignore[attr-defined]
+        answers = self.app.main.answers  # type: ignore[attr-defined]
+        report = self.query_one("#mem-report", Static)
+        width = max(40, (self.query_one("#mem-scroll").content_size.width or self.app.size.width) - 2)
+        if not memory.has_model:
+            report.update(Group(Text("Pick a shipped shape, or type a config.json path or a parameter count, to see "
+                                     "the estimate.", style="dim"), Text(""), state_bytes_block(answers, width)))
+            return
+        try:
+            e = memory.estimate(answers)
+        except EstimateError as exc:
+            report.update(Text(f"cannot estimate: {exc}", style="bold red"))
+            return
+        report.update(report_renderable(e, memory, answers, width))
+
+    # -------------------------------------------------------------- suggest
+
+    def _note(self, text: str, style: str = "") -> None:
+        self.query_one("#mem-suggest-note", Static).update(Text(text, style=style))
+
+    def action_suggest(self) -> None:
+        memory: MemoryContext = self.app.memory  # type: ignore[attr-defined]
+        answers = self.app.main.answers  # type: ignore[attr-defined]
+        if not memory.has_model:
+            self._note(f"{MEMORY_FIELDS['model']}: suggest needs the model (pick a shape or type one)", "bold red")
+            return
+        if memory.gpu_memory_gib is None:
+            self._note(f"{MEMORY_FIELDS['gpu_memory']}: suggest needs the memory of one GPU", "bold red")
+            return
+        try:
+            from ...core.memory.recommend import recommend
+        except ModuleNotFoundError:
+            self._note("Suggest needs wizard.core.memory.recommend, which this build does not have.", "bold red")
+            return
+        n = max(1, int(answers["launch.num_processes"]))
+        m = max(1, int(answers["launch.num_machines"]))
+        try:
+            rec = recommend(shape=memory.shape, params=None if memory.shape is not None else memory.params,
+                            gpus_per_node=max(1, n // m), gpu_memory_gib=memory.gpu_memory_gib, nodes=m,
+                            host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers)
+        except EstimateError as exc:
+            self._note(f"cannot suggest: {exc}", "bold red")
+            return
+        self.recommendation = rec
+        self.candidates = list(rec.candidates)
+        options = self.query_one("#mem-candidates", OptionList)
+        options.clear_options()
+        options.add_options([Option(candidate_prompt(c), id=f"c{i}") for i, c in enumerate(self.candidates)])
+        options.set_class(bool(self.candidates), "-shown")
+        if rec.chosen is not None:
+            self._note(f"Best: {rec.chosen.label}. Enter applies the highlighted one to the answers.", "bold green")
+            options.highlighted = self.candidates.index(rec.chosen)
+        else:
+            self._note("Nothing fits these GPUs" + (f" ({'; '.join(rec.notes)})" if rec.notes else "")
+                       + ". Enter still applies the highlighted one.", "bold red")
+            if self.candidates:
+                options.highlighted = 0
+        if self.candidates:
+            options.focus()
+
+    @on(OptionList.OptionSelected, "#mem-candidates")
+    def _candidate_selected(self, event: OptionList.OptionSelected) -> None:
+        self.apply(self.candidates[event.option_index])
+
+    def apply(self, candidate) -> None:
+        """Back to the settings with the candidate's answers (a change of target shows the switch report)."""
+        main = self.app.main  # type: ignore[attr-defined]
+        before = main.answers
+        changed = changed_settings(before, candidate.answers)
+        self.dismiss()
+        main.set_answers(candidate.answers)
+        if changed:
+            shown = ", ".join(f"{sid} {before[sid]} → {candidate.answers[sid]}" for sid in changed[:6])
+            more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
+            main.notify(f"Applied {candidate.label}: {shown}{more}", timeout=8)
+        else:
+            main.notify(f"{candidate.label}: the answers already are this config", timeout=5)
+
+    # -------------------------------------------------------------- buttons
+
+    @on(Button.Pressed, "#mem-suggest")
+    def _suggest_pressed(self) -> None:
+        self.action_suggest()
+
+    @on(Button.Pressed, "#mem-back")
+    def _back_pressed(self) -> None:
+        self.action_back()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,107 @@
+"""The main screen's per-rank memory bar: the estimate of the current answers against the GPU's memory.
+
+It sits under the list of groups (at 80x24 that column has five empty rows), three lines in a small panel:
+``GPU 41.2 of 80.0 GiB``, the bar, ``fits, 38.8 GiB headroom`` (or ``does not fit, short by X``). Without a model
+it says how to give one. The estimate module is imported only once a model is set (never before the first paint).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from ...core.answers import Answers
+    from ...core.memory.estimate import Estimate
+    from ..session import MemoryContext
+
+GIB = 2 ** 30
+TIGHT = 0.10
+"""Headroom below this share of the GPU's memory shows in yellow (the suggest action asks for 10% by default)."""
+FULL, EMPTY = "█", "░"
+
+
+def _fit(width: int, *variants: str) -> str:
+    """The longest variant that fits ``width`` (the last one otherwise)."""
+    for v in variants:
+        if len(v) <= width:
+            return v
+    return variants[-1]
+
+
+def bar_text(used: int | None, capacity: int | None, width: int, *, message: str = "") -> Text:
+    """Three lines for ``used`` bytes of ``capacity`` (either None: what is missing, and where to set it)."""
+    width = max(10, width)
+    t = Text(no_wrap=True, overflow="ellipsis")
+    if message:
+        t.append(_fit(width, "cannot estimate:", "no estimate") + "\n", style="bold red")
+        t.append(message[: width * 2 - 8] if len(message) > width else message)
+        return t
+    if used is None:
+        t.append("no model given\n", style="bold")
+        t.append(_fit(width, "set a model: ctrl+e", "model: ctrl+e") + "\n")
+        t.append(_fit(width, "(and the GPU memory)", ""), style="dim")
+        return t
+    if capacity is None:
+        t.append(_fit(width, f"GPU {used / GIB:.1f} GiB per rank", f"GPU {used / GIB:.1f} GiB") + "\n", style="bold")
+        t.append(_fit(width, "GPU size not given", "GPU size?") + "\n")
+        t.append(_fit(width, "set it: ctrl+e", "ctrl+e"), style="dim")
+        return t
+    head = capacity - used
+    fits = head >= 0
+    style = "red" if not fits else ("yellow" if head < TIGHT * capacity else "green")
+    u, c = used / GIB, capacity / GIB
+    t.append(_fit(width, f"GPU {u:.1f} of {c:.1f} GiB", f"{u:.1f}/{c:.1f} GiB") + "\n", style="bold")
+    filled = min(width, round(width * used / capacity)) if capacity > 0 else width
+    t.append(FULL * filled, style=style)
+    t.append(EMPTY * (width - filled) + "\n", style="dim")
+    if fits:
+        t.append(_fit(width, f"fits, {head / GIB:.1f} GiB headroom", f"fits, {head / GIB:.1f} GiB left"), style=style)
+    else:
+        t.append(_fit(width, f"does not fit, short by {-head / GIB:.1f} GiB", f"✖ short by {-head / GIB:.1f} GiB"),
+                 style="bold red")
+    return t
+
+
+class MemoryBar(Static):
+    """The estimate's per-rank total against the GPU memory of the Memory screen (or --model / --gpu-memory)."""
+
+    DEFAULT_CSS = """
+    MemoryBar { height: 5; border: round $primary 50%; border-title-align: left; border-subtitle-align: right;
+                padding: 0 1; }
+    """
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.border_title = "GPU memory per rank"
+        self.used: int | None = None
+        self.capacity: int | None = None
+        self.message = ""
+        self.estimate: Estimate | None = None
+        """The last :class:`~wizard.core.memory.estimate.Estimate` (None without a model, or when it failed)."""
+
+    def show(self, answers: Answers, memory: MemoryContext) -> None:
+        """Estimate ``answers`` for ``memory``'s model and GPUs (nothing is imported without a model)."""
+        self.estimate, self.message = None, ""
+        self.used = self.capacity = None
+        if memory.has_model:
+            from ...core.memory.estimate import EstimateError
+
+            try:
+                e = memory.estimate(answers)
+            except EstimateError as exc:
+                self.message = str(exc)
+            else:
+                self.estimate, self.used, self.capacity = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes
+        name = getattr(memory.shape, "name", "") or (f"{memory.params:,} params" if memory.params else "")
+        self.border_subtitle = name
+        self.refresh()
+
+    @property
+    def plain(self) -> str:
+        """The bar's words, as shown (tests read them)."""
+        return self.render().plain
+
+    def render(self) -> Text:
+        return bar_text(self.used, self.capacity, self.content_size.width or 24, message=self.message)
