@@ -5,11 +5,17 @@
 (a) our restatement of DeepSpeed's estimators vs DeepSpeed 0.19.8's own functions over a grid (sizes, GPUs per
     node, nodes, every offload / zero_init combination): the largest difference, which must be 0.00 GiB;
 (b) per-rank model-state bytes from ``estimate()`` vs the tensor bytes rank 0 holds in real 2-process CPU runs
-    (gloo) after one AdamW step: FSDP2 through accelerate (fp32; bf16 with mixed precision, which accelerate upcasts;
-    bf16 without; benchmarks/_fsdp_census.py) and DeepSpeed ZeRO-1/2/3 (bf16 with fp32 master weights, with bf16
-    master weights and optimizer states, and with optimizer offload to DeepSpeedCPUAdam incl. bf16 master weights;
-    benchmarks/_ds_census.py);
-the other rows of the issue's table are listed as "not measured yet".
+    (gloo) after one AdamW step: FSDP2 through accelerate (benchmarks/_fsdp_census.py), FSDP1 through accelerate
+    (FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD as 2 hosts x 1; benchmarks/_fsdp1_census.py) and DeepSpeed ZeRO-0/1/2/3
+    (bf16 with fp32 or bf16 master weights, fp32 without mixed precision; benchmarks/_ds_census.py);
+(c) what the libraries place under offload and its bytes (FSDP1 CPUOffload, FSDP2 CPUOffloadPolicy, DeepSpeed
+    optimizer / parameter / NVMe offload), read from their own flags, since on a CPU-only machine "GPU" and host
+    are the same memory;
+(d) activations: saved-tensor bytes of single transformers layers, and torch MemTracker peaks of whole causal LMs
+    (transformers Llama and GPT-2, the bundled TinyGPT), with and without activation checkpointing, and of the LM
+    head + loss (benchmarks/_act_census.py), vs the estimate's activations + logits;
+(e) the speed goal, from benchmarks/estimate_speed.py's last result.
+--skip-runs leaves out (b) and (c). What needs a GPU is listed as not measured.
 """
 from __future__ import annotations
 
@@ -408,12 +414,12 @@ def checkpoint_and_logits_rows() -> list[str]:
                 del model
         for ck in (False, True):
             one = estimate(_answers(training__activation_checkpointing=ck, **prec), shape=shape_of(1), batch=b,
-                           seq=s, params=10 ** 6)
+                           seq=s)
             layer_bytes = one.per_rank.breakdown["activations"]
             if ck:  # the per-layer part kept with checkpointing: what a second layer adds at the end of forward
                 measured = runs[(2, True)]["forward_end"] - runs[(1, True)]["forward_end"]
                 two = estimate(_answers(training__activation_checkpointing=True, **prec), shape=shape_of(2), batch=b,
-                               seq=s, params=10 ** 6)
+                               seq=s)
                 predicted = two.per_rank.breakdown["activations"] - layer_bytes
                 rows.append(_row(f"activation checkpointing: {label}, s {s} b {b} (kept per layer, 2sbh)",
                                  "per layer", measured, predicted, 0.05, unit="MiB", per=2 ** 20))
@@ -422,14 +428,14 @@ def checkpoint_and_logits_rows() -> list[str]:
                 rows.append(_row(f"activations: {label}, s {s} b {b} (saved by one layer)", "per layer", measured,
                                  layer_bytes, 0.15, unit="MiB", per=2 ** 20))
             whole = estimate(_answers(training__activation_checkpointing=ck, **prec), shape=shape_of(layers), batch=b,
-                             seq=s, params=10 ** 6)
+                             seq=s)
             wb = whole.per_rank.breakdown
             rows.append(_row(f"whole model, {'with' if ck else 'without'} activation checkpointing: {label}, "
                              f"{layers} layers, V {vocab}, s {s} b {b} (peak activation + temporary bytes vs "
                              "activations + logits)", f"{layers} layers", runs[(layers, ck)]["peak"],
                              wb["activations"] + wb["logits"], 0.15, unit="MiB", per=2 ** 20))
     head = act.lm_head_and_loss(h=1024, vocab=vocab, seq=s, batch=b)
-    e = estimate(_answers(), shape=llama_shape(1), batch=b, seq=s, params=10 ** 6)
+    e = estimate(_answers(), shape=llama_shape(1), batch=b, seq=s)
     rows.append(_row(f"logits: bf16 LM head h 1024 -> V {vocab} + transformers ForCausalLMLoss, s {s} b {b} (peak: "
                      "held logits + fp32 log-softmax + the loss backward's two fp32 gradients)", "b·s·V logits",
                      head["peak"], e.per_rank.breakdown["logits"], 0.05, unit="B/logit", per=b * s * vocab))
@@ -440,6 +446,25 @@ def _hf(model, checkpoint: bool):
     if checkpoint:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     return model
+
+
+def speed_row() -> str:
+    """The speed goal, from benchmarks/estimate_speed.py's last result (run it first; it is not re-run here)."""
+    import json
+
+    path = HERE / "results" / "estimate_speed.json"
+    if not path.exists():
+        return "| speed: fsdpds-wizard estimate, whole process | | not measured: run benchmarks/estimate_speed.py | | |"
+    r = json.loads(path.read_text())
+    med = r["median_ms"]
+    ours = [k for k in med if k.startswith("fsdpds-wizard")]
+    acc = next(k for k in med if k.startswith("accelerate"))
+    shown = "; ".join(f"{k.removeprefix('fsdpds-wizard estimate ')} {med[k]:.0f} ms" for k in ours)
+    ok = all(med[k] <= 150 for k in ours)
+    return (f"| speed: `fsdpds-wizard estimate {r['preset']}` whole process, median of {r['runs']} interleaved runs "
+            f"(benchmarks/estimate_speed.py, {r['when']}) | {r['model']} | {shown}; `{acc}` {med[acc]:.0f} ms "
+            f"({min(r['ratio_accelerate_over_ours'].values()):.0f}x slower) | 150 ms | "
+            f"{'within bound' if ok else 'OUT OF BOUND'} |")
 
 
 NOT_YET = [
@@ -457,6 +482,7 @@ def main(argv: list[str]) -> int:
             print(row, flush=True)
     for row in activation_rows() + checkpoint_and_logits_rows():
         print(row, flush=True)
+    print(speed_row())
     for row in NOT_YET:
         print(f"| {row} | | not measured yet | | |")
     return 0
