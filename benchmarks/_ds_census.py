@@ -66,8 +66,8 @@ def nbytes(ts):
 
 lp_grads = nbytes(p.grad for p in engine.module.parameters())
 at_step = {}
-inner = getattr(opt, "optimizer", None)
-if stage == 0 and inner is not None:  # the gradients alive while the wrapped torch optimizer steps
+inner = getattr(opt, "optimizer", opt)  # ZeRO-0 without mixed precision: the torch optimizer itself
+if stage == 0:  # the gradients alive while the (wrapped) torch optimizer steps
     inner_step = inner.step
 
     def recording_step(*args, **kwargs):
@@ -106,7 +106,7 @@ elif name == "FP16_UnfusedOptimizer":  # ZeRO-0 with bf16/fp16 (DeepSpeed 0.19.8
 elif stage == 0:  # no mixed precision: the torch optimizer on the module's own parameters
     params = nbytes(engine.module.parameters())
     master = 0
-    grads = nbytes(p.grad for p in engine.module.parameters())
+    grads = at_step.get("fp32_grads", 0)  # the module's own gradients, at the step (the engine zeroes them after)
 else:
     params = nbytes(engine.module.parameters())
     master = nbytes(opt.single_partition_of_fp32_groups)

@@ -317,8 +317,10 @@ def ds_more_rows(nvme_dir: str | None) -> list[str]:
         with_grads = res["grads"] is not None
         measured = res["parameters"] + res["master"] + res["adam"] + (res["grads"] or 0)
         predicted = b["parameters"] + b["optimizer_states"] + (b["gradients"] if with_grads else 0)
-        what = "params + master + Adam" + (" + gradients at the step" if stage == 0 and mode != "nomp" else
-                                          " + gradients" if with_grads else "")
+        if stage == 0:
+            what = ("params + Adam" if mode == "nomp" else "params + fp32 master + Adam") + " + gradients at the step"
+        else:
+            what = "params + master + Adam" + (" + gradient partition" if with_grads else "")
         kind = "bf16" if mode != "nomp" else "fp32, no mixed precision"
         rows.append(_row(f"ZeRO-{stage} {kind}, N=2, {res['optimizer']} ({what})", f"{n:,} params", measured,
                          predicted, 0.01, per=n))
