@@ -214,7 +214,8 @@ def fsdp1_rows() -> list[str]:
 
     rows = []
     runs = [("FULL_SHARD", "fp32", "no", ()), ("FULL_SHARD", "bf16", "bf16", ()), ("FULL_SHARD", "bf16", "no", ()),
-            ("SHARD_GRAD_OP", "bf16", "bf16", ()), ("HYBRID_SHARD", "bf16", "bf16", ()),
+            ("SHARD_GRAD_OP", "bf16", "bf16", ()), ("SHARD_GRAD_OP", "bf16", "no", ()),
+            ("HYBRID_SHARD", "bf16", "bf16", ()),
             ("FULL_SHARD", "bf16", "bf16", ("offload",))]
     intent = {"FULL_SHARD": "full", "SHARD_GRAD_OP": "grads_optimizer", "HYBRID_SHARD": "hybrid_full"}
     for strategy, dtype, mp, extra in runs:
@@ -251,8 +252,8 @@ def fsdp1_rows() -> list[str]:
             rows.append(_row(label + f" (flat shard + grad + Adam, params {res['param_dtype'].removeprefix('torch.')})",
                              size, measured, predicted, 0.01, per=n))
         if strategy == "SHARD_GRAD_OP":
-            rows.append(_row("FSDP1 SHARD_GRAD_OP bf16 mixed precision, N=2 (unsharded units alive between forward "
-                             "and backward)", size, res["gathered_after_forward"], b["gathered"], 0.01, unit="B/param",
+            rows.append(_row(f"FSDP1 SHARD_GRAD_OP, model {dtype}, mixed_precision {mp}, N=2 (unsharded units "
+                             "alive between forward and backward)", size, res["gathered_after_forward"], b["gathered"], 0.01, unit="B/param",
                              per=n))
         if strategy == "FULL_SHARD" and mp == "bf16" and not off:
             rows.append(_row("FSDP1 FULL_SHARD bf16 mixed precision, BACKWARD_PRE, N=2 (most unsharded bytes at a "

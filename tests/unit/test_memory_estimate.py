@@ -396,3 +396,11 @@ def test_zero3_cpu_offload_host_gradients():
     # per rank: the fp32 gradient partition the CPU step reads (4 / N) and the 16-bit partition (2 / N), 4 ranks
     assert h["offloaded_gradients"] == (P * 4 // 4 + P * 2 // 4) * 4
     assert h["offloaded_optimizer_states"] == P * 12 // 4 * 4
+
+
+def test_learned_positions_bound_the_default_sequence():
+    assert estimate(answers(), shape=shape_by_name("gpt2")).seq == 1024  # GPT-2 has 1024 positions
+    assert estimate(answers(), shape=shape_by_name("tinygpt")).seq == 32  # the bundled script's --seq-len
+    assert estimate(answers(), shape=LLAMA_1B).seq == 2048  # RoPE: the default
+    e = estimate(answers(), shape=shape_by_name("gpt2"), seq=4096)
+    assert e.seq == 4096 and any("1024 learned positions" in n for n in e.notes)

@@ -124,7 +124,8 @@ drive. Measured on CPU with 2 ranks (benchmarks/memory.py): the whole partition 
 
 DEFAULT_SEQ = 2048
 DEFAULT_BATCH = 1
-"""Used when neither the command line nor the answers give them (micro_batch_size "auto")."""
+"""Used when neither the command line nor the answers give them (micro_batch_size "auto"); a model with learned
+position embeddings (GPT-2: 1024, the bundled TinyGPT: its --seq-len) defaults to that many tokens when fewer."""
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
@@ -294,7 +295,8 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
              gpu_memory_gib: float | None = None) -> Estimate:
     """The estimate for ``answers`` on a model given by ``params`` (and ``largest_layer_params``) or by ``shape``
     (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the answers' micro batch
-    (1 when "auto"), ``seq`` to 2048. Raises :class:`EstimateError` for unusable numbers."""
+    (1 when "auto"), ``seq`` to 2048 (or the model's learned positions when fewer). Raises :class:`EstimateError`
+    for unusable numbers."""
     notes: list[str] = []
     layer_params = root_params = None
     if shape is not None:
@@ -314,7 +316,11 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
                             f"{params}")
     mb = answers["training.micro_batch_size"]
     batch = batch if batch is not None else (DEFAULT_BATCH if mb == "auto" else int(mb))
-    seq = seq if seq is not None else DEFAULT_SEQ
+    positions = getattr(shape, "max_positions", 0) or 0  # learned position embeddings bound the sequence
+    if seq is None:
+        seq = min(DEFAULT_SEQ, positions) if positions else DEFAULT_SEQ
+    elif positions and seq > positions:
+        notes.append(f"--seq {seq} is longer than the model's {positions} learned positions; counted as given")
     if batch < 1:
         raise EstimateError(f"--batch {batch}: the micro batch is at least 1 sample per GPU")
     if seq < 1:
