@@ -253,8 +253,8 @@ def fsdp1_rows() -> list[str]:
                              size, measured, predicted, 0.01, per=n))
         if strategy == "SHARD_GRAD_OP":
             rows.append(_row(f"FSDP1 SHARD_GRAD_OP, model {dtype}, mixed_precision {mp}, N=2 (unsharded units "
-                             "alive between forward and backward)", size, res["gathered_after_forward"], b["gathered"], 0.01, unit="B/param",
-                             per=n))
+                             "alive between forward and backward)", size, res["gathered_after_forward"],
+                             b["gathered"], 0.01, unit="B/param", per=n))
         if strategy == "FULL_SHARD" and mp == "bf16" and not off:
             rows.append(_row("FSDP1 FULL_SHARD bf16 mixed precision, BACKWARD_PRE, N=2 (most unsharded bytes at a "
                              "block's backward: current + prefetched unit)", f"unit {UNIT:,} params",
