@@ -221,10 +221,19 @@ def test_tinygpt_bundled_model():
 
 @pytest.mark.parametrize("preset", [{}, {"backend": "deepspeed"}, {"training__activation_checkpointing": True}])
 def test_monotonic_in_batch_and_seq(preset):
+    """The backward peak grows strictly with batch and sequence; the whole peak never shrinks (the optimizer step,
+    which holds no activations, can be the higher of the two at small batches)."""
     a = answers(**preset)
-    by_batch = [estimate(a, shape=LLAMA_1B, batch=b, seq=1024).per_rank.gpu_bytes for b in (1, 2, 3, 8)]
-    by_seq = [estimate(a, shape=LLAMA_1B, batch=1, seq=s).per_rank.gpu_bytes for s in (128, 512, 2048, 8192)]
-    assert by_batch == sorted(set(by_batch)) and by_seq == sorted(set(by_seq))
+
+    def peaks(**kw):
+        e = estimate(a, shape=LLAMA_1B, **kw)
+        return e.per_rank.gpu_bytes, e.per_rank.gpu_bytes - e.per_rank.breakdown["optimizer_step"]
+    by_batch = [peaks(batch=b, seq=1024) for b in (1, 2, 3, 8)]
+    by_seq = [peaks(batch=1, seq=s) for s in (128, 512, 2048, 8192)]
+    for rows in (by_batch, by_seq):
+        total, backward = [r[0] for r in rows], [r[1] for r in rows]
+        assert total == sorted(total) and backward == sorted(set(backward))
+        assert total[-1] > total[0]
 
 
 def test_more_ranks_less_memory_for_sharded_states():
@@ -404,3 +413,70 @@ def test_learned_positions_bound_the_default_sequence():
     assert estimate(answers(), shape=LLAMA_1B).seq == 2048  # RoPE: the default
     e = estimate(answers(), shape=shape_by_name("gpt2"), seq=4096)
     assert e.seq == 4096 and any("1024 learned positions" in n for n in e.notes)
+
+
+# ------------------------------------------------------------------ the optimizer step
+L8 = shape_by_name("llama-3.1-8b")
+L8_PARAMS = 8_030_261_248  # the published count of Llama 3.1 8B
+ZERO3_8 = {"backend": "deepspeed", "sharding__strategy": "full", "launch__num_processes": 8,
+           "precision__mixed_precision": "bf16", "training__activation_checkpointing": True}
+
+
+def _held_at_step(e):
+    b = e.per_rank.breakdown
+    return b["parameters"] + b["gradients"] + b["optimizer_states"] + b["buckets"] + b["overhead"]
+
+
+def test_zero3_step_holds_an_fp32_gradient_sub_group_and_adams_temporary():
+    """8B over 8 ranks, ZeRO-3, micro batch 1: the step, not backward, is the peak. It holds one sub-group's fp32
+    gradient (min(sub_group_size, the rank's partition) x 4 bytes) and torch AdamW's foreach temporary of the same
+    size in fp32, on top of the states (LLaMA-Factory issue 5977: this layout ran out of memory on 24 GiB cards)."""
+    e = estimate(answers(**ZERO3_8), shape=L8, batch=1, seq=1024)
+    partition = L8_PARAMS / 8
+    assert e.per_rank.breakdown["optimizer_step"] > 0
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + min(1e9, partition) * (4 + 4), abs=16)
+    small = estimate(answers(**ZERO3_8, deepspeed__sub_group_size=100_000_000), shape=L8, batch=1, seq=1024)
+    backward = small.per_rank.gpu_bytes - small.per_rank.breakdown["optimizer_step"]
+    assert small.per_rank.breakdown["optimizer_step"] == pytest.approx(
+        max(0, _held_at_step(small) + 1e8 * (4 + 4) - backward), abs=16)
+    assert small.per_rank.gpu_bytes < e.per_rank.gpu_bytes
+
+
+def test_zero2_step_copies_the_whole_partition_and_bf16_states_halve_it():
+    z2 = dict(ZERO3_8, sharding__strategy="grads_optimizer")
+    e = estimate(answers(**z2), shape=L8, batch=1, seq=512)
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + L8_PARAMS / 8 * (4 + 4), abs=16)
+    half = estimate(answers(**z2, precision__ds_bf16_master_weights="bf16_with_states"), shape=L8, batch=1, seq=512)
+    assert half.per_rank.gpu_bytes == pytest.approx(_held_at_step(half) + L8_PARAMS / 8 * (2 + 2), abs=16)
+
+
+def test_deepspeeds_own_optimizer_has_no_foreach_temporary():
+    own = {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}
+    e = estimate(answers(**ZERO3_8, deepspeed__extra=own), shape=L8, batch=1, seq=1024)
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + min(1e9, L8_PARAMS / 8) * 4, abs=16)
+
+
+@pytest.mark.parametrize("changes", [{"offload__optimizer": "cpu"}, {"backend": "fsdp", "offload__optimizer": "cpu",
+                                                                       "offload__params": "cpu"}])
+def test_an_offloaded_optimizer_steps_on_the_cpu(changes):
+    e = estimate(answers(**{**ZERO3_8, **changes}), shape=L8, batch=1, seq=1024)
+    assert e.per_rank.breakdown["optimizer_step"] == 0
+
+
+def test_fsdp_step_holds_adams_temporary_of_the_local_shard():
+    """FSDP2 full shard with mixed precision (fp32 shards): the step holds the states and one fp32 temporary of the
+    local shard (4 bytes x params / N); with a large batch backward is the peak and the step adds nothing."""
+    fsdp = {"launch__num_processes": 8, "precision__mixed_precision": "bf16",
+            "training__activation_checkpointing": True}
+    e = estimate(answers(**fsdp), shape=L8, batch=1, seq=256)
+    assert e.per_rank.breakdown["optimizer_step"] > 0
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + L8_PARAMS / 8 * 4, abs=16)
+    big = estimate(answers(**fsdp), shape=L8, batch=8, seq=4096)
+    assert big.per_rank.breakdown["optimizer_step"] == 0
+
+
+def test_max_micro_batch_is_zero_when_the_step_alone_does_not_fit():
+    e = estimate(answers(**ZERO3_8), shape=L8, batch=1, seq=1024)
+    step_gib = e.per_rank.gpu_bytes / 2 ** 30  # batch 1: the step is the peak
+    assert estimate(answers(**ZERO3_8), shape=L8, gpu_memory_gib=step_gib - 0.01).max_micro_batch == 0
+    assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib + 0.01).max_micro_batch >= 1

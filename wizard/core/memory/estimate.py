@@ -122,6 +122,19 @@ stage3.py:888-910 ``_create_param_groups_fp16_flat_cpu_memory``, :876): only wha
 drive. Measured on CPU with 2 ranks (benchmarks/memory.py): the whole partition in host memory, next to the
 5 x 1e8-element swap buffers."""
 
+STEP_GRAD_COPY = True
+"""At the optimizer step DeepSpeed turns the 16-bit gradients of the partition it updates into a gradient of the
+master's dtype before freeing them: ZeRO-1/2 the whole partition of each parameter group
+(deepspeed/runtime/zero/stage_1_and_2.py:3118-3126, ``flat_grad_partition.to(single_partition_of_fp32_groups[i]
+.dtype)``), ZeRO-3 one sub-group at a time (stage3.py:2683-2693 ``_prepare_fp32_grad_for_sub_group``; at most
+``sub_group_size`` elements, 1e9 by default). Counted in ``optimizer_step`` when the step runs on the GPU."""
+
+ADAM_FOREACH_TEMP_STATES = 1
+"""torch's AdamW on CUDA takes the foreach path by default (torch/optim/optimizer.py ``_default_to_fused_or_foreach``;
+DTensor is a foreach type, so FSDP2 too): ``torch._foreach_sqrt(exp_avg_sqs)`` allocates one temporary as large as
+all second moments it updates at once (torch/optim/adam.py ``_multi_tensor_adam``). DeepSpeed's own optimizer (an
+``optimizer`` block in the JSON: FusedAdam) and DeepSpeedCPUAdam under offload allocate no such temporary."""
+
 DEFAULT_SEQ = 2048
 DEFAULT_BATCH = 1
 """Used when neither the command line nor the answers give them (micro_batch_size "auto"); a model with learned
@@ -130,7 +143,10 @@ position embeddings (GPT-2: 1024, the bundled TinyGPT: its --seq-len) defaults t
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 BREAKDOWN_KEYS = ("parameters", "gradients", "optimizer_states", "gathered", "buckets", "activations", "logits",
-                  "overhead")
+                  "optimizer_step", "overhead")
+"""The per-rank parts. All but ``optimizer_step`` are held together at the start of backward; ``optimizer_step`` is
+what the optimizer step holds beyond that peak (its gradient copy and temporaries, after the activations, logits
+and gathered units are freed), 0 when backward is the higher of the two, so the parts always add up to the peak."""
 HOST_KEYS = ("offloaded_parameters", "offloaded_gradients", "offloaded_optimizer_states", "offloaded_activations",
              "pinned_buffers", "model_load")
 
@@ -454,11 +470,36 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     else:
         host["model_load"] = params * model_bytes * per_host
 
+    # ---------------------------------------------------------------- the optimizer step
+    step_temp = 0.0
+    step_on_gpu = optimizer > 0  # offloaded optimizers step on the CPU
+    if step_on_gpu:
+        rank_elements = params / st.optim_div  # the elements this rank's optimizer updates
+        state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (
+            2.0 if cb == 2 and answers["precision.ds_bf16_master_weights"] == "bf16_with_states" else 4.0)
+        if ds and stage >= 1 and STEP_GRAD_COPY:
+            master = 2.0 if (cb == 2 and answers["precision.ds_bf16_master_weights"] in ("bf16", "bf16_with_states")) \
+                else 4.0
+            group = rank_elements
+            if stage == 3:
+                group = min(rank_elements, _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT,
+                                                   1.0, None))
+            step_temp += group * master
+        else:
+            group = rank_elements
+        extra = answers["deepspeed.extra"]
+        own_optimizer = ds and isinstance(extra, dict) and "optimizer" in extra
+        if not own_optimizer:
+            step_temp += ADAM_FOREACH_TEMP_STATES * group * state_dtype
+    step_total = parameters + gradients + optimizer + buckets + float(CUDA_CONTEXT_BYTES) + step_temp
+
     fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
              "buckets": buckets, "overhead": float(CUDA_CONTEXT_BYTES)}
     breakdown = {k: int(fixed.get(k, 0)) for k in BREAKDOWN_KEYS}
     breakdown["activations"] = int(act_per_sample * batch)
     breakdown["logits"] = int(logit_per_sample * batch)
+    backward_total = sum(breakdown.values())
+    breakdown["optimizer_step"] = max(0, int(step_total) - backward_total)
     gpu = sum(breakdown.values())
     host_breakdown = {k: int(v) for k, v in host.items()}
 
@@ -471,6 +512,8 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             base = sum(int(v) for v in fixed.values())
             room = gpu_memory - base
             max_mb = 0
+            if int(step_total) > gpu_memory:  # the step alone does not fit: no micro batch does
+                room = 0
             if room > 0:  # largest b with base + int(b*act) + int(b*logits) <= gpu memory
                 max_mb = int(room // per_sample)
                 while max_mb > 0 and base + int(act_per_sample * max_mb) + int(logit_per_sample * max_mb) \
