@@ -127,7 +127,8 @@ STEP_GRAD_COPY = True
 master's dtype before freeing them: ZeRO-1/2 the whole partition of each parameter group
 (deepspeed/runtime/zero/stage_1_and_2.py:3118-3126, ``flat_grad_partition.to(single_partition_of_fp32_groups[i]
 .dtype)``), ZeRO-3 one sub-group at a time (stage3.py:2683-2693 ``_prepare_fp32_grad_for_sub_group``; at most
-``sub_group_size`` elements, 1e9 by default). Counted in ``optimizer_step`` when the step runs on the GPU."""
+``sub_group_size`` elements, 1e9 by default). The flattened 16-bit gradients it copies from live until the copy is
+done, before the optimizer runs. Counted in ``optimizer_step`` when the step runs on the GPU."""
 
 ADAM_FOREACH_TEMP_STATES = 1
 """torch's AdamW on CUDA takes the foreach path by default (torch/optim/optimizer.py ``_default_to_fused_or_foreach``;
@@ -485,12 +486,14 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
                 group = min(rank_elements, _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT,
                                                    1.0, None))
             step_temp += group * master
+            flat = group * cb  # the flattened 16-bit gradients, alive while they are copied, freed before the step
         else:
             group = rank_elements
+            flat = 0.0
         extra = answers["deepspeed.extra"]
         own_optimizer = ds and isinstance(extra, dict) and "optimizer" in extra
-        if not own_optimizer:
-            step_temp += ADAM_FOREACH_TEMP_STATES * group * state_dtype
+        adam_temp = 0.0 if own_optimizer else ADAM_FOREACH_TEMP_STATES * group * state_dtype
+        step_temp += max(flat, adam_temp)  # one after the other
     step_total = parameters + gradients + optimizer + buckets + float(CUDA_CONTEXT_BYTES) + step_temp
 
     fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
