@@ -1,8 +1,9 @@
 """``--launch --slurm`` through a real two-node SLURM cluster on this host (tests/slurm/conftest.py).
 
 The bundled script as a two-node job: 2 nodes x 1 process, world size 2 on loopback, DeepSpeed ZeRO-2 over gloo on
-CPU (the CPU rehearsal, ``--rehearse --slurm``). Also: a stop half-way leaves no job and no process, and a failing
-job's exit code becomes the wizard's.
+CPU (the CPU rehearsal, ``--rehearse --slurm``), and FSDP2 through the rehearsal layer; the checkpoint the two nodes
+saved consolidates (``fsdpds-wizard consolidate``) to the trained weights. Also: a stop half-way leaves no job and
+no process, and a failing job's exit code becomes the wizard's.
 """
 from __future__ import annotations
 
@@ -54,8 +55,9 @@ def test_two_node_job_trains_and_records_both_nodes(case, slurm_cluster, request
     out = tmp_path / "out"
     t0 = time.monotonic()
     answers = _answers(tmp_path, ZERO2 if case == "zero2" else FSDP2)
-    proc = subprocess.run(_argv(answers, out, "--steps", "4"), cwd=ROOT, env=slurm_cluster.env,
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    ref = tmp_path / "reference.safetensors"
+    proc = subprocess.run(_argv(answers, out, "--steps", "4", "--save-reference", str(ref)), cwd=ROOT,
+                          env=slurm_cluster.env, capture_output=True, text=True, timeout=TIMEOUT)
     took = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = _run_dir(out)
@@ -79,6 +81,18 @@ def test_two_node_job_trains_and_records_both_nodes(case, slurm_cluster, request
     assert "node0:" in (run / "log.txt").read_text() and "node1:" in (run / "log.txt").read_text()
     assert "SLURM job" in proc.stderr and "node0:" in proc.stderr
     assert slurm_cluster.queue() == ""
+    # the checkpoint both nodes saved into the run record consolidates to the trained weights
+    record = json.loads((run / "checkpoint.json").read_text())
+    assert record["world_size"] == 2 and record["step"] == 4
+    cons = subprocess.run([sys.executable, "-m", "wizard", "consolidate", str(run), "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert cons.returncode == 0, cons.stderr[-3000:]
+    from safetensors.torch import load_file
+
+    got, want = load_file(json.loads(cons.stdout)["out"]), load_file(str(ref))
+    import torch
+
+    assert sorted(got) == sorted(want) and all(torch.equal(got[k], want[k]) for k in want)
     print(f"two-node {case} job through SLURM: {took:.1f} s")
 
 
