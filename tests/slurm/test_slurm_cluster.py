@@ -59,3 +59,17 @@ def test_the_batch_script_starts_one_launcher_per_node_with_slurm_rank_and_addre
         assert argv[argv.index("--num_machines") + 1] == "2"
         assert argv[-3:] == ["train.py", "--x", "a b"]
     assert len(list(Path(tmp_path).glob("node-*.log"))) == 2
+
+
+def test_a_job_the_controller_forgot_is_read_from_the_completion_log(slurm_cluster, tmp_path, monkeypatch):
+    """Past MinJobAge scontrol no longer knows a job; without accounting, sacct -c still has its end."""
+    from wizard.run.slurm import accounting, exit_code_of_job
+
+    sub = slurm_cluster.run("sbatch", "--parsable", "-o", str(tmp_path / "x.log"), "--wrap", "exit 3")
+    job = sub.stdout.strip().split(";")[0]
+    assert _wait_gone(slurm_cluster, job) == "FAILED"
+    for key, value in slurm_cluster.env.items():
+        monkeypatch.setenv(key, value)
+    info = accounting(job)
+    assert info is not None and info["JobState"] == "FAILED" and info["ExitCode"] == "3:0"
+    assert exit_code_of_job(info["JobState"], info["ExitCode"]) == 3
