@@ -44,11 +44,14 @@ def test_the_batch_script_starts_one_launcher_per_node_with_slurm_rank_and_addre
     recorder.chmod(0o755)
     script = tmp_path / "job.sbatch"
     script.write_text(batch_script(a, tmp_path / "cfg.yaml", script="train.py", script_args=["--x", "a b"],
-                                   launcher=[str(recorder)], cpu=True, log_dir=tmp_path, time="5"))
+                                   launcher=[str(recorder)], cpu=True, log_dir=tmp_path, time="5",
+                                   partition="debug"))
     sub = slurm_cluster.run("sbatch", "--parsable", str(script))
     assert sub.returncode == 0, sub.stderr
     job = sub.stdout.strip().split(";")[0]
     assert _wait_gone(slurm_cluster, job) == "COMPLETED", (tmp_path / f"batch-{job}.log").read_text()
+    shown = slurm_cluster.run("scontrol", "show", "job", "-o", job).stdout
+    assert "Partition=debug" in shown and "TimeLimit=00:05:00" in shown and "NumNodes=2" in shown
     got = {p.name: json.loads(p.read_text()) for p in calls.iterdir()}
     assert sorted(got) == ["0", "1"]
     for rank, rec in got.items():
