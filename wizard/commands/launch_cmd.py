@@ -134,8 +134,9 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         from ..run.slurm import SCRIPT
 
         machines = plan.generated.answers["launch.num_machines"]
-        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); on every node, from {plan.spec.cwd}: "
-              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]), file=err)
+        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); from {plan.spec.cwd}: "
+              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"])
+              + " (the batch script adds the machine rank, count and main address from SLURM)", file=err)
     else:
         print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
