@@ -46,8 +46,10 @@ CASES = [
     ({"backend": "fsdp", "precision__mixed_precision": "no"}, (1.0, 1.0, 2.0)),
     # SHARD_GRAD_OP keeps the states sharded too
     ({"backend": "fsdp", "sharding__strategy": "grads_optimizer"}, (1.0, 1.0, 2.0)),
-    # NO_SHARD: everything replicated: 4 + 4 + 8
-    ({"backend": "fsdp", "sharding__strategy": "none"}, (4.0, 4.0, 8.0)),
+    # FSDP1 NO_SHARD: everything replicated: 4 + 4 + 8
+    ({"backend": "fsdp", "fsdp_version": 1, "sharding__strategy": "none"}, (4.0, 4.0, 8.0)),
+    # FSDP2 has no NO_SHARD: "none" is written as reshard_after_forward false, the states stay sharded
+    ({"backend": "fsdp", "sharding__strategy": "none"}, (1.0, 1.0, 2.0)),
     # FSDP offload: one switch, everything leaves the GPU
     ({"backend": "fsdp", "offload__params": "cpu"}, (0.0, 0.0, 0.0)),
     # DeepSpeed bf16: 16-bit params 2 (sharded at 3), 16-bit grads 2 (sharded from 2), fp32 master + Adam 12 / N
@@ -481,3 +483,15 @@ def test_max_micro_batch_is_zero_when_the_step_alone_does_not_fit():
     step_gib = e.per_rank.gpu_bytes / 2 ** 30  # batch 1: the step is the peak
     assert estimate(answers(**ZERO3_8), shape=L8, gpu_memory_gib=step_gib - 0.01).max_micro_batch == 0
     assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib + 0.01).max_micro_batch >= 1
+
+
+def test_fsdp2_none_is_estimated_as_what_is_written_reshard_false():
+    """FSDP2 has no NO_SHARD: for strategy none the wizard writes reshard_after_forward false (the answer rule
+    sharding-no-fsdp-twin warns), so gradients and optimizer states are sharded and the whole model is gathered
+    between forward and backward, exactly as for grads_optimizer."""
+    none = estimate(answers(sharding__strategy="none"), shape=LLAMA_1B)
+    sgo = estimate(answers(sharding__strategy="grads_optimizer"), shape=LLAMA_1B)
+    assert none.per_rank == sgo.per_rank and none.bytes_per_param == sgo.bytes_per_param
+    assert "reshard_after_forward=False" in none.layout and "no NO_SHARD" in none.layout
+    fsdp1 = estimate(answers(fsdp_version=1, sharding__strategy="none"), shape=LLAMA_1B)
+    assert fsdp1.bytes_per_param["optimizer_states"] > sgo.bytes_per_param["optimizer_states"]  # FSDP1 NO_SHARD

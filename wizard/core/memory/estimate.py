@@ -225,6 +225,16 @@ def _zero_stage(a: Answers) -> int:
     return int(SHARDING[a["sharding.strategy"]][2])
 
 
+def _strategy(a: Answers) -> str:
+    """The sharding the written config gets: FSDP2 has no NO_SHARD, and for ``none`` the wizard writes
+    ``reshard_after_forward: false`` (with a warning), which shards gradients and optimizer states like
+    SHARD_GRAD_OP (wizard/core/render.py; the answer rule ``sharding-no-fsdp-twin``)."""
+    strategy = a["sharding.strategy"]
+    if a.backend == "fsdp" and a.fsdp_version == 2 and strategy == "none":
+        return "grads_optimizer"
+    return strategy
+
+
 def state_bytes(a: Answers, n: int, shard: int) -> _States:
     """Model-state bytes per parameter (Adam), and their divisors, for the answers' target.
 
@@ -238,7 +248,7 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
     """
     cb = _compute_bytes(a)
     if a.backend == "fsdp":
-        strategy = a["sharding.strategy"]
+        strategy = _strategy(a)
         if a["precision.mixed_precision"] == "no":
             p = float(DTYPE_BYTES[a["precision.model_dtype"]])
         else:
@@ -265,7 +275,7 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
 def _layout(a: Answers, n: int, shard: int) -> str:
     from ..catalog.settings import SHARDING
 
-    strategy = a["sharding.strategy"]
+    strategy = _strategy(a)
     fsdp1, reshard, stage, hybrid = SHARDING[strategy]
     if a.backend == "deepspeed":
         extra = f", hpZ secondary partition over {shard} ranks per host" if hybrid and stage == 3 else ""
@@ -274,10 +284,9 @@ def _layout(a: Answers, n: int, shard: int) -> str:
         name = fsdp1 or "SHARD_GRAD_OP"
         return f"FSDP1 {name} over {n if strategy == 'none' else shard} ranks" + (
             f" (sharded within each host, replicated across {n // shard})" if hybrid else "")
-    if strategy == "none":
-        return f"FSDP2 replicated on {n} ranks (NO_SHARD)"
+    note = " (FSDP2 has no NO_SHARD)" if a["sharding.strategy"] == "none" else ""
     return (f"FSDP2 fully_shard(reshard_after_forward={bool(reshard)}) over {shard} ranks"
-            + (f", replicated across {n // shard}" if hybrid else ""))
+            + (f", replicated across {n // shard}" if hybrid else "") + note)
 
 
 def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | None) -> int:
@@ -350,7 +359,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     per_host = max(1, n // machines)
     from ..catalog.settings import SHARDING
 
-    strategy = answers["sharding.strategy"]
+    strategy = _strategy(answers)
     _fsdp1, reshard, stage, hybrid = SHARDING[strategy]
     ds = answers.backend == "deepspeed"
     shard = per_host if (hybrid and not ds) else n
