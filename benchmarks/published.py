@@ -262,11 +262,11 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
         tokens_v = row["run"]["seq"] * row["run"]["batch"] * shape.vocab_size
         gap = r["measured"] - r["estimate_bytes"]
         ours = r["breakdown"]["logits"] / tokens_v
-        out.append(f"- logits, {rid}: the estimate is {gib(gap)} short, {gap / tokens_v:.1f} bytes per token and "
-                   f"vocabulary entry on top of our {ours:.0f} (bf16 logits + fp32 copy); the loss's backward "
-                   "holds the saved fp32 log-softmax output and two fp32 gradients besides: counting the logits at "
-                   f"14 bytes gives {gib(r['estimate_bytes'] + (14 - ours) * tokens_v)} (ratio "
-                   f"{(r['estimate_bytes'] + (14 - ours) * tokens_v) / r['measured']:.2f})")
+        out.append(f"- logits, {rid}: the estimate counts {ours:.1f} bytes per token and vocabulary entry for "
+                   "the loss (held bf16 logits, the fp32 log-softmax the loss saves and the two fp32 gradients of "
+                   "its backward, less the recomputed layer that comes after that peak) and is "
+                   f"{gib(abs(gap))} {'short' if gap > 0 else 'over'} ({gap / tokens_v:+.1f} bytes per entry; "
+                   f"ratio {r['estimate_bytes'] / r['measured']:.2f})")
     # 4. ZeRO-3's optimizer step: the fp32 copy of one sub-group's gradients
     rid = "llamafactory-llama3-8b-8x3090-zero3-oom"
     if rid in by_id:
@@ -281,14 +281,16 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
         states = sum(r["breakdown"][k] for k in ("parameters", "gradients", "optimizer_states", "buckets",
                                                   "overhead"))
         step = states + fp32_grad + foreach
-        out.append(f"- ZeRO-3 step, {rid}: the estimate ({gib(r['estimate_bytes'])}) adds the backward's parts and "
-                   "misses the optimizer step's own: deepspeed/runtime/zero/stage3.py:2686-2693 "
+        counted = r["breakdown"].get("optimizer_step", 0)
+        out.append(f"- ZeRO-3 step, {rid}: the estimate ({gib(r['estimate_bytes'])}; the optimizer step adds "
+                   f"{gib(counted)} beyond the backward peak) follows the step's own costs: "
+                   "deepspeed/runtime/zero/stage3.py:2686-2693 "
                    "(_prepare_fp32_grad_for_sub_group) flattens one sub-group's 16-bit gradients and copies them to "
                    f"fp32 ({gib(fp32_grad)} for {sub:,.0f} elements, {gib(flat)} more while copying), and the HF "
                    "Trainer's torch AdamW (foreach, torch/optim/adam.py:762) makes a temporary the size of the "
                    f"sub-group's exp_avg_sq ({gib(foreach)}). At the step the GPU holds the states, buckets and "
                    f"context ({gib(states)}) plus those: {gib(step)} against the card's {gib(gpu)} (torch sees "
-                   "slightly less), so the step is at the limit where the backward-time sum says 5 GiB are free")
+                   "slightly less): at the limit, where a backward-time sum alone would leave 5 GiB free")
     # 5. largest batch: the per-sample bytes the published batch implies
     for row, r in zip(rows, results, strict=True):
         if r["kind"] != "largest_batch":

@@ -22,8 +22,22 @@ records from a minimal built-in reporter, only without the effective-setup recor
 
     accelerate launch --config_file accelerate_config.yaml train_gpt.py --steps 20
 
+Checkpoints. At the end of training (and every ``--save-every N`` steps) the script saves a checkpoint
+through accelerate's own ``save_state`` into ``OUTPUT_DIR/step-NNNNNN/``, in the form the config asks for:
+FSDP ``fsdp_state_dict_type`` SHARDED_STATE_DICT (a ``torch.distributed.checkpoint`` folder,
+``pytorch_model_fsdp_0/``), FULL_STATE_DICT (``pytorch_model_fsdp.bin``, written by rank 0) or
+LOCAL_STATE_DICT (one file per rank); DeepSpeed ZeRO partitions (``pytorch_model/`` with ``latest`` and
+DeepSpeed's ``zero_to_fp32.py``), plus, when ZeRO-3 gathers 16-bit weights on save
+(``zero3_save_16bit_model``), the gathered weights through ``save_model`` in ``model_16bit/``. Each
+checkpoint folder gets ``fsdpds_checkpoint.json`` (what was saved, by which backend, at which step), which
+``fsdpds-wizard consolidate`` reads. ``OUTPUT_DIR`` is ``--output-dir``, else ``checkpoint/`` in the run
+record folder when the wizard launched the script (``FSDPDS_RUN_DIR``); with neither, or with ``--no-save``,
+nothing is saved. Saving prints one ``{"fsdpds": 1, "kind": "checkpoint", ...}`` line per checkpoint, and
+the end record names the last one.
+
 Test hooks: ``--crash-rank R --crash-step S`` makes rank R die (``os._exit(3)``) at step S;
-``--step-sleep SECONDS`` slows every step down so a run can be stopped half-way.
+``--step-sleep SECONDS`` slows every step down so a run can be stopped half-way; ``--save-reference FILE``
+writes the trained weights, gathered in full, to a safetensors file (what a consolidated checkpoint must equal).
 """
 from __future__ import annotations
 
@@ -57,6 +71,14 @@ def build_parser():
     p.add_argument("--crash-rank", type=int, default=-1, help="(test) this rank dies at --crash-step")
     p.add_argument("--crash-step", type=int, default=-1)
     p.add_argument("--step-sleep", type=float, default=0.0, help="(test) sleep this long in every step")
+    p.add_argument("--output-dir", default=None,
+                   help="where checkpoints go (default: checkpoint/ in the run record folder when fsdpds-wizard "
+                        "launched the script; otherwise none are saved)")
+    p.add_argument("--save-every", type=int, default=0,
+                   help="also save a checkpoint every N optimizer steps (default 0: only at the end)")
+    p.add_argument("--no-save", action="store_true", help="save no checkpoint")
+    p.add_argument("--save-reference", default=None,
+                   help="(test) write the trained weights, gathered in full, to this safetensors file")
     return p
 
 
@@ -195,6 +217,95 @@ def _memory_bytes(device):
     return rss, peak
 
 
+# ----------------------------------------------------------------------------- checkpoints
+CHECKPOINT_MANIFEST = "fsdpds_checkpoint.json"
+RUN_CHECKPOINT_RECORD = "checkpoint.json"  # in the run record folder (wizard.run.records.CHECKPOINT)
+
+
+def checkpoint_root(args):
+    """Where checkpoints go, or None when none are saved."""
+    if args.no_save:
+        return None
+    if args.output_dir:
+        return os.path.abspath(args.output_dir)
+    run_dir = os.environ.get("FSDPDS_RUN_DIR")
+    return os.path.join(run_dir, "checkpoint") if run_dir else None
+
+
+def _checkpoint_kind(acc, model):
+    """What save_state writes for this run, read from the live objects."""
+    kind = {"distributed_type": str(acc.distributed_type).rsplit(".", 1)[-1], "world_size": acc.num_processes}
+    if kind["distributed_type"] == "DEEPSPEED":
+        stage = int(acc.deepspeed_config.get("zero_optimization", {}).get("stage", 0) or 0)
+        gather = bool(stage == 3 and model.zero_gather_16bit_weights_on_model_save())
+        kind.update(format="deepspeed_zero", zero_stage=stage, tag="pytorch_model", gather_16bit=gather)
+    elif kind["distributed_type"] == "FSDP":
+        plugin = acc.state.fsdp_plugin
+        sdt = str(plugin.state_dict_type).rsplit(".", 1)[-1]
+        fmt = {"SHARDED_STATE_DICT": "fsdp_sharded", "FULL_STATE_DICT": "fsdp_full"}.get(sdt, "fsdp_local")
+        kind.update(format=fmt, fsdp_version=int(plugin.fsdp_version), state_dict_type=sdt)
+    else:
+        kind.update(format="accelerate_state")
+    return kind
+
+
+def save_checkpoint(acc, model, root, step, kind):
+    """One checkpoint through accelerate's save_state (every rank takes part), described for consolidation."""
+    path = os.path.join(root, f"step-{step:06d}")
+    t0 = time.perf_counter()
+    acc.save_state(path)
+    extra = {}
+    if kind.get("gather_16bit"):
+        acc.save_model(model, os.path.join(path, "model_16bit"))  # ZeRO-3 gathers on every rank, rank 0 writes
+        extra["model_16bit"] = "model_16bit"
+    acc.wait_for_everyone()
+    record = dict(kind, path=path, step=step, save_s=round(time.perf_counter() - t0, 3), **extra)
+    if acc.is_main_process:
+        _write_json(os.path.join(path, CHECKPOINT_MANIFEST), record)
+        run_dir = os.environ.get("FSDPDS_RUN_DIR")
+        if run_dir and os.path.isdir(run_dir):
+            _write_json(os.path.join(run_dir, RUN_CHECKPOINT_RECORD), {"latest": path, **record})
+        print(json.dumps({"fsdpds": 1, "kind": "checkpoint", **record}), flush=True)
+    acc.wait_for_everyone()
+    return path
+
+
+def _write_json(path, value):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(value, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def save_reference(acc, model, path, deepspeed):
+    """(test) The trained weights, gathered in full by the libraries, into one safetensors file (rank 0)."""
+    import torch
+
+    if deepspeed:
+        import deepspeed as ds
+
+        inner = acc.unwrap_model(model)
+        stage = int(acc.deepspeed_config.get("zero_optimization", {}).get("stage", 0) or 0)
+        if stage == 3:
+            with ds.zero.GatheredParameters(list(inner.parameters()), modifier_rank=None):
+                state = {k: v.detach().clone() for k, v in inner.state_dict().items()}
+        else:
+            state = {k: v.detach().clone() for k, v in inner.state_dict().items()}
+    else:  # FSDP1 and FSDP2: torch's full state dict, gathered on every rank (no CPU offload on a CPU machine:
+        # there FSDP1's offload would free the very tensors it returns)
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        on_gpu = torch.cuda.is_available()
+        state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=on_gpu))
+    if acc.is_main_process:
+        from safetensors.torch import save_file
+
+        save_file({k: v.detach().to("cpu", copy=True).contiguous() for k, v in state.items()
+                   if isinstance(v, torch.Tensor)}, path)
+    acc.wait_for_everyone()
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv=None):
     args = parse_args(argv)
@@ -226,6 +337,10 @@ def main(argv=None):
     deepspeed = str(acc.distributed_type).endswith("DEEPSPEED")
     reporter.setup(model, opt, script="train_gpt.py", seed=args.seed, batch_size=args.batch_size,
                    seq_len=args.seq_len, grad_accum=gas, steps=args.steps)
+
+    ckpt_root = checkpoint_root(args)
+    ckpt_kind = _checkpoint_kind(acc, model) if ckpt_root else None
+    last_ckpt = None
 
     model.train()
     step = 0
@@ -264,10 +379,17 @@ def main(argv=None):
             if not math.isfinite(mean_loss):
                 status = "diverged"
             step += 1
+            if ckpt_root and args.save_every > 0 and step % args.save_every == 0 and step < args.steps:
+                last_ckpt = save_checkpoint(acc, model, ckpt_root, step, ckpt_kind)
             if step >= args.steps:
                 break
     acc.wait_for_everyone()
-    reporter.close(status=status, steps=step)
+    if ckpt_root:
+        last_ckpt = save_checkpoint(acc, model, ckpt_root, step, ckpt_kind)
+    if args.save_reference:
+        save_reference(acc, model, args.save_reference, deepspeed)
+    end = {"checkpoint": last_ckpt} if last_ckpt else {}
+    reporter.close(status=status, steps=step, **end)
     acc.end_training()
     return 0
 

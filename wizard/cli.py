@@ -1,6 +1,6 @@
 """Command line: the TUI by default, ``--headless``, and the commands ``check``, ``explain``, ``presets``,
-``schema``, ``estimate``, ``recommend``, ``convert`` and ``help`` (argparse subcommands, so ``--help`` lists
-them).
+``schema``, ``estimate``, ``recommend``, ``convert``, ``consolidate`` and ``help`` (argparse subcommands, so
+``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
 3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
@@ -27,6 +27,7 @@ COMMANDS = {
     "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
     "recommend": "rank FSDP and DeepSpeed configs that fit a model on your GPUs, and write the chosen answers",
     "convert": "convert an accelerate config (or a DeepSpeed JSON alone) between FSDP and DeepSpeed",
+    "consolidate": "merge a run's checkpoint (FSDP shards, ZeRO partitions) into one safetensors file",
     "help": "show the options of a command: fsdpds-wizard help COMMAND",
 }
 """Each command and its line in ``--help``; the module ``wizard.commands.<name>`` runs it (``help``: this one)."""
@@ -342,13 +343,24 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _consolidate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run record folder (OUT/runs/<id>), a checkpoint folder "
+                                                      "written by accelerator.save_state, or a folder of them")
+    p.add_argument("--out", metavar="DIR", help="folder for model.safetensors (default RUN_DIR/consolidated)")
+    p.add_argument("--force", action="store_true", help="replace an existing DIR/model.safetensors")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.epilog = ("runs accelerate's merge_fsdp_weights for FSDP sharded checkpoints, DeepSpeed's zero_to_fp32 for "
+                "ZeRO partitions, and writes a full state dict as it is; exit codes: 0 written, 2 bad input; "
+                "see docs/checkpoints.md")
+
+
 def _help_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("topic", nargs="?", metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
 
 
 _COMMAND_PARSERS = {"check": _check_options, "explain": _explain_options, "presets": _presets_options,
                     "schema": _schema_options, "estimate": _estimate_options, "recommend": _recommend_options,
-                    "convert": _convert_options,
+                    "convert": _convert_options, "consolidate": _consolidate_options,
                     "help": _help_options}
 
 

@@ -16,7 +16,8 @@ def test_help_lists_every_command_with_its_line(capsys):
     out = capsys.readouterr().out
     usage = out.split("\n\n")[0]
     assert "COMMAND ..." in usage and "--version" in usage
-    assert set(COMMANDS) - {"help"} == {"check", "explain", "presets", "schema", "estimate", "recommend", "convert"}
+    assert set(COMMANDS) - {"help"} == {"check", "explain", "presets", "schema", "estimate", "recommend", "convert",
+                                       "consolidate"}
     flat = " ".join(out.split())
     for name, line in COMMANDS.items():
         assert re.search(rf"^\s+{name}\s+\S", out, re.M), f"{name} has no line of its own in --help"

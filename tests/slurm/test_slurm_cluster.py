@@ -44,11 +44,14 @@ def test_the_batch_script_starts_one_launcher_per_node_with_slurm_rank_and_addre
     recorder.chmod(0o755)
     script = tmp_path / "job.sbatch"
     script.write_text(batch_script(a, tmp_path / "cfg.yaml", script="train.py", script_args=["--x", "a b"],
-                                   launcher=[str(recorder)], cpu=True, log_dir=tmp_path, time="5"))
+                                   launcher=[str(recorder)], cpu=True, log_dir=tmp_path, time="5",
+                                   partition="debug"))
     sub = slurm_cluster.run("sbatch", "--parsable", str(script))
     assert sub.returncode == 0, sub.stderr
     job = sub.stdout.strip().split(";")[0]
     assert _wait_gone(slurm_cluster, job) == "COMPLETED", (tmp_path / f"batch-{job}.log").read_text()
+    shown = slurm_cluster.run("scontrol", "show", "job", "-o", job).stdout
+    assert "Partition=debug" in shown and "TimeLimit=00:05:00" in shown and "NumNodes=2" in shown
     got = {p.name: json.loads(p.read_text()) for p in calls.iterdir()}
     assert sorted(got) == ["0", "1"]
     for rank, rec in got.items():
@@ -59,3 +62,17 @@ def test_the_batch_script_starts_one_launcher_per_node_with_slurm_rank_and_addre
         assert argv[argv.index("--num_machines") + 1] == "2"
         assert argv[-3:] == ["train.py", "--x", "a b"]
     assert len(list(Path(tmp_path).glob("node-*.log"))) == 2
+
+
+def test_a_job_the_controller_forgot_is_read_from_the_completion_log(slurm_cluster, tmp_path, monkeypatch):
+    """Past MinJobAge scontrol no longer knows a job; without accounting, sacct -c still has its end."""
+    from wizard.run.slurm import accounting, exit_code_of_job
+
+    sub = slurm_cluster.run("sbatch", "--parsable", "-o", str(tmp_path / "x.log"), "--wrap", "exit 3")
+    job = sub.stdout.strip().split(";")[0]
+    assert _wait_gone(slurm_cluster, job) == "FAILED"
+    for key, value in slurm_cluster.env.items():
+        monkeypatch.setenv(key, value)
+    info = accounting(job)
+    assert info is not None and info["JobState"] == "FAILED" and info["ExitCode"] == "3:0"
+    assert exit_code_of_job(info["JobState"], info["ExitCode"]) == 3

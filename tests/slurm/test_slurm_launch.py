@@ -1,13 +1,13 @@
 """``--launch --slurm`` through a real two-node SLURM cluster on this host (tests/slurm/conftest.py).
 
 The bundled script as a two-node job: 2 nodes x 1 process, world size 2 on loopback, DeepSpeed ZeRO-2 over gloo on
-CPU (the CPU rehearsal, ``--rehearse --slurm``). Also: a stop half-way leaves no job and no process, and a failing
-job's exit code becomes the wizard's.
+CPU (the CPU rehearsal, ``--rehearse --slurm``), and FSDP2 through the rehearsal layer; the checkpoint the two nodes
+saved consolidates (``fsdpds-wizard consolidate``) to the trained weights. Also: a stop half-way leaves no job and
+no process, and a failing job's exit code becomes the wizard's.
 """
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -17,17 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers import ROOT
+from slurm_support import FSDP2, ZERO2, our_processes
 
 pytestmark = pytest.mark.e2e
 
 TIMEOUT = 300
-ZERO2 = {"schema_version": 1, "backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
-         "precision": {"mixed_precision": "no"}}
-FSDP2 = {"schema_version": 1, "backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
-         "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]},
-         "precision": {"mixed_precision": "no"}}
-
-
 def _answers(folder: Path, body: dict = ZERO2) -> Path:
     path = folder / "answers.yaml"
     path.write_text(yaml.safe_dump(body))
@@ -43,22 +37,6 @@ def _run_dir(out: Path) -> Path:
     runs = sorted((out / "runs").iterdir())
     assert len(runs) == 1
     return runs[0]
-
-
-def _our_processes(conf: Path) -> list[str]:
-    """Processes started by this cluster's jobs (their environment names its SLURM_CONF) running train_gpt."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            env = (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        if "train_gpt" in cmd and f"SLURM_CONF={conf}".encode() in env and b"SLURM_JOB_ID=" in env:
-            found.append(f"{proc.name} {cmd}")
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +55,9 @@ def test_two_node_job_trains_and_records_both_nodes(case, slurm_cluster, request
     out = tmp_path / "out"
     t0 = time.monotonic()
     answers = _answers(tmp_path, ZERO2 if case == "zero2" else FSDP2)
-    proc = subprocess.run(_argv(answers, out, "--steps", "4"), cwd=ROOT, env=slurm_cluster.env,
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    ref = tmp_path / "reference.safetensors"
+    proc = subprocess.run(_argv(answers, out, "--steps", "4", "--save-reference", str(ref)), cwd=ROOT,
+                          env=slurm_cluster.env, capture_output=True, text=True, timeout=TIMEOUT)
     took = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = _run_dir(out)
@@ -102,6 +81,18 @@ def test_two_node_job_trains_and_records_both_nodes(case, slurm_cluster, request
     assert "node0:" in (run / "log.txt").read_text() and "node1:" in (run / "log.txt").read_text()
     assert "SLURM job" in proc.stderr and "node0:" in proc.stderr
     assert slurm_cluster.queue() == ""
+    # the checkpoint both nodes saved into the run record consolidates to the trained weights
+    record = json.loads((run / "checkpoint.json").read_text())
+    assert record["world_size"] == 2 and record["step"] == 4
+    cons = subprocess.run([sys.executable, "-m", "wizard", "consolidate", str(run), "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert cons.returncode == 0, cons.stderr[-3000:]
+    from safetensors.torch import load_file
+
+    got, want = load_file(json.loads(cons.stdout)["out"]), load_file(str(ref))
+    import torch
+
+    assert sorted(got) == sorted(want) and all(torch.equal(got[k], want[k]) for k in want)
     print(f"two-node {case} job through SLURM: {took:.1f} s")
 
 
@@ -132,7 +123,7 @@ def test_stop_half_way_cancels_the_job_and_leaves_nothing(slurm_cluster, deepspe
     assert job["cancelled"] is True and job["state"] == "CANCELLED"
     assert 0 < summary["stop"]["after_step"] < 400
     assert slurm_cluster.queue() == ""
-    assert _our_processes(slurm_cluster.conf) == []
+    assert our_processes(slurm_cluster.conf) == []
 
 
 def test_a_failing_job_exit_code_becomes_ours(slurm_cluster, deepspeed_ops_ready, tmp_path):
@@ -146,4 +137,4 @@ def test_a_failing_job_exit_code_becomes_ours(slurm_cluster, deepspeed_ops_ready
     assert proc.returncode != 0 and proc.returncode == slurm["exit_code"] == summary["exit_code"]
     assert summary["status"] == "failed" and summary["diagnosis"]
     assert slurm_cluster.queue() == ""
-    assert _our_processes(slurm_cluster.conf) == []
+    assert our_processes(slurm_cluster.conf) == []

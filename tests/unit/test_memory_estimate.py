@@ -46,8 +46,10 @@ CASES = [
     ({"backend": "fsdp", "precision__mixed_precision": "no"}, (1.0, 1.0, 2.0)),
     # SHARD_GRAD_OP keeps the states sharded too
     ({"backend": "fsdp", "sharding__strategy": "grads_optimizer"}, (1.0, 1.0, 2.0)),
-    # NO_SHARD: everything replicated: 4 + 4 + 8
-    ({"backend": "fsdp", "sharding__strategy": "none"}, (4.0, 4.0, 8.0)),
+    # FSDP1 NO_SHARD: everything replicated: 4 + 4 + 8
+    ({"backend": "fsdp", "fsdp_version": 1, "sharding__strategy": "none"}, (4.0, 4.0, 8.0)),
+    # FSDP2 has no NO_SHARD: "none" is written as reshard_after_forward false, the states stay sharded
+    ({"backend": "fsdp", "sharding__strategy": "none"}, (1.0, 1.0, 2.0)),
     # FSDP offload: one switch, everything leaves the GPU
     ({"backend": "fsdp", "offload__params": "cpu"}, (0.0, 0.0, 0.0)),
     # DeepSpeed bf16: 16-bit params 2 (sharded at 3), 16-bit grads 2 (sharded from 2), fp32 master + Adam 12 / N
@@ -64,8 +66,15 @@ CASES = [
     # DeepSpeed fp32 (no mixed precision), ZeRO-2: params 4, grads 4 / 4, master 4 + Adam 8 over 4
     ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer", "precision__mixed_precision": "no"},
      (4.0, 1.0, 3.0)),
-    # ZeRO-0 with bf16: BF16_Optimizer: 2 params, 2 bf16 + 4 fp32 grads, 12 / 4 states
-    ({"backend": "deepspeed", "sharding__strategy": "none"}, (2.0, 6.0, 3.0)),
+    # ZeRO-0 with bf16: FP16_UnfusedOptimizer: 2 params, 2 bf16 + 4 fp32 grads at the step, 12 states, none sharded
+    ({"backend": "deepspeed", "sharding__strategy": "none"}, (2.0, 6.0, 12.0)),
+    ({"backend": "deepspeed", "sharding__strategy": "none", "precision__mixed_precision": "fp16"}, (2.0, 6.0, 12.0)),
+    # ZeRO-0 fp32: the torch optimizer on the module's parameters, nothing sharded
+    ({"backend": "deepspeed", "sharding__strategy": "none", "precision__mixed_precision": "no"}, (4.0, 4.0, 8.0)),
+    # ZeRO-1/3 fp32: DeepSpeed still clones an fp32 master (4) next to the fp32 parameters; Adam 8, over 4
+    ({"backend": "deepspeed", "sharding__strategy": "optimizer", "precision__mixed_precision": "no"},
+     (4.0, 4.0, 3.0)),
+    ({"backend": "deepspeed", "sharding__strategy": "full", "precision__mixed_precision": "no"}, (1.0, 1.0, 3.0)),
     # optimizer offload: the states (and, from ZeRO-2, the gradient partition) leave the GPU
     ({"backend": "deepspeed", "sharding__strategy": "optimizer", "offload__optimizer": "cpu"}, (2.0, 2.0, 0.0)),
     ({"backend": "deepspeed", "sharding__strategy": "grads_optimizer", "offload__optimizer": "cpu"},
@@ -160,11 +169,16 @@ def test_activations_llama_and_checkpointing():
     coef = 21 + 8 * 8192 / 2048  # 53: the measured Llama coefficient at i/h = 4 (transformers, CPU)
     e = estimate(answers(), shape=LLAMA_1B, batch=b, seq=s)
     assert e.per_rank.breakdown["activations"] == int(coef * sbh * layers)
-    assert e.per_rank.breakdown["logits"] == b * s * vocab * (2 + 4)  # bf16 logits + the fp32 copy for the loss
+    # bf16 logits held by the output + the loss's saved fp32 log-softmax + two fp32 gradients in its backward
+    assert e.per_rank.breakdown["logits"] == b * s * vocab * (2 + 4 + 8)
     ac = estimate(answers(training__activation_checkpointing=True), shape=LLAMA_1B, batch=b, seq=s)
     # 2sbh per layer kept, plus the one layer recomputed in backward
     assert ac.per_rank.breakdown["activations"] == 2 * sbh * layers + int(coef * sbh)
     assert ac.per_rank.breakdown["activations"] < e.per_rank.breakdown["activations"] / 5
+    # the recomputed layer comes after the loss's peak: only the part of the logits peak above it is added
+    assert ac.per_rank.breakdown["logits"] == pytest.approx(b * s * vocab * 14 - coef * sbh, abs=4)
+    assert ac.per_rank.gpu_bytes - e.per_rank.gpu_bytes == pytest.approx(
+        (2 * layers + coef) * sbh - coef * sbh * layers - coef * sbh, abs=8)
     off = estimate(answers(training__activation_checkpointing=True, training__activation_checkpointing_offload=True),
                    shape=LLAMA_1B, batch=b, seq=s)
     assert off.per_rank.breakdown["activations"] == int(coef * sbh)
@@ -177,18 +191,51 @@ def test_activations_gpt2():
     e = estimate(answers(), shape=shape, batch=b, seq=s)
     # (64 + 6 a s / h) s b h per layer, measured for transformers' GPT2 block
     assert e.per_rank.breakdown["activations"] == int(s * b * 768 * (64 + 6 * 12 * s / 768) * 12)
-    # fp32 training doubles the activation bytes and keeps no extra copy of the logits
+    # fp32 training doubles the activation bytes; the upcast is a no-op, the loss's fp32 buffers stay
     f = estimate(answers(precision__mixed_precision="no"), shape=shape, batch=b, seq=s)
     assert f.per_rank.breakdown["activations"] == pytest.approx(2 * e.per_rank.breakdown["activations"], abs=2)
-    assert f.per_rank.breakdown["logits"] == b * s * 50257 * 4
+    assert f.per_rank.breakdown["logits"] == b * s * 50257 * (4 + 4 + 8)
+
+
+def test_checkpointing_never_drops_the_held_logits():
+    # a small vocabulary: the recomputed layer is bigger than the loss's fp32 buffers, the held logits remain
+    from wizard.core.memory.model import ModelShape
+
+    shape = ModelShape(name="x", family="llama", vocab_size=256, hidden_size=4096, num_layers=4, num_heads=32,
+                       num_kv_heads=8, intermediate_size=14336)
+    e = estimate(answers(training__activation_checkpointing=True), shape=shape, batch=1, seq=1024)
+    assert e.per_rank.breakdown["logits"] == 1024 * 256 * 2
+
+
+def test_tinygpt_bundled_model():
+    from wizard.core.memory.model import param_count, tinygpt_shape
+
+    shape = shape_by_name("tinygpt")  # the bundled script's defaults: vocab 64, d 64, 2 layers, 4 heads, seq 32
+    assert shape == tinygpt_shape() and shape.kind == "tinygpt" and not shape.tie_embeddings
+    d = 512
+    big = tinygpt_shape(vocab=8192, d_model=d, n_layers=4, n_heads=8, seq_len=512)
+    # tok + pos embeddings, 4 GPT-2 blocks (12 d^2 + 13 d), ln_f, untied head
+    assert param_count(big) == 8192 * d + 512 * d + 4 * (12 * d * d + 13 * d) + 2 * d + 8192 * d
+    e = estimate(answers(precision__mixed_precision="no"), shape=big, batch=2, seq=512)
+    # fp32: (32 + 4 a/h) sbh per layer for 2-byte activations, doubled
+    assert e.per_rank.breakdown["activations"] == pytest.approx(4 * (32 + 4 * 8 / d) * (512 * 2 * d) * 2, abs=4)
 
 
 @pytest.mark.parametrize("preset", [{}, {"backend": "deepspeed"}, {"training__activation_checkpointing": True}])
 def test_monotonic_in_batch_and_seq(preset):
+    """The backward peak grows strictly with batch and sequence; the whole peak never shrinks (the optimizer step,
+    which holds no activations, can be the higher of the two at small batches)."""
     a = answers(**preset)
-    by_batch = [estimate(a, shape=LLAMA_1B, batch=b, seq=1024).per_rank.gpu_bytes for b in (1, 2, 3, 8)]
-    by_seq = [estimate(a, shape=LLAMA_1B, batch=1, seq=s).per_rank.gpu_bytes for s in (128, 512, 2048, 8192)]
-    assert by_batch == sorted(set(by_batch)) and by_seq == sorted(set(by_seq))
+
+    def peaks(**kw):
+        e = estimate(a, shape=LLAMA_1B, **kw)
+        return e.per_rank.gpu_bytes, e.per_rank.gpu_bytes - e.per_rank.breakdown["optimizer_step"]
+    by_batch = [peaks(batch=b, seq=1024) for b in (1, 2, 3, 8)]
+    by_seq = [peaks(batch=1, seq=s) for s in (128, 512, 2048, 8192)]
+    for rows in (by_batch, by_seq):
+        total, backward = [r[0] for r in rows], [r[1] for r in rows]
+        assert total == sorted(total) and backward == sorted(set(backward))
+        assert total[-1] > total[0]
 
 
 def test_more_ranks_less_memory_for_sharded_states():
@@ -340,3 +387,111 @@ def test_estimate_imports_no_heavy_library():
     proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["0", "[]"]
+
+
+def test_nvme_offload_keeps_the_16_bit_partitions_in_host_memory():
+    a = answers(backend="deepspeed", offload__optimizer="nvme", offload__params="nvme", offload__nvme_path="/nvme")
+    h = estimate(a, params=P, largest_layer_params=LARGEST).host_breakdown
+    # four ranks on the host; each keeps its 16-bit parameter partition (below max_in_cpu, 1e9 elements) and its
+    # 16-bit gradient partition in host memory; the fp32 master, Adam and fp32 gradients go to the drive
+    assert h["offloaded_parameters"] == P * 2 // 4 * 4
+    assert h["offloaded_gradients"] == P * 2 // 4 * 4
+    assert h["offloaded_optimizer_states"] == 0
+    # swap buffers per rank: parameters 5 x 1e8 elements x 2 bytes, optimizer 4 x the partition (+1) x 4 bytes
+    assert h["pinned_buffers"] == 4 * (5 * 10 ** 8 * 2 + 4 * (P // 4 + 1) * 4)
+
+
+def test_zero3_cpu_offload_host_gradients():
+    a = answers(backend="deepspeed", offload__optimizer="cpu")
+    h = estimate(a, params=P, largest_layer_params=LARGEST).host_breakdown
+    # per rank: the fp32 gradient partition the CPU step reads (4 / N) and the 16-bit partition (2 / N), 4 ranks
+    assert h["offloaded_gradients"] == (P * 4 // 4 + P * 2 // 4) * 4
+    assert h["offloaded_optimizer_states"] == P * 12 // 4 * 4
+
+
+def test_learned_positions_bound_the_default_sequence():
+    assert estimate(answers(), shape=shape_by_name("gpt2")).seq == 1024  # GPT-2 has 1024 positions
+    assert estimate(answers(), shape=shape_by_name("tinygpt")).seq == 32  # the bundled script's --seq-len
+    assert estimate(answers(), shape=LLAMA_1B).seq == 2048  # RoPE: the default
+    e = estimate(answers(), shape=shape_by_name("gpt2"), seq=4096)
+    assert e.seq == 4096 and any("1024 learned positions" in n for n in e.notes)
+
+
+# ------------------------------------------------------------------ the optimizer step
+L8 = shape_by_name("llama-3.1-8b")
+L8_PARAMS = 8_030_261_248  # the published count of Llama 3.1 8B
+ZERO3_8 = {"backend": "deepspeed", "sharding__strategy": "full", "launch__num_processes": 8,
+           "precision__mixed_precision": "bf16", "training__activation_checkpointing": True}
+
+
+def _held_at_step(e):
+    b = e.per_rank.breakdown
+    return b["parameters"] + b["gradients"] + b["optimizer_states"] + b["buckets"] + b["overhead"]
+
+
+def test_zero3_step_holds_an_fp32_gradient_sub_group_and_adams_temporary():
+    """8B over 8 ranks, ZeRO-3, micro batch 1: the step, not backward, is the peak. It holds one sub-group's fp32
+    gradient (min(sub_group_size, the rank's partition) x 4 bytes) and torch AdamW's foreach temporary of the same
+    size in fp32, on top of the states (LLaMA-Factory issue 5977: this layout ran out of memory on 24 GiB cards)."""
+    e = estimate(answers(**ZERO3_8), shape=L8, batch=1, seq=1024)
+    partition = L8_PARAMS / 8
+    assert e.per_rank.breakdown["optimizer_step"] > 0
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + min(1e9, partition) * (4 + 4), abs=16)
+    small = estimate(answers(**ZERO3_8, deepspeed__sub_group_size=100_000_000), shape=L8, batch=1, seq=1024)
+    backward = small.per_rank.gpu_bytes - small.per_rank.breakdown["optimizer_step"]
+    assert small.per_rank.breakdown["optimizer_step"] == pytest.approx(
+        max(0, _held_at_step(small) + 1e8 * (4 + 4) - backward), abs=16)
+    assert small.per_rank.gpu_bytes < e.per_rank.gpu_bytes
+
+
+def test_zero2_step_copies_the_whole_partition_and_bf16_states_halve_it():
+    z2 = dict(ZERO3_8, sharding__strategy="grads_optimizer")
+    e = estimate(answers(**z2), shape=L8, batch=1, seq=512)
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + L8_PARAMS / 8 * (4 + 4), abs=16)
+    half = estimate(answers(**z2, precision__ds_bf16_master_weights="bf16_with_states"), shape=L8, batch=1, seq=512)
+    assert half.per_rank.gpu_bytes == pytest.approx(_held_at_step(half) + L8_PARAMS / 8 * (2 + 2), abs=16)
+
+
+def test_deepspeeds_own_optimizer_has_no_foreach_temporary():
+    own = {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}
+    e = estimate(answers(**ZERO3_8, deepspeed__extra=own), shape=L8, batch=1, seq=1024)
+    # the fp32 gradient copy, and the flattened bf16 gradients it is copied from (2 bytes), no Adam temporary
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + min(1e9, L8_PARAMS / 8) * (4 + 2), abs=16)
+
+
+@pytest.mark.parametrize("changes", [{"offload__optimizer": "cpu"}, {"backend": "fsdp", "offload__optimizer": "cpu",
+                                                                       "offload__params": "cpu"}])
+def test_an_offloaded_optimizer_steps_on_the_cpu(changes):
+    e = estimate(answers(**{**ZERO3_8, **changes}), shape=L8, batch=1, seq=1024)
+    assert e.per_rank.breakdown["optimizer_step"] == 0
+
+
+def test_fsdp_step_holds_adams_temporary_of_the_local_shard():
+    """FSDP2 full shard with mixed precision (fp32 shards): the step holds the states and one fp32 temporary of the
+    local shard (4 bytes x params / N); with a large batch backward is the peak and the step adds nothing."""
+    fsdp = {"launch__num_processes": 8, "precision__mixed_precision": "bf16",
+            "training__activation_checkpointing": True}
+    e = estimate(answers(**fsdp), shape=L8, batch=1, seq=256)
+    assert e.per_rank.breakdown["optimizer_step"] > 0
+    assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + L8_PARAMS / 8 * 4, abs=16)
+    big = estimate(answers(**fsdp), shape=L8, batch=8, seq=4096)
+    assert big.per_rank.breakdown["optimizer_step"] == 0
+
+
+def test_max_micro_batch_is_zero_when_the_step_alone_does_not_fit():
+    e = estimate(answers(**ZERO3_8), shape=L8, batch=1, seq=1024)
+    step_gib = e.per_rank.gpu_bytes / 2 ** 30  # batch 1: the step is the peak
+    assert estimate(answers(**ZERO3_8), shape=L8, gpu_memory_gib=step_gib - 0.01).max_micro_batch == 0
+    assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib + 0.01).max_micro_batch >= 1
+
+
+def test_fsdp2_none_is_estimated_as_what_is_written_reshard_false():
+    """FSDP2 has no NO_SHARD: for strategy none the wizard writes reshard_after_forward false (the answer rule
+    sharding-no-fsdp-twin warns), so gradients and optimizer states are sharded and the whole model is gathered
+    between forward and backward, exactly as for grads_optimizer."""
+    none = estimate(answers(sharding__strategy="none"), shape=LLAMA_1B)
+    sgo = estimate(answers(sharding__strategy="grads_optimizer"), shape=LLAMA_1B)
+    assert none.per_rank == sgo.per_rank and none.bytes_per_param == sgo.bytes_per_param
+    assert "reshard_after_forward=False" in none.layout and "no NO_SHARD" in none.layout
+    fsdp1 = estimate(answers(fsdp_version=1, sharding__strategy="none"), shape=LLAMA_1B)
+    assert fsdp1.bytes_per_param["optimizer_states"] > sgo.bytes_per_param["optimizer_states"]  # FSDP1 NO_SHARD

@@ -274,3 +274,31 @@ def test_accelerate_counts_differ_where_its_definitions_do():
     # tied models: the same total; the embedding stays the largest
     assert accelerate_counts(SHAPES["gpt2"]) == (124_439_808, 38_597_376)
     assert accelerate_counts(SHAPES["llama-3.1-8b"]) == (7_504_924_672, 525_336_576)
+
+
+def test_tinygpt_is_the_bundled_script_and_not_a_hub_shape():
+    from wizard.core.memory.model import TINYGPT_DEFAULTS, tinygpt_shape
+
+    shape = shape_by_name("TinyGPT")
+    assert "tinygpt" not in SHAPES and shape.kind == "tinygpt" and shape.family == "gpt2"
+    assert (shape.vocab_size, shape.hidden_size, shape.num_layers, shape.num_heads, shape.max_positions) == \
+        tuple(TINYGPT_DEFAULTS[k] for k in ("vocab", "d_model", "n_layers", "n_heads", "seq_len"))
+    # vocab 64, d 64: tok 64*64, pos 32*64, 2 blocks of 12 d^2 + 13 d, ln_f 2d, untied head 64*64
+    assert param_count(shape) == 64 * 64 + 32 * 64 + 2 * (12 * 64 * 64 + 13 * 64) + 2 * 64 + 64 * 64
+    with pytest.raises(ModelError, match="d_model 60 is not a multiple of n_heads 8"):
+        tinygpt_shape(d_model=60, n_heads=8)
+    with pytest.raises(ModelError, match="n_layers must be a positive integer"):
+        tinygpt_shape(n_layers=0)
+
+
+def test_tinygpt_defaults_follow_the_script():
+    import importlib.util
+
+    from wizard.core.memory.model import TINYGPT_DEFAULTS
+
+    spec = importlib.util.spec_from_file_location("bundled_train_gpt", ROOT / "templates" / "train_gpt.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)  # torch is imported inside build_model only
+    args = script.parse_args([])
+    assert {k: getattr(args, k) for k in TINYGPT_DEFAULTS} == TINYGPT_DEFAULTS

@@ -134,8 +134,9 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         from ..run.slurm import SCRIPT
 
         machines = plan.generated.answers["launch.num_machines"]
-        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); on every node, from {plan.spec.cwd}: "
-              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]), file=err)
+        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); from {plan.spec.cwd}: "
+              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"])
+              + " (the batch script adds the machine rank, count and main address from SLURM)", file=err)
     else:
         print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
@@ -177,6 +178,11 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     code = "" if result.status == "failed" else f" (exit {result.exit_code})"
     print(f"run {ended}{code} in {result.duration_s:.1f}s{loss}" + (f"; {verdict}" if verdict else "")
           + f"; records in {run_dir}", file=err)
+    from ..run.consolidate import offer
+
+    offered = offer(run_dir)
+    if offered:
+        print(offered, file=err)
     if result.exit_code == 0 and ok is False and getattr(args, "rehearse", False):
         # a rehearsal exists to prove the settings take effect: say no with the exit code too
         print("rehearsal failed: the run finished but the effective setup differs from the config (exit 2)",

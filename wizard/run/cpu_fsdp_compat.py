@@ -15,11 +15,15 @@ What it does, and nothing more:
    without an accelerator device, and skips torch's "module states must be on GPU" check, since the
    broadcast from rank 0 works over gloo on CPU tensors; and builds FSDP2's CPU offload policy without
    pinned memory, which needs an accelerator;
-3. relies on ``ACCELERATE_TORCH_DEVICE=cpu`` (set by the rehearsal launcher) so accelerate never
+3. FSDP1 FULL_STATE_DICT saving (``save_state``, ``get_state_dict``): keeps ``offload_to_cpu`` off. accelerate
+   turns it on with several processes (accelerate/utils/fsdp_utils.py ``save_fsdp_model``); on a CPU-only
+   machine the "offloaded" copy is the unsharded parameter itself, which FSDP then frees, and rank 0 dies of
+   SIGSEGV while cloning it (measured, torch 2.13.0+cpu). The tensors are on the CPU already, so nothing is lost;
+4. relies on ``ACCELERATE_TORCH_DEVICE=cpu`` (set by the rehearsal launcher) so accelerate never
    calls ``torch.cuda.set_device``;
-4. sets ``FSDPDS_CPU_FSDP_COMPAT`` so the training script's effective-setup record says the layer
+5. sets ``FSDPDS_CPU_FSDP_COMPAT`` so the training script's effective-setup record says the layer
    was active;
-5. runs the real training script with ``runpy`` as ``__main__``, with its own arguments.
+6. runs the real training script with ``runpy`` as ``__main__``, with its own arguments.
 
 Usage (the rehearsal builds this argv; no shell involved)::
 
@@ -96,6 +100,21 @@ def install() -> bool:
             self.cpu_offload = CPUOffloadPolicy(pin_memory=False)
 
     Plugin.__post_init__ = __post_init__
+
+    # FULL_STATE_DICT on CPU: offload_to_cpu would free the very tensors being saved (see point 3 above)
+    try:
+        import torch.distributed.fsdp._state_dict_utils as fsdp_sd
+
+        enter = fsdp_sd._enter_unshard_params_ctx
+
+        def _enter_unshard_params_ctx(module, fsdp_state, writeback=False, rank0_only=False, offload_to_cpu=False,
+                                      with_grads=False):
+            return enter(module, fsdp_state, writeback=writeback, rank0_only=rank0_only, offload_to_cpu=False,
+                         with_grads=with_grads)
+
+        fsdp_sd._enter_unshard_params_ctx = _enter_unshard_params_ctx
+    except (ImportError, AttributeError):
+        pass
 
     # torch's FSDP1 refuses sync_module_states for CPU tensors because NCCL cannot broadcast them;
     # gloo can, so the check is switched off (FSDP1 only reads it while wrapping).

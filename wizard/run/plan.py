@@ -106,7 +106,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         argv.append(str(COMPAT_SHIM))
     argv += [script, *args]
     base = dict(os.environ if base_env is None else base_env)
-    overrides = {"PYTHONUNBUFFERED": "1"}
+    overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path)}  # the script saves checkpoints there
     if rehearse:
         overrides.update(rehearsal_env(target, base))
     env = dict(base, **overrides)

@@ -7,6 +7,8 @@ Layout (the contract acceptance checks read)::
     runs/<id>/log.txt                  every byte the run wrote (stdout and stderr, interleaved)
     runs/<id>/metrics.jsonl            one JSON object per reported step: at least "step" and "loss"
     runs/<id>/summary.json             exit_code, status, effective_setup, checklist, diagnosis, ...
+    runs/<id>/checkpoint/step-NNNNNN/  checkpoints the bundled script saved (accelerate's save_state)
+    runs/<id>/checkpoint.json          the latest of them: {"latest": path, "format", "step", ...}
 
 ``summary.json`` is rewritten atomically (temporary file + rename), so a reader never sees half of it.
 """
@@ -24,6 +26,8 @@ LOG = "log.txt"
 METRICS = "metrics.jsonl"
 SUMMARY = "summary.json"
 COMMAND = "command.json"
+CHECKPOINT = "checkpoint.json"
+"""Written by the bundled script (templates/train_gpt.py) after each checkpoint; read by ``consolidate``."""
 
 
 def new_run_id() -> str:
@@ -111,3 +115,12 @@ def read_metrics(run_path: Path) -> list[dict]:
             if line.strip():
                 out.append(json.loads(line))
     return out
+
+
+def read_checkpoint(run_path: Path) -> dict | None:
+    """The run's latest checkpoint as recorded (``checkpoint.json``), or None when there is none."""
+    try:
+        value = json.loads((Path(run_path) / CHECKPOINT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None

@@ -123,23 +123,17 @@ def job_info(job_id: str) -> dict[str, str] | None:
 
 
 def accounting(job_id: str) -> dict[str, str] | None:
-    """The final state from ``sacct`` (accounting), else ``sacct -c`` (the job completion log)."""
-    for cmd in (["sacct", "-X", "-n", "-P", "-j", job_id, "-o", "State,ExitCode,NodeList"],):
+    """The final state from ``sacct`` (accounting), else ``sacct -c`` (the job completion log, when accounting is
+    off: ``JobCompType=jobcomp/filetxt``)."""
+    for flag in ("-X", "-c"):
         try:
-            proc = _run(cmd)
+            proc = _run(["sacct", flag, "-n", "-P", "-j", job_id, "-o", "State,ExitCode,NodeList"])
         except (OSError, subprocess.SubprocessError):
             return None
         line = proc.stdout.strip().splitlines()[0] if proc.returncode == 0 and proc.stdout.strip() else ""
         if line:
             state, code, nodes = (line.split("|") + ["", "", ""])[:3]
-            return {"JobState": state.split()[0], "ExitCode": code, "NodeList": nodes}
-    try:
-        proc = _run(["sacct", "-c", "-n", "-P", "-j", job_id, "-o", "State,NodeList"])
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if proc.returncode == 0 and proc.stdout.strip():
-        state, _, nodes = proc.stdout.strip().splitlines()[0].partition("|")
-        return {"JobState": state.split()[0], "ExitCode": "", "NodeList": nodes}
+            return {"JobState": (state.split() or ["UNKNOWN"])[0], "ExitCode": code, "NodeList": nodes}
     return None
 
 

@@ -10,7 +10,8 @@
 - ``buckets``: DeepSpeed's reduce (and all-gather) buckets, FSDP's reduce-scatter input of one unit;
 - ``activations``: a per-layer coefficient x s x b x h (or 2sbh per layer with full activation checkpointing, plus
   the one layer recomputed in backward);
-- ``logits``: b x s x V in the compute dtype, with an fp32 copy for the loss;
+- ``logits``: b x s x V in the compute dtype, plus the loss's fp32 log-softmax and the two fp32 gradients of its
+  backward (with checkpointing, only what exceeds the recomputed layer);
 - ``overhead``: a stated CUDA context constant.
 
 The estimate is an upper-bound sum: it adds the parts as if they all peaked at once (they nearly do at the start of
@@ -56,13 +57,44 @@ sbh bytes per layer, our fit of saved-tensor bytes measured per layer on CPU wit
 silu(gate), their product) = 8 i/h; norms, projections' inputs and the SDPA output make the 21. A hand-written
 Llama-style block measured 47-53 sbh (../shared/reference/memory-and-speed.md §1.5)."""
 
+TINYGPT_COEF_BASE = 32
+TINYGPT_COEF_LSE_PER_HEAD = 4
+"""The bundled script's ``GPTBlock`` (templates/train_gpt.py: LayerNorm, SDPA causal attention, 4h GELU MLP, no
+dropout): (32 + 4 a/h) sbh bytes per layer. 32 is our measurement of its saved-tensor bytes on CPU (torch 2.13,
+bf16: 32.07 / 32.07 / 32.09 sbh at h 512 / 1024 / 256, s 512 / 1024 / 2048; benchmarks/memory.py re-measures it);
+the 4 a/h is the fp32 log-sum-exp per head and token that SDPA's flash kernels save for backward."""
+
 CHECKPOINT_COEF = 2
 """Full activation checkpointing keeps only each layer's input: 2sbh bytes per layer (Korthikanti et al., and
 measured exactly on CPU for both block types)."""
 
-LOSS_FP32_BYTES = 4
-"""transformers' causal-LM loss upcasts the logits to fp32 before cross entropy (``ForCausalLMLoss`` in
-transformers/loss/loss_utils.py: ``logits = logits.float()``): an fp32 copy next to the low-precision logits."""
+LOSS_SAVED_FP32_BYTES = 4
+LOSS_BACKWARD_FP32_BYTES = 8
+"""The logits term per token: the b*s*V logits the model returns in the compute dtype (held by the output through
+backward), plus what transformers' causal-LM loss adds: it upcasts the logits to fp32 (``ForCausalLMLoss`` in
+transformers/loss/loss_utils.py: ``logits = logits.float()``), and cross entropy's log-softmax saves its fp32
+output (4 bytes); in the loss's backward two fp32 gradients of the same size are alive at once (the one into the
+log-softmax and the one out of it: 8 bytes). Measured on CPU with torch's MemTracker: 14.25 bytes per logit for a
+bf16 LM head + loss (estimate 2 + 4 + 8 = 14; benchmarks/memory.py). The peak of a forward/backward is there, at
+the start of backward, with every layer's saved activations alive. An fp32 model's ``.float()`` is a no-op: 4 + 12."""
+
+CHECKPOINT_PEAKS_APART = True
+"""With full activation checkpointing the one recomputed layer comes later in backward than the loss's peak, when
+only the logits the output holds (compute dtype) remain of the logits term: the peak is then
+kept + max(logits peak, recomputed layer + held logits), so the estimate's ``logits`` part is
+max(logits peak - recomputed layer, held logits). Measured on CPU (transformers Llama and GPT-2, the bundled
+TinyGPT, benchmarks/memory.py): adding both in full overstates the 4-layer Llama row by 45% (+7% as counted)."""
+
+ZERO0_MASTER_BYTES = 4
+ZERO0_STEP_FP32_GRAD_BYTES = 4
+"""DeepSpeed 0.19.8 at ZeRO-0 with bf16 or fp16 (and ``data_types.grad_accum_dtype`` unset, which the answers cannot
+set): ``_do_optimizer_sanity_check`` (deepspeed/runtime/engine.py:2312-2321) picks DDP_BFLOAT16 / FP16, so the
+optimizer is wrapped in FP16_UnfusedOptimizer (engine.py:2360, :2599; FP16_Optimizer for a FusedAdam, same bytes):
+an fp32 clone of every parameter, whole (deepspeed/runtime/fp16/unfused_optimizer.py:78), Adam on those clones, and
+at the step an fp32 ``.grad`` made from each 16-bit gradient (unfused_optimizer.py:222), freed after it. Nothing is
+sharded over the ranks. (BF16_Optimizer, which shards its master, runs only for ZeRO-1 with
+``grad_accum_dtype: fp32``, engine.py:2305-2311, and for pipeline parallelism.) Measured on CPU with 2 ranks:
+2 + (2 + 4) + 12 = 20 bytes per parameter per rank (benchmarks/memory.py)."""
 
 DS_REDUCE_BUCKET_DEFAULT = 500_000_000
 DS_ALLGATHER_BUCKET_DEFAULT = 500_000_000
@@ -83,14 +115,39 @@ DS_SUB_GROUP_SIZE_DEFAULT = 1_000_000_000
 buffer_count 4 x the largest sub-group (sub_group_size 1e9 elements, fp32) (deepspeed/runtime/zero/
 offload_config.py defaults; the optimizer swapper sizes its buffers from the sub-group)."""
 
+DS_NVME_MAX_IN_CPU = 1_000_000_000
+"""With ``offload_param`` on NVMe, ZeRO-3's optimizer copies the 16-bit parameter partitions "permanently to CPU"
+up to ``max_in_cpu`` elements per rank (default 1e9, deepspeed/runtime/zero/offload_config.py:39;
+stage3.py:888-910 ``_create_param_groups_fp16_flat_cpu_memory``, :876): only what exceeds it stays on the NVMe
+drive. Measured on CPU with 2 ranks (benchmarks/memory.py): the whole partition in host memory, next to the
+5 x 1e8-element swap buffers."""
+
+STEP_GRAD_COPY = True
+"""At the optimizer step DeepSpeed turns the 16-bit gradients of the partition it updates into a gradient of the
+master's dtype before freeing them: ZeRO-1/2 the whole partition of each parameter group
+(deepspeed/runtime/zero/stage_1_and_2.py:3118-3126, ``flat_grad_partition.to(single_partition_of_fp32_groups[i]
+.dtype)``), ZeRO-3 one sub-group at a time (stage3.py:2683-2693 ``_prepare_fp32_grad_for_sub_group``; at most
+``sub_group_size`` elements, 1e9 by default). The flattened 16-bit gradients it copies from live until the copy is
+done, before the optimizer runs. Counted in ``optimizer_step`` when the step runs on the GPU."""
+
+ADAM_FOREACH_TEMP_STATES = 1
+"""torch's AdamW on CUDA takes the foreach path by default (torch/optim/optimizer.py ``_default_to_fused_or_foreach``;
+DTensor is a foreach type, so FSDP2 too): ``torch._foreach_sqrt(exp_avg_sqs)`` allocates one temporary as large as
+all second moments it updates at once (torch/optim/adam.py ``_multi_tensor_adam``). DeepSpeed's own optimizer (an
+``optimizer`` block in the JSON: FusedAdam) and DeepSpeedCPUAdam under offload allocate no such temporary."""
+
 DEFAULT_SEQ = 2048
 DEFAULT_BATCH = 1
-"""Used when neither the command line nor the answers give them (micro_batch_size "auto")."""
+"""Used when neither the command line nor the answers give them (micro_batch_size "auto"); a model with learned
+position embeddings (GPT-2: 1024, the bundled TinyGPT: its --seq-len) defaults to that many tokens when fewer."""
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 BREAKDOWN_KEYS = ("parameters", "gradients", "optimizer_states", "gathered", "buckets", "activations", "logits",
-                  "overhead")
+                  "optimizer_step", "overhead")
+"""The per-rank parts. All but ``optimizer_step`` are held together at the start of backward; ``optimizer_step`` is
+what the optimizer step holds beyond that peak (its gradient copy and temporaries, after the activations, logits
+and gathered units are freed), 0 when backward is the higher of the two, so the parts always add up to the peak."""
 HOST_KEYS = ("offloaded_parameters", "offloaded_gradients", "offloaded_optimizer_states", "offloaded_activations",
              "pinned_buffers", "model_load")
 
@@ -168,6 +225,16 @@ def _zero_stage(a: Answers) -> int:
     return int(SHARDING[a["sharding.strategy"]][2])
 
 
+def _strategy(a: Answers) -> str:
+    """The sharding the written config gets: FSDP2 has no NO_SHARD, and for ``none`` the wizard writes
+    ``reshard_after_forward: false`` (with a warning), which shards gradients and optimizer states like
+    SHARD_GRAD_OP (wizard/core/render.py; the answer rule ``sharding-no-fsdp-twin``)."""
+    strategy = a["sharding.strategy"]
+    if a.backend == "fsdp" and a.fsdp_version == 2 and strategy == "none":
+        return "grads_optimizer"
+    return strategy
+
+
 def state_bytes(a: Answers, n: int, shard: int) -> _States:
     """Model-state bytes per parameter (Adam), and their divisors, for the answers' target.
 
@@ -176,12 +243,12 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
     in the load dtype (bf16: 2 + 2 + 4 = 8). DeepSpeed ZeRO keeps fp32 master weights and fp32 Adam states
     (4 + 8 = 12 bytes, sharded from stage 1) next to the 16-bit parameters (sharded at stage 3) and gradients
     (sharded from stage 2); ``bf16_master_weights_and_grads`` makes the master bf16 (2 + 8) and
-    ``bf16_optimizer_states`` the Adam states too (2 + 4). Stage 0 with bf16 runs DeepSpeed's BF16_Optimizer, which
-    shards the fp32 master and states but keeps a full fp32 gradient accumulator.
+    ``bf16_optimizer_states`` the Adam states too (2 + 4). Stage 0 with bf16 or fp16 runs DeepSpeed's
+    FP16_UnfusedOptimizer: fp32 master 4 + Adam 8 and an fp32 gradient copy at the step, none of it sharded.
     """
     cb = _compute_bytes(a)
     if a.backend == "fsdp":
-        strategy = a["sharding.strategy"]
+        strategy = _strategy(a)
         if a["precision.mixed_precision"] == "no":
             p = float(DTYPE_BYTES[a["precision.model_dtype"]])
         else:
@@ -199,16 +266,16 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
     if stage == 0:
         if cb == 4:  # plain torch optimizer on fp32 parameters, nothing sharded
             return _States(4, 4, 8, 1, 1, 1)
-        if a["precision.mixed_precision"] in ("bf16", "fp8"):  # BF16_Optimizer: fp32 grads kept whole
-            return _States(cb, cb + 4, master + moments, 1, 1, n)
-        return _States(cb, cb, master + moments, 1, 1, 1)  # FP16_Optimizer
+        # FP16_UnfusedOptimizer for bf16 and fp16 alike: an fp32 copy of every parameter with Adam on it, nothing
+        # sharded, and an fp32 copy of every gradient during the step (see ZERO0_STEP_FP32_GRAD_BYTES)
+        return _States(cb, cb + ZERO0_STEP_FP32_GRAD_BYTES, ZERO0_MASTER_BYTES + ADAM_STATE_COUNT * 4, 1, 1, 1)
     return _States(cb, cb, master + moments, n if stage >= 3 else 1, n if stage >= 2 else 1, n)
 
 
 def _layout(a: Answers, n: int, shard: int) -> str:
     from ..catalog.settings import SHARDING
 
-    strategy = a["sharding.strategy"]
+    strategy = _strategy(a)
     fsdp1, reshard, stage, hybrid = SHARDING[strategy]
     if a.backend == "deepspeed":
         extra = f", hpZ secondary partition over {shard} ranks per host" if hybrid and stage == 3 else ""
@@ -217,10 +284,9 @@ def _layout(a: Answers, n: int, shard: int) -> str:
         name = fsdp1 or "SHARD_GRAD_OP"
         return f"FSDP1 {name} over {n if strategy == 'none' else shard} ranks" + (
             f" (sharded within each host, replicated across {n // shard})" if hybrid else "")
-    if strategy == "none":
-        return f"FSDP2 replicated on {n} ranks (NO_SHARD)"
+    note = " (FSDP2 has no NO_SHARD)" if a["sharding.strategy"] == "none" else ""
     return (f"FSDP2 fully_shard(reshard_after_forward={bool(reshard)}) over {shard} ranks"
-            + (f", replicated across {n // shard}" if hybrid else ""))
+            + (f", replicated across {n // shard}" if hybrid else "") + note)
 
 
 def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | None) -> int:
@@ -234,6 +300,8 @@ def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | Non
 
 def _activation_coef(shape: Any, seq: int) -> float:
     """Bytes per (s x b x h) one layer saves for backward, with 2-byte activations."""
+    if shape.kind == "tinygpt":
+        return TINYGPT_COEF_BASE + TINYGPT_COEF_LSE_PER_HEAD * shape.num_heads / shape.hidden_size
     if shape.family == "gpt2":
         return GPT2_COEF_BASE + GPT2_COEF_PER_ATTN * shape.num_heads * seq / shape.hidden_size
     return LLAMA_COEF_BASE + LLAMA_COEF_PER_INTERMEDIATE * shape.intermediate_size / shape.hidden_size
@@ -253,7 +321,8 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
              gpu_memory_gib: float | None = None) -> Estimate:
     """The estimate for ``answers`` on a model given by ``params`` (and ``largest_layer_params``) or by ``shape``
     (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the answers' micro batch
-    (1 when "auto"), ``seq`` to 2048. Raises :class:`EstimateError` for unusable numbers."""
+    (1 when "auto"), ``seq`` to 2048 (or the model's learned positions when fewer). Raises :class:`EstimateError`
+    for unusable numbers."""
     notes: list[str] = []
     layer_params = root_params = None
     if shape is not None:
@@ -273,7 +342,11 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
                             f"{params}")
     mb = answers["training.micro_batch_size"]
     batch = batch if batch is not None else (DEFAULT_BATCH if mb == "auto" else int(mb))
-    seq = seq if seq is not None else DEFAULT_SEQ
+    positions = getattr(shape, "max_positions", 0) or 0  # learned position embeddings bound the sequence
+    if seq is None:
+        seq = min(DEFAULT_SEQ, positions) if positions else DEFAULT_SEQ
+    elif positions and seq > positions:
+        notes.append(f"--seq {seq} is longer than the model's {positions} learned positions; counted as given")
     if batch < 1:
         raise EstimateError(f"--batch {batch}: the micro batch is at least 1 sample per GPU")
     if seq < 1:
@@ -286,7 +359,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     per_host = max(1, n // machines)
     from ..catalog.settings import SHARDING
 
-    strategy = answers["sharding.strategy"]
+    strategy = _strategy(answers)
     _fsdp1, reshard, stage, hybrid = SHARDING[strategy]
     ds = answers.backend == "deepspeed"
     shard = per_host if (hybrid and not ds) else n
@@ -320,6 +393,8 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             else:
                 sub = _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT, 1.0, None)
                 host["pinned_buffers"] += DS_NVME_OPTIMIZER_BUFFERS * min(sub, params // n + 1) * 4 * per_host
+                if stage == 3:  # the 16-bit gradient partition stays in host memory (the fp32 one is swapped)
+                    host["offloaded_gradients"] = params * cb / n * per_host
             optimizer = 0.0
             if stage >= 2:  # the gradient partition goes to the host bucket by bucket; the buckets stay
                 gradients = 0.0
@@ -330,8 +405,9 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             if stage == 3:
                 if par_off == "cpu":
                     host["offloaded_parameters"] = parameters * per_host
-                else:
+                else:  # the swap buffers, and the partition up to max_in_cpu kept in host memory
                     host["pinned_buffers"] += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
+                    host["offloaded_parameters"] = min(parameters, DS_NVME_MAX_IN_CPU * cb) * per_host
                 parameters = 0.0
             else:
                 notes.append(f"offload.params {par_off} needs ZeRO-3; DeepSpeed ZeRO-{stage} keeps the parameters "
@@ -379,15 +455,19 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     if shape is not None:
         sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
         full_layer = _activation_coef(shape, seq) * sbh
+        held_logits = seq * shape.vocab_size * cb  # the logits the model's output holds
+        logit_per_sample = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
         if ckpt:
             kept = CHECKPOINT_COEF * sbh * shape.num_layers
             if answers["training.activation_checkpointing_offload"]:
                 host["offloaded_activations"] = kept * batch * per_host
                 kept = 0.0
             act_per_sample = kept + full_layer  # the checkpoints, and one layer recomputed in backward
+            # the recomputed layer and the loss's peak come one after the other (CHECKPOINT_PEAKS_APART)
+            if CHECKPOINT_PEAKS_APART:
+                logit_per_sample = max(logit_per_sample - full_layer, held_logits)
         else:
             act_per_sample = full_layer * shape.num_layers
-        logit_per_sample = seq * shape.vocab_size * (cb + (LOSS_FP32_BYTES if cb < 4 else 0))
     else:
         notes.append("activations and logits need the model's shape (give --model): not counted")
 
@@ -400,11 +480,38 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     else:
         host["model_load"] = params * model_bytes * per_host
 
+    # ---------------------------------------------------------------- the optimizer step
+    step_temp = 0.0
+    step_on_gpu = optimizer > 0  # offloaded optimizers step on the CPU
+    if step_on_gpu:
+        rank_elements = params / st.optim_div  # the elements this rank's optimizer updates
+        state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (
+            2.0 if cb == 2 and answers["precision.ds_bf16_master_weights"] == "bf16_with_states" else 4.0)
+        if ds and stage >= 1 and STEP_GRAD_COPY:
+            master = 2.0 if (cb == 2 and answers["precision.ds_bf16_master_weights"] in ("bf16", "bf16_with_states")) \
+                else 4.0
+            group = rank_elements
+            if stage == 3:
+                group = min(rank_elements, _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT,
+                                                   1.0, None))
+            step_temp += group * master
+            flat = group * cb  # the flattened 16-bit gradients, alive while they are copied, freed before the step
+        else:
+            group = rank_elements
+            flat = 0.0
+        extra = answers["deepspeed.extra"]
+        own_optimizer = ds and isinstance(extra, dict) and "optimizer" in extra
+        adam_temp = 0.0 if own_optimizer else ADAM_FOREACH_TEMP_STATES * group * state_dtype
+        step_temp += max(flat, adam_temp)  # one after the other
+    step_total = parameters + gradients + optimizer + buckets + float(CUDA_CONTEXT_BYTES) + step_temp
+
     fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
              "buckets": buckets, "overhead": float(CUDA_CONTEXT_BYTES)}
     breakdown = {k: int(fixed.get(k, 0)) for k in BREAKDOWN_KEYS}
     breakdown["activations"] = int(act_per_sample * batch)
     breakdown["logits"] = int(logit_per_sample * batch)
+    backward_total = sum(breakdown.values())
+    breakdown["optimizer_step"] = max(0, int(step_total) - backward_total)
     gpu = sum(breakdown.values())
     host_breakdown = {k: int(v) for k, v in host.items()}
 
@@ -417,6 +524,8 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             base = sum(int(v) for v in fixed.values())
             room = gpu_memory - base
             max_mb = 0
+            if int(step_total) > gpu_memory:  # the step alone does not fit: no micro batch does
+                room = 0
             if room > 0:  # largest b with base + int(b*act) + int(b*logits) <= gpu memory
                 max_mb = int(room // per_sample)
                 while max_mb > 0 and base + int(act_per_sample * max_mb) + int(logit_per_sample * max_mb) \

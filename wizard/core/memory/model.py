@@ -111,6 +111,30 @@ SHAPES: dict[str, ModelShape] = {s.name: s for s in (
            model_type="qwen2", qkv_bias=True),
 )}
 
+# The bundled rehearsal model (templates/train_gpt.py ``TinyGPT``): token + learned position embeddings, GPT-2 style
+# blocks (LayerNorm, qkv and output projections with biases, a 4h GELU MLP), a final LayerNorm and an untied head
+# without bias: GPT-2's parameter layout, with SDPA attention and no dropout (its activations differ, see
+# wizard/core/memory/estimate.py TINYGPT_COEF_BASE). Not one of the Hub shapes above: shape_by_name("tinygpt") gives
+# the script's defaults; tinygpt_shape() takes its --vocab/--d-model/--n-layers/--n-heads/--seq-len.
+TINYGPT_DEFAULTS = {"vocab": 64, "d_model": 64, "n_layers": 2, "n_heads": 4, "seq_len": 32}
+"""The defaults of templates/train_gpt.py ``build_parser`` (--vocab 64 --d-model 64 --n-layers 2 --n-heads 4
+--seq-len 32)."""
+
+
+def tinygpt_shape(vocab: int = 64, d_model: int = 64, n_layers: int = 2, n_heads: int = 4,
+                  seq_len: int = 32) -> ModelShape:
+    """The shape of the bundled script's TinyGPT for its command-line sizes (the defaults are the script's)."""
+    for key, value in (("vocab", vocab), ("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads),
+                       ("seq_len", seq_len)):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ModelError(f"tinygpt: {key} must be a positive integer, not {value!r}")
+    if d_model % n_heads:
+        raise ModelError(f"tinygpt: d_model {d_model} is not a multiple of n_heads {n_heads}")
+    return ModelShape(name="tinygpt", family="gpt2", vocab_size=vocab, hidden_size=d_model, num_layers=n_layers,
+                      num_heads=n_heads, num_kv_heads=n_heads, intermediate_size=4 * d_model, max_positions=seq_len,
+                      tie_embeddings=False, model_type="tinygpt", source="templates/train_gpt.py (TinyGPT)")
+
+
 # Other spellings people use for the same architecture (instruct / chat tunings share the base model's shape).
 _ALIASES: dict[str, str] = {
     "mistral-7b": "mistral-7b-v0.1",
@@ -155,6 +179,8 @@ def shape_by_name(name: str) -> ModelShape:
     found = _lookup(_alias_key(name))
     if found is not None:
         return SHAPES[found]
+    if _alias_key(name) == "tinygpt":
+        return tinygpt_shape()
     known = sorted(SHAPES)
     key = _alias_key(name)
     if key in _NOT_SHIPPED:
@@ -163,8 +189,8 @@ def shape_by_name(name: str) -> ModelShape:
 
     close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
     hint = f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?" if close else ""
-    raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)}; or give a config.json "
-                     "path, or --params N --largest-layer N.")
+    raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)} (and tinygpt, the bundled "
+                     "script's model); or give a config.json path, or --params N --largest-layer N.")
 
 
 # --- config.json ---------------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_states": "optimizer states",
           "gathered": "gathered units (current + prefetched)", "buckets": "communication buckets",
-          "activations": "activations", "logits": "logits (+ fp32 copy for the loss)",
+          "activations": "activations", "logits": "logits and the loss (fp32 softmax, gradients)",
+          "optimizer_step": "optimizer step, beyond backward",
           "overhead": "CUDA context (constant)",
           "offloaded_parameters": "offloaded parameters", "offloaded_gradients": "offloaded gradients",
           "offloaded_optimizer_states": "offloaded optimizer states",

@@ -103,6 +103,8 @@ class RunScreen(Screen[None]):
         Binding("slash", "search", "Search log", id="run-search", tooltip="Search the log tail (Escape clears)"),
         Binding("escape", "back", "Back", id="run-back",
                 tooltip="Back to the wizard (a live run is stopped first)"),
+        Binding("c", "consolidate", "Consolidate", id="run-consolidate",
+                tooltip="Merge the run's checkpoint into one model.safetensors (fsdpds-wizard consolidate)"),
         Binding("f1", "app.help", "Help", id="run-help"),
     ]
 
@@ -242,6 +244,10 @@ class RunScreen(Screen[None]):
             if len(peak) > 1:
                 peak.pop("process", None)  # the launcher alone, sampled after the ranks had gone
             self.memory = [RankMemory(label, rss, self._sampler.peak_gpu.get(label)) for label, rss in peak.items()]
+        offer = self._checkpoint_offer()
+        if offer and self.is_attached:
+            self.refresh_bindings()
+            self.notify(offer + " Press c to do it now.", timeout=10)
         if self.leave_when_done and self.is_attached:
             self.call_later(self._leave)
 
@@ -398,6 +404,56 @@ class RunScreen(Screen[None]):
         return ""
 
     # ---------------------------------------------------------------- actions
+    def _checkpoint_offer(self) -> str | None:
+        """After the run: the checkpoint it saved and the consolidate command (None while live or without one)."""
+        if self.result is None or not self.run_dir:
+            return None
+        from ...run.consolidate import offer
+
+        return offer(self.run_dir)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "consolidate":  # shown only once a finished run has a checkpoint
+            return self.consolidating is False and self._checkpoint_offer() is not None
+        return True
+
+    consolidating = False
+
+    def action_consolidate(self) -> None:
+        if not self._checkpoint_offer():
+            self.notify("This run saved no checkpoint.", timeout=3)
+            return
+        self.consolidating = True
+        self.refresh_bindings()
+        self.notify("Consolidating the checkpoint (fsdpds-wizard consolidate)…", timeout=4)
+        self.run_worker(self._consolidate(str(self.run_dir)), exclusive=True, group="consolidate")
+
+    async def _consolidate(self, run_dir: str) -> None:
+        """``fsdpds-wizard consolidate RUN_DIR`` in a subprocess: the libraries' output stays off the screen."""
+        import json
+        import sys
+
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "wizard", "consolidate", run_dir, "--format", "json",
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await proc.communicate()
+        finally:
+            self.consolidating = False
+            self.refresh_bindings()
+        if proc.returncode == 0:
+            try:
+                res = json.loads(out)
+                text = (f"Wrote {_short(res['out'])}: {human_bytes(res['size_bytes'])}, {res['parameters']:,} "
+                        f"parameters ({res['tool']})")
+            except (ValueError, KeyError, TypeError):
+                text = "Consolidated: " + out.decode(errors="replace")[-300:]
+            self.notify(text, timeout=10)
+            return
+        lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.startswith("fsdpds-wizard:")]
+        self.notify(lines[-1] if lines else f"consolidate failed (exit {proc.returncode})", severity="error",
+                    timeout=10)
+
     def action_search(self) -> None:
         self.log_tail.focus_search()
 

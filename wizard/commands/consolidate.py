@@ -1,0 +1,55 @@
+"""``fsdpds-wizard consolidate RUN_DIR [--out DIR] [--force] [--format text|json]``: one safetensors file from
+a run's checkpoint, made by the libraries' own tools (see :mod:`wizard.run.consolidate`).
+
+RUN_DIR is a run record folder (``OUT/runs/<id>``), a checkpoint folder or a folder of checkpoints. The file
+goes to ``DIR/model.safetensors`` (default ``RUN_DIR/consolidated/``); an existing file is replaced only with
+``--force``. Progress goes to stderr, the result to stdout. Exit 0 written, 2 bad input (with what to do).
+torch, accelerate and deepspeed are imported only once the checkpoint is found.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..exits import EXIT_OK, UsageError
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def run(args) -> int:
+    from ..run.consolidate import ConsolidateError, consolidate, find_checkpoint
+
+    def progress(text: str) -> None:
+        print(f"consolidate: {text}", file=sys.stderr, flush=True)
+
+    try:
+        ck = find_checkpoint(args.run_dir)
+        backend = {"fsdp_sharded": "fsdp", "fsdp_full": "fsdp", "deepspeed_zero": "deepspeed"}.get(ck.format)
+        if backend is not None:  # the base install has no torch: say what to install, exit 2
+            from ..run.requirements import require
+
+            require("consolidate", backend)
+        target = Path(args.run_dir).expanduser()
+        out = Path(args.out).expanduser() if args.out else target / "consolidated"
+        result = consolidate(ck, out, force=args.force, progress=progress)
+    except ConsolidateError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+        return EXIT_OK
+    dtypes = ", ".join(f"{d} x{n}" for d, n in sorted(result.dtypes.items()))
+    print(f"{result.out_file}: {_size(result.size_bytes)}, {result.num_params:,} parameters in "
+          f"{result.num_tensors} tensors ({dtypes})")
+    print(f"  from: {ck.describe()}")
+    print(f"  ran:  {result.tool}")
+    print(f"  same as: {result.command}")
+    for note in result.notes:
+        print(f"  note: {note}")
+    return EXIT_OK
