@@ -12,6 +12,8 @@ RANK_TOO_HIGH = rule("machine-rank-too-high", ERROR, "machine_rank outside 0..nu
                      "machine_rank); torch/distributed/run.py:890-891 (the static rendezvous takes it as the node's "
                      "rank)",
                      keys="machine_rank, num_machines (and deepspeed_config.deepspeed_multinode_launcher)",
+                     fix="Use 0 on the main machine and 1..N-1 on the others (or pass --machine_rank on each "
+                         "machine's command line).",
                      claims=("launch-torchrun-per-machine", "ds-nossh-launcher"))
 RANK_NOT_READ = rule("machine-rank-not-read", WARNING,
                      "machine_rank other than 0 on a launch that never reads it (one machine, or DeepSpeed's runner)",
@@ -101,9 +103,11 @@ def check_machine_rank(ctx: Ctx) -> None:
         ctx.emit(RANK_TOO_HIGH, ("machine_rank", "num_machines") + lkey,
                  f"{kv('machine_rank', raw)} with `num_machines: {ctx.nmach}`: the launcher passes it to {how} as "
                  f"this machine's rank, but the machines are numbered 0..{ctx.nmach - 1}; the static rendezvous "
-                 "waits for exactly those ranks, so this machine never joins a valid job.",
-                 f"Use 0 on the main machine and 1..{ctx.nmach - 1} on the others (or pass --machine_rank on each "
-                 "machine's command line).")
+                 "(the one a config file gets) waits for exactly those ranks, so this machine never joins a valid "
+                 "job. Only `--rdzv_backend c10d` on the command line, which numbers the nodes itself, ignores it.",
+                 "Use 0 on the main machine and " + ("1 on the other" if ctx.nmach == 2 else
+                                                      f"1..{ctx.nmach - 1} on the others")
+                 + " (or pass --machine_rank on each machine's command line).")
 
 
 def check_hpz(ctx: Ctx, ds: dict) -> None:
