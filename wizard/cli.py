@@ -151,10 +151,10 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
-    if args.slurm and not args.launch:
+    if args.slurm and args.headless and not args.launch:
         raise UsageError("--slurm needs --launch (it submits the run as a SLURM batch job)")
     if (args.partition or args.time) and not args.slurm:
-        raise UsageError("--partition and --time go with --launch --slurm")
+        raise UsageError("--partition and --time go with --slurm (headless: --launch --slurm)")
     if args.headless and args.script_args and not args.launch:
         raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
                          "when it starts); to keep them in the written answers, set launch.script_args")
@@ -194,9 +194,10 @@ def _main_parser() -> _Parser:
                         "script before spending GPU hours")
     p.add_argument("--slurm", action="store_true",
                    help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
-                        "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C")
-    p.add_argument("--partition", metavar="P", help="with --launch --slurm: the SLURM partition")
-    p.add_argument("--time", metavar="T", help="with --launch --slurm: the job's time limit (sbatch --time)")
+                        "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C; in the "
+                        "wizard: its launch (ctrl+l) and rehearsal (F5) go through SLURM the same way")
+    p.add_argument("--partition", metavar="P", help="with --slurm: the SLURM partition")
+    p.add_argument("--time", metavar="T", help="with --slurm: the job's time limit (sbatch --time)")
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None,
                    help="how accelerate_config.yaml names the DeepSpeed JSON: auto (default) writes it relative to "
                         "the current folder when --out lies inside it (launch from this folder; the config travels "

@@ -33,10 +33,18 @@ def _wizard(*args: str, env=None) -> subprocess.CompletedProcess:
     (["--headless", "zero2", "--out", "X", "--slurm"], "--slurm needs --launch"),
     (["--headless", "zero2", "--out", "X", "--launch", "--partition", "gpu"], "--partition and --time go with"),
     (["--headless", "zero2", "--out", "X", "--launch", "--time", "10"], "--partition and --time go with"),
+    (["--partition", "gpu"], "--partition and --time go with --slurm"),  # the wizard, too
 ])
 def test_slurm_options_are_refused_where_they_would_be_ignored(args, says, tmp_path):
     proc = _wizard(*[str(tmp_path / a) if a == "X" else a for a in args])
     assert proc.returncode == 2 and says in proc.stderr
+
+
+def test_the_wizard_with_slurm_but_without_sbatch_says_so_before_it_opens():
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent))
+    proc = _wizard("--slurm", env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "--slurm needs SLURM's client tools" in proc.stderr
 
 
 def test_slurm_without_sbatch_is_refused_before_anything_runs(tmp_path):

@@ -7,11 +7,11 @@ import pytest
 from rich.console import Console
 
 from wizard.core.answers import default_answers
-from wizard.core.catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGETS
+from wizard.core.catalog import DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGETS
+from wizard.core.convert import rendered_value, show_value, written_for
 from wizard.core.render import render
 from wizard.core.texts import TEXTS, precision_notes, precision_table
 from wizard.tui.explain import explain_setting
-from wizard.tui.present import _BOILERPLATE, rendered_value, show_value, written_for
 from wizard.tui.session import from_preset, preset_names
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},
@@ -64,7 +64,7 @@ def test_written_now_is_what_the_render_writes(label, answers):
         if written:
             assert "nothing (the library default" not in text, s.id
     rendered_keys = {path for path, _ in leaves(rendered.accelerate)} | {p for p, _ in leaves(rendered.deepspeed)}
-    assert rendered_keys - _BOILERPLATE - claimed == set()
+    assert rendered_keys - frozenset(FIXED_KEYS) - claimed == set()  # keys every config gets
 
 
 def test_fsdp2_optimizer_offload_pane_shows_the_offload_switch():

@@ -192,18 +192,10 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
 
 def _print_slurm(run_dir: Path, err) -> None:
-    from ..run.slurm import finish_summary
+    from ..run.slurm import finish_summary, report_lines
 
-    section = finish_summary(run_dir)
-    print(f"SLURM job {section.get('job_id') or '(not submitted)'}: {section.get('state')}, exit code "
-          f"{section.get('exit_code_raw') or '?'}" + (f", nodes {section['nodes']}" if section.get("nodes") else ""),
-          file=err)
-    for node in section.get("nodes_report") or []:
-        m = node.get("metrics") or {}
-        loss = (f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f}" if m.get("first_loss") is not None
-                and m.get("last_loss") is not None else "")
-        print(f"  {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
-              f"{node.get('verdict') or 'no setup reported'}{loss}", file=err)
+    for line in report_lines(finish_summary(run_dir)):
+        print(line, file=err)
 
 
 def _tail_lines(path: Path, n: int):

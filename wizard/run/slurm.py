@@ -334,6 +334,19 @@ def finish_summary(run_path: Path) -> dict:
     return section
 
 
+def report_lines(section: dict) -> list[str]:
+    """The job's end in words: its state and exit code, then one line per node (ranks, checklist verdict, loss)."""
+    lines = [f"SLURM job {section.get('job_id') or '(not submitted)'}: {section.get('state')}, exit code "
+             f"{section.get('exit_code_raw') or '?'}" + (f", nodes {section['nodes']}" if section.get("nodes") else "")]
+    for node in section.get("nodes_report") or []:
+        m = node.get("metrics") or {}
+        loss = (f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f}" if m.get("first_loss") is not None
+                and m.get("last_loss") is not None else "")
+        lines.append(f"  {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
+                     f"{node.get('verdict') or 'no setup reported'}{loss}")
+    return lines
+
+
 def _main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "follow":
         return follow(Path(argv[1]))

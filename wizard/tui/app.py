@@ -34,8 +34,11 @@ class WizardApp(App[int]):
     ]
 
     def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto",
-                 memory: MemoryContext | None = None) -> None:
+                 memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None) -> None:
         super().__init__()
+        self.slurm = slurm
+        """None for local runs; with ``--slurm``, ``{"partition": ..., "time": ...}``: ctrl+l and F5 submit the run
+        as a SLURM batch job (wizard/run/slurm.py), like ``--headless ... --launch --slurm``."""
         self.memory = memory or MemoryContext()
         """The model and GPUs of the memory bar (--model, --gpu-memory, --seq; the Memory screen changes it)."""
         self.start = start or from_scratch()
@@ -150,9 +153,9 @@ class WizardApp(App[int]):
 
 
 def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto",
-               memory: MemoryContext | None = None) -> WizardApp:
+               memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None) -> WizardApp:
     """The one factory for the CLI and the tests."""
-    return WizardApp(start, out, ds_path, memory)
+    return WizardApp(start, out, ds_path, memory, slurm)
 
 
 def run_app(args) -> int:
@@ -171,6 +174,17 @@ def run_app(args) -> int:
     if out is not None and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
         print(f"fsdpds-wizard: --out {out} exists and is not a folder", file=sys.stderr)
         return 2
-    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory)
+    slurm = None
+    if getattr(args, "slurm", False):
+        from ..exits import UsageError
+        from ..run.slurm import require_slurm
+
+        try:
+            require_slurm()
+        except UsageError as exc:
+            print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+            return 2
+        slurm = {"partition": getattr(args, "partition", None), "time": getattr(args, "time", None)}
+    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory, slurm)
     app.run()
     return app.return_code or 0

@@ -21,8 +21,15 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
 
     if not run_libraries_here(app, answers, rehearse=rehearse):
         return None
+    slurm = getattr(app, "slurm", None)
     try:
-        plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
+        if slurm is not None:
+            from ..run.slurm import plan_slurm_launch
+
+            plan = plan_slurm_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args,
+                                     partition=slurm.get("partition"), time_limit=slurm.get("time"))
+        else:
+            plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
     except PlanError as exc:
         detail = "; ".join(f.message for f in exc.findings[:2])
         app.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
@@ -47,6 +54,14 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         heading = f"Launch of {target_label(answers)}"
     import shlex
 
+    if slurm is not None:
+        from ..run.slurm import SCRIPT
+
+        heading += " through SLURM"
+        launch_argv = plan.spec.summary_extra["slurm"]["launch_argv"]
+        notes.append(f"SLURM batch job: {plan.run_dir.path / SCRIPT} (one launcher per node; ctrl+c cancels the "
+                     "job with scancel)")
+        notes.append("each node runs: " + shlex.join(launch_argv))
     notes.append("launch: " + shlex.join(plan.spec.argv))
     notes.append(f"records: {plan.run_dir.path}")
     screen = RunScreen(plan.spec, heading=heading, notes=notes)

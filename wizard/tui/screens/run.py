@@ -133,6 +133,8 @@ class RunScreen(Screen[None]):
         self.stop_presses = 0
         self.leave_when_done = False
         self.error: str | None = None
+        self.slurm_report: list[str] = []
+        """For a SLURM job, after it ended: the job's state and one line per node (wizard.run.slurm.report_lines)."""
         self._t0: float | None = None
         self._dirty = True
         self._sampler: MemorySampler | None = None
@@ -244,6 +246,11 @@ class RunScreen(Screen[None]):
             if len(peak) > 1:
                 peak.pop("process", None)  # the launcher alone, sampled after the ranks had gone
             self.memory = [RankMemory(label, rss, self._sampler.peak_gpu.get(label)) for label, rss in peak.items()]
+        if self.spec is not None and "slurm" in (getattr(self.spec, "summary_extra", None) or {}) and self.run_dir:
+            from ...run.slurm import finish_summary, report_lines
+
+            self.slurm_report = report_lines(finish_summary(Path(self.run_dir)))
+            self.log_tail.add(self.slurm_report, 0)
         offer = self._checkpoint_offer()
         if offer and self.is_attached:
             self.refresh_bindings()

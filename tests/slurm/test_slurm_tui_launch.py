@@ -1,0 +1,53 @@
+"""The wizard started with --slurm: its rehearsal (F5) goes through the local SLURM cluster as a two-node job,
+like `--headless ... --launch --rehearse --slurm`: the run screen says so, follows both nodes, and reports the job
+and each node's checklist when it ends; nothing is left in the queue."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from slurm_support import FSDP2, our_processes
+
+from wizard.core.answers import answers_from_mapping
+from wizard.tui.app import create_app
+from wizard.tui.screens.run import RunScreen
+from wizard.tui.session import Start
+
+pytestmark = pytest.mark.e2e
+
+
+async def _until(pilot, cond, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.asyncio
+async def test_the_wizards_rehearsal_goes_through_slurm_with_slurm(slurm_cluster, tmp_path, monkeypatch):
+    for key in ("SLURM_CONF", "SLURM_LOCAL_PORT"):
+        monkeypatch.setenv(key, slurm_cluster.env[key])
+    a, _ = answers_from_mapping(FSDP2)
+    assert a is not None
+    app = create_app(Start(a, source="test"), out=str(tmp_path / "out"), slurm={"partition": None, "time": "5"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: getattr(app.screen, "ready", False), 30, "the main screen's full check")
+        await pilot.press("f5")
+        await _until(pilot, lambda: isinstance(app.screen, RunScreen), 30, "the run screen")
+        screen = app.screen
+        assert screen.heading.endswith("through SLURM")
+        assert any(n.startswith("SLURM batch job: ") for n in screen.notes)
+        await _until(pilot, lambda: screen.result is not None, 300, "the job's end")
+        assert screen.result.status == "completed", screen.log_tail.lines[-20:]
+        assert screen.slurm_report and "COMPLETED" in screen.slurm_report[0]
+        assert sum(line.startswith("  node") for line in screen.slurm_report) == 2
+    run = Path(screen.run_dir)
+    slurm = json.loads((run / "summary.json").read_text())["slurm"]
+    assert slurm["state"] == "COMPLETED" and len(slurm["nodes_report"]) == 2
+    assert "#SBATCH --time=5" in (run / "job.sbatch").read_text()
+    assert slurm_cluster.queue() == ""
+    assert our_processes(slurm_cluster.conf) == []
