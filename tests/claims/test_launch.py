@@ -295,6 +295,27 @@ def test_hostfile_lines_and_a_missing_hostfile(tmp_path, caplog):
     assert "local resources only" in caplog.text
 
 
+@pytest.mark.claim("ds-hostfile-every-host-used")
+@pytest.mark.claim("ds-hostfile-bad-lines-raise")
+def test_the_runner_starts_every_host_of_the_hostfile(tmp_path):
+    from deepspeed.launcher.runner import _parse_hostfile, apply_num_nodes_and_gpus, fetch_hostfile
+
+    hostfile = tmp_path / "hostfile"
+    hostfile.write_text("# three hosts, two machines in the config\nnode1 slots=8\n\nnode2 slots=8\nnode3 slots=4\n")
+    two = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile=str(hostfile))
+                 | {"num_processes": 8, "num_machines": 2, "main_process_ip": "10.0.0.1"})
+    cmd = two.cmd
+    assert cmd is not None and cmd[0] == "deepspeed" and cmd[cmd.index("--hostfile") + 1] == str(hostfile)
+    assert cmd[cmd.index("--num_gpus") + 1] == "4" and "--num_nodes" not in cmd
+    # what the runner does with it: every host, each with --num_gpus slots
+    active = apply_num_nodes_and_gpus(fetch_hostfile(str(hostfile)), -1, 4)
+    assert list(active) == ["node1", "node2", "node3"] and all(v == [0, 1, 2, 3] for v in active.values())
+    for lines, says in ((["node1 slots=8", "node1 slots=8"], "multiple entries"), (["node1"], "bad entry"),
+                        (["# only a comment"], "empty")):
+        with pytest.raises(ValueError, match=says):
+            _parse_hostfile(lines)
+
+
 @pytest.mark.claim("ds-filter-syntax")
 def test_inclusion_and_exclusion_filters():
     from deepspeed.launcher.runner import parse_inclusion_exclusion

@@ -44,7 +44,7 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
         return sort_findings(dedupe(findings))
     gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
     findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None,
-                     context=context)
+                     context=context, hostfile=getattr(loaded, "hostfile", None))
     return sort_findings(dedupe(findings))
 
 

@@ -162,6 +162,19 @@ HOSTFILE_FORMAT = claim(
     "DeepSpeed's hostfile has one 'hostname slots=N' line per machine.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:212-260",
     demo=_T + "test_hostfile_lines_and_a_missing_hostfile")
+HOSTFILE_EVERY_HOST = claim(
+    "ds-hostfile-every-host-used",
+    "For DeepSpeed's runner launchers accelerate passes --num_gpus (the processes per machine) but never "
+    "--num_nodes: the runner starts that many processes on every host of the hostfile, whatever num_machines says "
+    "(an inclusion or exclusion filter replaces --num_gpus).",
+    doc="ds-multinode-launcher", code="accelerate/utils/launch.py:452-476; deepspeed/launcher/runner.py:385-405",
+    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile")
+HOSTFILE_BAD_LINES = claim(
+    "ds-hostfile-bad-lines-raise",
+    "The runner refuses a hostfile with a line that is not 'hostname slots=N' (comments and blank lines aside), a "
+    "host listed twice, or no host at all: it raises ValueError before starting anything.",
+    doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:225-254",
+    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile")
 HOSTFILE_MISSING = claim(
     "ds-hostfile-missing-local-only",
     "Without a hostfile accelerate passes '--hostfile None'; the runner finds no such file, warns and trains on "

@@ -101,6 +101,8 @@ class Ctx:
     """Who drives training and the library versions judged for (wizard/core/context.py)."""
     bare: bool = False
     """A DeepSpeed JSON checked alone: no accelerate YAML around it (its keys are not the user's)."""
+    hostfile: list[str] | None = None
+    """The lines of the DeepSpeed hostfile the YAML names, when the loader could read it here (None: not read)."""
 
     # derived in ``derive()``
     dist: str | None = None

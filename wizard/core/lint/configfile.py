@@ -79,6 +79,11 @@ class LoadedConfig:
     """The DeepSpeed JSON that was read (None: inline DeepSpeed settings, JSON text in the YAML, or not found)."""
     ds: dict | None = None
     findings: list[Finding] = field(default_factory=list)
+    hostfile_path: Path | None = None
+    """The DeepSpeed hostfile the YAML names (``deepspeed_config.deepspeed_hostfile``), when found as the runner
+    opens it: as written, from the current folder (where ``accelerate launch`` runs)."""
+    hostfile: list[str] | None = None
+    """Its lines (None: not named, not found here, or unreadable)."""
     bare_ds: bool = False
     """The file is a DeepSpeed JSON on its own (no accelerate config): ``yaml`` is then the smallest accelerate
     config that names it (``distributed_type: DEEPSPEED`` + ``deepspeed_config_file``), ``ds``/``ds_path`` the
@@ -359,4 +364,28 @@ def load_config_files(yaml_path: str | Path) -> LoadedConfig:
     value = _named_ds_value(data)
     if value is not None:
         _load_ds(value, path.resolve().parent, loaded)
+    _load_hostfile(loaded)
     return loaded
+
+
+HOSTFILE_MAX_BYTES = 1 << 20
+"""A hostfile is a line per machine; more than this is not one (it is not read)."""
+
+
+def _load_hostfile(loaded: LoadedConfig) -> None:
+    """Read the DeepSpeed hostfile a DeepSpeed config names, when it exists here (it lives on the launch host, so
+    not finding it is no error: the rules then say it was not checked)."""
+    dc = loaded.yaml.get("deepspeed_config") if isinstance(loaded.yaml, dict) else None
+    value = dc.get("deepspeed_hostfile") if isinstance(dc, dict) else None
+    if not isinstance(value, str) or not value.strip():
+        return
+    candidate = Path(value) if Path(value).is_absolute() else Path.cwd() / value  # os.path.isfile(value), runner.py
+    if not _is_file(candidate):
+        return
+    try:
+        if candidate.stat().st_size > HOSTFILE_MAX_BYTES:
+            return
+        loaded.hostfile = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    loaded.hostfile_path = candidate

@@ -3,7 +3,9 @@ the machine rank and whether the launch reads it, and ZeRO++ hpZ's partition siz
 world size."""
 from __future__ import annotations
 
-from .base import DOC, DS, ERROR, WARNING, A, Ctx, as_int, kv, rule
+import re
+
+from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, kv, rule
 from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
 from .keys import PC
 
@@ -55,6 +57,80 @@ NOSSH_OLD = rule("deepspeed-nossh-too-old", ERROR, "nossh launcher on DeepSpeed 
                  fix="Upgrade DeepSpeed to 0.14.5 or later, or use the 'standard' launcher (one launcher per machine).",
                  claims=("ds-nossh-launcher",), versions={"deepspeed": "<0.14.5"})
 
+_HOSTFILE_KEYS = "deepspeed_config.deepspeed_hostfile (its lines), num_machines, num_processes"
+HOSTFILE_HOSTS = rule("ds-hostfile-host-count", ERROR,
+                      "the hostfile lists another number of hosts than num_machines: the runner starts every host",
+                      DOC + "ds-multinode-launcher; " + A + "utils/launch.py:452-476 (--num_gpus, no --num_nodes); "
+                      + DS + "launcher/runner.py:385-405",
+                      keys=_HOSTFILE_KEYS,
+                      fix="List exactly num_machines hosts in the hostfile (or set num_machines to its host count).",
+                      claims=("ds-hostfile-every-host-used", "ds-hostfile-format"))
+HOSTFILE_BAD = rule("ds-hostfile-invalid", ERROR,
+                    "a hostfile the DeepSpeed runner refuses (a bad line, a host twice, no host)",
+                    DOC + "ds-multinode-launcher; " + DS + "launcher/runner.py:225-254",
+                    keys="deepspeed_config.deepspeed_hostfile (its lines)",
+                    fix="One 'hostname slots=N' line per machine; '#' starts a comment line.",
+                    claims=("ds-hostfile-bad-lines-raise", "ds-hostfile-format"))
+HOSTFILE_UNCHECKED = rule("ds-hostfile-not-checked", INFO,
+                          "the hostfile the runner will read is not found from here: its hosts were not checked",
+                          DOC + "ds-multinode-launcher; " + DS + "launcher/runner.py:212-216 (opened from the folder "
+                          "accelerate launch runs in)",
+                          keys="deepspeed_config.deepspeed_hostfile",
+                          claims=("ds-hostfile-every-host-used", "ds-hostfile-missing-local-only"))
+_HOST_LINE = re.compile(r"^(\S+)\s+slots=(\d+)")  # DeepSpeed's own pattern (runner.py:229)
+
+
+def parse_hostfile(lines: list[str]) -> tuple[list[tuple[str, int]], str | None]:
+    """The hosts and slots of a DeepSpeed hostfile as the runner reads them, and the runner's refusal (None when it
+    accepts the file): the same pattern, comment and blank-line handling as ``_parse_hostfile``."""
+    hosts: list[tuple[str, int]] = []
+    for raw in lines:
+        line = raw.strip()
+        match = _HOST_LINE.search(line)
+        if line.startswith("#") or line == "":
+            continue
+        if not match:
+            return hosts, f"the line {line!r} is not 'hostname slots=N'"
+        if any(h == match.group(1) for h, _ in hosts):
+            return hosts, f"the host {match.group(1)} is listed twice"
+        hosts.append((match.group(1), int(match.group(2))))
+    if not hosts:
+        return hosts, "it lists no host"
+    return hosts, None
+
+
+def check_hostfile(ctx: Ctx) -> None:
+    """The hostfile's hosts against num_machines, for the launches that read it: DeepSpeed's runner launchers and
+    nossh on several machines (accelerate passes --num_gpus and never --num_nodes)."""
+    launcher = _launcher(ctx)
+    dc = ctx.section("deepspeed_config")
+    named = dc.get("deepspeed_hostfile")
+    if launcher is None or launcher == "standard" or ctx.nmach < 2 or not isinstance(named, str) or not named.strip():
+        return
+    if ctx.hostfile is None:
+        ctx.emit(HOSTFILE_UNCHECKED, "deepspeed_config.deepspeed_hostfile",
+                 f"{kv('deepspeed_config.deepspeed_hostfile', named)} is not found (or not readable) from the current "
+                 "folder, where the runner opens it: its hosts were not compared with num_machines. The runner uses "
+                 "every host it lists.", "Run `fsdpds-wizard check` on the machine and in the folder you launch from.")
+        return
+    hosts, refusal = parse_hostfile(ctx.hostfile)
+    if refusal is not None:
+        ctx.emit(HOSTFILE_BAD, "deepspeed_config.deepspeed_hostfile",
+                 f"The hostfile {named}: {refusal}; DeepSpeed's runner raises ValueError before starting anything.",
+                 "One 'hostname slots=N' line per machine; '#' starts a comment line.")
+        return
+    if dc.get("deepspeed_inclusion_filter") is not None or dc.get("deepspeed_exclusion_filter") is not None:
+        return  # a filter chooses the hosts and slots (and replaces --num_gpus): the count may differ on purpose
+    if len(hosts) != ctx.nmach:
+        per = ctx.nproc_per_node
+        world = f"{len(hosts)} x {per} = {len(hosts) * per} processes" if per else f"{len(hosts)} machines"
+        ctx.emit(HOSTFILE_HOSTS, ("deepspeed_config.deepspeed_hostfile", "num_machines", "num_processes"),
+                 f"The hostfile {named} lists {len(hosts)} hosts ({', '.join(h for h, _ in hosts[:4])}"
+                 f"{', ...' if len(hosts) > 4 else ''}) but {kv('num_machines', ctx.nmach)}: accelerate passes the "
+                 "runner --num_gpus and no --num_nodes, so it starts every listed host: " + world
+                 + (f", not num_processes {ctx.nproc}." if ctx.nproc else "."),
+                 "List exactly num_machines hosts in the hostfile (or set num_machines to its host count).")
+
 
 def _launcher(ctx: Ctx) -> str | None:
     """The DeepSpeed multi-node launcher as accelerate applies it (pdsh when unset), None for FSDP and others."""
@@ -66,6 +142,7 @@ def _launcher(ctx: Ctx) -> str | None:
 def check(ctx: Ctx) -> None:
     """The launch-level multi-node rules of this module (the JSON's hpZ rules run with the JSON checks)."""
     check_machine_rank(ctx)
+    check_hostfile(ctx)
     if _launcher(ctx) == "nossh" and ctx.nmach > 1:
         ctx.emit(NOSSH_OLD, ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"),
                  f"The 'nossh' launcher with DeepSpeed {ctx.versions.get('deepspeed') or 'before 0.14.5'}: accelerate "

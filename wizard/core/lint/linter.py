@@ -78,7 +78,8 @@ def _json_checks_for_version(ctx: Ctx, ds: dict) -> None:
 
 
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
-         fp8_available: Callable[[], bool] | None = None, context: Context | None = None) -> list[Finding]:
+         fp8_available: Callable[[], bool] | None = None, context: Context | None = None,
+         hostfile: list[str] | None = None) -> list[Finding]:
     """Lint an accelerate config (as ``yaml.safe_load`` returns it) and its DeepSpeed JSON, if any.
 
     ``ds_cfg`` is the parsed DeepSpeed JSON named by ``deepspeed_config.deepspeed_config_file`` (None for inline
@@ -86,7 +87,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     content is unknown; rules that need it are skipped (the loader reports the missing file). GPU-count rules
     run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe.
     ``context`` (wizard/core/context.py): the training loop and library versions judged for; rules whose outcome
-    depends on them follow it (unknown: warnings that say what happens in each case).
+    depends on them follow it (unknown: warnings that say what happens in each case). ``hostfile``: the lines of the
+    DeepSpeed hostfile the YAML names, when it could be read here (the loader reads it).
     Returns findings sorted errors first; never raises.
     """
     try:
@@ -95,7 +97,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         gpus = gpus_per_node if isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool) \
             and gpus_per_node > 0 else None
         ctx = Ctx(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
-                  fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED)
+                  fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED,
+                  hostfile=list(hostfile) if hostfile is not None else None)
     except Exception:  # noqa: BLE001
         return []
     for derive in (_gen.derive, _fsdp.derive, _ds.derive):
