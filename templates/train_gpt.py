@@ -217,6 +217,21 @@ def _memory_bytes(device):
     return rss, peak
 
 
+def _memory_per_rank(acc, mem, peak) -> dict:
+    """Every rank's memory, gathered to the main process (one small collective per step): the step record's
+    ``rank_mem_bytes`` / ``rank_peak_mem_bytes``, rank by rank (None where a rank could not read it). The monitor
+    shows them where it cannot sample the ranks itself (a SLURM job's ranks run on other hosts)."""
+    if acc.num_processes < 2:
+        return {}
+    import torch
+
+    mine = torch.tensor([-1 if mem is None else int(mem), -1 if peak is None else int(peak)], dtype=torch.int64,
+                        device=acc.device)
+    rows = acc.gather(mine).view(-1, 2).tolist()
+    return {"rank_mem_bytes": [None if m < 0 else m for m, _ in rows],
+            "rank_peak_mem_bytes": [None if p < 0 else p for _, p in rows]}
+
+
 # ----------------------------------------------------------------------------- checkpoints
 CHECKPOINT_MANIFEST = "fsdpds_checkpoint.json"
 RUN_CHECKPOINT_RECORD = "checkpoint.json"  # in the run record folder (wizard.run.records.CHECKPOINT)
@@ -373,9 +388,10 @@ def main(argv=None):
             dt = now - t_step
             t_step = now
             mem, peak = _memory_bytes(acc.device)
+            per_rank = _memory_per_rank(acc, mem, peak)
             lr = opt.param_groups[0]["lr"] if hasattr(opt, "param_groups") else sched.get_last_lr()[0]
             reporter.step(step, mean_loss, lr=lr, tokens=tokens_per_step, step_time=dt, mem_bytes=mem,
-                          peak_mem_bytes=peak, total_steps=args.steps)
+                          peak_mem_bytes=peak, total_steps=args.steps, **per_rank)
             if not math.isfinite(mean_loss):
                 status = "diverged"
             step += 1

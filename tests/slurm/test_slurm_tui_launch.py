@@ -45,6 +45,9 @@ async def test_the_wizards_rehearsal_goes_through_slurm_with_slurm(slurm_cluster
         assert screen.result.status == "completed", screen.log_tail.lines[-20:]
         assert screen.slurm_report and "COMPLETED" in screen.slurm_report[0]
         assert sum(line.startswith("  node") for line in screen.slurm_report) == 2
+        # the ranks run on the SLURM nodes, not under this process: the memory shown is what each rank reported
+        memory = screen._memory_text()
+        assert memory.startswith("peak memory (reported by the ranks): r0 ") and ", r1 " in memory, memory
     run = Path(screen.run_dir)
     slurm = json.loads((run / "summary.json").read_text())["slurm"]
     assert slurm["state"] == "COMPLETED" and len(slurm["nodes_report"]) == 2

@@ -394,6 +394,13 @@ class RunScreen(Screen[None]):
         return Text("\n").join(lines)
 
     def _memory_text(self) -> str:
+        ranks = self.last_metric.get("rank_peak_mem_bytes" if self.result is not None else "rank_mem_bytes")
+        remote = "slurm" in (getattr(self.spec, "summary_extra", None) or {})
+        if remote and isinstance(ranks, list) and ranks:
+            # a SLURM job's ranks run on other hosts: what they report, not this host's process tree
+            word = "peak memory" if self.result is not None else "memory"
+            return f"{word} (reported by the ranks): " + ", ".join(f"r{i} {human_bytes(v)}" for i, v in
+                                                                 enumerate(ranks))
         if self.memory:
             word = "peak RSS" if self.result is not None else "RSS"
             parts = []
