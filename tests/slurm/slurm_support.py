@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 ZERO2 = {"schema_version": 1, "backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
@@ -25,3 +26,13 @@ def our_processes(conf: Path) -> list[str]:
         if "train_gpt" in cmd and f"SLURM_CONF={conf}".encode() in env and b"SLURM_JOB_ID=" in env:
             found.append(f"{proc.name} {cmd}")
     return found
+
+
+async def until(pilot, cond, timeout: float, what: str) -> None:
+    """Let the app run until ``cond()`` holds; fail naming ``what`` after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -2,10 +2,8 @@
 launch, so the screen shows the nodes' progress, and its stop (ctrl+c) cancels the job: nothing is left."""
 from __future__ import annotations
 
-import time
-
 import pytest
-from slurm_support import FSDP2, our_processes
+from slurm_support import FSDP2, our_processes, until
 
 from wizard.core.answers import answers_from_mapping
 from wizard.run.slurm import plan_slurm_launch, read_job
@@ -13,15 +11,6 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.run import RunScreen
 
 pytestmark = pytest.mark.e2e
-
-
-async def _until(pilot, cond, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.mark.asyncio
@@ -34,11 +23,11 @@ async def test_run_screen_follows_a_two_node_job_and_its_stop_cancels_it(slurm_c
     async with app.run_test(size=(100, 30)) as pilot:
         screen = RunScreen(plan.spec, heading="SLURM rehearsal")
         await pilot.app.push_screen(screen)
-        await _until(pilot, lambda: screen.progress is not None and (screen.progress.step or 0) >= 1, 240,
+        await until(pilot, lambda: screen.progress is not None and (screen.progress.step or 0) >= 1, 240,
                      "the first step from the nodes")
         assert any("[node0:" in ln for ln in screen.log_tail.lines)
         await pilot.press("ctrl+c")
-        await _until(pilot, lambda: screen.result is not None, 120, "the stop")
+        await until(pilot, lambda: screen.result is not None, 120, "the stop")
         assert screen.result.status == "stopped"
     job = read_job(plan.run_dir.path)
     assert job["cancelled"] is True and job["state"] == "CANCELLED"

@@ -4,11 +4,10 @@ and each node's checklist when it ends; nothing is left in the queue."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
-from slurm_support import FSDP2, our_processes
+from slurm_support import FSDP2, our_processes, until
 
 from wizard.core.answers import answers_from_mapping
 from wizard.tui.app import create_app
@@ -16,15 +15,6 @@ from wizard.tui.screens.run import RunScreen
 from wizard.tui.session import Start
 
 pytestmark = pytest.mark.e2e
-
-
-async def _until(pilot, cond, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.mark.asyncio
@@ -35,13 +25,13 @@ async def test_the_wizards_rehearsal_goes_through_slurm_with_slurm(slurm_cluster
     assert a is not None
     app = create_app(Start(a, source="test"), out=str(tmp_path / "out"), slurm={"partition": None, "time": "5"})
     async with app.run_test(size=(120, 40)) as pilot:
-        await _until(pilot, lambda: getattr(app.screen, "ready", False), 30, "the main screen's full check")
+        await until(pilot, lambda: getattr(app.screen, "ready", False), 30, "the main screen's full check")
         await pilot.press("f5")
-        await _until(pilot, lambda: isinstance(app.screen, RunScreen), 30, "the run screen")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen), 30, "the run screen")
         screen = app.screen
         assert screen.heading.endswith("through SLURM")
         assert any(n.startswith("SLURM batch job: ") for n in screen.notes)
-        await _until(pilot, lambda: screen.result is not None, 300, "the job's end")
+        await until(pilot, lambda: screen.result is not None, 300, "the job's end")
         assert screen.result.status == "completed", screen.log_tail.lines[-20:]
         assert screen.slurm_report and "COMPLETED" in screen.slurm_report[0]
         assert sum(line.startswith("  node") for line in screen.slurm_report) == 2

@@ -38,17 +38,26 @@ def _answers(name: str):
     return answers
 
 
-def compute(args) -> Estimate:
+def model_from_args(args, command: str, *, largest_with_model: bool = True):
+    """The shape of ``--model`` (None with ``--params``), after the checks ``estimate`` and ``recommend`` share;
+    ``largest_with_model`` False refuses ``--largest-layer`` next to ``--model``."""
     if args.model is None and args.params is None:
-        raise UsageError("estimate needs the model: --model CONFIG.json|NAME (a shipped shape such as llama-3.1-8b) "
-                         "or --params N [--largest-layer N]")
+        raise UsageError(f"{command} needs the model: --model CONFIG.json|NAME (a shipped shape such as "
+                         "llama-3.1-8b) or --params N [--largest-layer N]")
     if args.model is not None and args.params is not None:
         raise UsageError("--model and --params do not go together: give the model's config (or name), or its "
                          "parameter count")
+    if not largest_with_model and args.model is not None and args.largest_layer is not None:
+        raise UsageError("--largest-layer goes with --params only: with --model the largest layer comes from the "
+                         "model's shape")
     if args.model is None and args.largest_layer is not None and args.largest_layer < 0:
         raise UsageError(f"--largest-layer {args.largest_layer}: give a parameter count of 0 or more")
+    return _shape(args.model) if args.model is not None else None
+
+
+def compute(args) -> Estimate:
+    shape = model_from_args(args, "estimate")
     answers = _answers(args.answers)
-    shape = _shape(args.model) if args.model is not None else None
     try:
         return estimate(answers, params=args.params, largest_layer_params=args.largest_layer, shape=shape,
                         batch=args.batch, seq=args.seq, gpu_memory_gib=args.gpu_memory)

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.memory.estimate import GIB, EstimateError
 from ..core.memory.recommend import Recommendation, recommend
 from ..exits import EXIT_INVALID, EXIT_OK, UsageError
-from .estimate import _answers, _shape
+from .estimate import _answers, model_from_args
 
 EXIT_NOTHING_FITS = 1
 """No candidate fits the GPUs (with the headroom) and, when given, the host memory."""
@@ -26,19 +26,8 @@ ANSWERS_NAME = "answers.yaml"
 
 
 def compute(args) -> Recommendation:
-    if args.model is None and args.params is None:
-        raise UsageError("recommend needs the model: --model CONFIG.json|NAME (a shipped shape such as "
-                         "llama-3.1-8b) or --params N [--largest-layer N]")
-    if args.model is not None and args.params is not None:
-        raise UsageError("--model and --params do not go together: give the model's config (or name), or its "
-                         "parameter count")
-    if args.model is not None and args.largest_layer is not None:
-        raise UsageError("--largest-layer goes with --params only: with --model the largest layer comes from the "
-                         "model's shape")
-    if args.model is None and args.largest_layer is not None and args.largest_layer < 0:
-        raise UsageError(f"--largest-layer {args.largest_layer}: give a parameter count of 0 or more")
+    shape = model_from_args(args, "recommend", largest_with_model=False)
     base = _answers(args.base) if args.base is not None else None
-    shape = _shape(args.model) if args.model is not None else None
     try:
         return recommend(shape=shape, params=args.params, largest_layer_params=args.largest_layer,
                          gpus_per_node=args.gpus_per_node, gpu_memory_gib=args.gpu_memory, nodes=args.nodes,
