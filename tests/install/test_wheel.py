@@ -186,6 +186,25 @@ def test_base_install_writes_checks_explains(base, tmp_path):
     assert json.loads(proc.stdout)["title"].startswith("fsdpds-wizard answers")
 
 
+def test_base_install_estimates_recommends_and_converts(base, tmp_path):
+    """The memory model, the recommendation and the conversion need neither torch nor accelerate: they run from
+    the base install (the wheel carries wizard.core.memory and its shapes)."""
+    work = _empty(tmp_path)
+    proc = wizard_in(base, work, "estimate", "zero3-nvme-offload", "--model", "llama-3.1-8b", "--gpu-memory", "80",
+                     "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    e = json.loads(proc.stdout)
+    assert e["model"]["params"] == 8_030_261_248 and e["fits"] is True and e["deepspeed_estimator"]
+    proc = wizard_in(base, work, "recommend", "--model", "llama-3.1-8b", "--gpus-per-node", "8", "--gpu-memory", "80",
+                     "--write", "rec/")
+    assert proc.returncode == 0, proc.stderr
+    assert "<- chosen" in proc.stdout and (work / "rec" / "answers.yaml").is_file()
+    assert wizard_in(base, work, "--headless", "zero3-cpu-offload", "--out", "ds/").returncode == 0
+    proc = wizard_in(base, work, "convert", "ds/accelerate_config.yaml", "--to", "fsdp", "--out", "fsdp/")
+    assert proc.returncode == 0, proc.stderr
+    assert "fsdp_offload_params: true" in (work / "fsdp" / "accelerate_config.yaml").read_text()
+
+
 def test_base_install_version_reads_metadata_and_names_what_is_missing(base, tmp_path):
     proc = wizard_in(base, _empty(tmp_path), "--version")
     assert proc.returncode == 0, proc.stderr
