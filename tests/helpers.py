@@ -47,6 +47,28 @@ async def press(pilot, *keys):
         await pilot.pause()
 
 
+async def open_review(app, pilot):
+    """ctrl+r on the main screen: the review screen, asserted."""
+    from wizard.tui.screens.review import ReviewScreen
+
+    await press(pilot, "ctrl+r")
+    await pilot.pause(0.1)
+    assert isinstance(app.screen, ReviewScreen)
+    return app.screen
+
+
+async def until(pilot, cond, timeout: float = 30.0, what: str = "") -> None:
+    """Let the app run until ``cond()`` holds; fail naming ``what`` after ``timeout`` seconds."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what or cond}")
+
+
 def main_of(app):
     """The wizard's main screen, wherever it sits in the screen stack."""
     from wizard.tui.screens.main import MainScreen

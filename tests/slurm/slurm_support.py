@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 ZERO2 = {"schema_version": 1, "backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
@@ -27,12 +26,3 @@ def our_processes(conf: Path) -> list[str]:
             found.append(f"{proc.name} {cmd}")
     return found
 
-
-async def until(pilot, cond, timeout: float, what: str) -> None:
-    """Let the app run until ``cond()`` holds; fail naming ``what`` after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"timed out waiting for {what}")

@@ -3,7 +3,8 @@ launch, so the screen shows the nodes' progress, and its stop (ctrl+c) cancels t
 from __future__ import annotations
 
 import pytest
-from slurm_support import FSDP2, our_processes, until
+from helpers import until
+from slurm_support import FSDP2, our_processes
 
 from wizard.core.answers import answers_from_mapping
 from wizard.run.slurm import plan_slurm_launch, read_job

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from slurm_support import FSDP2, our_processes, until
+from helpers import until
+from slurm_support import FSDP2, our_processes
 
 from wizard.core.answers import answers_from_mapping
 from wizard.tui.app import create_app

@@ -3,7 +3,7 @@ launcher, and nothing of the kind on one machine."""
 from __future__ import annotations
 
 import pytest
-from helpers import TEMPLATES, press
+from helpers import TEMPLATES, open_review
 
 from wizard.core.answers import answers_from_mapping, default_answers, parse_answers_text
 from wizard.tui.app import create_app
@@ -12,21 +12,12 @@ from wizard.tui.session import Start
 SIZE = (160, 50)
 
 
-async def _review(app, pilot):
-    from wizard.tui.screens.review import ReviewScreen
-
-    await press(pilot, "ctrl+r")
-    await pilot.pause(0.1)
-    assert isinstance(app.screen, ReviewScreen)
-    return app.screen
-
-
 @pytest.mark.asyncio
 async def test_two_node_preset_shows_the_command_of_each_machine(in_tmp):
     answers, _ = parse_answers_text((TEMPLATES / "fsdp2-two-node.yaml").read_text())
     app = create_app(Start(answers), "out")
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         text = review.machines_text()
         cfg = in_tmp / "out" / "accelerate_config.yaml"
         for rank in (0, 1):
@@ -47,7 +38,7 @@ async def test_pdsh_shows_one_command_and_the_hostfile_tab(in_tmp):
     assert answers is not None, findings
     app = create_app(Start(answers), "out")
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         assert "hostfile" in review.generated.files
         assert review.query("#file-hostfile").first() is not None
         commands = review.machines_text().split("# SLURM batch script")[0]
@@ -58,6 +49,6 @@ async def test_pdsh_shows_one_command_and_the_hostfile_tab(in_tmp):
 async def test_one_machine_has_no_machines_tab(in_tmp):
     app = create_app(Start(default_answers()), "out")
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         assert not review.query("#file-machines")
         assert not review.query("#machines-text")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from helpers import press
+from helpers import open_review, press
 
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
@@ -14,20 +14,11 @@ SIZE = (160, 50)
 JSON_ANSWERS = {"backend": "deepspeed", "deepspeed.config_file": "yes"}
 
 
-async def _review(app, pilot):
-    from wizard.tui.screens.review import ReviewScreen
-
-    await press(pilot, "ctrl+r")
-    await pilot.pause(0.1)
-    assert isinstance(app.screen, ReviewScreen)
-    return app.screen
-
-
 @pytest.mark.asyncio
 async def test_review_of_a_json_config_inside_the_folder_says_launch_from(in_tmp):
     app = create_app(Start(default_answers().replace(JSON_ANSWERS)), "configs-deepspeed")
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         launch = str(review.query_one("#launch").render())
         assert launch == (f"Launch from {in_tmp}: accelerate launch --config_file "
                           "configs-deepspeed/accelerate_config.yaml train.py")
@@ -47,14 +38,14 @@ async def test_review_outside_the_folder_or_without_json_has_no_launch_folder(in
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     app = create_app(Start(default_answers().replace(JSON_ANSWERS)), str(elsewhere / "out"))
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         launch = str(review.query_one("#launch").render())
         assert launch.startswith(f"Launch: accelerate launch --config_file {elsewhere / 'out'}/accelerate_config.yaml")
         ref = yaml.safe_load(review.generated.files["accelerate_config.yaml"])["deepspeed_config"]
         assert ref["deepspeed_config_file"] == str(elsewhere / "out" / "ds_config.json")
     app = create_app(Start(default_answers()), "configs-fsdp2")  # FSDP: nothing depends on the launch folder
     async with app.run_test(size=SIZE) as pilot:
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         assert str(review.query_one("#launch").render()).startswith(
             f"Launch: accelerate launch --config_file {in_tmp / 'configs-fsdp2'}/accelerate_config.yaml")
 
@@ -70,7 +61,7 @@ async def test_ds_config_path_absolute_in_the_wizard_writes_the_absolute_path(in
         main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
         absolute = str(in_tmp / "configs-deepspeed" / "ds_config.json")
         assert main.generated.rendered.accelerate["deepspeed_config"]["deepspeed_config_file"] == absolute
-        review = await _review(app, pilot)
+        review = await open_review(app, pilot)
         ref = yaml.safe_load(review.generated.files["accelerate_config.yaml"])["deepspeed_config"]
         assert ref["deepspeed_config_file"] == absolute
         assert not str(review.query_one("#launch").render()).startswith("Launch from")

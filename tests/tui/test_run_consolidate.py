@@ -11,9 +11,9 @@ import json
 import os
 import sys
 import textwrap
-import time
 
 import pytest
+from helpers import until
 
 from wizard.run.launcher import LaunchSpec
 from wizard.run.records import RunDir
@@ -45,15 +45,6 @@ def _spec(tmp_path, script: str) -> LaunchSpec:
                       env=dict(os.environ, PYTHONUNBUFFERED="1", FSDPDS_RUN_DIR=str(run_dir.path)))
 
 
-async def _until(pilot, cond, timeout: float = 60.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out")
-
-
 def _messages(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
@@ -66,7 +57,7 @@ async def test_finished_run_with_a_checkpoint_offers_and_runs_consolidate(tmp_pa
         screen = RunScreen(spec, heading="Saver")
         assert screen.check_action("consolidate", ()) is False  # nothing to consolidate before the end
         await pilot.app.push_screen(screen)
-        await _until(pilot, lambda: screen.result is not None)
+        await until(pilot, lambda: screen.result is not None, 60)
         await pilot.pause(0.2)
         assert screen.result.status == "completed"
         assert screen.check_action("consolidate", ()) is True
@@ -74,14 +65,14 @@ async def test_finished_run_with_a_checkpoint_offers_and_runs_consolidate(tmp_pa
         assert offer and str(spec.run_dir.path) in offer[0] and "Press c" in offer[0]
         await pilot.press("c")
         out = spec.run_dir.path / "consolidated" / "model.safetensors"
-        await _until(pilot, lambda: any(m.startswith("Wrote ") for m in _messages(app)))
+        await until(pilot, lambda: any(m.startswith("Wrote ") for m in _messages(app)), 60)
         done = [m for m in _messages(app) if m.startswith("Wrote ")][0]
         assert "6 parameters" in done and "copied" in done
         assert out.read_bytes() == (spec.run_dir.path / "checkpoint" / "step-000002" / "model.safetensors").read_bytes()
         # again: the file exists, and consolidate never overwrites it: the refusal is shown
-        await _until(pilot, lambda: screen.check_action("consolidate", ()) is True)
+        await until(pilot, lambda: screen.check_action("consolidate", ()) is True, 60)
         await pilot.press("c")
-        await _until(pilot, lambda: any("exists" in m and "--force" in m for m in _messages(app)))
+        await until(pilot, lambda: any("exists" in m and "--force" in m for m in _messages(app)), 60)
     assert json.loads((spec.run_dir.path / "checkpoint.json").read_text())["step"] == 2
 
 
@@ -92,7 +83,7 @@ async def test_run_without_a_checkpoint_hides_the_key(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = RunScreen(spec, heading="No save")
         await pilot.app.push_screen(screen)
-        await _until(pilot, lambda: screen.result is not None)
+        await until(pilot, lambda: screen.result is not None, 60)
         await pilot.pause(0.2)
         assert screen.check_action("consolidate", ()) is False
         assert not [m for m in _messages(app) if "consolidate" in m]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from helpers import ROOT
+from helpers import ROOT, until
 
 from wizard.core.answers import default_answers
 from wizard.run.checklist import compare, expected_from_config
@@ -85,15 +85,6 @@ async def open_run(pilot, spec: LaunchSpec, heading: str = "Fake run") -> RunScr
     await pilot.app.push_screen(screen)
     await pilot.pause()
     return screen
-
-
-async def until(pilot, cond, timeout: float = 30.0, what: str = "") -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what or cond}")
 
 
 def descendants_alive(pids) -> list[int]:

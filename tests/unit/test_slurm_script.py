@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from wizard.core.answers import load_answers_file
-from wizard.core.slurm import batch_script, processes_per_node, starts_per_node
+from wizard.core.multinode import runner_starts_every_machine
+from wizard.core.render import processes_per_node
+from wizard.core.slurm import batch_script
 from wizard.presets import preset_paths
 
 
@@ -45,14 +47,14 @@ def test_partition_time_cpu_and_env():
     assert "#SBATCH --partition=gpu\n" in text and "#SBATCH --time=01:30:00\n" in text
     assert "gpus-per-node" not in text
     assert "export OMP_NUM_THREADS=1\n" in text
-    assert starts_per_node(a) and "\nsrun " in text
+    assert not runner_starts_every_machine(a) and "\nsrun " in text
 
 
 @pytest.mark.parametrize("launcher", ["pdsh", "openmpi", "mvapich", "mpich", "slurm"])
 def test_runner_launchers_start_once_from_the_first_node_with_a_hostfile(launcher):
     a = _preset("zero3-two-node", **{"launch.ds_multinode_launcher": launcher})
     text = batch_script(a, "/r/cfg.yaml", log_dir="/r")
-    assert not starts_per_node(a)
+    assert runner_starts_every_machine(a)
     assert "\nsrun " not in text  # the DeepSpeed runner starts the other nodes itself
     assert 'scontrol show hostnames "$SLURM_JOB_NODELIST" | sed "s/$/ slots=8/" > "$HOSTFILE"' in text
     assert '--deepspeed_hostfile "$HOSTFILE"' in text and "--machine_rank 0" in text
@@ -61,7 +63,7 @@ def test_runner_launchers_start_once_from_the_first_node_with_a_hostfile(launche
 def test_nossh_runs_per_node_and_still_writes_the_hostfile():
     a = _preset("zero3-two-node", **{"launch.ds_multinode_launcher": "nossh"})
     text = batch_script(a, "/r/cfg.yaml")
-    assert starts_per_node(a) and "\nsrun " in text and '--deepspeed_hostfile "$HOSTFILE"' in text
+    assert not runner_starts_every_machine(a) and "\nsrun " in text and '--deepspeed_hostfile "$HOSTFILE"' in text
 
 
 def test_c10d_rendezvous_goes_on_the_command_line():

@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from .answers import Answers
 from .catalog import DEEPSPEED
 from .render import processes_per_node
-from .slurm import DEFAULT_PORT, PER_NODE_LAUNCHERS
+
+DEFAULT_PORT = 29500
+"""The main process port when launch.main_process_port is not answered (accelerate's and torchrun's default)."""
+
+PER_NODE_LAUNCHERS = ("standard", "nossh")
+"""DeepSpeed launchers started on every machine (torchrun, or the runner with --no_ssh); the others start every
+machine from the first host."""
 
 HOSTFILE = "hostfile"
 """The file name generate writes the DeepSpeed hostfile under, in the output folder."""

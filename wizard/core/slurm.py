@@ -26,30 +26,18 @@ from pathlib import Path
 
 from .answers import Answers
 from .catalog import DEEPSPEED
+from .multinode import (
+    DEFAULT_PORT,
+    PER_NODE_LAUNCHERS,
+    ds_launcher,
+    main_port,
+    needs_hostfile,
+    runner_starts_every_machine,
+)
+from .render import processes_per_node
 
-DEFAULT_PORT = 29500
-PER_NODE_LAUNCHERS = ("standard", "nossh")
-"""DeepSpeed multi-node launchers that run one launcher per node (started by srun); the rest start once."""
 NODE_LOG = "node-%t-%N.log"
 BATCH_LOG = "batch-%j.log"
-
-
-def ds_launcher(answers: Answers) -> str | None:
-    """The DeepSpeed multi-node launcher the run uses, or None for FSDP (always torchrun on every node)."""
-    if answers.target != DEEPSPEED:
-        return None
-    return answers["launch.ds_multinode_launcher"] or "standard"
-
-
-def starts_per_node(answers: Answers) -> bool:
-    """Whether the script starts one launcher per node through srun (else once, on the first node)."""
-    launcher = ds_launcher(answers)
-    return launcher is None or launcher in PER_NODE_LAUNCHERS
-
-
-def processes_per_node(answers: Answers) -> int:
-    machines = max(1, int(answers["launch.num_machines"] or 1))
-    return max(1, int(answers["launch.num_processes"] or 1) // machines)
 
 
 def _q(value: str | Path) -> str:
@@ -72,18 +60,19 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
     """
     machines = max(1, int(answers["launch.num_machines"] or 1))
     per_node = processes_per_node(answers)
-    port = answers["launch.main_process_port"] or DEFAULT_PORT
+    port = main_port(answers)
     config = Path(config_path)
     logs = Path(log_dir) if log_dir is not None else (config.parent if str(config.parent) not in ("", ".") else None)
     log_prefix = f"{logs}/" if logs is not None else ""
     script = script or answers["launch.script"] or "train.py"
     args = [str(a) for a in (answers["launch.script_args"] if script_args is None else script_args)]
     accelerate = list(launcher) if launcher else ["accelerate"]
-    ds = ds_launcher(answers)
-    per_node_start = starts_per_node(answers)
+    ds = ds_launcher(answers)  # None: FSDP, or DeepSpeed on one machine (torchrun there, no runner)
+    per_node_start = not runner_starts_every_machine(answers)
     rdzv = answers["launch.rdzv_backend"] or "static"
 
-    how = ("FSDP: accelerate launch (torchrun) on every node" if ds is None else
+    how = (f"{'FSDP' if answers.target != DEEPSPEED else 'DeepSpeed'}: accelerate launch (torchrun) on every node"
+           if ds is None else
            f"DeepSpeed '{ds}' launcher: " + ("accelerate launch on every node" if per_node_start else
                                              "accelerate launch once, on the first node; the DeepSpeed runner "
                                              "starts the other nodes from the hostfile"))
@@ -121,8 +110,8 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
         f"MAIN_PORT={int(port)}",
         "export MAIN_ADDR MAIN_PORT",
     ]
-    needs_hostfile = ds is not None and ds != "standard"
-    if needs_hostfile:
+    hostfile = needs_hostfile(answers)
+    if hostfile:
         lines += [
             f'HOSTFILE={_q(log_prefix + "hostfile-")}"$SLURM_JOB_ID"',
             f'scontrol show hostnames "$SLURM_JOB_NODELIST" | sed "s/$/ slots={per_node}/" > "$HOSTFILE"',
@@ -134,7 +123,7 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
              "--machine_rank", rank, "--main_process_ip", '"$MAIN_ADDR"', "--main_process_port", '"$MAIN_PORT"']
     if rdzv != "static" and per_node_start:
         flags += ["--rdzv_backend", _q(rdzv)]
-    if needs_hostfile:
+    if hostfile:
         flags += ["--deepspeed_hostfile", '"$HOSTFILE"']
     command = " ".join(flags) + " \\\n    " + " ".join(_q(t) for t in [script, *args])
     if per_node_start:
@@ -158,5 +147,4 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["BATCH_LOG", "DEFAULT_PORT", "NODE_LOG", "PER_NODE_LAUNCHERS", "batch_script", "ds_launcher",
-           "processes_per_node", "starts_per_node"]
+__all__ = ["BATCH_LOG", "DEFAULT_PORT", "NODE_LOG", "PER_NODE_LAUNCHERS", "batch_script"]
