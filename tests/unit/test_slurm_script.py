@@ -32,12 +32,30 @@ def test_fsdp2_two_nodes_one_launcher_per_node_with_rank_and_address_from_slurm(
     assert a["launch.num_machines"] == 2
     assert "#SBATCH --nodes=2\n" in text and "#SBATCH --ntasks-per-node=1\n" in text
     assert f"#SBATCH --gpus-per-node={processes_per_node(a)}\n" in text
-    assert 'MAIN_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)' in text
+    assert 'MAIN_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)' in text
     assert f"MAIN_PORT={a['launch.main_process_port'] or 29500}\n" in text
     assert '--machine_rank "$SLURM_NODEID"' in text and '--main_process_ip "$MAIN_ADDR"' in text
     assert "srun --nodes=2 --ntasks-per-node=1 --kill-on-bad-exit=1" in text
     assert "--output=/shared/run/node-%t-%N.log" in text and "#SBATCH --output=/shared/run/batch-%j.log" in text
     assert "--partition" not in text and "--time" not in text and "HOSTFILE" not in text
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_long_node_list_does_not_fail_the_job_under_pipefail(tmp_path):
+    """The script runs with pipefail; taking the first host must read scontrol's whole output, or scontrol dies of
+    SIGPIPE (exit 141) and the job fails before any launcher starts (seen intermittently with two hosts)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _stub(bin_dir, "scontrol", 'for i in $(seq 1 200000); do echo "node$i"; done\n')
+    _stub(bin_dir, "srun", 'exit 0\n')
+    text = batch_script(_preset("fsdp2-two-node"), tmp_path / "cfg.yaml", launcher=["true"], log_dir=tmp_path)
+    job = tmp_path / "job.sbatch"
+    job.write_text(text + 'echo "first=$MAIN_ADDR"\n')
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", SLURM_JOB_NODELIST="node[1-200000]",
+               SLURM_NNODES="2", SLURM_JOB_ID="8")
+    proc = subprocess.run(["bash", str(job)], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "first=node1\n" in proc.stdout
 
 
 def test_partition_time_cpu_and_env():

@@ -106,7 +106,8 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
     for key, value in (env or {}).items():
         lines.append(f"export {key}={_q(value)}")
     lines += [
-        'MAIN_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
+        # sed reads the whole list: head would exit early, and under pipefail scontrol's SIGPIPE fails the job
+        'MAIN_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)',
         f"MAIN_PORT={int(port)}",
         "export MAIN_ADDR MAIN_PORT",
     ]
