@@ -42,6 +42,39 @@ def measure(model: torch.nn.Module, step) -> dict[str, int]:
     return {"peak": mt.act_peak, "forward_end": forward_end}
 
 
+class _StepPeak(MemTracker):
+    """MemTracker that keeps the most bytes of every kind (parameters, gradients, optimizer states, activations,
+    temporaries) alive at any update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.peak = 0
+
+    def _update_snap(self, *args: Any, **kwargs: Any) -> None:
+        super()._update_snap(*args, **kwargs)
+        total = sum(v for snap in self._curr_mem_snap.values() for k, v in snap.items() if k != "Total")
+        self.peak = max(self.peak, total)
+
+
+def step_peak(model: torch.nn.Module, ids: torch.Tensor, accumulation: int, steps: int = 2) -> int:
+    """The most bytes alive over ``steps`` optimizer steps of a transformers causal LM with torch's AdamW
+    (foreach), ``accumulation`` micro-batches each, gradients set to None after each step as torch and the Trainer
+    do: the whole-step peak the estimate's ``gpu_bytes`` describes, less the CUDA context."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    mt = _StepPeak()
+    mt.track_external(model, opt)
+    with mt:
+        for _ in range(steps):
+            for _ in range(accumulation):
+                mt.reset_mod_stats()
+                loss = model(input_ids=ids, labels=ids).loss
+                loss.backward()
+                del loss
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+    return mt.peak
+
+
 def llama(layers: int, *, h: int = 1024, inner: int = 2816, heads: int = 16, kv: int = 4, vocab: int = 8192):
     from transformers import LlamaConfig, LlamaForCausalLM
 

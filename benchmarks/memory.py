@@ -14,7 +14,10 @@
 (d) activations: saved-tensor bytes of single transformers layers, and torch MemTracker peaks of whole causal LMs
     (transformers Llama and GPT-2, the bundled TinyGPT), with and without activation checkpointing, and of the LM
     head + loss (benchmarks/_act_census.py), vs the estimate's activations + logits;
-(e) the speed goal, from benchmarks/estimate_speed.py's last result.
+(e) the whole step's peak of a transformers Llama on one process (parameters, gradients, AdamW states, activations,
+    the loss and the step's temporaries, one and two micro-batches per step, torch MemTracker) vs ``gpu_bytes``
+    less the CUDA context: where the peak falls, and that gradients are held at the loss only when accumulating;
+(f) the speed goal, from benchmarks/estimate_speed.py's last result.
 --skip-runs leaves out (b) and (c). What needs a GPU is listed as not measured.
 """
 from __future__ import annotations
@@ -445,6 +448,42 @@ def checkpoint_and_logits_rows() -> list[str]:
     return rows
 
 
+def step_peak_rows() -> list[str]:
+    """The whole step's peak (parameters, gradients, AdamW states, activations, the loss, the step's temporaries)
+    of a transformers Llama on one process, with one and two micro-batches per step, with and without activation
+    checkpointing, against the estimate's ``gpu_bytes`` less the CUDA context. One process, no sharding: the
+    answers are FSDP1 NO_SHARD on one process, whose states are the plain model's (the flat parameter is the
+    parameter). The last column of each row also gives what adding every part at once would say."""
+    import _act_census as act
+    import torch
+
+    from wizard.core.memory.estimate import CUDA_CONTEXT_BYTES, estimate
+    from wizard.core.memory.model import ModelShape
+
+    rows = []
+    b, s, vocab, layers = 2, 512, 32000, 4
+    ids = torch.randint(vocab, (b, s), generator=torch.Generator().manual_seed(0))
+    shape = ModelShape(name="llama-small", family="llama", vocab_size=vocab, hidden_size=1024, num_layers=layers,
+                       num_heads=16, num_kv_heads=4, intermediate_size=2816)
+    for ck in (False, True):
+        for ga in (1, 2):
+            model = _hf(act.llama(layers, vocab=vocab), ck)
+            measured = act.step_peak(model, ids, ga)
+            del model
+            e = estimate(_answers(fsdp_version=1, launch__num_processes=1, sharding__strategy="none",
+                                  precision__mixed_precision="no", precision__model_dtype="bf16",
+                                  training__activation_checkpointing=ck, training__gradient_accumulation_steps=ga),
+                         shape=shape, batch=b, seq=s)
+            every = sum(e.per_rank.breakdown.values()) - e.per_rank.breakdown["optimizer_step"] - CUDA_CONTEXT_BYTES
+            rows.append(_row(f"whole step peak: transformers Llama h 1024 i 2816, {layers} layers, V {vocab}, bf16, "
+                             f"torch AdamW, one process, s {s} b {b}, {ga} micro-batch{'es' if ga > 1 else ''} per "
+                             f"step, {'with' if ck else 'without'} activation checkpointing (peak at "
+                             f"{e.per_rank.phase})", f"{e.params:,} params", measured,
+                             e.per_rank.gpu_bytes - CUDA_CONTEXT_BYTES, 0.15, unit="MiB", per=2 ** 20,
+                             note=f"; every part at once {every / 2 ** 20:.1f} MiB ({every / measured - 1:+.1%})"))
+    return rows
+
+
 def _hf(model, checkpoint: bool):
     if checkpoint:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -483,7 +522,7 @@ def main(argv: list[str]) -> int:
     if "--skip-runs" not in argv:
         for row in fsdp_rows() + fsdp1_rows() + fsdp2_offload_rows() + census_rows() + ds_more_rows(_nvme_dir()):
             print(row, flush=True)
-    for row in activation_rows() + checkpoint_and_logits_rows():
+    for row in activation_rows() + checkpoint_and_logits_rows() + step_peak_rows():
         print(row, flush=True)
     print(speed_row())
     for row in NOT_YET:

@@ -97,9 +97,17 @@ def compare(row: dict[str, Any]) -> dict[str, Any]:
                  gpu_memory_gib=float(row["hardware"]["gpu_memory_gib"]))
     kind = fig["kind"]
     out: dict[str, Any] = {"id": row["id"], "kind": kind, "estimate_bytes": e.per_rank.gpu_bytes,
-                           "breakdown": dict(e.per_rank.breakdown), "max_micro_batch": e.max_micro_batch,
+                           "breakdown": dict(e.per_rank.breakdown), "phase": e.per_rank.phase,
+                           "phases": dict(e.per_rank.phases), "not_at_peak": dict(e.per_rank.not_at_peak),
+                           "max_micro_batch": e.max_micro_batch,
                            "fits": e.fits, "expressible": row["expressible"], "inputs_assumed": row["inputs_assumed"],
                            "bound": BOUNDS.get(kind)}
+    if run.get("gradients_kept") and e.gpu_memory_bytes is not None:
+        # torch < 2.0 zeroed gradients in place: they stay through the next loss. With them held there the memory
+        # left for the loss's moment is smaller by their size (the other moments hold them anyway)
+        held = estimate(answers_of(row), shape=shape_of(row), batch=int(run["batch"]), seq=int(run["seq"]),
+                        gpu_memory_gib=(e.gpu_memory_bytes - e.per_rank.breakdown["gradients"]) / GIB)
+        out["max_micro_batch_gradients_kept"] = held.max_micro_batch
     if kind == "oom":
         out.update(measured=None, ratio=None,
                    verdict="agrees (estimate exceeds the GPU)" if e.fits is False else "MISSES (estimate fits)")
@@ -186,10 +194,12 @@ def table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[str
 def breakdown_table(results: list[dict[str, Any]]) -> list[str]:
     from wizard.core.memory.estimate import BREAKDOWN_KEYS
 
-    out = ["| row | " + " | ".join(BREAKDOWN_KEYS) + " | total |", "|---" * (len(BREAKDOWN_KEYS) + 2) + "|"]
-    for r in results:
-        cells = " | ".join(f"{r['breakdown'][k] / GIB:.2f}" for k in BREAKDOWN_KEYS)
-        out.append(f"| {r['id']} | {cells} | {r['estimate_bytes'] / GIB:.2f} |")
+    out = ["| row | " + " | ".join(BREAKDOWN_KEYS) + " | peak at | peak |", "|---" * (len(BREAKDOWN_KEYS) + 3) + "|"]
+    for r in results:  # each part at its own size; in brackets what the peak's moment holds of it
+        cells = " | ".join(f"{r['breakdown'][k] / GIB:.2f}" + (
+            f" ({(r['breakdown'][k] - r['not_at_peak'][k]) / GIB:.2f})" if k in r["not_at_peak"] else "")
+            for k in BREAKDOWN_KEYS)
+        out.append(f"| {r['id']} | {cells} | {r['phase']} | {r['estimate_bytes'] / GIB:.2f} |")
     return out
 
 
@@ -225,8 +235,15 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
         if a in by_id and b in by_id:
             dm = by_id[a]["measured"] - by_id[b]["measured"]
             de = by_id[a]["estimate_bytes"] - by_id[b]["estimate_bytes"]
+            dg = by_id[a]["breakdown"]["gradients"] - by_id[b]["breakdown"]["gradients"]
+            held = "gradients" not in by_id[a]["not_at_peak"]
             out.append(f"- states, {a} minus {b}: measured {gib(dm)}, estimated {gib(de)} (ratio {de / dm:.2f}); "
-                       "only the sharded parameters, gradients and Adam states differ between the two runs")
+                       "only the sharded parameters, gradients and Adam states differ between the two runs"
+                       + ("" if held else
+                          f"; the estimate's peak ({by_id[a]['phase']}) holds no gradients (zero_grad frees them "
+                          f"before the next forward): with them the difference would be {gib(de + dg)} (ratio "
+                          f"{(de + dg) / dm:.2f}). A reserved figure may keep the freed gradients' blocks in "
+                          "torch's allocator cache, which an allocated peak does not count (not measured here)"))
     # 2. selective activation checkpointing: the per-layer coefficient that would match the measurement
     for rid in ("torchtitan-8b-8xh100-fsdp", "torchtitan-8b-128xh100-fsdp", "torchtitan-8b-32xh200-float8"):
         if rid not in by_id:
@@ -282,21 +299,33 @@ def diagnosis(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> list
                                                   "overhead"))
         step = states + fp32_grad + foreach
         counted = r["breakdown"].get("optimizer_step", 0)
-        out.append(f"- ZeRO-3 step, {rid}: the estimate ({gib(r['estimate_bytes'])}; the optimizer step adds "
-                   f"{gib(counted)} beyond the backward peak) follows the step's own costs: "
+        before = max(v for k, v in r["phases"].items() if k != "optimizer_step")
+        out.append(f"- ZeRO-3 step, {rid}: the estimate ({gib(r['estimate_bytes'])}, peak at {r['phase']}; the "
+                   f"step's temporaries {gib(counted)}, the loss and backward at most {gib(before)}) follows the "
+                   "step's own costs: "
                    "deepspeed/runtime/zero/stage3.py:2686-2693 "
                    "(_prepare_fp32_grad_for_sub_group) flattens one sub-group's 16-bit gradients and copies them to "
                    f"fp32 ({gib(fp32_grad)} for {sub:,.0f} elements, {gib(flat)} more while copying), and the HF "
                    "Trainer's torch AdamW (foreach, torch/optim/adam.py:762) makes a temporary the size of the "
                    f"sub-group's exp_avg_sq ({gib(foreach)}). At the step the GPU holds the states, buckets and "
                    f"context ({gib(states)}) plus those: {gib(step)} against the card's {gib(gpu)} (torch sees "
-                   "slightly less): at the limit, where a backward-time sum alone would leave 5 GiB free")
+                   f"slightly less): at the limit, where the loss and backward alone would leave "
+                   f"{gib(gpu - before)} free")
+    # 4b. gradients kept by torch < 2.0's zero_grad
+    for row, r in zip(rows, results, strict=True):
+        if "max_micro_batch_gradients_kept" in r and r["kind"] == "largest_batch":
+            kept = r["max_micro_batch_gradients_kept"] or 0
+            out.append(f"- gradients kept, {row['id']}: PyTorch 1.12 zeroed the gradients in place, so they were "
+                       f"held at the next loss; with them held the estimate's largest batch is {kept} (ratio "
+                       f"{kept / float(row['figure']['value']):.2f}; {r['max_micro_batch']} as today's torch frees "
+                       "them)")
     # 5. largest batch: the per-sample bytes the published batch implies
     for row, r in zip(rows, results, strict=True):
         if r["kind"] != "largest_batch":
             continue
         b = int(row["figure"]["value"])
-        fixed = sum(v for k, v in r["breakdown"].items() if k not in ("activations", "logits"))
+        # the loss's moment, where the per-sample bytes peak: what it holds beside the activations and logits
+        fixed = r["phases"]["loss"] - r["breakdown"]["activations"] - r["breakdown"]["logits"]
         per_sample = (r["breakdown"]["activations"] + r["breakdown"]["logits"]) / b
         room = row["hardware"]["gpu_memory_gib"] * GIB - fixed
         if b and room > 0:

@@ -15,7 +15,7 @@ from helpers import ROOT
 from wizard.cli import main
 from wizard.core.answers import default_answers
 from wizard.core.memory import deepspeed_estimator as dse
-from wizard.core.memory.estimate import BREAKDOWN_KEYS, CUDA_CONTEXT_BYTES, EstimateError, estimate
+from wizard.core.memory.estimate import BREAKDOWN_KEYS, CUDA_CONTEXT_BYTES, PHASES, EstimateError, estimate
 from wizard.core.memory.model import shape_by_name
 
 P = 1_000_000
@@ -153,10 +153,17 @@ def test_gathered_units_and_buckets():
     assert sgo.per_rank.breakdown["gathered"] == P * 2
 
 
-def test_total_is_the_sum_and_overhead_is_stated():
+def _peak_is_consistent(pr) -> None:
+    assert pr.phase in PHASES and set(pr.phases) == set(PHASES)
+    assert pr.gpu_bytes == pr.phases[pr.phase] == max(pr.phases.values())
+    assert pr.gpu_bytes == sum(pr.breakdown.values()) - sum(pr.not_at_peak.values())
+    assert all(0 < v <= pr.breakdown[k] for k, v in pr.not_at_peak.items())
+
+
+def test_the_peak_is_the_sum_less_what_its_moment_lacks_and_overhead_is_stated():
     _, e = per_param(answers())
     assert set(e.per_rank.breakdown) == set(BREAKDOWN_KEYS)
-    assert e.per_rank.gpu_bytes == sum(e.per_rank.breakdown.values())
+    _peak_is_consistent(e.per_rank)
     assert e.per_rank.breakdown["overhead"] == CUDA_CONTEXT_BYTES == 1343 * 2 ** 20
 
 
@@ -229,7 +236,7 @@ def test_monotonic_in_batch_and_seq(preset):
 
     def peaks(**kw):
         e = estimate(a, shape=LLAMA_1B, **kw)
-        return e.per_rank.gpu_bytes, e.per_rank.gpu_bytes - e.per_rank.breakdown["optimizer_step"]
+        return e.per_rank.gpu_bytes, e.per_rank.phases["loss"]
     by_batch = [peaks(batch=b, seq=1024) for b in (1, 2, 3, 8)]
     by_seq = [peaks(batch=1, seq=s) for s in (128, 512, 2048, 8192)]
     for rows in (by_batch, by_seq):
@@ -318,7 +325,9 @@ def test_json_contract(capsys, preset, model, has_ds):
     assert code == 0, err
     doc = json.loads(out)
     assert set(doc["per_rank"]["breakdown"]) == set(BREAKDOWN_KEYS)
-    assert doc["per_rank"]["gpu_bytes"] == sum(doc["per_rank"]["breakdown"].values())
+    pr = doc["per_rank"]
+    assert pr["gpu_bytes"] == sum(pr["breakdown"].values()) - sum(pr["not_at_peak"].values())
+    assert pr["phase"] in PHASES and pr["gpu_bytes"] == max(pr["phases"].values())
     assert isinstance(doc["host_bytes"], int) and isinstance(doc["fits"], bool)
     assert doc["model"]["params"] > 0 and doc["model"]["largest_layer_params"] > 0
     assert doc["batch"] == 2 and doc["seq"] == 1024
@@ -437,10 +446,11 @@ def test_zero3_step_holds_an_fp32_gradient_sub_group_and_adams_temporary():
     partition = L8_PARAMS / 8
     assert e.per_rank.breakdown["optimizer_step"] > 0
     assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + min(1e9, partition) * (4 + 4), abs=16)
+    assert e.per_rank.phase == "optimizer_step" and set(e.per_rank.not_at_peak) == {"gathered", "activations",
+                                                                                      "logits"}
     small = estimate(answers(**ZERO3_8, deepspeed__sub_group_size=100_000_000), shape=L8, batch=1, seq=1024)
-    backward = small.per_rank.gpu_bytes - small.per_rank.breakdown["optimizer_step"]
-    assert small.per_rank.breakdown["optimizer_step"] == pytest.approx(
-        max(0, _held_at_step(small) + 1e8 * (4 + 4) - backward), abs=16)
+    assert small.per_rank.breakdown["optimizer_step"] == pytest.approx(1e8 * (4 + 4), abs=16)
+    assert small.per_rank.phases["optimizer_step"] == pytest.approx(_held_at_step(small) + 1e8 * (4 + 4), abs=16)
     assert small.per_rank.gpu_bytes < e.per_rank.gpu_bytes
 
 
@@ -475,7 +485,7 @@ def test_fsdp_step_holds_adams_temporary_of_the_local_shard():
     assert e.per_rank.breakdown["optimizer_step"] > 0
     assert e.per_rank.gpu_bytes == pytest.approx(_held_at_step(e) + L8_PARAMS / 8 * 4, abs=16)
     big = estimate(answers(**fsdp), shape=L8, batch=8, seq=4096)
-    assert big.per_rank.breakdown["optimizer_step"] == 0
+    assert big.per_rank.phase == "loss" and big.per_rank.not_at_peak["optimizer_step"] > 0
 
 
 def test_max_micro_batch_is_zero_when_the_step_alone_does_not_fit():
@@ -495,3 +505,56 @@ def test_fsdp2_none_is_estimated_as_what_is_written_reshard_false():
     assert "reshard_after_forward=False" in none.layout and "no NO_SHARD" in none.layout
     fsdp1 = estimate(answers(fsdp_version=1, sharding__strategy="none"), shape=LLAMA_1B)
     assert fsdp1.bytes_per_param["optimizer_states"] > sgo.bytes_per_param["optimizer_states"]  # FSDP1 NO_SHARD
+
+
+# ---------------------------------------------------------------- the moments of the peak
+ONE_GPU = {"backend": "fsdp", "fsdp_version": 1, "launch__num_processes": 1, "sharding__strategy": "none",
+           "precision__mixed_precision": "no", "precision__model_dtype": "bf16"}
+
+
+def test_one_micro_batch_per_step_holds_no_gradients_at_the_loss_and_accumulation_does():
+    """zero_grad(set_to_none=True) frees the gradients before the next forward: at the loss of the only micro-batch
+    none exist; with two micro-batches the first one's are there (benchmarks/memory.py measures both)."""
+    one = estimate(answers(**ONE_GPU), shape=LLAMA_1B, batch=2, seq=2048)
+    two = estimate(answers(**ONE_GPU, training__gradient_accumulation_steps=2), shape=LLAMA_1B, batch=2, seq=2048)
+    assert one.per_rank.phase == two.per_rank.phase == "loss"
+    assert one.per_rank.not_at_peak["gradients"] == one.per_rank.breakdown["gradients"] > 0
+    assert "gradients" not in two.per_rank.not_at_peak
+    assert two.per_rank.gpu_bytes - one.per_rank.gpu_bytes == one.per_rank.breakdown["gradients"]
+    for e in (one, two):
+        _peak_is_consistent(e.per_rank)
+
+
+def test_zero3_keeps_its_gradient_buffer_at_the_loss_and_zero2_frees_its_partition():
+    z3 = estimate(answers(**ZERO3_8), shape=L8, batch=4, seq=4096)
+    z2 = estimate(answers(**dict(ZERO3_8, sharding__strategy="grads_optimizer")), shape=L8, batch=4, seq=4096)
+    assert z3.per_rank.phase == z2.per_rank.phase == "loss"
+    assert "gradients" not in z3.per_rank.not_at_peak and z3.per_rank.breakdown["gradients"] > 0
+    assert z2.per_rank.not_at_peak["gradients"] == z2.per_rank.breakdown["gradients"] > 0
+
+
+@pytest.mark.parametrize("offload", [False, True])
+def test_fsdp_accumulation_holds_every_unsharded_gradient_at_the_loss(offload):
+    """Inside accumulate() (and the Trainer) FSDP runs the micro-batches before the step under no_sync: each rank
+    keeps the whole model's gradients unsharded, on the GPU even with CPU offload (claim
+    fsdp-accumulate-keeps-unsharded-grads)."""
+    base = {"launch__num_processes": 8, "precision__mixed_precision": "bf16",
+            "training__activation_checkpointing": True}
+    if offload:
+        base.update(offload__params="cpu", offload__optimizer="cpu")
+    one = estimate(answers(**base), shape=L8, batch=1, seq=2048)
+    four = estimate(answers(**base, training__gradient_accumulation_steps=4), shape=L8, batch=1, seq=2048)
+    assert four.per_rank.phase == "loss"
+    assert four.per_rank.breakdown["gradients"] == L8_PARAMS * 2  # bf16, unsharded
+    assert four.per_rank.gpu_bytes == one.per_rank.phases["loss"] + L8_PARAMS * 2
+    assert any("sync_each_batch" in n and "unsharded" in n for n in four.notes)
+    assert not any("sync_each_batch" in n for n in one.notes)
+    _peak_is_consistent(four.per_rank)
+
+
+def test_max_micro_batch_is_the_largest_whose_peak_fits():
+    a = answers(**ONE_GPU)
+    mb = estimate(a, shape=LLAMA_1B, seq=2048, gpu_memory_gib=40).max_micro_batch
+    assert mb and mb > 1
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb).per_rank.gpu_bytes <= 40 * 2 ** 30
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb + 1).per_rank.gpu_bytes > 40 * 2 ** 30

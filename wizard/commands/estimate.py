@@ -13,6 +13,7 @@ from ..core.answers import load_answers_file
 from ..core.findings import ERROR
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
 from ..core.memory.report import LABELS as _LABELS
+from ..core.memory.report import at_peak, peak_line
 from ..exits import EXIT_OK, UsageError
 from .common import resolve_answers_path
 
@@ -75,10 +76,12 @@ def text_report(e: Estimate) -> str:
              f"micro batch {e.batch}, sequence {e.seq}",
              f"bytes per parameter on one GPU: parameters {e.bytes_per_param['parameters']:.2f}, gradients "
              f"{e.bytes_per_param['gradients']:.2f}, optimizer states {e.bytes_per_param['optimizer_states']:.2f}",
-             "", f"{'per GPU (each rank)':44}{'GiB':>10}"]
+             "", f"{'per GPU (each rank)':48}{'GiB':>10}{'at peak':>10}"]
+    held = at_peak(e)
     for k in BREAKDOWN_KEYS:
-        lines.append(f"  {_LABELS[k]:42}{_gib(e.per_rank.breakdown[k])}")
-    lines.append(f"  {'total':42}{_gib(e.per_rank.gpu_bytes)}")
+        lines.append(f"  {_LABELS[k]:46}{_gib(e.per_rank.breakdown[k])}{_gib(held[k])}")
+    lines.append(f"  {'peak':46}{'':10}{_gib(e.per_rank.gpu_bytes)}")
+    lines.append(f"  {peak_line(e)}")
     if e.gpu_memory_bytes is not None:
         head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
         verdict = "fits" if e.fits else "does NOT fit"
@@ -86,15 +89,15 @@ def text_report(e: Estimate) -> str:
                      f"{abs(head) / GIB:.2f} GiB)")
         if e.max_micro_batch is not None:
             lines.append(f"  largest micro batch that fits: {e.max_micro_batch}")
-    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':44}{'GiB':>10}"]
+    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':48}{'GiB':>10}"]
     for k in HOST_KEYS:
         if e.host_breakdown[k]:
-            lines.append(f"  {_LABELS[k]:42}{_gib(e.host_breakdown[k])}")
-    lines.append(f"  {'total':42}{_gib(e.host_bytes)}")
+            lines.append(f"  {_LABELS[k]:46}{_gib(e.host_breakdown[k])}")
+    lines.append(f"  {'total':46}{_gib(e.host_bytes)}")
     ds = e.deepspeed_estimator
     if ds:
         lines += ["", f"DeepSpeed {ds['deepspeed_version']} {ds['function']} (model states only), for comparison:",
-                  f"  {'GPU per rank':42}{_gib(ds['gpu_bytes'])}", f"  {'CPU per host':42}{_gib(ds['cpu_bytes'])}"]
+                  f"  {'GPU per rank':46}{_gib(ds['gpu_bytes'])}", f"  {'CPU per host':46}{_gib(ds['cpu_bytes'])}"]
     for note in e.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -14,9 +14,16 @@
   backward (with checkpointing, only what exceeds the recomputed layer);
 - ``overhead``: a stated CUDA context constant.
 
-The estimate is an upper-bound sum: it adds the parts as if they all peaked at once (they nearly do at the start of
-backward for the activations, and at the optimizer step for the states). Every constant below is named, with its
-source; figures "measured" come from ``../shared/reference/memory-and-speed.md`` (CPU runs, torch 2.13).
+- ``optimizer_step``: the optimizer step's own temporaries (DeepSpeed's gradient copy in the master dtype, the
+  flattened 16-bit gradients, torch AdamW's foreach temporary).
+
+Each part is given at its own size; the peak is the highest of three moments (:data:`PHASES`), which do not hold
+every part at once: the loss (the start of backward: every saved activation and the loss's tensors, but gradients
+only where they outlive the step or accumulate), the end of backward (every gradient, one layer's activations) and
+the optimizer step (states, gradients and the step's temporaries; activations, logits and gathered units freed).
+``per_rank.not_at_peak`` says which parts, or how much of them, the peak's moment does not hold, so
+``gpu_bytes = sum(breakdown) - sum(not_at_peak)``. Every constant below is named, with its source; figures
+"measured" come from ``../shared/reference/memory-and-speed.md`` (CPU runs, torch 2.13) or benchmarks/memory.py.
 """
 from __future__ import annotations
 
@@ -136,6 +143,25 @@ DTensor is a foreach type, so FSDP2 too): ``torch._foreach_sqrt(exp_avg_sqs)`` a
 all second moments it updates at once (torch/optim/adam.py ``_multi_tensor_adam``). DeepSpeed's own optimizer (an
 ``optimizer`` block in the JSON: FusedAdam) and DeepSpeedCPUAdam under offload allocate no such temporary."""
 
+GRADIENTS_FREED_AFTER_STEP = True
+"""The gradients of one step do not live into the next forward: ``optimizer.zero_grad()`` and ``Module.zero_grad()``
+set them to None by default (torch/optim/optimizer.py ``zero_grad(set_to_none=True)``; the HF Trainer calls
+``model.zero_grad()`` after each step), and DeepSpeed ZeRO-1/2 free their gradient partitions in the step
+(deepspeed/runtime/zero/stage_1_and_2.py ``step``: ``averaged_gradients[i] = None``, ``_release_ipg_buffers``). So
+at the loss of the first micro-batch after a step no gradient exists yet: the loss's peak and the full gradients are
+two moments, not one. Measured on CPU with torch's MemTracker (benchmarks/memory.py, a 4-layer transformers Llama,
+bf16, AdamW): the step's peak is 211 MiB (its gradients) below parameters + gradients + optimizer states +
+activations + logits at one micro-batch per step, and equal to it with two. Exceptions, which hold gradients at the
+loss: ZeRO-3's gradient partitions live in one flat buffer allocated once on the GPU (stage3.py
+``grad_partitions_flat_buffer``), and with gradient accumulation the micro-batches before the step leave theirs
+(ZeRO-1 the full 16-bit gradients, ZeRO-2 the reduced partition; FSDP1 and FSDP2 inside ``accumulate()`` or the
+Trainer skip the reduce-scatter under no_sync and keep each unit's gradients unsharded: the whole model's, in the
+compute dtype, on the GPU even with CPU offload, unless ``sync_each_batch``)."""
+
+PHASES = ("loss", "backward", "optimizer_step")
+"""The moments the peak is taken over (``per_rank.phases``): ``loss`` (the start of backward), ``backward`` (its end:
+every gradient, one layer's activations, the logits the output holds), ``optimizer_step``."""
+
 DEFAULT_SEQ = 2048
 DEFAULT_BATCH = 1
 """Used when neither the command line nor the answers give them (micro_batch_size "auto"); a model with learned
@@ -145,9 +171,8 @@ DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 BREAKDOWN_KEYS = ("parameters", "gradients", "optimizer_states", "gathered", "buckets", "activations", "logits",
                   "optimizer_step", "overhead")
-"""The per-rank parts. All but ``optimizer_step`` are held together at the start of backward; ``optimizer_step`` is
-what the optimizer step holds beyond that peak (its gradient copy and temporaries, after the activations, logits
-and gathered units are freed), 0 when backward is the higher of the two, so the parts always add up to the peak."""
+"""The per-rank parts, each at its own size. No moment holds all of them (see :data:`PHASES`):
+``per_rank.not_at_peak`` names what the peak's moment lacks, and ``gpu_bytes`` is the sum less that."""
 HOST_KEYS = ("offloaded_parameters", "offloaded_gradients", "offloaded_optimizer_states", "offloaded_activations",
              "pinned_buffers", "model_load")
 
@@ -159,7 +184,15 @@ class EstimateError(ValueError):
 @dataclass(frozen=True)
 class PerRank:
     gpu_bytes: int
+    """The peak: the highest of ``phases``."""
     breakdown: dict[str, int]
+    """Every part at its own size (:data:`BREAKDOWN_KEYS`)."""
+    phase: str = "loss"
+    """The moment of the peak (one of :data:`PHASES`)."""
+    phases: dict[str, int] = field(default_factory=dict)
+    """Bytes held at each moment of :data:`PHASES`."""
+    not_at_peak: dict[str, int] = field(default_factory=dict)
+    """Bytes of each part the peak's moment does not hold (only parts with some)."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +225,9 @@ class Estimate:
             "model": {"name": self.shape, "params": self.params, "largest_layer_params": self.largest_layer_params},
             "batch": self.batch, "seq": self.seq, "ranks": self.ranks, "ranks_per_host": self.ranks_per_host,
             "shard_degree": self.shard_degree, "bytes_per_param": self.bytes_per_param,
-            "per_rank": {"gpu_bytes": self.per_rank.gpu_bytes, "breakdown": dict(self.per_rank.breakdown)},
+            "per_rank": {"gpu_bytes": self.per_rank.gpu_bytes, "breakdown": dict(self.per_rank.breakdown),
+                         "phase": self.per_rank.phase, "phases": dict(self.per_rank.phases),
+                         "not_at_peak": dict(self.per_rank.not_at_peak)},
             "host_bytes": self.host_bytes, "host_breakdown": dict(self.host_breakdown),
             "gpu_memory_bytes": self.gpu_memory_bytes, "fits": self.fits, "max_micro_batch": self.max_micro_batch,
             "deepspeed_estimator": self.deepspeed_estimator, "notes": list(self.notes),
@@ -451,11 +486,13 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
 
     # ---------------------------------------------------------------- activations and logits
     act_per_sample = logit_per_sample = 0.0
+    layer_per_sample = held_per_sample = 0.0  # what remains of them at the end of backward
     ckpt = bool(answers["training.activation_checkpointing"])
     if shape is not None:
         sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
         full_layer = _activation_coef(shape, seq) * sbh
         held_logits = seq * shape.vocab_size * cb  # the logits the model's output holds
+        layer_per_sample, held_per_sample = full_layer, held_logits
         logit_per_sample = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
         if ckpt:
             kept = CHECKPOINT_COEF * sbh * shape.num_layers
@@ -503,37 +540,75 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         own_optimizer = ds and isinstance(extra, dict) and "optimizer" in extra
         adam_temp = 0.0 if own_optimizer else ADAM_FOREACH_TEMP_STATES * group * state_dtype
         step_temp += max(flat, adam_temp)  # one after the other
-    step_total = parameters + gradients + optimizer + buckets + float(CUDA_CONTEXT_BYTES) + step_temp
-
+    # ---------------------------------------------------------------- the moments of the peak
+    ga = answers["training.gradient_accumulation_steps"]
+    accumulates = not (isinstance(ga, int) and not isinstance(ga, bool) and ga <= 1)
+    if ds:  # ZeRO-3's flat gradient buffer lives on the GPU for good; ZeRO-1/2 keep theirs between micro-batches
+        grads_at_loss = gradients if (stage == 3 or accumulates) else 0.0
+    elif accumulates and n > 1 and strategy != "none":  # no_sync: every unit's gradients, unsharded, on the GPU
+        grads_at_loss = float(params * cb)
+        notes.append(f"gradient accumulation ({ga} micro-batches): inside accelerator.accumulate() or the Trainer "
+                     "FSDP skips the reduce-scatter before the last micro-batch, so each rank holds the whole "
+                     f"model's unsharded gradients ({_gib_text(grads_at_loss)}) at the loss; "
+                     "GradientAccumulationPlugin(sync_each_batch=True) reduces every micro-batch instead")
+    else:
+        grads_at_loss = gradients if accumulates else 0.0
+    if not isinstance(ga, int):
+        notes.append(f"gradient_accumulation_steps {ga!r}: counted as more than one micro-batch (gradients held at "
+                     "the loss); with 1 the loss holds none")
+    ctx = float(CUDA_CONTEXT_BYTES)
     fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
-             "buckets": buckets, "overhead": float(CUDA_CONTEXT_BYTES)}
+             "buckets": buckets, "overhead": ctx}
     breakdown = {k: int(fixed.get(k, 0)) for k in BREAKDOWN_KEYS}
     breakdown["activations"] = int(act_per_sample * batch)
     breakdown["logits"] = int(logit_per_sample * batch)
-    backward_total = sum(breakdown.values())
-    breakdown["optimizer_step"] = max(0, int(step_total) - backward_total)
-    gpu = sum(breakdown.values())
+    breakdown["optimizer_step"] = int(step_temp)
+
+    def moments(b: int) -> dict[str, dict[str, int]]:
+        """What each moment of PHASES lacks of the breakdown at micro batch ``b``."""
+        act, logit = int(act_per_sample * b), int(logit_per_sample * b)
+        return {
+            "loss": {"gradients": breakdown["gradients"] - int(grads_at_loss) if grads_at_loss <= gradients else 0,
+                     "optimizer_step": breakdown["optimizer_step"]},
+            "backward": {"activations": act - min(act, int(layer_per_sample * b)),
+                         "logits": logit - min(logit, int(held_per_sample * b)),
+                         "optimizer_step": breakdown["optimizer_step"]},
+            "optimizer_step": {"gathered": breakdown["gathered"], "activations": act, "logits": logit},
+        }
+
+    extra_at_loss = max(0, int(grads_at_loss) - breakdown["gradients"])  # no_sync's unsharded gradients
+    base = sum(v for k, v in breakdown.items() if k not in ("activations", "logits"))
+
+    def phases_at(b: int) -> dict[str, int]:
+        whole = base + int(act_per_sample * b) + int(logit_per_sample * b)
+        out = {ph: whole - sum(lack.values()) for ph, lack in moments(b).items()}
+        out["loss"] += extra_at_loss
+        return out
+
+    phases = phases_at(batch)
+    phase = max(PHASES, key=lambda ph: phases[ph])  # the first of equal ones
+    gpu = phases[phase]
+    not_at_peak = {k: v for k, v in moments(batch)[phase].items() if v > 0}
+    if extra_at_loss and phase == "loss":
+        breakdown["gradients"] = int(grads_at_loss)  # the unsharded ones are what the peak holds
+        not_at_peak.pop("gradients", None)
     host_breakdown = {k: int(v) for k, v in host.items()}
 
     gpu_memory = fits = max_mb = None
     if gpu_memory_gib is not None:
         gpu_memory = int(gpu_memory_gib * GIB)
         fits = gpu <= gpu_memory
-        per_sample = act_per_sample + logit_per_sample
-        if per_sample > 0:
-            base = sum(int(v) for v in fixed.values())
-            room = gpu_memory - base
+        if act_per_sample + logit_per_sample > 0:
+            peak_at = lambda b: max(phases_at(b).values())  # noqa: E731
             max_mb = 0
-            if int(step_total) > gpu_memory:  # the step alone does not fit: no micro batch does
-                room = 0
-            if room > 0:  # largest b with base + int(b*act) + int(b*logits) <= gpu memory
-                max_mb = int(room // per_sample)
-                while max_mb > 0 and base + int(act_per_sample * max_mb) + int(logit_per_sample * max_mb) \
-                        > gpu_memory:
-                    max_mb -= 1
-                while base + int(act_per_sample * (max_mb + 1)) + int(logit_per_sample * (max_mb + 1)) \
-                        <= gpu_memory:
-                    max_mb += 1
+            if peak_at(1) <= gpu_memory:  # the largest b whose peak fits: the peak grows with b
+                lo, hi = 1, 2
+                while peak_at(hi) <= gpu_memory:
+                    lo, hi = hi, hi * 2
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    lo, hi = (mid, hi) if peak_at(mid) <= gpu_memory else (lo, mid)
+                max_mb = lo
         else:
             notes.append("max_micro_batch needs the activations (give --model)")
 
@@ -543,11 +618,16 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         target=answers.target, layout=_layout(answers, n, shard), params=int(params),
         largest_layer_params=int(largest_layer_params), batch=batch, seq=seq, ranks=n, ranks_per_host=per_host,
         shard_degree=shard,
-        bytes_per_param={"parameters": breakdown["parameters"] / params, "gradients": breakdown["gradients"] / params,
-                         "optimizer_states": breakdown["optimizer_states"] / params},
-        per_rank=PerRank(gpu, breakdown), host_bytes=sum(host_breakdown.values()), host_breakdown=host_breakdown,
+        bytes_per_param={"parameters": int(parameters) / params, "gradients": int(gradients) / params,
+                         "optimizer_states": int(optimizer) / params},
+        per_rank=PerRank(gpu, breakdown, phase, phases, not_at_peak), host_bytes=sum(host_breakdown.values()),
+        host_breakdown=host_breakdown,
         gpu_memory_bytes=gpu_memory, fits=fits, max_micro_batch=max_mb, deepspeed_estimator=ds_numbers,
         shape=getattr(shape, "name", None), notes=notes)
+
+
+def _gib_text(x: float) -> str:
+    return f"{x / GIB:.2f} GiB"
 
 
 def _deepspeed_side_by_side(a: Answers, params: int, largest: int, per_host: int, machines: int,

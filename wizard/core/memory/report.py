@@ -17,13 +17,30 @@ if TYPE_CHECKING:
 LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_states": "optimizer states",
           "gathered": "gathered units (current + prefetched)", "buckets": "communication buckets",
           "activations": "activations", "logits": "logits and the loss (fp32 softmax, gradients)",
-          "optimizer_step": "optimizer step, beyond backward",
+          "optimizer_step": "optimizer step temporaries",
           "overhead": "CUDA context (constant)",
           "offloaded_parameters": "offloaded parameters", "offloaded_gradients": "offloaded gradients",
           "offloaded_optimizer_states": "offloaded optimizer states",
           "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
           "model_load": "loading the model"}
 """Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words."""
+
+PHASE_LABELS = {"loss": "the loss (start of backward)", "backward": "the end of backward",
+                "optimizer_step": "the optimizer step"}
+"""Every moment of ``Estimate.per_rank.phases``, in words."""
+
+
+def at_peak(e) -> dict[str, int]:
+    """Bytes of each breakdown part the peak's moment holds (its own size less ``not_at_peak``)."""
+    return {k: v - e.per_rank.not_at_peak.get(k, 0) for k, v in e.per_rank.breakdown.items()}
+
+
+def peak_line(e) -> str:
+    """Where the peak falls and what the other moments hold, in one sentence."""
+    pr = e.per_rank
+    short = {"loss": "loss", "backward": "end of backward", "optimizer_step": "optimizer step"}
+    others = ", ".join(f"{short[k]} {v / 2 ** 30:.2f}" for k, v in pr.phases.items() if k != pr.phase)
+    return f"peak at {PHASE_LABELS[pr.phase]}; {others} GiB"
 
 
 @dataclass(frozen=True)
@@ -93,4 +110,5 @@ def parse_count(text: str) -> int | None:
     return int(value) if value == value and abs(value) < 1e16 else None
 
 
-__all__ = ["LABELS", "StateBytesRow", "fmt_bytes", "parse_count", "state_bytes_rows"]
+__all__ = ["LABELS", "PHASE_LABELS", "StateBytesRow", "at_peak", "fmt_bytes", "parse_count", "peak_line",
+           "state_bytes_rows"]

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
 from ...core.memory.model import SHAPES
-from ...core.memory.report import LABELS
+from ...core.memory.report import LABELS, at_peak, peak_line
 from ..explain import state_bytes_block
 from ..present import target_label
 from ..session import MEMORY_FIELDS, MemoryContext, memory_fields
@@ -58,10 +58,13 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
     gpu = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
     gpu.add_column("per GPU (each rank)", no_wrap=True)
     gpu.add_column("GiB", justify="right", no_wrap=True)
+    gpu.add_column("at peak", justify="right", no_wrap=True)
+    held = at_peak(e)
     for k in BREAKDOWN_KEYS:
-        gpu.add_row(f"  {LABELS[k]}", _gib(e.per_rank.breakdown[k]))
-    gpu.add_row("  total", _gib(e.per_rank.gpu_bytes), style="bold")
+        gpu.add_row(f"  {LABELS[k]}", _gib(e.per_rank.breakdown[k]), _gib(held[k]))
+    gpu.add_row("  peak", "", _gib(e.per_rank.gpu_bytes), style="bold")
     parts.append(gpu)
+    parts.append(Text(peak_line(e)))
     if e.gpu_memory_bytes is not None:
         head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
         verdict = Text()
