@@ -44,6 +44,13 @@ CASES = [
     ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), merge(TWO, {"launch": {"machine_rank": 1}}),
      "launch.machine_rank"),
     ("machine-rank-unused", {"launch": {"machine_rank": 1}}, {"launch": {"machine_rank": 0}}, "launch.machine_rank"),
+    ("hosts-count", merge(TWO, {"launch": {"hosts": ["a", "b", "c"]}}), merge(TWO, {"launch": {"hosts": ["a", "b"]}}),
+     "launch.hosts"),
+    ("hosts-invalid", merge(TWO, {"launch": {"hosts": ["a", "b c"]}}), merge(TWO, {"launch": {"hosts": ["a", "bc"]}}),
+     "launch.hosts"),
+    ("hosts-unused", {"launch": {"hosts": ["a"]}}, {"launch": {"hosts": []}}, "launch.hosts"),
+    ("hosts-main-address-not-first", merge(TWO, {"launch": {"hosts": ["a", "10.0.0.1"]}}),
+     merge(TWO, {"launch": {"hosts": ["10.0.0.1", "a"]}}), "launch.main_process_ip"),
     ("compile-options-unused", {"launch": {"dynamo_mode": "max-autotune"}},
      {"launch": {"dynamo_mode": "max-autotune", "dynamo_backend": "inductor"}}, "launch.dynamo_mode"),
     ("ds-compile-not-passed", merge(DS, {"launch": {"dynamo_backend": "inductor"}}),
@@ -366,3 +373,13 @@ def test_machine_rank_is_no_error_where_the_runner_starts_every_machine(launcher
     for passed in ("nossh", "standard"):
         doc = merge(DS, TWO, {"launch": {"ds_multinode_launcher": passed, "ds_hostfile": "/h", "machine_rank": 5}})
         assert {f.rule: f.severity for f in check_answers(A(doc))}.get("machine-rank-out-of-range") == "error"
+
+
+def test_a_host_listed_twice_is_an_error_only_where_deepspeeds_runner_reads_a_hostfile():
+    twice = {"launch": {"hosts": ["a", "a"]}}
+    runner = A(merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h"}}, twice))
+    found = [f for f in check_answers(runner) if f.rule == "hosts-invalid"]
+    assert len(found) == 1 and found[0].severity == "error" and "twice" in found[0].message
+    assert set(found[0].keys) == {"launch.hosts", "launch.ds_multinode_launcher"}
+    torchrun = A(merge(F2, TWO, twice))  # two launchers on one host: odd, but torchrun does not refuse it
+    assert not [f for f in check_answers(torchrun) if f.rule == "hosts-invalid"]

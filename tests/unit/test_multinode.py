@@ -157,3 +157,31 @@ def test_headless_one_machine_prints_no_node_commands(tmp_path, capsys):
 
     assert main(["--headless", str(TEMPLATES / "zero2.yaml"), "--out", str(tmp_path)]) == 0
     assert "run one command on each" not in capsys.readouterr().out
+
+
+def test_host_names_fill_the_hostfile_the_commands_and_the_main_address():
+    """launch.hosts: the hostfile lists them (DeepSpeed's own parser reads them in order), each per-machine command
+    says its host, and machine 0's name is the main address when main_process_ip is empty."""
+    from deepspeed.launcher.runner import _parse_hostfile
+
+    pdsh = A({**PDSH, "launch": {**PDSH["launch"], "hosts": ["gpu-a", "gpu-b"]}})
+    text = multinode.hostfile_text(pdsh)
+    assert "CHANGE-ME" not in text and "placeholders" not in text
+    assert list(_parse_hostfile(text.splitlines()).items()) == [("gpu-a", 8), ("gpu-b", 8)]
+    assert multinode.node_commands(pdsh, "c.yaml")[0].where.startswith("gpu-a, the first host")
+    fsdp = A({"backend": "fsdp", "launch": {"num_processes": 4, "num_machines": 2, "hosts": ["n0", "n1"]}})
+    cmds = multinode.node_commands(fsdp, "c.yaml")
+    assert [c.where for c in cmds] == ["n0, machine 0 (main)", "n1, machine 1"]
+    assert all("--main_process_ip n0 " in c.text for c in cmds)
+    assert "MAIN-MACHINE-ADDRESS" not in multinode.commands_text(fsdp, "c.yaml")
+    given = A({"backend": "fsdp", "launch": {"num_processes": 4, "num_machines": 2, "hosts": ["n0", "n1"],
+                                             "main_process_ip": "10.0.0.5"}})
+    assert all("--main_process_ip 10.0.0.5 " in c.text for c in multinode.node_commands(given, "c.yaml"))
+    wrong = A({**PDSH, "launch": {**PDSH["launch"], "hosts": ["only-one"]}})  # hosts-count reports it
+    assert "CHANGE-ME-host-1" in multinode.hostfile_text(wrong)
+
+
+def test_generate_writes_the_named_hostfile(tmp_path):
+    a = A({**PDSH, "launch": {**PDSH["launch"], "hosts": ["gpu-a", "gpu-b"]}})
+    files = generate(a, None).files
+    assert files[multinode.HOSTFILE].splitlines()[1:] == ["gpu-a slots=8", "gpu-b slots=8"]

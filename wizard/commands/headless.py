@@ -109,7 +109,12 @@ def multinode_note(gen, out_dir: Path, cmd: str) -> str:
     out = head + "\n" + "".join("  " + line + "\n" for line in text.splitlines())
     if multinode.HOSTFILE in gen.files:
         where = gen.rendered.accelerate.get("deepspeed_config", {}).get("deepspeed_hostfile")
-        out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} with placeholder host names "
-                f"(CHANGE-ME-host-N): put the machines' hostnames in it, on the host you launch from, at the "
-                f"path the config reads ({where})\n")
+        names = multinode.hosts(a)
+        if names:
+            out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} for {', '.join(names)} "
+                    f"(launch.hosts): put it on the host you launch from, at the path the config reads ({where})\n")
+        else:
+            out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} with placeholder host names "
+                    f"(CHANGE-ME-host-N): put the machines' hostnames in it (or set launch.hosts), on the host "
+                    f"you launch from, at the path the config reads ({where})\n")
     return out

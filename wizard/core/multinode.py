@@ -76,8 +76,17 @@ def runner_starts_every_machine(a: Answers) -> bool:
     return launcher is not None and launcher not in PER_NODE_LAUNCHERS
 
 
+def hosts(a: Answers) -> list[str] | None:
+    """The answers' host names, one per machine, or None when not given (or not one per machine, which the
+    ``hosts-count`` rule reports)."""
+    names = [str(h) for h in a["launch.hosts"]]
+    return names if names and len(names) == a["launch.num_machines"] else None
+
+
 def main_address(a: Answers) -> str:
-    return a["launch.main_process_ip"] or MAIN_ADDRESS_PLACEHOLDER
+    """``main_process_ip``, else machine 0's host name, else a placeholder."""
+    names = hosts(a)
+    return a["launch.main_process_ip"] or (names[0] if names else MAIN_ADDRESS_PLACEHOLDER)
 
 
 def main_port(a: Answers) -> int:
@@ -96,12 +105,16 @@ def node_commands(a: Answers, config_path: str, *, script: str | None = None,
             *(script_args if script_args is not None else list(a["launch.script_args"]))]
     base = ["accelerate", "launch", "--config_file", str(config_path)]
     if runner_starts_every_machine(a):
-        return [NodeCommand(None, tuple(base + tail), "the first host of the hostfile (it starts every machine)")]
+        names = hosts(a)
+        first = f"{names[0]}, the first host of the hostfile" if names else "the first host of the hostfile"
+        return [NodeCommand(None, tuple(base + tail), f"{first} (it starts every machine)")]
     out = []
     for rank in range(a["launch.num_machines"]):
         argv = base + ["--machine_rank", str(rank), "--main_process_ip", main_address(a),
                        "--main_process_port", str(main_port(a))] + tail
-        out.append(NodeCommand(rank, tuple(argv), "machine 0 (main)" if rank == 0 else f"machine {rank}"))
+        names = hosts(a)
+        where = "machine 0 (main)" if rank == 0 else f"machine {rank}"
+        out.append(NodeCommand(rank, tuple(argv), f"{names[rank]}, {where}" if names else where))
     return out
 
 
@@ -112,7 +125,7 @@ def commands_text(a: Answers, config_path: str, *, script: str | None = None,
     if not cmds:
         return ""
     lines = []
-    if a["launch.main_process_ip"] is None and any(c.machine is not None for c in cmds):
+    if main_address(a) == MAIN_ADDRESS_PLACEHOLDER and any(c.machine is not None for c in cmds):
         lines.append(f"# {MAIN_ADDRESS_PLACEHOLDER}: replace it with machine 0's address "
                      "(launch.main_process_ip)")
     for c in cmds:
@@ -124,10 +137,12 @@ def commands_text(a: Answers, config_path: str, *, script: str | None = None,
 def hostfile_text(a: Answers, hostnames: list[str] | None = None) -> str | None:
     """DeepSpeed's hostfile, ``hostname slots=N`` per machine (N = processes per machine), or None when the
     launch reads none. Without ``hostnames`` (one per machine) the names are placeholders marked CHANGE-ME; the
-    first line is the host the runner starts from."""
+    first line is the host the runner starts from. ``hostnames`` defaults to the answers' ``launch.hosts``."""
     if not needs_hostfile(a):
         return None
     machines = a["launch.num_machines"]
+    if hostnames is None:
+        hostnames = hosts(a)
     if hostnames is not None and len(hostnames) != machines:
         raise ValueError(f"hostfile_text: {len(hostnames)} host name(s) for {machines} machines")
     slots = processes_per_node(a)

@@ -75,7 +75,8 @@ def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
         return
     yield (["launch.main_process_ip", "launch.num_machines"],
            f"{a['launch.num_machines']} machines but no main_process_ip: torchrun's rendezvous endpoint has no "
-           "host, so the machines cannot meet", "set launch.main_process_ip to the address of machine 0")
+           "host, so the machines cannot meet", "set launch.main_process_ip to the address of machine 0"
+           + (f" ('{a['launch.hosts'][0]}', the first of launch.hosts)" if a["launch.hosts"] else ""))
 
 
 @answer_rule("rdzv-backend-config-ignored", ERROR, "a config cannot choose the rendezvous backend",
@@ -145,6 +146,70 @@ def machine_rank_unused(a: Answers) -> Iterator[Hit]:
                "launch would start the whole job again)",
                "set launch.machine_rank 0 and launch once from the first host, or use the 'nossh' or 'standard' "
                "launcher for one launcher per machine")
+
+
+def _needs_hostfile(a: Answers) -> bool:
+    return _runner_starts_every_machine(a) or (a.target == DEEPSPEED and a["launch.num_machines"] > 1
+                                               and a["launch.ds_multinode_launcher"] == "nossh")
+
+
+@answer_rule("hosts-count", ERROR, "launch.hosts must name each machine once",
+             DOC + "processes-and-machines; deepspeed/launcher/runner.py:225-254 (every hostfile line is a host), "
+             "385-405 (every host is started)",
+             keys="launch.hosts, launch.num_machines",
+             claims=("ds-hostfile-every-host-used",))
+def hosts_count(a: Answers) -> Iterator[Hit]:
+    names, machines = list(a["launch.hosts"]), a["launch.num_machines"]
+    if machines > 1 and names and len(names) != machines:
+        yield (["launch.hosts", "launch.num_machines"],
+               f"{len(names)} host name(s) for {machines} machines: the hostfile and the per-machine commands need "
+               "one name per machine (a DeepSpeed runner would start every host listed, whatever num_machines says)",
+               f"list {machines} names, machine 0 first, or set launch.num_machines {len(names)}")
+
+
+@answer_rule("hosts-invalid", ERROR, "a host name that cannot be a hostfile entry or a host",
+             DOC + "processes-and-machines; deepspeed/launcher/runner.py:225-254 (hostfile lines are "
+             "'hostname slots=N'; a host listed twice raises ValueError)",
+             keys="launch.hosts (and launch.ds_multinode_launcher)",
+             claims=("ds-hostfile-bad-lines-raise",))
+def hosts_invalid(a: Answers) -> Iterator[Hit]:
+    names = [str(h) for h in a["launch.hosts"]]
+    bad = [n for n in names if not n.strip() or any(c.isspace() or c in "=#" for c in n)]
+    if bad:
+        yield (["launch.hosts"], f"host name(s) {', '.join(repr(n) for n in bad)}: a host name has no spaces, '=' "
+               "or '#' (a hostfile line is 'hostname slots=N')", "give each machine's hostname or address")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice and _needs_hostfile(a):
+        yield (["launch.hosts", "launch.ds_multinode_launcher"],
+               f"{', '.join(twice)} listed twice: DeepSpeed's runner refuses a hostfile that names a host twice "
+               "(ValueError before anything starts)", "name each machine once")
+
+
+@answer_rule("hosts-unused", WARNING, "host names on one machine are not used",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-228 (one machine: no address, no "
+             "hostfile)",
+             keys="launch.hosts, launch.num_machines",
+             claims=("launch-address-and-port",))
+def hosts_unused(a: Answers) -> Iterator[Hit]:
+    if a["launch.num_machines"] <= 1 and a["launch.hosts"]:
+        yield (["launch.hosts", "launch.num_machines"], "launch.hosts on one machine: a single machine's launch "
+               "reads no host names (no hostfile, no rendezvous address)",
+               "drop launch.hosts, or set launch.num_machines to the number of machines")
+
+
+@answer_rule("hosts-main-address-not-first", WARNING, "main_process_ip is not the first of launch.hosts",
+             DOC + "processes-and-machines; accelerate/utils/launch.py:216-224 (torchrun's endpoint is "
+             "main_process_ip), 477-478 (the runner's --master_addr); deepspeed/launcher/runner.py:495-515",
+             keys="launch.main_process_ip, launch.hosts",
+             claims=("launch-address-and-port", "ds-runner-finds-master-addr"))
+def hosts_main_address_not_first(a: Answers) -> Iterator[Hit]:
+    names, ip = [str(h) for h in a["launch.hosts"]], a["launch.main_process_ip"]
+    if a["launch.num_machines"] > 1 and names and ip and ip != names[0]:
+        also = f" (it is machine {names.index(ip)} there)" if ip in names else ""
+        yield (["launch.main_process_ip", "launch.hosts"],
+               f"main_process_ip {ip!r} but launch.hosts starts with {names[0]!r}{also}: rank 0 runs on machine 0, "
+               "and the others wait for it at main_process_ip; unless that is machine 0's address, they never meet",
+               f"set launch.main_process_ip to machine 0's address, or list {ip!r} first in launch.hosts")
 
 
 @answer_rule("compile-options-unused", WARNING, "torch.compile options without a backend are not written",

@@ -142,6 +142,12 @@ SETTINGS: tuple[Setting, ...] = (
     _s("launch.main_process_port", "Main process port", "int", None, nullable=True, minimum=1, maximum=65535,
        writes=_everywhere(_y("main_process_port", when=CUSTOM)), counterpart="Same key for both backends.",
        claims=("launch-address-and-port", "ds-runner-num-gpus-and-filters")),
+    _s("launch.hosts", "Machine host names", "list", [],
+       where_text=_ON_EVERY_TARGET("(the DeepSpeed hostfile and the per-machine commands; not in the config)"),
+       counterpart="Same answer for both backends: one name per machine, machine 0 first. DeepSpeed's runner "
+                   "launchers read them from the hostfile; FSDP and DeepSpeed's standard launcher take machine "
+                   "0's name as the main address when main_process_ip is not set.",
+       claims=("ds-hostfile-every-host-used", "ds-hostfile-bad-lines-raise", "launch-address-and-port")),
     _s("launch.rdzv_backend", "Rendezvous backend", "choice", "static", choices=("static", "c10d", "etcd", "etcd-v2"),
        writes=_everywhere(_y("rdzv_backend")),
        counterpart="Same key for both backends; only the command-line flag takes effect.",

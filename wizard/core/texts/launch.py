@@ -191,6 +191,18 @@ TEXTS: dict[str, Text] = {
         claims=("dynamo-regional-compilation", "dynamo-fsdp-exported", "dynamo-not-exported-under-deepspeed",
                 "dynamo-deepspeed-engine-compile"),
     ),
+    "launch.hosts": Text(
+        what="The host name (or address) of each machine, machine 0 first, one per machine. Not part of any "
+             "config file: the wizard writes them into DeepSpeed's hostfile instead of CHANGE-ME placeholders, "
+             "names each per-machine command after its host, and uses machine 0's name as the main address when "
+             "main_process_ip is empty. Under SLURM they are not used: the job's node list decides.",
+        fsdp="Every machine runs its own accelerate launch (torchrun) with its machine rank; the rendezvous "
+             "address is machine 0's, so the first name must be reachable from every machine.",
+        deepspeed="With the pdsh, MPI or slurm launchers the runner starts every host listed in the hostfile from "
+                  "the first one, in this order, and refuses a host listed twice; with 'standard' each machine "
+                  "launches itself, as with FSDP.",
+        claims=("ds-hostfile-every-host-used", "ds-hostfile-bad-lines-raise", "launch-address-and-port"),
+    ),
     "launch.script": Text(
         what="The training script accelerate launch runs. Not part of any config file; the wizard uses it for "
              "the command it shows or starts.",
