@@ -127,3 +127,16 @@ def test_the_script_runs_and_each_node_gets_its_rank_and_every_argument_intact(t
         assert argv[argv.index("--main_process_ip") + 1] == "nodeA"
         assert argv[argv.index("--num_machines") + 1] == "2"
         assert argv[-3:] == ["my train.py", "--name", odd]
+
+
+def test_under_slurm_the_jobs_nodes_replace_the_answers_host_names():
+    """launch.hosts names machines; under sbatch the job's node list decides, and the launch says so."""
+    from wizard.run.slurm import _slurm_answers
+
+    a = _preset("zero3-two-node", **{"launch.ds_multinode_launcher": "pdsh", "launch.hosts": ["gpu-a", "gpu-b"]})
+    used, notes = _slurm_answers(False)(a, [])
+    assert used["launch.hosts"] == []
+    (note,) = [n for n in notes if n.setting == "launch.hosts"]
+    assert note.original == ["gpu-a", "gpu-b"] and "node list" in note.why
+    plain, none = _slurm_answers(False)(_preset("zero3-two-node"), [])
+    assert not [n for n in none if n.setting == "launch.hosts"]

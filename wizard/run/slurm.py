@@ -71,6 +71,11 @@ def _slurm_answers(rehearse: bool):
                                         f"a SLURM rehearsal runs {REHEARSAL_NODES} nodes of one process each"))
             changes["launch.num_machines"] = REHEARSAL_NODES
             changes["launch.num_processes"] = REHEARSAL_PROCESSES
+        if used["launch.hosts"]:  # sbatch picks the nodes; the batch script takes the hostfile from the job
+            notes.append(Adjustment("launch.hosts", list(used["launch.hosts"]), [],
+                                    "SLURM chooses the nodes: the job's node list replaces launch.hosts (the batch "
+                                    "script writes the hostfile from scontrol show hostnames)"))
+            changes["launch.hosts"] = []
         machines = changes.get("launch.num_machines", used["launch.num_machines"])
         if machines > 1 and not used["launch.main_process_ip"]:
             changes["launch.main_process_ip"] = MAIN_IP_FROM_SLURM
