@@ -177,6 +177,37 @@ async def test_bad_input_names_the_field(in_tmp):
 
 
 @pytest.mark.asyncio
+async def test_a_count_takes_its_largest_layer_and_the_gathered_units_follow(in_tmp):
+    """With a bare parameter count the largest layer is a field of its own: the gathered units follow it; a value
+    above the count, or next to a shipped shape (which has its own), is refused under the field."""
+    app = create_app(Start(default_answers().replace(ZERO3)), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3")
+        screen = app.screen
+        screen.query_one("#mem-shape").value = "other"
+        screen.query_one("#mem-model").value = "8B"
+        await pilot.pause()
+        without = estimate(main_of(app).answers, params=8_000_000_000, gpu_memory_gib=80)
+        layer = screen.query_one("#mem-largest_layer")
+        layer.value = "500M"
+        await pilot.pause()
+        assert app.memory.largest_layer_params == 500_000_000
+        e = estimate(main_of(app).answers, params=8_000_000_000, largest_layer_params=500_000_000, gpu_memory_gib=80)
+        assert e.per_rank.breakdown["gathered"] == without.per_rank.breakdown["gathered"] + 500_000_000 * 2  # bf16
+        assert bar_gib(app) == (round(e.per_rank.gpu_bytes / GIB, 1), 80.0)
+        layer.value = "9B"
+        await pilot.pause()
+        error = screen.query_one("#mem-largest_layer-error")
+        assert error.has_class("-shown") and "more than the model's" in str(error.content)
+        assert app.memory.largest_layer_params is None
+        screen.query_one("#mem-shape").value = "gpt2"
+        layer.value = "500M"
+        await pilot.pause()
+        assert "shape gives its largest layer" in str(screen.query_one("#mem-largest_layer-error").content)
+
+
+@pytest.mark.asyncio
 async def test_suggest_needs_the_gpu_memory(in_tmp):
     app = create_app(Start(default_answers()), memory=context(gpu=""))
     async with app.run_test(size=(100, 40)) as pilot:

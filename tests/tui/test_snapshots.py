@@ -266,7 +266,7 @@ def test_memory_screen(snap, size):
 def test_memory_screen_bad_input_80x24(snap):
     """A GPU memory that is not a number: the message under the field names it; the bar asks for the size."""
     app = create_app(start(), memory=_memory())
-    assert snap(app, terminal_size=(80, 24), run_before=keys("f3", "_", "tab", "tab", "end", "x", "_"))
+    assert snap(app, terminal_size=(80, 24), run_before=keys("f3", "_", "tab", "tab", "tab", "end", "x", "_"))
 
 
 def test_memory_bar_does_not_fit_80x24(snap):

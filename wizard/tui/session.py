@@ -122,7 +122,8 @@ def default_out(answers: Answers) -> str:
 
 # ------------------------------------------------------------------ the memory context (issue 10)
 
-MEMORY_FIELDS = {"model": "Model", "gpu_memory": "GPU memory per GPU (GiB)", "seq": "Sequence length",
+MEMORY_FIELDS = {"model": "Model", "largest_layer": "Largest layer (params)",
+                 "gpu_memory": "GPU memory per GPU (GiB)", "seq": "Sequence length",
                  "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)"}
 """The Memory screen's fields and the names their messages give them (also the CLI's --model, --gpu-memory,
 --seq)."""
@@ -139,6 +140,8 @@ class MemoryContext:
     """The :class:`wizard.core.memory.model.ModelShape`, for a name or a config.json."""
     params: int | None = None
     """The parameter count, when the model was given as one (no shape: activations are not counted)."""
+    largest_layer_params: int | None = None
+    """With a parameter count: the largest unit FSDP/ZeRO-3 gathers at once (a shape gives its own)."""
     gpu_memory_gib: float | None = None
     seq: int | None = None
     batch: int | None = None
@@ -153,7 +156,9 @@ class MemoryContext:
         """:func:`wizard.core.memory.estimate.estimate` for these answers (raises its EstimateError)."""
         from ..core.memory.estimate import estimate
 
-        return estimate(answers, params=None if self.shape is not None else self.params, shape=self.shape,
+        count = self.shape is None
+        return estimate(answers, params=self.params if count else None, shape=self.shape,
+                        largest_layer_params=self.largest_layer_params if count else None,
                         batch=self.batch, seq=self.seq, gpu_memory_gib=self.gpu_memory_gib)
 
 
@@ -222,7 +227,25 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
         shape, params = resolve_model(values.get("model", ""))
     except MemoryInputError as exc:
         errors["model"] = str(exc)
+    largest = None
+    typed = values.get("largest_layer", "").strip()
+    if typed:
+        from ..core.memory.report import parse_count
+
+        count = parse_count(typed)
+        if count is None or count < 0:
+            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed!r}: give the parameters of the "
+                                       "largest layer as a count (500M, 1e9)")
+        elif shape is not None:
+            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: the model's shape gives its largest "
+                                       "layer; this field is for a parameter count (clear it)")
+        elif params is not None and count > params:
+            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed} is more than the model's "
+                                       f"{params:,} parameters")
+        else:
+            largest = count
     ctx = MemoryContext(model=values.get("model", "").strip(), shape=shape, params=params,
+                        largest_layer_params=largest,
                         gpu_memory_gib=parsed["gpu_memory"], seq=parsed["seq"],  # type: ignore[arg-type]
                         batch=parsed["batch"], host_memory_gib=parsed["host_memory"])  # type: ignore[arg-type]
     return ctx, errors

@@ -32,7 +32,7 @@ from ..widgets.fields import FieldInput
 GIB = 2 ** 30
 OTHER = "other"
 """The shape selector's last entry: the model is what is typed in the field under it."""
-TEXT_FIELDS = ("gpu_memory", "seq", "batch", "host_memory")
+TEXT_FIELDS = ("largest_layer", "gpu_memory", "seq", "batch", "host_memory")
 
 
 def _gib(n: float) -> str:
@@ -183,15 +183,16 @@ class MemoryScreen(Screen[None]):
                                      placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
                 yield Static("", id="mem-model-error", classes="mem-error")
                 mb = answers["training.micro_batch_size"]
-                fields = {"gpu_memory": (memory.gpu_memory_gib, "80 (GiB of one GPU)"),
+                fields = {"largest_layer": (memory.largest_layer_params, "with a count: 500M (unknown: counted 0)"),
+                          "gpu_memory": (memory.gpu_memory_gib, "80 (GiB of one GPU)"),
                           "seq": (memory.seq, "2048"),
                           "batch": (memory.batch, f"the answers' ({1 if mb == 'auto' else mb})"),
                           "host_memory": (memory.host_memory_gib, "not checked")}
                 for name, (value, hint) in fields.items():
                     with Horizontal(classes="mem-row"):
                         yield Static(MEMORY_FIELDS[name], classes="mem-label")
-                        yield FieldInput("" if value is None else f"{value:g}", id=f"mem-{name}", compact=True,
-                                         placeholder=hint)
+                        text = "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+                        yield FieldInput(text, id=f"mem-{name}", compact=True, placeholder=hint)
                     yield Static("", id=f"mem-{name}-error", classes="mem-error")
             with Horizontal(id="mem-buttons"):
                 yield Button("Suggest (F4)", id="mem-suggest", variant="primary", compact=True)
