@@ -9,49 +9,23 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from torch.distributed._tools.mem_tracker import MemTracker  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from wizard.core.answers import default_answers  # noqa: E402
 from wizard.core.memory.estimate import CUDA_CONTEXT_BYTES, estimate  # noqa: E402
 from wizard.core.memory.model import ModelShape  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _act_census as act  # noqa: E402  (benchmarks/memory.py measures the same with a larger model)
+
 H, INNER, LAYERS, HEADS, KV, VOCAB, SEQ, BATCH = 256, 704, 2, 4, 2, 8192, 256, 2
 
 
-class _Peak(MemTracker):
-    """MemTracker that keeps the most bytes of every kind alive at any update."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.peak = 0
-
-    def _update_snap(self, *args, **kwargs) -> None:
-        super()._update_snap(*args, **kwargs)
-        total = sum(v for snap in self._curr_mem_snap.values() for k, v in snap.items() if k != "Total")
-        self.peak = max(self.peak, total)
-
-
 def _measure(accumulation: int) -> tuple[int, int]:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=H, intermediate_size=INNER, num_attention_heads=HEADS, num_key_value_heads=KV,
-                      num_hidden_layers=LAYERS, vocab_size=VOCAB, use_cache=False, attn_implementation="sdpa")
-    model = LlamaForCausalLM(cfg).to(torch.bfloat16).train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    model = act.llama(LAYERS, h=H, inner=INNER, heads=HEADS, kv=KV, vocab=VOCAB)
     ids = torch.randint(VOCAB, (BATCH, SEQ), generator=torch.Generator().manual_seed(0))
-    mt = _Peak()
-    mt.track_external(model, opt)
-    with mt:
-        for _step in range(2):  # the second step starts with the optimizer states allocated
-            for _micro in range(accumulation):
-                mt.reset_mod_stats()
-                loss = model(input_ids=ids, labels=ids).loss
-                loss.backward()
-                del loss
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-    return mt.peak, sum(p.numel() for p in model.parameters())
+    return act.step_peak(model, ids, accumulation), sum(p.numel() for p in model.parameters())
 
 
 def _estimate(accumulation: int):

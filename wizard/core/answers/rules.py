@@ -17,6 +17,7 @@ from functools import wraps
 from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..catalog.model import ZERO3
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
+from ..multinode import needs_hostfile, runner_starts_every_machine
 from ..render import (
     ds_json_reasons,
     ds_offload_optimizer,
@@ -102,13 +103,6 @@ def processes_not_divisible(a: Answers) -> Iterator[Hit]:
                f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
 
 
-def _runner_starts_every_machine(a: Answers) -> bool:
-    """DeepSpeed on several machines through a launcher whose runner starts every machine from the first host
-    (pdsh, MPI, slurm): machine_rank is not passed on (accelerate/utils/launch.py:446-476)."""
-    return (a.target == DEEPSPEED and a["launch.num_machines"] > 1
-            and a["launch.ds_multinode_launcher"] not in ("standard", "nossh"))
-
-
 @answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines",
              DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank), 456-458 "
              "(nossh: --node_rank); torch/distributed/run.py:891 (node_rank is the static rendezvous rank)",
@@ -116,7 +110,7 @@ def _runner_starts_every_machine(a: Answers) -> bool:
              claims=("launch-torchrun-per-machine", "ds-nossh-launcher"))
 def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
     # read only with several machines, by torchrun or the nossh runner; elsewhere: machine-rank-unused
-    if a["launch.num_machines"] <= 1 or _runner_starts_every_machine(a):
+    if a["launch.num_machines"] <= 1 or runner_starts_every_machine(a):
         return
     if a["launch.machine_rank"] >= a["launch.num_machines"]:
         yield (["launch.machine_rank", "launch.num_machines"] + (["launch.ds_multinode_launcher"]
@@ -139,18 +133,13 @@ def machine_rank_unused(a: Answers) -> Iterator[Hit]:
         yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {rank} on one machine: a single "
                "machine's launch reads no machine rank, so it changes nothing",
                "set launch.machine_rank 0, or set launch.num_machines if the job spans several machines")
-    elif _runner_starts_every_machine(a):
+    elif runner_starts_every_machine(a):
         yield (["launch.machine_rank", "launch.num_machines", "launch.ds_multinode_launcher"],
                f"machine_rank {rank}: the '{a['launch.ds_multinode_launcher']}' launcher starts every machine from "
                "the first host and passes no machine rank; launch once there (launched on every machine, each "
                "launch would start the whole job again)",
                "set launch.machine_rank 0 and launch once from the first host, or use the 'nossh' or 'standard' "
                "launcher for one launcher per machine")
-
-
-def _needs_hostfile(a: Answers) -> bool:
-    return _runner_starts_every_machine(a) or (a.target == DEEPSPEED and a["launch.num_machines"] > 1
-                                               and a["launch.ds_multinode_launcher"] == "nossh")
 
 
 @answer_rule("hosts-count", ERROR, "launch.hosts must name each machine once",
@@ -179,7 +168,7 @@ def hosts_invalid(a: Answers) -> Iterator[Hit]:
         yield (["launch.hosts"], f"host name(s) {', '.join(repr(n) for n in bad)}: a host name has no spaces, '=' "
                "or '#' (a hostfile line is 'hostname slots=N')", "give each machine's hostname or address")
     twice = sorted({n for n in names if names.count(n) > 1})
-    if twice and _needs_hostfile(a):
+    if twice and needs_hostfile(a):
         yield (["launch.hosts", "launch.ds_multinode_launcher"],
                f"{', '.join(twice)} listed twice: DeepSpeed's runner refuses a hostfile that names a host twice "
                "(ValueError before anything starts)", "name each machine once")
