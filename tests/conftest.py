@@ -1,33 +1,56 @@
+"""What every test folder shares: the DeepSpeed ops cache and the fixtures several folders use.
+
+Fixtures used by one folder stay in that folder's conftest; helpers that are not fixtures are in tests/helpers.py.
+"""
 import os
-import sys
 import time
-from pathlib import Path
 
 import pytest
+from helpers import EXTENSIONS
 
-pytest_plugins = ["claims_plugin"]  # tests/claims_plugin.py: a failing claim test names what to revisit
+pytest_plugins = ["claims_plugin", "tiers"]  # tests/claims_plugin.py: a failing claim names what to revisit;
+# tests/tiers.py: the fast tier, and which tests run apart under pytest-xdist
 
-STALE_LOCK_S = 30 * 60
-"""torch's extension builder waits for ever on a ``lock`` file left by a build that was killed; a real build of a
-DeepSpeed op takes 60-100 s here, so a lock older than this is stale."""
-
-
-def pytest_sessionstart(session):
-    """Remove stale build locks in the DeepSpeed ops cache (a killed run leaves them; every test that loads an op
-    would then hang), saying which."""
-    root = Path(os.environ.get("TORCH_EXTENSIONS_DIR")
-                or Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions")
-    now = time.time()
-    for lock in root.glob("*/lock") if root.is_dir() else ():
-        try:
-            age = now - lock.stat().st_mtime
-        except FileNotFoundError:
-            continue
-        if age > STALE_LOCK_S:
-            lock.unlink(missing_ok=True)
-            print(f"tests: removed a stale build lock ({age / 60:.0f} min old): {lock}", file=sys.stderr)
+os.environ.setdefault("TORCH_EXTENSIONS_DIR", EXTENSIONS)  # every child process (ranks, runs) shares one ops cache
 
 
 @pytest.fixture(autouse=True)
 def _no_debug_env(monkeypatch):
     monkeypatch.delenv("FSDPDS_DEBUG", raising=False)
+
+
+@pytest.fixture(scope="session")
+def deepspeed_ops():
+    """DeepSpeed's CPU ops (shared-memory comm, CPU Adam), built once into TORCH_EXTENSIONS_DIR in one process before
+    any rank needs them (60-100 s each on 2 cores when missing; a file check when present). Returns the seconds it
+    took."""
+    from wizard.run.rehearse import deepspeed_ops_cached, prewarm_deepspeed_ops
+
+    t0 = time.monotonic()
+    if not deepspeed_ops_cached():
+        proc = prewarm_deepspeed_ops(timeout=900)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return time.monotonic() - t0
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """accelerate's launcher variables (ACCELERATE_*, FSDP_*, PARALLELISM_CONFIG_*) removed from this process's
+    environment for the test; returns ``monkeypatch`` to set others."""
+    for key in list(os.environ):
+        if key.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_")):
+            monkeypatch.delenv(key)
+    return monkeypatch
+
+
+@pytest.fixture
+def fresh_state(clean_env):
+    """A clean environment (``clean_env``) and accelerate's process state reset before and after the test; returns
+    ``monkeypatch``."""
+    from accelerate.state import AcceleratorState, PartialState
+
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+    yield clean_env
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()

@@ -8,6 +8,7 @@ what gets imported is not disturbed by its helpers.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -15,6 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "templates"
 PRESET_FILES = sorted(TEMPLATES.glob("*.yaml"))
 """Every preset answers file, by name."""
+EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
+              or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
+"""Where DeepSpeed's CPU ops are built once and cached for every test, rank and run (the path CI caches);
+tests/conftest.py exports it as TORCH_EXTENSIONS_DIR for the whole session, so every child process finds it."""
 
 # ----------------------------------------------------------------------------------------- bad input, word for word
 # The fixes that check, --headless and the wizard's start and open dialogs all give (wizard.core.loading).
@@ -67,6 +72,30 @@ async def until(pilot, cond, timeout: float = 30.0, what: str = "") -> None:
             return
         await pilot.pause(0.05)
     raise AssertionError(f"timed out waiting for {what or cond}")
+
+
+async def settle(pilot, timeout: float = 60.0) -> None:
+    """Let the app run until it is still: no worker pending or running, blinking cursors shown steadily, and the
+    screen the same over two looks 0.1 s apart. What a test sees then does not depend on the machine's load (a fixed
+    pause does: on a busy machine the app is still drawing, or a cursor has blinked off)."""
+    import time
+
+    from textual.worker import WorkerState
+
+    app = pilot.app
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        for widget in app.screen.query("*"):
+            if getattr(widget, "cursor_blink", False) is True:
+                widget.cursor_blink = False
+        await pilot.pause(0.1)
+        busy = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+        text = app.export_screenshot()
+        if not busy and text == last:
+            return
+        last = text
+    raise AssertionError(f"the app did not settle within {timeout} s")
 
 
 def main_of(app):

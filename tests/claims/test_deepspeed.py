@@ -7,40 +7,9 @@ the cache the other tests use (tests/e2e/conftest.py). The child prints one JSON
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
-from gloo_ranks import EXTENSIONS, free_port, result_of
-
-PRELUDE = """\
-import json, os, sys, warnings
-import torch
-from accelerate import Accelerator
-from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
-GLOO = [InitProcessGroupKwargs(backend="gloo")]
-def loader():
-    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 4)), batch_size=2)
-def report(**kw):
-    print("RESULT " + json.dumps(kw), flush=True)
-"""
-
-
-def run_ds(body: str, tmp_path: Path, timeout: int = 240) -> dict:
-    """Run PRELUDE + body in one gloo 'rank' with accelerate's DeepSpeed switched on; return what it reported."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
-               LOCAL_WORLD_SIZE="1", ACCELERATE_USE_DEEPSPEED="true", TORCH_EXTENSIONS_DIR=str(EXTENSIONS),
-               OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    script = tmp_path / "demo.py"
-    script.write_text(PRELUDE + textwrap.dedent(body), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=timeout)
-    out = result_of(proc.stdout, proc.returncode, proc.stderr)
-    out["_stderr"] = proc.stderr
-    return out
+from gloo_ranks import EXTENSIONS, run_ds
 
 
 # ------------------------------------------------------------------------------------------------ loading

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
-import yaml
 from gloo_ranks import one_rank
+from launch_support import ds_launch_env, ds_yaml
 
 
 @pytest.mark.claim("ds-overlap-comm-default")
@@ -58,30 +57,6 @@ def test_auto_buckets_come_from_the_models_hidden_size():
     assert "FILLED 64" in proc.stdout  # 8 * 8
 
 
-def _launch_env(tmp_path: Path, config: dict) -> dict[str, str]:
-    """The environment ``accelerate launch`` gives the training processes for a DeepSpeed config, computed the way
-    launch_command does (accelerate/commands/launch.py:1262-1283, 1393-1397)."""
-    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
-    from accelerate.utils.launch import prepare_deepspeed_cmd_env
-
-    path = tmp_path / "accelerate.yaml"
-    path.write_text(yaml.safe_dump(config))
-    args = launch_command_parser().parse_args(["--config_file", str(path), "train.py"])
-    args, defaults, mp_from_config_flag = _validate_launch_command(args)
-    fields = list(defaults.deepspeed_config.keys())
-    if mp_from_config_flag:
-        fields.append("mixed_precision")
-    args.deepspeed_fields_from_accelerate_config = ",".join(fields)
-    _, env = prepare_deepspeed_cmd_env(args)
-    return {k: str(v) for k, v in env.items()}
-
-
-def _ds_yaml(ds_json: Path, **inline) -> dict:
-    return {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
-            "num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
-            "deepspeed_config": {"deepspeed_config_file": str(ds_json), **inline}}
-
-
 @pytest.mark.claim("ds-json-owns-its-keys")
 def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch):
     from accelerate.utils import DeepSpeedPlugin
@@ -90,21 +65,21 @@ def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch):
     ds_json.write_text(json.dumps({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}))
     for key, value in [("gradient_accumulation_steps", 4), ("gradient_clipping", 1.0), ("zero_stage", 2),
                        ("offload_optimizer_device", "cpu"), ("zero3_save_16bit_model", True)]:
-        env = _launch_env(tmp_path, _ds_yaml(ds_json, **{key: value}))
+        env = ds_launch_env(tmp_path, ds_yaml(ds_json, **{key: value}))
         with monkeypatch.context() as m:
             for k, v in env.items():
                 m.setenv(k, v)
             with pytest.raises(ValueError, match="deepspeed_config_file"):
                 DeepSpeedPlugin()
-    mixed = {**_ds_yaml(ds_json), "mixed_precision": "bf16"}
-    env = _launch_env(tmp_path, mixed)
+    mixed = {**ds_yaml(ds_json), "mixed_precision": "bf16"}
+    env = ds_launch_env(tmp_path, mixed)
     with monkeypatch.context() as m:
         for k, v in env.items():
             m.setenv(k, v)
         with pytest.raises(ValueError, match="deepspeed_config_file"):
             DeepSpeedPlugin()
-    allowed = _ds_yaml(ds_json, zero3_init_flag=True, deepspeed_moe_layer_cls_names="Block")
-    env = _launch_env(tmp_path, allowed)
+    allowed = ds_yaml(ds_json, zero3_init_flag=True, deepspeed_moe_layer_cls_names="Block")
+    env = ds_launch_env(tmp_path, allowed)
     with monkeypatch.context() as m:
         for k, v in env.items():
             m.setenv(k, v)
@@ -113,10 +88,10 @@ def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch):
 
 @pytest.mark.claim("ds-inline-unknown-dropped")
 def test_unknown_inline_keys_never_reach_the_processes(tmp_path):
-    config = _ds_yaml(tmp_path / "unused.json")
+    config = ds_yaml(tmp_path / "unused.json")
     del config["deepspeed_config"]["deepspeed_config_file"]
     config["deepspeed_config"].update(zero_stage=2, train_micro_batch_size_per_gpu=7, overlap_comm=True)
-    env = _launch_env(tmp_path, config)
+    env = ds_launch_env(tmp_path, config)
     assert env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "2"  # a known key is exported
     new = {k: v for k, v in env.items() if k not in os.environ or os.environ[k] != v}
     assert not [k for k, v in new.items() if "MICRO" in k or "OVERLAP" in k or v == "7"], new

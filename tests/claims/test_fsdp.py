@@ -6,14 +6,13 @@ Each of those scripts runs once per session (module-scoped fixtures) and several
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
-from gloo_ranks import free_port, result_of, run_ranks
+from gloo_ranks import one_rank_env, result_of, run_ranks
+from launch_support import fsdp_launch_env
 
 SCRIPT = Path(__file__).with_name("_fsdp_cpu.py")
 
@@ -30,14 +29,6 @@ def single():
 @pytest.fixture(scope="module")
 def two_ranks():
     return _run("sync", 2)
-
-
-@pytest.fixture
-def clean_env(monkeypatch):
-    for k in list(os.environ):
-        if k.startswith("FSDP_") or k.startswith("ACCELERATE_"):
-            monkeypatch.delenv(k)
-    return monkeypatch
 
 
 @pytest.mark.claim("fsdp-min-num-params-zero-no-policy")
@@ -78,32 +69,17 @@ def test_min_num_params_must_be_a_plain_integer(clean_env):
     assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
 
 
-def _launch_env(tmp_path, monkeypatch, fsdp_config):
-    import accelerate.utils.launch as ulaunch
-    from accelerate.commands import launch as claunch
-
-    monkeypatch.setattr(ulaunch, "is_port_in_use", lambda port=None: False)
-    cfg = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 2,
-           "num_machines": 1, "machine_rank": 0, "mixed_precision": "no", "use_cpu": False,
-           "fsdp_config": fsdp_config}
-    path = tmp_path / "cfg.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    args = claunch.launch_command_parser().parse_args(["--config_file", str(path), "train.py"])
-    args, _, _ = claunch._validate_launch_command(args)
-    return ulaunch.prepare_multi_gpu_env(args)
-
-
 @pytest.mark.claim("fsdp-launch-exports-defaults")
 @pytest.mark.claim("fsdp-launch-ram-efficient-needs-sync")
 def test_launch_exports_defaults_and_refuses_ram_efficient_without_sync(tmp_path, clean_env):
     for version in (1, 2):
-        env = _launch_env(tmp_path, clean_env, {"fsdp_version": version,
+        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version,
                                                 "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"})
         assert env["FSDP_MIN_NUM_PARAMS"] == "100000000" and env["FSDP_SYNC_MODULE_STATES"] == "true"
         assert env["FSDP_CPU_RAM_EFFICIENT_LOADING"] == "true"
         with pytest.raises(ValueError, match="fsdp_sync_module_states"):
-            _launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False})
-        env = _launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False,
+            fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False})
+        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False,
                                                 "fsdp_cpu_ram_efficient_loading": False})
         assert env["FSDP_SYNC_MODULE_STATES"] == "false"
 
@@ -206,9 +182,8 @@ os._exit(0)  # no interpreter teardown: gloo's threads can abort it after the re
 def test_transformers_fsdp_loading():
     results = {}
     for local_rank in (1, 0):  # a one-rank group that calls itself local rank 1 stands in for a second GPU
-        env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()), "RANK": "0",
-               "WORLD_SIZE": "1", "LOCAL_RANK": str(local_rank), "ACCELERATE_USE_FSDP": "true",
-               "FSDP_CPU_RAM_EFFICIENT_LOADING": "true", "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+        env = one_rank_env(LOCAL_RANK=str(local_rank), LOCAL_WORLD_SIZE=None, ACCELERATE_USE_FSDP="true",
+                           FSDP_CPU_RAM_EFFICIENT_LOADING="true", HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
         p = subprocess.run([sys.executable, "-c", _HF], env=env, capture_output=True, text=True, timeout=180)
         results[local_rank] = result_of(p.stdout, p.returncode, p.stderr)
     r1 = results[1]

@@ -13,66 +13,10 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import warnings
-from pathlib import Path
 
 import pytest
-import yaml
 from gloo_ranks import one_rank
-
-BASE = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 8, "num_machines": 1,
-        "machine_rank": 0, "main_training_function": "main", "use_cpu": False, "fsdp_config": {"fsdp_version": 2}}
-
-
-def ds_base(**deepspeed_config) -> dict:
-    config = {k: v for k, v in BASE.items() if k != "fsdp_config"}
-    return {**config, "distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 2, **deepspeed_config}}
-
-
-class Launch:
-    """What ``accelerate launch --config_file <yaml> [flags] train.py --lr 1`` prepares: its args, the deepspeed
-    runner command (None when torchrun runs), the processes' environment and torchrun's arguments."""
-
-    def __init__(self, tmp_path: Path, config: dict, flags: tuple[str, ...] = (), probe_port: bool = False):
-        import accelerate.utils.launch as launch_mod
-        import torch.distributed.run as distrib_run
-        from accelerate.commands.launch import _validate_launch_command, launch_command_parser
-
-        path = tmp_path / "accelerate.yaml"
-        path.write_text(yaml.safe_dump(config))
-        args = launch_command_parser().parse_args(["--config_file", str(path), *flags, "train.py", "--lr", "1"])
-        args, defaults, mp_from_config_flag = _validate_launch_command(args)
-        saved = launch_mod.is_port_in_use
-        if not probe_port:
-            launch_mod.is_port_in_use = lambda port=None: False
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                if args.use_deepspeed:
-                    fields = list(defaults.deepspeed_config.keys())
-                    if mp_from_config_flag:
-                        fields.append("mixed_precision")
-                    args.deepspeed_fields_from_accelerate_config = ",".join(fields)
-                    self.cmd, env = launch_mod.prepare_deepspeed_cmd_env(args)
-                else:
-                    self.cmd, env = None, launch_mod.prepare_multi_gpu_env(args)
-        finally:
-            launch_mod.is_port_in_use = saved
-        self.warnings = [str(w.message) for w in caught]
-        self.args = args
-        self.env = {k: str(v) for k, v in env.items() if os.environ.get(k) != v}
-        self.torchrun = None
-        if self.cmd is None:  # multi_gpu_launcher / deepspeed_launcher, accelerate/commands/launch.py:1021-1025
-            self.torchrun = launch_mod._filter_args(
-                args, distrib_run.get_args_parser(),
-                ["--training_script", args.training_script, "--training_script_args", args.training_script_args])
-
-    def torchrun_config(self, monkeypatch):
-        import torch.distributed.run as distrib_run
-
-        monkeypatch.setenv("OMP_NUM_THREADS", "1")  # config_from_args sets it otherwise
-        config, _, script_args = distrib_run.config_from_args(self.torchrun)
-        return config, script_args
+from launch_support import BASE, Launch, ds_base
 
 
 # ------------------------------------------------------------------ processes and machines

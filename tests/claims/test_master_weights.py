@@ -8,13 +8,12 @@ offload cases build DeepSpeed's CPU Adam op, once per machine (TORCH_EXTENSIONS_
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
-from gloo_ranks import EXTENSIONS, free_port
+from gloo_ranks import EXTENSIONS, one_rank_env
 
 _ENGINES = textwrap.dedent(r'''
     import json, os, sys
@@ -99,9 +98,7 @@ _ENGINES = textwrap.dedent(r'''
 
 
 def _run_engines(*args: str) -> dict:
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1",
-               LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", CUDA_VISIBLE_DEVICES="", DS_ACCELERATOR="cpu",
-               OMP_NUM_THREADS="1")
+    env = one_rank_env(CUDA_VISIBLE_DEVICES="", DS_ACCELERATOR="cpu", OMP_NUM_THREADS="1")
     env.setdefault("TORCH_EXTENSIONS_DIR", EXTENSIONS)
     proc = subprocess.run([sys.executable, "-c", _ENGINES, *args], capture_output=True, text=True, timeout=900,
                           env=env)
@@ -186,8 +183,7 @@ def test_fsdp2_without_policy_trains_in_bf16():
               sorted({str(v.dtype) for v in states}), sum(v.numel() * v.element_size() for v in states) / numel)
         dist.destroy_process_group()
     ''')
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1",
-               LOCAL_RANK="0", CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1")
+    env = one_rank_env(LOCAL_WORLD_SIZE=None, CUDA_VISIBLE_DEVICES="", OMP_NUM_THREADS="1")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("FACTS ")), "")
     assert proc.returncode == 0 and line, proc.stderr[-3000:]

@@ -1,9 +1,9 @@
 """Claims about the backend choice, FSDP versions, sharding and offload (wizard/core/claims/offload.py).
 
-accelerate's launcher runs without starting anything (``Launch`` of test_launch.py); plugins are built in this
+accelerate's launcher runs without starting anything (``Launch`` of launch_support.py); plugins are built in this
 process from the environment the launcher prepared; raw torch FSDP and accelerate's FSDP2 path (through the CPU
 shim of wizard/run/cpu_fsdp_compat.py) and DeepSpeed engines run in one gloo process of their own
-(``one_rank`` of gloo_ranks.py, ``run_ds`` of test_deepspeed.py). No DeepSpeed op is built.
+(``one_rank`` of gloo_ranks.py, ``run_ds``). No DeepSpeed op is built.
 """
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from gloo_ranks import one_rank, result_of
-from test_deepspeed import run_ds
-from test_fsdp import clean_env  # noqa: F401 - fixture
-from test_launch import BASE, Launch, ds_base
+from gloo_ranks import one_rank, result_of, run_ds
+from launch_support import BASE, Launch, ds_base
 
 
 def _env_of(launch: Launch, monkeypatch) -> None:

@@ -43,17 +43,6 @@ def ds():
     return _run("ds_run.py", timeout=600)  # an op build, when the cache lacks it, must never be killed
 
 
-@pytest.fixture
-def fresh_state(monkeypatch):
-    from accelerate.state import AcceleratorState, PartialState
-
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
-    yield monkeypatch
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
-
-
 # ------------------------------------------------------------------------------------------------------ FSDP
 @pytest.mark.claim("fsdp1-autocast-fsdp2-none")
 def test_fsdp1_adds_autocast_fsdp2_does_not(fsdp):

@@ -1,7 +1,7 @@
 """Claims about prefetching, wrapping and use_orig_params (wizard/core/claims/prefetch.py).
 
 Plugin-level facts run in this process. ZeRO-3's prefetch, persistence, reuse and leaf modules are shown by one
-one-rank DeepSpeed run (test_deepspeed.run_ds) that records, from forward pre-hooks, which parameters are gathered
+one-rank DeepSpeed run (gloo_ranks.run_ds) that records, from forward pre-hooks, which parameters are gathered
 when each module starts. FSDP's ignored modules, units and flat parameters come from tests/claims/_wrapping_cpu.py on
 two gloo ranks (it reuses tests/claims/_fsdp_cpu.py and its shim). Both run once per module (fixtures).
 """
@@ -10,12 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import test_fsdp
-from gloo_ranks import run_ranks
-from test_deepspeed import run_ds
-from test_fsdp import _launch_env
-
-clean_env = test_fsdp.clean_env  # the fixture: FSDP_* and ACCELERATE_* removed from the environment
+from gloo_ranks import run_ds, run_ranks
+from launch_support import fsdp_launch_env
 
 WRAPPING = Path(__file__).with_name("_wrapping_cpu.py")
 
@@ -120,10 +116,10 @@ def test_backward_prefetch_values_and_fsdp2(clean_env):
 @pytest.mark.claim("fsdp-backward-prefetch-old-name-ignored")
 @pytest.mark.claim("fsdp-launch-use-orig-params-true")
 def test_launch_reads_neither_the_old_prefetch_name_nor_leaves_use_orig_params_off(tmp_path, clean_env):
-    env = _launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch_policy": "BACKWARD_PRE"})
+    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch_policy": "BACKWARD_PRE"})
     assert "FSDP_BACKWARD_PREFETCH" not in env
     assert env["FSDP_USE_ORIG_PARAMS"] == "true"  # the YAML does not mention it
-    env = _launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch": "BACKWARD_POST"})
+    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch": "BACKWARD_POST"})
     assert env["FSDP_BACKWARD_PREFETCH"] == "BACKWARD_POST"
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 

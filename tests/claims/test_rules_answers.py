@@ -1,34 +1,21 @@
 """Claims stated by the answer rules (wizard/core/claims/rules_answers.py).
 
-The launcher facts reuse test_launch.Launch (accelerate launch prepared without starting a process), the plugin
-facts build accelerate's FSDP plugin in this process (test_fsdp.clean_env), and the FSDP2 runs go through
-tests/claims/_rules_answers_cpu.py on gloo ranks, started by test_fsdp._run (it reuses _fsdp_cpu.py's shim)."""
+The launcher facts reuse launch_support.Launch (accelerate launch prepared without starting a process), the plugin
+facts build accelerate's FSDP plugin in this process (the clean_env fixture), and the FSDP2 runs go through
+tests/claims/_rules_answers_cpu.py on gloo ranks, started by gloo_ranks.run_ranks (it reuses _fsdp_cpu.py's shim)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-import test_fsdp
-from test_launch import BASE, Launch, ds_base
-
-clean_env = test_fsdp.clean_env  # the fixture: FSDP_* and ACCELERATE_* removed from the environment
+from gloo_ranks import run_ranks
+from launch_support import BASE, Launch, ds_base
 
 SUPPORT = Path(__file__).with_name("_rules_answers_cpu.py")
 
 
 def _run(mode: str, world: int, monkeypatch) -> dict[int, dict]:
-    return test_fsdp._run(mode, world, script=SUPPORT)
-
-
-@pytest.fixture
-def fresh_state():
-    from accelerate.state import AcceleratorState, PartialState
-
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
-    yield
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
+    return run_ranks(SUPPORT, mode, world=world)
 
 
 @pytest.mark.claim("dynamo-options-need-backend")

@@ -1,15 +1,15 @@
 """Claims stated by the DeepSpeed config rules (wizard/core/claims/rules_ds.py).
 
 The plugin, the launcher and DeepSpeed's config models run in this process (accelerate's state is reset around each
-test); whatever needs a DeepSpeed engine runs in one gloo rank in a subprocess (run_ds of test_deepspeed.py)."""
+test); whatever needs a DeepSpeed engine runs in one gloo rank in a subprocess (run_ds of gloo_ranks.py)."""
 from __future__ import annotations
 
 import os
 
 import pytest
 import yaml
-from test_deepspeed import run_ds
-from test_ds_options import _ds_yaml, _launch_env
+from gloo_ranks import run_ds
+from launch_support import ds_launch_env, ds_yaml
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +28,7 @@ def _fresh_state(monkeypatch):
 
 
 def _inline(**keys) -> dict:
-    config = _ds_yaml("unused.json", **keys)
+    config = ds_yaml("unused.json", **keys)
     del config["deepspeed_config"]["deepspeed_config_file"]
     return config
 
@@ -59,7 +59,7 @@ def test_zero_stage_must_be_0_to_3(monkeypatch):
 def test_offload_devices_are_none_cpu_or_nvme(tmp_path):
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    env = _launch_env(tmp_path, _inline(zero_stage=3, offload_optimizer_device="CPU", offload_param_device="NVMe"))
+    env = ds_launch_env(tmp_path, _inline(zero_stage=3, offload_optimizer_device="CPU", offload_param_device="NVMe"))
     assert env["ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE"] == "cpu"
     assert env["ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE"] == "nvme"
     for device in ("none", "cpu", "nvme"):
@@ -75,7 +75,7 @@ def test_inline_gradient_accumulation_must_be_a_positive_whole_number(monkeypatc
     from accelerate.state import AcceleratorState, PartialState
     from accelerate.utils import DeepSpeedPlugin
 
-    env = _launch_env(tmp_path, _inline(gradient_accumulation_steps=2.0))
+    env = ds_launch_env(tmp_path, _inline(gradient_accumulation_steps=2.0))
     assert env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "2.0"  # str() of the YAML value
     for text in ("2.0", "two"):
         monkeypatch.setenv("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", text)
@@ -133,7 +133,7 @@ def test_zero3_save_16bit_model_is_on_only_for_true(monkeypatch, tmp_path):
 
     assert yaml.safe_load("v: yes")["v"] is True  # unquoted yes is a YAML boolean, exported as 'true'
     for value, text in ((True, "true"), ("Yes", "yes"), ("1", "1")):
-        env = _launch_env(tmp_path, _inline(zero_stage=3, zero3_save_16bit_model=value))
+        env = ds_launch_env(tmp_path, _inline(zero_stage=3, zero3_save_16bit_model=value))
         assert env["ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL"] == text
     for text, on in (("true", True), ("TRUE", True), ("yes", False), ("1", False), ("on", False)):
         monkeypatch.setenv("ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", text)

@@ -9,7 +9,6 @@ import logging
 
 import pytest
 from gloo_ranks import one_rank
-from test_fsdp import clean_env  # noqa: F401 - fixture
 
 BASE = {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}
 

@@ -1,6 +1,6 @@
 """Claims stated by the FSDP and key lint rules (wizard/core/claims/rules_fsdp.py).
 
-The launcher runs the way tests/claims/test_launch.py runs it (``Launch``: parse, validate, build the processes'
+The launcher runs the way tests/claims/launch_support.py runs it (``Launch``: parse, validate, build the processes'
 environment, never start them); the FSDP plugin is built from that environment in this process."""
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import textwrap
 import warnings
 
 import pytest
-from gloo_ranks import free_port
-from test_fsdp import clean_env  # noqa: F401 - fixture
-from test_launch import BASE, Launch
+from launch_support import BASE, Launch
 
 
 @pytest.mark.claim("launch-section-keys-copied-flat")
@@ -123,9 +121,9 @@ def test_a_quoted_false_passes_the_launcher_and_fsdp1_syncs_anyway(tmp_path, cle
 
 @pytest.mark.claim("torch-hybrid-groups-need-multiple")
 def test_new_subgroups_needs_a_divisor_of_the_world_size():
-    code = textwrap.dedent(f"""
+    code = textwrap.dedent("""
         import torch.distributed as dist
-        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:{free_port()}", rank=0, world_size=1)
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:0", rank=0, world_size=1)
         try:
             dist.new_subgroups(2)
         except ValueError as e:

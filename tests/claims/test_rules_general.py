@@ -1,6 +1,6 @@
 """Claims stated by the general config rules (wizard/core/claims/rules_general.py).
 
-The launcher is driven the way tests/claims/test_launch.py does it (its ``Launch`` helper: parse, validate, build
+The launcher is driven the way tests/claims/launch_support.py does it (its ``Launch`` helper: parse, validate, build
 the environment and torchrun's arguments, start nothing); the loader, the plugins and the Accelerator are the
 installed ones, on CPU in this process."""
 from __future__ import annotations
@@ -13,21 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from gloo_ranks import run_ranks
-from test_launch import BASE, Launch, ds_base
-
-
-@pytest.fixture
-def fresh_state(monkeypatch):
-    from accelerate.state import AcceleratorState, PartialState
-
-    for key in list(os.environ):
-        if key.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_")):
-            monkeypatch.delenv(key)
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
-    yield monkeypatch
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
+from launch_support import BASE, Launch, ds_base
 
 
 def _load(tmp_path, config: dict | str):

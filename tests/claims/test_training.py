@@ -3,7 +3,7 @@
 
 Three demonstrations run once per session and several claims read their results: accelerate FSDP on two gloo ranks
 (tests/claims/_training_cpu.py, built on _fsdp_cpu.py and its CPU shim), accelerate DeepSpeed on one gloo rank
-(tests/claims/_training_ds_body.py through test_deepspeed.run_ds), and the HF Trainer on the CPU in this process.
+(tests/claims/_training_ds_body.py through gloo_ranks.run_ds), and the HF Trainer on the CPU in this process.
 """
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from gloo_ranks import run_ranks
-from test_deepspeed import run_ds
-from test_fsdp import clean_env  # noqa: F401 - clean_env is a fixture used below
-from test_launch import BASE, Launch, ds_base
+from gloo_ranks import run_ds, run_ranks
+from launch_support import BASE, Launch, ds_base
 
 HERE = Path(__file__).parent
 
@@ -31,17 +29,6 @@ def fsdp(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ds(tmp_path_factory):
     return run_ds((HERE / "_training_ds_body.py").read_text(encoding="utf-8"), tmp_path_factory.mktemp("ds"))
-
-
-@pytest.fixture
-def fresh_state():
-    from accelerate.state import AcceleratorState, PartialState
-
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
-    yield
-    AcceleratorState._reset_state(True)
-    PartialState._reset_state()
 
 
 # ------------------------------------------------------------------------------------------------ accumulation

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 
@@ -203,7 +202,8 @@ CASES = [
     C("fsdp-no-wrap-policy", fsdp(fc={"fsdp_auto_wrap_policy": DROP}), fsdp()),
     C("fsdp-transformer-wrap-no-classes", fsdp(),
       fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"})),
-    C("fsdp-wrap-classes-invalid", fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer, Qwen2DecoderLayer"}),
+    C("fsdp-wrap-classes-invalid",
+      fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer, Qwen2DecoderLayer"}),
       fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer,Qwen2DecoderLayer"})),
     C("fsdp-wrap-classes-unused", fsdp(fc={"fsdp_auto_wrap_policy": "NO_WRAP",
                                             "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}),
@@ -369,7 +369,8 @@ CASES = [
     C("ds-json-communication-data-type-invalid", filemode(), filemode(), dsj(communication_data_type="fp64"),
       dsj(communication_data_type="fp32")),
     C("ds-json-gather-16bit-unused", filemode({"zero3_init_flag": False}), filemode({"zero3_init_flag": False}),
-      dsj(zero_optimization={"stage": 2, "stage3_prefetch_bucket_size": DROP, "stage3_param_persistence_threshold": DROP}),
+      dsj(zero_optimization={"stage": 2, "stage3_prefetch_bucket_size": DROP,
+                             "stage3_param_persistence_threshold": DROP}),
       dsj(zero_optimization={"stage": 2, "stage3_gather_16bit_weights_on_model_save": DROP,
                              "stage3_prefetch_bucket_size": DROP, "stage3_param_persistence_threshold": DROP})),
     C("ds-json-deprecated-cpu-offload-client-optimizer", filemode({"zero3_init_flag": False}),
@@ -906,7 +907,8 @@ def test_load_config_files_reads_a_json_only_next_to_the_yaml_and_warns(tmp_path
     lc = load_config_files(tmp_path / "cfg" / "a.yaml")
     assert lc.ds == dsj() and lc.ds_path == tmp_path / "cfg" / "ds.json" and lc.ds_path_known
     [f] = lc.findings
-    assert (f.rule, f.severity, f.keys) == ("ds-config-file-not-from-here", "warning", ("deepspeed_config.deepspeed_config_file",))
+    assert (f.rule, f.severity, f.keys) == ("ds-config-file-not-from-here", "warning",
+                                            ("deepspeed_config.deepspeed_config_file",))
     assert f"current folder {tmp_path}" in f.message and f"Launch from {tmp_path / 'cfg'}" in f.fix
     monkeypatch.chdir(tmp_path / "cfg")  # from the YAML's folder the path resolves: no warning
     lc = load_config_files("a.yaml")
@@ -1035,14 +1037,6 @@ def test_lint_path_imports_nothing_heavy(tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 # ground truth for a few errors: the real accelerate / deepspeed code raises or changes the value
 # ---------------------------------------------------------------------------------------------------------------
-@pytest.fixture
-def clean_env(monkeypatch):
-    for k in list(os.environ):
-        if k.startswith(("FSDP_", "ACCELERATE_")):
-            monkeypatch.delenv(k, raising=False)
-    return monkeypatch
-
-
 @pytest.mark.verify
 def test_verify_min_num_params_1e8_raises(clean_env):
     from accelerate.utils import FullyShardedDataParallelPlugin

@@ -2,13 +2,10 @@
 model loaded in bf16, one per precision setting, plus zero.Init. Prints one line ``RESULT {json}``."""
 import json
 import os
-import socket
 import sys
 
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0")
+# a world of one: rank 0's store binds a port the kernel gives it (MASTER_PORT=0), nothing is picked in advance
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="0", RANK="0", WORLD_SIZE="1", LOCAL_RANK="0")
 import deepspeed  # noqa: E402
 import torch  # noqa: E402
 

@@ -3,14 +3,11 @@ shim), a bf16 model whose one unit holds a frozen Linear and a trainable one. ar
 Prints one line ``RESULT {json}``."""
 import json
 import os
-import socket
 import sys
 import warnings
 
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
+# a world of one: rank 0's store binds a port the kernel gives it (MASTER_PORT=0), nothing is picked in advance
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="0", RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
                   LOCAL_WORLD_SIZE="1", ACCELERATE_USE_FSDP="true", ACCELERATE_TORCH_DEVICE="cpu")
 from wizard.run.cpu_fsdp_compat import install  # noqa: E402
 
