@@ -57,7 +57,7 @@ def timed(argv: list[str], env: dict, log: Path | None = None) -> float:
 
 
 def main() -> int:
-    from wizard.run.rehearse import free_port, prewarm_deepspeed_ops
+    from wizard.run.rehearse import prewarm_deepspeed_ops, rehearsal_port
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -75,19 +75,19 @@ def main() -> int:
     accelerate = str(BIN / "accelerate")
     # one rendered config for the by-hand launches: exactly what the wizard writes
     hand_answers = work / "hand.yaml"
-    hand_answers.write_text(yaml.safe_dump(answers(free_port())))
+    hand_answers.write_text(yaml.safe_dump(answers(rehearsal_port())))
     subprocess.run(wizard + ["--headless", str(hand_answers), "--out", str(work / "hand")], check=True, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     hand_cfg = str(work / "hand" / "accelerate_config.yaml")
 
     def wizard_run(i: int) -> float:
         a = work / f"w{i}.yaml"
-        a.write_text(yaml.safe_dump(answers(free_port())))
+        a.write_text(yaml.safe_dump(answers(rehearsal_port())))
         return timed(wizard + ["--headless", str(a), "--out", str(work / f"w{i}"), "--launch", "--",
                                "--steps", str(args.steps)], env)
 
     def hand_run(i: int) -> float:
-        return timed([accelerate, "launch", "--config_file", hand_cfg, "--main_process_port", str(free_port()),
+        return timed([accelerate, "launch", "--config_file", hand_cfg, "--main_process_port", str(rehearsal_port()),
                       script, "--steps", str(args.steps)], env, log=work / f"hand{i}.log")
 
     wizard_run("warm")  # page cache, first-import costs

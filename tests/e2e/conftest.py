@@ -1,8 +1,8 @@
-"""Fixtures for real launches: DeepSpeed's JIT ops built once, and one cached wizard run per config.
+"""Fixtures for real launches: one cached wizard run per config.
 
-Every DeepSpeed run JIT-compiles two C++ ops on first use (60-100 s each on 2 cores). They are built
-once per machine into TORCH_EXTENSIONS_DIR (default here: ~/.cache/fsdpds-wizard/torch_extensions,
-the path CI caches) by the session fixture ``deepspeed_ops``, in one process, before any rank needs them.
+Every DeepSpeed run loads two C++ ops that are JIT-compiled on first use (60-100 s each on 2 cores); they are built
+once per machine into TORCH_EXTENSIONS_DIR (default here: ~/.cache/fsdpds-wizard/torch_extensions, the path CI
+caches) before any test runs (tests/tiers.py) and by the root conftest's ``deepspeed_ops`` fixture otherwise.
 """
 from __future__ import annotations
 
@@ -12,17 +12,6 @@ import time
 import pytest
 from e2e_support import CASES, RUN_TIMEOUT, STEPS, LaunchedRun, wizard_argv, write_answers
 from helpers import ROOT
-
-
-@pytest.fixture(scope="session")
-def deepspeed_ops():
-    """Build DeepSpeed's CPU ops once (a no-op when TORCH_EXTENSIONS_DIR already has them)."""
-    from wizard.run.rehearse import prewarm_deepspeed_ops
-
-    t0 = time.monotonic()
-    proc = prewarm_deepspeed_ops(timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return time.monotonic() - t0
 
 
 @pytest.fixture(scope="session")

@@ -1,23 +1,18 @@
 """Shared by the e2e tests: the rehearsed configs, answers files, the wizard command line, run records.
 
-Importing it points TORCH_EXTENSIONS_DIR at ~/.cache/fsdpds-wizard/torch_extensions unless it is set,
-so every DeepSpeed rank finds the ops built once (the path CI caches).
+Every DeepSpeed rank finds the ops built once through TORCH_EXTENSIONS_DIR, which tests/conftest.py sets.
 """
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-EXT_DIR = Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"
 STEPS = 8
 RUN_TIMEOUT = 300  # seconds per launch; DeepSpeed's first use of an op may still compile it
-
-os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXT_DIR))
 
 # Answers for each rehearsed config: everything else is the catalogue default (transformer wrap of
 # LlamaDecoderLayer: the rehearsal adjusts it, as it would for a real user). fp32 on purpose: these runs

@@ -33,6 +33,30 @@ def child(tmp_path, code: str, **kw) -> LaunchSpec:
     return LaunchSpec(argv=[sys.executable, str(script)], run_dir=RunDir(tmp_path / "out"), **kw)
 
 
+async def until(cond, timeout: float = 60.0, what: str = "") -> None:
+    """Wait until ``cond()`` holds; fail naming ``what`` after ``timeout`` seconds (a bound for a hung test, not a
+    measure: the conditions hold within a second at rest)."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what or cond}")
+        await asyncio.sleep(0.02)
+
+
+def ready(seen: list) -> bool:
+    return any(isinstance(ev, Output) and "ready" in ev.lines for ev in seen)
+
+
+def grandchild(seen: list) -> int | None:
+    """The pid a child printed as ``grandchild PID``."""
+    for ev in seen:
+        if isinstance(ev, Output):
+            for line in ev.lines:
+                if line.startswith("grandchild "):
+                    return int(line.split()[1])
+    return None
+
+
 def alive(pid: int, created: float) -> bool:
     try:
         p = psutil.Process(pid)
@@ -93,8 +117,10 @@ async def test_stop_escalates_sigint_sigterm_sigkill_and_leaves_nothing(tmp_path
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         # a grandchild in a session of its own, like torchrun's ranks, that ignores the polite signals too
-        subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-                          "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"], start_new_session=True)
+        kid = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, "
+                                "signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"],
+                               start_new_session=True)
+        print("grandchild", kid.pid, flush=True)
         print("ready", flush=True)
         time.sleep(60)
     """, grace_int=0.5, grace_term=0.5, grace_kill=5.0)
@@ -102,13 +128,12 @@ async def test_stop_escalates_sigint_sigterm_sigkill_and_leaves_nothing(tmp_path
     seen = []
     run.subscribe(seen.append)
     await run.start()
-    while not any(isinstance(ev, Output) and "ready" in ev.lines for ev in seen):
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)  # let the tree watcher see the grandchild
-    t0 = time.monotonic()
+    await until(lambda: ready(seen), what="the child's ready line")
+    await until(lambda: grandchild(seen) in run.seen_pids, what="the tree watcher seeing the grandchild")
     await run.stop("test")
     result = await run.wait()
-    assert time.monotonic() - t0 < 8
+    # each signal in turn, and SIGKILL ended it: a child left to its natural end would exit 0 after 60 s (no bound in
+    # seconds here: the machine's load must not decide the test)
     assert [ev.signal for ev in seen if isinstance(ev, Stopping)] == ["SIGINT", "SIGTERM", "SIGKILL"]
     assert result.status == "stopped" and result.exit_code == 128 + 9
     procs = result.summary["processes_seen"]
@@ -124,10 +149,12 @@ async def test_second_stop_skips_ahead(tmp_path):
         time.sleep(60)
     """, grace_int=30.0)
     run = Run(spec)
+    seen = []
+    run.subscribe(seen.append)
     await run.start()
-    await asyncio.sleep(0.3)
+    await until(lambda: ready(seen), what="the child ignoring SIGINT")  # before that, SIGINT would end it
     first = asyncio.ensure_future(run.stop())
-    await asyncio.sleep(0.3)
+    await until(lambda: any(isinstance(ev, Stopping) for ev in seen), what="the first stop's SIGINT")
     await run.stop()  # like a second Ctrl-C: SIGTERM now, not after 30 s
     await first
     result = await run.wait()
@@ -136,14 +163,21 @@ async def test_second_stop_skips_ahead(tmp_path):
 
 
 async def test_orphans_are_cleaned_up_after_exit(tmp_path):
-    spec = child(tmp_path, """
-        import subprocess, sys, time
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
-        time.sleep(0.6)
+    go = tmp_path / "go"
+    spec = child(tmp_path, f"""
+        import os, subprocess, sys, time
+        kid = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+        print("grandchild", kid.pid, flush=True)
+        while not os.path.exists({str(go)!r}):  # the test says when the tree watcher has seen the grandchild
+            time.sleep(0.02)
         print("parent leaves its child behind")
     """)
     run = Run(spec)
+    seen = []
+    run.subscribe(seen.append)
     await run.start()
+    await until(lambda: grandchild(seen) in run.seen_pids, what="the tree watcher seeing the grandchild")
+    go.touch()
     result = await run.wait()
     assert result.exit_code == 0
     left = result.summary["leftover_processes_killed"]

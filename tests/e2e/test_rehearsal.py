@@ -93,7 +93,7 @@ def test_full_shard_and_zero3_follow_the_same_loss_curve(rehearsed):
         fsdp = rehearsed(case).losses
         assert len(fsdp) == len(zero3) == STEPS
         assert fsdp[0] == pytest.approx(zero3[0], rel=1e-6), "same seed and data: same first loss"
-        for step, (a, b) in enumerate(zip(fsdp, zero3)):
+        for step, (a, b) in enumerate(zip(fsdp, zero3, strict=True)):
             assert a == pytest.approx(b, rel=LOSS_RTOL), (case, step, a, b)
 
 
@@ -187,17 +187,16 @@ def _alive(seen: list[dict]) -> list[int]:
 
 def test_fsdp_without_rehearsal_is_caught_by_the_checklist(tmp_path):
     """A plain --launch of an FSDP config on a machine without GPUs: accelerate silently runs without
-    distribution (two unsynchronised copies). The run succeeds; the checklist must say so."""
-    from wizard.run.rehearse import free_port
-
+    distribution (two unsynchronised copies). The run succeeds; the checklist must say so. Not a rehearsal, so the
+    test asks torchrun for its standalone rendezvous itself (PET_STANDALONE=1: a port the kernel gives, no race)."""
     body = {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
-            "launch": {"num_processes": 2, "main_process_port": free_port()},
+            "launch": {"num_processes": 2},
             "wrapping": {"policy": "transformer", "layer_classes": ["GPTBlock"]},
             "precision": {"mixed_precision": "no"}}
     answers = tmp_path / "fsdp2_cpu.yaml"
     answers.write_text(json.dumps({"schema_version": 1, **body}))
     out = tmp_path / "out"
-    env = dict(os.environ, OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    env = dict(os.environ, OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="", PET_STANDALONE="1")
     proc = subprocess.run(wizard_argv(answers, out, "--steps", "4", rehearse=False), cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=180)
     summary = json.loads((only_run_dir(out) / "summary.json").read_text())

@@ -110,6 +110,9 @@ def test_recorded_teardown_abort_after_completion():
     ("gen_nccl_timeout.log", "collective-timeout", "timed out"),
     ("gen_wrap_class_missing.log", "wrap-class-not-found", "LlamaDecoderLayer"),
     ("gen_ds_batch_assert.log", "batch-size-assertion", "batch-size"),
+    # recorded: accelerate launch as machine 0 of 2 while another socket held the main port (bound, not listening,
+    # so accelerate's own probe found it free and torchrun's store could not listen on it)
+    ("rec_port_taken.log", "port-taken", "port was taken"),
 ])
 def test_known_failures_are_diagnosed_with_a_fix(name, code, words):
     mon = parse_log(load(name))
@@ -256,7 +259,7 @@ def test_setup_records_merge_per_rank_and_stay_bounded():
     mon.feed_text('{"fsdpds": 1, "kind": "setup", "rank": 0, "world_size": 2, "optimizer_state_bytes": 0}\n'
                   '{"fsdpds": 1, "kind": "setup", "update": true, "rank": 0, "optimizer_state_bytes": 64}\n')
     assert mon.setups[0] == {"rank": 0, "world_size": 2, "optimizer_state_bytes": 64}
-    mon.feed_text("".join('{"fsdpds": 1, "kind": "setup", "rank": %d}\n' % i for i in range(10000)))
+    mon.feed_text("".join(f'{{"fsdpds": 1, "kind": "setup", "rank": {i}}}\n' for i in range(10000)))
     assert len(mon.setups) == 4096
 
 
@@ -318,7 +321,8 @@ def test_describe_record_words():
         == "end: completed, 20 steps, in 9.0 s"
     assert describe_record({"kind": "something-new"}) is None
     mon = Monitor()
-    res = mon.feed_text('[rank1]: {"fsdpds": 1, "kind": "future", "x": 1}\n{"fsdpds": 1, "kind": "end", "status": "ok"}\n')
+    res = mon.feed_text('[rank1]: {"fsdpds": 1, "kind": "future", "x": 1}\n'
+                        '{"fsdpds": 1, "kind": "end", "status": "ok"}\n')
     assert res.lines == ['[rank1]: {"fsdpds": 1, "kind": "future", "x": 1}', "end: ok"]
 
 
@@ -401,7 +405,8 @@ def test_checklist_rows_for_a_rehearsal_never_over_claim():
     assert labels["Not rehearsed: precision fp16 (ran fp32)"] == NOT_REHEARSED
     assert "Mixed precision no" not in labels  # never a bare claim about a setting that was changed
     text = verdict(items)
-    assert text.startswith("took effect: ") and "settings; not rehearsed: precision fp16 (ran fp32), processes 8 (ran 2)" in text
+    assert text.startswith("took effect: ") and ("settings; not rehearsed: precision fp16 (ran fp32), "
+                                                 "processes 8 (ran 2)") in text
     # no effective setup: say why, and still list what was not rehearsed
     items = compare(None, expected_from_config(adjusted), not_rehearsed=nr,
                     unknown_why="the run was stopped before the script reported its setup")

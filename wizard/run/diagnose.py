@@ -6,6 +6,7 @@ the run's end record, and returns :class:`Diagnosis` items, most specific first.
 * ``oom``: out of memory on the accelerator or the host (including a rank killed by SIGKILL, which on
   Linux is usually the kernel's OOM killer);
 * ``collective-timeout``: NCCL / gloo collective timeouts and watchdog aborts;
+* ``port-taken``: the main process could not listen on its port (another program held it);
 * ``wrap-class-not-found``: FSDP's transformer wrap names a class the model does not have;
 * ``batch-size-assertion``: DeepSpeed's batch identity ``train_batch_size = micro * gas * world``,
   including the CPU case where accelerate counts one process while DeepSpeed counts several;
@@ -27,6 +28,7 @@ _TIMEOUT = re.compile(r"Watchdog caught collective operation timeout|collective 
                       r"NCCL.{0,80}[Tt]ime(?:d ?)?out|ProcessGroupNCCL.{0,120}[Tt]imeout|"
                       r"DistBackendError.{0,200}[Tt]ime(?:d ?)?out|gloo.{0,80}[Tt]imed? ?out|"
                       r"Timed out (?:waiting|after)|[Tt]imeout after \d+")
+_PORT_TAKEN = re.compile(r"EADDRINUSE|[Aa]ddress already in use|on port `?\d+`?, but another process is utilizing it")
 _WRAP = re.compile(r"Could not find the transformer layer class ([\w.]+) in the model")
 _BATCH = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size "
                     r"(\d+) != (\d+) \* (\d+) \* (\d+)")
@@ -82,6 +84,17 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
     out: list[Diagnosis] = []
     if exit_code == 0 and not any(_TEARDOWN in ln for ln in lines):
         return out
+
+    m, line = _first(_PORT_TAKEN, lines)
+    if m:
+        out.append(Diagnosis(
+            "port-taken", "The main process port was taken",
+            "the launcher on the main machine could not listen on main_process_port: another program there held "
+            "it (another run, a test suite, a service), perhaps only between the port's choice and its use. Nothing "
+            "was trained.",
+            "launch again: a rehearsal picks another port each time; otherwise set launch.main_process_port to a "
+            "port nothing else uses (on one machine `accelerate launch --main_process_port 0` lets it pick one)",
+            [line]))
 
     m, line = _first(_WRAP, lines)
     if m:

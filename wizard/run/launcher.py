@@ -242,6 +242,12 @@ class Run:
     def run_id(self) -> str | None:
         return self.spec.run_dir.run_id if self.spec.run_dir else None
 
+    @property
+    def seen_pids(self) -> frozenset[int]:
+        """The processes of the run's tree seen so far (ranks live in sessions of their own): what a stop signals
+        and what is swept up after the main process exits."""
+        return frozenset(self._known)
+
     async def start(self) -> None:
         spec = self.spec
         if self.proc is not None:

@@ -108,7 +108,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     base = dict(os.environ if base_env is None else base_env)
     overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path)}  # the script saves checkpoints there
     if rehearse:
-        overrides.update(rehearsal_env(target, base))
+        overrides.update(rehearsal_env(target, base, machines=used["launch.num_machines"]))
     env = dict(base, **overrides)
     expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed)
     summary_extra = {

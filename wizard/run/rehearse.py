@@ -213,8 +213,38 @@ def _is_bundled(script: str | None, cwd: Path | None = None) -> bool:
         return False
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_PORT = 20000
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    """The ports the kernel hands out by itself (a bind to port 0, the local end of a connection)."""
+    try:
+        low, high = (int(v) for v in EPHEMERAL_RANGE_FILE.read_text().split()[:2])
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def rehearsal_port() -> int:
+    """A port for the rehearsal's main process: free when chosen, and below the kernel's ephemeral range, so no bind
+    to port 0 and no connection this machine opens is given it between its choice and its use (a rank connecting
+    to it too early can never connect to itself). On one machine the rendezvous is torchrun's standalone one and
+    this port is only what accelerate probes; a SLURM rehearsal's first node listens on it."""
+    import random
+
+    low, _ = _ephemeral_range()
+    high = max(low, LOWEST_PORT + 1000)
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(LOWEST_PORT, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))  # no SO_REUSEADDR: fails while any socket holds the port
+            except OSError:
+                continue
+        return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a crowded machine: any free port
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
@@ -239,7 +269,7 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     change("launch.num_machines", 1, "one machine")
     change("launch.machine_rank", 0, "one machine", quiet=True)
     change("launch.main_process_ip", None, "one machine", quiet=True)
-    change("launch.main_process_port", port or free_port(), "a free local port", quiet=True)
+    change("launch.main_process_port", port or rehearsal_port(), "a free local port", quiet=True)
     change("launch.rdzv_backend", "static", "one machine", quiet=True)
     change("launch.gpu_ids", "all", "no GPUs are used", quiet=True)
     change("launch.ds_multinode_launcher", "standard", "one machine", quiet=True)
@@ -317,8 +347,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     return rehearsed, notes, script_args + kept_args
 
 
-def rehearsal_env(target: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment overrides for a CPU rehearsal of ``target``."""
+def rehearsal_env(target: str, base: Mapping[str, str] | None = None, machines: int = 1) -> dict[str, str]:
+    """Environment overrides for a CPU rehearsal of ``target`` on ``machines`` machines.
+
+    On one machine the processes meet through torchrun's standalone rendezvous (``PET_STANDALONE=1``, read by the
+    torchrun that ``accelerate launch`` runs): its launcher binds the store to a port the kernel gives it before any
+    rank starts, so no other program on this machine (another rehearsal, a training job, a test suite) can take the
+    port between its choice and its use. The ``main_process_port`` in the rehearsal's config is then only the port
+    accelerate probes before it starts torchrun. Several machines (a SLURM rehearsal) meet at the main address and
+    port the batch script passes."""
     if base is None:
         base = os.environ
     cores = os.cpu_count() or 2
@@ -326,6 +363,8 @@ def rehearsal_env(target: str, base: Mapping[str, str] | None = None) -> dict[st
         "CUDA_VISIBLE_DEVICES": "",
         "OMP_NUM_THREADS": base.get("OMP_NUM_THREADS") or str(max(1, cores // REHEARSAL_PROCESSES)),
     }
+    if machines == 1:
+        env["PET_STANDALONE"] = "1"
     if target == DEEPSPEED:
         env["DS_ACCELERATOR"] = "cpu"
     else:
