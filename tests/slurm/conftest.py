@@ -7,6 +7,7 @@ daemon it started gone. Skips, with the reason, when this is not root or SLURM's
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -17,8 +18,6 @@ import pytest
 from helpers import ROOT
 
 SCRIPT = ROOT / "scripts" / "slurm_local.sh"
-EXT_DIR = Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"
-os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXT_DIR))
 
 
 @dataclass
@@ -43,24 +42,47 @@ def _missing() -> str | None:
     return None
 
 
-def _free_port_run(n: int = 3) -> int:
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port + n > 65535:
-            continue
-        ok = True
+ATTEMPTS = 4
+"""Cluster starts tried when a daemon finds its port taken (and only then)."""
+
+
+def _port_run(n: int = 3) -> int:
+    """The first of ``n`` consecutive ports free now, below the kernel's ephemeral range (so no connection or bind
+    to port 0 on this machine is given one of them before the daemons listen), chosen at random; a daemon that
+    still finds its port taken makes :func:`slurm_cluster` start again on others."""
+    from wizard.run.rehearse import LOWEST_PORT, _ephemeral_range
+
+    low, _ = _ephemeral_range()
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(LOWEST_PORT, max(low, LOWEST_PORT + 1000) - n)
+        free = True
         for p in range(port, port + n):
             with socket.socket() as s:
                 try:
                     s.bind(("127.0.0.1", p))
                 except OSError:
-                    ok = False
+                    free = False
                     break
-        if ok:
+        if free:
             return port
-    raise RuntimeError("no three free consecutive ports")
+    raise RuntimeError(f"no {n} free consecutive ports below {low}")
+
+
+def _port_taken(base: Path) -> bool:
+    """Whether a daemon of the cluster in ``base`` could not listen on its port."""
+    return any("Address already in use" in log.read_text(errors="replace") for log in (base / "log").glob("*.log"))
+
+
+def _stop(base: Path, env: dict[str, str]) -> str:
+    down = subprocess.run(["bash", str(SCRIPT), "stop", str(base)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    for name in ("slurmctld", f"slurmd.{socket.gethostname().split('.')[0]}", "slurmd.localhost", "munged"):
+        pid_file = base / "run" / f"{name}.pid"
+        if pid_file.is_file():
+            pid = int(pid_file.read_text().strip() or 0)
+            assert pid and not _alive(pid), f"{name} (pid {pid}) still running after stop"
+    return down.stdout + down.stderr
 
 
 @pytest.fixture(scope="session")
@@ -68,22 +90,21 @@ def slurm_cluster(tmp_path_factory):
     why = _missing()
     if why:
         pytest.skip(why)
-    base = tmp_path_factory.mktemp("slurm")
-    env = dict(os.environ, SLURM_LOCAL_PORT=str(_free_port_run()), SLURM_CONF=str(base / "etc" / "slurm.conf"))
-    try:
+    for attempt in range(1, ATTEMPTS + 1):
+        base = tmp_path_factory.mktemp("slurm")
+        env = dict(os.environ, SLURM_LOCAL_PORT=str(_port_run()), SLURM_CONF=str(base / "etc" / "slurm.conf"))
         up = subprocess.run(["bash", str(SCRIPT), "start", str(base)], env=env, capture_output=True, text=True,
                             timeout=60)
-        assert up.returncode == 0, up.stdout + up.stderr
+        if up.returncode == 0:
+            break
+        taken = _port_taken(base)
+        print(_stop(base, env))
+        assert taken and attempt < ATTEMPTS, up.stdout + up.stderr
+        print(f"slurm cluster: a daemon's port {env['SLURM_LOCAL_PORT']}+ was taken; starting again on others")
+    try:
         yield Cluster(base, base / "etc" / "slurm.conf", env)
     finally:
-        down = subprocess.run(["bash", str(SCRIPT), "stop", str(base)], env=env, capture_output=True, text=True,
-                              timeout=60)
-        print(down.stdout + down.stderr)
-        for name in ("slurmctld", f"slurmd.{socket.gethostname().split('.')[0]}", "slurmd.localhost", "munged"):
-            pid_file = base / "run" / f"{name}.pid"
-            if pid_file.is_file():
-                pid = int(pid_file.read_text().strip() or 0)
-                assert pid and not _alive(pid), f"{name} (pid {pid}) still running after stop"
+        print(_stop(base, env))
 
 
 def _alive(pid: int) -> bool:
