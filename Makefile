@@ -1,12 +1,19 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    builds .venv if needed and opens the wizard
 #   make test   builds .venv if needed and runs the whole test suite
+# While developing: make test-fast (unit + headless without real-library runs, launches or tmux; under 2 minutes).
 PY ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv clean bench compile slurm-deps
+# pytest-xdist workers for the whole suite (tests/tiers.py says what runs together); TEST_WORKERS=0 runs it in one
+# process. PYTEST_ARGS is passed on to pytest (PYTEST_ARGS="-k rehearsal").
+TEST_WORKERS ?= 2
+FAST_WORKERS ?= 2
+FAST_MARKERS := not (verify or real or e2e or install)
+
+.PHONY: run test test-fast venv clean bench compile slurm-deps
 
 venv: $(STAMP)
 
@@ -32,7 +39,11 @@ slurm-deps:
 	@bash scripts/slurm_local.sh install
 
 test: venv compile slurm-deps
-	$(VPY) -m pytest -q $(PYTEST_ARGS)
+	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# the loop for development: unit + headless, no real-library replays, no launches, no tmux
+test-fast: venv compile
+	$(VPY) -m pytest -q -n $(FAST_WORKERS) --dist loadgroup -m "$(FAST_MARKERS)" tests/unit tests/headless $(PYTEST_ARGS)
 
 bench: venv compile
 	$(VPY) benchmarks/startup.py
