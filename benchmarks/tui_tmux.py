@@ -2,8 +2,10 @@
 
 The run follows the issue's "done when": a DeepSpeed ZeRO-3 config with CPU offload, then the
 equivalent FSDP2 one, both written, with the keyboard alone. Each step waits until the expected text
-is on the screen; every screen is saved as text. Exit 0 when every step saw its text and the files
-on disk say what was asked.
+is on the screen (or gone from it) before the next key that depends on it, so a loaded machine makes the
+run slower, never wrong; every screen is saved as text. Exit 0 when every step saw its text and the files
+on disk say what was asked. The tmux server is this process's own (its socket name carries the pid), so
+two runs on one machine never touch each other's sessions.
 
     .venv/bin/python benchmarks/tui_tmux.py [--size 80x24] [--save DIR] [--keep]
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,7 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-SOCKET = "fsdpds-wizard-try"
+SOCKET = f"fsdpds-wizard-try-{os.getpid()}"
+WAIT_S = 60.0
+"""How long a step may wait for its text: a bound for a wizard that hangs, not a measure (a step takes well under a
+second at rest)."""
 
 
 class Tmux:
@@ -44,7 +50,19 @@ class Tmux:
             # a lone Escape followed too soon by another key reads as Alt+key: give it room
             time.sleep(0.6 if key == "Escape" else pause)
 
-    def wait_for(self, *texts: str, timeout: float = 15.0, label: str = "") -> str:
+    def wait_gone(self, text: str, timeout: float = WAIT_S, label: str = "") -> str:
+        """Wait until ``text`` is no longer on the screen (a menu closed, a screen left)."""
+        end = time.monotonic() + timeout
+        screen = self.screen()
+        while text in screen:
+            if time.monotonic() > end:
+                raise AssertionError(f"after step {self.step} ({label}): {text!r} still on screen after {timeout}s:"
+                                     f"\n{screen}")
+            time.sleep(0.1)
+            screen = self.screen()
+        return screen
+
+    def wait_for(self, *texts: str, timeout: float = WAIT_S, label: str = "") -> str:
         end = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < end:
@@ -57,6 +75,12 @@ class Tmux:
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"step {self.step + 1} ({label}): {texts} not on screen after {timeout}s:\n{screen}")
+
+
+MENU_CPU = "▊cpu — CPU RAM"
+"""An offload menu's CPU entry: on the screen only while that menu is open."""
+REVIEW_FOOTER = "esc Back"
+MAIN_FOOTER = "^n Problems"
 
 
 def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
@@ -78,10 +102,16 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t.wait_for("Switched FSDP2 → DeepSpeed", "Carried over", label="switch report to DeepSpeed")
         t.keys("Enter")
         t.wait_for("DeepSpeed ZeRO-3", label="deepspeed zero3")
-        # 2. Offload: optimizer and parameters to CPU.
+        # 2. Offload: optimizer and parameters to CPU, each menu waited for before its keys.
         t.keys("C-g", "Down", "Down", "Down", "Enter")
         t.wait_for("Offload optimizer state to", label="offload group")
-        t.keys("Enter", "Down", "Enter", "Tab", "Enter", "Down", "Enter")
+        for field in ("optimizer", "parameters"):
+            t.keys("Enter")
+            t.wait_for(MENU_CPU, label=f"{field} menu")
+            t.keys("Down", "Enter")
+            t.wait_gone(MENU_CPU, label=f"{field} menu closed")
+            if field == "optimizer":
+                t.keys("Tab")
         # the optimizer field's notes may push it above the fold at 80x24: both values are checked in the written
         # config below
         t.wait_for("cpu — CPU RAM", label="offload cpu")
@@ -91,9 +121,11 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t.keys("C-s")
         t.wait_for("✔ Wrote", label="wrote deepspeed")
         t.keys("Escape")
+        t.wait_gone(REVIEW_FOOTER, label="back from review")
+        t.wait_for(MAIN_FOOTER, label="main screen")
         # 4. The same intent on FSDP2 (the FSDP version is already 2).
         t.keys("C-g", "Home", "Enter", "Enter")
-        t.wait_for("fsdp — PyTorch FSDP", label="backend menu again")
+        t.wait_for("▊fsdp — PyTorch FSDP", label="backend menu again")
         t.keys("Up", "Enter")
         report = t.wait_for("Switched DeepSpeed → FSDP2", label="switch report to FSDP2")
         assert "fsdp_offload_params: true" in report, report
@@ -102,11 +134,15 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t.keys("F1")
         t.wait_for("Keys (Escape closes)", "ctrl+r", label="help")
         t.keys("Escape")
+        t.wait_gone("Keys (Escape closes)", label="help closed")
         t.keys("C-r")
         t.wait_for("Review", "configs-fsdp2", label="review fsdp2")
         t.keys("C-s")
         t.wait_for("✔ Wrote", label="wrote fsdp2")
-        t.keys("Escape", "C-q")
+        t.keys("Escape")
+        t.wait_gone(REVIEW_FOOTER, label="back from review")
+        t.wait_for(MAIN_FOOTER, label="main screen")
+        t.keys("C-q")
         t.wait_for("WIZARD_EXIT=0", label="quit")
     finally:
         subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", session], capture_output=True)

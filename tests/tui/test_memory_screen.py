@@ -219,7 +219,6 @@ async def test_suggest_needs_the_gpu_memory(in_tmp):
 
 @pytest.mark.asyncio
 async def test_suggest_applies_a_candidate_and_the_bar_fits(in_tmp):
-    pytest.importorskip("wizard.core.memory.recommend")
     # 8 GPUs of 40 GiB, a Llama 8B that does not fit replicated
     answers = default_answers().replace({"sharding.strategy": "none", "launch.num_processes": 8,
                                          "launch.script": "train.py"})

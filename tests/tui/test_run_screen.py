@@ -7,7 +7,6 @@ import os
 import re
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import psutil
@@ -260,17 +259,15 @@ async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
         screen = await open_run(pilot, spec_for(tmp_path, FLOOD, expected=None))
         await until(pilot, lambda: screen.log_tail.total > 0, what="the first lines")
         assert screen.result is None
-        worst = 0.0
+        answered = []
         for key, focused in (("slash", SearchInput), ("escape", None)) * 2:
-            t0 = time.monotonic()
             await pilot.press(key)
-            await until(pilot, lambda: (isinstance(app.focused, SearchInput)) == (focused is SearchInput),
-                        timeout=5, what=key)
-            worst = max(worst, time.monotonic() - t0)
-        # a frozen screen answers only after the flood (seconds); 2.5 s leaves room for a loaded CI machine
-        # (1.15 s was seen there) while a UI blocked by the flood still fails
-        assert worst < 2.5, worst
-        assert screen.log_tail.total < 200_000, "the keys were pressed after the flood, not during it"
+            await until(pilot, lambda want=focused: isinstance(app.focused, SearchInput) == (want is SearchInput),
+                        timeout=60, what=key)
+            answered.append((key, screen.result is None, screen.log_tail.total))
+        # a screen blocked by the flood answers only after the last line; a responsive one while the lines still
+        # arrive, however loaded the machine is (so no bound in seconds)
+        assert all(running and total < 200_000 for _, running, total in answered), answered
         await until(pilot, lambda: screen.result is not None, timeout=60, what="the end of the flood")
         await pilot.pause(0.3)
         tail = screen.log_tail

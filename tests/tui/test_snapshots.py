@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import focused_on, main_of
+from helpers import focused_on, main_of, settle, until
 
 from wizard.core.answers import default_answers
 from wizard.core.catalog import GROUPS
@@ -57,23 +57,21 @@ def start(**changes) -> Start:
 
 async def ready(pilot):
     """Wait until the main screen has shown its first group."""
-    for _ in range(200):
-        await pilot.pause(0.01)
-        screens = [s for s in pilot.app.screen_stack if isinstance(s, MainScreen)]
-        if screens and screens[0].ready:
-            return
-    raise AssertionError("the main screen never became ready")
+    await until(pilot, lambda: any(isinstance(s, MainScreen) and s.ready for s in pilot.app.screen_stack), 60,
+                "the main screen's first group")
 
 
 def keys(*names):
+    """Press these keys once the main screen is ready; ``_`` lets the app settle (tests/helpers.py ``settle``), and
+    so does the end, so the screenshot is of a still screen however loaded the machine is."""
     async def go(pilot):
         await ready(pilot)
         for name in names:
             if name == "_":
-                await pilot.pause(0.1)
+                await settle(pilot)
             else:
                 await pilot.press(name)
-        await pilot.pause()
+        await settle(pilot)
 
     return go
 
@@ -136,7 +134,7 @@ def test_group(snap, size, target, group):
     async def go(pilot):
         await ready(pilot)
         await main_of(pilot.app).focus_group(group)
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap(create_app(start(**TARGETS[target])), terminal_size=size, run_before=go)
 
@@ -147,7 +145,7 @@ def test_setting_not_applicable(snap, size):
         await ready(pilot)
         main = main_of(pilot.app)
         await main.jump_to("prefetch.backward")
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap(create_app(start()), terminal_size=size, run_before=go)
 
@@ -157,7 +155,7 @@ def test_setting_explained_precision(snap, size):
     async def go(pilot):
         await ready(pilot)
         await main_of(pilot.app).jump_to("precision.model_dtype")
-        await pilot.pause()
+        await settle(pilot)
 
     app = create_app(start(**{"precision.model_dtype": "bf16"}))
     assert snap(app, terminal_size=size, run_before=go)
@@ -167,7 +165,7 @@ def test_findings_with_errors(snap, size):
     async def go(pilot):
         await ready(pilot)
         await pilot.press("ctrl+f")
-        await pilot.pause()
+        await settle(pilot)
 
     app = create_app(start(**{"launch.num_machines": 2, "launch.num_processes": 3}))
     assert snap(app, terminal_size=size, run_before=go)
@@ -177,7 +175,7 @@ def test_switch_report(snap, size):
     async def go(pilot):
         await ready(pilot)
         await pilot.press("ctrl+t")  # DeepSpeed -> FSDP1
-        await pilot.pause()
+        await settle(pilot)
 
     app = create_app(start(**{**ZERO3_OFFLOAD, "offload.optimizer": "nvme", "offload.nvme_path": "/nvme"}))
     assert snap(app, terminal_size=size, run_before=go)
@@ -223,6 +221,7 @@ def test_field_focused_wide_and_narrow(snap, size):
     async def go(pilot):
         await ready(pilot)
         await focused_on(pilot, "offload.params")
+        await settle(pilot)
 
     assert snap(create_app(start(**ZERO3_OFFLOAD)), terminal_size=size, run_before=go)
 

@@ -63,3 +63,10 @@ def test_presets_command_is_light():
     assert result["code"] == 0, result["out"]
     assert "zero3-cpu-offload" in result["out"]
     assert result["loaded"] == []
+
+
+def test_recommend_is_light():
+    result = run_probe(["recommend", "--model", "llama-3.1-70b", "--gpus-per-node", "8", "--gpu-memory", "80",
+                        "--nodes", "2", "--host-memory", "1024"])
+    assert result["code"] in (0, 1), result["out"]
+    assert result["loaded"] == []

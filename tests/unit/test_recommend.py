@@ -7,8 +7,6 @@ rendered files) without an error; bad input names its option.
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from wizard.core.answers import answers_from_mapping, default_answers
@@ -288,11 +286,10 @@ def test_bad_input_names_the_option(kw, option):
         recommend(**args)
 
 
-def test_fast_and_pure():
-    recommend(shape=L8, gpus_per_node=8, gpu_memory_gib=80)  # imports done
-    start = time.perf_counter()
-    recommend(shape=L70, gpus_per_node=8, gpu_memory_gib=80, nodes=2, host_memory_gib=1024)
-    assert time.perf_counter() - start < 1.0
+def test_two_nodes_of_a_70b_model():
+    """The largest case of the benchmark (benchmarks/estimate_speed.py times it as a whole process) answers."""
+    r = recommend(shape=L70, gpus_per_node=8, gpu_memory_gib=80, nodes=2, host_memory_gib=1024)
+    assert r.candidates
 
 
 def test_base_with_activation_checkpointing_keeps_it():
