@@ -40,8 +40,10 @@ def line_kinds(i: int) -> dict[str, str]:
         "ansi": f"\x1b[32m2026-11-30 05:10:15\x1b[0m | \x1b[1mINFO\x1b[0m | trainer:{i % 50} - epoch {i % 3} batch {i}",
         "fsdpds": json.dumps({"fsdpds": 1, "kind": "step", "step": i, "loss": 4.0 - i * 1e-6, "lr": 3e-4,
                               "step_time": 0.25, "tokens_per_s": 16384.0, "tokens": 4096, "mem_bytes": 123456789}),
-        "hf": f"{{'loss': '{2 + (i % 100) / 100:.4g}', 'grad_norm': '0.9', 'learning_rate': '2e-05', 'epoch': '0.{i % 10}'}}",
-        "tqdm": f" {i % 100:2d}%|####      | {i % 1000}/1000 [00:{i % 60:02d}<01:00,  3.{i % 10}1it/s, loss={2 + i % 7 / 10:.2f}]",
+        "hf": (f"{{'loss': '{2 + (i % 100) / 100:.4g}', 'grad_norm': '0.9', 'learning_rate': '2e-05', "
+               f"'epoch': '0.{i % 10}'}}"),
+        "tqdm": (f" {i % 100:2d}%|####      | {i % 1000}/1000 [00:{i % 60:02d}<01:00,  "
+                 f"3.{i % 10}1it/s, loss={2 + i % 7 / 10:.2f}]"),
         "text": f"step {i} | loss={3 + (i % 9) / 10:.3f} | lr=1e-4 | 0.25 s",
     }
 

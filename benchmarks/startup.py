@@ -55,7 +55,7 @@ def main() -> int:
         "accelerate config default": lambda i: [accelerate, "config", "default", "--config_file",
                                                 str(work / f"a{i}.yaml")],
     }
-    for name, make in commands.items():  # warm the page cache once
+    for _name, make in commands.items():  # warm the page cache once
         timed(make("warm"), env)
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for i in range(args.runs):

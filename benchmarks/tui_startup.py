@@ -174,7 +174,7 @@ def main() -> int:
     med = statistics.median(w for w, _ in ours)
     bare_med = statistics.median(w for w, _ in bare)
     ratio = med / bare_med
-    pair_ratio = statistics.median(o[0] / b[0] for o, b in zip(ours, bare))
+    pair_ratio = statistics.median(o[0] / b[0] for o, b in zip(ours, bare, strict=True))
     cpu_med = statistics.median(c for _, c in ours)
     bare_cpu_med = statistics.median(c for _, c in bare)
     heavy = heavy_imports(work, env)
@@ -183,7 +183,8 @@ def main() -> int:
              "no torch/accelerate/deepspeed imported": heavy == []}
     samples = [w for w, _ in ours]
     print(f"first paint (whole process, 80x24 pty), {args.runs} interleaved runs each:")
-    print(f"  fsdpds-wizard   median {med * 1000:.0f} ms (min {min(samples) * 1000:.0f}, max {max(samples) * 1000:.0f}); "
+    print(f"  fsdpds-wizard   median {med * 1000:.0f} ms (min {min(samples) * 1000:.0f}, "
+          f"max {max(samples) * 1000:.0f}); "
           f"CPU to first paint {cpu_med * 1000:.0f} ms")
     print(f"  bare Textual    median {bare_med * 1000:.0f} ms (min {min(w for w, _ in bare) * 1000:.0f}, "
           f"max {max(w for w, _ in bare) * 1000:.0f}); CPU to first paint {bare_cpu_med * 1000:.0f} ms")

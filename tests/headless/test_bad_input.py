@@ -66,7 +66,8 @@ def test_not_found_is_worded_one_way(tmp_path, capsys):
 
 def test_a_folder_is_not_a_file(tmp_path, capsys):
     assert main(["--headless", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
-    assert capsys.readouterr().err == f"fsdpds-wizard: {tmp_path}: a folder, not a file; give the path of the answers YAML itself\n"
+    assert capsys.readouterr().err == (f"fsdpds-wizard: {tmp_path}: a folder, not a file; "
+                                       "give the path of the answers YAML itself\n")
     assert main(["check", str(tmp_path)]) == 2
     assert f"config: {tmp_path}: a folder, not a file" in capsys.readouterr().out
 
@@ -112,7 +113,8 @@ def test_unknown_answers_key_has_did_you_mean(tmp_path, capsys):
     p.write_text("backend: fsdp\nsharding:\n  stratgy: full\n")
     assert main(["--headless", str(p), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "ERROR [answers-unknown-key] sharding.stratgy: unknown key 'sharding.stratgy'\n    fix: did you mean 'strategy'?" in err
+    assert ("ERROR [answers-unknown-key] sharding.stratgy: unknown key 'sharding.stratgy'\n"
+            "    fix: did you mean 'strategy'?") in err
 
 
 # ------------------------------------------------------------------------------ command lines

@@ -36,7 +36,8 @@ def test_help_command_shows_that_commands_options(name, capsys):
 def test_help_of_check_and_explain_name_their_options(capsys):
     assert main(["help", "check"]) == 0
     out = capsys.readouterr().out
-    assert "--gpus-per-node" in out and "--format" in out and "FILE" in out and "--trainer" in out and "--num-processes" in out
+    assert ("--gpus-per-node" in out and "--format" in out and "FILE" in out and "--trainer" in out
+            and "--num-processes" in out)
     assert main(["help", "explain"]) == 0
     assert "groups: backend, launch, sharding" in capsys.readouterr().out
 

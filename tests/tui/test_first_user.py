@@ -203,7 +203,7 @@ def test_every_key_the_wizard_writes_maps_back_to_its_setting():
 
     for backend in ({"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp"}, {"backend": "deepspeed"}):
         rendered = render(defaults().replace(backend))
-        for path, sid in rendered.provenance.items():
+        for path, _sid in rendered.provenance.items():
             assert setting_for_key(path) is not None, path
     assert setting_for_key("fsdp_config.min_num_params") == "wrapping.min_num_params"  # prefix-less spelling
     assert setting_for_key("zero_optimization.offload_param.buffer_size") == "offload.params"
@@ -267,7 +267,8 @@ async def test_review_diffs_against_the_imported_files_too(in_tmp):
         assert isinstance(review, ReviewScreen) and review.imported == start.files
         diff = imported_diff(review.imported, review.generated.files)
         # the inline keys the plugin refuses are gone from the YAML; the JSON is compared with ds_config.json
-        assert "-  zero_stage: 2" in diff and "ds_z2_config.json (imported)" in diff and "ds_config.json (to write)" in diff
+        assert ("-  zero_stage: 2" in diff and "ds_z2_config.json (imported)" in diff
+                and "ds_config.json (to write)" in diff)
         label = str(review.query_one("#files").get_tab("file-diff").label)
         assert "import: changed" in label and "folder: 0 changed" in label
 

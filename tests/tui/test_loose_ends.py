@@ -115,7 +115,8 @@ async def test_switch_report_scrolls_inside_and_keeps_ok_in_view_at_80x24():
 # ---------------------------------------------------------------- findings get room when there are errors
 
 
-ERRORS = {"launch.num_machines": 2, "launch.num_processes": 3, "launch.gpu_ids": "0,1", "sharding.strategy": "hybrid_full"}
+ERRORS = {"launch.num_machines": 2, "launch.num_processes": 3, "launch.gpu_ids": "0,1",
+          "sharding.strategy": "hybrid_full"}
 
 
 async def pane_heights(answers, size):

@@ -25,8 +25,10 @@ def bad_files(tmp_path):
     return {
         "binary": (png, f"{png}: not UTF-8 text (byte 0 is 0x89); {BINARY_FIX}", None),
         "missing": (tmp_path / "missing.yaml", f"{tmp_path / 'missing.yaml'}: not found; ", None),
-        "list": (lst, f"{lst}: the top level is a list, not a mapping of keys; ", (ANSWERS_MAPPING_FIX, CONFIG_MAPPING_FIX)),
-        "deep": (deep, f"{deep}: nested more than 64 levels deep (line 65); a config is at most a few levels deep", None),
+        "list": (lst, f"{lst}: the top level is a list, not a mapping of keys; ",
+                 (ANSWERS_MAPPING_FIX, CONFIG_MAPPING_FIX)),
+        "deep": (deep, f"{deep}: nested more than 64 levels deep (line 65); a config is at most a few levels deep",
+                 None),
     }
 
 

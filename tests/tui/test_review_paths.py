@@ -22,7 +22,8 @@ async def test_review_of_a_json_config_inside_the_folder_says_launch_from(in_tmp
         launch = str(review.query_one("#launch").render())
         assert launch == (f"Launch from {in_tmp}: accelerate launch --config_file "
                           "configs-deepspeed/accelerate_config.yaml train.py")
-        assert review.command_line() == "accelerate launch --config_file configs-deepspeed/accelerate_config.yaml train.py"
+        assert review.command_line() == ("accelerate launch --config_file "
+                                         "configs-deepspeed/accelerate_config.yaml train.py")
         files = dict(review.generated.files)
         ref = yaml.safe_load(files["accelerate_config.yaml"])["deepspeed_config"]["deepspeed_config_file"]
         assert ref == "configs-deepspeed/ds_config.json"

@@ -1,13 +1,12 @@
 """Answer rules: each fires on a minimal case and is silent once fixed; every rule is exercised."""
 import pytest
+from helpers import PRESET_FILES
 
 from wizard.core.answers import answers_from_mapping
 from wizard.core.answers.rules import check_answers
 from wizard.core.rules import ANSWER, in_section
 
 ANSWER_RULES = in_section(ANSWER)
-
-from helpers import PRESET_FILES
 
 
 def A(doc):
@@ -41,8 +40,8 @@ CASES = [
     ("processes-not-divisible", merge(TWO, {"launch": {"num_processes": 15}}), TWO, "launch.num_processes"),
     ("rdzv-backend-config-ignored", merge(TWO, {"launch": {"rdzv_backend": "c10d"}}),
      merge(TWO, {"launch": {"rdzv_backend": "static"}}), "launch.rdzv_backend"),
-    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), merge(TWO, {"launch": {"machine_rank": 1}}),
-     "launch.machine_rank"),
+    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}),
+     merge(TWO, {"launch": {"machine_rank": 1}}), "launch.machine_rank"),
     ("machine-rank-unused", {"launch": {"machine_rank": 1}}, {"launch": {"machine_rank": 0}}, "launch.machine_rank"),
     ("hosts-count", merge(TWO, {"launch": {"hosts": ["a", "b", "c"]}}), merge(TWO, {"launch": {"hosts": ["a", "b"]}}),
      "launch.hosts"),
@@ -56,36 +55,40 @@ CASES = [
     ("ds-compile-not-passed", merge(DS, {"launch": {"dynamo_backend": "inductor"}}),
      merge(F2, {"launch": {"dynamo_backend": "inductor"}}), "launch.dynamo_backend"),
     ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
-     merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/etc/hosts.ds"}}), "launch.ds_hostfile"),
+     merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/etc/hosts.ds"}}),
+     "launch.ds_hostfile"),
     ("ds-filters-both-set", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
                                                         "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}),
      merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h", "ds_exclusion_filter": "w1"}}),
      "launch.ds_inclusion_filter"),
     ("gpu-ids-fewer-than-processes", {"launch": {"num_processes": 4, "gpu_ids": "0,1"}},
      {"launch": {"num_processes": 4, "gpu_ids": "0,1,2,3"}}, "launch.gpu_ids"),
-    ("sharding-no-fsdp-twin", merge(F1, {"sharding": {"strategy": "optimizer"}}), merge(DS, {"sharding": {"strategy": "optimizer"}}),
-     "sharding.strategy"),
+    ("sharding-no-fsdp-twin", merge(F1, {"sharding": {"strategy": "optimizer"}}),
+     merge(DS, {"sharding": {"strategy": "optimizer"}}), "sharding.strategy"),
     ("sharding-no-deepspeed-twin", merge(DS, {"sharding": {"strategy": "hybrid_grads_optimizer"}}),
      merge(F1, {"sharding": {"strategy": "hybrid_grads_optimizer"}}), "sharding.strategy"),
-    ("hybrid-single-machine", {"sharding": {"strategy": "hybrid_full"}}, merge(TWO, {"sharding": {"strategy": "hybrid_full"}}),
+    ("hybrid-single-machine", {"sharding": {"strategy": "hybrid_full"}},
+     merge(TWO, {"sharding": {"strategy": "hybrid_full"}}), "sharding.strategy"),
+    ("hybrid-fsdp1-group-size", merge(F1, TWO, {"sharding": {"strategy": "hybrid_full"}}), merge(F1, TWO),
      "sharding.strategy"),
-    ("hybrid-fsdp1-group-size", merge(F1, TWO, {"sharding": {"strategy": "hybrid_full"}}), merge(F1, TWO), "sharding.strategy"),
-    ("hybrid-fsdp2-needs-shard-group", merge(F2, {"launch": {"num_processes": 2, "num_machines": 2, "main_process_ip": "h"},
+    ("hybrid-fsdp2-needs-shard-group", merge(F2, {"launch": {"num_processes": 2, "num_machines": 2,
+                                                             "main_process_ip": "h"},
                                                   "sharding": {"strategy": "hybrid_full"}}),
      merge(F2, TWO, {"sharding": {"strategy": "hybrid_full"}}), "sharding.strategy"),
-    ("fsdp-offload-all-or-nothing", {"offload": {"optimizer": "cpu"}}, {"offload": {"optimizer": "cpu", "params": "cpu"}},
-     "offload.optimizer"),
-    ("ds-param-offload-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "offload": {"params": "cpu"}}),
+    ("fsdp-offload-all-or-nothing", {"offload": {"optimizer": "cpu"}},
+     {"offload": {"optimizer": "cpu", "params": "cpu"}}, "offload.optimizer"),
+    ("ds-param-offload-needs-zero3",
+     merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "offload": {"params": "cpu"}}),
      merge(DS, {"offload": {"params": "cpu"}}), "offload.params"),
     ("ds-nvme-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"},
                                        "offload": {"optimizer": "nvme", "nvme_path": "/n"}}),
      merge(DS, {"offload": {"optimizer": "nvme", "nvme_path": "/n"}}), "offload.optimizer"),
     ("ds-offload-needs-zero", merge(DS, {"sharding": {"strategy": "none"}, "offload": {"optimizer": "cpu"}}),
      merge(DS, {"sharding": {"strategy": "optimizer"}, "offload": {"optimizer": "cpu"}}), "offload.optimizer"),
-    ("nvme-needs-path", merge(DS, {"offload": {"params": "nvme"}}), merge(DS, {"offload": {"params": "nvme", "nvme_path": "/n"}}),
-     "offload.nvme_path"),
-    ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}), merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}),
-     "offload.nvme_path"),
+    ("nvme-needs-path", merge(DS, {"offload": {"params": "nvme"}}),
+     merge(DS, {"offload": {"params": "nvme", "nvme_path": "/n"}}), "offload.nvme_path"),
+    ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}),
+     merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}), "offload.nvme_path"),
     ("ds-offload-optimizer-becomes-adam", merge(DS, {"offload": {"optimizer": "cpu"}}), DS, "offload.optimizer"),
     ("trainer-two-learning-rates",
      merge(DS, TRAINER, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
@@ -98,17 +101,20 @@ CASES = [
     ("ds-zero3-init-cannot-be-off", merge(DS, {"loading": {"ram_efficient": False}}), DS, "loading.ram_efficient"),
     ("ram-efficient-needs-sync", merge(F1, {"sync": {"module_states": False}}),
      merge(F1, {"sync": {"module_states": False}, "loading": {"ram_efficient": False}}), "sync.module_states"),
-    ("zero3-init-needs-zero3", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": True}}),
+    ("zero3-init-needs-zero3",
+     merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": True}}),
      merge(DS, {"loading": {"ram_efficient": True}}), "loading.ram_efficient"),
-    ("compile-needs-orig-params", merge(F1, {"launch": {"dynamo_backend": "inductor"}, "summoning": {"use_orig_params": False}}),
+    ("compile-needs-orig-params",
+     merge(F1, {"launch": {"dynamo_backend": "inductor"}, "summoning": {"use_orig_params": False}}),
      merge(F1, {"launch": {"dynamo_backend": "inductor"}}), "summoning.use_orig_params"),
-    ("fsdp2-no-local-state-dict", merge(F2, {"checkpoint": {"format": "local"}}), merge(F1, {"checkpoint": {"format": "local"}}),
-     "checkpoint.format"),
-    ("zero3-sharded-checkpoint", merge(DS, {"checkpoint": {"format": "sharded"}}), merge(DS, {"checkpoint": {"format": "full"}}),
-     "checkpoint.format"),
-    ("transformer-wrap-without-classes", F2, merge(F2, {"wrapping": {"layer_classes": ["Block"]}}), "wrapping.layer_classes"),
-    ("fsdp2-size-wrap-containers", merge(F2, {"wrapping": {"policy": "size"}}), merge(F1, {"wrapping": {"policy": "size"}}),
-     "wrapping.policy"),
+    ("fsdp2-no-local-state-dict", merge(F2, {"checkpoint": {"format": "local"}}),
+     merge(F1, {"checkpoint": {"format": "local"}}), "checkpoint.format"),
+    ("zero3-sharded-checkpoint", merge(DS, {"checkpoint": {"format": "sharded"}}),
+     merge(DS, {"checkpoint": {"format": "full"}}), "checkpoint.format"),
+    ("transformer-wrap-without-classes", F2, merge(F2, {"wrapping": {"layer_classes": ["Block"]}}),
+     "wrapping.layer_classes"),
+    ("fsdp2-size-wrap-containers", merge(F2, {"wrapping": {"policy": "size"}}),
+     merge(F1, {"wrapping": {"policy": "size"}}), "wrapping.policy"),
     ("wrap-classes-unused", {"wrapping": {"policy": "none", "layer_classes": ["Block"]}},
      {"wrapping": {"policy": "transformer", "layer_classes": ["Block"]}}, "wrapping.layer_classes"),
     ("fsdp2-ac-needs-wrap-policy", merge(F2, {"training": {"activation_checkpointing": True},
@@ -118,13 +124,14 @@ CASES = [
     ("ac-offload-needs-ac", merge(F2, {"training": {"activation_checkpointing_offload": True}}),
      merge(F2, {"training": {"activation_checkpointing_offload": True, "activation_checkpointing": True}}),
      "training.activation_checkpointing_offload"),
-    ("ds-auto-clipping", merge(DS, {"training": {"gradient_clipping": "auto"}}), merge(DS, {"training": {"gradient_clipping": 1.0}}),
-     "training.gradient_clipping"),
+    ("ds-auto-clipping", merge(DS, {"training": {"gradient_clipping": "auto"}}),
+     merge(DS, {"training": {"gradient_clipping": 1.0}}), "training.gradient_clipping"),
     ("fsdp-training-in-script", {"training": {"gradient_accumulation_steps": 4}},
      merge(DS, {"training": {"gradient_accumulation_steps": 4}}), "training.gradient_accumulation_steps"),
     ("fp8-needs-backend", {"precision": {"mixed_precision": "fp8"}}, {"precision": {"mixed_precision": "bf16"}},
      "precision.mixed_precision"),
-    ("fp8-ds-json", merge(DS, {"precision": {"mixed_precision": "fp8"}, "offload": {"pin_memory": False, "optimizer": "cpu"}}),
+    ("fp8-ds-json",
+     merge(DS, {"precision": {"mixed_precision": "fp8"}, "offload": {"pin_memory": False, "optimizer": "cpu"}}),
      merge(DS, {"precision": {"mixed_precision": "fp8"}}), "precision.mixed_precision"),
     ("ds-json-required", merge(DS, {"deepspeed": {"config_file": "no"}, "training": {"micro_batch_size": 4}}),
      merge(DS, {"training": {"micro_batch_size": 4}}), "deepspeed.config_file"),
@@ -138,7 +145,8 @@ CASES = [
      "deepspeed.extra"),
     ("not-applicable", merge(F2, {"prefetch": {"backward": "post"}}), merge(F1, {"prefetch": {"backward": "post"}}),
      "prefetch.backward"),
-    ("zero3-knob-unused", merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "prefetch": {"ds_bucket_size": 5000}}),
+    ("zero3-knob-unused",
+     merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "prefetch": {"ds_bucket_size": 5000}}),
      merge(DS, {"prefetch": {"ds_bucket_size": 5000}}), "prefetch.ds_bucket_size"),
     ("ds-multinode-keys-unused", merge(DS, {"launch": {"ds_hostfile": "/etc/hosts.ds"}}),
      merge(DS, {"launch": {"num_machines": 2, "main_process_ip": "10.0.0.1", "ds_multinode_launcher": "pdsh",
@@ -150,7 +158,8 @@ CASES = [
     ("ds-bf16-master-needs-zero", merge(DS, BF16_STATES, {"sharding": {"strategy": "none"}}), merge(DS, BF16_STATES),
      "precision.ds_bf16_master_weights"),
     ("ds-bf16-master-needs-offload", merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}}),
-     merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}, "offload": {"optimizer": "cpu"}}), "offload.optimizer"),
+     merge(DS, {"precision": {"ds_bf16_master_weights": "bf16"}, "offload": {"optimizer": "cpu"}}),
+     "offload.optimizer"),
     ("ds-bf16-states-offload-swap", merge(DS, BF16_STATES, {"offload": {"optimizer": "cpu"}}),
      merge(DS, BF16_STATES, {"offload": {"optimizer": "cpu"},
                              "deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}}}),
@@ -185,7 +194,7 @@ def test_presets_have_no_answer_errors():
 def test_each_rule_reports_its_registered_severity():
     """One severity per rule: a value-dependent severity is two rules (ds-hostfile-missing used to register a
     warning and report an error)."""
-    for rule, bad, _good, _key in CASES:
+    for _rule, bad, _good, _key in CASES:
         for f in check_answers(A(bad)):
             assert f.severity == ANSWER_RULES[f.rule].severity, f.rule
     assert ANSWER_RULES["ds-hostfile-missing"].severity == "error"
@@ -195,11 +204,13 @@ def test_each_rule_reports_its_registered_severity():
     ("ds-hostfile-missing", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh"}}),
      {"launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"}),
     ("hybrid-fsdp2-needs-shard-group", merge(F2, {"launch": {"num_processes": 2, "num_machines": 2,
-                                                             "main_process_ip": "h"}, "sharding": {"strategy": "hybrid_full"}}),
+                                                             "main_process_ip": "h"},
+                                                  "sharding": {"strategy": "hybrid_full"}}),
      {"sharding.strategy", "launch.num_processes", "launch.num_machines"}),
     ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}},
      {"launch.main_process_ip", "launch.num_machines"}),
-    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}), {"launch.machine_rank", "launch.num_machines"}),
+    ("machine-rank-out-of-range", merge(TWO, {"launch": {"machine_rank": 2}}),
+     {"launch.machine_rank", "launch.num_machines"}),
     ("machine-rank-unused", merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
                                                        "machine_rank": 1}}),
      {"launch.machine_rank", "launch.num_machines", "launch.ds_multinode_launcher"}),
@@ -234,7 +245,7 @@ def test_written_configs_carry_no_dead_value_errors():
     from wizard.core.lint import lint
     from wizard.core.render import render
 
-    for rule, bad, good, _key in CASES:
+    for rule, _bad, good, _key in CASES:
         a = A(good)
         if any(f.severity == "error" for f in check_answers(a)):
             continue

@@ -270,7 +270,8 @@ def test_inline_clipping_left_out_is_the_trainers_max_grad_norm(tmp_path, capsys
                  "  zero_stage: 2\n")
     rules = {loop: {f["rule"] for f in check(capsys, y, "--trainer", loop, "--gpus-per-node", "8")[1]["findings"]}
              for loop in ("hf", "accelerate")}
-    assert "deepspeed-no-gradient-clipping" not in rules["hf"] and "deepspeed-no-gradient-clipping" in rules["accelerate"]
+    assert ("deepspeed-no-gradient-clipping" not in rules["hf"]
+            and "deepspeed-no-gradient-clipping" in rules["accelerate"])
 
 
 def test_transformers_version_bound_fills(tmp_path, capsys):

@@ -1,6 +1,7 @@
 """The claim registry (wizard/core/claims/): every cited claim exists, points into docs/library-behaviour.md and the
 library code, and is either demonstrated by a test in tests/claims/ that carries its marker or says why it can only
-be read from the code; docs/claims.md is current; every text, setting line and switch note cites claims, and the rules that do not yet are
+be read from the code; docs/claims.md is current; every text, setting line and switch note cites claims, \
+and the rules that do not yet are
 listed (tests/rules_without_claims.py) and may only become fewer."""
 from __future__ import annotations
 

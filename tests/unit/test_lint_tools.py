@@ -1,4 +1,5 @@
-"""ruff and mypy, as the test command runs them, over the whole of ``wizard/``.
+"""ruff over the package, the tests, the benchmarks and the scripts; mypy over the package; as the test command runs
+them.
 
 Both read their configuration from ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``): ruff's rule set, mypy's
 ``None`` checks, no module excluded. mypy keeps its cache in ``.mypy_cache`` (about 5 s cold, well under a second
@@ -15,6 +16,8 @@ import pytest
 
 CLEAN = ["wizard"]
 """Every module of the package: ruff and mypy are clean on all of it (issue 8)."""
+RUFF_CLEAN = [*CLEAN, "tests", "benchmarks", "scripts"]
+"""ruff also holds the tests, the benchmarks and the scripts to the same rules (issue 19)."""
 
 
 def _check(tool: str, args: list[str], cwd: Path) -> None:
@@ -28,7 +31,7 @@ def _check(tool: str, args: list[str], cwd: Path) -> None:
 
 
 def test_ruff_clean(pytestconfig: pytest.Config) -> None:
-    _check("ruff", ["check", "--no-fix", "--output-format", "concise", *CLEAN], pytestconfig.rootpath)
+    _check("ruff", ["check", "--no-fix", "--output-format", "concise", *RUFF_CLEAN], pytestconfig.rootpath)
 
 
 def test_mypy_clean(pytestconfig: pytest.Config) -> None:

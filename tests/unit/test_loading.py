@@ -77,7 +77,8 @@ def test_binary_files_name_the_first_bad_byte(tmp_path):
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     with pytest.raises(InputError) as exc:
         load_mapping_file(png, loading.ACCELERATE)
-    assert str(exc.value) == f"{png}: not UTF-8 text (byte 0 is 0x89); is this a binary file? Give the text file, saved as UTF-8"
+    assert str(exc.value) == (f"{png}: not UTF-8 text (byte 0 is 0x89); "
+                              "is this a binary file? Give the text file, saved as UTF-8")
     later = tmp_path / "later.yaml"
     later.write_bytes(b"backend: fsdp\n# caf\xe9\n")
     with pytest.raises(InputError, match=r"byte 19 is 0xe9"):
@@ -197,9 +198,12 @@ def test_merge_keys_are_not_reported_as_duplicates(tmp_path):
 
 @pytest.mark.parametrize("text,message", [
     ("a: 1\nb: \x07x\n", "x.yaml: not text (line 2: character 0x07 is a control character, which YAML does not allow)"),
-    ('a: "\\ud800"\n', "x.yaml: a text value holds half of a UTF-16 pair (an escape like \\ud800), which is not a character"),
-    ("&a [*a]\n", "x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), so the value would never end"),
-    ("a: &a {b: [1, *a]}\n", "x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), so the value would never end"),
+    ('a: "\\ud800"\n', ("x.yaml: a text value holds half of a UTF-16 pair (an escape like \\ud800), "
+                        "which is not a character")),
+    ("&a [*a]\n", ("x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), "
+                   "so the value would never end")),
+    ("a: &a {b: [1, *a]}\n", ("x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), "
+                              "so the value would never end")),
     ("a: &x 1\nb: &x 2\n", "x.yaml: not valid YAML (line 2, column 4): found duplicate anchor 'x'"),
 ])
 def test_other_hostile_yaml_is_bad_input(text, message):

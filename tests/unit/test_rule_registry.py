@@ -2,7 +2,8 @@
 
 The scan reads every module of the package with ``ast``: each ``Finding(severity, RULE, ...)`` construction, and,
 where RULE is a parameter of the function that builds the finding (``ctx.emit(name, ...)``, ``exc.finding(rule,
-...)``, ``_finding(sev, rule, ...)``, the ``@answer_rule(name)`` decorator of the answer rules), every call of that function,
+...)``, ``_finding(sev, rule, ...)``, the ``@answer_rule(name)`` decorator of the answer rules), \
+every call of that function,
 followed until the name is a string literal or a module constant (``X = "..."`` or ``X = rule("...", ...)``, also
 imported from another module). Only ``f.rule`` (re-emitting an existing finding under its own name) is passed
 through. A rule argument the scan cannot follow fails the test: name the rule with a literal or a constant.

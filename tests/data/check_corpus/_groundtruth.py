@@ -279,7 +279,8 @@ def replay(case_dir: Path, gpus_per_node=None) -> dict:
     ignored = []
     for s in sections:
         if kind == "fsdp" and s == "deepspeed_config" or kind == "deepspeed" and s == "fsdp_config":
-            res["warnings"].append(([s], f"G10: whole section {s} unused by distributed_type {raw['distributed_type']}"))
+            res["warnings"].append(([s], f"G10: whole section {s} unused by distributed_type "
+                                         f"{raw['distributed_type']}"))
             continue
         for k in raw[s]:
             name = yaml_attr_name(s, k)
@@ -483,7 +484,7 @@ def compare_fsdp(raw, p, res):
             warn.append(([key("fsdp_min_num_params")], "F13: only read for SIZE_BASED_WRAP"))
         elif p.min_num_params == 0:
             err.append(([key("fsdp_min_num_params")], "F14: 0 -> FSDP1 drops the policy" if not v2 else "F14"))
-    for name, attr in (("fsdp_backward_prefetch", "backward_prefetch"),):
+    for name, _attr in (("fsdp_backward_prefetch", "backward_prefetch"),):
         if name in fc:
             a = asked(name)
             want = None if str(a).upper() == "NO_PREFETCH" else str(a).upper()
@@ -533,12 +534,14 @@ def fsdp_runtime_rules(raw, p, env, res, world, gpus_per_node):
     # torch/distributed/fsdp/_init_utils.py _init_process_group_state_for_hybrid_shard uses
     # new_subgroups(device_handle.device_count()) -> distributed_c10d.new_subgroups raises if the world size is
     # smaller than, or not divisible by, the number of visible GPUs.
-    if p.fsdp_version == 1 and p.sharding_strategy in (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2):
+    if p.fsdp_version == 1 and p.sharding_strategy in (ShardingStrategy.HYBRID_SHARD,
+                                                       ShardingStrategy._HYBRID_SHARD_ZERO2):
         gpu_ids = raw.get("gpu_ids")
         visible = len(str(gpu_ids).split(",")) if gpu_ids not in (None, "all") else gpus_per_node
         if visible is not None and (world < visible or world % visible):
             key = [f"fsdp_config.{k}" for k in fc if k.endswith("sharding_strategy")] or ["fsdp_config"]
-            res["errors"].append((key, f"rule: F26 hybrid intra-node group = {visible} visible GPUs, world size {world}:"
+            res["errors"].append((key, f"rule: F26 hybrid intra-node group = {visible} visible GPUs, "
+                                       f"world size {world}:"
                                        " new_subgroups raises"))
     # F24: FSDP1 + torch.compile + use_orig_params=False: dynamo refuses FSDP1 flat params
     # (torch/_dynamo/variables/builder.py: 'Dynamo only supports FSDP with use_orig_params=True') -> graph break,
@@ -564,7 +567,8 @@ def prepare_deepspeed(plugin, acc_gas, world, res):
     config_kwargs = {"gradient_clipping": 1.0, "zero_optimization.stage3_gather_16bit_weights_on_model_save": False}
     if batch_size_per_device is not None:
         config_kwargs["train_micro_batch_size_per_gpu"] = batch_size_per_device
-        config_kwargs["train_batch_size"] = batch_size_per_device * plugin.get_value("gradient_accumulation_steps") * world
+        config_kwargs["train_batch_size"] = (batch_size_per_device * plugin.get_value("gradient_accumulation_steps")
+                                             * world)
     uses_dummy_optim = "optimizer" in ds
     if not uses_dummy_optim:
         ds["zero_allow_untested_optimizer"] = True
@@ -599,7 +603,8 @@ def prepare_deepspeed(plugin, acc_gas, world, res):
     res["effective"]["ds_unread_top_level"] = top_unread
     res["effective"]["zero"] = {
         "stage": int(cfg.zero_optimization_stage),
-        "offload_optimizer": str(cfg.zero_config.offload_optimizer.device) if cfg.zero_config.offload_optimizer else None,
+        "offload_optimizer": (str(cfg.zero_config.offload_optimizer.device) if cfg.zero_config.offload_optimizer
+                              else None),
         "offload_param": str(cfg.zero_config.offload_param.device) if cfg.zero_config.offload_param else None,
         "offload_param_nvme_path": str(getattr(cfg.zero_config.offload_param, "nvme_path", None)),
         "offload_optimizer_nvme_path": str(getattr(cfg.zero_config.offload_optimizer, "nvme_path", None)),
@@ -615,7 +620,8 @@ def prepare_deepspeed(plugin, acc_gas, world, res):
     accel_maps = (final["zero_optimization"].get("offload_optimizer", {}) or {}).get("device", "none") != "none" \
         and final.get("zero_force_ds_cpu_optimizer", True)
     engine_cpu_opt = cfg.zero_config.offload_optimizer is not None and \
-        str(cfg.zero_config.offload_optimizer.device) in ("cpu", "nvme", "OffloadDeviceEnum.cpu", "OffloadDeviceEnum.nvme")
+        str(cfg.zero_config.offload_optimizer.device) in ("cpu", "nvme", "OffloadDeviceEnum.cpu",
+                                                          "OffloadDeviceEnum.nvme")
     if not uses_dummy_optim and engine_cpu_opt and not accel_maps and cfg.zero_force_ds_cpu_optimizer:
         raise RuntimeError("ZeRORuntimeException (engine._configure_optimizer): You are using ZeRO-Offload with a "
                            "client provided optimizer ... set zero_force_ds_cpu_optimizer false")
@@ -624,7 +630,7 @@ def prepare_deepspeed(plugin, acc_gas, world, res):
 
 def compare_deepspeed(raw, plugin, final, res, case_dir):
     dc = raw.get("deepspeed_config") or {}
-    err, warn = res["errors"], res["warnings"]
+    err = res["errors"]
     z = res["effective"]["zero"]
     json_mode = "deepspeed_config_file" in dc
     stage = z["stage"]
@@ -642,7 +648,8 @@ def compare_deepspeed(raw, plugin, final, res, case_dir):
             # an inline 0.0 is dropped (dataclasses.py:1321) and DeepSpeed's own default is 1.0 (constants.py)
             eff = res["effective"]["gradient_clipping"]
             if float(eff) != float(dc["gradient_clipping"]):
-                err.append((["deepspeed_config.gradient_clipping"], f"asked {dc['gradient_clipping']}, effective {eff}"))
+                err.append((["deepspeed_config.gradient_clipping"],
+                            f"asked {dc['gradient_clipping']}, effective {eff}"))
         if "zero3_init_flag" in dc and _bool(dc["zero3_init_flag"]) != plugin.zero3_init_flag:
             err.append((["deepspeed_config.zero3_init_flag"],
                         f"D7: asked {dc['zero3_init_flag']}, effective {plugin.zero3_init_flag} (stage {stage})"))
@@ -717,7 +724,8 @@ def main(argv=None):
 
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         results = dict(zip(dirs, pool.map(
-            lambda d: run_one_subprocess(d.resolve(), exps[d].get("gpus_per_node", a.gpus_per_node)), dirs)))
+            lambda d: run_one_subprocess(d.resolve(), exps[d].get("gpus_per_node", a.gpus_per_node)), dirs),
+            strict=True))
     for d in dirs:
         exp = exps[d]
         res = results[d]
