@@ -31,7 +31,7 @@ BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 GOAL_S = 0.150
 RECOMMEND_GOAL_S = 1.0
-RECOMMEND = "fsdpds-wizard recommend --model llama-3.1-70b (2 nodes x 8)"
+RECOMMEND = "fsdpds-wizard recommend 70B on 2 x 8 GPUs"
 MODEL = "llama-3.1-8b"
 PRESET = "fsdp2-full-shard-bf16"
 
