@@ -3,7 +3,6 @@
 Fixtures used by one folder stay in that folder's conftest; helpers that are not fixtures are in tests/helpers.py.
 """
 import os
-import time
 
 import pytest
 from helpers import EXTENSIONS
@@ -23,14 +22,10 @@ def _no_debug_env(monkeypatch):
 def deepspeed_ops():
     """DeepSpeed's CPU ops (shared-memory comm, CPU Adam), built once into TORCH_EXTENSIONS_DIR in one process before
     any rank needs them (60-100 s each on 2 cores when missing; a file check when present). Returns the seconds it
-    took."""
-    from wizard.run.rehearse import deepspeed_ops_cached, prewarm_deepspeed_ops
+    took (tests/tiers.py usually built them before the session)."""
+    from tiers import ensure_deepspeed_ops  # imported here, after pytest registered (and rewrote) the plugin
 
-    t0 = time.monotonic()
-    if not deepspeed_ops_cached():
-        proc = prewarm_deepspeed_ops(timeout=900)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return time.monotonic() - t0
+    return ensure_deepspeed_ops()
 
 
 @pytest.fixture

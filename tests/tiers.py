@@ -42,13 +42,6 @@ NEEDS_DEEPSPEED_OPS = {"claims", "e2e", "slurm", "install", "tui", "verify"}
 """Folders with tests that load DeepSpeed's CPU ops (a rank, a rehearsal, DeepSpeedCPUAdam)."""
 
 
-def _folder(item) -> str:
-    try:
-        return Path(str(item.fspath)).resolve().relative_to(TESTS).parts[0]
-    except ValueError:
-        return ""
-
-
 def _shared_group(item) -> str | None:
     """The widest fixture of module, package or session scope this test uses and that some folder or module of
     tests/ defines (the root conftest's are cheap and everyone's): its module, or its conftest's folder."""
@@ -72,20 +65,21 @@ def _shared_group(item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    order = {folder: i for i, folder in enumerate(FIRST)}
+    rank: dict[str, int] = {}
     for item in items:
-        rel = Path(str(item.fspath)).resolve()
         try:
-            rel_s = rel.relative_to(TESTS).as_posix()
+            rel = Path(str(item.fspath)).resolve().relative_to(TESTS)
         except ValueError:
+            rank[item.nodeid] = len(FIRST)
             continue
-        if rel_s in REAL_MODULES:
+        rank[item.nodeid] = FIRST.index(rel.parts[0]) if rel.parts[0] in FIRST else len(FIRST)
+        if rel.as_posix() in REAL_MODULES:
             item.add_marker(pytest.mark.real)
         group = _shared_group(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group.replace("/", ".")))
     # stable: within a folder the collection order stays
-    items.sort(key=lambda it: order.get(_folder(it), len(FIRST)))
+    items.sort(key=lambda it: rank[it.nodeid])
 
 
 def _is_controller(config) -> bool:
@@ -121,6 +115,19 @@ def _remove_stale_build_locks() -> None:
             print(f"tests: removed a stale build lock ({age / 60:.0f} min old): {lock}", file=sys.stderr)
 
 
+def ensure_deepspeed_ops() -> float:
+    """Build DeepSpeed's CPU ops (shared-memory comm, CPU Adam) into TORCH_EXTENSIONS_DIR in one process unless they
+    are there (a file check); the seconds it took. Raises RuntimeError with the build's error."""
+    from wizard.run.rehearse import deepspeed_ops_cached, prewarm_deepspeed_ops
+
+    t0 = time.monotonic()
+    if not deepspeed_ops_cached():
+        proc = prewarm_deepspeed_ops(timeout=900)
+        if proc.returncode != 0:
+            raise RuntimeError(f"building DeepSpeed's CPU ops failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return time.monotonic() - t0
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """Remove stale build locks; then, in the controller (or a plain run), build DeepSpeed's CPU ops once, before any
@@ -129,21 +136,16 @@ def pytest_sessionstart(session):
     _remove_stale_build_locks()
     if not _is_controller(config) or not _selects_folders_needing_ops(config):
         return
-    try:
-        from wizard.run.rehearse import deepspeed_ops_cached, prewarm_deepspeed_ops
-    except ImportError:
-        return
-    if deepspeed_ops_cached():
-        return
     import importlib.util
 
-    if importlib.util.find_spec("deepspeed") is None:
-        return  # the run libraries are not installed: the tests that need them say so
+    from wizard.run.rehearse import deepspeed_ops_cached
+
+    if deepspeed_ops_cached() or importlib.util.find_spec("deepspeed") is None:
+        return  # built already, or the run libraries are not installed (the tests that need them say so)
     print(f"tests: building DeepSpeed's CPU ops once into {os.environ.get('TORCH_EXTENSIONS_DIR')} "
           "(60-100 s each on 2 cores) ...", file=sys.stderr, flush=True)
-    t0 = time.monotonic()
-    proc = prewarm_deepspeed_ops(timeout=900)
-    if proc.returncode != 0:
-        raise pytest.UsageError(f"building DeepSpeed's CPU ops failed (exit {proc.returncode}):\n"
-                                f"{proc.stderr[-3000:]}")
-    print(f"tests: DeepSpeed's CPU ops built in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+    try:
+        took = ensure_deepspeed_ops()
+    except RuntimeError as e:
+        raise pytest.UsageError(str(e)) from e
+    print(f"tests: DeepSpeed's CPU ops built in {took:.0f} s", file=sys.stderr, flush=True)

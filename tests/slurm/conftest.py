@@ -7,7 +7,6 @@ daemon it started gone. Skips, with the reason, when this is not root or SLURM's
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import socket
 import subprocess
@@ -47,26 +46,15 @@ ATTEMPTS = 4
 
 
 def _port_run(n: int = 3) -> int:
-    """The first of ``n`` consecutive ports free now, below the kernel's ephemeral range (so no connection or bind
-    to port 0 on this machine is given one of them before the daemons listen), chosen at random; a daemon that
+    """The first of ``n`` consecutive free ports below the kernel's ephemeral range (the rehearsal's choice, so no
+    connection or bind to port 0 on this machine is given one of them before the daemons listen); a daemon that
     still finds its port taken makes :func:`slurm_cluster` start again on others."""
-    from wizard.run.rehearse import LOWEST_PORT, _ephemeral_range
+    from wizard.run.rehearse import free_ports_below_ephemeral
 
-    low, _ = _ephemeral_range()
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(LOWEST_PORT, max(low, LOWEST_PORT + 1000) - n)
-        free = True
-        for p in range(port, port + n):
-            with socket.socket() as s:
-                try:
-                    s.bind(("127.0.0.1", p))
-                except OSError:
-                    free = False
-                    break
-        if free:
-            return port
-    raise RuntimeError(f"no {n} free consecutive ports below {low}")
+    first = free_ports_below_ephemeral(n)
+    if first is None:
+        raise RuntimeError(f"no {n} free consecutive ports below the ephemeral range")
+    return first
 
 
 def _port_taken(base: Path) -> bool:

@@ -217,32 +217,45 @@ EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 LOWEST_PORT = 20000
 
 
-def _ephemeral_range() -> tuple[int, int]:
-    """The ports the kernel hands out by itself (a bind to port 0, the local end of a connection)."""
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out by itself (a bind to port 0, the local end of a connection)."""
     try:
-        low, high = (int(v) for v in EPHEMERAL_RANGE_FILE.read_text().split()[:2])
-        return low, high
-    except (OSError, ValueError):
-        return 32768, 60999  # Linux's default
+        return int(EPHEMERAL_RANGE_FILE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
+
+
+def free_ports_below_ephemeral(count: int = 1) -> int | None:
+    """The first of ``count`` consecutive ports that are free now and lie below the kernel's ephemeral range, chosen
+    at random, so no bind to port 0 and no connection this machine opens is given one of them between their choice
+    and their use (a process connecting to one too early can never connect to itself); None when 200 tries found
+    none."""
+    import random
+
+    high = max(_ephemeral_low(), LOWEST_PORT + 1000) - count + 1
+    rng = random.SystemRandom()
+    for _ in range(200):
+        first = rng.randrange(LOWEST_PORT, high)
+        if all(_bindable(port) for port in range(first, first + count)):
+            return first
+    return None
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))  # no SO_REUSEADDR: fails while any socket holds the port
+        except OSError:
+            return False
+    return True
 
 
 def rehearsal_port() -> int:
-    """A port for the rehearsal's main process: free when chosen, and below the kernel's ephemeral range, so no bind
-    to port 0 and no connection this machine opens is given it between its choice and its use (a rank connecting
-    to it too early can never connect to itself). On one machine the rendezvous is torchrun's standalone one and
-    this port is only what accelerate probes; a SLURM rehearsal's first node listens on it."""
-    import random
-
-    low, _ = _ephemeral_range()
-    high = max(low, LOWEST_PORT + 1000)
-    rng = random.SystemRandom()
-    for _ in range(200):
-        port = rng.randrange(LOWEST_PORT, high)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))  # no SO_REUSEADDR: fails while any socket holds the port
-            except OSError:
-                continue
+    """A port for the rehearsal's main process (:func:`free_ports_below_ephemeral`). On one machine the rendezvous is
+    torchrun's standalone one and this port is only what accelerate probes; a SLURM rehearsal's first node listens
+    on it."""
+    port = free_ports_below_ephemeral()
+    if port is not None:
         return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a crowded machine: any free port
         s.bind(("127.0.0.1", 0))
