@@ -17,13 +17,14 @@ FAST_MARKERS := not (verify or real or e2e or install)
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints/verified.txt
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	# torch first: the CPU build on local disk. Any other torch requirement pulls a multi-GB CUDA build.
 	$(VPY) -c "import torch" 2>/dev/null || $(VPY) -m pip install -q "torch==2.13.0"
-	# then the package with the run libraries (torch, accelerate, deepspeed, transformers) and the test tools
-	$(VPY) -m pip install -q -e ".[run,test]" --config-settings editable_mode=compat
+	# then the package with the run libraries (torch, accelerate, deepspeed, transformers) and the test tools, the
+	# libraries at the versions the knowledge is verified against (a newer release must not change the suite by itself)
+	$(VPY) -m pip install -q -e ".[run,test]" -c constraints/verified.txt --config-settings editable_mode=compat
 	touch $(STAMP)
 
 # byte-compile our own sources (an editable install does not), so start-up does not pay for it

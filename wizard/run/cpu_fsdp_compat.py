@@ -83,13 +83,19 @@ def install() -> bool:
     post_init = Plugin.__post_init__
 
     def __post_init__(self):
-        saved = acc_dataclasses.is_cuda_available, torch.cuda.current_device
-        acc_dataclasses.is_cuda_available = lambda: True
+        # accelerate 1.16 no longer has the probe there (it refuses sync_module_states on CPU outright): patch
+        # what this accelerate has, so a newer one fails with its own message rather than an AttributeError here
+        saved_probe = getattr(acc_dataclasses, "is_cuda_available", None)
+        saved_current = torch.cuda.current_device
+        if saved_probe is not None:
+            acc_dataclasses.is_cuda_available = lambda: True
         torch.cuda.current_device = lambda: "cpu"
         try:
             post_init(self)
         finally:
-            acc_dataclasses.is_cuda_available, torch.cuda.current_device = saved
+            if saved_probe is not None:
+                acc_dataclasses.is_cuda_available = saved_probe
+            torch.cuda.current_device = saved_current
         # FSDP2 CPU offload: accelerate builds CPUOffloadPolicy() whose pin_memory=True needs an
         # accelerator ("Cannot access accelerator device when none is available"); pinning means nothing
         # on a CPU-only machine, so the rehearsal offloads without it.

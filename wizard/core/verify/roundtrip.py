@@ -454,14 +454,18 @@ def _pretend_cuda_device() -> Iterator[bool]:
     if any(getattr(dc, p)() for p in probes if hasattr(dc, p)):
         yield False
         return
-    saved_probe = dc.is_cuda_available
+    # accelerate 1.16 has no such probe there (it refuses sync_module_states on CPU outright): patch what this
+    # accelerate has, so a newer one reports its own error as a finding rather than an AttributeError of ours
+    saved_probe = getattr(dc, "is_cuda_available", None)
     saved_current = torch.cuda.current_device
-    dc.is_cuda_available = lambda: True
+    if saved_probe is not None:
+        dc.is_cuda_available = lambda: True
     torch.cuda.current_device = lambda: 0
     try:
         yield True
     finally:
-        dc.is_cuda_available = saved_probe
+        if saved_probe is not None:
+            dc.is_cuda_available = saved_probe
         torch.cuda.current_device = saved_current
 
 
