@@ -988,6 +988,15 @@ class _RoundTrip:
             "bf16_enabled": bool(cfg.bfloat16_config.enabled),
             "zero_allow_untested_optimizer": bool(cfg.zero_allow_untested_optimizer),
             "gather_16bit_weights_on_model_save": bool(z.gather_16bit_weights_on_model_save),
+            # the ZeRO sizes and switches the memory estimate reads (the effective model states them too)
+            "reduce_bucket_size": z.reduce_bucket_size,
+            "allgather_bucket_size": z.allgather_bucket_size,
+            "prefetch_bucket_size": z.prefetch_bucket_size,
+            "max_live_parameters": z.max_live_parameters,
+            "param_persistence_threshold": z.param_persistence_threshold,
+            "sub_group_size": z.sub_group_size,
+            "zero_hpz_partition_size": z.zero_hpz_partition_size,
+            "overlap_comm": bool(z.overlap_comm),
         }
 
     def _trainer_fill(self, plugin: Any) -> None:

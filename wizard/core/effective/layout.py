@@ -1,0 +1,119 @@
+"""The memory estimate's view of the effective model: the layout that runs, in the figures ``estimate`` needs.
+
+Everything here is read from an :class:`~.model.Effective` (never from answers), so an estimate of answers and an
+estimate of the config written from them are the same estimate. ``notes`` says where the run differs from the config
+as written (an offload a ZeRO stage does not do, NVMe turned into CPU offload) or what was assumed (an unknown micro
+batch).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import Effective
+from .used import CHANGED, IGNORED, OVERRIDDEN
+
+DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+
+
+@dataclass(frozen=True)
+class Layout:
+    target: str
+    """``fsdp1``, ``fsdp2`` or ``deepspeed``."""
+    processes: int
+    machines: int
+    mixed_precision: str
+    model_dtype: str
+    stage: int = 0
+    """DeepSpeed's ZeRO stage (0 for FSDP)."""
+    fsdp_strategy: str = ""
+    """FSDP's sharding in FSDP1's words (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD, HYBRID_SHARD_ZERO2); FSDP2
+    is FULL_SHARD or SHARD_GRAD_OP (reshard_after_forward), hybrid when it replicates across groups."""
+    reshard: bool = True
+    hybrid: bool = False
+    shard_group: int = 1
+    """Ranks one parameter is sharded over (FSDP; DeepSpeed's hpZ secondary partition size)."""
+    offload_optimizer: str = "none"
+    offload_param: str = "none"
+    master_bf16: bool = False
+    states_bf16: bool = False
+    own_optimizer: bool = False
+    reduce_bucket: int | None = None
+    allgather_bucket: int | None = None
+    prefetch_bucket: int | None = None
+    max_live_parameters: int | None = None
+    sub_group_size: int | None = None
+    overlap_comm: bool = False
+    prefetch: bool = True
+    """FSDP prefetches the next unit (two units in flight)."""
+    activation_checkpointing: bool = False
+    activation_checkpointing_offload: bool = False
+    ram_efficient_loading: bool = False
+    """FSDP's cpu_ram_efficient_loading (one process per host reads the weights)."""
+    zero_init: bool = False
+    """DeepSpeed ZeRO-3 creates the model partitioned (zero.Init)."""
+    micro_batch: int | None = None
+    gradient_accumulation_steps: int | None = None
+    """None: unknown ("auto" the script decides): counted as more than one."""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def deepspeed(self) -> bool:
+        return self.target == "deepspeed"
+
+    @property
+    def fsdp_version(self) -> int | None:
+        return {"fsdp1": 1, "fsdp2": 2}.get(self.target)
+
+
+class LayoutError(ValueError):
+    """The effective model describes no FSDP or DeepSpeed run (or one that does not start)."""
+
+
+def _notes(e: Effective, keys: tuple[str, ...]) -> tuple[str, ...]:
+    out = []
+    for key in keys:
+        u = e.used(key)
+        if u is not None and u.why in (IGNORED, CHANGED, OVERRIDDEN) and u.note:
+            written = ", ".join(u.keys)
+            out.append(f"{written}: {u.note}" if written else u.note)
+    return tuple(dict.fromkeys(out))
+
+
+def layout(e: Effective) -> Layout:
+    if e.backend is None:
+        raise LayoutError(f"distributed_type {e.get('distributed_type')} is neither FSDP nor DEEPSPEED: there is no "
+                          "sharded layout to estimate")
+    sit = e.situation
+    mp = str(e.get("mixed_precision") or "no")
+    common = dict(processes=max(1, int(e["num_processes"])), machines=max(1, int(e["num_machines"])),
+                  mixed_precision=mp, model_dtype=sit.model_dtype,
+                  micro_batch=e.get("runs.micro_batch"), gradient_accumulation_steps=e.get(
+                      "runs.gradient_accumulation_steps"),
+                  offload_optimizer=e.get("runs.offload_optimizer", "none"),
+                  offload_param=e.get("runs.offload_param", "none"),
+                  activation_checkpointing=bool(e.get("runs.activation_checkpointing")),
+                  activation_checkpointing_offload=bool(e.get("runs.activation_checkpointing_offload")))
+    if e.backend == "fsdp":
+        version = int(e.get("fsdp.fsdp_version", 1))
+        return Layout(target=f"fsdp{version}", fsdp_strategy=str(e["runs.fsdp_strategy"]),
+                      reshard=bool(e["runs.fsdp_reshard"]), hybrid=bool(e["runs.fsdp_hybrid"]),
+                      shard_group=int(e["runs.shard_group"]), prefetch=bool(e["runs.fsdp_prefetch"]),
+                      ram_efficient_loading=bool(e.get("runs.ram_efficient_loading")),
+                      notes=_notes(e, ("fsdp.sharding_strategy", "fsdp.reshard_after_forward",
+                                       "fsdp.backward_prefetch")), **common)
+    v = "deepspeed_validated."
+    stage = int(e.get("runs.zero_stage", 0))
+    hpz = int(e.get("runs.hpz_partition_size", 1) or 1)
+    return Layout(target="deepspeed", stage=stage, hybrid=stage == 3 and hpz > 1, shard_group=hpz,
+                  master_bf16=bool(e.get("runs.bf16_master_weights")),
+                  states_bf16=bool(e.get("runs.bf16_optimizer_states")),
+                  own_optimizer=bool(e.get("runs.own_optimizer")),
+                  reduce_bucket=e.get(v + "reduce_bucket_size"), allgather_bucket=e.get(v + "allgather_bucket_size"),
+                  prefetch_bucket=e.get(v + "prefetch_bucket_size"),
+                  max_live_parameters=e.get(v + "max_live_parameters"), sub_group_size=e.get(v + "sub_group_size"),
+                  overlap_comm=bool(e.get(v + "overlap_comm")), zero_init=bool(e.get("runs.zero_init")),
+                  notes=_notes(e, ("runs.offload_optimizer", "runs.offload_param", "runs.hpz_partition_size",
+                                   "runs.zero_init")), **common)
+
+
+__all__ = ["DTYPE_BYTES", "Layout", "LayoutError", "layout"]
