@@ -24,7 +24,7 @@ COMMANDS = {
     "explain": "FSDP and DeepSpeed side by side, setting by setting",
     "presets": "list the bundled presets (answers files to start from)",
     "schema": "print the answers.yaml schema (JSON Schema or a Markdown reference)",
-    "estimate": "per-GPU and per-host memory of an answers file or preset for a model, broken down",
+    "estimate": "per-GPU and per-host memory of answers, a preset or a config for a model, broken down",
     "recommend": "rank FSDP and DeepSpeed configs that fit a model on your GPUs, and write the chosen answers",
     "convert": "convert an accelerate config (or a DeepSpeed JSON alone) between FSDP and DeepSpeed",
     "consolidate": "merge a run's checkpoint (FSDP shards, ZeRO partitions) into one safetensors file",
@@ -282,7 +282,9 @@ def _count(text: str) -> int:
 
 
 def _estimate_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("answers", metavar="ANSWERS_OR_PRESET", help="an answers.yaml path or a preset name")
+    p.add_argument("answers", metavar="ANSWERS_OR_PRESET|CONFIG",
+                   help="an answers.yaml path or a preset name, an accelerate config (with the DeepSpeed JSON it "
+                        "names) or a DeepSpeed JSON alone")
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
     p.add_argument("--params", type=_count, metavar="N", help="the parameter count (instead of --model): 8030261248, "
                    "8e9, 8B, 350M")
@@ -292,6 +294,21 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
     p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory",
                    help="memory of one GPU: says whether it fits and the largest micro batch that does")
+    g = p.add_argument_group("with a config (what no config key says; answers say it themselves)")
+    g.add_argument("--gradient-accumulation-steps", type=int, metavar="N", dest="gradient_accumulation_steps",
+                   help="what the script accumulates (FSDP has no config key; default: unknown, counted as more than "
+                        "one)")
+    g.add_argument("--model-dtype", choices=("fp32", "bf16", "fp16"), dest="model_dtype",
+                   help="the dtype the script loads the model in (default fp32)")
+    g.add_argument("--activation-checkpointing", action="store_true", dest="activation_checkpointing",
+                   help="DeepSpeed: the script enables gradient checkpointing (there is no config switch)")
+    g.add_argument("--trainer", choices=("hf", "accelerate"),
+                   help="who drives training: the HF Trainer (fills DeepSpeed's \"auto\" from TrainingArguments) or "
+                        "an own Accelerator loop (default)")
+    g.add_argument("--num-processes", type=int, metavar="N", dest="num_processes",
+                   help="a DeepSpeed JSON alone: the ranks it runs on")
+    g.add_argument("--num-machines", type=int, metavar="M", dest="num_machines",
+                   help="a DeepSpeed JSON alone: the machines (default 1)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -312,8 +329,9 @@ def _recommend_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
     p.add_argument("--headroom", type=float, metavar="FRACTION", default=0.10,
                    help="fraction of GPU memory to keep free (default 0.10)")
-    p.add_argument("--base", metavar="ANSWERS_OR_PRESET",
-                   help="answers (or a preset) the candidates are built on; default: the wizard's defaults")
+    p.add_argument("--base", metavar="ANSWERS_OR_PRESET|CONFIG",
+                   help="answers (or a preset), an accelerate config or a DeepSpeed JSON the candidates are built on; "
+                        "default: the wizard's defaults")
     p.add_argument("--write", metavar="DIR|FILE", help="write the chosen candidate's answers.yaml (a folder gets "
                    "DIR/answers.yaml)")
     p.add_argument("--force", action="store_true",

@@ -126,3 +126,12 @@ def test_the_model_imports_no_training_library():
             "if n in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_a_superscript_digit_is_no_enum_code():
+    """"¹".isdigit() is true but int() refuses it: the plugin raises, so the value is invalid (Hypothesis found it)."""
+    from wizard.core.vocab import backward_prefetch_name, sharding_strategy_name
+
+    assert sharding_strategy_name("¹") is None and backward_prefetch_name("¹") == (False, None)
+    e = effective({**FSDP, "fsdp_config": {"fsdp_version": 1, "fsdp_backward_prefetch": "¹"}})
+    assert not e.ok and "fsdp_config.fsdp_backward_prefetch" in e.failures[0].keys

@@ -1,4 +1,4 @@
-"""``fsdpds-wizard estimate ANSWERS_OR_PRESET (--model CONFIG.json|NAME | --params N [--largest-layer N])
+"""``fsdpds-wizard estimate ANSWERS_OR_PRESET|CONFIG (--model CONFIG.json|NAME | --params N [--largest-layer N])
 [--batch B] [--seq S] [--gpu-memory GiB] [--format text|json]``: per-rank GPU and per-host CPU memory (issue 10).
 
 Imports neither torch nor accelerate, deepspeed or transformers: the model comes from a shipped shape, a
@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 import os
 
-from ..core.answers import load_answers_file
-from ..core.findings import ERROR
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
 from ..core.memory.report import LABELS as _LABELS
 from ..core.memory.report import at_peak, peak_line
 from ..exits import EXIT_OK, UsageError
-from .common import resolve_answers_path
 
 
 def _shape(value: str):
@@ -27,16 +24,6 @@ def _shape(value: str):
         return shape_by_name(value)
     except ModelError as exc:
         raise UsageError(f"--model {value}: {exc}") from exc
-
-
-def _answers(name: str):
-    path = resolve_answers_path(name)  # InputError: one line, exit 2
-    answers, findings = load_answers_file(path)
-    if answers is None:
-        first = next((f for f in findings if f.severity == ERROR), findings[0] if findings else None)
-        why = f"{first.message}; {first.fix}" if first is not None else "no usable answers"
-        raise UsageError(f"{path}: invalid answers ({why}); `fsdpds-wizard check` or the wizard shows all problems")
-    return answers
 
 
 def model_from_args(args, command: str, *, largest_with_model: bool = True):
@@ -57,10 +44,17 @@ def model_from_args(args, command: str, *, largest_with_model: bool = True):
 
 
 def compute(args) -> Estimate:
+    from . import sources
+
     shape = model_from_args(args, "estimate")
-    answers = _answers(args.answers)
+    path, kind = sources.resolve(args.answers)
+    if kind == sources.ANSWERS_KIND:
+        sources.refuse_config_flags(args, path)
+        source = sources.answers_of(path)
+    else:
+        source = sources.config_layout(path, args, shape)
     try:
-        return estimate(answers, params=args.params, largest_layer_params=args.largest_layer, shape=shape,
+        return estimate(source, params=args.params, largest_layer_params=args.largest_layer, shape=shape,
                         batch=args.batch, seq=args.seq, gpu_memory_gib=args.gpu_memory)
     except EstimateError as exc:
         raise UsageError(str(exc)) from exc

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.memory.estimate import GIB, EstimateError
 from ..core.memory.recommend import Recommendation, recommend
 from ..exits import EXIT_INVALID, EXIT_OK, UsageError
-from .estimate import _answers, model_from_args
+from .estimate import model_from_args
 
 EXIT_NOTHING_FITS = 1
 """No candidate fits the GPUs (with the headroom) and, when given, the host memory."""
@@ -27,7 +27,7 @@ ANSWERS_NAME = "answers.yaml"
 
 def compute(args) -> Recommendation:
     shape = model_from_args(args, "recommend", largest_with_model=False)
-    base = _answers(args.base) if args.base is not None else None
+    base = _base(args.base) if args.base is not None else None
     try:
         return recommend(shape=shape, params=args.params, largest_layer_params=args.largest_layer,
                          gpus_per_node=args.gpus_per_node, gpu_memory_gib=args.gpu_memory, nodes=args.nodes,
@@ -35,6 +35,14 @@ def compute(args) -> Recommendation:
                          headroom=args.headroom)
     except EstimateError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _base(name: str):
+    """``--base``: answers or a preset as they are; a config imported into answers, as ``convert`` reads it."""
+    from . import sources
+
+    path, kind = sources.resolve(name)
+    return sources.answers_of(path) if kind == sources.ANSWERS_KIND else sources.config_answers(path)
 
 
 def write_target(value: str) -> Path:

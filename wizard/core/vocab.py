@@ -101,8 +101,11 @@ def _legacy(value: Any, names: tuple[str, ...]) -> str | None:
     s = str(value)
     if s.upper() in names:
         return s.upper()
-    if s.isdigit():
-        n = int(s)
+    if s.isdigit():  # what the plugin tests; int() then refuses digits such as "¹" (the plugin raises too)
+        try:
+            n = int(s)
+        except ValueError:
+            return None
         return names[n - 1] if 1 <= n <= len(names) else None
     return None
 

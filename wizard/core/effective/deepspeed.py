@@ -277,10 +277,10 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
         if _is_auto(config, path):
             _set_path(config, path, value)
             origins.set(path, AUTO, PREPARE, origins.of.get(path, ("", "", (), ""))[2], "accelerate's fill")
-    micro = _int(config.get("train_micro_batch_size_per_gpu"))
-    gas = _int(config.get("gradient_accumulation_steps"))
-    if _is_auto(config, "train_batch_size") and micro is not None and gas is not None:
-        config["train_batch_size"] = micro * gas * world
+    fill_micro = _int(config.get("train_micro_batch_size_per_gpu"))
+    fill_gas = _int(config.get("gradient_accumulation_steps"))
+    if _is_auto(config, "train_batch_size") and fill_micro is not None and fill_gas is not None:
+        config["train_batch_size"] = fill_micro * fill_gas * world
         origins.set("train_batch_size", AUTO, PREPARE, ("train_batch_size",), "micro batch x accumulation x world")
     if situation.hidden_size:
         _fill_hidden(config, origins, situation.hidden_size, PREPARE)
@@ -359,7 +359,8 @@ def _validated(config: dict, world: int, origins: _Origins, b: Builder) -> None:
     stage = _int(get_path(config, "zero_optimization.stage"))
     put("zero_stage", DS_DEFAULT_STAGE if stage is None else stage, "zero_optimization.stage")
     b.put(v + "world_size", world, DERIVED, CONFIG, ("num_processes",))
-    z0 = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), Mapping) else {}
+    z0: Mapping[str, Any] = config["zero_optimization"] if isinstance(config.get("zero_optimization"), Mapping) \
+        else {}
     for block, legacy in (("offload_optimizer", "cpu_offload"), ("offload_param", "cpu_offload_param")):
         node = get_path(config, f"zero_optimization.{block}")
         device = None if not isinstance(node, Mapping) else str(node.get("device", "none")).lower()
@@ -396,7 +397,7 @@ def _validated(config: dict, world: int, origins: _Origins, b: Builder) -> None:
         "zero_allow_untested_optimizer")
     put("gather_16bit_weights_on_model_save", bool(gather) if gather is not None else False,
         "zero_optimization.stage3_gather_16bit_weights_on_model_save")
-    z = config.get("zero_optimization") if isinstance(config.get("zero_optimization"), Mapping) else {}
+    z = z0
     s = DS_DEFAULT_STAGE if stage is None else stage
     for name, alias in (("reduce_bucket_size", "reduce_bucket_size"), ("allgather_bucket_size",
                                                                        "allgather_bucket_size"),

@@ -17,11 +17,12 @@ from ..vocab import (
     wrap_policy_name,
 )
 from .builder import Builder
-from .tables import FSDP_MIXED_PRECISION_DTYPE, LAUNCH_FSDP_DEFAULTS, PLUGIN_FSDP_DEFAULTS
+from .tables import FSDP_MIXED_PRECISION_DTYPE, FSDP_STATE_DICT_DEFAULT, LAUNCH_FSDP_DEFAULTS, PLUGIN_FSDP_DEFAULTS
 from .used import DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
 
 LAUNCH = "accelerate launch"
 PLUGIN = "FullyShardedDataParallelPlugin"
+STATE_DICT_DEFAULT = FSDP_STATE_DICT_DEFAULT
 _TORCH_SHARDING_NAME = {"HYBRID_SHARD_ZERO2": "_HYBRID_SHARD_ZERO2"}
 """torch spells the last ShardingStrategy member with a leading underscore."""
 
@@ -140,7 +141,7 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
     # ---- state dict
     t, tkey = args.env("fsdp_state_dict_type", lower=False)
     if t is None:
-        b.put("fsdp.state_dict_type", PLUGIN_FSDP_DEFAULTS["fsdp_state_dict_type"][version], DEFAULT, PLUGIN)
+        b.put("fsdp.state_dict_type", STATE_DICT_DEFAULT[version], DEFAULT, PLUGIN)
     else:
         name = state_dict_type_name(t)
         if name is None:
@@ -168,8 +169,8 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
     m, mkey = args.env("fsdp_min_num_params", lower=False)
     if policy == "SIZE_BASED_WRAP":
         try:
-            b.put("fsdp.min_num_params", int(m), why(mkey), PLUGIN, _keys(mkey))
-        except (TypeError, ValueError):
+            b.put("fsdp.min_num_params", int(str(m)), why(mkey), PLUGIN, _keys(mkey))
+        except ValueError:
             b.fail(_keys(mkey), f"fsdp_min_num_params {m!r} is read with int() (write an integer, not 1e8)", PLUGIN)
     else:
         b.put("fsdp.min_num_params", None, IGNORED if mkey else DEFAULT, PLUGIN, _keys(mkey),

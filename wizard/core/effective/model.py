@@ -94,7 +94,7 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
     mp = str(y.get("mixed_precision") or "no").lower()
     if "mixed_precision" not in y and y.get("fp16"):  # the old top-level flag (config_args.py converts it)
         mp = "fp16"
-    dyn = y.get("dynamo_config") if isinstance(y.get("dynamo_config"), Mapping) else {}
+    dyn: Mapping[str, Any] = y["dynamo_config"] if isinstance(y.get("dynamo_config"), Mapping) else {}
     dyn_backend = str(dyn.get("dynamo_backend") or "no").upper()
     backend = None
     if dist == "FSDP":

@@ -31,8 +31,8 @@ launcher exports nothing and the plugin's own default applies (:data:`PLUGIN_FSD
 PLUGIN_FSDP_DEFAULTS: dict[str, object] = {
     "fsdp_auto_wrap_policy": "NO_WRAP",
     "fsdp_backward_prefetch": None,
-    "fsdp_state_dict_type": {1: "FULL_STATE_DICT", 2: "SHARDED_STATE_DICT"},
 }
+FSDP_STATE_DICT_DEFAULT = {1: "FULL_STATE_DICT", 2: "SHARDED_STATE_DICT"}
 """``FullyShardedDataParallelPlugin.__post_init__`` defaults when the launcher exported nothing
 (accelerate/utils/dataclasses.py: ``FSDP_AUTO_WRAP_POLICY`` "NO_WRAP", ``FSDP_BACKWARD_PREFETCH`` None,
 ``set_state_dict_type``: FULL_STATE_DICT for FSDP1, SHARDED_STATE_DICT for FSDP2)."""

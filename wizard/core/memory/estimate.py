@@ -30,6 +30,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..effective.layout import DTYPE_BYTES, Layout
+from ..effective.tables import (
+    DS_NVME_MAX_IN_CPU,
+    DS_NVME_OPTIMIZER_BUFFER_COUNT,
+    DS_NVME_PARAM_BUFFER_COUNT,
+    DS_NVME_PARAM_BUFFER_SIZE,
+    DS_ZERO_DEFAULTS,
+)
 from . import deepspeed_estimator as dse
 
 if TYPE_CHECKING:
@@ -103,31 +111,25 @@ sharded over the ranks. (BF16_Optimizer, which shards its master, runs only for 
 ``grad_accum_dtype: fp32``, engine.py:2305-2311, and for pipeline parallelism.) Measured on CPU with 2 ranks:
 2 + (2 + 4) + 12 = 20 bytes per parameter per rank (benchmarks/memory.py)."""
 
-DS_REDUCE_BUCKET_DEFAULT = 500_000_000
-DS_ALLGATHER_BUCKET_DEFAULT = 500_000_000
-DS_PREFETCH_BUCKET_DEFAULT = 50_000_000
-DS_MAX_LIVE_PARAMETERS_DEFAULT = 1_000_000_000
-"""DeepSpeed 0.19.8 defaults in elements (deepspeed/runtime/zero/config.py:113, :132, :222, :245)."""
+DS_REDUCE_BUCKET_DEFAULT = int(DS_ZERO_DEFAULTS["reduce_bucket_size"])  # type: ignore[call-overload]
+DS_ALLGATHER_BUCKET_DEFAULT = int(DS_ZERO_DEFAULTS["allgather_bucket_size"])  # type: ignore[call-overload]
+DS_PREFETCH_BUCKET_DEFAULT = int(DS_ZERO_DEFAULTS["stage3_prefetch_bucket_size"])  # type: ignore[call-overload]
+DS_MAX_LIVE_PARAMETERS_DEFAULT = int(DS_ZERO_DEFAULTS["stage3_max_live_parameters"])  # type: ignore[call-overload]
+DS_SUB_GROUP_SIZE_DEFAULT = int(DS_ZERO_DEFAULTS["sub_group_size"])  # type: ignore[call-overload]
+"""DeepSpeed 0.19.8 defaults in elements, from the library tables (wizard/core/effective/tables.py): the estimate reads
+the effective model's values, and these only where a value is left open (an "auto" without the model's hidden size).
+"auto" bucket sizes are filled as the HF integration fills them (reduce h*h, prefetch 0.9*h*h:
+``hidden_size_fill`` there)."""
 
-AUTO_REDUCE_BUCKET_PER_H2 = 1.0
-AUTO_PREFETCH_BUCKET_PER_H2 = 0.9
-""""auto" bucket sizes as the HF integration fills them: reduce_bucket_size = h*h, stage3_prefetch_bucket_size =
-0.9*h*h (transformers/integrations/deepspeed.py ``trainer_config_finalize``; accelerate fills the same)."""
-
-DS_NVME_PARAM_BUFFERS = 5
-DS_NVME_PARAM_BUFFER_SIZE = 100_000_000
-DS_NVME_OPTIMIZER_BUFFERS = 4
-DS_SUB_GROUP_SIZE_DEFAULT = 1_000_000_000
+DS_NVME_PARAM_BUFFERS = DS_NVME_PARAM_BUFFER_COUNT
+DS_NVME_OPTIMIZER_BUFFERS = DS_NVME_OPTIMIZER_BUFFER_COUNT
 """NVMe offload pins host buffers: offload_param buffer_count 5 x buffer_size 1e8 elements; offload_optimizer
 buffer_count 4 x the largest sub-group (sub_group_size 1e9 elements, fp32) (deepspeed/runtime/zero/
-offload_config.py defaults; the optimizer swapper sizes its buffers from the sub-group)."""
-
-DS_NVME_MAX_IN_CPU = 1_000_000_000
-"""With ``offload_param`` on NVMe, ZeRO-3's optimizer copies the 16-bit parameter partitions "permanently to CPU"
-up to ``max_in_cpu`` elements per rank (default 1e9, deepspeed/runtime/zero/offload_config.py:39;
-stage3.py:888-910 ``_create_param_groups_fp16_flat_cpu_memory``, :876): only what exceeds it stays on the NVMe
-drive. Measured on CPU with 2 ranks (benchmarks/memory.py): the whole partition in host memory, next to the
-5 x 1e8-element swap buffers."""
+offload_config.py defaults; the optimizer swapper sizes its buffers from the sub-group). With ``offload_param`` on
+NVMe, ZeRO-3's optimizer copies the 16-bit parameter partitions "permanently to CPU" up to ``max_in_cpu`` elements per
+rank (``DS_NVME_MAX_IN_CPU``, default 1e9, stage3.py ``_create_param_groups_fp16_flat_cpu_memory``): only what exceeds
+it stays on the NVMe drive. Measured on CPU with 2 ranks (benchmarks/memory.py): the whole partition in host memory,
+next to the 5 x 1e8-element swap buffers."""
 
 STEP_GRAD_COPY = True
 """At the optimizer step DeepSpeed turns the 16-bit gradients of the partition it updates into a gradient of the
@@ -166,8 +168,6 @@ DEFAULT_SEQ = 2048
 DEFAULT_BATCH = 1
 """Used when neither the command line nor the answers give them (micro_batch_size "auto"); a model with learned
 position embeddings (GPT-2: 1024, the bundled TinyGPT: its --seq-len) defaults to that many tokens when fewer."""
-
-DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 BREAKDOWN_KEYS = ("parameters", "gradients", "optimizer_states", "gathered", "buckets", "activations", "logits",
                   "optimizer_step", "overhead")
@@ -246,32 +246,36 @@ class _States:
     optim_div: int
 
 
-def _compute_bytes(a: Answers) -> int:
+def layout_of(source: Answers | Layout, *, hidden_size: int | None = None) -> Layout:
+    """The layout that runs: a :class:`Layout` as it is; answers through the effective model of the files written from
+    them (wizard/core/effective), so answers and their written config are one estimate."""
+    if isinstance(source, Layout):
+        return source
+    from ..effective import layout, of_answers
+    from ..effective.layout import LayoutError
+
+    try:
+        return layout(of_answers(source, hidden_size=hidden_size))
+    except LayoutError as exc:
+        raise EstimateError(str(exc)) from exc
+
+
+def _compute_bytes(lay: Layout) -> int:
     """Bytes of the dtype the forward/backward runs in: bf16/fp16 under mixed precision (fp8 keeps bf16 weights and
     activations outside its matmuls), otherwise the load dtype."""
-    if a["precision.mixed_precision"] in ("bf16", "fp16", "fp8"):
+    if lay.mixed_precision in ("bf16", "fp16", "fp8"):
         return 2
-    return DTYPE_BYTES[a["precision.model_dtype"]]
+    return DTYPE_BYTES[lay.model_dtype]
 
 
-def _zero_stage(a: Answers) -> int:
-    from ..catalog.settings import SHARDING
-
-    return int(SHARDING[a["sharding.strategy"]][2])
-
-
-def _strategy(a: Answers) -> str:
-    """The sharding the written config gets: FSDP2 has no NO_SHARD, and for ``none`` the wizard writes
-    ``reshard_after_forward: false`` (with a warning), which shards gradients and optimizer states like
-    SHARD_GRAD_OP (wizard/core/render.py; the answer rule ``sharding-no-fsdp-twin``)."""
-    strategy = a["sharding.strategy"]
-    if a.backend == "fsdp" and a.fsdp_version == 2 and strategy == "none":
-        return "grads_optimizer"
-    return strategy
+def _no_shard(lay: Layout) -> bool:
+    """FSDP1's NO_SHARD: every rank keeps everything (FSDP2 has no such mode)."""
+    return not lay.deepspeed and lay.fsdp_strategy == "NO_SHARD"
 
 
-def state_bytes(a: Answers, n: int, shard: int) -> _States:
-    """Model-state bytes per parameter (Adam), and their divisors, for the answers' target.
+def state_bytes(source: Answers | Layout, n: int | None = None, shard: int | None = None) -> _States:
+    """Model-state bytes per parameter (Adam), and their divisors, for the layout that runs (answers: the layout of
+    their written config; ``n`` and ``shard`` default to its ranks and shard group).
 
     FSDP (accelerate >= 0.30): with mixed precision accelerate upcasts the sharded parameters to fp32 ("aligned
     mode"), so parameters 4 + gradients 4 + Adam 8 = 16 bytes, all sharded; without mixed precision everything stays
@@ -281,23 +285,23 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
     ``bf16_optimizer_states`` the Adam states too (2 + 4). Stage 0 with bf16 or fp16 runs DeepSpeed's
     FP16_UnfusedOptimizer: fp32 master 4 + Adam 8 and an fp32 gradient copy at the step, none of it sharded.
     """
-    cb = _compute_bytes(a)
-    if a.backend == "fsdp":
-        strategy = _strategy(a)
-        if a["precision.mixed_precision"] == "no":
-            p = float(DTYPE_BYTES[a["precision.model_dtype"]])
+    lay = layout_of(source)
+    n = lay.processes if n is None else n
+    shard = (lay.shard_group if not lay.deepspeed else n) if shard is None else shard
+    cb = _compute_bytes(lay)
+    if not lay.deepspeed:
+        if lay.mixed_precision == "no":
+            p = float(DTYPE_BYTES[lay.model_dtype])
         else:
             p = 4.0  # accelerate upcasts to fp32 under mixed precision
-        div = 1 if strategy == "none" else shard
+        div = 1 if _no_shard(lay) else shard
         return _States(p, p, ADAM_STATE_COUNT * p, div, div, div)
-    stage = _zero_stage(a)
+    stage = lay.stage
     if cb == 4:
         master, moments = 4.0, 8.0
     else:
-        mw = a["precision.ds_bf16_master_weights"]
-        bf16 = a["precision.mixed_precision"] in ("bf16", "fp8")
-        master = 2.0 if bf16 and mw in ("bf16", "bf16_with_states") else 4.0
-        moments = 4.0 if bf16 and mw == "bf16_with_states" else 8.0
+        master = 2.0 if lay.master_bf16 else 4.0
+        moments = 4.0 if lay.states_bf16 else 8.0
     if stage == 0:
         if cb == 4:  # plain torch optimizer on fp32 parameters, nothing sharded
             return _States(4, 4, 8, 1, 1, 1)
@@ -307,30 +311,20 @@ def state_bytes(a: Answers, n: int, shard: int) -> _States:
     return _States(cb, cb, master + moments, n if stage >= 3 else 1, n if stage >= 2 else 1, n)
 
 
-def _layout(a: Answers, n: int, shard: int) -> str:
-    from ..catalog.settings import SHARDING
-
-    strategy = _strategy(a)
-    fsdp1, reshard, stage, hybrid = SHARDING[strategy]
-    if a.backend == "deepspeed":
-        extra = f", hpZ secondary partition over {shard} ranks per host" if hybrid and stage == 3 else ""
-        return f"DeepSpeed ZeRO-{stage} over {n} ranks{extra}"
-    if a.fsdp_version == 1:
-        name = fsdp1 or "SHARD_GRAD_OP"
-        return f"FSDP1 {name} over {n if strategy == 'none' else shard} ranks" + (
-            f" (sharded within each host, replicated across {n // shard})" if hybrid else "")
-    note = " (FSDP2 has no NO_SHARD)" if a["sharding.strategy"] == "none" else ""
-    return (f"FSDP2 fully_shard(reshard_after_forward={bool(reshard)}) over {shard} ranks"
-            + (f", replicated across {n // shard}" if hybrid else "") + note)
+def _layout_text(lay: Layout, n: int, shard: int) -> str:
+    if lay.deepspeed:
+        extra = f", hpZ secondary partition over {lay.shard_group} ranks per host" if lay.hybrid else ""
+        return f"DeepSpeed ZeRO-{lay.stage} over {n} ranks{extra}"
+    if lay.fsdp_version == 1:
+        return f"FSDP1 {lay.fsdp_strategy} over {n if _no_shard(lay) else shard} ranks" + (
+            f" (sharded within each host, replicated across {n // shard})" if lay.hybrid else "")
+    return (f"FSDP2 fully_shard(reshard_after_forward={lay.reshard}) over {shard} ranks"
+            + (f", replicated across {n // shard}" if lay.hybrid else ""))
 
 
-def _bucket(a: Answers, key: str, default: int, per_h2: float, hidden: int | None) -> int:
-    value = a[key]
-    if value is None:
-        return default
-    if value == "auto":
-        return int(per_h2 * hidden * hidden) if hidden else default
-    return int(value)
+def _size(value: int | None, default: int) -> int:
+    """A ZeRO size as the effective model has it; the library default where it is left open ("auto" unfilled)."""
+    return default if value is None else int(value)
 
 
 def _activation_coef(shape: Any, seq: int) -> float:
@@ -351,14 +345,16 @@ def _model_numbers(shape: Any) -> tuple[int, int, int]:
     return total, layer, max(0, total - layer * shape.num_layers)
 
 
-def estimate(answers: Answers, *, params: int | None = None, largest_layer_params: int | None = None,
+def estimate(source: Answers | Layout, *, params: int | None = None, largest_layer_params: int | None = None,
              shape: Any = None, batch: int | None = None, seq: int | None = None,
              gpu_memory_gib: float | None = None) -> Estimate:
-    """The estimate for ``answers`` on a model given by ``params`` (and ``largest_layer_params``) or by ``shape``
-    (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the answers' micro batch
-    (1 when "auto"), ``seq`` to 2048 (or the model's learned positions when fewer). Raises :class:`EstimateError`
-    for unusable numbers."""
-    notes: list[str] = []
+    """The estimate for the layout that runs (``source``: a :class:`Layout` from the effective model, or answers,
+    taken as the config written from them) on a model given by ``params`` (and ``largest_layer_params``) or by
+    ``shape`` (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the run's micro
+    batch (1 when unknown), ``seq`` to 2048 (or the model's learned positions when fewer). Raises
+    :class:`EstimateError` for unusable numbers."""
+    lay = layout_of(source, hidden_size=getattr(shape, "hidden_size", None))
+    notes: list[str] = list(lay.notes)
     layer_params = root_params = None
     if shape is not None:
         total, layer_params, root_params = _model_numbers(shape)
@@ -375,8 +371,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     if largest_layer_params < 0 or largest_layer_params > params:
         raise EstimateError(f"--largest-layer {largest_layer_params} must be between 0 and the parameter count "
                             f"{params}")
-    mb = answers["training.micro_batch_size"]
-    batch = batch if batch is not None else (DEFAULT_BATCH if mb == "auto" else int(mb))
+    batch = batch if batch is not None else (lay.micro_batch or DEFAULT_BATCH)
     positions = getattr(shape, "max_positions", 0) or 0  # learned position embeddings bound the sequence
     if seq is None:
         seq = min(DEFAULT_SEQ, positions) if positions else DEFAULT_SEQ
@@ -389,36 +384,32 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     if gpu_memory_gib is not None and not gpu_memory_gib > 0:
         raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0")
 
-    n = max(1, int(answers["launch.num_processes"]))
-    machines = max(1, int(answers["launch.num_machines"]))
+    n = lay.processes
+    machines = lay.machines
     per_host = max(1, n // machines)
-    from ..catalog.settings import SHARDING
+    stage, reshard, hybrid = lay.stage, lay.reshard, lay.hybrid
+    ds = lay.deepspeed
+    shard = lay.shard_group if not ds else n
+    cb = _compute_bytes(lay)
+    model_bytes = DTYPE_BYTES[lay.model_dtype]
+    opt_off = lay.offload_optimizer
+    par_off = lay.offload_param
 
-    strategy = _strategy(answers)
-    _fsdp1, reshard, stage, hybrid = SHARDING[strategy]
-    ds = answers.backend == "deepspeed"
-    shard = per_host if (hybrid and not ds) else n
-    cb = _compute_bytes(answers)
-    model_bytes = DTYPE_BYTES[answers["precision.model_dtype"]]
-    hidden = shape.hidden_size if shape is not None else None
-    opt_off = answers["offload.optimizer"]
-    par_off = answers["offload.params"]
-
-    st = state_bytes(answers, n, shard)
+    st = state_bytes(lay, n, shard)
     parameters = params * st.param / st.param_div
     gradients = params * st.grad / st.grad_div
     optimizer = params * st.optim / st.optim_div
-    if ds and cb == 2 and answers["precision.ds_bf16_master_weights"] == "bf16" and opt_off == "none":
+    if ds and cb == 2 and lay.master_bf16 and not lay.states_bf16 and opt_off == "none":
         notes.append("bf16 master weights with fp32 optimizer states: DeepSpeed 0.19 refuses this without optimizer "
                      "offload to DeepSpeedCPUAdam (base_optimizer.py _configure_master_weights); counted as written")
-    if ds and hybrid and stage == 3:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
-        parameters += params * cb / per_host
+    if ds and hybrid:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
+        parameters += params * cb / lay.shard_group
     host = dict.fromkeys(HOST_KEYS, 0.0)
     gathered = buckets = 0.0
     unit = layer_params if layer_params else largest_layer_params
 
     if ds:
-        if opt_off != "none" and stage >= 1:
+        if opt_off != "none":  # the layout's offload is what the stage runs (none at ZeRO-0, CPU for NVMe below 3)
             if opt_off == "cpu":
                 host["offloaded_optimizer_states"] = optimizer * per_host
                 # the fp32 gradient partition the CPU step reads; ZeRO-3 also moves its 16-bit gradient partition
@@ -426,51 +417,39 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
                 grads_host = params * 4 / n + (params * cb / n if stage == 3 else 0)
                 host["offloaded_gradients"] = grads_host * per_host
             else:
-                sub = _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT, 1.0, None)
+                sub = _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT)
                 host["pinned_buffers"] += DS_NVME_OPTIMIZER_BUFFERS * min(sub, params // n + 1) * 4 * per_host
                 if stage == 3:  # the 16-bit gradient partition stays in host memory (the fp32 one is swapped)
                     host["offloaded_gradients"] = params * cb / n * per_host
             optimizer = 0.0
             if stage >= 2:  # the gradient partition goes to the host bucket by bucket; the buckets stay
                 gradients = 0.0
-        elif opt_off != "none":
-            notes.append(f"offload.optimizer {opt_off} needs ZeRO-1/2/3; ZeRO-0 keeps the optimizer on the GPU "
-                         "(counted there)")
-        if par_off != "none":
-            if stage == 3:
-                if par_off == "cpu":
-                    host["offloaded_parameters"] = parameters * per_host
-                else:  # the swap buffers, and the partition up to max_in_cpu kept in host memory
-                    host["pinned_buffers"] += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
-                    host["offloaded_parameters"] = min(parameters, DS_NVME_MAX_IN_CPU * cb) * per_host
-                parameters = 0.0
-            else:
-                notes.append(f"offload.params {par_off} needs ZeRO-3; DeepSpeed ZeRO-{stage} keeps the parameters "
-                             "on the GPU (counted there)")
-        reduce = min(params, _bucket(answers, "deepspeed.reduce_bucket_size", DS_REDUCE_BUCKET_DEFAULT,
-                                     AUTO_REDUCE_BUCKET_PER_H2, hidden))
-        overlap = answers["deepspeed.overlap_comm"]
-        overlap = (stage == 3) if overlap is None else bool(overlap)  # DeepSpeed's default: on for stage 3 only
+        if par_off != "none":  # ZeRO-3 only (the layout says none below)
+            if par_off == "cpu":
+                host["offloaded_parameters"] = parameters * per_host
+            else:  # the swap buffers, and the partition up to max_in_cpu kept in host memory
+                host["pinned_buffers"] += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
+                host["offloaded_parameters"] = min(parameters, DS_NVME_MAX_IN_CPU * cb) * per_host
+            parameters = 0.0
+        reduce = min(params, _size(lay.reduce_bucket, DS_REDUCE_BUCKET_DEFAULT))
+        overlap = lay.overlap_comm
         if stage == 3:
-            prefetch = min(params, _bucket(answers, "prefetch.ds_bucket_size", DS_PREFETCH_BUCKET_DEFAULT,
-                                           AUTO_PREFETCH_BUCKET_PER_H2, hidden))
-            live = answers["prefetch.ds_max_live_parameters"]
-            live = int(live) if isinstance(live, int) and not isinstance(live, bool) else DS_MAX_LIVE_PARAMETERS_DEFAULT
+            prefetch = min(params, _size(lay.prefetch_bucket, DS_PREFETCH_BUCKET_DEFAULT))
+            live = _size(lay.max_live_parameters, DS_MAX_LIVE_PARAMETERS_DEFAULT)
             gathered = min(largest_layer_params + prefetch, max(live, largest_layer_params)) * cb
             buckets = reduce * cb
         elif stage in (1, 2):
-            allgather = min(params, _bucket(answers, "deepspeed.allgather_bucket_size", DS_ALLGATHER_BUCKET_DEFAULT,
-                                            1.0, hidden))
+            allgather = min(params, _size(lay.allgather_bucket, DS_ALLGATHER_BUCKET_DEFAULT))
             buckets = reduce * cb * (2 if overlap else 1) + allgather * cb
         else:
             buckets = reduce * cb
     else:
         offload = "cpu" in (opt_off, par_off)
-        if strategy == "none":
+        if _no_shard(lay):
             gathered = params * cb if cb < st.param else 0.0  # a low-precision copy for compute
             buckets = 0.0
         else:
-            in_flight = 2 if (answers["prefetch.backward"] != "none" or answers["prefetch.forward"]) else 1
+            in_flight = 2 if lay.prefetch else 1
             if reshard:  # FULL_SHARD / reshard_after_forward=True: units come and go; the root stays gathered
                 gathered = (in_flight * unit + (root_params or 0)) * cb
             else:  # SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
@@ -481,13 +460,11 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
             host["offloaded_gradients"] = gradients * per_host
             host["offloaded_optimizer_states"] = optimizer * per_host
             parameters = gradients = optimizer = 0.0
-        if "nvme" in (opt_off, par_off):
-            notes.append("FSDP has no NVMe offload; nvme is not counted")
 
     # ---------------------------------------------------------------- activations and logits
     act_per_sample = logit_per_sample = 0.0
     layer_per_sample = held_per_sample = 0.0  # what remains of them at the end of backward
-    ckpt = bool(answers["training.activation_checkpointing"])
+    ckpt = lay.activation_checkpointing
     if shape is not None:
         sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
         full_layer = _activation_coef(shape, seq) * sbh
@@ -496,7 +473,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         logit_per_sample = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
         if ckpt:
             kept = CHECKPOINT_COEF * sbh * shape.num_layers
-            if answers["training.activation_checkpointing_offload"]:
+            if lay.activation_checkpointing_offload:
                 host["offloaded_activations"] = kept * batch * per_host
                 kept = 0.0
             act_per_sample = kept + full_layer  # the checkpoints, and one layer recomputed in backward
@@ -509,10 +486,9 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         notes.append("activations and logits need the model's shape (give --model): not counted")
 
     # ---------------------------------------------------------------- host: loading the model
-    ram_efficient = bool(answers["loading.ram_efficient"])
-    if ds and stage == 3 and ram_efficient:  # zero.Init: each process materialises its share, a layer at a time
+    if ds and lay.zero_init:  # zero.Init: each process materialises its share, a layer at a time
         host["model_load"] = largest_layer_params * model_bytes * per_host
-    elif not ds and ram_efficient:  # cpu_ram_efficient_loading: one process per host reads the weights
+    elif not ds and lay.ram_efficient_loading:  # cpu_ram_efficient_loading: one process per host reads the weights
         host["model_load"] = params * model_bytes
     else:
         host["model_load"] = params * model_bytes * per_host
@@ -522,39 +498,35 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
     step_on_gpu = optimizer > 0  # offloaded optimizers step on the CPU
     if step_on_gpu:
         rank_elements = params / st.optim_div  # the elements this rank's optimizer updates
-        state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (
-            2.0 if cb == 2 and answers["precision.ds_bf16_master_weights"] == "bf16_with_states" else 4.0)
+        state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (2.0 if cb == 2 and lay.states_bf16 else 4.0)
         if ds and stage >= 1 and STEP_GRAD_COPY:
-            master = 2.0 if (cb == 2 and answers["precision.ds_bf16_master_weights"] in ("bf16", "bf16_with_states")) \
-                else 4.0
+            master = 2.0 if (cb == 2 and lay.master_bf16) else 4.0
             group = rank_elements
             if stage == 3:
-                group = min(rank_elements, _bucket(answers, "deepspeed.sub_group_size", DS_SUB_GROUP_SIZE_DEFAULT,
-                                                   1.0, None))
+                group = min(rank_elements, _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT))
             step_temp += group * master
             flat = group * cb  # the flattened 16-bit gradients, alive while they are copied, freed before the step
         else:
             group = rank_elements
             flat = 0.0
-        extra = answers["deepspeed.extra"]
-        own_optimizer = ds and isinstance(extra, dict) and "optimizer" in extra
-        adam_temp = 0.0 if own_optimizer else ADAM_FOREACH_TEMP_STATES * group * state_dtype
+        adam_temp = 0.0 if (ds and lay.own_optimizer) else ADAM_FOREACH_TEMP_STATES * group * state_dtype
         step_temp += max(flat, adam_temp)  # one after the other
     # ---------------------------------------------------------------- the moments of the peak
-    ga = answers["training.gradient_accumulation_steps"]
-    accumulates = not (isinstance(ga, int) and not isinstance(ga, bool) and ga <= 1)
+    ga = lay.gradient_accumulation_steps
+    accumulates = ga is None or ga > 1
     if ds:  # ZeRO-3's flat gradient buffer lives on the GPU for good; ZeRO-1/2 keep theirs between micro-batches
         grads_at_loss = gradients if (stage == 3 or accumulates) else 0.0
-    elif accumulates and n > 1 and strategy != "none":  # no_sync: every unit's gradients, unsharded, on the GPU
+    elif accumulates and n > 1 and not _no_shard(lay):  # no_sync: every unit's gradients, unsharded, on the GPU
         grads_at_loss = float(params * cb)
-        notes.append(f"gradient accumulation ({ga} micro-batches): inside accelerator.accumulate() or the Trainer "
-                     "FSDP skips the reduce-scatter before the last micro-batch, so each rank holds the whole "
+        notes.append(f"gradient accumulation ({ga if ga is not None else 'auto'} micro-batches): inside "
+                     "accelerator.accumulate() or the Trainer FSDP skips the reduce-scatter before the last "
+                     "micro-batch, so each rank holds the whole "
                      f"model's unsharded gradients ({_gib_text(grads_at_loss)}) at the loss; "
                      "GradientAccumulationPlugin(sync_each_batch=True) reduces every micro-batch instead")
     else:
         grads_at_loss = gradients if accumulates else 0.0
-    if not isinstance(ga, int):
-        notes.append(f"gradient_accumulation_steps {ga!r}: counted as more than one micro-batch (gradients held at "
+    if ga is None:
+        notes.append("gradient_accumulation_steps 'auto': counted as more than one micro-batch (gradients held at "
                      "the loss); with 1 the loss holds none")
     ctx = float(CUDA_CONTEXT_BYTES)
     fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
@@ -612,10 +584,10 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         else:
             notes.append("max_micro_batch needs the activations (give --model)")
 
-    ds_numbers = _deepspeed_side_by_side(answers, params, largest_layer_params, per_host, machines, stage) if ds \
+    ds_numbers = _deepspeed_side_by_side(lay, params, largest_layer_params, per_host, machines, stage) if ds \
         else None
     return Estimate(
-        target=answers.target, layout=_layout(answers, n, shard), params=int(params),
+        target=lay.target, layout=_layout_text(lay, n, shard), params=int(params),
         largest_layer_params=int(largest_layer_params), batch=batch, seq=seq, ranks=n, ranks_per_host=per_host,
         shard_degree=shard,
         bytes_per_param={"parameters": int(parameters) / params, "gradients": int(gradients) / params,
@@ -630,10 +602,10 @@ def _gib_text(x: float) -> str:
     return f"{x / GIB:.2f} GiB"
 
 
-def _deepspeed_side_by_side(a: Answers, params: int, largest: int, per_host: int, machines: int,
+def _deepspeed_side_by_side(lay: Layout, params: int, largest: int, per_host: int, machines: int,
                             stage: int) -> dict[str, Any] | None:
     """What DeepSpeed 0.19.8's own estimator gives for the same model and GPUs (ZeRO-2 and ZeRO-3 only)."""
-    cpu_offload = a["offload.optimizer"] != "none"
+    cpu_offload = lay.offload_optimizer != "none"
     if stage == 2:
         cpu, gpu = dse.estimate_zero2_model_states_mem_needs(params, per_host, machines, cpu_offload=cpu_offload)
         return {"function": "estimate_zero2_model_states_mem_needs", "deepspeed_version": dse.DEEPSPEED_VERSION,
@@ -641,8 +613,8 @@ def _deepspeed_side_by_side(a: Answers, params: int, largest: int, per_host: int
                               "cpu_offload": cpu_offload, "additional_buffer_factor": dse.ADDITIONAL_BUFFER_FACTOR},
                 "gpu_bytes": gpu, "cpu_bytes": cpu, "counts": "model states only"}
     if stage == 3:
-        offload_params = a["offload.params"] != "none"
-        zero_init = bool(a["loading.ram_efficient"])
+        offload_params = lay.offload_param != "none"
+        zero_init = lay.zero_init
         cpu, gpu, layer = dse.estimate_zero3_model_states_mem_needs(
             params, largest, per_host, machines, cpu_offload=cpu_offload, cpu_offload_params=offload_params,
             zero_init=zero_init)
@@ -655,5 +627,5 @@ def _deepspeed_side_by_side(a: Answers, params: int, largest: int, per_host: int
     return None
 
 
-__all__ = ["BREAKDOWN_KEYS", "CUDA_CONTEXT_BYTES", "Estimate", "EstimateError", "HOST_KEYS", "PerRank", "estimate",
-           "state_bytes"]
+__all__ = ["BREAKDOWN_KEYS", "CUDA_CONTEXT_BYTES", "Estimate", "EstimateError", "HOST_KEYS", "Layout", "PerRank",
+           "estimate", "layout_of", "state_bytes"]

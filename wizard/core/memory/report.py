@@ -67,14 +67,11 @@ class StateBytesRow:
 
 
 def _row(a: Answers) -> StateBytesRow:
-    from ..catalog.settings import SHARDING
-    from .estimate import state_bytes
+    from .estimate import layout_of, state_bytes
 
-    n = max(1, int(a["launch.num_processes"]))
-    per_host = max(1, n // max(1, int(a["launch.num_machines"])))
-    hybrid = SHARDING[a["sharding.strategy"]][3]
-    shard = per_host if (hybrid and a.backend == "fsdp") else n  # as estimate() shards FSDP's hybrid modes
-    st = state_bytes(a, n, shard)
+    lay = layout_of(a)  # the layout of the config written from the answers, as estimate() takes it
+    n = lay.processes
+    st = state_bytes(lay)
     per_gpu = st.param / st.param_div + st.grad / st.grad_div + st.optim / st.optim_div
     return StateBytesRow(a, float(st.param), float(st.grad), float(st.optim), per_gpu, n)
 
