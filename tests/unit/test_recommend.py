@@ -50,7 +50,7 @@ def test_8b_on_8x80_chosen_fits_without_offload():
     assert r.chosen is not None and r.chosen is r.candidates[0]
     assert not _offload(r.chosen) and not r.chosen.answers["training.activation_checkpointing"]
     assert r.chosen.headroom_bytes >= 0.10 * 80 * GIB
-    assert r.chosen.reason.startswith("Fits with")
+    assert r.chosen.reason.startswith("Fits in 80.00 GiB with 8.00 GiB (10%) kept free: ")
     # the least communication that fits: ZeRO-1 fits 8B on 8 x 80 GiB, so nothing with more sharding is above it
     assert r.chosen.label.startswith("DeepSpeed ZeRO-1")
     # offload candidates fit too, but rank below every candidate that fits without it
