@@ -126,10 +126,14 @@ def suggest_note(rec, current: tuple[str, Any] | None) -> Text:
     if current is not None:
         layout, fit = current
         t.append(f"Your answers ({layout}): {verdict(fit)}.\n", style="green" if fit.fits else "bold red")
+    left_out = {f"left out {label}: {why}" for label, why in rec.left_out}  # said once, below
+    notes = [n for n in rec.notes if n not in left_out]
     if rec.chosen is not None:
         t.append(f"Best: {rec.chosen.label}. Enter applies the highlighted one to the answers.", style="bold green")
+    elif not rec.candidates:
+        t.append("No config to suggest" + (f" ({'; '.join(notes)})" if notes else "") + ".", style="bold red")
     else:
-        t.append("Nothing fits these GPUs" + (f" ({'; '.join(rec.notes)})" if rec.notes else "")
+        t.append("Nothing fits these GPUs" + (f" ({'; '.join(notes)})" if notes else "")
                  + ". Enter still applies the highlighted one.", style="bold red")
     for label, why in rec.left_out:
         t.append(f"\nLeft out {label}: {why}", style="dim")
