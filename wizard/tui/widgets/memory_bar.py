@@ -2,10 +2,9 @@
 
 It sits under the list of groups (at 80x24 that column has five empty rows), three lines in a small panel:
 ``GPU 41.2 of 80.0 GiB``, the bar (its last cells, the share kept free, drawn as ``▒``), and the estimate's verdict
-at the panel's width (:func:`wizard.core.memory.fit.verdict`: ``fits: 30.8 GiB spare, 10% kept free``, or
-``✖ short 4.5 GiB, 10% kept``), the same fit as ``fsdpds-wizard estimate``, the Memory screen and Suggest. Without a
-model it says how to give one. The estimate module is imported only once a model is set (never before the first
-paint).
+at the panel's width (:func:`wizard.core.memory.fit.verdict`: ``✔ 38.0 spare, 10% kept``, or ``✖ short by 4.5, 10%
+kept`` at 80 columns), the same fit as ``fsdpds-wizard estimate``, the Memory screen and Suggest. Without a model
+it says how to give one. The estimate module is imported only once a model is set (never before the first paint).
 """
 from __future__ import annotations
 
