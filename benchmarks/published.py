@@ -94,7 +94,7 @@ def compare(row: dict[str, Any]) -> dict[str, Any]:
 
     run, fig = row["run"], row["figure"]
     e = estimate(answers_of(row), shape=shape_of(row), batch=int(run["batch"]), seq=int(run["seq"]),
-                 gpu_memory_gib=float(row["hardware"]["gpu_memory_gib"]))
+                 gpu_memory_gib=float(row["hardware"]["gpu_memory_gib"]), headroom=0.0)  # what ran: nothing kept
     kind = fig["kind"]
     out: dict[str, Any] = {"id": row["id"], "kind": kind, "estimate_bytes": e.per_rank.gpu_bytes,
                            "breakdown": dict(e.per_rank.breakdown), "phase": e.per_rank.phase,
@@ -106,7 +106,7 @@ def compare(row: dict[str, Any]) -> dict[str, Any]:
         # torch < 2.0 zeroed gradients in place: they stay through the next loss. With them held there the memory
         # left for the loss's moment is smaller by their size (the other moments hold them anyway)
         held = estimate(answers_of(row), shape=shape_of(row), batch=int(run["batch"]), seq=int(run["seq"]),
-                        gpu_memory_gib=(e.gpu_memory_bytes - e.per_rank.breakdown["gradients"]) / GIB)
+                        gpu_memory_gib=(e.gpu_memory_bytes - e.per_rank.breakdown["gradients"]) / GIB, headroom=0.0)
         out["max_micro_batch_gradients_kept"] = held.max_micro_batch
     if kind == "oom":
         out.update(measured=None, ratio=None,

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .core.loading import InputError
+from .core.memory.fit import DEFAULT_HEADROOM
 from .exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -294,6 +295,8 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
     p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory",
                    help="memory of one GPU: says whether it fits and the largest micro batch that does")
+    p.add_argument("--headroom", type=float, metavar="FRACTION", default=DEFAULT_HEADROOM,
+                   help=f"with --gpu-memory: fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
     g = p.add_argument_group("with a config (what no config key says; answers say it themselves)")
     g.add_argument("--gradient-accumulation-steps", type=int, metavar="N", dest="gradient_accumulation_steps",
                    help="what the script accumulates (FSDP has no config key; default: unknown, counted as more than "
@@ -327,8 +330,8 @@ def _recommend_options(p: argparse.ArgumentParser) -> None:
                    help="CPU memory of one node: candidates whose host part does not fit are not fitting")
     p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the base answers', or 1)")
     p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
-    p.add_argument("--headroom", type=float, metavar="FRACTION", default=0.10,
-                   help="fraction of GPU memory to keep free (default 0.10)")
+    p.add_argument("--headroom", type=float, metavar="FRACTION", default=DEFAULT_HEADROOM,
+                   help=f"fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
     p.add_argument("--base", metavar="ANSWERS_OR_PRESET|CONFIG",
                    help="answers (or a preset), an accelerate config or a DeepSpeed JSON the candidates are built on; "
                         "default: the wizard's defaults")

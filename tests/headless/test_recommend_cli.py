@@ -31,7 +31,7 @@ def test_text_report(capsys):
     chosen = [line for line in out.splitlines() if line.endswith("<- chosen")]
     assert len(chosen) == 1 and "DeepSpeed ZeRO-1, bf16" in chosen[0] and chosen[0].split()[0] == "1"
     assert "chosen: DeepSpeed ZeRO-1, bf16 (DeepSpeed ZeRO-1 over 8 ranks)" in out
-    assert "Fits with" in out and "note: " in out
+    assert "Fits in 80.00 GiB with 8.00 GiB (10%) kept free: " in out and "note: " in out
 
 
 def test_json_contract(capsys):

@@ -102,7 +102,10 @@ async def test_bar_says_when_it_does_not_fit(in_tmp):
         await ready(pilot)
         used, capacity = bar_gib(app)
         assert used > capacity == 24.0
-        assert re.search(rf"short by {used - capacity:.1f} GiB", bar_of(app)), bar_of(app)
+        bar = main_of(app).query_one(MemoryBar)
+        short = bar.fit.short_by_bytes / GIB  # with 10% of the 24 GiB kept free
+        assert round(short, 1) == round(used - 0.9 * capacity, 1)
+        assert re.search(rf"short (by )?{short:.1f}, 10% kept", bar_of(app)), bar_of(app)
 
 
 @pytest.mark.asyncio
@@ -225,7 +228,7 @@ async def test_suggest_applies_a_candidate_and_the_bar_fits(in_tmp):
     app = create_app(Start(answers), memory=context(gpu="40"))
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
-        assert "short by" in bar_of(app)
+        assert "short" in bar_of(app) and main_of(app).query_one(MemoryBar).fit.fits is False
         await press(pilot, "f3", "f4")
         screen = app.screen
         rec = screen.recommendation
@@ -243,7 +246,8 @@ async def test_suggest_applies_a_candidate_and_the_bar_fits(in_tmp):
         assert app.screen is main
         assert main.answers["launch.script"] == "train.py"  # kept: the candidate decides no launch settings
         assert main.answers["launch.num_processes"] == 8
-        assert "fits," in bar_of(app) and "short by" not in bar_of(app)
+        assert main_of(app).query_one(MemoryBar).fit.fits is True
+        assert bar_of(app).splitlines()[-1].startswith(("fits", "✔")) and "short" not in bar_of(app)
 
 
 def test_precision_group_shows_bytes_per_parameter_for_both_backends():

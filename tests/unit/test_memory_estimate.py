@@ -256,15 +256,17 @@ def test_more_ranks_less_memory_for_sharded_states():
 
 
 @pytest.mark.parametrize("gib", [8, 24, 80])
-def test_fits_and_max_micro_batch_consistent(gib):
+@pytest.mark.parametrize("headroom", [0.0, 0.1, 0.25])
+def test_fits_and_max_micro_batch_consistent(gib, headroom):
+    """fits = the peak plus the share kept free within the GPU; the largest micro batch is the last that fits."""
     a = answers()
-    e = estimate(a, shape=LLAMA_1B, seq=4096, gpu_memory_gib=gib)
-    assert e.fits is (e.per_rank.gpu_bytes <= gib * GIB)
+    e = estimate(a, shape=LLAMA_1B, seq=4096, gpu_memory_gib=gib, headroom=headroom)
+    assert e.fits is (e.per_rank.gpu_bytes + int(headroom * gib * GIB) <= gib * GIB)
     m = e.max_micro_batch
     assert m is not None
     if m >= 1:
-        assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m, gpu_memory_gib=gib).fits is True
-    assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m + 1, gpu_memory_gib=gib).fits is False
+        assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m, gpu_memory_gib=gib, headroom=headroom).fits is True
+    assert estimate(a, shape=LLAMA_1B, seq=4096, batch=m + 1, gpu_memory_gib=gib, headroom=headroom).fits is False
 
 
 def test_fits_none_without_gpu_memory_and_no_batch_without_shape():
@@ -494,8 +496,12 @@ def test_fsdp_step_holds_adams_temporary_of_the_local_shard():
 def test_max_micro_batch_is_zero_when_the_step_alone_does_not_fit():
     e = estimate(answers(**ZERO3_8), shape=L8, batch=1, seq=1024)
     step_gib = e.per_rank.gpu_bytes / 2 ** 30  # batch 1: the step is the peak
-    assert estimate(answers(**ZERO3_8), shape=L8, gpu_memory_gib=step_gib - 0.01).max_micro_batch == 0
-    assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib + 0.01).max_micro_batch >= 1
+    kw = {"shape": L8, "headroom": 0.0}
+    assert estimate(answers(**ZERO3_8), gpu_memory_gib=step_gib - 0.01, **kw).max_micro_batch == 0
+    assert estimate(answers(**ZERO3_8), seq=1024, gpu_memory_gib=step_gib + 0.01, **kw).max_micro_batch >= 1
+    # with 10% of the GPU kept free (the default) the step needs that much more
+    assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib + 0.01).max_micro_batch == 0
+    assert estimate(answers(**ZERO3_8), shape=L8, seq=1024, gpu_memory_gib=step_gib / 0.9 + 0.01).max_micro_batch >= 1
 
 
 def test_fsdp2_none_is_estimated_as_what_is_written_reshard_false():
@@ -559,7 +565,11 @@ def test_fsdp_accumulation_holds_every_unsharded_gradient_at_the_loss(offload):
 
 def test_max_micro_batch_is_the_largest_whose_peak_fits():
     a = answers(**ONE_GPU)
-    mb = estimate(a, shape=LLAMA_1B, seq=2048, gpu_memory_gib=40).max_micro_batch
+    mb = estimate(a, shape=LLAMA_1B, seq=2048, gpu_memory_gib=40).max_micro_batch  # 4 GiB (10%) kept free
     assert mb and mb > 1
-    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb).per_rank.gpu_bytes <= 40 * 2 ** 30
-    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb + 1).per_rank.gpu_bytes > 40 * 2 ** 30
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb).per_rank.gpu_bytes <= 36 * 2 ** 30
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb + 1).per_rank.gpu_bytes > 36 * 2 ** 30
+    mb0 = estimate(a, shape=LLAMA_1B, seq=2048, gpu_memory_gib=40, headroom=0).max_micro_batch
+    assert mb0 >= mb
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb0).per_rank.gpu_bytes <= 40 * 2 ** 30
+    assert estimate(a, shape=LLAMA_1B, seq=2048, batch=mb0 + 1).per_rank.gpu_bytes > 40 * 2 ** 30

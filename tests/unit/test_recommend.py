@@ -50,7 +50,7 @@ def test_8b_on_8x80_chosen_fits_without_offload():
     assert r.chosen is not None and r.chosen is r.candidates[0]
     assert not _offload(r.chosen) and not r.chosen.answers["training.activation_checkpointing"]
     assert r.chosen.headroom_bytes >= 0.10 * 80 * GIB
-    assert r.chosen.reason.startswith("Fits with")
+    assert r.chosen.reason.startswith("Fits in 80.00 GiB with 8.00 GiB (10%) kept free: ")
     # the least communication that fits: ZeRO-1 fits 8B on 8 x 80 GiB, so nothing with more sharding is above it
     assert r.chosen.label.startswith("DeepSpeed ZeRO-1")
     # offload candidates fit too, but rank below every candidate that fits without it
@@ -121,6 +121,7 @@ def test_candidates_with_rule_errors_are_left_out():
     r = recommend(shape=L8, gpus_per_node=8, gpu_memory_gib=80, base=base)
     assert r.candidates == () and r.chosen is None
     assert sum("left out" in n and "rdzv-backend-config-ignored" in n for n in r.notes) >= 10
+    assert len(r.left_out) >= 10 and all(f"left out {label}: {why}" in r.notes for label, why in r.left_out)
 
 
 def test_fsdp2_hybrid_needs_several_gpus_per_node():

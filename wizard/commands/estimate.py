@@ -1,5 +1,8 @@
 """``fsdpds-wizard estimate ANSWERS_OR_PRESET|CONFIG (--model CONFIG.json|NAME | --params N [--largest-layer N])
-[--batch B] [--seq S] [--gpu-memory GiB] [--format text|json]``: per-rank GPU and per-host CPU memory (issue 10).
+[--batch B] [--seq S] [--gpu-memory GiB [--headroom FRACTION]] [--format text|json]``: per-rank GPU and per-host CPU
+memory (issue 10) of answers (taken as the config written from them) or of a config, through the effective model
+(:mod:`wizard.core.effective`); with the GPU memory, whether it fits with a share kept free and the largest micro batch
+that does (:mod:`wizard.core.memory.fit`, the same words as ``recommend`` and the TUI).
 
 Imports neither torch nor accelerate, deepspeed or transformers: the model comes from a shipped shape, a
 config.json or the counts given.
@@ -10,6 +13,7 @@ import json
 import os
 
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
+from ..core.memory.fit import micro_batch_line, verdict
 from ..core.memory.report import LABELS as _LABELS
 from ..core.memory.report import at_peak, peak_line
 from ..exits import EXIT_OK, UsageError
@@ -55,7 +59,7 @@ def compute(args) -> Estimate:
         source = sources.config_layout(path, args, shape)
     try:
         return estimate(source, params=args.params, largest_layer_params=args.largest_layer, shape=shape,
-                        batch=args.batch, seq=args.seq, gpu_memory_gib=args.gpu_memory)
+                        batch=args.batch, seq=args.seq, gpu_memory_gib=args.gpu_memory, headroom=args.headroom)
     except EstimateError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -76,13 +80,11 @@ def text_report(e: Estimate) -> str:
         lines.append(f"  {_LABELS[k]:46}{_gib(e.per_rank.breakdown[k])}{_gib(held[k])}")
     lines.append(f"  {'peak':46}{'':10}{_gib(e.per_rank.gpu_bytes)}")
     lines.append(f"  {peak_line(e)}")
-    if e.gpu_memory_bytes is not None:
-        head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
-        verdict = "fits" if e.fits else "does NOT fit"
-        lines.append(f"  {verdict} in {e.gpu_memory_bytes / GIB:.2f} GiB ({'headroom' if head >= 0 else 'short by'} "
-                     f"{abs(head) / GIB:.2f} GiB)")
-        if e.max_micro_batch is not None:
-            lines.append(f"  largest micro batch that fits: {e.max_micro_batch}")
+    if e.fit is not None:
+        lines.append(f"  {verdict(e.fit)}")
+        batch_line = micro_batch_line(e.fit)
+        if batch_line is not None:
+            lines.append(f"  {batch_line}")
     lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':48}{'GiB':>10}"]
     for k in HOST_KEYS:
         if e.host_breakdown[k]:

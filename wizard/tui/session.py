@@ -153,13 +153,15 @@ class MemoryContext:
         return self.shape is not None or self.params is not None
 
     def estimate(self, answers: Answers):
-        """:func:`wizard.core.memory.estimate.estimate` for these answers (raises its EstimateError)."""
+        """:func:`wizard.core.memory.estimate.estimate` for these answers (raises its EstimateError), with the default
+        share of GPU memory kept free and this host memory: the fit ``recommend`` (Suggest) uses."""
         from ..core.memory.estimate import estimate
 
         count = self.shape is None
         return estimate(answers, params=self.params if count else None, shape=self.shape,
                         largest_layer_params=self.largest_layer_params if count else None,
-                        batch=self.batch, seq=self.seq, gpu_memory_gib=self.gpu_memory_gib)
+                        batch=self.batch, seq=self.seq, gpu_memory_gib=self.gpu_memory_gib,
+                        host_memory_gib=self.host_memory_gib)
 
 
 class MemoryInputError(ValueError):

@@ -39,6 +39,7 @@ from ..effective.tables import (
     DS_ZERO_DEFAULTS,
 )
 from . import deepspeed_estimator as dse
+from .fit import DEFAULT_HEADROOM, Fit, fit_of, headroom_problem
 
 if TYPE_CHECKING:
     from ..answers import Answers
@@ -212,12 +213,26 @@ class Estimate:
     per_rank: PerRank
     host_bytes: int
     host_breakdown: dict[str, int]
-    gpu_memory_bytes: int | None
-    fits: bool | None
-    max_micro_batch: int | None
+    fit: Fit | None
+    """Whether it fits one GPU with a share kept free, and the largest micro batch (:mod:`.fit`); None without the
+    GPU memory."""
     deepspeed_estimator: dict[str, Any] | None
     shape: str | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def gpu_memory_bytes(self) -> int | None:
+        return self.fit.gpu_bytes if self.fit is not None else None
+
+    @property
+    def fits(self) -> bool | None:
+        """:attr:`.fit.Fit.fits` (None without the GPU memory)."""
+        return self.fit.fits if self.fit is not None else None
+
+    @property
+    def max_micro_batch(self) -> int | None:
+        """:attr:`.fit.Fit.max_micro_batch` (None without the GPU memory or the model's shape)."""
+        return self.fit.max_micro_batch if self.fit is not None else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -230,6 +245,7 @@ class Estimate:
                          "not_at_peak": dict(self.per_rank.not_at_peak)},
             "host_bytes": self.host_bytes, "host_breakdown": dict(self.host_breakdown),
             "gpu_memory_bytes": self.gpu_memory_bytes, "fits": self.fits, "max_micro_batch": self.max_micro_batch,
+            "fit": self.fit.to_json() if self.fit is not None else None,
             "deepspeed_estimator": self.deepspeed_estimator, "notes": list(self.notes),
         }
 
@@ -347,7 +363,8 @@ def _model_numbers(shape: Any) -> tuple[int, int, int]:
 
 def estimate(source: Answers | Layout, *, params: int | None = None, largest_layer_params: int | None = None,
              shape: Any = None, batch: int | None = None, seq: int | None = None,
-             gpu_memory_gib: float | None = None) -> Estimate:
+             gpu_memory_gib: float | None = None, headroom: float = DEFAULT_HEADROOM,
+             host_memory_gib: float | None = None) -> Estimate:
     """The estimate for the layout that runs (``source``: a :class:`Layout` from the effective model, or answers,
     taken as the config written from them) on a model given by ``params`` (and ``largest_layer_params``) or by
     ``shape`` (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the run's micro
@@ -566,23 +583,22 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
         not_at_peak.pop("gradients", None)
     host_breakdown = {k: int(v) for k, v in host.items()}
 
-    gpu_memory = fits = max_mb = None
+    # ---------------------------------------------------------------- fits (one definition: .fit)
+    problem = headroom_problem(headroom)
+    if problem:
+        raise EstimateError(problem)
+    if host_memory_gib is not None and not host_memory_gib > 0:
+        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
+    gpu_fit = None
     if gpu_memory_gib is not None:
-        gpu_memory = int(gpu_memory_gib * GIB)
-        fits = gpu <= gpu_memory
-        if act_per_sample + logit_per_sample > 0:
+        peak_at = None
+        if act_per_sample + logit_per_sample > 0:  # the peak grows with the micro batch
             peak_at = lambda b: max(phases_at(b).values())  # noqa: E731
-            max_mb = 0
-            if peak_at(1) <= gpu_memory:  # the largest b whose peak fits: the peak grows with b
-                lo, hi = 1, 2
-                while peak_at(hi) <= gpu_memory:
-                    lo, hi = hi, hi * 2
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    lo, hi = (mid, hi) if peak_at(mid) <= gpu_memory else (lo, mid)
-                max_mb = lo
         else:
             notes.append("max_micro_batch needs the activations (give --model)")
+        gpu_fit = fit_of(gpu_bytes=int(gpu_memory_gib * GIB), peak_bytes=gpu, headroom=headroom, peak_at=peak_at,
+                         host_memory_bytes=None if host_memory_gib is None else int(host_memory_gib * GIB),
+                         host_peak_bytes=sum(host_breakdown.values()))
 
     ds_numbers = _deepspeed_side_by_side(lay, params, largest_layer_params, per_host, machines, stage) if ds \
         else None
@@ -594,7 +610,7 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
                          "optimizer_states": int(optimizer) / params},
         per_rank=PerRank(gpu, breakdown, phase, phases, not_at_peak), host_bytes=sum(host_breakdown.values()),
         host_breakdown=host_breakdown,
-        gpu_memory_bytes=gpu_memory, fits=fits, max_micro_batch=max_mb, deepspeed_estimator=ds_numbers,
+        fit=gpu_fit, deepspeed_estimator=ds_numbers,
         shape=getattr(shape, "name", None), notes=notes)
 
 

@@ -7,8 +7,9 @@ over several nodes, ZeRO-2/3 with optimizer offload, ZeRO-3 with parameter and o
 when given, runs :func:`~.estimate.estimate` on each, drops those our own answer rules call an error, and ranks the
 rest (the order is :data:`RANKING`, written out in docs/memory.md "Recommend"):
 
-1. fitting first: the estimated per-rank bytes leave ``headroom`` (a fraction of the GPU memory) free, and, with
-   ``host_memory_gib``, the host holds what the estimate puts there; not fitting ones follow, least short first;
+1. fitting first (:mod:`.fit`, as ``estimate`` says it): the estimated per-rank peak leaves ``headroom`` (a fraction
+   of the GPU memory) free, and, with ``host_memory_gib``, the host holds what the estimate puts there; not fitting
+   ones follow, least short first;
 2. least offload: none < optimizer offload < parameters and optimizer (FSDP's one switch moves both);
 3. full-precision master weights before DeepSpeed's bf16 master weights (offered only where they decide fitting);
 4. no activation checkpointing before activation checkpointing (offered only where it decides fitting);
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .estimate import GIB, Estimate, EstimateError, estimate
+from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
 if TYPE_CHECKING:
     from ..answers import Answers
@@ -80,22 +82,43 @@ class Candidate:
     answers: Answers
     """Complete answers for this candidate (built on ``base`` when given)."""
     estimate: Estimate
-    """:func:`~.estimate.estimate` of ``answers`` for the same model, batch, sequence and GPU memory."""
-    fits: bool
-    """Fits with the headroom asked for (GPU) and in the host memory when given."""
-    headroom_bytes: int
-    """GPU memory minus the estimated per-rank bytes (negative when short)."""
+    """:func:`~.estimate.estimate` of ``answers`` for the same model, batch, sequence, GPU and host memory and
+    headroom: its ``fit`` says whether it fits, the same way ``estimate`` and the TUI say it."""
     reason: str
     """One sentence: why it ranks where it does."""
-    max_micro_batch: int | None = None
-    """The largest micro batch that still leaves the headroom free (None without the model's shape)."""
     offload: int = OFFLOAD_NONE
     tier: int = TIER_FULL
-    host_fits: bool | None = None
-    """The host holds the estimate's per-host bytes (None when no host memory was given)."""
-    shortfall_bytes: int = 0
-    """What is missing to fit: GPU bytes beyond the headroom plus host bytes beyond the host memory (0 when it
-    fits)."""
+
+    @property
+    def fit(self) -> Fit:
+        assert self.estimate.fit is not None  # recommend always gives the GPU memory
+        return self.estimate.fit
+
+    @property
+    def fits(self) -> bool:
+        """Fits with the headroom asked for (GPU) and in the host memory when given."""
+        return self.fit.fits
+
+    @property
+    def headroom_bytes(self) -> int:
+        """GPU memory minus the estimated per-rank bytes (negative when short)."""
+        return self.fit.free_bytes
+
+    @property
+    def max_micro_batch(self) -> int | None:
+        """The largest micro batch that still leaves the headroom free (None without the model's shape)."""
+        return self.fit.max_micro_batch
+
+    @property
+    def host_fits(self) -> bool | None:
+        """The host holds the estimate's per-host bytes (None when no host memory was given)."""
+        return self.fit.host_fits
+
+    @property
+    def shortfall_bytes(self) -> int:
+        """What is missing to fit: GPU bytes beyond the headroom plus host bytes beyond the host memory (0 when it
+        fits)."""
+        return self.fit.short_by_bytes
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "target": self.answers.target, "fits": self.fits,
@@ -112,6 +135,8 @@ class Recommendation:
     chosen: Candidate | None
     """The first fitting candidate, None when nothing fits."""
     notes: tuple[str, ...]
+    left_out: tuple[tuple[str, str], ...] = ()
+    """(label, why) of every candidate not ranked because our answer rules call it an error (also in ``notes``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"chosen": self.chosen.label if self.chosen else None, "ranking": list(RANKING),
@@ -209,9 +234,9 @@ def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_g
         raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0 (e.g. 80)")
     if host_memory_gib is not None and (not number(host_memory_gib) or not host_memory_gib > 0):
         raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
-    if not number(headroom) or not 0 <= headroom < 1:
-        raise EstimateError(f"--headroom {headroom}: give the fraction of GPU memory to keep free, from 0 up to "
-                            "(not including) 1, e.g. 0.1")
+    problem = headroom_problem(headroom)
+    if problem:
+        raise EstimateError(problem)
     from ..catalog.settings import MAX_MACHINES, MAX_PROCESSES
 
     if gpus_per_node * nodes > MAX_PROCESSES or nodes > MAX_MACHINES:
@@ -226,7 +251,7 @@ def _gib(n: float) -> str:
 def recommend(*, shape: Any = None, params: int | None = None, largest_layer_params: int | None = None,
               gpus_per_node: int, gpu_memory_gib: float, nodes: int = 1, host_memory_gib: float | None = None,
               batch: int | None = None, seq: int | None = None, base: Answers | None = None,
-              headroom: float = 0.10) -> Recommendation:
+              headroom: float = DEFAULT_HEADROOM) -> Recommendation:
     """Candidates from both backends for the model (``shape``, or ``params`` and ``largest_layer_params``) on
     ``nodes`` x ``gpus_per_node`` GPUs of ``gpu_memory_gib``, ranked (see the module docstring). Raises
     :class:`~.estimate.EstimateError` for unusable input, with a message naming the option."""
@@ -263,27 +288,17 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
         notes.append("without the model's shape (--model) activations and logits are not counted, and activation "
                      "checkpointing is not considered")
 
-    gpu_bytes = int(gpu_memory_gib * GIB)
-    keep_free = int(headroom * gpu_bytes)
     host_bytes = int(host_memory_gib * GIB) if host_memory_gib is not None else None
 
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in check_answers(answers) if f.severity == ERROR]
-        kw = {"params": params, "largest_layer_params": largest_layer_params, "shape": shape, "batch": batch,
-              "seq": seq}
-        e = estimate(answers, gpu_memory_gib=gpu_memory_gib, **kw)
-        free = gpu_bytes - e.per_rank.gpu_bytes
-        max_mb = e.max_micro_batch
-        if shape is not None and keep_free:
-            max_mb = estimate(answers, gpu_memory_gib=(gpu_bytes - keep_free) / GIB, **kw).max_micro_batch
-        host_ok = None if host_bytes is None else e.host_bytes <= host_bytes
-        fits = free >= keep_free and host_ok is not False
-        short = max(0, keep_free - free) + (max(0, e.host_bytes - host_bytes) if host_bytes is not None else 0)
-        cand = Candidate(spec.label, answers, e, fits, free, "", max_mb, spec.offload, spec.tier, host_ok, short)
-        return cand, errors
+        e = estimate(answers, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch,
+                     seq=seq, gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
+        return Candidate(spec.label, answers, e, "", spec.offload, spec.tier), errors
 
     built: list[tuple[_Spec, Candidate]] = []
+    left_out: list[tuple[str, str]] = []
     for spec in _specs(nodes, gpus_per_node, precision):
         tried = [spec]
         if shape is not None and not base["training.activation_checkpointing"]:  # counted: it can decide fitting
@@ -297,7 +312,9 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
             cand, errors = evaluate(s)
             if errors:
                 f = errors[0]
-                notes.append(f"left out {s.label}: our rules find an error ({f.rule}: {f.message})")
+                why = f"our rules find an error ({f.rule}: {f.message})"
+                left_out.append((s.label, why))
+                notes.append(f"left out {s.label}: {why}")
                 break
             built.append((s, cand))
             if cand.fits:
@@ -307,14 +324,14 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     # not fit and the variant does; the best-fitting attempt of a layout that never fits is kept as well.
     kept = _keep_deciding(built)
     ranked = sorted(kept, key=lambda sc: _key(sc[0], sc[1]))
-    candidates = tuple(_with_reason(s, c, gpu_bytes, keep_free, host_bytes, headroom) for s, c in ranked)
+    candidates = tuple(_with_reason(s, c) for s, c in ranked)
     chosen = next((c for c in candidates if c.fits), None)
     if any(s.fsdp1 for s, _ in ranked):
         notes.append(FSDP1_BELOW_FSDP2)
     notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
     if chosen is None:
         notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")
-    return Recommendation(candidates, chosen, tuple(notes))
+    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out))
 
 
 def _layout(spec: _Spec) -> str:
@@ -348,25 +365,12 @@ def _key(s: _Spec, c: Candidate) -> tuple:
             -c.headroom_bytes)
 
 
-def _with_reason(s: _Spec, c: Candidate, gpu_bytes: int, keep_free: int, host_bytes: int | None,
-                 headroom: float) -> Candidate:
+def _with_reason(s: _Spec, c: Candidate) -> Candidate:
     e = c.estimate
-    host_short = (f"the host needs {_gib(e.host_bytes)} of CPU memory per node ("
-                  + ", ".join(k.replace("_", " ") + " " + _gib(v) for k, v in e.host_breakdown.items() if v)
-                  + f"), more than the {_gib(host_bytes or 0)} given")
-    if c.fits:
-        head = f"fits with {_gib(c.headroom_bytes)} of {_gib(gpu_bytes)} free per GPU"
-    elif c.headroom_bytes < keep_free:
-        short = keep_free - c.headroom_bytes
-        head = (f"does not fit: needs {_gib(e.per_rank.gpu_bytes)} per GPU, {_gib(short)} more than "
-                f"{_gib(gpu_bytes)} allows with {headroom:.0%} kept free")
-        if c.host_fits is False:
-            head += ", and " + host_short
-    else:
-        head = f"fits the GPU ({_gib(c.headroom_bytes)} free) but not the host: " + host_short
+    head = verdict(c.fit)
+    if c.host_fits is False:  # what the host holds, part by part
+        head += " (" + ", ".join(k.replace("_", " ") + " " + _gib(v) for k, v in e.host_breakdown.items() if v) + ")"
     parts = [head, _OFFLOAD_WORDS[s.offload]]
-    if s.offload and host_bytes is not None and c.host_fits:
-        parts[-1] += f" (the host holds its {_gib(e.host_bytes)})"
     if s.bf16_master and s.offload == OFFLOAD_NONE:
         parts.append(("fits only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights and bf16 Adam "
                      "states (less precise updates)")
@@ -386,8 +390,7 @@ def _with_reason(s: _Spec, c: Candidate, gpu_bytes: int, keep_free: int, host_by
     if s.fsdp1:
         parts.append("FSDP1, ranked below FSDP2 at equal memory")
     sentence = "; ".join(parts)
-    return Candidate(c.label, c.answers, c.estimate, c.fits, c.headroom_bytes, sentence[0].upper() + sentence[1:]
-                     + ".", c.max_micro_batch, c.offload, c.tier, c.host_fits, c.shortfall_bytes)
+    return Candidate(c.label, c.answers, c.estimate, sentence[0].upper() + sentence[1:] + ".", c.offload, c.tier)
 
 
 __all__ = ["Candidate", "RANKING", "Recommendation", "recommend"]

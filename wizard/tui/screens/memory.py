@@ -5,6 +5,9 @@ a field that cannot be used shows its message under it and is left out. The repo
 ``fsdpds-wizard estimate`` (the same parts and labels), the host memory, DeepSpeed's own estimator next to ours, and
 the bytes per parameter of the precision answers for FSDP and DeepSpeed. Suggest (F4) ranks configs of both
 backends for this model and these GPUs (``wizard.core.memory.recommend``); Enter on one applies it to the answers.
+Whether a config fits, and the largest micro batch, are the estimate's :class:`~wizard.core.memory.fit.Fit` in its
+words (:func:`~wizard.core.memory.fit.verdict`), with the share of GPU memory kept free: the report, every candidate
+and the note above them (which says how the current answers fare, and what Suggest left out and why) read it.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from textual.widgets import Button, Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
+from ...core.memory.fit import micro_batch_line, verdict
 from ...core.memory.model import SHAPES
 from ...core.memory.report import LABELS, at_peak, peak_line
 from ..explain import state_bytes_block
@@ -65,17 +69,10 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
     gpu.add_row("  peak", "", _gib(e.per_rank.gpu_bytes), style="bold")
     parts.append(gpu)
     parts.append(Text(peak_line(e)))
-    if e.gpu_memory_bytes is not None:
-        head = e.gpu_memory_bytes - e.per_rank.gpu_bytes
-        verdict = Text()
-        if e.fits:
-            verdict.append(f"fits in {e.gpu_memory_bytes / GIB:.1f} GiB, {head / GIB:.2f} GiB headroom", style="green")
-        else:
-            verdict.append(f"does not fit in {e.gpu_memory_bytes / GIB:.1f} GiB, short by {-head / GIB:.2f} GiB",
-                           style="bold red")
-        if e.max_micro_batch is not None:
-            verdict.append(f"; largest micro batch that fits: {e.max_micro_batch}")
-        parts.append(verdict)
+    if e.fit is not None:
+        line = Text(verdict(e.fit), style="green" if e.fit.fits else "bold red")
+        batch_line = micro_batch_line(e.fit)
+        parts.append(Text("\n").join([line, Text(batch_line)]) if batch_line else line)
     else:
         parts.append(Text("give the GPU memory to see whether it fits", style="dim"))
     host = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -86,11 +83,6 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
             host.add_row(f"  {LABELS[k]}", _gib(e.host_breakdown[k]))
     host.add_row("  total", _gib(e.host_bytes), style="bold")
     parts.append(host)
-    if memory.host_memory_gib is not None:
-        room = memory.host_memory_gib * GIB - e.host_bytes
-        parts.append(Text(f"fits in {memory.host_memory_gib:g} GiB of host memory ({room / GIB:.2f} GiB left)"
-                          if room >= 0 else f"does not fit in {memory.host_memory_gib:g} GiB of host memory "
-                          f"(short by {-room / GIB:.2f} GiB)", style="green" if room >= 0 else "bold red"))
     ds = e.deepspeed_estimator
     side = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
     side.add_column("side by side", no_wrap=True)
@@ -124,6 +116,27 @@ def candidate_prompt(c) -> Text:
     t.append(c.label, style="bold")
     t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank\n")
     t.append(f"  {c.reason}", style="dim")
+    return t
+
+
+def suggest_note(rec, current: tuple[str, Any] | None) -> Text:
+    """Above the candidates: how the current answers fare (the same verdict as the bar and the report), which one is
+    best, and every config Suggest left out, with the reason."""
+    t = Text()
+    if current is not None:
+        layout, fit = current
+        t.append(f"Your answers ({layout}): {verdict(fit)}.\n", style="green" if fit.fits else "bold red")
+    left_out = {f"left out {label}: {why}" for label, why in rec.left_out}  # said once, below
+    notes = [n for n in rec.notes if n not in left_out]
+    if rec.chosen is not None:
+        t.append(f"Best: {rec.chosen.label}. Enter applies the highlighted one to the answers.", style="bold green")
+    elif not rec.candidates:
+        t.append("No config to suggest" + (f" ({'; '.join(notes)})" if notes else "") + ".", style="bold red")
+    else:
+        t.append("Nothing fits these GPUs" + (f" ({'; '.join(notes)})" if notes else "")
+                 + ". Enter still applies the highlighted one.", style="bold red")
+    for label, why in rec.left_out:
+        t.append(f"\nLeft out {label}: {why}", style="dim")
     return t
 
 
@@ -254,6 +267,15 @@ class MemoryScreen(Screen[None]):
 
     # -------------------------------------------------------------- suggest
 
+    @staticmethod
+    def _current_fit(memory: MemoryContext, answers) -> tuple[str, Any] | None:
+        """(the layout, its Fit) of the answers as they are; None when they cannot be estimated."""
+        try:
+            e = memory.estimate(answers)
+        except EstimateError:
+            return None
+        return (e.layout, e.fit) if e.fit is not None else None
+
     def _note(self, text: str, style: str = "") -> None:
         self.query_one("#mem-suggest-note", Static).update(Text(text, style=style))
 
@@ -286,14 +308,11 @@ class MemoryScreen(Screen[None]):
         options.clear_options()
         options.add_options([Option(candidate_prompt(c), id=f"c{i}") for i, c in enumerate(self.candidates)])
         options.set_class(bool(self.candidates), "-shown")
+        self.query_one("#mem-suggest-note", Static).update(suggest_note(rec, self._current_fit(memory, answers)))
         if rec.chosen is not None:
-            self._note(f"Best: {rec.chosen.label}. Enter applies the highlighted one to the answers.", "bold green")
             options.highlighted = self.candidates.index(rec.chosen)
-        else:
-            self._note("Nothing fits these GPUs" + (f" ({'; '.join(rec.notes)})" if rec.notes else "")
-                       + ". Enter still applies the highlighted one.", "bold red")
-            if self.candidates:
-                options.highlighted = 0
+        elif self.candidates:
+            options.highlighted = 0
         if self.candidates:
             options.focus()
 

@@ -1,7 +1,9 @@
 """The main screen's per-rank memory bar: the estimate of the current answers against the GPU's memory.
 
 It sits under the list of groups (at 80x24 that column has five empty rows), three lines in a small panel:
-``GPU 41.2 of 80.0 GiB``, the bar, ``fits, 38.8 GiB headroom`` (or ``does not fit, short by X``). Without a model
+``GPU 41.2 of 80.0 GiB``, the bar (its last cells, the share kept free, drawn as ``▒``), and the estimate's verdict
+at the panel's width (:func:`wizard.core.memory.fit.verdict`: ``✔ 38.0 spare, 10% kept``, or ``✖ short by 4.5, 10%
+kept`` at 80 columns), the same fit as ``fsdpds-wizard estimate``, the Memory screen and Suggest. Without a model
 it says how to give one. The estimate module is imported only once a model is set (never before the first paint).
 """
 from __future__ import annotations
@@ -14,12 +16,11 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from ...core.answers import Answers
     from ...core.memory.estimate import Estimate
+    from ...core.memory.fit import Fit
     from ..session import MemoryContext
 
 GIB = 2 ** 30
-TIGHT = 0.10
-"""Headroom below this share of the GPU's memory shows in yellow (the suggest action asks for 10% by default)."""
-FULL, EMPTY = "█", "░"
+FULL, EMPTY, KEPT_FREE = "█", "░", "▒"
 
 
 def _fit(width: int, *variants: str) -> str:
@@ -30,8 +31,8 @@ def _fit(width: int, *variants: str) -> str:
     return variants[-1]
 
 
-def bar_text(used: int | None, capacity: int | None, width: int, *, message: str = "") -> Text:
-    """Three lines for ``used`` bytes of ``capacity`` (either None: what is missing, and where to set it)."""
+def bar_text(used: int | None, fit: Fit | None, width: int, *, message: str = "") -> Text:
+    """Three lines for ``used`` bytes against ``fit`` (either None: what is missing, and where to set it)."""
     width = max(10, width)
     t = Text(no_wrap=True, overflow="ellipsis")
     if message:
@@ -43,24 +44,23 @@ def bar_text(used: int | None, capacity: int | None, width: int, *, message: str
         t.append(_fit(width, "set a model: F3", "model: F3") + "\n")
         t.append(_fit(width, "(and the GPU memory)", ""), style="dim")
         return t
-    if capacity is None:
+    if fit is None:
         t.append(_fit(width, f"GPU {used / GIB:.1f} GiB per rank", f"GPU {used / GIB:.1f} GiB") + "\n", style="bold")
         t.append(_fit(width, "GPU size not given", "GPU size?") + "\n")
         t.append(_fit(width, "set it: F3", "F3"), style="dim")
         return t
-    head = capacity - used
-    fits = head >= 0
-    style = "red" if not fits else ("yellow" if head < TIGHT * capacity else "green")
+    from ...core.memory.fit import verdict
+
+    capacity = fit.gpu_bytes
+    style = "green" if fit.fits else "red"
     u, c = used / GIB, capacity / GIB
     t.append(_fit(width, f"GPU {u:.1f} of {c:.1f} GiB", f"{u:.1f}/{c:.1f} GiB") + "\n", style="bold")
     filled = min(width, round(width * used / capacity)) if capacity > 0 else width
+    kept_from = min(width, round(width * fit.usable_bytes / capacity)) if capacity > 0 else width
     t.append(FULL * filled, style=style)
-    t.append(EMPTY * (width - filled) + "\n", style="dim")
-    if fits:
-        t.append(_fit(width, f"fits, {head / GIB:.1f} GiB headroom", f"fits, {head / GIB:.1f} GiB left"), style=style)
-    else:
-        t.append(_fit(width, f"does not fit, short by {-head / GIB:.1f} GiB", f"✖ short by {-head / GIB:.1f} GiB"),
-                 style="bold red")
+    t.append(EMPTY * max(0, kept_from - filled), style="dim")
+    t.append(KEPT_FREE * (width - max(filled, kept_from)) + "\n", style="dim")
+    t.append(verdict(fit, width), style=style if fit.fits else "bold red")
     return t
 
 
@@ -77,6 +77,8 @@ class MemoryBar(Static):
         self.border_title = "GPU memory per rank"
         self.used: int | None = None
         self.capacity: int | None = None
+        self.fit: Fit | None = None
+        """The estimate's :class:`~wizard.core.memory.fit.Fit` (None without a model or the GPU memory)."""
         self.message = ""
         self.estimate: Estimate | None = None
         """The last :class:`~wizard.core.memory.estimate.Estimate` (None without a model, or when it failed)."""
@@ -84,7 +86,7 @@ class MemoryBar(Static):
     def show(self, answers: Answers, memory: MemoryContext) -> None:
         """Estimate ``answers`` for ``memory``'s model and GPUs (nothing is imported without a model)."""
         self.estimate, self.message = None, ""
-        self.used = self.capacity = None
+        self.used = self.capacity = self.fit = None
         if memory.has_model:
             from ...core.memory.estimate import EstimateError
 
@@ -93,7 +95,7 @@ class MemoryBar(Static):
             except EstimateError as exc:
                 self.message = str(exc)
             else:
-                self.estimate, self.used, self.capacity = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes
+                self.estimate, self.used, self.capacity, self.fit = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes, e.fit
         name = getattr(memory.shape, "name", "") or (f"{memory.params:,} params" if memory.params else "")
         self.border_subtitle = name
         self.refresh()
@@ -104,4 +106,4 @@ class MemoryBar(Static):
         return self.render().plain
 
     def render(self) -> Text:
-        return bar_text(self.used, self.capacity, self.content_size.width or 24, message=self.message)
+        return bar_text(self.used, self.fit, self.content_size.width or 24, message=self.message)
