@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from wizard.core.answers import load_answers_file
+from wizard.core.presets import preset_paths
 from wizard.core.slurm import batch_script
-from wizard.presets import preset_paths
 
 
 def test_two_idle_nodes_and_one_task_per_node(slurm_cluster):

@@ -3,7 +3,8 @@
 * the core (``wizard.core``) imports nothing of ``wizard.tui``, ``wizard.run``, ``wizard.commands`` or
   ``wizard.cli`` (not even inside a function), and none of textual, torch, accelerate, deepspeed or transformers
   at module level (``verify`` imports them inside its functions);
-* the commands never import ``wizard.cli`` (it imports them; exit codes and ``UsageError`` are in ``wizard.exits``);
+* the commands never import ``wizard.cli`` (it imports them; exit codes and ``UsageError`` are in
+  ``wizard.core.exits``);
 * no cycle anywhere in ``wizard/``: neither among the module-level imports nor once the imports inside functions
   (the lazy ones that keep start-up light) are added to them.
 
@@ -207,7 +208,7 @@ def test_the_graph_resolves_relative_and_submodule_imports():
     for edges in g.values():
         for e in edges:
             kinds[e.source, e.target].add("lazy" if e.lazy else "typing" if e.typing else "module")
-    assert kinds["wizard.cli", "wizard.exits"] == {"module"}  # from .exits import ...
+    assert kinds["wizard.cli", "wizard.core.exits"] == {"module"}  # from .exits import ...
     assert kinds["wizard.cli", "wizard.commands.headless"] == {"lazy"}  # from .commands import headless, in main()
     assert "module" in kinds["wizard.tui.app", "wizard.core"]  # the package runs before wizard.core.catalog
     assert "module" in kinds["wizard.tui.app", "textual.app"]
@@ -260,7 +261,7 @@ def test_the_core_imports_no_heavy_library_at_module_level():
 def test_the_commands_never_import_the_cli():
     bad = [e for name, edges in wizard_graph().items() if _is_in(name, ("wizard.commands",))
            for e in edges if _is_in(e.target, ("wizard.cli",))]
-    assert not bad, "commands importing wizard.cli (use wizard.exits):\n" + "\n".join(f"  {e}" for e in bad)
+    assert not bad, "commands importing wizard.cli (use wizard.core.exits):\n" + "\n".join(f"  {e}" for e in bad)
 
 
 CORE_MODULES = sorted(name for name in modules() if _is_in(name, ("wizard.core",)))

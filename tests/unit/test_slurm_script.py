@@ -15,9 +15,9 @@ import pytest
 
 from wizard.core.answers import load_answers_file
 from wizard.core.multinode import runner_starts_every_machine
+from wizard.core.presets import preset_paths
 from wizard.core.render import processes_per_node
 from wizard.core.slurm import batch_script
-from wizard.presets import preset_paths
 
 
 def _preset(name: str, **changes):

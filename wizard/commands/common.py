@@ -1,4 +1,4 @@
-"""Helpers shared by the commands: presets (from :mod:`wizard.presets`), reading answers, printing findings."""
+"""Helpers shared by the commands: presets (from :mod:`wizard.core.presets`), reading answers, printing findings."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.findings import Finding
-from ..presets import preset_hint, preset_paths
+from ..core.presets import preset_hint, preset_paths
 
 
 def resolve_answers_path(name: str) -> Path:

@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, TARGET_LABELS
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import Finding
 from ..core.generate import launch_command
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .common import print_findings, summary_line
 
 

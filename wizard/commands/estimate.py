@@ -10,11 +10,11 @@ import json
 import os
 
 from ..core.answers import load_answers_file
+from ..core.exits import EXIT_OK, UsageError
 from ..core.findings import ERROR
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
 from ..core.memory.report import LABELS as _LABELS
 from ..core.memory.report import at_peak, peak_line
-from ..exits import EXIT_OK, UsageError
 from .common import resolve_answers_path
 
 

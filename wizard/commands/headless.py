@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from ..core.answers import load_answers_file
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.generate import generate, launch_command
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..run.requirements import require_for_args
 from .common import print_findings, resolve_answers_path, summary_line
 

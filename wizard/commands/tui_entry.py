@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..exits import EXIT_INVALID
+from ..core.exits import EXIT_INVALID
 
 
 def run(args) -> int:

@@ -270,7 +270,7 @@ VERIFY_MISMATCH = rule(
 
 # ------------------------------------------------------------------ the context a check judges for
 _CONTEXT_SRC = (DOC + "library-versions; " + DOC + "training-loop; wizard/core/context.py (training loop and library "
-                "versions); wizard/versions.py (VERIFIED_AGAINST)")
+                "versions); wizard/core/versions.py (VERIFIED_AGAINST)")
 CONTEXT_VERSIONS = rule(
     "context-versions-not-verified", INFO,
     "The library versions judged for differ from those the wizard's knowledge was verified against",

@@ -48,10 +48,10 @@ POLL_S = 0.3
 
 # ----------------------------------------------------------------------------- planning
 def require_slurm(path: str | None = None) -> None:
-    """Raise :class:`wizard.exits.UsageError` (exit 2) when SLURM's client tools are not on PATH."""
+    """Raise :class:`wizard.core.exits.UsageError` (exit 2) when SLURM's client tools are not on PATH."""
     import shutil
 
-    from ..exits import UsageError
+    from ..core.exits import UsageError
 
     gone = [t for t in ("sbatch", "scontrol", "scancel") if shutil.which(t, path=path) is None]
     if gone:

@@ -176,7 +176,7 @@ def run_app(args) -> int:
         return 2
     slurm = None
     if getattr(args, "slurm", False):
-        from ..exits import UsageError
+        from ..core.exits import UsageError
         from ..run.slurm import require_slurm
 
         try:

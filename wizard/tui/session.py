@@ -61,13 +61,13 @@ def from_answers_file(path: str | Path, label: str | None = None) -> Start:
 
 
 def preset_names() -> list[str]:
-    from ..presets import preset_paths
+    from ..core.presets import preset_paths
 
     return list(preset_paths())
 
 
 def from_preset(name: str) -> Start:
-    from ..presets import preset_hint, preset_paths
+    from ..core.presets import preset_hint, preset_paths
 
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name

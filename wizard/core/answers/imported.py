@@ -51,9 +51,9 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
 def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
     """The notes ``check`` adds about what it judged for: versions that differ from those the knowledge was
     verified against, and (for DeepSpeed) an unknown training loop."""
-    from ...versions import VERIFIED_AGAINST
     from ..context import LIBRARIES, SOURCE_ASSUMED, parse_version
     from ..findings import INFO
+    from ..versions import VERIFIED_AGAINST
     from ..wizard_rules import CONTEXT_LOOP_UNKNOWN, CONTEXT_VERSIONS
 
     out = []
