@@ -198,8 +198,8 @@ async def test_a_finding_with_several_keys_jumps_to_the_first_that_maps_and_says
 
 def test_every_key_the_wizard_writes_maps_back_to_its_setting():
     from wizard.core.answers import default_answers as defaults
+    from wizard.core.answers.render import render
     from wizard.core.keymap import setting_for_key
-    from wizard.core.render import render
 
     for backend in ({"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp"}, {"backend": "deepspeed"}):
         rendered = render(defaults().replace(backend))
@@ -317,8 +317,8 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 
 
 def _switch(preset: str, target: str):
+    from wizard.core.answers.generate import generate
     from wizard.core.catalog import DEEPSPEED, FSDP1
-    from wizard.core.generate import generate
     from wizard.tui.session import from_preset
     from wizard.tui.switch import switch_report
 

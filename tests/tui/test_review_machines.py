@@ -24,7 +24,7 @@ async def test_two_node_preset_shows_the_command_of_each_machine(in_tmp):
             assert (f"accelerate launch --config_file {cfg} --machine_rank {rank} --main_process_ip 10.0.0.1 "
                     "--main_process_port 29500 train.py") in text
         assert "# SLURM batch script" in text
-        assert "#SBATCH --nodes=2" in text and '--machine_rank "$SLURM_NODEID"' in text  # core.slurm.batch_script
+        assert "#SBATCH --nodes=2" in text and '--machine_rank "$SLURM_NODEID"' in text  # answers.slurm.batch_script
         shown = review.query_one("#machines-text").content  # the Syntax the tab shows
         assert "--machine_rank 1" in shown.code
         assert review.query_one("#files").get_tab("file-machines").label.plain == "Machines"

@@ -195,7 +195,7 @@ def test_review_diff_against_existing_file(snap, size):
     out = Path("diff")
     out.mkdir()
     old = create_app(start(**{"launch.num_processes": 4}))  # a config written earlier, with 4 processes
-    from wizard.core.generate import generate
+    from wizard.core.answers.generate import generate
 
     for name, text in generate(old.start.answers, out).files.items():
         (out / name).write_text(text)

@@ -1095,9 +1095,9 @@ def test_every_compile_mode_the_wizard_offers_passes_the_linter():
     """A false error was here: the linter knew only accelerate's short CLI list and flagged max-autotune-no-cudagraphs,
     which the wizard offers and torch.compile accepts from a config."""
     from wizard.core.answers import default_answers
+    from wizard.core.answers.render import render
     from wizard.core.catalog import SETTING_BY_ID
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     for mode in SETTING_BY_ID["launch.dynamo_mode"].choices:
         a = default_answers().replace({"launch.dynamo_backend": "inductor", "launch.dynamo_mode": mode})

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from wizard.core.answers import answers_from_mapping, default_answers
+from wizard.core.answers.generate import generate
 from wizard.core.findings import ERROR
-from wizard.core.generate import generate
 from wizard.core.memory.estimate import GIB, EstimateError, estimate
 from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.recommend import (

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from ..core.answers.generate import Generated
 from ..core.exits import EXIT_INVALID
-from ..core.generate import Generated
 from .common import print_findings
 
 

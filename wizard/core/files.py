@@ -61,7 +61,7 @@ def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
     """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
     if not imported:
         return ""
-    from .render import ACCELERATE_YAML, DS_JSON
+    from .answers.render import ACCELERATE_YAML, DS_JSON
 
     pairs = [(imported[0], ACCELERATE_YAML)]
     if len(imported) > 1:

@@ -6,9 +6,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.answers import Answers
+from ..core.answers.render import Rendered
 from ..core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ..core.findings import Finding
-from ..core.render import Rendered
 from ..core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
 

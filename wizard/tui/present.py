@@ -9,12 +9,12 @@ import shlex
 from typing import Any
 
 from ..core.answers import Answers, coerce_value, number_text
+from ..core.answers.convert import rendered_value as rendered_value
+from ..core.answers.convert import show_value as show_value
+from ..core.answers.convert import written_for as written_for
+from ..core.answers.render import render, zero_stage
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
-from ..core.convert import rendered_value as rendered_value
-from ..core.convert import show_value as show_value
-from ..core.convert import written_for as written_for
 from ..core.findings import ERROR, INFO, WARNING, Finding
-from ..core.render import render, zero_stage
 
 ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}
 """Severity is always shown as an icon *and* a word, never by colour alone."""
@@ -227,10 +227,10 @@ def counts_text(findings: list[Finding]) -> str:
 def quick_generate(answers: Answers, out_dir, ds_path: str = "auto"):
     """What the first paint needs, without the YAML text or the config linter (imported later).
 
-    Same shape as :func:`wizard.core.generate.generate`; ``files`` stays empty."""
+    Same shape as :func:`wizard.core.answers.generate.generate`; ``files`` stays empty."""
+    from ..core.answers.generate import Generated, ds_config_ref
     from ..core.answers.rules import check_answers
     from ..core.findings import sort_findings
-    from ..core.generate import Generated, ds_config_ref
 
     rendered = render(answers, ds_config_ref(out_dir, mode=ds_path))
     return Generated(answers, rendered, sort_findings(check_answers(answers)), {})

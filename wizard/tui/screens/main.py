@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
+from ...core.answers.generate import Generated, generate
 from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
 from ...core.findings import ERROR, Finding
-from ...core.generate import Generated, generate
 from .. import startup_gc
 from ..explain import explain_finding, explain_group, explain_setting
 from ..present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting

@@ -5,10 +5,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
 from . import multinode
-from .answers import Answers, dump_answers
-from .answers.rules import check_answers
-from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
+from .model import Answers, dump_answers
 from .render import (
     ACCELERATE_YAML,
     ANSWERS_YAML,
@@ -19,6 +18,7 @@ from .render import (
     render,
     trainer_loop,
 )
+from .rules import check_answers
 
 
 @dataclass
@@ -100,8 +100,8 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
-    from .context import LOOP_ACCELERATE, LOOP_HF, Context
-    from .lint import lint
+    from ..context import LOOP_ACCELERATE, LOOP_HF, Context
+    from ..lint import lint
 
     # the loop is known from the answers; versions: those the wizard's knowledge was verified against
     context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
@@ -131,7 +131,7 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
 
 def _key_to_answer() -> dict[str, str]:
     """Config key -> answer id, from the catalogue's declared writes (for keys a render did not write)."""
-    from .catalog.writes import key_to_setting
+    from ..catalog.writes import key_to_setting
 
     return key_to_setting()
 
