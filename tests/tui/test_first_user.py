@@ -8,8 +8,8 @@ from textual.widgets import Input
 from wizard.core.answers import default_answers
 from wizard.core.catalog import SETTING_BY_ID
 from wizard.tui.app import create_app
-from wizard.tui.present import text_to_value, value_to_text
-from wizard.tui.session import Start, StartError, from_accelerate_config
+from wizard.tui.shared.present import text_to_value, value_to_text
+from wizard.tui.shared.session import Start, StartError, from_accelerate_config
 from wizard.tui.widgets.fields import SettingField
 from wizard.tui.widgets.findings import FindingsList
 from wizard.tui.widgets.statusbar import StatusBar
@@ -319,8 +319,8 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 def _switch(preset: str, target: str):
     from wizard.core.answers.generate import generate
     from wizard.core.catalog import DEEPSPEED, FSDP1
-    from wizard.tui.session import from_preset
-    from wizard.tui.switch import switch_report
+    from wizard.tui.shared.session import from_preset
+    from wizard.tui.shared.switch import switch_report
 
     before = from_preset(preset).answers
     changes = {"backend": "deepspeed"} if target == DEEPSPEED else {
@@ -332,7 +332,7 @@ def _switch(preset: str, target: str):
 
 def _preset_switches():
     from wizard.core.catalog import TARGETS
-    from wizard.tui.session import from_preset, preset_names
+    from wizard.tui.shared.session import from_preset, preset_names
 
     return [(p, t) for p in preset_names() for t in TARGETS if t != from_preset(p).answers.target]
 

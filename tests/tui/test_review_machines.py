@@ -7,7 +7,7 @@ from helpers import TEMPLATES, open_review
 
 from wizard.core.answers import answers_from_mapping, default_answers, parse_answers_text
 from wizard.tui.app import create_app
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 
 SIZE = (160, 50)
 

@@ -360,7 +360,7 @@ def test_fsdp_only_settings_are_dropped_with_the_counterpart_named(tmp_path):
 
 def test_the_tui_switch_report_is_the_core_one():
     import wizard.core.answers.convert as core
-    import wizard.tui.switch as tui
+    import wizard.tui.shared.switch as tui
 
     for name in ("CarryLine", "MeaningLine", "SwitchReport", "switch_report"):
         assert getattr(tui, name) is getattr(core, name)

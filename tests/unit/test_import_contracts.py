@@ -212,7 +212,7 @@ def test_the_graph_resolves_relative_and_submodule_imports():
     assert kinds["wizard.cli", "wizard.commands.headless"] == {"lazy"}  # from .commands import headless, in main()
     assert "module" in kinds["wizard.tui.app", "wizard.core"]  # the package runs before wizard.core.catalog
     assert "module" in kinds["wizard.tui.app", "textual.app"]
-    assert kinds["wizard.tui.flows", "wizard.tui.screens.run"] == {"typing", "lazy"}
+    assert kinds["wizard.tui.screens.flows", "wizard.tui.screens.run"] == {"typing", "lazy"}
 
 
 def test_a_cycle_is_found(tmp_path):

@@ -24,9 +24,9 @@ from textual.widgets.option_list import Option
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
 from ...core.memory.model import SHAPES
 from ...core.memory.report import LABELS, at_peak, peak_line
-from ..explain import state_bytes_block
-from ..present import target_label
-from ..session import MEMORY_FIELDS, MemoryContext, memory_fields
+from ..shared.explain import state_bytes_block
+from ..shared.present import target_label
+from ..shared.session import MEMORY_FIELDS, MemoryContext, memory_fields
 from ..widgets.fields import FieldInput
 
 GIB = 2 ** 30

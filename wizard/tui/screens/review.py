@@ -19,7 +19,7 @@ from ...core.answers.generate import Generated, generate, launch_command
 from ...core.answers.render import training_arguments_line
 from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
-from ..present import ICONS, WORDS, finding_setting, target_label
+from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 
 _LEXERS = {".yaml": "yaml", ".json": "json"}
@@ -310,12 +310,12 @@ class ReviewScreen(Screen[dict | None]):
         self.dismiss({"out": self.out, "jump": target})
 
     def action_rehearse(self) -> None:
-        from ..flows import rehearse_answers
+        from .flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.generated.findings)
 
     def action_launch(self) -> None:
-        from ..flows import launch_answers
+        from .flows import launch_answers
 
         def launched() -> None:
             self.status = ""

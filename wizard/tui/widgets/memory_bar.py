@@ -14,7 +14,7 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from ...core.answers import Answers
     from ...core.memory.estimate import Estimate
-    from ..session import MemoryContext
+    from ..shared.session import MemoryContext
 
 GIB = 2 ** 30
 TIGHT = 0.10
