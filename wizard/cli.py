@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .core.exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
-from .core.loading import InputError
+from .core.inputs import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

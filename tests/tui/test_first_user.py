@@ -199,7 +199,7 @@ async def test_a_finding_with_several_keys_jumps_to_the_first_that_maps_and_says
 def test_every_key_the_wizard_writes_maps_back_to_its_setting():
     from wizard.core.answers import default_answers as defaults
     from wizard.core.answers.render import render
-    from wizard.core.keymap import setting_for_key
+    from wizard.core.catalog.key_lookup import setting_for_key
 
     for backend in ({"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp"}, {"backend": "deepspeed"}):
         rendered = render(defaults().replace(backend))

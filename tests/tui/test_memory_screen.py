@@ -9,8 +9,8 @@ from helpers import focused_on, main_of, press
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
 from wizard.core.memory.estimate import GIB, estimate
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.report import LABELS
+from wizard.core.memory.shapes import shape_by_name
 from wizard.tui.app import create_app
 from wizard.tui.shared.explain import explain_group
 from wizard.tui.shared.session import MEMORY_FIELDS, MemoryContext, Start, memory_fields

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
+from wizard.core.inputs import InputError
 from wizard.core.lint import lint, load_config_files
-from wizard.core.loading import InputError
 from wizard.core.rules import CONFIG, in_section
 
 RULES = in_section(CONFIG)  # the config rules (registered by importing wizard.core.lint)

@@ -6,8 +6,8 @@ import pytest
 
 from wizard.core.answers import default_answers
 from wizard.core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, estimate, state_bytes
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.report import LABELS, fmt_bytes, parse_count, state_bytes_rows
+from wizard.core.memory.shapes import shape_by_name
 from wizard.tui.shared.session import MEMORY_FIELDS, memory_fields
 
 

@@ -13,7 +13,7 @@ from ..core.presets import preset_hint, preset_paths
 
 def resolve_answers_path(name: str) -> Path:
     """A path, or the name of a preset under templates/. Raises ``InputError`` (not found, a folder)."""
-    from ..core.loading import ANSWERS, InputError, not_found
+    from ..core.inputs import ANSWERS, InputError, not_found
 
     path = Path(name).expanduser()
     if path.exists():

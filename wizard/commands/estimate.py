@@ -19,7 +19,7 @@ from .common import resolve_answers_path
 
 
 def _shape(value: str):
-    from ..core.memory.model import ModelError, from_config_json, shape_by_name
+    from ..core.memory.shapes import ModelError, from_config_json, shape_by_name
 
     try:
         if os.path.exists(value) or value.endswith(".json"):

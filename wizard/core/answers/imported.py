@@ -81,7 +81,7 @@ def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
 
 
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
-    """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
+    """Raises :class:`~wizard.core.inputs.InputError` when the file cannot be read at all."""
     from ..lint import load_config_files
     from .importer import import_mapping
 

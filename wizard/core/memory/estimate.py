@@ -344,7 +344,7 @@ def _activation_coef(shape: Any, seq: int) -> float:
 
 def _model_numbers(shape: Any) -> tuple[int, int, int]:
     """(total params, params of one transformer layer, params outside the layers) from the shape."""
-    from . import model
+    from . import shapes as model
 
     total = int(model.param_count(shape))
     layer = int(model.per_layer_params(shape))
@@ -364,7 +364,7 @@ def estimate(answers: Answers, *, params: int | None = None, largest_layer_param
         total, layer_params, root_params = _model_numbers(shape)
         params = params or total
         if largest_layer_params is None:
-            from . import model
+            from . import shapes as model
 
             largest_layer_params = int(model.largest_layer_params(shape))
     if params is None or params < 1:

@@ -22,8 +22,8 @@ from textual.widgets import Button, Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
-from ...core.memory.model import SHAPES
 from ...core.memory.report import LABELS, at_peak, peak_line
+from ...core.memory.shapes import SHAPES
 from ..shared.explain import state_bytes_block
 from ..shared.present import target_label
 from ..shared.session import MEMORY_FIELDS, MemoryContext, memory_fields

@@ -1,7 +1,7 @@
 """Ask for a path (answers.yaml or an accelerate config to import) and load it.
 
 The dialog stays open when the file cannot be used: it shows why, in the same words as ``--headless`` and
-``check`` (``PATH: WHAT; FIX``, from ``wizard.core.loading``), so the path can be corrected. A loaded file is
+``check`` (``PATH: WHAT; FIX``, from ``wizard.core.inputs``), so the path can be corrected. A loaded file is
 returned through ``dismiss`` as a :class:`~wizard.tui.shared.session.Start`.
 """
 from __future__ import annotations

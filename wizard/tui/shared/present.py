@@ -129,7 +129,7 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
         except ValueError:
             return None, f"not a number: {_describe(setting)}"
     elif setting.kind == "dict":
-        from ...core.loading import InputError, parse_json  # bounded: depth, huge numbers, bad strings
+        from ...core.inputs import InputError, parse_json  # bounded: depth, huge numbers, bad strings
 
         try:
             candidate = parse_json(raw, setting.id)
@@ -177,7 +177,7 @@ def finding_target(finding: Finding) -> tuple[str, str] | None:
 
     A key is an answer id or a config key (``fsdp_config.fsdp_min_num_params``), mapped back to the
     setting that writes it."""
-    from ...core.keymap import setting_for_key
+    from ...core.catalog.key_lookup import setting_for_key
 
     for key in finding.keys:
         sid = setting_for_key(key)

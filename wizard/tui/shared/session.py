@@ -16,7 +16,7 @@ from ...core.findings import ERROR, Finding
 class StartError(Exception):
     """The start file cannot be used at all (printed, exit 2; in the open dialogs, shown in the dialog).
 
-    A file that cannot be read gives the one line of ``wizard.core.loading.InputError`` (``PATH: WHAT; FIX``),
+    A file that cannot be read gives the one line of ``wizard.core.inputs.InputError`` (``PATH: WHAT; FIX``),
     the same words as ``--headless`` and ``check``; answers with wrong settings give ``findings``.
     """
 
@@ -49,7 +49,7 @@ def from_scratch() -> Start:
 
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
-    from ...core.loading import InputError
+    from ...core.inputs import InputError
 
     try:
         answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
@@ -72,7 +72,7 @@ def from_preset(name: str) -> Start:
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name
     if stem not in presets:
-        from ...core.loading import ANSWERS, not_found
+        from ...core.inputs import ANSWERS, not_found
 
         raise StartError(str(not_found(name, ANSWERS, preset_hint(stem, list(presets)))))
     return from_answers_file(presets[stem], f"preset {stem}")
@@ -80,7 +80,7 @@ def from_preset(name: str) -> Start:
 
 def from_accelerate_config(path: str | Path) -> Start:
     from ...core.answers.imported import import_and_check
-    from ...core.loading import InputError
+    from ...core.inputs import InputError
 
     try:
         imported = import_and_check(path)
@@ -137,7 +137,7 @@ class MemoryContext:
     model: str = ""
     """As the user gave it: a shipped shape's name, a config.json path or a parameter count ("8e9", "8B")."""
     shape: object | None = None
-    """The :class:`wizard.core.memory.model.ModelShape`, for a name or a config.json."""
+    """The :class:`wizard.core.memory.shapes.ModelShape`, for a name or a config.json."""
     params: int | None = None
     """The parameter count, when the model was given as one (no shape: activations are not counted)."""
     largest_layer_params: int | None = None
@@ -175,8 +175,8 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
         return None, None
     import os
 
-    from ...core.memory.model import ModelError, from_config_json, shape_by_name
     from ...core.memory.report import parse_count
+    from ...core.memory.shapes import ModelError, from_config_json, shape_by_name
 
     count = None if (os.path.exists(text) or text.endswith(".json")) else parse_count(text)
     if count is not None:
