@@ -253,7 +253,7 @@ async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp)
 
 @pytest.mark.asyncio
 async def test_review_diffs_against_the_imported_files_too(in_tmp):
-    from wizard.core.files import imported_diff
+    from wizard.core.answers.generate import imported_diff
     from wizard.tui.screens.review import ReviewScreen
 
     case = CORPUS / "64_ds_file_plus_inline_zero_stage"

@@ -1,6 +1,7 @@
 """Answers -> findings + the exact file texts to write. Shared by --headless and the TUI."""
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,3 +150,22 @@ def launch_command(out_dir: Path, script: str | None = None, args: list[str] | N
             pass
     return ["accelerate", "launch", "--config_file", cfg, script or "train.py", *(args or [])]
 
+
+def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
+    if not imported:
+        return ""
+    pairs = [(imported[0], ACCELERATE_YAML)]
+    if len(imported) > 1:
+        pairs.append((imported[1], DS_JSON))
+    out = []
+    for path, name in pairs:
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            continue
+        new = files.get(name, "")
+        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+    return "".join(out)

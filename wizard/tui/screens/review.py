@@ -15,9 +15,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
 
 from ...core.answers import Answers, multinode
-from ...core.answers.generate import Generated, generate, launch_command
+from ...core.answers.generate import Generated, generate, imported_diff, launch_command
 from ...core.answers.render import training_arguments_line
-from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
+from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
 from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
