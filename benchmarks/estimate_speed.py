@@ -63,12 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.runs < 7:
         raise SystemExit("--runs: at least 7 runs each")
-    from wizard.core.memory import model
+    from wizard.core.memory import shapes
 
     work = Path(tempfile.mkdtemp(prefix="fsdpds_estimate_speed_"))
     folder = work / MODEL
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(model.to_config_dict(model.shape_by_name(MODEL)), indent=1))
+    (folder / "config.json").write_text(json.dumps(shapes.to_config_dict(shapes.shape_by_name(MODEL)), indent=1))
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf_home"), TRANSFORMERS_OFFLINE="1")
     # as after a normal install: our sources byte-compiled (an editable install leaves that to the first run)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "wizard")], check=True)

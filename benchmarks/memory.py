@@ -154,7 +154,7 @@ def activation_rows() -> list[str]:
 
     from wizard.core.answers import default_answers
     from wizard.core.memory.estimate import estimate
-    from wizard.core.memory.model import ModelShape
+    from wizard.core.memory.shapes import ModelShape
 
     cases = [
         ("transformers Llama layer (sdpa), h 2048 i 8192 GQA 32/8", "llama", 2048, 8192, 32, 8, 1024, 2,
@@ -391,7 +391,7 @@ def checkpoint_and_logits_rows() -> list[str]:
     import torch
 
     from wizard.core.memory.estimate import estimate
-    from wizard.core.memory.model import ModelShape, tinygpt_shape
+    from wizard.core.memory.shapes import ModelShape, tinygpt_shape
 
     rows = []
     b, s, vocab = 2, 512, 8192
@@ -458,7 +458,7 @@ def step_peak_rows() -> list[str]:
     import torch
 
     from wizard.core.memory.estimate import CUDA_CONTEXT_BYTES, estimate
-    from wizard.core.memory.model import ModelShape
+    from wizard.core.memory.shapes import ModelShape
 
     rows = []
     b, s, vocab, layers = 2, 512, 32000, 4

@@ -61,13 +61,13 @@ def load_rows(path: Path = ROWS) -> list[dict[str, Any]]:
 
 def shape_of(row: dict[str, Any]):
     """The row's model: a shipped shape by name, or a config.json under benchmarks/data/published/."""
-    from wizard.core.memory import model
+    from wizard.core.memory import shapes
 
     spec = row["model"]
     if "shape" in spec:
-        return model.shape_by_name(spec["shape"])
+        return shapes.shape_by_name(spec["shape"])
     path = DATA / spec["config"]
-    return model.from_config_json(path, name=path.stem)
+    return shapes.from_config_json(path, name=path.stem)
 
 
 def answers_of(row: dict[str, Any]):

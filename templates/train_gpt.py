@@ -17,7 +17,7 @@ Reporting. Each step prints one JSON line (step, loss, learning rate, tokens/s, 
 and each rank prints one "effective setup" record read from the live objects after ``prepare()``.
 Both come from :class:`wizard.runtime.RunReporter`. The script is self-contained: when fsdpds-wizard
 is not importable (the script was copied to another machine), it looks for ``fsdpds_runtime.py`` (a
-copy of ``wizard/runtime.py``) next to itself, and failing that it still trains and prints the step
+copy of ``wizard/runtime/__init__.py``) next to itself, and failing that it still trains and prints the step
 records from a minimal built-in reporter, only without the effective-setup record.
 
     accelerate launch --config_file accelerate_config.yaml train_gpt.py --steps 20
@@ -94,7 +94,7 @@ def _load_reporter():
     except ImportError:
         pass
     try:
-        from fsdpds_runtime import RunReporter  # a copy of wizard/runtime.py next to this script
+        from fsdpds_runtime import RunReporter  # a copy of wizard/runtime/__init__.py next to this script
         return RunReporter
     except ImportError:
         return _MinimalReporter

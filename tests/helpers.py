@@ -22,7 +22,7 @@ EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
 tests/conftest.py exports it as TORCH_EXTENSIONS_DIR for the whole session, so every child process finds it."""
 
 # ----------------------------------------------------------------------------------------- bad input, word for word
-# The fixes that check, --headless and the wizard's start and open dialogs all give (wizard.core.loading).
+# The fixes that check, --headless and the wizard's start and open dialogs all give (wizard.core.inputs).
 BINARY_FIX = "is this a binary file? Give the text file, saved as UTF-8"
 ANSWERS_MAPPING_FIX = ("an answers file maps keys to values (backend: fsdp, launch: ...); `fsdpds-wizard presets` "
                        "lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` writes one as "

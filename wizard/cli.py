@@ -3,7 +3,7 @@
 ``--help`` lists them).
 
 Exit codes: 0 success; 2 invalid input or a config with errors (findings on stderr or in the JSON);
-3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.exits`, so the
+3 an internal error (a bug: please report it). They and :class:`UsageError` live in :mod:`wizard.core.exits`, so the
 commands never import this module (it imports them).
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .core.loading import InputError
+from .core.exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
+from .core.inputs import InputError
 from .core.memory.fit import DEFAULT_HEADROOM
-from .exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -107,7 +107,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from .versions import version_text
+        from .core.versions import version_text
 
         print(version_text())
         parser.exit(EXIT_OK)

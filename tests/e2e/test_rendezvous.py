@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from wizard.core.answers import load_answers_file
-from wizard.presets import preset_paths
+from wizard.core.presets import preset_paths
 from wizard.run.plan import plan_launch
 
 pytestmark = pytest.mark.e2e

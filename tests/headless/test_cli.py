@@ -7,8 +7,8 @@ import sys
 import pytest
 from helpers import ROOT
 
-from wizard import versions
 from wizard.cli import COMMANDS, main
+from wizard.core import versions
 
 
 def test_help_lists_every_command_with_its_line(capsys):

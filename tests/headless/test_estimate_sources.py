@@ -10,7 +10,7 @@ import yaml
 
 from wizard.cli import main
 from wizard.core.answers import default_answers, load_answers_file
-from wizard.presets import preset_paths
+from wizard.core.presets import preset_paths
 
 SPECIAL = {
     # answered NVMe, written cpu: ZeRO-2 offloads the optimizer to the CPU whatever the device

@@ -13,7 +13,7 @@ from helpers import ROOT
 from wizard.cli import main
 from wizard.core.answers import load_answers_file
 from wizard.core.memory.estimate import estimate
-from wizard.core.memory.model import shape_by_name
+from wizard.core.memory.shapes import shape_by_name
 
 L8 = ["--model", "llama-3.1-8b", "--gpus-per-node", "8", "--gpu-memory", "80"]
 

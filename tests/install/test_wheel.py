@@ -124,7 +124,7 @@ def _empty(tmp_path: Path) -> Path:
 
 
 def _installed_from(venv: Path, cwd: Path) -> dict:
-    src = ("import json, sys, wizard, wizard.presets as p; print(json.dumps({'file': wizard.__file__, "
+    src = ("import json, sys, wizard, wizard.core.presets as p; print(json.dumps({'file': wizard.__file__, "
            "'path': sys.path, 'templates': str(p.templates_dir()), 'script': str(p.bundled_script())}))")
     proc = _check([str(venv / "bin" / "python"), "-c", src], timeout=60, cwd=cwd, env=_user_env(venv, cwd))
     return json.loads(proc.stdout)

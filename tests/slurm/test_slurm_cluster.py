@@ -1,4 +1,4 @@
-"""The local cluster itself, and the batch script of wizard/core/slurm.py run through it with a stand-in for
+"""The local cluster itself, and the batch script of wizard/core/answers/slurm.py run through it with a stand-in for
 accelerate (no torch: a second): one launcher per node, ranks 0 and 1, the main address the first node's name."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from wizard.core.answers import load_answers_file
-from wizard.core.slurm import batch_script
-from wizard.presets import preset_paths
+from wizard.core.answers.slurm import batch_script
+from wizard.core.presets import preset_paths
 
 
 def test_two_idle_nodes_and_one_task_per_node(slurm_cluster):

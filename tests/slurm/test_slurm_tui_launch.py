@@ -13,7 +13,7 @@ from slurm_support import ATTEMPTS, FSDP2, our_processes, port_taken
 from wizard.core.answers import answers_from_mapping
 from wizard.tui.app import create_app
 from wizard.tui.screens.run import RunScreen
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 
 pytestmark = pytest.mark.e2e
 

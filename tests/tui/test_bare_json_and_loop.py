@@ -10,7 +10,7 @@ from textual.widgets import Static
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
 from wizard.tui.screens.review import ReviewScreen, _bare_json_diff
-from wizard.tui.session import Start, from_accelerate_config
+from wizard.tui.shared.session import Start, from_accelerate_config
 
 SIZE = (160, 50)
 BARE = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 4, "gradient_clipping": 0.5,

@@ -16,7 +16,7 @@ from wizard.tui.screens.confirm import ConfirmScreen
 from wizard.tui.screens.help import HelpScreen, binding_rows
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.review import ReviewScreen
-from wizard.tui.session import Start, StartError, from_accelerate_config, from_answers_file, from_preset
+from wizard.tui.shared.session import Start, StartError, from_accelerate_config, from_answers_file, from_preset
 from wizard.tui.widgets.fields import SettingField, field_id
 
 SIZE = (80, 24)
@@ -216,7 +216,7 @@ def test_the_tui_imports_no_heavy_library():
 
 
 def test_every_setting_has_a_form_field():
-    from wizard.tui.present import text_to_value, value_to_text
+    from wizard.tui.shared.present import text_to_value, value_to_text
 
     for s in SETTINGS:
         if s.kind in ("int", "float", "str", "list", "dict"):

@@ -8,8 +8,8 @@ from textual.widgets import Input
 from wizard.core.answers import default_answers
 from wizard.core.catalog import SETTING_BY_ID
 from wizard.tui.app import create_app
-from wizard.tui.present import text_to_value, value_to_text
-from wizard.tui.session import Start, StartError, from_accelerate_config
+from wizard.tui.shared.present import text_to_value, value_to_text
+from wizard.tui.shared.session import Start, StartError, from_accelerate_config
 from wizard.tui.widgets.fields import SettingField
 from wizard.tui.widgets.findings import FindingsList
 from wizard.tui.widgets.statusbar import StatusBar
@@ -198,8 +198,8 @@ async def test_a_finding_with_several_keys_jumps_to_the_first_that_maps_and_says
 
 def test_every_key_the_wizard_writes_maps_back_to_its_setting():
     from wizard.core.answers import default_answers as defaults
-    from wizard.core.keymap import setting_for_key
-    from wizard.core.render import render
+    from wizard.core.answers.render import render
+    from wizard.core.catalog.key_lookup import setting_for_key
 
     for backend in ({"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp"}, {"backend": "deepspeed"}):
         rendered = render(defaults().replace(backend))
@@ -253,7 +253,7 @@ async def test_output_folder_has_a_key_a_palette_command_and_a_help_line(in_tmp)
 
 @pytest.mark.asyncio
 async def test_review_diffs_against_the_imported_files_too(in_tmp):
-    from wizard.core.files import imported_diff
+    from wizard.core.answers.generate import imported_diff
     from wizard.tui.screens.review import ReviewScreen
 
     case = CORPUS / "64_ds_file_plus_inline_zero_stage"
@@ -317,10 +317,10 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 
 
 def _switch(preset: str, target: str):
+    from wizard.core.answers.generate import generate
     from wizard.core.catalog import DEEPSPEED, FSDP1
-    from wizard.core.generate import generate
-    from wizard.tui.session import from_preset
-    from wizard.tui.switch import switch_report
+    from wizard.tui.shared.session import from_preset
+    from wizard.tui.shared.switch import switch_report
 
     before = from_preset(preset).answers
     changes = {"backend": "deepspeed"} if target == DEEPSPEED else {
@@ -332,7 +332,7 @@ def _switch(preset: str, target: str):
 
 def _preset_switches():
     from wizard.core.catalog import TARGETS
-    from wizard.tui.session import from_preset, preset_names
+    from wizard.tui.shared.session import from_preset, preset_names
 
     return [(p, t) for p in preset_names() for t in TARGETS if t != from_preset(p).answers.target]
 

@@ -12,10 +12,10 @@ from wizard.cli import main as cli_main
 from wizard.core.answers import dump_answers, load_answers_file
 from wizard.core.memory.estimate import estimate
 from wizard.core.memory.fit import micro_batch_line, verdict
-from wizard.core.memory.model import shape_by_name
-from wizard.presets import preset_paths
+from wizard.core.memory.shapes import shape_by_name
+from wizard.core.presets import preset_paths
 from wizard.tui.app import create_app
-from wizard.tui.session import Start, memory_fields
+from wizard.tui.shared.session import Start, memory_fields
 from wizard.tui.widgets.memory_bar import MemoryBar
 
 CASES = {

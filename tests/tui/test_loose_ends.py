@@ -6,7 +6,7 @@ from helpers import focused_on, main_of
 
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 from wizard.tui.widgets.fields import SettingField
 
 SIZE = (80, 24)

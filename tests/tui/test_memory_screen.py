@@ -9,11 +9,11 @@ from helpers import focused_on, main_of, press
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
 from wizard.core.memory.estimate import GIB, estimate
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.report import LABELS
+from wizard.core.memory.shapes import shape_by_name
 from wizard.tui.app import create_app
-from wizard.tui.explain import explain_group
-from wizard.tui.session import MEMORY_FIELDS, MemoryContext, Start, memory_fields
+from wizard.tui.shared.explain import explain_group
+from wizard.tui.shared.session import MEMORY_FIELDS, MemoryContext, Start, memory_fields
 from wizard.tui.widgets.memory_bar import MemoryBar
 
 ZERO3 = {"backend": "deepspeed", "sharding.strategy": "full"}

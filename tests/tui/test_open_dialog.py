@@ -1,4 +1,4 @@
-"""The open dialogs and the start flags speak with the shared voice of wizard.core.loading."""
+"""The open dialogs and the start flags speak with the shared voice of wizard.core.inputs."""
 from __future__ import annotations
 
 from types import SimpleNamespace

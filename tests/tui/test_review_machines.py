@@ -7,7 +7,7 @@ from helpers import TEMPLATES, open_review
 
 from wizard.core.answers import answers_from_mapping, default_answers, parse_answers_text
 from wizard.tui.app import create_app
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 
 SIZE = (160, 50)
 
@@ -24,7 +24,7 @@ async def test_two_node_preset_shows_the_command_of_each_machine(in_tmp):
             assert (f"accelerate launch --config_file {cfg} --machine_rank {rank} --main_process_ip 10.0.0.1 "
                     "--main_process_port 29500 train.py") in text
         assert "# SLURM batch script" in text
-        assert "#SBATCH --nodes=2" in text and '--machine_rank "$SLURM_NODEID"' in text  # core.slurm.batch_script
+        assert "#SBATCH --nodes=2" in text and '--machine_rank "$SLURM_NODEID"' in text  # answers.slurm.batch_script
         shown = review.query_one("#machines-text").content  # the Syntax the tab shows
         assert "--machine_rank 1" in shown.code
         assert review.query_one("#files").get_tab("file-machines").label.plain == "Machines"

@@ -8,7 +8,7 @@ from helpers import open_review, press
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 
 SIZE = (160, 50)
 JSON_ANSWERS = {"backend": "deepspeed", "deepspeed.config_file": "yes"}

@@ -21,7 +21,7 @@ from wizard.run.records import RunDir
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.screens.run import RunScreen
-from wizard.tui.session import Start, from_preset
+from wizard.tui.shared.session import Start, from_preset
 from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView, checklist_renderable
 from wizard.tui.widgets.logtail import LogTail, SearchInput
 from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
@@ -301,7 +301,7 @@ async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
 # ----------------------------------------------------------------------------- actions wired in
 @pytest.mark.asyncio
 async def test_launch_asks_to_write_first_and_rehearse_needs_no_errors(tmp_path, monkeypatch):
-    from wizard.tui import flows
+    from wizard.tui.screens import flows
     from wizard.tui.screens.confirm import ConfirmScreen
 
     opened = []
@@ -343,7 +343,7 @@ async def test_real_rehearsal_from_the_tui_zero2(tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR",
                        os.environ.get("TORCH_EXTENSIONS_DIR")
                        or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
-    from wizard.tui import flows
+    from wizard.tui.screens import flows
 
     real = flows.plan_and_open
     monkeypatch.setattr(flows, "plan_and_open", lambda app, answers, out, *, rehearse, script_args=None:

@@ -18,7 +18,7 @@ from wizard.core.answers import default_answers
 from wizard.core.catalog import GROUPS
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
-from wizard.tui.session import Start
+from wizard.tui.shared.session import Start
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 TARGETS = {
@@ -195,7 +195,7 @@ def test_review_diff_against_existing_file(snap, size):
     out = Path("diff")
     out.mkdir()
     old = create_app(start(**{"launch.num_processes": 4}))  # a config written earlier, with 4 processes
-    from wizard.core.generate import generate
+    from wizard.core.answers.generate import generate
 
     for name, text in generate(old.start.answers, out).files.items():
         (out / name).write_text(text)
@@ -249,7 +249,7 @@ def test_output_folder_dialog_80x24(snap):
 
 
 def _memory(model: str = "llama-3.1-8b", gpu: str = "80"):
-    from wizard.tui.session import memory_fields
+    from wizard.tui.shared.session import memory_fields
 
     memory, errors = memory_fields({"model": model, "gpu_memory": gpu})
     assert errors == {}

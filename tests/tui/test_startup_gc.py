@@ -6,9 +6,9 @@ import gc
 import pytest
 
 from wizard.cli import main
-from wizard.tui import startup_gc
 from wizard.tui.app import create_app
 from wizard.tui.screens.main import MainScreen
+from wizard.tui.shared import startup_gc
 
 
 @pytest.fixture(autouse=True)

@@ -242,8 +242,8 @@ def test_multi_setting_faults_name_every_key(rule, doc, want):
 def test_written_configs_carry_no_dead_value_errors():
     """What the wizard writes from answers passes its own linter: the answer rules stop a dead value before it is
     written (e.g. both DeepSpeed host filters, fewer gpu_ids than processes)."""
+    from wizard.core.answers.render import render
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     for rule, _bad, good, _key in CASES:
         a = A(good)
@@ -257,8 +257,8 @@ def test_written_configs_carry_no_dead_value_errors():
 
 def test_both_host_filters_would_write_a_dead_value():
     """Why ds-filters-both-set is an error: rendered anyway, the config's inclusion filter is never applied."""
+    from wizard.core.answers.render import render
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     a = A(merge(DS, TWO, {"launch": {"ds_multinode_launcher": "pdsh", "ds_hostfile": "/h",
                                      "ds_inclusion_filter": "w0", "ds_exclusion_filter": "w1"}}))
@@ -280,8 +280,8 @@ def test_torch_compile_on_deepspeed_names_every_stated_dynamo_option():
 def test_zero3_with_ram_efficient_false_writes_no_init_flag():
     """zero3_init_flag: false would not stop zero.Init (claim ds-zero3-init-flag-does-not-stop-zero-init): at ZeRO-3
     the wizard writes true (what happens anyway) for loading.ram_efficient false, and passes its own linter."""
+    from wizard.core.answers.render import render
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     out = render(A(merge(DS, {"loading": {"ram_efficient": False}})))
     assert out.accelerate["deepspeed_config"]["zero3_init_flag"] is True
@@ -296,8 +296,8 @@ def test_zero3_with_ram_efficient_false_writes_no_init_flag():
 def test_the_wizard_always_writes_gradient_accumulation_into_its_deepspeed_json(extra):
     """A DeepSpeed JSON without the key forces 1 (claim ds-json-without-gradient-accumulation-is-1); the wizard's
     JSON always carries it, so rule deepspeed-json-no-gradient-accumulation never fires on what it writes."""
+    from wizard.core.answers.render import render
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     out = render(A(merge(DS, {"deepspeed": {"config_file": "yes"}}, extra)))
     assert out.deepspeed is not None and "gradient_accumulation_steps" in out.deepspeed

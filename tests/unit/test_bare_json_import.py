@@ -3,8 +3,8 @@ launch answers and the training loop at their defaults, with a note that says so
 import json
 
 from wizard.core.answers import default_answers
+from wizard.core.answers.generate import generate
 from wizard.core.answers.imported import import_and_check
-from wizard.core.generate import generate
 
 JSON_ALONE = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 8, "gradient_clipping": 1.0,
               "bf16": {"enabled": True},

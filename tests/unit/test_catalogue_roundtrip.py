@@ -14,7 +14,9 @@ import pytest
 
 from wizard.core import ds_schema
 from wizard.core.answers import coerce_value, default_answers, native_hint
+from wizard.core.answers.generate import _key_to_answer, generate
 from wizard.core.answers.importer import import_mapping
+from wizard.core.answers.render import TRAINING_ARGUMENT_OF, render
 from wizard.core.catalog import (
     AUTO,
     CUSTOM,
@@ -29,9 +31,7 @@ from wizard.core.catalog import (
     YAML,
 )
 from wizard.core.catalog.writes import key_to_setting, keys_of, native_names
-from wizard.core.generate import _key_to_answer, generate
 from wizard.core.lint.keys import CLUSTER_FIELDS, DS_INLINE_KEYS, DYNAMO_KEYS, PC
-from wizard.core.render import TRAINING_ARGUMENT_OF, render
 from wizard.core.vocab import FSDP_KEYS
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},

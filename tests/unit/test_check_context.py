@@ -149,7 +149,7 @@ def test_version_ranges():
 
 
 def test_a_rule_outside_its_range_does_not_fire():
-    from wizard.core.lint.base import Ctx
+    from wizard.core.lint.base import ConfigCheck
     from wizard.core.lint.base import rule as config_rule
 
     name = "test-only-from-0-16"
@@ -157,14 +157,14 @@ def test_a_rule_outside_its_range_does_not_fire():
         config_rule(name, "warning", "x", "y", versions={"deepspeed": ">=0.16"}, claims=("ds-unread-keys-ignored",))
     try:
         for version, fires in (("0.15.4", False), ("0.16.0", True), ("0.19.8", True), (None, True)):  # None: 0.19.8
-            ctx = Ctx(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
+            ctx = ConfigCheck(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
                       context=Context(versions={"deepspeed": version}))
             ctx.emit(name, "k", "m")
             assert bool(ctx.findings) == fires, version
         old = "test-only-before-0-16"
         if old not in RULES:
             config_rule(old, "warning", "x", "y", versions={"deepspeed": "<0.16"}, claims=("ds-unread-keys-ignored",))
-        ctx = Ctx(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
+        ctx = ConfigCheck(y={}, ds={}, gpus_per_node=None, ds_path_known=True, fp8_available=lambda: False,
                   context=Context(versions={}))
         ctx.emit(old, "k", "m")
         assert not ctx.findings  # an unknown version is judged as the verified one (0.19.8)

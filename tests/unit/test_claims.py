@@ -117,7 +117,7 @@ def test_every_text_setting_line_and_switch_note_cites_its_claims(stated):
 def test_rules_without_claims_are_listed_and_the_list_only_shrinks():
     from rules_without_claims import RULES_WITHOUT_CLAIMS  # tests/rules_without_claims.py
 
-    from wizard.core import rules_doc  # noqa: F401 - registers every rule
+    from wizard.core.docs import rules as rules_doc  # noqa: F401 - registers every rule
     from wizard.core.rules import ANSWER, CONFIG, RULES
 
     library_rules = {n: r for n, r in RULES.items() if r.section in (CONFIG, ANSWER)}

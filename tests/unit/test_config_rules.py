@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from wizard.core.findings import ERROR, Finding
 from wizard.core.gpus import _visible_limit, detect_gpus_per_node
+from wizard.core.inputs import InputError
 from wizard.core.lint import lint, load_config_files
-from wizard.core.loading import InputError
 from wizard.core.rules import CONFIG, in_section
 
 RULES = in_section(CONFIG)  # the config rules (registered by importing wizard.core.lint)
@@ -1095,9 +1095,9 @@ def test_every_compile_mode_the_wizard_offers_passes_the_linter():
     """A false error was here: the linter knew only accelerate's short CLI list and flagged max-autotune-no-cudagraphs,
     which the wizard offers and torch.compile accepts from a config."""
     from wizard.core.answers import default_answers
+    from wizard.core.answers.render import render
     from wizard.core.catalog import SETTING_BY_ID
     from wizard.core.lint import lint
-    from wizard.core.render import render
 
     for mode in SETTING_BY_ID["launch.dynamo_mode"].choices:
         a = default_answers().replace({"launch.dynamo_backend": "inductor", "launch.dynamo_mode": mode})

@@ -1,6 +1,6 @@
-"""Converting configs between FSDP1, FSDP2 and DeepSpeed (wizard/core/convert.py, docs/convert.md): the findings for
-what changes meaning or cannot carry over, the written configs, and the round trip there and back over every preset
-and a sample of the real-world and check corpora."""
+"""Converting configs between FSDP1, FSDP2 and DeepSpeed (wizard/core/answers/convert.py, docs/convert.md): the
+findings for what changes meaning or cannot carry over, the written configs, and the round trip there and back over
+every preset and a sample of the real-world and check corpora."""
 from __future__ import annotations
 
 import json
@@ -13,9 +13,16 @@ import yaml
 from helpers import PRESET_FILES, ROOT
 
 from wizard.core.answers import load_answers_file
+from wizard.core.answers.convert import (
+    convert_answers,
+    effective_value,
+    in_effect,
+    intent_ids,
+    round_trip,
+    target_answers,
+)
+from wizard.core.answers.generate import generate
 from wizard.core.answers.importer import import_mapping
-from wizard.core.convert import convert_answers, effective_value, in_effect, intent_ids, round_trip, target_answers
-from wizard.core.generate import generate
 from wizard.core.lint import load_config_files
 from wizard.core.rules import RULES
 
@@ -55,7 +62,7 @@ def _differences_are_explained(conv, there_and_back):
 
 
 def _back_findings(conv):
-    from wizard.core.render import render
+    from wizard.core.answers.render import render
 
     r = render(conv.answers)
     back, _ = import_mapping(r.accelerate, r.deepspeed)
@@ -352,8 +359,8 @@ def test_fsdp_only_settings_are_dropped_with_the_counterpart_named(tmp_path):
 
 
 def test_the_tui_switch_report_is_the_core_one():
-    import wizard.core.convert as core
-    import wizard.tui.switch as tui
+    import wizard.core.answers.convert as core
+    import wizard.tui.shared.switch as tui
 
     for name in ("CarryLine", "MeaningLine", "SwitchReport", "switch_report"):
         assert getattr(tui, name) is getattr(core, name)

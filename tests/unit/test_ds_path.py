@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from wizard.core.answers import default_answers
-from wizard.core.generate import ds_config_ref, generate, launch_command
+from wizard.core.answers.generate import ds_config_ref, generate, launch_command
 
 JSON_ANSWERS = default_answers().replace({"backend": "deepspeed", "deepspeed.config_file": "yes"})
 

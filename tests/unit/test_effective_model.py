@@ -110,7 +110,7 @@ def test_written_values_name_their_keys():
 def test_answers_and_their_written_config_have_one_model():
     a = default_answers().replace({"backend": "deepspeed", "sharding.strategy": "grads_optimizer",
                                    "offload.optimizer": "nvme"})
-    from wizard.core.render import render
+    from wizard.core.answers.render import render
 
     r = render(a)
     assert layout(of_answers(a)) == layout(effective(r.accelerate, r.deepspeed,

@@ -4,7 +4,8 @@ import stat
 
 import pytest
 
-from wizard.core.files import WriteRefused, file_state, imported_diff, unified_diff, write_files
+from wizard.core.answers.generate import imported_diff
+from wizard.core.files import WriteRefused, file_state, unified_diff, write_files
 
 
 def test_writes_new_files_and_creates_folders(tmp_path):

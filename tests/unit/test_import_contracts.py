@@ -3,14 +3,20 @@
 * the core (``wizard.core``) imports nothing of ``wizard.tui``, ``wizard.run``, ``wizard.commands`` or
   ``wizard.cli`` (not even inside a function), and none of textual, torch, accelerate, deepspeed or transformers
   at module level (``verify`` imports them inside its functions);
-* the commands never import ``wizard.cli`` (it imports them; exit codes and ``UsageError`` are in ``wizard.exits``);
+* the commands never import ``wizard.cli`` (it imports them; exit codes and ``UsageError`` are in
+  ``wizard.core.exits``); the run layer never imports the TUI, and the TUI never imports the commands;
+* ``wizard.runtime`` (copied next to training scripts) imports nothing of the wizard;
 * no cycle anywhere in ``wizard/``: neither among the module-level imports nor once the imports inside functions
-  (the lazy ones that keep start-up light) are added to them.
+  (the lazy ones that keep start-up light) are added to them;
+* no cycle between folders either (the floors, docs/architecture.md): a folder's loose modules count as the folder
+  (``wizard/cli.py`` is ``wizard``, ``wizard/core/vocab.py`` is ``wizard.core``), each subpackage is a folder of its
+  own, and a folder may only import folders on the floors below it, even inside a function.
 
 An edge is an ``import`` or ``from ... import`` statement: relative imports are resolved, ``from pkg import name``
 points at ``pkg.name`` when that is a module, and importing ``a.b.c`` also runs the packages ``a`` and ``a.b``.
 Imports under ``if TYPE_CHECKING:`` never run: they count for the layer contracts, not for cycles.
-Run this file as a script to print the cycles it finds: ``python tests/unit/test_import_contracts.py``.
+Run this file as a script to print the cycles it finds and the floors of the folders:
+``PYTHONPATH=tests python tests/unit/test_import_contracts.py``. A failure names each offending import as ``file:line``.
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ import ast
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,10 +47,12 @@ class Edge:
     """Inside a function (runs when the function is called, not at import)."""
     typing: bool = False
     """Under ``if TYPE_CHECKING:`` (never runs)."""
+    file: str = field(default="", compare=False)
+    """The source's file, from the repository root (``wizard/core/render.py``)."""
 
     def __str__(self) -> str:
         how = ", in a function" if self.lazy else ", under TYPE_CHECKING" if self.typing else ""
-        return f"{self.source} -> {self.target} (line {self.line}{how})"
+        return f"{self.file}:{self.line}: {self.source} -> {self.target}{how}"
 
 
 def modules(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[Path, bool]]:
@@ -64,9 +72,10 @@ def _is_type_checking(test: ast.expr) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def imports_of(name: str, path: Path, is_package: bool, known: set[str]) -> list[Edge]:
+def imports_of(name: str, path: Path, is_package: bool, known: set[str], root: Path = ROOT) -> list[Edge]:
     """Every import statement of one module, as edges (duplicates kept: each statement is one)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    file = path.relative_to(root).as_posix()
     here = name.split(".") if is_package else name.split(".")[:-1]  # the package relative imports start from
     edges: list[Edge] = []
 
@@ -84,13 +93,13 @@ def imports_of(name: str, path: Path, is_package: bool, known: set[str]) -> list
     def visit(node: ast.AST, lazy: bool, typing: bool) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for target in targets(node):
-                edges.append(Edge(name, target, node.lineno, lazy, typing))
+                edges.append(Edge(name, target, node.lineno, lazy, typing, file))
                 # importing a.b.c runs a and a.b first: edges to the target's packages the source is not inside
                 parts = target.split(".")
                 for i in range(1, len(parts)):
                     parent = ".".join(parts[:i])
                     if parent in known and not (name == parent or name.startswith(parent + ".")):
-                        edges.append(Edge(name, parent, node.lineno, lazy, typing))
+                        edges.append(Edge(name, parent, node.lineno, lazy, typing, file))
             return
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.body:
@@ -110,7 +119,7 @@ def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, list[Ed
     """Module -> its import edges, for every module of ``package``."""
     found = modules(root, package)
     known = set(found)
-    return {name: imports_of(name, path, is_package, known) for name, (path, is_package) in found.items()}
+    return {name: imports_of(name, path, is_package, known, root) for name, (path, is_package) in found.items()}
 
 
 @lru_cache(maxsize=1)
@@ -197,6 +206,73 @@ def _is_in(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def _listed(edges: list[Edge]) -> str:
+    return "\n".join(f"  {e}" for e in edges)
+
+
+# ----------------------------------------------------------------------------- folders
+
+
+def folder_of(name: str, found: dict[str, tuple[Path, bool]]) -> str:
+    """The folder a module counts as: a package is its own folder, a loose module its package's."""
+    return name if found[name][1] else name.rsplit(".", 1)[0]
+
+
+def folder_graph(graph: dict[str, list[Edge]], found: dict[str, tuple[Path, bool]]) -> dict[str, list[Edge]]:
+    """Folder -> the imports that leave it for another folder of the package, as edges between folders; each keeps
+    the file and line of the statement, and the modules are named in ``imports``."""
+    out: dict[str, list[Edge]] = {folder_of(name, found): [] for name in graph}
+    for name, edges in graph.items():
+        here = folder_of(name, found)
+        for e in edges:
+            if e.target in graph and folder_of(e.target, found) != here:
+                out[here].append(Edge(here, folder_of(e.target, found), e.line, e.lazy, e.typing, e.file))
+    return out
+
+
+def _module_edges(graph: dict[str, list[Edge]], found: dict[str, tuple[Path, bool]], a: str, b: str,
+                  lazy: bool) -> list[Edge]:
+    """The import statements that make folder ``a`` import folder ``b`` (each statement once)."""
+    out: dict[tuple[str, int], Edge] = {}
+    for name, edges in graph.items():
+        if folder_of(name, found) == a:
+            for e in edges:
+                if e.target in graph and folder_of(e.target, found) == b and not e.typing and (lazy or not e.lazy):
+                    out.setdefault((e.file, e.line), e)
+    return list(out.values())
+
+
+def folder_cycles(graph: dict[str, list[Edge]], found: dict[str, tuple[Path, bool]], *,
+                  lazy: bool) -> list[tuple[list[str], list[Edge]]]:
+    """Each group of folders that import each other in a circle, with one cycle, every step of it given as the
+    module imports (file:line) that make it."""
+    folders = folder_graph(graph, found)
+    out = []
+    for group, cycle in cycles(folders, lazy=lazy):
+        out.append((group, [m for step in cycle for m in _module_edges(graph, found, step.source, step.target, lazy)]))
+    return out
+
+
+def floors(graph: dict[str, list[Edge]], found: dict[str, tuple[Path, bool]]) -> dict[str, int]:
+    """Folder -> its floor: 0 for a folder that imports no other, else one above the highest folder it imports
+    (imports inside functions count; ``TYPE_CHECKING`` ones do not). Only meaningful without folder cycles."""
+    below = {f: {e.target for e in edges if not e.typing} for f, edges in folder_graph(graph, found).items()}
+    memo: dict[str, int] = {}
+
+    def floor(f: str, seen: tuple[str, ...] = ()) -> int:
+        if f not in memo:
+            inner = [floor(g, seen + (f,)) for g in below[f] if g not in seen]
+            memo[f] = 1 + max(inner) if inner else 0
+        return memo[f]
+
+    return {f: floor(f) for f in sorted(below)}
+
+
+@lru_cache(maxsize=1)
+def wizard_modules() -> dict[str, tuple[Path, bool]]:
+    return modules()
+
+
 # ----------------------------------------------------------------------------- the graph is really read
 
 
@@ -207,11 +283,11 @@ def test_the_graph_resolves_relative_and_submodule_imports():
     for edges in g.values():
         for e in edges:
             kinds[e.source, e.target].add("lazy" if e.lazy else "typing" if e.typing else "module")
-    assert kinds["wizard.cli", "wizard.exits"] == {"module"}  # from .exits import ...
+    assert kinds["wizard.cli", "wizard.core.exits"] == {"module"}  # from .exits import ...
     assert kinds["wizard.cli", "wizard.commands.headless"] == {"lazy"}  # from .commands import headless, in main()
     assert "module" in kinds["wizard.tui.app", "wizard.core"]  # the package runs before wizard.core.catalog
     assert "module" in kinds["wizard.tui.app", "textual.app"]
-    assert kinds["wizard.tui.flows", "wizard.tui.screens.run"] == {"typing", "lazy"}
+    assert kinds["wizard.tui.screens.flows", "wizard.tui.screens.run"] == {"typing", "lazy"}
 
 
 def test_a_cycle_is_found(tmp_path):
@@ -231,6 +307,31 @@ def test_a_cycle_is_found(tmp_path):
     assert len(cycles(import_graph(tmp_path, "pkg"), lazy=False)) == 1
 
 
+def test_a_cycle_between_folders_is_found_where_modules_have_none(tmp_path):
+    """pkg/top.py imports pkg/sub, pkg/sub imports pkg/bottom.py: no module cycle, but the loose modules of pkg/ are
+    one folder, above and below pkg/sub at once."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "top.py").write_text("from .sub import middle\n")
+    (pkg / "sub" / "middle.py").write_text("import json\n\n\ndef f():\n    from .. import bottom\n")
+    (pkg / "bottom.py").write_text("X = 1\n")
+    g, found = import_graph(tmp_path, "pkg"), modules(tmp_path, "pkg")
+    assert cycles(g, lazy=True) == []
+    assert folder_cycles(g, found, lazy=False) == []  # the upward import is inside a function
+    [(group, steps)] = folder_cycles(g, found, lazy=True)
+    assert group == ["pkg", "pkg.sub"]
+    assert [str(e) for e in steps] == ["pkg/top.py:1: pkg.top -> pkg.sub.middle",
+                                       "pkg/sub/middle.py:5: pkg.sub.middle -> pkg.bottom, in a function"]
+    (pkg / "bottom.py").unlink()
+    (pkg / "sub" / "bottom.py").write_text("X = 1\n")
+    (pkg / "sub" / "middle.py").write_text("from . import bottom\n")
+    g, found = import_graph(tmp_path, "pkg"), modules(tmp_path, "pkg")
+    assert folder_cycles(g, found, lazy=True) == []
+    assert floors(g, found) == {"pkg": 1, "pkg.sub": 0}
+
+
 # ----------------------------------------------------------------------------- the contracts
 
 
@@ -245,22 +346,63 @@ def test_no_cycle_even_with_the_imports_inside_functions():
     assert not found, "import cycles (counting the imports inside functions):\n" + _show(found)
 
 
+def test_no_cycle_between_folders_even_with_the_imports_inside_functions():
+    """The floors: a folder (its loose modules together) never imports a folder that imports it back, directly or
+    through others. Where it fails, move the module to the floor its imports say it is on (docs/architecture.md)."""
+    found = folder_cycles(wizard_graph(), wizard_modules(), lazy=True)
+    assert not found, "folders importing each other in a circle (a folder's loose modules count as the folder):\n" + \
+        "\n\n".join(f"  {', '.join(group)}; the imports of one cycle:\n" + "\n".join(f"    {e}" for e in steps)
+                     for group, steps in found)
+
+
+def _imports_between(sources: tuple[str, ...], targets: tuple[str, ...]) -> list[Edge]:
+    return [e for name, edges in wizard_graph().items() if _is_in(name, sources)
+            for e in edges if _is_in(e.target, targets)]
+
+
 def test_the_core_imports_no_outer_layer():
-    bad = [e for name, edges in wizard_graph().items() if _is_in(name, ("wizard.core",))
-           for e in edges if _is_in(e.target, OUTER_LAYERS)]
-    assert not bad, "the core imports the layers above it:\n" + "\n".join(f"  {e}" for e in bad)
+    bad = _imports_between(("wizard.core",), OUTER_LAYERS)
+    assert not bad, "the core imports the layers above it:\n" + _listed(bad)
+
+
+def test_the_run_layer_never_imports_the_tui():
+    """The TUI drives runs; a run knows nothing of the screens showing it (the CLI drives the same runs)."""
+    bad = _imports_between(("wizard.run",), ("wizard.tui",))
+    assert not bad, "wizard.run importing the TUI:\n" + _listed(bad)
+
+
+def test_the_tui_never_imports_the_commands():
+    """The commands start the TUI (``tui_entry``); what both need lives in the core or the run layer."""
+    bad = _imports_between(("wizard.tui",), ("wizard.commands", "wizard.cli"))
+    assert not bad, "the TUI importing the commands or the CLI:\n" + _listed(bad)
+
+
+def test_the_runtime_imports_nothing_of_the_wizard():
+    """``wizard.runtime`` runs inside the user's training script and can be copied there alone."""
+    bad = [e for name, edges in wizard_graph().items() if _is_in(name, ("wizard.runtime",))
+           for e in edges if _is_in(e.target, ("wizard",)) and not _is_in(e.target, ("wizard.runtime",))]
+    assert not bad, "wizard.runtime importing the rest of the wizard:\n" + _listed(bad)
+
+
+def test_every_package_is_listed_for_the_wheel():
+    """pyproject's ``[tool.setuptools] packages`` names each package by hand; one left out is missing from the
+    wheel (tests/install builds it, in the slow tier)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    packages = {name for name, (_, is_package) in wizard_modules().items() if is_package}
+    assert packages - listed == set(), "add them to [tool.setuptools] packages in pyproject.toml"
 
 
 def test_the_core_imports_no_heavy_library_at_module_level():
     bad = [e for name, edges in wizard_graph().items() if _is_in(name, ("wizard.core",))
            for e in edges if not e.lazy and not e.typing and e.target.split(".")[0] in HEAVY]
-    assert not bad, "heavy imports at module level in the core:\n" + "\n".join(f"  {e}" for e in bad)
+    assert not bad, "heavy imports at module level in the core:\n" + _listed(bad)
 
 
 def test_the_commands_never_import_the_cli():
-    bad = [e for name, edges in wizard_graph().items() if _is_in(name, ("wizard.commands",))
-           for e in edges if _is_in(e.target, ("wizard.cli",))]
-    assert not bad, "commands importing wizard.cli (use wizard.exits):\n" + "\n".join(f"  {e}" for e in bad)
+    bad = _imports_between(("wizard.commands",), ("wizard.cli",))
+    assert not bad, "commands importing wizard.cli (use wizard.core.exits):\n" + _listed(bad)
 
 
 CORE_MODULES = sorted(name for name in modules() if _is_in(name, ("wizard.core",)))
@@ -277,7 +419,17 @@ def test_importing_a_core_module_loads_no_heavy_library(module):
 
 
 if __name__ == "__main__":
-    g = wizard_graph()
+    g, found_modules = wizard_graph(), wizard_modules()
     for lazy, what in ((False, "module-level imports"), (True, "module-level and function-level imports")):
         found = cycles(g, lazy=lazy)
         print(f"{len(found)} cycle(s) among the {what}" + (":\n" + _show(found) if found else ""))
+    between = folder_cycles(g, found_modules, lazy=True)
+    print(f"{len(between)} cycle(s) between folders" + "".join(
+        f"\n  {', '.join(group)}:\n" + "\n".join(f"    {e}" for e in steps) for group, steps in between))
+    if not between:
+        levels = floors(g, found_modules)
+        imported = {f: sorted({e.target for e in edges if not e.typing})
+                    for f, edges in folder_graph(g, found_modules).items()}
+        print("floors, from the top (a folder imports only folders below it):")
+        for f in sorted(levels, key=lambda f: (-levels[f], f)):
+            print(f"  {levels[f]:2}  {f:22} imports {', '.join(imported[f]) or 'nothing of the wizard'}")

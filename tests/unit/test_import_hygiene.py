@@ -50,7 +50,7 @@ def test_explain_is_light():
 
 
 def test_presets_and_the_run_requirements_check_are_light():
-    src = ("import sys, json, wizard.presets as p, wizard.run.requirements as r\n"
+    src = ("import sys, json, wizard.core.presets as p, wizard.run.requirements as r\n"
            "p.preset_paths(); p.bundled_script(); r.missing()\n"
            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
     proc = subprocess.run([sys.executable, "-c", src], cwd=ROOT, capture_output=True, text=True, timeout=60)

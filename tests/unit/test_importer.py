@@ -5,7 +5,7 @@ from helpers import PRESET_FILES as PRESETS
 
 from wizard.core.answers import parse_answers_text
 from wizard.core.answers.importer import import_mapping
-from wizard.core.render import render
+from wizard.core.answers.render import render
 
 CHANGES = [{}, {"backend": "deepspeed"}, {"backend": "fsdp", "fsdp_version": 1}, {"backend": "fsdp", "fsdp_version": 2}]
 

@@ -16,7 +16,7 @@ from wizard.cli import main
 from wizard.core.answers import default_answers
 from wizard.core.memory import deepspeed_estimator as dse
 from wizard.core.memory.estimate import BREAKDOWN_KEYS, CUDA_CONTEXT_BYTES, PHASES, EstimateError, estimate
-from wizard.core.memory.model import shape_by_name
+from wizard.core.memory.shapes import shape_by_name
 
 P = 1_000_000
 LARGEST = 10_000
@@ -209,7 +209,7 @@ def test_activations_gpt2():
 
 def test_checkpointing_never_drops_the_held_logits():
     # a small vocabulary: the recomputed layer is bigger than the loss's fp32 buffers, the held logits remain
-    from wizard.core.memory.model import ModelShape
+    from wizard.core.memory.shapes import ModelShape
 
     shape = ModelShape(name="x", family="llama", vocab_size=256, hidden_size=4096, num_layers=4, num_heads=32,
                        num_kv_heads=8, intermediate_size=14336)
@@ -218,7 +218,7 @@ def test_checkpointing_never_drops_the_held_logits():
 
 
 def test_tinygpt_bundled_model():
-    from wizard.core.memory.model import param_count, tinygpt_shape
+    from wizard.core.memory.shapes import param_count, tinygpt_shape
 
     shape = shape_by_name("tinygpt")  # the bundled script's defaults: vocab 64, d 64, 2 layers, 4 heads, seq 32
     assert shape == tinygpt_shape() and shape.kind == "tinygpt" and not shape.tie_embeddings

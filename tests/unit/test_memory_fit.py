@@ -18,9 +18,9 @@ from wizard.core.memory.fit import (
     micro_batch_line,
     verdict,
 )
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.recommend import recommend
-from wizard.presets import preset_paths
+from wizard.core.memory.shapes import shape_by_name
+from wizard.core.presets import preset_paths
 
 L8 = shape_by_name("llama-3.1-8b")
 

@@ -14,7 +14,7 @@ from pathlib import Path  # noqa: E402
 
 from wizard.core.answers import default_answers  # noqa: E402
 from wizard.core.memory.estimate import CUDA_CONTEXT_BYTES, estimate  # noqa: E402
-from wizard.core.memory.model import ModelShape  # noqa: E402
+from wizard.core.memory.shapes import ModelShape  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import _act_census as act  # noqa: E402  (benchmarks/memory.py measures the same with a larger model)

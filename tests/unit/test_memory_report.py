@@ -1,14 +1,14 @@
 """wizard.core.memory.report: the shared labels and the FSDP / DeepSpeed bytes per parameter of the precision answers;
-wizard.tui.session's memory fields (what the Memory screen and --model/--gpu-memory/--seq accept)."""
+wizard.tui.shared.session's memory fields (what the Memory screen and --model/--gpu-memory/--seq accept)."""
 from __future__ import annotations
 
 import pytest
 
 from wizard.core.answers import default_answers
 from wizard.core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, estimate, state_bytes
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.report import LABELS, fmt_bytes, parse_count, state_bytes_rows
-from wizard.tui.session import MEMORY_FIELDS, memory_fields
+from wizard.core.memory.shapes import shape_by_name
+from wizard.tui.shared.session import MEMORY_FIELDS, memory_fields
 
 
 def test_labels_cover_every_part_and_the_cli_uses_them():

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from helpers import TEMPLATES
 
-from wizard.core import multinode
-from wizard.core.answers import answers_from_mapping, parse_answers_text
+from wizard.core.answers import answers_from_mapping, multinode, parse_answers_text
+from wizard.core.answers.generate import generate
 from wizard.core.files import WriteRefused, write_files
-from wizard.core.generate import generate
 
 
 def A(doc):

@@ -1,4 +1,4 @@
-"""wizard.presets finds the presets and the bundled script: override, installed package, source checkout, zip."""
+"""wizard.core.presets finds the presets and the bundled script: override, installed package, source checkout, zip."""
 from __future__ import annotations
 
 import json
@@ -10,14 +10,15 @@ from pathlib import Path
 
 from helpers import ROOT, TEMPLATES
 
-from wizard import presets
+from wizard.core import presets
 
 PRESET_NAMES = sorted(p.stem for p in TEMPLATES.glob("*.yaml"))
+PACKAGE_FILES = ("wizard/__init__.py", "wizard/core/__init__.py", "wizard/core/presets.py")
 
 PROBE = r"""
 import json, os, sys
 sys.path[:0] = [{where!r}]
-from wizard import presets
+from wizard.core import presets
 d = presets.templates_dir()
 s = presets.bundled_script()
 print(json.dumps({{"module": presets.__file__, "dir": str(d), "packaged": str(presets.packaged_dir()),
@@ -27,7 +28,7 @@ print(json.dumps({{"module": presets.__file__, "dir": str(d), "packaged": str(pr
 
 
 def probe(where: Path, env_extra: dict | None = None) -> dict:
-    """Import wizard.presets from ``where`` alone (-S: no site-packages, so not the repository's copy)."""
+    """Import wizard.core.presets from ``where`` alone (-S: no site-packages, so not the repository's copy)."""
     env = {"PATH": "/usr/bin:/bin"}
     env.update(env_extra or {})
     proc = subprocess.run([sys.executable, "-S", "-c", PROBE.format(where=str(where))], cwd=where.parent,
@@ -37,10 +38,10 @@ def probe(where: Path, env_extra: dict | None = None) -> dict:
 
 
 def package_copy(dest: Path) -> Path:
-    """The two files wizard.presets needs (it imports only the standard library)."""
-    (dest / "wizard").mkdir(parents=True)
-    for name in ("__init__.py", "presets.py"):
-        shutil.copy(ROOT / "wizard" / name, dest / "wizard" / name)
+    """The files wizard.core.presets needs (it imports only the standard library): itself and its packages."""
+    (dest / "wizard" / "core").mkdir(parents=True)
+    for name in PACKAGE_FILES:
+        shutil.copy(ROOT / name, dest / name)
     return dest
 
 
@@ -48,7 +49,7 @@ def test_source_checkout_uses_the_top_level_templates_folder(tmp_path):
     src = package_copy(tmp_path / "clone")
     shutil.copytree(TEMPLATES, src / "templates")
     got = probe(src)
-    assert got["module"] == str(src / "wizard" / "presets.py")
+    assert got["module"] == str(src / "wizard" / "core" / "presets.py")
     assert got["packaged"] == "None"  # no wizard/templates in a checkout
     assert got["dir"] == str(src / "templates")
     assert got["presets"] == PRESET_NAMES and len(PRESET_NAMES) == 8
@@ -69,8 +70,8 @@ def test_installed_package_data_wins_over_a_stray_templates_folder(tmp_path):
 def test_zip_import_extracts_real_files_and_removes_them_at_exit(tmp_path):
     archive = tmp_path / "wizard.zip"
     with zipfile.ZipFile(archive, "w") as z:
-        for name in ("__init__.py", "presets.py"):
-            z.write(ROOT / "wizard" / name, f"wizard/{name}")
+        for name in PACKAGE_FILES:
+            z.write(ROOT / name, name)
         for p in TEMPLATES.iterdir():
             z.write(p, f"wizard/templates/{p.name}")
     got = probe(archive)

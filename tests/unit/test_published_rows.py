@@ -17,7 +17,7 @@ from helpers import ROOT
 from wizard.core.answers import answers_from_mapping
 from wizard.core.answers.rules import check_answers
 from wizard.core.findings import ERROR
-from wizard.core.memory.model import ModelError, from_config_json, shape_by_name
+from wizard.core.memory.shapes import ModelError, from_config_json, shape_by_name
 
 DATA = ROOT / "benchmarks" / "data" / "published"
 ROWS_FILE = DATA / "rows.json"

@@ -10,10 +10,9 @@ from __future__ import annotations
 import pytest
 
 from wizard.core.answers import answers_from_mapping, default_answers
+from wizard.core.answers.generate import generate
 from wizard.core.findings import ERROR
-from wizard.core.generate import generate
 from wizard.core.memory.estimate import GIB, EstimateError, estimate
-from wizard.core.memory.model import shape_by_name
 from wizard.core.memory.recommend import (
     OFFLOAD_NONE,
     TWO_NODE_ADDRESS,
@@ -21,6 +20,7 @@ from wizard.core.memory.recommend import (
     Recommendation,
     recommend,
 )
+from wizard.core.memory.shapes import shape_by_name
 
 L8, L70 = shape_by_name("llama-3.1-8b"), shape_by_name("llama-3.1-70b")
 

@@ -2,8 +2,8 @@
 import pytest
 
 from wizard.core.answers import answers_from_mapping
+from wizard.core.answers.render import render
 from wizard.core.answers.rules import check_answers
-from wizard.core.render import render
 
 
 def A(**data):

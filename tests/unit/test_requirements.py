@@ -110,7 +110,7 @@ def test_writing_configs_needs_none_of_them(tmp_path):
 TUI_PROBE = textwrap.dedent("""
     import asyncio, json
     from wizard.tui.app import create_app
-    from wizard.tui.session import from_preset
+    from wizard.tui.shared.session import from_preset
     from wizard.tui.screens.main import MainScreen
 
     async def main():

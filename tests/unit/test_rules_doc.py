@@ -3,13 +3,13 @@ import re
 
 from helpers import ROOT
 
+from wizard.core.docs.rules import render_rules_doc, rule_rows  # imports every module that registers rules
 from wizard.core.rules import RULES
-from wizard.core.rules_doc import render_rules_doc, rule_rows  # imports every module that registers rules
 
 
 def test_docs_rules_md_is_generated_from_the_registry():
     committed = (ROOT / "docs" / "rules.md").read_text()
-    assert committed == render_rules_doc(), "regenerate with: python -m wizard.core.rules_doc > docs/rules.md"
+    assert committed == render_rules_doc(), "regenerate with: python -m wizard.core.docs.rules > docs/rules.md"
 
 
 def test_the_document_lists_every_registered_rule():

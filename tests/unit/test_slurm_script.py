@@ -1,4 +1,4 @@
-"""The SLURM batch script (wizard/core/slurm.py): its text, its syntax, and its quoting run through bash with
+"""The SLURM batch script (wizard/core/answers/slurm.py): its text, its syntax, and its quoting run through bash with
 stand-ins for srun/scontrol that print what the node's launcher would receive (the real cluster runs it in
 tests/slurm/)."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from wizard.core.answers import load_answers_file
-from wizard.core.multinode import runner_starts_every_machine
-from wizard.core.render import processes_per_node
-from wizard.core.slurm import batch_script
-from wizard.presets import preset_paths
+from wizard.core.answers.multinode import runner_starts_every_machine
+from wizard.core.answers.render import processes_per_node
+from wizard.core.answers.slurm import batch_script
+from wizard.core.presets import preset_paths
 
 
 def _preset(name: str, **changes):

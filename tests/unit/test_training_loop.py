@@ -4,8 +4,8 @@ files are today's (tests/golden holds them byte for byte)."""
 import json
 
 from wizard.core.answers import answers_from_mapping
-from wizard.core.generate import generate
-from wizard.core.render import render, training_arguments, training_arguments_line, uses_ds_json
+from wizard.core.answers.generate import generate
+from wizard.core.answers.render import render, training_arguments, training_arguments_line, uses_ds_json
 
 BASE = {"backend": "deepspeed", "launch": {"num_processes": 8},
         "training": {"micro_batch_size": 4, "gradient_accumulation_steps": 8, "gradient_clipping": 0.5},

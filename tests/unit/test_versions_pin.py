@@ -1,5 +1,5 @@
 """The test environment runs the stack the knowledge is verified against: `make venv` installs the [run] extra under
-constraints/verified.txt, which must say what wizard/versions.py VERIFIED_AGAINST says (a new accelerate release,
+constraints/verified.txt, which must say what wizard/core/versions.py VERIFIED_AGAINST says (a new accelerate release,
 1.16, changed FSDP defaults the rules describe; the suite must not change with the registry's newest release)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from importlib.metadata import version
 
 from helpers import ROOT
 
-from wizard.versions import VERIFIED_AGAINST
+from wizard.core.versions import VERIFIED_AGAINST
 
 
 def _pins() -> dict[str, str]:

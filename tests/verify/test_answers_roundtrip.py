@@ -6,7 +6,7 @@ from helpers import PRESET_FILES as PRESETS
 from helpers import ROOT
 
 from wizard.core.answers import parse_answers_text
-from wizard.core.generate import generate
+from wizard.core.answers.generate import generate
 from wizard.core.verify.answers import expected_effective, verify_generated
 
 pytestmark = pytest.mark.verify

@@ -8,10 +8,10 @@ import pytest
 from differential import Case, check_corpus_cases, compare, edge_cases, real_corpus_cases
 
 from wizard.core.answers import load_answers_file
+from wizard.core.answers.render import render
 from wizard.core.effective import of_answers, situation_of
 from wizard.core.effective import tables as T
-from wizard.core.render import render
-from wizard.presets import preset_paths
+from wizard.core.presets import preset_paths
 
 pytestmark = pytest.mark.verify
 

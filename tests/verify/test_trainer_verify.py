@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from wizard.core import render as render_module
 from wizard.core.answers import answers_from_mapping
-from wizard.core.generate import generate
+from wizard.core.answers import render as render_module
+from wizard.core.answers.generate import generate
 from wizard.core.verify import effective_config, flatten_effective
 from wizard.core.verify.answers import verify_generated
 

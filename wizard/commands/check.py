@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 from ..core.context import LIBRARIES, LOOP_HF, SOURCE_ASSUMED, Context, VersionError, make_context
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.findings import INFO, Finding, dedupe, has_errors, sort_findings
-from ..core.loading import InputError
+from ..core.inputs import InputError
 from ..core.wizard_rules import (
     CONFIG_UNREADABLE,
     CONTEXT_NUM_PROCESSES_UNUSED,
     VERIFY_TRAINER_ARGUMENTS,
 )
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .common import summary_line
 
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the commands: presets (from :mod:`wizard.presets`), reading answers, printing findings."""
+"""Helpers shared by the commands: presets (from :mod:`wizard.core.presets`), reading answers, printing findings."""
 from __future__ import annotations
 
 import os
@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.findings import Finding
-from ..presets import preset_hint, preset_paths
+from ..core.presets import preset_hint, preset_paths
 
 
 def resolve_answers_path(name: str) -> Path:
     """A path, or the name of a preset under templates/. Raises ``InputError`` (not found, a folder)."""
-    from ..core.loading import ANSWERS, InputError, not_found
+    from ..core.inputs import ANSWERS, InputError, not_found
 
     path = Path(name).expanduser()
     if path.exists():

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..exits import EXIT_OK, UsageError
+from ..core.exits import EXIT_OK, UsageError
 
 
 def _size(n: int) -> str:

@@ -17,11 +17,11 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..core.answers.generate import launch_command
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, TARGET_LABELS
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import Finding
-from ..core.generate import launch_command
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .common import print_findings, summary_line
 
 
@@ -68,7 +68,7 @@ def _target(args, source: str) -> str:
 
 
 def run(args) -> int:
-    from ..core.convert import convert_answers
+    from ..core.answers.convert import convert_answers
 
     if not args.out:
         raise UsageError("convert needs --out DIR (the folder the converted configs are written to)")

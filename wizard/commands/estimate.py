@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 import os
 
+from ..core.exits import EXIT_OK, UsageError
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
 from ..core.memory.fit import micro_batch_line, verdict
 from ..core.memory.report import LABELS as _LABELS
 from ..core.memory.report import at_peak, peak_line
-from ..exits import EXIT_OK, UsageError
 
 
 def _shape(value: str):
-    from ..core.memory.model import ModelError, from_config_json, shape_by_name
+    from ..core.memory.shapes import ModelError, from_config_json, shape_by_name
 
     try:
         if os.path.exists(value) or value.endswith(".json"):

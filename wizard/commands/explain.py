@@ -5,7 +5,7 @@ import shutil
 import textwrap
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, SETTING_BY_ID, TARGET_LABELS, settings_in
-from ..exits import EXIT_OK, UsageError
+from ..core.exits import EXIT_OK, UsageError
 
 
 def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = ("", "")) -> list[str]:

@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from ..core.answers import load_answers_file
+from ..core.answers.generate import generate, launch_command
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
-from ..core.generate import generate, launch_command
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..run.requirements import require_for_args
 from .common import print_findings, resolve_answers_path, summary_line
 
@@ -83,7 +83,7 @@ def run(args) -> int:
 def training_arguments_note(gen, out_dir: Path) -> str:
     """With the Trainer as the loop: the TrainingArguments that carry the answers, as one line to paste, and where
     the same arguments were written ("" for an own Accelerator loop)."""
-    from ..core.render import TRAINING_ARGUMENTS_JSON, training_arguments_line
+    from ..core.answers.render import TRAINING_ARGUMENTS_JSON, training_arguments_line
 
     arguments = gen.rendered.training_arguments
     if arguments is None:
@@ -95,7 +95,7 @@ def training_arguments_note(gen, out_dir: Path) -> str:
 def multinode_note(gen, out_dir: Path, cmd: str) -> str:
     """With several machines: the command each machine runs (and the hostfile written), as printed lines ("" on
     one machine). ``cmd`` is the single-machine command line printed above; its config path is reused."""
-    from ..core import multinode
+    from ..core.answers import multinode
 
     a = gen.answers
     if not multinode.is_multinode(a):

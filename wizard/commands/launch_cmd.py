@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..core.generate import Generated
-from ..exits import EXIT_INVALID
+from ..core.answers.generate import Generated
+from ..core.exits import EXIT_INVALID
 from .common import print_findings
 
 

@@ -1,8 +1,8 @@
 """``fsdpds-wizard presets``: list the bundled preset answers files (or those in FSDPDS_TEMPLATES)."""
 from __future__ import annotations
 
-from ..exits import EXIT_INVALID, EXIT_OK
-from ..presets import preset_paths, where
+from ..core.exits import EXIT_INVALID, EXIT_OK
+from ..core.presets import preset_paths, where
 
 
 def describe(path) -> str:

@@ -14,9 +14,9 @@ import os
 import sys
 from pathlib import Path
 
+from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.memory.estimate import GIB, EstimateError
 from ..core.memory.recommend import Recommendation, recommend
-from ..exits import EXIT_INVALID, EXIT_OK, UsageError
 from .estimate import model_from_args
 
 EXIT_NOTHING_FITS = 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ..core.answers.schema import json_schema, markdown_reference
-from ..exits import EXIT_OK
+from ..core.exits import EXIT_OK
 
 
 def run(args) -> int:

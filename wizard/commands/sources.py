@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.exits import UsageError
 from ..core.findings import ERROR
-from ..exits import UsageError
 
 ANSWERS_KIND, CONFIG_KIND = "answers", "config"
 CONFIG_FLAGS = (("gradient_accumulation_steps", "--gradient-accumulation-steps"), ("model_dtype", "--model-dtype"),
@@ -21,7 +21,7 @@ CONFIG_FLAGS = (("gradient_accumulation_steps", "--gradient-accumulation-steps")
 
 def _kind(path: Path) -> str:
     """An accelerate config has ``distributed_type``; a JSON is DeepSpeed's; anything else is answers."""
-    from ..core.loading import ANSWERS, is_json_name, load_mapping_file
+    from ..core.inputs import ANSWERS, is_json_name, load_mapping_file
 
     if is_json_name(path):
         return CONFIG_KIND

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import sys
 
-from ..exits import EXIT_INVALID
+from ..core.exits import EXIT_INVALID
 
 
 def run(args) -> int:
-    from ..tui import startup_gc
+    from ..tui.shared import startup_gc
 
-    startup_gc.pause()  # resumed after the first screen (see wizard/tui/startup_gc.py)
+    startup_gc.pause()  # resumed after the first screen (see wizard/tui/shared/startup_gc.py)
     try:
         from ..tui.app import run_app
     except ModuleNotFoundError as exc:

@@ -111,8 +111,8 @@ class Context:
 
     def allows(self, ranges: Mapping[str, str]) -> bool:
         """Whether knowledge with these version ranges holds in this context; a library whose version is unknown
-        is judged as the version the wizard was verified against (``wizard/versions.py``)."""
-        from ..versions import VERIFIED_AGAINST
+        is judged as the version the wizard was verified against (``wizard/core/versions.py``)."""
+        from .versions import VERIFIED_AGAINST
 
         for lib, spec in ranges.items():
             v = self.versions.get(lib) or VERIFIED_AGAINST.get(lib)
@@ -135,7 +135,7 @@ def make_context(loop: str | None = None, *, flags: Mapping[str, str | None] | N
     """The context for a check: each library's version from ``flags`` (``--deepspeed-version``), else what is
     installed here (``installed``, default: read from package metadata), else the version the wizard was verified
     against (``assumed``). Raises VersionError for a flag that is not a version, ValueError for an unknown loop."""
-    from ..versions import VERIFIED_AGAINST
+    from .versions import VERIFIED_AGAINST
 
     if loop is not None and loop not in LOOPS:
         raise ValueError(f"unknown training loop {loop!r} (use one of: {', '.join(LOOPS)})")

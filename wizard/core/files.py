@@ -57,28 +57,6 @@ def unified_diff(path: Path, text: str) -> str:
                                         fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
 
 
-def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
-    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
-    if not imported:
-        return ""
-    from .render import ACCELERATE_YAML, DS_JSON
-
-    pairs = [(imported[0], ACCELERATE_YAML)]
-    if len(imported) > 1:
-        pairs.append((imported[1], DS_JSON))
-    out = []
-    for path, name in pairs:
-        try:
-            old = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
-            continue
-        new = files.get(name, "")
-        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
-    return "".join(out)
-
-
 def _umask() -> int:
     """The process umask (reading it means setting it, so it is put back at once)."""
     mask = os.umask(0o022)

@@ -13,7 +13,7 @@ from .findings import DOC, ERROR, INFO, WARNING
 from .rules import IMPORT, INPUT, VERIFY, rule
 
 _ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers/model.py (answers_from_mapping)"
-_LOADING_SRC = "wizard/core/loading.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
+_INPUTS_SRC = "wizard/core/inputs.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
 _VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py (round trip through "
                "accelerate 1.15 / deepspeed 0.19)")
 
@@ -21,7 +21,7 @@ _VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/rou
 ANSWERS_YAML = rule(
     "answers-yaml", ERROR,
     "The answers text cannot be used at all: not YAML, nested too deep, aliases expanding too far, too large",
-    _ANSWERS_SRC + "; " + _LOADING_SRC, section=INPUT, keys="answers",
+    _ANSWERS_SRC + "; " + _INPUTS_SRC, section=INPUT, keys="answers",
     fix="The message names the line or the limit; write plain `group: {name: value}` YAML "
         "(`fsdpds-wizard explain` lists every key).")
 ANSWERS_NOT_A_MAPPING = rule(
@@ -50,7 +50,7 @@ CONFIG_UNREADABLE = rule(
     "The accelerate config cannot be used at all: not found, a folder, too large, not UTF-8 text, not YAML, nested "
     "too deep, aliases expanding too far, not a mapping",
     DOC + "config-loading; accelerate/commands/config/config_args.py:148-160 (how accelerate reads it); "
-    "wizard/commands/check.py, wizard/core/answers/importer.py; " + _LOADING_SRC, section=INPUT, keys="config",
+    "wizard/commands/check.py, wizard/core/answers/importer.py; " + _INPUTS_SRC, section=INPUT, keys="config",
     fix="The message says what is wrong with the file; `accelerate config` writes a valid one.")
 
 # ------------------------------------------------------------------ import
@@ -69,8 +69,8 @@ IMPORT_UNSUPPORTED = rule(
     section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
     fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
 
-# ------------------------------------------------------------------ convert (wizard/core/convert.py)
-_CONVERT_SRC = "wizard/core/convert.py; docs/convert.md"
+# ------------------------------------------------------------------ convert (wizard/core/answers/convert.py)
+_CONVERT_SRC = "wizard/core/answers/convert.py; docs/convert.md"
 CONVERT_DROPPED = rule(
     "convert-dropped", INFO,
     "convert: a setting of the original config that the new target has no place for; it is not written and the "
@@ -270,7 +270,7 @@ VERIFY_MISMATCH = rule(
 
 # ------------------------------------------------------------------ the context a check judges for
 _CONTEXT_SRC = (DOC + "library-versions; " + DOC + "training-loop; wizard/core/context.py (training loop and library "
-                "versions); wizard/versions.py (VERIFIED_AGAINST)")
+                "versions); wizard/core/versions.py (VERIFIED_AGAINST)")
 CONTEXT_VERSIONS = rule(
     "context-versions-not-verified", INFO,
     "The library versions judged for differ from those the wizard's knowledge was verified against",

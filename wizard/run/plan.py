@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.answers import Answers
+from ..core.answers.generate import Generated, generate
+from ..core.answers.render import ACCELERATE_YAML
 from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
-from ..core.generate import Generated, generate
-from ..core.render import ACCELERATE_YAML
-from ..presets import bundled_script
+from ..core.presets import bundled_script
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
 from .records import RunDir

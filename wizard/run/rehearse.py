@@ -58,7 +58,7 @@ from typing import Any
 
 from ..core.answers import Answers
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2
-from ..presets import bundled_script
+from ..core.presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
 BUNDLED_LAYER_CLASS = "GPTBlock"

@@ -2,7 +2,7 @@
 
 The base install (``pip install fsdpds-wizard``) writes, checks and explains configs; the ``run`` extra
 (``pip install "fsdpds-wizard[run]"``) adds torch, accelerate, deepspeed and transformers. Each entry point
-calls :func:`require` (command line: raises :class:`wizard.exits.UsageError`, exit 2) or :func:`problem`
+calls :func:`require` (command line: raises :class:`wizard.core.exits.UsageError`, exit 2) or :func:`problem`
 (TUI: the message to show) before it starts; both look with :func:`importlib.util.find_spec` and import
 nothing.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..exits import UsageError
+from ..core.exits import UsageError
 
 RUN_LIBRARIES = ("torch", "accelerate", "deepspeed", "transformers")
 INSTALL = 'pip install "fsdpds-wizard[run]"'
@@ -54,7 +54,7 @@ def problem(action: str, target: str | None = None, *, verify: bool = False) -> 
 
 
 def require(action: str, target: str | None = None, *, verify: bool = False) -> None:
-    """Raise :class:`wizard.exits.UsageError` (exit 2, one line) when ``action`` cannot run here."""
+    """Raise :class:`wizard.core.exits.UsageError` (exit 2, one line) when ``action`` cannot run here."""
     message = problem(action, target, verify=verify)
     if message is not None:
         raise UsageError(message)

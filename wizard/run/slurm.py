@@ -1,7 +1,7 @@
 """``--launch --slurm``: submit the run as a SLURM batch job and watch it with the local launch's monitor.
 
 :func:`plan_slurm_launch` prepares the run like :func:`wizard.run.plan.plan_launch` (same run directory,
-configs, rehearsal), writes the batch script (:func:`wizard.core.slurm.batch_script`) as ``job.sbatch`` into the
+configs, rehearsal), writes the batch script (:func:`wizard.core.answers.slurm.batch_script`) as ``job.sbatch`` into the
 run directory, and makes the command of the :class:`~wizard.run.launcher.Run` the job follower::
 
     python -m wizard.run.slurm follow RUN_DIR
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.answers import Answers
-from ..core.slurm import batch_script
+from ..core.answers.slurm import batch_script
 from .plan import LaunchPlan, PlanError, accelerate_argv, plan_launch
 from .records import dumps
 from .rehearse import REHEARSAL_PROCESSES, Adjustment
@@ -48,10 +48,10 @@ POLL_S = 0.3
 
 # ----------------------------------------------------------------------------- planning
 def require_slurm(path: str | None = None) -> None:
-    """Raise :class:`wizard.exits.UsageError` (exit 2) when SLURM's client tools are not on PATH."""
+    """Raise :class:`wizard.core.exits.UsageError` (exit 2) when SLURM's client tools are not on PATH."""
     import shutil
 
-    from ..exits import UsageError
+    from ..core.exits import UsageError
 
     gone = [t for t in ("sbatch", "scontrol", "scancel") if shutil.which(t, path=path) is None]
     if gone:

@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
-from .session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
+from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 
 def settings_provider():
@@ -64,7 +64,7 @@ class WizardApp(App[int]):
 
     def _open(self, kind: str) -> None:
         from .screens.open_file import OpenFileScreen
-        from .session import from_accelerate_config, from_answers_file
+        from .shared.session import from_accelerate_config, from_answers_file
 
         loader = from_answers_file if kind == "answers" else from_accelerate_config
         title = "Open answers.yaml" if kind == "answers" else "Import an accelerate config"
@@ -140,7 +140,7 @@ class WizardApp(App[int]):
         for g in GROUPS:
             yield SystemCommand(f"Go to group: {g.label}", "Show this group's settings",
                                 lambda gid=g.id: main.focus_group(gid))
-        from .session import from_preset, preset_names
+        from .shared.session import from_preset, preset_names
 
         for name in preset_names():
             yield SystemCommand(f"Load preset: {name}", "Replace the current answers with this template",
@@ -176,7 +176,7 @@ def run_app(args) -> int:
         return 2
     slurm = None
     if getattr(args, "slurm", False):
-        from ..exits import UsageError
+        from ..core.exits import UsageError
         from ..run.slurm import require_slurm
 
         try:

@@ -51,9 +51,9 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
 def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
     """The notes ``check`` adds about what it judged for: versions that differ from those the knowledge was
     verified against, and (for DeepSpeed) an unknown training loop."""
-    from ...versions import VERIFIED_AGAINST
     from ..context import LIBRARIES, SOURCE_ASSUMED, parse_version
     from ..findings import INFO
+    from ..versions import VERIFIED_AGAINST
     from ..wizard_rules import CONTEXT_LOOP_UNKNOWN, CONTEXT_VERSIONS
 
     out = []
@@ -81,7 +81,7 @@ def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
 
 
 def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
-    """Raises :class:`~wizard.core.loading.InputError` when the file cannot be read at all."""
+    """Raises :class:`~wizard.core.inputs.InputError` when the file cannot be read at all."""
     from ..lint import load_config_files
     from .importer import import_mapping
 

@@ -417,8 +417,8 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
 
 def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]:
     """Read an accelerate config and its DeepSpeed JSON; answers plus load and import findings."""
+    from ..inputs import InputError
     from ..lint import load_config_files
-    from ..loading import InputError
 
     try:
         loaded = load_config_files(yaml_path)

@@ -287,7 +287,7 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        from ..loading import ANSWERS, not_a_mapping
+        from ..inputs import ANSWERS, not_a_mapping
 
         exc = not_a_mapping("answers", data, ANSWERS)
         return None, [Finding(ERROR, ANSWERS_NOT_A_MAPPING, ("answers",), exc.what, exc.fix,
@@ -346,8 +346,8 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
 
 def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers | None, list[Finding]]:
     """Parse and validate answers.yaml text. A text that cannot be used at all (not YAML, too deep, aliases
-    expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.loading``."""
-    from ..loading import ANSWERS, InputError, mapping_from_text
+    expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.inputs``."""
+    from ..inputs import ANSWERS, InputError, mapping_from_text
 
     try:
         data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
@@ -364,7 +364,7 @@ def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tup
     not YAML, nested too deep, aliases expanding too far, not a mapping). An empty file means every default,
     with a warning.
     """
-    from ..loading import ANSWERS, mapping_from_text, read_text
+    from ..inputs import ANSWERS, mapping_from_text, read_text
 
     text = read_text(path, ANSWERS, not_found_fix)
     data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)

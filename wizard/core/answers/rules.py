@@ -17,18 +17,11 @@ from functools import wraps
 from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..catalog.model import ZERO3
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
-from ..multinode import needs_hostfile, runner_starts_every_machine
-from ..render import (
-    ds_json_reasons,
-    ds_offload_optimizer,
-    processes_per_node,
-    trainer_loop,
-    uses_ds_json,
-    zero_stage,
-)
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
+from .multinode import needs_hostfile, runner_starts_every_machine
+from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, trainer_loop, uses_ds_json, zero_stage
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
@@ -454,7 +447,7 @@ def nvme_needs_path(a: Answers) -> Iterator[Hit]:
 
 @answer_rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
              DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
-             "device); wizard/core/render.py (nvme_path is written only next to an nvme device)",
+             "device); wizard/core/answers/render.py (nvme_path is written only next to an nvme device)",
              claims=("ds-offload-blocks-independent",))
 def nvme_path_unused(a: Answers) -> Iterator[Hit]:
     if a.is_set("offload.nvme_path") and "nvme" not in (a["offload.optimizer"], a["offload.params"]):
@@ -463,7 +456,7 @@ def nvme_path_unused(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("pin-memory-unused", INFO, "pinned memory with nothing offloaded",
-             DOC + "ds-offload-and-zero-stage; wizard/core/render.py (pin_memory sits inside an offload block)",
+             DOC + "ds-offload-and-zero-stage; wizard/core/answers/render.py (pin_memory sits inside an offload block)",
              keys="offload.pin_memory, offload.optimizer, offload.params",
              fix="drop offload.pin_memory, or offload something",
              claims=("ds-offload-blocks-independent",))

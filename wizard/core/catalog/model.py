@@ -51,7 +51,7 @@ class Write(NamedTuple):
     ``deepspeed.<key>`` (the config accelerate hands to DeepSpeed); "" elsewhere: compared by hand, or not at all."""
     versions: str = ""
     """The library versions where this holds, e.g. ``accelerate>=1.15``; "" for every version the wizard knows
-    (``wizard.versions.VERIFIED_AGAINST``)."""
+    (``wizard.core.versions.VERIFIED_AGAINST``)."""
     library_default: Any = None
     """The library's own spelling when the key is absent (``NO_WRAP``), read back by the importer; None: the key's
     absence means the catalogue default."""

@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from ...versions import VERIFIED_AGAINST
+from ..versions import VERIFIED_AGAINST
 from .index import used_by
 from .registry import CLAIMS
 

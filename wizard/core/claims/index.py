@@ -15,8 +15,8 @@ def citations() -> dict[str, tuple[str, ...]]:
     offload.params``, ``rule ds-json-overrides-mixed-precision``, ``dtype table``, ``meaning change ...``; also
     ids cited but never
     registered (the tests report those)."""
-    from .. import rules_doc  # noqa: F401 - imports every rule module, so the registry is complete
     from ..catalog import SETTINGS
+    from ..docs import rules as rules_doc  # noqa: F401 - imports every rule module, so the registry is complete
     from ..rules import RULES
     from ..texts import GROUP_TEXTS, TEXTS
     from ..texts.dtype_table import TABLE_CLAIMS

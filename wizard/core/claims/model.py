@@ -19,7 +19,7 @@ class Claim:
     """The section of docs/library-behaviour.md that explains it (an anchor, without ``#``)."""
     code: str
     """Where the libraries decide it: ``accelerate/accelerator.py:1676-1681; torch/...`` (paths relative to
-    site-packages), for the versions in ``wizard.versions.VERIFIED_AGAINST``."""
+    site-packages), for the versions in ``wizard.core.versions.VERIFIED_AGAINST``."""
     demo: str = ""
     """The test that demonstrates it: ``tests/claims/test_precision.py::test_fsdp2_adds_no_autocast``; "" when it
     can only be read from the code (then :attr:`why_not_demo` says why)."""

@@ -19,7 +19,7 @@ def _count(value: object) -> int | None:
 def situation_of(a: Answers, *, hidden_size: int | None = None, micro_batch: int | None = None) -> Situation:
     """What the answers say about the script and the loop (the parts no config key holds). ``micro_batch``
     overrides the answers' micro batch (``estimate --batch``)."""
-    from ..render import trainer_loop, training_arguments
+    from ..answers.render import trainer_loop, training_arguments
 
     trainer = trainer_loop(a)
     return Situation(
@@ -35,7 +35,7 @@ def situation_of(a: Answers, *, hidden_size: int | None = None, micro_batch: int
 
 def of_answers(a: Answers, *, hidden_size: int | None = None, micro_batch: int | None = None) -> Effective:
     """The effective model of the files rendered from ``a``."""
-    from ..render import render
+    from ..answers.render import render
 
     r = render(a, ds_config_ref="ds_config.json")
     return effective(r.accelerate, r.deepspeed, situation_of(a, hidden_size=hidden_size, micro_batch=micro_batch))

@@ -1,5 +1,5 @@
 """The libraries' tables, in one home: launcher defaults, plugin defaults, DeepSpeed's ZeRO defaults and the "auto"
-fill formulas, for the versions the wizard is verified against (``wizard.versions.VERIFIED_AGAINST``: accelerate
+fill formulas, for the versions the wizard is verified against (``wizard.core.versions.VERIFIED_AGAINST``: accelerate
 1.15, DeepSpeed 0.19.8, transformers 5.24). Each figure names the code it comes from; ``tests/unit/
 test_effective_tables.py`` reads them back from the installed libraries.
 """

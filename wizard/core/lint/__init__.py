@@ -3,7 +3,8 @@ way accelerate reads them (``configfile``), then run the rules over them (``lint
 
 The rule modules, each registering the rules it emits (listed in docs/rules.md):
 
-* ``base``: the lint context (``Ctx``) and how accelerate turns a YAML value into what its plugins parse;
+* ``base``: one check of a config (``ConfigCheck``: the files, what accelerate derives from them, the findings so
+  far) and how accelerate turns a YAML value into what its plugins parse;
 * ``keys``: unknown, misplaced and ignored keys in every section;
 * ``general``: launcher, precision, processes, dynamo, FP8, parallelism;
 * ``fsdp``: ``fsdp_config`` (FSDP1 and FSDP2);

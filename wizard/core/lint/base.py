@@ -88,8 +88,9 @@ MULTI_DEVICE_TYPES = frozenset({"MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SD
 
 
 @dataclass
-class Ctx:
-    """Everything a rule needs: the files, what the launcher derives from them, and the output list."""
+class ConfigCheck:
+    """One check of one config: everything a rule needs (the files, what the launcher derives from them) and the
+    findings so far. Not the user's :class:`~wizard.core.context.Context` (loop and versions), which it carries."""
 
     y: dict
     ds: dict | None
@@ -148,6 +149,6 @@ class Ctx:
         return self.kind in ("fsdp", "deepspeed")
 
 
-__all__ = ["A", "DS", "DOC", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "Ctx", "env_str", "parse_bool",
-           "parse_int", "as_int", "fmt", "kv", "truthy", "MISSING", "TRUE_WORDS", "FALSE_WORDS", "fsdp_key",
-           "DIST_FSDP", "DIST_DEEPSPEED", "MULTI_DEVICE_TYPES"]
+__all__ = ["A", "DS", "DOC", "ERROR", "WARNING", "INFO", "RuleInfo", "RULES", "rule", "ConfigCheck", "env_str",
+           "parse_bool", "parse_int", "as_int", "fmt", "kv", "truthy", "MISSING", "TRUE_WORDS", "FALSE_WORDS",
+           "fsdp_key", "DIST_FSDP", "DIST_DEEPSPEED", "MULTI_DEVICE_TYPES"]

@@ -9,7 +9,7 @@
   that only resolves from the YAML's folder or one above it is still read (to lint it) and warned about, as is an
   absolute path outside the current folder (a config that works from one place only).
 
-Every read goes through ``wizard.core.loading`` (bounded size and depth, aliases, UTF-8). Problems with the
+Every read goes through ``wizard.core.inputs`` (bounded size and depth, aliases, UTF-8). Problems with the
 YAML itself (missing, unreadable, not YAML, not a mapping) raise ``InputError``;
 everything else, the DeepSpeed JSON's problems included, becomes a ``Finding`` in ``LoadedConfig.findings``.
 """
@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..findings import ERROR, WARNING, Finding
-from ..loading import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
+from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
 from .base import DOC, rule
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
@@ -68,7 +68,7 @@ DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is 
 
 
 """The accelerate config file cannot be used at all: the one input error (``path``, ``what``, ``fix``) of
-``wizard.core.loading``; ``str()`` is the line for the user."""
+``wizard.core.inputs``; ``str()`` is the line for the user."""
 
 
 @dataclass

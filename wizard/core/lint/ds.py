@@ -5,7 +5,23 @@ from __future__ import annotations
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import DS_FILE_CONFLICTING_FIELDS
-from .base import DOC, DS, ERROR, INFO, MISSING, WARNING, A, Ctx, as_int, ds_range, fmt, kv, parse_bool, parse_int, rule
+from .base import (
+    DOC,
+    DS,
+    ERROR,
+    INFO,
+    MISSING,
+    WARNING,
+    A,
+    ConfigCheck,
+    as_int,
+    ds_range,
+    fmt,
+    kv,
+    parse_bool,
+    parse_int,
+    rule,
+)
 from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
@@ -121,7 +137,7 @@ OFFLOAD_STAGE0 = rule("deepspeed-offload-optimizer-stage0", ERROR,
                       "zero_optimization.stage)", claims=("ds-offload-optimizer-stage0-asserts",))
 
 
-def derive_file_stage(ctx: Ctx) -> None:
+def derive_file_stage(ctx: ConfigCheck) -> None:
     """The ZeRO stage a DeepSpeed JSON gives (None when it cannot be told)."""
     zo = ctx.ds.get("zero_optimization") if isinstance(ctx.ds, dict) else None
     if not isinstance(zo, dict):
@@ -141,7 +157,7 @@ def derive_file_stage(ctx: Ctx) -> None:
         ctx.stage = n if n in (0, 1, 2, 3) else None
 
 
-def derive(ctx: Ctx) -> None:
+def derive(ctx: ConfigCheck) -> None:
     dc = ctx.section("deepspeed_config")
     value = dc.get("deepspeed_config_file")
     ctx.ds_file_mode = value is not None and not (isinstance(value, str) and value == "none")
@@ -153,7 +169,7 @@ def derive(ctx: Ctx) -> None:
         ctx.stage = n if n in (0, 1, 2, 3) else None
 
 
-def accel_is_zero3(ctx: Ctx) -> bool:
+def accel_is_zero3(ctx: ConfigCheck) -> bool:
     """accelerate's own ZeRO-3 test compares the written stage with the int 3 (utils/deepspeed.py:246-247)."""
     if not ctx.ds_file_mode:
         return ctx.stage == 3
@@ -162,7 +178,7 @@ def accel_is_zero3(ctx: Ctx) -> bool:
     return not isinstance(raw, (str, bool)) and raw == 3
 
 
-def check(ctx: Ctx) -> None:
+def check(ctx: ConfigCheck) -> None:
     dc = ctx.section("deepspeed_config")
     if ctx.ds_file_mode:
         _check_file_mode(ctx, dc)
@@ -171,12 +187,12 @@ def check(ctx: Ctx) -> None:
     _check_common(ctx, dc)
 
 
-def _check_file_mode(ctx: Ctx, dc: dict) -> None:
+def _check_file_mode(ctx: ConfigCheck, dc: dict) -> None:
     check_json_accumulation(ctx)
     _check_file_and_inline(ctx, dc)
 
 
-def check_json_accumulation(ctx: Ctx) -> None:
+def check_json_accumulation(ctx: ConfigCheck) -> None:
     if isinstance(ctx.ds, dict) and "gradient_accumulation_steps" not in ctx.ds:
         ctx.emit(JSON_NO_GAS, "gradient_accumulation_steps",
                  "The DeepSpeed JSON has no `gradient_accumulation_steps`, so accelerate sets it to 1. A script that "
@@ -186,7 +202,7 @@ def check_json_accumulation(ctx: Ctx) -> None:
                  "Write `\"gradient_accumulation_steps\": \"auto\"` to take the script's value, or the number.")
 
 
-def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
+def _check_file_and_inline(ctx: ConfigCheck, dc: dict) -> None:
     bad = [k for k in dc if str(k).lower() in FILE_MODE_FORBIDDEN]
     keys = [f"deepspeed_config.{k}" for k in bad]
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
@@ -201,7 +217,7 @@ def _check_file_and_inline(ctx: Ctx, dc: dict) -> None:
                  "(precision: fp16/bf16 blocks; ZeRO: zero_optimization; batch: gradient_accumulation_steps).")
 
 
-def _clip_missing(ctx: Ctx) -> None:
+def _clip_missing(ctx: ConfigCheck) -> None:
     ctx.emit(CLIP_MISSING, "deepspeed_config.gradient_clipping",
              "No `gradient_clipping` in the inline DeepSpeed settings: it becomes \"auto\", which accelerate "
              "fills with 1.0 in an own loop and the HF Trainer with its max_grad_norm, so gradients are clipped "
@@ -211,7 +227,7 @@ def _clip_missing(ctx: Ctx) -> None:
              "with \"gradient_clipping\": 0.0.")
 
 
-def _check_inline(ctx: Ctx, dc: dict) -> None:
+def _check_inline(ctx: ConfigCheck, dc: dict) -> None:
     _inline_trainer_matches(ctx, dc)
     if dc.get("zero_stage") is None:
         if "zero_stage" not in dc:
@@ -289,7 +305,7 @@ def _check_inline(ctx: Ctx, dc: dict) -> None:
                      "Delete it, or use `zero_stage: 3`.")
 
 
-def _inline_trainer_matches(ctx: Ctx, dc: dict) -> None:
+def _inline_trainer_matches(ctx: ConfigCheck, dc: dict) -> None:
     """Under the Trainer the inline accumulation and clipping reach its DeepSpeed config as concrete values."""
     from .dsjson import TRAINER_MATCH
 
@@ -318,7 +334,7 @@ def _inline_trainer_matches(ctx: Ctx, dc: dict) -> None:
                  "training: " + "; ".join(rows) + ".", "Pass the same values to TrainingArguments.")
 
 
-def _check_common(ctx: Ctx, dc: dict) -> None:
+def _check_common(ctx: ConfigCheck, dc: dict) -> None:
     flag = dc.get("zero3_init_flag")
     if flag is not None:
         b = parse_bool(str(flag).lower())
@@ -382,7 +398,7 @@ def _check_common(ctx: Ctx, dc: dict) -> None:
         check_offload_vs_stage(ctx, devices)
 
 
-def check_offload_vs_stage(ctx: Ctx, devices: dict) -> None:
+def check_offload_vs_stage(ctx: ConfigCheck, devices: dict) -> None:
     """devices: {"offload_optimizer"|"offload_param": (key to blame, effective device)}."""
     stage = ctx.stage
     if stage is None:

@@ -9,7 +9,7 @@ from typing import Any
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..vocab import is_true_word
-from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, ds_range, fmt, rule
+from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, ds_range, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"
@@ -274,7 +274,7 @@ def walk_autos(obj, prefix=""):
                 yield path
 
 
-def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
+def _emit_issue(ctx: ConfigCheck, issue: S.Issue, removed_zero: frozenset) -> None:
     last = issue.path.rsplit(".", 1)[-1]
     if issue.kind == S.UNKNOWN_KEY:
         if issue.path.startswith("zero_optimization.") and issue.path.count(".") == 1 and last in removed_zero:
@@ -311,7 +311,7 @@ def _emit_issue(ctx: Ctx, issue: S.Issue, removed_zero: frozenset) -> None:
                  f"`{issue.expected}` and warns.", f"Use `{issue.expected}` instead.")
 
 
-def check_keys_and_values(ctx: Ctx, ds: dict) -> None:
+def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
     top = S.top_level_keys()
     removed_top, removed_zero = S.removed_top_level(), S.removed_zero_keys()
     sections, opaque = S.section_names(), S.opaque_sections()
@@ -399,7 +399,7 @@ def _is_comment_key(name: str) -> bool:
     return low.startswith(("_", "//", "#")) or low in ("comment", "comments", "note", "notes", "description")
 
 
-def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
+def _check_deprecated_pairs(ctx: ConfigCheck, section: str, value) -> None:
     if not isinstance(value, dict):
         return
     root = S.load()["sections"][section]
@@ -416,7 +416,7 @@ def _check_deprecated_pairs(ctx: Ctx, section: str, value) -> None:
                      "DeepSpeed asserts that only one is given.", f"Delete `{section}.{old}`.")
 
 
-def _check_scalar(ctx: Ctx, name: str, value) -> None:
+def _check_scalar(ctx: ConfigCheck, name: str, value) -> None:
     if value is None or (isinstance(value, str) and value == "auto"):
         return
     if name in BOOL_SCALARS and not isinstance(value, (bool, int)):
@@ -434,7 +434,7 @@ def _check_scalar(ctx: Ctx, name: str, value) -> None:
                  "accelerate fills it).")
 
 
-def check_autos(ctx: Ctx, ds: dict) -> None:
+def check_autos(ctx: ConfigCheck, ds: dict) -> None:
     zo = ds.get("zero_optimization")
     if not isinstance(zo, dict):
         zo = {}
@@ -487,7 +487,7 @@ def check_autos(ctx: Ctx, ds: dict) -> None:
         _trainer_version_fills(ctx, ds, zo)
 
 
-def _trainer_version_fills(ctx: Ctx, ds: dict, zo: dict) -> None:
+def _trainer_version_fills(ctx: ConfigCheck, ds: dict, zo: dict) -> None:
     """Fills of older transformers releases that DeepSpeed refuses (the rules' version ranges decide)."""
     who = "The Hugging Face Trainer" if ctx.loop == LOOP_HF else "If this runs under the Hugging Face Trainer, it"
     tf = ctx.versions.get("transformers") or "this release"
@@ -514,7 +514,7 @@ def _number(value) -> float | None:
     return float(value)
 
 
-def _check_learning_rates(ctx: Ctx, ds: dict) -> None:
+def _check_learning_rates(ctx: ConfigCheck, ds: dict) -> None:
     """The Trainer matches optimizer.params.lr and scheduler.params.warmup_max_lr against one learning_rate."""
     opt, sch = ds.get("optimizer"), ds.get("scheduler")
     op = opt.get("params") if isinstance(opt, dict) else None
@@ -566,7 +566,7 @@ def _get_path(ds: dict, path: str):
     return node
 
 
-def _trainer_matches(ctx: Ctx, ds: dict) -> None:
+def _trainer_matches(ctx: ConfigCheck, ds: dict) -> None:
     """One note listing the concrete values the Trainer will compare with TrainingArguments."""
     rows, keys = [], []
     for path, arg, default in _TRAINER_MATCHED:
@@ -590,7 +590,7 @@ def _positive_int(value) -> int | None:
     return n if n is not None and n > 0 else None
 
 
-def check_batch(ctx: Ctx, ds: dict) -> None:
+def check_batch(ctx: ConfigCheck, ds: dict) -> None:
     keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
     # the JSON values as written (None when absent): `present` says which are given, `ok` that those are valid
     vals: dict[str, Any] = {k: ds.get(k) for k in keys}
@@ -696,7 +696,7 @@ def check_batch(ctx: Ctx, ds: dict) -> None:
                  "Choose a train_batch_size that is a multiple of processes x accumulation steps.")
 
 
-def _skip_world_check(ctx: Ctx, ds: dict) -> bool:
+def _skip_world_check(ctx: ConfigCheck, ds: dict) -> bool:
     """DeepSpeed divides by the data-parallel size, which tensor/sequence parallelism change."""
     tp = ds.get("tensor_parallel")
     if not isinstance(tp, dict):
@@ -707,7 +707,7 @@ def _skip_world_check(ctx: Ctx, ds: dict) -> bool:
     return any((as_int(v) or 1) > 1 for k, v in pc.items() if str(k).endswith(("tp_size", "sp_size", "cp_size")))
 
 
-def check_zero_present(ctx: Ctx, ds: dict) -> bool:
+def check_zero_present(ctx: ConfigCheck, ds: dict) -> bool:
     if "zero_optimization" not in ds:
         ctx.emit(ZERO_MISSING, "zero_optimization", "The DeepSpeed JSON has no `zero_optimization` block; "
                  "accelerate's DeepSpeed plugin refuses it ('Please specify the ZeRO optimization config').",

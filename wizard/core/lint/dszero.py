@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE
 from ..vocab import is_true_word
-from .base import DOC, DS, ERROR, WARNING, A, Ctx, ds_range, fmt, rule
+from .base import DOC, DS, ERROR, WARNING, A, ConfigCheck, ds_range, fmt, rule
 from .ds import check_offload_vs_stage
 
 C = DS + "runtime/config.py"
@@ -129,7 +129,7 @@ def _num(value) -> float | None:
     return None
 
 
-def check_precision(ctx: Ctx, ds: dict) -> None:
+def check_precision(ctx: ConfigCheck, ds: dict) -> None:
     fp16, bf16 = _sec(ds, "fp16"), _sec(ds, "bf16")
     f_on, b_on = _enabled(ds.get("fp16")), _enabled(ds.get("bf16"))
     if f_on and b_on:
@@ -205,7 +205,7 @@ def _device(section) -> str:
     return d if d in ("cpu", "nvme") else "none"  # "auto" is filled with none; bad values are reported elsewhere
 
 
-def check_zero(ctx: Ctx, ds: dict) -> None:
+def check_zero(ctx: ConfigCheck, ds: dict) -> None:
     zo = _sec(ds, "zero_optimization")
     stage = ctx.stage
     oo, op = zo.get("offload_optimizer"), zo.get("offload_param")
@@ -307,7 +307,7 @@ def check_zero(ctx: Ctx, ds: dict) -> None:
                  f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
 
 
-def check_optimizer_and_scheduler(ctx: Ctx, ds: dict) -> None:
+def check_optimizer_and_scheduler(ctx: ConfigCheck, ds: dict) -> None:
     opt = ds.get("optimizer")
     if isinstance(opt, dict):
         t = opt.get("type")

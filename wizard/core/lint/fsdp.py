@@ -11,7 +11,7 @@ from ..vocab import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS, HYBRID_STRATEGIES, WRAP_POL
 from ..vocab import backward_prefetch_name as _prefetch_of
 from ..vocab import sharding_strategy_name as strategy_of
 from ..vocab import state_dict_type_name as _state_dict_of
-from .base import DOC, ERROR, INFO, WARNING, A, Ctx, fsdp_key, kv, parse_bool, parse_int, rule, truthy
+from .base import DOC, ERROR, INFO, WARNING, A, ConfigCheck, fsdp_key, kv, parse_bool, parse_int, rule, truthy
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
@@ -164,13 +164,13 @@ V2_SD_SHARDED_ONLY = rule("fsdp2-state-dict-sharded-only", ERROR,
                           versions={"accelerate": ">=1.6.0,<1.7.0"})
 
 
-def acc_before(ctx: Ctx, release: str) -> bool:
+def acc_before(ctx: ConfigCheck, release: str) -> bool:
     """Whether the accelerate version judged for is known and older than ``release``."""
     v = ctx.versions.get("accelerate")
     return v is not None and in_spec(v, "<" + release)
 
 
-def derive(ctx: Ctx) -> None:
+def derive(ctx: ConfigCheck) -> None:
     fc = {}
     for k, v in ctx.section("fsdp_config").items():
         fc[fsdp_key(str(k))] = (str(k), v)  # later duplicates win, as with setattr
@@ -182,7 +182,7 @@ def derive(ctx: Ctx) -> None:
         ctx.fsdp_version = 1
 
 
-def check(ctx: Ctx) -> None:
+def check(ctx: ConfigCheck) -> None:
     fc = ctx.fsdp
     v = ctx.fsdp_version
 
@@ -307,7 +307,7 @@ def check(ctx: Ctx) -> None:
     _check_hybrid(ctx, has, key, val, v)
 
 
-def _check_ac_policy(ctx: Ctx, has, key, val) -> None:
+def _check_ac_policy(ctx: ConfigCheck, has, key, val) -> None:
     raw = val("fsdp_auto_wrap_policy")
     policy = "NO_WRAP" if raw is None else str(raw).upper()
     keys = [key("fsdp_activation_checkpointing"), key("fsdp_auto_wrap_policy"), key("fsdp_version")]
@@ -328,7 +328,7 @@ def _check_ac_policy(ctx: Ctx, has, key, val) -> None:
              "positive `fsdp_min_num_params`), or turn activation checkpointing off.")
 
 
-def _check_wrap(ctx: Ctx, has, key, val) -> None:
+def _check_wrap(ctx: ConfigCheck, has, key, val) -> None:
     policy = None
     if has("fsdp_auto_wrap_policy") and val("fsdp_auto_wrap_policy") is not None:
         raw = val("fsdp_auto_wrap_policy")
@@ -401,7 +401,7 @@ def _check_wrap(ctx: Ctx, has, key, val) -> None:
                          "Delete it, or set `fsdp_auto_wrap_policy: SIZE_BASED_WRAP`.")
 
 
-def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
+def _check_prefetch_and_state(ctx: ConfigCheck, has, key, val, v) -> None:
     if has("fsdp_backward_prefetch") and val("fsdp_backward_prefetch") is not None:
         raw = val("fsdp_backward_prefetch")
         ok, eff = _prefetch_of(raw)
@@ -435,7 +435,7 @@ def _check_prefetch_and_state(ctx: Ctx, has, key, val, v) -> None:
                      "1.7.0).", "Use SHARDED_STATE_DICT (FSDP2's default), or upgrade accelerate to 1.7 or later.")
 
 
-def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
+def _check_obsolete_and_sync(ctx: ConfigCheck, has, key, val, v) -> None:
     if v == 2:
         if has("fsdp_forward_prefetch"):
             b = parse_bool(val("fsdp_forward_prefetch"))
@@ -492,7 +492,7 @@ def _check_obsolete_and_sync(ctx: Ctx, has, key, val, v) -> None:
                      "fullgraph.", "Set `fsdp_use_orig_params: true`, or move to fsdp_version 2.")
 
 
-def _check_hybrid(ctx: Ctx, has, key, val, v) -> None:
+def _check_hybrid(ctx: ConfigCheck, has, key, val, v) -> None:
     if v != 1 or not has("fsdp_sharding_strategy"):
         return
     s = strategy_of(val("fsdp_sharding_strategy"))

@@ -11,7 +11,7 @@ from .base import (
     MULTI_DEVICE_TYPES,
     WARNING,
     A,
-    Ctx,
+    ConfigCheck,
     as_int,
     fmt,
     kv,
@@ -187,7 +187,7 @@ PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp
                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
 
 
-def derive(ctx: Ctx) -> None:
+def derive(ctx: ConfigCheck) -> None:
     y = ctx.y
     dist = y.get("distributed_type")
     if dist is False:  # an unquoted NO, which YAML reads as false: accelerate launches it as NO (one process)
@@ -213,7 +213,7 @@ def derive(ctx: Ctx) -> None:
         ctx.mp = None
 
 
-def check_distributed_type(ctx: Ctx) -> None:
+def check_distributed_type(ctx: ConfigCheck) -> None:
     y = ctx.y
     env = y.get("compute_environment", "LOCAL_MACHINE")
     if env not in COMPUTE_ENVIRONMENTS:
@@ -244,7 +244,7 @@ def check_distributed_type(ctx: Ctx) -> None:
                  f"loading the config fails.{hint}", "Use one of: " + ", ".join(allowed) + ".")
 
 
-def check_rdzv_backend(ctx: Ctx) -> None:
+def check_rdzv_backend(ctx: ConfigCheck) -> None:
     """accelerate copies a top-level YAML value only onto a launch argument that is still None, and --rdzv_backend
     defaults to "static": a YAML rdzv_backend never reaches torchrun."""
     value = ctx.y.get("rdzv_backend")
@@ -257,7 +257,7 @@ def check_rdzv_backend(ctx: Ctx) -> None:
                  "`rdzv_backend: static` (or delete it) in the file.")
 
 
-def check_legacy_top_level(ctx: Ctx) -> None:
+def check_legacy_top_level(ctx: ConfigCheck) -> None:
     y = ctx.y
     if "fp16" in y:
         if "mixed_precision" in y and ctx.mp is not None and truthy(y["fp16"]) != (ctx.mp == "fp16"):
@@ -284,7 +284,7 @@ def check_legacy_top_level(ctx: Ctx) -> None:
                      "Write it as `dynamo_config: {dynamo_backend: ...}`.")
 
 
-def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
+def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
     y = ctx.y
     mp = y.get("mixed_precision")
     if mp is not None and ctx.mp is None:
@@ -335,14 +335,14 @@ def check_mixed_precision(ctx: Ctx, fp8_available) -> None:
                      "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
 
 
-def _ds_runner(ctx: Ctx) -> bool:
+def _ds_runner(ctx: ConfigCheck) -> bool:
     """DeepSpeed on several machines through its runner (any launcher but `standard`): the runner sets each node's
     CUDA_VISIBLE_DEVICES from the hostfile slots (replacing gpu_ids) and needs no main_process_ip."""
     return ctx.kind == "deepspeed" and ctx.nmach > 1 and str(
         ctx.section("deepspeed_config").get("deepspeed_multinode_launcher", "pdsh")) != "standard"
 
 
-def check_processes(ctx: Ctx) -> None:
+def check_processes(ctx: ConfigCheck) -> None:
     y = ctx.y
     aff = y.get("enable_cpu_affinity")
     if aff is True or (isinstance(aff, str) and aff.strip().lower() == "true"):
@@ -440,14 +440,14 @@ def check_processes(ctx: Ctx) -> None:
                  "count of the machines you train on.")
 
 
-def report_gpu_unknown(ctx: Ctx) -> None:
+def report_gpu_unknown(ctx: ConfigCheck) -> None:
     if ctx.gpus_per_node is None and ctx.fsdp_like and not truthy(ctx.y.get("use_cpu", False)):
         ctx.emit(GPU_UNKNOWN, "num_processes", "GPUs per machine are unknown here (none detected and no "
                  "--gpus-per-node), so the checks that compare process counts with GPUs were skipped.",
                  "Pass --gpus-per-node N to run them.")
 
 
-def check_dynamo(ctx: Ctx) -> None:
+def check_dynamo(ctx: ConfigCheck) -> None:
     dyn = ctx.section("dynamo_config")
     if not dyn or ctx.dist == DIST_DEEPSPEED:
         return
@@ -477,7 +477,7 @@ def check_dynamo(ctx: Ctx) -> None:
                      "Write true or false.")
 
 
-def _pc_sizes(ctx: Ctx) -> dict[str, int] | None:
+def _pc_sizes(ctx: ConfigCheck) -> dict[str, int] | None:
     pc = ctx.section("parallelism_config")
     sizes, ok = {}, True
     for name in ("dp_replicate", "dp_shard", "tp", "cp", "sp"):
@@ -494,7 +494,7 @@ def _pc_sizes(ctx: Ctx) -> dict[str, int] | None:
     return sizes if ok else None
 
 
-def check_parallelism(ctx: Ctx) -> None:
+def check_parallelism(ctx: ConfigCheck) -> None:
     pc = ctx.section("parallelism_config")
     if not pc or ctx.dist not in MULTI_DEVICE_TYPES | {DIST_FSDP, DIST_DEEPSPEED}:
         return

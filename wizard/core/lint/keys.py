@@ -11,7 +11,20 @@ from __future__ import annotations
 from .. import ds_schema
 from ..context import in_spec
 from ..vocab import FSDP_KEYS
-from .base import DIST_DEEPSPEED, DOC, ERROR, MULTI_DEVICE_TYPES, WARNING, A, Ctx, as_int, fmt, fsdp_key, kv, rule
+from .base import (
+    DIST_DEEPSPEED,
+    DOC,
+    ERROR,
+    MULTI_DEVICE_TYPES,
+    WARNING,
+    A,
+    ConfigCheck,
+    as_int,
+    fmt,
+    fsdp_key,
+    kv,
+    rule,
+)
 
 # ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80),
 # docs/library-behaviour.md#config-loading.
@@ -110,12 +123,12 @@ TOP_TOO_NEW = rule("top-level-key-too-new", ERROR,
                    versions={"accelerate": "<1.10.0"})
 
 
-def _acc_before(ctx: Ctx, release: str) -> bool:
+def _acc_before(ctx: ConfigCheck, release: str) -> bool:
     v = ctx.versions.get("accelerate")
     return v is not None and in_spec(v, "<" + release)
 
 
-def _too_new(ctx: Ctx, written: str, canonical: str) -> bool:
+def _too_new(ctx: ConfigCheck, written: str, canonical: str) -> bool:
     """Emit KEY_TOO_NEW for ``written`` (section.key as written) when ``canonical`` is newer than the judged
     accelerate; True when it did (the key is then not judged further)."""
     since = KEY_SINCE.get(canonical)
@@ -198,7 +211,7 @@ def _suggest(word: str, candidates) -> str:
     return f" Did you mean `{best}`?" if best else ""
 
 
-def check_top_level(ctx: Ctx) -> None:
+def check_top_level(ctx: ConfigCheck) -> None:
     sagemaker = ctx.y.get("compute_environment") == "AMAZON_SAGEMAKER"
     fields = SAGEMAKER_FIELDS if sagemaker else CLUSTER_FIELDS
     acc = ctx.versions.get("accelerate")
@@ -240,7 +253,7 @@ def check_top_level(ctx: Ctx) -> None:
                      "lines (or delete it).")
 
 
-def check_ignored_sections(ctx: Ctx) -> None:
+def check_ignored_sections(ctx: ConfigCheck) -> None:
     if ctx.dist is None:
         return
     for sec, users in _SECTION_USERS.items():
@@ -255,7 +268,7 @@ def check_ignored_sections(ctx: Ctx) -> None:
                  f"`distributed_type: {ctx.dist}`.", "Delete `parallelism_config` or change `distributed_type`.")
 
 
-def check_fsdp_keys(ctx: Ctx) -> None:
+def check_fsdp_keys(ctx: ConfigCheck) -> None:
     seen: dict[str, str] = {}
     fc = ctx.section("fsdp_config")
     for key in fc:
@@ -294,7 +307,7 @@ def check_fsdp_keys(ctx: Ctx) -> None:
                  f"`{norm}`), so it is silently ignored.{hint}", "Fix the key name or delete it.")
 
 
-def check_deepspeed_keys(ctx: Ctx) -> None:
+def check_deepspeed_keys(ctx: ConfigCheck) -> None:
     multinode_read = ctx.nmach > 1 and _ds_launcher(ctx) != "standard"
     dc = ctx.section("deepspeed_config")
     for key in dc:
@@ -322,7 +335,7 @@ def check_deepspeed_keys(ctx: Ctx) -> None:
                  f"config, so it is silently ignored (accelerate#2298).{hint}", "Fix the key name or remove it.")
 
 
-def _multinode_unused(ctx: Ctx, dc: dict, name: str, shadowed: bool) -> None:
+def _multinode_unused(ctx: ConfigCheck, dc: dict, name: str, shadowed: bool) -> None:
     value = dc[name]
     key = f"deepspeed_config.{name}"
     if ctx.nmach <= 1:
@@ -352,12 +365,12 @@ def _multinode_unused(ctx: Ctx, dc: dict, name: str, shadowed: bool) -> None:
                  "Remove it.")
 
 
-def _ds_launcher(ctx: Ctx) -> str:
+def _ds_launcher(ctx: ConfigCheck) -> str:
     value = ctx.section("deepspeed_config").get("deepspeed_multinode_launcher")
     return "pdsh" if value is None else str(value)
 
 
-def check_parallelism_keys(ctx: Ctx) -> None:
+def check_parallelism_keys(ctx: ConfigCheck) -> None:
     pc = ctx.section("parallelism_config")
     if not pc or ctx.dist not in MULTI_DEVICE_TYPES | {"FSDP", DIST_DEEPSPEED}:
         return
@@ -398,7 +411,7 @@ def check_parallelism_keys(ctx: Ctx) -> None:
                  "Rename the key to its full `parallelism_config_...` name.")
 
 
-def check_dynamo_keys(ctx: Ctx) -> None:
+def check_dynamo_keys(ctx: ConfigCheck) -> None:
     dyn = ctx.section("dynamo_config")
     for key in dyn:
         name = str(key)
@@ -425,7 +438,7 @@ def check_dynamo_keys(ctx: Ctx) -> None:
                  f"silently ignored.{_suggest(norm, DYNAMO_KEYS)}", "Fix the key name or delete it.")
 
 
-def check_fp8_keys(ctx: Ctx) -> None:
+def check_fp8_keys(ctx: ConfigCheck) -> None:
     if ctx.mp != "fp8":
         return
     for key in ctx.section("fp8_config"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .base import DOC, DS, ERROR, INFO, WARNING, A, Ctx, as_int, kv, rule
+from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, kv, rule
 from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
 from .keys import PC
 
@@ -99,7 +99,7 @@ def parse_hostfile(lines: list[str]) -> tuple[list[tuple[str, int]], str | None]
     return hosts, None
 
 
-def check_hostfile(ctx: Ctx) -> None:
+def check_hostfile(ctx: ConfigCheck) -> None:
     """The hostfile's hosts against num_machines, for the launches that read it: DeepSpeed's runner launchers and
     nossh on several machines (accelerate passes --num_gpus and never --num_nodes)."""
     launcher = _launcher(ctx)
@@ -132,14 +132,14 @@ def check_hostfile(ctx: Ctx) -> None:
                  "List exactly num_machines hosts in the hostfile (or set num_machines to its host count).")
 
 
-def _launcher(ctx: Ctx) -> str | None:
+def _launcher(ctx: ConfigCheck) -> str | None:
     """The DeepSpeed multi-node launcher as accelerate applies it (pdsh when unset), None for FSDP and others."""
     if ctx.kind != "deepspeed":
         return None
     return str(ctx.section("deepspeed_config").get("deepspeed_multinode_launcher") or "pdsh")
 
 
-def check(ctx: Ctx) -> None:
+def check(ctx: ConfigCheck) -> None:
     """The launch-level multi-node rules of this module (the JSON's hpZ rules run with the JSON checks)."""
     check_machine_rank(ctx)
     check_hostfile(ctx)
@@ -150,7 +150,7 @@ def check(ctx: Ctx) -> None:
                  "Upgrade DeepSpeed to 0.14.5 or later, or use the 'standard' launcher (one launcher per machine).")
 
 
-def check_machine_rank(ctx: Ctx) -> None:
+def check_machine_rank(ctx: ConfigCheck) -> None:
     """accelerate hands machine_rank on only with several machines, and only to torchrun (FSDP, MULTI_GPU,
     DeepSpeed 'standard') or to the runner of the 'nossh' launcher; pdsh, the MPI launchers and slurm start every
     machine from the first host and never see it."""
@@ -187,7 +187,7 @@ def check_machine_rank(ctx: Ctx) -> None:
                  + " (or pass --machine_rank on each machine's command line).")
 
 
-def check_hpz(ctx: Ctx, ds: dict) -> None:
+def check_hpz(ctx: ConfigCheck, ds: dict) -> None:
     """zero_hpz_partition_size: read by ZeRO-3 only; its groups are min(size, world) consecutive ranks and must
     divide the world size."""
     zo = ds.get("zero_optimization")
@@ -226,7 +226,7 @@ def check_hpz(ctx: Ctx, ds: dict) -> None:
                      f"Set zero_hpz_partition_size to {ppn} (the GPUs of one machine) or a divisor of it.")
 
 
-def check_hsdp_layout(ctx: Ctx) -> None:
+def check_hsdp_layout(ctx: ConfigCheck) -> None:
     """FSDP2 HSDP (parallelism_config dp_replicate > 1): each dp_shard group is dp_shard_size consecutive ranks, and
     the ranks are numbered machine by machine, so a group larger than one machine's processes spans machines: the
     per-layer all-gathers and reduce-scatters then cross the network, which HSDP is chosen to avoid."""

@@ -30,7 +30,7 @@ from . import fsdp as _fsdp
 from . import general as _gen
 from . import keys as _keys
 from . import launch as _launch
-from .base import DIST_DEEPSPEED, INFO, Ctx, rule
+from .base import DIST_DEEPSPEED, INFO, ConfigCheck, rule
 
 __all__ = ["lint", "lint_ds_json", "fp8_backend_importable"]
 
@@ -50,7 +50,7 @@ def fp8_backend_importable() -> bool:
     return False
 
 
-def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
+def _run(ctx: ConfigCheck, check: Callable[..., Any], *args) -> None:
     try:
         check(ctx, *args)
     except Exception as e:  # noqa: BLE001 - one broken rule must not hide the others
@@ -59,14 +59,14 @@ def _run(ctx: Ctx, check: Callable[..., Any], *args) -> None:
                  "Please report this config to the fsdpds-wizard maintainers.")
 
 
-def _json_checks(ctx: Ctx, ds: dict) -> None:
+def _json_checks(ctx: ConfigCheck, ds: dict) -> None:
     """The DeepSpeed JSON's rules; each gets the parsed JSON (``ctx.ds``, known here not to be None). They read the
     schema of the DeepSpeed version judged for (wizard/core/ds_schema.py, ``using``)."""
     with _ds_schema.using(ctx.context.version("deepspeed")):
         _json_checks_for_version(ctx, ds)
 
 
-def _json_checks_for_version(ctx: Ctx, ds: dict) -> None:
+def _json_checks_for_version(ctx: ConfigCheck, ds: dict) -> None:
     if not _dsjson.check_zero_present(ctx, ds):
         _run(ctx, _dsjson.check_keys_and_values, ds)
         _run(ctx, _dsjson.check_autos, ds)
@@ -96,7 +96,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         ds = ds_cfg if isinstance(ds_cfg, dict) and ds_path_known else None
         gpus = gpus_per_node if isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool) \
             and gpus_per_node > 0 else None
-        ctx = Ctx(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
+        ctx = ConfigCheck(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
                   fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED,
                   hostfile=list(hostfile) if hostfile is not None else None)
     except Exception:  # noqa: BLE001
@@ -131,8 +131,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     return _finish(ctx)
 
 
-def _finish(ctx: Ctx) -> list[Finding]:
-    # findings.dedupe also compares the severity; the same here, since every finding comes from Ctx.emit, which
+def _finish(ctx: ConfigCheck) -> list[Finding]:
+    # findings.dedupe also compares the severity; the same here, since every finding comes from ConfigCheck.emit, which
     # takes it from the rule's one registration
     return sort_findings(dedupe(ctx.findings))
 
@@ -143,7 +143,7 @@ def lint_ds_json(ds_cfg: dict, *, num_processes: int | None = None, context: Con
     try:
         n = num_processes if isinstance(num_processes, int) and not isinstance(num_processes, bool) \
             and num_processes > 0 else None
-        ctx = Ctx(y={}, ds=ds_cfg if isinstance(ds_cfg, dict) else {}, gpus_per_node=None, ds_path_known=True,
+        ctx = ConfigCheck(y={}, ds=ds_cfg if isinstance(ds_cfg, dict) else {}, gpus_per_node=None, ds_path_known=True,
                   fp8_available=lambda: False, context=context or VERIFIED, bare=True)
         ctx.dist, ctx.kind, ctx.ds_file_mode, ctx.nproc, ctx.mp = DIST_DEEPSPEED, "deepspeed", True, n, None
     except Exception:  # noqa: BLE001

@@ -1,6 +1,6 @@
 """Memory estimate (issue 10): per-rank GPU and per-host CPU bytes for an exact config and model, without torch.
 
-- :mod:`.model`: the model's architecture numbers (:class:`ModelShape`), shipped shapes, a transformers
+- :mod:`.shapes`: the model's architecture numbers (:class:`ModelShape`), shipped shapes, a transformers
   ``config.json`` reader, parameter counting (and an exact build on the meta device for other architectures).
 - :mod:`.estimate`: the breakdown per rank (parameters, gradients, optimizer states, gathered units, buckets,
   activations, overhead) for FSDP1/FSDP2/DeepSpeed answers.

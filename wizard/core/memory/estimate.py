@@ -354,7 +354,7 @@ def _activation_coef(shape: Any, seq: int) -> float:
 
 def _model_numbers(shape: Any) -> tuple[int, int, int]:
     """(total params, params of one transformer layer, params outside the layers) from the shape."""
-    from . import model
+    from . import shapes as model
 
     total = int(model.param_count(shape))
     layer = int(model.per_layer_params(shape))
@@ -367,7 +367,7 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
              host_memory_gib: float | None = None) -> Estimate:
     """The estimate for the layout that runs (``source``: a :class:`Layout` from the effective model, or answers,
     taken as the config written from them) on a model given by ``params`` (and ``largest_layer_params``) or by
-    ``shape`` (a :class:`~.model.ModelShape`; activations and logits need it). ``batch`` defaults to the run's micro
+    ``shape`` (a :class:`~.shapes.ModelShape`; activations and logits need it). ``batch`` defaults to the run's micro
     batch (1 when unknown), ``seq`` to 2048 (or the model's learned positions when fewer). Raises
     :class:`EstimateError` for unusable numbers."""
     lay = layout_of(source, hidden_size=getattr(shape, "hidden_size", None))
@@ -377,7 +377,7 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
         total, layer_params, root_params = _model_numbers(shape)
         params = params or total
         if largest_layer_params is None:
-            from . import model
+            from . import shapes as model
 
             largest_layer_params = int(model.largest_layer_params(shape))
     if params is None or params < 1:

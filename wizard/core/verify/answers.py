@@ -10,10 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..answers import Answers
-from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
-from ..catalog.writes import effective_key
-from ..findings import Finding
-from ..render import (
+from ..answers.render import (
     ds_offload_optimizer,
     ds_offload_params,
     fsdp_offload,
@@ -23,6 +20,9 @@ from ..render import (
     uses_ds_json,
     zero_stage,
 )
+from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
+from ..catalog.writes import effective_key
+from ..findings import Finding
 
 _DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
 
@@ -99,10 +99,10 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
 
 def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
     """Replay generated configs through the real libraries; findings (errors first) for what differs."""
+    from ..answers.generate import generate
+    from ..answers.render import ACCELERATE_YAML
     from ..files import write_files
     from ..findings import sort_findings
-    from ..generate import generate
-    from ..render import ACCELERATE_YAML
     from .roundtrip import compare, effective_config, flatten_effective
 
     with tempfile.TemporaryDirectory(prefix="fsdpds_verify_") as tmp:

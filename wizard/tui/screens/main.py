@@ -16,13 +16,13 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
+from ...core.answers.generate import Generated, generate
 from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
 from ...core.findings import ERROR, Finding
-from ...core.generate import Generated, generate
-from .. import startup_gc
-from ..explain import explain_finding, explain_group, explain_setting
-from ..present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
-from ..session import MemoryContext, Start, default_out
+from ..shared import startup_gc
+from ..shared.explain import explain_finding, explain_group, explain_setting
+from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
+from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
@@ -145,7 +145,7 @@ class MainScreen(Screen):
                 form.show_values(answers)
         self.refresh_all()
         if report and before.target != answers.target:
-            from ..switch import switch_report
+            from ..shared.switch import switch_report
             from .switch_report import SwitchReportScreen
 
             rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
@@ -373,12 +373,12 @@ class MainScreen(Screen):
             await self.jump_to(result["jump"])
 
     def action_rehearse(self) -> None:
-        from ..flows import rehearse_answers
+        from .flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.findings)
 
     def action_launch(self) -> None:
-        from ..flows import launch_answers
+        from .flows import launch_answers
 
         launch_answers(self.app, self.answers, self.out, self.generated)
 

@@ -1,6 +1,6 @@
 """The Memory screen (F3): the model and GPUs of the memory bar, the whole estimate, and "suggest".
 
-The fields set the app's :class:`~wizard.tui.session.MemoryContext` as they are typed (the main screen's bar follows);
+The fields set the app's :class:`~wizard.tui.shared.session.MemoryContext` as they are typed (the main screen's bar follows);
 a field that cannot be used shows its message under it and is left out. The report below is the estimate of
 ``fsdpds-wizard estimate`` (the same parts and labels), the host memory, DeepSpeed's own estimator next to ours, and
 the bytes per parameter of the precision answers for FSDP and DeepSpeed. Suggest (F4) ranks configs of both
@@ -26,11 +26,11 @@ from textual.widgets.option_list import Option
 
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
 from ...core.memory.fit import micro_batch_line, verdict
-from ...core.memory.model import SHAPES
 from ...core.memory.report import LABELS, at_peak, peak_line
-from ..explain import state_bytes_block
-from ..present import target_label
-from ..session import MEMORY_FIELDS, MemoryContext, memory_fields
+from ...core.memory.shapes import SHAPES
+from ..shared.explain import state_bytes_block
+from ..shared.present import target_label
+from ..shared.session import MEMORY_FIELDS, MemoryContext, memory_fields
 from ..widgets.fields import FieldInput
 
 GIB = 2 ** 30

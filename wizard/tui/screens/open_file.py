@@ -1,8 +1,8 @@
 """Ask for a path (answers.yaml or an accelerate config to import) and load it.
 
 The dialog stays open when the file cannot be used: it shows why, in the same words as ``--headless`` and
-``check`` (``PATH: WHAT; FIX``, from ``wizard.core.loading``), so the path can be corrected. A loaded file is
-returned through ``dismiss`` as a :class:`~wizard.tui.session.Start`.
+``check`` (``PATH: WHAT; FIX``, from ``wizard.core.inputs``), so the path can be corrected. A loaded file is
+returned through ``dismiss`` as a :class:`~wizard.tui.shared.session.Start`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ..session import Start, StartError
+from ..shared.session import Start, StartError
 
 
 def start_error_text(exc: StartError, limit: int = 3) -> str:

@@ -14,13 +14,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
 
-from ...core import multinode
-from ...core.answers import Answers
-from ...core.files import WriteRefused, file_state, imported_diff, plan_conflicts, unified_diff, write_files
+from ...core.answers import Answers, multinode
+from ...core.answers.generate import Generated, generate, imported_diff, launch_command
+from ...core.answers.render import training_arguments_line
+from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
-from ...core.generate import Generated, generate, launch_command
-from ...core.render import training_arguments_line
-from ..present import ICONS, WORDS, finding_setting, target_label
+from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 
 _LEXERS = {".yaml": "yaml", ".json": "json"}
@@ -33,7 +32,7 @@ def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
     """A unified diff from an imported DeepSpeed JSON (no accelerate config) to the ds_config.json to write."""
     import difflib
 
-    from ...core.render import DS_JSON
+    from ...core.answers.render import DS_JSON
 
     if not imported:
         return ""
@@ -72,7 +71,7 @@ def _findings_renderable(findings) -> Group:
 
 def _slurm_script(answers: Answers, config_path: str) -> str:
     """The SLURM batch script for the Machines tab (what ``--launch --slurm`` submits, docs/slurm.md)."""
-    from ...core.slurm import batch_script
+    from ...core.answers.slurm import batch_script
 
     script = batch_script(answers, config_path, script=answers["launch.script"],
                           script_args=list(answers["launch.script_args"]))
@@ -311,12 +310,12 @@ class ReviewScreen(Screen[dict | None]):
         self.dismiss({"out": self.out, "jump": target})
 
     def action_rehearse(self) -> None:
-        from ..flows import rehearse_answers
+        from .flows import rehearse_answers
 
         rehearse_answers(self.app, self.answers, self.out, self.generated.findings)
 
     def action_launch(self) -> None:
-        from ..flows import launch_answers
+        from .flows import launch_answers
 
         def launched() -> None:
             self.status = ""

@@ -11,8 +11,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..present import ICONS, NOT_APPLICABLE_ICON, WORDS
-from ..switch import SwitchReport
+from ..shared.present import ICONS, NOT_APPLICABLE_ICON, WORDS
+from ..shared.switch import SwitchReport
 
 
 def _indented(text: Text, left: int) -> Padding:

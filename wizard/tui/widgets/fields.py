@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from ...core.catalog import TARGET_LABELS, Setting
 from ...core.findings import Finding
-from ..present import (
+from ..shared.present import (
     ICONS,
     NOT_APPLICABLE_ICON,
     WORDS,

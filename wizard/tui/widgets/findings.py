@@ -9,7 +9,7 @@ from textual.widgets.option_list import Option
 
 from ...core.catalog import SETTING_BY_ID
 from ...core.findings import ERROR, SEVERITY_RANK, WARNING, Finding
-from ..present import ICONS, WORDS, counts_text
+from ..shared.present import ICONS, WORDS, counts_text
 
 _STYLE = {ERROR: "bold red", WARNING: "bold yellow"}
 

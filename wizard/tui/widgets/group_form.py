@@ -7,10 +7,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...core.answers import Answers
+from ...core.answers.render import Rendered
 from ...core.catalog import GROUP_BY_ID, settings_in
 from ...core.findings import Finding
-from ...core.render import Rendered
-from ..present import show_value, written_for
+from ..shared.present import show_value, written_for
 from .fields import SettingField
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...core.answers import Answers
     from ...core.memory.estimate import Estimate
     from ...core.memory.fit import Fit
-    from ..session import MemoryContext
+    from ..shared.session import MemoryContext
 
 GIB = 2 ** 30
 FULL, EMPTY, KEPT_FREE = "█", "░", "▒"

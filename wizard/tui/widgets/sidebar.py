@@ -7,7 +7,7 @@ from textual.widgets.option_list import Option
 
 from ...core.catalog import GROUPS, SETTING_BY_ID, settings_in
 from ...core.findings import ERROR, INFO, WARNING, Finding
-from ..present import ICONS, NOT_APPLICABLE_ICON
+from ..shared.present import ICONS, NOT_APPLICABLE_ICON
 
 REVIEW = "review"
 SHORT = {"sharding": "Sharding/partitioning", "checkpoint": "Checkpointing", "precision": "Precision (dtypes)",

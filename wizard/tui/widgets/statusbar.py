@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.findings import Finding
-from ..present import ICONS, counts
+from ..shared.present import ICONS, counts
 
 ELLIPSIS = "…"
 

@@ -24,8 +24,8 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .answers import Answers
-from .catalog import DEEPSPEED
+from ..catalog import DEEPSPEED
+from .model import Answers
 from .multinode import (
     DEFAULT_PORT,
     PER_NODE_LAUNCHERS,

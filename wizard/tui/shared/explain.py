@@ -5,11 +5,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..core.answers import Answers
-from ..core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
-from ..core.findings import Finding
-from ..core.render import Rendered
-from ..core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
+from ...core.answers import Answers
+from ...core.answers.render import Rendered
+from ...core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
+from ...core.findings import Finding
+from ...core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
 
 WIDE = 56
@@ -80,7 +80,7 @@ def precision_block(answers: Answers, width: int) -> RenderableType:
 def state_bytes_block(answers: Answers, width: int, params: int | None = None) -> RenderableType:
     """Model-state bytes per parameter of the current precision answers, FSDP and DeepSpeed side by side (from
     ``wizard.core.memory.report.state_bytes_rows``), with the GiB per GPU when the parameter count is known."""
-    from ..core.memory.report import fmt_bytes, state_bytes_rows
+    from ...core.memory.report import fmt_bytes, state_bytes_rows
 
     rows = state_bytes_rows(answers)
     n = rows[0].ranks

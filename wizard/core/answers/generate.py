@@ -1,14 +1,14 @@
 """Answers -> findings + the exact file texts to write. Shared by --headless and the TUI."""
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
 from . import multinode
-from .answers import Answers, dump_answers
-from .answers.rules import check_answers
-from .findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
+from .model import Answers, dump_answers
 from .render import (
     ACCELERATE_YAML,
     ANSWERS_YAML,
@@ -19,6 +19,7 @@ from .render import (
     render,
     trainer_loop,
 )
+from .rules import check_answers
 
 
 @dataclass
@@ -100,8 +101,8 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
-    from .context import LOOP_ACCELERATE, LOOP_HF, Context
-    from .lint import lint
+    from ..context import LOOP_ACCELERATE, LOOP_HF, Context
+    from ..lint import lint
 
     # the loop is known from the answers; versions: those the wizard's knowledge was verified against
     context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
@@ -131,7 +132,7 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
 
 def _key_to_answer() -> dict[str, str]:
     """Config key -> answer id, from the catalogue's declared writes (for keys a render did not write)."""
-    from .catalog.writes import key_to_setting
+    from ..catalog.writes import key_to_setting
 
     return key_to_setting()
 
@@ -149,3 +150,22 @@ def launch_command(out_dir: Path, script: str | None = None, args: list[str] | N
             pass
     return ["accelerate", "launch", "--config_file", cfg, script or "train.py", *(args or [])]
 
+
+def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
+    """A unified diff from the imported YAML (and DeepSpeed JSON) to the files the wizard writes ('' when equal)."""
+    if not imported:
+        return ""
+    pairs = [(imported[0], ACCELERATE_YAML)]
+    if len(imported) > 1:
+        pairs.append((imported[1], DS_JSON))
+    out = []
+    for path, name in pairs:
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            continue
+        new = files.get(name, "")
+        out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+    return "".join(out)

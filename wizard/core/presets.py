@@ -34,7 +34,7 @@ def _override() -> Path | None:
 
 
 def _source_checkout() -> Path:
-    return Path(__file__).resolve().parents[1] / FOLDER
+    return Path(__file__).resolve().parents[2] / FOLDER
 
 
 def packaged_dir() -> Path | None:

@@ -1,4 +1,4 @@
-"""Bounded reading of YAML/JSON input (wizard.core.loading) and its one wording for unusable files."""
+"""Bounded reading of YAML/JSON input (wizard.core.inputs) and its one wording for unusable files."""
 import base64
 import json
 import sys
@@ -7,9 +7,9 @@ import pytest
 import yaml
 from helpers import alias_bomb, deep_yaml
 
-from wizard.core import loading
+from wizard.core import inputs
+from wizard.core.inputs import InputError, load_mapping_file, parse_json, parse_yaml
 from wizard.core.lint import load_config_files
-from wizard.core.loading import InputError, load_mapping_file, parse_json, parse_yaml
 
 
 def deep_json(levels: int) -> str:
@@ -65,9 +65,9 @@ def test_alias_bomb_is_refused_and_ordinary_anchors_are_fine():
 
 def test_size_bound(tmp_path):
     p = tmp_path / "big.yaml"
-    p.write_bytes(b"# " + b"x" * loading.MAX_BYTES + b"\nbackend: fsdp\n")
+    p.write_bytes(b"# " + b"x" * inputs.MAX_BYTES + b"\nbackend: fsdp\n")
     with pytest.raises(InputError) as exc:
-        load_mapping_file(p, loading.ANSWERS)
+        load_mapping_file(p, inputs.ANSWERS)
     assert exc.value.problem == "too-large"
     assert exc.value.message == f"{p}: larger than 4 MiB"
 
@@ -76,23 +76,23 @@ def test_binary_files_name_the_first_bad_byte(tmp_path):
     png = tmp_path / "picture.yaml"
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     with pytest.raises(InputError) as exc:
-        load_mapping_file(png, loading.ACCELERATE)
+        load_mapping_file(png, inputs.ACCELERATE)
     assert str(exc.value) == (f"{png}: not UTF-8 text (byte 0 is 0x89); "
                               "is this a binary file? Give the text file, saved as UTF-8")
     later = tmp_path / "later.yaml"
     later.write_bytes(b"backend: fsdp\n# caf\xe9\n")
     with pytest.raises(InputError, match=r"byte 19 is 0xe9"):
-        load_mapping_file(later, loading.ANSWERS)
+        load_mapping_file(later, inputs.ANSWERS)
     nul = tmp_path / "nul.yaml"
     nul.write_bytes(b"backend: fsdp\n\x00\x00")
     with pytest.raises(InputError, match=r"not text \(byte 14 is 0x00\); is this a binary file\?"):
-        load_mapping_file(nul, loading.ANSWERS)
+        load_mapping_file(nul, inputs.ANSWERS)
 
 
 def test_bom_is_accepted(tmp_path):
     p = tmp_path / "bom.yaml"
     p.write_bytes("\ufeffbackend: fsdp\n".encode("utf-8"))
-    assert load_mapping_file(p, loading.ANSWERS) == {"backend": "fsdp"}
+    assert load_mapping_file(p, inputs.ANSWERS) == {"backend": "fsdp"}
 
 
 @pytest.mark.parametrize("text,described", [
@@ -105,17 +105,17 @@ def test_not_a_mapping_says_what_the_top_level_is(tmp_path, text, described):
     p = tmp_path / "x.yaml"
     p.write_text(text)
     with pytest.raises(InputError) as exc:
-        load_mapping_file(p, loading.ANSWERS)
+        load_mapping_file(p, inputs.ANSWERS)
     assert exc.value.message == f"{p}: the top level is {described}, not a mapping of keys"
     assert "fsdpds-wizard presets" in exc.value.fix and "templates/" not in exc.value.fix
 
 
 def test_not_found_and_folder(tmp_path):
     with pytest.raises(InputError) as exc:
-        load_mapping_file(tmp_path / "nope.yaml", loading.ACCELERATE)
+        load_mapping_file(tmp_path / "nope.yaml", inputs.ACCELERATE)
     assert exc.value.problem == "not-found" and exc.value.message == f"{tmp_path / 'nope.yaml'}: not found"
     with pytest.raises(InputError) as exc:
-        load_mapping_file(tmp_path, loading.ACCELERATE)
+        load_mapping_file(tmp_path, inputs.ACCELERATE)
     assert exc.value.message == f"{tmp_path}: a folder, not a file"
 
 

@@ -7,7 +7,7 @@ and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, mess
 ``yield (keys, message, fix)`` of an answer rule is read with ``ast`` (keys and fix as written there, computed parts
 shown as ``…``), so the document cannot drift from what ``check`` and the wizard print.
 
-Regenerate: ``python -m wizard.core.rules_doc > docs/rules.md`` (tests/unit/test_rules_doc.py checks it).
+Regenerate: ``python -m wizard.core.docs.rules > docs/rules.md`` (tests/unit/test_rules_doc.py checks it).
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ import ast
 import inspect
 import re
 
-from . import wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
-from .answers import rules as answer_rules
-from .findings import ERROR, INFO, WARNING
-from .lint import configfile, ds, dsjson, dszero, fsdp, general, linter
-from .lint import keys as key_rules
-from .lint import launch as launch_rules
-from .rules import ANSWER, CONFIG, IMPORT, INPUT, SECTIONS, VERIFY, in_section
+from .. import wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
+from ..answers import rules as answer_rules
+from ..findings import ERROR, INFO, WARNING
+from ..lint import configfile, ds, dsjson, dszero, fsdp, general, linter
+from ..lint import keys as key_rules
+from ..lint import launch as launch_rules
+from ..rules import ANSWER, CONFIG, IMPORT, INPUT, SECTIONS, VERIFY, in_section
 
 CONFIG_MODULES = (key_rules, general, fsdp, ds, dsjson, dszero, configfile, linter, launch_rules)
 STEP_SECTIONS = (INPUT, IMPORT, VERIFY)
@@ -32,7 +32,7 @@ HEADER = """# Rules
 
 Every finding the wizard reports: `fsdpds-wizard check` (config rules), the wizard's answers (answer rules), and
 its own steps (reading input, importing a config, `--verify`). Generated from the rule registry by
-`python -m wizard.core.rules_doc > docs/rules.md`. Do not edit by hand.
+`python -m wizard.core.docs.rules > docs/rules.md`. Do not edit by hand.
 
 ## Severity contract
 

@@ -255,7 +255,7 @@ def _missing(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
 def _unreadable(where: str, model_type: str, detail: str) -> ModelError:
     return ModelError(f"{where}: cannot count a {model_type or 'model'} from its config.json ({detail}). Give "
                       "--params N --largest-layer N, or count it exactly with transformers installed "
-                      "(wizard.core.memory.model.exact_counts builds it on the meta device).")
+                      "(wizard.core.memory.shapes.exact_counts builds it on the meta device).")
 
 
 def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any], name: str = "") -> ModelShape:

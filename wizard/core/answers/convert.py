@@ -4,7 +4,7 @@ everything whose meaning changes or that cannot carry over (docs/convert.md).
 
 :func:`switch_report` says, for a change of target, what carried over (and how it is written now), what was dropped
 and what carried with another meaning (:func:`wizard.core.texts.meaning_changes`). The TUI's switch screen
-(``wizard.tui.switch``) shows it; :func:`convert_answers` builds on it.
+(``wizard.tui.shared.switch``) shows it; :func:`convert_answers` builds on it.
 
 A conversion keeps the answers' intent and writes what the new target really does: where the new target has no exact
 twin (ZeRO-1 on FSDP, partial offload on FSDP, NVMe on FSDP, HYBRID_SHARD_ZERO2 on DeepSpeed, ...), the converted
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .answers import Answers
-from .catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
-from .findings import ERROR, WARNING, Finding, dedupe, sort_findings
+from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
+from ..findings import ERROR, WARNING, Finding, dedupe, sort_findings
+from .model import Answers
 from .render import Rendered, processes_per_node, render, zero_stage
 
 _ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
@@ -92,7 +92,7 @@ def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any
     """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
     that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
     it wrote)."""
-    from .catalog.writes import keys_of
+    from ..catalog.writes import keys_of
 
     declared = keys_of(setting_id)
     paths = [key for _, key in declared] if declared else list(rendered.provenance)
@@ -131,7 +131,7 @@ def _written_text(rendered: Rendered, sid: str, target: str) -> str:
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
     """What a change of backend or FSDP version did to each stated intent."""
-    from .texts import meaning_changes
+    from ..texts import meaning_changes
 
     t0, t1 = before.target, after.target
     carried: list[CarryLine] = []
@@ -215,7 +215,7 @@ class _Out:
     findings: list[Finding] = field(default_factory=list)
 
     def emit(self, rule: str, keys: tuple[str, ...] | list[str], message: str, fix: str = "") -> None:
-        from .rules import RULES
+        from ..rules import RULES
 
         info = RULES[rule]
         self.findings.append(Finding(info.severity, rule, tuple(keys), message, fix or info.fix,
@@ -242,7 +242,7 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
     ZeRO-3, an optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3,
     torch.compile under DeepSpeed, hpZ on one machine, a wrap threshold or class list the wrap policy does not read)
     replaced by what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
-    from .wizard_rules import CONVERT_NOT_IN_EFFECT
+    from ..wizard_rules import CONVERT_NOT_IN_EFFECT
 
     out = _Out(dict(a.values), set(a.explicit))
     t = a.target
@@ -299,7 +299,7 @@ def target_answers(source: Answers, to: str, *, source_ds: dict | None = None,
     no place for reset to their defaults, and a finding for each change (rules ``convert-*``). ``source_ds``: the
     original DeepSpeed JSON, when there was one (names the raw keys in the messages). The source is first taken as
     it really ran (:func:`in_effect`)."""
-    from .wizard_rules import (
+    from ..wizard_rules import (
         CONVERT_AC,
         CONVERT_BF16_MASTER,
         CONVERT_COMPILE,
@@ -627,7 +627,7 @@ class Conversion:
     findings: list[Finding]
     """The conversion's findings (``convert-*``) and the import notes, then the converted answers' own findings."""
     generated: Any
-    """The :class:`~wizard.core.generate.Generated` files for the output folder."""
+    """The :class:`~wizard.core.answers.generate.Generated` files for the output folder."""
     differences: tuple[Difference, ...] = ()
     """What converting the written config back changes in the intent of the original as it ran
     (:func:`round_trip`)."""
@@ -650,8 +650,8 @@ class Conversion:
 def meaning_findings(report: SwitchReport, handled: set[str]) -> list[Finding]:
     """The switch report's "carried over with another meaning" lines as findings (rule ``convert-meaning-changed``),
     except for settings a specific ``convert-*`` finding explains already."""
-    from .rules import RULES
-    from .wizard_rules import CONVERT_MEANING
+    from ..rules import RULES
+    from ..wizard_rules import CONVERT_MEANING
 
     info = RULES[CONVERT_MEANING]
     return [Finding(info.severity, CONVERT_MEANING, (m.setting_id,), f"{m.setting_id} = {m.value}: {m.text}",
@@ -680,7 +680,7 @@ def round_trip(source: Answers, converted: Answers) -> tuple[Difference, ...]:
     """Convert the config written for ``converted`` back to ``source``'s target (rendered, re-imported, converted)
     and compare the intent (:func:`intent_ids`) with the source's as it ran (:func:`in_effect`): the differences, in
     catalogue order."""
-    from .answers.importer import import_mapping
+    from .importer import import_mapping
 
     rendered = render(converted)
     back, _ = import_mapping(rendered.accelerate, rendered.deepspeed)

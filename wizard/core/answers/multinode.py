@@ -16,8 +16,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from .answers import Answers
-from .catalog import DEEPSPEED
+from ..catalog import DEEPSPEED
+from .model import Answers
 from .render import processes_per_node
 
 DEFAULT_PORT = 29500

@@ -10,21 +10,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .screens.run import RunScreen
+    from .run import RunScreen
 
 
 def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[str] | None = None) -> RunScreen | None:
     """Plan the launch (or CPU rehearsal) of ``answers`` into ``out`` and push its run screen."""
-    from ..run.plan import PlanError, plan_launch
-    from .present import target_label
-    from .screens.run import RunScreen
+    from ...run.plan import PlanError, plan_launch
+    from ..shared.present import target_label
+    from .run import RunScreen
 
     if not run_libraries_here(app, answers, rehearse=rehearse):
         return None
     slurm = getattr(app, "slurm", None)
     try:
         if slurm is not None:
-            from ..run.slurm import plan_slurm_launch
+            from ...run.slurm import plan_slurm_launch
 
             plan = plan_slurm_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args,
                                      partition=slurm.get("partition"), time_limit=slurm.get("time"))
@@ -45,7 +45,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
                         else ""))
         notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]
         notes.append("script arguments: " + (" ".join(plan.spec.summary_extra.get("script_args") or []) or "(none)"))
-        from ..run.rehearse import deepspeed_ops_cached
+        from ...run.rehearse import deepspeed_ops_cached
 
         if answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
             notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
@@ -55,7 +55,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     import shlex
 
     if slurm is not None:
-        from ..run.slurm import SCRIPT
+        from ...run.slurm import SCRIPT
 
         heading += " through SLURM"
         launch_argv = plan.spec.summary_extra["slurm"]["launch_argv"]
@@ -71,7 +71,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
 
 def run_libraries_here(app, answers, *, rehearse: bool) -> bool:
     """False (and says what to install) when this Python lacks the libraries the run needs."""
-    from ..run.requirements import problem
+    from ...run.requirements import problem
 
     message = problem("A CPU rehearsal (F5)" if rehearse else "A launch (ctrl+l)", answers.target)
     if message is not None:
@@ -96,8 +96,8 @@ def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
 def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
     """The "Launch" action: launches the files written in ``out``; when they are missing or differ from the
     answers, asks first and writes them (atomically, old versions kept as .bak)."""
-    from ..core.files import WriteRefused, file_state, write_files
-    from .screens.confirm import ConfirmScreen
+    from ...core.files import WriteRefused, file_state, write_files
+    from .confirm import ConfirmScreen
 
     errors = _errors(generated.findings)
     if errors:

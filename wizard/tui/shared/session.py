@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.answers import Answers, default_answers, load_answers_file
-from ..core.findings import ERROR, Finding
+from ...core.answers import Answers, default_answers, load_answers_file
+from ...core.findings import ERROR, Finding
 
 
 class StartError(Exception):
     """The start file cannot be used at all (printed, exit 2; in the open dialogs, shown in the dialog).
 
-    A file that cannot be read gives the one line of ``wizard.core.loading.InputError`` (``PATH: WHAT; FIX``),
+    A file that cannot be read gives the one line of ``wizard.core.inputs.InputError`` (``PATH: WHAT; FIX``),
     the same words as ``--headless`` and ``check``; answers with wrong settings give ``findings``.
     """
 
@@ -49,7 +49,7 @@ def from_scratch() -> Start:
 
 def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     p = Path(path).expanduser()
-    from ..core.loading import InputError
+    from ...core.inputs import InputError
 
     try:
         answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
@@ -61,26 +61,26 @@ def from_answers_file(path: str | Path, label: str | None = None) -> Start:
 
 
 def preset_names() -> list[str]:
-    from ..presets import preset_paths
+    from ...core.presets import preset_paths
 
     return list(preset_paths())
 
 
 def from_preset(name: str) -> Start:
-    from ..presets import preset_hint, preset_paths
+    from ...core.presets import preset_hint, preset_paths
 
     presets = preset_paths()
     stem = Path(name).stem if name.endswith((".yaml", ".yml")) else name
     if stem not in presets:
-        from ..core.loading import ANSWERS, not_found
+        from ...core.inputs import ANSWERS, not_found
 
         raise StartError(str(not_found(name, ANSWERS, preset_hint(stem, list(presets)))))
     return from_answers_file(presets[stem], f"preset {stem}")
 
 
 def from_accelerate_config(path: str | Path) -> Start:
-    from ..core.answers.imported import import_and_check
-    from ..core.loading import InputError
+    from ...core.answers.imported import import_and_check
+    from ...core.inputs import InputError
 
     try:
         imported = import_and_check(path)
@@ -91,8 +91,8 @@ def from_accelerate_config(path: str | Path) -> Start:
         raise StartError(f"{path}: cannot import this accelerate config", errors)
     # the notes check adds about what it judged for (the loop is not known from a file; the installed versions),
     # so the start shows exactly check's findings about the file
-    from ..core.answers.imported import context_findings
-    from ..core.context import make_context
+    from ...core.answers.imported import context_findings
+    from ...core.context import make_context
 
     is_ds = imported.answers.backend == "deepspeed"
     context_notes = context_findings(make_context(None), deepspeed=is_ds)
@@ -137,7 +137,7 @@ class MemoryContext:
     model: str = ""
     """As the user gave it: a shipped shape's name, a config.json path or a parameter count ("8e9", "8B")."""
     shape: object | None = None
-    """The :class:`wizard.core.memory.model.ModelShape`, for a name or a config.json."""
+    """The :class:`wizard.core.memory.shapes.ModelShape`, for a name or a config.json."""
     params: int | None = None
     """The parameter count, when the model was given as one (no shape: activations are not counted)."""
     largest_layer_params: int | None = None
@@ -155,7 +155,7 @@ class MemoryContext:
     def estimate(self, answers: Answers):
         """:func:`wizard.core.memory.estimate.estimate` for these answers (raises its EstimateError), with the default
         share of GPU memory kept free and this host memory: the fit ``recommend`` (Suggest) uses."""
-        from ..core.memory.estimate import estimate
+        from ...core.memory.estimate import estimate
 
         count = self.shape is None
         return estimate(answers, params=self.params if count else None, shape=self.shape,
@@ -177,8 +177,8 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
         return None, None
     import os
 
-    from ..core.memory.model import ModelError, from_config_json, shape_by_name
-    from ..core.memory.report import parse_count
+    from ...core.memory.report import parse_count
+    from ...core.memory.shapes import ModelError, from_config_json, shape_by_name
 
     count = None if (os.path.exists(text) or text.endswith(".json")) else parse_count(text)
     if count is not None:
@@ -232,7 +232,7 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
     largest = None
     typed = values.get("largest_layer", "").strip()
     if typed:
-        from ..core.memory.report import parse_count
+        from ...core.memory.report import parse_count
 
         count = parse_count(typed)
         if count is None or count < 0:

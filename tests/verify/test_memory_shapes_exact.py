@@ -1,4 +1,4 @@
-"""The torch-free parameter counts of wizard.core.memory.model against the real models: each architecture built by
+"""The torch-free parameter counts of wizard.core.memory.shapes against the real models: each architecture built by
 transformers on the meta device (exact_counts), config.json files written by transformers' own config classes, and
 DeepSpeed's model_to_params on a real CPU model (the definition of its "largest layer")."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from helpers import ROOT
 
-from wizard.core.memory.model import (
+from wizard.core.memory.shapes import (
     SHAPES,
     ModelError,
     accelerate_counts,

@@ -8,13 +8,13 @@ import json
 import shlex
 from typing import Any
 
-from ..core.answers import Answers, coerce_value, number_text
-from ..core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
-from ..core.convert import rendered_value as rendered_value
-from ..core.convert import show_value as show_value
-from ..core.convert import written_for as written_for
-from ..core.findings import ERROR, INFO, WARNING, Finding
-from ..core.render import render, zero_stage
+from ...core.answers import Answers, coerce_value, number_text
+from ...core.answers.convert import rendered_value as rendered_value
+from ...core.answers.convert import show_value as show_value
+from ...core.answers.convert import written_for as written_for
+from ...core.answers.render import render, zero_stage
+from ...core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
+from ...core.findings import ERROR, INFO, WARNING, Finding
 
 ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}
 """Severity is always shown as an icon *and* a word, never by colour alone."""
@@ -129,7 +129,7 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
         except ValueError:
             return None, f"not a number: {_describe(setting)}"
     elif setting.kind == "dict":
-        from ..core.loading import InputError, parse_json  # bounded: depth, huge numbers, bad strings
+        from ...core.inputs import InputError, parse_json  # bounded: depth, huge numbers, bad strings
 
         try:
             candidate = parse_json(raw, setting.id)
@@ -177,7 +177,7 @@ def finding_target(finding: Finding) -> tuple[str, str] | None:
 
     A key is an answer id or a config key (``fsdp_config.fsdp_min_num_params``), mapped back to the
     setting that writes it."""
-    from ..core.keymap import setting_for_key
+    from ...core.catalog.key_lookup import setting_for_key
 
     for key in finding.keys:
         sid = setting_for_key(key)
@@ -227,10 +227,10 @@ def counts_text(findings: list[Finding]) -> str:
 def quick_generate(answers: Answers, out_dir, ds_path: str = "auto"):
     """What the first paint needs, without the YAML text or the config linter (imported later).
 
-    Same shape as :func:`wizard.core.generate.generate`; ``files`` stays empty."""
-    from ..core.answers.rules import check_answers
-    from ..core.findings import sort_findings
-    from ..core.generate import Generated, ds_config_ref
+    Same shape as :func:`wizard.core.answers.generate.generate`; ``files`` stays empty."""
+    from ...core.answers.generate import Generated, ds_config_ref
+    from ...core.answers.rules import check_answers
+    from ...core.findings import sort_findings
 
     rendered = render(answers, ds_config_ref(out_dir, mode=ds_path))
     return Generated(answers, rendered, sort_findings(check_answers(answers)), {})

@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .answers import Answers
-from .catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, JSON, SET, SHARDING, YAML, ZERO3, Setting, Write
-from .catalog.writes import inline_only, needs_json, one_to_one, spelling
+from ..catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, JSON, SET, SHARDING, YAML, ZERO3, Setting, Write
+from ..catalog.writes import inline_only, needs_json, one_to_one, spelling
+from .model import Answers
 
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"

@@ -24,7 +24,7 @@ _OWN = {"fsdp_config.fsdp_offload_params": "offload.params",
 @lru_cache(maxsize=1)
 def key_to_setting() -> dict[str, str]:
     """Every key the wizard can write (YAML dotted path or DeepSpeed JSON path) -> its setting id."""
-    from .catalog.writes import key_to_setting as declared
+    from .writes import key_to_setting as declared
 
     out: dict[str, str] = dict(_OWN)
     for path, sid in declared().items():
@@ -54,7 +54,7 @@ def _spellings(key: str) -> list[str]:
 
 def setting_for_key(key: str) -> str | None:
     """The setting that controls ``key`` (a config key or an answer id), or None."""
-    from .catalog import SETTING_BY_ID
+    from .settings import SETTING_BY_ID
 
     if key in SETTING_BY_ID:
         return key

@@ -28,7 +28,7 @@ def wizard_version() -> str:
     try:
         return version(DIST)
     except PackageNotFoundError:
-        found = _pyproject_version(Path(__file__).resolve().parents[1] / "pyproject.toml")
+        found = _pyproject_version(Path(__file__).resolve().parents[2] / "pyproject.toml")
         return found or "unknown (neither installed nor in a source checkout)"
 
 

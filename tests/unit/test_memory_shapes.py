@@ -1,4 +1,4 @@
-"""The model shapes and parameter counts of the memory estimate (wizard.core.memory.model), without torch.
+"""The model shapes and parameter counts of the memory estimate (wizard.core.memory.shapes), without torch.
 
 The expected counts below were produced by building each architecture with transformers 5.24 on the meta device
 (tests/verify/test_memory_model_exact.py checks the same equality on every run where transformers is installed)."""
@@ -11,7 +11,7 @@ import sys
 import pytest
 from helpers import ROOT
 
-from wizard.core.memory.model import (
+from wizard.core.memory.shapes import (
     SHAPES,
     ModelError,
     ModelShape,
@@ -256,7 +256,7 @@ def test_unknown_family():
 
 
 def test_import_stays_light():
-    code = ("import json, sys; import wizard.core.memory.model as m; m.from_config_json({'model_type': 'gpt2'}); "
+    code = ("import json, sys; import wizard.core.memory.shapes as m; m.from_config_json({'model_type': 'gpt2'}); "
             "m.param_count(m.shape_by_name('qwen2.5-72b')); "
             "print(json.dumps(sorted({n.split('.')[0] for n in sys.modules} & {'torch', 'transformers', "
             "'accelerate', 'deepspeed', 'textual', 'numpy'})))")
@@ -266,7 +266,7 @@ def test_import_stays_light():
 
 def test_accelerate_counts_differ_where_its_definitions_do():
     """accelerate estimate-memory builds the model without its LM head and takes a whole block as a layer."""
-    from wizard.core.memory.model import accelerate_counts
+    from wizard.core.memory.shapes import accelerate_counts
 
     # Mistral: a decoder block (218M) is bigger than the embedding (131M); no untied head in the total
     assert accelerate_counts(SHAPES["mistral-7b-v0.1"]) == (7_241_732_096 - 131_072_000, 218_112_000)
@@ -277,7 +277,7 @@ def test_accelerate_counts_differ_where_its_definitions_do():
 
 
 def test_tinygpt_is_the_bundled_script_and_not_a_hub_shape():
-    from wizard.core.memory.model import TINYGPT_DEFAULTS, tinygpt_shape
+    from wizard.core.memory.shapes import TINYGPT_DEFAULTS, tinygpt_shape
 
     shape = shape_by_name("TinyGPT")
     assert "tinygpt" not in SHAPES and shape.kind == "tinygpt" and shape.family == "gpt2"
@@ -294,7 +294,7 @@ def test_tinygpt_is_the_bundled_script_and_not_a_hub_shape():
 def test_tinygpt_defaults_follow_the_script():
     import importlib.util
 
-    from wizard.core.memory.model import TINYGPT_DEFAULTS
+    from wizard.core.memory.shapes import TINYGPT_DEFAULTS
 
     spec = importlib.util.spec_from_file_location("bundled_train_gpt", ROOT / "templates" / "train_gpt.py")
     assert spec is not None and spec.loader is not None
