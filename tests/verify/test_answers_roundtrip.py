@@ -72,3 +72,16 @@ def test_verify_catches_a_wrong_expectation(tmp_path):
     finally:
         verify_answers.expected_effective = original
     assert any(f.rule == "verify-mismatch" and f.keys[0].endswith("zero_stage") for f in problems)
+
+
+def test_a_wrong_effective_model_fails_verify(monkeypatch):
+    """--verify holds the effective model against the libraries too: a wrong DeepSpeed default in its tables is a
+    mismatch."""
+    from wizard.core.effective import tables
+
+    answers = load(ROOT / "templates" / "zero3-cpu-offload.yaml")
+    gen = generate(answers, None)
+    assert not [f for f in verify_generated(gen) if f.severity == "error"]
+    monkeypatch.setitem(tables.DS_ZERO_DEFAULTS, "stage3_max_live_parameters", 123)
+    problems = [f for f in verify_generated(gen) if f.rule == "verify-mismatch"]
+    assert any(f.keys == ("deepspeed_validated.max_live_parameters",) for f in problems)

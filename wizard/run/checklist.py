@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..core.vocab import SHARDING_STRATEGIES, is_true_word, sharding_strategy_name
+from ..core.vocab import SHARDING_STRATEGIES, sharding_strategy_name
 
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
 NOT_REHEARSED = "not_rehearsed"
@@ -28,7 +28,6 @@ _ROW_OF_SETTING = {"precision.mixed_precision": "mixed_precision", "launch.num_p
                    "offload.optimizer": "offload", "offload.params": "offload",
                    "wrapping.layer_classes": "wrap_classes", "sharding.strategy": "sharding"}
 _FRACTION_WORDS = {1: "all", 2: "half", 3: "a third", 4: "a quarter", 8: "an eighth"}
-_V2_STRATEGY = {True: "FULL_SHARD", False: "SHARD_GRAD_OP"}
 
 
 @dataclass
@@ -48,47 +47,33 @@ class CheckItem:
         return f"{mark} {self.label}" + (f": {self.detail}" if self.detail else "")
 
 
-def _bool(value: Any) -> bool:
-    return is_true_word(value) if isinstance(value, str) else bool(value)
+def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situation: Any = None) -> dict:
+    """What the config asks for, in the effective setup's vocabulary: read from the effective model
+    (:mod:`wizard.core.effective`), the one answer to what accelerate and DeepSpeed run for it (a ZeRO-2 JSON that
+    says NVMe expects the CPU offload that runs; FSDP2's reshard_after_forward its strategy; the JSON's bf16/fp16
+    sections the precision)."""
+    from ..core.effective import effective
 
-
-def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None) -> dict:
-    """What the config asks for, in the effective setup's vocabulary."""
-    dist = str(accelerate_cfg.get("distributed_type", "NO")).upper()
+    dc = accelerate_cfg.get("deepspeed_config")
+    if ds_cfg is not None and isinstance(dc, dict) and not dc.get("deepspeed_config_file"):
+        # the JSON handed in is the one the run reads (the caller wrote it): the YAML names it
+        accelerate_cfg = {**accelerate_cfg, "deepspeed_config": {**dc, "deepspeed_config_file": "ds_config.json"}}
+    e = effective(accelerate_cfg, ds_cfg, situation)
+    dist = str(e.get("distributed_type") or "NO").upper()
     exp: dict[str, Any] = {"distributed_type": dist, "world_size": accelerate_cfg.get("num_processes"),
-                           "mixed_precision": accelerate_cfg.get("mixed_precision")}
-    if dist == "FSDP":
-        f = accelerate_cfg.get("fsdp_config") or {}
-        version = int(f.get("fsdp_version", 1) or 1)
-        exp["fsdp_version"] = version
-        if version == 1:
-            strategy = f.get("fsdp_sharding_strategy", "FULL_SHARD")
-            exp["sharding"] = sharding_strategy_name(strategy) or str(strategy).upper()
-        else:
-            exp["sharding"] = _V2_STRATEGY[_bool(f.get("fsdp_reshard_after_forward", True))]
-        off = _bool(f.get("fsdp_offload_params", False))
-        exp["offload"] = {"params": "cpu" if off else "none", "optimizer": "cpu" if off else "none"}
-        if str(f.get("fsdp_auto_wrap_policy", "")).upper() == "TRANSFORMER_BASED_WRAP":
-            classes = f.get("fsdp_transformer_layer_cls_to_wrap")
-            if classes:
-                exp["wrap_classes"] = [c.strip() for c in str(classes).split(",") if c.strip()]
-    elif dist == "DEEPSPEED":
-        d = accelerate_cfg.get("deepspeed_config") or {}
-        if ds_cfg is not None:
-            z = ds_cfg.get("zero_optimization") or {}
-            exp["zero_stage"] = int(z.get("stage", 0))
-            exp["offload"] = {"optimizer": str((z.get("offload_optimizer") or {}).get("device", "none")),
-                              "params": str((z.get("offload_param") or {}).get("device", "none"))}
-            if (ds_cfg.get("bf16") or {}).get("enabled") is True:
-                exp["mixed_precision"] = "bf16"
-            elif (ds_cfg.get("fp16") or {}).get("enabled") is True:
-                exp["mixed_precision"] = "fp16"
-            elif exp["mixed_precision"] is None:
-                exp["mixed_precision"] = "no"
-        else:
-            exp["zero_stage"] = int(d.get("zero_stage", 2))
-            exp["offload"] = {"optimizer": str(d.get("offload_optimizer_device", "none")).lower(),
-                              "params": str(d.get("offload_param_device", "none")).lower()}
+                           "mixed_precision": e.get("mixed_precision")}
+    if dist == "FSDP" and "fsdp.fsdp_version" in e:
+        exp["fsdp_version"] = e["fsdp.fsdp_version"]
+        if "runs.fsdp_strategy" in e:
+            exp["sharding"] = e["runs.fsdp_strategy"]
+        if "runs.offload_param" in e:
+            exp["offload"] = {"params": e["runs.offload_param"], "optimizer": e["runs.offload_optimizer"]}
+        classes = e.get("fsdp.transformer_cls_names_to_wrap")
+        if e.get("fsdp.auto_wrap_policy") == "TRANSFORMER_BASED_WRAP" and classes:
+            exp["wrap_classes"] = [c.strip() for c in classes if c.strip()]
+    elif dist == "DEEPSPEED" and "runs.zero_stage" in e:
+        exp["zero_stage"] = e["runs.zero_stage"]
+        exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
     return exp
 
 

@@ -1,8 +1,11 @@
 """What the real libraries must make of the configs rendered from answers, and the check itself.
 
-:func:`expected_effective` states, in :func:`wizard.core.verify.roundtrip.flatten_effective`'s dotted keys, the
-effective value each answer must produce; :func:`verify_generated` writes the files to a scratch folder,
-replays them through accelerate and deepspeed (:mod:`wizard.core.verify`) and compares.
+Two statements are held against what accelerate and DeepSpeed build (in
+:func:`wizard.core.verify.roundtrip.flatten_effective`'s dotted keys): :func:`expected_effective`, the value each
+one-to-one answer must produce (from the catalogue's ``Write`` declarations: the answers' intent reached the files),
+and :func:`model_expected`, everything the effective model (:mod:`wizard.core.effective`) says runs for the written
+files (so a wrong effective model fails ``--verify``). :func:`verify_generated` writes the files to a scratch folder,
+replays them through accelerate and deepspeed (:mod:`wizard.core.verify`) and compares both.
 """
 from __future__ import annotations
 
@@ -10,91 +13,34 @@ import tempfile
 from pathlib import Path
 
 from ..answers import Answers
-from ..answers.render import (
-    ds_offload_optimizer,
-    ds_offload_params,
-    fsdp_offload,
-    is_hybrid,
-    one_to_one_writes,
-    processes_per_node,
-    uses_ds_json,
-    zero_stage,
-)
-from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
+from ..answers.render import one_to_one_writes
 from ..catalog.writes import effective_key
 from ..findings import Finding
 
-_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
+NOT_COMPARED = ("deepspeed_plugin.config_file",)
+"""A path: the round trip resolves it against the launch folder, the model keeps what was written."""
 
 
 def expected_effective(a: Answers) -> dict[str, object]:
-    """The one-to-one keys from the catalogue (each written value, read back where ``Write.effective`` says), then
-    what several answers decide together, by hand."""
+    """The one-to-one keys from the catalogue: each written value, read back where ``Write.effective`` says."""
     exp: dict[str, object] = {}
     for _, write, value in one_to_one_writes(a):
         key = effective_key(write)
         if key:
             exp[key] = value
-    if a.target == DEEPSPEED:
-        exp.update(_expected_deepspeed(a))
-    else:
-        exp.update(_expected_fsdp(a))
-    if a["launch.dynamo_backend"] != "no" and a.target != DEEPSPEED:
-        exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
-    exp["mixed_precision"] = a["precision.mixed_precision"]  # accelerate's, also when a DeepSpeed JSON decides it
     return exp
 
 
-def _expected_fsdp(a: Answers) -> dict[str, object]:
-    v1 = a.target == FSDP1
-    e: dict[str, object] = {}
-    if v1:
-        # torch spells the last member with a leading underscore: ShardingStrategy._HYBRID_SHARD_ZERO2
-        name = SHARDING[a["sharding.strategy"]][0] or "SHARD_GRAD_OP"
-        e["fsdp.sharding_strategy"] = "_" + name if name == "HYBRID_SHARD_ZERO2" else name
-        prefetch = a["prefetch.backward"]
-        e["fsdp.backward_prefetch"] = None if prefetch == "none" else f"BACKWARD_{prefetch.upper()}"
-        e["fsdp.sync_module_states"] = a["sync.module_states"] or a["loading.ram_efficient"]
-    e["fsdp.cpu_offload"] = fsdp_offload(a)
-    if a["wrapping.policy"] == "transformer" and a["wrapping.layer_classes"]:
-        e["fsdp.transformer_cls_names_to_wrap"] = list(a["wrapping.layer_classes"])
-    if a["wrapping.policy"] == "size":
-        e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
-    e["fsdp.param_dtype"] = _DTYPE.get(a["precision.mixed_precision"])
-    if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
-        e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
-        e["parallelism.dp_shard_size"] = processes_per_node(a)
-    return e
+def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, object]:
+    """What the effective model says the libraries build for ``rendered`` (the files written from ``a``), in the
+    round trip's situation (the DataLoader's ``micro_batch``, no model config, the Trainer's arguments)."""
+    from dataclasses import replace
 
+    from ..effective import effective, situation_of
 
-def _expected_deepspeed(a: Answers) -> dict[str, object]:
-    """Mostly the values DeepSpeed's own DeepSpeedConfig derived (``deepspeed_validated.*``), so an absent
-    key and its default compare as DeepSpeed sees them (clipping 0.0 = off)."""
-    stage = zero_stage(a)
-    v = "deepspeed_validated."
-    z = "deepspeed.zero_optimization."
-    e: dict[str, object] = {"deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
-    for block, short, device in (("offload_optimizer", "offload_optimizer", ds_offload_optimizer(a)),
-                                 ("offload_param", "offload_param", ds_offload_params(a))):
-        if device != "none":
-            e[f"{v}{short}_device"] = device
-            if device == "nvme":
-                e[f"{v}{short}_nvme_path"] = a["offload.nvme_path"]
-            if uses_ds_json(a):
-                e[f"{z}{block}.pin_memory"] = a["offload.pin_memory"]
-    clip = a["training.gradient_clipping"]
-    e[f"{v}gradient_clipping"] = 1.0 if clip == AUTO else float(clip)
-    gas = a["training.gradient_accumulation_steps"]
-    e[f"{v}gradient_accumulation_steps"] = 1 if gas == AUTO else gas
-    mp = a["precision.mixed_precision"]
-    e[f"{v}bf16_enabled"] = mp in ("bf16", "fp8")
-    e[f"{v}fp16_enabled"] = mp == "fp16"
-    if is_hybrid(a) and stage == 3 and a["launch.num_machines"] > 1:
-        e[f"{z}zero_hpz_partition_size"] = processes_per_node(a)
-    micro = a["training.micro_batch_size"]
-    if isinstance(micro, int):
-        e[f"{v}train_micro_batch_size_per_gpu"] = micro
-    return e
+    situation = replace(situation_of(a), micro_batch=micro_batch, hidden_size=None)
+    e = effective(rendered.accelerate, rendered.deepspeed, situation)
+    return {k: v for k, v in e.library_view().items() if k not in NOT_COMPARED}
 
 
 def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
@@ -111,7 +57,13 @@ def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
         write_files({folder / name: text for name, text in scratch.files.items()}, force=True)
         micro = gen.answers["training.micro_batch_size"]
         # the Trainer: the arguments the answers put in training_arguments.json (None: an own Accelerator loop)
-        eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=micro if isinstance(micro, int) else 1,
+        batch = micro if isinstance(micro, int) else 1
+        eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=batch,
                                trainer_arguments=scratch.rendered.training_arguments)
-        findings = list(eff.findings) + compare(expected_effective(gen.answers), flatten_effective(eff))
+        flat = flatten_effective(eff)
+        findings = list(eff.findings) + compare(expected_effective(gen.answers), flat)
+        if eff.ok:  # the model of a config the libraries refuse has nothing to be held against
+            seen = {f.keys for f in findings}
+            findings += [f for f in compare(model_expected(gen.answers, scratch.rendered, micro_batch=batch), flat)
+                         if f.keys not in seen]
     return sort_findings(findings)

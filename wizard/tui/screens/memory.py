@@ -1,7 +1,7 @@
 """The Memory screen (F3): the model and GPUs of the memory bar, the whole estimate, and "suggest".
 
-The fields set the app's :class:`~wizard.tui.shared.session.MemoryContext` as they are typed (the main screen's bar follows);
-a field that cannot be used shows its message under it and is left out. The report below is the estimate of
+The fields set the app's :class:`~wizard.tui.shared.session.MemoryContext` as they are typed (the main screen's bar
+follows); a field that cannot be used shows its message under it and is left out. The report below is the estimate of
 ``fsdpds-wizard estimate`` (the same parts and labels), the host memory, DeepSpeed's own estimator next to ours, and
 the bytes per parameter of the precision answers for FSDP and DeepSpeed. Suggest (F4) ranks configs of both
 backends for this model and these GPUs (``wizard.core.memory.recommend``); Enter on one applies it to the answers.
