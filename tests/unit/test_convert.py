@@ -1,4 +1,4 @@
-"""Converting configs between FSDP1, FSDP2 and DeepSpeed (wizard/core/convert.py, docs/convert.md): the findings for
+"""Converting configs between FSDP1, FSDP2 and DeepSpeed (wizard/core/convert/, docs/convert.md): the findings for
 what changes meaning or cannot carry over, the written configs, and the round trip there and back over every preset
 and a sample of the real-world and check corpora."""
 from __future__ import annotations
