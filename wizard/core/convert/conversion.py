@@ -12,7 +12,8 @@ from ..findings import ERROR, Finding, dedupe, sort_findings
 from ..render import render
 from .effect import in_effect
 from .groups import target_answers
-from .report import CarryLine, SwitchReport, switch_report
+from .report import CarryLine, SwitchReport
+from .switcher import switch
 
 _SCRIPT_SIDE = frozenset(s.id for s in SETTINGS if not any(t in s.writes for t in (FSDP1, FSDP2)))
 """Settings no FSDP config file holds (training values, the script, the loop): on FSDP they live in answers.yaml only
@@ -66,9 +67,8 @@ class Conversion:
 
     @property
     def carried(self) -> tuple[CarryLine, ...]:
-        """The switch report's carried lines whose value the conversion kept (the ones it changed have findings)."""
-        ran, _ = in_effect(self.source, quiet=True)
-        return tuple(c for c in self.report.carried if ran[c.setting_id] == self.answers[c.setting_id])
+        """The switch report's "same intent" lines (written another way on the new target)."""
+        return self.report.carried
 
     @property
     def round_trip_stable(self) -> bool:
@@ -97,10 +97,9 @@ def convert_answers(source: Answers, to: str, out_dir: Path | None = None, *, so
     """Convert imported answers to target ``to`` and render the files for ``out_dir`` (see the module doc)."""
     from ..generate import generate
 
-    answers, conv = target_answers(source, to, source_ds=source_ds)
-    g0 = generate(source, None)
+    switched = switch(source, to, source_ds=source_ds)
+    answers, conv, report = switched.answers, list(switched.findings), switched.report
     g1 = generate(answers, out_dir, ds_path=ds_path, launch_dir=launch_dir)
-    report = switch_report(source, answers, g0.rendered, g1.rendered, g0.findings, g1.findings)
     handled = {k for f in conv for k in f.keys if f.rule != "convert-meaning-changed"}
     findings = list(notes or []) + conv + meaning_findings(report, handled) + g1.findings
     conversion = Conversion(source, answers, report, sort_findings(dedupe(findings)), g1)

@@ -1,5 +1,6 @@
 """The switch report: what a change of target (backend or FSDP version) did to each stated intent, shown by the TUI
-after ctrl+t and by ``fsdpds-wizard convert`` (both through :func:`wizard.core.convert.switch`)."""
+after ctrl+t and by ``fsdpds-wizard convert`` (both through :func:`wizard.core.convert.switch`). Each line is
+classified by the counterparts table, :mod:`wizard.core.texts.switching`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,8 @@ from ..answers import Answers
 from ..catalog import SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..findings import ERROR, WARNING, Finding
 from ..render import Rendered
+from ..texts.switching import NONE, OTHER, SAME
+from ..texts.switching import classify as counterparts
 from .common import show_value
 
 _ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
@@ -27,11 +30,24 @@ class CarryLine:
     reason: str = ""
 
 
+    def to_dict(self) -> dict:
+        return {"setting": self.setting_id, "value": self.value, "before": self.before, "after": self.after,
+                "reason": self.reason}
+
+
 @dataclass(frozen=True)
 class MeaningLine:
     setting_id: str
     value: str
     text: str
+    before: str = ""
+    """How the source wrote it."""
+    after: str = ""
+    """How the new target writes it."""
+
+    def to_dict(self) -> dict:
+        return {"setting": self.setting_id, "value": self.value, "before": self.before, "after": self.after,
+                "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,15 @@ class SwitchReport:
     def lossless(self) -> bool:
         """Nothing dropped, nothing new to fix, nothing that means something else now."""
         return not (self.dropped or self.new_findings or self.changed_meaning)
+
+    def to_dict(self) -> dict:
+        """The report as ``fsdpds-wizard convert --format json`` prints it (the TUI shows the same lines)."""
+        return {"before": self.before, "after": self.after,
+                SAME: [c.to_dict() for c in self.carried],
+                OTHER: [m.to_dict() for m in self.changed_meaning],
+                NONE: [d.to_dict() for d in self.dropped],
+                "new_findings": [f.to_dict() for f in self.new_findings],
+                "lossless": self.lossless}
 
 
 _MISSING = object()
@@ -101,35 +126,51 @@ def _written_text(rendered: Rendered, sid: str, target: str) -> str:
                      for file, path, v in items[:2])
 
 
+def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tuple[str, tuple[str, ...]]:
+    """(class, reasons) of a report line, from the counterparts table (:mod:`wizard.core.texts.switching`); a
+    setting the new target has no place for and no entry: no counterpart, for the catalogue's reason. ``LookupError``
+    for a setting the table misses (tests/unit/test_convert_switch.py keeps the table complete)."""
+    found = counterparts(setting_id, value, t0, t1, becomes)
+    if found:
+        return found[0].kind, tuple(c.text for c in found)
+    s = SETTING_BY_ID[setting_id]
+    if s.applies_to(t0) and not s.applies_to(t1):
+        return NONE, (s.not_applicable.get(t1, ""),)
+    raise LookupError(f"the counterparts table (wizard/core/texts/switching.py) does not classify {setting_id} = "
+                      f"{value!r} from {t0} to {t1} (converted: {becomes!r})")
+
+
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
-    """What a change of backend or FSDP version did to each stated intent."""
-    from ..texts import meaning_changes
+    """What a change of target did to each stated intent: ``before`` (the source answers, taken as their target ran
+    them) against ``after`` (the converted answers, :func:`wizard.core.convert.target_answers`), with their rendered
+    files and findings. Each line is classified by the counterparts table (:func:`classify`): the same intent
+    (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
+    answer was stated)."""
+    from .effect import in_effect
 
+    ran, _ = in_effect(before, quiet=True)
     t0, t1 = before.target, after.target
     carried: list[CarryLine] = []
     dropped: list[CarryLine] = []
     meaning: list[MeaningLine] = []
     for s in SETTINGS:
-        if s.group == "backend":
+        if s.group == "backend" or not (s.applies_to(t0) or s.applies_to(t1)):
             continue
-        stated = before.is_set(s.id) or s.id in _ALWAYS_SHOWN
-        if not stated:
+        if not (before.is_set(s.id) or s.id in _ALWAYS_SHOWN):
             continue
-        value = show_value(before[s.id])
-        if s.applies_to(t0) and not s.applies_to(t1):
+        value = show_value(ran[s.id])
+        kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
+        b = _written_text(r_before, s.id, t0)
+        if kind == NONE:
             if before.is_set(s.id):
-                dropped.append(CarryLine(s.id, s.label, value, _written_text(r_before, s.id, t0), "(not written)",
-                                         s.not_applicable.get(t1, "")))
+                dropped.append(CarryLine(s.id, s.label, value, b, "(not written)", reasons[0]))
             continue
-        if s.applies_to(t1):
-            b, a = _written_text(r_before, s.id, t0), _written_text(r_after, s.id, t1)
-            if b != a:
-                carried.append(CarryLine(s.id, s.label, value, b, a))
-            if s.applies_to(t0):
-                meaning.extend(MeaningLine(s.id, value, text) for text in meaning_changes(s.id, before[s.id], t0, t1))
+        a = _written_text(r_after, s.id, t1)
+        if kind == OTHER:
+            meaning.extend(MeaningLine(s.id, value, text, b, a) for text in reasons)
+        elif b != a:
+            carried.append(CarryLine(s.id, s.label, value, b, a, reasons[0]))
     old = {(f.rule, f.keys) for f in f_before}
     new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
     return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning))
-
-
