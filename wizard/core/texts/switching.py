@@ -242,7 +242,6 @@ _ENTRIES: tuple[Counterpart, ...] = (
         "accelerator.clip_grad_norm_() (the HF Trainer does, with max_grad_norm).",
         claims=("launch-accumulation-and-clipping-deepspeed-only", "ds-clip-grad-norm-only-reports",
                 "fsdp-clip-grad-norm-over-shards", "trainer-counts-accumulation-and-clips")),
-    _same("sharding.strategy", ("optimizer",), _DS, _DS, "ZeRO-1"),
     # ---------------------------------------------------------------- offload
     _other("offload.optimizer", ("none",), _DS, _FSDP,
            "DeepSpeed kept the optimizer on the GPU; FSDP's single switch, on for the parameters, also runs the "
