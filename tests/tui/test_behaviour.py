@@ -119,7 +119,10 @@ async def test_switch_lists_what_did_not_carry_over():
         assert [line.setting_id for line in report.dropped] == ["offload.pin_memory"]
         carried = {line.setting_id: line for line in report.carried}
         assert carried["sharding.strategy"].after == "fsdp_sharding_strategy: FULL_SHARD"
-        assert carried["offload.params"].after == "fsdp_offload_params: true"
+        # FSDP's single offload switch is another meaning than DeepSpeed's parameter offload: listed there, with
+        # how it is written now
+        meaning = {line.setting_id: line for line in report.changed_meaning}
+        assert "offload.params" not in carried and meaning["offload.params"].after == "fsdp_offload_params: true"
 
 
 @pytest.mark.asyncio

@@ -7,9 +7,9 @@ import pytest
 from rich.console import Console
 
 from wizard.core.answers import default_answers
-from wizard.core.answers.convert import rendered_value, show_value, written_for
 from wizard.core.answers.render import render
 from wizard.core.catalog import DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGETS
+from wizard.core.convert import rendered_value, show_value, written_for
 from wizard.core.texts import TEXTS, precision_notes, precision_table
 from wizard.tui.shared.explain import explain_setting
 from wizard.tui.shared.session import from_preset, preset_names

@@ -317,17 +317,12 @@ async def test_review_at_80x24_keeps_its_key_bar_and_long_lines_scroll(tmp_path)
 
 
 def _switch(preset: str, target: str):
-    from wizard.core.answers.generate import generate
-    from wizard.core.catalog import DEEPSPEED, FSDP1
     from wizard.tui.shared.session import from_preset
-    from wizard.tui.shared.switch import switch_report
+    from wizard.tui.shared.switch import switch
 
     before = from_preset(preset).answers
-    changes = {"backend": "deepspeed"} if target == DEEPSPEED else {
-        "backend": "fsdp", "fsdp_version": 1 if target == FSDP1 else 2}
-    after = before.replace(changes)
-    g0, g1 = generate(before), generate(after)
-    return before, after, switch_report(before, after, g0.rendered, g1.rendered, g0.findings, g1.findings)
+    switched = switch(before, target)  # what ctrl+t runs
+    return before, switched.answers, switched.report
 
 
 def _preset_switches():
@@ -339,17 +334,19 @@ def _preset_switches():
 
 @pytest.mark.parametrize("preset,target", _preset_switches())
 def test_switch_report_lists_every_change_of_meaning(preset, target):
+    from wizard.core.convert import in_effect
     from wizard.core.texts import meaning_changes
     from wizard.tui.screens.switch_report import report_renderable
 
     before, after, report = _switch(preset, target)
     t0 = before.target
+    ran, _ = in_effect(before, quiet=True)
     expected = set()
     for s in (SETTING_BY_ID[i] for i in SETTING_BY_ID):
         if s.applies_to(t0) and s.applies_to(target) and (before.is_set(s.id) or s.id in (
                 "sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
                 "checkpoint.format", "precision.mixed_precision")):
-            expected |= {(s.id, text) for text in meaning_changes(s.id, before[s.id], t0, target)}
+            expected |= {(s.id, text) for text in meaning_changes(s.id, ran[s.id], t0, target, after[s.id])}
     assert {(m.setting_id, m.text) for m in report.changed_meaning} == expected
     from rich.console import Console
 

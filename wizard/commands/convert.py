@@ -68,7 +68,7 @@ def _target(args, source: str) -> str:
 
 
 def run(args) -> int:
-    from ..core.answers.convert import convert_answers
+    from ..core.convert import convert_answers
 
     if not args.out:
         raise UsageError("convert needs --out DIR (the folder the converted configs are written to)")
@@ -136,6 +136,7 @@ def _json(args, conv, before: str, to: str, written, unchanged, backups, problem
         "findings": [f.to_dict() for f in conv.findings],
         "carried": [{"setting": c.setting_id, "value": c.value, "before": c.before, "after": c.after}
                     for c in conv.carried],
+        "report": conv.report.to_dict(),
         "round_trip_stable": conv.round_trip_stable,
         "round_trip_differences": [d.to_dict() for d in conv.differences],
     }

@@ -69,8 +69,8 @@ IMPORT_UNSUPPORTED = rule(
     section=IMPORT, keys="`config` (not a mapping) or `distributed_type`",
     fix="Start from a preset (`fsdpds-wizard presets`) or from scratch; `fsdpds-wizard check` still lints the file.")
 
-# ------------------------------------------------------------------ convert (wizard/core/answers/convert.py)
-_CONVERT_SRC = "wizard/core/answers/convert.py; docs/convert.md"
+# ------------------------------------------------------------------ convert (wizard/core/convert/)
+_CONVERT_SRC = "wizard/core/convert/groups.py; docs/convert.md"
 CONVERT_DROPPED = rule(
     "convert-dropped", INFO,
     "convert: a setting of the original config that the new target has no place for; it is not written and the "

@@ -100,7 +100,8 @@ class _Importer:
     # ------------------------------------------------------------------ the one-to-one keys, from the catalogue
     def yaml_keys(self, y: dict[str, Any], targets: tuple[str, ...], *, sections: tuple[str, ...]) -> None:
         """Every one-to-one accelerate YAML key of ``targets`` (the file's first) at the top level or in
-        ``sections``, read the way the launcher reads it; a key that is absent means the library's default."""
+        ``sections``, read the way the launcher reads it; a key that is absent means the library's default for the
+        file's own target, and no answer for another's."""
         seen: set[str] = set()
         for target in targets:
             for s, w in one_to_one(target):
@@ -112,7 +113,7 @@ class _Importer:
                 seen.add(w.key)
                 raw = _lookup(y, w.key)
                 if raw is _ABSENT:
-                    if w.library_default is None:
+                    if w.library_default is None or target != targets[0]:  # the other version's: not stated
                         continue
                     raw = w.library_default
                 value = self._yaml_value(s, w, target, raw)

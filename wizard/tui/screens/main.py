@@ -6,6 +6,7 @@ then :func:`generate` (a few milliseconds) refreshes the findings, the badges an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,6 +31,9 @@ from ..widgets.group_form import GroupForm, form_id
 from ..widgets.memory_bar import MemoryBar
 from ..widgets.sidebar import REVIEW, GroupList
 from ..widgets.statusbar import StatusBar
+
+if TYPE_CHECKING:
+    from ..shared.switch import Switch
 
 WIDE_AT = 120
 """From this terminal width on, the explanation gets its own column."""
@@ -134,7 +138,11 @@ class MainScreen(Screen):
 
     # -------------------------------------------------------------- the answers
 
-    def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True) -> None:
+    def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
+                    switched: Switch | None = None) -> None:
+        """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
+        shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
+        same way."""
         before, gen_before = self.answers, self.generated
         self.answers = answers
         if not self.out_fixed:
@@ -144,12 +152,15 @@ class MainScreen(Screen):
             for form in self.query(GroupForm):
                 form.show_values(answers)
         self.refresh_all()
-        if report and before.target != answers.target:
+        rep = switched.report if switched is not None else None
+        if rep is None and report and before.target != answers.target:
             from ..shared.switch import switch_report
-            from .switch_report import SwitchReportScreen
 
             rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
                                 gen_before.findings, self.generated.findings)
+        if rep is not None:
+            from .switch_report import SwitchReportScreen
+
             self.app.push_screen(SwitchReportScreen(rep))
 
     def set_out(self, out: str) -> None:
@@ -159,9 +170,15 @@ class MainScreen(Screen):
             self.refresh_all()
 
     def set_target(self, target: str) -> None:
-        changes = {"backend": "deepspeed"} if target == DEEPSPEED else {"backend": "fsdp",
-                                                                         "fsdp_version": 1 if target == FSDP1 else 2}
-        self.set_answers(self.answers.replace(changes))
+        """Switch target (ctrl+t, the palette, the Backend group's fields) through the core's switch, the one
+        ``fsdpds-wizard convert`` makes: the answers become the converted ones, plus the answers the new target has
+        no place for (kept, not written, so that switching back restores them), and the switch report is shown."""
+        if target == self.answers.target:
+            return
+        from ..shared.switch import switch
+
+        switched = switch(self.answers, target)
+        self.set_answers(switched.kept, switched=switched)
 
     def load(self, start: Start) -> None:
         self.start = start
@@ -171,7 +188,11 @@ class MainScreen(Screen):
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
         if self.answers[event.setting_id] != event.value:
-            self.set_answers(self.answers.replace({event.setting_id: event.value}), from_field=True)
+            changed = self.answers.replace({event.setting_id: event.value})
+            if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
+                self.set_target(changed.target)
+            else:
+                self.set_answers(changed, from_field=True)
 
     # -------------------------------------------------------------- refresh
 

@@ -1,4 +1,5 @@
-"""After a change of backend or FSDP version: what carried over (and how it is written now), what did not."""
+"""After a change of backend or FSDP version: what carried over (and how it is written now), what carried with
+another meaning, what did not (the lines and their classes are the core's: :func:`wizard.core.convert.switch`)."""
 from __future__ import annotations
 
 from rich.console import Group
@@ -19,6 +20,14 @@ def _indented(text: Text, left: int) -> Padding:
     return Padding(text, (0, 0, 0, left))
 
 
+def _written_now(before: str, after: str) -> Text:
+    text = Text()
+    text.append(f"{before} ", style="dim")
+    text.append("→ ")
+    text.append(after)
+    return text
+
+
 def report_renderable(report: SwitchReport, width: int = 80) -> Group:
     parts: list = []
     if report.carried:
@@ -34,20 +43,20 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
         else:
             for line in report.carried:  # wrapped lines keep their indent
                 parts.append(_indented(Text(f"{line.setting_id} = {line.value}", style="bold"), 2))
-                text = Text()
-                text.append(f"{line.before} ", style="dim")
-                text.append("→ ")
-                text.append(line.after)
-                parts.append(_indented(text, 4))
+                parts.append(_indented(_written_now(line.before, line.after), 4))
     if report.changed_meaning:
         parts.append(Text(""))
         parts.append(Text("≠ Carried over with another meaning (the same answer, a different run):",
                           style="bold yellow"))
+        shown: set[str] = set()
         for m in report.changed_meaning:
             text = Text()
             text.append(f"{m.setting_id} = {m.value}: ", style="bold")
             text.append(m.text)
             parts.append(_indented(text, 2))
+            if m.setting_id not in shown and m.before != m.after:  # how it is written now, once per setting
+                shown.add(m.setting_id)
+                parts.append(_indented(_written_now(m.before, m.after), 4))
     if report.dropped:
         parts.append(Text(""))
         parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",

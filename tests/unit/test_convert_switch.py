@@ -1,0 +1,178 @@
+"""One switch for the TUI's ctrl+t and ``fsdpds-wizard convert`` (issue 20): the same report for the same source and
+target, over every preset and target; the FSDP2 -> FSDP1 prefetch case; and a counterparts table that classifies
+every setting a switch can report."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wizard.cli import main
+from wizard.core.answers import default_answers
+from wizard.core.answers.render import render
+from wizard.core.catalog import DEEPSPEED, FSDP1, FSDP2, SETTINGS, TARGETS
+from wizard.core.convert import classify, switch
+from wizard.core.texts.switching import COUNTERPARTS, KINDS, NONE, OTHER, SAME
+from wizard.tui.shared.session import from_accelerate_config, from_preset, preset_names
+
+_PAIRS = [(p, t) for p in preset_names() for t in TARGETS if t != from_preset(p).answers.target]
+
+
+def _cli_args(target: str) -> list[str]:
+    return ["--to", "deepspeed"] if target == DEEPSPEED else ["--to", "fsdp", "--fsdp-version",
+                                                              "1" if target == FSDP1 else "2"]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict[str, Path]:
+    """Each preset's accelerate_config.yaml, written by ``--headless``."""
+    out = {}
+    for name in preset_names():
+        folder = tmp_path_factory.mktemp(name)
+        assert main(["--headless", name, "--out", str(folder)]) == 0
+        out[name] = folder / "accelerate_config.yaml"
+    return out
+
+
+def _convert_json(src: Path, target: str, out: Path, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["convert", str(src), *_cli_args(target), "--out", str(out), "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _config(rendered_or_dir) -> tuple[dict, dict | None]:
+    """(accelerate YAML, DeepSpeed JSON) without the JSON's path, which names the output folder."""
+    if isinstance(rendered_or_dir, Path):
+        y = yaml.safe_load((rendered_or_dir / "accelerate_config.yaml").read_text())
+        ds_file = rendered_or_dir / "ds_config.json"
+        ds = json.loads(ds_file.read_text()) if ds_file.exists() else None
+    else:
+        y, ds = rendered_or_dir.accelerate, rendered_or_dir.deepspeed or None
+    y = json.loads(json.dumps(y))
+    y.get("deepspeed_config", {}).pop("deepspeed_config_file", None)
+    return y, ds
+
+
+@pytest.mark.parametrize("preset,target", _PAIRS)
+def test_convert_and_the_tui_switch_give_the_same_report_and_config(preset, target, written, tmp_path, capsys):
+    cli = _convert_json(written[preset], target, tmp_path / "out", capsys)
+    # the TUI started on the same config (fsdpds-wizard --config FILE), switched: the function ctrl+t calls
+    start = from_accelerate_config(written[preset])
+    switched = switch(start.answers, target)
+    assert cli["report"] == json.loads(json.dumps(switched.report.to_dict())), (preset, target)
+    assert _config(tmp_path / "out") == _config(render(switched.kept))
+    # the TUI started on the preset's answers writes the same config too (the FSDP2 -> FSDP1 prefetch was not)
+    assert _config(render(switch(from_preset(preset).answers, target).kept)) == _config(tmp_path / "out")
+
+
+# ------------------------------------------------------------------------------------------------ FSDP2 -> FSDP1
+def test_fsdp2_to_fsdp1_keeps_backward_pre_in_both(written, tmp_path, capsys):
+    """The user's case: ``convert`` FSDP2 -> FSDP1 wrote NO_PREFETCH ("the same intent") while ctrl+t kept
+    BACKWARD_PRE. The FSDP2 file has no prefetch key, so there is no prefetch answer to carry: both write FSDP1's
+    form of FSDP2's own backward prefetch, and neither reports a prefetch line."""
+    src = written["fsdp2-full-shard-bf16"]
+    assert "fsdp_backward_prefetch" not in src.read_text()
+    cli = _convert_json(src, FSDP1, tmp_path / "out", capsys)
+    cfg = yaml.safe_load((tmp_path / "out" / "accelerate_config.yaml").read_text())
+    assert cfg["fsdp_config"]["fsdp_backward_prefetch"] == "BACKWARD_PRE"
+    report = cli["report"]
+    assert not [line for kind in KINDS for line in report[kind] if line["setting"].startswith("prefetch.")]
+    imported = from_accelerate_config(src).answers
+    assert not imported.is_set("prefetch.backward")  # an absent FSDP1 key of an FSDP2 file is no answer
+    assert switch(imported, FSDP1).answers["prefetch.backward"] == "pre"
+
+
+def test_an_fsdp1_prefetch_stated_on_fsdp2_is_another_meaning_on_fsdp1(tmp_path, capsys):
+    """An FSDP2 config that states fsdp_backward_prefetch (which FSDP2 ignores) keeps it for FSDP1, and says that
+    FSDP2 prefetched by itself: another meaning, not the same intent."""
+    path = tmp_path / "fsdp2.yaml"
+    path.write_text(yaml.safe_dump({"distributed_type": "FSDP", "num_processes": 2, "mixed_precision": "bf16",
+                                    "fsdp_config": {"fsdp_version": 2, "fsdp_backward_prefetch": "NO_PREFETCH",
+                                                    "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+                                                    "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}}))
+    cli = _convert_json(path, FSDP1, tmp_path / "out", capsys)
+    meaning = {m["setting"]: m for m in cli["report"][OTHER]}
+    assert meaning["prefetch.backward"]["after"] == "fsdp_backward_prefetch: NO_PREFETCH"
+    assert "by themselves" in meaning["prefetch.backward"]["text"]
+    assert "prefetch.backward" not in {c["setting"] for c in cli["report"][SAME]}
+    assert cli["report"] == json.loads(json.dumps(switch(from_accelerate_config(path).answers,
+                                                         FSDP1).report.to_dict()))
+
+
+def test_switching_back_restores_an_answer_the_other_target_has_no_place_for():
+    answers = default_answers().replace({"backend": "fsdp", "fsdp_version": 1, "prefetch.backward": "post"})
+    on_fsdp2 = switch(answers, FSDP2)
+    assert [d.setting_id for d in on_fsdp2.report.dropped] == ["prefetch.backward"]
+    assert on_fsdp2.answers["prefetch.backward"] == "pre"  # convert's answers describe the new config only
+    back = switch(on_fsdp2.kept, FSDP1)  # the TUI keeps it
+    assert back.answers["prefetch.backward"] == "post"
+    assert render(back.answers).accelerate["fsdp_config"]["fsdp_backward_prefetch"] == "BACKWARD_POST"
+    assert {m.setting_id for m in back.report.changed_meaning} == {"prefetch.backward"}
+
+
+# ------------------------------------------------------------------------------------------------ the table
+def _values(s) -> list:
+    if s.kind == "bool":
+        return [False, True]
+    if s.choices:
+        return list(s.choices)
+    return [s.default]
+
+
+def test_the_table_classifies_every_setting_a_switch_can_report():
+    """Every setting the new target has a place for (on both targets, or on the new one only, kept from before),
+    every value, whatever the converted value: one class. A new setting without a row fails here."""
+    missing = []
+    for s in SETTINGS:
+        if s.group == "backend":
+            continue
+        for t0 in TARGETS:
+            for t1 in TARGETS:
+                if t0 == t1 or not s.applies_to(t1):
+                    continue
+                for value in _values(s):
+                    for becomes in _values(s):
+                        try:
+                            kind, reasons = classify(s.id, value, t0, t1, becomes)
+                        except LookupError:
+                            missing.append(f"{s.id} = {value!r} {t0}->{t1} (converted {becomes!r})")
+                            continue
+                        assert kind in KINDS and all(reasons), (s.id, value, t0, t1)
+    assert not missing, "classify these in wizard/core/texts/switching.py:\n" + "\n".join(missing)
+
+
+def test_a_setting_the_new_target_has_no_place_for_has_no_counterpart():
+    for s in SETTINGS:
+        for t0 in TARGETS:
+            for t1 in TARGETS:
+                if s.group != "backend" and s.applies_to(t0) and not s.applies_to(t1):
+                    kind, reasons = classify(s.id, s.default, t0, t1, s.default)
+                    assert kind == NONE and reasons[0], (s.id, t0, t1)
+
+
+def test_the_sharding_pairs_are_classified_once():
+    def kind(value, t0, t1, becomes=None):
+        return classify("sharding.strategy", value, t0, t1, value if becomes is None else becomes)[0]
+
+    assert kind("full", DEEPSPEED, FSDP1) == kind("full", FSDP2, DEEPSPEED) == SAME  # ZeRO-3 / FULL_SHARD
+    assert kind("grads_optimizer", DEEPSPEED, FSDP2) == SAME  # ZeRO-2 / SHARD_GRAD_OP
+    assert kind("optimizer", DEEPSPEED, FSDP1, "grads_optimizer") == OTHER  # ZeRO-1 has no FSDP form
+    assert kind("none", DEEPSPEED, FSDP1) == SAME and kind("none", DEEPSPEED, FSDP2, "grads_optimizer") == OTHER
+    assert kind("hybrid_full", FSDP1, DEEPSPEED) == kind("hybrid_full", DEEPSPEED, FSDP2) == OTHER  # vs hpZ
+    assert kind("hybrid_full", FSDP1, DEEPSPEED, "full") == SAME  # one machine: the plain strategy
+    assert kind("hybrid_grads_optimizer", FSDP2, DEEPSPEED, "hybrid_grads_optimizer") == OTHER
+    assert kind("hybrid_full", FSDP1, FSDP2) == SAME
+    for sid in ("offload.optimizer", "offload.params"):
+        assert classify(sid, "cpu", DEEPSPEED, FSDP2, "cpu")[0] == OTHER  # separate devices vs one switch
+        assert classify(sid, "cpu", FSDP1, FSDP2, "cpu")[0] == SAME
+    assert len(classify("offload.optimizer", "nvme", DEEPSPEED, FSDP1, "cpu")) == 2  # NVMe: a second reason
+
+
+def test_every_row_is_well_formed():
+    for sid, rows in COUNTERPARTS.items():
+        for row in rows:
+            assert row.kind in KINDS and row.text and row.before and row.after, (sid, row)
+            assert set(row.before) <= set(TARGETS) and set(row.after) <= set(TARGETS), (sid, row)
+            assert row.kind != OTHER or row.claims, f"{sid}: another meaning cites its claims"

@@ -1,0 +1,176 @@
+"""The switch report: what a change of target (backend or FSDP version) did to each stated intent, shown by the TUI
+after ctrl+t and by ``fsdpds-wizard convert`` (both through :func:`wizard.core.convert.switch`). Each line is
+classified by the counterparts table, :mod:`wizard.core.texts.switching`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..answers import Answers
+from ..answers.render import Rendered
+from ..catalog import SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..findings import ERROR, WARNING, Finding
+from ..texts.switching import NONE, OTHER, SAME
+from ..texts.switching import classify as counterparts
+from .common import show_value
+
+_ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
+                 "checkpoint.format", "precision.mixed_precision")
+"""Shown in a switch report's "carried" list whenever their written form changes, stated or not."""
+
+
+# ------------------------------------------------------------------------------------------------ the switch report
+@dataclass(frozen=True)
+class CarryLine:
+    setting_id: str
+    label: str
+    value: str
+    before: str
+    after: str
+    reason: str = ""
+
+
+    def to_dict(self) -> dict:
+        return {"setting": self.setting_id, "value": self.value, "before": self.before, "after": self.after,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class MeaningLine:
+    setting_id: str
+    value: str
+    text: str
+    before: str = ""
+    """How the source wrote it."""
+    after: str = ""
+    """How the new target writes it."""
+
+    def to_dict(self) -> dict:
+        return {"setting": self.setting_id, "value": self.value, "before": self.before, "after": self.after,
+                "text": self.text}
+
+
+@dataclass(frozen=True)
+class SwitchReport:
+    before: str
+    after: str
+    carried: tuple[CarryLine, ...]
+    dropped: tuple[CarryLine, ...]
+    new_findings: tuple[Finding, ...]
+    changed_meaning: tuple[MeaningLine, ...] = ()
+    """Answers that carried over but behave differently on the new target (a loss to report, too)."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.carried or self.dropped or self.new_findings or self.changed_meaning)
+
+    @property
+    def lossless(self) -> bool:
+        """Nothing dropped, nothing new to fix, nothing that means something else now."""
+        return not (self.dropped or self.new_findings or self.changed_meaning)
+
+    def to_dict(self) -> dict:
+        """The report as ``fsdpds-wizard convert --format json`` prints it (the TUI shows the same lines)."""
+        return {"before": self.before, "after": self.after,
+                SAME: [c.to_dict() for c in self.carried],
+                OTHER: [m.to_dict() for m in self.changed_meaning],
+                NONE: [d.to_dict() for d in self.dropped],
+                "new_findings": [f.to_dict() for f in self.new_findings],
+                "lossless": self.lossless}
+
+
+_MISSING = object()
+
+
+def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
+    """(file, value) for a provenance path of the rendered accelerate YAML (``yaml``) or DeepSpeed JSON (``json``)."""
+    for name, data in (("yaml", rendered.accelerate), ("json", rendered.deepspeed)):
+        node: Any = data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                node = _MISSING
+                break
+            node = node[part]
+        if node is not _MISSING and not isinstance(node, dict):
+            return name, node
+    return None
+
+
+def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
+    """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
+    that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
+    it wrote)."""
+    from ..catalog.writes import keys_of
+
+    declared = keys_of(setting_id)
+    paths = [key for _, key in declared] if declared else list(rendered.provenance)
+    out = []
+    for path in paths:
+        sid = rendered.provenance.get(path)
+        if sid != setting_id and setting_id not in rendered.shared.get(path, ()):
+            continue
+        found = rendered_value(rendered, path)
+        if found is not None:
+            out.append((found[0], path, found[1]))
+    return out
+
+
+def _written_text(rendered: Rendered, sid: str, target: str) -> str:
+    items = written_for(rendered, sid)
+    if not items:
+        s = SETTING_BY_ID[sid]
+        if s.applies_to(target):
+            return f"(via {s.where[target].split('.', 1)[-1]})"
+        return "(not written)"
+    return ", ".join(f"{path.rsplit('.', 1)[-1] if file == 'yaml' else path}: {show_value(v)}"
+                     for file, path, v in items[:2])
+
+
+def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tuple[str, tuple[str, ...]]:
+    """(class, reasons) of a report line, from the counterparts table (:mod:`wizard.core.texts.switching`); a
+    setting the new target has no place for and no entry: no counterpart, for the catalogue's reason. ``LookupError``
+    for a setting the table misses (tests/unit/test_convert_switch.py keeps the table complete)."""
+    found = counterparts(setting_id, value, t0, t1, becomes)
+    if found:
+        return found[0].kind, tuple(c.text for c in found)
+    s = SETTING_BY_ID[setting_id]
+    if s.applies_to(t0) and not s.applies_to(t1):
+        return NONE, (s.not_applicable.get(t1, ""),)
+    raise LookupError(f"the counterparts table (wizard/core/texts/switching.py) does not classify {setting_id} = "
+                      f"{value!r} from {t0} to {t1} (converted: {becomes!r})")
+
+
+def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
+                  f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
+    """What a change of target did to each stated intent: ``before`` (the source answers, taken as their target ran
+    them) against ``after`` (the converted answers, :func:`wizard.core.convert.target_answers`), with their rendered
+    files and findings. Each line is classified by the counterparts table (:func:`classify`): the same intent
+    (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
+    answer was stated)."""
+    from .effect import in_effect
+
+    ran, _ = in_effect(before, quiet=True)
+    t0, t1 = before.target, after.target
+    carried: list[CarryLine] = []
+    dropped: list[CarryLine] = []
+    meaning: list[MeaningLine] = []
+    for s in SETTINGS:
+        if s.group == "backend" or not (s.applies_to(t0) or s.applies_to(t1)):
+            continue
+        if not (before.is_set(s.id) or s.id in _ALWAYS_SHOWN):
+            continue
+        value = show_value(ran[s.id])
+        kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
+        b = _written_text(r_before, s.id, t0)
+        if kind == NONE:
+            if before.is_set(s.id):
+                dropped.append(CarryLine(s.id, s.label, value, b, "(not written)", reasons[0]))
+            continue
+        a = _written_text(r_after, s.id, t1)
+        if kind == OTHER:
+            meaning.extend(MeaningLine(s.id, value, text, b, a) for text in reasons)
+        elif b != a:
+            carried.append(CarryLine(s.id, s.label, value, b, a, reasons[0]))
+    old = {(f.rule, f.keys) for f in f_before}
+    new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
+    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning))
