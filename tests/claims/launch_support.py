@@ -3,7 +3,7 @@
 ``Launch`` runs ``launch_command_parser().parse_args``, ``_validate_launch_command``, then ``prepare_multi_gpu_env`` /
 ``prepare_deepspeed_cmd_env`` the way ``launch_command`` dispatches, and the torchrun arguments built from them the way
 ``multi_gpu_launcher`` does (``_filter_args`` with ``torch.distributed.run``'s own parser, then its
-``config_from_args``). Like the wizard's --verify (wizard/core/verify/roundtrip.py ``_port_probe_neutralised``), the
+``config_from_args``). Like the wizard's --verify (wizard/core/verify/guards.py ``_port_probe_neutralised``), the
 port probe answers "free" unless ``probe_port`` asks for the real one, so the results do not depend on this machine.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ accelerate's launcher runs here without starting a process: ``launch_command_par
 ``launch_command`` dispatches, and the torchrun arguments built from them the way ``multi_gpu_launcher`` does
 (``_filter_args`` with ``torch.distributed.run``'s own parser, then its ``config_from_args``). DeepSpeed's runner
 is called piece by piece (hostfile parsing, filters, the per-launcher command builders), never started. Like the
-wizard's --verify (wizard/core/verify/roundtrip.py ``_port_probe_neutralised``), the port probe answers "free"
+wizard's --verify (wizard/core/verify/guards.py ``_port_probe_neutralised``), the port probe answers "free"
 except in the test about busy ports, so the results do not depend on this machine."""
 from __future__ import annotations
 

@@ -2,7 +2,11 @@
 
 - :mod:`.roundtrip`: load the config as ``accelerate launch`` does, build the plugins (and DeepSpeed's own config)
   in a sandboxed process state, and read back what the libraries really use (:class:`Effective`,
-  :func:`flatten_effective`); :func:`compare` turns differences into findings.
+  :func:`flatten_effective`); :func:`compare` turns differences into findings. It is the face of the modules that
+  do it: :mod:`.replay` (the stages), :mod:`.deepspeed_fill` (DeepSpeed's "auto" values filled),
+  :mod:`.readback` (the built objects as plain values), :mod:`.guards` (the process state kept and restored),
+  :mod:`.stubs` (what stands in for the model, the Accelerator and the process group) and :mod:`.comparison`
+  (flattening and comparing values).
 - :mod:`.answers`: what the answers say each of those values must be (from the catalogue), and the check of a
   generated folder against it (``--headless --verify``).
 - :mod:`.keys`: which YAML keys reach the libraries, to tell a value never read from one read differently.
