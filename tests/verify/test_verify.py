@@ -273,6 +273,15 @@ def test_ds_inline_zero2_every_value(data_dir):
         "bf16_enabled": True,
         "zero_allow_untested_optimizer": True,
         "gather_16bit_weights_on_model_save": False,
+        # DeepSpeed 0.19.8's ZeRO defaults (stage 2: overlap_comm off)
+        "reduce_bucket_size": 500_000_000,
+        "allgather_bucket_size": 500_000_000,
+        "prefetch_bucket_size": 50_000_000,
+        "max_live_parameters": 1_000_000_000,
+        "param_persistence_threshold": 100_000,
+        "sub_group_size": 1_000_000_000,
+        "zero_hpz_partition_size": 1,
+        "overlap_comm": False,
     }
 
 
