@@ -417,7 +417,7 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
 
 
 # ---------------------------------------------------------------- the model's numbers, and the arguments checked
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Model:
     """The model and the micro batch the estimate counts, checked."""
 
@@ -480,7 +480,7 @@ def _check_memory(*, gpu_memory_gib: float | None, headroom: float, host_memory_
 
 
 # ---------------------------------------------------------------- the model states and their sharding
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _RankStates:
     """Bytes of the model states one rank's GPU holds."""
 
@@ -495,7 +495,7 @@ def _rank_states(params: int, st: _States) -> _RankStates:
                        params * st.optim / st.optim_div)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Sharding:
     """What the library's sharding leaves on one rank's GPU, and what it puts on the host."""
 
@@ -599,7 +599,7 @@ def _fsdp(lay: Layout, states: _RankStates, *, params: int, unit: int, root_para
 
 
 # ---------------------------------------------------------------- activations and logits
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Activations:
     """Bytes per sample of the micro batch, as the loss holds them and as the end of backward does."""
 
@@ -685,17 +685,19 @@ def _optimizer_step(lay: Layout, st: _States, *, params: int, optimizer_on_gpu: 
 
 
 # ---------------------------------------------------------------- the moments of the peak
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Moments:
     """The parts at their own size and what each moment of :data:`PHASES` lacks of them, at any micro batch."""
 
     fixed: dict[str, int]
     """The parts that do not grow with the micro batch (all of :data:`BREAKDOWN_KEYS` but activations and logits)."""
     act: _Activations
-    gradients: float
-    """The gradients the GPU holds after backward (bytes, before rounding)."""
     grads_at_loss: float
     """The gradients held at the loss."""
+    loss_lacks_gradients: int
+    """What the loss lacks of the breakdown's gradients (all of them when none outlive the step)."""
+    extra_at_loss: int
+    """Gradients the loss holds beyond the breakdown's (no_sync's unsharded ones)."""
     notes: tuple[str, ...] = ()
 
     def breakdown(self, b: int) -> dict[str, int]:
@@ -708,21 +710,13 @@ class _Moments:
     def lacks(self, b: int) -> dict[str, dict[str, int]]:
         """What each moment of PHASES lacks of the breakdown at micro batch ``b``."""
         act, logit = int(self.act.activations * b), int(self.act.logits * b)
-        fixed = self.fixed
+        step = self.fixed["optimizer_step"]
         return {
-            "loss": {"gradients": (fixed["gradients"] - int(self.grads_at_loss)
-                                   if self.grads_at_loss <= self.gradients else 0),
-                     "optimizer_step": fixed["optimizer_step"]},
+            "loss": {"gradients": self.loss_lacks_gradients, "optimizer_step": step},
             "backward": {"activations": act - min(act, int(self.act.layer * b)),
-                         "logits": logit - min(logit, int(self.act.held_logits * b)),
-                         "optimizer_step": fixed["optimizer_step"]},
-            "optimizer_step": {"gathered": fixed["gathered"], "activations": act, "logits": logit},
+                         "logits": logit - min(logit, int(self.act.held_logits * b)), "optimizer_step": step},
+            "optimizer_step": {"gathered": self.fixed["gathered"], "activations": act, "logits": logit},
         }
-
-    @property
-    def extra_at_loss(self) -> int:
-        """Gradients the loss holds beyond the breakdown's (no_sync's unsharded ones)."""
-        return max(0, int(self.grads_at_loss) - self.fixed["gradients"])
 
     def phases_at(self, b: int) -> dict[str, int]:
         """Bytes held at each moment of PHASES at micro batch ``b``."""
@@ -759,7 +753,9 @@ def _moments(lay: Layout, sharding: _Sharding, act: _Activations, *, optimizer_s
              "gathered": sharding.gathered, "buckets": sharding.buckets, "optimizer_step": optimizer_step,
              "overhead": float(CUDA_CONTEXT_BYTES)}
     fixed = {k: int(parts[k]) for k in BREAKDOWN_KEYS if k in parts}
-    return _Moments(fixed, act, gradients, grads_at_loss, tuple(notes))
+    loss_lacks = fixed["gradients"] - int(grads_at_loss) if grads_at_loss <= gradients else 0
+    extra = max(0, int(grads_at_loss) - fixed["gradients"])
+    return _Moments(fixed, act, grads_at_loss, loss_lacks, extra, tuple(notes))
 
 
 def _peak(moments: _Moments, batch: int) -> PerRank:
