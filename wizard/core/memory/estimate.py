@@ -24,10 +24,17 @@ the optimizer step (states, gradients and the step's temporaries; activations, l
 ``per_rank.not_at_peak`` says which parts, or how much of them, the peak's moment does not hold, so
 ``gpu_bytes = sum(breakdown) - sum(not_at_peak)``. Every constant below is named, with its source; figures
 "measured" come from ``../shared/reference/memory-and-speed.md`` (CPU runs, torch 2.13) or benchmarks/memory.py.
+
+:func:`estimate` composes one function per part, each given the figures it needs: the model's numbers and the
+arguments checked (:func:`_model`), the model states per rank (:func:`state_bytes`), DeepSpeed's parts
+(:func:`_deepspeed`: hpZ, offload to CPU or NVMe, gathered parameters, buckets) or FSDP's (:func:`_fsdp`: gathered
+units, the reduce-scatter input, the single offload switch), activations and logits (:func:`_activations`), the host
+(:func:`_host`: model loading, offloaded parts, pinned buffers), the optimizer step's temporaries
+(:func:`_optimizer_step`), the moments of the peak (:func:`_moments`, :func:`_peak`) and the fit (:func:`_fit`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..effective.layout import DTYPE_BYTES, Layout
@@ -371,7 +378,66 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
     batch (1 when unknown), ``seq`` to 2048 (or the model's learned positions when fewer). Raises
     :class:`EstimateError` for unusable numbers."""
     lay = layout_of(source, hidden_size=getattr(shape, "hidden_size", None))
-    notes: list[str] = list(lay.notes)
+    m = _model(lay, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch, seq=seq)
+    _check_memory(gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
+    n = lay.processes
+    per_host = max(1, n // lay.machines)
+    shard = n if lay.deepspeed else lay.shard_group
+    cb = _compute_bytes(lay)
+
+    st = state_bytes(lay, n, shard)
+    states = _rank_states(m.params, st)
+    if lay.deepspeed:
+        sharding = _deepspeed(lay, states, params=m.params, largest_layer_params=m.largest_layer_params, cb=cb,
+                              per_host=per_host)
+    else:
+        sharding = _fsdp(lay, states, params=m.params, unit=m.unit, root_params=m.root_params, cb=cb,
+                         param_bytes=st.param, per_host=per_host)
+    act = _activations(lay, shape, seq=m.seq, cb=cb)
+    host = _host(lay, sharding.host, offloaded_activations=act.offloaded * m.batch * per_host, params=m.params,
+                 largest_layer_params=m.largest_layer_params, per_host=per_host)
+    step = _optimizer_step(lay, st, params=m.params, optimizer_on_gpu=sharding.states.optimizer, cb=cb)
+    moments = _moments(lay, sharding, act, optimizer_step=step, params=m.params, cb=cb)
+    per_rank = _peak(moments, m.batch)
+    fit, fit_notes = _fit(moments, peak_bytes=per_rank.gpu_bytes, gpu_memory_gib=gpu_memory_gib, headroom=headroom,
+                          host_memory_gib=host_memory_gib, host_bytes=sum(host.values()))
+
+    held = sharding.states
+    return Estimate(
+        target=lay.target, layout=_layout_text(lay, n, shard), params=int(m.params),
+        largest_layer_params=int(m.largest_layer_params), batch=m.batch, seq=m.seq, ranks=n, ranks_per_host=per_host,
+        shard_degree=shard,
+        bytes_per_param={"parameters": int(held.parameters) / m.params, "gradients": int(held.gradients) / m.params,
+                         "optimizer_states": int(held.optimizer) / m.params},
+        per_rank=per_rank, host_bytes=sum(host.values()), host_breakdown=host, fit=fit,
+        deepspeed_estimator=_deepspeed_side_by_side(lay, m.params, m.largest_layer_params, per_host, lay.machines,
+                                                    lay.stage) if lay.deepspeed else None,
+        shape=getattr(shape, "name", None),
+        notes=[*lay.notes, *m.notes, *sharding.notes, *act.notes, *moments.notes, *fit_notes])
+
+
+# ---------------------------------------------------------------- the model's numbers, and the arguments checked
+@dataclass(slots=True)
+class _Model:
+    """The model and the micro batch the estimate counts, checked."""
+
+    params: int
+    largest_layer_params: int
+    """0 when unknown (gathered units are then counted as 0)."""
+    unit: int
+    """Parameters of one unit FSDP gathers: a transformer layer of the shape, or else the largest layer."""
+    root_params: int | None
+    """Parameters outside the transformer layers (FSDP's root unit); None without the shape."""
+    batch: int
+    seq: int
+    notes: tuple[str, ...] = ()
+
+
+def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None, shape: Any, batch: int | None,
+           seq: int | None) -> _Model:
+    """The model's numbers (from ``shape`` where the arguments leave them open), the micro batch and the sequence;
+    raises :class:`EstimateError` for unusable ones."""
+    notes: list[str] = []
     layer_params = root_params = None
     if shape is not None:
         total, layer_params, root_params = _model_numbers(shape)
@@ -398,142 +464,280 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
         raise EstimateError(f"--batch {batch}: the micro batch is at least 1 sample per GPU")
     if seq < 1:
         raise EstimateError(f"--seq {seq}: the sequence length is at least 1 token")
+    unit = layer_params if layer_params else largest_layer_params
+    return _Model(params, largest_layer_params, unit, root_params, batch, seq, tuple(notes))
+
+
+def _check_memory(*, gpu_memory_gib: float | None, headroom: float, host_memory_gib: float | None) -> None:
+    """Raises :class:`EstimateError` for a GPU memory, a share kept free or a host memory the fit cannot use."""
     if gpu_memory_gib is not None and not gpu_memory_gib > 0:
         raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0")
+    problem = headroom_problem(headroom)
+    if problem:
+        raise EstimateError(problem)
+    if host_memory_gib is not None and not host_memory_gib > 0:
+        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
 
-    n = lay.processes
-    machines = lay.machines
-    per_host = max(1, n // machines)
-    stage, reshard, hybrid = lay.stage, lay.reshard, lay.hybrid
-    ds = lay.deepspeed
-    shard = lay.shard_group if not ds else n
-    cb = _compute_bytes(lay)
-    model_bytes = DTYPE_BYTES[lay.model_dtype]
-    opt_off = lay.offload_optimizer
-    par_off = lay.offload_param
 
-    st = state_bytes(lay, n, shard)
-    parameters = params * st.param / st.param_div
-    gradients = params * st.grad / st.grad_div
-    optimizer = params * st.optim / st.optim_div
-    if ds and cb == 2 and lay.master_bf16 and not lay.states_bf16 and opt_off == "none":
+# ---------------------------------------------------------------- the model states and their sharding
+@dataclass(slots=True)
+class _RankStates:
+    """Bytes of the model states one rank's GPU holds."""
+
+    parameters: float
+    gradients: float
+    optimizer: float
+
+
+def _rank_states(params: int, st: _States) -> _RankStates:
+    """Each state's bytes per parameter over what it is divided by (:func:`state_bytes`)."""
+    return _RankStates(params * st.param / st.param_div, params * st.grad / st.grad_div,
+                       params * st.optim / st.optim_div)
+
+
+@dataclass(slots=True)
+class _Sharding:
+    """What the library's sharding leaves on one rank's GPU, and what it puts on the host."""
+
+    states: _RankStates
+    """The model states left on the GPU (offloaded ones are 0)."""
+    gathered: float
+    buckets: float
+    host: dict[str, float]
+    """Per host: the offloaded states and the pinned buffers (keys of :data:`HOST_KEYS`)."""
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- DeepSpeed: hpZ, offload to CPU or NVMe, buffers
+def _deepspeed(lay: Layout, states: _RankStates, *, params: int, largest_layer_params: int, cb: int,
+               per_host: int) -> _Sharding:
+    """ZeRO's parts: the hpZ copy, what goes to the CPU or an NVMe drive, the gathered parameters and the buckets."""
+    notes: list[str] = []
+    if cb == 2 and lay.master_bf16 and not lay.states_bf16 and lay.offload_optimizer == "none":
         notes.append("bf16 master weights with fp32 optimizer states: DeepSpeed 0.19 refuses this without optimizer "
                      "offload to DeepSpeedCPUAdam (base_optimizer.py _configure_master_weights); counted as written")
-    if ds and hybrid:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
-        parameters += params * cb / lay.shard_group
-    host = dict.fromkeys(HOST_KEYS, 0.0)
-    gathered = buckets = 0.0
-    unit = layer_params if layer_params else largest_layer_params
+    if lay.hybrid:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
+        states = replace(states, parameters=states.parameters + params * cb / lay.shard_group)
+    states, host = _deepspeed_offload(lay, states, params=params, cb=cb, per_host=per_host)
+    gathered, buckets = _deepspeed_buffers(lay, params=params, largest_layer_params=largest_layer_params, cb=cb)
+    return _Sharding(states, gathered, buckets, host, tuple(notes))
 
-    if ds:
-        if opt_off != "none":  # the layout's offload is what the stage runs (none at ZeRO-0, CPU for NVMe below 3)
-            if opt_off == "cpu":
-                host["offloaded_optimizer_states"] = optimizer * per_host
-                # the fp32 gradient partition the CPU step reads; ZeRO-3 also moves its 16-bit gradient partition
-                # (stage3.py: grad_partitions_flat_buffer on self.device, the CPU under optimizer offload)
-                grads_host = params * 4 / n + (params * cb / n if stage == 3 else 0)
-                host["offloaded_gradients"] = grads_host * per_host
-            else:
-                sub = _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT)
-                host["pinned_buffers"] += DS_NVME_OPTIMIZER_BUFFERS * min(sub, params // n + 1) * 4 * per_host
-                if stage == 3:  # the 16-bit gradient partition stays in host memory (the fp32 one is swapped)
-                    host["offloaded_gradients"] = params * cb / n * per_host
-            optimizer = 0.0
-            if stage >= 2:  # the gradient partition goes to the host bucket by bucket; the buckets stay
-                gradients = 0.0
-        if par_off != "none":  # ZeRO-3 only (the layout says none below)
-            if par_off == "cpu":
-                host["offloaded_parameters"] = parameters * per_host
-            else:  # the swap buffers, and the partition up to max_in_cpu kept in host memory
-                host["pinned_buffers"] += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
-                host["offloaded_parameters"] = min(parameters, DS_NVME_MAX_IN_CPU * cb) * per_host
-            parameters = 0.0
-        reduce = min(params, _size(lay.reduce_bucket, DS_REDUCE_BUCKET_DEFAULT))
-        overlap = lay.overlap_comm
-        if stage == 3:
-            prefetch = min(params, _size(lay.prefetch_bucket, DS_PREFETCH_BUCKET_DEFAULT))
-            live = _size(lay.max_live_parameters, DS_MAX_LIVE_PARAMETERS_DEFAULT)
-            gathered = min(largest_layer_params + prefetch, max(live, largest_layer_params)) * cb
-            buckets = reduce * cb
-        elif stage in (1, 2):
-            allgather = min(params, _size(lay.allgather_bucket, DS_ALLGATHER_BUCKET_DEFAULT))
-            buckets = reduce * cb * (2 if overlap else 1) + allgather * cb
-        else:
-            buckets = reduce * cb
-    else:
-        offload = "cpu" in (opt_off, par_off)
-        if _no_shard(lay):
-            gathered = params * cb if cb < st.param else 0.0  # a low-precision copy for compute
-            buckets = 0.0
-        else:
-            in_flight = 2 if lay.prefetch else 1
-            if reshard:  # FULL_SHARD / reshard_after_forward=True: units come and go; the root stays gathered
-                gathered = (in_flight * unit + (root_params or 0)) * cb
-            else:  # SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
-                gathered = params * cb
-            buckets = unit * cb  # one unit's unsharded gradients, the reduce-scatter input
-        if offload:  # FSDP's single switch: parameters, gradients and the optimizer step on the CPU
-            host["offloaded_parameters"] = parameters * per_host
-            host["offloaded_gradients"] = gradients * per_host
+
+def _deepspeed_offload(lay: Layout, states: _RankStates, *, params: int, cb: int,
+                       per_host: int) -> tuple[_RankStates, dict[str, float]]:
+    """The states left on the GPU, and the host's share (offloaded states, pinned NVMe buffers). The layout's offload
+    is what the stage runs (none at ZeRO-0, CPU for NVMe below 3; parameters only at ZeRO-3)."""
+    n, stage = lay.processes, lay.stage
+    parameters, gradients, optimizer = states.parameters, states.gradients, states.optimizer
+    host: dict[str, float] = {}
+    pinned = 0.0
+    if lay.offload_optimizer != "none":
+        if lay.offload_optimizer == "cpu":
             host["offloaded_optimizer_states"] = optimizer * per_host
-            parameters = gradients = optimizer = 0.0
-
-    # ---------------------------------------------------------------- activations and logits
-    act_per_sample = logit_per_sample = 0.0
-    layer_per_sample = held_per_sample = 0.0  # what remains of them at the end of backward
-    ckpt = lay.activation_checkpointing
-    if shape is not None:
-        sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
-        full_layer = _activation_coef(shape, seq) * sbh
-        held_logits = seq * shape.vocab_size * cb  # the logits the model's output holds
-        layer_per_sample, held_per_sample = full_layer, held_logits
-        logit_per_sample = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
-        if ckpt:
-            kept = CHECKPOINT_COEF * sbh * shape.num_layers
-            if lay.activation_checkpointing_offload:
-                host["offloaded_activations"] = kept * batch * per_host
-                kept = 0.0
-            act_per_sample = kept + full_layer  # the checkpoints, and one layer recomputed in backward
-            # the recomputed layer and the loss's peak come one after the other (CHECKPOINT_PEAKS_APART)
-            if CHECKPOINT_PEAKS_APART:
-                logit_per_sample = max(logit_per_sample - full_layer, held_logits)
+            # the fp32 gradient partition the CPU step reads; ZeRO-3 also moves its 16-bit gradient partition
+            # (stage3.py: grad_partitions_flat_buffer on self.device, the CPU under optimizer offload)
+            grads_host = params * 4 / n + (params * cb / n if stage == 3 else 0)
+            host["offloaded_gradients"] = grads_host * per_host
         else:
-            act_per_sample = full_layer * shape.num_layers
-    else:
-        notes.append("activations and logits need the model's shape (give --model): not counted")
+            sub = _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT)
+            pinned += DS_NVME_OPTIMIZER_BUFFERS * min(sub, params // n + 1) * 4 * per_host
+            if stage == 3:  # the 16-bit gradient partition stays in host memory (the fp32 one is swapped)
+                host["offloaded_gradients"] = params * cb / n * per_host
+        optimizer = 0.0
+        if stage >= 2:  # the gradient partition goes to the host bucket by bucket; the buckets stay
+            gradients = 0.0
+    if lay.offload_param != "none":  # ZeRO-3 only (the layout says none below)
+        if lay.offload_param == "cpu":
+            host["offloaded_parameters"] = parameters * per_host
+        else:  # the swap buffers, and the partition up to max_in_cpu kept in host memory
+            pinned += (DS_NVME_PARAM_BUFFERS * DS_NVME_PARAM_BUFFER_SIZE * cb * per_host)
+            host["offloaded_parameters"] = min(parameters, DS_NVME_MAX_IN_CPU * cb) * per_host
+        parameters = 0.0
+    host["pinned_buffers"] = pinned
+    return _RankStates(parameters, gradients, optimizer), host
 
-    # ---------------------------------------------------------------- host: loading the model
-    if ds and lay.zero_init:  # zero.Init: each process materialises its share, a layer at a time
-        host["model_load"] = largest_layer_params * model_bytes * per_host
-    elif not ds and lay.ram_efficient_loading:  # cpu_ram_efficient_loading: one process per host reads the weights
-        host["model_load"] = params * model_bytes
-    else:
-        host["model_load"] = params * model_bytes * per_host
 
-    # ---------------------------------------------------------------- the optimizer step
+def _deepspeed_buffers(lay: Layout, *, params: int, largest_layer_params: int, cb: int) -> tuple[float, float]:
+    """(gathered, buckets): ZeRO-3's gathered parameters (the unit computed and the prefetch bucket, bounded by
+    max_live_parameters) and its reduce bucket; ZeRO-1/2's reduce bucket (twice with overlap_comm) and all-gather
+    bucket; ZeRO-0's reduce bucket."""
+    reduce = min(params, _size(lay.reduce_bucket, DS_REDUCE_BUCKET_DEFAULT))
+    if lay.stage == 3:
+        prefetch = min(params, _size(lay.prefetch_bucket, DS_PREFETCH_BUCKET_DEFAULT))
+        live = _size(lay.max_live_parameters, DS_MAX_LIVE_PARAMETERS_DEFAULT)
+        gathered = min(largest_layer_params + prefetch, max(live, largest_layer_params)) * cb
+        return gathered, reduce * cb
+    if lay.stage in (1, 2):
+        allgather = min(params, _size(lay.allgather_bucket, DS_ALLGATHER_BUCKET_DEFAULT))
+        return 0.0, reduce * cb * (2 if lay.overlap_comm else 1) + allgather * cb
+    return 0.0, reduce * cb
+
+
+# ---------------------------------------------------------------- FSDP: gathered units, buckets, the offload switch
+def _fsdp(lay: Layout, states: _RankStates, *, params: int, unit: int, root_params: int | None, cb: int,
+          param_bytes: float, per_host: int) -> _Sharding:
+    """FSDP's parts: the units gathered (``unit`` parameters each, the root's ``root_params``), the reduce-scatter
+    input, and the single CPU offload switch."""
+    if _no_shard(lay):
+        gathered = params * cb if cb < param_bytes else 0.0  # a low-precision copy for compute
+        buckets = 0.0
+    else:
+        in_flight = 2 if lay.prefetch else 1
+        if lay.reshard:  # FULL_SHARD / reshard_after_forward=True: units come and go; the root stays gathered
+            gathered = (in_flight * unit + (root_params or 0)) * cb
+        else:  # SHARD_GRAD_OP: every unit stays gathered from its forward to its backward
+            gathered = params * cb
+        buckets = unit * cb  # one unit's unsharded gradients, the reduce-scatter input
+    host: dict[str, float] = {}
+    if "cpu" in (lay.offload_optimizer, lay.offload_param):
+        # FSDP's single switch: parameters, gradients and the optimizer step on the CPU
+        host = {"offloaded_parameters": states.parameters * per_host,
+                "offloaded_gradients": states.gradients * per_host,
+                "offloaded_optimizer_states": states.optimizer * per_host}
+        states = _RankStates(0.0, 0.0, 0.0)
+    return _Sharding(states, gathered, buckets, host)
+
+
+# ---------------------------------------------------------------- activations and logits
+@dataclass(slots=True)
+class _Activations:
+    """Bytes per sample of the micro batch, as the loss holds them and as the end of backward does."""
+
+    activations: float = 0.0
+    """What the layers save for backward (with checkpointing: the checkpoints and one recomputed layer)."""
+    logits: float = 0.0
+    """The logits and the loss's tensors (with checkpointing: what exceeds the recomputed layer)."""
+    layer: float = 0.0
+    """One layer's activations: what remains of ``activations`` at the end of backward."""
+    held_logits: float = 0.0
+    """The logits the model's output holds: what remains of ``logits`` at the end of backward."""
+    offloaded: float = 0.0
+    """Checkpoints offloaded to the host (activation_checkpointing_offload)."""
+    notes: tuple[str, ...] = ()
+
+
+def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
+    """Activations and logits per sample (none without the model's shape)."""
+    if shape is None:
+        return _Activations(notes=("activations and logits need the model's shape (give --model): not counted",))
+    sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
+    full_layer = _activation_coef(shape, seq) * sbh
+    held_logits = seq * shape.vocab_size * cb  # the logits the model's output holds
+    logits = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
+    if not lay.activation_checkpointing:
+        return _Activations(full_layer * shape.num_layers, logits, full_layer, held_logits)
+    kept = CHECKPOINT_COEF * sbh * shape.num_layers
+    offloaded = 0.0
+    if lay.activation_checkpointing_offload:
+        offloaded, kept = kept, 0.0
+    # the checkpoints and one layer recomputed in backward; the recomputed layer and the loss's peak come one after
+    # the other (CHECKPOINT_PEAKS_APART)
+    if CHECKPOINT_PEAKS_APART:
+        logits = max(logits - full_layer, held_logits)
+    return _Activations(kept + full_layer, logits, full_layer, held_logits, offloaded)
+
+
+# ---------------------------------------------------------------- the host
+def _host(lay: Layout, offloaded: dict[str, float], *, offloaded_activations: float, params: int,
+          largest_layer_params: int, per_host: int) -> dict[str, int]:
+    """Per host (:data:`HOST_KEYS`): the sharding's offloaded states and pinned buffers, the offloaded activations,
+    and loading the model."""
+    host = dict.fromkeys(HOST_KEYS, 0.0)
+    host.update(offloaded)
+    host["offloaded_activations"] = offloaded_activations
+    host["model_load"] = _model_load(lay, params=params, largest_layer_params=largest_layer_params,
+                                     per_host=per_host)
+    return {k: int(v) for k, v in host.items()}
+
+
+def _model_load(lay: Layout, *, params: int, largest_layer_params: int, per_host: int) -> int:
+    """Host bytes while the model is loaded."""
+    model_bytes = DTYPE_BYTES[lay.model_dtype]
+    if lay.deepspeed and lay.zero_init:  # zero.Init: each process materialises its share, a layer at a time
+        return largest_layer_params * model_bytes * per_host
+    if not lay.deepspeed and lay.ram_efficient_loading:  # cpu_ram_efficient_loading: one process per host reads
+        return params * model_bytes
+    return params * model_bytes * per_host
+
+
+# ---------------------------------------------------------------- the optimizer step
+def _optimizer_step(lay: Layout, st: _States, *, params: int, optimizer_on_gpu: float, cb: int) -> float:
+    """The optimizer step's temporaries on the GPU (none when the optimizer is offloaded: it steps on the CPU)."""
+    if not optimizer_on_gpu > 0:
+        return 0.0
+    ds = lay.deepspeed
+    rank_elements = params / st.optim_div  # the elements this rank's optimizer updates
+    state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (2.0 if cb == 2 and lay.states_bf16 else 4.0)
     step_temp = 0.0
-    step_on_gpu = optimizer > 0  # offloaded optimizers step on the CPU
-    if step_on_gpu:
-        rank_elements = params / st.optim_div  # the elements this rank's optimizer updates
-        state_dtype = st.optim / ADAM_STATE_COUNT if not ds else (2.0 if cb == 2 and lay.states_bf16 else 4.0)
-        if ds and stage >= 1 and STEP_GRAD_COPY:
-            master = 2.0 if (cb == 2 and lay.master_bf16) else 4.0
-            group = rank_elements
-            if stage == 3:
-                group = min(rank_elements, _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT))
-            step_temp += group * master
-            flat = group * cb  # the flattened 16-bit gradients, alive while they are copied, freed before the step
-        else:
-            group = rank_elements
-            flat = 0.0
-        adam_temp = 0.0 if (ds and lay.own_optimizer) else ADAM_FOREACH_TEMP_STATES * group * state_dtype
-        step_temp += max(flat, adam_temp)  # one after the other
-    # ---------------------------------------------------------------- the moments of the peak
+    if ds and lay.stage >= 1 and STEP_GRAD_COPY:
+        master = 2.0 if (cb == 2 and lay.master_bf16) else 4.0
+        group = rank_elements
+        if lay.stage == 3:
+            group = min(rank_elements, _size(lay.sub_group_size, DS_SUB_GROUP_SIZE_DEFAULT))
+        step_temp += group * master
+        flat = group * cb  # the flattened 16-bit gradients, alive while they are copied, freed before the step
+    else:
+        group = rank_elements
+        flat = 0.0
+    adam_temp = 0.0 if (ds and lay.own_optimizer) else ADAM_FOREACH_TEMP_STATES * group * state_dtype
+    step_temp += max(flat, adam_temp)  # one after the other
+    return step_temp
+
+
+# ---------------------------------------------------------------- the moments of the peak
+@dataclass(slots=True)
+class _Moments:
+    """The parts at their own size and what each moment of :data:`PHASES` lacks of them, at any micro batch."""
+
+    fixed: dict[str, int]
+    """The parts that do not grow with the micro batch (all of :data:`BREAKDOWN_KEYS` but activations and logits)."""
+    act: _Activations
+    grads_at_loss: float
+    """The gradients held at the loss."""
+    loss_lacks_gradients: int
+    """What the loss lacks of the breakdown's gradients (all of them when none outlive the step)."""
+    extra_at_loss: int
+    """Gradients the loss holds beyond the breakdown's (no_sync's unsharded ones)."""
+    notes: tuple[str, ...] = ()
+
+    def breakdown(self, b: int) -> dict[str, int]:
+        """Every part at its own size at micro batch ``b``."""
+        out = {k: self.fixed.get(k, 0) for k in BREAKDOWN_KEYS}
+        out["activations"] = int(self.act.activations * b)
+        out["logits"] = int(self.act.logits * b)
+        return out
+
+    def lacks(self, b: int) -> dict[str, dict[str, int]]:
+        """What each moment of PHASES lacks of the breakdown at micro batch ``b``."""
+        act, logit = int(self.act.activations * b), int(self.act.logits * b)
+        step = self.fixed["optimizer_step"]
+        return {
+            "loss": {"gradients": self.loss_lacks_gradients, "optimizer_step": step},
+            "backward": {"activations": act - min(act, int(self.act.layer * b)),
+                         "logits": logit - min(logit, int(self.act.held_logits * b)), "optimizer_step": step},
+            "optimizer_step": {"gathered": self.fixed["gathered"], "activations": act, "logits": logit},
+        }
+
+    def phases_at(self, b: int) -> dict[str, int]:
+        """Bytes held at each moment of PHASES at micro batch ``b``."""
+        whole = sum(self.fixed.values()) + int(self.act.activations * b) + int(self.act.logits * b)
+        out = {ph: whole - sum(lack.values()) for ph, lack in self.lacks(b).items()}
+        out["loss"] += self.extra_at_loss
+        return out
+
+
+def _moments(lay: Layout, sharding: _Sharding, act: _Activations, *, optimizer_step: float, params: int,
+             cb: int) -> _Moments:
+    """The parts and the gradients each moment holds: gradients at the loss only where they outlive the step
+    (ZeRO-3's flat buffer) or accumulate (FSDP's no_sync: unsharded)."""
+    held = sharding.states
+    gradients = held.gradients
+    notes: list[str] = []
     ga = lay.gradient_accumulation_steps
     accumulates = ga is None or ga > 1
-    if ds:  # ZeRO-3's flat gradient buffer lives on the GPU for good; ZeRO-1/2 keep theirs between micro-batches
-        grads_at_loss = gradients if (stage == 3 or accumulates) else 0.0
-    elif accumulates and n > 1 and not _no_shard(lay):  # no_sync: every unit's gradients, unsharded, on the GPU
+    if lay.deepspeed:  # ZeRO-3's flat gradient buffer lives on the GPU for good; ZeRO-1/2 keep theirs in between
+        grads_at_loss = gradients if (lay.stage == 3 or accumulates) else 0.0
+    elif accumulates and lay.processes > 1 and not _no_shard(lay):  # no_sync: every unit's gradients, unsharded
         grads_at_loss = float(params * cb)
         notes.append(f"gradient accumulation ({ga if ga is not None else 'auto'} micro-batches): inside "
                      "accelerator.accumulate() or the Trainer FSDP skips the reduce-scatter before the last "
@@ -545,73 +749,44 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
     if ga is None:
         notes.append("gradient_accumulation_steps 'auto': counted as more than one micro-batch (gradients held at "
                      "the loss); with 1 the loss holds none")
-    ctx = float(CUDA_CONTEXT_BYTES)
-    fixed = {"parameters": parameters, "gradients": gradients, "optimizer_states": optimizer, "gathered": gathered,
-             "buckets": buckets, "overhead": ctx}
-    breakdown = {k: int(fixed.get(k, 0)) for k in BREAKDOWN_KEYS}
-    breakdown["activations"] = int(act_per_sample * batch)
-    breakdown["logits"] = int(logit_per_sample * batch)
-    breakdown["optimizer_step"] = int(step_temp)
+    parts = {"parameters": held.parameters, "gradients": gradients, "optimizer_states": held.optimizer,
+             "gathered": sharding.gathered, "buckets": sharding.buckets, "optimizer_step": optimizer_step,
+             "overhead": float(CUDA_CONTEXT_BYTES)}
+    fixed = {k: int(parts[k]) for k in BREAKDOWN_KEYS if k in parts}
+    loss_lacks = fixed["gradients"] - int(grads_at_loss) if grads_at_loss <= gradients else 0
+    extra = max(0, int(grads_at_loss) - fixed["gradients"])
+    return _Moments(fixed, act, grads_at_loss, loss_lacks, extra, tuple(notes))
 
-    def moments(b: int) -> dict[str, dict[str, int]]:
-        """What each moment of PHASES lacks of the breakdown at micro batch ``b``."""
-        act, logit = int(act_per_sample * b), int(logit_per_sample * b)
-        return {
-            "loss": {"gradients": breakdown["gradients"] - int(grads_at_loss) if grads_at_loss <= gradients else 0,
-                     "optimizer_step": breakdown["optimizer_step"]},
-            "backward": {"activations": act - min(act, int(layer_per_sample * b)),
-                         "logits": logit - min(logit, int(held_per_sample * b)),
-                         "optimizer_step": breakdown["optimizer_step"]},
-            "optimizer_step": {"gathered": breakdown["gathered"], "activations": act, "logits": logit},
-        }
 
-    extra_at_loss = max(0, int(grads_at_loss) - breakdown["gradients"])  # no_sync's unsharded gradients
-    base = sum(v for k, v in breakdown.items() if k not in ("activations", "logits"))
-
-    def phases_at(b: int) -> dict[str, int]:
-        whole = base + int(act_per_sample * b) + int(logit_per_sample * b)
-        out = {ph: whole - sum(lack.values()) for ph, lack in moments(b).items()}
-        out["loss"] += extra_at_loss
-        return out
-
-    phases = phases_at(batch)
+def _peak(moments: _Moments, batch: int) -> PerRank:
+    """The peak at micro batch ``batch``: the highest moment, and what it does not hold."""
+    phases = moments.phases_at(batch)
     phase = max(PHASES, key=lambda ph: phases[ph])  # the first of equal ones
-    gpu = phases[phase]
-    not_at_peak = {k: v for k, v in moments(batch)[phase].items() if v > 0}
-    if extra_at_loss and phase == "loss":
-        breakdown["gradients"] = int(grads_at_loss)  # the unsharded ones are what the peak holds
+    breakdown = moments.breakdown(batch)
+    not_at_peak = {k: v for k, v in moments.lacks(batch)[phase].items() if v > 0}
+    if moments.extra_at_loss and phase == "loss":
+        breakdown["gradients"] = int(moments.grads_at_loss)  # the unsharded ones are what the peak holds
         not_at_peak.pop("gradients", None)
-    host_breakdown = {k: int(v) for k, v in host.items()}
+    return PerRank(phases[phase], breakdown, phase, phases, not_at_peak)
 
-    # ---------------------------------------------------------------- fits (one definition: .fit)
-    problem = headroom_problem(headroom)
-    if problem:
-        raise EstimateError(problem)
-    if host_memory_gib is not None and not host_memory_gib > 0:
-        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
-    gpu_fit = None
-    if gpu_memory_gib is not None:
-        peak_at = None
-        if act_per_sample + logit_per_sample > 0:  # the peak grows with the micro batch
-            peak_at = lambda b: max(phases_at(b).values())  # noqa: E731
-        else:
-            notes.append("max_micro_batch needs the activations (give --model)")
-        gpu_fit = fit_of(gpu_bytes=int(gpu_memory_gib * GIB), peak_bytes=gpu, headroom=headroom, peak_at=peak_at,
-                         host_memory_bytes=None if host_memory_gib is None else int(host_memory_gib * GIB),
-                         host_peak_bytes=sum(host_breakdown.values()))
 
-    ds_numbers = _deepspeed_side_by_side(lay, params, largest_layer_params, per_host, machines, stage) if ds \
-        else None
-    return Estimate(
-        target=lay.target, layout=_layout_text(lay, n, shard), params=int(params),
-        largest_layer_params=int(largest_layer_params), batch=batch, seq=seq, ranks=n, ranks_per_host=per_host,
-        shard_degree=shard,
-        bytes_per_param={"parameters": int(parameters) / params, "gradients": int(gradients) / params,
-                         "optimizer_states": int(optimizer) / params},
-        per_rank=PerRank(gpu, breakdown, phase, phases, not_at_peak), host_bytes=sum(host_breakdown.values()),
-        host_breakdown=host_breakdown,
-        fit=gpu_fit, deepspeed_estimator=ds_numbers,
-        shape=getattr(shape, "name", None), notes=notes)
+# ---------------------------------------------------------------- fits (one definition: .fit)
+def _fit(moments: _Moments, *, peak_bytes: int, gpu_memory_gib: float | None, headroom: float,
+         host_memory_gib: float | None, host_bytes: int) -> tuple[Fit | None, tuple[str, ...]]:
+    """Whether the peak fits one GPU with ``headroom`` kept free (and the host bytes the host), and the largest micro
+    batch that does (:func:`.fit.fit_of`); None without the GPU memory."""
+    if gpu_memory_gib is None:
+        return None, ()
+    peak_at = None
+    notes: tuple[str, ...] = ()
+    if moments.act.activations + moments.act.logits > 0:  # the peak grows with the micro batch
+        peak_at = lambda b: max(moments.phases_at(b).values())  # noqa: E731
+    else:
+        notes = ("max_micro_batch needs the activations (give --model)",)
+    fit = fit_of(gpu_bytes=int(gpu_memory_gib * GIB), peak_bytes=peak_bytes, headroom=headroom, peak_at=peak_at,
+                 host_memory_bytes=None if host_memory_gib is None else int(host_memory_gib * GIB),
+                 host_peak_bytes=host_bytes)
+    return fit, notes
 
 
 def _gib_text(x: float) -> str:
