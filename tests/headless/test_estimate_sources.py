@@ -132,3 +132,26 @@ def test_recommend_takes_a_config_as_its_base(tmp_path, capsys, monkeypatch):
     assert code_a == code_c == 0
     assert [(c["label"], c["estimate"]) for c in from_config["candidates"]] == [
         (c["label"], c["estimate"]) for c in from_answers["candidates"]]
+
+
+@pytest.mark.parametrize("name", sorted(preset_paths()))
+def test_the_tui_on_a_config_estimates_what_estimate_of_the_config_says(name, tmp_path, capsys, monkeypatch):
+    """`fsdpds-wizard --config accelerate_config.yaml` (the TUI's start from a config) holds imported answers; the
+    memory bar and the Memory screen estimate them (wizard.tui.shared.session.MemoryContext.estimate); that is the
+    estimate `estimate accelerate_config.yaml` prints."""
+    from wizard.core.memory.estimate import estimate
+    from wizard.core.memory.shapes import shape_by_name
+    from wizard.tui.shared.session import from_accelerate_config
+
+    monkeypatch.chdir(tmp_path)
+    _run(capsys, ["--headless", name, "--out", "out"])
+    start = from_accelerate_config("out/accelerate_config.yaml")
+    a = start.answers
+    tui = estimate(a, shape=shape_by_name("llama-3.1-8b"), gpu_memory_gib=80).to_json()
+    flags = ["--model-dtype", a["precision.model_dtype"]]
+    ga = a["training.gradient_accumulation_steps"]
+    if isinstance(ga, int):
+        flags += ["--gradient-accumulation-steps", str(ga)]
+    cli = json.loads(_run(capsys, ["estimate", "out/accelerate_config.yaml", "--model", "llama-3.1-8b",
+                                   "--gpu-memory", "80", "--format", "json", *flags]))
+    assert cli == tui
