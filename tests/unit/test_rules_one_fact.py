@@ -368,3 +368,25 @@ def test_auto_clipping_is_said_once():
     trainer = _answers({**DS, **clip, "launch": TRAINER})
     (hf,) = [f for f in generate(trainer).findings if f.rule == "ds-auto-clipping"]
     assert "max_grad_norm" in hf.message and "launch.training_loop" in hf.keys
+
+
+def test_two_faults_that_share_a_setting_are_both_reported():
+    """A config finding is dropped only when an answer finding names every answer it blames: two machines without
+    a main address (answer rule) and 3 processes over them (config rule) are two faults."""
+    answers = _answers({"launch": {"num_machines": 2, "num_processes": 3}})
+    rules = {f.rule: f.severity for f in generate(answers).findings}
+    assert rules["multinode-needs-main-ip"] == "error" and rules["num-processes-not-divisible"] == "error"
+
+
+def test_every_finding_on_answers_names_answers():
+    """Config findings on what the wizard writes are blamed on answer ids, also for a key inside a block one answer
+    wrote (deepspeed.extra's optimizer.params.lr)."""
+    from test_answer_rules import CASES
+
+    from wizard.core.catalog import SETTING_BY_ID
+
+    top = {"backend", "fsdp_version"}
+    for _rule, bad, good, _key in CASES:
+        for doc in (bad, good):
+            for f in generate(_answers(doc)).findings:
+                assert set(f.keys) <= set(SETTING_BY_ID) | top, (f.rule, f.keys)

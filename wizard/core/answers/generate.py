@@ -116,11 +116,24 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False)} \
         if trainer_loop(answers) else None
     fallback = _key_to_answer()
+
+    def blamed(key: str) -> tuple[str, ...]:
+        if key in rendered.shared:
+            return rendered.shared[key]
+        path = key
+        while True:  # a key inside a block one answer wrote (deepspeed.extra's optimizer.params.lr): that answer
+            sid = rendered.provenance.get(path) or fallback.get(path)
+            if sid:
+                return (sid,)
+            if "." not in path:
+                return (key,)
+            path = path.rsplit(".", 1)[0]
+
     out = []
     for f in raw:
         ids: list[str] = []
         for key in f.keys:
-            ids.extend(rendered.shared.get(key) or (rendered.provenance.get(key) or fallback.get(key) or key,))
+            ids.extend(blamed(key))
         if own_loop is not None and (f.rule, f.keys, f.message) not in own_loop:
             ids.append("launch.training_loop")
         ids = list(dict.fromkeys(ids))
@@ -140,10 +153,12 @@ def _lint(answers: Answers, rendered: Rendered, *, trainer: bool) -> list[Findin
 
 
 def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
-    """Drop linter findings that an answer rule already reports, as severely, on the same setting."""
+    """Drop linter findings that an answer rule already reports, as severely, on the same settings: every answer
+    the config finding blames is one the answer finding names (sharing one setting is not enough: two machines
+    without a main address and 3 processes over them are two faults)."""
     out = []
     for f in lint:
-        covered = any(set(f.keys) & set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity]
+        covered = any(set(f.keys) <= set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity]
                       for g in intent)
         if not covered:
             out.append(f)
