@@ -122,6 +122,6 @@ async def test_suggest_says_what_it_left_out_and_why(in_tmp):
         note = " ".join(_plain(screen.query_one("#mem-suggest-note").content).split())
         for label, why in rec.left_out:
             assert f"Left out {label}: {why}" in note
-            assert "rdzv-backend-config-ignored" in why
+            assert "rdzv-backend-not-applied" in why
         assert note.count(rec.left_out[0][1]) == len(rec.left_out)  # each said once
         assert note.startswith("Your answers (") and "No config to suggest" in note

@@ -120,7 +120,7 @@ def test_candidates_with_rule_errors_are_left_out():
     base = default_answers().replace({"launch.rdzv_backend": "c10d"})
     r = recommend(shape=L8, gpus_per_node=8, gpu_memory_gib=80, base=base)
     assert r.candidates == () and r.chosen is None
-    assert sum("left out" in n and "rdzv-backend-config-ignored" in n for n in r.notes) >= 10
+    assert sum("left out" in n and "rdzv-backend-not-applied" in n for n in r.notes) >= 10
     assert len(r.left_out) >= 10 and all(f"left out {label}: {why}" in r.notes for label, why in r.left_out)
 
 

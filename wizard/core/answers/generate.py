@@ -83,8 +83,7 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     (see :func:`ds_config_ref`): the same answers, folder and launch folder always give the same bytes."""
     ref = ds_config_ref(out_dir, launch_dir, ds_path)
     rendered = render(answers, ref)
-    intent = check_answers(answers)
-    findings = intent + _not_covered(lint_rendered(answers, rendered), intent)
+    findings = answer_findings(answers, rendered)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     relative_from = None
     if rendered.training_arguments is not None:  # the Trainer is the loop: the arguments that carry the answers
@@ -96,34 +95,70 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     hostfile = multinode.hostfile_text(answers)
     if hostfile is not None:  # DeepSpeed's runner on several machines reads one (placeholder names, marked)
         files[multinode.HOSTFILE] = hostfile
-    return Generated(answers, rendered, sort_findings(dedupe(findings)), files, relative_from)
+    return Generated(answers, rendered, findings, files, relative_from)
+
+
+def answer_findings(answers: Answers, rendered: Rendered | None = None) -> list[Finding]:
+    """Everything the wizard says about ``answers`` (sorted): its answer rules, and the config rules over the files
+    written from them (``rendered``, default: rendered here), blamed on the answers behind each key. What
+    ``generate`` reports, without the file texts (``recommend`` leaves out a candidate with an error here)."""
+    rendered = rendered if rendered is not None else render(answers)
+    intent = check_answers(answers)
+    return sort_findings(dedupe(intent + _not_covered(lint_rendered(answers, rendered), intent)))
 
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
-    """Run the config linter over what we render; blame the answers behind each key."""
-    from ..context import LOOP_ACCELERATE, LOOP_HF, Context
-    from ..lint import lint
-
-    # the loop is known from the answers; versions: those the wizard's knowledge was verified against
-    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
-    raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
+    """Run the config linter over what we render; blame the answers behind each key: the answer that wrote it
+    (``rendered.provenance``), every answer that decides it together (``rendered.shared``), else the catalogue's
+    setting for the key. Under the Trainer, a finding that says something else for an own loop also names
+    ``launch.training_loop`` (the loop is no config key, but it is one of the causes)."""
+    raw = _lint(answers, rendered, trainer=trainer_loop(answers))
+    own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False)} \
+        if trainer_loop(answers) else None
     fallback = _key_to_answer()
+
+    def blamed(key: str) -> tuple[str, ...]:
+        if key in rendered.shared:
+            return rendered.shared[key]
+        path = key
+        while True:  # a key inside a block one answer wrote (deepspeed.extra's optimizer.params.lr): that answer
+            sid = rendered.provenance.get(path) or fallback.get(path)
+            if sid:
+                return (sid,)
+            if "." not in path:
+                return (key,)
+            path = path.rsplit(".", 1)[0]
+
     out = []
     for f in raw:
-        ids = []
+        ids: list[str] = []
         for key in f.keys:
-            ids.append(rendered.provenance.get(key) or fallback.get(key) or key)
+            ids.extend(blamed(key))
+        if own_loop is not None and (f.rule, f.keys, f.message) not in own_loop:
+            ids.append("launch.training_loop")
         ids = list(dict.fromkeys(ids))
         where = ", ".join(f.keys)
         out.append(Finding(f.severity, f.rule, tuple(ids), f"{f.message} (generated key: {where})", f.fix, f.source))
     return out
 
 
+def _lint(answers: Answers, rendered: Rendered, *, trainer: bool) -> list[Finding]:
+    """The config linter over the rendered files, for the Trainer or an own Accelerator loop; versions: those the
+    wizard's knowledge was verified against."""
+    from ..context import LOOP_ACCELERATE, LOOP_HF, Context
+    from ..lint import lint
+
+    context = Context(loop=LOOP_HF if trainer else LOOP_ACCELERATE, loop_source="answers")
+    return lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
+
+
 def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
-    """Drop linter findings that an answer rule already reports, as severely, on the same setting."""
+    """Drop linter findings that an answer rule already reports, as severely, on the same settings: every answer
+    the config finding blames is one the answer finding names (sharing one setting is not enough: two machines
+    without a main address and 3 processes over them are two faults)."""
     out = []
     for f in lint:
-        covered = any(set(f.keys) & set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity]
+        covered = any(set(f.keys) <= set(g.keys) and SEVERITY_RANK[g.severity] <= SEVERITY_RANK[f.severity]
                       for g in intent)
         if not covered:
             out.append(f)

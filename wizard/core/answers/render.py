@@ -216,6 +216,9 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
         put(pc, "parallelism_config_dp_replicate_size", a["launch.num_machines"], "sharding.strategy", q)
         put(pc, "parallelism_config_dp_shard_size", processes_per_node(a), "sharding.strategy", q)
         out.accelerate["parallelism_config"] = pc
+        out.shared[q + "parallelism_config_dp_replicate_size"] = ("sharding.strategy", "launch.num_machines")
+        out.shared[q + "parallelism_config_dp_shard_size"] = ("sharding.strategy", "launch.num_processes",
+                                                               "launch.num_machines")
     offload_id = "offload.params" if a["offload.params"] != "none" else "offload.optimizer"
     put(f, "fsdp_offload_params", fsdp_offload(a), offload_id, p)
     out.shared[p + "fsdp_offload_params"] = ("offload.optimizer", "offload.params")

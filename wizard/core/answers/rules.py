@@ -8,6 +8,11 @@ Each rule has a name, the answer ids it blames, a fix and its source (a section 
 and the library file:line that decides it). It is a function named after the rule (``gpu-ids-fewer-than-processes``
 is ``gpu_ids_fewer_than_processes``), registered by ``@answer_rule`` in the one registry (wizard/core/rules.py,
 section ``answer``).
+
+One rule per fact: a fault the config written from the answers shows is the config rule's (``generate`` lints
+what it renders and blames the answers behind each key); an answer rule says what the written files cannot show:
+a value written other than answered, or not written at all. tests/unit/test_rules_one_fact.py holds the list of
+answer rules that still cite a config rule's claim, which may only shrink.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from ..findings import DOC, ERROR, INFO, WARNING, Finding
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
-from .multinode import needs_hostfile, runner_starts_every_machine
+from .multinode import needs_hostfile
 from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, trainer_loop, uses_ds_json, zero_stage
 
 Hit = tuple[list[str], str, str]
@@ -71,68 +76,6 @@ def multinode_needs_main_ip(a: Answers) -> Iterator[Hit]:
            f"{a['launch.num_machines']} machines but no main_process_ip: torchrun's rendezvous endpoint has no "
            "host, so the machines cannot meet", "set launch.main_process_ip to the address of machine 0"
            + (f" ('{a['launch.hosts'][0]}', the first of launch.hosts)" if a["launch.hosts"] else ""))
-
-
-@answer_rule("rdzv-backend-config-ignored", ERROR, "a config cannot choose the rendezvous backend",
-             DOC + "processes-and-machines; accelerate/commands/launch.py:326-331,1278-1283",
-             claims=("launch-yaml-rdzv-backend-ignored",))
-def rdzv_backend_config_ignored(a: Answers) -> Iterator[Hit]:
-    backend = a["launch.rdzv_backend"]
-    if backend != "static":
-        yield (["launch.rdzv_backend"], f"rdzv_backend {backend} would be written into the YAML, where accelerate "
-               "launch never applies it (its own default 'static' always wins), so the run would rendezvous "
-               "statically", f"set launch.rdzv_backend static and pass --rdzv_backend {backend} to accelerate "
-               "launch on each machine")
-
-
-@answer_rule("processes-not-divisible", ERROR, "processes must split evenly over machines",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:216-218",
-             claims=("launch-procs-per-node-floor",))
-def processes_not_divisible(a: Answers) -> Iterator[Hit]:
-    n, m = a["launch.num_processes"], a["launch.num_machines"]
-    if n % m:
-        yield (["launch.num_processes", "launch.num_machines"],
-               f"{n} processes over {m} machines: accelerate starts {n // m} per machine and silently "
-               f"loses {n - (n // m) * m}", f"use a multiple of {m}, e.g. {m * max(1, n // m)}")
-
-
-@answer_rule("machine-rank-out-of-range", ERROR, "machine_rank must be below num_machines",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:218 (node_rank = machine_rank), 456-458 "
-             "(nossh: --node_rank); torch/distributed/run.py:891 (node_rank is the static rendezvous rank)",
-             keys="launch.machine_rank, launch.num_machines (and launch.ds_multinode_launcher for DeepSpeed)",
-             claims=("launch-torchrun-per-machine", "ds-nossh-launcher"))
-def machine_rank_out_of_range(a: Answers) -> Iterator[Hit]:
-    # read only with several machines, by torchrun or the nossh runner; elsewhere: machine-rank-unused
-    if a["launch.num_machines"] <= 1 or runner_starts_every_machine(a):
-        return
-    if a["launch.machine_rank"] >= a["launch.num_machines"]:
-        yield (["launch.machine_rank", "launch.num_machines"] + (["launch.ds_multinode_launcher"]
-                                                                  if a.target == DEEPSPEED else []),
-               f"machine_rank {a['launch.machine_rank']} but only {a['launch.num_machines']} machines (numbered "
-               f"0..{a['launch.num_machines'] - 1}): the static rendezvous never forms a job with this machine",
-               "use 0 on the main machine and 1..N-1 on the others")
-
-
-@answer_rule("machine-rank-unused", WARNING, "machine_rank other than 0 where the launch never reads it",
-             DOC + "processes-and-machines; accelerate/utils/launch.py:216-228 (one machine: no node rank), "
-             "446-476 (pdsh, MPI and slurm launchers: no --node_rank)",
-             keys="launch.machine_rank, launch.num_machines (and launch.ds_multinode_launcher)",
-             claims=("launch-torchrun-per-machine", "ds-runner-backends"))
-def machine_rank_unused(a: Answers) -> Iterator[Hit]:
-    rank = a["launch.machine_rank"]
-    if rank == 0:
-        return
-    if a["launch.num_machines"] <= 1:
-        yield (["launch.machine_rank", "launch.num_machines"], f"machine_rank {rank} on one machine: a single "
-               "machine's launch reads no machine rank, so it changes nothing",
-               "set launch.machine_rank 0, or set launch.num_machines if the job spans several machines")
-    elif runner_starts_every_machine(a):
-        yield (["launch.machine_rank", "launch.num_machines", "launch.ds_multinode_launcher"],
-               f"machine_rank {rank}: the '{a['launch.ds_multinode_launcher']}' launcher starts every machine from "
-               "the first host and passes no machine rank; launch once there (launched on every machine, each "
-               "launch would start the whole job again)",
-               "set launch.machine_rank 0 and launch once from the first host, or use the 'nossh' or 'standard' "
-               "launcher for one launcher per machine")
 
 
 @answer_rule("hosts-count", ERROR, "launch.hosts must name each machine once",
@@ -224,30 +167,6 @@ def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
                f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 
 
-@answer_rule("ds-hostfile-missing", ERROR,
-             "multi-node DeepSpeed with a launcher other than 'standard' needs a hostfile",
-             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:452-453 (--hostfile None); "
-             "deepspeed/launcher/runner.py:212-216",
-             claims=("ds-hostfile-missing-local-only", "ds-multinode-runner-or-torchrun"))
-def ds_hostfile_missing(a: Answers) -> Iterator[Hit]:
-    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
-            and not a["launch.ds_hostfile"]):
-        yield (["launch.ds_hostfile", "launch.ds_multinode_launcher", "launch.num_machines"],
-               f"launcher '{a['launch.ds_multinode_launcher']}' without a hostfile: DeepSpeed falls back to this "
-               "machine only", "set launch.ds_hostfile, or use the 'standard' launcher")
-
-
-@answer_rule("ds-filters-both-set", ERROR, "an inclusion filter next to an exclusion filter is dropped",
-             DOC + "ds-multinode-launcher; accelerate/utils/launch.py:461-473 (--exclude wins over --include)",
-             claims=("ds-runner-num-gpus-and-filters",))
-def ds_filters_both_set(a: Answers) -> Iterator[Hit]:
-    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1 and a["launch.ds_multinode_launcher"] != "standard"
-            and a["launch.ds_inclusion_filter"] and a["launch.ds_exclusion_filter"]):
-        yield (["launch.ds_inclusion_filter", "launch.ds_exclusion_filter"], "both host filters are set, but "
-               "accelerate passes only the exclusion filter to the DeepSpeed runner: the inclusion filter would "
-               "be written and never applied", "keep one of the two filters")
-
-
 def _these(ids: list[str], one: str = "matters", many: str = "matter") -> str:
     """``a matters`` / ``a and b matter`` / ``a, b and c matter``."""
     names = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
@@ -277,26 +196,6 @@ def ds_multinode_keys_unused(a: Answers) -> Iterator[Hit]:
         yield ([*stated, "launch.ds_multinode_launcher"], f"{', '.join(stated)}: the 'standard' launcher starts "
                "torchrun on each machine and reads no hostfile or filters: not written",
                "choose a launcher such as pdsh for a hostfile, or drop them")
-
-
-@answer_rule("gpu-ids-fewer-than-processes", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
-             DOC + "processes-and-machines; accelerate/commands/launch.py:1254-1258, utils/launch.py:260-277; "
-             "deepspeed/launcher/launch.py:160-175 (each node sets CUDA_VISIBLE_DEVICES from its slots)",
-             claims=("launch-gpu-ids-visible-devices", "launch-no-gpu-count-check",
-                     "launch-surplus-ranks-fail-at-device"))
-def gpu_ids_fewer_than_processes(a: Answers) -> Iterator[Hit]:
-    ids = a["launch.gpu_ids"]
-    if (a.target == DEEPSPEED and a["launch.num_machines"] > 1
-            and a["launch.ds_multinode_launcher"] != "standard"):
-        return  # the deepspeed runner sets CUDA_VISIBLE_DEVICES from the hostfile slots, replacing gpu_ids
-    if isinstance(ids, str) and ids.strip() and ids != "all":
-        count = len(ids.split(","))
-        if count < processes_per_node(a):
-            yield (["launch.gpu_ids", "launch.num_processes"] + (["launch.num_machines"]
-                                                                 if a["launch.num_machines"] > 1 else []),
-                   f"gpu_ids {ids!r} makes {count} GPU(s) visible but {processes_per_node(a)} processes start on "
-                   "each machine: the extra ranks fail when they pick their device",
-                   "list one GPU id per process, or lower launch.num_processes")
 
 
 # ------------------------------------------------------------------ sharding
@@ -332,10 +231,15 @@ def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
-             DOC + "fsdp1-hybrid-shard; torch/distributed/fsdp/_init_utils.py:143-167",
-             claims=("fsdp1-hybrid-groups-by-visible-devices", "fsdp2-hybrid-from-parallelism-config",
-                     "ds-hpz-secondary-partition"))
+             DOC + "parallelism-config; accelerate/parallelism_config.py:376-386; deepspeed/runtime/zero/config.py "
+             "(zero_hpz_partition_size); wizard/core/answers/render.py (parallelism_config and zero_hpz_partition_size "
+             "are written only for several machines)",
+             claims=("fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition"))
 def hybrid_single_machine(a: Answers) -> Iterator[Hit]:
+    # FSDP1 writes HYBRID_SHARD as answered, and config rule fsdp1-hybrid-shard-single-node says this of the file;
+    # FSDP2 (no parallelism_config) and DeepSpeed (no hpZ) write plain sharding, so only this rule can
+    if a.target == FSDP1:
+        return
     if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
         yield (["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
                "there is one machine: it behaves like non-hybrid sharding",
@@ -350,18 +254,6 @@ def hybrid_fsdp1_group_size(a: Answers) -> Iterator[Hit]:
         yield (["sharding.strategy"], "FSDP1 hybrid shards within groups of torch.cuda.device_count() GPUs: run "
                f"exactly one process per visible GPU ({processes_per_node(a)} per machine)",
                "keep launch.gpu_ids at 'all' or make CUDA_VISIBLE_DEVICES match")
-
-
-@answer_rule("hybrid-fsdp2-needs-shard-group", ERROR, "FSDP2 HSDP needs more than one process per machine",
-             DOC + "parallelism-config; accelerate/parallelism_config.py:376-386",
-             claims=("fsdp2-hybrid-from-parallelism-config", "fsdp2-parallelism-needs-shard-dim"))
-def hybrid_fsdp2_needs_shard_group(a: Answers) -> Iterator[Hit]:
-    if (a.target == FSDP2 and a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] > 1
-            and processes_per_node(a) < 2):
-        yield (["sharding.strategy", "launch.num_processes", "launch.num_machines"],
-               "FSDP2 hybrid sharding with one process per machine leaves nothing to shard (dp_shard_size 1): "
-               "accelerate rejects it",
-               "run several processes per machine or choose full sharding")
 
 
 # ------------------------------------------------------------------ offload
@@ -434,17 +326,6 @@ def ds_offload_needs_zero(a: Answers) -> Iterator[Hit]:
                "use ZeRO-1 or higher (sharding.strategy optimizer/grads_optimizer/full)")
 
 
-@answer_rule("nvme-needs-path", ERROR, "NVMe offload needs a folder",
-             DOC + "ds-nvme-offload; deepspeed/runtime/zero/stage3.py:839-841",
-             claims=("ds-nvme-needs-aio-and-path",))
-def nvme_needs_path(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and "nvme" in (ds_offload_optimizer(a),
-                                            a["offload.params"] if zero_stage(a) == 3 else "none"):
-        if not a["offload.nvme_path"]:
-            yield (["offload.nvme_path"], "NVMe offload without offload.nvme_path: DeepSpeed fails when it "
-                   "creates its swap files", "set offload.nvme_path to a folder on a fast local NVMe drive")
-
-
 @answer_rule("nvme-path-unused", WARNING, "an NVMe path with nothing offloaded to NVMe",
              DOC + "ds-nvme-offload; accelerate/utils/dataclasses.py:1308-1315 (a path is only used next to an nvme "
              "device); wizard/core/answers/render.py (nvme_path is written only next to an nvme device)",
@@ -468,40 +349,7 @@ def pin_memory_unused(a: Answers) -> Iterator[Hit]:
                "drop offload.pin_memory, or offload something")
 
 
-@answer_rule("ds-offload-optimizer-becomes-adam", INFO,
-             "with DeepSpeed optimizer offload, a torch optimizer other than Adagrad or Lion becomes CPU Adam",
-             DOC + "ds-optimizer-and-scheduler; accelerate/accelerator.py:2374-2384; "
-             "accelerate/utils/deepspeed.py:29-97; transformers/integrations/deepspeed.py:559-611 (the Trainer "
-             "passes its own torch optimizer unless the JSON has an optimizer block)",
-             keys="offload.optimizer (and launch.training_loop under the Trainer)",
-             fix="use AdamW/Adam (or Adagrad) in the script or TrainingArguments.optim, or offload nothing",
-             claims=("ds-offload-replaces-torch-optimizer", "trainer-builds-the-ds-optimizer-itself"))
-def ds_offload_optimizer_becomes_adam(a: Answers) -> Iterator[Hit]:
-    extra = a["deepspeed.extra"] or {}
-    if a.target != DEEPSPEED or zero_stage(a) == 0 or ds_offload_optimizer(a) == "none" or "optimizer" in extra:
-        return  # an optimizer block: DeepSpeed builds the optimizer itself (DummyOptim), nothing is swapped
-    swap = ("keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get their CPU "
-            "versions, and anything else (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam")
-    if trainer_loop(a):
-        yield (["offload.optimizer", "launch.training_loop"], "the Trainer creates its torch optimizer from "
-               "TrainingArguments.optim and accelerate replaces it by a DeepSpeed CPU one, " + swap,
-               "keep optim an AdamW variant (the default) or adagrad, or offload nothing")
-        return
-    yield (["offload.optimizer"], "accelerate replaces the script's torch optimizer by a DeepSpeed CPU one, " + swap,
-           "if your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or offload nothing")
-
-
 # ------------------------------------------------------------------ loading, sync, summoning
-
-
-@answer_rule("ram-efficient-needs-sync", ERROR, "RAM-efficient loading needs sync_module_states",
-             DOC + "fsdp-ram-efficient-loading; accelerate/utils/launch.py:305-307",
-             claims=("fsdp-launch-ram-efficient-needs-sync",))
-def ram_efficient_needs_sync(a: Answers) -> Iterator[Hit]:
-    if a.target == FSDP1 and a["loading.ram_efficient"] and not a["sync.module_states"]:
-        yield (["sync.module_states", "loading.ram_efficient"], "accelerate launch refuses "
-               "cpu_ram_efficient_loading with sync_module_states false (it broadcasts rank 0's weights)",
-               "set sync.module_states true, or loading.ram_efficient false")
 
 
 @answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3",
@@ -513,16 +361,6 @@ def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
         yield (["loading.ram_efficient"], f"ZeRO-{zero_stage(a)} has no sharded initialisation (zero.Init is "
                "ZeRO-3 only): every rank loads the whole model; zero3_init_flag is written false",
                "choose sharding.strategy full to load weights partitioned")
-
-
-@answer_rule("compile-needs-orig-params", ERROR, "torch.compile with FSDP1 needs use_orig_params",
-             DOC + "fsdp1-torch-compile; torch/_dynamo/variables/builder.py:2475-2487",
-             claims=("fsdp1-dynamo-needs-orig-params",))
-def compile_needs_orig_params(a: Answers) -> Iterator[Hit]:
-    if a.target == FSDP1 and a["launch.dynamo_backend"] != "no" and not a["summoning.use_orig_params"]:
-        yield (["summoning.use_orig_params", "launch.dynamo_backend"], "torch.compile cannot trace FSDP1 "
-               "flat parameters: with use_orig_params false it breaks the graph (runs uncompiled) or fails with "
-               "fullgraph", "set summoning.use_orig_params true, or use FSDP2")
 
 
 @answer_rule("ds-zero3-init-cannot-be-off", WARNING, "at ZeRO-3, zero3_init_flag false does not stop zero.Init",
@@ -565,16 +403,6 @@ def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
                "full to gather 16-bit weights on save (slow for large models)")
 
 
-@answer_rule("transformer-wrap-without-classes", INFO, "transformer wrap without class names uses _no_split_modules",
-             DOC + "fsdp-auto-wrap-policy; accelerate/utils/dataclasses.py:2085-2100",
-             claims=("fsdp-transformer-layer-classes",))
-def transformer_wrap_without_classes(a: Answers) -> Iterator[Hit]:
-    if _is_fsdp(a) and a["wrapping.policy"] == "transformer" and not a["wrapping.layer_classes"]:
-        yield (["wrapping.layer_classes"], "no layer class named: accelerate wraps the classes listed in the "
-               "model's _no_split_modules (Transformers models); a plain nn.Module gets no inner wrapping",
-               "name the decoder block class, e.g. LlamaDecoderLayer")
-
-
 @answer_rule("fsdp2-size-wrap-containers", WARNING, "FSDP2 size-based wrap can pick a ModuleList",
              DOC + "fsdp-auto-wrap-policy; accelerate/utils/fsdp_utils.py:851-856, 964-968; "
              "torch/distributed/fsdp/_fully_shard/_fsdp_init.py:35-47",
@@ -604,37 +432,6 @@ def min_num_params_unused(a: Answers) -> Iterator[Hit]:
                "size threshold: not written", "set wrapping.policy size or drop wrapping.min_num_params")
 
 
-@answer_rule("ac-offload-needs-ac", ERROR, "activation-checkpoint offload needs activation checkpointing",
-             DOC + "fsdp-activation-checkpointing; accelerate/utils/dataclasses.py:1963-1970",
-             claims=("fsdp2-ac-offload-wrapper",))
-def ac_offload_needs_ac(a: Answers) -> Iterator[Hit]:
-    if (a.target == FSDP2 and a["training.activation_checkpointing_offload"]
-            and not a["training.activation_checkpointing"]):
-        yield (["training.activation_checkpointing_offload", "training.activation_checkpointing"],
-               "offloading checkpointed activations needs activation checkpointing on; accelerate raises",
-               "set training.activation_checkpointing true")
-
-
-@answer_rule("fsdp2-ac-needs-wrap-policy", ERROR, "FSDP2 activation checkpointing needs a wrap policy",
-             DOC + "fsdp-activation-checkpointing; accelerate/accelerator.py:1694-1698; "
-             "accelerate/utils/fsdp_utils.py:718-721 (the policy is called; none raises a TypeError)",
-             keys="training.activation_checkpointing, wrapping.policy (and wrapping.min_num_params), fsdp_version",
-             fix="choose wrapping.policy transformer (or size with a positive threshold), or turn activation "
-                 "checkpointing off", claims=("fsdp2-ac-needs-wrap-policy", "fsdp-min-num-params-zero-no-policy"))
-def fsdp2_ac_needs_wrap_policy(a: Answers) -> Iterator[Hit]:
-    if a.target != FSDP2 or not a["training.activation_checkpointing"]:
-        return
-    if a["wrapping.policy"] == "none":
-        yield (["training.activation_checkpointing", "wrapping.policy", "fsdp_version"], "FSDP2 applies activation "
-               "checkpointing through the wrap policy; with policy 'none' there is none and prepare() fails with "
-               "TypeError: 'NoneType' object is not callable", "choose wrapping.policy transformer, or turn "
-               "training.activation_checkpointing off")
-    elif a["wrapping.policy"] == "size" and a["wrapping.min_num_params"] <= 0:
-        yield (["training.activation_checkpointing", "wrapping.policy", "wrapping.min_num_params", "fsdp_version"],
-               "a size threshold of 0 leaves no wrap policy, and FSDP2's activation checkpointing then fails in "
-               "prepare() with a TypeError", "use a positive wrapping.min_num_params, or the transformer policy")
-
-
 # ------------------------------------------------------------------ training, precision
 
 
@@ -647,6 +444,8 @@ def fsdp2_ac_needs_wrap_policy(a: Answers) -> Iterator[Hit]:
 def ds_auto_clipping(a: Answers) -> Iterator[Hit]:
     if a.target != DEEPSPEED or a["training.gradient_clipping"] != AUTO:
         return
+    if not trainer_loop(a) and not uses_ds_json(a):
+        return  # inline, the key is left out; config rule deepspeed-no-gradient-clipping says what that means
     if trainer_loop(a):
         yield (["training.gradient_clipping", "launch.training_loop"], "'auto' clipping is filled by the Trainer "
                "with TrainingArguments.max_grad_norm, 1.0 unless your arguments say otherwise",
@@ -764,16 +563,6 @@ def ds_low_precision_no_mp(a: Answers) -> Iterator[Hit]:
 
 
 _BF16_MASTER = ("bf16", "bf16_with_states")
-
-
-@answer_rule("ds-bf16-master-needs-zero", ERROR, "bf16 master weights need ZeRO-1, 2 or 3",
-             DOC + "ds-bf16-master-weights; deepspeed/runtime/config.py:706-714",
-             claims=("master-weights-zero-stages",))
-def ds_bf16_master_needs_zero(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] in _BF16_MASTER and zero_stage(a) == 0:
-        yield (["precision.ds_bf16_master_weights", "sharding.strategy"], "DeepSpeed refuses bf16 master weights "
-               "at ZeRO-0: its config check only allows them with ZeRO-1, 2 or 3",
-               "choose sharding.strategy optimizer, grads_optimizer or full, or set ds_bf16_master_weights fp32")
 
 
 @answer_rule("ds-bf16-master-needs-offload", ERROR, "bf16 master weights with fp32 optimizer states need offload",

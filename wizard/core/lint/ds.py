@@ -94,11 +94,13 @@ JSON_NO_GAS = rule("deepspeed-json-no-gradient-accumulation", WARNING,
 OFFLOAD_OPT_ADAM = rule("deepspeed-offload-optimizer-becomes-adam", INFO,
                         "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or Lion becomes CPU Adam",
                         DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2374-2384; " + A
-                        + "utils/deepspeed.py:29-97",
+                        + "utils/deepspeed.py:29-97; transformers/integrations/deepspeed.py:559-611 (the Trainer "
+                        "passes its own torch optimizer unless the JSON has an optimizer block)",
                         keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
                         "zero_optimization.offload_optimizer.device)",
-                        fix="use AdamW/Adam (or Adagrad) in the script, or an optimizer block in the JSON",
-                        claims=("ds-offload-replaces-torch-optimizer",))
+                        fix="use AdamW/Adam (or Adagrad) in the script or TrainingArguments.optim, or an optimizer "
+                        "block in the JSON",
+                        claims=("ds-offload-replaces-torch-optimizer", "trainer-builds-the-ds-optimizer-itself"))
 SAVE16_BAD = rule("deepspeed-zero3-save-16bit-invalid", ERROR, "zero3_save_16bit_model is read as false",
                   DOC + "ds-zero3-flags; " + D + ":1254-1257", claims=("ds-zero3-save-16bit-exact-true",))
 SAVE16_UNUSED = rule("deepspeed-zero3-save-16bit-unused", ERROR,
@@ -407,12 +409,20 @@ def check_offload_vs_stage(ctx: ConfigCheck, devices: dict) -> None:
     ds = ctx.ds if ctx.ds_file_mode and isinstance(ctx.ds, dict) else {}
     if (opt in ("cpu", "nvme") and stage > 0 and "optimizer" not in ds
             and ds.get("zero_force_ds_cpu_optimizer", True) is not False):
-        ctx.emit(OFFLOAD_OPT_ADAM, opt_key,
-                 f"With optimizer offload ({fmt(opt)}) accelerate replaces the script's torch optimizer by a DeepSpeed "
-                 "CPU optimizer, keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion "
-                 "get CPU versions, and any other optimizer (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam.",
-                 "If your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or put an optimizer "
-                 "block in the DeepSpeed JSON.")
+        swap = ("keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get CPU "
+                "versions, and any other optimizer (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam.")
+        if ctx.loop == LOOP_HF:
+            ctx.emit(OFFLOAD_OPT_ADAM, opt_key,
+                     f"With optimizer offload ({fmt(opt)}) the Trainer creates its torch optimizer from "
+                     "TrainingArguments.optim and accelerate replaces it by a DeepSpeed CPU optimizer, " + swap,
+                     "Keep optim an AdamW variant (the default) or adagrad, or put an optimizer block in the "
+                     "DeepSpeed JSON.")
+        else:
+            ctx.emit(OFFLOAD_OPT_ADAM, opt_key,
+                     f"With optimizer offload ({fmt(opt)}) accelerate replaces the script's torch optimizer by a "
+                     "DeepSpeed CPU optimizer, " + swap,
+                     "If your script uses another optimizer, expect Adam; use AdamW (or Adagrad), or put an "
+                     "optimizer block in the DeepSpeed JSON.")
     stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
     opt_key, opt = devices.get("offload_optimizer", ("", "none"))
     par_key, par = devices.get("offload_param", ("", "none"))

@@ -174,7 +174,8 @@ PAR_FSDP1 = rule("parallelism-needs-fsdp2", ERROR, "parallelism_config with size
 PAR_NO_SHARD = rule("parallelism-fsdp2-no-shard-dim", ERROR,
                     "FSDP2 + parallelism_config needs dp_shard_size > 1 or cp_size > 1",
                     DOC + "parallelism-config; " + A + "parallelism_config.py:376-386",
-                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
+                    claims=("parallelism-config-needs-fsdp2", "fsdp2-parallelism-needs-shard-dim"),
+                    versions=PARALLELISM)
 PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
                  "cp and sp together, or tp/cp over pure replication, are rejected",
                  DOC + "parallelism-config; " + A + "parallelism_config.py:322-340",
@@ -529,7 +530,8 @@ def check_parallelism(ctx: ConfigCheck) -> None:
     if total > 1 and ctx.kind == "fsdp" and version == 2 and sizes["dp_shard"] == 1 and sizes["cp"] == 1:
         ctx.emit(PAR_NO_SHARD, pkeys, "FSDP2 with parallelism_config needs a dimension to shard over "
                  "(dp_shard_size > 1 or cp_size > 1); both are 1, so the Accelerator raises.",
-                 "Raise parallelism_config_dp_shard_size.")
+                 "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
+                 "run several per machine), or remove parallelism_config for plain full sharding.")
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
         ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),

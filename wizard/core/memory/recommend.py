@@ -4,8 +4,9 @@ only at import time, like :mod:`.estimate`.
 :func:`recommend` builds candidate :class:`~wizard.core.answers.Answers` (FSDP2 full shard and reshard False, FSDP2
 hybrid over several nodes, FSDP1 FULL_SHARD and NO_SHARD, FSDP2 with CPU offload, DeepSpeed ZeRO-1/2/3, ZeRO-3 hpZ
 over several nodes, ZeRO-2/3 with optimizer offload, ZeRO-3 with parameter and optimizer offload), each on ``base``
-when given, runs :func:`~.estimate.estimate` on each, drops those our own answer rules call an error, and ranks the
-rest (the order is :data:`RANKING`, written out in docs/memory.md "Recommend"):
+when given, runs :func:`~.estimate.estimate` on each, drops those the wizard's rules call an error (as ``generate``
+reports them: the answer rules and the config rules over the files written), and ranks the rest (the order is
+:data:`RANKING`, written out in docs/memory.md "Recommend"):
 
 1. fitting first (:mod:`.fit`, as ``estimate`` says it): the estimated per-rank peak leaves ``headroom`` (a fraction
    of the GPU memory) free, and, with ``host_memory_gib``, the host holds what the estimate puts there; not fitting
@@ -136,7 +137,7 @@ class Recommendation:
     """The first fitting candidate, None when nothing fits."""
     notes: tuple[str, ...]
     left_out: tuple[tuple[str, str], ...] = ()
-    """(label, why) of every candidate not ranked because our answer rules call it an error (also in ``notes``)."""
+    """(label, why) of every candidate not ranked because the wizard's rules call it an error (also in ``notes``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"chosen": self.chosen.label if self.chosen else None, "ranking": list(RANKING),
@@ -258,7 +259,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     _check(gpus_per_node=gpus_per_node, gpu_memory_gib=gpu_memory_gib, nodes=nodes, host_memory_gib=host_memory_gib,
            headroom=headroom)
     from ..answers import default_answers
-    from ..answers.rules import check_answers
+    from ..answers.generate import answer_findings
     from ..findings import ERROR
 
     base = base if base is not None else default_answers()
@@ -292,7 +293,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
 
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
-        errors = [f for f in check_answers(answers) if f.severity == ERROR]
+        errors = [f for f in answer_findings(answers) if f.severity == ERROR]
         e = estimate(answers, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch,
                      seq=seq, gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
         return Candidate(spec.label, answers, e, "", spec.offload, spec.tier), errors
