@@ -31,8 +31,9 @@ from wizard.core.catalog import (
     YAML,
 )
 from wizard.core.catalog.writes import key_to_setting, keys_of, native_names
-from wizard.core.lint.keys import CLUSTER_FIELDS, DS_INLINE_KEYS, DYNAMO_KEYS, PC
-from wizard.core.vocab import FSDP_KEYS
+from wizard.core.library.deepspeed import DS_INLINE_KEYS
+from wizard.core.library.fsdp import FSDP_KEYS
+from wizard.core.library.launcher import CLUSTER_FIELDS, DYNAMO_KEYS, PC
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},
             DEEPSPEED: {"backend": "deepspeed"}}

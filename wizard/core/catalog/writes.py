@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Any
 
-from .. import vocab
+from ..library.deepspeed import DS_FILE_CONFLICTING_FIELDS
 from .model import CUSTOM, DEEPSPEED, JSON, TARGETS, YAML, Setting, Write
 from .settings import FIXED_KEYS, SETTINGS
 
@@ -20,7 +20,7 @@ def inline_only(write: Write, target: str) -> bool:
     if target != DEEPSPEED or write.file != YAML:
         return False
     section, _, name = write.key.rpartition(".")
-    return section in ("", "deepspeed_config") and name in vocab.DS_FILE_CONFLICTING_FIELDS
+    return section in ("", "deepspeed_config") and name in DS_FILE_CONFLICTING_FIELDS
 
 
 def needs_json(setting: Setting, write: Write, target: str) -> bool:

@@ -23,8 +23,7 @@ from ..answers.render import (
 from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
 from ..catalog.writes import effective_key
 from ..findings import Finding
-
-_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "bfloat16"}
+from ..library.fsdp import FSDP_MIXED_PRECISION_DTYPE
 
 
 def expected_effective(a: Answers) -> dict[str, object]:
@@ -60,7 +59,7 @@ def _expected_fsdp(a: Answers) -> dict[str, object]:
         e["fsdp.transformer_cls_names_to_wrap"] = list(a["wrapping.layer_classes"])
     if a["wrapping.policy"] == "size":
         e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
-    e["fsdp.param_dtype"] = _DTYPE.get(a["precision.mixed_precision"])
+    e["fsdp.param_dtype"] = FSDP_MIXED_PRECISION_DTYPE.get(a["precision.mixed_precision"])
     if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
         e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
         e["parallelism.dp_shard_size"] = processes_per_node(a)
