@@ -101,18 +101,18 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     """Run the config linter over what we render; blame the answers behind each key."""
+    from ..catalog.key_lookup import setting_for_key
     from ..context import LOOP_ACCELERATE, LOOP_HF, Context
     from ..lint import lint
 
     # the loop is known from the answers; versions: those the wizard's knowledge was verified against
     context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
     raw = lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
-    fallback = _key_to_answer()
     out = []
     for f in raw:
         ids = []
-        for key in f.keys:
-            ids.append(rendered.provenance.get(key) or fallback.get(key) or key)
+        for key in f.keys:  # the answer this render wrote the key from, else the catalogue's one answer
+            ids.append(rendered.provenance.get(key) or setting_for_key(key) or key)
         ids = list(dict.fromkeys(ids))
         where = ", ".join(f.keys)
         out.append(Finding(f.severity, f.rule, tuple(ids), f"{f.message} (generated key: {where})", f.fix, f.source))
@@ -128,13 +128,6 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
         if not covered:
             out.append(f)
     return out
-
-
-def _key_to_answer() -> dict[str, str]:
-    """Config key -> answer id, from the catalogue's declared writes (for keys a render did not write)."""
-    from ..catalog.writes import key_to_setting
-
-    return key_to_setting()
 
 
 def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None,
