@@ -10,6 +10,7 @@ import json
 import pytest
 import yaml
 
+import wizard.core.lint  # noqa: F401  (registers the config rules in RULES)
 from wizard.cli import main
 from wizard.core.context import in_spec
 from wizard.core.library import trainer_versions as tv
