@@ -404,15 +404,16 @@ def ranges(versions: list[str], results: dict, case_id: str) -> list[tuple[str, 
 def known_keys() -> dict[str, list[str]]:
     """The keys the linter knows (accelerate 1.15), grouped as the launcher names them."""
     sys.path.insert(0, str(ROOT))
-    from wizard.core.lint import keys as K
-    from wizard.core.vocab import FSDP_KEYS
+    from wizard.core.library import launcher as L
+    from wizard.core.library.deepspeed import DS_INLINE_KEYS
+    from wizard.core.library.fsdp import FSDP_KEYS
 
-    return {"top level (ClusterConfig field)": sorted(K.CLUSTER_FIELDS),
+    return {"top level (ClusterConfig field)": sorted(L.CLUSTER_FIELDS),
             "fsdp_config (launch argument)": sorted(FSDP_KEYS),
-            "deepspeed_config (launch argument)": sorted(K.DS_INLINE_KEYS),
-            "dynamo_config (launch argument)": sorted(K.DYNAMO_KEYS),
-            "parallelism_config (launch argument)": sorted(K.PARALLELISM_KEYS),
-            "fp8_config (launch argument)": sorted(K.FP8_KEYS)}
+            "deepspeed_config (launch argument)": sorted(DS_INLINE_KEYS),
+            "dynamo_config (launch argument)": sorted(L.DYNAMO_KEYS),
+            "parallelism_config (launch argument)": sorted(L.PARALLELISM_KEYS),
+            "fp8_config (launch argument)": sorted(L.FP8_KEYS)}
 
 
 def span_text(versions: list[str], have: list[bool]) -> str:

@@ -41,8 +41,8 @@ def test_keys_deepspeed_does_not_read_are_ignored_silently():
     assert config.gradient_clipping == 1.0  # the typo is not read: DeepSpeed's default applies
     assert config.aio_config["intra_op_parallelism"] == 1 and "thread_count" not in config.aio_config
     assert config.activation_checkpointing_config.partition_activations is False
-    # the defaults the rule names as what applies instead (wizard/core/lint/dsjson.py SUBKEY_DEFAULTS) are DeepSpeed's
-    from wizard.core.lint.dsjson import SUBKEY_DEFAULTS
+    # the defaults the rule names as what applies instead (library/deepspeed.py SUBKEY_DEFAULTS) are DeepSpeed's
+    from wizard.core.library.deepspeed import SUBKEY_DEFAULTS
 
     plain = DeepSpeedConfig(dict(BASE))
     assert plain.aio_config == SUBKEY_DEFAULTS["aio"]

@@ -2,7 +2,7 @@
 ``--accelerate-version`` inside and outside its range, through ``wizard.cli.main`` in-process (``--format json``).
 
 The ranges come from scripts/replay_accelerate_versions.py (docs/versions-accelerate.md); the transformers table
-(wizard/core/lint/trainer_versions.py) is checked for shape and against the installed transformers' own code."""
+(wizard/core/library/trainer_versions.py) is checked for shape and against the installed transformers' own code."""
 from __future__ import annotations
 
 import json
@@ -10,9 +10,10 @@ import json
 import pytest
 import yaml
 
+import wizard.core.lint  # noqa: F401  (registers the config rules in RULES)
 from wizard.cli import main
 from wizard.core.context import in_spec
-from wizard.core.lint import trainer_versions as tv
+from wizard.core.library import trainer_versions as tv
 from wizard.core.rules import RULES
 
 BASE = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_machines": 1, "machine_rank": 0,

@@ -46,12 +46,14 @@ def test_prefetch_and_state_dict_digit_codes_follow_the_enum_order():
 
 
 def test_key_sets():
-    assert len(vocab.FSDP_KEYS) == len(vocab.FSDP_ENV_TO_ARG) == 16
-    assert set(vocab.FSDP_BOOL_KEYS) | set(vocab.FSDP1_BOOL_KEYS) <= vocab.FSDP_KEYS
-    assert vocab.fsdp_key("min_num_params") == "fsdp_min_num_params"
-    assert vocab.fsdp_key("fsdp_version") == "fsdp_version"
-    assert "mixed_precision" in vocab.DS_FILE_CONFLICTING_FIELDS
-    assert "zero3_init_flag" not in vocab.DS_FILE_CONFLICTING_FIELDS
+    from wizard.core.library import deepspeed, fsdp
+
+    assert len(fsdp.FSDP_KEYS) == len(fsdp.FSDP_ENV_TO_ARG) == 16
+    assert set(fsdp.FSDP_BOOL_KEYS) | set(fsdp.FSDP1_BOOL_KEYS) <= fsdp.FSDP_KEYS
+    assert fsdp.fsdp_key("min_num_params") == "fsdp_min_num_params"
+    assert fsdp.fsdp_key("fsdp_version") == "fsdp_version"
+    assert "mixed_precision" in deepspeed.DS_FILE_CONFLICTING_FIELDS
+    assert "zero3_init_flag" not in deepspeed.DS_FILE_CONFLICTING_FIELDS
 
 
 def test_checklist_reads_torchs_hybrid_shard_zero2_member_name():

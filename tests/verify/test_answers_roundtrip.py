@@ -77,7 +77,7 @@ def test_verify_catches_a_wrong_expectation(tmp_path):
 def test_a_wrong_effective_model_fails_verify(monkeypatch):
     """--verify holds the effective model against the libraries too: a wrong DeepSpeed default in its tables is a
     mismatch."""
-    from wizard.core.effective import tables
+    from wizard.core.library import deepspeed as tables
 
     answers = load(ROOT / "templates" / "zero3-cpu-offload.yaml")
     gen = generate(answers, None)

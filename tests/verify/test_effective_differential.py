@@ -1,7 +1,7 @@
 """The effective model against the real libraries (issue 20): for every preset, every check-corpus config and every
 real-corpus config the libraries accept, each value the model states equals what accelerate and DeepSpeed built, key
 by key; the model never says a config fails that the libraries run; and a wrong default planted in the model's
-tables is caught."""
+tables (wizard/core/library/) is caught."""
 from __future__ import annotations
 
 import pytest
@@ -10,7 +10,8 @@ from differential import Case, check_corpus_cases, compare, edge_cases, real_cor
 from wizard.core.answers import load_answers_file
 from wizard.core.answers.render import render
 from wizard.core.effective import of_answers, situation_of
-from wizard.core.effective import tables as T
+from wizard.core.library import deepspeed as DS
+from wizard.core.library import fsdp as FSDP
 from wizard.core.presets import preset_paths
 
 pytestmark = pytest.mark.verify
@@ -67,10 +68,10 @@ def test_real_corpus_equals_what_the_libraries_build():
 
 
 @pytest.mark.parametrize("table,key,wrong", [
-    (T.LAUNCH_FSDP_DEFAULTS, "fsdp_use_orig_params", "false"),
-    (T.LAUNCH_FSDP_DEFAULTS, "fsdp_sharding_strategy", "SHARD_GRAD_OP"),
-    (T.LAUNCH_DEEPSPEED_DEFAULTS, "zero_stage", 1),
-    (T.DS_ZERO_DEFAULTS, "reduce_bucket_size", 400_000_000),
+    (FSDP.LAUNCH_FSDP_DEFAULTS, "fsdp_use_orig_params", "false"),
+    (FSDP.LAUNCH_FSDP_DEFAULTS, "fsdp_sharding_strategy", "SHARD_GRAD_OP"),
+    (DS.LAUNCH_DEEPSPEED_DEFAULTS, "zero_stage", 1),
+    (DS.DS_ZERO_DEFAULTS, "reduce_bucket_size", 400_000_000),
 ])
 def test_a_planted_wrong_default_is_caught(monkeypatch, table, key, wrong):
     monkeypatch.setitem(table, key, wrong)

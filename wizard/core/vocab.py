@@ -1,5 +1,6 @@
-"""The libraries' own spellings, in one place: enum names, legacy codes, truth words, key sets, and how
-accelerate parses a YAML value.
+"""The libraries' own spellings, in one place: enum names, legacy codes, truth words, and how accelerate parses a
+YAML value. Which keys the libraries read, their environment variables, defaults and releases are tables of
+:mod:`wizard.core.library`.
 
 Everything here is what accelerate 1.15, torch 2.13 and DeepSpeed 0.19 spell or accept (file:line references
 relative to site-packages); the wizard's own vocabulary (answer values such as ``full`` or ``pre``) lives in the
@@ -150,57 +151,3 @@ def fsdp_enum_name(key: str, value: Any) -> Any:
     if key == "fsdp_auto_wrap_policy":
         return wrap_policy_name(value)
     return value
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# keys
-# ----------------------------------------------------------------------------------------------------------------
-FSDP_ENV_TO_ARG: dict[str, str] = {
-    "FSDP_VERSION": "fsdp_version",
-    "FSDP_SHARDING_STRATEGY": "fsdp_sharding_strategy",
-    "FSDP_RESHARD_AFTER_FORWARD": "fsdp_reshard_after_forward",
-    "FSDP_OFFLOAD_PARAMS": "fsdp_offload_params",
-    "FSDP_MIN_NUM_PARAMS": "fsdp_min_num_params",
-    "FSDP_AUTO_WRAP_POLICY": "fsdp_auto_wrap_policy",
-    "FSDP_TRANSFORMER_CLS_TO_WRAP": "fsdp_transformer_layer_cls_to_wrap",
-    "FSDP_BACKWARD_PREFETCH": "fsdp_backward_prefetch",
-    "FSDP_STATE_DICT_TYPE": "fsdp_state_dict_type",
-    "FSDP_FORWARD_PREFETCH": "fsdp_forward_prefetch",
-    "FSDP_USE_ORIG_PARAMS": "fsdp_use_orig_params",
-    "FSDP_CPU_RAM_EFFICIENT_LOADING": "fsdp_cpu_ram_efficient_loading",
-    "FSDP_SYNC_MODULE_STATES": "fsdp_sync_module_states",
-    "FSDP_ACTIVATION_CHECKPOINTING": "fsdp_activation_checkpointing",
-    "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD": "fsdp_activation_checkpointing_offload",
-    "FSDP_IGNORED_MODULES": "fsdp_ignored_modules",
-}
-"""The environment variable ``accelerate launch`` exports for each fsdp_config argument it reads
-(utils/launch.py:prepare_multi_gpu_env, :304-333)."""
-FSDP_KEYS = frozenset(FSDP_ENV_TO_ARG.values())
-"""Every fsdp_config key the launcher reads (as an argument name: ``fsdp_`` prefixed)."""
-FSDP_BOOL_KEYS = ("fsdp_offload_params", "fsdp_cpu_ram_efficient_loading", "fsdp_activation_checkpointing",
-                  "fsdp_activation_checkpointing_offload")
-"""Flags both FSDP versions parse with ``str_to_bool``."""
-FSDP1_BOOL_KEYS = ("fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_sync_module_states")
-"""Flags only FSDP1 reads (FSDP2 drops or ignores them)."""
-
-
-def fsdp_key(name: str) -> str:
-    """How the launcher names an fsdp_config key (commands/launch.py:1270-1271): ``fsdp_`` prepended unless the
-    key starts with ``fsdp``."""
-    return name if name.startswith("fsdp") else "fsdp_" + name
-
-
-DS_FILE_CONFLICTING_FIELDS = (
-    "gradient_accumulation_steps",
-    "gradient_clipping",
-    "zero_stage",
-    "offload_optimizer_device",
-    "offload_param_device",
-    "offload_param_nvme_path",
-    "offload_optimizer_nvme_path",
-    "zero3_save_16bit_model",
-    "mixed_precision",
-)
-"""What ``DeepSpeedPlugin._deepspeed_config_checks`` refuses next to a ``deepspeed_config_file``
-(utils/dataclasses.py:1507-1532: the ACCELERATE_* names with ACCELERATE_/DEEPSPEED_ removed, lower-cased):
-the inline deepspeed_config keys, and the top-level ``mixed_precision``."""

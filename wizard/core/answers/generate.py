@@ -115,14 +115,14 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     raw = _lint(answers, rendered, trainer=trainer_loop(answers))
     own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False)} \
         if trainer_loop(answers) else None
-    fallback = _key_to_answer()
+    from ..catalog.key_lookup import setting_for_key
 
     def blamed(key: str) -> tuple[str, ...]:
         if key in rendered.shared:
             return rendered.shared[key]
         path = key
         while True:  # a key inside a block one answer wrote (deepspeed.extra's optimizer.params.lr): that answer
-            sid = rendered.provenance.get(path) or fallback.get(path)
+            sid = rendered.provenance.get(path) or setting_for_key(path)
             if sid:
                 return (sid,)
             if "." not in path:
@@ -163,13 +163,6 @@ def _not_covered(lint: list[Finding], intent: list[Finding]) -> list[Finding]:
         if not covered:
             out.append(f)
     return out
-
-
-def _key_to_answer() -> dict[str, str]:
-    """Config key -> answer id, from the catalogue's declared writes (for keys a render did not write)."""
-    from ..catalog.writes import key_to_setting
-
-    return key_to_setting()
 
 
 def launch_command(out_dir: Path, script: str | None = None, args: list[str] | None = None,

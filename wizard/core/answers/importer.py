@@ -16,8 +16,9 @@ from typing import Any
 from ..catalog import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
 from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
 from ..findings import ERROR, INFO, Finding
+from ..library.fsdp import fsdp_key
 from ..lint.base import fmt
-from ..vocab import SHARDING_STRATEGIES, fsdp_enum_name, fsdp_key, parse_bool, sharding_strategy_name, whole_number
+from ..vocab import SHARDING_STRATEGIES, fsdp_enum_name, parse_bool, sharding_strategy_name, whole_number
 from ..wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 from .model import Answers, answers_from_mapping, coerce_value
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, JSON, SET, SHARDING, YAML, ZERO3, Setting, Write
-from ..catalog.writes import inline_only, needs_json, one_to_one, spelling
+from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
 from .model import Answers
 
 ACCELERATE_YAML = "accelerate_config.yaml"
@@ -219,9 +219,10 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
         out.shared[q + "parallelism_config_dp_replicate_size"] = ("sharding.strategy", "launch.num_machines")
         out.shared[q + "parallelism_config_dp_shard_size"] = ("sharding.strategy", "launch.num_processes",
                                                                "launch.num_machines")
-    offload_id = "offload.params" if a["offload.params"] != "none" else "offload.optimizer"
-    put(f, "fsdp_offload_params", fsdp_offload(a), offload_id, p)
-    out.shared[p + "fsdp_offload_params"] = ("offload.optimizer", "offload.params")
+    # both offload answers write FSDP's one switch: blamed on the one that turned it on, else on the table's first
+    both = settings_of_key()[p + "fsdp_offload_params"]
+    put(f, "fsdp_offload_params", fsdp_offload(a), next((sid for sid in both if a[sid] != "none"), both[0]), p)
+    out.shared[p + "fsdp_offload_params"] = both
     policy = a["wrapping.policy"]
     if policy == "transformer" and a["wrapping.layer_classes"]:
         put(f, "fsdp_transformer_layer_cls_to_wrap", ",".join(a["wrapping.layer_classes"]), "wrapping.layer_classes", p)

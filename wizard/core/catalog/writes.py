@@ -1,12 +1,12 @@
 """What the catalogue's :class:`~.model.Write` declarations add up to: the rules of the one-to-one keys, and the
-maps the rest of the wizard derives from them (key -> setting, library spelling -> answer value, the library
-names people bring to answers.yaml). Everything here is computed on first use, never at import."""
+maps the rest of the wizard derives from them (key -> setting, the one table of it; library spelling -> answer value;
+the library names people bring to answers.yaml). Everything here is computed on first use, never at import."""
 from __future__ import annotations
 
 from functools import cache, lru_cache
 from typing import Any
 
-from .. import vocab
+from ..library.deepspeed import DS_FILE_CONFLICTING_FIELDS
 from .model import CUSTOM, DEEPSPEED, JSON, TARGETS, YAML, Setting, Write
 from .settings import FIXED_KEYS, SETTINGS
 
@@ -20,7 +20,7 @@ def inline_only(write: Write, target: str) -> bool:
     if target != DEEPSPEED or write.file != YAML:
         return False
     section, _, name = write.key.rpartition(".")
-    return section in ("", "deepspeed_config") and name in vocab.DS_FILE_CONFLICTING_FIELDS
+    return section in ("", "deepspeed_config") and name in DS_FILE_CONFLICTING_FIELDS
 
 
 def needs_json(setting: Setting, write: Write, target: str) -> bool:
@@ -65,16 +65,35 @@ def answer_value(setting: Setting, target: str, key: str, spelled: Any) -> Any:
     return NOT_FOUND
 
 
+SHARED_KEY_BLAME = {"fsdp_config.fsdp_offload_params": "offload.params"}
+"""A key several settings write -> the one a finding about the key is blamed on (where the TUI jumps, what ``check``
+and ``--headless`` name) when no answer decided it alone. FSDP's one offload switch is named for the parameters, and
+the optimizer step follows them. A key several settings write must be listed here (tests/unit/test_key_lookup.py)."""
+
+
 @lru_cache(maxsize=1)
-def key_to_setting() -> dict[str, str]:
-    """Every key the wizard writes (accelerate YAML dotted path, or DeepSpeed JSON path) -> the setting behind it
-    (for a key several settings write, the first in catalogue order)."""
-    out = {key: sid for key, (_, sid) in FIXED_KEYS.items()}
+def settings_of_key() -> dict[str, tuple[str, ...]]:
+    """Every key the wizard writes (accelerate YAML dotted path, or DeepSpeed JSON path) -> every setting that writes
+    it, on any target: the one a finding is blamed on first (:data:`SHARED_KEY_BLAME`), then catalogue order. The one
+    table of "which setting writes this key": :func:`key_to_setting`, :func:`.key_lookup.setting_for_key` and the
+    renderer's ``Rendered.shared`` read it."""
+    out: dict[str, list[str]] = {key: [sid] for key, (_, sid) in FIXED_KEYS.items()}
     for s in SETTINGS:
         for t in TARGETS:
             for w in s.writes.get(t, ()):
-                out.setdefault(w.key, s.id)
-    return out
+                sids = out.setdefault(w.key, [])
+                if s.id not in sids:
+                    sids.append(s.id)
+    for key, first in SHARED_KEY_BLAME.items():
+        out[key] = [first, *(sid for sid in out[key] if sid != first)]
+    return {key: tuple(sids) for key, sids in out.items()}
+
+
+@lru_cache(maxsize=1)
+def key_to_setting() -> dict[str, str]:
+    """Every key the wizard writes -> the setting a finding about it is blamed on (the first of
+    :func:`settings_of_key`)."""
+    return {key: sids[0] for key, sids in settings_of_key().items()}
 
 
 @cache

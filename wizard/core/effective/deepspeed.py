@@ -12,23 +12,27 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from ..vocab import DS_FILE_CONFLICTING_FIELDS, TRUE_WORDS
-from .builder import Builder
-from .situation import Situation
-from .tables import (
+from ..library.auto import (
     ACCELERATE_FILLS,
-    DS_DEFAULT_CLIPPING,
-    DS_DEFAULT_GAS,
-    DS_DEFAULT_STAGE,
-    DS_ZERO_DEFAULTS,
     DUMMY_OPTIM_FILLS,
     DUMMY_SCHEDULER_FILLS,
     HIDDEN_SIZE_AUTO_KEYS,
-    LAUNCH_DEEPSPEED_DEFAULTS,
     TRAINER_DEFAULTS,
     hidden_size_fill,
+)
+from ..library.deepspeed import (
+    DS_DEFAULT_CLIPPING,
+    DS_DEFAULT_GAS,
+    DS_DEFAULT_STAGE,
+    DS_FILE_CONFLICTING_FIELDS,
+    DS_ZERO_DEFAULTS,
+    INLINE_TO_PATH,
+    LAUNCH_DEEPSPEED_DEFAULTS,
     overlap_comm_default,
 )
+from ..vocab import TRUE_WORDS
+from .builder import Builder
+from .situation import Situation
 from .used import AUTO, CHANGED, DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
 
 PLUGIN = "DeepSpeedPlugin"
@@ -37,18 +41,6 @@ TRAINER = "the HF Trainer"
 CONFIG = "DeepSpeedConfig"
 ENGINE = "the DeepSpeed engine"
 _MISSING = object()
-
-INLINE_TO_PATH = {
-    "gradient_accumulation_steps": "gradient_accumulation_steps",
-    "gradient_clipping": "gradient_clipping",
-    "zero_stage": "zero_optimization.stage",
-    "offload_optimizer_device": "zero_optimization.offload_optimizer.device",
-    "offload_param_device": "zero_optimization.offload_param.device",
-    "offload_param_nvme_path": "zero_optimization.offload_param.nvme_path",
-    "offload_optimizer_nvme_path": "zero_optimization.offload_optimizer.nvme_path",
-    "zero3_save_16bit_model": "zero_optimization.stage3_gather_16bit_weights_on_model_save",
-}
-"""accelerate's ``plugin_to_config_mapping``: each inline deepspeed_config key -> its path in the DeepSpeed dict."""
 
 
 def get_path(d: Any, path: str, default: Any = _MISSING) -> Any:

@@ -7,17 +7,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..library.fsdp import (
+    FSDP_MIXED_PRECISION_DTYPE,
+    FSDP_STATE_DICT_DEFAULT,
+    LAUNCH_FSDP_DEFAULTS,
+    PLUGIN_FSDP_DEFAULTS,
+    fsdp_key,
+)
 from ..vocab import (
     FALSE_WORDS,
     TRUE_WORDS,
     backward_prefetch_name,
-    fsdp_key,
     sharding_strategy_name,
     state_dict_type_name,
     wrap_policy_name,
 )
 from .builder import Builder
-from .tables import FSDP_MIXED_PRECISION_DTYPE, FSDP_STATE_DICT_DEFAULT, LAUNCH_FSDP_DEFAULTS, PLUGIN_FSDP_DEFAULTS
 from .used import DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
 
 LAUNCH = "accelerate launch"

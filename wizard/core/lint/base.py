@@ -12,9 +12,10 @@ from typing import Any
 
 from ..context import VERIFIED, Context
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
+from ..library.fsdp import fsdp_key  # re-exported for the rule modules
 from ..rules import CONFIG, RULES
 from ..rules import rule as register
-from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, fsdp_key, parse_bool, parse_int  # re-exported for the rule modules
+from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, parse_bool, parse_int  # re-exported for the rule modules
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"

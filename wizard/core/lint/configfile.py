@@ -341,7 +341,7 @@ def is_bare_deepspeed(data: dict) -> bool:
     """Whether a parsed JSON file is a DeepSpeed config rather than an accelerate config: it has none of the keys
     an accelerate config has (a top-level ``fp16`` counts as accelerate's only when it is a flag, not a block).
     A YAML file is always an accelerate config (DeepSpeed configs are JSON)."""
-    from .keys import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
+    from ..library.launcher import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
 
     accelerate_keys = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
     if not data or any(str(k) in accelerate_keys for k in data):  # an empty file: an (incomplete) accelerate config

@@ -4,7 +4,7 @@ settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
-from ..vocab import DS_FILE_CONFLICTING_FIELDS
+from ..library.deepspeed import DS_FILE_CONFLICTING_FIELDS, DS_NVME_PATH_KEYS
 from .base import (
     DOC,
     DS,
@@ -22,7 +22,6 @@ from .base import (
     parse_int,
     rule,
 )
-from .keys import DS_NVME_PATH_KEYS
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"

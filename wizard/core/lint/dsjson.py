@@ -8,26 +8,14 @@ from typing import Any
 
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
+from ..library.auto import AUTO_FILLED, AUTO_TRAINER_ONLY
+from ..library.deepspeed import SUBKEY_DEFAULTS, SUBKEY_RENAMED
 from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, ds_range, fmt, rule
 
 C = DS + "runtime/config.py"
 ACC = A + "accelerator.py"
 
-# "auto" values accelerate fills (a plain accelerate training loop; DeepSpeedPlugin.__post_init__ and
-# Accelerator._prepare_deepspeed): utils/dataclasses.py:1280-1300, 1415-1450; accelerator.py:2178-2340
-AUTO_FILLED = frozenset({
-    "train_micro_batch_size_per_gpu", "train_batch_size", "gradient_accumulation_steps", "gradient_clipping",
-    "zero_optimization.stage", "zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device",
-    "zero_optimization.offload_optimizer.nvme_path", "zero_optimization.offload_param.nvme_path",
-    "zero_optimization.stage3_gather_16bit_weights_on_model_save", "zero_optimization.reduce_bucket_size",
-    "zero_optimization.stage3_prefetch_bucket_size", "zero_optimization.stage3_param_persistence_threshold",
-    "fp16.enabled", "bf16.enabled", "optimizer.params.lr", "optimizer.params.weight_decay",
-    "scheduler.params.warmup_min_lr", "scheduler.params.warmup_max_lr", "scheduler.params.warmup_num_steps",
-    "scheduler.params.total_num_steps",
-})
-# filled by the HF Trainer (transformers/integrations/deepspeed.py) but not by accelerate alone
-AUTO_TRAINER_ONLY = frozenset({"optimizer.params.betas", "optimizer.params.eps"})
 BOOL_SCALARS = frozenset({"dataloader_drop_last", "disable_allgather", "disable_python_gc", "dump_state",
                           "managed_gradient_accumulation", "memory_breakdown", "prescale_gradients",
                           "use_data_before_expert_parallelism", "wall_clock_breakdown", "zero_allow_untested_optimizer",
@@ -227,21 +215,6 @@ STEPS_PRINT = rule("ds-json-steps-per-print-overridden", WARNING, "accelerate ov
                    claims=("ds-steps-per-print-infinity",))
 
 
-# Old names of sub-keys in the hand-parsed sections, and the key DeepSpeed 0.19 reads instead.
-SUBKEY_RENAMED = {"aio.thread_count": "intra_op_parallelism"}
-# Defaults DeepSpeed 0.19 applies to sub-keys of the hand-parsed sections (runtime/swap_tensor/constants.py:20-30,
-# runtime/activation_checkpointing/config.py:28-43, profiling/constants.py:29-47, runtime/constants.py:353-364)
-SUBKEY_DEFAULTS: dict[str, dict[str, Any]] = {
-    "aio": {"block_size": 1048576, "queue_depth": 8, "intra_op_parallelism": 1, "single_submit": False,
-            "overlap_events": True, "use_gds": False},
-    "activation_checkpointing": {"partition_activations": False, "number_checkpoints": None,
-                                 "contiguous_memory_optimization": False, "synchronize_checkpoint_boundary": False,
-                                 "profile": False, "cpu_checkpointing": False},
-    "flops_profiler": {"enabled": False, "recompute_fwd_factor": 0.0, "profile_step": 1, "module_depth": -1,
-                       "top_modules": 1, "detailed": True, "output_file": None},
-    "checkpoint": {"tag_validation": "Warn", "load_universal": False, "use_node_local_storage": False},
-    "torch_autocast": {"enabled": False},
-}
 _NO_DEFAULT = object()
 
 

@@ -7,7 +7,9 @@ always exports its own defaults for keys the YAML omits (commands/launch.py:513-
 from __future__ import annotations
 
 from ..context import in_spec
-from ..vocab import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS, HYBRID_STRATEGIES, WRAP_POLICIES
+from ..library.accelerate_versions import FSDP_VERSION_SINCE
+from ..library.fsdp import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS
+from ..vocab import HYBRID_STRATEGIES, WRAP_POLICIES
 from ..vocab import backward_prefetch_name as _prefetch_of
 from ..vocab import sharding_strategy_name as strategy_of
 from ..vocab import state_dict_type_name as _state_dict_of
@@ -15,9 +17,7 @@ from .base import DOC, ERROR, INFO, WARNING, A, ConfigCheck, fsdp_key, kv, parse
 
 D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
-V2 = {"accelerate": ">=1.6.0"}  # FSDP2 (fsdp_version, fsdp_reshard_after_forward) exists since accelerate 1.6.0
-FSDP_VERSION_SINCE = "1.6.0"
-"""The first accelerate release whose launcher reads fsdp_version (scripts/replay_accelerate_versions.py)."""
+V2 = {"accelerate": ">=" + FSDP_VERSION_SINCE}  # FSDP2 (fsdp_version, fsdp_reshard_after_forward) exists since then
 
 VERSION_BAD = rule("fsdp-version-invalid", ERROR, "fsdp_version must be 1 or 2",
                    DOC + "fsdp-version; " + A + "commands/launch.py:513-518, " + D + ":1830-1875",

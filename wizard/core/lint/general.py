@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from .. import ds_schema
+from ..library.accelerate_versions import TOP_LEVEL_SINCE
+from ..library.launcher import PC
 from .base import (
     DIST_DEEPSPEED,
     DIST_FSDP,
@@ -19,7 +21,6 @@ from .base import (
     rule,
     truthy,
 )
-from .keys import PC
 
 DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
                      "MULTI_XPU", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM", "MULTI_HPU", "MULTI_NEURON")
@@ -33,7 +34,7 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 # mode through unchecked. Its own TORCH_DYNAMO_MODES (accelerate/utils/constants.py:50) only lists what
 # `accelerate config` offers, so it is not the test of a valid value.
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
-PARALLELISM = {"accelerate": ">=1.10.0"}  # parallelism_config loads since 1.10 (keys.py TOP_LEVEL_SINCE)
+PARALLELISM = {"accelerate": ">=" + TOP_LEVEL_SINCE["parallelism_config"]}  # since then parallelism_config loads
 FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",

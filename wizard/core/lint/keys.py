@@ -1,16 +1,34 @@
-"""Which keys the launcher reads in each section of an accelerate config, and the unknown-key rules.
+"""The unknown-key rules: keys of an accelerate config that no release, or not the judged one, reads.
 
 ``accelerate launch`` copies every key of every section onto its argparse namespace (fsdp_config keys get
 ``fsdp_`` prepended when they do not start with ``fsdp``, fp8_config ``fp8_``, dynamo_config ``dynamo_``;
 deepspeed_config and parallelism_config keys are copied as written), then reads only the attributes it
-knows. A key nobody reads is silently ignored (commands/launch.py:1262-1277). The key lists below are the
-attributes the launcher functions read (accelerate 1.15.0, commands/launch.py and utils/launch.py).
+knows. A key nobody reads is silently ignored (commands/launch.py:1262-1277). Which keys each section has, and
+since which release, are the tables of :mod:`wizard.core.library` (``launcher``, ``fsdp``, ``deepspeed``,
+``accelerate_versions``).
 """
 from __future__ import annotations
 
 from .. import ds_schema
 from ..context import in_spec
-from ..vocab import FSDP_KEYS
+from ..library.accelerate_versions import DYNAMO_PREFIX_SINCE, KEY_SINCE, TOP_LEVEL_SINCE, TOP_LEVEL_UNTIL
+from ..library.deepspeed import DS_INLINE_KEYS, DS_MULTINODE_KEYS, DS_NVME_PATH_KEYS
+from ..library.fsdp import FSDP_KEYS, FSDP_LEGACY
+from ..library.launcher import (
+    CLUSTER_FIELDS,
+    DYNAMO_KEYS,
+    FP8_KEYS,
+    FP8_MISNAMED,
+    GENERAL_ARGS,
+    LEGACY_TOP_LEVEL,
+    PARALLELISM_ALWAYS,
+    PARALLELISM_CP,
+    PARALLELISM_KEYS,
+    PARALLELISM_SP,
+    PC,
+    SAGEMAKER_FIELDS,
+    SECTION_USERS,
+)
 from .base import (
     DIST_DEEPSPEED,
     DOC,
@@ -25,88 +43,6 @@ from .base import (
     kv,
     rule,
 )
-
-# ClusterConfig fields (accelerate/commands/config/config_args.py:184-231, BaseConfig :76-80),
-# docs/library-behaviour.md#config-loading.
-CLUSTER_FIELDS = frozenset({
-    "command_file", "commands", "compute_environment", "debug", "deepspeed_config", "distributed_type",
-    "downcast_bf16", "dynamo_config", "enable_cpu_affinity", "fp8_config", "fsdp_config", "gpu_ids",
-    "machine_rank", "main_process_ip", "main_process_port", "main_training_function", "megatron_lm_config",
-    "mixed_precision", "mpirun_config", "num_machines", "num_processes", "parallelism_config", "rdzv_backend",
-    "same_network", "tpu_env", "tpu_name", "tpu_use_cluster", "tpu_use_sudo", "tpu_vm", "tpu_zone", "use_cpu",
-})
-# SageMakerConfig fields (config_args.py:234-255), used when compute_environment is AMAZON_SAGEMAKER.
-SAGEMAKER_FIELDS = frozenset({
-    "additional_args", "base_job_name", "compute_environment", "debug", "distributed_type", "dynamo_config",
-    "ec2_instance_type", "enable_cpu_affinity", "gpu_ids", "iam_role_name", "image_uri", "mixed_precision",
-    "num_machines", "profile", "py_version", "pytorch_version", "region", "sagemaker_inputs_file",
-    "sagemaker_metrics_file", "transformers_version", "use_cpu",
-})
-# converted by BaseConfig.process_config before the unknown-key check (config_args.py:113-119)
-LEGACY_TOP_LEVEL = frozenset({"fp16", "dynamo_backend"})
-
-# attributes utils/launch.py:prepare_multi_gpu_env reads for FSDP (:304-333): FSDP_KEYS, from wizard.core.vocab
-FSDP_LEGACY = {"fsdp_backward_prefetch_policy": "fsdp_backward_prefetch"}
-# inline DeepSpeed keys read by utils/launch.py:prepare_deepspeed_cmd_env (:430-586) / the plugin
-DS_INLINE_KEYS = frozenset({
-    "deepspeed_config_file", "zero_stage", "offload_optimizer_device", "offload_param_device",
-    "offload_optimizer_nvme_path", "offload_param_nvme_path", "gradient_accumulation_steps", "gradient_clipping",
-    "zero3_init_flag", "zero3_save_16bit_model", "deepspeed_hostfile", "deepspeed_exclusion_filter",
-    "deepspeed_inclusion_filter", "deepspeed_multinode_launcher", "deepspeed_moe_layer_cls_names",
-})
-DS_NVME_PATH_KEYS = ("offload_optimizer_nvme_path", "offload_param_nvme_path")
-DS_MULTINODE_KEYS = ("deepspeed_hostfile", "deepspeed_exclusion_filter", "deepspeed_inclusion_filter")
-DYNAMO_KEYS = frozenset({"dynamo_backend", "dynamo_mode", "dynamo_use_fullgraph", "dynamo_use_dynamic",
-                         "dynamo_use_regional_compilation"})
-FP8_KEYS = frozenset({"fp8_backend", "fp8_use_autocast_during_eval", "fp8_margin", "fp8_interval", "fp8_format",
-                      "fp8_amax_history_len", "fp8_amax_compute_algo", "fp8_override_linear_precision",
-                      "fp8_opt_level", "fp8_enable_fsdp_float8_all_gather", "fp8_pad_inner_dim"})
-# names `accelerate config` writes that no reader uses (commands/config/cluster.py:837-876)
-FP8_MISNAMED = {"fp8_amax_history_length": "amax_history_len", "fp8_amax_compute_algorithm": "amax_compute_algo",
-                "fp8_optimization_level": "opt_level"}
-PC = "parallelism_config_"
-PARALLELISM_ALWAYS = frozenset(PC + k for k in ("dp_replicate_size", "dp_shard_size", "tp_size", "cp_size",
-                                                 "cp_backend", "sp_size", "sp_backend"))
-PARALLELISM_CP = frozenset({PC + "cp_comm_strategy"})
-PARALLELISM_SP = frozenset(PC + k for k in ("sp_seq_length", "sp_seq_length_is_variable",
-                                             "sp_attn_implementation"))
-PARALLELISM_KEYS = PARALLELISM_ALWAYS | PARALLELISM_CP | PARALLELISM_SP
-# top-level launch settings: a section key with one of these names still overrides the top-level value,
-# because the launcher copies section keys flat onto the same namespace
-GENERAL_ARGS = frozenset({
-    "num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "mixed_precision",
-    "gpu_ids", "same_network", "rdzv_backend", "debug", "num_cpu_threads_per_process", "enable_cpu_affinity",
-    "max_restarts", "monitor_interval", "nproc_per_node", "nnodes", "master_addr", "master_port",
-})
-# sections read for each distributed_type; others are ignored (docs/library-behaviour.md#launch-copies-section-keys)
-_SECTION_USERS = {
-    "fsdp_config": {"FSDP"},
-    "deepspeed_config": {"DEEPSPEED"},
-    "megatron_lm_config": {"MEGATRON_LM"},
-    "mpirun_config": {"MULTI_CPU"},
-}
-
-# ---- accelerate releases (scripts/replay_accelerate_versions.py, docs/versions-accelerate.md)
-KEY_SINCE = {
-    "fsdp_config.fsdp_ignored_modules": "1.10.0",
-    "fsdp_config.fsdp_activation_checkpointing_offload": "1.15.0",
-    "dynamo_config.dynamo_use_regional_compilation": "1.7.0",
-    **{f"parallelism_config.{k}": "1.10.0" for k in sorted(PARALLELISM_ALWAYS | PARALLELISM_CP)},
-    **{f"parallelism_config.{PC}{k}": "1.12.0" for k in ("cp_backend", "sp_size", "sp_backend")},
-    **{f"parallelism_config.{k}": "1.12.0" for k in sorted(PARALLELISM_SP)},
-    "fp8_config.fp8_enable_fsdp_float8_all_gather": "1.13.0",
-    "fp8_config.fp8_pad_inner_dim": "1.13.0",
-}
-"""A section key (as the launcher names it) -> the first accelerate release that reads it; older releases copy it
-onto the launch arguments and never read it. (fsdp_version and fsdp_reshard_after_forward, 1.6.0, have their own
-rules in fsdp.py.)"""
-DYNAMO_PREFIX_SINCE = "1.14.0"
-"""dynamo_config keys without the ``dynamo_`` prefix (``backend``) are read since this release; before, they were
-copied as written and never read."""
-TOP_LEVEL_SINCE = {"parallelism_config": "1.10.0"}
-"""Top-level ClusterConfig fields newer than accelerate 1.0: older releases fail to load a file with them."""
-TOP_LEVEL_UNTIL = {"ipex_config": ("1.0.0", "1.13.0"), "tp_config": ("1.4.0", "1.7.0")}
-"""Top-level ClusterConfig fields of older releases (field exists for first <= version < end); 1.15 rejects them."""
 
 KEY_TOO_NEW = rule("accelerate-key-too-new", ERROR,
                    "A section key the judged accelerate release does not read yet (it came later): ignored there",
@@ -256,7 +192,7 @@ def check_top_level(ctx: ConfigCheck) -> None:
 def check_ignored_sections(ctx: ConfigCheck) -> None:
     if ctx.dist is None:
         return
-    for sec, users in _SECTION_USERS.items():
+    for sec, users in SECTION_USERS.items():
         if ctx.section(sec) and ctx.dist not in users:
             ctx.emit(SECTION_IGNORED, (sec, "distributed_type"),
                      f"`{sec}` is filled in but `distributed_type: {ctx.dist}` never reads it, so none of its "

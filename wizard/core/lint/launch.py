@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+from ..library.launcher import PC
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, kv, rule
 from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
-from .keys import PC
 
 RANK_TOO_HIGH = rule("machine-rank-too-high", ERROR, "machine_rank outside 0..num_machines-1 on a launch that reads it",
                      DOC + "processes-and-machines; " + A + "utils/launch.py:216-219, 456-458, 488-491 (node_rank = "

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..effective.layout import DTYPE_BYTES, Layout
-from ..effective.tables import (
+from ..library.deepspeed import (
     DS_NVME_MAX_IN_CPU,
     DS_NVME_OPTIMIZER_BUFFER_COUNT,
     DS_NVME_PARAM_BUFFER_COUNT,
@@ -124,10 +124,10 @@ DS_ALLGATHER_BUCKET_DEFAULT = int(DS_ZERO_DEFAULTS["allgather_bucket_size"])  # 
 DS_PREFETCH_BUCKET_DEFAULT = int(DS_ZERO_DEFAULTS["stage3_prefetch_bucket_size"])  # type: ignore[call-overload]
 DS_MAX_LIVE_PARAMETERS_DEFAULT = int(DS_ZERO_DEFAULTS["stage3_max_live_parameters"])  # type: ignore[call-overload]
 DS_SUB_GROUP_SIZE_DEFAULT = int(DS_ZERO_DEFAULTS["sub_group_size"])  # type: ignore[call-overload]
-"""DeepSpeed 0.19.8 defaults in elements, from the library tables (wizard/core/effective/tables.py): the estimate reads
+"""DeepSpeed 0.19.8 defaults in elements, from the library tables (wizard/core/library/deepspeed.py): the estimate reads
 the effective model's values, and these only where a value is left open (an "auto" without the model's hidden size).
 "auto" bucket sizes are filled as the HF integration fills them (reduce h*h, prefetch 0.9*h*h:
-``hidden_size_fill`` there)."""
+``hidden_size_fill`` in library/auto.py)."""
 
 DS_NVME_PARAM_BUFFERS = DS_NVME_PARAM_BUFFER_COUNT
 DS_NVME_OPTIMIZER_BUFFERS = DS_NVME_OPTIMIZER_BUFFER_COUNT

@@ -1,8 +1,8 @@
 """Key bookkeeping for :mod:`wizard.core.verify`.
 
-Maps between the three names a setting has on its way through the libraries (YAML key -> launcher
-argument -> exported environment variable) and attributes an exception raised by accelerate or
-DeepSpeed to the config key that caused it.
+Attributes an exception raised by accelerate or DeepSpeed to the config key that caused it, through the three names a
+setting has on its way through the libraries (YAML key -> launcher argument -> exported environment variable), from
+the tables of :mod:`wizard.core.library` (``fsdp.FSDP_ENV_TO_ARG``, ``deepspeed.DS_ENV_TO_KEY``, ...).
 
 Pure Python: imports nothing from torch, accelerate or deepspeed.
 """
@@ -12,51 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..vocab import DS_FILE_CONFLICTING_FIELDS, FSDP_ENV_TO_ARG, fsdp_key
-
-# --------------------------------------------------------------------------------------------------
-# FSDP: env var exported by accelerate/utils/launch.py:prepare_multi_gpu_env -> launcher argument
-# (:data:`wizard.core.vocab.FSDP_ENV_TO_ARG`). The YAML key is the argument name, or the same without the ``fsdp_``
-# prefix (accelerate/commands/launch.py: keys of ``fsdp_config`` not starting with ``fsdp`` get it prepended).
-
-# DeepSpeed inline keys: env var exported by prepare_deepspeed_cmd_env -> YAML key in ``deepspeed_config``.
-DS_ENV_TO_KEY: dict[str, str] = {
-    "ACCELERATE_DEEPSPEED_ZERO_STAGE": "zero_stage",
-    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS": "gradient_accumulation_steps",
-    "ACCELERATE_GRADIENT_CLIPPING": "gradient_clipping",
-    "ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE": "offload_optimizer_device",
-    "ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE": "offload_param_device",
-    "ACCELERATE_DEEPSPEED_ZERO3_INIT": "zero3_init_flag",
-    "ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL": "zero3_save_16bit_model",
-    "ACCELERATE_DEEPSPEED_CONFIG_FILE": "deepspeed_config_file",
-    "ACCELERATE_DEEPSPEED_MOE_LAYER_CLS_NAMES": "deepspeed_moe_layer_cls_names",
-}
-
-# Path in the final DeepSpeed dict -> inline YAML key (DeepSpeedPlugin.__post_init__, inline branch).
-DS_PATH_TO_INLINE_KEY: dict[str, str] = {
-    "zero_optimization.stage": "zero_stage",
-    "zero_optimization.offload_optimizer.device": "offload_optimizer_device",
-    "zero_optimization.offload_param.device": "offload_param_device",
-    "zero_optimization.offload_optimizer.nvme_path": "offload_optimizer_nvme_path",
-    "zero_optimization.offload_param.nvme_path": "offload_param_nvme_path",
-    "zero_optimization.stage3_gather_16bit_weights_on_model_save": "zero3_save_16bit_model",
-    "gradient_accumulation_steps": "gradient_accumulation_steps",
-    "gradient_clipping": "gradient_clipping",
-}
-
-# pydantic model title (deepspeed/runtime/...config.py) -> its path in the DeepSpeed dict.
-DS_MODEL_PREFIX: dict[str, str] = {
-    "DeepSpeedZeroConfig": "zero_optimization",
-    "DeepSpeedZeroOffloadParamConfig": "zero_optimization.offload_param",
-    "DeepSpeedZeroOffloadOptimizerConfig": "zero_optimization.offload_optimizer",
-    "DeepSpeedFP16Config": "fp16",
-    "DeepSpeedBF16Config": "bf16",
-    "DeepSpeedFlopsProfilerConfig": "flops_profiler",
-    "DeepSpeedActivationCheckpointingConfig": "activation_checkpointing",
-    "DeepSpeedCommsConfig": "comms_logger",
-    "CompileConfig": "compile",
-    "DeepSpeedAutotuningConfig": "autotuning",
-}
+from ..library.deepspeed import DS_ENV_TO_KEY, DS_FILE_CONFLICTING_FIELDS, DS_MODEL_PREFIX, PATH_TO_INLINE
+from ..library.fsdp import FSDP_ENV_TO_ARG, fsdp_key
 
 
 def fsdp_yaml_key(raw: Mapping[str, Any] | None, arg: str) -> str:
@@ -183,8 +140,8 @@ def ds_config_error_keys(exc: BaseException, config: Mapping[str, Any] | None, i
         return paths
     out = []
     for p in paths:
-        if p in DS_PATH_TO_INLINE_KEY:
-            out.append(ds_yaml_key(DS_PATH_TO_INLINE_KEY[p]))
+        if p in PATH_TO_INLINE:
+            out.append(ds_yaml_key(PATH_TO_INLINE[p]))
         elif p in ("fp16.enabled", "bf16.enabled"):
             out.append("mixed_precision")
         # other DS paths have no inline YAML key: the caller falls back to the file
