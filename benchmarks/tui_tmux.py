@@ -79,6 +79,8 @@ class Tmux:
 
 MENU_CPU = "▊cpu — CPU RAM"
 """An offload menu's CPU entry: on the screen only while that menu is open."""
+BACKEND_FIELD = "Backend  (backend)"
+"""The explanation's heading while the Backend field has the focus."""
 REVIEW_FOOTER = "esc Back"
 MAIN_FOOTER = "^n Problems"
 
@@ -95,8 +97,12 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t0 = time.monotonic()
         t.wait_for("Review and write", "Findings", label="first screen")
         first_screen_s = time.monotonic() - t0
-        # 1. Backend: Enter goes into the form; Enter opens the choice; Down picks deepspeed.
-        t.keys("Enter", "Enter")
+        # 1. Backend: Enter goes into the form; Enter opens the choice; Down picks deepspeed. As a person would, it
+        # waits for the form's field to take the focus (its explanation shows) before the next key: Textual moves the
+        # focus after the key is handled, so a key typed ahead while the first full check runs reached the list.
+        t.keys("Enter")
+        t.wait_for(BACKEND_FIELD, label="backend field")
+        t.keys("Enter")
         t.wait_for("deepspeed — DeepSpeed ZeRO", label="backend menu")
         t.keys("Down", "Enter")
         t.wait_for("Switched FSDP2 → DeepSpeed", "Carried over", label="switch report to DeepSpeed")
@@ -124,7 +130,9 @@ def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:
         t.wait_gone(REVIEW_FOOTER, label="back from review")
         t.wait_for(MAIN_FOOTER, label="main screen")
         # 4. The same intent on FSDP2 (the FSDP version is already 2).
-        t.keys("C-g", "Home", "Enter", "Enter")
+        t.keys("C-g", "Home", "Enter")
+        t.wait_for(BACKEND_FIELD, label="backend field again")
+        t.keys("Enter")
         t.wait_for("▊fsdp — PyTorch FSDP", label="backend menu again")
         t.keys("Up", "Enter")
         report = t.wait_for("Switched DeepSpeed → FSDP2", label="switch report to FSDP2")

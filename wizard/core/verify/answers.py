@@ -2,10 +2,10 @@
 
 Two statements are held against what accelerate and DeepSpeed build (in
 :func:`wizard.core.verify.roundtrip.flatten_effective`'s dotted keys): :func:`expected_effective`, the value each
-one-to-one answer must produce (from the catalogue's ``Write`` declarations: the answers' intent reached the files),
-and :func:`model_expected`, everything the effective model (:mod:`wizard.core.effective`) says runs for the written
-files (so a wrong effective model fails ``--verify``). :func:`verify_generated` writes the files to a scratch folder,
-replays them through accelerate and deepspeed (:mod:`wizard.core.verify`) and compares both.
+answer must produce (the answers' intent reached the run), and :func:`model_expected`, everything the effective model
+(:mod:`wizard.core.effective`) says runs for the written files (so a wrong effective model fails ``--verify``).
+:func:`verify_generated` writes the files to a scratch folder, replays them through accelerate and deepspeed
+(:mod:`wizard.core.verify`) and compares both.
 """
 from __future__ import annotations
 
@@ -13,22 +13,95 @@ import tempfile
 from pathlib import Path
 
 from ..answers import Answers
-from ..answers.render import one_to_one_writes
+from ..answers.render import (
+    ds_offload_optimizer,
+    ds_offload_params,
+    fsdp_offload,
+    is_hybrid,
+    one_to_one_writes,
+    processes_per_node,
+    uses_ds_json,
+    zero_stage,
+)
+from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
 from ..catalog.writes import effective_key
 from ..findings import Finding
+from ..library.fsdp import FSDP_MIXED_PRECISION_DTYPE
 
 NOT_COMPARED = ("deepspeed_plugin.config_file",)
 """A path: the round trip resolves it against the launch folder, the model keeps what was written."""
 
 
 def expected_effective(a: Answers) -> dict[str, object]:
-    """The one-to-one keys from the catalogue: each written value, read back where ``Write.effective`` says."""
+    """What the answers ask for, in the round trip's keys: the one-to-one keys from the catalogue (each written value,
+    read back where ``Write.effective`` says), then what several answers decide together (the answers' intent, which
+    the effective model of the written files cannot state: it would agree with a renderer that wrote the wrong
+    value)."""
     exp: dict[str, object] = {}
     for _, write, value in one_to_one_writes(a):
         key = effective_key(write)
         if key:
             exp[key] = value
+    if a.target == DEEPSPEED:
+        exp.update(_expected_deepspeed(a))
+    else:
+        exp.update(_expected_fsdp(a))
+    if a["launch.dynamo_backend"] != "no" and a.target != DEEPSPEED:
+        exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
+    exp["mixed_precision"] = a["precision.mixed_precision"]  # accelerate's, also when a DeepSpeed JSON decides it
     return exp
+
+
+def _expected_fsdp(a: Answers) -> dict[str, object]:
+    v1 = a.target == FSDP1
+    e: dict[str, object] = {}
+    if v1:
+        # torch spells the last member with a leading underscore: ShardingStrategy._HYBRID_SHARD_ZERO2
+        name = SHARDING[a["sharding.strategy"]][0] or "SHARD_GRAD_OP"
+        e["fsdp.sharding_strategy"] = "_" + name if name == "HYBRID_SHARD_ZERO2" else name
+        prefetch = a["prefetch.backward"]
+        e["fsdp.backward_prefetch"] = None if prefetch == "none" else f"BACKWARD_{prefetch.upper()}"
+        e["fsdp.sync_module_states"] = a["sync.module_states"] or a["loading.ram_efficient"]
+    e["fsdp.cpu_offload"] = fsdp_offload(a)
+    if a["wrapping.policy"] == "transformer" and a["wrapping.layer_classes"]:
+        e["fsdp.transformer_cls_names_to_wrap"] = list(a["wrapping.layer_classes"])
+    if a["wrapping.policy"] == "size":
+        e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
+    e["fsdp.param_dtype"] = FSDP_MIXED_PRECISION_DTYPE.get(a["precision.mixed_precision"])
+    if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
+        e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
+        e["parallelism.dp_shard_size"] = processes_per_node(a)
+    return e
+
+
+def _expected_deepspeed(a: Answers) -> dict[str, object]:
+    """Mostly the values DeepSpeed's own DeepSpeedConfig derived (``deepspeed_validated.*``), so an absent
+    key and its default compare as DeepSpeed sees them (clipping 0.0 = off)."""
+    stage = zero_stage(a)
+    v = "deepspeed_validated."
+    z = "deepspeed.zero_optimization."
+    e: dict[str, object] = {"deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
+    for block, short, device in (("offload_optimizer", "offload_optimizer", ds_offload_optimizer(a)),
+                                 ("offload_param", "offload_param", ds_offload_params(a))):
+        if device != "none":
+            e[f"{v}{short}_device"] = device
+            if device == "nvme":
+                e[f"{v}{short}_nvme_path"] = a["offload.nvme_path"]
+            if uses_ds_json(a):
+                e[f"{z}{block}.pin_memory"] = a["offload.pin_memory"]
+    clip = a["training.gradient_clipping"]
+    e[f"{v}gradient_clipping"] = 1.0 if clip == AUTO else float(clip)
+    gas = a["training.gradient_accumulation_steps"]
+    e[f"{v}gradient_accumulation_steps"] = 1 if gas == AUTO else gas
+    mp = a["precision.mixed_precision"]
+    e[f"{v}bf16_enabled"] = mp in ("bf16", "fp8")
+    e[f"{v}fp16_enabled"] = mp == "fp16"
+    if is_hybrid(a) and stage == 3 and a["launch.num_machines"] > 1:
+        e[f"{z}zero_hpz_partition_size"] = processes_per_node(a)
+    micro = a["training.micro_batch_size"]
+    if isinstance(micro, int):
+        e[f"{v}train_micro_batch_size_per_gpu"] = micro
+    return e
 
 
 def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, object]:
