@@ -135,3 +135,20 @@ def test_a_superscript_digit_is_no_enum_code():
     assert sharding_strategy_name("¹") is None and backward_prefetch_name("¹") == (False, None)
     e = effective({**FSDP, "fsdp_config": {"fsdp_version": 1, "fsdp_backward_prefetch": "¹"}})
     assert not e.ok and "fsdp_config.fsdp_backward_prefetch" in e.failures[0].keys
+
+
+def test_deepspeed_accumulation_left_to_the_script_is_unknown():
+    """DeepSpeed's "auto" accumulation is the Accelerator's (the script's) or TrainingArguments': no file shows it, so
+    the run's value is unknown unless the situation says it (the estimate then counts accumulation, and says so)."""
+    acc = {**DS, "deepspeed_config": {"zero_stage": 2}}
+    e = effective(acc)
+    assert e["deepspeed_validated.gradient_accumulation_steps"] == 1  # what an Accelerator() without it runs
+    assert e["runs.gradient_accumulation_steps"] is None and e.used("runs.gradient_accumulation_steps").why == AUTO
+    known = effective(acc, situation=Situation(gradient_accumulation_steps=4))
+    assert known["deepspeed_validated.gradient_accumulation_steps"] == known["runs.gradient_accumulation_steps"] == 4
+    written = effective({**DS, "deepspeed_config": {"zero_stage": 2, "gradient_accumulation_steps": 8}})
+    assert written["runs.gradient_accumulation_steps"] == 8
+    hf = effective(acc, situation=Situation(loop="hf", trainer_arguments={"per_device_train_batch_size": 2}))
+    assert hf["runs.gradient_accumulation_steps"] is None
+    hf = effective(acc, situation=Situation(loop="hf", trainer_arguments={"gradient_accumulation_steps": 2}))
+    assert hf["runs.gradient_accumulation_steps"] == 2

@@ -194,6 +194,8 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
     # ---- the Trainer's fill (TrainingArguments)
     trainer = situation.trainer
     targs = {**TRAINER_DEFAULTS, **dict(situation.trainer_arguments or {})}
+    gas_unknown = False
+    """Accumulation left to the script: "auto" filled from an Accelerator or TrainingArguments no file shows."""
     if trainer:
         micro, tgas = int(targs["per_device_train_batch_size"]), int(targs["gradient_accumulation_steps"])
         fills = {"train_micro_batch_size_per_gpu": micro, "gradient_accumulation_steps": tgas,
@@ -206,6 +208,8 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
                 _set_path(config, path, value)
                 origins.set(path, AUTO, TRAINER, origins.of.get(path, ("", "", (), ""))[2],
                             "filled from TrainingArguments")
+                if path == "gradient_accumulation_steps" and path not in (situation.trainer_arguments or {}):
+                    gas_unknown = True  # the user's own TrainingArguments decide (its default 1 is assumed)
             elif current is not _MISSING and current is not None and path not in ("fp16.enabled", "bf16.enabled") \
                     and current != value:
                 mismatches.append(path)
@@ -249,13 +253,15 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
           "" if eff_mp == mixed_precision else "the DeepSpeed dict's bf16/fp16 sections decide")
 
     # ---- Accelerator._prepare_deepspeed: what is still "auto"
-    accel_gas = 1 if trainer else _int(dc.get("gradient_accumulation_steps")) or 1
+    script_gas = situation.gradient_accumulation_steps
+    accel_gas = 1 if trainer else _int(dc.get("gradient_accumulation_steps")) or script_gas or 1
     if _is_auto(config, "train_micro_batch_size_per_gpu"):
         micro = situation.micro_batch if situation.micro_batch is not None else 1
         note = "the DataLoader's batch size" + ("" if situation.micro_batch is not None else " (unknown: 1 assumed)")
         config["train_micro_batch_size_per_gpu"] = micro
         origins.set("train_micro_batch_size_per_gpu", AUTO, PREPARE, ("train_micro_batch_size_per_gpu",), note)
     if _is_auto(config, "gradient_accumulation_steps"):
+        gas_unknown = script_gas is None  # the script's Accelerator(gradient_accumulation_steps=...): 1 if not given
         config["gradient_accumulation_steps"] = accel_gas
         origins.set("gradient_accumulation_steps", AUTO, PREPARE, ("gradient_accumulation_steps",),
                     "the Accelerator's gradient_accumulation_steps")
@@ -295,7 +301,7 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
 
     # ---- DeepSpeedConfig: validated values
     _validated(config, world, origins, b)
-    _runs(config, b, situation, trainer)
+    _runs(config, b, situation, trainer, gas_unknown)
 
 
 def _plugin_value(name: str, value: Any) -> Any:
@@ -410,7 +416,7 @@ def _validated(config: dict, world: int, origins: _Origins, b: Builder) -> None:
         put("overlap_comm", bool(overlap), "zero_optimization.overlap_comm")
 
 
-def _runs(config: dict, b: Builder, situation: Situation, trainer: bool) -> None:
+def _runs(config: dict, b: Builder, situation: Situation, trainer: bool, gas_unknown: bool) -> None:
     """What the engine runs: the offload a stage really does, the master weights, the optimizer."""
     v = "deepspeed_validated."
     stage = b.value(v + "zero_stage") or 0
@@ -444,8 +450,12 @@ def _runs(config: dict, b: Builder, situation: Situation, trainer: bool) -> None
           ("optimizer",) if "optimizer" in config else ())
     b.put("runs.micro_batch", b.value(v + "train_micro_batch_size_per_gpu"), DERIVED, CONFIG,
           b.values[v + "train_micro_batch_size_per_gpu"].keys)
-    b.put("runs.gradient_accumulation_steps", b.value(v + "gradient_accumulation_steps"), DERIVED, CONFIG,
-          b.values[v + "gradient_accumulation_steps"].keys)
+    if gas_unknown:  # DeepSpeed gets the script's value, which no file shows
+        b.put("runs.gradient_accumulation_steps", None, AUTO, TRAINER if trainer else PREPARE,
+              b.values[v + "gradient_accumulation_steps"].keys, "\"auto\": the script's accumulation steps, unknown")
+    else:
+        b.put("runs.gradient_accumulation_steps", b.value(v + "gradient_accumulation_steps"), DERIVED, CONFIG,
+              b.values[v + "gradient_accumulation_steps"].keys)
     init = b.value("deepspeed_plugin.zero3_init_flag")
     b.put("runs.zero_init", stage == 3 and situation.transformers, DERIVED if init or stage != 3 else OVERRIDDEN,
           "transformers from_pretrained", b.values["deepspeed_plugin.zero3_init_flag"].keys,
