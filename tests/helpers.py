@@ -122,3 +122,20 @@ async def focused_on(pilot, setting_id: str):
     field = field_of(main, setting_id)
     assert pilot.app.focused is field.control, (setting_id, pilot.app.focused)
     return field
+
+
+def written_config(rendered_or_dir) -> tuple[dict, dict | None]:
+    """(accelerate YAML, DeepSpeed JSON) without the JSON's path, which names the output folder."""
+    import json
+
+    import yaml
+
+    if isinstance(rendered_or_dir, Path):
+        y = yaml.safe_load((rendered_or_dir / "accelerate_config.yaml").read_text())
+        ds_file = rendered_or_dir / "ds_config.json"
+        ds = json.loads(ds_file.read_text()) if ds_file.exists() else None
+    else:
+        y, ds = rendered_or_dir.accelerate, rendered_or_dir.deepspeed or None
+    y = json.loads(json.dumps(y))
+    y.get("deepspeed_config", {}).pop("deepspeed_config_file", None)
+    return y, ds

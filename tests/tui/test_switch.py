@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
-from helpers import main_of, press
+from helpers import main_of, press, written_config
 
 from wizard.cli import main
 from wizard.core.catalog import DEEPSPEED, FSDP1, FSDP2
@@ -41,19 +40,6 @@ def _convert_json(src: Path, target: str, out: Path, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _config(rendered_or_dir) -> tuple[dict, dict | None]:
-    """(accelerate YAML, DeepSpeed JSON) without the JSON's path, which names the output folder."""
-    if isinstance(rendered_or_dir, Path):
-        y = yaml.safe_load((rendered_or_dir / "accelerate_config.yaml").read_text())
-        ds_file = rendered_or_dir / "ds_config.json"
-        ds = json.loads(ds_file.read_text()) if ds_file.exists() else None
-    else:
-        y, ds = rendered_or_dir.accelerate, rendered_or_dir.deepspeed or None
-    y = json.loads(json.dumps(y))
-    y.get("deepspeed_config", {}).pop("deepspeed_config_file", None)
-    return y, ds
-
-
 @pytest.mark.parametrize("preset,target", _SAMPLE)
 @pytest.mark.asyncio
 async def test_the_report_shown_after_a_switch_is_the_one_convert_prints(preset, target, written, tmp_path, capsys):
@@ -71,6 +57,6 @@ async def test_the_report_shown_after_a_switch_is_the_one_convert_prints(preset,
         assert isinstance(app.screen, SwitchReportScreen)
         shown = json.loads(json.dumps(app.screen.report.to_dict()))
         assert screen.answers.target == target
-        tui_config = _config(screen.generated.rendered)
+        tui_config = written_config(screen.generated.rendered)
     assert shown == cli["report"]
-    assert tui_config == _config(tmp_path / "out")
+    assert tui_config == written_config(tmp_path / "out")

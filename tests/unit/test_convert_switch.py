@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import written_config
 
 from wizard.cli import main
 from wizard.core.answers import default_answers
@@ -42,29 +43,16 @@ def _convert_json(src: Path, target: str, out: Path, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _config(rendered_or_dir) -> tuple[dict, dict | None]:
-    """(accelerate YAML, DeepSpeed JSON) without the JSON's path, which names the output folder."""
-    if isinstance(rendered_or_dir, Path):
-        y = yaml.safe_load((rendered_or_dir / "accelerate_config.yaml").read_text())
-        ds_file = rendered_or_dir / "ds_config.json"
-        ds = json.loads(ds_file.read_text()) if ds_file.exists() else None
-    else:
-        y, ds = rendered_or_dir.accelerate, rendered_or_dir.deepspeed or None
-    y = json.loads(json.dumps(y))
-    y.get("deepspeed_config", {}).pop("deepspeed_config_file", None)
-    return y, ds
-
-
 @pytest.mark.parametrize("preset,target", _PAIRS)
-def test_convert_and_the_tui_switch_give_the_same_report_and_config(preset, target, written, tmp_path, capsys):
+def test_convert_and_the_tui_switch_give_the_same_report_andwritten_config(preset, target, written, tmp_path, capsys):
     cli = _convert_json(written[preset], target, tmp_path / "out", capsys)
     # the TUI started on the same config (fsdpds-wizard --config FILE), switched: the function ctrl+t calls
     start = from_accelerate_config(written[preset])
     switched = switch(start.answers, target)
     assert cli["report"] == json.loads(json.dumps(switched.report.to_dict())), (preset, target)
-    assert _config(tmp_path / "out") == _config(render(switched.kept))
+    assert written_config(tmp_path / "out") == written_config(render(switched.kept))
     # the TUI started on the preset's answers writes the same config too (the FSDP2 -> FSDP1 prefetch was not)
-    assert _config(render(switch(from_preset(preset).answers, target).kept)) == _config(tmp_path / "out")
+    assert written_config(render(switch(from_preset(preset).answers, target).kept)) == written_config(tmp_path / "out")
 
 
 # ------------------------------------------------------------------------------------------------ FSDP2 -> FSDP1

@@ -30,7 +30,7 @@ from ..library.deepspeed import (
     LAUNCH_DEEPSPEED_DEFAULTS,
     overlap_comm_default,
 )
-from ..vocab import TRUE_WORDS
+from ..vocab import TRUE_WORDS, as_int, parse_int
 from .builder import Builder
 from .situation import Situation
 from .used import AUTO, CHANGED, DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
@@ -78,15 +78,10 @@ class _Origins:
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
+    """A whole number as DeepSpeed's config takes it: a YAML/JSON number (``vocab.as_int``) or a string of digits."""
+    if isinstance(value, str):
+        return parse_int(value.strip()) if value.strip().isdigit() else None
+    return as_int(value)
 
 
 def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_precision: str, world: int,
@@ -98,7 +93,6 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
     file_mode = json_alone or (dc.get("deepspeed_config_file") not in (None, "none"))
     origins = _Origins()
     yk = (lambda k: f"deepspeed_config.{k}")  # noqa: E731
-    jk = (lambda p: p if json_alone else f"{p}")  # noqa: E731  (JSON paths are their own keys)
 
     # ---- DeepSpeedPlugin: inline values (or their defaults)
     plugin: dict[str, Any] = {}
@@ -120,7 +114,7 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
             return
         config: dict[str, Any] = copy.deepcopy(dict(ds))
         for path in _leaves(config):
-            origins.set(path, WRITTEN, "DeepSpeed JSON", (jk(path),))
+            origins.set(path, WRITTEN, "DeepSpeed JSON", (path,))
         if "gradient_accumulation_steps" not in config:
             config["gradient_accumulation_steps"] = 1
             origins.set("gradient_accumulation_steps", DEFAULT, PLUGIN, (), "accelerate adds 1 to a JSON without it")
@@ -132,7 +126,7 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
         for name, path in INLINE_TO_PATH.items():
             if _is_auto(config, path) and plugin.get(name) is not None:
                 _set_path(config, path, plugin[name])
-                origins.set(path, AUTO, PLUGIN, (jk(path),), "filled with accelerate's default")
+                origins.set(path, AUTO, PLUGIN, (path,), "filled with accelerate's default")
     else:
         gas = plugin["gradient_accumulation_steps"]
         clip = plugin["gradient_clipping"]
@@ -238,7 +232,7 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
     for dtype, on in (("fp16", mp == "fp16"), ("bf16", mp in ("bf16", "fp8"))):
         if _is_auto(config, f"{dtype}.enabled"):
             _set_path(config, f"{dtype}.enabled", on)
-            origins.set(f"{dtype}.enabled", AUTO, "Accelerator", (jk(f"{dtype}.enabled"),),
+            origins.set(f"{dtype}.enabled", AUTO, "Accelerator", (f"{dtype}.enabled",),
                         f"filled from mixed_precision {mp}")
     if get_path(config, "fp16.enabled") is True:
         eff_mp = "fp16"
@@ -465,7 +459,6 @@ def _runs(config: dict, b: Builder, situation: Situation, trainer: bool, gas_unk
     b.put("runs.activation_checkpointing", ac, DERIVED, "the script", (),
           "model.gradient_checkpointing_enable()" if ac else "no config switch under DeepSpeed")
     b.put("runs.activation_checkpointing_offload", False, DEFAULT, "the script")
-    _ = trainer
 
 
 __all__ = ["deepspeed_values", "get_path"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .builder import Builder, Failure
+from .deepspeed import _int as whole_int
 from .deepspeed import deepspeed_values
 from .fsdp import fsdp_values
 from .situation import Situation
@@ -66,13 +67,8 @@ class Effective:
 
 
 def _int(value: Any, default: int) -> int:
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return default
+    number = whole_int(value)
+    return default if number is None else number
 
 
 def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any] | None = None,
@@ -104,7 +100,7 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
         b.written_or_default("dynamo_backend", dyn_backend, "dynamo_config.dynamo_backend"
                              if "dynamo_backend" in dyn else None, "TorchDynamoPlugin")
         fsdp_values(y, mp, b)
-        _parallelism(y, procs, b)
+        _parallelism(y, b)
         _fsdp_runs(b, sit, procs, machines)
     elif dist == "DEEPSPEED":
         backend = "deepspeed"
@@ -117,12 +113,10 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,
                              "accelerate launch")
-    if backend is not None and "runs.micro_batch" in b.values:
-        pass
     return Effective(b.values, b.failures, backend, sit)
 
 
-def _parallelism(y: Mapping[str, Any], procs: int, b: Builder) -> None:
+def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
     pc = y.get("parallelism_config")
     if not isinstance(pc, Mapping):
         return
@@ -141,7 +135,6 @@ def _parallelism(y: Mapping[str, Any], procs: int, b: Builder) -> None:
         total *= sizes[name]
     b.put("parallelism.total_size", total, DERIVED, "ParallelismConfig", tuple(
         f"parallelism_config.parallelism_config_{n}" for n in sizes if f"parallelism_config_{n}" in pc))
-    _ = procs
 
 
 def _fsdp_runs(b: Builder, sit: Situation, procs: int, machines: int) -> None:
