@@ -9,15 +9,15 @@ from typing import Any
 
 from ..library.fsdp import (
     FSDP_MIXED_PRECISION_DTYPE,
+    FSDP_PLAIN,
     FSDP_STATE_DICT_DEFAULT,
     LAUNCH_FSDP_DEFAULTS,
     PLUGIN_FSDP_DEFAULTS,
     fsdp_key,
 )
 from ..vocab import (
-    FALSE_WORDS,
-    TRUE_WORDS,
     backward_prefetch_name,
+    parse_bool,
     sharding_strategy_name,
     state_dict_type_name,
     wrap_policy_name,
@@ -53,11 +53,6 @@ class _Args:
             return None, key
         text = str(value)
         return (text.lower() if lower else text), key
-
-
-def _flag(text: str) -> bool | None:
-    low = text.lower()
-    return True if low in TRUE_WORDS else False if low in FALSE_WORDS else None
 
 
 def _keys(key: str | None) -> tuple[str, ...]:
@@ -105,19 +100,11 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
         b.put("fsdp.sharding_strategy", None, IGNORED if skey else DEFAULT, PLUGIN, _keys(skey),
               "FSDP2 reads fsdp_reshard_after_forward" if skey else "")
         r, rkey = args.env("fsdp_reshard_after_forward")
-        flag = _flag(r or "")
+        flag = parse_bool(r or "")
         if flag is None:
             b.fail(_keys(rkey), f"fsdp_reshard_after_forward {r!r} is not true/false (FSDP2 reads a bool)", PLUGIN)
         else:
             b.put("fsdp.reshard_after_forward", flag, why(rkey), PLUGIN, _keys(rkey))
-
-    # ---- offload (one switch)
-    o, okey = args.env("fsdp_offload_params")
-    flag = _flag(o or "")
-    if flag is None:
-        b.fail(_keys(okey), f"fsdp_offload_params {o!r} is not true/false", PLUGIN)
-    else:
-        b.put("fsdp.cpu_offload", flag, why(okey), PLUGIN, _keys(okey))
 
     # ---- prefetch
     p, pkey = args.env("fsdp_backward_prefetch", lower=False)
@@ -132,16 +119,6 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
                   "FSDP2 has no backward_prefetch: it prefetches the next unit by itself" if name else "")
         else:
             b.put("fsdp.backward_prefetch", name, WRITTEN, PLUGIN, _keys(pkey))
-    f, fkey = args.env("fsdp_forward_prefetch")
-    if version == 1:
-        flag = _flag(f or "")
-        if flag is None:
-            b.fail(_keys(fkey), f"fsdp_forward_prefetch {f!r} is not true/false", PLUGIN)
-        else:
-            b.put("fsdp.forward_prefetch", flag, why(fkey), PLUGIN, _keys(fkey))
-    else:
-        b.put("fsdp.forward_prefetch", None, IGNORED if fkey else DEFAULT, PLUGIN, _keys(fkey),
-              "FSDP2 reads no forward_prefetch from the config" if fkey else "")
 
     # ---- state dict
     t, tkey = args.env("fsdp_state_dict_type", lower=False)
@@ -181,28 +158,18 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
         b.put("fsdp.min_num_params", None, IGNORED if mkey else DEFAULT, PLUGIN, _keys(mkey),
               f"read by SIZE_BASED_WRAP only, not {policy}" if mkey else "")
 
-    # ---- FSDP1-only flags; flags of both versions
-    for name, field in (("fsdp_use_orig_params", "use_orig_params"), ("fsdp_sync_module_states",
-                                                                         "sync_module_states")):
-        text, key = args.env(name)
-        if version == 2:
-            b.put(f"fsdp.{field}", None, IGNORED if key else DEFAULT, PLUGIN, _keys(key),
-                  f"FSDP2 has no {field}" if key else "")
-            continue
-        flag = _flag(text or "")
-        if flag is None:
-            b.fail(_keys(key), f"{name} {text!r} is not true/false", PLUGIN)
-            continue
-        b.put(f"fsdp.{field}", flag, why(key), PLUGIN, _keys(key))
-    for name, field in (("fsdp_cpu_ram_efficient_loading", "cpu_ram_efficient_loading"),
-                        ("fsdp_activation_checkpointing", "activation_checkpointing"),
-                        ("fsdp_activation_checkpointing_offload", "activation_checkpointing_offload")):
-        text, key = args.env(name)
-        flag = _flag(text or "")
-        if flag is None:
-            b.fail(_keys(key), f"{name} {text!r} is not true/false", PLUGIN)
-            continue
-        b.put(f"fsdp.{field}", flag, why(key), PLUGIN, _keys(key))
+    # ---- the plain keys: each taken as it is by the versions that read it (library.fsdp.FSDP_TABLE)
+    for row in FSDP_PLAIN:
+        text, key = args.env(row.arg, lower=row.kind == "bool")
+        name = f"fsdp.{row.field}"
+        if version not in row.versions:
+            b.put(name, None, IGNORED if key else DEFAULT, PLUGIN, _keys(key), row.unread if key else "")
+        elif row.kind == "str":
+            b.put(name, text, why(key), PLUGIN, _keys(key))
+        elif (flag := parse_bool(text or "")) is None:
+            b.fail(_keys(key), f"{row.arg} {text!r} is not true/false", PLUGIN)
+        else:
+            b.put(name, flag, why(key), PLUGIN, _keys(key))
     if version == 1 and b.value("fsdp.cpu_ram_efficient_loading") and b.value("fsdp.sync_module_states") is False:
         b.put("fsdp.sync_module_states", True, OVERRIDDEN, PLUGIN,
               b.values["fsdp.sync_module_states"].keys + b.values["fsdp.cpu_ram_efficient_loading"].keys,
@@ -214,9 +181,6 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
         elif version != 2:
             b.fail(b.values["fsdp.activation_checkpointing_offload"].keys,
                    "activation_checkpointing_offload needs FSDP2", PLUGIN)
-
-    ig, igkey = args.env("fsdp_ignored_modules", lower=False)
-    b.put("fsdp.ignored_modules", ig, why(igkey), PLUGIN, _keys(igkey))
 
     # ---- mixed precision policy (Accelerator -> FullyShardedDataParallelPlugin.set_mixed_precision)
     dtype = FSDP_MIXED_PRECISION_DTYPE.get(mixed_precision)

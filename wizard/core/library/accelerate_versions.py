@@ -4,14 +4,14 @@ specifiers of wizard/core/context.py.
 """
 from __future__ import annotations
 
+from .fsdp import FSDP_TABLE
 from .launcher import PARALLELISM_ALWAYS, PARALLELISM_CP, PARALLELISM_SP, PC
 
 FSDP_VERSION_SINCE = "1.6.0"
 """``fsdp_version`` and ``fsdp_reshard_after_forward`` (FSDP2) are read since this release; before, the plugin is
 FSDP1 whatever is written (the FSDP rules judge them: lint/fsdp.py)."""
 KEY_SINCE = {
-    "fsdp_config.fsdp_ignored_modules": "1.10.0",
-    "fsdp_config.fsdp_activation_checkpointing_offload": "1.15.0",
+    **{f"fsdp_config.{k.arg}": k.since for k in FSDP_TABLE if k.since},
     "dynamo_config.dynamo_use_regional_compilation": "1.7.0",
     **{f"parallelism_config.{k}": "1.10.0" for k in sorted(PARALLELISM_ALWAYS | PARALLELISM_CP)},
     **{f"parallelism_config.{PC}{k}": "1.12.0" for k in ("cp_backend", "sp_size", "sp_backend")},

@@ -3,32 +3,75 @@ as, its argument defaults, and what ``FullyShardedDataParallelPlugin`` uses when
 """
 from __future__ import annotations
 
-FSDP_ENV_TO_ARG: dict[str, str] = {
-    "FSDP_VERSION": "fsdp_version",
-    "FSDP_SHARDING_STRATEGY": "fsdp_sharding_strategy",
-    "FSDP_RESHARD_AFTER_FORWARD": "fsdp_reshard_after_forward",
-    "FSDP_OFFLOAD_PARAMS": "fsdp_offload_params",
-    "FSDP_MIN_NUM_PARAMS": "fsdp_min_num_params",
-    "FSDP_AUTO_WRAP_POLICY": "fsdp_auto_wrap_policy",
-    "FSDP_TRANSFORMER_CLS_TO_WRAP": "fsdp_transformer_layer_cls_to_wrap",
-    "FSDP_BACKWARD_PREFETCH": "fsdp_backward_prefetch",
-    "FSDP_STATE_DICT_TYPE": "fsdp_state_dict_type",
-    "FSDP_FORWARD_PREFETCH": "fsdp_forward_prefetch",
-    "FSDP_USE_ORIG_PARAMS": "fsdp_use_orig_params",
-    "FSDP_CPU_RAM_EFFICIENT_LOADING": "fsdp_cpu_ram_efficient_loading",
-    "FSDP_SYNC_MODULE_STATES": "fsdp_sync_module_states",
-    "FSDP_ACTIVATION_CHECKPOINTING": "fsdp_activation_checkpointing",
-    "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD": "fsdp_activation_checkpointing_offload",
-    "FSDP_IGNORED_MODULES": "fsdp_ignored_modules",
-}
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FsdpKey:
+    """One fsdp_config key as accelerate 1.15 reads it: the launcher's argument, the variable it is exported as,
+    the launcher's default, and, for a key the plugin takes as it is (a flag or a text), the plugin field it fills.
+
+    A *plain* key (``field`` set) needs nothing else: the effective model (:mod:`wizard.core.effective.fsdp`), the
+    round trip's read-back (:mod:`wizard.core.verify.readback`), the truth-value rule of ``check`` and the release
+    table (:mod:`.accelerate_versions`) are derived from its row. Keys the plugin interprets (the version, the
+    sharding, the enums, the wrap policy and its arguments) have ``field`` None and code of their own there.
+    """
+
+    arg: str
+    """The key as the launcher names it (``fsdp_`` prefixed, :func:`fsdp_key`)."""
+    env: str
+    """The variable ``accelerate launch`` exports it as (utils/launch.py:prepare_multi_gpu_env, :304-333)."""
+    launch_default: object
+    """The launcher's argument default (commands/launch.py ``--fsdp_*``); None: nothing is exported and the plugin's
+    own default applies."""
+    field: str | None = None
+    """The plugin field a plain key fills (None: not plain)."""
+    kind: str = "bool"
+    """How the plugin reads a plain key: ``bool`` (``str_to_bool``) or ``str`` (as written)."""
+    versions: tuple[int, ...] = (1, 2)
+    """The FSDP versions whose plugin reads it."""
+    unread: str = ""
+    """Why the other versions do not (said when it is written under one of them)."""
+    since: str | None = None
+    """The first accelerate release that reads it (older ones copy it and never read it)."""
+    read_back: bool = True
+    """The plugin keeps the value under ``field`` as it is (False: an object the read-back interprets)."""
+
+
+FSDP_TABLE: tuple[FsdpKey, ...] = (
+    FsdpKey("fsdp_version", "FSDP_VERSION", "1"),
+    FsdpKey("fsdp_sharding_strategy", "FSDP_SHARDING_STRATEGY", "FULL_SHARD"),
+    FsdpKey("fsdp_reshard_after_forward", "FSDP_RESHARD_AFTER_FORWARD", "true"),
+    FsdpKey("fsdp_offload_params", "FSDP_OFFLOAD_PARAMS", "false", "cpu_offload", read_back=False),
+    FsdpKey("fsdp_min_num_params", "FSDP_MIN_NUM_PARAMS", 100_000_000),
+    FsdpKey("fsdp_auto_wrap_policy", "FSDP_AUTO_WRAP_POLICY", None),
+    FsdpKey("fsdp_transformer_layer_cls_to_wrap", "FSDP_TRANSFORMER_CLS_TO_WRAP", None),
+    FsdpKey("fsdp_backward_prefetch", "FSDP_BACKWARD_PREFETCH", None),
+    FsdpKey("fsdp_state_dict_type", "FSDP_STATE_DICT_TYPE", None),
+    FsdpKey("fsdp_forward_prefetch", "FSDP_FORWARD_PREFETCH", "false", "forward_prefetch", versions=(1,),
+            unread="FSDP2 reads no forward_prefetch from the config"),
+    FsdpKey("fsdp_use_orig_params", "FSDP_USE_ORIG_PARAMS", "true", "use_orig_params", versions=(1,),
+            unread="FSDP2 has no use_orig_params"),
+    FsdpKey("fsdp_cpu_ram_efficient_loading", "FSDP_CPU_RAM_EFFICIENT_LOADING", "true", "cpu_ram_efficient_loading"),
+    FsdpKey("fsdp_sync_module_states", "FSDP_SYNC_MODULE_STATES", "true", "sync_module_states", versions=(1,),
+            unread="FSDP2 has no sync_module_states"),
+    FsdpKey("fsdp_activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING", "false", "activation_checkpointing"),
+    FsdpKey("fsdp_activation_checkpointing_offload", "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD", "false",
+            "activation_checkpointing_offload", since="1.15.0"),
+    FsdpKey("fsdp_ignored_modules", "FSDP_IGNORED_MODULES", None, "ignored_modules", kind="str", since="1.10.0"),
+)
+"""Every fsdp_config key ``accelerate launch`` reads, one row each; the tables below are derived from it."""
+FSDP_PLAIN: tuple[FsdpKey, ...] = tuple(k for k in FSDP_TABLE if k.field)
+"""The keys the plugin takes as they are (see :class:`FsdpKey`)."""
+
+FSDP_ENV_TO_ARG: dict[str, str] = {k.env: k.arg for k in FSDP_TABLE}
 """The environment variable ``accelerate launch`` exports for each fsdp_config argument it reads
 (utils/launch.py:prepare_multi_gpu_env, :304-333)."""
 FSDP_KEYS = frozenset(FSDP_ENV_TO_ARG.values())
 """Every fsdp_config key the launcher reads (as an argument name: ``fsdp_`` prefixed)."""
-FSDP_BOOL_KEYS = ("fsdp_offload_params", "fsdp_cpu_ram_efficient_loading", "fsdp_activation_checkpointing",
-                  "fsdp_activation_checkpointing_offload")
+FSDP_BOOL_KEYS = tuple(k.arg for k in FSDP_PLAIN if k.kind == "bool" and k.versions == (1, 2))
 """Flags both FSDP versions parse with ``str_to_bool``."""
-FSDP1_BOOL_KEYS = ("fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_sync_module_states")
+FSDP1_BOOL_KEYS = tuple(k.arg for k in FSDP_PLAIN if k.kind == "bool" and k.versions == (1,))
 """Flags only FSDP1 reads (FSDP2 drops or ignores them)."""
 FSDP_LEGACY = {"fsdp_backward_prefetch_policy": "fsdp_backward_prefetch"}
 """Old fsdp_config key names no longer read (utils/launch.py:322-323; accelerate#2275) -> the name read now."""
@@ -40,24 +83,7 @@ def fsdp_key(name: str) -> str:
     return name if name.startswith("fsdp") else "fsdp_" + name
 
 
-LAUNCH_FSDP_DEFAULTS: dict[str, object] = {
-    "fsdp_version": "1",
-    "fsdp_offload_params": "false",
-    "fsdp_min_num_params": 100_000_000,
-    "fsdp_sharding_strategy": "FULL_SHARD",
-    "fsdp_reshard_after_forward": "true",
-    "fsdp_auto_wrap_policy": None,
-    "fsdp_transformer_layer_cls_to_wrap": None,
-    "fsdp_backward_prefetch": None,
-    "fsdp_state_dict_type": None,
-    "fsdp_forward_prefetch": "false",
-    "fsdp_use_orig_params": "true",
-    "fsdp_cpu_ram_efficient_loading": "true",
-    "fsdp_sync_module_states": "true",
-    "fsdp_activation_checkpointing": "false",
-    "fsdp_activation_checkpointing_offload": "false",
-    "fsdp_ignored_modules": None,
-}
+LAUNCH_FSDP_DEFAULTS: dict[str, object] = {k.arg: k.launch_default for k in FSDP_TABLE}
 """``accelerate launch``'s argument defaults for the fsdp_config keys (accelerate/commands/launch.py
 ``launch_command_parser``, the ``--fsdp_*`` arguments). A key the YAML leaves out takes this value; ``None``: the
 launcher exports nothing and the plugin's own default applies (:data:`PLUGIN_FSDP_DEFAULTS`)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..context import in_spec
 from ..library.accelerate_versions import FSDP_VERSION_SINCE
-from ..library.fsdp import FSDP1_BOOL_KEYS, FSDP_BOOL_KEYS
+from ..library.fsdp import FSDP_PLAIN
 from ..vocab import HYBRID_STRATEGIES, WRAP_POLICIES
 from ..vocab import backward_prefetch_name as _prefetch_of
 from ..vocab import sharding_strategy_name as strategy_of
@@ -220,9 +220,7 @@ def check(ctx: ConfigCheck) -> None:
                  "`accelerate config` suggests 2).", "Write `fsdp_version: 2` for FSDP2, or 1 to make it explicit.")
 
     # ---- bool flags read by both versions (or v1 only)
-    flags = list(FSDP_BOOL_KEYS)
-    if v == 1:
-        flags += FSDP1_BOOL_KEYS
+    flags = [k.arg for k in FSDP_PLAIN if k.kind == "bool" and (k.versions == (1, 2) or v in k.versions)]
     for name in flags:
         if has(name) and parse_bool(val(name)) is None:
             ctx.emit(BOOL_BAD, key(name), f"{kv(key(name), val(name))} is not a boolean the plugin can parse "

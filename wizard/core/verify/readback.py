@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+from ..library.fsdp import FSDP_PLAIN
+
 
 def _dtype_name(x: Any) -> str | None:
     return None if x is None else str(x).removeprefix("torch.")
@@ -62,19 +64,14 @@ def _fsdp_summary(p: Any) -> dict:
         "transformer_cls_names_to_wrap": None if names is None else list(names),
         "min_num_params": p.min_num_params,
         "backward_prefetch": None if p.backward_prefetch is None else _enum_name(p.backward_prefetch),
-        "forward_prefetch": p.forward_prefetch,
         "state_dict_type": None if p.state_dict_type is None else _enum_name(p.state_dict_type),
-        "use_orig_params": p.use_orig_params,
-        "sync_module_states": p.sync_module_states,
-        "cpu_ram_efficient_loading": p.cpu_ram_efficient_loading,
-        "activation_checkpointing": p.activation_checkpointing,
-        "activation_checkpointing_offload": p.activation_checkpointing_offload,
-        "ignored_modules": p.ignored_modules,
         "mixed_precision_policy": mp is not None,
         "param_dtype": _dtype_name(getattr(mp, "param_dtype", None)),
         "reduce_dtype": _dtype_name(getattr(mp, "reduce_dtype", None)),
         "buffer_dtype": _dtype_name(getattr(mp, "buffer_dtype", None)),
         "output_dtype": _dtype_name(getattr(mp, "output_dtype", None)),
+        # the plain keys, as the plugin keeps them (library.fsdp.FSDP_TABLE)
+        **{k.field: getattr(p, k.field) for k in FSDP_PLAIN if k.read_back and k.field},
     }
 
 
