@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.answers import Answers
-from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2
+from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS
 from ..core.presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
@@ -80,8 +80,7 @@ _LABELS = {
     "precision.mixed_precision": "precision", "precision.ds_communication_data_type": "communication dtype",
     "launch.dynamo_backend": "compile", "sharding.strategy": "hybrid sharding",
     "offload.optimizer": "optimizer offload", "offload.params": "parameter offload",
-    "wrapping.layer_classes": "wrap classes", "wrapping.ignored_modules": "ignored modules",
-    "loading.ram_efficient": "loading (zero3_init)", "wrapping.ds_moe_layer_classes": "MoE leaf classes",
+    "wrapping.layer_classes": "wrap classes", "loading.ram_efficient": "loading (zero3_init)",
     "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
     "launch.training_loop": "training loop",
 }
@@ -116,7 +115,8 @@ class Adjustment:
 
     @property
     def name(self) -> str:
-        return self.label or _LABELS.get(self.setting, self.setting)
+        s = SETTING_BY_ID.get(self.setting)
+        return self.label or _LABELS.get(self.setting) or (s.short if s else "") or self.setting
 
     @property
     def asked(self) -> str:
@@ -278,6 +278,12 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         if not quiet:
             notes.append(Adjustment(sid, a[sid], value, why))
 
+    def bundled_model_cannot_run() -> None:
+        """The target's settings whose stated value the bundled model cannot run (the catalogue's ``rehearsal``)."""
+        for s in SETTINGS:
+            if s.rehearsal and s.applies_to(a.target):
+                change(s.id, s.default, s.rehearsal)
+
     change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
     change("launch.num_machines", 1, "one machine")
     change("launch.machine_rank", 0, "one machine", quiet=True)
@@ -326,14 +332,12 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         if a["wrapping.policy"] == "transformer":
             change("wrapping.layer_classes", [BUNDLED_LAYER_CLASS],
                    f"the bundled model's layer class is {BUNDLED_LAYER_CLASS}")
-        if a["wrapping.ignored_modules"] is not None:
-            change("wrapping.ignored_modules", None, "the pattern names modules of your model, not the bundled one")
+        bundled_model_cannot_run()
     else:
         if a["loading.ram_efficient"]:
             change("loading.ram_efficient", False,
                    "zero3_init_flag only affects Transformers' from_pretrained, which the bundled script does not use")
-        if a["wrapping.ds_moe_layer_classes"]:
-            change("wrapping.ds_moe_layer_classes", [], "the bundled model has no MoE layers")
+        bundled_model_cannot_run()
         extra = a["deepspeed.extra"] or {}
         dropped = [k for k in extra if k in _EXTRA_DROPPED]
         if dropped:

@@ -91,6 +91,11 @@ class Setting:
     """One line: the nearest setting on the other backend, or why there is none."""
     claims: tuple[str, ...] = ()
     """The claims (:mod:`wizard.core.claims`) its counterpart and not-applicable lines state about the libraries."""
+    rehearsal: str = ""
+    """Why a CPU rehearsal (``--rehearse``, which trains the bundled model) runs the default instead of a stated
+    value, e.g. a value that names modules of the user's model; "" when it rehearses the value as answered."""
+    short: str = ""
+    """A short name for status lines ("ignored modules"); "" when none is needed."""
 
     @property
     def group(self) -> str:

@@ -366,13 +366,15 @@ SETTINGS: tuple[Setting, ...] = (
                                   "threshold."},
        counterpart="DeepSpeed: only a loose analogy, stage3_param_persistence_threshold (small parameters kept "
                    "whole, still reduced).",
-       claims=("ds-zero3-persistence", "ds-persistent-params-still-reduced")),
+       claims=("ds-zero3-persistence", "ds-persistent-params-still-reduced"),
+       rehearsal="the pattern names modules of your model, not the bundled one", short="ignored modules"),
     _s("wrapping.ds_moe_layer_classes", "MoE layer classes (ZeRO-3 leaf modules)", "list", [],
        writes={DEEPSPEED: (_y("deepspeed_config.deepspeed_moe_layer_cls_names", when=CUSTOM,
                               versions="deepspeed>=0.14.0"),)},
        not_applicable={FSDP1: "FSDP has no MoE leaf setting.", FSDP2: "FSDP has no MoE leaf setting."},
        counterpart="FSDP: wrap the expert block class instead.",
-       claims=("fsdp-collectives-per-unit",)),
+       claims=("fsdp-collectives-per-unit",), rehearsal="the bundled model has no MoE layers",
+       short="MoE leaf classes"),
     # ---------------------------------------------------------------- summoning
     _s("summoning.use_orig_params", "Keep original parameters (use_orig_params)", "bool", True,
        writes={FSDP1: (_y("fsdp_config.fsdp_use_orig_params", effective="fsdp.use_orig_params"),)},

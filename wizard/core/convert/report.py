@@ -8,9 +8,10 @@ from typing import Any
 
 from ..answers import Answers
 from ..answers.render import Rendered
-from ..catalog import SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog import FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog.writes import keys_of
 from ..findings import ERROR, WARNING, Finding
-from ..texts.switching import NONE, OTHER, SAME
+from ..texts.switching import KEPT, NONE, OTHER, SAME, SAME_FSDP_KEYS
 from ..texts.switching import classify as counterparts
 from .common import show_value
 
@@ -100,8 +101,6 @@ def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any
     """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
     that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
     it wrote)."""
-    from ..catalog.writes import keys_of
-
     declared = keys_of(setting_id)
     paths = [key for _, key in declared] if declared else list(rendered.provenance)
     out = []
@@ -136,6 +135,11 @@ def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tup
     s = SETTING_BY_ID[setting_id]
     if s.applies_to(t0) and not s.applies_to(t1):
         return NONE, (s.not_applicable.get(t1, ""),)
+    if not s.applies_to(t0) and s.applies_to(t1):
+        return SAME, (KEPT,)
+    keys = {t: [w.key for w in s.writes.get(t, ())] for t in (FSDP1, FSDP2)}
+    if {t0, t1} == {FSDP1, FSDP2} and keys[FSDP1] and keys[FSDP1] == keys[FSDP2]:
+        return SAME, (SAME_FSDP_KEYS,)
     raise LookupError(f"the counterparts table (wizard/core/texts/switching.py) does not classify {setting_id} = "
                       f"{value!r} from {t0} to {t1} (converted: {becomes!r})")
 

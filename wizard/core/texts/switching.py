@@ -87,7 +87,7 @@ _LAUNCH_ANSWERS = ("launch.hosts", "launch.script", "launch.script_args", "launc
                    "training.micro_batch_size", "precision.model_dtype")
 _DYNAMO = ("launch.dynamo_backend", "launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
            "launch.dynamo_regional")
-_WRAPPING = ("wrapping.policy", "wrapping.layer_classes", "wrapping.min_num_params", "wrapping.ignored_modules")
+_WRAPPING = ("wrapping.policy", "wrapping.layer_classes", "wrapping.min_num_params")
 _DS_ONLY = ("launch.ds_multinode_launcher", "launch.ds_hostfile", "launch.ds_inclusion_filter",
             "launch.ds_exclusion_filter", "offload.nvme_path", "offload.pin_memory", "prefetch.ds_bucket_size",
             "prefetch.ds_param_persistence_threshold", "prefetch.ds_model_persistence_threshold",
@@ -96,6 +96,10 @@ _DS_ONLY = ("launch.ds_multinode_launcher", "launch.ds_hostfile", "launch.ds_inc
             "deepspeed.overlap_comm", "deepspeed.contiguous_gradients", "deepspeed.reduce_bucket_size",
             "deepspeed.allgather_bucket_size", "deepspeed.sub_group_size", "deepspeed.extra")
 _KEPT = "an answer kept for this target (the one switched from has no such setting); written as answered"
+KEPT = _KEPT
+"""The text of a setting the source target has no place for and the new one has (the default class: same)."""
+SAME_FSDP_KEYS = "the same key on both FSDP versions"
+"""The text of a setting written to the same keys by both FSDP versions (the default class: same)."""
 
 _HYBRID = ("hybrid_full", "hybrid_grads_optimizer")
 _HPZ_VS_HSDP = ("hpZ partitions gradients and optimizer state over every GPU and keeps only a second copy of the "

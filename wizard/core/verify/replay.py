@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any
 
 from ..findings import ERROR, WARNING, Finding
+from ..library.fsdp import FSDP_PLAIN
 from ..wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
 from ..wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
 from ..wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
@@ -39,6 +40,13 @@ from .guards import (
 )
 from .readback import _deepspeed_validated, _ds_config_file, _fsdp_summary, _parallelism_summary
 from .stubs import _AcceleratorStub, _training_arguments
+
+_WARNING_NEEDLES: tuple[tuple[str, str], ...] = (
+    ("backward_prefetch", "fsdp_backward_prefetch"), ("sharding_strategy", "fsdp_sharding_strategy"),
+    *sorted(((k.field, k.arg) for k in FSDP_PLAIN if k.field), key=lambda pair: -len(pair[0])),
+)
+"""A plugin warning that names one of these fields is about that fsdp_config key (the longest name first:
+``activation_checkpointing_offload`` before ``activation_checkpointing``)."""
 
 
 def effective_config(
@@ -152,13 +160,7 @@ class _RoundTrip:
         caught.clear()
 
     def _warning_keys(self, text: str) -> list[str]:
-        for needle, arg in (
-            ("backward_prefetch", "fsdp_backward_prefetch"),
-            ("use_orig_params", "fsdp_use_orig_params"),
-            ("sync_module_states", "fsdp_sync_module_states"),
-            ("ignored_modules", "fsdp_ignored_modules"),
-            ("sharding_strategy", "fsdp_sharding_strategy"),
-        ):
+        for needle, arg in _WARNING_NEEDLES:
             if needle in text and self.eff.distributed_type == "FSDP":
                 return [K.fsdp_yaml_key(self.raw, arg)]
         if "Zero3 Init flag" in text:
