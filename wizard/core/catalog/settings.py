@@ -359,6 +359,15 @@ SETTINGS: tuple[Setting, ...] = (
        writes=_fsdp(_y("fsdp_config.fsdp_min_num_params", when=CUSTOM)),
        not_applicable={DEEPSPEED: _FSDP_ONLY_DS}, counterpart="DeepSpeed: transparent.",
        claims=("ds-zero3-gathers-per-module",)),
+    _s("wrapping.ignored_modules", "Modules kept out of sharding (regex)", "str", None, nullable=True,
+       writes={FSDP1: (_y("fsdp_config.fsdp_ignored_modules", when=SET),),
+               FSDP2: (_y("fsdp_config.fsdp_ignored_modules", when=SET, versions="torch>=2.7"),)},
+       not_applicable={DEEPSPEED: "DeepSpeed has no regex; small parameters stay whole below the persistence "
+                                  "threshold."},
+       counterpart="DeepSpeed: only a loose analogy, stage3_param_persistence_threshold (small parameters kept "
+                   "whole, still reduced).",
+       claims=("ds-zero3-persistence", "ds-persistent-params-still-reduced"),
+       rehearsal="the pattern names modules of your model, not the bundled one", short="ignored modules"),
     _s("wrapping.ds_moe_layer_classes", "MoE layer classes (ZeRO-3 leaf modules)", "list", [],
        writes={DEEPSPEED: (_y("deepspeed_config.deepspeed_moe_layer_cls_names", when=CUSTOM,
                               versions="deepspeed>=0.14.0"),)},

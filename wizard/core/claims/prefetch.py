@@ -146,6 +146,12 @@ IGNORED = claim(
     doc="fsdp-ignored-modules",
     code="accelerate/accelerator.py:1956-1969; accelerate/utils/fsdp_utils.py:783-786, 1015-1030",
     demo=_T + "test_ignored_modules_stay_whole_and_unreduced")
+IGNORED_TORCH = claim(
+    "fsdp2-ignored-modules-needs-torch-2-7",
+    "On torch older than 2.7 the FSDP2 plugin warns and drops ignored_modules.",
+    doc="fsdp-ignored-modules", code="accelerate/utils/dataclasses.py:2020-2025",
+    why_not_demo="the installed torch is 2.13; the branch is read from the plugin code")
+
 # ------------------------------------------------------------------------------------------------ summoning
 ORIG_PARAMS = claim(
     "fsdp1-use-orig-params",

@@ -58,6 +58,7 @@ FSDP_TABLE: tuple[FsdpKey, ...] = (
     FsdpKey("fsdp_activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING", "false", "activation_checkpointing"),
     FsdpKey("fsdp_activation_checkpointing_offload", "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD", "false",
             "activation_checkpointing_offload", since="1.15.0"),
+    FsdpKey("fsdp_ignored_modules", "FSDP_IGNORED_MODULES", None, "ignored_modules", kind="str", since="1.10.0"),
 )
 """Every fsdp_config key ``accelerate launch`` reads, one row each; the tables below are derived from it."""
 FSDP_PLAIN: tuple[FsdpKey, ...] = tuple(k for k in FSDP_TABLE if k.field)

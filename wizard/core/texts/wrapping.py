@@ -46,6 +46,19 @@ TEXTS: dict[str, Text] = {
         claims=("fsdp-size-policy-counts", "fsdp-min-num-params-int", "fsdp-min-num-params-zero-no-policy",
                 "fsdp2-ac-needs-wrap-policy", "fsdp-launch-exports-defaults"),
     ),
+    "wrapping.ignored_modules": Text(
+        what="Regular expression, matched against full module names, for modules FSDP must leave alone: not "
+             "sharded, kept whole on every GPU, and their gradients are not averaged across ranks. Meant for "
+             "frozen parts (a vision tower, say) or modules handled by other parallelism.",
+        fsdp="fsdp_ignored_modules. FSDP1 receives the matching modules as ignored_modules, FSDP2 their "
+             "parameters as ignored_params.",
+        deepspeed="No regex. stage3_param_persistence_threshold keeps small parameters whole, but they stay "
+                  "managed and their gradients are still reduced.",
+        versions="FSDP2 needs torch >= 2.7; on older torch accelerate warns and drops it.",
+        tips="Use for frozen modules only, unless you synchronise their gradients yourself.",
+        claims=("fsdp-ignored-modules", "fsdp2-ignored-modules-needs-torch-2-7", "ds-zero3-persistence",
+                "ds-persistent-params-still-reduced"),
+    ),
     "wrapping.ds_moe_layer_classes": Text(
         what="Mixture-of-experts block classes that ZeRO-3 should treat as leaves: all their parameters are "
              "gathered together when the block runs instead of per sub-module. Needed when not every expert "
