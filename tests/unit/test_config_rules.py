@@ -235,6 +235,7 @@ CASES = [
     C("fsdp-activation-checkpointing-offload-requirements",
       fsdp(fc={"fsdp_activation_checkpointing_offload": True}),
       fsdp(fc={"fsdp_activation_checkpointing": True, "fsdp_activation_checkpointing_offload": True})),
+    C("fsdp-ignored-modules-not-reduced", fsdp(fc={"fsdp_ignored_modules": "vision_tower"}), fsdp()),
     C("fsdp2-activation-checkpointing-without-wrap-policy",
       fsdp(fc={"fsdp_activation_checkpointing": True, "fsdp_auto_wrap_policy": "NO_WRAP"}),
       fsdp(fc={"fsdp_activation_checkpointing": True})),
@@ -432,7 +433,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # only for DeepSpeed before 0.14.5: test_nossh_is_refused_only_below_deepspeed_0_14_5
     "deepspeed-nossh-too-old",
     # the hostfile's lines come from the loader: tests/unit/test_hostfile_rules.py
-    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked"}
+    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked",
+    # only for torch before 2.7: test_fsdp2_drops_ignored_modules_before_torch_2_7
+    "fsdp2-ignored-modules-dropped"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)
@@ -1148,3 +1151,26 @@ def test_nossh_is_refused_only_below_deepspeed_0_14_5():
         "error", ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"))
     assert "deepspeed-nossh-too-old" not in found("0.14.5")
     assert "deepspeed-nossh-too-old" not in found("0.19.8")
+
+
+def test_fsdp2_drops_ignored_modules_before_torch_2_7():
+    """FSDP2 on torch < 2.7: the plugin sets ignored_modules to None (an error naming the key and the version);
+    on torch 2.7+, or FSDP1, or torch unknown (judged as the verified 2.13): the informational note only."""
+    from wizard.core.context import Context
+
+    y = fsdp(fc={"fsdp_ignored_modules": "vision_tower"})
+
+    def rules(cfg, torch):
+        found = lint(cfg, None, gpus_per_node=8, context=Context(versions={"torch": torch} if torch else {}))
+        return {f.rule: f for f in found if "ignored" in f.rule}
+
+    old = rules(y, "2.6.0")
+    assert set(old) == {"fsdp2-ignored-modules-dropped"}
+    assert old["fsdp2-ignored-modules-dropped"].severity == ERROR
+    assert old["fsdp2-ignored-modules-dropped"].keys == ("fsdp_config.fsdp_ignored_modules", "fsdp_config.fsdp_version")
+    assert "torch 2.6.0" in old["fsdp2-ignored-modules-dropped"].message
+    assert set(rules(y, "2.7.0")) == {"fsdp-ignored-modules-not-reduced"}
+    assert set(rules(fsdp(1, fc={"fsdp_ignored_modules": "vision_tower"}), "2.6.0")) == {
+        "fsdp-ignored-modules-not-reduced"}
+    unknown = rules(y, None)["fsdp-ignored-modules-not-reduced"]
+    assert "older torch drops it" in unknown.message

@@ -163,6 +163,16 @@ V2_SD_SHARDED_ONLY = rule("fsdp2-state-dict-sharded-only", ERROR,
                           claims=("accelerate-1-6-fsdp2-sharded-state-dict-only",),
                           versions={"accelerate": ">=1.6.0,<1.7.0"})
 
+IGNORED_NOT_REDUCED = rule("fsdp-ignored-modules-not-reduced", INFO,
+                           "Modules matched by fsdp_ignored_modules stay whole and their gradients are not averaged",
+                           DOC + "fsdp-ignored-modules; " + A + "accelerator.py:1956-1969, " + A
+                           + "utils/fsdp_utils.py:783-786", claims=("fsdp-ignored-modules",),
+                           versions={"accelerate": ">=1.10.0"})
+IGNORED_OLD_TORCH = rule("fsdp2-ignored-modules-dropped", ERROR,
+                         "FSDP2 on torch older than 2.7 drops fsdp_ignored_modules",
+                         DOC + "fsdp-ignored-modules; " + D + ":2020-2025",
+                         claims=("fsdp2-ignored-modules-needs-torch-2-7",), versions={"accelerate": ">=1.10.0"})
+
 
 def acc_before(ctx: ConfigCheck, release: str) -> bool:
     """Whether the accelerate version judged for is known and older than ``release``."""
@@ -303,6 +313,27 @@ def check(ctx: ConfigCheck) -> None:
     if v == 2 and parse_bool(val("fsdp_activation_checkpointing", "false")):
         _check_ac_policy(ctx, has, key, val)
     _check_hybrid(ctx, has, key, val, v)
+    _check_ignored_modules(ctx, has, key, val, v)
+
+
+def _check_ignored_modules(ctx: ConfigCheck, has, key, val, v) -> None:
+    pattern = val("fsdp_ignored_modules")
+    if pattern in (None, ""):
+        return
+    torch = ctx.versions.get("torch")
+    if v == 2 and torch is not None and in_spec(torch, "<2.7"):
+        ctx.emit(IGNORED_OLD_TORCH, (key("fsdp_ignored_modules"), key("fsdp_version")),
+                 f"{kv(key('fsdp_ignored_modules'), pattern)} is dropped with a warning: the FSDP2 plugin passes "
+                 f"ignored modules on torch 2.7 and later only (judged for torch {torch}), so every module is "
+                 "sharded.", "Upgrade torch to 2.7 or later, or use fsdp_version 1, or drop the key.")
+        return
+    on_old_torch = "" if v != 2 or torch is not None else (" (FSDP2 needs torch 2.7 or later for it; older torch "
+                                                          "drops it with a warning)")
+    ctx.emit(IGNORED_NOT_REDUCED, key("fsdp_ignored_modules"),
+             f"Modules whose names match {kv(key('fsdp_ignored_modules'), pattern)} keep a whole copy on every "
+             "rank, and FSDP does not average their gradients across ranks" + on_old_torch + ": right for frozen "
+             "modules, but trained ones drift apart rank by rank.",
+             "Freeze the matched modules (requires_grad False), or all-reduce their gradients yourself.")
 
 
 def _check_ac_policy(ctx: ConfigCheck, has, key, val) -> None:
