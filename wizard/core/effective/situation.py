@@ -10,7 +10,7 @@ which value it assumed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
@@ -35,7 +35,6 @@ class Situation:
     """``model.config.hidden_size``, for DeepSpeed's hidden-size "auto" values; None: left unfilled."""
     transformers: bool = True
     """transformers is installed where the run starts (accelerate's zero3_init_flag default follows it)."""
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def trainer(self) -> bool:
