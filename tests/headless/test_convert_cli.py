@@ -104,7 +104,8 @@ def test_existing_files_are_not_replaced_without_force(tmp_path, capsys, monkeyp
 
 def test_a_converted_config_with_an_error_writes_nothing(tmp_path, capsys):
     # DeepSpeed's pdsh runner finds the main address itself; torchrun (FSDP) needs main_process_ip on 2 machines
-    (tmp_path / "ds_config.json").write_text(json.dumps({"zero_optimization": {"stage": 3}, "bf16": {"enabled": True}}))
+    (tmp_path / "ds_config.json").write_text(json.dumps({"zero_optimization": {"stage": 3}, "bf16": {"enabled": True},
+                                                          "train_micro_batch_size_per_gpu": "auto"}))
     cfg = {"distributed_type": "DEEPSPEED", "num_processes": 16, "num_machines": 2,
            "deepspeed_config": {"deepspeed_config_file": str(tmp_path / "ds_config.json"),
                                 "deepspeed_multinode_launcher": "pdsh", "deepspeed_hostfile": "/job/hostfile"}}
@@ -115,6 +116,38 @@ def test_a_converted_config_with_an_error_writes_nothing(tmp_path, capsys):
     assert report["written"] == [] and "nothing written" in report["error"]
     assert any(f["severity"] == "error" and f["rule"] == "multinode-needs-main-ip" for f in report["findings"])
     assert not (tmp_path / "o").exists()
+
+
+def test_a_source_with_errors_is_refused_as_check_refuses_it(tmp_path, capsys):
+    """A JSON that enables fp16 and bf16 (DeepSpeed refuses it; check calls it an error) is not converted: exit 2,
+    the source's errors listed, nothing written (it was converted to bf16, exit 0, with no note)."""
+    src = tmp_path / "both.json"
+    src.write_text(json.dumps({"train_batch_size": 100, "train_micro_batch_size_per_gpu": 50,
+                               "gradient_accumulation_steps": 1, "fp16": {"enabled": True},
+                               "bf16": {"enabled": True}, "zero_optimization": {"stage": 2}}))
+    assert main(["convert", str(src), "--to", "fsdp", "--out", str(tmp_path / "o"), "--format", "json"]) == 2
+    report = _json(capsys)
+    assert report["written"] == [] and "nothing written" in report["error"] and "check" in report["error"]
+    assert [f["rule"] for f in report["findings"]] == ["ds-json-fp16-and-bf16"]
+    assert not (tmp_path / "o").exists()
+    assert main(["convert", str(src), "--to", "fsdp", "--out", str(tmp_path / "o")]) == 2
+    out, err = capsys.readouterr()
+    assert "not converted" in out and "ds-json-fp16-and-bf16" in out and "nothing written" in err
+
+
+def test_the_before_column_quotes_the_source_file(tmp_path, capsys):
+    """"before" is what the file says (train_batch_size 100, not the 'auto' the wizard would write; a key the file
+    does not have is "(not written)", not a key of the accelerate YAML the JSON has no place for)."""
+    src = tmp_path / "good.json"
+    src.write_text(json.dumps({"train_batch_size": 100, "train_micro_batch_size_per_gpu": 50,
+                               "gradient_accumulation_steps": 1, "bf16": {"enabled": True},
+                               "zero_optimization": {"stage": 2}}))
+    assert main(["convert", str(src), "--to", "fsdp", "--out", str(tmp_path / "o"), "--format", "json"]) == 0
+    lines = {c["setting"]: c for c in _json(capsys)["report"]["same intent"]}
+    assert lines["training.micro_batch_size"]["before"] == "train_batch_size: 100, train_micro_batch_size_per_gpu: 50"
+    assert lines["training.micro_batch_size"]["after"] == "(the DataLoader's batch_size in the script)"
+    assert lines["loading.ram_efficient"]["before"] == "(not written)"
+    assert lines["sharding.strategy"]["before"] == "zero_optimization.stage: 2"
 
 
 @pytest.mark.parametrize("argv,needle", [

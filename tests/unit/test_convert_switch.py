@@ -48,7 +48,7 @@ def test_convert_and_the_tui_switch_give_the_same_report_andwritten_config(prese
     cli = _convert_json(written[preset], target, tmp_path / "out", capsys)
     # the TUI started on the same config (fsdpds-wizard --config FILE), switched: the function ctrl+t calls
     start = from_accelerate_config(written[preset])
-    switched = switch(start.answers, target)
+    switched = switch(start.answers, target, source_files=start.source_files(start.answers))
     assert cli["report"] == json.loads(json.dumps(switched.report.to_dict())), (preset, target)
     assert written_config(tmp_path / "out") == written_config(render(switched.kept))
     # the TUI started on the preset's answers writes the same config too (the FSDP2 -> FSDP1 prefetch was not)
@@ -85,8 +85,9 @@ def test_an_fsdp1_prefetch_stated_on_fsdp2_is_another_meaning_on_fsdp1(tmp_path,
     assert meaning["prefetch.backward"]["after"] == "fsdp_backward_prefetch: NO_PREFETCH"
     assert "by themselves" in meaning["prefetch.backward"]["text"]
     assert "prefetch.backward" not in {c["setting"] for c in cli["report"][SAME]}
-    assert cli["report"] == json.loads(json.dumps(switch(from_accelerate_config(path).answers,
-                                                         FSDP1).report.to_dict()))
+    start = from_accelerate_config(path)
+    assert cli["report"] == json.loads(json.dumps(switch(start.answers, FSDP1, source_files=start.source_files(
+        start.answers)).report.to_dict()))
 
 
 def test_switching_back_restores_an_answer_the_other_target_has_no_place_for():

@@ -77,12 +77,15 @@ def run(args) -> int:
         raise UsageError(f"--out {args.out} exists and is not a folder")
     source, loaded, notes = _load(args.config)
     to = _target(args, source.target)
+    refused = _source_errors(loaded)
+    if refused:
+        return _refuse(args, source.target, to, refused)
     if args.verify:
         from ..run.requirements import require_for_args
 
         require_for_args(args, to)  # the run libraries missing: what to install (exit 2)
     conv = convert_answers(source, to, out_dir, source_ds=loaded.ds, notes=notes,
-                           ds_path=args.ds_config_path or "auto")
+                           ds_path=args.ds_config_path or "auto", source_files=(loaded.yaml, loaded.ds))
     written: list[str] = []
     unchanged: list[str] = []
     backups: list[str] = []
@@ -122,6 +125,32 @@ def run(args) -> int:
               file=sys.stderr)
     _text(args, conv, source.target, to, out_dir, written, unchanged, backups, problem)
     return code
+
+
+def _source_errors(loaded) -> list[Finding]:
+    """The source's errors as ``check`` reports them (for an unknown training loop, the installed libraries, away
+    from the machine it runs on): a config that fails, or whose values do not take effect, is not converted, since
+    the conversion would carry the fault over or hide it."""
+    from ..core.answers.imported import check_findings
+    from ..core.context import make_context
+    from ..core.findings import ERROR
+
+    return [f for f in check_findings(loaded, context=make_context(None), this_machine=False)
+            if f.severity == ERROR]
+
+
+def _refuse(args, before: str, to: str, errors: list[Finding]) -> int:
+    problem = (f"{args.config} has {len(errors)} error(s), as `fsdpds-wizard check {args.config}` reports them; "
+               "fix them first: converting it would carry them over or hide them; nothing written")
+    if args.format == "json":
+        print(json.dumps({"source": str(args.config), "from": before, "to": to, "written": [], "unchanged": [],
+                          "backups": [], "error": problem, "findings": [f.to_dict() for f in errors],
+                          "report": None, "verified": None}, indent=2))
+        return EXIT_INVALID
+    print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}: not converted")
+    print_findings(errors, sys.stdout)
+    print(f"fsdpds-wizard: {problem}", file=sys.stderr)
+    return EXIT_INVALID
 
 
 def _json(args, conv, before: str, to: str, written, unchanged, backups, problem: str) -> dict:

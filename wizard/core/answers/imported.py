@@ -28,11 +28,14 @@ class ImportedConfig:
     JSON alone (:attr:`bare_ds`), that file only."""
     bare_ds: bool = False
     """A DeepSpeed JSON on its own was imported: no accelerate config, so the launch answers are defaults."""
+    loaded: tuple[dict, dict | None] | None = None
+    """The accelerate YAML and DeepSpeed JSON as read (a switch report's "before" column quotes them)."""
 
 
 def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
-                   num_processes: int | None = None) -> list[Finding]:
-    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count) in
+                   num_processes: int | None = None, this_machine: bool = True) -> list[Finding]:
+    """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count, unless
+    ``this_machine`` is False: then the GPU count is unknown, as for a config judged away from where it runs) in
     ``context`` (the training loop and library versions; None: unknown loop, installed versions). A bare DeepSpeed
     JSON (``loaded.bare_ds``) is linted alone, its batch arithmetic over ``num_processes`` when given."""
     from ..gpus import detect_gpus_per_node
@@ -42,7 +45,7 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
     if loaded.bare_ds:
         findings += lint_ds_json(loaded.ds, num_processes=num_processes, context=context)
         return sort_findings(dedupe(findings))
-    gpus = gpus_per_node if gpus_per_node is not None else detect_gpus_per_node()
+    gpus = gpus_per_node if gpus_per_node is not None or not this_machine else detect_gpus_per_node()
     findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None,
                      context=context, hostfile=getattr(loaded, "hostfile", None))
     return sort_findings(dedupe(findings))
@@ -93,9 +96,9 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> Impo
     notes = translation  # the importer's notes: rule ``import``, severity info
     if loaded.bare_ds:
         return ImportedConfig(answers, findings, dedupe(bare_json_notes(answers) + notes), (loaded.yaml_path,),
-                              bare_ds=True)
+                              bare_ds=True, loaded=(loaded.yaml, loaded.ds))
     files = (loaded.yaml_path,) + ((loaded.ds_path,) if loaded.ds_path is not None else ())
-    return ImportedConfig(answers, findings, dedupe(notes), files)
+    return ImportedConfig(answers, findings, dedupe(notes), files, loaded=(loaded.yaml, loaded.ds))
 
 
 _LAUNCH_DEFAULTS = ("launch.num_processes", "launch.num_machines", "launch.training_loop")

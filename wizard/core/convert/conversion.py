@@ -93,11 +93,12 @@ def meaning_findings(report: SwitchReport, handled: set[str]) -> list[Finding]:
 
 def convert_answers(source: Answers, to: str, out_dir: Path | None = None, *, source_ds: dict | None = None,
                     notes: list[Finding] | None = None, ds_path: str = "auto",
-                    launch_dir: str | Path | None = None) -> Conversion:
+                    launch_dir: str | Path | None = None,
+                    source_files: tuple[dict, dict | None] | None = None) -> Conversion:
     """Convert imported answers to target ``to`` and render the files for ``out_dir`` (see the module doc)."""
     from ..answers.generate import generate
 
-    switched = switch(source, to, source_ds=source_ds)
+    switched = switch(source, to, source_ds=source_ds, source_files=source_files)
     answers, conv, report = switched.answers, list(switched.findings), switched.report
     g1 = generate(answers, out_dir, ds_path=ds_path, launch_dir=launch_dir)
     handled = {k for f in conv for k in f.keys if f.rule != "convert-meaning-changed"}

@@ -4,18 +4,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..answers import Answers
-from ..answers.render import zero_stage
-from ..catalog import DEEPSPEED, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog import DEEPSPEED, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..findings import Finding
 from ..wizard_rules import CONVERT_NOT_IN_EFFECT
 from .common import Out, nonhybrid, show_value
 
 
 def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding]]:
-    """The answers as their own target really runs them: values the backend does not apply (parameter offload below
-    ZeRO-3, an optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3,
-    torch.compile under DeepSpeed, hpZ on one machine, a wrap threshold or class list the wrap policy does not read)
-    replaced by what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
+    """The answers as their own target really runs them, read from the effective model of the files they render to
+    (:func:`wizard.core.effective.of_answers`): values the backend does not apply (parameter offload below ZeRO-3, an
+    optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3, torch.compile
+    under DeepSpeed, hpZ on one machine, a checkpoint format or wrap argument the backend does not read) replaced by
+    what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
+    from ..effective import of_answers
+
+    e = of_answers(a)
     out = Out(dict(a.values), set(a.explicit))
     t = a.target
     changes: list[tuple[str, str]] = []
@@ -27,39 +30,48 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
             changes.append((sid, f"{sid} = {show_value(a[sid])} {why}"))
         out.set(sid, value)
 
+    def default(sid: str) -> Any:
+        return SETTING_BY_ID[sid].default
+
     if t == DEEPSPEED:
-        stage = zero_stage(a)
-        if stage < 3:
-            becomes("offload.params", "none", f"(ZeRO-{stage} reads no parameter offload)")
-        if stage == 0:
-            becomes("offload.optimizer", "none", "(ZeRO-0 cannot offload: DeepSpeedCPUAdam asserts at start)")
-        elif stage < 3 and a["offload.optimizer"] == "nvme":
-            becomes("offload.optimizer", "cpu", f"(ZeRO-{stage} offloads to CPU whatever the device)")
-        becomes("loading.ram_efficient", stage == 3, "(zero3_init_flag is off below ZeRO-3, and at ZeRO-3 false "
-                "does not stop from_pretrained's zero.Init)")
-        if stage < 3:
-            becomes("checkpoint.format", SETTING_BY_ID["checkpoint.format"].default,
+        stage = e.get("runs.zero_stage", 0)
+        becomes("offload.params", e.get("runs.offload_param", "none"),
+                f"(ZeRO-{stage} reads no parameter offload)" if stage < 3 else "(not what ZeRO-3 runs)")
+        becomes("offload.optimizer", e.get("runs.offload_optimizer", "none"),
+                "(ZeRO-0 cannot offload: DeepSpeedCPUAdam asserts at start)" if stage == 0
+                else f"(ZeRO-{stage} offloads to CPU whatever the device)")
+        becomes("loading.ram_efficient", bool(e.get("runs.zero_init")), "(zero3_init_flag is off below ZeRO-3, and at "
+                "ZeRO-3 false does not stop from_pretrained's zero.Init)")
+        if stage < 3:  # the 16-bit gather on save is a ZeRO-3 key
+            becomes("checkpoint.format", default("checkpoint.format"),
                     "(zero3_save_16bit_model is read at ZeRO-3 only)")
-        if a["launch.dynamo_backend"] != "no":
+        if str(e.get("dynamo_backend", "NO")).upper() == "NO" and a["launch.dynamo_backend"] != "no":
             becomes("launch.dynamo_backend", "no", "(accelerate launch passes no dynamo_config to DeepSpeed runs)")
             for s in SETTINGS:
                 if s.id.startswith("launch.dynamo_") and s.id != "launch.dynamo_backend":
                     becomes(s.id, s.default, "(no torch.compile from the config under DeepSpeed)")
-        if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
+        if a["sharding.strategy"].startswith("hybrid") and (e.get("runs.hpz_partition_size") or 1) <= 1:
             becomes("sharding.strategy", nonhybrid(a["sharding.strategy"]),
                     "(the wizard writes hpZ for several machines only; hpZ's secondary partition on one machine "
-                    "has no FSDP form)")
+                    "has no FSDP form)" if a["launch.num_machines"] == 1 else
+                    f"(hpZ is a ZeRO-3 feature: ZeRO-{stage} runs without a secondary partition)")
     else:
-        if t == FSDP2 and a["checkpoint.format"] == "local":
-            becomes("checkpoint.format", "sharded", "(FSDP2 has no LOCAL_STATE_DICT; the wizard writes SHARDED)")
+        runs = {v: k for k, v in _STATE_DICT.items()}.get(str(e.get("fsdp.state_dict_type")))
+        if runs is not None and _STATE_DICT.get(a["checkpoint.format"]) != e.get("fsdp.state_dict_type"):
+            becomes("checkpoint.format", runs, f"({TARGET_LABELS[t]} runs {e.get('fsdp.state_dict_type')}: it has no "
+                    "LOCAL_STATE_DICT)")
         policy = a["wrapping.policy"]
-        if policy != "size":
-            becomes("wrapping.min_num_params", SETTING_BY_ID["wrapping.min_num_params"].default,
+        if e.get("fsdp.min_num_params") is None:
+            becomes("wrapping.min_num_params", default("wrapping.min_num_params"),
                     f"(read only by the size policy, not by {policy})")
-        if policy != "transformer":
+        if e.get("fsdp.transformer_cls_names_to_wrap") is None and policy != "transformer":
             becomes("wrapping.layer_classes", [], f"(read only by the transformer policy, not by {policy})")
     if changes and not quiet:
         out.emit(CONVERT_NOT_IN_EFFECT, tuple(sid for sid, _ in changes),
                  f"the original {TARGET_LABELS[t]} config states values it did not apply: "
                  + "; ".join(text for _, text in changes) + ". Converted as the backend applied them")
     return out.answers(), out.findings
+
+
+_STATE_DICT = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}
+"""The checkpoint formats as FSDP's StateDictType names them (the effective model's ``fsdp.state_dict_type``)."""

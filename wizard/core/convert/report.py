@@ -8,7 +8,7 @@ from typing import Any
 
 from ..answers import Answers
 from ..answers.render import Rendered
-from ..catalog import FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog import FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, TARGET_LABELS, YAML
 from ..catalog.writes import keys_of
 from ..findings import ERROR, WARNING, Finding
 from ..texts.switching import KEPT, NONE, OTHER, SAME, SAME_FSDP_KEYS
@@ -114,15 +114,56 @@ def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any
     return out
 
 
-def _written_text(rendered: Rendered, sid: str, target: str) -> str:
-    items = written_for(rendered, sid)
-    if not items:
-        s = SETTING_BY_ID[sid]
-        if s.applies_to(target):
-            return f"(via {s.where[target].split('.', 1)[-1]})"
-        return "(not written)"
+def _keys_text(items: list[tuple[str, str, Any]]) -> str:
     return ", ".join(f"{path.rsplit('.', 1)[-1] if file == 'yaml' else path}: {show_value(v)}"
                      for file, path, v in items[:2])
+
+
+def _unwritten_text(sid: str, target: str) -> str:
+    """A setting this config has no key written for: "(not written)" where the target has keys for it (the
+    library's default runs), or where its value lives instead (the script, the command line)."""
+    s = SETTING_BY_ID[sid]
+    if not s.applies_to(target):
+        return "(not written)"
+    if s.writes.get(target) and target not in s.where_text:
+        return "(not written)"
+    where = s.where[target]
+    return where if where.startswith("(") else f"({where})"
+
+
+def _written_text(rendered: Rendered, sid: str, target: str) -> str:
+    items = written_for(rendered, sid)
+    return _keys_text(items) if items else _unwritten_text(sid, target)
+
+
+def _lookup(data: Any, path: str, fsdp_names: bool) -> Any:
+    node = data
+    for i, part in enumerate(path.split(".")):
+        if not isinstance(node, dict):
+            return _MISSING
+        if part in node:
+            node = node[part]
+            continue
+        if fsdp_names and i == 1 and path.startswith("fsdp_config."):  # the launcher adds fsdp_ to a bare name
+            match = [k for k in node if isinstance(k, str) and "fsdp_" + k == part]
+            if match:
+                node = node[match[-1]]
+                continue
+        return _MISSING
+    return node
+
+
+def _quoted_text(files: tuple[Any, Any], sid: str, target: str) -> str:
+    """What the source files say for a setting, as written there (the keys the catalogue declares for the source's
+    target, in the accelerate YAML or the DeepSpeed JSON)."""
+    acc, ds = files
+    items: list[tuple[str, str, Any]] = []
+    for w in SETTING_BY_ID[sid].writes.get(target, ()):
+        data = ds if w.file == JSON else acc
+        value = _lookup(data, w.key, fsdp_names=True)
+        if value is not _MISSING and not isinstance(value, dict) and (w.file, w.key, value) not in items:
+            items.append(("yaml" if w.file == YAML else "json", w.key, value))
+    return _keys_text(items) if items else _unwritten_text(sid, target)
 
 
 def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tuple[str, tuple[str, ...]]:
@@ -145,12 +186,14 @@ def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tup
 
 
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
-                  f_before: list[Finding], f_after: list[Finding]) -> SwitchReport:
+                  f_before: list[Finding], f_after: list[Finding],
+                  source_files: tuple[Any, Any] | None = None) -> SwitchReport:
     """What a change of target did to each stated intent: ``before`` (the source answers, taken as their target ran
     them) against ``after`` (the converted answers, :func:`wizard.core.convert.target_answers`), with their rendered
     files and findings. Each line is classified by the counterparts table (:func:`classify`): the same intent
     (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
-    answer was stated)."""
+    answer was stated). ``source_files`` (the accelerate YAML and DeepSpeed JSON the source answers were imported
+    from): the "before" column quotes them instead of the source answers' rendering."""
     from .effect import in_effect
 
     ran, _ = in_effect(before, quiet=True)
@@ -165,7 +208,7 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             continue
         value = show_value(ran[s.id])
         kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
-        b = _written_text(r_before, s.id, t0)
+        b = _quoted_text(source_files, s.id, t0) if source_files else _written_text(r_before, s.id, t0)
         if kind == NONE:
             if before.is_set(s.id):
                 dropped.append(CarryLine(s.id, s.label, value, b, "(not written)", reasons[0]))

@@ -31,13 +31,15 @@ class Switch:
         return self.answers.replace(keep) if keep else self.answers
 
 
-def switch(source: Answers, to: str, *, source_ds: dict | None = None) -> Switch:
+def switch(source: Answers, to: str, *, source_ds: dict | None = None,
+           source_files: tuple[dict, dict | None] | None = None) -> Switch:
     """``source`` switched to target ``to``: the converted answers, the conversion's findings and the switch report
     (both answers rendered without an output folder, so where the files go changes nothing in it). ``source_ds``:
-    the original DeepSpeed JSON, when there was one."""
+    the original DeepSpeed JSON, when there was one; ``source_files``: the accelerate YAML and DeepSpeed JSON as
+    loaded, when the source was imported from files (the report's "before" column quotes them)."""
     from ..answers.generate import generate
 
     answers, findings = target_answers(source, to, source_ds=source_ds)
     g0, g1 = generate(source, None), generate(answers, None)
-    report = switch_report(source, answers, g0.rendered, g1.rendered, g0.findings, g1.findings)
+    report = switch_report(source, answers, g0.rendered, g1.rendered, g0.findings, g1.findings, source_files)
     return Switch(source, answers, tuple(findings), report)

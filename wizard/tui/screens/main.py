@@ -177,7 +177,7 @@ class MainScreen(Screen):
             return
         from ..shared.switch import switch
 
-        switched = switch(self.answers, target)
+        switched = switch(self.answers, target, source_files=self.start.source_files(self.answers))
         self.set_answers(switched.kept, switched=switched)
 
     def load(self, start: Start) -> None:

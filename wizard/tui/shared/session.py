@@ -41,6 +41,15 @@ class Start:
     """An imported config's files (YAML, then the DeepSpeed JSON): the review can diff against them."""
     bare_ds: bool = False
     """The import was a DeepSpeed JSON alone (``files`` is that JSON): the review diffs it with ds_config.json."""
+    loaded: tuple[dict, dict | None] | None = None
+    """An imported config's YAML and JSON as read: a switch of the answers as imported quotes them."""
+
+    def source_files(self, answers: Answers) -> tuple[dict, dict | None] | None:
+        """The imported files, while ``answers`` are still the answers imported from them (a switch report's
+        "before" column then quotes the files, as ``fsdpds-wizard convert`` does); None otherwise."""
+        if self.loaded is None or answers.target != self.answers.target or answers.values != self.answers.values:
+            return None
+        return self.loaded
 
 
 def from_scratch() -> Start:
@@ -97,7 +106,7 @@ def from_accelerate_config(path: str | Path) -> Start:
     is_ds = imported.answers.backend == "deepspeed"
     context_notes = context_findings(make_context(None), deepspeed=is_ds)
     return Start(imported.answers, f"imported {Path(path).name}", imported.findings + context_notes + imported.notes,
-                 imported.files, bare_ds=imported.bare_ds)
+                 imported.files, bare_ds=imported.bare_ds, loaded=imported.loaded)
 
 
 def start_from_args(args) -> Start:
