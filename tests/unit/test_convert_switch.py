@@ -165,3 +165,36 @@ def test_every_row_is_well_formed():
             assert row.kind in KINDS and row.text and row.before and row.after, (sid, row)
             assert set(row.before) <= set(TARGETS) and set(row.after) <= set(TARGETS), (sid, row)
             assert row.kind != OTHER or row.claims, f"{sid}: another meaning cites its claims"
+
+
+# ------------------------------------------------------------------------------------------------ a suggestion applied
+def _report(before, after):
+    from wizard.core.answers.generate import generate
+    from wizard.core.convert import switch_report
+
+    g0, g1 = generate(before, None), generate(after, None)
+    return switch_report(before, after, g0.rendered, g1.rendered, g0.findings, g1.findings)
+
+
+def test_a_suggestion_that_changes_the_strategy_is_not_the_same_intent():
+    """Applying a Memory-screen suggestion (FSDP2 full shard -> DeepSpeed ZeRO-1) listed full -> ZeRO-1 under "the
+    same intent" while the toast said full -> optimizer; and a parameter offload ZeRO-1 does not run as carried."""
+    before = from_preset("fsdp2-full-shard-bf16").answers.replace({"offload.params": "cpu", "offload.optimizer": "cpu",
+                                                                   "checkpoint.format": "full"})
+    after = before.replace({"backend": "deepspeed", "sharding.strategy": "optimizer"})
+    rep = _report(before, after)
+    same = {c.setting_id for c in rep.carried}
+    other = {m.setting_id: m.text for m in rep.changed_meaning}
+    assert "sharding.strategy" not in same
+    assert other["sharding.strategy"].startswith("changed with the switch: full -> optimizer")
+    assert "offload.params" not in same
+    assert "only works at ZeRO-3" in other["offload.params"]
+    assert "ZeRO-3 only" in other["checkpoint.format"]
+    # a plain switch keeps full as full: the same intent, as before
+    plain = _report(before, before.replace({"backend": "deepspeed"}))
+    assert "sharding.strategy" in {c.setting_id for c in plain.carried}
+    # every line is under one heading
+    for r in (rep, plain):
+        carried, dropped = {c.setting_id for c in r.carried}, {d.setting_id for d in r.dropped}
+        meaning = {m.setting_id for m in r.changed_meaning}
+        assert not (carried & meaning) and not (carried & dropped) and not (meaning & dropped)

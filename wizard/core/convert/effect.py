@@ -10,25 +10,41 @@ from ..wizard_rules import CONVERT_NOT_IN_EFFECT
 from .common import Out, nonhybrid, show_value
 
 
+def not_in_effect(a: Answers) -> dict[str, tuple[Any, str]]:
+    """Setting id -> (the value that runs, why, in parentheses) for every answer its own target does not run as
+    answered, stated or not: the changes :func:`in_effect` makes."""
+    return _runs(a)
+
+
 def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding]]:
     """The answers as their own target really runs them, read from the effective model of the files they render to
     (:func:`wizard.core.effective.of_answers`): values the backend does not apply (parameter offload below ZeRO-3, an
     optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3, torch.compile
     under DeepSpeed, hpZ on one machine, a checkpoint format or wrap argument the backend does not read) replaced by
     what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
+    out = Out(dict(a.values), set(a.explicit))
+    runs = _runs(a)
+    changes = [(sid, f"{sid} = {show_value(a[sid])} {why}") for sid, (value, why) in runs.items() if a.is_set(sid)]
+    for sid, (value, _why) in runs.items():
+        out.set(sid, value)
+    if changes and not quiet:
+        out.emit(CONVERT_NOT_IN_EFFECT, tuple(sid for sid, _ in changes),
+                 f"the original {TARGET_LABELS[a.target]} config states values it did not apply: "
+                 + "; ".join(text for _, text in changes) + ". Converted as the backend applied them")
+    return out.answers(), out.findings
+
+
+def _runs(a: Answers) -> dict[str, tuple[Any, str]]:
+    """Every change, in order: setting id -> (the value that runs, why)."""
     from ..effective import of_answers
 
     e = of_answers(a)
-    out = Out(dict(a.values), set(a.explicit))
     t = a.target
-    changes: list[tuple[str, str]] = []
+    found: dict[str, tuple[Any, str]] = {}
 
     def becomes(sid: str, value: Any, why: str) -> None:
-        if a[sid] == value:
-            return
-        if a.is_set(sid):
-            changes.append((sid, f"{sid} = {show_value(a[sid])} {why}"))
-        out.set(sid, value)
+        if a[sid] != value:
+            found[sid] = (value, why)
 
     def default(sid: str) -> Any:
         return SETTING_BY_ID[sid].default
@@ -66,11 +82,7 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
                     f"(read only by the size policy, not by {policy})")
         if e.get("fsdp.transformer_cls_names_to_wrap") is None and policy != "transformer":
             becomes("wrapping.layer_classes", [], f"(read only by the transformer policy, not by {policy})")
-    if changes and not quiet:
-        out.emit(CONVERT_NOT_IN_EFFECT, tuple(sid for sid, _ in changes),
-                 f"the original {TARGET_LABELS[t]} config states values it did not apply: "
-                 + "; ".join(text for _, text in changes) + ". Converted as the backend applied them")
-    return out.answers(), out.findings
+    return found
 
 
 _STATE_DICT = {"full": "FULL_STATE_DICT", "sharded": "SHARDED_STATE_DICT", "local": "LOCAL_STATE_DICT"}

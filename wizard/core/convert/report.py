@@ -185,6 +185,11 @@ def classify(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> tup
                       f"{value!r} from {t0} to {t1} (converted: {becomes!r})")
 
 
+def _declared_becomes(setting_id: str, value: Any, t0: str, t1: str, becomes: Any) -> bool:
+    """The counterparts table says this value becomes that one on the new target (hybrid on one machine -> plain)."""
+    return any(c.becomes is not None for c in counterparts(setting_id, value, t0, t1, becomes))
+
+
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding],
                   source_files: tuple[Any, Any] | None = None) -> SwitchReport:
@@ -194,9 +199,10 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
     (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
     answer was stated). ``source_files`` (the accelerate YAML and DeepSpeed JSON the source answers were imported
     from): the "before" column quotes them instead of the source answers' rendering."""
-    from .effect import in_effect
+    from .effect import in_effect, not_in_effect
 
     ran, _ = in_effect(before, quiet=True)
+    unapplied = not_in_effect(after)
     t0, t1 = before.target, after.target
     carried: list[CarryLine] = []
     dropped: list[CarryLine] = []
@@ -208,6 +214,12 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             continue
         value = show_value(ran[s.id])
         kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
+        if kind == SAME and s.id in unapplied:
+            kind, reasons = OTHER, (f"{TARGET_LABELS[t1]} does not apply it {unapplied[s.id][1]}: it runs "
+                                    f"{show_value(unapplied[s.id][0])}",)
+        elif kind == SAME and after[s.id] != ran[s.id] and not _declared_becomes(s.id, ran[s.id], t0, t1, after[s.id]):
+            kind, reasons = OTHER, (f"changed with the switch: {value} -> {show_value(after[s.id])} (not only "
+                                    "written the new way)",)
         b = _quoted_text(source_files, s.id, t0) if source_files else _written_text(r_before, s.id, t0)
         if kind == NONE:
             if before.is_set(s.id):
