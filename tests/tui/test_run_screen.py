@@ -29,7 +29,8 @@ from wizard.tui.widgets.plot import SeriesPlot, bucket, plot_lines
 SIZE = (80, 24)
 LOGS = ROOT / "tests" / "data" / "logs"
 EXPECTED_ZERO3 = expected_from_config(
-    {"distributed_type": "DEEPSPEED", "num_processes": 2, "mixed_precision": "no", "deepspeed_config": {}},
+    {"distributed_type": "DEEPSPEED", "num_processes": 2, "mixed_precision": "no",
+     "deepspeed_config": {"deepspeed_config_file": "ds_config.json"}},
     {"zero_optimization": {"stage": 3}})
 
 FAKE_TRAINER = textwrap.dedent('''

@@ -54,10 +54,6 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
     sections the precision)."""
     from ..core.effective import effective
 
-    dc = accelerate_cfg.get("deepspeed_config")
-    if ds_cfg is not None and isinstance(dc, dict) and not dc.get("deepspeed_config_file"):
-        # the JSON handed in is the one the run reads (the caller wrote it): the YAML names it
-        accelerate_cfg = {**accelerate_cfg, "deepspeed_config": {**dc, "deepspeed_config_file": "ds_config.json"}}
     e = effective(accelerate_cfg, ds_cfg, situation)
     dist = str(e.get("distributed_type") or "NO").upper()
     exp: dict[str, Any] = {"distributed_type": dist, "world_size": accelerate_cfg.get("num_processes"),
