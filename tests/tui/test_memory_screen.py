@@ -272,3 +272,47 @@ def test_cli_memory_options(in_tmp, capsys):
     assert "--model" in capsys.readouterr().err
     assert cli_main(["--headless", "fsdp2-full-shard-bf16", "--out", "x", "--seq", "8"]) == 2
     assert "--seq" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_huge_number_is_refused_under_its_field_and_the_wizard_stays(in_tmp, capsys):
+    """Issue 21: 1e300 typed as the GPU memory ended the wizard with OverflowError (unwritten answers lost). Now the
+    field says what the command line says for --gpu-memory 1e300, and the bar asks for the size."""
+    assert cli_main(["estimate", "zero2", "--model", "llama-3.1-8b", "--gpu-memory", "1e300"]) == 2
+    said = capsys.readouterr().err.removeprefix("fsdpds-wizard: --gpu-memory ").strip()
+    app = create_app(Start(default_answers()), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3")
+        screen = app.screen
+        gpu = screen.query_one("#mem-gpu_memory")
+        gpu.value = ""
+        gpu.focus()
+        await press(pilot, *"1e300")
+        assert app.is_running and type(app.screen).__name__ == "MemoryScreen"
+        error = screen.query_one("#mem-gpu_memory-error")
+        assert error.has_class("-shown")
+        assert str(error.content) == f"{MEMORY_FIELDS['gpu_memory']}: {said}"
+        assert "too large" in said and app.memory.gpu_memory_gib is None
+        assert "GPU size not given" in bar_of(app)
+        for name, text in (("seq", "100000000000"), ("batch", "1e12"), ("host_memory", "inf")):
+            field = screen.query_one(f"#mem-{name}")
+            field.value = text
+            await pilot.pause()
+            assert "too large" in str(screen.query_one(f"#mem-{name}-error").content)
+        screen.query_one("#mem-shape").value = "other"
+        screen.query_one("#mem-model").value = "1e30"
+        await pilot.pause()
+        assert str(screen.query_one("#mem-model-error").content).startswith("Model: 1e30: too large; give the "
+                                                                            "parameter count")
+        assert app.is_running
+
+
+def test_the_start_flags_take_the_same_bounds():
+    """The wizard's --gpu-memory and --seq: refused at the command line with the words of the field."""
+    from types import SimpleNamespace
+
+    from wizard.tui.shared.session import StartError, memory_from_args
+
+    with pytest.raises(StartError, match=r"^--gpu-memory 1e\+300: too large; give the memory of one GPU in GiB"):
+        memory_from_args(SimpleNamespace(tui_model=None, tui_gpu_memory=1e300, tui_seq=None))
