@@ -169,9 +169,24 @@ def _check_mode(args) -> None:
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
 
 
+def _usage() -> str:
+    """The main usage: the commands first (argparse's own would list every flag and end with ``COMMAND ...``), then
+    the wizard and --headless, within 80 columns."""
+    import textwrap
+
+    indent = " " * len("usage: fsdpds-wizard COMMAND ...  (")
+    commands = textwrap.wrap(", ".join(COMMANDS) + ")", 80 - len(indent))
+    lines = ["%(prog)s COMMAND ...  (" + commands[0], *(indent[len("usage: "):] + c for c in commands[1:]),
+             "%(prog)s [--answers FILE|--preset NAME|--config FILE] [--out DIR]",
+             "%(prog)s --headless ANSWERS.yaml --out DIR [--verify] [--launch ...]",
+             "%(prog)s --help | --version   (every option below)"]
+    return "\n       ".join(lines)
+
+
 def _main_parser() -> _Parser:
     p = _Parser(
         prog="fsdpds-wizard",
+        usage=_usage(),
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
         epilog="Without a command the interactive wizard opens (--answers, --preset or --config to start from, "
                "--out for the folder); --headless writes the configs without a screen. A command's options: "
@@ -219,7 +234,7 @@ def _main_parser() -> _Parser:
                         help="(wizard) the memory of one GPU in GiB")
     memory.add_argument("--seq", type=_number("--seq"), metavar="S", dest="tui_seq",
                         help="(wizard) the sequence length in tokens (default 2048)")
-    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands,
+    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands, prog=p.prog,
                                 parser_class=_Parser)
     for name, line in COMMANDS.items():
         _COMMAND_PARSERS[name](commands.add_parser(name, help=line, description=line[0].upper() + line[1:] + "."))
