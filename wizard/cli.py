@@ -273,8 +273,9 @@ def _explain_groups() -> str:
 
 
 def _explain_options(p: _Parser) -> None:
-    p.add_argument("group", nargs="?", metavar="GROUP|SETTING",
-                   help="one group (default: all; the groups are listed below) or one setting, e.g. offload.params")
+    p.add_argument("group", nargs="?", metavar="GROUP|SETTING|KEY",
+                   help="one group (default: all; the groups are listed below), one setting (offload.params), a "
+                        "config key as accelerate or DeepSpeed writes it (zero3_init_flag) or a word (dynamo)")
     p.add_argument("--width", type=_number("--width"), default=None, help="text width (default: the terminal's)")
     p.more_help = _explain_groups  # the catalogue is read only when this help is shown
 
