@@ -124,9 +124,13 @@ def default_out(answers: Answers) -> str:
 
 MEMORY_FIELDS = {"model": "Model", "largest_layer": "Largest layer (params)",
                  "gpu_memory": "GPU memory per GPU (GiB)", "seq": "Sequence length",
-                 "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)"}
+                 "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)",
+                 "gpus_per_node": "GPUs per machine (Suggest)", "machines": "Machines (Suggest)"}
 """The Memory screen's fields and the names their messages give them (also the CLI's --model, --gpu-memory,
---seq)."""
+--seq). The GPUs per machine and the machines are what Suggest ranks for (``recommend --gpus-per-node/--nodes``);
+empty, the answers' processes and machines."""
+_BOUND_OF_FIELD = {"machines": "nodes"}
+"""A field whose number has another name in core/bounds.py."""
 
 
 
@@ -147,6 +151,16 @@ class MemoryContext:
     batch: int | None = None
     """None: the answers' micro batch (1 when "auto")."""
     host_memory_gib: float | None = None
+    gpus_per_node: int | None = None
+    """What Suggest ranks for; None: the answers' processes per machine."""
+    machines: int | None = None
+    """What Suggest ranks for; None: the answers' machines."""
+
+    def cluster(self, answers: Answers) -> tuple[int, int]:
+        """(GPUs per machine, machines) Suggest ranks for: the fields', else the answers'."""
+        machines = max(1, int(answers["launch.num_machines"]))
+        per_machine = max(1, int(answers["launch.num_processes"]) // machines)
+        return self.gpus_per_node or per_machine, self.machines or machines
 
     @property
     def has_model(self) -> bool:
@@ -205,7 +219,7 @@ def _number(field_name: str, text: str):
     if not text:
         return None
     try:
-        return parse(field_name, text)
+        return parse(_BOUND_OF_FIELD.get(field_name, field_name), text)
     except NumberError as exc:
         raise MemoryInputError(field_name, str(exc)) from None
 
@@ -215,7 +229,7 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
     field that cannot be used (those fields are left unset in the context)."""
     errors: dict[str, str] = {}
     parsed: dict[str, object] = {}
-    for name in ("gpu_memory", "seq", "batch", "host_memory"):
+    for name in ("gpu_memory", "seq", "batch", "host_memory", "gpus_per_node", "machines"):
         try:
             parsed[name] = _number(name, values.get(name, ""))
         except MemoryInputError as exc:
@@ -245,7 +259,8 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
     ctx = MemoryContext(model=values.get("model", "").strip(), shape=shape, params=params,
                         largest_layer_params=largest,
                         gpu_memory_gib=parsed["gpu_memory"], seq=parsed["seq"],  # type: ignore[arg-type]
-                        batch=parsed["batch"], host_memory_gib=parsed["host_memory"])  # type: ignore[arg-type]
+                        batch=parsed["batch"], host_memory_gib=parsed["host_memory"],  # type: ignore[arg-type]
+                        gpus_per_node=parsed["gpus_per_node"], machines=parsed["machines"])  # type: ignore[arg-type]
     return ctx, errors
 
 
