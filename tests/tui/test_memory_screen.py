@@ -353,8 +353,8 @@ async def test_suggest_ranks_for_the_gpus_and_machines_typed(in_tmp):
         options = screen.query_one("#mem-candidates")
         first = str(options.get_option_at_index(0).prompt)
         c = rec.candidates[0]
-        assert f"{c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, host {c.estimate.host_bytes / GIB:.1f} GiB " \
-               "per machine" in first
+        assert f"{c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, {c.estimate.host_bytes / GIB:.1f} GiB host" \
+            in first
         screen.query_one("#mem-machines").value = "0"
         await pilot.pause()
         error = str(screen.query_one("#mem-machines-error").content)

@@ -116,8 +116,7 @@ def candidate_prompt(c) -> Text:
     t = Text()
     t.append("✔ " if c.fits else "✖ ", style="green" if c.fits else "red")
     t.append(c.label, style="bold")
-    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, host {c.estimate.host_bytes / GIB:.1f} GiB "
-             "per machine\n")
+    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, {c.estimate.host_bytes / GIB:.1f} GiB host\n")
     t.append(f"  {c.reason}", style="dim")
     return t
 
