@@ -1,5 +1,6 @@
 """``fsdpds-wizard explain [GROUP | SETTING | KEY | WORD]``: FSDP and DeepSpeed side by side, from the catalogue; a
-config key (``zero3_init_flag``) or a word (``dynamo``) explains the settings it names, as the TUI's palette finds them."""
+config key (``zero3_init_flag``) or a word (``dynamo``) explains the settings it names, as the TUI's palette finds
+them."""
 from __future__ import annotations
 
 import shutil
