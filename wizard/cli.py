@@ -169,9 +169,24 @@ def _check_mode(args) -> None:
         raise UsageError("--force and --verify go with --headless ANSWERS.yaml (the wizard asks before replacing)")
 
 
+def _usage() -> str:
+    """The main usage: the commands first (argparse's own would list every flag and end with ``COMMAND ...``), then
+    the wizard and --headless, within 80 columns."""
+    import textwrap
+
+    indent = " " * len("usage: fsdpds-wizard COMMAND ...  (")
+    commands = textwrap.wrap(", ".join(COMMANDS) + ")", 80 - len(indent))
+    lines = ["%(prog)s COMMAND ...  (" + commands[0], *(indent[len("usage: "):] + c for c in commands[1:]),
+             "%(prog)s [--answers FILE|--preset NAME|--config FILE] [--out DIR]",
+             "%(prog)s --headless ANSWERS.yaml --out DIR [--verify] [--launch ...]",
+             "%(prog)s --help | --version   (every option below)"]
+    return "\n       ".join(lines)
+
+
 def _main_parser() -> _Parser:
     p = _Parser(
         prog="fsdpds-wizard",
+        usage=_usage(),
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
         epilog="Without a command the interactive wizard opens (--answers, --preset or --config to start from, "
                "--out for the folder); --headless writes the configs without a screen. A command's options: "
@@ -215,11 +230,11 @@ def _main_parser() -> _Parser:
     memory.add_argument("--model", metavar="CONFIG.json|NAME", dest="tui_model",
                         help="(wizard) the model: a transformers config.json, a shipped shape name (llama-3.1-8b) or "
                              "a parameter count (8e9)")
-    memory.add_argument("--gpu-memory", type=float, metavar="GiB", dest="tui_gpu_memory",
+    memory.add_argument("--gpu-memory", type=_number("--gpu-memory"), metavar="GiB", dest="tui_gpu_memory",
                         help="(wizard) the memory of one GPU in GiB")
-    memory.add_argument("--seq", type=int, metavar="S", dest="tui_seq",
+    memory.add_argument("--seq", type=_number("--seq"), metavar="S", dest="tui_seq",
                         help="(wizard) the sequence length in tokens (default 2048)")
-    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands,
+    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands, prog=p.prog,
                                 parser_class=_Parser)
     for name, line in COMMANDS.items():
         _COMMAND_PARSERS[name](commands.add_parser(name, help=line, description=line[0].upper() + line[1:] + "."))
@@ -237,9 +252,9 @@ def _check_options(p: argparse.ArgumentParser) -> None:
                         "depend on it say what happens in each case)")
     p.add_argument("--script", metavar="train.py",
                    help="read who drives training from this script (imports and calls; it is not run)")
-    p.add_argument("--num-processes", type=int, metavar="N",
+    p.add_argument("--num-processes", type=_number("--num-processes"), metavar="N",
                    help="for a DeepSpeed JSON alone: the processes (GPUs) in total, for the batch-size arithmetic")
-    p.add_argument("--gpus-per-node", type=int, metavar="N",
+    p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N",
                    help="GPUs on each machine (default: the GPUs detected here; GPU-count rules are skipped "
                         "when unknown)")
     for lib in ("accelerate", "deepspeed", "transformers"):
@@ -258,9 +273,10 @@ def _explain_groups() -> str:
 
 
 def _explain_options(p: _Parser) -> None:
-    p.add_argument("group", nargs="?", metavar="GROUP|SETTING",
-                   help="one group (default: all; the groups are listed below) or one setting, e.g. offload.params")
-    p.add_argument("--width", type=int, default=None, help="text width (default: the terminal's)")
+    p.add_argument("group", nargs="?", metavar="GROUP|SETTING|KEY",
+                   help="one group (default: all; the groups are listed below), one setting (offload.params), a "
+                        "config key as accelerate or DeepSpeed writes it (zero3_init_flag) or a word (dynamo)")
+    p.add_argument("--width", type=_number("--width"), default=None, help="text width (default: the terminal's)")
     p.more_help = _explain_groups  # the catalogue is read only when this help is shown
 
 
@@ -272,14 +288,22 @@ def _schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("json", "markdown"), default="json")
 
 
-def _count(text: str) -> int:
-    """argparse type of --params/--largest-layer: a whole count, also written 8e9, 8B or 350M."""
-    from .core.memory.report import parse_count
+def _number(flag: str, name: str | None = None) -> Callable[[str], int | float]:
+    """argparse type of a number: in its bound (core/bounds.py; ``name`` defaults to the flag's, ``--gpu-memory`` ->
+    ``gpu_memory``), else a usage error in the one wording, naming ``flag`` (``--params 1e30: too large; ...``)."""
+    name = name or flag.lstrip("-").replace("-", "_")
 
-    value = parse_count(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a parameter count (write 8030261248, 8e9, 8B or 350M)")
-    return value
+    def parse(text: str) -> int | float:
+        from .core.bounds import NumberError
+        from .core.bounds import parse as parse_number
+
+        try:
+            return parse_number(name, text)
+        except NumberError as exc:
+            raise UsageError(exc.said_by(flag)) from None
+
+    parse.__name__ = name
+    return parse
 
 
 def _estimate_options(p: argparse.ArgumentParser) -> None:
@@ -287,18 +311,20 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
                    help="an answers.yaml path or a preset name, an accelerate config (with the DeepSpeed JSON it "
                         "names) or a DeepSpeed JSON alone")
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
-    p.add_argument("--params", type=_count, metavar="N", help="the parameter count (instead of --model): 8030261248, "
-                   "8e9, 8B, 350M")
-    p.add_argument("--largest-layer", type=_count, metavar="N", dest="largest_layer",
+    p.add_argument("--params", type=_number("--params"), metavar="N",
+                   help="the parameter count (instead of --model): 8030261248, 8e9, 8B, 350M")
+    p.add_argument("--largest-layer", type=_number("--largest-layer"), metavar="N", dest="largest_layer",
                    help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
-    p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the answers', or 1)")
-    p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
-    p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory",
+    p.add_argument("--batch", type=_number("--batch"), metavar="B",
+                   help="micro batch per GPU (default: the answers', or 1)")
+    p.add_argument("--seq", type=_number("--seq"), metavar="S", help="sequence length in tokens (default 2048)")
+    p.add_argument("--gpu-memory", type=_number("--gpu-memory"), metavar="GiB", dest="gpu_memory",
                    help="memory of one GPU: says whether it fits and the largest micro batch that does")
-    p.add_argument("--headroom", type=float, metavar="FRACTION", default=DEFAULT_HEADROOM,
+    p.add_argument("--headroom", type=_number("--headroom"), metavar="FRACTION", default=DEFAULT_HEADROOM,
                    help=f"with --gpu-memory: fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
     g = p.add_argument_group("with a config (what no config key says; answers say it themselves)")
-    g.add_argument("--gradient-accumulation-steps", type=int, metavar="N", dest="gradient_accumulation_steps",
+    g.add_argument("--gradient-accumulation-steps", type=_number("--gradient-accumulation-steps"), metavar="N",
+                   dest="gradient_accumulation_steps",
                    help="what the script accumulates (FSDP has no config key; default: unknown, counted as more than "
                         "one)")
     g.add_argument("--model-dtype", choices=("fp32", "bf16", "fp16"), dest="model_dtype",
@@ -308,29 +334,30 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--trainer", choices=("hf", "accelerate"),
                    help="who drives training: the HF Trainer (fills DeepSpeed's \"auto\" from TrainingArguments) or "
                         "an own Accelerator loop (default)")
-    g.add_argument("--num-processes", type=int, metavar="N", dest="num_processes",
+    g.add_argument("--num-processes", type=_number("--num-processes"), metavar="N", dest="num_processes",
                    help="a DeepSpeed JSON alone: the ranks it runs on")
-    g.add_argument("--num-machines", type=int, metavar="M", dest="num_machines",
+    g.add_argument("--num-machines", type=_number("--num-machines", "nodes"), metavar="M", dest="num_machines",
                    help="a DeepSpeed JSON alone: the machines (default 1)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _recommend_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
-    p.add_argument("--params", type=_count, metavar="N", help="the parameter count (instead of --model): 8030261248, "
-                   "8e9, 8B, 350M")
-    p.add_argument("--largest-layer", type=_count, metavar="N", dest="largest_layer",
+    p.add_argument("--params", type=_number("--params"), metavar="N",
+                   help="the parameter count (instead of --model): 8030261248, 8e9, 8B, 350M")
+    p.add_argument("--largest-layer", type=_number("--largest-layer"), metavar="N", dest="largest_layer",
                    help="with --params: the most parameters one module holds (DeepSpeed's largest layer)")
-    p.add_argument("--gpus-per-node", type=int, metavar="N", dest="gpus_per_node", required=True,
+    p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N", dest="gpus_per_node", required=True,
                    help="GPUs (processes) on each node")
-    p.add_argument("--gpu-memory", type=float, metavar="GiB", dest="gpu_memory", required=True,
+    p.add_argument("--gpu-memory", type=_number("--gpu-memory"), metavar="GiB", dest="gpu_memory", required=True,
                    help="memory of one GPU in GiB")
-    p.add_argument("--nodes", type=int, metavar="K", default=1, help="number of nodes (default 1)")
-    p.add_argument("--host-memory", type=float, metavar="GiB", dest="host_memory",
+    p.add_argument("--nodes", type=_number("--nodes"), metavar="K", default=1, help="number of nodes (default 1)")
+    p.add_argument("--host-memory", type=_number("--host-memory"), metavar="GiB", dest="host_memory",
                    help="CPU memory of one node: candidates whose host part does not fit are not fitting")
-    p.add_argument("--batch", type=int, metavar="B", help="micro batch per GPU (default: the base answers', or 1)")
-    p.add_argument("--seq", type=int, metavar="S", help="sequence length in tokens (default 2048)")
-    p.add_argument("--headroom", type=float, metavar="FRACTION", default=DEFAULT_HEADROOM,
+    p.add_argument("--batch", type=_number("--batch"), metavar="B",
+                   help="micro batch per GPU (default: the base answers', or 1)")
+    p.add_argument("--seq", type=_number("--seq"), metavar="S", help="sequence length in tokens (default 2048)")
+    p.add_argument("--headroom", type=_number("--headroom"), metavar="FRACTION", default=DEFAULT_HEADROOM,
                    help=f"fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
     p.add_argument("--base", metavar="ANSWERS_OR_PRESET|CONFIG",
                    help="answers (or a preset), an accelerate config or a DeepSpeed JSON the candidates are built on; "

@@ -182,3 +182,88 @@ def test_a_huge_process_count_is_refused_and_nothing_written(tmp_path, capsys):
     assert ("ERROR [answers-bad-value] launch.num_processes: 'launch.num_processes' is a 2,770-digit number (int); "
             "too large: expected an integer from 1 to 1,048,576") in err
     assert len(err) < 2000 and not (out / "accelerate_config.yaml").exists()
+
+
+# ------------------------------------------------------------------------------ numbers (issue 21, item 1)
+LLAMA = ["--model", "llama-3.1-8b"]
+RECOMMEND = ["recommend", *LLAMA, "--gpus-per-node", "8"]
+NUMBER_CASES = [  # (argv, the message after "fsdpds-wizard: ")
+    (["estimate", "zero2", *LLAMA, "--gpu-memory", "1e300"],
+     "--gpu-memory 1e300: too large; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+    (["estimate", "zero2", *LLAMA, "--gpu-memory", "inf"],
+     "--gpu-memory inf: too large; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+    (["estimate", "zero2", *LLAMA, "--gpu-memory", "nan"],
+     "--gpu-memory nan: not a number; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+    (["estimate", "zero2", *LLAMA, "--gpu-memory", "0"],
+     "--gpu-memory 0: too small; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+    (["estimate", "zero2", "--params", "1e30"],
+     "--params 1e30: too large; give the parameter count, from 1 to 1,000,000,000,000,000 "
+     "(8030261248, 8e9, 8B or 350M)"),
+    (["estimate", "zero2", "--params", "7x"],
+     "--params 7x: not a number; give the parameter count, from 1 to 1,000,000,000,000,000 "
+     "(8030261248, 8e9, 8B or 350M)"),
+    (["estimate", "zero2", "--params", "8e9", "--largest-layer", "1e30"],
+     "--largest-layer 1e30: too large; give the parameters of the largest layer, from 0 to "
+     "1,000,000,000,000,000 (500M, 1e9)"),
+    (["estimate", "zero2", *LLAMA, "--seq", "100000000000"],
+     "--seq 100000000000: too large; give the sequence length in tokens, from 1 to 134,217,728 (e.g. 2048)"),
+    (["estimate", "zero2", *LLAMA, "--seq", "9" * 5000],
+     "--seq 999999999999... (5,000 characters): too large; give the sequence length in tokens, from 1 to "
+     "134,217,728 (e.g. 2048)"),
+    (["estimate", "zero2", *LLAMA, "--batch", "99999999999999"],
+     "--batch 99999999999999: too large; give the micro batch per GPU in samples, from 1 to 1,000,000"),
+    (["estimate", "zero2", *LLAMA, "--batch", "2.5"],
+     "--batch 2.5: not a whole number; give the micro batch per GPU in samples, from 1 to 1,000,000"),
+    (["estimate", "zero2", *LLAMA, "--gpu-memory", "80", "--headroom", "1"],
+     "--headroom 1: too large; give the fraction of GPU memory to keep free, from 0 up to (not including) 1 "
+     "(e.g. 0.1)"),
+    (["estimate", "zero2", *LLAMA, "--gradient-accumulation-steps", "0"],
+     "--gradient-accumulation-steps 0: too small; give the gradient accumulation steps, from 1 to 100,000"),
+    ([*RECOMMEND, "--gpu-memory", "1e300"],
+     "--gpu-memory 1e300: too large; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+    ([*RECOMMEND, "--gpu-memory", "80", "--host-memory", "inf"],
+     "--host-memory inf: too large; give the CPU memory of one machine in GiB, above 0 and at most 1,048,576 "
+     "(e.g. 512)"),
+    (["recommend", *LLAMA, "--gpus-per-node", "99999999999", "--gpu-memory", "80"],
+     "--gpus-per-node 99999999999: too large; give the GPUs (processes) on each machine, from 1 to 1,048,576 "
+     "(e.g. 8)"),
+    ([*RECOMMEND, "--gpu-memory", "80", "--nodes", "0"],
+     "--nodes 0: too small; give the number of machines (nodes), from 1 to 65,536"),
+    (["check", "x.json", "--num-processes", "99999999999999999999"],
+     "--num-processes 99999999999999999999: too large; give the processes (GPUs) in total, from 1 to 1,048,576"),
+    (["check", "x.yaml", "--gpus-per-node", "-1"],
+     "--gpus-per-node -1: too small; give the GPUs (processes) on each machine, from 1 to 1,048,576 (e.g. 8)"),
+    (["explain", "--width", "99999999999999"],
+     "--width 99999999999999: too large; give the text width in columns, from 50 to 1,000"),
+    (["--gpu-memory", "1e300"],
+     "--gpu-memory 1e300: too large; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)"),
+]
+
+
+@pytest.mark.parametrize("argv,message", NUMBER_CASES, ids=[f"{a[0]} {' '.join(a[-2:])[:30]}" for a, _ in NUMBER_CASES])
+def test_every_number_has_one_bound_and_one_message(tmp_path, monkeypatch, capsys, argv, message):
+    """Issue 21: `--gpu-memory 1e300` was an internal error (exit 3, OverflowError), `--params 1e30` "not a parameter
+    count", `--seq 100000000000` ran; every number typed is checked against its bound with the same words, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"fsdpds-wizard: {message}\n")
+
+
+def test_the_largest_numbers_keep_the_estimate_columns(capsys):
+    """Issue 21: at the largest sequence and micro batch the figures are long; the table widens its columns so that
+    every row keeps the header's right edges, and two figures never run together."""
+    from wizard.core.bounds import MAX_BATCH, MAX_SEQ
+
+    assert main(["estimate", "zero2", *LLAMA, "--seq", str(MAX_SEQ), "--batch", str(MAX_BATCH),
+                 "--gpu-memory", "80"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("per GPU (each rank)"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("  peak at"))
+    header, rows = lines[start], lines[start + 1:end]
+    gib_end = header.index("GiB") + 3
+    assert len(rows) > 5 and any(len(row.split()[-1]) > 12 for row in rows)  # figures of 13 characters and more
+    for row in rows:
+        assert len(row) == len(header), row  # the "at peak" column ends under its header
+        if not row.startswith("  peak"):
+            assert row[gib_end - 1].isdigit() and row[gib_end] == " ", row  # the GiB column ends under its header

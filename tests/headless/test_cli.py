@@ -24,6 +24,17 @@ def test_help_lists_every_command_with_its_line(capsys):
         assert f"{name} {' '.join(line.split())}" in flat
 
 
+def test_help_names_the_commands_in_its_first_lines(capsys):
+    """Issue 21: the usage line had grown to seven lines of flags with the commands last (`COMMAND ...`); the first
+    two lines of --help now name every command, and the usage stays within 80 columns."""
+    assert main(["--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = " ".join(lines[:2])
+    assert [name for name in COMMANDS if not re.search(rf"\b{name}\b", head)] == []
+    usage = lines[:lines.index("")]
+    assert len(usage) <= 6 and all(len(line) <= 80 for line in usage), usage
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_help_command_shows_that_commands_options(name, capsys):
     assert main(["help", name]) == 0

@@ -84,7 +84,7 @@ def test_backend_switch_gives_closest_equivalent(tmp_path, capsys):
     (["--headless", "zero2", "--out", "x", "--rehearse"], "--rehearse needs --launch"),
     (["--bogus"], "unrecognized"),
     (["check"], "required"),
-    (["explain", "nope"], "neither a group nor a setting"),
+    (["explain", "nope"], "neither a group, a setting nor a config key"),
     (["explain", "offload.param"], "did you mean 'offload.params'"),
 ])
 def test_bad_command_lines_exit_2_with_a_message(argv, needle, capsys):
@@ -123,6 +123,43 @@ def test_explain_one_setting_shows_only_that_setting_with_its_keys_and_versions(
     assert main(["explain", "wrapping", "--width", "100"]) == 0
     group = capsys.readouterr().out
     assert "[wrapping.min_num_params]" in group and "[wrapping.ignored_modules]" in group
+
+
+@pytest.mark.parametrize("name,setting,head", [
+    ("zero3_init_flag", "loading.ram_efficient",
+     "zero3_init_flag (deepspeed_config.zero3_init_flag) is written by the setting loading.ram_efficient"),
+    ("zero_optimization.stage", "sharding.strategy", "zero_optimization.stage is written by the setting "
+                                                     "sharding.strategy"),
+    ("fsdp_config.min_num_params", "wrapping.min_num_params", "fsdp_config.min_num_params is written by the setting "
+                                                              "wrapping.min_num_params"),
+    ("reshard_after_forward", "sharding.strategy", "reshard_after_forward (fsdp_config.fsdp_reshard_after_forward) is "
+                                                   "written by the setting sharding.strategy"),
+])
+def test_explain_takes_a_native_key_and_names_its_setting(capsys, name, setting, head):
+    """Issue 21: `explain zero3_init_flag` said "neither a group nor a setting" though the palette finds it."""
+    assert main(["explain", name, "--width", "400"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(head) and f"[{setting}]" in out
+    assert main(["explain", setting, "--width", "400"]) == 0
+    assert capsys.readouterr().out.rstrip() in out  # then that setting, as `explain SETTING` shows it
+
+
+def test_explain_takes_a_word_as_the_palette_does(capsys):
+    """`explain dynamo`: the settings whose ids, titles or keys mention it, each named and explained; a typo gets a
+    did-you-mean naming the setting behind the key; a word in too many settings lists them."""
+    from wizard.core.catalog import SETTINGS
+
+    dynamo = [s.id for s in SETTINGS if s.id.startswith("launch.dynamo_")]
+    assert main(["explain", "dynamo", "--width", "400"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == ("dynamo: no group, setting or config key has this name; the settings that mention "
+                                   "it: " + ", ".join(dynamo))
+    assert all(f"[{sid}]" in out for sid in dynamo) and "[launch.num_processes]" not in out
+    assert main(["explain", "zero3_init_flg"]) == 2
+    assert "did you mean 'zero3_init_flag' (a key of loading.ram_efficient)?" in capsys.readouterr().err
+    assert main(["explain", "zero"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fsdpds-wizard: 'zero' is in ") and "sharding.strategy, offload.optimizer" in err
 
 
 def test_explain_one_setting_names_the_claims_behind_it_and_their_evidence(capsys):

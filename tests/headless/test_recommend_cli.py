@@ -139,7 +139,7 @@ def test_base_preset(capsys):
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--headroom", "1.5"], "--headroom"),
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--batch", "0"], "--batch"),
     (["--params", "0", "--gpus-per-node", "8", "--gpu-memory", "80"], "parameter"),
-    (["--params", "7x", "--gpus-per-node", "8", "--gpu-memory", "80"], "'7x' is not a parameter count"),
+    (["--params", "7x", "--gpus-per-node", "8", "--gpu-memory", "80"], "--params 7x: not a number"),
     (["--params", "100", "--largest-layer", "-1", "--gpus-per-node", "8", "--gpu-memory", "80"], "--largest-layer"),
     (["--model", "gpt2", "--gpus-per-node", "8", "--gpu-memory", "80", "--base", "no-such-preset"],
      "no-such-preset"),

@@ -124,4 +124,5 @@ async def test_suggest_says_what_it_left_out_and_why(in_tmp):
             assert f"Left out {label}: {why}" in note
             assert "rdzv-backend-not-applied" in why
         assert note.count(rec.left_out[0][1]) == len(rec.left_out)  # each said once
-        assert note.startswith("Your answers (") and "No config to suggest" in note
+        assert note.startswith("Ranked for 8 GPUs per machine x 1 machine. Your answers (")
+        assert "No config to suggest" in note

@@ -272,3 +272,131 @@ def test_cli_memory_options(in_tmp, capsys):
     assert "--model" in capsys.readouterr().err
     assert cli_main(["--headless", "fsdp2-full-shard-bf16", "--out", "x", "--seq", "8"]) == 2
     assert "--seq" in capsys.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_huge_number_is_refused_under_its_field_and_the_wizard_stays(in_tmp, capsys):
+    """Issue 21: 1e300 typed as the GPU memory ended the wizard with OverflowError (unwritten answers lost). Now the
+    field says what the command line says for --gpu-memory 1e300, and the bar asks for the size."""
+    assert cli_main(["estimate", "zero2", "--model", "llama-3.1-8b", "--gpu-memory", "1e300"]) == 2
+    said = capsys.readouterr().err.removeprefix("fsdpds-wizard: --gpu-memory ").strip()
+    app = create_app(Start(default_answers()), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3")
+        screen = app.screen
+        gpu = screen.query_one("#mem-gpu_memory")
+        gpu.value = ""
+        gpu.focus()
+        await press(pilot, *"1e300")
+        assert app.is_running and type(app.screen).__name__ == "MemoryScreen"
+        error = screen.query_one("#mem-gpu_memory-error")
+        assert error.has_class("-shown")
+        assert str(error.content) == f"{MEMORY_FIELDS['gpu_memory']}: {said}"
+        assert "too large" in said and app.memory.gpu_memory_gib is None
+        assert "GPU size not given" in bar_of(app)
+        for name, text in (("seq", "100000000000"), ("batch", "1e12"), ("host_memory", "inf")):
+            field = screen.query_one(f"#mem-{name}")
+            field.value = text
+            await pilot.pause()
+            assert "too large" in str(screen.query_one(f"#mem-{name}-error").content)
+        screen.query_one("#mem-shape").value = "other"
+        screen.query_one("#mem-model").value = "1e30"
+        await pilot.pause()
+        assert str(screen.query_one("#mem-model-error").content).startswith("Model: 1e30: too large; give the "
+                                                                            "parameter count")
+        assert app.is_running
+
+
+def test_the_start_flags_take_the_same_bounds():
+    """The wizard's --gpu-memory and --seq: refused at the command line with the words of the field."""
+    from types import SimpleNamespace
+
+    from wizard.tui.shared.session import StartError, memory_from_args
+
+    with pytest.raises(StartError, match=r"^--gpu-memory 1e\+300: too large; give the memory of one GPU in GiB"):
+        memory_from_args(SimpleNamespace(tui_model=None, tui_gpu_memory=1e300, tui_seq=None))
+
+
+@pytest.mark.asyncio
+async def test_suggest_ranks_for_the_gpus_and_machines_typed(in_tmp):
+    """Issue 21: the Memory screen had no GPU count, and Suggest silently ranked for the answers' 2 processes. Its
+    GPUs per machine and machines fields (recommend's --gpus-per-node and --nodes) decide what Suggest ranks for,
+    the note says so, and each suggestion shows its host memory next to its GPU memory."""
+    app = create_app(Start(default_answers()), memory=context(gpu="40"))  # the answers: 2 processes on 1 machine
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3")
+        screen = app.screen
+        assert screen.query_one("#mem-gpus_per_node").placeholder == "(empty: the answers', 2)"
+        assert screen.query_one("#mem-machines").placeholder == "(empty: the answers', 1)"
+        await press(pilot, "f4")
+        assert {c.answers["launch.num_processes"] for c in screen.recommendation.candidates} == {2}
+        assert str(screen.query_one("#mem-suggest-note").content).startswith("Ranked for 2 GPUs per machine x 1 "
+                                                                             "machine.\n")
+        screen.query_one("#mem-gpus_per_node").value = "8"
+        screen.query_one("#mem-machines").value = "2"
+        await pilot.pause()
+        assert (app.memory.gpus_per_node, app.memory.machines) == (8, 2)
+        await press(pilot, "f4")
+        rec = screen.recommendation
+        assert {(c.answers["launch.num_processes"], c.answers["launch.num_machines"]) for c in rec.candidates} == \
+            {(16, 2)}
+        from wizard.core.memory.recommend import recommend
+
+        expected = recommend(shape=shape_by_name("llama-3.1-8b"), gpus_per_node=8, nodes=2, gpu_memory_gib=40,
+                             base=main_of(app).answers)
+        assert [c.label for c in rec.candidates] == [c.label for c in expected.candidates]
+        note = str(screen.query_one("#mem-suggest-note").content)
+        assert note.startswith("Ranked for 8 GPUs per machine x 2 machines (the answers: 2 processes on 1 machine; "
+                               "applying one sets launch.num_processes 16 and launch.num_machines 2).\n")
+        options = screen.query_one("#mem-candidates")
+        first = str(options.get_option_at_index(0).prompt)
+        c = rec.candidates[0]
+        assert f"{c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, {c.estimate.host_bytes / GIB:.1f} GiB host" \
+            in first
+        screen.query_one("#mem-machines").value = "0"
+        await pilot.pause()
+        error = str(screen.query_one("#mem-machines-error").content)
+        assert error.startswith("Machines (Suggest): 0: too small; give the number of machines (nodes), from 1")
+
+
+@pytest.mark.asyncio
+async def test_placeholders_do_not_look_like_values(in_tmp):
+    """Issue 21: the placeholders `80 (GiB of one GPU)` and `2048` read as values typed, then the report asked for
+    the GPU memory. Each placeholder now says, in parentheses, what an empty field means, and none is a number."""
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3")
+        screen = app.screen
+        for name in ("model", "largest_layer", "gpu_memory", "seq", "batch", "host_memory", "gpus_per_node",
+                     "machines"):
+            field = screen.query_one(f"#mem-{name}")
+            hint = field.placeholder
+            if name == "model":
+                continue  # the model's text field says what to type there (a path or a count), next to the selector
+            assert hint.startswith("(empty") or hint.startswith("(with"), (name, hint)
+            assert hint.endswith(")") and memory_fields({name: hint})[1], (name, hint)  # typed, it is refused
+        assert screen.query_one("#mem-gpu_memory").placeholder == "(empty: not set; type the GiB of one GPU, e.g. 80)"
+        screen.query_one("#mem-shape").value = "llama-3.1-8b"
+        await pilot.pause()
+        text = _plain(screen.query_one("#mem-report").content)
+        assert "GPU memory per GPU (GiB) is empty: type the GiB of one GPU above to see whether it fits" in text
+
+
+@pytest.mark.asyncio
+async def test_help_lists_the_memory_screens_keys(in_tmp):
+    """Issue 21: F1 left out F4 (Suggest) and Enter (applies the highlighted suggestion)."""
+    from wizard.tui.screens.help import HelpScreen
+
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        text = _plain(app.screen.query_one("#help-table").content)
+        memory = text[text.index("Memory (F3)"):].split("\n\n")[0]
+        assert re.search(r"f4\s+Suggest: rank configs", memory), memory
+        assert re.search(r"enter\s+Suggestions: apply the highlighted config", memory), memory
+        assert re.search(r"escape\s+Back to the settings", memory), memory

@@ -173,4 +173,4 @@ def test_estimate_headroom_option(tmp_path, capsys):
                      "0.25")
     assert code == 0 and "with 20.00 GiB (25%) kept free" in out
     assert cli_main(["estimate", str(path), "--params", "8B", "--gpu-memory", "80", "--headroom", "1"]) == 2
-    assert "--headroom 1.0: give the fraction of GPU memory to keep free" in capsys.readouterr().err
+    assert "--headroom 1: too large; give the fraction of GPU memory to keep free" in capsys.readouterr().err

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from wizard.core.answers import default_answers
+from wizard.core.bounds import count_value
 from wizard.core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, estimate, state_bytes
-from wizard.core.memory.report import LABELS, fmt_bytes, parse_count, state_bytes_rows
+from wizard.core.memory.report import LABELS, fmt_bytes, state_bytes_rows
 from wizard.core.memory.shapes import shape_by_name
 from wizard.tui.shared.session import MEMORY_FIELDS, memory_fields
 
@@ -62,7 +63,7 @@ def test_fmt_bytes():
                                               ("8e9", 8 * 10 ** 9), ("8B", 8 * 10 ** 9), ("1.5b", 15 * 10 ** 8),
                                               ("350M", 350 * 10 ** 6), ("gpt2", None), ("", None)])
 def test_parse_count(text, count):
-    assert parse_count(text) == count
+    assert count_value(text) == count
 
 
 def test_memory_fields_messages_name_the_field(tmp_path):

@@ -42,10 +42,6 @@ def run(args) -> int:
     from ..core.answers.imported import check_findings, context_findings
     from ..core.lint import load_config_files
 
-    if args.gpus_per_node is not None and args.gpus_per_node < 1:
-        raise UsageError("--gpus-per-node must be at least 1")
-    if args.num_processes is not None and args.num_processes < 1:
-        raise UsageError("--num-processes must be at least 1")
     ctx = _context(args)
     try:
         loaded = load_config_files(args.config)

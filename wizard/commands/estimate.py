@@ -64,36 +64,47 @@ def compute(args) -> Estimate:
         raise UsageError(str(exc)) from exc
 
 
-def _gib(n: int | float) -> str:
-    return f"{n / GIB:10.2f}"
+def _width(e: Estimate) -> int:
+    """The width of a figure column: 10, or wider where a figure needs it (a long sequence at a large micro batch),
+    so that figures never run together."""
+    figures = [*e.per_rank.breakdown.values(), *at_peak(e).values(), e.per_rank.gpu_bytes,
+               *e.host_breakdown.values(), e.host_bytes]
+    if e.deepspeed_estimator:
+        figures += [e.deepspeed_estimator["gpu_bytes"], e.deepspeed_estimator["cpu_bytes"]]
+    return max(10, 2 + max(len(f"{n / GIB:.2f}") for n in figures))
 
 
 def text_report(e: Estimate) -> str:
+    w = _width(e)
+
+    def gib(n: int | float) -> str:
+        return f"{n / GIB:{w}.2f}"
+
     name = e.shape or "model"
     lines = [f"{name}: {e.params:,} parameters (largest layer {e.largest_layer_params:,}); {e.layout}; "
              f"micro batch {e.batch}, sequence {e.seq}",
              f"bytes per parameter on one GPU: parameters {e.bytes_per_param['parameters']:.2f}, gradients "
              f"{e.bytes_per_param['gradients']:.2f}, optimizer states {e.bytes_per_param['optimizer_states']:.2f}",
-             "", f"{'per GPU (each rank)':48}{'GiB':>10}{'at peak':>10}"]
+             "", f"{'per GPU (each rank)':48}{'GiB':>{w}}{'at peak':>{w}}"]
     held = at_peak(e)
     for k in BREAKDOWN_KEYS:
-        lines.append(f"  {_LABELS[k]:46}{_gib(e.per_rank.breakdown[k])}{_gib(held[k])}")
-    lines.append(f"  {'peak':46}{'':10}{_gib(e.per_rank.gpu_bytes)}")
+        lines.append(f"  {_LABELS[k]:46}{gib(e.per_rank.breakdown[k])}{gib(held[k])}")
+    lines.append(f"  {'peak':46}{'':{w}}{gib(e.per_rank.gpu_bytes)}")
     lines.append(f"  {peak_line(e)}")
     if e.fit is not None:
         lines.append(f"  {verdict(e.fit)}")
         batch_line = micro_batch_line(e.fit)
         if batch_line is not None:
             lines.append(f"  {batch_line}")
-    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':48}{'GiB':>10}"]
+    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':48}{'GiB':>{w}}"]
     for k in HOST_KEYS:
         if e.host_breakdown[k]:
-            lines.append(f"  {_LABELS[k]:46}{_gib(e.host_breakdown[k])}")
-    lines.append(f"  {'total':46}{_gib(e.host_bytes)}")
+            lines.append(f"  {_LABELS[k]:46}{gib(e.host_breakdown[k])}")
+    lines.append(f"  {'total':46}{gib(e.host_bytes)}")
     ds = e.deepspeed_estimator
     if ds:
         lines += ["", f"DeepSpeed {ds['deepspeed_version']} {ds['function']} (model states only), for comparison:",
-                  f"  {'GPU per rank':46}{_gib(ds['gpu_bytes'])}", f"  {'CPU per host':46}{_gib(ds['cpu_bytes'])}"]
+                  f"  {'GPU per rank':46}{gib(ds['gpu_bytes'])}", f"  {'CPU per host':46}{gib(ds['cpu_bytes'])}"]
     for note in e.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -1,4 +1,6 @@
-"""``fsdpds-wizard explain [GROUP | SETTING]``: FSDP and DeepSpeed side by side, from the catalogue."""
+"""``fsdpds-wizard explain [GROUP | SETTING | KEY | WORD]``: FSDP and DeepSpeed side by side, from the catalogue; a
+config key (``zero3_init_flag``) or a word (``dynamo``) explains the settings it names, as the TUI's palette finds
+them."""
 from __future__ import annotations
 
 import shutil
@@ -85,6 +87,49 @@ def _setting(s, t, width: int) -> list[str]:
     return lines
 
 
+MAX_MENTIONED = 6
+"""``explain WORD`` explains every setting that mentions the word up to this many; more, and it lists them."""
+
+
+def _by_key_or_word(name: str, width: int) -> list[str]:
+    """``explain`` of a name that is neither a group nor a setting: a config key as accelerate or DeepSpeed spell it
+    (in full or its last part: ``zero3_init_flag``), or words (no dot) of settings' ids, titles and keys as the TUI's
+    palette finds them (``dynamo``); the settings it names, each said first. UsageError with a did-you-mean when
+    it names none."""
+    from ..core.catalog.key_lookup import near_names, settings_for_name, settings_mentioning
+
+    found = settings_for_name(name)
+    if found:
+        heads = [(name if keys == (name,) else f"{name} ({' and '.join(keys)})") + f" is written by the setting "
+                 f"{sid} ({SETTING_BY_ID[sid].label})" for sid, keys in found.items()]
+    else:
+        mentioned = [] if "." in name else settings_mentioning(name)  # a dotted name is an id or a key: a typo
+        if not mentioned or len(mentioned) > MAX_MENTIONED:
+            raise UsageError(_unknown(name, mentioned, near_names(name)))
+        found = dict.fromkeys(mentioned, ())
+        heads = [f"{name}: no group, setting or config key has this name; the settings that mention it: "
+                 + ", ".join(mentioned)]
+    lines = [line for head in heads for line in textwrap.wrap(head, width)]
+    for sid in found:
+        lines += render_group(SETTING_BY_ID[sid].group, width, only=sid)
+        lines.append("")
+    return lines
+
+
+def _unknown(name: str, mentioned: list[str], near: list[tuple[str, str]]) -> str:
+    groups = "groups: " + ", ".join(GROUP_BY_ID)
+    if mentioned:
+        return (f"'{name}' is in {len(mentioned)} settings: {', '.join(mentioned)}; explain one of them, or give "
+                f"more words in quotes ({groups})")
+    hint = ""
+    if near:
+        hint = "did you mean " + " or ".join(f"'{n}'" + (f" (a key of {sid})" if n != sid else "")
+                                            for n, sid in near) + "? "
+    return (f"'{name}' is neither a group, a setting nor a config key; {hint}{groups} (a setting is group.name, as "
+            "`fsdpds-wizard explain GROUP` lists them; a config key as accelerate or DeepSpeed writes it, e.g. "
+            "zero3_init_flag)")
+
+
 def run(args) -> int:
     width = args.width or min(120, shutil.get_terminal_size((100, 24)).columns)
     if width < 50:
@@ -95,12 +140,8 @@ def run(args) -> int:
         print("\n".join(out).rstrip())
         return EXIT_OK
     if name is not None and name not in GROUP_BY_ID:
-        import difflib
-
-        close = difflib.get_close_matches(name, [*GROUP_BY_ID, *SETTING_BY_ID], n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
-        raise UsageError(f"'{name}' is neither a group nor a setting; {hint}groups: " + ", ".join(GROUP_BY_ID)
-                         + " (a setting is group.name, as `fsdpds-wizard explain GROUP` lists them)")
+        print("\n".join(_by_key_or_word(name, width)).rstrip())
+        return EXIT_OK
     groups = [name] if name else [g.id for g in GROUPS]
     out = []
     for g in groups:

@@ -69,12 +69,16 @@ def text_report(r: Recommendation, args) -> str:
                      f"{args.gpu_memory:g} GiB, {args.headroom:.0%} kept free"
                      + (f", {args.host_memory:g} GiB of CPU memory per node" if args.host_memory is not None else "")
                      + f"; micro batch {first.batch}, sequence {first.seq}")
-    lines += ["", f"{'#':>3}  {'fits':4}  {'GiB/GPU':>8}  {'spare':>7}  {'host GiB':>8}  {'max mb':>6}  candidate"]
-    for i, c in enumerate(r.candidates, 1):
-        mb = "-" if c.max_micro_batch is None else str(c.max_micro_batch)
+    rows = [(_gib(c.estimate.per_rank.gpu_bytes), _gib(c.fit.spare_bytes), _gib(c.estimate.host_bytes),
+             "-" if c.max_micro_batch is None else str(c.max_micro_batch)) for c in r.candidates]
+    # each figure column as wide as its header or its longest figure (a long sequence makes long figures)
+    w = [max([least, *(len(row[i]) for row in rows)]) for i, least in enumerate((8, 7, 8, 6))]
+    lines += ["", f"{'#':>3}  {'fits':4}  {'GiB/GPU':>{w[0]}}  {'spare':>{w[1]}}  {'host GiB':>{w[2]}}  "
+                  f"{'max mb':>{w[3]}}  candidate"]
+    for i, (c, (gpu, spare, host, mb)) in enumerate(zip(r.candidates, rows, strict=True), 1):
         mark = "   <- chosen" if c is r.chosen else ""
-        lines.append(f"{i:>3}  {'yes' if c.fits else 'no':4}  {_gib(c.estimate.per_rank.gpu_bytes):>8}  "
-                     f"{_gib(c.fit.spare_bytes):>7}  {_gib(c.estimate.host_bytes):>8}  {mb:>6}  {c.label}{mark}")
+        lines.append(f"{i:>3}  {'yes' if c.fits else 'no':4}  {gpu:>{w[0]}}  {spare:>{w[1]}}  {host:>{w[2]}}  "
+                     f"{mb:>{w[3]}}  {c.label}{mark}")
         lines.append(f"{'':5}{c.reason}")
     lines.append("")
     if r.chosen is not None:

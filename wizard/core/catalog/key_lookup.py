@@ -12,6 +12,10 @@ looking it up there:
   (``offload_param_nvme_path``), a DeepSpeed JSON key written inline for itself;
 * a key inside a block the table knows (``zero_optimization.offload_param.buffer_size``), and an offload block named
   as a whole, by where its device is written.
+
+For ``explain`` a name may also be a key's last part alone (``zero3_init_flag``: :func:`settings_for_name`), words the
+settings' ids, titles and keys hold (``dynamo``: :func:`settings_mentioning`, the palette's search) or a typo of
+either (:func:`near_names`).
 """
 from __future__ import annotations
 
@@ -59,3 +63,62 @@ def setting_for_key(key: str) -> str | None:
             if candidate in table:
                 return table[candidate]
     return None
+
+
+def _leaf_names(key: str) -> tuple[str, ...]:
+    """A key's last part, and as it may be typed without accelerate's section prefix (``fsdp_``, ``dynamo_``)."""
+    leaf = key.rsplit(".", 1)[-1]
+    return tuple(dict.fromkeys((leaf, leaf.removeprefix("fsdp_"), leaf.removeprefix("dynamo_"))))
+
+
+def settings_for_name(name: str) -> dict[str, tuple[str, ...]]:
+    """setting id -> the keys it writes that ``name`` names: a key in full, read as accelerate reads it
+    (``fsdp_config.min_num_params``, ``zero_optimization.stage``, ``deepspeed_config.zero3_init_flag``), or its last
+    part alone (``zero3_init_flag``, ``min_num_params``). Empty when ``name`` is no key the settings write (a setting
+    id is not a key: :func:`setting_for_key` takes both)."""
+    from .settings import SETTING_BY_ID, SETTINGS
+
+    if "." in name and name not in SETTING_BY_ID:
+        sid = setting_for_key(name)
+        if sid is not None:
+            return {sid: (name,)}
+    found: dict[str, list[str]] = {}
+    for s in SETTINGS:
+        for writes in s.writes.values():
+            for w in writes:
+                if name in _leaf_names(w.key) and w.key not in found.get(s.id, []):
+                    found.setdefault(s.id, []).append(w.key)
+    return {sid: tuple(keys) for sid, keys in found.items()}
+
+
+def settings_mentioning(query: str) -> list[str]:
+    """The settings whose id, title or config keys hold every word of ``query`` (case-insensitive), in catalogue
+    order: the search of the TUI's command palette, for ``explain``."""
+    from .settings import SETTINGS
+
+    words = query.lower().split()
+    if not words:
+        return []
+    out = []
+    for s in SETTINGS:
+        keys = " ".join(w.key for writes in s.writes.values() for w in writes)
+        text = f"{s.id} {s.label} {keys}".lower()
+        if all(word in text for word in words):
+            out.append(s.id)
+    return out
+
+
+def near_names(name: str, n: int = 3) -> list[tuple[str, str]]:
+    """(name, setting id) of the setting ids and config key names closest to ``name`` (a typo's did-you-mean)."""
+    import difflib
+
+    from .settings import SETTINGS
+
+    names: dict[str, str] = {}
+    for s in SETTINGS:
+        names.setdefault(s.id, s.id)
+        for writes in s.writes.values():
+            for w in writes:
+                for leaf in _leaf_names(w.key):
+                    names.setdefault(leaf, s.id)
+    return [(c, names[c]) for c in difflib.get_close_matches(name, list(names), n=n)]

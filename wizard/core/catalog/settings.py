@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import vocab
+from ..bounds import MAX_BATCH, MAX_CLIP, MAX_COUNT, MAX_MACHINES, MAX_PROCESSES, MAX_STEPS  # the answers' bounds
 from .model import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SET, TARGETS, YAML, ZERO3, Group, Setting, Write
 
 GROUPS: tuple[Group, ...] = (
@@ -94,21 +95,6 @@ FIXED_KEYS: dict[str, tuple[Any, str]] = {
 }
 """accelerate YAML keys every config gets, whatever the answers say: key -> (value, the setting a finding about
 the key is blamed on)."""
-
-# Upper bounds of the integer settings (answers validation, the JSON schema, docs/answers.md, the TUI's field errors).
-# Each is far above any real value, so nothing legitimate is refused, and a typo (or a 2,770-digit number) is.
-MAX_PROCESSES = 2**20
-"""1,048,576 processes: more than the largest training clusters have GPUs."""
-MAX_MACHINES = 2**16
-"""65,536 machines (nodes)."""
-MAX_COUNT = 10**12
-"""Element / parameter counts (bucket sizes, thresholds, wrap sizes): a trillion, more than any model has."""
-MAX_STEPS = 100_000
-"""Gradient accumulation steps."""
-MAX_BATCH = 1_000_000
-"""Samples in one micro-batch per GPU."""
-MAX_CLIP = 1_000_000.0
-"""A max grad norm above this never clips in practice: 0 is how clipping is turned off."""
 
 _FSDP_ONLY_DS = ("DeepSpeed has no such setting: ZeRO-3 gathers each module's parameters through its own hooks, so "
                  "there are no units to choose.")

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..bounds import NumberError, check
 from ..effective.layout import DTYPE_BYTES, Layout
 from ..library.deepspeed import (
     DS_NVME_MAX_IN_CPU,
@@ -446,12 +447,14 @@ def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None,
             from . import shapes as model
 
             largest_layer_params = int(model.largest_layer_params(shape))
-    if params is None or params < 1:
+    if params is None:
         raise EstimateError("the model needs at least one parameter: give --params N (N >= 1) or --model")
+    params = bounded("params", params, "--params")
     if largest_layer_params is None:
         largest_layer_params = 0
         notes.append("largest layer unknown (give --largest-layer N or --model): gathered units counted as 0")
-    if largest_layer_params < 0 or largest_layer_params > params:
+    largest_layer_params = bounded("largest_layer", largest_layer_params, "--largest-layer")
+    if largest_layer_params > params:
         raise EstimateError(f"--largest-layer {largest_layer_params} must be between 0 and the parameter count "
                             f"{params}")
     batch = batch if batch is not None else (lay.micro_batch or DEFAULT_BATCH)
@@ -460,23 +463,28 @@ def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None,
         seq = min(DEFAULT_SEQ, positions) if positions else DEFAULT_SEQ
     elif positions and seq > positions:
         notes.append(f"--seq {seq} is longer than the model's {positions} learned positions; counted as given")
-    if batch < 1:
-        raise EstimateError(f"--batch {batch}: the micro batch is at least 1 sample per GPU")
-    if seq < 1:
-        raise EstimateError(f"--seq {seq}: the sequence length is at least 1 token")
+    batch, seq = bounded("batch", batch, "--batch"), bounded("seq", seq, "--seq")
     unit = layer_params if layer_params else largest_layer_params
     return _Model(params, largest_layer_params, unit, root_params, batch, seq, tuple(notes))
 
 
 def _check_memory(*, gpu_memory_gib: float | None, headroom: float, host_memory_gib: float | None) -> None:
-    """Raises :class:`EstimateError` for a GPU memory, a share kept free or a host memory the fit cannot use."""
-    if gpu_memory_gib is not None and not gpu_memory_gib > 0:
-        raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0")
+    """Raises :class:`EstimateError` for a GPU memory, a share kept free or a host memory outside its bound."""
+    if gpu_memory_gib is not None:
+        bounded("gpu_memory", gpu_memory_gib, "--gpu-memory")
     problem = headroom_problem(headroom)
     if problem:
         raise EstimateError(problem)
-    if host_memory_gib is not None and not host_memory_gib > 0:
-        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
+    if host_memory_gib is not None:
+        bounded("host_memory", host_memory_gib, "--host-memory")
+
+
+def bounded(name: str, value: Any, flag: str) -> Any:
+    """``value`` in the bound of ``name`` (core/bounds.py), else :class:`EstimateError` in its one wording."""
+    try:
+        return check(name, value)
+    except NumberError as exc:
+        raise EstimateError(exc.said_by(flag)) from None
 
 
 # ---------------------------------------------------------------- the model states and their sharding
@@ -819,4 +827,4 @@ def _deepspeed_side_by_side(lay: Layout, params: int, largest: int, per_host: in
 
 
 __all__ = ["BREAKDOWN_KEYS", "CUDA_CONTEXT_BYTES", "Estimate", "EstimateError", "HOST_KEYS", "Layout", "PerRank",
-           "estimate", "layout_of", "state_bytes"]
+           "bounded", "estimate", "layout_of", "state_bytes"]

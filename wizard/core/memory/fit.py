@@ -10,13 +10,15 @@
 - **the largest micro batch**: the largest ``b`` whose peak still leaves the kept-free bytes free (0 when even one
   sample does not; None without the model's shape, when activations are not counted).
 
-Pure and stdlib only.
+Pure: the standard library and the bounds of core/bounds.py.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ..bounds import NumberError, check
 
 GIB = 2 ** 30
 
@@ -25,13 +27,13 @@ DEFAULT_HEADROOM = 0.10
 
 
 def headroom_problem(headroom: Any) -> str | None:
-    """None for a usable share to keep free (0 up to, not including, 1); otherwise what is wrong, naming
-    ``--headroom``."""
-    usable = isinstance(headroom, (int, float)) and not isinstance(headroom, bool) and 0 <= headroom < 1
-    if usable:
-        return None
-    return (f"--headroom {headroom}: give the fraction of GPU memory to keep free, from 0 up to (not including) 1, "
-            "e.g. 0.1")
+    """None for a usable share to keep free (0 up to, not including, 1: its bound in core/bounds.py); otherwise what
+    is wrong, naming ``--headroom``."""
+    try:
+        check("headroom", headroom)
+    except NumberError as exc:
+        return exc.said_by("--headroom")
+    return None
 
 
 def kept_free_bytes(gpu_bytes: int, headroom: float) -> int:

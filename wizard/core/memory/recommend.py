@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .estimate import GIB, Estimate, EstimateError, estimate
+from .estimate import GIB, Estimate, EstimateError, bounded, estimate
 from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
 if TYPE_CHECKING:
@@ -221,28 +221,20 @@ def _with_bf16_master(spec: _Spec) -> _Spec:
 
 
 def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_gib: Any, headroom: Any) -> None:
-    def integer(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
+    """Every number in its bound (core/bounds.py), in the one wording naming the option."""
+    from ..bounds import MAX_PROCESSES
 
-    def number(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
-
-    if not integer(gpus_per_node) or gpus_per_node < 1:
-        raise EstimateError(f"--gpus-per-node {gpus_per_node}: give the GPUs of one node, 1 or more")
-    if not integer(nodes) or nodes < 1:
-        raise EstimateError(f"--nodes {nodes}: give the number of nodes (machines), 1 or more")
-    if not number(gpu_memory_gib) or not gpu_memory_gib > 0 or gpu_memory_gib == float("inf"):
-        raise EstimateError(f"--gpu-memory {gpu_memory_gib}: give the memory of one GPU in GiB, above 0 (e.g. 80)")
-    if host_memory_gib is not None and (not number(host_memory_gib) or not host_memory_gib > 0):
-        raise EstimateError(f"--host-memory {host_memory_gib}: give the CPU memory of one node in GiB, above 0")
+    bounded("gpus_per_node", gpus_per_node, "--gpus-per-node")
+    bounded("nodes", nodes, "--nodes")
+    if gpus_per_node * nodes > MAX_PROCESSES:
+        raise EstimateError(f"--gpus-per-node {gpus_per_node} x --nodes {nodes}: too many; give at most "
+                            f"{MAX_PROCESSES:,} processes in total")
+    bounded("gpu_memory", gpu_memory_gib, "--gpu-memory")
+    if host_memory_gib is not None:
+        bounded("host_memory", host_memory_gib, "--host-memory")
     problem = headroom_problem(headroom)
     if problem:
         raise EstimateError(problem)
-    from ..catalog.settings import MAX_MACHINES, MAX_PROCESSES
-
-    if gpus_per_node * nodes > MAX_PROCESSES or nodes > MAX_MACHINES:
-        raise EstimateError(f"--gpus-per-node {gpus_per_node} x --nodes {nodes}: at most {MAX_PROCESSES} processes "
-                            f"on at most {MAX_MACHINES} nodes")
 
 
 def _gib(n: float) -> str:

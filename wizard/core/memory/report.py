@@ -1,7 +1,6 @@
 """Words and small tables about an estimate, shared by ``fsdpds-wizard estimate`` and the TUI. Pure, stdlib only.
 
 - :data:`LABELS`: the name of every part of :class:`~.estimate.Estimate`'s per-rank and per-host breakdowns;
-- :func:`parse_count`: a parameter count as people write it (``8e9``, ``8B``, ``350M``), for the CLI and the TUI;
 - :func:`state_bytes_rows`: the model-state bytes per parameter of the current precision answers for FSDP and for
   DeepSpeed ZeRO side by side (the same answers with the backend switched), from
   :func:`~.estimate.state_bytes`, so the guide's point about fp32 master weights reads as numbers.
@@ -91,21 +90,4 @@ def fmt_bytes(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-_COUNT_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "g": 10 ** 9, "t": 10 ** 12}
-
-
-def parse_count(text: str) -> int | None:
-    """``8000000000``, ``8_000_000_000``, ``8e9``, ``8B``, ``1.5b``, ``350M``: a parameter count; None if not one."""
-    t = text.strip().replace("_", "").replace(",", "").lower()
-    mult = 1
-    if t and t[-1] in _COUNT_SUFFIX:
-        t, mult = t[:-1], _COUNT_SUFFIX[t[-1]]
-    try:
-        value = float(t) * mult
-    except ValueError:
-        return None
-    return int(value) if value == value and abs(value) < 1e16 else None
-
-
-__all__ = ["LABELS", "PHASE_LABELS", "StateBytesRow", "at_peak", "fmt_bytes", "parse_count", "peak_line",
-           "state_bytes_rows"]
+__all__ = ["LABELS", "PHASE_LABELS", "StateBytesRow", "at_peak", "fmt_bytes", "peak_line", "state_bytes_rows"]

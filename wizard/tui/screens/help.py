@@ -36,21 +36,24 @@ def binding_rows(app_class: type[App]) -> list[tuple[str, str, str]]:
     from ..widgets.fields import Choice, Toggle
     from .confirm import ConfirmScreen
     from .main import MainScreen
+    from .memory import APPLY_KEY, MemoryScreen
     from .review import ReviewScreen
     from .run import RunScreen
     from .switch_report import SwitchReportScreen
 
     rows: list[tuple[str, str, str]] = []
     everywhere: set[str] = set()
-    for where, cls in (("Everywhere", app_class), ("Settings", MainScreen), ("Review", ReviewScreen),
-                       ("Run", RunScreen), ("Switch report", SwitchReportScreen), ("Replace dialog", ConfirmScreen),
-                       ("true/false field", Toggle), ("choice field", Choice), ("choice list", ChoiceMenu),
-                       ("Help", HelpScreen)):
+    for where, cls in (("Everywhere", app_class), ("Settings", MainScreen), ("Memory (F3)", MemoryScreen),
+                       ("Review", ReviewScreen), ("Run", RunScreen), ("Switch report", SwitchReportScreen),
+                       ("Replace dialog", ConfirmScreen), ("true/false field", Toggle), ("choice field", Choice),
+                       ("choice list", ChoiceMenu), ("Help", HelpScreen)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.description and not b.system and _key(b) not in everywhere:
                 rows.append((where, _key(b), b.tooltip or b.description))
                 if cls is app_class:
                     everywhere.add(_key(b))
+        if cls is MemoryScreen:  # the list's own Enter, which no binding declares
+            rows.append((where, *APPLY_KEY))
     rows.extend(("Navigation", k, d) for k, d in NAVIGATION)
     return rows
 

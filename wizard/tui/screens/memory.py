@@ -4,7 +4,8 @@ The fields set the app's :class:`~wizard.tui.shared.session.MemoryContext` as th
 follows); a field that cannot be used shows its message under it and is left out. The report below is the estimate of
 ``fsdpds-wizard estimate`` (the same parts and labels), the host memory, DeepSpeed's own estimator next to ours, and
 the bytes per parameter of the precision answers for FSDP and DeepSpeed. Suggest (F4) ranks configs of both
-backends for this model and these GPUs (``wizard.core.memory.recommend``); Enter on one applies it to the answers.
+backends for this model and these GPUs (``wizard.core.memory.recommend``), on the GPUs per machine and the machines
+of their fields (empty: the answers'), each with its GPU and host memory; Enter on one applies it to the answers.
 Whether a config fits, and the largest micro batch, are the estimate's :class:`~wizard.core.memory.fit.Fit` in its
 words (:func:`~wizard.core.memory.fit.verdict`), with the share of GPU memory kept free: the report, every candidate
 and the note above them (which says how the current answers fare, and what Suggest left out and why) read it.
@@ -36,7 +37,7 @@ from ..widgets.fields import FieldInput
 GIB = 2 ** 30
 OTHER = "other"
 """The shape selector's last entry: the model is what is typed in the field under it."""
-TEXT_FIELDS = ("largest_layer", "gpu_memory", "seq", "batch", "host_memory")
+TEXT_FIELDS = ("largest_layer", "gpu_memory", "seq", "batch", "host_memory", "gpus_per_node", "machines")
 
 
 def _gib(n: float) -> str:
@@ -74,7 +75,8 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
         batch_line = micro_batch_line(e.fit)
         parts.append(Text("\n").join([line, Text(batch_line)]) if batch_line else line)
     else:
-        parts.append(Text("give the GPU memory to see whether it fits", style="dim"))
+        parts.append(Text(f"{MEMORY_FIELDS['gpu_memory']} is empty: type the GiB of one GPU above to see whether it "
+                          "fits", style="dim"))
     host = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
     host.add_column(f"per host ({e.ranks_per_host} ranks) CPU memory", no_wrap=True)
     host.add_column("GiB", justify="right", no_wrap=True)
@@ -114,15 +116,26 @@ def candidate_prompt(c) -> Text:
     t = Text()
     t.append("✔ " if c.fits else "✖ ", style="green" if c.fits else "red")
     t.append(c.label, style="bold")
-    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank\n")
+    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, {c.estimate.host_bytes / GIB:.1f} GiB host\n")
     t.append(f"  {c.reason}", style="dim")
     return t
 
 
-def suggest_note(rec, current: tuple[str, Any] | None) -> Text:
-    """Above the candidates: how the current answers fare (the same verdict as the bar and the report), which one is
-    best, and every config Suggest left out, with the reason."""
+def suggest_note(rec, current: tuple[str, Any] | None, cluster: tuple[int, int] | None = None,
+                 answers: Any = None) -> Text:
+    """Above the candidates: the GPUs they are ranked for (``cluster``: GPUs per machine, machines), how the current
+    answers fare (the same verdict as the bar and the report), which one is best, and every config Suggest left out,
+    with the reason."""
     t = Text()
+    if cluster is not None:
+        n, m = cluster
+        t.append(f"Ranked for {n} GPU{'s' if n != 1 else ''} per machine x {m} machine{'s' if m != 1 else ''}")
+        if answers is not None and (int(answers["launch.num_processes"]), int(answers["launch.num_machines"])) != (
+                n * m, m):
+            t.append(f" (the answers: {answers['launch.num_processes']} processes on {answers['launch.num_machines']} "
+                     f"machine{'s' if answers['launch.num_machines'] != 1 else ''}; applying one sets "
+                     f"launch.num_processes {n * m} and launch.num_machines {m})")
+        t.append(".\n")
     if current is not None:
         layout, fit = current
         t.append(f"Your answers ({layout}): {verdict(fit)}.\n", style="green" if fit.fits else "bold red")
@@ -145,11 +158,17 @@ def changed_settings(before, after) -> list[str]:
     return [sid for sid in after.values if before.values.get(sid) != after[sid]]
 
 
+APPLY_KEY = ("enter", "Suggestions: apply the highlighted config to the answers (a change of backend shows the "
+                      "switch report)")
+"""Enter in the list of suggestions (the list's own key, not a binding): for the help screen."""
+
+
 class MemoryScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="memory-back", tooltip="Back to the settings (the bar keeps this model)"),
         Binding("f4", "suggest", "Suggest", id="memory-suggest",
-                tooltip="Rank configs of both backends for this model and these GPUs"),
+                tooltip="Suggest: rank configs of both backends for this model, on the GPUs per machine and "
+                        "the machines of the fields (empty: the answers')"),
     ]
     DEFAULT_CSS = """
     MemoryScreen #mem-head { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -158,6 +177,7 @@ class MemoryScreen(Screen[None]):
     MemoryScreen .mem-row { height: 1; }
     MemoryScreen .mem-label { width: 28; padding: 0 1 0 0; color: $text-muted; }
     MemoryScreen .mem-row > Input, MemoryScreen .mem-row > Select { width: 1fr; }
+    MemoryScreen .mem-row > Input > .input--placeholder { color: $text-disabled; text-style: italic; }
     MemoryScreen .mem-error { height: auto; color: $text-error; display: none; }
     MemoryScreen .mem-error.-shown { display: block; }
     MemoryScreen #mem-buttons { height: auto; margin: 1 0 0 0; }
@@ -196,11 +216,15 @@ class MemoryScreen(Screen[None]):
                                      placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
                 yield Static("", id="mem-model-error", classes="mem-error")
                 mb = answers["training.micro_batch_size"]
-                fields = {"largest_layer": (memory.largest_layer_params, "with a count: 500M (unknown: counted 0)"),
-                          "gpu_memory": (memory.gpu_memory_gib, "80 (GiB of one GPU)"),
-                          "seq": (memory.seq, "2048"),
-                          "batch": (memory.batch, f"the answers' ({1 if mb == 'auto' else mb})"),
-                          "host_memory": (memory.host_memory_gib, "not checked")}
+                gpus, machines = MemoryContext().cluster(answers)
+                # placeholders in parentheses, saying what empty means, so that none reads as a value typed
+                fields = {"largest_layer": (memory.largest_layer_params, "(with a count, e.g. 500M; empty: counted 0)"),
+                          "gpu_memory": (memory.gpu_memory_gib, "(empty: not set; type the GiB of one GPU, e.g. 80)"),
+                          "seq": (memory.seq, "(empty: 2048, or the model's positions if fewer)"),
+                          "batch": (memory.batch, f"(empty: the answers', {1 if mb == 'auto' else mb})"),
+                          "host_memory": (memory.host_memory_gib, "(empty: not checked)"),
+                          "gpus_per_node": (memory.gpus_per_node, f"(empty: the answers', {gpus})"),
+                          "machines": (memory.machines, f"(empty: the answers', {machines})")}
                 for name, (value, hint) in fields.items():
                     with Horizontal(classes="mem-row"):
                         yield Static(MEMORY_FIELDS[name], classes="mem-label")
@@ -293,11 +317,10 @@ class MemoryScreen(Screen[None]):
         except ModuleNotFoundError:
             self._note("Suggest needs wizard.core.memory.recommend, which this build does not have.", "bold red")
             return
-        n = max(1, int(answers["launch.num_processes"]))
-        m = max(1, int(answers["launch.num_machines"]))
+        n, m = memory.cluster(answers)  # the fields', else the answers'
         try:
             rec = recommend(shape=memory.shape, params=None if memory.shape is not None else memory.params,
-                            gpus_per_node=max(1, n // m), gpu_memory_gib=memory.gpu_memory_gib, nodes=m,
+                            gpus_per_node=n, gpu_memory_gib=memory.gpu_memory_gib, nodes=m,
                             host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers)
         except EstimateError as exc:
             self._note(f"cannot suggest: {exc}", "bold red")
@@ -308,7 +331,8 @@ class MemoryScreen(Screen[None]):
         options.clear_options()
         options.add_options([Option(candidate_prompt(c), id=f"c{i}") for i, c in enumerate(self.candidates)])
         options.set_class(bool(self.candidates), "-shown")
-        self.query_one("#mem-suggest-note", Static).update(suggest_note(rec, self._current_fit(memory, answers)))
+        self.query_one("#mem-suggest-note", Static).update(
+            suggest_note(rec, self._current_fit(memory, answers), (n, m), answers))
         if rec.chosen is not None:
             options.highlighted = self.candidates.index(rec.chosen)
         elif self.candidates:

@@ -133,9 +133,13 @@ def default_out(answers: Answers) -> str:
 
 MEMORY_FIELDS = {"model": "Model", "largest_layer": "Largest layer (params)",
                  "gpu_memory": "GPU memory per GPU (GiB)", "seq": "Sequence length",
-                 "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)"}
+                 "batch": "Micro batch per GPU", "host_memory": "Host memory per node (GiB)",
+                 "gpus_per_node": "GPUs per machine (Suggest)", "machines": "Machines (Suggest)"}
 """The Memory screen's fields and the names their messages give them (also the CLI's --model, --gpu-memory,
---seq)."""
+--seq). The GPUs per machine and the machines are what Suggest ranks for (``recommend --gpus-per-node/--nodes``);
+empty, the answers' processes and machines."""
+_BOUND_OF_FIELD = {"machines": "nodes"}
+"""A field whose number has another name in core/bounds.py."""
 
 
 
@@ -156,6 +160,16 @@ class MemoryContext:
     batch: int | None = None
     """None: the answers' micro batch (1 when "auto")."""
     host_memory_gib: float | None = None
+    gpus_per_node: int | None = None
+    """What Suggest ranks for; None: the answers' processes per machine."""
+    machines: int | None = None
+    """What Suggest ranks for; None: the answers' machines."""
+
+    def cluster(self, answers: Answers) -> tuple[int, int]:
+        """(GPUs per machine, machines) Suggest ranks for: the fields', else the answers'."""
+        machines = max(1, int(answers["launch.num_machines"]))
+        per_machine = max(1, int(answers["launch.num_processes"]) // machines)
+        return self.gpus_per_node or per_machine, self.machines or machines
 
     @property
     def has_model(self) -> bool:
@@ -186,14 +200,14 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
         return None, None
     import os
 
-    from ...core.memory.report import parse_count
+    from ...core.bounds import NumberError, count_value, parse
     from ...core.memory.shapes import ModelError, from_config_json, shape_by_name
 
-    count = None if (os.path.exists(text) or text.endswith(".json")) else parse_count(text)
-    if count is not None:
-        if count < 1:
-            raise MemoryInputError("model", f"{text}: a parameter count is at least 1")
-        return None, count
+    if not (os.path.exists(text) or text.endswith(".json")) and count_value(text) is not None:
+        try:  # a parameter count, in its bound (core/bounds.py)
+            return None, int(parse("params", text))
+        except NumberError as exc:
+            raise MemoryInputError("model", str(exc)) from None
     try:
         if os.path.exists(text) or text.endswith(".json"):
             return from_config_json(os.path.expanduser(text)), None
@@ -205,17 +219,18 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
         raise MemoryInputError("model", f"{text}: {exc.strerror or exc}") from None
 
 
-def _positive(field_name: str, text: str, kind: type, what: str):
+def _number(field_name: str, text: str):
+    """The number typed in a field, in its bound (core/bounds.py: the same bound and words as the command line's
+    flag); None when empty; raises :class:`MemoryInputError`."""
+    from ...core.bounds import NumberError, parse
+
     text = text.strip()
     if not text:
         return None
     try:
-        value = kind(text)
-    except ValueError:
-        raise MemoryInputError(field_name, f"{text!r}: give {what}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise MemoryInputError(field_name, f"{text}: give {what}")
-    return value
+        return parse(_BOUND_OF_FIELD.get(field_name, field_name), text)
+    except NumberError as exc:
+        raise MemoryInputError(field_name, str(exc)) from None
 
 
 def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]]:
@@ -223,13 +238,9 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
     field that cannot be used (those fields are left unset in the context)."""
     errors: dict[str, str] = {}
     parsed: dict[str, object] = {}
-    checks = {"gpu_memory": (float, "the memory of one GPU in GiB, above 0 (80 for an 80 GB card)"),
-              "seq": (int, "a whole number of tokens, at least 1"),
-              "batch": (int, "a whole number of samples per GPU, at least 1 (empty: the answers')"),
-              "host_memory": (float, "the CPU memory of one node in GiB, above 0 (empty: not checked)")}
-    for name, (kind, what) in checks.items():
+    for name in ("gpu_memory", "seq", "batch", "host_memory", "gpus_per_node", "machines"):
         try:
-            parsed[name] = _positive(name, values.get(name, ""), kind, what)
+            parsed[name] = _number(name, values.get(name, ""))
         except MemoryInputError as exc:
             errors[name] = str(exc)
             parsed[name] = None
@@ -241,24 +252,24 @@ def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]
     largest = None
     typed = values.get("largest_layer", "").strip()
     if typed:
-        from ...core.memory.report import parse_count
-
-        count = parse_count(typed)
-        if count is None or count < 0:
-            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed!r}: give the parameters of the "
-                                       "largest layer as a count (500M, 1e9)")
-        elif shape is not None:
-            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: the model's shape gives its largest "
-                                       "layer; this field is for a parameter count (clear it)")
-        elif params is not None and count > params:
-            errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed} is more than the model's "
-                                       f"{params:,} parameters")
+        try:
+            count = _number("largest_layer", typed)
+        except MemoryInputError as exc:
+            errors["largest_layer"] = str(exc)
         else:
-            largest = count
+            if shape is not None:
+                errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: the model's shape gives its largest "
+                                           "layer; this field is for a parameter count (clear it)")
+            elif params is not None and count > params:
+                errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed} is more than the model's "
+                                           f"{params:,} parameters")
+            else:
+                largest = count
     ctx = MemoryContext(model=values.get("model", "").strip(), shape=shape, params=params,
                         largest_layer_params=largest,
                         gpu_memory_gib=parsed["gpu_memory"], seq=parsed["seq"],  # type: ignore[arg-type]
-                        batch=parsed["batch"], host_memory_gib=parsed["host_memory"])  # type: ignore[arg-type]
+                        batch=parsed["batch"], host_memory_gib=parsed["host_memory"],  # type: ignore[arg-type]
+                        gpus_per_node=parsed["gpus_per_node"], machines=parsed["machines"])  # type: ignore[arg-type]
     return ctx, errors
 
 
