@@ -122,7 +122,8 @@ def test_the_model_imports_no_training_library():
     import subprocess
 
     code = ("import sys, wizard.core.answers.of_answers as m; "
-            "m.of_answers(__import__('wizard.core.answers', fromlist=['x']).default_answers()); heavy = [n for n in ('torch', 'accelerate', 'deepspeed', 'transformers', 'textual') "
+            "m.of_answers(__import__('wizard.core.answers', fromlist=['x']).default_answers()); "
+            "heavy = [n for n in ('torch', 'accelerate', 'deepspeed', 'transformers', 'textual') "
             "if n in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
