@@ -96,3 +96,22 @@ async def test_an_edit_that_drops_nothing_applies_at_once_and_escape_cancels(in_
         area.load_text("{}")
         await press(pilot, "escape")
         assert app.screen is main and main.answers["deepspeed.extra"] == grown
+
+
+@pytest.mark.asyncio
+async def test_a_key_with_its_own_setting_typed_into_the_editor_goes_to_that_setting(in_tmp):
+    from helpers import field_of
+
+    app = create_app(imported(in_tmp), out=str(in_tmp / "out"))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        field, area = await open_editor(pilot)
+        typed = {"optimizer": OPTIMIZER, "zero_optimization": {"overlap_comm": False, "round_robin_gradients": True}}
+        area.load_text(json.dumps(typed))
+        await press(pilot, "ctrl+s")
+        assert app.screen is main
+        assert main.answers["deepspeed.overlap_comm"] is False  # in its field, not left to override it unseen
+        assert main.answers["deepspeed.extra"] == {"optimizer": OPTIMIZER, **LEFT}
+        assert field_of(main, "deepspeed.overlap_comm").control.value is False
+        assert "overlap_comm" not in str(field.control.render())

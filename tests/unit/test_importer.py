@@ -160,3 +160,15 @@ def test_a_zero3_key_below_zero3_stays_in_extra_with_a_note():
     assert a["deepspeed.extra"] == {"zero_optimization": {"stage3_prefetch_bucket_size": 5e7}}
     (note,) = [f for f in findings if "zero_optimization.stage3_prefetch_bucket_size" in f.keys]
     assert "prefetch.ds_bucket_size" in note.message and "ZeRO-3" in note.message
+
+
+def test_an_edited_extra_is_split_as_an_import_splits_a_json():
+    from wizard.core.answers.importer import split_extra
+
+    moved, rest = split_extra({"zero_optimization": {"overlap_comm": "false", "stage3_prefetch_bucket_size": 5,
+                                                     "round_robin_gradients": True}, "optimizer": _OPTIMIZER}, 2)
+    assert moved == {"deepspeed.overlap_comm": False}
+    assert rest == {"zero_optimization": {"stage3_prefetch_bucket_size": 5, "round_robin_gradients": True},
+                    "optimizer": _OPTIMIZER}  # a ZeRO-3 key below ZeRO-3 stays, as on import
+    moved, rest = split_extra({"zero_optimization": {"stage": 1, "stage3_prefetch_bucket_size": 5}}, 3)
+    assert moved == {"prefetch.ds_bucket_size": 5} and rest == {"zero_optimization": {"stage": 1}}

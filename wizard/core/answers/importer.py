@@ -446,6 +446,20 @@ class _Importer:
                       f"leave it, or drop it from deepspeed.extra and set {sid} in the wizard")
 
 
+def split_extra(extra: dict[str, Any], zero_stage: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An edited ``deepspeed.extra`` read as the importer reads a DeepSpeed JSON at ``zero_stage``: ``({setting id:
+    value}, the rest)``, where the first holds each one-to-one key a setting can hold (``overlap_comm`` goes to
+    deepspeed.overlap_comm) and the rest stays in ``deepspeed.extra``. The keys read by hand on import (the stage,
+    the offload devices, bf16/fp16 enabled, the batch sizes) stay in the rest, where the answer rules judge them."""
+    imp = _Importer()
+    imp.set("sharding", "strategy", _STAGE.get(zero_stage, "none"))
+    rest = _copy_tree(extra)
+    imp.json_keys(extra, rest)
+    changes = {f"{group}.{name}": value for group, names in imp.doc.items() if isinstance(names, dict)
+               for name, value in names.items() if f"{group}.{name}" != "sharding.strategy"}
+    return changes, rest
+
+
 def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding]]:
     """Import from already parsed dicts."""
     imp = _Importer()
