@@ -690,8 +690,8 @@ def _extra_stage(a: Answers) -> Any:
 
 def _written_for_stage(a: Answers, stage: int, runs_stage: int) -> tuple[list[str], list[str]]:
     """(answer ids, what they write) whose written keys exist for the answered ZeRO-3 only and stop taking effect at
-    ``runs_stage``; empty below ZeRO-3, where the answers write nothing of ZeRO-3 (zero3-knob-unused and
-    ds-param-offload-needs-zero3 name what they leave out)."""
+    ``runs_stage`` (the ZeRO-3 settings: those stated); empty below ZeRO-3, where the answers write nothing of ZeRO-3
+    (zero3-knob-unused and ds-param-offload-needs-zero3 name what they leave out)."""
     if stage != 3 or runs_stage == 3:
         return [], []
     ids, what = ["loading.ram_efficient"], ["zero3_init_flag true (every process loads the whole model)"]
@@ -704,7 +704,7 @@ def _written_for_stage(a: Answers, stage: int, runs_stage: int) -> tuple[list[st
         what.append(f"offload_optimizer {device} (" + ("runs on the CPU" if runs_stage else "ZeRO-0 cannot offload")
                     + ")")
     for s, w, _value in one_to_one_writes(a):
-        if w.file == JSON and w.when == ZERO3 and s.id not in ids:
+        if w.file == JSON and w.when == ZERO3 and a.is_set(s.id) and s.id not in ids:
             ids.append(s.id)
             what.append(w.key.removeprefix("zero_optimization."))
     return ids, what
