@@ -28,7 +28,7 @@ async def typed(pilot, main, setting_id: str, text: str) -> SettingField:
     return field
 
 
-# ---------------------------------------------------------------- the DeepSpeed-extras field is parsed within bounds
+# ---------------------------------------------------------------- the DeepSpeed-extras editor parses within bounds
 
 
 @pytest.mark.asyncio
@@ -37,26 +37,39 @@ async def typed(pilot, main, setting_id: str, text: str) -> SettingField:
     ('{"a": ' + "9" * 5000 + "}", "more than 4300 digits"),
     ('{"steps_per_print": 100,}', "not valid JSON (line 1, column 25)"),
 ], ids=["nested-5000-deep", "5000-digit-number", "trailing-comma"])
-async def test_deepspeed_extra_field_refuses_bad_json_with_a_message(text, words):
+async def test_deepspeed_extra_editor_refuses_bad_json_with_a_message(text, words):
+    """The Extra DeepSpeed JSON is edited in its own editor (issue 21, item 12): a bad text is refused there, with
+    the message in view, and the last good value is kept."""
+    from textual.widgets import TextArea
+
     app = create_app(Start(default_answers().replace({"backend": "deepspeed"})))
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        field = await typed(pilot, main, "deepspeed.extra", '{"wall_clock_breakdown": true}')
-        assert main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}
+        await focused_on(pilot, "deepspeed.extra")
+        await pilot.press("enter")
+        await pilot.pause()
+        app.screen.query_one(TextArea).load_text('{"wall_clock_breakdown": true}')
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is main and main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}
         await main.jump_to("deepspeed.sub_group_size")  # then Tab into the field, as a user does
         await pilot.pause()
         await pilot.press("tab")
         await pilot.pause()
+        field = main.query_one("#f-deepspeed--extra", SettingField)
         assert app.focused is field.control
-        field.control.value = text
+        await pilot.press("enter")
+        await pilot.pause()
+        app.screen.query_one(TextArea).load_text(text)
+        await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.is_running  # no crash
-        assert field.has_class("-invalid")
-        shown = str(field.query_one(".notes").render())
-        assert "not accepted" in shown and words in shown and '{"steps_per_print": 100}' in shown
+        assert type(app.screen).__name__ == "JsonEditor"  # the editor stays open on the text
+        error = app.screen.query_one("#json-error")
+        shown = str(error.render())
+        assert "not applied" in shown and words in shown and '{"steps_per_print": 100}' in shown
         assert main.answers["deepspeed.extra"] == {"wall_clock_breakdown": True}  # the last good value is kept
-        await pilot.pause()
-        assert visible_rows(field.query_one(".notes")) >= 2, "the message under the field is out of view at 80x24"
+        assert visible_rows(error) >= 2, "the message in the editor is out of view at 80x24"
 
 
 # ---------------------------------------------------------------- integer settings have an upper bound

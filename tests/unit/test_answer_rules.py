@@ -129,6 +129,9 @@ CASES = [
      "offload.optimizer"),
     ("ds-bf16-master-without-bf16", merge(DS, BF16_STATES, {"precision": {"mixed_precision": "no"}}),
      merge(DS, BF16_STATES), "precision.mixed_precision"),
+    ("ds-json-overrides-stage", merge(DS, {"deepspeed": {"extra": {"zero_optimization": {"stage": 1}}}}),
+     merge(DS, {"sharding": {"strategy": "optimizer"}, "deepspeed": {"extra": {"zero_optimization": {"stage": 1}}}}),
+     "deepspeed.extra"),
 ]
 
 
@@ -173,6 +176,9 @@ def test_each_rule_reports_its_registered_severity():
     ("ds-json-overrides-mixed-precision",
      merge(DS, {"precision": {"mixed_precision": "no"}, "deepspeed": {"extra": {"bf16": {"enabled": True}}}}),
      {"precision.mixed_precision", "deepspeed.extra"}),
+    ("ds-json-overrides-stage",  # the default strategy is full: ZeRO-3's zero3_init_flag and gather are written
+     merge(DS, {"checkpoint": {"format": "full"}, "deepspeed": {"extra": {"zero_optimization": {"stage": 2}}}}),
+     {"sharding.strategy", "deepspeed.extra", "loading.ram_efficient", "checkpoint.format"}),
 ])
 def test_multi_setting_faults_name_every_key(rule, doc, want):
     hits = [f for f in check_answers(A(doc)) if f.rule == rule]

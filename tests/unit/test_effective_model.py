@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from wizard.core.answers import default_answers
+from wizard.core.answers.of_answers import of_answers
 from wizard.core.effective import (
     AUTO,
     CHANGED,
@@ -16,7 +17,6 @@ from wizard.core.effective import (
     Situation,
     effective,
     layout,
-    of_answers,
 )
 
 DS = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 8, "num_machines": 1}
@@ -121,8 +121,9 @@ def test_answers_and_their_written_config_have_one_model():
 def test_the_model_imports_no_training_library():
     import subprocess
 
-    code = ("import sys, wizard.core.effective as m; m.of_answers(__import__('wizard.core.answers', fromlist=['x'])"
-            ".default_answers()); heavy = [n for n in ('torch', 'accelerate', 'deepspeed', 'transformers', 'textual') "
+    code = ("import sys, wizard.core.answers.of_answers as m; "
+            "m.of_answers(__import__('wizard.core.answers', fromlist=['x']).default_answers()); "
+            "heavy = [n for n in ('torch', 'accelerate', 'deepspeed', 'transformers', 'textual') "
             "if n in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

@@ -117,3 +117,58 @@ def test_bf16_optimizer_states_without_master_stays_as_written():
     a, _ = import_mapping(_DS_YAML, ds)
     assert a["precision.ds_bf16_master_weights"] is None
     assert a["deepspeed.extra"] == {"bf16": {"bf16_optimizer_states": True}}
+
+
+# ---------------------------------------------------------------- known keys go to their fields (issue 21, item 12)
+_OPTIMIZER = {"type": "AdamW", "params": {"lr": 3e-5, "weight_decay": 0.01}}
+
+
+def test_known_keys_go_to_their_fields_in_every_spelling_deepspeed_reads():
+    """5e8 is a JSON float, "true" a string: DeepSpeed reads both as the setting's value (pydantic's lax mode), so the
+    field holds them; deepspeed.extra keeps only what no setting says."""
+    ds = {"zero_optimization": {"stage": 2, "overlap_comm": "true", "contiguous_gradients": 1,
+                                "reduce_bucket_size": 5e8, "allgather_bucket_size": "200000000",
+                                "round_robin_gradients": True},
+          "optimizer": _OPTIMIZER, "bf16": {"enabled": True}}
+    a, findings = import_mapping(_DS_YAML, ds)
+    assert (a["deepspeed.overlap_comm"], a["deepspeed.contiguous_gradients"], a["deepspeed.reduce_bucket_size"],
+            a["deepspeed.allgather_bucket_size"]) == (True, True, 500_000_000, 200_000_000)
+    assert a["deepspeed.extra"] == {"optimizer": _OPTIMIZER, "zero_optimization": {"round_robin_gradients": True}}
+    kept = [f for f in findings if f.rule == "import" and "deepspeed.extra" in f.keys]
+    assert kept and "zero_optimization.round_robin_gradients" in kept[0].message and "optimizer" in kept[0].message
+    spelled = [f for f in findings if "zero_optimization.overlap_comm" in f.keys]
+    assert spelled and "deepspeed.overlap_comm" in spelled[0].message  # a spelling changed: said, with its field
+    zo = render(a).deepspeed["zero_optimization"]
+    assert (zo["overlap_comm"], zo["reduce_bucket_size"], zo["round_robin_gradients"]) == (True, 500_000_000, True)
+    assert render(a).deepspeed["optimizer"] == _OPTIMIZER
+
+
+def test_a_known_key_its_field_cannot_hold_stays_in_extra_and_the_note_names_its_field():
+    ds = {"zero_optimization": {"stage": 3, "sub_group_size": 0, "overlap_comm": True},
+          "bf16": {"enabled": True}}
+    a, findings = import_mapping(_DS_YAML, ds)
+    assert a["deepspeed.overlap_comm"] is True
+    assert a["deepspeed.extra"] == {"zero_optimization": {"sub_group_size": 0}}
+    (note,) = [f for f in findings if "zero_optimization.sub_group_size" in f.keys]
+    assert "deepspeed.sub_group_size" in note.message and "stays in deepspeed.extra" in note.message
+    assert render(a).deepspeed["zero_optimization"]["sub_group_size"] == 0  # written as in the source
+
+
+def test_a_zero3_key_below_zero3_stays_in_extra_with_a_note():
+    ds = {"zero_optimization": {"stage": 2, "stage3_prefetch_bucket_size": 5e7}}
+    a, findings = import_mapping(_DS_YAML, ds)
+    assert a["deepspeed.extra"] == {"zero_optimization": {"stage3_prefetch_bucket_size": 5e7}}
+    (note,) = [f for f in findings if "zero_optimization.stage3_prefetch_bucket_size" in f.keys]
+    assert "prefetch.ds_bucket_size" in note.message and "ZeRO-3" in note.message
+
+
+def test_an_edited_extra_is_split_as_an_import_splits_a_json():
+    from wizard.core.answers.importer import split_extra
+
+    moved, rest = split_extra({"zero_optimization": {"overlap_comm": "false", "stage3_prefetch_bucket_size": 5,
+                                                     "round_robin_gradients": True}, "optimizer": _OPTIMIZER}, 2)
+    assert moved == {"deepspeed.overlap_comm": False}
+    assert rest == {"zero_optimization": {"stage3_prefetch_bucket_size": 5, "round_robin_gradients": True},
+                    "optimizer": _OPTIMIZER}  # a ZeRO-3 key below ZeRO-3 stays, as on import
+    moved, rest = split_extra({"zero_optimization": {"stage": 1, "stage3_prefetch_bucket_size": 5}}, 3)
+    assert moved == {"prefetch.ds_bucket_size": 5} and rest == {"zero_optimization": {"stage": 1}}

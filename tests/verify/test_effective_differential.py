@@ -8,8 +8,8 @@ import pytest
 from differential import Case, check_corpus_cases, compare, edge_cases, real_corpus_cases
 
 from wizard.core.answers import load_answers_file
+from wizard.core.answers.of_answers import of_answers, situation_of
 from wizard.core.answers.render import render
-from wizard.core.effective import of_answers, situation_of
 from wizard.core.library import deepspeed as DS
 from wizard.core.library import fsdp as FSDP
 from wizard.core.presets import preset_paths

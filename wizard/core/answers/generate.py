@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
@@ -103,8 +103,31 @@ def answer_findings(answers: Answers, rendered: Rendered | None = None) -> list[
     written from them (``rendered``, default: rendered here), blamed on the answers behind each key. What
     ``generate`` reports, without the file texts (``recommend`` leaves out a candidate with an error here)."""
     rendered = rendered if rendered is not None else render(answers)
-    intent = check_answers(answers)
-    return sort_findings(dedupe(intent + _not_covered(lint_rendered(answers, rendered), intent)))
+    intent, lint = _one_stage_fault(check_answers(answers), _lint_blamed(answers, rendered))
+    return sort_findings(dedupe(intent + _not_covered(lint, intent)))
+
+
+STAGE_OVERRIDE = "ds-json-overrides-stage"
+_STAGE_KEY = "zero_optimization.stage"
+
+
+def _one_stage_fault(intent: list[Finding], lint: list[tuple[tuple[str, ...], Finding]]
+                     ) -> tuple[list[Finding], list[Finding]]:
+    """With deepspeed.extra overriding the ZeRO stage, what the config rules find between the JSON's stage and another
+    written key is a consequence of that one fault: its answers join the override's finding (one finding per fault,
+    naming every answer), and the config finding is not listed again. A finding about the stage alone (a value
+    DeepSpeed refuses) stays."""
+    override = next((f for f in intent if f.rule == STAGE_OVERRIDE), None)
+    if override is None:
+        return intent, [f for _, f in lint]
+    keys, rest = list(override.keys), []
+    for raw, f in lint:
+        if _STAGE_KEY in raw and len(raw) > 1:
+            keys.extend(k for k in f.keys if k not in keys)
+        else:
+            rest.append(f)
+    folded = replace(override, keys=tuple(keys))
+    return [folded if f is override else f for f in intent], rest
 
 
 def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
@@ -112,6 +135,11 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     (``rendered.provenance``), every answer that decides it together (``rendered.shared``), else the catalogue's
     setting for the key. Under the Trainer, a finding that says something else for an own loop also names
     ``launch.training_loop`` (the loop is no config key, but it is one of the causes)."""
+    return [f for _, f in _lint_blamed(answers, rendered)]
+
+
+def _lint_blamed(answers: Answers, rendered: Rendered) -> list[tuple[tuple[str, ...], Finding]]:
+    """:func:`lint_rendered`'s findings, each with the config keys the config rule named."""
     raw = _lint(answers, rendered, trainer=trainer_loop(answers))
     own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False)} \
         if trainer_loop(answers) else None
@@ -138,7 +166,8 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
             ids.append("launch.training_loop")
         ids = list(dict.fromkeys(ids))
         where = ", ".join(f.keys)
-        out.append(Finding(f.severity, f.rule, tuple(ids), f"{f.message} (generated key: {where})", f.fix, f.source))
+        out.append((f.keys, Finding(f.severity, f.rule, tuple(ids), f"{f.message} (generated key: {where})", f.fix,
+                                    f.source)))
     return out
 
 

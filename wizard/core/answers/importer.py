@@ -18,7 +18,16 @@ from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
 from ..findings import ERROR, INFO, Finding
 from ..library.fsdp import fsdp_key
 from ..lint.base import fmt
-from ..vocab import SHARDING_STRATEGIES, fsdp_enum_name, parse_bool, sharding_strategy_name, whole_number
+from ..vocab import (
+    SHARDING_STRATEGIES,
+    as_int,
+    bool_word,
+    fsdp_enum_name,
+    parse_bool,
+    parse_int,
+    sharding_strategy_name,
+    whole_number,
+)
 from ..wizard_rules import CONFIG_UNREADABLE, IMPORT_NOTE, IMPORT_UNSUPPORTED
 from .model import Answers, answers_from_mapping, coerce_value
 
@@ -72,10 +81,49 @@ def _copy_tree(value: Any) -> Any:
     return {k: _copy_tree(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
+def _as_deepspeed_reads(s: Setting, raw: Any) -> tuple[Any, bool]:
+    """``raw`` as DeepSpeed's config models read it for this setting's kind (pydantic's lax mode), and whether its
+    spelling changes: ``5e8`` (a JSON float) is the whole number 500000000 as it is, ``"200000000"`` becomes one,
+    ``"true"``/``1`` become true. Anything else is returned as it is, for the setting to judge."""
+    if isinstance(raw, bool):
+        return raw, False
+    if s.kind == "int":
+        exact = as_int(raw)
+        if exact is not None:
+            return exact, False
+        if isinstance(raw, str) and parse_int(raw.strip().replace("_", "")) is not None:
+            return parse_int(raw.strip().replace("_", "")), True
+    if s.kind == "bool":
+        word = bool_word(raw)
+        if word is not None:
+            return word, True
+        if isinstance(raw, int) and raw in (0, 1):
+            return bool(raw), True
+    return raw, False
+
+
+_SECTIONS_WITH_SETTINGS = ("zero_optimization", "bf16", "fp16")
+"""DeepSpeed JSON sections that hold keys of wizard settings beside keys of none: named key by key in the import
+note, so that a setting's key kept there is not counted among the keys without a setting."""
+
+
+def _kept_names(extra: dict[str, Any], known: set[str]) -> list[str]:
+    """The keys of ``extra`` (a section of :data:`_SECTIONS_WITH_SETTINGS` key by key) other than ``known``."""
+    out = []
+    for key, value in extra.items():
+        if key in _SECTIONS_WITH_SETTINGS and isinstance(value, dict):
+            out += [f"{key}.{sub}" for sub in value if f"{key}.{sub}" not in known]
+        elif key not in known:
+            out.append(key)
+    return sorted(out)
+
+
 class _Importer:
     def __init__(self) -> None:
         self.doc: dict[str, Any] = {}
         self.findings: list[Finding] = []
+        self.kept: dict[str, tuple[str, str]] = {}
+        """JSON key of a setting -> (the setting, why its value stays in ``deepspeed.extra`` instead)."""
 
     def set(self, group: str | None, name: str, value: Any) -> None:
         if group is None:
@@ -151,13 +199,24 @@ class _Importer:
                 joint.setdefault(s.id, []).append(w)
                 continue
             raw = _lookup(ds, w.key)
-            if raw is _ABSENT or (w.when == ZERO3 and self.zero_stage != 3):
+            if raw is _ABSENT:
                 continue
-            value = answer_value(s, DEEPSPEED, w.key, raw)
-            if value is NOT_FOUND or coerce_value(s, value)[1] is not None:
+            if w.when == ZERO3 and self.zero_stage != 3:
+                self.kept[w.key] = (s.id, f"is written at ZeRO-3 only, and this JSON runs ZeRO-{self.zero_stage}")
+                continue
+            spelled, respelled = (raw, False) if w.values is not None else _as_deepspeed_reads(s, raw)
+            value = answer_value(s, DEEPSPEED, w.key, spelled)
+            problem = coerce_value(s, value)[1] if value is not NOT_FOUND else None
+            if value is NOT_FOUND or problem is not None:
+                why = (f"cannot hold it ({problem.message.split('; ', 1)[-1]})" if problem is not None
+                       else "has no value written that way")
+                self.kept[w.key] = (s.id, why)
                 continue
             self.set_id(s.id, value)
             _take(rest, w.key)
+            if respelled:
+                self.note([w.key, s.id], f"`{w.key}: {fmt(raw)}` is imported into {s.id} as {fmt(value)}, the value "
+                          "DeepSpeed reads it as; the regenerated JSON spells it so")
         for sid, writes in joint.items():
             self.joint_keys(SETTING_BY_ID[sid], writes, ds, rest)
 
@@ -377,8 +436,28 @@ class _Importer:
                       "log from the training loop instead (e.g. every N steps with accelerator.print)")
         if extra:
             self.set("deepspeed", "extra", extra)
-            self.note(["deepspeed.extra"], "DeepSpeed JSON keys without a wizard setting are kept as they are: "
-                      + ", ".join(sorted(extra)))
+            unknown = _kept_names(extra, set(self.kept))
+            if unknown:
+                self.note(["deepspeed.extra"], "DeepSpeed JSON keys without a wizard setting are kept in "
+                          "deepspeed.extra as they are: " + ", ".join(unknown))
+        for key, (sid, why) in self.kept.items():
+            self.note([key, "deepspeed.extra"], f"`{key}: {fmt(_lookup(ds, key))}` stays in deepspeed.extra as "
+                      f"written: its setting, {sid}, {why}",
+                      f"leave it, or drop it from deepspeed.extra and set {sid} in the wizard")
+
+
+def split_extra(extra: dict[str, Any], zero_stage: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An edited ``deepspeed.extra`` read as the importer reads a DeepSpeed JSON at ``zero_stage``: ``({setting id:
+    value}, the rest)``, where the first holds each one-to-one key a setting can hold (``overlap_comm`` goes to
+    deepspeed.overlap_comm) and the rest stays in ``deepspeed.extra``. The keys read by hand on import (the stage,
+    the offload devices, bf16/fp16 enabled, the batch sizes) stay in the rest, where the answer rules judge them."""
+    imp = _Importer()
+    imp.set("sharding", "strategy", _STAGE.get(zero_stage, "none"))
+    rest = _copy_tree(extra)
+    imp.json_keys(extra, rest)
+    changes = {f"{group}.{name}": value for group, names in imp.doc.items() if isinstance(names, dict)
+               for name, value in names.items() if f"{group}.{name}" != "sharding.strategy"}
+    return changes, rest
 
 
 def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding]]:

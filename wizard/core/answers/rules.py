@@ -16,33 +16,75 @@ answer rules that still cite a config rule's claim, which may only shrink.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from functools import wraps
+from typing import Any
 
-from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, TARGET_LABELS
+from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
 from ..catalog.model import ZERO3
+from ..effective import Effective
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
 from .multinode import needs_hostfile
-from .render import ds_json_reasons, ds_offload_optimizer, processes_per_node, trainer_loop, uses_ds_json, zero_stage
+from .of_answers import of_answers
+from .render import (
+    ds_json_reasons,
+    ds_offload_optimizer,
+    ds_offload_params,
+    one_to_one_writes,
+    processes_per_node,
+    trainer_loop,
+    uses_ds_json,
+    zero_stage,
+)
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
+
+
+class Runs:
+    """What runs for the files written from the answers: the effective model (wizard/core/effective), built on first
+    use and shared by the answer rules of one check. The answers say which ZeRO stage they write
+    (:func:`~.render.zero_stage`); ``deepspeed.extra`` is merged over it, and DeepSpeed runs the JSON's."""
+
+    def __init__(self, a: Answers) -> None:
+        self._a = a
+        self._model: Effective | None = None
+
+    @property
+    def model(self) -> Effective:
+        if self._model is None:
+            self._model = of_answers(self._a)
+        return self._model
+
+    @property
+    def zero_stage(self) -> int:
+        """The ZeRO stage DeepSpeed runs (``runs.zero_stage``); for FSDP, and for a stage DeepSpeed refuses (which
+        the config rules report), the answers' own."""
+        if self._a.target != DEEPSPEED:
+            return zero_stage(self._a)
+        stage = self.model.get("runs.zero_stage")
+        return stage if stage in (0, 1, 2, 3) and not isinstance(stage, bool) else zero_stage(self._a)
 
 
 def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: str = "", fix: str = "",
                 claims: tuple[str, ...] = ()):
     """Register the decorated function as the answer rule ``name`` (section ``answer`` of wizard/core/rules.py).
 
-    The function takes the answers and yields ``(keys, message, fix)`` for each finding; the name, severity and
-    source of the findings are the registration's (one severity per rule). ``keys`` and ``fix`` here: in general
-    terms, for docs/rules.md, where the function computes them."""
-    def register_check(fn: Callable[[Answers], Iterator[Hit]]) -> Callable[[Answers], Iterator[Hit]]:
+    The function takes the answers (and, when it declares a second parameter, the :class:`Runs` of the answers: what
+    runs) and yields ``(keys, message, fix)`` for each finding; the name, severity and source of the findings are the
+    registration's (one severity per rule). ``keys`` and ``fix`` here: in general terms, for docs/rules.md, where the
+    function computes them."""
+    def register_check(fn: Callable[..., Iterator[Hit]]) -> Callable[..., Iterator[Hit]]:
+        with_runs = len(inspect.signature(fn).parameters) > 1
+
         @wraps(fn)
-        def check(a: Answers) -> Iterator[Finding]:
-            for blamed, message, how in fn(a):
+        def check(a: Answers, runs: Runs | None = None) -> Iterator[Finding]:
+            hits = fn(a, runs or Runs(a)) if with_runs else fn(a)
+            for blamed, message, how in hits:
                 yield Finding(severity, name, tuple(blamed), message, how, source)
 
         register(name, severity, summary, source, section=ANSWER, keys=keys, fix=fix, check=check, claims=claims)
@@ -355,9 +397,9 @@ def pin_memory_unused(a: Answers) -> Iterator[Hit]:
 @answer_rule("zero3-init-needs-zero3", INFO, "zero.Init only exists for ZeRO-3",
              DOC + "ds-zero3-flags; accelerate/utils/dataclasses.py:1337-1339",
              claims=("ds-zero3-init-flag-off-below-zero3",))
-def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
+def zero3_init_needs_zero3(a: Answers, runs: Runs) -> Iterator[Hit]:
     if (a.target == DEEPSPEED and "loading.ram_efficient" in a.explicit and a["loading.ram_efficient"]
-            and zero_stage(a) != 3):
+            and zero_stage(a) != 3 and runs.zero_stage != 3):
         yield (["loading.ram_efficient"], f"ZeRO-{zero_stage(a)} has no sharded initialisation (zero.Init is "
                "ZeRO-3 only): every rank loads the whole model; zero3_init_flag is written false",
                "choose sharding.strategy full to load weights partitioned")
@@ -370,8 +412,8 @@ def zero3_init_needs_zero3(a: Answers) -> Iterator[Hit]:
              fix="drop loading.ram_efficient (zero.Init stays on), or load the model before creating the "
                  "Accelerator/TrainingArguments, or choose grads_optimizer (ZeRO-2)",
              claims=("ds-zero3-init-flag-does-not-stop-zero-init", "ds-zero3-init-needs-config-before-load"))
-def ds_zero3_init_cannot_be_off(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and zero_stage(a) == 3 and not a["loading.ram_efficient"]:
+def ds_zero3_init_cannot_be_off(a: Answers, runs: Runs) -> Iterator[Hit]:
+    if a.target == DEEPSPEED and zero_stage(a) == 3 and runs.zero_stage == 3 and not a["loading.ram_efficient"]:
         yield (["loading.ram_efficient", "sharding.strategy"], "zero3_init_flag false cannot switch zero.Init "
                "off at ZeRO-3: a Transformers model loaded after the Accelerator (or TrainingArguments) exists is "
                "created partitioned anyway; one loaded before, or built without Transformers, is created whole "
@@ -395,8 +437,9 @@ def fsdp2_no_local_state_dict(a: Answers) -> Iterator[Hit]:
 @answer_rule("zero3-sharded-checkpoint", INFO, "ZeRO-3 sharded checkpoints need consolidation",
              DOC + "ds-zero3-flags; accelerate/accelerator.py:3526-3530, 4070-4091 (get_state_dict at ZeRO-3)",
              claims=("ds-zero3-state-dict-needs-16bit-gather",))
-def zero3_sharded_checkpoint(a: Answers) -> Iterator[Hit]:
-    if a.target == DEEPSPEED and zero_stage(a) == 3 and a["checkpoint.format"] != "full":
+def zero3_sharded_checkpoint(a: Answers, runs: Runs) -> Iterator[Hit]:
+    # judged at the stage that runs; "full" gathers only where the answers write ZeRO-3's keys
+    if a.target == DEEPSPEED and runs.zero_stage == 3 and (a["checkpoint.format"] != "full" or zero_stage(a) != 3):
         yield (["checkpoint.format"], "ZeRO-3 saves partitioned weights; without 16-bit gathering "
                "accelerator.save_model and get_state_dict raise", "run zero_to_fp32.py on the checkpoint folder "
                "(accelerator.save_state) afterwards, or choose "
@@ -569,8 +612,8 @@ _BF16_MASTER = ("bf16", "bf16_with_states")
              DOC + "ds-bf16-master-weights; deepspeed/runtime/base_optimizer.py:507-512, "
              "runtime/zero/stage_1_and_2.py:331-342, runtime/zero/stage3.py:299-310",
              claims=("master-weights-fp32-states-need-offload",))
-def ds_bf16_master_needs_offload(a: Answers) -> Iterator[Hit]:
-    if (a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] == "bf16" and zero_stage(a) > 0
+def ds_bf16_master_needs_offload(a: Answers, runs: Runs) -> Iterator[Hit]:
+    if (a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] == "bf16" and runs.zero_stage > 0
             and ds_offload_optimizer(a) == "none"):
         yield (["precision.ds_bf16_master_weights", "offload.optimizer"], "bf16 master weights with fp32 optimizer "
                "states only start with the optimizer offloaded to CPU (DeepSpeedCPUAdam): without offload the "
@@ -583,10 +626,10 @@ def ds_bf16_master_needs_offload(a: Answers) -> Iterator[Hit]:
              DOC + "ds-bf16-master-weights; deepspeed/runtime/base_optimizer.py:513-518, runtime/engine.py:2388-2400; "
              "accelerate/utils/deepspeed.py:29-97",
              claims=("master-weights-offloaded-states-need-bf16-cpu-adam",))
-def ds_bf16_states_offload_swap(a: Answers) -> Iterator[Hit]:
+def ds_bf16_states_offload_swap(a: Answers, runs: Runs) -> Iterator[Hit]:
     extra = a["deepspeed.extra"] or {}
     if (a.target == DEEPSPEED and a["precision.ds_bf16_master_weights"] == "bf16_with_states"
-            and zero_stage(a) > 0 and ds_offload_optimizer(a) != "none" and "optimizer" not in extra
+            and runs.zero_stage > 0 and ds_offload_optimizer(a) != "none" and "optimizer" not in extra
             and extra.get("zero_force_ds_cpu_optimizer") is not False):
         yield (["precision.ds_bf16_master_weights", "offload.optimizer", "deepspeed.extra"], "with the optimizer "
                "offloaded, accelerate swaps the script's optimizer for a DeepSpeedCPUAdam that keeps fp32 moments, "
@@ -635,6 +678,69 @@ def ds_json_overrides_mixed_precision(a: Answers) -> Iterator[Hit]:
                    "precision you want")
 
 
+_STRATEGY_OF_STAGE = {stage: name for name, (_v1, _v2, stage, hybrid) in SHARDING.items() if not hybrid}
+"""ZeRO stage -> the (non-hybrid) sharding.strategy that writes it."""
+
+
+def _extra_stage(a: Answers) -> Any:
+    extra = a["deepspeed.extra"] or {}
+    zero = extra.get("zero_optimization") if isinstance(extra, dict) else None
+    return zero.get("stage") if isinstance(zero, dict) else None
+
+
+def _written_for_stage(a: Answers, stage: int, runs_stage: int) -> tuple[list[str], list[str]]:
+    """(answer ids, what they write) whose written keys exist for the answered ZeRO-3 only and stop taking effect at
+    ``runs_stage`` (the ZeRO-3 settings: those stated); empty below ZeRO-3, where the answers write nothing of ZeRO-3
+    (zero3-knob-unused and ds-param-offload-needs-zero3 name what they leave out)."""
+    if stage != 3 or runs_stage == 3:
+        return [], []
+    ids, what = ["loading.ram_efficient"], ["zero3_init_flag true (every process loads the whole model)"]
+    if ds_offload_params(a) != "none":
+        ids.append("offload.params")
+        what.append("offload_param (the parameters stay on the GPU)")
+    device = ds_offload_optimizer(a)
+    if device == "nvme" and runs_stage > 0 or device != "none" and runs_stage == 0:
+        ids.append("offload.optimizer")
+        what.append(f"offload_optimizer {device} (" + ("runs on the CPU" if runs_stage else "ZeRO-0 cannot offload")
+                    + ")")
+    for s, w, _value in one_to_one_writes(a):
+        if w.file == JSON and w.when == ZERO3 and a.is_set(s.id) and s.id not in ids:
+            ids.append(s.id)
+            what.append(w.key.removeprefix("zero_optimization."))
+    return ids, what
+
+
+@answer_rule("ds-json-overrides-stage", ERROR,
+             "deepspeed.extra overrides the ZeRO stage sharding.strategy writes",
+             DOC + "ds-zero-stages; wizard/core/answers/render.py (deepspeed.extra is merged over the keys the answers "
+             "write); deepspeed/runtime/zero/config.py:95 (the engine runs zero_optimization.stage)",
+             keys="sharding.strategy, deepspeed.extra, and the answers written for the answered stage only",
+             fix="drop zero_optimization.stage from deepspeed.extra, or set sharding.strategy to the stage wanted "
+                 "and drop it there",
+             claims=("ds-zero-stages-partition",))
+def ds_json_overrides_stage(a: Answers, runs: Runs) -> Iterator[Hit]:
+    if a.target != DEEPSPEED or not uses_ds_json(a) or _extra_stage(a) is None:
+        return
+    stage, running = zero_stage(a), runs.zero_stage
+    if running == stage:
+        return
+    ids, what = _written_for_stage(a, stage, running)
+    strategy = a["sharding.strategy"]
+    if what:
+        lost = f"; what the answers write for ZeRO-3 then does not take effect as written: {', '.join(what)}"
+    elif running == 3:
+        lost = ("; ZeRO-3 then runs without what the answers write only for it (zero3_init_flag true, parameter "
+                "offload, the stage3_* settings)")
+    else:
+        lost = ""
+    yield (["sharding.strategy", "deepspeed.extra", *ids],
+           f"deepspeed.extra writes zero_optimization.stage {_extra_stage(a)!r} over the {stage} that "
+           f"sharding.strategy {strategy} writes, and DeepSpeed runs the JSON's: ZeRO-{running}, not ZeRO-{stage}"
+           + lost,
+           f"drop zero_optimization.stage from deepspeed.extra (sharding.strategy {strategy} decides it), or set "
+           f"sharding.strategy {_STRATEGY_OF_STAGE[running]} (ZeRO-{running}) and drop it from deepspeed.extra")
+
+
 # ------------------------------------------------------------------ applicability
 
 
@@ -663,6 +769,7 @@ _CHECKS = tuple(info.check for info in in_section(ANSWER).values() if info.check
 
 def check_answers(a: Answers) -> list[Finding]:
     out: list[Finding] = []
+    runs = Runs(a)  # one effective model for every rule that reads it
     for check in _CHECKS:
-        out.extend(check(a))
+        out.extend(check(a, runs))
     return out

@@ -18,10 +18,10 @@ def not_in_effect(a: Answers) -> dict[str, tuple[Any, str]]:
 
 def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding]]:
     """The answers as their own target really runs them, read from the effective model of the files they render to
-    (:func:`wizard.core.effective.of_answers`): values the backend does not apply (parameter offload below ZeRO-3, an
-    optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3, torch.compile
-    under DeepSpeed, hpZ on one machine, a checkpoint format or wrap argument the backend does not read) replaced by
-    what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
+    (:func:`wizard.core.answers.of_answers.of_answers`): values the backend does not apply (parameter offload below
+    ZeRO-3, an optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3,
+    torch.compile under DeepSpeed, hpZ on one machine, a checkpoint format or wrap argument the backend does not read)
+    replaced by what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
     out = Out(dict(a.values), set(a.explicit))
     runs = _runs(a)
     changes = [(sid, f"{sid} = {show_value(a[sid])} {why}") for sid, (value, why) in runs.items() if a.is_set(sid)]
@@ -36,7 +36,7 @@ def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding
 
 def _runs(a: Answers) -> dict[str, tuple[Any, str]]:
     """Every change, in order: setting id -> (the value that runs, why)."""
-    from ..effective import of_answers
+    from ..answers.of_answers import of_answers
 
     e = of_answers(a)
     t = a.target

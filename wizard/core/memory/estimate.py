@@ -275,7 +275,8 @@ def layout_of(source: Answers | Layout, *, hidden_size: int | None = None) -> La
     them (wizard/core/effective), so answers and their written config are one estimate."""
     if isinstance(source, Layout):
         return source
-    from ..effective import layout, of_answers
+    from ..answers.of_answers import of_answers
+    from ..effective import layout
     from ..effective.layout import LayoutError
 
     try:

@@ -109,7 +109,8 @@ def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, objec
     round trip's situation (the DataLoader's ``micro_batch``, no model config, the Trainer's arguments)."""
     from dataclasses import replace
 
-    from ..effective import effective, situation_of
+    from ..answers.of_answers import situation_of
+    from ..effective import effective
 
     situation = replace(situation_of(a), micro_batch=micro_batch, hidden_size=None)
     e = effective(rendered.accelerate, rendered.deepspeed, situation)

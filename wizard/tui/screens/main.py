@@ -187,12 +187,28 @@ class MainScreen(Screen):
 
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
+        if event.setting_id == "deepspeed.extra":
+            self._extra_changed(event.value)
+            return
         if self.answers[event.setting_id] != event.value:
             changed = self.answers.replace({event.setting_id: event.value})
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
                 self.set_target(changed.target)
             else:
                 self.set_answers(changed, from_field=True)
+
+    def _extra_changed(self, extra: dict) -> None:
+        """An edited Extra DeepSpeed JSON: a key that has its own setting goes there, as on import
+        (``overlap_comm`` -> deepspeed.overlap_comm); the rest stays in deepspeed.extra."""
+        from ...core.answers.importer import split_extra
+        from ...core.answers.render import zero_stage
+
+        moved, rest = split_extra(extra, zero_stage(self.answers))
+        changed = self.answers.replace({**moved, "deepspeed.extra": rest})
+        if changed != self.answers:
+            self.set_answers(changed, from_field=not moved)
+        if moved:
+            self.notify("To their own settings: " + ", ".join(moved), timeout=5)
 
     # -------------------------------------------------------------- refresh
 

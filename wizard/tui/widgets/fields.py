@@ -31,6 +31,7 @@ from ..shared.present import (
     uses_select,
     value_to_text,
 )
+from .json_field import JsonField
 
 
 def field_id(setting_id: str) -> str:
@@ -221,6 +222,8 @@ class SettingField(Vertical):
                           classes="control")
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
+        if s.kind == "dict":  # the Extra DeepSpeed JSON: shown from its first line, edited over several
+            return JsonField(s, value, classes="control")
         return FieldInput(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
 
     @property
@@ -267,6 +270,11 @@ class SettingField(Vertical):
         event.stop()
         self.post_message(SettingChanged(self.setting.id, event.value))
 
+    @on(JsonField.Changed)
+    def _json_changed(self, event: JsonField.Changed) -> None:
+        event.stop()
+        self.post_message(SettingChanged(self.setting.id, event.value))
+
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -288,6 +296,8 @@ class SettingField(Vertical):
             control.set_value(value)
         elif isinstance(control, Toggle):
             control.value = bool(value)
+        elif isinstance(control, JsonField):
+            control.set_value(value)
         elif isinstance(control, Input):
             current, problem = text_to_value(self.setting, control.value)
             if problem is not None or current != value:

@@ -1,15 +1,15 @@
 """Answers reach the effective model through the renderer: what runs for a set of answers is what runs for the files
-the wizard writes from them (so the two can never disagree), in the situation the answers describe."""
+the wizard writes from them (so the two can never disagree), in the situation the answers describe.
+
+It sits beside the answer rules, which read it (the ZeRO stage that runs), so that the effective model itself
+reads written configs only and stands below the answers (docs/architecture.md)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..context import LOOP_ACCELERATE, LOOP_HF
-from .model import Effective, effective
-from .situation import Situation
-
-if TYPE_CHECKING:
-    from ..answers import Answers
+from ..effective.model import Effective, effective
+from ..effective.situation import Situation
+from .model import Answers
+from .render import render, trainer_loop, training_arguments
 
 
 def _count(value: object) -> int | None:
@@ -19,8 +19,6 @@ def _count(value: object) -> int | None:
 def situation_of(a: Answers, *, hidden_size: int | None = None, micro_batch: int | None = None) -> Situation:
     """What the answers say about the script and the loop (the parts no config key holds). ``micro_batch``
     overrides the answers' micro batch (``estimate --batch``)."""
-    from ..answers.render import trainer_loop, training_arguments
-
     trainer = trainer_loop(a)
     return Situation(
         loop=LOOP_HF if trainer else LOOP_ACCELERATE,
@@ -35,8 +33,6 @@ def situation_of(a: Answers, *, hidden_size: int | None = None, micro_batch: int
 
 def of_answers(a: Answers, *, hidden_size: int | None = None, micro_batch: int | None = None) -> Effective:
     """The effective model of the files rendered from ``a``."""
-    from ..answers.render import render
-
     r = render(a, ds_config_ref="ds_config.json")
     return effective(r.accelerate, r.deepspeed, situation_of(a, hidden_size=hidden_size, micro_batch=micro_batch))
 
