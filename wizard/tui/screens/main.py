@@ -19,7 +19,7 @@ from textual.widgets import ContentSwitcher, OptionList
 from ...core.answers import Answers
 from ...core.answers.generate import Generated, generate
 from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
-from ...core.findings import ERROR, Finding
+from ...core.findings import ERROR, INFO, Finding
 from ..shared import startup_gc
 from ..shared.explain import explain_finding, explain_group, explain_setting
 from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
@@ -352,13 +352,29 @@ class MainScreen(Screen):
         if findings.highlighted is None:
             findings.highlight_first()
 
+    @property
+    def problems(self) -> list[Finding]:
+        """The errors and warnings ctrl+n visits: every one the findings list shows (the answers' and the start
+        file's), in its order, so that ctrl+n reaches each problem the header counts."""
+        return [f for f in self.query_one(FindingsList).findings if f.severity != INFO]
+
     async def action_next_problem(self) -> None:
-        jumpable = [f for f in self.findings if f.severity != "info" and finding_setting(f)]
-        if not jumpable:
+        problems = self.problems
+        if not problems:
             self.notify("No errors or warnings to visit.", timeout=3)
             return
-        self._problem_index = (self._problem_index + 1) % len(jumpable)
-        await self.jump_to_finding(jumpable[self._problem_index])
+        self._problem_index = (self._problem_index + 1) % len(problems)
+        finding = problems[self._problem_index]
+        findings = self.query_one(FindingsList)
+        findings.highlight_finding(finding)
+        if finding_setting(finding) is None:  # nothing of the form writes its key: the finding itself, explained
+            findings.focus()
+            self.explain_finding(finding)
+            self.notify(f"{self._problem_index + 1} of {len(problems)}: '{finding.rule}' is about "
+                        f"{', '.join(finding.keys) or 'the config as a whole'}: no setting of the wizard writes "
+                        "that key; the explanation says what to do", timeout=5)
+            return
+        await self.jump_to_finding(finding)
 
     def action_out_folder(self) -> None:
         from .out_folder import OutFolderScreen
