@@ -314,7 +314,7 @@ class MainScreen(Screen):
         field = form.query_one(f"#{field_id(setting_id)}", SettingField)
         field.control.focus(scroll_visible=False)
         # once the (maybe just mounted) form has its layout, bring the whole field into view
-        self.call_after_refresh(form.scroll_to_widget, field, animate=False)
+        self.call_after_refresh(form.bring_into_view, field)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         widget = event.widget
