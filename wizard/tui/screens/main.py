@@ -18,10 +18,11 @@ from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
 from ...core.answers.generate import Generated, generate
-from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
+from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID, TARGET_LABELS
 from ...core.findings import ERROR, INFO, Finding
 from ..shared import startup_gc
 from ..shared.explain import explain_finding, explain_group, explain_setting
+from ..shared.history import History
 from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
 from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.explanation import ExplanationPane
@@ -61,6 +62,9 @@ class MainScreen(Screen):
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
         Binding("f3", "memory", "Memory", id="memory",
                 tooltip="Memory: the model and GPUs for the memory bar, the whole estimate, suggest a config"),
+        Binding("ctrl+z", "undo", "Undo", id="undo", show=False,
+                tooltip="Undo the last change of the answers: a field, a suggestion applied, a switch of target, a load"),
+        Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", id="redo", show=False, tooltip="Redo what ctrl+z undid"),
     ]
 
     def __init__(self, start: Start, out: str | None, ds_path: str = "auto") -> None:
@@ -77,6 +81,8 @@ class MainScreen(Screen):
         """The first screen is painted from the answer rules alone; the full check (YAML text, config
         linter) follows right after the first paint, see :meth:`_full_check`."""
         self._problem_index = -1
+        self.history: History[tuple[Answers, Start]] = History()
+        """ctrl+z / ctrl+y: the answers (and the start file they came with) before each change."""
         self.ready = False
         """True once the full check has run after the first paint (tests and scripts wait for it)."""
 
@@ -139,11 +145,15 @@ class MainScreen(Screen):
     # -------------------------------------------------------------- the answers
 
     def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
-                    switched: Switch | None = None) -> None:
+                    switched: Switch | None = None, what: str | None = None, field: str | None = None,
+                    record: bool = True) -> None:
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
-        same way."""
+        same way. ``record``: ctrl+z can take the change back (``what`` says what it was, ``field``: the edit of one
+        field, whose further edits join the same step)."""
         before, gen_before = self.answers, self.generated
+        if record and answers != before:
+            self.history.record((before, self.start), what or _change_words(before, answers), field)
         self.answers = answers
         if not self.out_fixed:
             self.out = default_out(answers)
@@ -178,12 +188,47 @@ class MainScreen(Screen):
         from ..shared.switch import switch
 
         switched = switch(self.answers, target)
-        self.set_answers(switched.kept, switched=switched)
+        self.set_answers(switched.kept, switched=switched, what=f"the switch to {TARGET_LABELS[target]}")
 
     def load(self, start: Start) -> None:
+        self.history.record((self.answers, self.start), f"loading {start.source or 'the defaults'}")
         self.start = start
-        self.set_answers(start.answers, report=False)
-        self.notify(f"Loaded {start.source or 'the defaults'}", timeout=3)
+        self.set_answers(start.answers, report=False, record=False)
+        self.notify(f"Loaded {start.source or 'the defaults'} (ctrl+z goes back)", timeout=3)
+
+    # -------------------------------------------------------------- undo, redo, unwritten changes
+
+    def action_undo(self) -> None:
+        step = self.history.undo((self.answers, self.start))
+        if step is None:
+            self.notify("Nothing to undo.", timeout=3)
+            return
+        self._restore(*step.state)
+        self.notify(f"Undone: {step.what} (ctrl+y redoes it)", timeout=4)
+
+    def action_redo(self) -> None:
+        step = self.history.redo((self.answers, self.start))
+        if step is None:
+            self.notify("Nothing to redo.", timeout=3)
+            return
+        self._restore(*step.state)
+        self.notify(f"Redone: {step.what} (ctrl+z undoes it)", timeout=4)
+
+    def _restore(self, answers: Answers, start: Start) -> None:
+        self.start = start
+        self.set_answers(answers, report=False, record=False)
+
+    def unwritten(self) -> list[str]:
+        """The files in the output folder that are not as the answers would write them ('new', 'changed'), when
+        the answers changed since the start; [] when nothing would be lost by quitting."""
+        if self.answers == self.start.answers:
+            return []
+        from ...core.files import file_state
+
+        files = self.generated.files or generate(self.answers, Path(self.out), ds_path=self.ds_path).files
+        out = Path(self.out).expanduser()
+        states = {name: file_state(out / name, text) for name, text in files.items()}
+        return [f"{name} ({state})" for name, state in states.items() if state != "same"]
 
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
@@ -192,7 +237,8 @@ class MainScreen(Screen):
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
                 self.set_target(changed.target)
             else:
-                self.set_answers(changed, from_field=True)
+                self.set_answers(changed, from_field=True, what=f"the edit of {event.setting_id}",
+                                 field=event.setting_id)
 
     # -------------------------------------------------------------- refresh
 
@@ -422,3 +468,12 @@ class MainScreen(Screen):
     @property
     def has_errors(self) -> bool:
         return any(f.severity == ERROR for f in self.findings)
+
+
+def _change_words(before: Answers, after: Answers) -> str:
+    """A change of several answers in a few words: the settings it changed (a suggestion applied, a load)."""
+    changed = [sid for sid in after.values if before.values.get(sid) != after[sid]]
+    if not changed:
+        return "the change"
+    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+    return f"the change of {', '.join(changed[:3])}{more}"
