@@ -39,6 +39,13 @@ if TYPE_CHECKING:
 WIDE_AT = 120
 """From this terminal width on, the explanation gets its own column."""
 
+FULL_FOOTER_AT = 104
+"""Below this width the key bar leaves out :data:`NARROW_FOOTER_GIVES_WAY`, so that the other keys fit whole (at 80
+columns F2 and F3 were cut off)."""
+NARROW_FOOTER_GIVES_WAY = ("cycle_target", "out_folder")
+"""Keys that are as easy to reach otherwise: the Backend field and the palette switch the target, the palette and
+the review's labelled field choose the folder."""
+
 TARGET_CYCLE = {FSDP2: DEEPSPEED, DEEPSPEED: FSDP1, FSDP1: FSDP2}
 
 
@@ -52,7 +59,7 @@ class MainScreen(Screen):
                 tooltip="Launch the written config (offers to write the files first)"),
         Binding("ctrl+g", "focus_groups", "Groups", id="groups", tooltip="Move to the list of groups", show=False),
         Binding("ctrl+f", "focus_findings", "Findings", id="findings", tooltip="Move to the findings list", show=False),
-        Binding("ctrl+n", "next_problem", "Problems", id="next-problem",
+        Binding("ctrl+n", "next_problem", "Issues", id="next-problem",
                 tooltip="Jump to the setting of the next error or warning"),
         Binding("ctrl+t", "cycle_target", "Target", id="target",
                 tooltip="Switch FSDP2 → DeepSpeed → FSDP1 → FSDP2, keeping the intent"),
@@ -120,9 +127,9 @@ class MainScreen(Screen):
         Textual's Footer draws its keys only after the screen reports its bindings, a frame after the
         first paint in any case, so mounting it now leaves the first frame as it was (the slot holds its
         row) and takes its widgets off the critical path of the first paint."""
-        from textual.widgets import Footer
+        from ..widgets.keybar import KeyBar
 
-        await self.query_one("#keys", Container).mount(Footer(compact=True))
+        await self.query_one("#keys", Container).mount(KeyBar(NARROW_FOOTER_GIVES_WAY, FULL_FOOTER_AT, compact=True))
         self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
         self._full_check()
         startup_gc.resume()
