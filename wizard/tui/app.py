@@ -13,7 +13,6 @@ from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
-
 QUIT_DIALOG = "confirm-quit"
 """The id of the dialog ctrl+q opens with unwritten answers (ctrl+q there quits)."""
 

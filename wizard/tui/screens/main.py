@@ -70,7 +70,8 @@ class MainScreen(Screen):
         Binding("f3", "memory", "Memory", id="memory",
                 tooltip="Memory: the model and GPUs for the memory bar, the whole estimate, suggest a config"),
         Binding("ctrl+z", "undo", "Undo", id="undo", show=False,
-                tooltip="Undo the last change of the answers: a field, a suggestion applied, a switch of target, a load"),
+                tooltip="Undo the last change of the answers: a field, a suggestion applied, a switch of target, "
+                        "a load"),
         Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", id="redo", show=False, tooltip="Redo what ctrl+z undid"),
     ]
 
