@@ -82,7 +82,7 @@ MENU_CPU = "▊cpu — CPU RAM"
 BACKEND_FIELD = "Backend  (backend)"
 """The explanation's heading while the Backend field has the focus."""
 REVIEW_FOOTER = "esc Back"
-MAIN_FOOTER = "^n Problems"
+MAIN_FOOTER = "^n Issues"
 
 
 def try_wizard(size: tuple[int, int], work: Path, save: Path | None) -> dict:

@@ -281,7 +281,7 @@ LONG_OUT = "/tmp/some/very/long/path/that/goes/on/and/on/out"
 def test_header_keeps_the_folder_readable_at_80_columns():
     from wizard.tui.widgets.statusbar import status_text
 
-    text = status_text("FSDP2 no reshard (≈ZeRO-1)", LONG_OUT, [], "preset zero3-nvme-offload", width=78).plain
+    text = status_text("FSDP2 no reshard (≈SHARD_GRAD_OP)", LONG_OUT, [], "preset zero3-nvme-offload", width=78).plain
     assert len(text) <= 78
     assert "folder: …" in text and text.rstrip().endswith("/and/on/out")
     wide = status_text("FSDP2 full shard", LONG_OUT, [], "preset zero3-nvme-offload", width=198).plain

@@ -13,6 +13,9 @@ from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
+QUIT_DIALOG = "confirm-quit"
+"""The id of the dialog ctrl+q opens with unwritten answers (ctrl+q there quits)."""
+
 
 def settings_provider():
     """The palette's "find a setting" provider, imported when the palette first opens (not at start-up)."""
@@ -28,8 +31,8 @@ class WizardApp(App[int]):
     COMMANDS = App.COMMANDS | {settings_provider}
     TITLE = "fsdpds-wizard"
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (nothing is written unless you wrote it)",
-                show=False, priority=True),
+        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (asks first when changed answers are not written; "
+                "ctrl+q again quits)", show=False, priority=True),
         Binding("f1", "help", "Help", id="app-help", tooltip="This list of keys", show=False),
     ]
 
@@ -89,7 +92,29 @@ class WizardApp(App[int]):
         self.main.load(start)
 
     async def action_quit(self) -> None:
-        """Quit; a live run is stopped first (no process is left behind)."""
+        """Quit; a live run is stopped first (no process is left behind). With changed answers that are not written,
+        asks first; ctrl+q in that dialog quits."""
+        from .screens.confirm import ConfirmScreen
+
+        asking = isinstance(self.screen, ConfirmScreen) and self.screen.id == QUIT_DIALOG
+        unwritten = [] if asking else self.main.unwritten()
+        if unwritten:
+            main = self.main
+            message = (f"The answers changed and these files in {main.out} are not as they would be written:\n"
+                       + "\n".join(f"  {name}" for name in unwritten)
+                       + "\n\nQuit without writing them? (Stay, then ctrl+r reviews and writes them; ctrl+z undoes "
+                         "changes.)")
+
+            async def answered(yes: bool | None) -> None:
+                if yes:
+                    await self._stop_and_exit()
+
+            self.push_screen(ConfirmScreen("Quit without writing?", message, yes="Quit (y)", no="Stay (n)",
+                                           id=QUIT_DIALOG), answered)
+            return
+        await self._stop_and_exit()
+
+    async def _stop_and_exit(self) -> None:
         for screen in list(self.screen_stack):
             stop = getattr(screen, "stop_before_exit", None)
             if stop is not None:

@@ -1,4 +1,5 @@
-"""Yes/no before replacing files on disk; returns the answer through ``dismiss``."""
+"""Yes/no before replacing files on disk (and before quitting with unwritten answers); returns the answer through
+``dismiss``."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -23,8 +24,9 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin-right: 2; }
     """
 
-    def __init__(self, title: str, message: str, yes: str = "Replace (y)", no: str = "Cancel (n)") -> None:
-        super().__init__()
+    def __init__(self, title: str, message: str, yes: str = "Replace (y)", no: str = "Cancel (n)",
+                 id: str | None = None) -> None:  # noqa: A002 - Textual's name
+        super().__init__(id=id)
         self.title_text, self.message, self.yes, self.no = title, message, yes, no
 
     def compose(self) -> ComposeResult:

@@ -18,10 +18,11 @@ from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
 from ...core.answers.generate import Generated, generate
-from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID
-from ...core.findings import ERROR, Finding
+from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID, TARGET_LABELS
+from ...core.findings import ERROR, INFO, Finding
 from ..shared import startup_gc
 from ..shared.explain import explain_finding, explain_group, explain_setting
+from ..shared.history import History
 from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
 from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.explanation import ExplanationPane
@@ -38,6 +39,13 @@ if TYPE_CHECKING:
 WIDE_AT = 120
 """From this terminal width on, the explanation gets its own column."""
 
+FULL_FOOTER_AT = 104
+"""Below this width the key bar leaves out :data:`NARROW_FOOTER_GIVES_WAY`, so that the other keys fit whole (at 80
+columns F2 and F3 were cut off)."""
+NARROW_FOOTER_GIVES_WAY = ("cycle_target", "out_folder")
+"""Keys that are as easy to reach otherwise: the Backend field and the palette switch the target, the palette and
+the review's labelled field choose the folder."""
+
 TARGET_CYCLE = {FSDP2: DEEPSPEED, DEEPSPEED: FSDP1, FSDP1: FSDP2}
 
 
@@ -51,7 +59,7 @@ class MainScreen(Screen):
                 tooltip="Launch the written config (offers to write the files first)"),
         Binding("ctrl+g", "focus_groups", "Groups", id="groups", tooltip="Move to the list of groups", show=False),
         Binding("ctrl+f", "focus_findings", "Findings", id="findings", tooltip="Move to the findings list", show=False),
-        Binding("ctrl+n", "next_problem", "Problems", id="next-problem",
+        Binding("ctrl+n", "next_problem", "Issues", id="next-problem",
                 tooltip="Jump to the setting of the next error or warning"),
         Binding("ctrl+t", "cycle_target", "Target", id="target",
                 tooltip="Switch FSDP2 → DeepSpeed → FSDP1 → FSDP2, keeping the intent"),
@@ -61,6 +69,10 @@ class MainScreen(Screen):
                 tooltip="Show the explanation full screen (F2 or Escape again to go back)"),
         Binding("f3", "memory", "Memory", id="memory",
                 tooltip="Memory: the model and GPUs for the memory bar, the whole estimate, suggest a config"),
+        Binding("ctrl+z", "undo", "Undo", id="undo", show=False,
+                tooltip="Undo the last change of the answers: a field, a suggestion applied, a switch of target, "
+                        "a load"),
+        Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", id="redo", show=False, tooltip="Redo what ctrl+z undid"),
     ]
 
     def __init__(self, start: Start, out: str | None, ds_path: str = "auto") -> None:
@@ -77,6 +89,8 @@ class MainScreen(Screen):
         """The first screen is painted from the answer rules alone; the full check (YAML text, config
         linter) follows right after the first paint, see :meth:`_full_check`."""
         self._problem_index = -1
+        self.history: History[tuple[Answers, Start]] = History()
+        """ctrl+z / ctrl+y: the answers (and the start file they came with) before each change."""
         self.ready = False
         """True once the full check has run after the first paint (tests and scripts wait for it)."""
 
@@ -114,9 +128,9 @@ class MainScreen(Screen):
         Textual's Footer draws its keys only after the screen reports its bindings, a frame after the
         first paint in any case, so mounting it now leaves the first frame as it was (the slot holds its
         row) and takes its widgets off the critical path of the first paint."""
-        from textual.widgets import Footer
+        from ..widgets.keybar import KeyBar
 
-        await self.query_one("#keys", Container).mount(Footer(compact=True))
+        await self.query_one("#keys", Container).mount(KeyBar(NARROW_FOOTER_GIVES_WAY, FULL_FOOTER_AT, compact=True))
         self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
         self._full_check()
         startup_gc.resume()
@@ -139,11 +153,15 @@ class MainScreen(Screen):
     # -------------------------------------------------------------- the answers
 
     def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
-                    switched: Switch | None = None) -> None:
+                    switched: Switch | None = None, what: str | None = None, field: str | None = None,
+                    record: bool = True) -> None:
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
-        same way."""
+        same way. ``record``: ctrl+z can take the change back (``what`` says what it was, ``field``: the edit of one
+        field, whose further edits join the same step)."""
         before, gen_before = self.answers, self.generated
+        if record and answers != before:
+            self.history.record((before, self.start), what or _change_words(before, answers), field)
         self.answers = answers
         if not self.out_fixed:
             self.out = default_out(answers)
@@ -177,38 +195,58 @@ class MainScreen(Screen):
             return
         from ..shared.switch import switch
 
-        switched = switch(self.answers, target, source_files=self.start.source_files(self.answers))
-        self.set_answers(switched.kept, switched=switched)
+        switched = switch(self.answers, target)
+        self.set_answers(switched.kept, switched=switched, what=f"the switch to {TARGET_LABELS[target]}")
 
     def load(self, start: Start) -> None:
+        self.history.record((self.answers, self.start), f"loading {start.source or 'the defaults'}")
         self.start = start
-        self.set_answers(start.answers, report=False)
-        self.notify(f"Loaded {start.source or 'the defaults'}", timeout=3)
+        self.set_answers(start.answers, report=False, record=False)
+        self.notify(f"Loaded {start.source or 'the defaults'} (ctrl+z goes back)", timeout=3)
+
+    # -------------------------------------------------------------- undo, redo, unwritten changes
+
+    def action_undo(self) -> None:
+        step = self.history.undo((self.answers, self.start))
+        if step is None:
+            self.notify("Nothing to undo.", timeout=3)
+            return
+        self._restore(*step.state)
+        self.notify(f"Undone: {step.what} (ctrl+y redoes it)", timeout=4)
+
+    def action_redo(self) -> None:
+        step = self.history.redo((self.answers, self.start))
+        if step is None:
+            self.notify("Nothing to redo.", timeout=3)
+            return
+        self._restore(*step.state)
+        self.notify(f"Redone: {step.what} (ctrl+z undoes it)", timeout=4)
+
+    def _restore(self, answers: Answers, start: Start) -> None:
+        self.start = start
+        self.set_answers(answers, report=False, record=False)
+
+    def unwritten(self) -> list[str]:
+        """The files in the output folder that are not as the answers would write them ('new', 'changed'), when
+        the answers changed since the start; [] when nothing would be lost by quitting."""
+        if self.answers == self.start.answers:
+            return []
+        from ...core.files import file_state
+
+        files = self.generated.files or generate(self.answers, Path(self.out), ds_path=self.ds_path).files
+        out = Path(self.out).expanduser()
+        states = {name: file_state(out / name, text) for name, text in files.items()}
+        return [f"{name} ({state})" for name, state in states.items() if state != "same"]
 
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
-        if event.setting_id == "deepspeed.extra":
-            self._extra_changed(event.value)
-            return
         if self.answers[event.setting_id] != event.value:
             changed = self.answers.replace({event.setting_id: event.value})
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
                 self.set_target(changed.target)
             else:
-                self.set_answers(changed, from_field=True)
-
-    def _extra_changed(self, extra: dict) -> None:
-        """An edited Extra DeepSpeed JSON: a key that has its own setting goes there, as on import
-        (``overlap_comm`` -> deepspeed.overlap_comm); the rest stays in deepspeed.extra."""
-        from ...core.answers.importer import split_extra
-        from ...core.answers.render import zero_stage
-
-        moved, rest = split_extra(extra, zero_stage(self.answers))
-        changed = self.answers.replace({**moved, "deepspeed.extra": rest})
-        if changed != self.answers:
-            self.set_answers(changed, from_field=not moved)
-        if moved:
-            self.notify("To their own settings: " + ", ".join(moved), timeout=5)
+                self.set_answers(changed, from_field=True, what=f"the edit of {event.setting_id}",
+                                 field=event.setting_id)
 
     # -------------------------------------------------------------- refresh
 
@@ -330,7 +368,7 @@ class MainScreen(Screen):
         field = form.query_one(f"#{field_id(setting_id)}", SettingField)
         field.control.focus(scroll_visible=False)
         # once the (maybe just mounted) form has its layout, bring the whole field into view
-        self.call_after_refresh(form.scroll_to_widget, field, animate=False)
+        self.call_after_refresh(form.bring_into_view, field)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         widget = event.widget
@@ -368,13 +406,29 @@ class MainScreen(Screen):
         if findings.highlighted is None:
             findings.highlight_first()
 
+    @property
+    def problems(self) -> list[Finding]:
+        """The errors and warnings ctrl+n visits: every one the findings list shows (the answers' and the start
+        file's), in its order, so that ctrl+n reaches each problem the header counts."""
+        return [f for f in self.query_one(FindingsList).findings if f.severity != INFO]
+
     async def action_next_problem(self) -> None:
-        jumpable = [f for f in self.findings if f.severity != "info" and finding_setting(f)]
-        if not jumpable:
+        problems = self.problems
+        if not problems:
             self.notify("No errors or warnings to visit.", timeout=3)
             return
-        self._problem_index = (self._problem_index + 1) % len(jumpable)
-        await self.jump_to_finding(jumpable[self._problem_index])
+        self._problem_index = (self._problem_index + 1) % len(problems)
+        finding = problems[self._problem_index]
+        findings = self.query_one(FindingsList)
+        findings.highlight_finding(finding)
+        if finding_setting(finding) is None:  # nothing of the form writes its key: the finding itself, explained
+            findings.focus()
+            self.explain_finding(finding)
+            self.notify(f"{self._problem_index + 1} of {len(problems)}: '{finding.rule}' is about "
+                        f"{', '.join(finding.keys) or 'the config as a whole'}: no setting of the wizard writes "
+                        "that key; the explanation says what to do", timeout=5)
+            return
+        await self.jump_to_finding(finding)
 
     def action_out_folder(self) -> None:
         from .out_folder import OutFolderScreen
@@ -422,3 +476,12 @@ class MainScreen(Screen):
     @property
     def has_errors(self) -> bool:
         return any(f.severity == ERROR for f in self.findings)
+
+
+def _change_words(before: Answers, after: Answers) -> str:
+    """A change of several answers in a few words: the settings it changed (a suggestion applied, a load)."""
+    changed = [sid for sid in after.values if before.values.get(sid) != after[sid]]
+    if not changed:
+        return "the change"
+    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+    return f"the change of {', '.join(changed[:3])}{more}"

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 
 from ...core.answers import Answers, multinode
 from ...core.answers.generate import Generated, generate, imported_diff, launch_command
@@ -21,10 +21,14 @@ from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff
 from ...core.findings import ERROR
 from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
+from ..widgets.keybar import KeyBar
 
 _LEXERS = {".yaml": "yaml", ".json": "json"}
-WIDE_AT = 120
-"""From this width on, every finding is listed beside the files."""
+WIDE_AT = 160
+"""From this width on, every finding is listed beside the files; below it, in the Findings tab (at 140 columns the
+pane beside left the file tabs too little room: the Diff tab was hidden)."""
+FULL_FOOTER_AT = 100
+"""Below this width the key bar leaves out the folder and the copy keys, so that the others fit whole."""
 THEME = "monokai"
 
 
@@ -76,6 +80,9 @@ def _slurm_script(answers: Answers, config_path: str) -> str:
     script = batch_script(answers, config_path, script=answers["launch.script"],
                           script_args=list(answers["launch.script_args"]))
     return "# SLURM batch script (sbatch it; one launcher per node, rank and address from SLURM):\n" + script
+
+
+FINDINGS_TAB = "tab-findings"
 
 
 def _pane_id(name: str) -> str:
@@ -141,7 +148,10 @@ class ReviewScreen(Screen[dict | None]):
             yield Label("Output folder (ctrl+o)", id="out-label")
             yield FieldInput(self.out, id="out", placeholder="folder for the files")
         with Horizontal(id="review-body"):
-            with TabbedContent(id="files"):
+            with TabbedContent(id="files", initial=_pane_id(next(iter(self.generated.files)))):
+                with TabPane("Findings", id=FINDINGS_TAB):  # narrow: the findings as a tab (wide: beside the files)
+                    with VerticalScroll():
+                        yield Static(id="findings-tab-text")
                 for name in self.generated.files:
                     with TabPane(name, id=_pane_id(name)):
                         with VerticalScroll():
@@ -158,14 +168,23 @@ class ReviewScreen(Screen[dict | None]):
                 yield Static(id="review-findings")
         yield Static(id="launch")
         yield Static(id="write-status")
-        yield Footer()
+        # at 80 columns the folder (a labelled field, ctrl+o) and the copy key give way to the others
+        yield KeyBar(("out_folder", "copy_command"), FULL_FOOTER_AT, compact=True)
 
     def on_mount(self) -> None:
         self.refresh_content()
         self.query_one("#files Tabs").focus()
 
     def on_resize(self, event) -> None:
-        self.set_class(event.size.width >= WIDE_AT, "-wide")
+        wide = event.size.width >= WIDE_AT
+        self.set_class(wide, "-wide")
+        tabbed = self.query_one(TabbedContent)
+        if wide:
+            if tabbed.active == FINDINGS_TAB:
+                tabbed.active = _pane_id(next(iter(self.generated.files)))
+            tabbed.hide_tab(FINDINGS_TAB)
+        else:
+            tabbed.show_tab(FINDINGS_TAB)
 
     # -------------------------------------------------------------- content
 
@@ -231,6 +250,8 @@ class ReviewScreen(Screen[dict | None]):
             label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
         tabbed.get_tab("file-diff").label = label
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
+        self.query_one("#findings-tab-text", Static).update(_findings_renderable(gen.findings))
+        tabbed.get_tab(FINDINGS_TAB).label = f"Findings ({len(gen.findings)})"
         if multinode.is_multinode(self.answers):
             machines = self.machines_text()
             machines_static = self.query_one("#machines-text", Static)

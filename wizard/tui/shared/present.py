@@ -27,18 +27,26 @@ def severity_tag(severity: str) -> str:
 
 
 def target_label(answers: Answers) -> str:
-    """``FSDP2 · full shard`` / ``DeepSpeed ZeRO-3``: the target in a few words."""
+    """``FSDP2 full shard`` / ``FSDP1 SHARD_GRAD_OP`` / ``DeepSpeed ZeRO-3``: the target in a few words, as it runs.
+
+    Read from the effective model of the files the answers write (``runs.*``), so the label names what the library
+    does: FSDP2 has no NO_SHARD, and its "none" and "optimizer" intents run without resharding, as SHARD_GRAD_OP does;
+    a DeepSpeed stage an extra JSON overrides is the stage that runs."""
+    from ...core.effective.of_answers import of_answers
+
+    e = of_answers(answers)
     if answers.target == DEEPSPEED:
-        return f"DeepSpeed ZeRO-{zero_stage(answers)}"
-    strategy = SHARDING[answers["sharding.strategy"]]
+        return f"DeepSpeed ZeRO-{e.get('runs.zero_stage', zero_stage(answers))}"
+    strategy = e.get("runs.fsdp_strategy")
+    if strategy is None:  # the model says nothing about FSDP (not an FSDP config as written): the intent's words
+        fsdp1 = SHARDING[answers["sharding.strategy"]][0] or "SHARD_GRAD_OP"
+        return f"FSDP1 {fsdp1}" if answers.target == FSDP1 else "FSDP2"
     if answers.target == FSDP1:
-        return f"FSDP1 {strategy[0] or 'SHARD_GRAD_OP'}"
-    return f"FSDP2 {_FSDP2_WORDS[answers['sharding.strategy']]}"
-
-
-_FSDP2_WORDS = {"full": "full shard", "grads_optimizer": "no reshard", "optimizer": "no reshard (≈ZeRO-1)",
-                "none": "no reshard (≈NO_SHARD)", "hybrid_full": "hybrid full shard",
-                "hybrid_grads_optimizer": "hybrid, no reshard"}
+        return f"FSDP1 {strategy}"
+    reshard, hybrid = bool(e.get("runs.fsdp_reshard")), bool(e.get("runs.fsdp_hybrid"))
+    if hybrid:
+        return "FSDP2 hybrid full shard" if reshard else "FSDP2 hybrid, no reshard"
+    return "FSDP2 full shard" if reshard else f"FSDP2 no reshard (≈{strategy})"
 
 
 # ------------------------------------------------------------------ choices

@@ -21,7 +21,7 @@ def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Gro
     lines = []
     for item in items:
         mark, style = MARKS.get(item.status, ("·", ""))
-        line = Text(no_wrap=not details, overflow="ellipsis")
+        line = Text()  # a long row wraps (cut with "…" it lost the part that says what was checked)
         line.append(f"{mark} ", style=style)
         line.append(item.label, style="bold" if item.status == "fail" else "")
         if item.status == "unknown" and item.detail and not details:

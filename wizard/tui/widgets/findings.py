@@ -118,6 +118,13 @@ class FindingsList(OptionList):
                 self.highlighted = i
                 return
 
+    def highlight_finding(self, finding: Finding) -> None:
+        """Highlight ``finding`` (the first listed that is the same object), so the list shows where ctrl+n is."""
+        index = next((i for i, f in enumerate(self.findings) if f is finding), None)
+        if index is None:
+            return
+        self.highlighted = self.get_option_index(f"f{index}")
+
     @property
     def current(self) -> Finding | None:
         return self.finding_at(self.highlighted)

@@ -1,6 +1,7 @@
 """The form of one group: a short heading and one :class:`SettingField` per catalogue setting."""
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -32,6 +33,8 @@ class GroupForm(VerticalScroll, can_focus=False):
         self.group_id = group_id
         self._initial = (answers, rendered, problems)
         self._wide = wide
+        self._to_show: SettingField | None = None
+        """A field to bring into view once the form has its layout (see :meth:`bring_into_view`)."""
 
     def compose(self) -> ComposeResult:
         answers, rendered, problems = self._initial
@@ -66,6 +69,19 @@ class GroupForm(VerticalScroll, can_focus=False):
         self._wide = wide
         for f in self.fields:
             f.set_wide(wide)
+
+    def bring_into_view(self, field: SettingField) -> None:
+        """Scroll so that ``field`` is shown whole. A form shown again while a dialog closes (the command palette's
+        "go to setting") gets its layout a few frames later: then it scrolls when it is given its size."""
+        if self.size.height == 0:
+            self._to_show = field
+            return
+        self._to_show = None
+        self.scroll_to_widget(field, animate=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._to_show is not None:
+            self.call_after_refresh(self.bring_into_view, self._to_show)
 
     def first_control(self):
         fields = self.fields

@@ -8,6 +8,7 @@ text (case-insensitive); Escape in the box clears it.
 """
 from __future__ import annotations
 
+import textwrap
 from collections import deque
 from collections.abc import Iterable
 
@@ -31,7 +32,7 @@ class SearchInput(Input):
 class LogTail(Vertical):
     DEFAULT_CSS = """
     LogTail { height: 1fr; }
-    LogTail > Log { height: 1fr; }
+    LogTail > Log { height: 1fr; overflow-x: hidden; }
     LogTail > SearchInput { height: 1; border: none; padding: 0 1; }
     """
 
@@ -87,11 +88,26 @@ class LogTail(Vertical):
         if self._not_shown:
             batch.insert(0, f"… {self._not_shown} lines scrolled past too fast to show (see log.txt)")
             self._not_shown = 0
-        log.write_lines(batch, scroll_end=False)
+        log.write_lines(self._wrapped(batch), scroll_end=False)
         if self.following:
             self._to_end()
             log.call_after_refresh(self._catch_up)  # scroll_end above used the size before the new lines
         self._update_subtitle()
+
+    def _wrapped(self, lines: list[str]) -> list[str]:
+        """``lines`` wrapped to the log's width (a long line goes on, indented, on the next rows), so that none is
+        cut at the right edge. The lines kept for search stay whole."""
+        width = self.log_view.scrollable_content_region.width
+        if width < 20:  # no layout yet
+            return lines
+        out: list[str] = []
+        for line in lines:
+            if len(line) <= width:
+                out.append(line)
+            else:
+                out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
+                                         drop_whitespace=False, replace_whitespace=False) or [line])
+        return out
 
     def _still_following(self, log: Log) -> bool:
         """Follow the end unless the reader scrolled away from where the last flush left the view."""
@@ -124,7 +140,7 @@ class LogTail(Vertical):
         q = self.query_text
         matches = [ln for ln in self.lines if q in ln.lower()] if q else list(self.lines)
         self.log_view.clear()
-        self.log_view.write_lines(matches[-self.shown:])
+        self.log_view.write_lines(self._wrapped(matches[-self.shown:]))
         self._update_subtitle()
 
     def focus_search(self) -> None:
