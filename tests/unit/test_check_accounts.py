@@ -29,3 +29,48 @@ def test_unicode_class_names_are_quoted_as_text_not_as_escapes():
     f = next(f for f in run(fsdp(fc={"fsdp_transformer_layer_cls_to_wrap": "🦙Block, Ünïcode"}))
              if f.rule == "fsdp-wrap-classes-invalid")
     assert '"🦙Block, Ünïcode"' in f.message and "\\u" not in f.message
+
+
+MULTI_GPU = "compute_environment: LOCAL_MACHINE\ndistributed_type: {dist}\nmixed_precision: bf16\nnum_machines: 1\n" \
+            "num_processes: 2\n"
+
+
+def _check_text(text: str):
+    import yaml
+
+    return run(yaml.safe_load(text))
+
+
+def test_an_unquoted_no_as_dynamo_backend_is_an_error_that_names_the_key_and_says_quote_it():
+    """Issue 21, item 15: `dynamo_backend: no` is a YAML boolean; accelerate launch crashes on it
+    (tests/claims/test_rules_general.py::test_a_yaml_bool_dynamo_backend_crashes_the_launcher), check only warned
+    about the old spelling."""
+    for dist in ("MULTI_GPU", "FSDP", "NO"):
+        for extra, key in (("dynamo_backend: no\n", "dynamo_backend"),
+                           ("dynamo_config:\n  dynamo_backend: off\n", "dynamo_config.dynamo_backend")):
+            found = [f for f in _check_text(MULTI_GPU.format(dist=dist) + extra) if f.rule == "dynamo-backend-invalid"]
+            assert [(f.severity, f.keys) for f in found] == [("error", (key,))], (dist, extra)
+            assert "'bool' object has no attribute 'upper'" in found[0].message
+            assert found[0].fix.startswith("Quote it: `dynamo_backend: 'no'`")
+
+
+def test_a_top_level_dynamo_backend_is_checked_as_the_section_it_becomes():
+    found = [f for f in _check_text(MULTI_GPU.format(dist="FSDP") + "dynamo_backend: turbo\n")
+             if f.rule == "dynamo-backend-invalid"]
+    assert [f.keys for f in found] == [("dynamo_backend",)] and "Unknown dynamo backend" in found[0].message
+    # an unquoted NO is a YAML boolean too
+    upper = _check_text(MULTI_GPU.format(dist="FSDP") + "dynamo_backend: NO\n")
+    assert "dynamo-backend-invalid" in {f.rule for f in upper}
+    for fine in ("dynamo_backend: 'no'\n", "dynamo_backend: 'NO'\n", "dynamo_backend: inductor\n",
+                 "dynamo_backend: null\n", "dynamo_config:\n  dynamo_backend: null\n"):
+        assert not [f for f in _check_text(MULTI_GPU.format(dist="FSDP") + fine) if f.severity == "error"], fine
+
+
+def test_num_machines_null_is_an_error_that_names_the_key():
+    for dist in ("MULTI_GPU", "FSDP", "DEEPSPEED", "NO"):
+        text = MULTI_GPU.format(dist=dist).replace("num_machines: 1", "num_machines: null")
+        if dist == "NO":
+            text = text.replace("num_processes: 2", "num_processes: 1")
+        found = [f for f in _check_text(text) if f.severity == "error"]
+        assert [f.keys for f in found] == [("num_machines",)], dist
+        assert "TypeError" in found[0].message and "num_machines: 1" in found[0].fix
