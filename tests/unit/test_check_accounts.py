@@ -74,3 +74,32 @@ def test_num_machines_null_is_an_error_that_names_the_key():
         found = [f for f in _check_text(text) if f.severity == "error"]
         assert [f.keys for f in found] == [("num_machines",)], dist
         assert "TypeError" in found[0].message and "num_machines: 1" in found[0].fix
+
+
+AXOLOTL_LIKE = {"zero_optimization": {"stage": 2, "overlap_comm": True}, "bf16": {"enabled": "auto"},
+                "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "train_batch_size": "auto",
+                "train_micro_batch_size_per_gpu": "auto", "num_machines": 1, "num_processes": 8}
+
+
+def test_a_deepspeed_json_that_carries_num_processes_is_checked_as_a_deepspeed_json(tmp_path, capsys):
+    """Issue 21, item 14: a DeepSpeed JSON with accelerate's num_machines/num_processes (one axolotl release ships
+    them) was taken for an accelerate config: 7 false errors under --trainer hf, though the Trainer runs it."""
+    import json
+
+    from wizard.cli import main
+    from wizard.core.lint import load_config_files
+
+    path = tmp_path / "zero2.json"
+    path.write_text(json.dumps(AXOLOTL_LIKE))
+    assert load_config_files(path).bare_ds
+    assert main(["check", str(path), "--trainer", "hf", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["context"]["input"] == "deepspeed_json"
+    assert sorted((f["severity"], f["rule"], f["keys"][0]) for f in report["findings"]) == [
+        ("warning", "ds-json-accelerate-key-unused", "num_machines"),
+        ("warning", "ds-json-accelerate-key-unused", "num_processes")]
+    assert "nothing reads it" in report["findings"][0]["message"]
+    # a file with a distributed_type is an accelerate config, whatever else it holds
+    path.write_text(json.dumps({**AXOLOTL_LIKE, "distributed_type": "DEEPSPEED"}))
+    assert not load_config_files(path).bare_ds
+

@@ -289,6 +289,7 @@ CASES = [
     C("ds-json-zero-optimization-missing", filemode(), filemode(), dsj(zero_optimization=DROP), dsj()),
     C("ds-json-removed-feature", filemode(), filemode(), dsj(amp={"enabled": True}), dsj()),
     C("ds-json-unknown-top-level-key", filemode(), filemode(), dsj(train_micro_batch_size=4), dsj()),
+    C("ds-json-accelerate-key-unused", filemode(), filemode(), dsj(num_processes=8, num_machines=1), dsj()),
     C("ds-json-bfloat16-shadowed", filemode(), filemode(), dsj(bf16=DROP, bfloat16={"enabled": True}),
       dsj(bf16={"enabled": True})),
     C("ds-json-not-mapping", filemode(), filemode(), dsj(fp16=True), dsj(fp16={"enabled": True}, bf16=DROP)),
