@@ -103,3 +103,42 @@ def test_a_deepspeed_json_that_carries_num_processes_is_checked_as_a_deepspeed_j
     path.write_text(json.dumps({**AXOLOTL_LIKE, "distributed_type": "DEEPSPEED"}))
     assert not load_config_files(path).bare_ds
 
+
+def _fsdp2(**fc):
+    from test_config_rules import fsdp
+
+    return fsdp(fc=fc)
+
+
+def test_an_unparseable_reshard_value_is_one_account_the_run_stops_as_the_effective_model_says():
+    """Issue 21, item 25: one check said sharding follows fsdp_reshard_after_forward (false) and, in the next
+    finding, that the same value makes the plugin raise. The effective model fails on the value: check says that
+    and nothing about what sharding it would follow."""
+    from wizard.core.effective import effective
+
+    for strategy in ("FULL_SHARD", "SHARD_GRAD_OP", None):
+        for raw in ("FULL_SHARD", "maybe"):
+            y = _fsdp2(fsdp_reshard_after_forward=raw,
+                       **({"fsdp_sharding_strategy": strategy} if strategy else {}))
+            model = effective(y, None)
+            assert any("fsdp_config.fsdp_reshard_after_forward" in f.keys for f in model.failures), (strategy, raw)
+            assert "fsdp.reshard_after_forward" not in model.values
+            found = run(y)
+            assert not [f for f in found if "follows" in f.message], (strategy, raw)
+            sharding = [f for f in found if "fsdp_config.fsdp_reshard_after_forward" in f.keys]
+            assert [f.rule for f in sharding] == ["fsdp2-reshard-after-forward-invalid"], (strategy, raw)
+            bad = sharding[0]
+            assert bad.severity == "error" and "invalid truth value" in bad.message
+            if strategy:
+                assert "fsdp_config.fsdp_sharding_strategy" in bad.keys and "never reads it" in bad.message
+                asked = "true" if (raw if raw == "FULL_SHARD" else strategy) == "FULL_SHARD" else "false"
+                assert bad.fix.startswith(f"Write `fsdp_reshard_after_forward: {asked}`")
+
+
+def test_a_readable_reshard_value_is_the_one_sharding_follows_in_check_and_in_the_effective_model():
+    from wizard.core.effective import effective
+
+    y = _fsdp2(fsdp_reshard_after_forward=False, fsdp_sharding_strategy="FULL_SHARD")
+    assert effective(y, None)["fsdp.reshard_after_forward"] is False
+    lost = [f for f in run(y) if f.rule == "fsdp2-sharding-strategy-lost"]
+    assert len(lost) == 1 and "follows `fsdp_reshard_after_forward` (false)" in lost[0].message
