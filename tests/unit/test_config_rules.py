@@ -433,7 +433,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # only for DeepSpeed before 0.14.5: test_nossh_is_refused_only_below_deepspeed_0_14_5
     "deepspeed-nossh-too-old",
     # the hostfile's lines come from the loader: tests/unit/test_hostfile_rules.py
-    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked"}
+    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked",
+    # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
+    "ds-json-optimizer-block-and-script-optimizer"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)
@@ -702,6 +704,8 @@ LOOP_CASES = [
     L("ds-json-lr-conflict-unknown-loop", {None}, _TWO_LRS, _ONE_LR),
     L("ds-json-trainer-values-must-match", {"hf", None}, dsj(gradient_clipping=0.5), dsj()),
     L("ds-json-compute-grad-norm-auto-clipping", {"hf", None}, _NO_NORM, _NO_NORM_OFF),
+    L("ds-json-optimizer-block-own-loop", {"accelerate"}, dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-4}}),
+      dsj()),
 ]
 
 
