@@ -338,11 +338,12 @@ def check_blocks_and_script(ctx: ConfigCheck, ds: dict) -> None:
             continue
         seen = ctx.context.prepared.get(block)
         kind = getattr(seen, "kind", None)
+        evidence = getattr(seen, "evidence", "")
         article = "an" if block == "optimizer" else "a"
         if kind == "own":
             ctx.emit(IN_JSON_AND_SCRIPT, block,
                      f"The DeepSpeed JSON has {article} `{block}` block and the script builds its own {_OWN[block]} "
-                     f"({seen.evidence}): Accelerator.prepare() raises \"You cannot specify {article} {block} in "
+                     f"({evidence}): Accelerator.prepare() raises \"You cannot specify {article} {block} in "
                      "the config file and in the code at the same time\".",
                      f"Pass `accelerate.utils.{_DUMMY[block]}` to prepare() (DeepSpeed then builds the {block} "
                      f"from the block), or delete the `{block}` block and keep the script's own.")
