@@ -122,17 +122,28 @@ def test_an_optimizer_in_the_json_and_in_the_script_raises():
         from accelerate import Accelerator
         from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
         ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
-              "zero_optimization": {"stage": 1}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}}
+              "zero_optimization": {"stage": 1}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}},
+              "scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 1}}}
         acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds),
                           kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+        print("BUILT")  # the Accelerator takes the config: the check is in prepare()
         model = torch.nn.Linear(4, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
         try:
-            acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            acc.prepare(model, opt)
         except ValueError as e:
-            print("REFUSED", "DummyOptim" in str(e))
+            print("OPTIMIZER", "optimizer in the config file and in the code" in str(e), "DummyOptim" in str(e))
+        # prepare() reads the config when it is called: without the optimizer block, the scheduler's turn
+        del acc.deepspeed_plugin.deepspeed_config["optimizer"]
+        try:
+            acc.prepare(model, opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1.0))
+        except ValueError as e:
+            print("SCHEDULER", "scheduler in the config file and in the code" in str(e), "DummyScheduler" in str(e))
     """, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "REFUSED True" in proc.stdout
+    assert "BUILT" in proc.stdout
+    assert "OPTIMIZER True True" in proc.stdout
+    assert "SCHEDULER True True" in proc.stdout
 
 
 @pytest.mark.claim("fsdp-collectives-per-unit")

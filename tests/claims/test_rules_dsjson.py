@@ -54,6 +54,33 @@ def test_keys_deepspeed_does_not_read_are_ignored_silently():
     assert plain.torch_autocast_enabled is SUBKEY_DEFAULTS["torch_autocast"]["enabled"]
 
 
+@pytest.mark.claim("ds-json-accelerate-keys-unused")
+def test_accelerate_keys_in_a_deepspeed_json_change_nothing(clean_env, tmp_path):  # noqa: F811
+    from accelerate.utils import DeepSpeedPlugin
+    from deepspeed.runtime.config import DeepSpeedConfig
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    plain = {**BASE, "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+             "bf16": {"enabled": "auto"}}
+    stray = {**plain, "num_machines": 1, "num_processes": 8}
+    trainer_args = TrainingArguments(output_dir=str(tmp_path), per_device_train_batch_size=2,
+                                     gradient_accumulation_steps=3, use_cpu=True)
+    filled = []
+    for config in (plain, stray):
+        DeepSpeedPlugin(hf_ds_config=dict(config))  # accepted as it is
+        hf = HfTrainerDeepSpeedConfig(dict(config))
+        hf.trainer_config_process(trainer_args)
+        assert not hf.mismatches
+        filled.append({k: v for k, v in hf.config.items() if k not in ("num_machines", "num_processes")})
+    assert filled[0] == filled[1]  # the Trainer fills the same values with the stray keys as without
+    built = [DeepSpeedConfig(c) for c in filled]
+    assert [(b.train_micro_batch_size_per_gpu, b.gradient_accumulation_steps, b.bfloat16_config.enabled,
+             b.zero_optimization_stage) for b in built] == [(2, 3, False, 2)] * 2
+    with_stray = DeepSpeedConfig({**filled[1], "num_machines": 1, "num_processes": 8})
+    assert with_stray.train_batch_size == built[1].train_batch_size  # still one process's batch: not read
+
+
 @pytest.mark.claim("ds-bfloat16-shadowed-by-bf16")
 def test_the_old_bfloat16_block_is_shadowed(clean_env):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin

@@ -198,6 +198,19 @@ def test_dynamo_backend_names_and_flags_are_checked(tmp_path, fresh_state):
         TorchDynamoPlugin()
 
 
+@pytest.mark.claim("dynamo-backend-yaml-bool-crashes")
+def test_a_yaml_bool_dynamo_backend_crashes_the_launcher(tmp_path, fresh_state):
+    # what yaml.safe_load makes of an unquoted `no` / `yes`, top level (the old spelling) and in dynamo_config
+    assert yaml.safe_load("dynamo_backend: no\n") == {"dynamo_backend": False}
+    for config in ({**BASE, "dynamo_backend": False}, {**BASE, "dynamo_config": {"dynamo_backend": False}},
+                   {**BASE, "dynamo_config": {"dynamo_backend": True}}):
+        with pytest.raises(AttributeError, match="'bool' object has no attribute 'upper'"):
+            Launch(tmp_path, config)
+    for config in ({**BASE, "dynamo_backend": None}, {**BASE, "dynamo_config": {"dynamo_backend": None}},
+                   {**BASE, "dynamo_config": {"dynamo_backend": "no"}}):
+        assert Launch(tmp_path, config).env["ACCELERATE_DYNAMO_BACKEND"] == "NO"
+
+
 # ---------------------------------------------------------------- parallelism_config
 @pytest.mark.claim("parallelism-config-checks")
 def test_parallelism_config_checks_its_sizes_and_backends(fresh_state):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,39 @@ def test_verify_replays_the_converted_config_through_the_real_libraries(preset, 
     report = _json(capsys)
     assert report["verified"] is True and report["written"]
     assert not [f for f in report["findings"] if f["rule"].startswith("verify-")]
+
+
+def test_the_text_report_ends_with_the_summary_on_a_line_of_its_own(tmp_path):
+    """Issue 21, item 19: the summary went to stderr while the report went to stdout, so where both reach one pipe
+    or file (stdout buffered) it landed first, or glued to the report's last line (`... train.py0 error(s)`)."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout buffered, as in a pipe
+    env["PYTHONPATH"] = str(ROOT)
+    src = tmp_path / "src"
+    assert subprocess.run([sys.executable, "-m", "wizard", "--headless", "fsdp2-full-shard-bf16", "--out", str(src)],
+                          env=env, capture_output=True).returncode == 0
+    proc = subprocess.run([sys.executable, "-m", "wizard", "convert", str(src / "accelerate_config.yaml"), "--to",
+                           "deepspeed", "--out", str(tmp_path / "ds")], env=env, cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("FSDP2 -> DeepSpeed")
+    assert lines[-2].startswith("launch with: accelerate launch") and lines[-2].endswith("train.py")
+    assert re.fullmatch(r"\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)", lines[-1])
+
+
+def test_a_refused_write_says_why_after_the_summary(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    src = _src(tmp_path, "fsdp2-full-shard-bf16")
+    assert main(["convert", str(src), "--to", "deepspeed", "--out", "ds"]) == 0
+    (tmp_path / "ds" / "accelerate_config.yaml").write_text("# mine\n")
+    capsys.readouterr()
+    assert main(["convert", str(src), "--to", "deepspeed", "--out", "ds"]) == 2
+    captured = capsys.readouterr()
+    assert re.fullmatch(r"\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)", captured.out.splitlines()[-1])
+    assert "launch with" not in captured.out and captured.err.startswith("fsdpds-wizard: ")

@@ -290,6 +290,7 @@ CASES = [
     C("ds-json-zero-optimization-missing", filemode(), filemode(), dsj(zero_optimization=DROP), dsj()),
     C("ds-json-removed-feature", filemode(), filemode(), dsj(amp={"enabled": True}), dsj()),
     C("ds-json-unknown-top-level-key", filemode(), filemode(), dsj(train_micro_batch_size=4), dsj()),
+    C("ds-json-accelerate-key-unused", filemode(), filemode(), dsj(num_processes=8, num_machines=1), dsj()),
     C("ds-json-bfloat16-shadowed", filemode(), filemode(), dsj(bf16=DROP, bfloat16={"enabled": True}),
       dsj(bf16={"enabled": True})),
     C("ds-json-not-mapping", filemode(), filemode(), dsj(fp16=True), dsj(fp16={"enabled": True}, bf16=DROP)),
@@ -435,7 +436,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # the hostfile's lines come from the loader: tests/unit/test_hostfile_rules.py
     "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked",
     # only for torch before 2.7: test_fsdp2_drops_ignored_modules_before_torch_2_7
-    "fsdp2-ignored-modules-dropped"}
+    "fsdp2-ignored-modules-dropped",
+    # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
+    "ds-json-optimizer-block-and-script-optimizer"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)
@@ -704,6 +707,8 @@ LOOP_CASES = [
     L("ds-json-lr-conflict-unknown-loop", {None}, _TWO_LRS, _ONE_LR),
     L("ds-json-trainer-values-must-match", {"hf", None}, dsj(gradient_clipping=0.5), dsj()),
     L("ds-json-compute-grad-norm-auto-clipping", {"hf", None}, _NO_NORM, _NO_NORM_OFF),
+    L("ds-json-optimizer-block-own-loop", {"accelerate"}, dsj(optimizer={"type": "AdamW", "params": {"lr": 1e-4}}),
+      dsj()),
 ]
 
 

@@ -22,6 +22,7 @@ from .common import summary_line
 def _context(args) -> Context:
     flags = {lib: getattr(args, f"{lib}_version", None) for lib in LIBRARIES}
     loop, source = args.trainer, ("--trainer" if args.trainer else "")
+    prepared: dict = {}
     if args.script:
         from ..core.script_loop import infer_loop
 
@@ -31,9 +32,9 @@ def _context(args) -> Context:
             found = infer_loop(Path(args.script).expanduser())
         except OSError as e:
             raise UsageError(f"--script {args.script}: cannot read it ({e.strerror or e})") from None
-        loop, source = found.loop, f"--script: {found.evidence}"
+        loop, source, prepared = found.loop, f"--script: {found.evidence}", found.prepared
     try:
-        return make_context(loop, flags=flags, loop_source=source)
+        return make_context(loop, flags=flags, loop_source=source, prepared=prepared)
     except VersionError as e:
         raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
 

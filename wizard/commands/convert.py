@@ -122,7 +122,7 @@ def run(args) -> int:
         return code
     if verified:
         print("verified: accelerate and deepspeed read every value of the converted config as answered.",
-              file=sys.stderr)
+              file=sys.stderr, flush=True)
     _text(args, conv, source.target, to, out_dir, written, unchanged, backups, problem)
     return code
 
@@ -191,11 +191,13 @@ def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, b
         print(f"unchanged {p}")
     for p in backups:
         print(f"kept the previous version as {p}")
-    if problem:
-        print(f"fsdpds-wizard: {problem}", file=sys.stderr)
-    elif written or unchanged:
+    if not problem and (written or unchanged):
         gen = conv.generated
         cmd = shlex.join(launch_command(out_dir, conv.answers["launch.script"],
                                         list(conv.answers["launch.script_args"]), gen.launch_dir))
         print(f"launch from {gen.launch_dir}: {cmd}" if gen.launch_dir is not None else f"launch with: {cmd}")
-    print(summary_line(findings), file=sys.stderr)
+    # the summary closes the report on stdout, a line of its own (as check's verdict); the report is flushed before
+    # the refusal goes to stderr, so a terminal or a file that gets both shows them in this order
+    print(summary_line(findings), flush=True)
+    if problem:
+        print(f"fsdpds-wizard: {problem}", file=sys.stderr)

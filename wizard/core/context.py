@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 LOOP_HF = "hf"
 LOOP_ACCELERATE = "accelerate"
@@ -105,6 +106,9 @@ class Context:
     version_sources: Mapping[str, str] = field(default_factory=dict)
     loop_source: str = ""
     """How the loop was decided, for reports: ``--trainer``, ``script train.py: ...``, ``answers`` or empty."""
+    prepared: Mapping[str, Any] = field(default_factory=dict)
+    """What the script passes to ``Accelerator.prepare()``, read from its source (``--script``): ``"optimizer"`` /
+    ``"scheduler"`` -> a ``script_loop.Prepared`` (``kind`` own or dummy, ``evidence``); missing: not known."""
 
     def version(self, lib: str) -> str | None:
         return self.versions.get(lib)
@@ -131,7 +135,8 @@ class Context:
 
 
 def make_context(loop: str | None = None, *, flags: Mapping[str, str | None] | None = None,
-                 installed: Mapping[str, str | None] | None = None, loop_source: str = "") -> Context:
+                 installed: Mapping[str, str | None] | None = None, loop_source: str = "",
+                 prepared: Mapping[str, Any] | None = None) -> Context:
     """The context for a check: each library's version from ``flags`` (``--deepspeed-version``), else what is
     installed here (``installed``, default: read from package metadata), else the version the wizard was verified
     against (``assumed``). Raises VersionError for a flag that is not a version, ValueError for an unknown loop."""
@@ -152,7 +157,8 @@ def make_context(loop: str | None = None, *, flags: Mapping[str, str | None] | N
             versions[lib], sources[lib] = have[lib], SOURCE_INSTALLED
         else:
             versions[lib], sources[lib] = VERIFIED_AGAINST.get(lib), SOURCE_ASSUMED
-    return Context(loop=loop, versions=versions, version_sources=sources, loop_source=loop_source)
+    return Context(loop=loop, versions=versions, version_sources=sources, loop_source=loop_source,
+                   prepared=dict(prepared or {}))
 
 
 VERIFIED = Context(loop=None)

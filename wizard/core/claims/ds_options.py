@@ -71,9 +71,12 @@ REMOVED_BLOCKS = claim(
     demo=_T + "test_blocks_of_removed_features_raise")
 OPTIMIZER_TWICE = claim(
     "ds-optimizer-json-and-script",
-    "An optimizer block in the DeepSpeed JSON next to a torch optimizer from the script makes prepare() raise; "
-    "the script must pass accelerate's DummyOptim then (the same for a scheduler block and DummyScheduler).",
-    doc="ds-optimizer-and-scheduler", code="accelerate/accelerator.py:2250-2262",
+    "Accelerator.prepare() raises ValueError ('You cannot specify an optimizer in the config file and in the code "
+    "at the same time') when a call gets a torch optimizer while the DeepSpeed config has an optimizer block, and "
+    "the same for a torch LR scheduler and a scheduler block; building the Accelerator does not check it, prepare() "
+    "does, for the objects passed to it. With such a block the script passes accelerate's DummyOptim (and "
+    "DummyScheduler) instead.",
+    doc="ds-optimizer-and-scheduler", code="accelerate/accelerator.py:2240-2287",
     demo=_T + "test_an_optimizer_in_the_json_and_in_the_script_raises")
 FSDP_UNIT_COLLECTIVES = claim(
     "fsdp-collectives-per-unit",

@@ -18,6 +18,14 @@ REMOVED_ZERO_KEYS = claim(
     "mics_hierarchical_params_gather, zeropp_loco_param) instead of ignoring them.",
     doc="ds-removed-features", code="deepspeed/runtime/config.py:123-141,454",
     demo=_T + "test_zero_keys_of_removed_features_raise")
+ACCELERATE_KEYS_UNUSED = claim(
+    "ds-json-accelerate-keys-unused",
+    "A DeepSpeed JSON that also carries accelerate config keys (num_processes, num_machines, as some projects ship "
+    "them) is accepted as it is by DeepSpeed, by accelerate's DeepSpeed plugin and by the HF Trainer's DeepSpeed "
+    "config; none of them reads those keys, so they change nothing.",
+    doc="ds-json-validation", code="deepspeed/runtime/config.py:436-592; accelerate/utils/dataclasses.py:1264-1277; "
+    "transformers/integrations/deepspeed.py:85-170",
+    demo=_T + "test_accelerate_keys_in_a_deepspeed_json_change_nothing")
 UNREAD_KEYS_IGNORED = claim(
     "ds-unread-keys-ignored",
     "DeepSpeed looks up the top-level keys of its config and the sub-keys of the sections it parses by hand (aio, "

@@ -108,6 +108,15 @@ DYNAMO_CHECKED = claim(
     code="accelerate/utils/launch.py:292-302; accelerate/utils/dataclasses.py:1092-1108; "
     "accelerate/utils/environment.py:59-71",
     demo=_T + "test_dynamo_backend_names_and_flags_are_checked")
+DYNAMO_BOOL = claim(
+    "dynamo-backend-yaml-bool-crashes",
+    "An unquoted no (or off, false, yes, on, true) as dynamo_backend, at the top level or in dynamo_config, is a "
+    "YAML boolean; the launcher calls .upper() on it and accelerate launch stops with an AttributeError before any "
+    "process starts. A null dynamo_backend is replaced by 'no'.",
+    doc="dynamo-config",
+    code="accelerate/commands/config/config_args.py:117-119; accelerate/commands/launch.py:1262-1304; "
+    "accelerate/utils/launch.py:183-184, 292-293",
+    demo=_T + "test_a_yaml_bool_dynamo_backend_crashes_the_launcher")
 
 # ---------------------------------------------------------------- parallelism_config
 PC_SIZES = claim(

@@ -27,7 +27,7 @@ def show_value(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, (list, dict)):
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
 
 

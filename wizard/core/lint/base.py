@@ -55,14 +55,14 @@ def env_str(value: Any) -> str:
 def fmt(value: Any) -> str:
     """A value as it would be written in YAML/JSON, for messages."""
     if isinstance(value, str):
-        text = json.dumps(value)
+        text = json.dumps(value, ensure_ascii=False)
     elif isinstance(value, bool):
         text = "true" if value else "false"
     elif value is None:
         text = "null"
     else:
         try:
-            text = json.dumps(value, default=str, sort_keys=True)
+            text = json.dumps(value, default=str, sort_keys=True, ensure_ascii=False)
         except (TypeError, ValueError):
             text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -338,11 +338,15 @@ def _load_ds(value: Any, yaml_dir: Path, loaded: LoadedConfig) -> None:
 
 
 def is_bare_deepspeed(data: dict) -> bool:
-    """Whether a parsed JSON file is a DeepSpeed config rather than an accelerate config: it has none of the keys
-    an accelerate config has (a top-level ``fp16`` counts as accelerate's only when it is a flag, not a block).
-    A YAML file is always an accelerate config (DeepSpeed configs are JSON)."""
+    """Whether a parsed JSON file is a DeepSpeed config rather than an accelerate config. It is one when it has a
+    ``zero_optimization`` block and no ``distributed_type`` (what the file is, whatever accelerate keys it also
+    carries: some projects ship DeepSpeed JSONs with num_processes / num_machines, which the JSON rules report as
+    unused), or when it has none of the keys an accelerate config has (a top-level ``fp16`` counts as accelerate's
+    only when it is a flag, not a block). A YAML file is always an accelerate config (DeepSpeed configs are JSON)."""
     from ..library.launcher import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
 
+    if data and "distributed_type" not in data and isinstance(data.get("zero_optimization"), dict):
+        return True
     accelerate_keys = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
     if not data or any(str(k) in accelerate_keys for k in data):  # an empty file: an (incomplete) accelerate config
         return False

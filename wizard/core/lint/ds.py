@@ -209,8 +209,8 @@ def _check_file_and_inline(ctx: ConfigCheck, dc: dict) -> None:
     if "mixed_precision" in ctx.y and ctx.y["mixed_precision"] is not None:
         keys.append("mixed_precision")
     if keys:
-        keys.append("deepspeed_config.deepspeed_config_file")
-        ctx.emit(FILE_AND_INLINE, tuple(keys),
+        # the file is part of the fault (it names it), but the keys to delete are the others
+        ctx.emit(FILE_AND_INLINE, tuple(keys) + ("deepspeed_config.deepspeed_config_file",),
                  "With `deepspeed_config.deepspeed_config_file`, the DeepSpeed plugin refuses a config that also "
                  "sets " + ", ".join(f"`{k}`" for k in keys) + " (even `mixed_precision: 'no'`); it raises "
                  "'When using `deepspeed_config_file`, the following accelerate config variables will be ignored'.",

@@ -10,10 +10,13 @@ from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..library.auto import AUTO_FILLED, AUTO_TRAINER_ONLY
 from ..library.deepspeed import SUBKEY_DEFAULTS, SUBKEY_RENAMED
+from ..library.launcher import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
 from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, ds_range, fmt, rule
 
 C = DS + "runtime/config.py"
+ACCELERATE_KEYS = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
+"""The top-level keys of an accelerate config (fp16 is also a DeepSpeed block)."""
 ACC = A + "accelerator.py"
 
 BOOL_SCALARS = frozenset({"dataloader_drop_last", "disable_allgather", "disable_python_gc", "dump_state",
@@ -40,6 +43,14 @@ UNKNOWN_TOP = rule("ds-json-unknown-top-level-key", ERROR,
                    DOC + "ds-json-validation; " + C + ":436-592 (keys read, recorded by scripts/gen_ds_schema.py)",
                    keys="the top-level DeepSpeed key",
                    claims=("ds-unread-keys-ignored",))
+ACCELERATE_KEY = rule("ds-json-accelerate-key-unused", WARNING,
+                      "An accelerate config key (num_processes, num_machines, ...) in a DeepSpeed JSON: nothing "
+                      "reads it there",
+                      DOC + "ds-json-validation; " + C + ":436-592 (keys read); " + A
+                      + "utils/dataclasses.py:1264-1277 (the plugin keeps the JSON as DeepSpeed's config)",
+                      keys="the accelerate key, as written in the JSON",
+                      fix="Delete it from the JSON; set it in the accelerate config or on the launch command line.",
+                      claims=("ds-json-accelerate-keys-unused", "ds-unread-keys-ignored"))
 BF16_OLD = rule("ds-json-bfloat16-shadowed", ERROR,
                 "The old 'bfloat16' block is shadowed by the 'bf16' block accelerate always adds",
                 DOC + "ds-config-file; " + A + "utils/dataclasses.py:1442-1444; " + DS
@@ -310,6 +321,15 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
         if name not in top and _is_comment_key(name):
             ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "
                      "which is what a comment is for.", "Nothing to do.")
+            continue
+        if name not in top and name in ACCELERATE_KEYS:
+            ctx.emit(ACCELERATE_KEY, name, f"`{name}: {fmt(value)}` is an accelerate config key; in a DeepSpeed JSON "
+                     "nothing reads it (not DeepSpeed, not accelerate's DeepSpeed plugin, not the Hugging Face "
+                     "Trainer), so it has no effect: "
+                     + ("the number of processes and machines comes from the launcher (the accelerate config or "
+                        "accelerate launch's flags, torchrun, the deepspeed runner)."
+                        if name in ("num_processes", "num_machines") else "the launcher's own settings decide it."),
+                     "Delete it from the JSON; set it in the accelerate config or on the launch command line.")
             continue
         if name not in top:
             best = S.did_you_mean(name, top)

@@ -67,6 +67,23 @@ OPT_MAX_NORM = rule("ds-json-optimizer-max-grad-norm", ERROR, "optimizer.params.
                     claims=("ds-optimizer-max-grad-norm-refused",))
 LAMB = rule("ds-json-lamb-static-loss-scale", ERROR, "LAMB needs dynamic loss scaling (fp16.loss_scale 0)",
             DOC + "ds-optimizer-and-scheduler; " + E + ":2021-2023", claims=("ds-lamb-needs-dynamic-loss-scale",))
+IN_JSON_AND_SCRIPT = rule("ds-json-optimizer-block-and-script-optimizer", ERROR,
+                          "An optimizer (or scheduler) block in the DeepSpeed JSON while the script passes its own "
+                          "torch optimizer (or LR scheduler) to prepare(): prepare() raises",
+                          DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2240-2287",
+                          keys="optimizer or scheduler (DeepSpeed JSON); the script's prepare() call is in the message",
+                          fix="Pass accelerate's DummyOptim (DummyScheduler) to prepare(), or delete the block from "
+                              "the JSON and keep the script's own optimizer (scheduler).",
+                          claims=("ds-optimizer-json-and-script",))
+BLOCK_OWN_LOOP = rule("ds-json-optimizer-block-own-loop", WARNING,
+                      "An optimizer (or scheduler) block in the DeepSpeed JSON under an own Accelerator loop: works "
+                      "when the script passes DummyOptim (DummyScheduler); its own torch optimizer makes prepare() "
+                      "raise",
+                      DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2240-2287",
+                      keys="optimizer or scheduler (DeepSpeed JSON)",
+                      fix="Pass accelerate's DummyOptim (DummyScheduler) to prepare(), or delete the block and pass "
+                          "the script's own; `check --script train.py` reads which the script passes.",
+                      claims=("ds-optimizer-json-and-script",))
 SCHED_TYPE = rule("ds-json-scheduler-type-unknown", ERROR, "scheduler.type DeepSpeed does not recognise",
                   DOC + "ds-optimizer-and-scheduler; " + E + ":1923-1936; " + DS + "runtime/lr_schedules.py:24",
                   claims=("ds-scheduler-type-and-params",))
@@ -307,7 +324,41 @@ def check_zero(ctx: ConfigCheck, ds: dict) -> None:
                  f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
 
 
+_DUMMY = {"optimizer": "DummyOptim", "scheduler": "DummyScheduler"}
+_OWN = {"optimizer": "torch optimizer", "scheduler": "LR scheduler"}
+
+
+def check_blocks_and_script(ctx: ConfigCheck, ds: dict) -> None:
+    """An own Accelerator loop: prepare() refuses an object of the script's own next to the JSON block that builds
+    the same thing (the check is on the block's presence, whatever it holds)."""
+    if ctx.loop != LOOP_ACCELERATE:
+        return  # the Trainer passes DummyOptim/DummyScheduler itself when the JSON has the blocks
+    for block in ("optimizer", "scheduler"):
+        if block not in ds:
+            continue
+        seen = ctx.context.prepared.get(block)
+        kind = getattr(seen, "kind", None)
+        evidence = getattr(seen, "evidence", "")
+        article = "an" if block == "optimizer" else "a"
+        if kind == "own":
+            ctx.emit(IN_JSON_AND_SCRIPT, block,
+                     f"The DeepSpeed JSON has {article} `{block}` block and the script builds its own {_OWN[block]} "
+                     f"({evidence}): Accelerator.prepare() raises \"You cannot specify {article} {block} in "
+                     "the config file and in the code at the same time\".",
+                     f"Pass `accelerate.utils.{_DUMMY[block]}` to prepare() (DeepSpeed then builds the {block} "
+                     f"from the block), or delete the `{block}` block and keep the script's own.")
+        elif kind is None:
+            ctx.emit(BLOCK_OWN_LOOP, block,
+                     f"The DeepSpeed JSON has {article} `{block}` block and an own Accelerator loop runs it: that "
+                     f"works when the script passes `accelerate.utils.{_DUMMY[block]}` (or no {block}) to prepare(); "
+                     f"its own {_OWN[block]} makes prepare() raise (\"...in the config file and in the code at the "
+                     "same time\").",
+                     f"Pass {_DUMMY[block]} to prepare(), or delete the `{block}` block and pass the script's own "
+                     "(`check --script train.py` reads which one the script passes).")
+
+
 def check_optimizer_and_scheduler(ctx: ConfigCheck, ds: dict) -> None:
+    check_blocks_and_script(ctx, ds)
     opt = ds.get("optimizer")
     if isinstance(opt, dict):
         t = opt.get("type")

@@ -247,7 +247,9 @@ def check(ctx: ConfigCheck) -> None:
         if v == 2:
             reshard = parse_bool(str(val("fsdp_reshard_after_forward", "true")).lower())
             same = {"FULL_SHARD": True, "SHARD_GRAD_OP": False}.get(s) if s else None
-            if same is not None and reshard is not None and same == reshard:
+            if reshard is None:
+                pass  # no sharding follows: the plugin raises on the value (fsdp2-reshard-after-forward-invalid)
+            elif same is not None and same == reshard:
                 ctx.emit(V2_STRATEGY_SAME, key("fsdp_sharding_strategy"),
                          f"FSDP2 never reads {kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))}; "
                          f"the effective `fsdp_reshard_after_forward: {str(reshard).lower()}` happens to mean the "
@@ -286,10 +288,19 @@ def check(ctx: ConfigCheck) -> None:
                          f"launch`; the effective strategy is {eff} anyway.",
                          "Write the strategy as `fsdp_sharding_strategy` (FSDP1) or set `fsdp_version: 2`.")
         elif v == 2 and parse_bool(str(raw).lower()) is None:
-            ctx.emit(V2_RESHARD_BAD, key("fsdp_reshard_after_forward"),
+            # one account with the sharding strategy: neither key decides the sharding, the run stops at the plugin
+            strategy = has("fsdp_sharding_strategy")
+            asked = strategy_of(raw) or (strategy_of(val("fsdp_sharding_strategy")) if strategy else None)
+            flag = {"FULL_SHARD": "true", "SHARD_GRAD_OP": "false"}.get(asked or "")
+            ctx.emit(V2_RESHARD_BAD, (key("fsdp_reshard_after_forward"),)
+                     + ((key("fsdp_sharding_strategy"),) if strategy else ()),
                      f"FSDP2 needs true/false in {kv(key('fsdp_reshard_after_forward'), raw)}; strategy names are "
-                     "FSDP1 only and the plugin raises 'invalid truth value'.",
-                     "Use true (like FULL_SHARD) or false (like SHARD_GRAD_OP).")
+                     "FSDP1 only and the plugin raises 'invalid truth value', so the run stops before any sharding."
+                     + (f" {kv(key('fsdp_sharding_strategy'), val('fsdp_sharding_strategy'))} cannot stand in for "
+                        "it: FSDP2 never reads it." if strategy else ""),
+                     (f"Write `fsdp_reshard_after_forward: {flag}` (what {asked} means in FSDP2)" if flag else
+                      "Use true (like FULL_SHARD) or false (like SHARD_GRAD_OP)")
+                     + (" and delete `fsdp_sharding_strategy`." if strategy else "."))
 
     _check_wrap(ctx, has, key, val)
     _check_prefetch_and_state(ctx, has, key, val, v)

@@ -151,7 +151,7 @@ GPU_UNKNOWN = rule("gpu-count-unknown", INFO, "GPU-count rules skipped: GPUs per
                    + "utils/launch.py:225-228, commands/launch.py:1254-1258 (the checks skipped)")
 DYNAMO_BACKEND_BAD = rule("dynamo-backend-invalid", ERROR, "dynamo_backend is not a DynamoBackend name",
                           DOC + "dynamo-config; " + A + "utils/launch.py:292-297",
-                          claims=("dynamo-backend-and-flags-checked",))
+                          claims=("dynamo-backend-and-flags-checked", "dynamo-backend-yaml-bool-crashes"))
 DYNAMO_MODE_BAD = rule("dynamo-mode-invalid", ERROR, "dynamo_mode is not a torch.compile mode",
                        DOC + "dynamo-config; " + A
                        + "commands/launch.py:221-226 (CLI choices), utils/dataclasses.py:1098-1099",
@@ -449,18 +449,35 @@ def report_gpu_unknown(ctx: ConfigCheck) -> None:
                  "Pass --gpus-per-node N to run them.")
 
 
+def _dynamo_section(ctx: ConfigCheck) -> tuple[dict, bool]:
+    """dynamo_config as accelerate's loader leaves it, and whether it comes from the top level: a top-level (old
+    spelling) ``dynamo_backend`` replaces the section with ``{dynamo_backend: value}``, or an empty one for exactly
+    "NO" (commands/config/config_args.py:117-119)."""
+    if "dynamo_backend" in ctx.y:
+        legacy = ctx.y["dynamo_backend"]
+        return ({} if legacy == "NO" else {"dynamo_backend": legacy}), True
+    return ctx.section("dynamo_config"), False
+
+
 def check_dynamo(ctx: ConfigCheck) -> None:
-    dyn = ctx.section("dynamo_config")
+    dyn, top = _dynamo_section(ctx)
     if not dyn or ctx.dist == DIST_DEEPSPEED:
         return
     vals = {(str(k) if str(k).startswith("dynamo_") else "dynamo_" + str(k)): (str(k), v) for k, v in dyn.items()}
     key, backend = vals.get("dynamo_backend", (None, "no"))
     enabled = False
-    if key is not None:
-        if not isinstance(backend, str) or backend.upper() not in DYNAMO_BACKENDS:
+    if key is not None and backend is not None:  # null: the launcher puts in 'no' (commands/launch.py:1303-1304)
+        written = "dynamo_backend" if top else f"dynamo_config.{key}"
+        if isinstance(backend, bool):
+            ctx.emit(DYNAMO_BACKEND_BAD, "dynamo_backend" if top else f"dynamo_config.{key}",
+                     f"{kv(written, backend)}: YAML reads an unquoted `no`/`off`/`false` (or `yes`/`on`/`true`) "
+                     "as a boolean, and the launcher then calls `.upper()` on it: `accelerate launch` stops with "
+                     "\"AttributeError: 'bool' object has no attribute 'upper'\" before any process starts.",
+                     "Quote it: `dynamo_backend: 'no'` (no compiling), or name a backend such as INDUCTOR.")
+        elif not isinstance(backend, str) or backend.upper() not in DYNAMO_BACKENDS:
             best = ds_schema.did_you_mean(str(backend).upper(), DYNAMO_BACKENDS)
-            ctx.emit(DYNAMO_BACKEND_BAD, f"dynamo_config.{key}",
-                     f"{kv('dynamo_config.' + key, backend)} is not a dynamo backend; the launcher raises "
+            ctx.emit(DYNAMO_BACKEND_BAD, "dynamo_backend" if top else f"dynamo_config.{key}",
+                     f"{kv(written, backend)} is not a dynamo backend; the launcher raises "
                      "'Unknown dynamo backend'." + (f" Did you mean `{best}`?" if best else ""),
                      "Use e.g. INDUCTOR (or NO); the name is case-insensitive.")
         else:
