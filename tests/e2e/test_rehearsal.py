@@ -74,6 +74,10 @@ def test_config_trains_and_takes_effect(rehearsed, case):
     assert "Not rehearsed: processes 8 (ran 2)" in rows, s["checklist"]
     assert "World size 2 (rehearsed; config: 8)" in [c["label"] for c in s["checklist"] if c["status"] == "ok"]
     assert "not rehearsed: processes 8 (ran 2)" in s["verdict"]
+    # rows that checked the rehearsal's value are not counted as the config's settings taking effect
+    as_configured = [c for c in s["checklist"] if c["status"] == "ok" and not c["rehearsed"]]
+    assert all("(rehearsed; config:" not in c["label"] for c in as_configured)
+    assert s["verdict"].startswith(f"took effect: {len(as_configured)} setting"), s["verdict"]
     assert f"; {s['verdict']}; records in " in run.proc.stderr
     assert "settings took effect" not in run.proc.stderr
 
