@@ -190,9 +190,10 @@ def _alive(seen: list[dict]) -> list[int]:
 
 
 def test_fsdp_without_rehearsal_is_caught_by_the_checklist(tmp_path):
-    """A plain --launch of an FSDP config on a machine without GPUs: accelerate silently runs without
-    distribution (two unsynchronised copies). The run succeeds; the checklist must say so. Not a rehearsal, so the
-    test asks torchrun for its standalone rendezvous itself (PET_STANDALONE=1: a port the kernel gives, no race)."""
+    """A plain --launch of an FSDP config on a machine without GPUs is refused (exit 2, nothing written) unless
+    --allow-no-gpu starts it; then accelerate silently runs without distribution (two unsynchronised copies). The
+    run succeeds; the checklist must say so. Not a rehearsal, so the test asks torchrun for its standalone
+    rendezvous itself (PET_STANDALONE=1: a port the kernel gives, no race)."""
     body = {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "full"},
             "launch": {"num_processes": 2},
             "wrapping": {"policy": "transformer", "layer_classes": ["GPTBlock"]},
@@ -201,8 +202,13 @@ def test_fsdp_without_rehearsal_is_caught_by_the_checklist(tmp_path):
     answers.write_text(json.dumps({"schema_version": 1, **body}))
     out = tmp_path / "out"
     env = dict(os.environ, OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="", PET_STANDALONE="1")
-    proc = subprocess.run(wizard_argv(answers, out, "--steps", "4", rehearse=False), cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=180)
+    refused = subprocess.run(wizard_argv(answers, out, "--steps", "4", rehearse=False), cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=180)
+    assert refused.returncode == 2 and "no GPU found on this machine" in refused.stderr, refused.stderr[-3000:]
+    assert not out.exists()
+    argv = wizard_argv(answers, out, "--steps", "4", rehearse=False)
+    argv.insert(argv.index("--"), "--allow-no-gpu")
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     summary = json.loads((only_run_dir(out) / "summary.json").read_text())
     assert proc.returncode == 0 and summary["status"] == "completed", proc.stderr[-3000:]
     assert summary["effective_setup"]["distributed_type"] == "NO"

@@ -23,6 +23,9 @@ def run(args) -> int:
         print_findings(findings)
         return EXIT_INVALID
     require_for_args(args, answers.target)  # --verify / --launch without the run libraries: what to install
+    from .launch_cmd import require_gpu_for_args
+
+    require_gpu_for_args(args, answers)  # a plain --launch where no GPU is found: say so before anything is written
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")

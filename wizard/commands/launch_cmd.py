@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ..core.answers.generate import Generated
-from ..core.exits import EXIT_INVALID
+from ..core.exits import EXIT_INVALID, UsageError
 from .common import print_findings
 
 
@@ -87,12 +87,29 @@ class _Printer:
             self.pending = ""
 
 
+def require_gpu_for_args(args, answers) -> None:
+    """A plain ``--launch`` on a machine where no GPU was found: raise :class:`UsageError` (exit 2) saying so,
+    with the rehearsal to run instead and the flag that starts it anyway. A rehearsal runs on the CPU on purpose,
+    a SLURM launch on the cluster's nodes: neither is asked about."""
+    if not getattr(args, "launch", False) or getattr(args, "rehearse", False) or getattr(args, "slurm", False) \
+            or getattr(args, "allow_no_gpu", False):
+        return
+    from ..run.plan import ALLOW_NO_GPU, no_gpu_problem
+
+    problem = no_gpu_problem(answers)
+    if problem is not None:
+        raise UsageError(f"--launch: {problem}; nothing written, nothing launched. To try the config on this "
+                         "machine's CPU, rehearse it: add --rehearse (two processes, the bundled script, and a "
+                         f"checklist of what took effect); to start it here anyway, add {ALLOW_NO_GPU}")
+
+
 def run_launch(gen: Generated, out_dir: Path, args) -> int:
     from ..run.launcher import LaunchError, run_sync
     from ..run.plan import PlanError, plan_launch
     from ..run.requirements import require_for_args
 
     require_for_args(args, gen.answers.target)
+    require_gpu_for_args(args, gen.answers)
     err = sys.stderr
     slurm = bool(getattr(args, "slurm", False))
     if slurm:
