@@ -133,6 +133,7 @@ def test_stop_half_way_leaves_no_process(tmp_path):
         for p in _tree(proc.pid):
             seen.setdefault(p.pid, p.create_time())
         assert len(seen) >= 3, "accelerate plus two ranks should be running"
+        asked_at = len(metrics.read_text().splitlines())
         proc.send_signal(signal.SIGINT)  # what Ctrl-C does to the wizard
         _, stderr = proc.communicate(timeout=60)
     finally:
@@ -142,11 +143,14 @@ def test_stop_half_way_leaves_no_process(tmp_path):
     run_dir = only_run_dir(out)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped", summary
-    assert summary["stop"]["signals_sent"][0] == "SIGINT"
-    assert summary["exit_code"] == proc.returncode
     steps = len((run_dir / "metrics.jsonl").read_text().splitlines())
-    assert 4 <= steps < 40
-    assert "stopping: SIGINT" in stderr
+    # the script was asked to stop and ended after the step it was in, every rank at the same step, with no signal
+    # (issue 21, item 29: ranks busy in their step ran 6 more steps before a signal ended them); one more step only
+    # when a step's record landed between the count above and the signal
+    assert summary["stop"]["signals_sent"] == [] and summary["script_end"]["status"] == "stopped", summary
+    assert summary["exit_code"] == proc.returncode == 130
+    assert 4 <= asked_at <= steps <= asked_at + 2, (asked_at, steps)
+    assert "stopping: the script ends after the step it is in" in stderr
     time.sleep(0.5)
     alive = []
     for pid, created in seen.items():

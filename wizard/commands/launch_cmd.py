@@ -48,7 +48,7 @@ class _Printer:
         self.drawn = False
 
     def __call__(self, ev) -> None:
-        from ..run.launcher import Output, ProgressUpdate, Stopping
+        from ..run.launcher import STOP_REQUEST, Output, ProgressUpdate, Stopping
 
         if isinstance(ev, ProgressUpdate):
             text = "[run] " + progress_text(ev.progress, ev.elapsed_s)
@@ -65,7 +65,11 @@ class _Printer:
                     self.pending = ""
         elif isinstance(ev, Stopping):
             self.clear()
-            self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
+            if ev.signal == STOP_REQUEST:
+                self.stream.write(f"[run] stopping: the script ends after the step it is in ({ev.reason}; "
+                                  "Ctrl-C again: SIGINT now)\n")
+            else:
+                self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
         elif isinstance(ev, Output) and self.echo:
             self.clear()
             if ev.skipped_before:

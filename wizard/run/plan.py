@@ -32,6 +32,7 @@ from ..core.gpus import detect_gpus_per_node
 from ..core.presets import bundled_script
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
+from ..runtime import STOP_FILE_ENV
 from .records import RunDir
 from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env
 
@@ -57,6 +58,8 @@ class LaunchPlan:
         return (self.spec.expected or {}).get("world_size")
 
 
+STOP_FILE = "stop"
+"""In the run folder: created when the run is stopped, to ask the script to end after its step."""
 ALLOW_NO_GPU = "--allow-no-gpu"
 """The headless flag that starts a plain launch on a machine where no GPU was found (the TUI asks instead)."""
 _BACKEND_WORDS = {FSDP1: "FSDP1", FSDP2: "FSDP2", "deepspeed": "DeepSpeed"}
@@ -129,7 +132,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         argv.append(str(COMPAT_SHIM))
     argv += [script, *args]
     base = dict(os.environ if base_env is None else base_env)
-    overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path)}  # the script saves checkpoints there
+    stop_file = run_dir.path / STOP_FILE
+    overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path),  # the script saves checkpoints there
+                 STOP_FILE_ENV: str(stop_file)}  # created to ask the script to stop after its step (wizard.runtime)
     if rehearse:
         overrides.update(rehearsal_env(target, base, machines=used["launch.num_machines"]))
     env = dict(base, **overrides)
@@ -145,7 +150,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     }
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
                       expected=expected, summary_extra=summary_extra,
-                      not_rehearsed=[a.to_dict() for a in adjustments])
+                      not_rehearsed=[a.to_dict() for a in adjustments], stop_file=str(stop_file))
     return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments)
 
 

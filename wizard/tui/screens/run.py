@@ -351,7 +351,10 @@ class RunScreen(Screen[None]):
                                                    else "green")
                 verdict_line = Text(verdict, style=style)
         elif self.state == "stopping":
-            line1.append(f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
+            from ...run.launcher import STOP_REQUEST
+
+            line1.append(" │ ends after this step (ctrl+c: SIGINT now)" if self.stop_signal == STOP_REQUEST
+                         else f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
         elif self.state == "running" and self.spec is not None:
             line1.append(" │ ctrl+c stops", style="dim")
         if self.error:
