@@ -30,9 +30,9 @@ from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
 from ..core.gpus import detect_gpus_per_node
 from ..core.presets import bundled_script
+from ..runtime import STOP_FILE_ENV
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
-from ..runtime import STOP_FILE_ENV
 from .records import RunDir
 from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env
 

@@ -412,7 +412,7 @@ STOP_FILE_ENV = "FSDPDS_STOP_FILE"
 def stop_requested() -> bool:
     """True once the wizard has asked the run to stop (the file named by ``FSDPDS_STOP_FILE`` exists); one stat."""
     path = os.environ.get(STOP_FILE_ENV)
-    return bool(path) and os.path.exists(path)
+    return path is not None and path != "" and os.path.exists(path)
 
 
 class RunReporter:

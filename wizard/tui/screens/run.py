@@ -39,6 +39,8 @@ WIDE_AT = 120
 REFRESH_S = 0.1
 SAMPLE_S = 1.0
 MAX_POINTS = 20000
+CONSOLIDATED = "consolidated"
+"""The folder of the run record that ``c`` writes model.safetensors into (as ``consolidate RUN_DIR`` does)."""
 STOP_GRACE_ON_EXIT = 4.0
 """Seconds each signal gets when the app is closing (SIGINT, then SIGTERM, then SIGKILL)."""
 
@@ -134,7 +136,7 @@ class RunScreen(Screen[None]):
         self.leave_when_done = False
         self.error: str | None = None
         self.consolidated: str | None = None
-        """After ``c``: what was written (``Wrote consolidated/model.safetensors: 1.2 MiB, ...``), kept on the screen."""
+        """After ``c``: what was written (``Wrote consolidated/model.safetensors: 1.2 MiB, ...``), kept shown."""
         self.slurm_report: list[str] = []
         """For a SLURM job, after it ended: the job's state and one line per node (wizard.run.slurm.report_lines)."""
         self._t0: float | None = None
@@ -448,7 +450,7 @@ class RunScreen(Screen[None]):
         """Where ``c`` writes the run's one safetensors file (``RUN_DIR/consolidated/model.safetensors``)."""
         from ...run.consolidate import OUT_NAME
 
-        return Path(self.run_dir) / "consolidated" / OUT_NAME if self.run_dir else None
+        return Path(self.run_dir) / CONSOLIDATED / OUT_NAME if self.run_dir else None
 
     def action_consolidate(self) -> None:
         if not self._checkpoint_offer():
@@ -482,8 +484,9 @@ class RunScreen(Screen[None]):
         import json
         import sys
 
-        argv = [sys.executable, "-m", "wizard", "consolidate", run_dir, "--out", str(self.consolidated_file.parent),
-                "--format", "json"] + (["--force"] if replace else [])
+        out_dir = Path(run_dir) / CONSOLIDATED
+        argv = [sys.executable, "-m", "wizard", "consolidate", run_dir, "--out", str(out_dir), "--format", "json"] \
+            + (["--force"] if replace else [])
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
