@@ -231,15 +231,17 @@ STEPPER = """
         time.sleep(0.05)
         if honour and os.path.exists(stop):  # the bundled script's check, once per step
             print(json.dumps({"fsdpds": 1, "kind": "end", "status": "stopped", "steps": step + 1}), flush=True)
+            if sys.argv[1:] == ["honour", "slow-exit"]:
+                time.sleep(6)  # a long teardown (the process group, the libraries) after the end record
             sys.exit(0)
 """
 
 
-def stepper(tmp_path, mode: str) -> LaunchSpec:
+def stepper(tmp_path, *mode: str, grace_int: float = 0.5) -> LaunchSpec:
     import os
 
-    spec = child(tmp_path, STEPPER, grace_int=0.5, grace_term=0.5)
-    spec.argv.append(mode)
+    spec = child(tmp_path, STEPPER, grace_int=grace_int, grace_term=0.5)
+    spec.argv.extend(mode)
     spec.stop_file = str(spec.run_dir.path / "stop")
     spec.env = dict(os.environ, FSDPDS_STOP_FILE=spec.stop_file)
     return spec
@@ -283,3 +285,15 @@ async def test_a_script_that_does_not_stop_when_asked_gets_the_signals(tmp_path)
     assert [ev.signal for ev in seen if isinstance(ev, Stopping)][:2] == [STOP_REQUEST, "SIGINT"]
     assert result.summary["stop"]["signals_sent"][0] == "SIGINT" and result.status == "stopped"
     assert result.summary["script_end"] is None
+
+
+async def test_a_script_that_ended_its_loop_is_left_to_finish_its_teardown(tmp_path):
+    """The script stopped when asked and printed its end record, but its teardown outlasts the wait for a step: no
+    signal cuts it short while it has not outlasted the SIGINT grace too."""
+    run = Run(stepper(tmp_path, "honour", "slow-exit", grace_int=20.0))
+    await run.start()
+    await until(lambda: (run.monitor.progress.step or 0) >= 2, what="two steps")
+    await run.stop("test")
+    result = await run.wait()
+    assert result.summary["stop"]["signals_sent"] == [] and result.summary["script_end"]["status"] == "stopped"
+    assert result.returncode == 0 and result.exit_code == 130

@@ -451,6 +451,9 @@ class Run:
         exited = asyncio.create_task(self._exited.wait())
         hurry = asyncio.create_task(self._hurry.wait())
         await asyncio.wait({exited, hurry}, timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+        if not exited.done() and not hurry.done() and self.monitor.end_record is not None:
+            # the script said it ended and is tearing down (the process group, the libraries): let it, a while
+            await asyncio.wait({exited, hurry}, timeout=self.spec.grace_int, return_when=asyncio.FIRST_COMPLETED)
         for t in (exited, hurry):
             t.cancel()
 
