@@ -125,6 +125,22 @@ class _MinimalReporter:
         if self._main():
             print(json.dumps({"fsdpds": 1, "kind": "end", "status": status, **extra}), flush=True)
 
+    def stop_requested(self):
+        path = os.environ.get("FSDPDS_STOP_FILE")
+        return bool(path) and os.path.exists(path)
+
+
+def stop_agreed(acc, reporter):
+    """Whether any rank was asked to stop (the wizard's stop file, see wizard.runtime): one small collective, so
+    that every rank leaves the loop after the same step."""
+    import torch
+
+    asked = bool(getattr(reporter, "stop_requested", lambda: False)())
+    if acc.num_processes < 2:
+        return asked
+    flag = torch.tensor([1.0 if asked else 0.0], device=acc.device)
+    return bool(acc.reduce(flag, reduction="sum").item() > 0)
+
 
 # ----------------------------------------------------------------------------- model and data
 def build_model(args):
@@ -395,14 +411,19 @@ def main(argv=None):
             if not math.isfinite(mean_loss):
                 status = "diverged"
             step += 1
+            if stop_agreed(acc, reporter):  # the wizard asked to stop: every rank leaves after this same step
+                status = "stopped"
+                break
             if ckpt_root and args.save_every > 0 and step % args.save_every == 0 and step < args.steps:
                 last_ckpt = save_checkpoint(acc, model, ckpt_root, step, ckpt_kind)
             if step >= args.steps:
                 break
+        if status == "stopped":
+            break
     acc.wait_for_everyone()
-    if ckpt_root:
+    if ckpt_root and status != "stopped":  # a stop ends the run now: no final checkpoint
         last_ckpt = save_checkpoint(acc, model, ckpt_root, step, ckpt_kind)
-    if args.save_reference:
+    if args.save_reference and status != "stopped":
         save_reference(acc, model, args.save_reference, deepspeed)
     end = {"checkpoint": last_ckpt} if last_ckpt else {}
     reporter.close(status=status, steps=step, **end)

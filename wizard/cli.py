@@ -127,8 +127,8 @@ class _Commands(argparse._SubParsersAction):
 
 # The wizard's own flags (without a command): dest -> the flag, to refuse them in front of a command.
 _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "verify": "--verify",
-              "launch": "--launch", "rehearse": "--rehearse", "slurm": "--slurm", "partition": "--partition",
-              "time": "--time", "ds_config_path": "--ds-config-path",
+              "launch": "--launch", "rehearse": "--rehearse", "allow_no_gpu": "--allow-no-gpu", "slurm": "--slurm",
+              "partition": "--partition", "time": "--time", "ds_config_path": "--ds-config-path",
               "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
               "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq"}
 
@@ -152,6 +152,8 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
+    if args.allow_no_gpu and not args.launch:
+        raise UsageError("--allow-no-gpu goes with --launch (it starts a launch where no GPU is found)")
     if args.slurm and args.headless and not args.launch:
         raise UsageError("--slurm needs --launch (it submits the run as a SLURM batch job)")
     if (args.partition or args.time) and not args.slurm:
@@ -208,6 +210,9 @@ def _main_parser() -> _Parser:
     p.add_argument("--rehearse", action="store_true",
                    help="with --launch: rehearse the config on this machine's CPU with 2 processes and the bundled "
                         "script before spending GPU hours")
+    p.add_argument("--allow-no-gpu", action="store_true",
+                   help="with --launch: start even where no GPU is found on this machine (a plain launch refuses "
+                        "there and points to --rehearse)")
     p.add_argument("--slurm", action="store_true",
                    help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
                         "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C; in the "

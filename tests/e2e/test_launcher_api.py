@@ -219,3 +219,81 @@ async def test_flood_with_long_lines_and_garbage_does_not_block(tmp_path):
     assert len(mon.tail) <= mon.tail.maxlen and len(mon.metrics) <= mon.metrics.maxlen
     summary = json.loads((spec.run_dir.path / "summary.json").read_text())
     assert summary["metrics"]["count"] == 20000
+
+
+STEPPER = """
+    import json, os, signal, sys, time
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # only the stop file ends it (the check below)
+    stop = os.environ["FSDPDS_STOP_FILE"]
+    honour = sys.argv[1] == "honour"
+    for step in range(100000):
+        print(json.dumps({"fsdpds": 1, "kind": "step", "step": step, "loss": 1.0, "step_time": 0.05}), flush=True)
+        time.sleep(0.05)
+        if honour and os.path.exists(stop):  # the bundled script's check, once per step
+            print(json.dumps({"fsdpds": 1, "kind": "end", "status": "stopped", "steps": step + 1}), flush=True)
+            if sys.argv[1:] == ["honour", "slow-exit"]:
+                time.sleep(6)  # a long teardown (the process group, the libraries) after the end record
+            sys.exit(0)
+"""
+
+
+def stepper(tmp_path, *mode: str, grace_int: float = 0.5) -> LaunchSpec:
+    import os
+
+    spec = child(tmp_path, STEPPER, grace_int=grace_int, grace_term=0.5)
+    spec.argv.extend(mode)
+    spec.stop_file = str(spec.run_dir.path / "stop")
+    spec.env = dict(os.environ, FSDPDS_STOP_FILE=spec.stop_file)
+    return spec
+
+
+async def test_stop_asks_a_stepping_script_first_and_it_ends_after_its_step(tmp_path):
+    """Issue 21, item 29: a stop waited for signals to reach ranks busy in their step (a rehearsal ran 6 more steps).
+    A script that reports steps is first asked through the stop file, ends after the step it is in, and no signal
+    is needed."""
+    from wizard.run.launcher import STOP_REQUEST
+
+    run = Run(stepper(tmp_path, "honour"))
+    seen = []
+    run.subscribe(seen.append)
+    await run.start()
+    await until(lambda: (run.monitor.progress.step or 0) >= 3, what="three steps")
+    at = run.monitor.progress.step
+    await run.stop("test")
+    result = await run.wait()
+    assert [ev.signal for ev in seen if isinstance(ev, Stopping)] == [STOP_REQUEST]
+    s = result.summary
+    assert s["stop"]["signals_sent"] == [] and s["script_end"]["status"] == "stopped"
+    assert s["stop"]["after_step"] <= at + 1  # the step in flight when asked, no more
+    assert result.status == "stopped" and result.exit_code == 130  # as after Ctrl-C, though the script exited 0
+
+
+async def test_a_script_that_does_not_stop_when_asked_gets_the_signals(tmp_path):
+    """A script that does not read the stop file: the signals follow, at once on a second stop."""
+    from wizard.run.launcher import STOP_REQUEST
+
+    run = Run(stepper(tmp_path, "ignore"))
+    seen = []
+    run.subscribe(seen.append)
+    await run.start()
+    await until(lambda: (run.monitor.progress.step or 0) >= 2, what="two steps")
+    first = asyncio.ensure_future(run.stop())
+    await until(lambda: any(isinstance(ev, Stopping) for ev in seen), what="the stop request")
+    await run.stop()  # like a second Ctrl-C: the signals now, not after the wait for the step
+    await first
+    result = await run.wait()
+    assert [ev.signal for ev in seen if isinstance(ev, Stopping)][:2] == [STOP_REQUEST, "SIGINT"]
+    assert result.summary["stop"]["signals_sent"][0] == "SIGINT" and result.status == "stopped"
+    assert result.summary["script_end"] is None
+
+
+async def test_a_script_that_ended_its_loop_is_left_to_finish_its_teardown(tmp_path):
+    """The script stopped when asked and printed its end record, but its teardown outlasts the wait for a step: no
+    signal cuts it short while it has not outlasted the SIGINT grace too."""
+    run = Run(stepper(tmp_path, "honour", "slow-exit", grace_int=20.0))
+    await run.start()
+    await until(lambda: (run.monitor.progress.step or 0) >= 2, what="two steps")
+    await run.stop("test")
+    result = await run.wait()
+    assert result.summary["stop"]["signals_sent"] == [] and result.summary["script_end"]["status"] == "stopped"
+    assert result.returncode == 0 and result.exit_code == 130

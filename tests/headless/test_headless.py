@@ -171,3 +171,20 @@ def test_explain_one_setting_names_the_claims_behind_it_and_their_evidence(capsy
     assert "Evidence (docs/claims.md):" in out
     for cid in TEXTS["deepspeed.reduce_bucket_size"].claims:
         assert f"{cid} ({CLAIMS[cid].evidence})" in out
+
+
+@pytest.mark.parametrize("preset", ["fsdp2-full-shard-bf16", "zero3-cpu-offload"])
+def test_plain_launch_without_a_gpu_refuses_and_points_to_the_rehearsal(tmp_path, capsys, monkeypatch, preset):
+    """Issue 21, item 5: a plain --launch where no GPU is found said nothing and ran every rank on the CPU. It is
+    refused before anything is written (exit 2), saying why and what to run instead. CUDA_VISIBLE_DEVICES="" hides
+    every GPU the way CUDA reads it, so the test holds on a machine with GPUs too."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    out = tmp_path / "out"
+    assert main(["--headless", preset, "--out", str(out), "--launch", "--", "--steps", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "no GPU found on this machine" in err and "8 processes" in err
+    assert "add --rehearse" in err and "add --allow-no-gpu" in err
+    assert not out.exists()  # nothing written, no run folder
+    assert main(["--headless", preset, "--out", str(out), "--allow-no-gpu"]) == 2
+    assert "--allow-no-gpu goes with --launch" in capsys.readouterr().err
+    assert main(["check", "x.yaml", "--allow-no-gpu"]) == 2  # the wizard's own flag, not a command's

@@ -18,6 +18,7 @@ from helpers import until
 from wizard.run.launcher import LaunchSpec
 from wizard.run.records import RunDir
 from wizard.tui.app import create_app
+from wizard.tui.screens.confirm import ConfirmScreen
 from wizard.tui.screens.run import RunScreen
 
 SAVER = textwrap.dedent('''
@@ -69,11 +70,46 @@ async def test_finished_run_with_a_checkpoint_offers_and_runs_consolidate(tmp_pa
         done = [m for m in _messages(app) if m.startswith("Wrote ")][0]
         assert "6 parameters" in done and "copied" in done
         assert out.read_bytes() == (spec.run_dir.path / "checkpoint" / "step-000002" / "model.safetensors").read_bytes()
-        # again: the file exists, and consolidate never overwrites it: the refusal is shown
+        # the screen keeps what was written once the toast is gone (issue 21, item 18): the status and the log
+        await pilot.pause(0.2)
+        assert done in str(screen.query_one("#run-status").render())
+        assert f"[wizard] {done}" in screen.log_tail.lines
+        # again: the file exists; the TUI asks whether to replace it (no command-line flag to suggest)
         await until(pilot, lambda: screen.check_action("consolidate", ()) is True, 60)
         await pilot.press("c")
-        await until(pilot, lambda: any("exists" in m and "--force" in m for m in _messages(app)), 60)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 10)
+        assert app.screen.title_text == "Consolidate again?" and "--" not in app.screen.message
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen, 10)
+        assert sum(m.startswith("Wrote ") for m in _messages(app)) == 1
+        out.write_bytes(b"stale")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 10)
+        await pilot.press("y")
+        await until(pilot, lambda: sum(m.startswith("Wrote ") for m in _messages(app)) == 2, 60)
+        assert out.read_bytes() == (spec.run_dir.path / "checkpoint" / "step-000002" / "model.safetensors").read_bytes()
+        assert not [m for m in _messages(app) if "--force" in m or "--out" in m]
     assert json.loads((spec.run_dir.path / "checkpoint.json").read_text())["step"] == 2
+
+
+@pytest.mark.asyncio
+async def test_footer_offers_stop_only_while_the_run_is_live(tmp_path):
+    """Issue 21, item 18: after the run ended the footer still offered Stop (ctrl+c)."""
+    spec = _spec(tmp_path, "import time, json\ntime.sleep(1.5)\n" + NO_SAVE)
+    app = create_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = RunScreen(spec, heading="Short")
+        await pilot.app.push_screen(screen)
+        await until(pilot, lambda: screen.run is not None and screen.state == "running", 60)
+        await pilot.pause(0.1)
+        assert "stop" in _footer_actions(app)
+        await until(pilot, lambda: screen.result is not None, 60)
+        await pilot.pause(0.2)
+        assert "stop" not in _footer_actions(app) and "back" in _footer_actions(app)
+
+
+def _footer_actions(app) -> set[str]:
+    return {b.binding.action for b in app.active_bindings.values() if b.binding.show and b.enabled}
 
 
 @pytest.mark.asyncio

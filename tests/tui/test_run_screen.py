@@ -302,12 +302,14 @@ async def test_flood_of_output_keeps_the_screen_responsive(tmp_path):
 # ----------------------------------------------------------------------------- actions wired in
 @pytest.mark.asyncio
 async def test_launch_asks_to_write_first_and_rehearse_needs_no_errors(tmp_path, monkeypatch):
+    from wizard.run import plan
     from wizard.tui.screens import flows
     from wizard.tui.screens.confirm import ConfirmScreen
 
     opened = []
     monkeypatch.setattr(flows, "plan_and_open",
                         lambda app, answers, out, *, rehearse, script_args=None: opened.append((out, rehearse)))
+    monkeypatch.setattr(plan, "detect_gpus_per_node", lambda: 8)  # a machine with GPUs (see the next test without)
     out = tmp_path / "cfg"
     app = create_app(Start(default_answers().replace({"launch.num_machines": 2})), out=str(out))
     async with app.run_test(size=SIZE) as pilot:
@@ -335,6 +337,43 @@ async def test_launch_asks_to_write_first_and_rehearse_needs_no_errors(tmp_path,
         assert isinstance(app.screen, MainScreen) and opened[-1] == (str(out), False) and len(opened) == 3
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Rehearse on CPU" in titles and "Launch the written config" in titles
+
+
+@pytest.mark.asyncio
+async def test_launch_without_a_gpu_says_so_and_points_to_the_rehearsal(tmp_path, monkeypatch):
+    """Issue 21, item 5: ctrl+l where no GPU is found started every rank on the CPU without a word. It says so
+    first, points to F5, and launches only when asked to anyway. CUDA_VISIBLE_DEVICES="" hides every GPU the way
+    CUDA reads it: the test holds on a machine with GPUs too."""
+    from wizard.tui.screens import flows
+    from wizard.tui.screens.confirm import ConfirmScreen
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    opened = []
+    monkeypatch.setattr(flows, "plan_and_open",
+                        lambda app, answers, out, *, rehearse, script_args=None: opened.append((out, rehearse)))
+    out = tmp_path / "cfg"
+    app = create_app(Start(default_answers()), out=str(out))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.title_text == "No GPU on this machine"
+        message = app.screen.message
+        assert message.startswith("No GPU found on this machine") and "F5" in message
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and opened == [] and not out.exists()
+        assert any("F5 rehearses" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("y")  # launch anyway: on to the files it needs, as on a machine with GPUs
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.title_text == "Write the files and launch?"
+        await pilot.press("y")
+        await pilot.pause()
+        assert (out / "accelerate_config.yaml").is_file() and opened == [(str(out), False)]
+        await pilot.press("f5")  # the rehearsal is not asked about: it runs on the CPU on purpose
+        await pilot.pause()
+        assert opened[-1] == (str(out), True) and isinstance(app.screen, MainScreen)
 
 
 # ----------------------------------------------------------------------------- (5) a real rehearsal

@@ -407,6 +407,14 @@ def test_checklist_rows_for_a_rehearsal_never_over_claim():
     text = verdict(items)
     assert text.startswith("took effect: ") and ("settings; not rehearsed: precision fp16 (ran fp32), "
                                                  "processes 8 (ran 2)") in text
+    # the rows that checked the rehearsal's value are not counted as the config's settings taking effect (issue 21,
+    # item 13): only the rows about settings the rehearsal ran as configured are
+    rehearsed = [i for i in items if i.status == OK and "(rehearsed; config:" in i.label]
+    as_configured = [i for i in items if i.status == OK and i not in rehearsed]
+    assert len(rehearsed) == 2
+    assert text.startswith(f"took effect: {len(as_configured)} setting"), (text, [i.label for i in items])
+    assert all(i.rehearsed for i in rehearsed) and not any(i.rehearsed for i in as_configured)
+    assert all(c["rehearsed"] for c in (i.to_dict() for i in rehearsed))  # summary.json says so too
     # no effective setup: say why, and still list what was not rehearsed
     items = compare(None, expected_from_config(adjusted), not_rehearsed=nr,
                     unknown_why="the run was stopped before the script reported its setup")

@@ -114,6 +114,15 @@ def test_headless_verify_on_trainer_answers_exits_0(tmp_path, capsys):
     assert main(["--headless", str(path), "--out", str(tmp_path / "out"), "--verify"]) == 0
     out = capsys.readouterr()
     assert "verified: accelerate and deepspeed read every value as answered." in out.err
+    # the replay takes seconds: a line as each stage starts, before the result (issue 21, item 29)
+    said = [line.split("…")[0] for line in out.err.splitlines() if line.startswith("verify: ")]
+    assert said == ["verify: importing torch, accelerate, deepspeed and transformers (the first time takes seconds)",
+                    "verify: accelerate reads accelerate_config.yaml",
+                    "verify: accelerate launch turns it into the environment the processes get",
+                    "verify: accelerate builds its plugins from that environment (and the Trainer's TrainingArguments)",
+                    "verify: DeepSpeed fills \"auto\" and validates its config",
+                    "verify: comparing every value with the answers"], out.err
+    assert out.err.index("verify: comparing") < out.err.index("verified: ")
     assert ("TrainingArguments(per_device_train_batch_size=4, gradient_accumulation_steps=8, max_grad_norm=0.5, "
             "bf16=True)") in out.out
     assert json.loads((tmp_path / "out" / "training_arguments.json").read_text())["gradient_accumulation_steps"] == 8

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from ..core.answers import load_answers_file
@@ -23,6 +24,9 @@ def run(args) -> int:
         print_findings(findings)
         return EXIT_INVALID
     require_for_args(args, answers.target)  # --verify / --launch without the run libraries: what to install
+    from .launch_cmd import require_gpu_for_args
+
+    require_gpu_for_args(args, answers)  # a plain --launch where no GPU is found: say so before anything is written
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")
@@ -35,7 +39,12 @@ def run(args) -> int:
     if args.verify:
         from ..core.verify.answers import verify_generated
 
-        problems = verify_generated(gen)
+        t0 = time.monotonic()
+
+        def progress(text: str) -> None:  # the replay takes seconds: say what it is doing as each stage starts
+            print(f"verify: {text}… ({time.monotonic() - t0:.1f} s so far)", file=sys.stderr, flush=True)
+
+        problems = verify_generated(gen, progress=progress)
         if problems:
             print_findings(problems)
             print("verification against accelerate/deepspeed failed; nothing written.", file=sys.stderr)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ..core.answers.generate import Generated
-from ..core.exits import EXIT_INVALID
+from ..core.exits import EXIT_INVALID, UsageError
 from .common import print_findings
 
 
@@ -48,7 +48,7 @@ class _Printer:
         self.drawn = False
 
     def __call__(self, ev) -> None:
-        from ..run.launcher import Output, ProgressUpdate, Stopping
+        from ..run.launcher import STOP_REQUEST, Output, ProgressUpdate, Stopping
 
         if isinstance(ev, ProgressUpdate):
             text = "[run] " + progress_text(ev.progress, ev.elapsed_s)
@@ -65,7 +65,11 @@ class _Printer:
                     self.pending = ""
         elif isinstance(ev, Stopping):
             self.clear()
-            self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
+            if ev.signal == STOP_REQUEST:
+                self.stream.write(f"[run] stopping: the script ends after the step it is in ({ev.reason}; "
+                                  "Ctrl-C again: SIGINT now)\n")
+            else:
+                self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
         elif isinstance(ev, Output) and self.echo:
             self.clear()
             if ev.skipped_before:
@@ -87,12 +91,29 @@ class _Printer:
             self.pending = ""
 
 
+def require_gpu_for_args(args, answers) -> None:
+    """A plain ``--launch`` on a machine where no GPU was found: raise :class:`UsageError` (exit 2) saying so,
+    with the rehearsal to run instead and the flag that starts it anyway. A rehearsal runs on the CPU on purpose,
+    a SLURM launch on the cluster's nodes: neither is asked about."""
+    if not getattr(args, "launch", False) or getattr(args, "rehearse", False) or getattr(args, "slurm", False) \
+            or getattr(args, "allow_no_gpu", False):
+        return
+    from ..run.plan import ALLOW_NO_GPU, no_gpu_problem
+
+    problem = no_gpu_problem(answers)
+    if problem is not None:
+        raise UsageError(f"--launch: {problem}; nothing written, nothing launched. To try the config on this "
+                         "machine's CPU, rehearse it: add --rehearse (two processes, the bundled script, and a "
+                         f"checklist of what took effect); to start it here anyway, add {ALLOW_NO_GPU}")
+
+
 def run_launch(gen: Generated, out_dir: Path, args) -> int:
     from ..run.launcher import LaunchError, run_sync
     from ..run.plan import PlanError, plan_launch
     from ..run.requirements import require_for_args
 
     require_for_args(args, gen.answers.target)
+    require_gpu_for_args(args, gen.answers)
     err = sys.stderr
     slurm = bool(getattr(args, "slurm", False))
     if slurm:

@@ -64,8 +64,9 @@ def _umask() -> int:
     return mask
 
 
-def _mode_for(path: Path) -> int:
-    """The permission bits a written file gets: an existing file's own, else 0666 minus the umask."""
+def file_mode(path: Path) -> int:
+    """The permission bits a written file gets: an existing file's own, else 0666 minus the umask (what ``open()``
+    gives; a file a library wrote 0600, or a temporary, is set to this before it takes ``path``'s place)."""
     try:
         return stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
@@ -95,7 +96,7 @@ def write_files(files: dict[Path, str], *, force: bool = False) -> WriteResult:
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             temps.append((Path(tmp_name), path))
             # mkstemp creates 0600; give the file the mode open() would (or keep the mode of the file replaced)
-            os.fchmod(fd, _mode_for(path))
+            os.fchmod(fd, file_mode(path))
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()

@@ -9,7 +9,8 @@ Statuses: ``ok``, ``fail`` (the config did not take effect), ``warn`` (took effe
 ``info``, ``unknown`` (the run did not report it) and ``not_rehearsed`` (a CPU rehearsal changed the
 setting: the row names what was asked, what ran and why). In a rehearsal the "took effect" rows compare
 the run with what the rehearsal asked for (its adjusted config); a row about a setting the rehearsal
-changed says so in its label ("World size 2 (rehearsed; config: 8)"), so no row claims more than ran.
+changed says so in its label ("World size 2 (rehearsed; config: 8)"), so no row claims more than ran, and is not
+counted among the settings that took effect.
 :func:`verdict` is the one-line result ("took effect: 9 settings; not rehearsed: precision fp16 (ran
 fp32), compile ..."), the same in the TUI, the headless summary and ``summary.json``.
 """
@@ -37,6 +38,9 @@ class CheckItem:
     detail: str = ""
     key: str = ""
     """What the row is about (``mixed_precision``, ``world_size``, ...; a setting id for not-rehearsed rows)."""
+    rehearsed: bool = False
+    """The row checked the value a rehearsal ran instead of the config's (its label says "(rehearsed; config: ...)");
+    it is not one of the config's settings that took effect."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -104,6 +108,7 @@ def _mark_rehearsed(items: list[CheckItem], adjustments: list[dict]) -> None:
     for item in items:
         if item.key in asked and item.status != NOT_REHEARSED:
             item.label += f" (rehearsed; config: {', '.join(asked[item.key])})"
+            item.rehearsed = True
 
 
 def compare(effective: dict | None, expected: dict, *, not_rehearsed: list[dict] | None = None,
@@ -256,11 +261,13 @@ def checklist_ok(items: list[CheckItem]) -> bool:
 
 
 def verdict(items: list[CheckItem]) -> str:
-    """One line: which settings took effect and which were not rehearsed (never a bare "took effect")."""
+    """One line: which settings took effect and which were not rehearsed (never a bare "took effect"). A row that
+    checked the rehearsal's value in place of the config's is not counted as taking effect: the setting is among
+    those not rehearsed."""
     if not items:
         return ""
     fails = [i.label for i in items if i.status == FAIL]
-    oks = [i for i in items if i.status == OK]
+    oks = [i for i in items if i.status == OK and not i.rehearsed]
     skipped = [i.label.removeprefix(NOT_REHEARSED_PREFIX) for i in items if i.status == NOT_REHEARSED]
     unknown = next((i for i in items if i.status == UNKNOWN and i.key == "effective_setup"), None)
     parts = []

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.files import file_mode
 from .records import CHECKPOINT, SUMMARY, read_checkpoint
 
 MANIFEST = "fsdpds_checkpoint.json"
@@ -328,6 +329,9 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
             made = sorted(p.name for p in tmp.iterdir())
             raise ConsolidateError(f"{name} wrote {made or 'nothing'}, not {OUT_NAME}; the checkpoint in "
                                    f"{ck.folder} may be incomplete")
+        # safetensors writes its files 0600: the output follows the umask like every other file the wizard
+        # writes (or keeps the mode of the file it replaces)
+        os.chmod(written, file_mode(out_file))
         os.replace(written, out_file)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -21,7 +21,11 @@ Consume them either with callbacks (``run.subscribe(fn)``, called in the event l
 consumer cannot keep up with are dropped only for :class:`Output` and :class:`ProgressUpdate`, and the
 next :class:`Output` says how many lines were skipped; memory stays bounded however much a run prints.
 
-Stopping: :meth:`Run.stop` sends SIGINT to the process group and to every descendant seen (torchrun
+Stopping: when the spec names a ``stop_file`` (the script reads it through :mod:`wizard.runtime`, as the bundled
+script does) and the run reports steps, :meth:`Run.stop` first creates that file: the script ends by itself after
+the step it is in (every rank at the same step), with no signal. When it has not ended within a few step times
+(or at once, before the first step or on a second stop), :meth:`Run.stop` sends SIGINT to the process group and to
+every descendant seen (torchrun
 puts each rank in a session of its own, so signalling the group alone would miss them), waits
 ``grace_int`` seconds, then SIGTERM, waits ``grace_term``, then SIGKILL. A second :meth:`Run.stop` call
 skips to the next signal at once. After the main process exits, any descendant still alive is
@@ -73,6 +77,9 @@ class LaunchSpec:
     """Merged into ``summary.json`` (e.g. the rehearsal's adjustments)."""
     not_rehearsed: list[dict] = field(default_factory=list)
     """A rehearsal's changes (``Adjustment.to_dict()``): "not rehearsed" rows of every checklist."""
+    stop_file: str | None = None
+    """Created to ask the script to stop after its current step (``FSDPDS_STOP_FILE`` in its environment); None:
+    stopping sends signals only."""
 
 
 # ----------------------------------------------------------------------------- events
@@ -110,9 +117,14 @@ class ProgressUpdate:
     elapsed_s: float
 
 
+STOP_REQUEST = "stop request"
+""":attr:`Stopping.signal` when the script was asked to stop after its step (no signal sent)."""
+
+
 @dataclass(frozen=True)
 class Stopping:
     signal: str
+    """The signal sent (``SIGINT``, ...) or :data:`STOP_REQUEST`."""
     reason: str
 
 
@@ -416,7 +428,37 @@ class Run:
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def _cooperative_grace(self) -> float | None:
+        """Seconds to wait for the script to stop by itself after the stop file is created: a few of its step times;
+        None when it cannot be asked (no stop file, or no step reported yet: the script is not in its loop)."""
+        p = self.monitor.progress
+        if not self.spec.stop_file or p.step is None:
+            return None
+        return max(5.0, 3.0 * float(p.step_time or 0.0) + 2.0)
+
+    async def _ask_to_stop(self) -> None:
+        grace = self._cooperative_grace()
+        if grace is None:
+            return
+        try:
+            with open(self.spec.stop_file, "w", encoding="utf-8") as f:  # type: ignore[arg-type]
+                f.write((self._stop_reason or "stop") + "\n")
+        except OSError as exc:  # cannot ask: signals then
+            _log.warning("cannot create the stop file %s: %s", self.spec.stop_file, exc)
+            return
+        self._emit(Stopping(STOP_REQUEST, self._stop_reason or ""))
+        self._hurry.clear()
+        exited = asyncio.create_task(self._exited.wait())
+        hurry = asyncio.create_task(self._hurry.wait())
+        await asyncio.wait({exited, hurry}, timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+        if not exited.done() and not hurry.done() and self.monitor.end_record is not None:
+            # the script said it ended and is tearing down (the process group, the libraries): let it, a while
+            await asyncio.wait({exited, hurry}, timeout=self.spec.grace_int, return_when=asyncio.FIRST_COMPLETED)
+        for t in (exited, hurry):
+            t.cancel()
+
     async def _escalate(self) -> None:
+        await self._ask_to_stop()
         steps = ((signal.SIGINT, self.spec.grace_int), (signal.SIGTERM, self.spec.grace_term),
                  (signal.SIGKILL, self.spec.grace_kill))
         for sig, grace in steps:
@@ -480,6 +522,8 @@ class Run:
         else:
             status = "failed"
         exit_code = 127 if error is not None else exit_code_of(returncode)
+        if stopped and returncode == 0:  # the script stopped when asked: a stopped run, as after Ctrl-C
+            exit_code = 128 + signal.SIGINT
         eff = mon.effective_setup
         after = mon.progress.step
         if status == "stopped":

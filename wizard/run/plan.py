@@ -28,7 +28,9 @@ from ..core.answers.generate import Generated, generate
 from ..core.answers.render import ACCELERATE_YAML
 from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
+from ..core.gpus import detect_gpus_per_node
 from ..core.presets import bundled_script
+from ..runtime import STOP_FILE_ENV
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
 from .records import RunDir
@@ -54,6 +56,30 @@ class LaunchPlan:
     def world_size(self) -> int | None:
         """The number of processes the config asks for (the checklist's expectation)."""
         return (self.spec.expected or {}).get("world_size")
+
+
+STOP_FILE = "stop"
+"""In the run folder: created when the run is stopped, to ask the script to end after its step."""
+ALLOW_NO_GPU = "--allow-no-gpu"
+"""The headless flag that starts a plain launch on a machine where no GPU was found (the TUI asks instead)."""
+_BACKEND_WORDS = {FSDP1: "FSDP1", FSDP2: "FSDP2", "deepspeed": "DeepSpeed"}
+
+
+def no_gpu_problem(answers: Answers) -> str | None:
+    """Why a plain launch of ``answers`` should not start here: no GPU was found on this machine (None when one
+    was). The caller adds what to do instead (the rehearsal) and how to start it anyway. A SLURM launch runs on the
+    cluster's nodes, not here: its callers do not ask."""
+    if detect_gpus_per_node() is not None:
+        return None
+    procs = answers["launch.num_processes"]
+    machines = max(int(answers["launch.num_machines"] or 1), 1)
+    here = procs // machines if procs else procs
+    backend = _BACKEND_WORDS.get(answers.target, answers.target)
+    fsdp = " (FSDP falls back to no distribution: each process trains a copy of its own)" \
+        if answers.target in (FSDP1, FSDP2) else ""
+    return (f"no GPU found on this machine (no NVIDIA driver lists one, or CUDA_VISIBLE_DEVICES hides them), and "
+            f"the config starts {here} process{'es' if here != 1 else ''} here for {backend}, one per GPU: without "
+            f"GPUs they run on the CPU, not as the config describes{fsdp}")
 
 
 def accelerate_argv(python: str | None = None) -> list[str]:
@@ -106,7 +132,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         argv.append(str(COMPAT_SHIM))
     argv += [script, *args]
     base = dict(os.environ if base_env is None else base_env)
-    overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path)}  # the script saves checkpoints there
+    stop_file = run_dir.path / STOP_FILE
+    overrides = {"PYTHONUNBUFFERED": "1", "FSDPDS_RUN_DIR": str(run_dir.path),  # the script saves checkpoints there
+                 STOP_FILE_ENV: str(stop_file)}  # created to ask the script to stop after its step (wizard.runtime)
     if rehearse:
         overrides.update(rehearsal_env(target, base, machines=used["launch.num_machines"]))
     env = dict(base, **overrides)
@@ -122,8 +150,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     }
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
                       expected=expected, summary_extra=summary_extra,
-                      not_rehearsed=[a.to_dict() for a in adjustments])
+                      not_rehearsed=[a.to_dict() for a in adjustments], stop_file=str(stop_file))
     return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments)
 
 
-__all__ = ["LaunchPlan", "PlanError", "accelerate_argv", "plan_launch"]
+__all__ = ["ALLOW_NO_GPU", "LaunchPlan", "PlanError", "accelerate_argv", "no_gpu_problem", "plan_launch"]

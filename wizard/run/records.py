@@ -9,6 +9,8 @@ Layout (the contract acceptance checks read)::
     runs/<id>/summary.json             exit_code, status, effective_setup, checklist, diagnosis, ...
     runs/<id>/checkpoint/step-NNNNNN/  checkpoints the bundled script saved (accelerate's save_state)
     runs/<id>/checkpoint.json          the latest of them: {"latest": path, "format", "step", ...}
+    runs/<id>/stop                     created when the run was stopped: asks the script to end after its step
+    runs/<id>/consolidated/            model.safetensors, when the TUI's c (or consolidate) made it
 
 ``summary.json`` is rewritten atomically (temporary file + rename), so a reader never sees half of it.
 """

@@ -103,6 +103,7 @@ def plan_slurm_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False
     os.chmod(run_path / SCRIPT, 0o755)
     spec.argv = [sys.executable, "-m", "wizard.run.slurm", "follow", str(run_path)]
     spec.grace_int = 30.0  # the follower cancels the job and waits for it to leave the queue
+    spec.stop_file = None  # the job is stopped with scancel (through the follower), not asked through a file
     spec.summary_extra["slurm"] = {"script": SCRIPT, "partition": partition, "time": time_limit,
                                    "launch_argv": [*accelerate_argv(), "launch", "--config_file", config, *rest]}
     return plan

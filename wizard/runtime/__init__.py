@@ -22,6 +22,12 @@ Every record is one JSON line on stdout with the marker key ``"fsdpds": 1`` and 
 * ``step`` (main process only): step, loss, lr, tokens/s, step time, memory, plus anything you pass.
 * ``end``: the script's own final status.
 
+Stopping at a step boundary: when the wizard stops a run it first asks the script to stop (it creates the file
+named by ``FSDPDS_STOP_FILE``), and only sends signals when the script does not end by itself.
+:meth:`RunReporter.stop_requested` says whether that file exists; a script checks it once per optimizer step and,
+since every rank must leave at the same step, agrees on it across ranks (the bundled script reduces the flag with
+the step's other values), then ends cleanly with ``close(status="stopped")``.
+
 ``fsdpds-wizard --launch`` and its TUI parse these lines; any other tool can too. :func:`describe_record`
 turns one record into the readable line the wizard shows ("step 12/20  loss 3.2100  1.2k tok/s", "setup rank
 0: ZeRO-2, bf16, 2 ranks over gloo, ..."); the run's ``log.txt`` keeps the JSON lines as printed.
@@ -399,6 +405,16 @@ def _versions() -> dict:
     return out
 
 
+STOP_FILE_ENV = "FSDPDS_STOP_FILE"
+"""The environment variable naming the file whose existence asks the script to stop after its current step."""
+
+
+def stop_requested() -> bool:
+    """True once the wizard has asked the run to stop (the file named by ``FSDPDS_STOP_FILE`` exists); one stat."""
+    path = os.environ.get(STOP_FILE_ENV)
+    return path is not None and path != "" and os.path.exists(path)
+
+
 class RunReporter:
     """Emit fsdpds JSON records from a training script. Cheap, never a collective, never raises."""
 
@@ -494,6 +510,11 @@ class RunReporter:
         if dtype is None and not nbytes:
             return
         self.emit("setup", update=True, rank=self.rank, optimizer_state_dtype=dtype, optimizer_state_bytes=nbytes)
+
+    def stop_requested(self) -> bool:
+        """Whether the wizard asked the run to stop after this step (local to this rank: agree across ranks before
+        acting on it, or one rank leaves while the others wait in a collective)."""
+        return stop_requested()
 
     def close(self, status: str = "completed", **extra: Any) -> None:
         if self.is_main:

@@ -10,6 +10,7 @@ answer must produce (the answers' intent reached the run), and :func:`model_expe
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..answers import Answers
@@ -117,8 +118,10 @@ def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, objec
     return {k: v for k, v in e.library_view().items() if k not in NOT_COMPARED}
 
 
-def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
-    """Replay generated configs through the real libraries; findings (errors first) for what differs."""
+def verify_generated(gen, *, keep: Path | None = None, progress: Callable[[str], None] | None = None
+                     ) -> list[Finding]:
+    """Replay generated configs through the real libraries; findings (errors first) for what differs.
+    ``progress``: called with a few words as each stage starts (see :func:`.replay.effective_config`)."""
     from ..answers.generate import generate
     from ..answers.render import ACCELERATE_YAML
     from ..files import write_files
@@ -133,7 +136,9 @@ def verify_generated(gen, *, keep: Path | None = None) -> list[Finding]:
         # the Trainer: the arguments the answers put in training_arguments.json (None: an own Accelerator loop)
         batch = micro if isinstance(micro, int) else 1
         eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=batch,
-                               trainer_arguments=scratch.rendered.training_arguments)
+                               trainer_arguments=scratch.rendered.training_arguments, progress=progress)
+        if progress is not None:
+            progress("comparing every value with the answers")
         flat = flatten_effective(eff)
         findings = list(eff.findings) + compare(expected_effective(gen.answers), flat)
         if eff.ok:  # the model of a config the libraries refuse has nothing to be held against

@@ -14,7 +14,7 @@ import copy
 import os
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
@@ -59,6 +59,7 @@ def effective_config(
     launch_dir: str | os.PathLike | None = None,
     trainer_arguments: Mapping[str, Any] | None = None,
     num_training_steps: int = 100,
+    progress: Callable[[str], None] | None = None,
 ) -> Effective:
     """Run ``yaml_path`` through accelerate's launcher and plugins and DeepSpeed's config validation.
 
@@ -75,6 +76,7 @@ def effective_config(
     trainer_arguments: the Hugging Face Trainer drives training, with ``TrainingArguments(**trainer_arguments)``
         (``output_dir`` is a scratch folder); None: an own Accelerator loop. ``num_training_steps`` is what the
         Trainer passes to ``trainer_config_finalize``.
+    progress: called with a few words as each stage starts (the imports alone take seconds).
 
     Never raises for a bad config: every failure becomes a finding.
     """
@@ -91,6 +93,7 @@ def effective_config(
         launch_dir=None if launch_dir is None else os.path.abspath(os.fspath(launch_dir)),
         trainer_arguments=None if trainer_arguments is None else dict(trainer_arguments),
         num_training_steps=num_training_steps,
+        progress=progress,
     )
     with _Sandbox() as sandbox:
         try:
@@ -125,8 +128,10 @@ class _RoundTrip:
         launch_dir: str | None,
         trainer_arguments: dict[str, Any] | None = None,
         num_training_steps: int = 100,
+        progress: Callable[[str], None] | None = None,
     ) -> None:
         self.eff = eff
+        self.progress = progress
         self.trainer_arguments = trainer_arguments
         self.num_training_steps = num_training_steps
         self.training_args: Any = None
@@ -141,6 +146,10 @@ class _RoundTrip:
         self.raw: Mapping[str, Any] | None = None
 
     # -- helpers -------------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress(text)
+
     def error(self, rule: str, keys: list[str], exc: BaseException | str) -> None:
         self.eff.findings.append(_finding(ERROR, rule, keys or [self.file_key], exc))
 
@@ -177,12 +186,16 @@ class _RoundTrip:
     # -- driver --------------------------------------------------------------------------------
     def execute(self, sandbox: _Sandbox) -> None:
         self.stage_rule = RULE_LOAD
+        self.say("importing torch, accelerate, deepspeed" + (" and transformers" if self.trainer_arguments is not None
+                                                             else "") + " (the first time takes seconds)")
         if not self._import_libraries():
             return
         sandbox.after_import()
+        self.say(f"accelerate reads {os.path.basename(self.yaml_abs)}")
         defaults = self._load()
         if defaults is None:
             return
+        self.say("accelerate launch turns it into the environment the processes get")
         self.stage_rule = RULE_LAUNCH
         baseline = {k: v for k, v in sandbox.environ.items() if not _scrubbed(k)}
         _set_environ(baseline)
@@ -193,6 +206,8 @@ class _RoundTrip:
             return
         self.stage_rule = RULE_PLUGIN
         _set_environ({**baseline, **exported})
+        self.say("accelerate builds its plugins from that environment"
+                 + (" (and the Trainer's TrainingArguments)" if self.trainer_arguments is not None else ""))
         self._plugins()
 
     def _import_libraries(self) -> bool:
@@ -441,6 +456,7 @@ class _RoundTrip:
 
         if ds_plugin is not None:
             self.stage_rule = RULE_DS_CONFIG
+            self.say("DeepSpeed fills \"auto\" and validates its config")
             self._deepspeed(ds_plugin, accel_gas, parallelism)
 
 

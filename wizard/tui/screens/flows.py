@@ -95,10 +95,8 @@ def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
 
 def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
     """The "Launch" action: launches the files written in ``out``; when they are missing or differ from the
-    answers, asks first and writes them (atomically, old versions kept as .bak)."""
-    from ...core.files import WriteRefused, file_state, write_files
-    from .confirm import ConfirmScreen
-
+    answers, asks first and writes them (atomically, old versions kept as .bak). Where no GPU is found (and the
+    run does not go through SLURM), it says so first and offers the rehearsal (F5) instead."""
     errors = _errors(generated.findings)
     if errors:
         app.notify(f"✖ {len(errors)} error(s) block launching (ctrl+n goes to the first).", severity="error",
@@ -106,6 +104,32 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
         return
     if not run_libraries_here(app, answers, rehearse=False):  # before offering to write the files
         return
+    from ...run.plan import no_gpu_problem
+    from .confirm import ConfirmScreen
+
+    problem = None if getattr(app, "slurm", None) is not None else no_gpu_problem(answers)  # SLURM: the nodes' GPUs
+    if problem is None:
+        _write_and_launch(app, answers, out, generated, on_written)
+        return
+
+    def anyway(yes: bool | None) -> None:
+        if yes:
+            _write_and_launch(app, answers, out, generated, on_written)
+        else:
+            app.notify("Nothing launched. F5 rehearses the config on this machine's CPU.", timeout=5)
+
+    message = (problem[0].upper() + problem[1:] + ".\n\nTo try the config on this machine's CPU, rehearse it "
+               "instead (F5: two processes, the bundled script, and a checklist of what took effect). Launch here "
+               "anyway?")
+    app.push_screen(ConfirmScreen("No GPU on this machine", message, yes="Launch anyway (y)", no="Cancel (n)"),
+                    anyway)
+
+
+def _write_and_launch(app, answers, out: str, generated, on_written=None) -> None:
+    """Launch the files in ``out``; when they are missing or differ from the answers, ask first and write them."""
+    from ...core.files import WriteRefused, file_state, write_files
+    from .confirm import ConfirmScreen
+
     out_dir = Path(out).expanduser()
     files = {out_dir / name: text for name, text in generated.files.items()}
     states = {p: file_state(p, t) for p, t in files.items()}

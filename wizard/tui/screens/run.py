@@ -39,6 +39,8 @@ WIDE_AT = 120
 REFRESH_S = 0.1
 SAMPLE_S = 1.0
 MAX_POINTS = 20000
+CONSOLIDATED = "consolidated"
+"""The folder of the run record that ``c`` writes model.safetensors into (as ``consolidate RUN_DIR`` does)."""
 STOP_GRACE_ON_EXIT = 4.0
 """Seconds each signal gets when the app is closing (SIGINT, then SIGTERM, then SIGKILL)."""
 
@@ -133,6 +135,8 @@ class RunScreen(Screen[None]):
         self.stop_presses = 0
         self.leave_when_done = False
         self.error: str | None = None
+        self.consolidated: str | None = None
+        """After ``c``: what was written (``Wrote consolidated/model.safetensors: 1.2 MiB, ...``), kept shown."""
         self.slurm_report: list[str] = []
         """For a SLURM job, after it ended: the job's state and one line per node (wizard.run.slurm.report_lines)."""
         self._t0: float | None = None
@@ -251,9 +255,10 @@ class RunScreen(Screen[None]):
 
             self.slurm_report = report_lines(finish_summary(Path(self.run_dir)))
             self.log_tail.add(self.slurm_report, 0)
+        if self.is_attached:
+            self.refresh_bindings()  # Stop goes, Consolidate comes when there is a checkpoint
         offer = self._checkpoint_offer()
         if offer and self.is_attached:
-            self.refresh_bindings()
             self.notify(offer + " Press c to do it now.", timeout=10)
         if self.leave_when_done and self.is_attached:
             self.call_later(self._leave)
@@ -348,7 +353,10 @@ class RunScreen(Screen[None]):
                                                    else "green")
                 verdict_line = Text(verdict, style=style)
         elif self.state == "stopping":
-            line1.append(f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
+            from ...run.launcher import STOP_REQUEST
+
+            line1.append(" │ ends after this step (ctrl+c: SIGINT now)" if self.stop_signal == STOP_REQUEST
+                         else f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
         elif self.state == "running" and self.spec is not None:
             line1.append(" │ ctrl+c stops", style="dim")
         if self.error:
@@ -391,6 +399,8 @@ class RunScreen(Screen[None]):
             lines.append(verdict_line)
         if self.run_dir:
             lines.append(Text(f"records: {_short(self.run_dir)}", style="dim"))
+        if self.consolidated:
+            lines.append(Text(self.consolidated, style="green"))
         return Text("\n").join(lines)
 
     def _memory_text(self) -> str:
@@ -429,28 +439,57 @@ class RunScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "consolidate":  # shown only once a finished run has a checkpoint
             return self.consolidating is False and self._checkpoint_offer() is not None
+        if action == "stop":  # shown while there is a run to stop (again: the next, harder signal)
+            return self.live
         return True
 
     consolidating = False
+
+    @property
+    def consolidated_file(self) -> Path | None:
+        """Where ``c`` writes the run's one safetensors file (``RUN_DIR/consolidated/model.safetensors``)."""
+        from ...run.consolidate import OUT_NAME
+
+        return Path(self.run_dir) / CONSOLIDATED / OUT_NAME if self.run_dir else None
 
     def action_consolidate(self) -> None:
         if not self._checkpoint_offer():
             self.notify("This run saved no checkpoint.", timeout=3)
             return
+        target = self.consolidated_file
+        if target is not None and target.exists():
+            from .confirm import ConfirmScreen
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._start_consolidate(replace=True)
+                else:
+                    self.notify(f"Kept {_short(str(target))}.", timeout=3)
+
+            self.app.push_screen(ConfirmScreen(
+                "Consolidate again?", f"{_short(str(target))} is already written. Consolidate the run's checkpoint "
+                "again and replace it?", yes="Replace (y)", no="Keep it (n)"), answered)
+            return
+        self._start_consolidate(replace=False)
+
+    def _start_consolidate(self, *, replace: bool) -> None:
         self.consolidating = True
         self.refresh_bindings()
         self.notify("Consolidating the checkpoint (fsdpds-wizard consolidate)…", timeout=4)
-        self.run_worker(self._consolidate(str(self.run_dir)), exclusive=True, group="consolidate")
+        self.run_worker(self._consolidate(str(self.run_dir), replace=replace), exclusive=True, group="consolidate")
 
-    async def _consolidate(self, run_dir: str) -> None:
-        """``fsdpds-wizard consolidate RUN_DIR`` in a subprocess: the libraries' output stays off the screen."""
+    async def _consolidate(self, run_dir: str, *, replace: bool = False) -> None:
+        """``fsdpds-wizard consolidate RUN_DIR --out RUN_DIR/consolidated`` in a subprocess: the libraries' output
+        stays off the screen; what it wrote stays on it (the status and the log)."""
         import json
         import sys
 
+        out_dir = Path(run_dir) / CONSOLIDATED
+        argv = [sys.executable, "-m", "wizard", "consolidate", run_dir, "--out", str(out_dir), "--format", "json"] \
+            + (["--force"] if replace else [])
         try:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "wizard", "consolidate", run_dir, "--format", "json",
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             out, err = await proc.communicate()
         finally:
             self.consolidating = False
@@ -462,11 +501,15 @@ class RunScreen(Screen[None]):
                         f"parameters ({res['tool']})")
             except (ValueError, KeyError, TypeError):
                 text = "Consolidated: " + out.decode(errors="replace")[-300:]
+            self.consolidated = text
+            self.log_tail.add([f"[wizard] {text}"])
+            self._dirty = True
             self.notify(text, timeout=10)
             return
         lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.startswith("fsdpds-wizard:")]
-        self.notify(lines[-1] if lines else f"consolidate failed (exit {proc.returncode})", severity="error",
-                    timeout=10)
+        text = lines[-1] if lines else f"consolidate failed (exit {proc.returncode})"
+        self.log_tail.add([f"[wizard] {text}"])
+        self.notify(text, severity="error", timeout=10)
 
     def action_search(self) -> None:
         self.log_tail.focus_search()
