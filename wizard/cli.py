@@ -200,7 +200,8 @@ def _main_parser() -> _Parser:
     p.add_argument("--headless", metavar="ANSWERS.yaml",
                    help="generate the configs from an answers file (or a preset name) without a screen")
     p.add_argument("--out", metavar="DIR", help="folder for accelerate_config.yaml, ds_config.json and answers.yaml")
-    p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--force", action="store_true",
+                   help="replace existing files (old content kept as NAME.bak, or the first free NAME.N.bak)")
     p.add_argument("--verify", action="store_true",
                    help="also load the result with the real accelerate and deepspeed code and compare every value "
                         "(imports torch: a few seconds)")
@@ -370,7 +371,8 @@ def _recommend_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write", metavar="DIR|FILE", help="write the chosen candidate's answers.yaml (a folder gets "
                    "DIR/answers.yaml)")
     p.add_argument("--force", action="store_true",
-                   help="with --write: replace a different existing file (the old one is kept as NAME.bak)")
+                   help="with --write: replace a different existing file (the old one is kept as NAME.bak, or the "
+                        "first free NAME.N.bak)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.epilog = ("exit codes: 0 a candidate fits (and was written with --write), 1 nothing fits (nothing written), "
                 "2 bad input or --write refused; the ranking is explained in docs/memory.md")
@@ -383,7 +385,8 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
                         "them")
     p.add_argument("--out", metavar="DIR", help="folder for the converted accelerate_config.yaml (+ ds_config.json) "
                                                 "and answers.yaml")
-    p.add_argument("--force", action="store_true", help="replace existing files (old content kept as NAME.bak)")
+    p.add_argument("--force", action="store_true",
+                   help="replace existing files (old content kept as NAME.bak, or the first free NAME.N.bak)")
     p.add_argument("--slurm", action="store_true",
                    help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
                         "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C")

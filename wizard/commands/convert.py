@@ -4,9 +4,10 @@ names) or a DeepSpeed JSON alone, converted to the other backend (or the other F
 everything whose meaning changes or that cannot carry over (docs/convert.md).
 
 Writes accelerate_config.yaml (+ ds_config.json for DeepSpeed) and answers.yaml into DIR the way ``--headless`` does:
-an existing file with other content is not replaced without ``--force`` (the old one is kept as NAME.bak), and a
-converted config with an error writes nothing. ``--verify`` first replays the converted config through the installed
-accelerate and deepspeed (as ``--headless --verify`` does) and writes nothing when a value is read differently.
+an existing file with other content is not replaced without ``--force`` (the old one is kept as NAME.bak, or the first
+free NAME.N.bak), and a converted config with an error writes nothing. ``--verify`` first replays the converted config
+through the installed accelerate and deepspeed (as ``--headless --verify`` does) and writes nothing when a value is
+read differently.
 Exit 0 written (warnings allowed), 2 bad input, an error in the converted config, a failed verification or a refused
 write.
 """
