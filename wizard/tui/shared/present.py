@@ -32,7 +32,7 @@ def target_label(answers: Answers) -> str:
     Read from the effective model of the files the answers write (``runs.*``), so the label names what the library
     does: FSDP2 has no NO_SHARD, and its "none" and "optimizer" intents run without resharding, as SHARD_GRAD_OP does;
     a DeepSpeed stage an extra JSON overrides is the stage that runs."""
-    from ...core.effective.of_answers import of_answers
+    from ...core.answers.of_answers import of_answers
 
     e = of_answers(answers)
     if answers.target == DEEPSPEED:
