@@ -5,8 +5,8 @@ import pytest
 from helpers import main_of
 
 from wizard.core.answers import default_answers
-from wizard.core.catalog import SHARDING
 from wizard.core.answers.of_answers import of_answers
+from wizard.core.catalog import SHARDING
 from wizard.tui.app import create_app
 from wizard.tui.shared.present import target_label
 from wizard.tui.shared.session import Start
