@@ -49,3 +49,12 @@ def fresh_state(clean_env):
     yield clean_env
     AcceleratorState._reset_state(True)
     PartialState._reset_state()
+
+
+@pytest.fixture
+def victim(tmp_path):
+    """A file of someone else, outside the output folder: no write may touch it."""
+    p = tmp_path / "elsewhere" / "victim.txt"
+    p.parent.mkdir()
+    p.write_text("the victim's own words\n")
+    return p

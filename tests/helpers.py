@@ -98,6 +98,15 @@ async def settle(pilot, timeout: float = 60.0) -> None:
     raise AssertionError(f"the app did not settle within {timeout} s")
 
 
+async def main_ready(pilot, tries: int = 300) -> None:
+    """Wait until the wizard's main screen is ready (its first group shown)."""
+    for _ in range(tries):
+        await pilot.pause(0.01)
+        if main_of(pilot.app).ready:
+            return
+    raise AssertionError("the main screen never became ready")
+
+
 def main_of(app):
     """The wizard's main screen, wherever it sits in the screen stack."""
     from wizard.tui.screens.main import MainScreen

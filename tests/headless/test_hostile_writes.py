@@ -14,14 +14,6 @@ from wizard.cli import main
 L8 = ["--model", "llama-3.1-8b", "--gpus-per-node", "8", "--gpu-memory", "80"]
 
 
-@pytest.fixture
-def victim(tmp_path):
-    p = tmp_path / "elsewhere" / "victim.txt"
-    p.parent.mkdir()
-    p.write_text("the victim's own words\n")
-    return p
-
-
 def _plant(bak: Path, victim: Path, how: str) -> None:
     if how == "symlink":
         bak.symlink_to(victim)

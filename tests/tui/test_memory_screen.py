@@ -5,6 +5,7 @@ import re
 
 import pytest
 from helpers import focused_on, main_of, press
+from helpers import main_ready as ready
 
 from wizard.cli import main as cli_main
 from wizard.core.answers import default_answers
@@ -23,14 +24,6 @@ def context(model="llama-3.1-8b", gpu="80", **more) -> MemoryContext:
     memory, errors = memory_fields({"model": model, "gpu_memory": gpu, **more})
     assert errors == {}
     return memory
-
-
-async def ready(pilot):
-    for _ in range(300):
-        await pilot.pause(0.01)
-        if main_of(pilot.app).ready:
-            return
-    raise AssertionError("the main screen never became ready")
 
 
 def bar_of(app) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import focused_on, main_of, press
+from helpers import main_ready as ready
 
 from wizard.core.answers import default_answers
 from wizard.tui.app import QUIT_DIALOG, create_app
@@ -14,14 +15,6 @@ from wizard.tui.shared.history import History
 from wizard.tui.shared.session import MemoryContext, Start, memory_fields
 
 SIZE = (80, 24)
-
-
-async def ready(pilot):
-    for _ in range(300):
-        await pilot.pause(0.01)
-        if main_of(pilot.app).ready:
-            return
-    raise AssertionError("the main screen never became ready")
 
 
 async def close_switch_report(pilot):

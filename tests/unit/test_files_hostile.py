@@ -13,20 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from wizard.core import files as files_mod
 from wizard.core.files import WriteRefused, file_state, plan_conflicts, write_files
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def victim(tmp_path):
-    """A file of someone else, outside the output folder: no write may touch it."""
-    p = tmp_path / "elsewhere" / "victim.txt"
-    p.parent.mkdir()
-    p.write_text("the victim's own words\n")
-    return p
 
 
 @pytest.fixture
