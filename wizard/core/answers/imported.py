@@ -83,13 +83,15 @@ def context_findings(ctx: Context, *, deepspeed: bool) -> list[Finding]:
     return out
 
 
-def import_and_check(path: str | Path, gpus_per_node: int | None = None) -> ImportedConfig:
-    """Raises :class:`~wizard.core.inputs.InputError` when the file cannot be read at all."""
+def import_and_check(path: str | Path, gpus_per_node: int | None = None, *,
+                     context: Context | None = None) -> ImportedConfig:
+    """Raises :class:`~wizard.core.inputs.InputError` when the file cannot be read at all. ``context``: what the
+    file is judged for, as in :func:`check_findings`."""
     from ..lint import load_config_files
     from .importer import import_mapping
 
     loaded = load_config_files(Path(path).expanduser())
-    findings = check_findings(loaded, gpus_per_node)
+    findings = check_findings(loaded, gpus_per_node, context=context)
     answers, translation = import_mapping(loaded.yaml, loaded.ds)
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))

@@ -195,7 +195,8 @@ class MainScreen(Screen):
             return
         from ..shared.switch import switch
 
-        switched = switch(self.answers, target)
+        files = self.start.source_files(self.answers)  # imported and unchanged: quote the files, as convert does
+        switched = switch(self.answers, target, source_ds=files[1] if files else None, source_files=files)
         self.set_answers(switched.kept, switched=switched, what=f"the switch to {TARGET_LABELS[target]}")
 
     def load(self, start: Start) -> None:
@@ -240,6 +241,9 @@ class MainScreen(Screen):
 
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
+        if event.setting_id == "deepspeed.extra":
+            self._extra_changed(event.value)
+            return
         if self.answers[event.setting_id] != event.value:
             changed = self.answers.replace({event.setting_id: event.value})
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
@@ -247,6 +251,20 @@ class MainScreen(Screen):
             else:
                 self.set_answers(changed, from_field=True, what=f"the edit of {event.setting_id}",
                                  field=event.setting_id)
+
+    def _extra_changed(self, extra: dict) -> None:
+        """An edited Extra DeepSpeed JSON: a key that has its own setting goes there, as on import
+        (``overlap_comm`` -> deepspeed.overlap_comm); the rest stays in deepspeed.extra. One undo step."""
+        from ...core.answers.importer import split_extra
+        from ...core.answers.render import zero_stage
+
+        moved, rest = split_extra(extra, zero_stage(self.answers))
+        changed = self.answers.replace({**moved, "deepspeed.extra": rest})
+        if changed != self.answers:
+            self.set_answers(changed, from_field=not moved, what="the edit of deepspeed.extra",
+                             field=None if moved else "deepspeed.extra")
+        if moved:
+            self.notify("To their own settings: " + ", ".join(moved), timeout=5)
 
     # -------------------------------------------------------------- refresh
 
@@ -463,14 +481,21 @@ class MainScreen(Screen):
         if result.get("jump"):
             await self.jump_to(result["jump"])
 
+    def _checked(self) -> None:
+        """Before a rehearsal or a launch: the full check (with the files to write), when a key came before it."""
+        if not self.ready:
+            self._full_check()
+
     def action_rehearse(self) -> None:
         from .flows import rehearse_answers
 
+        self._checked()
         rehearse_answers(self.app, self.answers, self.out, self.findings)
 
     def action_launch(self) -> None:
         from .flows import launch_answers
 
+        self._checked()
         launch_answers(self.app, self.answers, self.out, self.generated)
 
     @property

@@ -88,23 +88,20 @@ def from_preset(name: str) -> Start:
 
 
 def from_accelerate_config(path: str | Path) -> Start:
-    from ...core.answers.imported import import_and_check
+    from ...core.answers.imported import context_findings, import_and_check
+    from ...core.context import make_context
     from ...core.inputs import InputError
 
+    context = make_context(None)  # what `check FILE` judges for: unknown loop, the installed versions
     try:
-        imported = import_and_check(path)
+        imported = import_and_check(path, context=context)
     except InputError as exc:
         raise StartError(str(exc)) from None
     if imported.answers is None:
         errors = [f for f in imported.findings if f.severity == ERROR] or imported.findings
         raise StartError(f"{path}: cannot import this accelerate config", errors)
-    # the notes check adds about what it judged for (the loop is not known from a file; the installed versions),
-    # so the start shows exactly check's findings about the file
-    from ...core.answers.imported import context_findings
-    from ...core.context import make_context
-
-    is_ds = imported.answers.backend == "deepspeed"
-    context_notes = context_findings(make_context(None), deepspeed=is_ds)
+    # the notes check adds about what it judged for, so the start shows exactly check's findings about the file
+    context_notes = context_findings(context, deepspeed=imported.answers.backend == "deepspeed")
     return Start(imported.answers, f"imported {Path(path).name}", imported.findings + context_notes + imported.notes,
                  imported.files, bare_ds=imported.bare_ds, loaded=imported.loaded)
 
