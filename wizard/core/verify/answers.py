@@ -113,7 +113,10 @@ def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, objec
     from ..answers.of_answers import situation_of
     from ..effective import effective
 
-    situation = replace(situation_of(a), micro_batch=micro_batch, hidden_size=None)
+    situation = situation_of(a)
+    # the model judges the files as written: under the Trainer, the arguments rendered into training_arguments.json
+    args = rendered.training_arguments if situation.trainer else None
+    situation = replace(situation, micro_batch=micro_batch, hidden_size=None, trainer_arguments=args)
     e = effective(rendered.accelerate, rendered.deepspeed, situation)
     return {k: v for k, v in e.library_view().items() if k not in NOT_COMPARED}
 
