@@ -88,9 +88,10 @@ def _deepspeed_classes() -> list[Any]:
 
 
 @contextlib.contextmanager
-def weights_only_loads() -> Iterator[None]:
-    """Every ``torch.load`` inside runs torch's weights-only unpickler, whatever its caller passed; DeepSpeed's
-    checkpoint classes (:data:`DEEPSPEED_GLOBALS`) are allowed when deepspeed is installed."""
+def weights_only_loads(*, deepspeed: bool = False) -> Iterator[None]:
+    """Every ``torch.load`` inside runs torch's weights-only unpickler, whatever its caller passed; with
+    ``deepspeed``, DeepSpeed's checkpoint classes (:data:`DEEPSPEED_GLOBALS`) are allowed (deepspeed is imported
+    only then)."""
     import torch.serialization
 
     saved = {name: os.environ.get(name) for name in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD",
@@ -98,7 +99,7 @@ def weights_only_loads() -> Iterator[None]:
     os.environ["TORCH_FORCE_WEIGHTS_ONLY_LOAD"] = "1"
     os.environ.pop("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", None)  # both set is an error in torch; ours wins here
     try:
-        with torch.serialization.safe_globals(_deepspeed_classes()):
+        with torch.serialization.safe_globals(_deepspeed_classes() if deepspeed else []):
             yield
     finally:
         for name, value in saved.items():

@@ -331,8 +331,11 @@ def _run_tool(tool: Callable[[Checkpoint, Path], tuple[str, str]], ck: Checkpoin
     with becomes a ConsolidateError of one line (bad input, exit 2), never a traceback."""
     from .checkpoint_io import UnreadableCheckpoint, explain_unpickling_error, one_line, refusal, weights_only_loads
 
+    # a safetensors copy unpickles nothing: no torch import for it
+    guard = (contextlib.nullcontext() if ck.format == "model"
+             else weights_only_loads(deepspeed=ck.format == "deepspeed_zero"))
     try:
-        with contextlib.redirect_stdout(sys.stderr), weights_only_loads():  # the tools' chatter is progress
+        with contextlib.redirect_stdout(sys.stderr), guard:  # the tools' chatter is progress
             return tool(ck, tmp)
     except ConsolidateError:
         raise
