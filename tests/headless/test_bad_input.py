@@ -24,7 +24,7 @@ CASES = {  # name: (bytes, what, fix for an answers file, fix for an accelerate 
     "bomb": (alias_bomb().encode(), "YAML aliases (*name) expand to more than 100,000 values (line 6)",
              "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values",
              "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values"),
-    "huge": (b"# " + b"x" * (32 * 1024) + b"\n", "larger than 32 KiB", SELF_CHECK, SELF_CHECK),
+    "huge": (b"# " + b"x" * (16 * 1024) + b"\n", "larger than 16 KiB", SELF_CHECK, SELF_CHECK),
 }
 
 

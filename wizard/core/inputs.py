@@ -31,11 +31,13 @@ if TYPE_CHECKING:  # annotations only: keeps the CLI's start-up light
     from collections.abc import Callable
     from typing import Any, Literal
 
-MAX_YAML_BYTES = 32 * 1024
+MAX_YAML_BYTES = 16 * 1024
 """YAML is read by PyYAML's pure-Python SafeLoader (the one accelerate uses): the slowest shapes (nested flow lists)
-cost tens of microseconds a byte, so 32 KiB keeps the worst case under a second; a real config is 1-5 KB."""
-MAX_JSON_BYTES = 1024 * 1024
-"""JSON goes through the C reader at a few hundred MB/s; a DeepSpeed JSON is a few KB."""
+cost up to 40 microseconds a byte on a busy machine, so 16 KiB keeps the worst case near half a second (24 KiB
+took 0.9 s CPU on a busy 2-core machine); a real config or answers file is 1-5 KB."""
+MAX_JSON_BYTES = 256 * 1024
+"""JSON goes through the C reader, but the depth scan and the duplicate-key hook are Python: 1 MiB of `[1,1,...]`
+took 1.1 s and 84 MB, 256 KiB a quarter of that; a DeepSpeed JSON is a few KB."""
 MAX_BYTES = max(MAX_YAML_BYTES, MAX_JSON_BYTES)
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 100_000
@@ -285,7 +287,10 @@ def _key_path(parts: tuple) -> str:
         if isinstance(part, int) and not isinstance(part, bool):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            text = str(part)
+            if not text.isprintable() or _SURROGATE.search(text):
+                text = ascii(text)  # a key holding the bad character is shown escaped, so the message can be printed
+            out += ("." if out else "") + text
     return out or "(top level)"
 
 
@@ -316,7 +321,7 @@ def _check_strings(data: Any, path: str | Path) -> None:
             seen.add(id(obj))
             if isinstance(obj, dict):
                 for k, v in obj.items():
-                    stack.append((k, (*where, f"key {k!r}" if isinstance(k, str) else k)))
+                    stack.append((k, (*where, f"key {ascii(k)}" if isinstance(k, str) else k)))
                     stack.append((v, (*where, k)))
             else:
                 stack.extend((v, (*where, i)) for i, v in enumerate(obj))
