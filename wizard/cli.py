@@ -407,7 +407,10 @@ def _consolidate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing DIR/model.safetensors")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.epilog = ("runs accelerate's merge_fsdp_weights for FSDP sharded checkpoints, DeepSpeed's zero_to_fp32 for "
-                "ZeRO partitions, and writes a full state dict as it is; exit codes: 0 written, 2 bad input; "
+                "ZeRO partitions, and writes a full state dict as it is. A checkpoint is read as data only: every "
+                "pickle in it goes through torch's weights-only loader (or, for a DCP .metadata, an unpickler that "
+                "knows only the metadata's classes), so nothing in it runs; one that asks for anything else, or is "
+                "damaged, is refused. Exit codes: 0 written, 2 bad input or a refused checkpoint; "
                 "see docs/checkpoints.md")
 
 

@@ -1,5 +1,7 @@
 """Bad input files and command lines: exit 2 with the one shared wording, in `check` and `--headless`."""
 import json
+import os
+import threading
 
 import pytest
 from helpers import ANSWERS_MAPPING_FIX, BINARY_FIX, CONFIG_MAPPING_FIX, ROOT, alias_bomb, deep_yaml
@@ -22,7 +24,7 @@ CASES = {  # name: (bytes, what, fix for an answers file, fix for an accelerate 
     "bomb": (alias_bomb().encode(), "YAML aliases (*name) expand to more than 100,000 values (line 6)",
              "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values",
              "write the values out instead of repeating anchors (&name / *name); a config needs a few dozen values"),
-    "huge": (b"# " + b"x" * (4 * 1024 * 1024) + b"\n", "larger than 4 MiB", SELF_CHECK, SELF_CHECK),
+    "huge": (b"# " + b"x" * (16 * 1024) + b"\n", "larger than 16 KiB", SELF_CHECK, SELF_CHECK),
 }
 
 
@@ -267,3 +269,207 @@ def test_the_largest_numbers_keep_the_estimate_columns(capsys):
         assert len(row) == len(header), row  # the "at peak" column ends under its header
         if not row.startswith("  peak"):
             assert row[gib_end - 1].isdigit() and row[gib_end] == " ", row  # the GiB column ends under its header
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# issue 22: hostile answers files and configs (attacks; none of them may run anything or write a file)
+# ------------------------------------------------------------------------------------------------------------------
+MULTINODE = """backend: deepspeed
+launch:
+  num_machines: 2
+  num_processes: 4
+  ds_multinode_launcher: {launcher}
+  ds_hostfile: hostfile
+  hosts: [{hosts}]
+  main_process_ip: {ip}
+"""
+
+
+def _headless(tmp_path, capsys, text: str, name: str = "attack.yaml"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    rc = main(["--headless", str(p), "--out", str(out)])
+    cap = capsys.readouterr()
+    return rc, cap.out + cap.err, out
+
+
+@pytest.mark.parametrize("ip", ['"10.9.9.9;touch${IFS}X;#"', '"$(touch X)"', '"10.0.0.1 -oProxyCommand=x"',
+                                '"`id`"', '"-oProxyCommand=touch X"', '"node1|id"', '"a..b"', '"node_1"'])
+def test_attack_main_process_ip_is_not_a_host_refused_naming_the_key(tmp_path, capsys, ip):
+    rc, text, out = _headless(tmp_path, capsys, MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip=ip))
+    assert rc == 2 and not out.exists()
+    assert "[main-process-ip-invalid] launch.main_process_ip" in text
+
+
+@pytest.mark.parametrize("host", ['"-Fevil"', '"-oProxyCommand=touch X"', '"node1;id"', '"$(id)"', '"a b"',
+                                  '"host#1"', '"x" ', '"-"'])
+def test_attack_host_names_refused_a_leading_dash_as_an_ssh_option(tmp_path, capsys, host):
+    rc, text, out = _headless(tmp_path, capsys,
+                              MULTINODE.format(launcher="pdsh", hosts=f"{host}, node2", ip="10.0.0.1"))
+    if host.strip() == '"x"':  # a one-letter host is a host name: the control case
+        assert "[hosts-invalid]" not in text, text
+        return
+    assert rc == 2 and not out.exists()
+    assert "[hosts-invalid] launch.hosts" in text
+    if host.startswith('"-'):
+        assert "starts with '-'" in text
+
+
+@pytest.mark.parametrize("good", ["10.0.0.1", "fe80::1", "node-1.cluster.local", "n1.", "set-by-the-slurm-batch-script"])
+def test_addresses_and_rfc1123_names_are_hosts(tmp_path, capsys, good):
+    rc, text, _ = _headless(tmp_path, capsys, MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip=f'"{good}"'))
+    assert "[main-process-ip-invalid]" not in text
+
+
+def test_attack_check_refuses_a_shell_main_process_ip_and_a_dash_hostfile_host(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hostfile").write_text("-Fevil slots=2\nnode2 slots=2\n")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
+                   "  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n  deepspeed_hostfile: hostfile\n"
+                   "num_machines: 2\nnum_processes: 4\nmachine_rank: 0\n"
+                   "main_process_ip: \"10.9.9.9;touch${IFS}X;#\"\nmain_process_port: 29500\n")
+    assert main(["check", str(cfg), "--format", "json"]) == 2
+    found = {(f["rule"], tuple(f["keys"])) for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert ("main-process-ip-invalid", ("main_process_ip",)) in found
+    assert ("ds-hostfile-host-invalid", ("deepspeed_config.deepspeed_hostfile",)) in found
+
+
+@pytest.mark.parametrize("args", ['["$(touch${IFS}X)"]', '["a;id"]', '["two words"]', '["%n"]', '["`id`"]',
+                                  '["x\\ny"]'])
+def test_attack_script_arguments_through_pdsh_are_refused(tmp_path, capsys, args):
+    text = MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip="node1") + f"  script_args: {args}\n"
+    rc, out_text, out = _headless(tmp_path, capsys, text)
+    assert rc == 2 and not out.exists()
+    assert "[script-args-remote-shell] launch.script_args" in out_text
+
+
+def test_plain_script_arguments_through_pdsh_and_shell_arguments_on_standard_are_fine(tmp_path, capsys):
+    plain = MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip="node1") + \
+        '  script_args: ["--lr", "1e-4", "--out=/data/run-1", "a,b:c@d"]\n'
+    assert _headless(tmp_path, capsys, plain)[0] == 0
+    standard = MULTINODE.format(launcher="standard", hosts="node1, node2", ip="node1") + \
+        '  script_args: ["--note", "two words; no shell"]\n'  # argv all the way: nothing reads it again
+    rc, text, _ = _headless(tmp_path, capsys, standard, "standard.yaml")
+    assert "[script-args-remote-shell]" not in text
+
+
+@pytest.mark.parametrize("script", ["--num_processes=1", "-m", "--config_file=/tmp/x"])
+def test_attack_a_script_name_starting_with_a_dash_is_refused(tmp_path, capsys, script):
+    rc, text, out = _headless(tmp_path, capsys, f"backend: fsdp\nlaunch:\n  script: '{script}'\n")
+    assert rc == 2 and not out.exists()
+    assert "[script-looks-like-option] launch.script" in text and f"./{script}" in text
+
+
+@pytest.mark.parametrize("value,key", [('"a\\0b"', "launch.hosts[0]"), ('"a\\x1bb"', "launch.hosts[0]"),
+                                       ('"a\\rb"', "launch.hosts[0]"), ('"\\x7f"', "launch.hosts[0]")])
+def test_attack_control_characters_from_escapes_exit_2_naming_the_key(tmp_path, capsys, value, key):
+    rc, text, out = _headless(tmp_path, capsys, f"backend: deepspeed\nlaunch:\n  num_machines: 2\n"
+                              f"  hosts: [{value}, node2]\n  main_process_ip: node1\n")
+    assert rc == 2 and not out.exists()
+    assert f"the text of {key} holds the control character" in text
+
+
+def test_attack_a_nul_in_a_config_value_is_named_by_check(tmp_path, capsys):
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"distributed_type": "MULTI_GPU", "main_process_ip": "a\\u0000b", "num_processes": 2}')
+    assert main(["check", str(cfg)]) == 2
+    assert "the text of main_process_ip holds the control character 0x00" in capsys.readouterr().out
+
+
+def test_duplicate_keys_in_answers_are_reported_as_check_reports_them(tmp_path, capsys):
+    rc, text, out = _headless(tmp_path, capsys, "backend: fsdp\nlaunch:\n  num_processes: 2\n  num_processes: 8\n")
+    assert rc == 2 and not out.exists()
+    assert "[answers-duplicate-key] launch.num_processes" in text
+    rc, text, out = _headless(tmp_path, capsys, "backend: fsdp\nbackend: fsdp\n", "same.yaml")
+    assert rc == 0 and "[answers-duplicate-key-same-value] backend" in text
+
+
+def _fifo(tmp_path, name):
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+def _no_hang(fn, fifo):
+    """Run ``fn`` in a thread: a FIFO with no writer blocks a plain open() forever, so a reader that opens it is
+    let go (by opening the writing end) and the test fails."""
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("rc", fn()), daemon=True)
+    t.start()
+    t.join(30)
+    if t.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY))  # the reader's open returns; it reads end-of-file
+        t.join(30)
+        pytest.fail("the FIFO was opened and read")
+    return result["rc"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("argv", [
+    lambda f, t: ["--headless", str(f), "--out", str(t / "out")],
+    lambda f, t: ["check", str(f)],
+    lambda f, t: ["check", str(t / "c.yaml"), "--script", str(f)],
+    lambda f, t: ["convert", str(f), "--to", "deepspeed", "--out", str(t / "out")],
+], ids=["answers", "config", "script", "convert"])
+def test_attack_a_fifo_as_an_input_file_is_refused_at_once(tmp_path, capsys, argv):
+    (tmp_path / "c.yaml").write_text("distributed_type: MULTI_GPU\nnum_processes: 2\n")
+    fifo = _fifo(tmp_path, "in.yaml")
+    rc = _no_hang(lambda: main(argv(fifo, tmp_path)), fifo)
+    cap = capsys.readouterr()
+    assert rc == 2
+    assert "a named pipe (FIFO), not a regular file" in cap.out + cap.err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_attack_a_fifo_as_the_deepspeed_json_is_refused_at_once(tmp_path, capsys):
+    fifo = _fifo(tmp_path, "ds.json")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n"
+                   f"  deepspeed_config_file: {fifo}\n")
+    rc = _no_hang(lambda: main(["check", str(cfg)]), fifo)
+    assert rc == 2  # check looks for a regular file there (as accelerate does) and never opens anything else
+    assert "[ds-config-file-missing] deepspeed_config.deepspeed_config_file" in capsys.readouterr().out
+
+
+def test_attack_a_device_as_the_script_is_not_read(tmp_path, capsys):
+    (tmp_path / "c.yaml").write_text("distributed_type: MULTI_GPU\nnum_processes: 2\n")
+    assert main(["check", str(tmp_path / "c.yaml"), "--script", "/dev/zero"]) == 2
+    assert "a character device, not a regular file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", ["x = " + "-" * 200_000 + "1\n", "x = 1" + "+1" * 200_000 + "\n",
+                                    "x = " + "(" * 150 + "1" + ")" * 150 + "\n", "f(" * 5000 + ")" * 5000 + "\n"],
+                         ids=["unary", "binop", "parens", "calls"])
+def test_attack_a_deeply_nested_script_cannot_be_told_never_exit_3(tmp_path, capsys, source):
+    (tmp_path / "c.yaml").write_text("distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n"
+                                     "  zero_stage: 2\n")
+    script = tmp_path / "train.py"
+    script.write_text(source)
+    rc = main(["check", str(tmp_path / "c.yaml"), "--script", str(script), "--format", "json"])
+    assert rc in (0, 1)
+    [loop] = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["rule"] == "context-loop-unknown"]
+    assert "pass --trainer hf|accelerate" in loop["message"]
+
+
+@pytest.mark.parametrize("extra", [["$(touch${IFS}X)"], ["--note", "a;b"], ["x y"], ["%h"]])
+def test_attack_script_arguments_after_dashes_through_pdsh_are_refused_before_anything_starts(tmp_path, extra):
+    """The arguments after `--launch --` never pass the answer rules: the plan refuses them for a runner launcher
+    (nothing is started: the plan is where the command line is made)."""
+    from wizard.core.answers.model import parse_answers_text
+    from wizard.run.plan import PlanError, plan_launch
+
+    (tmp_path / "train.py").write_text("print('hi')\n")
+    (tmp_path / "hostfile").write_text("node1 slots=2\nnode2 slots=2\n")
+    answers, findings = parse_answers_text(
+        MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip="node1") + "  script: train.py\n")
+    assert answers is not None, findings
+    with pytest.raises(PlanError, match="through a remote shell"):
+        plan_launch(answers, tmp_path / "out", script_args=extra, cwd=str(tmp_path))
+    assert not (tmp_path / "X").exists()
+    standard, _ = parse_answers_text(
+        MULTINODE.format(launcher="standard", hosts="node1, node2", ip="node1") + "  script: train.py\n")
+    plan = plan_launch(standard, tmp_path / "out2", script_args=extra, cwd=str(tmp_path))  # argv only: fine
+    assert plan.spec.argv[-len(extra):] == extra

@@ -21,7 +21,7 @@ def bad_files(tmp_path):
     lst = tmp_path / "list.yaml"
     lst.write_text("- backend: fsdp\n")
     deep = tmp_path / "deep.yaml"
-    deep.write_text(deep_yaml(2000))
+    deep.write_text(deep_yaml(100))
     return {
         "binary": (png, f"{png}: not UTF-8 text (byte 0 is 0x89); {BINARY_FIX}", None),
         "missing": (tmp_path / "missing.yaml", f"{tmp_path / 'missing.yaml'}: not found; ", None),

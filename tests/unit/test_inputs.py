@@ -26,8 +26,8 @@ def test_depth_at_the_bound_is_read_and_one_more_is_refused_with_the_line():
                               "levels deep and a few kilobytes long — is this the right file?")
 
 
-@pytest.mark.parametrize("text", [deep_yaml(2000), "a: " + "[" * 100_000 + "]" * 100_000 + "\n",
-                                  "a: " + "{b: " * 5000 + "1" + "}" * 5000 + "\n"])
+@pytest.mark.parametrize("text", [deep_yaml(100), "a: " + "[" * 5_000 + "]" * 5_000 + "\n",
+                                  "a: " + "{b: " * 3000 + "1" + "}" * 3000 + "\n"])
 def test_deep_yaml_is_refused_without_recursion_error(text):
     with pytest.raises(InputError) as exc:
         parse_yaml(text, "deep.yaml")
@@ -40,7 +40,7 @@ def test_deep_yaml_is_refused_even_under_a_low_recursion_limit():
     sys.setrecursionlimit(450)
     try:
         with pytest.raises(InputError, match="nested more than 64"):
-            parse_yaml(deep_yaml(200), "deep.yaml")
+            parse_yaml(deep_yaml(100), "deep.yaml")
     finally:
         sys.setrecursionlimit(old)
 
@@ -65,11 +65,26 @@ def test_alias_bomb_is_refused_and_ordinary_anchors_are_fine():
 
 def test_size_bound(tmp_path):
     p = tmp_path / "big.yaml"
-    p.write_bytes(b"# " + b"x" * inputs.MAX_BYTES + b"\nbackend: fsdp\n")
+    p.write_bytes(b"# " + b"x" * inputs.MAX_YAML_BYTES + b"\nbackend: fsdp\n")
     with pytest.raises(InputError) as exc:
         load_mapping_file(p, inputs.ANSWERS)
     assert exc.value.problem == "too-large"
-    assert exc.value.message == f"{p}: larger than 4 MiB"
+    assert exc.value.message == f"{p}: larger than 16 KiB"
+    j = tmp_path / "big.json"  # JSON is read by the C reader: a larger bound
+    j.write_bytes(b'{"a": "' + b"x" * inputs.MAX_JSON_BYTES + b'"}')
+    with pytest.raises(InputError) as exc:
+        load_mapping_file(j, inputs.DEEPSPEED)
+    assert exc.value.message == f"{j}: larger than 256 KiB"
+    ok = tmp_path / "ok.json"
+    ok.write_bytes(b'{"a": "' + b"x" * (inputs.MAX_YAML_BYTES * 4) + b'"}')
+    assert load_mapping_file(ok, inputs.DEEPSPEED)["a"].startswith("x")
+
+
+def test_yaml_text_over_the_bound_is_refused_before_it_is_parsed():
+    """The TUI and the answers' text path parse text that was never a file: the same bound."""
+    with pytest.raises(InputError) as exc:
+        parse_yaml("a: [" + "1," * inputs.MAX_YAML_BYTES + "1]\n", "pasted")
+    assert exc.value.problem == "too-large"
 
 
 def test_binary_files_name_the_first_bad_byte(tmp_path):
@@ -142,7 +157,7 @@ def ds_yaml(value: str) -> str:
 
 def test_accelerate_config_bounds_raise_config_file_error(tmp_path):
     p = tmp_path / "acc.yaml"
-    p.write_text(deep_yaml(2000))
+    p.write_text(deep_yaml(100))
     with pytest.raises(InputError, match="nested more than 64 levels deep"):
         load_config_files(p)
     j = tmp_path / "acc.json"
@@ -198,7 +213,7 @@ def test_merge_keys_are_not_reported_as_duplicates(tmp_path):
 
 @pytest.mark.parametrize("text,message", [
     ("a: 1\nb: \x07x\n", "x.yaml: not text (line 2: character 0x07 is a control character, which YAML does not allow)"),
-    ('a: "\\ud800"\n', ("x.yaml: a text value holds half of a UTF-16 pair (an escape like \\ud800), "
+    ('a: "\\ud800"\n', ("x.yaml: the text of a holds half of a UTF-16 pair (an escape like \\ud800), "
                         "which is not a character")),
     ("&a [*a]\n", ("x.yaml: a YAML alias (*name) refers to the value that contains it (line 1), "
                    "so the value would never end")),

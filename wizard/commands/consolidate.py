@@ -3,7 +3,8 @@ a run's checkpoint, made by the libraries' own tools (see :mod:`wizard.run.conso
 
 RUN_DIR is a run record folder (``OUT/runs/<id>``), a checkpoint folder or a folder of checkpoints. The file
 goes to ``DIR/model.safetensors`` (default ``RUN_DIR/consolidated/``); an existing file is replaced only with
-``--force``. Progress goes to stderr, the result to stdout. Exit 0 written, 2 bad input (with what to do).
+``--force``. Progress goes to stderr, the result to stdout. Exit 0 written, 2 bad input (with what to do), also a
+checkpoint refused because it would run code or is damaged (:mod:`wizard.run.checkpoint_io`).
 torch, accelerate and deepspeed are imported only once the checkpoint is found.
 """
 from __future__ import annotations

@@ -3,11 +3,16 @@
 Every file the wizard reads (an answers.yaml, an accelerate config, the DeepSpeed JSON it names, JSON text or
 base64 JSON inline in the YAML, the TUI's ``--answers``/``--config`` and open dialogs) goes through here:
 
-* at most :data:`MAX_BYTES` bytes, UTF-8 text (the first bad byte is named) without NUL bytes;
+* a regular file (a FIFO, a device or a socket is refused before anything is read from it);
+* at most :data:`MAX_YAML_BYTES` bytes of YAML or :data:`MAX_JSON_BYTES` of JSON (:data:`MAX_BYTES` is the larger),
+  UTF-8 text (the first bad byte is named) without NUL bytes; the bounds keep the slowest shape of each under a
+  second (benchmarks/input_bound.py);
 * at most :data:`MAX_DEPTH` levels of nesting, checked while composing (YAML: the composer's own recursion
   is counted and stopped before Python's recursion limit; JSON: a scan of the brackets outside strings
   before ``json.loads``), with the line of the first level too deep;
-* YAML aliases may not expand to more than :data:`MAX_ALIAS_VALUES` values ("billion laughs").
+* YAML aliases may not expand to more than :data:`MAX_ALIAS_VALUES` values ("billion laughs");
+* no control characters in a text value or key (a ``"\\0"`` escape in YAML, ``"\\u0000"`` in JSON), tab and
+  newline aside: the error names the key.
 
 A file that cannot be used raises :class:`InputError` (``path``, ``what``, ``fix``); ``str()`` of it is the one
 line every entry point prints: ``PATH: WHAT; FIX``. ``check`` shows it as a finding (message ``PATH: WHAT``,
@@ -16,7 +21,9 @@ fix ``FIX``). Nothing here imports yaml until it is needed.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -24,7 +31,14 @@ if TYPE_CHECKING:  # annotations only: keeps the CLI's start-up light
     from collections.abc import Callable
     from typing import Any, Literal
 
-MAX_BYTES = 4 * 1024 * 1024
+MAX_YAML_BYTES = 16 * 1024
+"""YAML is read by PyYAML's pure-Python SafeLoader (the one accelerate uses): the slowest shapes (nested flow lists)
+cost up to 40 microseconds a byte on a busy machine, so 16 KiB keeps the worst case near half a second (24 KiB
+took 0.9 s CPU on a busy 2-core machine); a real config or answers file is 1-5 KB."""
+MAX_JSON_BYTES = 256 * 1024
+"""JSON goes through the C reader, but the depth scan and the duplicate-key hook are Python: 1 MiB of `[1,1,...]`
+took 1.1 s and 84 MB, 256 KiB a quarter of that; a DeepSpeed JSON is a few KB."""
+MAX_BYTES = max(MAX_YAML_BYTES, MAX_JSON_BYTES)
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 100_000
 
@@ -53,8 +67,9 @@ _SELF_CHECK = "a config is at most a few levels deep and a few kilobytes long â€
 class InputError(Exception):
     """A file that cannot be used at all: not found, not text, too big or too deep, not YAML/JSON, not a mapping.
 
-    ``problem`` is a stable code (``not-found``, ``folder``, ``unreadable``, ``too-large``, ``not-utf8``,
-    ``binary``, ``not-text``, ``not-yaml``, ``not-json``, ``too-deep``, ``aliases``, ``not-a-mapping``, ``empty``).
+    ``problem`` is a stable code (``not-found``, ``folder``, ``not-a-file``, ``unreadable``, ``too-large``,
+    ``not-utf8``, ``binary``, ``not-text``, ``control-character``, ``not-yaml``, ``not-json``, ``too-deep``,
+    ``aliases``, ``not-a-mapping``, ``empty``).
     """
 
     def __init__(self, path: str | Path, what: str, fix: str, problem: str, line: int | None = None):
@@ -112,30 +127,69 @@ def _too_deep(path, line: int | None) -> InputError:
 # ----------------------------------------------------------------------------------------------------------------
 # bytes -> text
 # ----------------------------------------------------------------------------------------------------------------
-def read_text(path: str | Path, kind: str, not_found_fix: str | None = None) -> str:
-    """The file's text: exists, is a file, at most MAX_BYTES, UTF-8 (a leading BOM is dropped), no NUL bytes."""
-    p = Path(path)
+def _size_text(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit // 1024} KiB"
+
+
+_KINDS_OF_FILE = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def open_regular(path: str | Path, what: str) -> int:
+    """An open descriptor on ``path`` when it is a regular file (symlinks followed); else :class:`InputError`
+    (``folder`` or ``not-a-file``) before a byte is read. Opened without blocking, so a FIFO with no writer
+    cannot hang the open; ``what`` names the file in the fix ("answers YAML", "training script").
+    OSError (not found, no permission) passes through."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        if p.is_dir():
-            raise InputError(path, "a folder, not a file", f"give the path of the {_FILE_WORD[kind]} itself",
-                             "folder")
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(path, "a folder, not a file", f"give the path of the {what} itself", "folder")
+        if not stat.S_ISREG(mode):
+            kind = next((word for test, word in _KINDS_OF_FILE if test(mode)), "not a regular file")
+            raise InputError(path, f"{kind}, not a regular file (it is not read)",
+                             f"save the {what} as a file and give its path", "not-a-file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path`` (the caller refuses more than ``limit``)."""
+    fd = open_regular(path, what)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit + 1)
+
+
+def read_text(path: str | Path, kind: str, not_found_fix: str | None = None, *, as_json: bool | None = None) -> str:
+    """The file's text: a regular file, at most MAX_YAML_BYTES (MAX_JSON_BYTES for JSON: the DeepSpeed JSON or a
+    ``.json`` name unless ``as_json`` says), UTF-8 (a leading BOM is dropped), no NUL bytes."""
+    if as_json is None:
+        as_json = kind == DEEPSPEED or is_json_name(path)
+    limit = MAX_JSON_BYTES if as_json else MAX_YAML_BYTES
+    try:
+        data = read_bounded(path, limit, _FILE_WORD[kind])
     except FileNotFoundError:
         raise not_found(path, kind, not_found_fix) from None
-    except IsADirectoryError:  # pragma: no cover - is_dir() above answers first
+    except IsADirectoryError:  # pragma: no cover - open_regular answers first
         raise InputError(path, "a folder, not a file", f"give the path of the {_FILE_WORD[kind]} itself",
                          "folder") from None
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise InputError(path, f"cannot be read ({reason})",
                          "check that the file exists and that you may read it", "unreadable") from None
-    return decode(data, path)
+    return decode(data, path, limit)
 
 
-def decode(data: bytes, path: str | Path) -> str:
-    if len(data) > MAX_BYTES:
-        raise InputError(path, f"larger than {MAX_BYTES // (1024 * 1024)} MiB", _SELF_CHECK, "too-large")
+def too_large(path: str | Path, limit: int) -> InputError:
+    return InputError(path, f"larger than {_size_text(limit)}", _SELF_CHECK, "too-large")
+
+
+def decode(data: bytes, path: str | Path, limit: int = MAX_BYTES) -> str:
+    if len(data) > limit:
+        raise too_large(path, limit)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -222,31 +276,55 @@ def _yaml_problem(exc) -> tuple[str, int | None]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters (C0, DEL, C1) but tab and newline: none belongs in a config value, and a NUL or a carriage
+return reaching a hostfile, a command line or a batch script changes what it says."""
+
+
+def _key_path(parts: tuple) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int) and not isinstance(part, bool):
+            out += f"[{part}]"
+        else:
+            text = str(part)
+            if not text.isprintable() or _SURROGATE.search(text):
+                text = ascii(text)  # a key holding the bad character is shown escaped, so the message can be printed
+            out += ("." if out else "") + text
+    return out or "(top level)"
 
 
 def _check_strings(data: Any, path: str | Path) -> None:
-    """Refuse strings that cannot be written out again: a lone UTF-16 surrogate from a ``\\ud800`` escape.
+    """Refuse strings that cannot be written out again (a lone UTF-16 surrogate from a ``\\ud800`` escape) and
+    control characters (from a ``"\\0"`` or ``"\\u0000"`` escape), naming the key.
 
     Iterative (no recursion); each shared (aliased) object is visited once."""
-    stack, seen = [data], set()
+    stack: list[tuple[Any, tuple]] = [(data, ())]
+    seen: set[int] = set()
     while stack:
-        obj = stack.pop()
+        obj, where = stack.pop()
         if isinstance(obj, str):
             m = _SURROGATE.search(obj)
             if m:
-                raise InputError(path, f"a text value holds half of a UTF-16 pair (an escape like "
+                raise InputError(path, f"the text of {_key_path(where)} holds half of a UTF-16 pair (an escape like "
                                  f"\\u{ord(m.group()):04x}), which is not a character",
                                  "write the character itself (the file is UTF-8) or its full pair of escapes "
                                  "in JSON", "not-text")
+            m = _CONTROL.search(obj)
+            if m:
+                raise InputError(path, f"the text of {_key_path(where)} holds the control character "
+                                 f"0x{ord(m.group()):02x} (from an escape such as \"\\0\"), which no setting "
+                                 "takes", f"remove it from {_key_path(where)}", "control-character")
         elif isinstance(obj, (dict, list, tuple, set)):
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
             if isinstance(obj, dict):
-                stack.extend(obj.keys())
-                stack.extend(obj.values())
+                for k, v in obj.items():
+                    stack.append((k, (*where, f"key {ascii(k)}" if isinstance(k, str) else k)))
+                    stack.append((v, (*where, k)))
             else:
-                stack.extend(obj)
+                stack.extend((v, (*where, i)) for i, v in enumerate(obj))
 
 
 def _value_problem(exc: ValueError) -> str:
@@ -258,11 +336,47 @@ def _value_problem(exc: ValueError) -> str:
     return f"a value cannot be read ({text})"
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# duplicate keys (both YAML and JSON readers silently keep the last value)
+# ----------------------------------------------------------------------------------------------------------------
+def yaml_duplicates(node) -> list[tuple[str, bool]]:
+    """(dotted key, same value?) for every repeated key in a composed YAML mapping (depth and aliases bounded
+    by the loader)."""
+    import yaml
+
+    out: list[tuple[str, bool]] = []
+
+    def walk(n, prefix):
+        if isinstance(n, yaml.MappingNode):
+            seen: dict[str, Any] = {}
+            for k, v in n.value:
+                if not isinstance(k, yaml.ScalarNode):  # a complex key: no dotted name for it or below it
+                    walk(v, prefix)
+                    continue
+                name = str(k.value)
+                path = f"{prefix}{name}"
+                if name in seen:
+                    prev = seen[name]
+                    same = (isinstance(prev, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
+                            and prev.value == v.value and prev.tag == v.tag)
+                    out.append((path, same))
+                seen[name] = v
+                walk(v, f"{path}." if path else prefix)
+        elif isinstance(n, yaml.SequenceNode):
+            for item in n.value:
+                walk(item, prefix)
+
+    walk(node, "")
+    return out
+
+
 def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | None = None) -> Any:
     """``yaml.safe_load`` within the bounds. ``on_node`` sees the composed node before it is constructed
     (construction flattens merge keys in place), e.g. to find duplicate keys."""
     import yaml
 
+    if len(text) > MAX_YAML_BYTES and len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise too_large(path, MAX_YAML_BYTES)
     loader = None
     try:
         loader = _loader_class()(text)  # the reader refuses control characters here already
@@ -321,6 +435,8 @@ def check_json_depth(text: str, path: str | Path) -> None:
 
 
 def parse_json(text: str, path: str | Path, object_pairs_hook: Callable | None = None) -> Any:
+    if len(text) > MAX_JSON_BYTES and len(text.encode("utf-8")) > MAX_JSON_BYTES:
+        raise too_large(path, MAX_JSON_BYTES)
     check_json_depth(text, path)
     try:
         data = json.loads(text, object_pairs_hook=object_pairs_hook)
@@ -377,6 +493,7 @@ def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None
                       on_node: Callable[[Any], None] | None = None, allow_empty: bool = False,
                       not_found_fix: str | None = None) -> dict | None:
     """Read a YAML (JSON for a ``.json`` name, and always for the DeepSpeed JSON) mapping within the bounds."""
-    text = read_text(path, kind, not_found_fix)
-    return mapping_from_text(text, path, kind, as_json=kind == DEEPSPEED or is_json_name(path),
+    as_json = kind == DEEPSPEED or is_json_name(path)
+    text = read_text(path, kind, not_found_fix, as_json=as_json)
+    return mapping_from_text(text, path, kind, as_json=as_json,
                              json_hook=json_hook, on_node=on_node, allow_empty=allow_empty)

@@ -5,7 +5,9 @@ Seq2SeqTrainer, a TRL trainer, a subclass of one, or the entry point of a projec
 LLaMA-Factory or axolotl), ``"accelerate"`` when it builds an ``Accelerator`` and calls ``prepare`` without any
 Trainer, and None when it cannot tell, always with the evidence (file:line) or the reason.
 
-Stdlib only (``ast``).
+Stdlib only (``ast``). The script is read within a bound (:data:`MAX_BYTES`, a regular file only: a FIFO or a
+device is refused before a byte is read), and a source nested too deep for the parser or for the walk gives "cannot
+tell" with the ``--trainer`` fix, never a RecursionError or MemoryError.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .context import LOOP_ACCELERATE, LOOP_HF
+from .inputs import read_bounded
 
 TRAINER_MODULES = ("transformers", "trl", "peft", "setfit", "sentence_transformers", "optimum")
 """Packages whose ``...Trainer`` classes are (or derive from) transformers' Trainer."""
@@ -201,18 +204,29 @@ class _Finder(ast.NodeVisitor):
         return out
 
 
+_PASS_TRAINER = "pass --trainer hf|accelerate"
+
+
 def infer_loop_from_source(text: str, name: str = "script") -> ScriptLoop:
+    too_deep = ScriptLoop(None, f"{name} is nested too deep for the wizard to read, so who drives training cannot "
+                          f"be told ({_PASS_TRAINER})")
     try:
         tree = ast.parse(text, filename=name)
     except SyntaxError as e:
-        return ScriptLoop(None, f"{name} is not Python the wizard can read (line {e.lineno}: {e.msg})")
+        return ScriptLoop(None, f"{name} is not Python the wizard can read (line {e.lineno}: {e.msg}; "
+                          f"{_PASS_TRAINER})")
+    except (RecursionError, MemoryError):  # the parser gives up on deep nesting with one or the other
+        return too_deep
     finder = _Finder()
-    # two passes: classes defined below their first use, names imported late
-    finder.visit(tree)
-    finder.trainer_call = finder.accelerator_call = None
-    finder.prepare_call = None
-    finder.prepare_args, finder.assigned = [], {}
-    finder.visit(tree)
+    try:
+        # two passes: classes defined below their first use, names imported late
+        finder.visit(tree)
+        finder.trainer_call = finder.accelerator_call = None
+        finder.prepare_call = None
+        finder.prepare_args, finder.assigned = [], {}
+        finder.visit(tree)
+    except RecursionError:  # the walk recurses once per level of the tree
+        return too_deep
     if finder.trainer_call:
         line, what = finder.trainer_call
         return ScriptLoop(LOOP_HF, f"{name}:{line} builds {what}")
@@ -220,19 +234,24 @@ def infer_loop_from_source(text: str, name: str = "script") -> ScriptLoop:
         line, what = finder.entry
         return ScriptLoop(LOOP_HF, f"{name}:{line} {what} (a project that trains through the Hugging Face Trainer)")
     if finder.accelerator_call and finder.prepare_call:
+        try:
+            prepared = finder.prepared(name)  # ast.unparse recurses too
+        except RecursionError:
+            return too_deep
         line, what = finder.accelerator_call
         return ScriptLoop(LOOP_ACCELERATE, f"{name}:{line} builds {what} and calls prepare() at line "
-                          f"{finder.prepare_call}, with no Trainer", finder.prepared(name))
+                          f"{finder.prepare_call}, with no Trainer", prepared)
     if finder.accelerator_call:
         line, _ = finder.accelerator_call
         return ScriptLoop(None, f"{name}:{line} builds Accelerator(...) but never calls prepare(), and builds no "
-                          "Trainer: the training may happen in another module")
+                          f"Trainer: the training may happen in another module ({_PASS_TRAINER})")
     return ScriptLoop(None, f"{name} builds neither a Trainer nor an Accelerator: the training may happen in another "
                       "module (pass --trainer hf|accelerate)")
 
 
 def infer_loop(path: str | Path) -> ScriptLoop:
-    """Read ``path`` and tell who drives training. Raises OSError when it cannot be read."""
+    """Read ``path`` (at most MAX_BYTES of it) and tell who drives training. Raises OSError when it cannot be read,
+    ``InputError`` when it is not a regular file (a FIFO, a device)."""
     p = Path(path)
-    data = p.read_bytes()[:MAX_BYTES]
+    data = read_bounded(p, MAX_BYTES, "training script")[:MAX_BYTES]
     return infer_loop_from_source(data.decode("utf-8", errors="replace"), p.name)

@@ -13,7 +13,8 @@ from .findings import DOC, ERROR, INFO, WARNING
 from .rules import IMPORT, INPUT, VERIFY, rule
 
 _ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers/model.py (answers_from_mapping)"
-_INPUTS_SRC = "wizard/core/inputs.py (bounded reading: 4 MiB, 64 levels, 100,000 alias values)"
+_INPUTS_SRC = ("wizard/core/inputs.py (bounded reading: regular files only, 16 KiB of YAML, 256 KiB of JSON, 64 levels, "
+               "100,000 alias values, no control characters)")
 _VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py (round trip through "
                "accelerate 1.15 / deepspeed 0.19)")
 
@@ -41,6 +42,17 @@ ANSWERS_BAD_VALUE = rule(
     _ANSWERS_SRC + "; wizard/core/catalog/settings.py (kind, choices, minimum, maximum)", section=INPUT,
     keys="the answer id",
     fix="Write one of the expected values the message names, or remove the key to use the default.")
+ANSWERS_DUPLICATE = rule(
+    "answers-duplicate-key", ERROR,
+    "A key written twice in the answers with different values (YAML keeps the last, the first is dropped)",
+    DOC + "config-loading (yaml.safe_load keeps the last value); " + _ANSWERS_SRC + "; wizard/core/inputs.py "
+    "(yaml_duplicates, as check reads a config)", section=INPUT,
+    keys="the repeated answer id", fix="Keep one line with the value you want.")
+ANSWERS_DUPLICATE_SAME = rule(
+    "answers-duplicate-key-same-value", WARNING, "A key written twice in the answers with the same value",
+    DOC + "config-loading; " + _ANSWERS_SRC + "; wizard/core/inputs.py (yaml_duplicates)", section=INPUT,
+    keys="the repeated answer id",
+    fix="Delete one of the two lines.")
 ANSWERS_EMPTY = rule(
     "answers-empty", WARNING, "The answers file is empty (or only comments): every setting takes its default",
     _ANSWERS_SRC, section=INPUT, keys="answers",

@@ -16,8 +16,9 @@ folder given.
 :func:`consolidate` then runs, by format:
 
 =================  =====================================================================================
-``fsdp_sharded``   accelerate's ``merge_fsdp_weights`` (the code behind ``accelerate merge-weights``) on the
-                   ``torch.distributed.checkpoint`` folder of SHARDED_STATE_DICT
+``fsdp_sharded``   the steps of accelerate's ``merge_fsdp_weights`` (the code behind ``accelerate
+                   merge-weights``) on the ``torch.distributed.checkpoint`` folder of SHARDED_STATE_DICT, its
+                   ``.metadata`` read by our restricted unpickler instead of ``pickle.load``
 ``deepspeed_zero`` DeepSpeed's ``convert_zero_checkpoint_to_fp32_state_dict`` (the code of the
                    ``zero_to_fp32.py`` it writes next to the checkpoint): the fp32 master weights rebuilt
                    from the ZeRO partitions of every rank
@@ -25,6 +26,9 @@ folder given.
                    written as safetensors (aliased tensors dropped by accelerate's own cleaning)
 ``model``          a ``model.safetensors`` already whole (save_state without sharding): copied
 =================  =====================================================================================
+
+Every tool runs inside :func:`wizard.run.checkpoint_io.weights_only_loads`: a checkpoint is data, never code (see
+that module); a refused or damaged one is a ConsolidateError of one line.
 
 LOCAL_STATE_DICT (one file of flat shards per rank) has no merge tool in accelerate or torch: that is an error
 with what to change. The output is ``OUT/model.safetensors``; an existing one is never replaced without
@@ -236,21 +240,33 @@ def _say(progress: Callable[[str], None] | None, text: str) -> None:
 
 
 def _merge_fsdp(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
-    from accelerate.utils import merge_fsdp_weights
+    from accelerate.utils import save
 
-    merge_fsdp_weights(str(ck.source), str(tmp), safe_serialization=True)
-    return ("accelerate.utils.merge_fsdp_weights", f"accelerate merge-weights {ck.source} OUT")
+    from .checkpoint_io import load_dcp
+
+    # what accelerate's merge_fsdp_weights does (load the DCP folder in this one process, keep the model's own
+    # dict, write it with accelerate's save), with the .metadata read as data (torch's reader would pickle.load it)
+    state = load_dcp(ck.source)
+    if len(state) == 1:
+        state = next(iter(state.values()))
+    save(state, str(tmp / OUT_NAME), safe_serialization=True)
+    return ("accelerate's merge_fsdp_weights steps (torch.distributed.checkpoint load + accelerate.utils.save), "
+            "the metadata read as data only", f"accelerate merge-weights {ck.source} OUT")
 
 
 def _zero_to_fp32(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
     from deepspeed.utils.zero_to_fp32 import convert_zero_checkpoint_to_fp32_state_dict
 
+    from .checkpoint_io import check_torch_files
+
+    # zero_to_fp32 calls torch.load(weights_only=False): consolidate() forces the weights-only loader around it;
+    # this static read first names a file that asks for anything more
+    check_torch_files(sorted((ck.source / (ck.tag or "")).glob("*.pt")))
     # max_shard_size=None: one file, whatever the size
     convert_zero_checkpoint_to_fp32_state_dict(str(ck.source), str(tmp), max_shard_size=None,
                                                safe_serialization=True, tag=ck.tag)
-    script = ck.source / "zero_to_fp32.py"
-    shell = (f"python {script} {ck.source} OUT --tag {ck.tag} --safe_serialization" if script.is_file()
-             else f"deepspeed.utils.zero_to_fp32 on {ck.source} (tag {ck.tag})")
+    # the installed DeepSpeed's copy, never the zero_to_fp32.py inside the checkpoint (the sender's script)
+    shell = f"python -m deepspeed.utils.zero_to_fp32 {ck.source} OUT --tag {ck.tag} --safe_serialization"
     return ("deepspeed.utils.zero_to_fp32.convert_zero_checkpoint_to_fp32_state_dict", shell)
 
 
@@ -259,6 +275,9 @@ def _full_state_dict(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
     from accelerate.utils.other import clean_state_dict_for_safetensors
     from safetensors.torch import save_file
 
+    from .checkpoint_io import check_torch_files
+
+    check_torch_files([ck.source])
     state = torch.load(ck.source, map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ConsolidateError(f"{ck.source}: not a state dict of tensors; was it written by save_state with "
@@ -270,6 +289,9 @@ def _full_state_dict(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
 
 
 def _copy(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
+    from .checkpoint_io import read_safetensors_header
+
+    read_safetensors_header(ck.source)  # before anything is copied
     shutil.copyfile(ck.source, tmp / OUT_NAME)
     return ("copied (already one safetensors file)", f"cp {ck.source} OUT/{OUT_NAME}")
 
@@ -281,10 +303,15 @@ _TOOLS = {"fsdp_sharded": _merge_fsdp, "deepspeed_zero": _zero_to_fp32, "fsdp_fu
 
 
 def inspect_safetensors(path: Path) -> tuple[int, int, dict[str, int]]:
-    """(tensors, elements, {dtype: tensors}) read from the file's header (no tensor is loaded)."""
-    with open(path, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(n))
+    """(tensors, elements, {dtype: tensors}) read from the file's header (no tensor is loaded); the header is
+    checked first (:func:`wizard.run.checkpoint_io.read_safetensors_header`): ConsolidateError when it does not
+    fit the file."""
+    from .checkpoint_io import UnreadableCheckpoint, read_safetensors_header
+
+    try:
+        header = read_safetensors_header(path)
+    except UnreadableCheckpoint as exc:
+        raise ConsolidateError(str(exc)) from None
     tensors = params = 0
     dtypes: dict[str, int] = {}
     for name, info in header.items():
@@ -299,9 +326,35 @@ def inspect_safetensors(path: Path) -> tuple[int, int, dict[str, int]]:
     return tensors, params, dtypes
 
 
+def _run_tool(tool: Callable[[Checkpoint, Path], tuple[str, str]], ck: Checkpoint, tmp: Path) -> tuple[str, str]:
+    """``tool`` with every torch.load forced to weights only; whatever the checkpoint makes the libraries fail
+    with becomes a ConsolidateError of one line (bad input, exit 2), never a traceback."""
+    from .checkpoint_io import UnreadableCheckpoint, explain_unpickling_error, one_line, refusal, weights_only_loads
+
+    # a safetensors copy unpickles nothing: no torch import for it
+    guard = (contextlib.nullcontext() if ck.format == "model"
+             else weights_only_loads(deepspeed=ck.format == "deepspeed_zero"))
+    try:
+        with contextlib.redirect_stdout(sys.stderr), guard:  # the tools' chatter is progress
+            return tool(ck, tmp)
+    except ConsolidateError:
+        raise
+    except UnreadableCheckpoint as exc:
+        raise ConsolidateError(str(exc)) from None
+    except Exception as exc:  # the libraries on a damaged or crafted checkpoint: ValueError, KeyError, ...
+        name = explain_unpickling_error(exc)
+        if name is not None:
+            raise ConsolidateError(refusal(ck.folder, [name])) from None
+        raise ConsolidateError(f"{ck.folder}: cannot read this {FORMATS.get(ck.format, ck.format)} checkpoint "
+                               f"({type(exc).__name__}: {one_line(exc, 200)}); it is incomplete, damaged or not "
+                               "one written by accelerator.save_state") from None
+
+
 def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
                 progress: Callable[[str], None] | None = None) -> Result:
-    """Write ``out_dir/model.safetensors`` from ``ck`` with the tool of its format."""
+    """Write ``out_dir/model.safetensors`` from ``ck`` with the tool of its format. The checkpoint is read as
+    data only (:mod:`wizard.run.checkpoint_io`): nothing in it runs, and a refused or damaged one raises
+    ConsolidateError before the output is replaced."""
     out_dir = Path(out_dir).expanduser()
     out_file = out_dir / OUT_NAME
     if ck.format == "fsdp_local":
@@ -316,26 +369,27 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
         raise ConsolidateError(f"{out_file} exists; add --force to replace it, or choose another folder with --out")
     if out_dir.exists() and not out_dir.is_dir():
         raise ConsolidateError(f"{out_dir}: exists and is not a folder; choose another folder with --out")
+    if ck.format == "model":  # the header is checked before the output folder is even made
+        inspect_safetensors(ck.source)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     _say(progress, f"consolidating {ck.describe()}")
     tmp = Path(tempfile.mkdtemp(prefix=".consolidate-", dir=out_dir))
     try:
         _say(progress, f"running {_RUNS[ck.format]} (CPU-bound: large models take minutes)")
-        with contextlib.redirect_stdout(sys.stderr):  # the tools' own chatter is progress, not the result
-            name, shell = tool(ck, tmp)
+        name, shell = _run_tool(tool, ck, tmp)
         written = tmp / OUT_NAME
         if not written.is_file():
             made = sorted(p.name for p in tmp.iterdir())
             raise ConsolidateError(f"{name} wrote {made or 'nothing'}, not {OUT_NAME}; the checkpoint in "
                                    f"{ck.folder} may be incomplete")
+        tensors, params, dtypes = inspect_safetensors(written)  # before it replaces anything
         # safetensors writes its files 0600: the output follows the umask like every other file the wizard
         # writes (or keeps the mode of the file it replaces)
         os.chmod(written, file_mode(out_file))
         os.replace(written, out_file)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    tensors, params, dtypes = inspect_safetensors(out_file)
     notes = []
     if ck.manifest.get("model_16bit"):
         notes.append(f"DeepSpeed also saved the gathered 16-bit weights in {ck.folder / ck.manifest['model_16bit']}; "

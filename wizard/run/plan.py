@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..core.answers import Answers
 from ..core.answers.generate import Generated, generate
+from ..core.answers.multinode import remote_shell_unsafe
 from ..core.answers.render import ACCELERATE_YAML
 from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
@@ -116,6 +117,14 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         args = _tokens(answers["launch.script_args"], "launch.script_args") + extra_args
     if adjust is not None:
         used, adjustments = adjust(used, adjustments)
+    if script.startswith("-"):  # the answers' rule says it too; the bundled script never does
+        raise PlanError(f"the training script {script!r} starts with '-': accelerate launch would read it as an "
+                        f"option; give its path as './{script}'")
+    unsafe = remote_shell_unsafe(used, script, args)
+    if unsafe:  # the answers' own are refused by the script-args-remote-shell rule; this covers those after --
+        raise PlanError(f"{', '.join(repr(t) for t in unsafe)}: the {used['launch.ds_multinode_launcher']} launcher "
+                        "passes the script and its arguments through a remote shell, unquoted; use plain words "
+                        "(letters, digits and _ @ + = : , . / -)")
     script_path = Path(script) if Path(script).is_absolute() else where / script
     if not script_path.is_file():
         raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "

@@ -32,6 +32,8 @@ from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, targe
 from ..findings import ERROR, WARNING, Finding
 from ..wizard_rules import (
     ANSWERS_BAD_VALUE,
+    ANSWERS_DUPLICATE,
+    ANSWERS_DUPLICATE_SAME,
     ANSWERS_EMPTY,
     ANSWERS_NOT_A_MAPPING,
     ANSWERS_SCHEMA_VERSION,
@@ -344,17 +346,44 @@ def answers_from_mapping(data: Any) -> tuple[Answers | None, list[Finding]]:
     return Answers(values, frozenset(explicit)), findings
 
 
+def _duplicate_findings(dups: list[tuple[str, bool]], path: str | Path) -> list[Finding]:
+    """A key written twice: an error when the values differ (the first is silently dropped), else a warning."""
+    out = []
+    for key, same in dups:
+        if same:
+            out.append(Finding(WARNING, ANSWERS_DUPLICATE_SAME, (key,),
+                               f"'{key}' is written twice in {path} with the same value", "delete one of the two lines",
+                               "answers.yaml schema 1"))
+        else:
+            out.append(Finding(ERROR, ANSWERS_DUPLICATE, (key,),
+                               f"'{key}' is written twice in {path} with different values: YAML keeps the last "
+                               "one and silently drops the first", "keep one line with the value you want",
+                               "answers.yaml schema 1"))
+    return out
+
+
+def _with_duplicates(data: Any, dups: list[tuple[str, bool]], path: str | Path) -> tuple[Answers | None, list[Finding]]:
+    answers, findings = answers_from_mapping(data)
+    dup = _duplicate_findings(dups, path)
+    if any(f.severity == ERROR for f in dup):
+        answers = None
+    return answers, dup + findings
+
+
 def parse_answers_text(text: str, path: str = "answers.yaml") -> tuple[Answers | None, list[Finding]]:
     """Parse and validate answers.yaml text. A text that cannot be used at all (not YAML, too deep, aliases
-    expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.inputs``."""
-    from ..inputs import ANSWERS, InputError, mapping_from_text
+    expanding too far, not a mapping) gives one error finding with the shared wording of ``wizard.core.inputs``;
+    a key written twice is reported as ``check`` reports it in a config."""
+    from ..inputs import ANSWERS, InputError, mapping_from_text, yaml_duplicates
 
+    dups: list[tuple[str, bool]] = []
     try:
-        data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
+        data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True,
+                                 on_node=lambda node: dups.extend(yaml_duplicates(node)))
     except InputError as exc:
         rule = ANSWERS_NOT_A_MAPPING if exc.problem == "not-a-mapping" else ANSWERS_YAML
         return None, [exc.finding(rule, "answers", "answers.yaml schema 1")]
-    return answers_from_mapping(data)
+    return _with_duplicates(data, dups, path)
 
 
 def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tuple[Answers | None, list[Finding]]:
@@ -364,11 +393,13 @@ def load_answers_file(path: str | Path, not_found_fix: str | None = None) -> tup
     not YAML, nested too deep, aliases expanding too far, not a mapping). An empty file means every default,
     with a warning.
     """
-    from ..inputs import ANSWERS, mapping_from_text, read_text
+    from ..inputs import ANSWERS, mapping_from_text, read_text, yaml_duplicates
 
-    text = read_text(path, ANSWERS, not_found_fix)
-    data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True)
-    answers, findings = answers_from_mapping(data)
+    dups: list[tuple[str, bool]] = []
+    text = read_text(path, ANSWERS, not_found_fix, as_json=False)
+    data = mapping_from_text(text, path, ANSWERS, as_json=False, allow_empty=True,
+                             on_node=lambda node: dups.extend(yaml_duplicates(node)))
+    answers, findings = _with_duplicates(data, dups, path)
     if data is None:
         findings = [Finding(WARNING, ANSWERS_EMPTY, ("answers",),
                             f"{path} is empty (or only comments): every setting takes its default",

@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..catalog import DEEPSPEED
+from ..hosts import is_shell_word
 from .model import Answers
 from .render import processes_per_node
 
@@ -74,6 +75,16 @@ def runner_starts_every_machine(a: Answers) -> bool:
     """One command on the first host: the runner reaches the other machines itself (pdsh, MPI, slurm)."""
     launcher = ds_launcher(a)
     return launcher is not None and launcher not in PER_NODE_LAUNCHERS
+
+
+def remote_shell_unsafe(a: Answers, script: str | None = None, args: list[str] | None = None) -> list[str]:
+    """The script and arguments a remote shell would read as more than themselves, on a launch that passes them
+    through one (DeepSpeed's runner launchers); [] otherwise. ``script``/``args`` default to the answers'."""
+    if not runner_starts_every_machine(a):
+        return []
+    script = script if script is not None else a["launch.script"]
+    args = args if args is not None else [str(t) for t in a["launch.script_args"]]
+    return [t for t in ([script] if script else []) + list(args) if not is_shell_word(t)]
 
 
 def hosts(a: Answers) -> list[str] | None:

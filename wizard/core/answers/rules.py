@@ -25,10 +25,11 @@ from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTIN
 from ..catalog.model import ZERO3
 from ..effective import Effective
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
+from ..hosts import host_problem
 from ..rules import ANSWER, in_section
 from ..rules import rule as register
 from .model import Answers
-from .multinode import needs_hostfile
+from .multinode import needs_hostfile, remote_shell_unsafe
 from .of_answers import of_answers
 from .render import (
     ds_json_reasons,
@@ -134,22 +135,55 @@ def hosts_count(a: Answers) -> Iterator[Hit]:
                f"list {machines} names, machine 0 first, or set launch.num_machines {len(names)}")
 
 
-@answer_rule("hosts-invalid", ERROR, "a host name that cannot be a hostfile entry or a host",
+@answer_rule("hosts-invalid", ERROR, "a host name that is not an IP address or an RFC 1123 host name",
              DOC + "processes-and-machines; deepspeed/launcher/runner.py:225-254 (hostfile lines are "
-             "'hostname slots=N'; a host listed twice raises ValueError)",
+             "'hostname slots=N'; a host listed twice raises ValueError), 482-492 (ssh to the first host); "
+             "deepspeed/launcher/multinode_runner.py:88-128 (pdsh -w takes the hosts)",
              keys="launch.hosts (and launch.ds_multinode_launcher)",
+             fix="give each machine's host name (letters, digits, '-', '.') or IP address",
              claims=("ds-hostfile-bad-lines-raise",))
 def hosts_invalid(a: Answers) -> Iterator[Hit]:
+    """launch.main_process_ip is the config rule main-process-ip-invalid's (it is written into the config)."""
     names = [str(h) for h in a["launch.hosts"]]
-    bad = [n for n in names if not n.strip() or any(c.isspace() or c in "=#" for c in n)]
+    bad = [(n, why) for n, why in ((n, host_problem(n)) for n in names) if why]
     if bad:
-        yield (["launch.hosts"], f"host name(s) {', '.join(repr(n) for n in bad)}: a host name has no spaces, '=' "
-               "or '#' (a hostfile line is 'hostname slots=N')", "give each machine's hostname or address")
+        yield (["launch.hosts"], "launch.hosts: " + "; ".join(f"{n!r}: {why}" for n, why in bad)
+               + " (a host is an IP address or an RFC 1123 host name; the hostfile, ssh and pdsh read it)",
+               "give each machine's host name (letters, digits, '-', '.') or IP address")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice and needs_hostfile(a):
         yield (["launch.hosts", "launch.ds_multinode_launcher"],
                f"{', '.join(twice)} listed twice: DeepSpeed's runner refuses a hostfile that names a host twice "
                "(ValueError before anything starts)", "name each machine once")
+
+
+@answer_rule("script-looks-like-option", ERROR, "launch.script starts with '-': accelerate launch reads it as an option",
+             DOC + "processes-and-machines; accelerate/commands/launch.py:880-887 (training_script is argparse's "
+             "positional argument)", keys="launch.script", claims=("launch-script-dash-is-option",))
+def script_looks_like_option(a: Answers) -> Iterator[Hit]:
+    script = a["launch.script"]
+    if script and str(script).startswith("-"):
+        yield (["launch.script"], f"launch.script {script!r} starts with '-': accelerate launch would read it as one "
+               "of its own options (e.g. --num_processes=1 would override the config), not as the script",
+               f"give the script's path, e.g. './{script}' for a file of that name in the launch folder")
+
+
+@answer_rule("script-args-remote-shell", ERROR,
+             "a runner launcher passes the script and its arguments through a remote shell: shell characters refused",
+             DOC + "ds-multinode-launcher; deepspeed/launcher/multinode_runner.py:88-128 (pdsh pastes them into one "
+             "remote command, unquoted)", keys="launch.script, launch.script_args, launch.ds_multinode_launcher",
+             claims=("ds-pdsh-script-args-unquoted",))
+def script_args_remote_shell(a: Answers) -> Iterator[Hit]:
+    unsafe = remote_shell_unsafe(a)
+    if unsafe:
+        keys = [k for k, present in (("launch.script", a["launch.script"] in unsafe),
+                                     ("launch.script_args", any(str(t) in unsafe for t in a["launch.script_args"])))
+                if present] + ["launch.ds_multinode_launcher"]
+        yield (keys, f"{', '.join(repr(t) for t in unsafe)}: the {a['launch.ds_multinode_launcher']} launcher passes "
+               "the script and its arguments to every machine through a remote shell, unquoted, so a space, quote, "
+               "$, ;, |, &, <, >, (, ), *, ?, ~, #, % or newline would be read by that shell, not by the script",
+               "use plain words (letters, digits and _ @ + = : , . / -) or a launcher that starts every machine "
+               "itself (ds_multinode_launcher: standard or nossh)")
 
 
 @answer_rule("hosts-unused", WARNING, "host names on one machine are not used",

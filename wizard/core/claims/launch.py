@@ -182,6 +182,31 @@ HOSTFILE_MISSING = claim(
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:452-454; deepspeed/launcher/runner.py:212-216,"
     "466-474",
     demo=_T + "test_hostfile_lines_and_a_missing_hostfile")
+SCRIPT_DASH_OPTION = claim(
+    "launch-script-dash-is-option",
+    "accelerate launch reads its training_script with argparse: a script name starting with '-' is taken as one "
+    "of launch's own options (--num_processes=1 overrides the config) or refused as an unknown one.",
+    doc="processes-and-machines", code="accelerate/commands/launch.py:880-887",
+    why_not_demo="argparse's handling of a leading '-' (Python's documentation); the wizard refuses such a name")
+PDSH_MASTER_ADDR = claim(
+    "ds-pdsh-master-addr-unquoted",
+    "The pdsh runner pastes --master_addr=<main_process_ip> into the one command pdsh hands to the remote shell of "
+    "every host, and lists the hosts after 'pdsh -w', without quoting: a shell character there (;, $(), a space) "
+    "is read by that shell.",
+    doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:88-128",
+    why_not_demo="needs pdsh and ssh to other machines")
+PDSH_SCRIPT_ARGS = claim(
+    "ds-pdsh-script-args-unquoted",
+    "The pdsh runner pastes the training script and its arguments, as given, into the command the remote shell of "
+    "every host reads: nothing is quoted, and pdsh replaces %n and %h in it.",
+    doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:107-128",
+    why_not_demo="needs pdsh and ssh to other machines")
+SSH_FIRST_HOST = claim(
+    "ds-runner-ssh-checks-first-host",
+    "Before a multi-node launch the runner runs 'ssh -o PasswordAuthentication=no <first host> hostname', split "
+    "into words, so a first host starting with '-' is read by ssh as an option.",
+    doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:482-492",
+    why_not_demo="needs ssh to another machine")
 FILTER_SYNTAX = claim(
     "ds-filter-syntax",
     "DeepSpeed's filters name hosts separated by @, each optionally with :slot,slot; an inclusion keeps only "

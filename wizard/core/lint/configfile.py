@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..findings import ERROR, WARNING, Finding
-from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json
+from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json, yaml_duplicates
 from .base import DOC, rule
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
@@ -113,35 +113,6 @@ def _named_ds_value(cfg: Any) -> Any:
 # ----------------------------------------------------------------------------------------------------------------
 # duplicate keys (both loaders silently keep the last value)
 # ----------------------------------------------------------------------------------------------------------------
-def _yaml_duplicates(node) -> list[tuple[str, bool]]:
-    """(dotted key, same value?) for every repeated key in a composed YAML mapping (depth and aliases bounded
-    by the loader)."""
-    out: list[tuple[str, bool]] = []
-
-    def walk(n, prefix):
-        if isinstance(n, yaml.MappingNode):
-            seen: dict[str, Any] = {}
-            for k, v in n.value:
-                if not isinstance(k, yaml.ScalarNode):  # a complex key: no dotted name for it or below it
-                    walk(v, prefix)
-                    continue
-                name = str(k.value)
-                path = f"{prefix}{name}"
-                if name in seen:
-                    prev = seen[name]
-                    same = (isinstance(prev, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
-                            and prev.value == v.value and prev.tag == v.tag)
-                    out.append((path, same))
-                seen[name] = v
-                walk(v, f"{path}." if path else prefix)
-        elif isinstance(n, yaml.SequenceNode):
-            for item in n.value:
-                walk(item, prefix)
-
-    walk(node, "")
-    return out
-
-
 class _PairsDict(dict):
     """json object that remembers repeated keys."""
 
@@ -187,7 +158,7 @@ def _dup_findings(dups: list[tuple[str, bool]], where: str) -> list[Finding]:
 def _read_accelerate_config(path: Path) -> tuple[dict, list[tuple[str, bool]]]:
     dups: list[tuple[str, bool]] = []
     data = load_mapping_file(path, ACCELERATE, json_hook=_PairsDict,
-                             on_node=lambda node: dups.extend(_yaml_duplicates(node)))
+                             on_node=lambda node: dups.extend(yaml_duplicates(node)))
     if is_json_name(path):  # accelerate picks the parser from the file name
         data = _plain_json(data, "", dups)
     return data, dups

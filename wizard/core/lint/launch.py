@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..hosts import host_problem
 from ..library.launcher import PC
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, kv, rule
 from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
@@ -77,6 +78,21 @@ HOSTFILE_UNCHECKED = rule("ds-hostfile-not-checked", INFO,
                           "accelerate launch runs in)",
                           keys="deepspeed_config.deepspeed_hostfile",
                           claims=("ds-hostfile-every-host-used", "ds-hostfile-missing-local-only"))
+MAIN_IP_INVALID = rule("main-process-ip-invalid", ERROR,
+                       "main_process_ip is not an IP address or an RFC 1123 host name",
+                       DOC + "processes-and-machines; " + A + "utils/launch.py:216-224, 477-478 (torchrun's endpoint, "
+                       "the runner's --master_addr); " + DS + "launcher/multinode_runner.py:88-128 (pdsh pastes "
+                       "--master_addr into a remote shell)",
+                       keys="main_process_ip",
+                       fix="Set main_process_ip to machine 0's IP address or host name.",
+                       claims=("ds-pdsh-master-addr-unquoted",))
+HOSTFILE_HOST_INVALID = rule("ds-hostfile-host-invalid", ERROR,
+                             "a hostfile host that is not an IP address or an RFC 1123 host name",
+                             DOC + "ds-multinode-launcher; " + DS + "launcher/runner.py:225-254, 482-492 (ssh to the "
+                             "first host); " + DS + "launcher/multinode_runner.py:88-128 (pdsh -w takes the hosts)",
+                             keys="deepspeed_config.deepspeed_hostfile (its lines)",
+                             fix="Give each machine's host name (letters, digits, '-', '.') or IP address.",
+                             claims=("ds-runner-ssh-checks-first-host", "ds-pdsh-master-addr-unquoted"))
 _HOST_LINE = re.compile(r"^(\S+)\s+slots=(\d+)")  # DeepSpeed's own pattern (runner.py:229)
 
 
@@ -114,6 +130,13 @@ def check_hostfile(ctx: ConfigCheck) -> None:
                  "every host it lists.", "Run `fsdpds-wizard check` on the machine and in the folder you launch from.")
         return
     hosts, refusal = parse_hostfile(ctx.hostfile)
+    bad = [(h, why) for h, _ in hosts if (why := host_problem(h))]
+    if bad:
+        ctx.emit(HOSTFILE_HOST_INVALID, "deepspeed_config.deepspeed_hostfile",
+                 f"The hostfile {named}: " + "; ".join(f"host {h!r}: {why}" for h, why in bad) + ". The runner "
+                 "hands the hosts to ssh and pdsh (and pdsh's command to a remote shell): a host is an IP address or "
+                 "an RFC 1123 host name.",
+                 "Give each machine's host name (letters, digits, '-', '.') or IP address.")
     if refusal is not None:
         ctx.emit(HOSTFILE_BAD, "deepspeed_config.deepspeed_hostfile",
                  f"The hostfile {named}: {refusal}; DeepSpeed's runner raises ValueError before starting anything.",
@@ -142,12 +165,27 @@ def _launcher(ctx: ConfigCheck) -> str | None:
 def check(ctx: ConfigCheck) -> None:
     """The launch-level multi-node rules of this module (the JSON's hpZ rules run with the JSON checks)."""
     check_machine_rank(ctx)
+    check_main_address(ctx)
     check_hostfile(ctx)
     if _launcher(ctx) == "nossh" and ctx.nmach > 1:
         ctx.emit(NOSSH_OLD, ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"),
                  f"The 'nossh' launcher with DeepSpeed {ctx.versions.get('deepspeed') or 'before 0.14.5'}: accelerate "
                  "launch raises 'nossh launcher requires DeepSpeed >= 0.14.5' before anything starts.",
                  "Upgrade DeepSpeed to 0.14.5 or later, or use the 'standard' launcher (one launcher per machine).")
+
+
+def check_main_address(ctx: ConfigCheck) -> None:
+    """main_process_ip reaches torchrun, the DeepSpeed runner's --master_addr and, with pdsh, a remote shell: it must
+    be an address or a host name, nothing a shell or an option parser reads more into."""
+    raw = ctx.y.get("main_process_ip")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return
+    why = host_problem(str(raw))
+    if why:
+        ctx.emit(MAIN_IP_INVALID, "main_process_ip",
+                 f"{kv('main_process_ip', raw)}: {why}; it must be machine 0's IP address or RFC 1123 host name "
+                 "(torchrun and the DeepSpeed runners pass it on, pdsh through a remote shell).",
+                 "Set main_process_ip to machine 0's IP address or host name.")
 
 
 def check_machine_rank(ctx: ConfigCheck) -> None:
