@@ -32,7 +32,8 @@ CONFIG_MAPPING_FIX = ("an accelerate config maps keys to values (distributed_typ
 
 
 def deep_yaml(levels: int = 100) -> str:
-    """Block mappings nested ``levels`` deep, then ``v: 1`` (100 levels: deeper than the bound, within the size bound)."""
+    """Block mappings nested ``levels`` deep, then ``v: 1`` (100 levels: deeper than the bound, within the size
+    bound)."""
     return "".join("  " * i + f"k{i}:\n" for i in range(levels)) + "  " * levels + "v: 1\n"
 
 

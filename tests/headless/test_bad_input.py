@@ -316,7 +316,8 @@ def test_attack_host_names_refused_a_leading_dash_as_an_ssh_option(tmp_path, cap
         assert "starts with '-'" in text
 
 
-@pytest.mark.parametrize("good", ["10.0.0.1", "fe80::1", "node-1.cluster.local", "n1.", "set-by-the-slurm-batch-script"])
+@pytest.mark.parametrize("good", ["10.0.0.1", "fe80::1", "node-1.cluster.local", "n1.",
+                                  "set-by-the-slurm-batch-script"])
 def test_addresses_and_rfc1123_names_are_hosts(tmp_path, capsys, good):
     rc, text, _ = _headless(tmp_path, capsys, MULTINODE.format(launcher="pdsh", hosts="node1, node2", ip=f'"{good}"'))
     assert "[main-process-ip-invalid]" not in text

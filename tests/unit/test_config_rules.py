@@ -159,6 +159,8 @@ CASES = [
       dict(BASE, distributed_type="NO", num_processes=1)),
     C("multinode-no-main-ip", fsdp(num_processes=16, num_machines=2),
       fsdp(num_processes=16, num_machines=2, main_process_ip="10.0.0.1")),
+    C("main-process-ip-invalid", fsdp(num_processes=16, num_machines=2, main_process_ip="10.9.9.9;touch${IFS}X;#"),
+      fsdp(num_processes=16, num_machines=2, main_process_ip="node-0.cluster.local")),
     C("dynamo-backend-invalid", fsdp(dynamo_config={"dynamo_backend": "INDUCTORR"}),
       fsdp(dynamo_config={"dynamo_backend": "inductor"})),
     C("dynamo-mode-invalid", fsdp(dynamo_config={"dynamo_backend": "INDUCTOR", "dynamo_mode": "fast"}),
@@ -433,8 +435,8 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     "trainer-prefetch-bucket-float", "trainer-warmup-steps-zero",
     # only for DeepSpeed before 0.14.5: test_nossh_is_refused_only_below_deepspeed_0_14_5
     "deepspeed-nossh-too-old",
-    # the hostfile's lines come from the loader: tests/unit/test_hostfile_rules.py
-    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked",
+    # the hostfile's lines come from the loader: tests/unit/test_hostfile_rules.py, tests/headless/test_bad_input.py
+    "ds-hostfile-host-count", "ds-hostfile-invalid", "ds-hostfile-not-checked", "ds-hostfile-host-invalid",
     # only for torch before 2.7: test_fsdp2_drops_ignored_modules_before_torch_2_7
     "fsdp2-ignored-modules-dropped",
     # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py

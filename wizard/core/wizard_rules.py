@@ -13,8 +13,8 @@ from .findings import DOC, ERROR, INFO, WARNING
 from .rules import IMPORT, INPUT, VERIFY, rule
 
 _ANSWERS_SRC = "answers.yaml schema 1; wizard/core/answers/model.py (answers_from_mapping)"
-_INPUTS_SRC = ("wizard/core/inputs.py (bounded reading: regular files only, 16 KiB of YAML, 256 KiB of JSON, 64 levels, "
-               "100,000 alias values, no control characters)")
+_INPUTS_SRC = ("wizard/core/inputs.py (bounded reading: regular files only, 16 KiB of YAML, 256 KiB of JSON, "
+               "64 levels, 100,000 alias values, no control characters)")
 _VERIFY_SRC = (DOC + "how-a-config-reaches-the-libraries; wizard/core/verify/roundtrip.py (round trip through "
                "accelerate 1.15 / deepspeed 0.19)")
 

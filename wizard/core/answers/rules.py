@@ -157,7 +157,8 @@ def hosts_invalid(a: Answers) -> Iterator[Hit]:
                "(ValueError before anything starts)", "name each machine once")
 
 
-@answer_rule("script-looks-like-option", ERROR, "launch.script starts with '-': accelerate launch reads it as an option",
+@answer_rule("script-looks-like-option", ERROR,
+             "launch.script starts with '-': accelerate launch reads it as an option",
              DOC + "processes-and-machines; accelerate/commands/launch.py:880-887 (training_script is argparse's "
              "positional argument)", keys="launch.script", claims=("launch-script-dash-is-option",))
 def script_looks_like_option(a: Answers) -> Iterator[Hit]:

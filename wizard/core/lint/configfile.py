@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..findings import ERROR, WARNING, Finding
 from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json, yaml_duplicates
 from .base import DOC, rule
