@@ -146,11 +146,11 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
             print(f"  {adj.short()}: {adj.why}", file=err)
         print("script arguments: " + (shlex.join(plan.spec.summary_extra.get("script_args") or []) or "(none)"),
               file=err)
-        from ..run.rehearse import deepspeed_ops_cached
+        from ..run.rehearse import ops_notes
 
-        if plan.generated.answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
-            print("note: DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); "
-                  "build them ahead with: python -m wizard.run.rehearse --prewarm", file=err)
+        if plan.generated.answers.target == "deepspeed":
+            for note in ops_notes(plan.spec.env):
+                print(f"note: {note}", file=err)
     if slurm:
         from ..run.slurm import SCRIPT
 

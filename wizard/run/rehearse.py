@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -389,14 +390,54 @@ def rehearsal_env(target: str, base: Mapping[str, str] | None = None, machines: 
     return env
 
 
-def deepspeed_ops_cached(env: Mapping[str, str] | None = None) -> bool:
-    """Whether DeepSpeed's CPU ops look built in the torch extensions folder (a cheap file check)."""
+_OPS = ("cpu_adam", "deepspeed_shm_comm")
+STALE_LOCK_S = 15 * 60
+"""A build lock older than this is a stopped build's: one op builds in 1-3 minutes on 2 cores."""
+
+
+def _extension_folders(env: Mapping[str, str] | None) -> list[Path]:
     if env is None:
         env = os.environ
     root = env.get("TORCH_EXTENSIONS_DIR")
-    folders = [Path(root)] if root else list((Path.home() / ".cache" / "torch_extensions").glob("py*_cpu"))
-    return any((f / "cpu_adam" / "cpu_adam.so").is_file()
-               and (f / "deepspeed_shm_comm" / "deepspeed_shm_comm.so").is_file() for f in folders)
+    return [Path(root)] if root else list((Path.home() / ".cache" / "torch_extensions").glob("py*_cpu"))
+
+
+def deepspeed_ops_cached(env: Mapping[str, str] | None = None) -> bool:
+    """Whether DeepSpeed's CPU ops look built in the torch extensions folder (a cheap file check)."""
+    return any(all((f / op / f"{op}.so").is_file() for op in _OPS) for f in _extension_folders(env))
+
+
+def stale_build_locks(env: Mapping[str, str] | None = None, *, now: float | None = None) -> list[Path]:
+    """torch's build locks (``<extensions>/<op>/lock``) older than :data:`STALE_LOCK_S`. torch takes the lock
+    before building an op and removes it after; a build that was killed leaves it, and every later process that
+    loads the op waits for it forever, in silence."""
+    import time
+
+    now = time.time() if now is None else now
+    found = []
+    for folder in _extension_folders(env):
+        for lock in sorted(folder.glob("*/lock")):
+            try:
+                age = now - lock.lstat().st_mtime
+            except FileNotFoundError:
+                continue
+            if age > STALE_LOCK_S:
+                found.append(lock)
+    return found
+
+
+def ops_notes(env: Mapping[str, str] | None = None) -> list[str]:
+    """What to know before a DeepSpeed rehearsal about its CPU ops: a first build's wait, and build locks left by
+    a stopped build (the ranks would wait for them forever)."""
+    notes = []
+    for lock in stale_build_locks(env):
+        notes.append(f"{lock} is older than {STALE_LOCK_S // 60} minutes: a stopped build left it, and the ranks "
+                     "will wait for it without end. If no other build is running, remove it: "
+                     f"rm {shlex.quote(str(lock))}")
+    if not deepspeed_ops_cached(env):
+        notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
+                     "ahead with: python -m wizard.run.rehearse --prewarm")
+    return notes
 
 
 def prewarm_deepspeed_ops(timeout: float = 900.0, python: str | None = None) -> subprocess.CompletedProcess:

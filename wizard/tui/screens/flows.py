@@ -45,11 +45,10 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
                         else ""))
         notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]
         notes.append("script arguments: " + (" ".join(plan.spec.summary_extra.get("script_args") or []) or "(none)"))
-        from ...run.rehearse import deepspeed_ops_cached
+        from ...run.rehearse import ops_notes
 
-        if answers.target == "deepspeed" and not deepspeed_ops_cached(plan.spec.env):
-            notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
-                         "ahead with: python -m wizard.run.rehearse --prewarm")
+        if answers.target == "deepspeed":
+            notes += ops_notes(plan.spec.env)
     else:
         heading = f"Launch of {target_label(answers)}"
     import shlex
