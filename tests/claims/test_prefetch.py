@@ -253,7 +253,8 @@ def test_fsdp2_units_of_a_transformers_model(wrapping):
 
 
 @pytest.mark.claim("fsdp-ignored-modules")
-def test_ignored_modules_stay_whole_and_unreduced(wrapping):
+@pytest.mark.parametrize("version", ["v1", "v2"], ids=["fsdp1", "fsdp2"])
+def test_ignored_modules_stay_whole_and_unreduced(wrapping, version):
     import torch
     from accelerate.utils.fsdp_utils import get_parameters_from_modules
 
@@ -262,19 +263,24 @@ def test_ignored_modules_stay_whole_and_unreduced(wrapping):
     assert len(get_parameters_from_modules("f", model, torch.device("cpu"))) == 0  # the whole name must match
     assert len(get_parameters_from_modules("f.*", model, torch.device("cpu"))) == 2
     for rank in (0, 1):
-        v1, v2 = wrapping[rank]["v1"], wrapping[rank]["v2"]
-        assert v1["is_fsdp"] and v1["ignored_modules"] == ["Linear"]  # head reached FSDP1 as an ignored module
-        for v in (v1, v2):
-            assert v["head_plain"]  # whole, a plain Parameter on every rank
-            assert v["head_grad_local"] and v["ranks_differ"]  # this rank's own gradient, not averaged
-        assert v2["managed_dtensor"] and v2["managed_averaged"]  # the rest is sharded and averaged
+        v = wrapping[rank][version]
+        if version == "v1":
+            assert v["is_fsdp"] and v["ignored_modules"] == ["Linear"]  # head reached FSDP1 as an ignored module
+        else:
+            assert v["managed_dtensor"] and v["managed_averaged"]  # the rest is sharded and averaged
+        assert v["head_plain"]  # whole, a plain Parameter on every rank
+        assert v["head_grad_local"] and v["ranks_differ"]  # this rank's own gradient, not averaged
 
 
 # ------------------------------------------------------------------------------------------------ summoning
 @pytest.mark.claim("fsdp1-use-orig-params")
-def test_use_orig_params_flat_or_original(wrapping):
+@pytest.mark.parametrize("orig", [False, True], ids=["orig-params-false", "orig-params-true"])
+def test_use_orig_params_flat_or_original(wrapping, orig):
     flat = wrapping[0]["flat"]
-    assert flat["names_False"] == ["_fsdp_wrapped_module._flat_param"]
-    assert len(flat["names_True"]) == 6 and flat["names_True"][0].endswith("blocks.0.fc.weight")
-    assert flat["mixed_False"].startswith("Must flatten tensors with uniform `requires_grad`")
-    assert flat["mixed_True"] == "wrapped"
+    names, mixed = flat[f"names_{orig}"], flat[f"mixed_{orig}"]
+    if orig:  # the original parameters, and a unit mixing frozen and trainable ones is wrapped
+        assert len(names) == 6 and names[0].endswith("blocks.0.fc.weight")
+        assert mixed == "wrapped"
+    else:  # one flat parameter per unit, and the mix is refused
+        assert names == ["_fsdp_wrapped_module._flat_param"]
+        assert mixed.startswith("Must flatten tensors with uniform `requires_grad`")

@@ -71,6 +71,63 @@ def test_every_claim_test_demonstrates_a_registered_claim_that_names_it():
             assert CLAIMS[cid].demo == test, f"{test} demonstrates {cid}, but the claim names {CLAIMS[cid].demo!r}"
 
 
+def _parametrize_ids(node: ast.Call) -> set[str]:
+    """The test ids one ``@pytest.mark.parametrize(...)`` gives: its ``ids=[...]``, ``pytest.param(..., id=...)``
+    entries, or the values themselves when they are plain constants (as pytest writes them)."""
+    ids = next((k.value for k in node.keywords if k.arg == "ids"), None)
+    if isinstance(ids, (ast.List, ast.Tuple)):
+        return {str(e.value) for e in ids.elts if isinstance(e, ast.Constant)}
+    values = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "argvalues"),
+                                                            None)
+    out: set[str] = set()
+    for e in getattr(values, "elts", []):
+        if isinstance(e, ast.Constant):
+            out.add(str(e.value))
+        elif isinstance(e, ast.Call) and ast.unparse(e.func) == "pytest.param":
+            out |= {str(k.value.value) for k in e.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)}
+    return out
+
+
+def claim_test_ids() -> dict[str, set[str]]:
+    """tests/claims/*.py: ``path::function`` -> the ids of its parametrize decorators (all of them together)."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "tests" / "claims").glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
+                out[f"tests/claims/{path.name}::{node.name}"] = set().union(*(
+                    _parametrize_ids(d) for d in node.decorator_list
+                    if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.parametrize"))
+    return out
+
+
+def test_a_scoped_claim_is_tested_once_per_case_of_its_scope():
+    """A claim's scope lists the cases its sentence covers; its test is parametrized over them, so a sentence wider
+    than its test fails here (issue 23)."""
+    ids = claim_test_ids()
+    for c in CLAIMS.values():
+        if c.scope and c.demo:
+            missing = set(c.scope) - ids[c.demo]
+            assert not missing, (f"{c.id}: its sentence covers {sorted(missing)}, but {c.demo} has no test id for "
+                                 f"them (parametrize it, one id per case: ids={list(c.scope)!r})")
+
+
+def test_the_claims_without_a_scope_are_listed_and_the_list_only_shrinks():
+    from claims_unscoped import UNSCOPED  # tests/claims_unscoped.py
+
+    unscoped = {c.id for c in CLAIMS.values() if not c.scope}
+    assert unscoped - UNSCOPED == set(), "a new claim states its scope (claim(..., scope=(...)))"
+    assert UNSCOPED - unscoped == set(), "scoped now: take these ids out of tests/claims_unscoped.py"
+
+
+def test_a_scope_check_catches_a_sentence_wider_than_its_test():
+    tree = ast.parse("@pytest.mark.parametrize('stage', [1, 2])\n"
+                     "@pytest.mark.parametrize('loop', ['a'], ids=['own-loop'])\n"
+                     "@pytest.mark.parametrize('v', [pytest.param(1, id='fsdp2')])\ndef test_x(stage): pass\n")
+    got = set().union(*(_parametrize_ids(d) for d in tree.body[0].decorator_list))
+    assert got == {"1", "2", "own-loop", "fsdp2"}
+    assert {"0", "1", "2"} - got == {"0"}  # a sentence about ZeRO-0, 1 and 2 over a test of 1 and 2
+
+
 def test_docs_claims_md_is_current():
     path = ROOT / "docs" / "claims.md"
     assert path.read_text(encoding="utf-8") == markdown(), \

@@ -16,6 +16,7 @@ def _cell(text: str) -> str:
 def markdown() -> str:
     versions = ", ".join(f"{name} {v}" for name, v in VERIFIED_AGAINST.items())
     shown = sum(1 for c in CLAIMS.values() if c.demo)
+    scoped = sum(1 for c in CLAIMS.values() if c.scope)
     lines = [
         "# Claims: what the wizard says about the libraries, and the evidence",
         "",
@@ -26,8 +27,11 @@ def markdown() -> str:
         "library on CPU; the others can only be read from the code (the reason is given). When a library upgrade "
         "changes a behaviour, the claim's test fails and names what states the claim.",
         "",
-        "| claim | what it says | evidence | stated by |",
-        "|---|---|---|---|",
+        f"A claim's scope lists the cases its sentence covers; its test runs once per case, so the sentence cannot "
+        f"say more than the test shows. {scoped} of {len(CLAIMS)} claims state their scope so far.",
+        "",
+        "| claim | what it says | scope | evidence | stated by |",
+        "|---|---|---|---|---|",
     ]
     for c in CLAIMS.values():
         if c.demo:
@@ -35,7 +39,8 @@ def markdown() -> str:
         else:
             evidence = f"read from code: {c.code} ({c.why_not_demo})"
         evidence += f"; [docs](library-behaviour.md#{c.doc})"
-        lines.append(f"| `{c.id}` | {_cell(c.says)} | {_cell(evidence)} | {_cell(', '.join(used_by(c.id)))} |")
+        scope = ", ".join(f"`{case}`" for case in c.scope) or "not stated yet"
+        lines.append(f"| `{c.id}` | {_cell(c.says)} | {scope} | {_cell(evidence)} | {_cell(', '.join(used_by(c.id)))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,11 @@ class Claim:
     can only be read from the code (then :attr:`why_not_demo` says why)."""
     why_not_demo: str = ""
     """Why no CPU test can show it (needs CUDA kernels, several machines, ...)."""
+    scope: tuple[str, ...] = ()
+    """The cases the sentence covers, each a short id (``zero-0``, ``zero-1``, ``own-loop``, ``trainer``,
+    ``frozen``, ``trainable``, ``fsdp1``, ``fsdp2``): the demonstrating test is parametrized over them, one test id
+    per case (tests/unit/test_claims.py checks it), so a sentence cannot be wider than its test. Empty: not stated
+    yet (tests/claims_unscoped.py lists those claims, a list that may only shrink)."""
 
     @property
     def evidence(self) -> str:

@@ -145,7 +145,7 @@ IGNORED = claim(
     "rank and their gradients are not averaged across ranks.",
     doc="fsdp-ignored-modules",
     code="accelerate/accelerator.py:1956-1969; accelerate/utils/fsdp_utils.py:783-786, 1015-1030",
-    demo=_T + "test_ignored_modules_stay_whole_and_unreduced")
+    demo=_T + "test_ignored_modules_stay_whole_and_unreduced", scope=("fsdp1", "fsdp2"))
 IGNORED_TORCH = claim(
     "fsdp2-ignored-modules-needs-torch-2-7",
     "On torch older than 2.7 the FSDP2 plugin warns and drops ignored_modules.",
@@ -160,7 +160,7 @@ ORIG_PARAMS = claim(
     "with true it shows the original parameters.",
     doc="fsdp1-use-orig-params",
     code="torch/distributed/fsdp/_flat_param.py:202, 644, 806-826",
-    demo=_T + "test_use_orig_params_flat_or_original")
+    demo=_T + "test_use_orig_params_flat_or_original", scope=("orig-params-false", "orig-params-true"))
 DYNAMO_ORIG = claim(
     "fsdp1-dynamo-needs-orig-params",
     "torch.compile traces FSDP1 modules only with use_orig_params on; otherwise Dynamo breaks the graph there (the "
