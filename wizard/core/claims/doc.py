@@ -40,7 +40,8 @@ def markdown() -> str:
             evidence = f"read from code: {c.code} ({c.why_not_demo})"
         evidence += f"; [docs](library-behaviour.md#{c.doc})"
         scope = ", ".join(f"`{case}`" for case in c.scope) or "not stated yet"
-        lines.append(f"| `{c.id}` | {_cell(c.says)} | {scope} | {_cell(evidence)} | {_cell(', '.join(used_by(c.id)))} |")
+        stated_by = _cell(", ".join(used_by(c.id)))
+        lines.append(f"| `{c.id}` | {_cell(c.says)} | {scope} | {_cell(evidence)} | {stated_by} |")
     return "\n".join(lines) + "\n"
 
 
