@@ -119,6 +119,30 @@ def test_the_claims_without_a_scope_are_listed_and_the_list_only_shrinks():
     assert UNSCOPED - unscoped == set(), "scoped now: take these ids out of tests/claims_unscoped.py"
 
 
+_PROSE = ("text ", "group text ", "meaning change ", "dtype table")
+
+
+def restated() -> dict[str, tuple[str, ...]]:
+    """Claims stated in the prose of more than one explanation (a setting's text, a group's text, a switch note, the
+    dtype table): each of those writes the fact in its own words, so two of them can come to disagree."""
+    out = {}
+    for cid, whos in citations().items():
+        prose = tuple(w for w in whos if w.startswith(_PROSE))
+        if len(prose) > 1:
+            out[cid] = prose
+    return out
+
+
+def test_a_fact_stated_in_several_explanations_is_listed_and_the_list_only_shrinks():
+    """One fact, one place (issue 23): a claim newly stated in a second explanation fails here; state it once (the
+    claim's sentence, or one text the others point to) and take it off tests/claims_restated.py."""
+    from claims_restated import RESTATED  # tests/claims_restated.py
+
+    now = set(restated())
+    assert now - RESTATED == set(), {cid: restated()[cid] for cid in now - RESTATED}
+    assert RESTATED - now == set(), "stated once now: take these ids out of tests/claims_restated.py"
+
+
 def test_a_scope_check_catches_a_sentence_wider_than_its_test():
     tree = ast.parse("@pytest.mark.parametrize('stage', [1, 2])\n"
                      "@pytest.mark.parametrize('loop', ['a'], ids=['own-loop'])\n"
