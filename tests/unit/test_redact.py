@@ -86,6 +86,11 @@ def test_ordinary_output_is_left_alone(line):
     assert Redactor(ENV).text(line) == line
 
 
+def test_text_that_changes_length_when_lowered_keeps_its_positions():
+    text = "İstanbul İİİİİİİİİİİİİİİİ\nexport HF_TOKEN=abcdefghijkl; loss=2.0\nplain İ\n"
+    assert Redactor({}).text(text) == f"İstanbul İİİİİİİİİİİİİİİİ\nexport HF_TOKEN={REDACTED}; loss=2.0\nplain İ\n"
+
+
 def test_bytes_that_are_not_utf8_come_back_unchanged():
     raw = b"\xff\xfe binary \x80 HF_TOKEN=" + HF.encode() + b" \xc3\n"
     out = Redactor(ENV).bytes(raw)

@@ -34,6 +34,7 @@ _KEY_HINT = r"(?:token(?![a-z])|key(?![a-z])|secret|passw|credential|aws_)"
 ``KEY`` not followed by a letter (``TOKENIZERS``, ``tokens_per_s`` and ``keyboard`` are no candidates)."""
 _HINT = re.compile(_KEY_HINT, re.IGNORECASE)
 _EOL = re.compile(r"[\n\r]")
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _HINT_WORDS = ("token", "key", "secret", "passw", "credential", "aws_")
 """Looked for with str's own search in the lowered text first: a chunk of ordinary output costs a few scans."""
 _SHAPE_HINTS = ("hf_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox")
@@ -119,6 +120,8 @@ class Redactor:
     def _name_forms(self, text: str) -> str:
         """The name forms (``NAME=value``, ...), tried on the lines that hold a candidate name only."""
         low = text.lower()
+        if len(low) != len(text):  # a few characters lower to two ('İ'): keep the positions, lower ASCII only
+            low = text.translate(_ASCII_LOWER)
         hits = []
         for word in _HINT_WORDS:
             whole = word in ("token", "key")  # not TOKENIZERS, tokens_per_s, keyboard
