@@ -1,6 +1,7 @@
 """``fsdpds-wizard --headless ANSWERS.yaml --out DIR [--force] [--verify] [--ds-config-path auto|absolute]``."""
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -126,4 +127,7 @@ def multinode_note(gen, out_dir: Path, cmd: str) -> str:
             out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} with placeholder host names "
                     f"(CHANGE-ME-host-N): put the machines' hostnames in it (or set launch.hosts), on the host "
                     f"you launch from, at the path the config reads ({where})\n")
+    secrets = multinode.env_file_note(a, gen.launch_dir, os.environ)
+    if secrets:
+        out += f"note: {secrets}\n"
     return out

@@ -135,6 +135,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         print(f"fsdpds-wizard: {exc}", file=err)
         return EXIT_INVALID
     run_dir = plan.run_dir.path
+    redactor = plan.run_dir.redactor
     print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
     if plan.rehearsal:
         print(f"CPU rehearsal: {plan.world_size} processes, bundled script "
@@ -144,8 +145,8 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
             print("not rehearsed (the rehearsal changes these to run on this CPU):", file=err)
         for adj in plan.adjustments:
             print(f"  {adj.short()}: {adj.why}", file=err)
-        print("script arguments: " + (shlex.join(plan.spec.summary_extra.get("script_args") or []) or "(none)"),
-              file=err)
+        print("script arguments: " + (redactor.text(shlex.join(plan.spec.summary_extra.get("script_args") or []))
+                                      or "(none)"), file=err)
         from ..run.rehearse import ops_notes
 
         if plan.generated.answers.target == "deepspeed":
@@ -156,10 +157,15 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
         machines = plan.generated.answers["launch.num_machines"]
         print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); from {plan.spec.cwd}: "
-              + shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"])
+              + redactor.text(shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]))
               + " (the batch script adds the machine rank, count and main address from SLURM)", file=err)
     else:
-        print(f"launch from {plan.spec.cwd}: " + shlex.join(plan.spec.argv), file=err)
+        print(f"launch from {plan.spec.cwd}: " + redactor.text(shlex.join(plan.spec.argv)), file=err)
+    from ..core.answers.multinode import env_file_note
+
+    secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
+    if secrets:
+        print(f"note: {secrets}", file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from ..core.redact import Redactor
 from .checklist import CheckItem, checklist_ok, compare, verdict
 from .diagnose import Diagnosis, diagnose
 from .monitor import Monitor, Progress
@@ -200,6 +201,9 @@ class Run:
     def __init__(self, spec: LaunchSpec, *, queue_size: int = 2000, progress_interval: float = 0.1) -> None:
         self.spec = spec
         self.monitor = Monitor()
+        self.redactor = Redactor(os.environ, extra_env=[spec.env] if spec.env is not None else [])
+        """What the log, the records and the :class:`Output` lines are redacted with: the secrets of our environment
+        and the child's (docs/security.md, i22-secrets)."""
         self.proc: asyncio.subprocess.Process | None = None
         self.result: RunResult | None = None
         self.status = "pending"
@@ -265,6 +269,7 @@ class Run:
         if self.proc is not None:
             raise RuntimeError("run already started")
         if spec.run_dir is not None:
+            spec.run_dir.redactor = self.redactor
             spec.run_dir.open()
             spec.run_dir.write_command(list(spec.argv), spec.cwd or os.getcwd(), spec.env_overrides)
         self._t0 = time.monotonic()
@@ -339,7 +344,7 @@ class Run:
 
     def _dispatch(self, res: Any, final: bool = False) -> None:
         if res.lines:
-            self._emit(Output(tuple(res.lines)))
+            self._emit(Output(tuple(self.redactor.text("\n".join(res.lines)).split("\n"))))
         if res.metrics:
             train = [r for r in res.metrics if r.get("kind") != "eval"]
             if self.spec.run_dir is not None:
@@ -535,6 +540,7 @@ class Run:
         items = compare(eff, self.spec.expected, not_rehearsed=self.spec.not_rehearsed,
                         unknown_why=unknown_why) if self.spec.expected is not None else []
         lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
+        lines = [self.redactor.text(ln) for ln in lines]  # the diagnosis quotes them
         diag = diagnose(lines, returncode, end_record=mon.end_record,
                         expected_world=(self.spec.expected or {}).get("world_size"), stopped=stopped)
         duration = round(time.monotonic() - self._t0, 3) if self._t0 else 0.0
@@ -569,6 +575,7 @@ class Run:
             "leftover_processes_killed": self._leftovers,
         }
         summary.update(self.spec.summary_extra)
+        summary = self.redactor.value(summary)
         run_dir = self.spec.run_dir
         if run_dir is not None:
             run_dir.write_summary(summary)

@@ -334,8 +334,17 @@ def finish_summary(run_path: Path) -> dict:
     section.update(read_job(run_path))
     section["nodes_report"] = node_reports(run_path, summary.get("expected"), summary.get("not_rehearsed"))
     summary["slurm"] = section
+    from ..core.redact import Redactor
+    from .records import redact_file
+
+    redactor = Redactor()
+    for log in [*node_logs(run_path), *run_path.glob("batch-*.log")]:  # written by the job, not through RunDir
+        try:
+            redact_file(log, redactor)
+        except OSError as exc:  # unreadable or a full disk: the summary is still written
+            print(f"fsdpds-wizard: cannot redact {log}: {exc}", file=sys.stderr)
     tmp = run_path / "summary.json.tmp"
-    tmp.write_text(dumps(summary, indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(dumps(redactor.value(summary), indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, run_path / "summary.json")
     return section
 

@@ -14,7 +14,9 @@ Pure (stdlib and the core only). Which machines run a command follows accelerate
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..catalog import DEEPSPEED
 from ..hosts import is_shell_word
@@ -75,6 +77,31 @@ def runner_starts_every_machine(a: Answers) -> bool:
     """One command on the first host: the runner reaches the other machines itself (pdsh, MPI, slurm)."""
     launcher = ds_launcher(a)
     return launcher is not None and launcher not in PER_NODE_LAUNCHERS
+
+
+DEEPSPEED_ENV = ".deepspeed_env"
+"""The file accelerate appends the environment to for DeepSpeed's runner (``DS_ENV_FILE`` renames it)."""
+
+
+def writes_env_file(a: Answers) -> bool:
+    """accelerate appends its whole environment to ``.deepspeed_env`` in the folder it is started from: DeepSpeed on
+    several machines with any launcher but ``standard`` (accelerate/commands/launch.py:1060-1064)."""
+    return needs_hostfile(a)
+
+
+def env_file_note(a: Answers, launch_dir: str | Path | None = None, env: Mapping[str, str] | None = None
+                  ) -> str | None:
+    """What a launch of ``a`` from ``launch_dir`` leaves in ``.deepspeed_env``, in words (None when it writes none):
+    said before such a launch (``--headless``, ``--launch``, the TUI's launch confirmation)."""
+    if not writes_env_file(a):
+        return None
+    name = (env or {}).get("DS_ENV_FILE") or DEEPSPEED_ENV
+    where = str(Path(launch_dir) / name) if launch_dir is not None else f"{name} in the folder it starts from"
+    return (f"with the {ds_launcher(a)} launcher accelerate launch appends its whole environment (every variable, "
+            f"tokens and keys included) to {where}, a plain file readable under the usual umask, and DeepSpeed's "
+            "runner exports every line of it on the machines, printing them in its 'cmd = ...' log line (the run "
+            "records keep that line redacted). Launch without secrets in the environment, or delete the file "
+            "after the run")
 
 
 def remote_shell_unsafe(a: Answers, script: str | None = None, args: list[str] | None = None) -> list[str]:

@@ -60,8 +60,13 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         launch_argv = plan.spec.summary_extra["slurm"]["launch_argv"]
         notes.append(f"SLURM batch job: {plan.run_dir.path / SCRIPT} (one launcher per node; ctrl+c cancels the "
                      "job with scancel)")
-        notes.append("each node runs: " + shlex.join(launch_argv))
-    notes.append("launch: " + shlex.join(plan.spec.argv))
+        notes.append("each node runs: " + plan.run_dir.redactor.text(shlex.join(launch_argv)))
+    notes.append("launch: " + plan.run_dir.redactor.text(shlex.join(plan.spec.argv)))
+    from ...core.answers.multinode import env_file_note
+
+    secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
+    if secrets:
+        notes.append(f"note: {secrets}")
     notes.append(f"records: {plan.run_dir.path}")
     screen = RunScreen(plan.spec, heading=heading, notes=notes)
     app.push_screen(screen)
@@ -126,6 +131,9 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
 
 def _write_and_launch(app, answers, out: str, generated, on_written=None) -> None:
     """Launch the files in ``out``; when they are missing or differ from the answers, ask first and write them."""
+    import os
+
+    from ...core.answers.multinode import env_file_note
     from ...core.files import WriteRefused, file_state, write_files
     from .confirm import ConfirmScreen
 
@@ -133,6 +141,17 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
     files = {out_dir / name: text for name, text in generated.files.items()}
     states = {p: file_state(p, t) for p, t in files.items()}
     stale = [p for p, s in states.items() if s != "same"]
+    secrets = env_file_note(answers, Path.cwd(), os.environ)  # said before the launch: it cannot be taken back
+    if not stale and secrets:
+        def go(yes: bool | None) -> None:
+            if yes:
+                plan_and_open(app, answers, out, rehearse=False)
+            else:
+                app.notify("Nothing launched.", timeout=3)
+
+        app.push_screen(ConfirmScreen("Launch?", secrets[0].upper() + secrets[1:] + ".\n\nLaunch?",
+                                      yes="Launch (y)", no="Cancel (n)"), go)
+        return
     if not stale:
         plan_and_open(app, answers, out, rehearse=False)
         return
@@ -142,7 +161,8 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
     names = "\n".join(f"  {p.name} ({states[p]})" for p in stale)
     replaced = [p for p in stale if states[p] != "new"]
     message = (f"A launch uses the files written in {out}. These are not written yet or differ from the "
-               f"answers:\n{names}\n\nWrite them now and launch?"
+               f"answers:\n{names}\n\n" + (secrets[0].upper() + secrets[1:] + ".\n\n" if secrets else "")
+               + "Write them now and launch?"
                + (" The old versions are kept next to them as NAME.bak." if replaced else ""))
 
     def answered(yes: bool | None) -> None:
