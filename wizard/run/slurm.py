@@ -88,6 +88,16 @@ def plan_slurm_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False
                       script_args: list[str] | None = None, partition: str | None = None, time_limit: str | None = None,
                       cwd: str | None = None, base_env: dict[str, str] | None = None) -> LaunchPlan:
     """Prepare a SLURM run: the local plan, the batch script in the run directory, the follower as the command."""
+    from ..core.answers.slurm import check_slurm_options, sbatch_path_problem
+    from ..core.exits import UsageError
+
+    try:  # before the run directory exists: a refused run leaves no half-made folder
+        check_slurm_options(partition, time_limit)
+    except UsageError as exc:
+        raise PlanError(str(exc)) from exc
+    problem = sbatch_path_problem(Path(out_dir).expanduser().resolve())
+    if problem:
+        raise PlanError(problem)
     plan = plan_launch(answers, out_dir, rehearse=rehearse, script_args=script_args, cwd=cwd, base_env=base_env,
                        adjust=_slurm_answers(rehearse))
     spec = plan.spec
