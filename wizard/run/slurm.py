@@ -211,9 +211,19 @@ def follow(run_path: Path, *, out=None) -> int:
         tmp.write_text(dumps(record, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, run_path / JOB)
 
+    reader_gone: list[bool] = []
+
+    def emit(data: bytes) -> None:
+        if reader_gone:
+            return
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:  # the wizard reading us was killed: the job is still cancelled, with no one to tell
+            reader_gone.append(True)
+
     def say(text: str) -> None:
-        out.write(f"[slurm] {text}\n".encode())
-        out.flush()
+        emit(f"[slurm] {text}\n".encode())
 
     signals: list[int] = []
 
@@ -257,8 +267,7 @@ def follow(run_path: Path, *, out=None) -> int:
         for t in tails.values():
             data = t.read(final)
             if data:
-                out.write(data)
-        out.flush()
+                emit(data)
 
     while True:
         if len(signals) > cancelled:

@@ -31,8 +31,8 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..exits import UsageError
 from ..catalog import DEEPSPEED
+from ..exits import UsageError
 from .model import Answers
 from .multinode import (
     DEFAULT_PORT,

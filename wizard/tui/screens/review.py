@@ -76,7 +76,6 @@ def _findings_renderable(findings) -> Group:
 def _slurm_script(answers: Answers, config_path: str) -> str:
     """The SLURM batch script for the Machines tab (what ``--launch --slurm`` submits, docs/slurm.md)."""
     from ...core.answers.slurm import batch_script
-
     from ...core.exits import UsageError
 
     try:

@@ -1,0 +1,186 @@
+"""Issue 22 item 15: a wizard killed with SIGKILL leaves no run behind.
+
+The launch is started by the real :class:`wizard.run.launcher.Run` in a wizard process of its own, with a stand-in
+for the launcher that behaves as torchrun does (each rank in a session of its own, the ranks stopped on SIGTERM) or
+as a launcher that leaves its child behind. The real ``accelerate launch`` is in tests/e2e/test_killed_wizard.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from helpers import ROOT
+
+from wizard.core.answers import answers_from_mapping
+from wizard.run.leftovers import PROCESSES, leftovers, sweep, wizard_identity, write_processes
+from wizard.run.plan import plan_launch
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+
+LAUNCHER = '''
+import signal, subprocess, sys, time
+leave_behind = sys.argv[1] == "leave"
+ranks = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+         for _ in range(2)]
+def stop(signum, frame):  # torchrun: SIGTERM stops the ranks; the other kind of launcher just dies
+    if not leave_behind:
+        for r in ranks:
+            r.terminate()
+        for r in ranks:
+            r.wait()
+    sys.exit(128 + signum)
+signal.signal(signal.SIGTERM, stop)
+print("ranks started", flush=True)
+time.sleep(600)
+'''
+
+WIZARD = '''
+import sys
+from pathlib import Path
+from wizard.run.launcher import LaunchSpec, run_sync
+from wizard.run.records import RunDir
+run_dir = RunDir(Path(sys.argv[1]))
+print(run_dir.path, flush=True)
+run_sync(LaunchSpec(argv=[sys.executable, sys.argv[2], sys.argv[3]], run_dir=run_dir))
+'''
+
+
+def _alive(rec: dict) -> bool:
+    try:
+        p = psutil.Process(rec["pid"])
+        return abs(p.create_time() - rec["started"]) < 0.01 and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout:.0f}s: {what}")
+
+
+def _start_wizard(tmp_path: Path, behaviour: str) -> tuple[subprocess.Popen, Path, list[dict]]:
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text(LAUNCHER)
+    wizard = subprocess.Popen([sys.executable, "-c", WIZARD, str(tmp_path / "out"), str(launcher), behaviour],
+                              stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    run = Path(wizard.stdout.readline().strip())
+
+    def three() -> list[dict] | None:
+        try:
+            procs = json.loads((run / PROCESSES).read_text())["processes"]
+        except (OSError, ValueError):
+            return None
+        return procs if len(procs) == 3 and all(len(p["cmdline"]) > 1 for p in procs) else None
+
+    return wizard, run, _wait(three, 60, "the launcher and its two ranks recorded in processes.json")
+
+
+def _kill(wizard: subprocess.Popen) -> None:
+    wizard.send_signal(signal.SIGKILL)
+    wizard.wait(10)
+    wizard.stdout.close()
+
+
+def test_the_launcher_and_its_ranks_die_with_a_sigkilled_wizard(tmp_path):
+    wizard, run, procs = _start_wizard(tmp_path, "stop-ranks")
+    record = json.loads((run / PROCESSES).read_text())
+    assert record["wizard"]["pid"] == wizard.pid and record["pgid"] == procs[0]["pid"]
+    _kill(wizard)
+    _wait(lambda: not any(_alive(p) for p in procs), 10, f"every process of the run gone: {procs}")
+    assert not (run / "summary.json").exists()  # the wizard never finished: only the kernel acted
+
+
+def test_what_a_killed_wizard_left_running_is_stopped_at_the_next_start_and_said_in_one_line(tmp_path):
+    """A launcher that does not stop its ranks on SIGTERM dies with the wizard; its ranks live on until the next
+    launch into the same folder stops them."""
+    wizard, run, procs = _start_wizard(tmp_path, "leave")
+    launcher, ranks = procs[0], procs[1:]
+    _kill(wizard)
+    _wait(lambda: not _alive(launcher), 10, "the launcher gone with the wizard")
+    assert all(_alive(r) for r in ranks)
+    assert sorted(p.pid for p in leftovers(run)) == sorted(r["pid"] for r in ranks)
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    a, _ = answers_from_mapping({"schema_version": 1, "backend": "fsdp", "fsdp_version": 2,
+                                 "sharding": {"strategy": "full"}, "precision": {"mixed_precision": "no"},
+                                 "wrapping": {"policy": "transformer", "layer_classes": ["LlamaDecoderLayer"]},
+                                 "launch": {"script": str(script)}})
+    assert a is not None
+    plan = plan_launch(a, tmp_path / "out")
+    assert plan.swept == [f"stopped 2 process(es) left running by run {run.name}, whose wizard was killed: pids "
+                          + ", ".join(str(p) for p in sorted(r["pid"] for r in ranks))]
+    assert not any(_alive(r) for r in ranks)
+    assert sweep(tmp_path / "out" / "runs") == []  # said once
+
+
+# ------------------------------------------------------------------------------- never what we did not start
+@pytest.fixture
+def sleeper():
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    yield p
+    p.kill()
+    p.wait()
+
+
+def _dead_wizard() -> dict:
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    me = {"pid": p.pid, "started": psutil.Process(p.pid).create_time()}
+    p.kill()
+    p.wait()
+    return me
+
+
+def _record(run: Path, wizard: dict, proc: dict) -> None:
+    run.mkdir(parents=True)
+    write_processes(run, wizard, proc["pid"], [proc])
+
+
+def _as_recorded(p: subprocess.Popen) -> dict:
+    ps = psutil.Process(p.pid)
+    return {"pid": p.pid, "started": ps.create_time(), "cmdline": ps.cmdline()}
+
+
+@pytest.mark.parametrize("case", ["other-start-time", "other-cmdline", "wizard-alive", "run-finished"])
+def test_a_recorded_pid_is_signalled_only_when_it_is_the_process_we_started(case, sleeper, tmp_path):
+    rec = _as_recorded(sleeper)
+    wizard = _dead_wizard()
+    if case == "other-start-time":  # the pid was given to another program since
+        rec["started"] -= 5
+    elif case == "other-cmdline":
+        rec["cmdline"] = [sys.executable, "train.py"]
+    elif case == "wizard-alive":  # another wizard still runs that launch
+        wizard = wizard_identity()
+    run = tmp_path / "runs" / "r1"
+    _record(run, wizard, rec)
+    if case == "run-finished":
+        (run / "summary.json").write_text("{}\n")
+    assert sweep(tmp_path / "runs") == []
+    assert sleeper.poll() is None
+
+
+def test_a_recorded_leftover_is_stopped(sleeper, tmp_path):
+    _record(tmp_path / "runs" / "r1", _dead_wizard(), _as_recorded(sleeper))
+    assert sweep(tmp_path / "runs") == [f"stopped 1 process(es) left running by run r1, whose wizard was killed: "
+                                        f"pids {sleeper.pid}"]
+    assert sleeper.wait(5) == -signal.SIGTERM
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"wizard": 1, "processes": 2}',
+                                  '{"wizard": {"pid": "x"}, "processes": [{"pid": 1}]}'])
+def test_a_damaged_record_stops_nothing(text, tmp_path):
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    (run / PROCESSES).write_text(text)
+    assert sweep(tmp_path / "runs") == []
