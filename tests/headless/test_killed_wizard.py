@@ -27,18 +27,24 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 LAUNCHER = '''
 import signal, subprocess, sys, time
 leave_behind = sys.argv[1] == "leave"
-ranks = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-         for _ in range(2)]
-def stop(signum, frame):  # torchrun: SIGTERM stops the ranks; the other kind of launcher just dies
-    if not leave_behind:
+ranks = []
+class Stop(Exception):
+    pass
+def stop(signum, frame):  # torchrun: the handler raises, the ranks are stopped outside it
+    raise Stop(signum)
+signal.signal(signal.SIGTERM, stop)  # before the ranks start, as torchrun does
+ranks += [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+          for _ in range(2)]
+print("ranks started", flush=True)
+try:
+    time.sleep(600)
+except Stop as exc:
+    if not leave_behind:  # the other kind of launcher just dies
         for r in ranks:
             r.terminate()
         for r in ranks:
             r.wait()
-    sys.exit(128 + signum)
-signal.signal(signal.SIGTERM, stop)
-print("ranks started", flush=True)
-time.sleep(600)
+    sys.exit(128 + exc.args[0])
 '''
 
 WIZARD = '''
@@ -70,19 +76,44 @@ def _wait(predicate, timeout: float, what: str):
     raise AssertionError(f"not within {timeout:.0f}s: {what}")
 
 
-def _start_wizard(tmp_path: Path, behaviour: str) -> tuple[subprocess.Popen, Path, list[dict]]:
+@pytest.fixture
+def started():
+    """The wizards a test starts; at its end each is killed, and what its run recorded is killed too when still
+    alive as recorded (a failed test leaves nothing running)."""
+    wizards: list[tuple[subprocess.Popen, list[Path]]] = []
+    yield wizards
+    for wizard, runs in wizards:
+        if wizard.poll() is None:
+            wizard.kill()
+            wizard.wait(10)
+        for run in runs:
+            try:
+                procs = json.loads((run / PROCESSES).read_text())["processes"]
+            except (OSError, ValueError):
+                continue
+            for p in procs:
+                if _alive(p):
+                    psutil.Process(p["pid"]).kill()
+
+
+def _start_wizard(tmp_path: Path, behaviour: str, started) -> tuple[subprocess.Popen, Path, list[dict]]:
     launcher = tmp_path / "launcher.py"
     launcher.write_text(LAUNCHER)
     wizard = subprocess.Popen([sys.executable, "-c", WIZARD, str(tmp_path / "out"), str(launcher), behaviour],
                               stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    runs: list[Path] = []
+    started.append((wizard, runs))
     run = Path(wizard.stdout.readline().strip())
+    runs.append(run)
 
     def three() -> list[dict] | None:
         try:
             procs = json.loads((run / PROCESSES).read_text())["processes"]
         except (OSError, ValueError):
             return None
-        return procs if len(procs) == 3 and all(len(p["cmdline"]) > 1 for p in procs) else None
+        started = "ranks started" in (run / "log.txt").read_text()  # the launcher's set-up is done
+        ranks = [p for p in procs if any("time.sleep(600)" in w for w in p["cmdline"])]  # recorded after exec
+        return procs if started and len(procs) == 3 and len(ranks) == 2 else None
 
     return wizard, run, _wait(three, 60, "the launcher and its two ranks recorded in processes.json")
 
@@ -93,8 +124,8 @@ def _kill(wizard: subprocess.Popen) -> None:
     wizard.stdout.close()
 
 
-def test_the_launcher_and_its_ranks_die_with_a_sigkilled_wizard(tmp_path):
-    wizard, run, procs = _start_wizard(tmp_path, "stop-ranks")
+def test_the_launcher_and_its_ranks_die_with_a_sigkilled_wizard(tmp_path, started):
+    wizard, run, procs = _start_wizard(tmp_path, "stop-ranks", started)
     record = json.loads((run / PROCESSES).read_text())
     assert record["wizard"]["pid"] == wizard.pid and record["pgid"] == procs[0]["pid"]
     _kill(wizard)
@@ -102,10 +133,10 @@ def test_the_launcher_and_its_ranks_die_with_a_sigkilled_wizard(tmp_path):
     assert not (run / "summary.json").exists()  # the wizard never finished: only the kernel acted
 
 
-def test_what_a_killed_wizard_left_running_is_stopped_at_the_next_start_and_said_in_one_line(tmp_path):
+def test_what_a_killed_wizard_left_running_is_stopped_at_the_next_start_and_said_in_one_line(tmp_path, started):
     """A launcher that does not stop its ranks on SIGTERM dies with the wizard; its ranks live on until the next
     launch into the same folder stops them."""
-    wizard, run, procs = _start_wizard(tmp_path, "leave")
+    wizard, run, procs = _start_wizard(tmp_path, "leave", started)
     launcher, ranks = procs[0], procs[1:]
     _kill(wizard)
     _wait(lambda: not _alive(launcher), 10, "the launcher gone with the wizard")
