@@ -215,3 +215,54 @@ def test_a_damaged_record_stops_nothing(text, tmp_path):
     run.mkdir(parents=True)
     (run / PROCESSES).write_text(text)
     assert sweep(tmp_path / "runs") == []
+
+
+# ------------------------------------------------------------------------------- a SLURM run
+SLURM_STANDINS = {
+    "sbatch": "print('7')\n",
+    "scontrol": ("import os, sys\nfrom pathlib import Path\n"
+                 "gone = (Path(os.environ['STANDIN_RECORD']) / 'scancel').exists()\n"
+                 "print('JobId=7 JobState=' + ('CANCELLED ExitCode=0:15' if gone else 'RUNNING ExitCode=0:0')"
+                 " + ' NodeList=node1')\n"),
+    "scancel": ("import os, sys\nfrom pathlib import Path\n"
+                "(Path(os.environ['STANDIN_RECORD']) / 'scancel').write_text(' '.join(sys.argv[1:]))\n"),
+}
+
+
+def test_a_sigkilled_wizard_still_cancels_its_slurm_job(tmp_path, started):
+    """The follower is the launcher of a SLURM run: the parent-death signal makes it scancel the job, although
+    the wizard it reported to is gone (its output pipe is broken)."""
+    bin_dir, record = tmp_path / "bin", tmp_path / "record"
+    bin_dir.mkdir()
+    record.mkdir()
+    for name, body in SLURM_STANDINS.items():
+        (bin_dir / name).write_text(f"#!{sys.executable}\n{body}")
+        (bin_dir / name).chmod(0o755)
+    answers = tmp_path / "answers.yaml"
+    answers.write_text(json.dumps({"schema_version": 1, "backend": "deepspeed",
+                                   "sharding": {"strategy": "grads_optimizer"},
+                                   "precision": {"mixed_precision": "no"}}))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{bin_dir}:{os.environ['PATH']}",
+               STANDIN_RECORD=str(record))
+    wizard = subprocess.Popen([sys.executable, "-m", "wizard", "--headless", str(answers), "--out",
+                               str(tmp_path / "out"), "--launch", "--rehearse", "--slurm"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    runs: list[Path] = []
+    started.append((wizard, runs))
+
+    def running() -> list[dict] | None:
+        found = list((tmp_path / "out" / "runs").glob("*/slurm_job.json"))
+        if found:
+            runs.append(found[0].parent)
+            try:
+                if json.loads(found[0].read_text()).get("state") == "RUNNING":
+                    return json.loads((found[0].parent / PROCESSES).read_text())["processes"]
+            except (OSError, ValueError):
+                return None
+        return None
+
+    procs = _wait(running, 120, "the job RUNNING under the follower")
+    _kill(wizard)
+    _wait(lambda: (record / "scancel").exists(), 10, "scancel called by the follower")
+    assert (record / "scancel").read_text() == "7"
+    _wait(lambda: not any(_alive(p) for p in procs), 10, "the follower gone once the job left the queue")
