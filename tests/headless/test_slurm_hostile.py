@@ -192,3 +192,13 @@ def test_an_out_folder_sbatch_cannot_take_is_refused_with_the_reason(name, stand
     assert proc.returncode == 2, proc.stderr
     assert "choose an --out folder without it" in proc.stderr
     assert _submissions(standins) == [] and not canary.exists() and not (out / "runs").exists()
+
+
+def test_the_review_screen_says_why_there_is_no_batch_script_for_such_a_folder(tmp_path):
+    from wizard.tui.screens.review import _slurm_script
+
+    shown = _slurm_script(_answers(), str(tmp_path / "back\\slash" / "accelerate_config.yaml"))
+    assert shown.startswith("# No SLURM batch script for this folder:") and "a backslash" in shown
+    assert "#SBATCH" not in shown
+    fine = _slurm_script(_answers(), str(tmp_path / "with space" / "accelerate_config.yaml"))
+    assert f'#SBATCH --output="{tmp_path}/with space/batch-%j.log"' in fine
