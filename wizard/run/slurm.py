@@ -226,6 +226,7 @@ def follow(run_path: Path, *, out=None) -> int:
         emit(f"[slurm] {text}\n".encode())
 
     signals: list[int] = []
+    parent = os.getppid()
 
     def on_signal(signum, _frame) -> None:
         signals.append(signum)
@@ -270,8 +271,12 @@ def follow(run_path: Path, *, out=None) -> int:
                 emit(data)
 
     while True:
-        if len(signals) > cancelled:
+        if cancelled and len(signals) > cancelled and os.getppid() != parent:
+            # the wizard is gone: the kernel sent its parent-death signal once per thread of it that exited, one
+            # request (a second stop that asks for SIGKILL comes from a wizard that is still there)
             cancelled = len(signals)
+        if len(signals) > cancelled:
+            cancelled = 1 if cancelled == 0 else len(signals)  # a first stop is a plain scancel, however many came
             cmd = ["scancel", job_id] if cancelled == 1 else ["scancel", "--signal=KILL", "--full", job_id]
             say(f"stop requested: {' '.join(cmd)}")
             record["cancelled"] = True
