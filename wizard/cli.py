@@ -158,6 +158,10 @@ def _check_mode(args) -> None:
         raise UsageError("--slurm needs --launch (it submits the run as a SLURM batch job)")
     if (args.partition or args.time) and not args.slurm:
         raise UsageError("--partition and --time go with --slurm (headless: --launch --slurm)")
+    if args.partition is not None or args.time is not None:
+        from .core.answers.slurm import check_slurm_options  # written into #SBATCH lines: SLURM's shapes only
+
+        check_slurm_options(args.partition, args.time)
     if args.headless and args.script_args and not args.launch:
         raise UsageError("script arguments after -- go with --launch (they are passed to the training script "
                          "when it starts); to keep them in the written answers, set launch.script_args")

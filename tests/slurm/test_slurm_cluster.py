@@ -76,3 +76,20 @@ def test_a_job_the_controller_forgot_is_read_from_the_completion_log(slurm_clust
     info = accounting(job)
     assert info is not None and info["JobState"] == "FAILED" and info["ExitCode"] == "3:0"
     assert exit_code_of_job(info["JobState"], info["ExitCode"]) == 3
+
+
+def test_a_log_folder_with_blanks_quotes_hash_and_percent_gets_both_logs(slurm_cluster, tmp_path):
+    """Issue 22 item 4 on the real sbatch and srun: the #SBATCH --output line is quoted, '%' doubled."""
+    a, _ = load_answers_file(preset_paths()["fsdp2-two-node"])
+    assert a is not None
+    logs = tmp_path / "my \"runs\" #2 at 50%j 'x'"
+    logs.mkdir()
+    script = logs / "job.sbatch"
+    script.write_text(batch_script(a, logs / "cfg.yaml", script="train.py", launcher=["true"], cpu=True,
+                                   log_dir=logs, time="5"))
+    sub = slurm_cluster.run("sbatch", "--parsable", str(script))
+    assert sub.returncode == 0, sub.stderr
+    job = sub.stdout.strip().split(";")[0]
+    assert _wait_gone(slurm_cluster, job) == "COMPLETED"
+    assert (logs / f"batch-{job}.log").is_file()
+    assert len(list(logs.glob("node-*.log"))) == 2

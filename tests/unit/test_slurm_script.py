@@ -36,7 +36,7 @@ def test_fsdp2_two_nodes_one_launcher_per_node_with_rank_and_address_from_slurm(
     assert f"MAIN_PORT={a['launch.main_process_port'] or 29500}\n" in text
     assert '--machine_rank "$SLURM_NODEID"' in text and '--main_process_ip "$MAIN_ADDR"' in text
     assert "srun --nodes=2 --ntasks-per-node=1 --kill-on-bad-exit=1" in text
-    assert "--output=/shared/run/node-%t-%N.log" in text and "#SBATCH --output=/shared/run/batch-%j.log" in text
+    assert "--output=/shared/run/node-%t-%N.log" in text and '#SBATCH --output="/shared/run/batch-%j.log"' in text
     assert "--partition" not in text and "--time" not in text and "HOSTFILE" not in text
 
 

@@ -136,6 +136,8 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         return EXIT_INVALID
     run_dir = plan.run_dir.path
     redactor = plan.run_dir.redactor
+    for line in plan.swept:  # what an earlier, killed wizard left running in this folder
+        print(line, file=err)
     print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
     if plan.rehearsal:
         print(f"CPU rehearsal: {plan.world_size} processes, bundled script "

@@ -31,6 +31,10 @@ puts each rank in a session of its own, so signalling the group alone would miss
 skips to the next signal at once. After the main process exits, any descendant still alive is
 terminated, then killed: no process is left behind. The exit code of the run becomes
 :attr:`RunResult.exit_code` (``128 + N`` when it died of signal N).
+
+When the wizard itself is killed (SIGKILL: nothing of it runs any more), the launcher receives SIGTERM from the
+kernel (its parent-death signal) and stops its ranks; every process seen is recorded in the run folder's
+``processes.json`` so that the next launch into the same folder stops what is still left (:mod:`.leftovers`).
 """
 from __future__ import annotations
 
@@ -48,6 +52,7 @@ from typing import Any
 from ..core.redact import Redactor
 from .checklist import CheckItem, checklist_ok, compare, verdict
 from .diagnose import Diagnosis, diagnose
+from .leftovers import die_with_parent, wizard_identity, write_processes
 from .monitor import Monitor, Progress
 from .records import RunDir
 
@@ -211,6 +216,9 @@ class Run:
         self._queues: list[_EventQueue] = []
         self._callbacks: list[Callable[[Any], None]] = []
         self._known: dict[int, float] = {}
+        self._records: dict[int, dict[str, Any]] = {}
+        """What ``processes.json`` holds: pid, start time and command line of every process of the tree seen."""
+        self._wizard: dict[str, Any] | None = None
         self._exited = asyncio.Event()
         self._hurry = asyncio.Event()
         self._stop_task: asyncio.Task | None = None
@@ -278,7 +286,8 @@ class Run:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *spec.argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, cwd=spec.cwd, env=spec.env, start_new_session=True)
+                stderr=asyncio.subprocess.STDOUT, cwd=spec.cwd, env=spec.env, start_new_session=True,
+                preexec_fn=die_with_parent())  # SIGTERM to the launcher when the wizard dies, even of SIGKILL
         except OSError as exc:
             if spec.run_dir is not None:
                 spec.run_dir.log_bytes(f"fsdpds-wizard: cannot start {spec.argv[0]}: {exc}\n".encode())
@@ -287,6 +296,7 @@ class Run:
             self._finalize(returncode=None, error=f"cannot start {spec.argv[0]}: {exc}")
             raise LaunchError(f"cannot start {spec.argv[0]}: {exc}") from exc
         self.status = "running"
+        self._refresh_tree()  # the launcher itself in processes.json at once
         self._emit(Started(self.run_id, self.proc.pid, tuple(spec.argv),
                            str(spec.run_dir.path) if spec.run_dir else None))
         pump = asyncio.create_task(self._pump())
@@ -390,14 +400,36 @@ class Run:
             return
         import psutil
 
+        changed = False
         try:
-            for child in psutil.Process(self.proc.pid).children(recursive=True):
+            launcher = psutil.Process(self.proc.pid)
+            for p in [launcher, *launcher.children(recursive=True)]:
                 try:
-                    self._known.setdefault(child.pid, child.create_time())
+                    with p.oneshot():
+                        created, cmdline = p.create_time(), p.cmdline()
                 except psutil.Error:  # that child just left
-                    pass
+                    continue
+                if p.pid != self.proc.pid:
+                    self._known.setdefault(p.pid, created)
+                rec = {"pid": p.pid, "started": created, "cmdline": cmdline}
+                if self._records.get(p.pid) != rec:  # new, or it exec'd since it was seen
+                    self._records[p.pid] = rec
+                    changed = True
         except psutil.Error:  # the launcher process just left
             pass
+        if changed:
+            self._record_processes()
+
+    def _record_processes(self) -> None:
+        run_dir = self.spec.run_dir
+        if run_dir is None or self.proc is None:
+            return
+        if self._wizard is None:
+            self._wizard = wizard_identity()
+        try:
+            write_processes(run_dir.path, self._wizard, self.proc.pid, list(self._records.values()))
+        except OSError:  # disk full: the run goes on; only the sweep after a killed wizard loses this record
+            self._internal_errors += 1
 
     def _alive_known(self) -> list[int]:
         alive = []

@@ -52,6 +52,9 @@ class LaunchPlan:
     script: str
     rehearsal: bool
     adjustments: list[Adjustment] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
+    """What earlier runs in the same ``runs/`` left running after their wizard was killed, stopped now: one line
+    per run (:func:`wizard.run.leftovers.sweep`)."""
 
     @property
     def world_size(self) -> int | None:
@@ -129,6 +132,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if not script_path.is_file():
         raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
                         "with --rehearse to use the bundled script)")
+    from .leftovers import sweep
+
+    swept = sweep(Path(out_dir).expanduser().resolve() / "runs")  # before this run's folder and processes exist
     run_dir = RunDir(Path(out_dir).expanduser().resolve())
     gen = generate(used, run_dir.path, launch_dir=where)  # a relative deepspeed_config_file is from `where`
     if not gen.ok:
@@ -160,7 +166,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
                       expected=expected, summary_extra=summary_extra,
                       not_rehearsed=[a.to_dict() for a in adjustments], stop_file=str(stop_file))
-    return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments)
+    return LaunchPlan(spec, run_dir, gen, script, rehearse, adjustments, swept)
 
 
 __all__ = ["ALLOW_NO_GPU", "LaunchPlan", "PlanError", "accelerate_argv", "no_gpu_problem", "plan_launch"]

@@ -4,6 +4,8 @@ Layout (the contract acceptance checks read)::
 
     runs/<id>/accelerate_config.yaml   the configs the run used (ds_config.json, answers.yaml too)
     runs/<id>/command.json             argv, working directory, environment overrides
+    runs/<id>/processes.json           the wizard and every process of the run seen (pid, start time, command
+                                       line): what the next launch stops if this wizard was killed (leftovers.py)
     runs/<id>/log.txt                  every byte the run wrote (stdout and stderr, interleaved)
     runs/<id>/metrics.jsonl            one JSON object per reported step: at least "step" and "loss"
     runs/<id>/summary.json             exit_code, status, effective_setup, checklist, diagnosis, ...

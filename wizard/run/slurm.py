@@ -88,6 +88,16 @@ def plan_slurm_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False
                       script_args: list[str] | None = None, partition: str | None = None, time_limit: str | None = None,
                       cwd: str | None = None, base_env: dict[str, str] | None = None) -> LaunchPlan:
     """Prepare a SLURM run: the local plan, the batch script in the run directory, the follower as the command."""
+    from ..core.answers.slurm import check_slurm_options, sbatch_path_problem
+    from ..core.exits import UsageError
+
+    try:  # before the run directory exists: a refused run leaves no half-made folder
+        check_slurm_options(partition, time_limit)
+    except UsageError as exc:
+        raise PlanError(str(exc)) from exc
+    problem = sbatch_path_problem(Path(out_dir).expanduser().resolve())
+    if problem:
+        raise PlanError(problem)
     plan = plan_launch(answers, out_dir, rehearse=rehearse, script_args=script_args, cwd=cwd, base_env=base_env,
                        adjust=_slurm_answers(rehearse))
     spec = plan.spec
@@ -201,11 +211,22 @@ def follow(run_path: Path, *, out=None) -> int:
         tmp.write_text(dumps(record, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, run_path / JOB)
 
+    reader_gone: list[bool] = []
+
+    def emit(data: bytes) -> None:
+        if reader_gone:
+            return
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:  # the wizard reading us was killed: the job is still cancelled, with no one to tell
+            reader_gone.append(True)
+
     def say(text: str) -> None:
-        out.write(f"[slurm] {text}\n".encode())
-        out.flush()
+        emit(f"[slurm] {text}\n".encode())
 
     signals: list[int] = []
+    parent = os.getppid()
 
     def on_signal(signum, _frame) -> None:
         signals.append(signum)
@@ -247,12 +268,15 @@ def follow(run_path: Path, *, out=None) -> int:
         for t in tails.values():
             data = t.read(final)
             if data:
-                out.write(data)
-        out.flush()
+                emit(data)
 
     while True:
-        if len(signals) > cancelled:
+        if cancelled and len(signals) > cancelled and os.getppid() != parent:
+            # the wizard is gone: the kernel sent its parent-death signal once per thread of it that exited, one
+            # request (a second stop that asks for SIGKILL comes from a wizard that is still there)
             cancelled = len(signals)
+        if len(signals) > cancelled:
+            cancelled = 1 if cancelled == 0 else len(signals)  # a first stop is a plain scancel, however many came
             cmd = ["scancel", job_id] if cancelled == 1 else ["scancel", "--signal=KILL", "--full", job_id]
             say(f"stop requested: {' '.join(cmd)}")
             record["cancelled"] = True

@@ -17,14 +17,22 @@ script does depends on how the target starts on several machines:
 
 Every node's output goes to its own file in ``log_dir``: ``node-<task>-<hostname>.log`` (``%t``/``%N``), the batch
 step's to ``batch-<jobid>.log``. ``log_dir`` must be on a filesystem all nodes share (as the config file is).
+
+What reaches an ``#SBATCH`` line is never pasted raw: sbatch reads those lines itself (words split at blanks, a
+newline ends the directive and starts a shell line). The partition and the time limit must have SLURM's own shapes
+(:func:`check_slurm_options`, exit 2 naming the flag); the log paths are written in double quotes with ``%`` doubled
+(sbatch and srun expand ``%j``, ``%t``, ``%N`` in them), and a folder holding a control character or a backslash
+(sbatch turns off its ``%`` patterns for a path with one) is refused (:func:`sbatch_path_problem`).
 """
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..catalog import DEEPSPEED
+from ..exits import UsageError
 from .model import Answers
 from .multinode import (
     DEFAULT_PORT,
@@ -38,6 +46,49 @@ from .render import processes_per_node
 
 NODE_LOG = "node-%t-%N.log"
 BATCH_LOG = "batch-%j.log"
+
+
+_PARTITION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(,[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
+"""A SLURM partition name, or several comma-separated (sbatch --partition=a,b)."""
+_TIME_LIMIT = re.compile(r"([0-9]+-[0-9]+(:[0-9]+){0,2}|[0-9]+(:[0-9]+){0,2}|(?i:unlimited|infinite))")
+"""sbatch --time: MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES,
+DAYS-HOURS:MINUTES:SECONDS, or UNLIMITED/INFINITE."""
+_JOB_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+
+
+def check_slurm_options(partition: str | None = None, time: str | None = None) -> None:
+    """Raise :class:`UsageError` (exit 2) naming ``--partition`` or ``--time`` when it is not SLURM's shape: both
+    are written into ``#SBATCH`` lines, where a blank would add an sbatch option and a newline a shell command."""
+    if partition is not None and not _PARTITION.fullmatch(partition):
+        raise UsageError(f"--partition {partition!r}: not a SLURM partition name (letters, digits, '_', '.' and "
+                         "'-', not starting with '-'; several comma-separated, no blanks); use a name sinfo lists, "
+                         "e.g. --partition gpu")
+    if time is not None and not _TIME_LIMIT.fullmatch(time):
+        raise UsageError(f"--time {time!r}: not a SLURM time limit; write MINUTES, MINUTES:SECONDS, "
+                         "HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES or DAYS-HOURS:MINUTES:SECONDS "
+                         "(e.g. --time 01:30:00), or UNLIMITED")
+
+
+def sbatch_path_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be a folder of the batch script's log files (None: it can): a control character (a
+    newline would end the ``#SBATCH`` line) or a backslash (sbatch then leaves ``%j`` unexpanded)."""
+    text = str(path)
+    bad = next((c for c in text if ord(c) < 0x20 or ord(c) == 0x7F or c == "\\"), None)
+    if bad is None:
+        return None
+    what = "a backslash" if bad == "\\" else f"the control character {bad!r}"
+    return (f"the folder {text!r} holds {what}: SLURM cannot write the job's logs there as written; choose an --out "
+            "folder without it (blanks, quotes and '%' are fine)")
+
+
+def _sbatch_pattern(prefix: str, name: str) -> str:
+    """A log path for sbatch/srun: ``%`` of the folder doubled (they expand ``%j``...), ``name``'s kept."""
+    return prefix.replace("%", "%%") + name
+
+
+def _sbatch_quoted(text: str) -> str:
+    """``text`` in double quotes as sbatch reads an ``#SBATCH`` line (a blank or ``#`` inside is kept)."""
+    return '"' + text.replace('"', '\\"') + '"'
 
 
 def _q(value: str | Path) -> str:
@@ -57,13 +108,22 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
     ``accelerate`` on the nodes' PATH). ``cpu``: a CPU run (no GPUs requested). ``cwd``: the folder the nodes
     start in (default: where sbatch was called). ``env``: variables exported to every node. ``log_dir``: where the
     per-node logs go (default: the config file's folder).
+
+    Raises :class:`UsageError` for a partition or time limit not in SLURM's shape, a job name that is not one
+    plain word, or a log folder sbatch cannot take (:func:`sbatch_path_problem`).
     """
+    check_slurm_options(partition or None, time or None)
+    if not _JOB_NAME.fullmatch(job_name):
+        raise UsageError(f"job name {job_name!r}: letters, digits and _ . + - only")
     machines = max(1, int(answers["launch.num_machines"] or 1))
     per_node = processes_per_node(answers)
     port = main_port(answers)
     config = Path(config_path)
     logs = Path(log_dir) if log_dir is not None else (config.parent if str(config.parent) not in ("", ".") else None)
     log_prefix = f"{logs}/" if logs is not None else ""
+    problem = sbatch_path_problem(log_prefix)
+    if problem:
+        raise UsageError(problem)
     script = script or answers["launch.script"] or "train.py"
     args = [str(a) for a in (answers["launch.script_args"] if script_args is None else script_args)]
     accelerate = list(launcher) if launcher else ["accelerate"]
@@ -99,7 +159,7 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
         lines.append(f"#SBATCH --partition={partition}")
     if time:
         lines.append(f"#SBATCH --time={time}")
-    lines.append(f"#SBATCH --output={log_prefix}{BATCH_LOG}")
+    lines.append(f"#SBATCH --output={_sbatch_quoted(_sbatch_pattern(log_prefix, BATCH_LOG))}")
     lines += ["", "set -euo pipefail"]
     if cwd is not None:
         lines.append(f"cd {_q(cwd)}")
@@ -136,7 +196,7 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
             "}",
             "export -f node_launch",
             f"srun --nodes={machines} --ntasks-per-node=1 --kill-on-bad-exit=1 \\",
-            f"  --output={_q(log_prefix + NODE_LOG)} bash -c node_launch",
+            f"  --output={_q(_sbatch_pattern(log_prefix, NODE_LOG))} bash -c node_launch",
         ]
     else:
         lines += [
@@ -148,4 +208,5 @@ def batch_script(answers: Answers, config_path: str | Path, *, script: str | Non
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["BATCH_LOG", "DEFAULT_PORT", "NODE_LOG", "PER_NODE_LAUNCHERS", "batch_script"]
+__all__ = ["BATCH_LOG", "DEFAULT_PORT", "NODE_LOG", "PER_NODE_LAUNCHERS", "batch_script", "check_slurm_options",
+           "sbatch_path_problem"]

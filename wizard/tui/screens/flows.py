@@ -37,7 +37,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     except OSError as exc:
         app.notify(f"cannot prepare the run in {out}: {exc}", severity="error", timeout=8)
         return None
-    notes = []
+    notes = list(plan.swept)  # what an earlier, killed wizard left running in this folder, stopped now
     if plan.rehearsal:
         heading = f"CPU rehearsal of {target_label(answers)}"
         notes.append(f"CPU rehearsal: {plan.world_size} processes, the bundled script"

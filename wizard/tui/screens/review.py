@@ -76,9 +76,13 @@ def _findings_renderable(findings) -> Group:
 def _slurm_script(answers: Answers, config_path: str) -> str:
     """The SLURM batch script for the Machines tab (what ``--launch --slurm`` submits, docs/slurm.md)."""
     from ...core.answers.slurm import batch_script
+    from ...core.exits import UsageError
 
-    script = batch_script(answers, config_path, script=answers["launch.script"],
-                          script_args=list(answers["launch.script_args"]))
+    try:
+        script = batch_script(answers, config_path, script=answers["launch.script"],
+                              script_args=list(answers["launch.script_args"]))
+    except UsageError as exc:  # a folder sbatch cannot write logs in: say why instead of a script
+        return f"# No SLURM batch script for this folder: {exc}\n"
     return "# SLURM batch script (sbatch it; one launcher per node, rank and address from SLURM):\n" + script
 
 
