@@ -46,7 +46,7 @@ def wizard_argv(answers: Path | str, out: Path, *script_args: str, rehearse: boo
 
 
 def only_run_dir(out: Path) -> Path:
-    runs = sorted((out / "runs").iterdir())
+    runs = sorted(p for p in (out / "runs").iterdir() if p.is_dir())
     assert len(runs) == 1, runs
     return runs[0]
 

@@ -2,7 +2,7 @@
 
 The launch is started by the real :class:`wizard.run.launcher.Run` in a wizard process of its own, with a stand-in
 for the launcher that behaves as torchrun does (each rank in a session of its own, the ranks stopped on SIGTERM) or
-as a launcher that leaves its child behind. The real ``accelerate launch`` is in tests/e2e/test_killed_wizard.py.
+as a launcher that leaves its child behind. The real ``accelerate launch`` is in tests/e2e/test_killed_wizard_real.py.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 from helpers import ROOT
 
 from wizard.core.answers import answers_from_mapping
-from wizard.run.leftovers import PROCESSES, leftovers, sweep, wizard_identity, write_processes
+from wizard.run.leftovers import PROCESSES, leftovers, process_record, sweep, wizard_identity, write_processes
 from wizard.run.plan import plan_launch
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
@@ -113,7 +113,7 @@ def _start_wizard(tmp_path: Path, behaviour: str, started) -> tuple[subprocess.P
         except (OSError, ValueError):
             return None
         started = "ranks started" in (run / "log.txt").read_text()  # the launcher's set-up is done
-        ranks = [p for p in procs if any("time.sleep(600)" in w for w in p["cmdline"])]  # recorded after exec
+        ranks = [p for p in procs if "time.sleep(600)" in p["command"]]  # recorded after exec
         return procs if started and len(procs) == 3 and len(ranks) == 2 else None
 
     return wizard, run, _wait(three, 60, "the launcher and its two ranks recorded in processes.json")
@@ -181,7 +181,7 @@ def _record(run: Path, wizard: dict, proc: dict) -> None:
 
 def _as_recorded(p: subprocess.Popen) -> dict:
     ps = psutil.Process(p.pid)
-    return {"pid": p.pid, "started": ps.create_time(), "cmdline": ps.cmdline()}
+    return process_record(p.pid, ps.create_time(), ps.cmdline())
 
 
 @pytest.mark.parametrize("case", ["other-start-time", "other-cmdline", "wizard-alive", "run-finished"])
@@ -191,7 +191,7 @@ def test_a_recorded_pid_is_signalled_only_when_it_is_the_process_we_started(case
     if case == "other-start-time":  # the pid was given to another program since
         rec["started"] -= 5
     elif case == "other-cmdline":
-        rec["cmdline"] = [sys.executable, "train.py"]
+        rec["cmdline_sha256"] = process_record(0, 0.0, [sys.executable, "train.py"])["cmdline_sha256"]
     elif case == "wizard-alive":  # another wizard still runs that launch
         wizard = wizard_identity()
     run = tmp_path / "runs" / "r1"
@@ -207,6 +207,24 @@ def test_a_recorded_leftover_is_stopped(sleeper, tmp_path):
     assert sweep(tmp_path / "runs") == [f"stopped 1 process(es) left running by run r1, whose wizard was killed: "
                                         f"pids {sleeper.pid}"]
     assert sleeper.wait(5) == -signal.SIGTERM
+
+
+def test_a_record_without_the_command_digest_stops_nothing(sleeper, tmp_path):
+    """A crafted processes.json naming a live pid with its true start time but no command digest: not stopped."""
+    rec = _as_recorded(sleeper)
+    del rec["cmdline_sha256"]
+    _record(tmp_path / "runs" / "r1", _dead_wizard(), rec)
+    assert sweep(tmp_path / "runs") == []
+    assert sleeper.poll() is None
+
+
+def test_the_record_keeps_no_command_line_only_its_digest_and_a_redacted_copy():
+    from wizard.core.redact import Redactor
+
+    argv = ["pdsh", "-w", "n1,n2", "export HF_TOKEN=hf_canaryCANARYcanary123; cd /w; python train.py"]
+    rec = process_record(1, 2.0, argv, Redactor({"HF_TOKEN": "hf_canaryCANARYcanary123"}))
+    assert "hf_canary" not in json.dumps(rec) and "train.py" in rec["command"]
+    assert rec["cmdline_sha256"] == process_record(1, 2.0, list(argv))["cmdline_sha256"]
 
 
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"wizard": 1, "processes": 2}',

@@ -175,7 +175,7 @@ def test_the_command_line_with_a_blank_in_out_submits_and_follows_the_job(standi
     proc = _wizard("--headless", str(answers), "--out", str(out), "--launch", "--rehearse", "--slurm",
                    "--partition", "debug", "--time", "5", cwd=tmp_path)
     [sub] = _submissions(standins)
-    [run] = (out / "runs").iterdir()
+    [run] = [p for p in (out / "runs").iterdir() if p.is_dir()]
     assert "sbatch refused" not in proc.stderr, proc.stderr
     assert f"--output={run}/batch-%j.log" in sub["directives"]
     assert "hello from the node" in (run / "log.txt").read_text()

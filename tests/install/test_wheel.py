@@ -236,7 +236,7 @@ def test_run_extra_rehearses_zero2_on_cpu_from_the_installed_wheel(run_venv, tmp
                   "--launch", "--rehearse", "--", "--steps", "6", timeout=420)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "run completed (exit 0)" in proc.stderr, proc.stderr
-    runs = list((work / "o3" / "runs").iterdir())
+    runs = [p for p in (work / "o3" / "runs").iterdir() if p.is_dir()]
     assert len(runs) == 1
     summary = json.loads((runs[0] / "summary.json").read_text())
     assert summary["status"] == "completed" and summary["rehearsal"] is True, summary

@@ -35,7 +35,7 @@ def _argv(answers: Path, out: Path, *script_args: str) -> list[str]:
 
 
 def _run_dir(out: Path) -> Path:
-    runs = sorted((out / "runs").iterdir())
+    runs = sorted(p for p in (out / "runs").iterdir() if p.is_dir())
     assert len(runs) == 1
     return runs[0]
 

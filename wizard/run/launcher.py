@@ -52,7 +52,7 @@ from typing import Any
 from ..core.redact import Redactor
 from .checklist import CheckItem, checklist_ok, compare, verdict
 from .diagnose import Diagnosis, diagnose
-from .leftovers import die_with_parent, wizard_identity, write_processes
+from .leftovers import die_with_parent, process_record, wizard_identity, write_processes
 from .monitor import Monitor, Progress
 from .records import RunDir
 
@@ -411,7 +411,7 @@ class Run:
                     continue
                 if p.pid != self.proc.pid:
                     self._known.setdefault(p.pid, created)
-                rec = {"pid": p.pid, "started": created, "cmdline": cmdline}
+                rec = process_record(p.pid, created, cmdline, self.redactor)
                 if self._records.get(p.pid) != rec:  # new, or it exec'd since it was seen
                     self._records[p.pid] = rec
                     changed = True

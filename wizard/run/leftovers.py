@@ -16,8 +16,10 @@ Two parts (issue 22 item 15):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -67,6 +69,20 @@ def _identity(pid: int) -> dict[str, Any] | None:
         return None
 
 
+def process_record(pid: int, started: float, cmdline: list[str], redactor: Any = None) -> dict[str, Any]:
+    """A process as :data:`PROCESSES` records it: pid, start time, and its command line as a digest (the sweep
+    compares it exactly) plus a redacted copy for people. The command line itself is never stored: a runner's
+    holds the exported environment, secrets included (``pdsh ... export HF_TOKEN=...``)."""
+    shown = shlex.join(cmdline)
+    if redactor is not None:
+        shown = redactor.text(shown)
+    return {"pid": pid, "started": started, "cmdline_sha256": cmdline_digest(cmdline), "command": shown[:500]}
+
+
+def cmdline_digest(cmdline: list[str]) -> str:
+    return hashlib.sha256("\0".join(cmdline).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def wizard_identity() -> dict[str, Any]:
     """This process as :data:`PROCESSES` records it (pid, start time)."""
     me = _identity(os.getpid()) or {"pid": os.getpid(), "started": None}
@@ -92,7 +108,7 @@ def _same(recorded: dict[str, Any]) -> Any:
         with p.oneshot():
             if abs(p.create_time() - started) >= SAME_START_S or p.status() == psutil.STATUS_ZOMBIE:
                 return None
-            if "cmdline" in recorded and p.cmdline() != list(recorded["cmdline"]):
+            if "cmdline_sha256" in recorded and cmdline_digest(p.cmdline()) != recorded["cmdline_sha256"]:
                 return None
         return p
     except (psutil.Error, KeyError, TypeError, ValueError):
@@ -125,7 +141,7 @@ def leftovers(run_path: Path) -> list[Any]:
 
     found: dict[int, Any] = {}
     for rec in recorded:
-        if not isinstance(rec, dict):
+        if not isinstance(rec, dict) or "cmdline_sha256" not in rec:  # a process is stopped only by its full record
             continue
         p = _same(rec)
         if p is None:
@@ -178,4 +194,5 @@ def sweep(runs_folder: Path) -> list[str]:
     return lines
 
 
-__all__ = ["PROCESSES", "die_with_parent", "leftovers", "sweep", "wizard_identity", "write_processes"]
+__all__ = ["PROCESSES", "die_with_parent", "leftovers", "process_record", "sweep", "wizard_identity",
+           "write_processes"]

@@ -23,7 +23,7 @@ SLEEPER = "import time\nprint('rank up', flush=True)\ntime.sleep(600)\n"
 
 def _ranks(procs: list[dict]) -> int:
     """The ranks among the recorded processes (the launcher's command line names the script too)."""
-    return sum("sleeper.py" in p["cmdline"] and not any("accelerate" in w for w in p["cmdline"]) for p in procs)
+    return sum("sleeper.py" in p["command"] and "accelerate" not in p["command"] for p in procs)
 
 
 def _alive(rec: dict) -> bool:
