@@ -173,8 +173,25 @@ def sync() -> dict:
     return out
 
 
+def frozen() -> dict:
+    """The dtypes get_state_dict returns for a bf16 model with one frozen Block under bf16 mixed precision, per FSDP
+    version: only trainable parameters are upcast to fp32 (FSDP2 per parameter, FSDP1 per unit)."""
+    out: dict = {}
+    for v in (1, 2):
+        model = Net().to(torch.bfloat16)
+        model.blocks[0].requires_grad_(False)  # a frozen unit next to trainable ones (LoRA-like base weights)
+        acc, m = prepared(Plugin(fsdp_version=v, auto_wrap_policy="TRANSFORMER_BASED_WRAP",
+                                 transformer_cls_names_to_wrap=["Block"], use_orig_params=True),
+                          model=model, mixed_precision="bf16")
+        m(torch.randn(4, 8)).float().sum().backward()  # one step: FSDP1 sets its views up on the first forward
+        sd = acc.get_state_dict(m)
+        out[f"v{v}"] = {k: str(t.dtype) for k, t in sd.items()}
+        reset()
+    return out
+
+
 if __name__ == "__main__":
-    result = {"single": single, "sync": sync}[sys.argv[1]]()
+    result = {"single": single, "sync": sync, "frozen": frozen}[sys.argv[1]]()
     print("RESULT " + json.dumps({"rank": int(os.environ.get("RANK", 0)), **result}), flush=True)
     # exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
     # active exception', SIGABRT) after the result is already out

@@ -102,21 +102,42 @@ def test_inline_auto_gradient_accumulation_fails_in_accelerator(monkeypatch):
 
 # ------------------------------------------------------------------------------------------------ offload
 @pytest.mark.claim("ds-offload-replaces-torch-optimizer")
-def test_optimizer_offload_turns_sgd_into_cpu_adam():
-    """The mapping accelerate applies under optimizer offload (Accelerator._prepare_deepspeed). Building
-    DeepSpeedCPUAdam loads the cpu_adam op (built once into the extensions cache)."""
+@pytest.mark.parametrize("case", ["adamw_betas_eps_kept", "sgd_momentum_dropped"])
+def test_the_cpu_optimizer_keeps_each_groups_adam_settings(case):
+    """Only the constructor defaults are cut to lr and weight decay: the CPU optimizer is built from the script
+    optimizer's parameter groups, so an AdamW's betas and eps (and each group's own lr) stay and one step equals torch
+    AdamW's; what Adam has no use for (SGD's momentum) is lost."""
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(EXTENSIONS))
     import torch
     from accelerate.utils.deepspeed import map_pytorch_optim_to_deepspeed
     from deepspeed.ops.adam import DeepSpeedCPUAdam
 
-    params = [torch.nn.Parameter(torch.zeros(4))]
-    sgd = map_pytorch_optim_to_deepspeed(torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01))
-    adamw = map_pytorch_optim_to_deepspeed(torch.optim.AdamW(params, lr=0.1))
-    assert type(sgd) is DeepSpeedCPUAdam and type(adamw) is DeepSpeedCPUAdam
-    assert sgd.adam_w_mode is False and adamw.adam_w_mode is True  # SGD becomes Adam (L2 decay)
-    group = sgd.param_groups[0]
-    assert group["lr"] == 0.1 and "betas" in group  # Adam's betas now; the momentum is not used
+    torch.manual_seed(0)
+    a, b = torch.nn.Parameter(torch.randn(8)), torch.nn.Parameter(torch.randn(8))
+    grads = torch.randn(8), torch.randn(8)
+    if case == "sgd_momentum_dropped":
+        cpu = map_pytorch_optim_to_deepspeed(torch.optim.SGD([a], lr=0.1, momentum=0.9, weight_decay=0.01))
+        group = cpu.param_groups[0]
+        assert type(cpu) is DeepSpeedCPUAdam and cpu.adam_w_mode is False  # SGD becomes Adam (L2 decay)
+        assert group["lr"] == 0.1 and "betas" in group  # Adam's betas now
+        assert group["momentum"] == 0.9  # still in the group, and nothing reads it
+        return
+    groups = [{"params": [a]}, {"params": [b], "lr": 0.05}]
+    kwargs = dict(lr=0.01, betas=(0.8, 0.95), eps=1e-5, weight_decay=0.1)
+    cpu = map_pytorch_optim_to_deepspeed(torch.optim.AdamW(groups, **kwargs))
+    assert type(cpu) is DeepSpeedCPUAdam and cpu.adam_w_mode is True
+    assert [g["betas"] for g in cpu.param_groups] == [(0.8, 0.95)] * 2
+    assert [g["eps"] for g in cpu.param_groups] == [1e-5] * 2
+    assert [g["lr"] for g in cpu.param_groups] == [0.01, 0.05]
+    a2, b2 = torch.nn.Parameter(a.detach().clone()), torch.nn.Parameter(b.detach().clone())
+    ref = torch.optim.AdamW([{"params": [a2]}, {"params": [b2], "lr": 0.05}], **kwargs)
+    for _ in range(2):
+        for p, g in zip((a, b, a2, b2), grads * 2, strict=True):
+            p.grad = g.clone()
+        cpu.step()
+        ref.step()
+    torch.testing.assert_close(a.detach(), a2.detach())
+    torch.testing.assert_close(b.detach(), b2.detach())
 
 
 @pytest.mark.claim("ds-partial-offload-zero3-only")
@@ -165,22 +186,36 @@ def test_zero3_get_state_dict_raises_without_16bit_gather(tmp_path):
 
 
 @pytest.mark.claim("ds-zero12-checkpoint-weights-whole")
-def test_zero1_checkpoint_keeps_whole_weights_and_per_rank_optimizer_state(tmp_path):
+@pytest.mark.parametrize("stage", [pytest.param(0, id="zero0"), pytest.param(1, id="zero1"),
+                                   pytest.param(2, id="zero2")])
+def test_checkpoint_layout_below_zero3(tmp_path, stage):
+    """ZeRO-1/2: one whole-weights file, per-rank optimizer files and zero_to_fp32.py beside them. ZeRO-0 (bf16, so
+    the engine keeps fp32 masters): the one model-states file holds the optimizer state too, nothing per rank and
+    no zero_to_fp32.py."""
     out = run_ds("""
         cfg = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 1,
-               "zero_optimization": {"stage": 1}}
+               "zero_optimization": {"stage": STAGE}, "bf16": {"enabled": True}}
         acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=cfg), kwargs_handlers=GLOO)
         m = torch.nn.Linear(4, 4)
         engine, opt, dl = acc.prepare(m, torch.optim.AdamW(m.parameters(), lr=0.1), loader())
         engine.save_checkpoint("ckpt", tag="t")
         files = sorted(os.listdir("ckpt/t"))
         states = torch.load("ckpt/t/mp_rank_00_model_states.pt", weights_only=False)
-        report(files=files, shape=list(states["module"]["weight"].shape))
-    """, tmp_path)
-    assert "mp_rank_00_model_states.pt" in out["files"]  # one weights file, no rank in its name
-    assert any(f.startswith("zero_pp_rank_0_") and f.endswith("_optim_states.pt") for f in out["files"])
-    assert not any(f.startswith("zero_pp_rank_") and f.endswith("_model_states.pt") for f in out["files"])
+        report(files=files, beside=sorted(os.listdir("ckpt")), shape=list(states["module"]["weight"].shape),
+               optimizer_in_model_states=bool(states.get("optimizer")))
+    """.replace("STAGE", str(stage)), tmp_path)
+    files, beside = out["files"], out["beside"]
+    assert "mp_rank_00_model_states.pt" in files  # one weights file, no rank in its name
     assert out["shape"] == [4, 4]  # the full weight
+    assert not any("zero_pp_rank_" in f and f.endswith("_model_states.pt") for f in files)
+    per_rank = [f for f in files if "zero_pp_rank_" in f and f.endswith("_optim_states.pt")]
+    if stage == 0:
+        assert per_rank == [] and "zero_to_fp32.py" not in beside, (files, beside)
+        assert out["optimizer_in_model_states"] is True  # the whole optimizer state sits beside the weights
+    else:
+        assert [f for f in per_rank if "zero_pp_rank_0_" in f], files  # rank 0's optimizer file (bf16_ prefix)
+        assert "zero_to_fp32.py" in beside, beside  # copied into the checkpoint folder, beside the tag folders
+        assert out["optimizer_in_model_states"] is False
 
 
 # ------------------------------------------------------------------------------------------------ backend

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from gloo_ranks import one_rank
+from gloo_ranks import one_rank, run_ds
 from launch_support import ds_launch_env, ds_yaml
 
 
@@ -202,6 +202,59 @@ def test_an_auto_value_accelerate_does_not_fill_raises():
     plugin = DeepSpeedPlugin(hf_ds_config=ds)
     plugin.deepspeed_config_process(must_match=False, **filled)
     assert plugin.deepspeed_config["optimizer"]["params"]["lr"] == 1e-3
+
+
+_OWN_LOOP_AUTO = {  # every "auto" an own loop's prepare() fills, and what it becomes in this run
+    "train_micro_batch_size_per_gpu": 2, "train_batch_size": 2, "gradient_accumulation_steps": 1,
+    "gradient_clipping": 1.0, "bf16.enabled": True,
+    "optimizer.params.lr": 0.01, "optimizer.params.weight_decay": 0.1,
+    "scheduler.params.warmup_min_lr": 0, "scheduler.params.warmup_max_lr": 0.01,
+    "scheduler.params.warmup_num_steps": 3, "scheduler.params.total_num_steps": 20,
+    "zero_optimization.stage": 2, "zero_optimization.offload_optimizer.device": "none",
+    "zero_optimization.offload_param.device": "none", "zero_optimization.offload_optimizer.nvme_path": "none",
+    "zero_optimization.offload_param.nvme_path": "none",
+    "zero_optimization.stage3_gather_16bit_weights_on_model_save": False,
+}
+
+
+@pytest.fixture(scope="module")
+def own_loop_filled(tmp_path_factory):
+    """One own-loop prepare() of a JSON with every value of _OWN_LOOP_AUTO written "auto" (DummyOptim and
+    DummyScheduler in the script, as accelerate asks when the JSON has both blocks); returns the config the engine
+    was built from."""
+    return run_ds("""
+        from accelerate.utils import DummyOptim, DummyScheduler
+        cfg = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+               "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "bf16": {"enabled": "auto"},
+               "zero_optimization": {"stage": "auto",
+                                     "offload_optimizer": {"device": "auto", "nvme_path": "auto"},
+                                     "offload_param": {"device": "auto", "nvme_path": "auto"},
+                                     "stage3_gather_16bit_weights_on_model_save": "auto"},
+               "optimizer": {"type": "AdamW", "params": {"lr": "auto", "weight_decay": "auto", "torch_adam": True}},
+               "scheduler": {"type": "WarmupDecayLR",
+                             "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto",
+                                        "warmup_num_steps": "auto", "total_num_steps": "auto"}}}
+        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=cfg), mixed_precision="bf16",
+                          kwargs_handlers=GLOO)
+        m = torch.nn.Linear(4, 4)
+        opt = DummyOptim(m.parameters(), lr=0.01, weight_decay=0.1)
+        engine, opt, dl, sched = acc.prepare(m, opt, loader(),
+                                             DummyScheduler(opt, total_num_steps=20, warmup_num_steps=3))
+        report(config=acc.state.deepspeed_plugin.deepspeed_config, engine=type(engine).__name__)
+    """, tmp_path_factory.mktemp("own_loop_auto"), timeout=400)
+
+
+@pytest.mark.claim("ds-own-loop-fills-auto")
+@pytest.mark.parametrize("path", list(_OWN_LOOP_AUTO), ids=list(_OWN_LOOP_AUTO))
+def test_an_own_loop_fills_each_listed_auto_value(own_loop_filled, path):
+    """Wider than the micro-batch, accumulation, clipping, precision and buckets: the total batch, the optimizer's
+    lr and weight decay (DummyOptim), the scheduler's four values (DummyScheduler) and the plugin's stage, offload
+    devices, NVMe paths and 16-bit gather are filled too, and prepare() builds the engine."""
+    assert own_loop_filled["engine"] == "DeepSpeedEngine"
+    value = own_loop_filled["config"]
+    for part in path.split("."):
+        value = value[part]
+    assert value == _OWN_LOOP_AUTO[path], (path, value)
 
 
 @pytest.mark.claim("trainer-fills-more-auto")

@@ -103,7 +103,6 @@ def test_where_each_version_puts_checkpoint_wrappers(single):
 
 
 @pytest.mark.claim("fsdp-get-state-dict-full")
-@pytest.mark.claim("fsdp-saved-weights-fp32")
 def test_get_state_dict_is_full_whatever_the_state_dict_type(single):
     sd = single["state_dict"]
     assert sd["live_params_dtensor"] and sd["get_state_dict_plain"]
@@ -112,6 +111,62 @@ def test_get_state_dict_is_full_whatever_the_state_dict_type(single):
     assert ".metadata" in sd["save_state_sharded_files"]
     assert any(f.endswith(".distcp") for f in sd["save_state_sharded_files"])
     assert sd["dtypes"] == ["torch.float32"]  # a bf16 model under bf16 mixed precision
+
+
+@pytest.fixture(scope="module")
+def frozen():
+    return _run("frozen", 1)[0]
+
+
+@pytest.mark.claim("fsdp-saved-weights-fp32")
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+@pytest.mark.parametrize("part, dtype", [pytest.param("blocks.1.fc.weight", "torch.float32", id="trainable"),
+                                         pytest.param("head.weight", "torch.float32", id="trainable_root"),
+                                         pytest.param("blocks.0.fc.weight", "torch.bfloat16", id="frozen")])
+def test_only_trainable_parameters_are_saved_in_fp32(frozen, version, part, dtype):
+    """A bf16 model under bf16 mixed precision: what get_state_dict (and so save_model) returns keeps a frozen
+    block in bf16; only trainable parameters come back fp32."""
+    assert frozen[f"v{version}"][part] == dtype, frozen[f"v{version}"]
+
+
+@pytest.fixture(scope="module")
+def torchao_refusals():
+    """What Accelerator() says to torchao as the fp8 backend on FSDP, per version and ram-efficient loading. The
+    backend comes from ACCELERATE_FP8_BACKEND=AO (what launch exports for fp8_config.backend AO), without
+    mixed_precision fp8, whose state set-up would need torchao installed; the refusal is checked before that
+    matters."""
+    from gloo_ranks import one_rank
+
+    proc = one_rank("""
+        import json, os, sys
+        os.environ["ACCELERATE_TORCH_DEVICE"] = "cpu"
+        sys.path.insert(0, HERE)
+        import _fsdp_cpu as f  # installs the CPU FSDP shim
+        os.environ["ACCELERATE_FP8_BACKEND"] = "AO"
+        out = {}
+        for v in (1, 2):
+            for ram in (True, False):
+                try:
+                    f.Accelerator(fsdp_plugin=f.Plugin(fsdp_version=v, cpu_ram_efficient_loading=ram,
+                                                       sync_module_states=True))
+                    out[f"v{v}_{ram}"] = ""
+                except ValueError as e:
+                    out[f"v{v}_{ram}"] = str(e)
+                f.reset()
+        print("RESULT " + json.dumps(out), flush=True)
+    """.replace("HERE", repr(str(Path(__file__).parent))), timeout=180)
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
+
+
+@pytest.mark.claim("fsdp-torchao-fp8-no-ram-efficient")
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+@pytest.mark.parametrize("ram_efficient", [pytest.param(True, id="ram_efficient"), pytest.param(False, id="plain")])
+def test_torchao_fp8_refuses_ram_efficient_loading_on_either_version(torchao_refusals, version, ram_efficient):
+    error = torchao_refusals[f"v{version}_{ram_efficient}"]
+    if ram_efficient:
+        assert "cpu_ram_efficient_loading" in error  # FSDP1 too, whatever the message says of FSDP2
+    else:
+        assert error == ""
 
 
 @pytest.mark.claim("fsdp-state-dict-type-defaults")

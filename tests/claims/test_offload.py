@@ -101,18 +101,78 @@ def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fs
     assert false["after_forward"] == ["Parameter"]  # gathered, unsharded tensors from forward to backward
 
 
+@pytest.fixture(scope="module")
+def accelerate_reshard():
+    """accelerate's FSDP2 prepare() (CPU shim, one gloo rank) of a model with blocks, a final norm, an output head
+    (get_output_embeddings) and a root-only input layer, with fsdp_reshard_after_forward true: each part's parameter
+    types after forward, before backward (DTensor: resharded; Parameter: still gathered)."""
+    return _result(one_rank("""
+        import json, os, sys
+        os.environ["ACCELERATE_TORCH_DEVICE"] = "cpu"
+        sys.path.insert(0, HERE)
+        import _fsdp_cpu as f  # installs the CPU FSDP shim
+        import torch
+        class LM(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inp = torch.nn.Linear(8, 8)
+                self.blocks = torch.nn.Sequential(f.Block(), f.Block())
+                self.norm = torch.nn.LayerNorm(8)
+                self.head = torch.nn.Linear(8, 2)
+            def forward(self, x):
+                return self.head(self.norm(self.blocks(self.inp(x))))
+            def get_output_embeddings(self):
+                return self.head
+        acc = f.Accelerator(fsdp_plugin=f.Plugin(fsdp_version=2, reshard_after_forward=True,
+                                                 auto_wrap_policy="TRANSFORMER_BASED_WRAP",
+                                                 transformer_cls_names_to_wrap=["Block"]))
+        model = LM()
+        model, opt = acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+        def kinds():
+            parts = {"block": model.blocks[0].fc, "final_norm": model.norm, "head": model.head, "root": model.inp}
+            return {k: type(m.weight).__name__ for k, m in parts.items()}
+        before = kinds()
+        loss = model(torch.randn(4, 8)).sum()
+        out = {"before": before, "after_forward": kinds()}
+        print("RESULT " + json.dumps(out), flush=True)
+    """.replace("HERE", repr(str(Path(__file__).parent))), timeout=180))
+
+
+@pytest.mark.claim("fsdp2-accelerate-keeps-root-and-tail-gathered")
+@pytest.mark.parametrize("part, kind", [pytest.param("block", "DTensor", id="block_resharded"),
+                                        pytest.param("final_norm", "Parameter", id="final_norm_gathered"),
+                                        pytest.param("head", "Parameter", id="head_gathered"),
+                                        pytest.param("root", "Parameter", id="root_gathered")])
+def test_reshard_true_holds_for_the_blocks_only(accelerate_reshard, part, kind):
+    assert accelerate_reshard["before"][part] == "DTensor"  # every part is sharded between steps
+    assert accelerate_reshard["after_forward"][part] == kind, accelerate_reshard
+
+
 # ------------------------------------------------------------------------------------------------ FSDP versions
 @pytest.mark.claim("fsdp-version-default-1-unchecked")
-def test_a_missing_version_is_1_and_3_fails_late(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("written, exported, error, match", [
+    pytest.param(None, "1", None, "", id="missing_is_1"),
+    pytest.param(3, "3", KeyError, "TRUE", id="other_integer_3"),
+    pytest.param(0, "0", KeyError, "TRUE", id="other_integer_0"),
+    pytest.param(2.0, "2.0", ValueError, "invalid literal for int", id="float_2.0"),
+    pytest.param("two", "two", ValueError, "invalid literal for int", id="word"),
+    pytest.param(True, "True", ValueError, "invalid literal for int", id="boolean"),
+])
+def test_a_bad_version_fails_in_the_plugin_by_its_kind(tmp_path, clean_env, written, exported, error,  # noqa: F811
+                                                       match):
+    """A missing key is 1 (launcher and plugin); the launcher passes any other fsdp_version on as text and the
+    plugin turns it into an int: another integer falls through the v1/v2 branches to KeyError: 'TRUE', a
+    non-integer stops at int() with a ValueError."""
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
     assert Plugin().fsdp_version == 1  # nothing in the environment
-    missing = Launch(tmp_path, {**BASE, "fsdp_config": {"fsdp_offload_params": False}})
-    assert missing.env["FSDP_VERSION"] == "1"
-    three = Launch(tmp_path, {**BASE, "fsdp_config": {"fsdp_version": 3}})  # accepted by the launcher
-    assert three.env["FSDP_VERSION"] == "3"
-    _env_of(three, clean_env)
-    with pytest.raises(KeyError, match="TRUE"):
+    fsdp = {"fsdp_offload_params": False} if written is None else {"fsdp_version": written}
+    launch = Launch(tmp_path, {**BASE, "fsdp_config": fsdp})
+    assert launch.env["FSDP_VERSION"] == exported  # accepted by the launcher
+    if error is None:
+        return  # the launcher's 1 (the plugin, built on CPU with its sync default, would ask for a GPU)
+    _env_of(launch, clean_env)
+    with pytest.raises(error, match=match):
         Plugin()
 
 

@@ -71,16 +71,32 @@ def test_every_claim_test_demonstrates_a_registered_claim_that_names_it():
             assert CLAIMS[cid].demo == test, f"{test} demonstrates {cid}, but the claim names {CLAIMS[cid].demo!r}"
 
 
-def _parametrize_ids(node: ast.Call) -> set[str]:
+def _literal(node, names: dict[str, ast.AST]):
+    """A parametrize argument as literal elements: a list or tuple, a dict (its keys), a module-level name bound to
+    one, or ``list(...)`` / ``tuple(...)`` of those; None when it is computed."""
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in ("list", "tuple") and len(node.args) == 1:
+        return _literal(node.args[0], names)
+    if isinstance(node, ast.Name) and node.id in names:
+        return _literal(names[node.id], names)
+    if isinstance(node, ast.Dict):
+        return node.keys
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return node.elts
+    return None
+
+
+def _parametrize_ids(node: ast.Call, names: dict[str, ast.AST] | None = None) -> set[str]:
     """The test ids one ``@pytest.mark.parametrize(...)`` gives: its ``ids=[...]``, ``pytest.param(..., id=...)``
-    entries, or the values themselves when they are plain constants (as pytest writes them)."""
-    ids = next((k.value for k in node.keywords if k.arg == "ids"), None)
-    if isinstance(ids, (ast.List, ast.Tuple)):
-        return {str(e.value) for e in ids.elts if isinstance(e, ast.Constant)}
+    entries, or the values themselves when they are plain constants (as pytest writes them); ``names``: the test
+    module's top-level assignments, for ids or values held in a module constant."""
+    names = names or {}
+    ids = _literal(next((k.value for k in node.keywords if k.arg == "ids"), None), names)
+    if ids is not None:
+        return {str(e.value) for e in ids if isinstance(e, ast.Constant)}
     values = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "argvalues"),
                                                             None)
     out: set[str] = set()
-    for e in getattr(values, "elts", []):
+    for e in _literal(values, names) or []:
         if isinstance(e, ast.Constant):
             out.add(str(e.value))
         elif isinstance(e, ast.Call) and ast.unparse(e.func) == "pytest.param":
@@ -92,10 +108,13 @@ def claim_test_ids() -> dict[str, set[str]]:
     """tests/claims/*.py: ``path::function`` -> the ids of its parametrize decorators (all of them together)."""
     out: dict[str, set[str]] = {}
     for path in sorted((ROOT / "tests" / "claims").glob("test_*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Name)}
+        for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
                 out[f"tests/claims/{path.name}::{node.name}"] = set().union(*(
-                    _parametrize_ids(d) for d in node.decorator_list
+                    _parametrize_ids(d, names) for d in node.decorator_list
                     if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.parametrize"))
     return out
 

@@ -53,12 +53,15 @@ GAS_INLINE_AUTO = claim(
 # ------------------------------------------------------------------------------------------------ offload
 OFFLOAD_OPTIMIZER_MAPPED = claim(
     "ds-offload-replaces-torch-optimizer",
-    "With optimizer offload accelerate replaces the script's torch optimizer by a DeepSpeed CPU optimizer that keeps "
-    "only lr and weight_decay: Adagrad becomes DeepSpeedCPUAdagrad, bitsandbytes Lion DeepSpeedCPULion, and every "
-    "other optimizer (SGD included) DeepSpeedCPUAdam, in AdamW mode only for AdamW.",
+    "With optimizer offload accelerate replaces the script's torch optimizer by a DeepSpeed CPU optimizer built from "
+    "its parameter groups, so each group keeps its own lr, weight_decay, betas and eps (only the constructor "
+    "defaults are cut to lr and weight_decay): Adagrad becomes DeepSpeedCPUAdagrad, bitsandbytes Lion "
+    "DeepSpeedCPULion, and every other optimizer (SGD included, its momentum then unused) DeepSpeedCPUAdam, in AdamW "
+    "mode only for AdamW.",
     doc="ds-optimizer-and-scheduler",
     code="accelerate/accelerator.py:2374-2384; accelerate/utils/deepspeed.py:29-97",
-    demo=T + "test_optimizer_offload_turns_sgd_into_cpu_adam")
+    demo=T + "test_the_cpu_optimizer_keeps_each_groups_adam_settings",
+    scope=("adamw_betas_eps_kept", "sgd_momentum_dropped"))
 CPU_OPTIMIZER_JIT = claim(
     "ds-cpu-optimizer-built-on-first-use",
     "DeepSpeed's CPU optimizers are C++ ops compiled on first use and cached in TORCH_EXTENSIONS_DIR.",
@@ -105,12 +108,15 @@ ZERO3_STATE_DICT = claim(
     demo=T + "test_zero3_get_state_dict_raises_without_16bit_gather")
 ZERO12_CHECKPOINT = claim(
     "ds-zero12-checkpoint-weights-whole",
-    "At ZeRO-0/1/2 a DeepSpeed checkpoint holds the whole weights once (mp_rank_00_model_states.pt, written by the "
-    "first rank) and only the optimizer state as per-rank files; at ZeRO-3 every rank writes its own model-states "
-    "file.",
+    "At ZeRO-1/2 a DeepSpeed checkpoint holds the whole weights once (mp_rank_00_model_states.pt, written by the "
+    "first rank), the optimizer state as per-rank files and zero_to_fp32.py beside them; at ZeRO-0 the optimizer "
+    "has no data-parallel group, so that one file holds the weights and the whole optimizer state (fp32 masters "
+    "under bf16/fp16), with no per-rank files and no zero_to_fp32.py; at ZeRO-3 every rank writes its own "
+    "model-states file.",
     doc="ds-checkpoint-layout",
-    code="deepspeed/runtime/engine.py:1908-1914, 4336-4360, 5377-5405",
-    demo=T + "test_zero1_checkpoint_keeps_whole_weights_and_per_rank_optimizer_state")
+    code="deepspeed/runtime/engine.py:1908-1921, 4336-4360, 4928-4935, 5377-5405, 5566-5567",
+    demo=T + "test_checkpoint_layout_below_zero3",
+    scope=("zero0", "zero1", "zero2"))
 
 # ------------------------------------------------------------------------------------------------ backend, prefetch
 ONE_MODEL = claim(

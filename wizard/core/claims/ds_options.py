@@ -105,6 +105,24 @@ AUTO_FIXED_LIST = claim(
     "in the JSON (optimizer betas or eps, say) makes prepare() raise \"not found in kwargs\".",
     doc="ds-auto-values", code="accelerate/utils/dataclasses.py:1357-1372; accelerate/accelerator.py:2179-2355",
     demo=_T + "test_an_auto_value_accelerate_does_not_fill_raises")
+OWN_LOOP_FILLS = claim(
+    "ds-own-loop-fills-auto",
+    "In an own Accelerator loop prepare() fills these DeepSpeed \"auto\" values: the micro-batch (from the "
+    "DataLoader) and train_batch_size, gradient_accumulation_steps, gradient_clipping (1.0), the fp16/bf16 switches "
+    "(from mixed_precision), the optimizer's lr and weight_decay (from DummyOptim), the scheduler's warmup_min_lr, "
+    "warmup_max_lr, warmup_num_steps and total_num_steps (from DummyScheduler), and from the plugin the ZeRO stage, "
+    "the offload devices, the NVMe paths and the 16-bit gather on save; with the model's hidden size also the "
+    "buckets (ds-auto-buckets-from-hidden-size).",
+    doc="ds-auto-values", code="accelerate/utils/dataclasses.py:1290-1372; accelerate/accelerator.py:2179-2355",
+    demo=_T + "test_an_own_loop_fills_each_listed_auto_value",
+    scope=(
+        "bf16.enabled", "gradient_accumulation_steps", "gradient_clipping", "optimizer.params.lr",
+        "optimizer.params.weight_decay", "scheduler.params.total_num_steps", "scheduler.params.warmup_max_lr",
+        "scheduler.params.warmup_min_lr", "scheduler.params.warmup_num_steps", "train_batch_size",
+        "train_micro_batch_size_per_gpu", "zero_optimization.offload_optimizer.device",
+        "zero_optimization.offload_optimizer.nvme_path", "zero_optimization.offload_param.device",
+        "zero_optimization.offload_param.nvme_path", "zero_optimization.stage",
+        "zero_optimization.stage3_gather_16bit_weights_on_model_save"))
 TRAINER_FILLS_MORE = claim(
     "trainer-fills-more-auto",
     "The HF Trainer fills more \"auto\" values from TrainingArguments before accelerate sees the JSON (the "

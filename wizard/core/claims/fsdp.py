@@ -69,10 +69,13 @@ GET_STATE_DICT_FULL = claim(
     demo=T + "test_get_state_dict_is_full_whatever_the_state_dict_type")
 SAVED_FP32 = claim(
     "fsdp-saved-weights-fp32",
-    "With bf16 or fp16 mixed precision, FSDP keeps and saves fp32 weights.",
+    "With bf16 or fp16 mixed precision FSDP keeps and saves in fp32 what accelerate upcast at prepare() (FSDP1: "
+    "every unit holding a trainable parameter; FSDP2: each trainable parameter); frozen parameters outside those "
+    "stay in the dtype they were loaded in, so for LoRA most of a saved file keeps the load dtype.",
     doc="fsdp-state-dict-type",
-    code="accelerate/utils/fsdp_utils.py:812-824; accelerate/utils/dataclasses.py:2109-2136",
-    demo=T + "test_get_state_dict_is_full_whatever_the_state_dict_type")
+    code="accelerate/utils/fsdp_utils.py:812-824; accelerate/accelerator.py:2022-2037",
+    demo=T + "test_only_trainable_parameters_are_saved_in_fp32",
+    scope=("trainable", "trainable_root", "frozen", "fsdp1", "fsdp2"))
 SD_DEFAULTS = claim(
     "fsdp-state-dict-type-defaults",
     "The plugin's default state dict type is FULL_STATE_DICT (rank 0 only, offloaded to CPU) for FSDP1 and "
@@ -125,7 +128,9 @@ HF_EVERY_RANK = claim(
     demo=T + "test_transformers_fsdp_loading")
 TORCHAO_RAM = claim(
     "fsdp-torchao-fp8-no-ram-efficient",
-    "Accelerator refuses torchao fp8 on FSDP together with cpu_ram_efficient_loading (ValueError at start).",
+    "Accelerator refuses torchao fp8 on FSDP, either version, together with cpu_ram_efficient_loading (ValueError "
+    "at start, although its message names FSDP2 only).",
     doc="fsdp-ram-efficient-loading",
     code="accelerate/accelerator.py:518-526",
-    why_not_demo="needs torchao, which the test environment does not install, and an fp8-capable device")
+    demo=T + "test_torchao_fp8_refuses_ram_efficient_loading_on_either_version",
+    scope=("ram_efficient", "plain", "fsdp1", "fsdp2"))

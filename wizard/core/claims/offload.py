@@ -36,11 +36,13 @@ FSDP2_MEMORY = claim(
 VERSION_DEFAULT = claim(
     "fsdp-version-default-1-unchecked",
     "accelerate launch and the FSDP plugin take fsdp_version 1 when the key is missing; a YAML value is not checked "
-    "against 1 and 2, and 3 fails only when the plugin is built, with KeyError: 'TRUE'.",
+    "against 1 and 2 and fails only when the plugin is built: another integer (0, 3) with KeyError: 'TRUE', a "
+    "non-integer (2.0, \"two\", true) with a ValueError from int().",
     doc="fsdp-version",
     code="accelerate/commands/launch.py:513-518; accelerate/utils/launch.py:309; "
          "accelerate/utils/dataclasses.py:1830-1831, 1855-1875",
-    demo=T + "test_a_missing_version_is_1_and_3_fails_late")
+    demo=T + "test_a_bad_version_fails_in_the_plugin_by_its_kind",
+    scope=("missing_is_1", "other_integer_3", "other_integer_0", "float_2.0", "word", "boolean"))
 CONFIG_QUESTIONS = claim(
     "accelerate-config-fsdp-questions",
     "accelerate config proposes FSDP version 2 and, for FSDP1, stores the sharding strategy answer under "
@@ -89,6 +91,15 @@ RESHARD = claim(
     code="torch/distributed/fsdp/_fully_shard/_fully_shard.py:102-200; torch/distributed/fsdp/_flat_param.py:112-120; "
          "torch/distributed/fsdp/_runtime_utils.py:494-500, 822-828",
     demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward")
+FSDP2_ROOT_TAIL = claim(
+    "fsdp2-accelerate-keeps-root-and-tail-gathered",
+    "accelerate's FSDP2 prepare() never reshards the root unit or the final norm with the output head (and a tied "
+    "input embedding) after forward, whatever fsdp_reshard_after_forward says: true frees the wrapped blocks only, "
+    "and those parts stay gathered from forward to backward (sharded between steps all the same).",
+    doc="fsdp2-reshard-after-forward",
+    code="accelerate/utils/fsdp_utils.py:868-885",
+    demo=T + "test_reshard_true_holds_for_the_blocks_only",
+    scope=("block_resharded", "final_norm_gathered", "head_gathered", "root_gathered"))
 FSDP2_HYBRID = claim(
     "fsdp2-hybrid-from-parallelism-config",
     "FSDP2 shards hybrid when parallelism_config has dp_replicate_size above 1: accelerate applies fully_shard over a "

@@ -54,7 +54,8 @@ FP16_SCALER = claim(
 FP8_LIMITS = claim(
     "fp8-backend-limits",
     "fp8 runs on bf16 for everything but the matrix multiplies of supported layers; MS-AMP is refused with FSDP and "
-    "with ZeRO-3, and torchao with FSDP2 refuses cpu_ram_efficient_loading.",
+    "with ZeRO-3, and torchao on FSDP (either version) refuses cpu_ram_efficient_loading "
+    "(fsdp-torchao-fp8-no-ram-efficient).",
     doc="mixed-precision",
     code="accelerate/accelerator.py:518-526, 603-610; accelerate/utils/dataclasses.py:1343-1349, 1417-1421",
     why_not_demo="needs an fp8 backend (Transformer Engine, torchao fp8 or MS-AMP) and an fp8-capable GPU.")

@@ -15,6 +15,15 @@ TRAINER_PRECISION = claim(
     code="transformers/training_args.py:1612-1618; transformers/trainer.py:741-746; "
          "transformers/integrations/deepspeed.py:183-184, 258-263",
     demo=T + "test_the_trainer_precision_comes_from_its_arguments")
+TRAINER_FSDP_SAVE = claim(
+    "trainer-fsdp-save-model-full-only",
+    "Under FSDP the Trainer's save_model writes the weights only when fsdp_state_dict_type is FULL_STATE_DICT; with "
+    "SHARDED_STATE_DICT (FSDP2's default) it writes no weights file, and only its checkpoints (save_state) hold them.",
+    doc="fsdp-state-dict-type",
+    code="transformers/trainer.py:4105-4108",
+    why_not_demo="needs a Trainer run on accelerate's FSDP path; that path runs on CPU only through the rehearsal "
+                 "shim, which the Trainer's own Accelerator does not install",
+    scope=("full-state-dict", "sharded-state-dict"))
 TRAINER_LR_TWICE = claim(
     "trainer-lr-matched-twice",
     "Under the Trainer, optimizer.params.lr and scheduler.params.warmup_max_lr are both matched against "

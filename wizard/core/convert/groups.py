@@ -188,11 +188,11 @@ def offload(c: Step) -> None:
             block = isinstance((source["deepspeed.extra"] or {}).get("optimizer"), dict)
             how = ("DeepSpeed built its CPU optimizer from the JSON's optimizer block" if block else
                    "DeepSpeed stepped in its own CPU optimizer: accelerate swapped the script's torch optimizer "
-                   "for DeepSpeedCPUAdam (Adagrad and Lion get their CPU versions; only lr and weight_decay are "
-                   "kept)")
+                   "for DeepSpeedCPUAdam (Adagrad and Lion get their CPU versions), built from its parameter "
+                   "groups, so an SGD ran as Adam (claim ds-offload-replaces-torch-optimizer)")
             out.emit(CONVERT_CPU_OPTIMIZER, ("offload.optimizer",),
-                     f"{how}. Under FSDP offload the script's own torch optimizer steps on the CPU, with its own "
-                     "arguments (betas, eps, and SGD stays SGD)")
+                     f"{how}. Under FSDP offload the script's own torch optimizer steps on the CPU as it is "
+                     "(SGD stays SGD)")
     elif to == DEEPSPEED and not from_ds:
         fsdp_on = opt != "none" or par != "none"
         if fsdp_on:
@@ -215,8 +215,8 @@ def offload(c: Step) -> None:
                 out.emit(CONVERT_CPU_OPTIMIZER, ("offload.optimizer",),
                          "FSDP's offload ran the script's own torch optimizer step on the CPU; with DeepSpeed "
                          "optimizer offload accelerate swaps that optimizer for DeepSpeedCPUAdam (Adagrad and Lion "
-                         "get their CPU versions; only lr and weight_decay are kept), a C++ op compiled on first "
-                         "use")
+                         "get their CPU versions), built from its parameter groups, so an SGD runs as Adam (claim "
+                         "ds-offload-replaces-torch-optimizer); a C++ op compiled on first use")
     elif to_fsdp and t0 in (FSDP1, FSDP2):
         pass  # same single switch on both versions
 

@@ -408,8 +408,9 @@ def check_offload_vs_stage(ctx: ConfigCheck, devices: dict) -> None:
     ds = ctx.ds if ctx.ds_file_mode and isinstance(ctx.ds, dict) else {}
     if (opt in ("cpu", "nvme") and stage > 0 and "optimizer" not in ds
             and ds.get("zero_force_ds_cpu_optimizer", True) is not False):
-        swap = ("keeping only lr and weight_decay: AdamW stays AdamW, Adagrad and bitsandbytes Lion get CPU "
-                "versions, and any other optimizer (SGD, RMSprop, ...) becomes DeepSpeedCPUAdam, i.e. Adam.")
+        swap = ("built from its parameter groups (claim ds-offload-replaces-torch-optimizer): AdamW stays AdamW, "
+                "Adagrad and bitsandbytes Lion get CPU versions, and any other optimizer (SGD, RMSprop, ...) "
+                "becomes DeepSpeedCPUAdam, i.e. Adam.")
         if ctx.loop == LOOP_HF:
             ctx.emit(OFFLOAD_OPT_ADAM, opt_key,
                      f"With optimizer offload ({fmt(opt)}) the Trainer creates its torch optimizer from "

@@ -5,7 +5,8 @@
 - ``parameters``, ``gradients``, ``optimizer_states``: the model states a rank keeps, from bytes per parameter that
   follow what each library does (see :func:`state_bytes_per_param`);
 - ``gathered``: full (unsharded) parameters in flight: for ZeRO-3 and FSDP full sharding the unit being computed and
-  the prefetched one (and FSDP's root unit, which is not resharded after forward); for SHARD_GRAD_OP the whole model
+  the prefetched one (and what lies outside the layers: FSDP's root unit and, under accelerate's FSDP2, the final norm
+  and output head, none resharded after forward); for SHARD_GRAD_OP the whole model
   between forward and backward;
 - ``buckets``: DeepSpeed's reduce (and all-gather) buckets, FSDP's reduce-scatter input of one unit;
 - ``activations``: a per-layer coefficient x s x b x h (or 2sbh per layer with full activation checkpointing, plus

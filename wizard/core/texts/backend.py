@@ -35,9 +35,10 @@ TEXTS: dict[str, Text] = {
         deepspeed="Not used. DeepSpeed has a single ZeRO implementation; the stage (0-3) is what you choose.",
         versions="FSDP2 needs torch >= 2.6. The defaults disagree: the accelerate config questionnaire "
                  "suggests 2, but accelerate launch and the plugin assume 1 when the key is missing, so the "
-                 "wizard always writes it. The launcher does not check a YAML value; anything other than 1 "
-                 "or 2 fails later with an unclear KeyError. Under FSDP2, prepare() needs the model and its "
-                 "optimizer in the same call, and only one model. `accelerate to-fsdp2` converts v1 YAMLs.",
+                 "wizard always writes it. The launcher does not check a YAML value; the FSDP plugin then "
+                 "fails on anything other than 1 or 2 (how: claim fsdp-version-default-1-unchecked). Under "
+                 "FSDP2, prepare() needs the model and its optimizer in the same call, and only one model. "
+                 "`accelerate to-fsdp2` converts v1 YAMLs.",
         tips="2, unless you rely on a v1-only key.",
         claims=("fsdp1-flat-fsdp2-dtensor", "fsdp2-frees-without-record-stream", "dynamo-fsdp1-needs-orig-params",
                 "fsdp2-ignores-v1-keys", "fsdp2-ignores-sync-module-states", "fsdp-state-dict-type-defaults",

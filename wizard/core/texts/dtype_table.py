@@ -10,8 +10,8 @@ MIXED_PRECISIONS = ("no", "fp16", "bf16", "fp8")
 TABLE_CLAIMS: tuple[str, ...] = (
     "fsdp1-autocast-fsdp2-none", "fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter",
     "fsdp-policy-from-mixed-precision", "fsdp-no-mixed-precision-keeps-load-dtype", "fsdp-fp16-grad-scaler",
-    "fp8-backend-limits", "ds-module-cast-fp32-master", "ds-zero0-no-master", "ds-bf16-master-weights-option",
-    "ds-communication-dtype-default", "ds-zero-init-dtype")
+    "fp8-backend-limits", "fsdp-saved-weights-fp32", "ds-module-cast-fp32-master",
+    "ds-zero0-no-master", "ds-bf16-master-weights-option", "ds-communication-dtype-default", "ds-zero-init-dtype")
 """The claims (:mod:`wizard.core.claims`) the table and its notes state."""
 
 _COMPUTE = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8+bf16"}
@@ -126,7 +126,8 @@ def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
                 f"{md} weights with {mp} mixed precision: at prepare() accelerate upcasts to fp32 every FSDP1 "
                 f"unit that holds a trainable parameter, frozen weights in it included (warning 'Upcasted low "
                 f"precision parameters'); FSDP2 upcasts only trainable parameters, frozen ones stay {md}. FSDP "
-                f"checkpoints are then fp32, twice the size of {md} files. DeepSpeed casts the model to "
+                f"checkpoints hold the upcast parameters in fp32 (twice their {md} size) and the rest in {md}. "
+                f"DeepSpeed casts the model to "
                 f"{sixteen} and keeps a separate fp32 master partition; its 16-bit save writes {sixteen}.")
         else:
             notes.append(
@@ -158,8 +159,8 @@ def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
             notes.append(
                 "fp8: only the matrix multiplies of supported layers run in fp8 (Transformer Engine, torchao or "
                 "MS-AMP); the rest runs in bf16, which is also FSDP's parameter dtype. MS-AMP is refused with "
-                "FSDP and with ZeRO-3; torchao with FSDP2 cannot use ram-efficient loading. Needs an "
-                "fp8-capable GPU (Ada, Hopper or newer).")
+                "FSDP and with ZeRO-3; torchao on FSDP also limits model loading (see loading.ram_efficient). "
+                "Needs an fp8-capable GPU (Ada, Hopper or newer).")
     ds_init_dtype = _SIXTEEN.get(mp, "fp32")
     if ds_init_dtype != md:
         notes.append(

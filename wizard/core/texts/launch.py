@@ -227,9 +227,10 @@ TEXTS: dict[str, Text] = {
         fsdp="The FSDP config holds no batch, accumulation or clipping either way. An own loop sets them in code; "
              "the Trainer takes them from TrainingArguments, and its fp16/bf16 argument replaces the YAML's "
              "mixed_precision.",
-        deepspeed="Decides who fills the JSON's \"auto\" values. An own loop: accelerate fills only the micro-batch "
-                  "(from the DataLoader), accumulation, clipping (1.0), precision and the hidden-size buckets, and "
-                  "anything else left \"auto\" fails. The Trainer fills batch, accumulation, clipping, precision "
+        deepspeed="Decides who fills the JSON's \"auto\" values. An own loop: accelerate fills what it can take "
+                  "from the run, the plugin and DummyOptim / DummyScheduler (the list: claim "
+                  "ds-own-loop-fills-auto), and any other \"auto\" (the optimizer's betas or eps, say) fails. "
+                  "The Trainer fills batch, accumulation, clipping, precision "
                   "and the optimizer and scheduler parameters from TrainingArguments, and stops with a ValueError "
                   "when a value written as a number differs from its argument; so with 'trainer' the wizard writes "
                   "\"auto\" there and puts the numbers in training_arguments.json.",
@@ -239,7 +240,8 @@ TEXTS: dict[str, Text] = {
         tips="Not sure? A script that calls Trainer(...).train() or a TRL/LLaMA-Factory/axolotl command uses the "
              "Trainer; a script with accelerator.backward(loss) is an own loop.",
         claims=("trainer-counts-accumulation-and-clips", "trainer-ds-values-must-match-arguments",
-                "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate", "ds-auto-outside-the-list-raises",
+                "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate", "ds-own-loop-fills-auto",
+                "ds-auto-outside-the-list-raises",
                 "ds-micro-batch-auto-from-dataloader", "ds-gradient-clipping-on-unless-json-zero",
                 "ds-auto-buckets-from-hidden-size", "trainer-builds-the-ds-optimizer-itself",
                 "trainer-lr-matched-twice"),

@@ -12,9 +12,10 @@ TEXTS: dict[str, Text] = {
              "parameters, gradients and the optimizer step to CPU together (all or nothing). NVMe is not "
              "available and is treated as CPU.",
         deepspeed="offload_optimizer_device inline, zero_optimization.offload_optimizer.device in a JSON. cpu "
-                  "works at ZeRO-1/2/3. accelerate replaces the script's torch optimizer, keeping only lr and "
-                  "weight_decay: Adagrad and bitsandbytes Lion get their CPU versions, anything else (SGD too) "
-                  "becomes DeepSpeedCPUAdam, i.e. Adam. nvme only takes effect at ZeRO-3; stages 1-2 quietly "
+                  "works at ZeRO-1/2/3. accelerate replaces the script's torch optimizer by a DeepSpeed CPU "
+                  "optimizer built from its parameter groups (which one, and what it keeps: claim "
+                  "ds-offload-replaces-torch-optimizer); an optimizer that is not AdamW, Adagrad or bitsandbytes "
+                  "Lion (SGD too) runs as Adam. nvme only takes effect at ZeRO-3; stages 1-2 quietly "
                   "treat it as cpu. Stage 0 cannot offload (CPUAdam would assert), so the wizard writes none there.",
         versions="accelerate config offers offload only from stage 2 and offers nvme at stage 2, where it is "
                  "cpu in practice. Partial offload (ratio < 1) is ZeRO-3 only, via extra JSON. The CPU optimizer "

@@ -22,8 +22,8 @@ TEXTS: dict[str, Text] = {
         versions="With deepspeed_config_file, mixed_precision in the YAML (even 'no') raises. A --mixed_precision "
                  "at launch raises only against the other 16-bit dtype enabled in the JSON; against the same "
                  "dtype's block with enabled false it is ignored and the run is fp32. MS-AMP fp8 works with "
-                 "DeepSpeed stages 0-2 only and not with FSDP. torchao fp8 with FSDP2 cannot use ram-efficient "
-                 "loading.",
+                 "DeepSpeed stages 0-2 only and not with FSDP. torchao fp8 on FSDP also limits model loading (see "
+                 "loading.ram_efficient).",
         tips="bf16.",
         claims=("fsdp-policy-from-mixed-precision", "fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter",
                 "fsdp1-autocast-fsdp2-none", "fsdp-fp16-grad-scaler", "fp8-backend-limits",

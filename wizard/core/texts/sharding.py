@@ -11,7 +11,8 @@ TEXTS: dict[str, Text] = {
              "shard inside each node and replicate across nodes, keeping the heavy traffic on fast links.",
         fsdp="FSDP1: fsdp_sharding_strategy FULL_SHARD (full), SHARD_GRAD_OP (grads_optimizer), NO_SHARD, "
              "HYBRID_SHARD, HYBRID_SHARD_ZERO2. 'optimizer' has no FSDP twin; the wizard writes the ZeRO-2 form. "
-             "FSDP2: fsdp_reshard_after_forward true (full) or false (parameters stay gathered from forward "
+             "FSDP2: fsdp_reshard_after_forward true (full; for the blocks only, see claim "
+             "fsdp2-accelerate-keeps-root-and-tail-gathered) or false (parameters stay gathered from forward "
              "to backward); hybrid through parallelism_config dp_replicate_size (nodes) x dp_shard_size (GPUs "
              "per node); 'none' cannot be expressed (nearest: false).",
         deepspeed="zero_stage inline, zero_optimization.stage in a JSON: 3 full, 2 grads_optimizer, 1 optimizer, "
@@ -28,7 +29,8 @@ TEXTS: dict[str, Text] = {
                  "means 2, but a JSON without zero_optimization.stage runs ZeRO-0.",
         tips="full for models that do not fit otherwise; grads_optimizer when they do, for fewer all-gathers.",
         claims=("ds-zero-stages-partition", "ds-module-cast-fp32-master", "fsdp1-reads-sharding-strategy-only",
-                "fsdp-reshard-after-forward", "fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition",
+                "fsdp-reshard-after-forward", "fsdp2-accelerate-keeps-root-and-tail-gathered",
+                "fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition",
                 "accelerate-config-fsdp-questions", "fsdp2-ignores-v1-keys", "fsdp1-hybrid-groups-by-visible-devices",
                 "ds-missing-stage-defaults"),
     ),

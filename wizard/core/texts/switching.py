@@ -214,7 +214,8 @@ _ENTRIES: tuple[Counterpart, ...] = (
     _other(
         "checkpoint.format", ("full",), _DS, _FSDP,
         "DeepSpeed's full save gathers 16-bit weights (zero3_save_16bit_model); FSDP's FULL_STATE_DICT gathers "
-        "the parameters in their own dtype, fp32 with mixed precision, so the file is about twice as large.",
+        "the parameters in their own dtype, with mixed precision the upcast (trainable) ones in fp32, twice their "
+        "16-bit size.",
         claims=("ds-zero3-state-dict-needs-16bit-gather", "fsdp-saved-weights-fp32", "fsdp-get-state-dict-full")),
     _other(
         "checkpoint.format", ("full",), _FSDP, _DS,
