@@ -245,8 +245,9 @@ def own_loop_filled(tmp_path_factory):
 
 
 @pytest.mark.claim("ds-own-loop-fills-auto")
+@pytest.mark.parametrize("loop", ["own-loop"])  # the claim's scope; the Trainer fills them from its arguments
 @pytest.mark.parametrize("path", list(_OWN_LOOP_AUTO), ids=list(_OWN_LOOP_AUTO))
-def test_an_own_loop_fills_each_listed_auto_value(own_loop_filled, path):
+def test_an_own_loop_fills_each_listed_auto_value(own_loop_filled, path, loop):
     """Wider than the micro-batch, accumulation, clipping, precision and buckets: the total batch, the optimizer's
     lr and weight decay (DummyOptim), the scheduler's four values (DummyScheduler) and the plugin's stage, offload
     devices, NVMe paths and 16-bit gather are filled too, and prepare() builds the engine."""

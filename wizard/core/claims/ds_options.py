@@ -115,14 +115,7 @@ OWN_LOOP_FILLS = claim(
     "buckets (ds-auto-buckets-from-hidden-size).",
     doc="ds-auto-values", code="accelerate/utils/dataclasses.py:1290-1372; accelerate/accelerator.py:2179-2355",
     demo=_T + "test_an_own_loop_fills_each_listed_auto_value",
-    scope=(
-        "bf16.enabled", "gradient_accumulation_steps", "gradient_clipping", "optimizer.params.lr",
-        "optimizer.params.weight_decay", "scheduler.params.total_num_steps", "scheduler.params.warmup_max_lr",
-        "scheduler.params.warmup_min_lr", "scheduler.params.warmup_num_steps", "train_batch_size",
-        "train_micro_batch_size_per_gpu", "zero_optimization.offload_optimizer.device",
-        "zero_optimization.offload_optimizer.nvme_path", "zero_optimization.offload_param.device",
-        "zero_optimization.offload_param.nvme_path", "zero_optimization.stage",
-        "zero_optimization.stage3_gather_16bit_weights_on_model_save"))
+    scope=("own-loop",))
 TRAINER_FILLS_MORE = claim(
     "trainer-fills-more-auto",
     "The HF Trainer fills more \"auto\" values from TrainingArguments before accelerate sees the JSON (the "
