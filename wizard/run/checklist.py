@@ -48,6 +48,8 @@ class CheckItem:
     def render(self) -> str:
         mark = {OK: "[ok]  ", FAIL: "[FAIL]", WARN: "[warn]", INFO: "[info]", UNKNOWN: "[?]   ",
                 NOT_REHEARSED: "[--]  "}[self.status]
+        if self.status == OK and self.rehearsed:
+            mark = "[~ok] "  # held at the rehearsal's value, not the config's: not counted as taken effect
         return f"{mark} {self.label}" + (f": {self.detail}" if self.detail else "")
 
 

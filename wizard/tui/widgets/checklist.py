@@ -13,6 +13,15 @@ from textual.widgets import Static
 
 MARKS = {"ok": ("✔", "bold green"), "fail": ("✖", "bold red"), "warn": ("▲", "bold yellow"),
          "info": ("ℹ", "cyan"), "unknown": ("?", "dim"), "not_rehearsed": ("⊘", "bold yellow")}
+REHEARSED_OK = ("≈", "green")
+"""A row that held at the value the rehearsal ran instead of the config's ("World size 2 (rehearsed; config: 8)"):
+not a ✔, so the ✔ rows are exactly the settings the verdict counts as taken effect."""
+
+
+def mark_of(item) -> tuple[str, str]:
+    if item.status == "ok" and getattr(item, "rehearsed", False):
+        return REHEARSED_OK
+    return MARKS.get(item.status, ("·", ""))
 
 
 def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Group:
@@ -20,7 +29,7 @@ def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Gro
         return Group(Text(waiting, style="dim italic"))
     lines = []
     for item in items:
-        mark, style = MARKS.get(item.status, ("·", ""))
+        mark, style = mark_of(item)
         line = Text()  # a long row wraps (cut with "…" it lost the part that says what was checked)
         line.append(f"{mark} ", style=style)
         line.append(item.label, style="bold" if item.status == "fail" else "")
