@@ -391,11 +391,6 @@ def _convert_options(p: argparse.ArgumentParser) -> None:
                                                 "and answers.yaml")
     p.add_argument("--force", action="store_true",
                    help="replace existing files (old content kept as NAME.bak, or the first free NAME.N.bak)")
-    p.add_argument("--slurm", action="store_true",
-                   help="with --launch: submit the run as a SLURM batch job (one launcher per node, rank and main "
-                        "address from SLURM), stream every node's log into the monitor, scancel on Ctrl-C")
-    p.add_argument("--partition", metavar="P", help="with --launch --slurm: the SLURM partition")
-    p.add_argument("--time", metavar="T", help="with --launch --slurm: the job's time limit (sbatch --time)")
     p.add_argument("--ds-config-path", choices=("auto", "absolute"), default=None, dest="ds_config_path",
                    help="how the YAML names the DeepSpeed JSON (as for --headless)")
     p.add_argument("--verify", action="store_true",

@@ -474,3 +474,12 @@ def test_attack_script_arguments_after_dashes_through_pdsh_are_refused_before_an
         MULTINODE.format(launcher="standard", hosts="node1, node2", ip="node1") + "  script: train.py\n")
     plan = plan_launch(standard, tmp_path / "out2", script_args=extra, cwd=str(tmp_path))  # argv only: fine
     assert plan.spec.argv[-len(extra):] == extra
+
+
+@pytest.mark.parametrize("flag", [["--slurm"], ["--partition", "gpu"], ["--time", "1:00:00"]])
+def test_convert_takes_no_launch_flags_it_would_ignore(flag, tmp_path, capsys):
+    """convert writes files and launches nothing: SLURM flags were accepted and silently ignored (journeys re-walk)."""
+    from wizard.cli import main
+
+    assert main(["convert", str(tmp_path / "x.yaml"), "--to", "fsdp", *flag]) == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
