@@ -189,7 +189,9 @@ def test_a_suggestion_that_changes_the_strategy_is_not_the_same_intent():
     assert other["sharding.strategy"].startswith("changed with the switch: full -> optimizer")
     assert "offload.params" not in same
     assert "only works at ZeRO-3" in other["offload.params"]
-    assert "ZeRO-3 only" in other["checkpoint.format"]
+    # the full save has no place at ZeRO-1: not in effect there, kept in the answers (not "another meaning")
+    dropped = {d.setting_id: d.reason for d in rep.dropped}
+    assert "ZeRO-3 only" in dropped["checkpoint.format"] and "checkpoint.format" not in other
     # a plain switch keeps full as full: the same intent, as before
     plain = _report(before, before.replace({"backend": "deepspeed"}))
     assert "sharding.strategy" in {c.setting_id for c in plain.carried}
@@ -198,3 +200,57 @@ def test_a_suggestion_that_changes_the_strategy_is_not_the_same_intent():
         carried, dropped = {c.setting_id for c in r.carried}, {d.setting_id for d in r.dropped}
         meaning = {m.setting_id for m in r.changed_meaning}
         assert not (carried & meaning) and not (carried & dropped) and not (meaning & dropped)
+
+
+# ------------------------------------------------------------------------------------------------ ZeRO-3-only intents
+_FSDP2_ZERO2_LIKE = {"distributed_type": "FSDP", "num_processes": 8, "mixed_precision": "bf16",
+                     "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": False,
+                                     "fsdp_cpu_ram_efficient_loading": True, "fsdp_sync_module_states": True,
+                                     "fsdp_state_dict_type": "FULL_STATE_DICT",
+                                     "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+                                     "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}}
+
+
+def test_a_round_trip_over_zero2_keeps_ram_efficient_loading_and_the_full_save(tmp_path):
+    """The tester's case: FSDP2 with fsdp_reshard_after_forward false (ZeRO-2 on DeepSpeed) and ram-efficient
+    loading; ctrl+t turned loading.ram_efficient false, said "the same intent" on the way back, and the FSDP2 config
+    wrote fsdp_cpu_ram_efficient_loading: false. ZeRO-2 has no place for it (zero3_init_flag acts at ZeRO-3 only), nor
+    for the full save: both are kept, not written, said so, and restored on the way back."""
+    path = tmp_path / "fsdp2.yaml"
+    path.write_text(yaml.safe_dump(_FSDP2_ZERO2_LIKE))
+    start = from_accelerate_config(path)
+    to_ds = switch(start.answers, DEEPSPEED, source_files=start.source_files(start.answers))
+    zero = render(to_ds.kept).accelerate["deepspeed_config"]
+    assert zero["zero_stage"] == 2 and zero["zero3_init_flag"] is False  # nothing accelerate would reset
+    assert "zero3_save_16bit_model" not in zero
+    assert to_ds.kept["loading.ram_efficient"] is True and to_ds.kept["checkpoint.format"] == "full"
+    dropped = {d.setting_id: d for d in to_ds.report.dropped}
+    assert "not in effect on DeepSpeed" in dropped["loading.ram_efficient"].reason
+    assert "ZeRO-2 every rank loads the whole model" in dropped["loading.ram_efficient"].reason
+    assert dropped["loading.ram_efficient"].after == "zero3_init_flag: false"
+    assert "not in effect on DeepSpeed" in dropped["checkpoint.format"].reason
+    assert not {"loading.ram_efficient", "checkpoint.format"} & {c.setting_id for c in to_ds.report.carried}
+    assert not {"loading.ram_efficient", "checkpoint.format"} & {m.setting_id for m in to_ds.report.changed_meaning}
+
+    to_fsdp1 = switch(to_ds.kept, FSDP1)
+    fsdp1 = render(to_fsdp1.kept).accelerate["fsdp_config"]
+    assert fsdp1["fsdp_cpu_ram_efficient_loading"] is True and fsdp1["fsdp_state_dict_type"] == "FULL_STATE_DICT"
+    meaning = {m.setting_id: m.text for m in to_fsdp1.report.changed_meaning}
+    assert "where it was not in effect" in meaning["loading.ram_efficient"]
+    assert "where it was not in effect" in meaning["checkpoint.format"]
+
+    back = switch(to_fsdp1.kept, FSDP2)
+    fsdp2 = render(back.kept).accelerate["fsdp_config"]
+    assert fsdp2["fsdp_cpu_ram_efficient_loading"] is True and fsdp2["fsdp_state_dict_type"] == "FULL_STATE_DICT"
+    # straight back from ZeRO-2 too
+    assert render(switch(to_ds.kept, FSDP2).kept).accelerate["fsdp_config"]["fsdp_cpu_ram_efficient_loading"] is True
+
+
+def test_a_suggestion_to_zero1_keeps_ram_efficient_loading_for_the_switch_back():
+    """Suggest's ZeRO-1 candidate (the source's answers with backend and strategy changed), then ctrl+t to FSDP1."""
+    before = from_preset("fsdp2-full-shard-bf16").answers.replace({"loading.ram_efficient": True})
+    after = before.replace({"backend": "deepspeed", "sharding.strategy": "optimizer"})
+    dropped = {d.setting_id: d.reason for d in _report(before, after).dropped}
+    assert "not in effect on DeepSpeed" in dropped["loading.ram_efficient"]
+    fsdp1 = switch(after, FSDP1)
+    assert render(fsdp1.kept).accelerate["fsdp_config"]["fsdp_cpu_ram_efficient_loading"] is True

@@ -32,12 +32,12 @@ from .conversion import (
     meaning_findings,
     round_trip,
 )
-from .effect import in_effect
+from .effect import in_effect, keep_unplaced, unplaced
 from .groups import target_answers
 from .report import CarryLine, MeaningLine, SwitchReport, classify, rendered_value, switch_report, written_for
 from .switcher import Switch, switch
 
 __all__ = ["CarryLine", "Conversion", "Difference", "MeaningLine", "Switch", "SwitchReport", "TARGET_CHOICES",
-           "classify", "convert_answers", "effective_value", "in_effect", "intent", "intent_ids", "meaning_findings",
-           "rendered_value", "round_trip", "show_value", "switch", "switch_report", "target_answers", "target_for",
-           "written_for"]
+           "classify", "convert_answers", "effective_value", "in_effect", "intent", "intent_ids", "keep_unplaced",
+           "meaning_findings", "rendered_value", "round_trip", "show_value", "switch", "switch_report",
+           "target_answers", "target_for", "unplaced", "written_for"]

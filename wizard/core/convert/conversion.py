@@ -119,7 +119,7 @@ def round_trip(source: Answers, converted: Answers) -> tuple[Difference, ...]:
     if back is None:  # cannot happen for a rendered config; say everything differs rather than hide it
         return tuple(Difference(sid, source[sid], None) for sid in intent_ids(source.target, converted.target))
     again, _ = target_answers(back, source.target, source_ds=rendered.deepspeed, quiet=True)
-    ran, _ = in_effect(source, quiet=True)
+    ran, _ = in_effect(source, quiet=True, keep_intents=False)  # what ran: the files cannot keep an intent
     ids = intent_ids(source.target, converted.target)
     return tuple(Difference(sid, ran[sid], again[sid]) for sid in ids
                  if effective_value(ran, sid) != effective_value(again, sid))

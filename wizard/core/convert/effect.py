@@ -16,14 +16,49 @@ def not_in_effect(a: Answers) -> dict[str, tuple[Any, str]]:
     return _runs(a)
 
 
-def in_effect(a: Answers, *, quiet: bool = False) -> tuple[Answers, list[Finding]]:
+def unplaced(a: Answers) -> dict[str, tuple[Any, str]]:
+    """Setting id -> (the value that runs, why) for the settings the answers' target has keys for but their ZeRO
+    stage has no place for: DeepSpeed below ZeRO-3 has no sharded loading (zero3_init_flag) and no full save
+    (zero3_save_16bit_model). An answer there is an intent kept for a target that has a place for it: a switch keeps
+    it (:attr:`~.switcher.Switch.kept`), the config does not write it, and switching back restores it."""
+    if a.target != DEEPSPEED:
+        return {}
+    from ..answers.of_answers import of_answers
+
+    stage = of_answers(a).get("runs.zero_stage", 0)
+    if stage >= 3:
+        return {}
+    return {"loading.ram_efficient": (False, f"zero3_init_flag acts at ZeRO-3 only, so at ZeRO-{stage} every rank "
+                                             "loads the whole model (zero3_init_flag: false is written)"),
+            "checkpoint.format": (SETTING_BY_ID["checkpoint.format"].default,
+                                  f"the full save (zero3_save_16bit_model) is read at ZeRO-3 only; ZeRO-{stage} "
+                                  "checkpoints hold the whole weights once and per-rank optimizer state")}
+
+
+def keep_unplaced(source: Answers, answers: Answers) -> Answers:
+    """``answers`` (for another target) holding, as stated answers, the source's answers as it ran them that the
+    answers' ZeRO stage has no place for (:func:`unplaced`), where they differ from what runs there: kept, not
+    written, so that a switch back restores them."""
+    there = unplaced(answers)
+    if not there:
+        return answers
+    ran, _ = in_effect(source, quiet=True)
+    keep = {sid: ran[sid] for sid, (runs, _why) in there.items() if ran[sid] != runs}
+    return answers.replace(keep) if keep else answers
+
+
+def in_effect(a: Answers, *, quiet: bool = False, keep_intents: bool = True) -> tuple[Answers, list[Finding]]:
     """The answers as their own target really runs them, read from the effective model of the files they render to
     (:func:`wizard.core.answers.of_answers.of_answers`): values the backend does not apply (parameter offload below
     ZeRO-3, an optimizer offload at ZeRO-0, NVMe below ZeRO-3, zero3_init_flag below ZeRO-3 and off at ZeRO-3,
     torch.compile under DeepSpeed, hpZ on one machine, a checkpoint format or wrap argument the backend does not read)
-    replaced by what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``)."""
+    replaced by what runs, with one ``convert-not-in-effect`` finding per stated value (none when ``quiet``).
+    ``keep_intents``: a stated answer the ZeRO stage has no place for (:func:`unplaced`: ram-efficient loading or
+    the full save below ZeRO-3) is an intent kept for another target, left as stated; False: replaced by what runs
+    too (the round trip compares what runs)."""
     out = Out(dict(a.values), set(a.explicit))
-    runs = _runs(a)
+    kept = unplaced(a) if keep_intents else {}
+    runs = {sid: change for sid, change in _runs(a).items() if not (sid in kept and sid in a.explicit)}
     changes = [(sid, f"{sid} = {show_value(a[sid])} {why}") for sid, (value, why) in runs.items() if a.is_set(sid)]
     for sid, (value, _why) in runs.items():
         out.set(sid, value)

@@ -199,11 +199,12 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
     (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
     answer was stated). ``source_files`` (the accelerate YAML and DeepSpeed JSON the source answers were imported
     from): the "before" column quotes them instead of the source answers' rendering."""
-    from .effect import in_effect, not_in_effect
+    from .effect import in_effect, not_in_effect, unplaced
 
     ran, _ = in_effect(before, quiet=True)
     unapplied = not_in_effect(after)
     t0, t1 = before.target, after.target
+    no_place, kept_before, unapplied_before = unplaced(after), unplaced(before), not_in_effect(before)
     carried: list[CarryLine] = []
     dropped: list[CarryLine] = []
     meaning: list[MeaningLine] = []
@@ -214,7 +215,15 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             continue
         value = show_value(ran[s.id])
         kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
-        if kind == SAME and s.id in unapplied:
+        if s.id in no_place and ran[s.id] != no_place[s.id][0]:
+            # the new target writes the setting, its ZeRO stage has no place for this answer: not in effect there
+            kind, reasons = NONE, (f"not in effect on {TARGET_LABELS[t1]}: {no_place[s.id][1]}",)
+        elif (s.id in kept_before and s.id in unapplied_before and s.id in before.explicit and s.applies_to(t1)
+              and after[s.id] == ran[s.id]):
+            # an intent the source's ZeRO stage had no place for (kept from an earlier switch): in effect again
+            kind, reasons = OTHER, (f"kept on {TARGET_LABELS[t0]}, where it was not in effect: "
+                                    f"{kept_before[s.id][1]}; {TARGET_LABELS[t1]} applies it as answered",)
+        elif kind == SAME and s.id in unapplied:
             kind, reasons = OTHER, (f"{TARGET_LABELS[t1]} does not apply it {unapplied[s.id][1]}: it runs "
                                     f"{show_value(unapplied[s.id][0])}",)
         elif kind == SAME and after[s.id] != ran[s.id] and not _declared_becomes(s.id, ran[s.id], t0, t1, after[s.id]):
@@ -222,7 +231,9 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
                                     "written the new way)",)
         b = _quoted_text(source_files, s.id, t0) if source_files else _written_text(r_before, s.id, t0)
         if kind == NONE:
-            if before.is_set(s.id):
+            if s.id in no_place:  # written all the same (zero3_init_flag: false): say how
+                dropped.append(CarryLine(s.id, s.label, value, b, _written_text(r_after, s.id, t1), reasons[0]))
+            elif before.is_set(s.id):
                 dropped.append(CarryLine(s.id, s.label, value, b, "(not written)", reasons[0]))
             continue
         a = _written_text(r_after, s.id, t1)

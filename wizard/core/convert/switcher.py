@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..answers import Answers
 from ..catalog import SETTINGS
 from ..findings import Finding
+from .effect import keep_unplaced
 from .groups import target_answers
 from .report import SwitchReport, switch_report
 
@@ -24,11 +25,13 @@ class Switch:
     @property
     def kept(self) -> Answers:
         """The converted answers plus the source's stated answers the new target has no place for (not written; the
-        TUI keeps them, marked "not applicable", so that switching back restores them)."""
+        TUI keeps them, marked "not applicable", so that switching back restores them), and the source's answers its
+        ZeRO stage has no place for (:func:`~.effect.unplaced`: ram-efficient loading or the full save below ZeRO-3),
+        kept as stated answers for the same reason."""
         to = self.answers.target
         keep = {s.id: self.source[s.id] for s in SETTINGS
                 if s.group != "backend" and self.source.is_set(s.id) and not s.applies_to(to)}
-        return self.answers.replace(keep) if keep else self.answers
+        return keep_unplaced(self.source, self.answers.replace(keep) if keep else self.answers)
 
 
 def switch(source: Answers, to: str, *, source_ds: dict | None = None,

@@ -158,8 +158,14 @@ class MainScreen(Screen):
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
         same way. ``record``: ctrl+z can take the change back (``what`` says what it was, ``field``: the edit of one
-        field, whose further edits join the same step)."""
+        field, whose further edits join the same step). Other answers on another target keep, as a switch does, the
+        answers their ZeRO stage has no place for (ram-efficient loading below ZeRO-3: not written, restored by a
+        switch back)."""
         before, gen_before = self.answers, self.generated
+        if switched is None and report and before.target != answers.target:
+            from ..shared.switch import keep_unplaced
+
+            answers = keep_unplaced(before, answers)
         if record and answers != before:
             self.history.record((before, self.start), what or _change_words(before, answers), field)
         self.answers = answers

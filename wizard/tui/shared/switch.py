@@ -6,6 +6,6 @@ switch needs it (the first paint does not).
 """
 from __future__ import annotations
 
-from ...core.convert import CarryLine, MeaningLine, Switch, SwitchReport, switch, switch_report
+from ...core.convert import CarryLine, MeaningLine, Switch, SwitchReport, keep_unplaced, switch, switch_report
 
-__all__ = ["CarryLine", "MeaningLine", "Switch", "SwitchReport", "switch", "switch_report"]
+__all__ = ["CarryLine", "MeaningLine", "Switch", "SwitchReport", "keep_unplaced", "switch", "switch_report"]
