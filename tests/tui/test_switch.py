@@ -129,3 +129,32 @@ async def test_a_suggestion_to_zero1_then_ctrl_t_keeps_ram_efficient_loading():
         await press(pilot, "ctrl+t")  # DeepSpeed ZeRO-1 -> FSDP1
         assert screen.answers.target == FSDP1
         assert screen.generated.rendered.accelerate["fsdp_config"]["fsdp_cpu_ram_efficient_loading"] is True
+
+
+@pytest.mark.asyncio
+async def test_a_suggestion_on_another_backend_lists_what_it_changed_under_its_own_heading():
+    """Applying a Suggest candidate that changes the backend (what the Memory screen's apply runs): the answers it
+    changed are "Changed by the suggestion", not "carried over with another meaning ... changed with the switch"."""
+    import io
+
+    from rich.console import Console
+
+    from wizard.tui.screens.switch_report import report_renderable
+    from wizard.tui.shared.session import from_preset
+
+    start = from_preset("fsdp2-full-shard-bf16")
+    app = create_app(start)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = main_of(app)
+        screen.set_answers(start.answers.replace({"backend": "deepspeed", "sharding.strategy": "grads_optimizer",
+                                                  "offload.optimizer": "cpu"}))
+        await pilot.pause()
+        assert isinstance(app.screen, SwitchReportScreen)
+        report = app.screen.report
+        assert {m.setting_id for m in report.changed} == {"sharding.strategy", "offload.optimizer"}
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(report_renderable(report, 120))
+        shown = console.export_text()
+    assert "Changed by the suggestion" in shown and "offload.optimizer: none -> cpu" in shown
+    assert "changed with the switch" not in shown

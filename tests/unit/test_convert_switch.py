@@ -254,3 +254,31 @@ def test_a_suggestion_to_zero1_keeps_ram_efficient_loading_for_the_switch_back()
     assert "not in effect on DeepSpeed" in dropped["loading.ram_efficient"]
     fsdp1 = switch(after, FSDP1)
     assert render(fsdp1.kept).accelerate["fsdp_config"]["fsdp_cpu_ram_efficient_loading"] is True
+
+
+def test_the_answers_a_suggestion_changed_are_listed_as_changed_by_it():
+    """A Suggest candidate on another target (FSDP2 full shard -> DeepSpeed ZeRO-2 with optimizer offload) listed
+    offload.optimizer "none" under "carried over with another meaning ... changed with the switch: none -> cpu",
+    paired with fsdp_offload_params. What the suggestion changed goes under its own heading, with that setting's
+    keys before and after; what it did not change is classified as before."""
+    from wizard.core.answers.generate import generate
+    from wizard.core.convert import switch_report
+
+    before = from_preset("fsdp2-full-shard-bf16").answers
+    after = before.replace({"backend": "deepspeed", "sharding.strategy": "grads_optimizer", "offload.optimizer": "cpu"})
+    g0, g1 = generate(before, None), generate(after, None)
+    rep = switch_report(before, after, g0.rendered, g1.rendered, g0.findings, g1.findings,
+                        changed_by="the suggestion")
+    changed = {m.setting_id: m for m in rep.changed}
+    assert set(changed) == {"sharding.strategy", "offload.optimizer"}
+    line = changed["offload.optimizer"]
+    assert line.text == "changed by the suggestion: none -> cpu" and line.value == "cpu"
+    assert line.before == "fsdp_offload_params: false (one key for offload.params and offload.optimizer)"
+    assert line.after == "offload_optimizer_device: cpu"
+    assert changed["sharding.strategy"].text == "changed by the suggestion: full -> grads_optimizer"
+    others = {c.setting_id for c in rep.carried} | {m.setting_id for m in rep.changed_meaning}
+    assert not others & set(changed) and not any("changed with the switch" in m.text for m in rep.changed_meaning)
+    assert "offload.params" in {c.setting_id for c in rep.carried}  # unchanged: nothing offloaded on both
+    assert rep.to_dict()["changed by the suggestion"][0]["setting"] == "sharding.strategy"
+    # a switch has no such list: the CLI's JSON is as it was
+    assert "changed by the suggestion" not in switch(before, DEEPSPEED).report.to_dict()

@@ -60,10 +60,15 @@ class SwitchReport:
     new_findings: tuple[Finding, ...]
     changed_meaning: tuple[MeaningLine, ...] = ()
     """Answers that carried over but behave differently on the new target (a loss to report, too)."""
+    changed: tuple[MeaningLine, ...] = ()
+    """Answers that whatever made the new answers changed itself (``changed_by``: a suggestion), with the keys that
+    setting wrote before and writes now; not carried over, not lost."""
+    changed_by: str = ""
+    """Who made the new answers, when not a switch ("the suggestion"); empty for a switch."""
 
     @property
     def empty(self) -> bool:
-        return not (self.carried or self.dropped or self.new_findings or self.changed_meaning)
+        return not (self.carried or self.dropped or self.new_findings or self.changed_meaning or self.changed)
 
     @property
     def lossless(self) -> bool:
@@ -72,12 +77,15 @@ class SwitchReport:
 
     def to_dict(self) -> dict:
         """The report as ``fsdpds-wizard convert --format json`` prints it (the TUI shows the same lines)."""
-        return {"before": self.before, "after": self.after,
-                SAME: [c.to_dict() for c in self.carried],
-                OTHER: [m.to_dict() for m in self.changed_meaning],
-                NONE: [d.to_dict() for d in self.dropped],
-                "new_findings": [f.to_dict() for f in self.new_findings],
-                "lossless": self.lossless}
+        out = {"before": self.before, "after": self.after,
+               SAME: [c.to_dict() for c in self.carried],
+               OTHER: [m.to_dict() for m in self.changed_meaning],
+               NONE: [d.to_dict() for d in self.dropped],
+               "new_findings": [f.to_dict() for f in self.new_findings],
+               "lossless": self.lossless}
+        if self.changed_by:
+            out[f"changed by {self.changed_by}"] = [m.to_dict() for m in self.changed]
+        return out
 
 
 _MISSING = object()
@@ -136,6 +144,17 @@ def _written_text(rendered: Rendered, sid: str, target: str) -> str:
     return _keys_text(items) if items else _unwritten_text(sid, target)
 
 
+def _own_text(rendered: Rendered, sid: str, target: str) -> str:
+    """How one setting is written, for a line about that setting alone: a key it shares with other settings says so
+    (FSDP's fsdp_offload_params is the one switch for the optimizer and the parameters)."""
+    if not SETTING_BY_ID[sid].applies_to(target):
+        return "(not written)"
+    text = _written_text(rendered, sid, target)
+    shared = [ids for path, ids in rendered.shared.items()
+              if sid in ids and len(ids) > 1 and any(p == path for _, p, _ in written_for(rendered, sid))]
+    return text + "".join(f" (one key for {' and '.join(ids)})" for ids in shared)
+
+
 def _lookup(data: Any, path: str, fsdp_names: bool) -> Any:
     node = data
     for i, part in enumerate(path.split(".")):
@@ -192,13 +211,15 @@ def _declared_becomes(setting_id: str, value: Any, t0: str, t1: str, becomes: An
 
 def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: Rendered,
                   f_before: list[Finding], f_after: list[Finding],
-                  source_files: tuple[Any, Any] | None = None) -> SwitchReport:
+                  source_files: tuple[Any, Any] | None = None, changed_by: str = "") -> SwitchReport:
     """What a change of target did to each stated intent: ``before`` (the source answers, taken as their target ran
     them) against ``after`` (the converted answers, :func:`wizard.core.convert.target_answers`), with their rendered
     files and findings. Each line is classified by the counterparts table (:func:`classify`): the same intent
     (carried, listed when its written form changed), another meaning, or no counterpart (dropped: listed when the
     answer was stated). ``source_files`` (the accelerate YAML and DeepSpeed JSON the source answers were imported
-    from): the "before" column quotes them instead of the source answers' rendering."""
+    from): the "before" column quotes them instead of the source answers' rendering. ``changed_by``: the new
+    answers are not a switch but were made by that (a suggestion of the Memory screen): the answers it changed itself
+    are listed apart (:attr:`SwitchReport.changed`), each with the keys that setting wrote before and writes now."""
     from .effect import in_effect, not_in_effect, unplaced
 
     ran, _ = in_effect(before, quiet=True)
@@ -208,8 +229,14 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
     carried: list[CarryLine] = []
     dropped: list[CarryLine] = []
     meaning: list[MeaningLine] = []
+    changed: list[MeaningLine] = []
     for s in SETTINGS:
         if s.group == "backend" or not (s.applies_to(t0) or s.applies_to(t1)):
+            continue
+        if changed_by and after[s.id] != before[s.id]:  # not carried over: the suggestion chose the new value
+            changed.append(MeaningLine(s.id, show_value(after[s.id]), f"changed by {changed_by}: "
+                                       f"{show_value(before[s.id])} -> {show_value(after[s.id])}",
+                                       _own_text(r_before, s.id, t0), _own_text(r_after, s.id, t1)))
             continue
         if not (before.is_set(s.id) or s.id in _ALWAYS_SHOWN):
             continue
@@ -243,4 +270,5 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
             carried.append(CarryLine(s.id, s.label, value, b, a, reasons[0]))
     old = {(f.rule, f.keys) for f in f_before}
     new = tuple(f for f in f_after if (f.rule, f.keys) not in old and f.severity in (ERROR, WARNING))
-    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning))
+    return SwitchReport(TARGET_LABELS[t0], TARGET_LABELS[t1], tuple(carried), tuple(dropped), new, tuple(meaning),
+                        tuple(changed), changed_by)

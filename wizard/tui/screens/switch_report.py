@@ -30,7 +30,18 @@ def _written_now(before: str, after: str) -> Text:
 
 def report_renderable(report: SwitchReport, width: int = 80) -> Group:
     parts: list = []
+    if report.changed:
+        parts.append(Text(f"↻ Changed by {report.changed_by} (not carried over: chosen anew):", style="bold cyan"))
+        for m in report.changed:
+            text = Text()
+            text.append(f"{m.setting_id}: ", style="bold")
+            text.append(m.text.split(": ", 1)[-1])
+            parts.append(_indented(text, 2))
+            if m.before != m.after:
+                parts.append(_indented(_written_now(m.before, m.after), 4))
     if report.carried:
+        if parts:
+            parts.append(Text(""))
         parts.append(Text(f"✔ Carried over (the same intent, written the {report.after} way):", style="bold green"))
         if width >= 100:
             table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold", expand=True)
