@@ -39,7 +39,7 @@ def _load(path: str):
         why = next((f.message for f in loaded.findings if f.severity == ERROR), "it could not be read")
         raise UsageError(f"{path}: the DeepSpeed JSON it names cannot be read ({why}); converting without it would "
                          "lose its settings: fix deepspeed_config_file, or convert the JSON itself")
-    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         first = findings[0] if findings else None
         why = f"{first.message}; {first.fix}" if first is not None else "it cannot be imported"

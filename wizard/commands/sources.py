@@ -109,7 +109,7 @@ def config_answers(path: Path) -> Any:
     from ..core.answers.importer import import_mapping
 
     loaded = config_files(path)
-    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         why = next((f.message for f in findings if f.severity == ERROR), "it could not be imported")
         raise UsageError(f"{path}: {why}")
