@@ -233,3 +233,44 @@ def test_launch_keys_beside_an_accelerate_config_are_dropped_with_a_note():
     assert "launch.num_processes" in note.message
     (note,) = _import_notes(findings, "use_cpu")
     assert "belongs in the accelerate config" in note.message
+
+
+_TWO_MACHINES = {**_DS_YAML, "num_processes": 16, "num_machines": 2}
+
+
+@pytest.mark.parametrize("hpz,note", [(4, True), (8, False)])
+def test_an_hpz_size_other_than_the_processes_per_machine_is_named_in_a_note(hpz, note):
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 3, "zero_hpz_partition_size": hpz}})
+    assert a["sharding.strategy"] == "hybrid_full"
+    assert render(a).deepspeed["zero_optimization"]["zero_hpz_partition_size"] == 8  # 16 processes / 2 machines
+    notes = _import_notes(findings, "zero_optimization.zero_hpz_partition_size")
+    assert len(notes) == int(note)
+    if note:
+        assert f"zero_hpz_partition_size: {hpz}` is imported as sharding.strategy hybrid_full" in notes[0].message
+        assert "there: 8 (16 processes on 2 machine(s))" in notes[0].message
+
+
+def test_an_hpz_size_below_zero3_and_a_stage_out_of_range_are_named_in_notes():
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 2, "zero_hpz_partition_size": 4}})
+    assert a["sharding.strategy"] == "grads_optimizer"
+    assert "zero_hpz_partition_size" not in render(a).deepspeed["zero_optimization"]
+    (note,) = _import_notes(findings, "zero_optimization.zero_hpz_partition_size")
+    assert "is not carried" in note.message and "ZeRO-2" in note.message
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 4}})
+    assert a["sharding.strategy"] == "none"
+    (note,) = _import_notes(findings, "zero_optimization.stage")
+    assert "`zero_optimization.stage: 4` is not a ZeRO stage" in note.message and "sharding.strategy" in note.keys
+
+
+@pytest.mark.parametrize("inline,key,says", [
+    ({"zero_stage": 5}, "deepspeed_config.zero_stage", "`deepspeed_config.zero_stage: 5` is not a ZeRO stage"),
+    ({"gradient_accumulation_steps": 0}, "deepspeed_config.gradient_accumulation_steps", "is imported as 1"),
+    ({"gradient_accumulation_steps": "many"}, "deepspeed_config.gradient_accumulation_steps", "is imported as 1"),
+    ({"gradient_clipping": "high"}, "deepspeed_config.gradient_clipping", "keeps its default, 1.0"),
+], ids=["stage-5", "accumulation-0", "accumulation-word", "clipping-word"])
+def test_inline_values_the_answers_cannot_hold_are_named_in_notes(inline, key, says):
+    a, findings = import_mapping({"distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 2, **inline}})
+    assert a is not None
+    (note,) = _import_notes(findings, key)
+    assert says in note.message and note.fix
+    assert any(k in a.values for k in note.keys)  # it names the setting that holds the value instead

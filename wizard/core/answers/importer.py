@@ -129,6 +129,8 @@ class _Importer:
         self.findings: list[Finding] = []
         self.kept: dict[str, tuple[str, str]] = {}
         """JSON key of a setting -> (the setting, why its value stays in ``deepspeed.extra`` instead)."""
+        self.hpz: int | None = None
+        """The JSON's ``zero_hpz_partition_size`` imported as hybrid_full, which writes the processes per machine."""
 
     def set(self, group: str | None, name: str, value: Any) -> None:
         if group is None:
@@ -351,6 +353,11 @@ class _Importer:
         stage = whole_number(d.get("zero_stage", 2))
         self.set("sharding", "strategy", _STAGE.get(stage, "grads_optimizer") if stage is not None
                  else "grads_optimizer")
+        if stage not in _STAGE:
+            self.note(["deepspeed_config.zero_stage", "sharding.strategy"], f"`deepspeed_config.zero_stage: "
+                      f"{fmt(d['zero_stage'])}` is not a ZeRO stage (0 to 3): sharding.strategy is imported as "
+                      "grads_optimizer (stage 2, accelerate's default)",
+                      "set sharding.strategy to the ZeRO stage meant")
         if "zero3_init_flag" not in d:
             self.set("loading", "ram_efficient", stage == 3)
         for key, name in (("offload_optimizer_device", "optimizer"), ("offload_param_device", "params")):
@@ -365,12 +372,25 @@ class _Importer:
         if gas is None:  # accelerate then takes the Accelerator's value (utils/dataclasses.py:1229-1231)
             self.set("training", "gradient_accumulation_steps", "auto")
         else:
-            self.set("training", "gradient_accumulation_steps", gas if gas == "auto" else whole_number(gas) or 1)
+            steps = gas if gas == "auto" else whole_number(gas)
+            if steps is None or steps == 0:
+                steps = 1
+                self.note(["deepspeed_config.gradient_accumulation_steps", "training.gradient_accumulation_steps"],
+                          f"`deepspeed_config.gradient_accumulation_steps: {fmt(gas)}` is not a number of steps: "
+                          "training.gradient_accumulation_steps is imported as 1",
+                          "set training.gradient_accumulation_steps to the accumulation meant")
+            self.set("training", "gradient_accumulation_steps", steps)
         clip = d.get("gradient_clipping")
         if clip is None:
             self.set("training", "gradient_clipping", "auto")
         elif clip == "auto" or isinstance(clip, (int, float)) and not isinstance(clip, bool):
             self.set("training", "gradient_clipping", clip)
+        else:
+            kept = SETTING_BY_ID["training.gradient_clipping"].default
+            self.note(["deepspeed_config.gradient_clipping", "training.gradient_clipping"],
+                      f"`deepspeed_config.gradient_clipping: {fmt(clip)}` is not imported (not a number): "
+                      f"training.gradient_clipping keeps its default, {fmt(kept)}",
+                      "set training.gradient_clipping to the clipping meant")
         self.yaml_keys(y, (DEEPSPEED,), sections=("deepspeed_config",))
 
     def ds_json(self, ds: dict[str, Any]) -> None:
@@ -379,8 +399,18 @@ class _Importer:
         stage = whole_number(z.get("stage", 0))
         hpz = whole_number(z.get("zero_hpz_partition_size", 1)) or 1
         strategy = _STAGE.get(stage, "none") if stage is not None else "none"
+        if stage not in _STAGE:
+            self.note(["zero_optimization.stage", "sharding.strategy"], f"`zero_optimization.stage: "
+                      f"{fmt(z['stage'])}` is not a ZeRO stage (0 to 3): sharding.strategy is imported as none "
+                      "(stage 0)", "set sharding.strategy to the ZeRO stage meant")
         if stage == 3 and hpz > 1:
             strategy = "hybrid_full"
+            self.hpz = hpz
+        elif hpz > 1:
+            self.note(["zero_optimization.zero_hpz_partition_size", "sharding.strategy"],
+                      f"`zero_optimization.zero_hpz_partition_size: {fmt(z['zero_hpz_partition_size'])}` is not "
+                      f"carried: hpZ (the secondary partition) is ZeRO-3's, and this JSON runs ZeRO-{stage}",
+                      "set sharding.strategy hybrid_full for ZeRO-3 with hpZ")
         self.set("sharding", "strategy", strategy)
         if not isinstance(extra.get("zero_optimization"), dict):
             extra.pop("zero_optimization", None)
@@ -500,6 +530,22 @@ class _Importer:
                       "set it in the accelerate config or on the launch command line")
 
 
+    def hpz_note(self, answers: Answers) -> None:
+        """hybrid_full writes the processes per machine as ``zero_hpz_partition_size``: a note when the JSON's
+        differs."""
+        from .render import processes_per_node
+
+        if self.hpz is not None and answers["sharding.strategy"] == "hybrid_full" \
+                and processes_per_node(answers) != self.hpz:
+            self.note(["zero_optimization.zero_hpz_partition_size", "sharding.strategy", "launch.num_processes"],
+                      f"`zero_optimization.zero_hpz_partition_size: {self.hpz}` is imported as sharding.strategy "
+                      f"hybrid_full, which writes the processes per machine there: {processes_per_node(answers)} "
+                      f"({answers['launch.num_processes']} processes on {answers['launch.num_machines']} "
+                      "machine(s)), not the file's value",
+                      "set launch.num_processes and launch.num_machines so that each machine runs the secondary "
+                      "partition's size, or edit the regenerated ds_config.json")
+
+
 def split_extra(extra: dict[str, Any], zero_stage: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """An edited ``deepspeed.extra`` read as the importer reads a DeepSpeed JSON at ``zero_stage``: ``({setting id:
     value}, the rest)``, where the first holds each one-to-one key a setting can hold (``overlap_comm`` goes to
@@ -540,6 +586,8 @@ def import_mapping(y: Any, ds: Any = None, *, bare_ds: bool = False) -> tuple[An
                               f"distributed_type {y.get('distributed_type')!r}: only FSDP and DEEPSPEED configs can be "
                               "imported", "start from a preset instead")]
     answers, findings = answers_from_mapping(imp.doc)
+    if answers is not None:
+        imp.hpz_note(answers)
     if answers is None:
         # values that passed the library but not our schema: drop them one by one and say so
         doc = imp.doc
