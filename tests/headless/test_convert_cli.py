@@ -240,3 +240,19 @@ def test_a_refused_write_says_why_after_the_summary(tmp_path, capsys, monkeypatc
     captured = capsys.readouterr()
     assert re.fullmatch(r"\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)", captured.out.splitlines()[-1])
     assert "launch with" not in captured.out and captured.err.startswith("fsdpds-wizard: ")
+
+
+def test_a_bare_json_with_accelerate_launch_keys_converts_with_their_launch_answers(tmp_path, capsys):
+    """An axolotl-style DeepSpeed JSON (top-level num_processes/num_machines): the keys are launch answers, so the
+    converted accelerate config launches 8 processes, and each key has an import note."""
+    src = tmp_path / "zero2.json"
+    src.write_text(json.dumps({"num_machines": 1, "num_processes": 8, "bf16": {"enabled": True},
+                               "train_micro_batch_size_per_gpu": 2,
+                               "zero_optimization": {"stage": 2}}))
+    assert main(["convert", str(src), "--to", "fsdp", "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    report = _json(capsys)
+    cfg = yaml.safe_load((tmp_path / "out" / "accelerate_config.yaml").read_text())
+    assert (cfg["num_processes"], cfg["num_machines"]) == (8, 1)
+    notes = {f["keys"][0]: f for f in report["findings"] if f["rule"] == "import" and len(f["keys"]) == 2}
+    assert "imported into launch.num_processes" in notes["num_processes"]["message"]
+    assert "imported into launch.num_machines" in notes["num_machines"]["message"]

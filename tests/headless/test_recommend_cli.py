@@ -124,6 +124,40 @@ def test_base_preset(capsys):
         assert c["answers"]["checkpoint"]["format"] == "full"  # the preset's, kept
 
 
+def _bases_with_errors(tmp_path):
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"fp16": {"enabled": True}, "bf16": {"enabled": True},
+                                "train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}}))
+    (tmp_path / "ds_bf16.json").write_text(json.dumps({"bf16": {"enabled": True}, "train_micro_batch_size_per_gpu": 2,
+                                                       "zero_optimization": {"stage": 2}}))
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text("distributed_type: DEEPSPEED\nmixed_precision: fp16\nnum_processes: 8\n"
+                     "deepspeed_config:\n  deepspeed_config_file: ds_bf16.json\n")
+    return {"fp16-and-bf16": (both, "ds-json-fp16-and-bf16"), "yaml-precision-beside-json": (mixed, "mixed_precision")}
+
+
+@pytest.mark.parametrize("case", ["fp16-and-bf16", "yaml-precision-beside-json"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_base_config_with_check_errors_is_refused_as_convert_refuses_it(capsys, tmp_path, case, fmt):
+    """`estimate`, `convert` and `check` refuse such a config; `recommend --base` did not, and wrote answers."""
+    base, named = _bases_with_errors(tmp_path)[case]
+    target = tmp_path / "out" / "answers.yaml"
+    code, out, err = _run(capsys, *L8, "--base", str(base), "--write", str(target), "--format", fmt)
+    assert code == 2 and not target.exists()
+    assert f"{base} has 1 error(s), as `fsdpds-wizard check {base}` reports them; fix them first" in err
+    assert "nothing written" in err and len(err.strip().splitlines()) == 1
+    if fmt == "json":
+        data = json.loads(out)
+        assert data["chosen"] is None and data["written"] is None and data["error"] in err
+        assert [f["severity"] for f in data["findings"]] == ["error"] and named in json.dumps(data["findings"])
+    else:
+        assert out.startswith(f"--base {base}: not used\nERROR [") and named in out
+    # the same config as convert refuses it: the same errors, the same wording
+    assert main(["convert", str(base), "--to", "fsdp", "--out", str(tmp_path / "conv")]) == 2
+    convert_err = capsys.readouterr().err
+    assert f"{base} has 1 error(s), as `fsdpds-wizard check {base}` reports them; fix them first" in convert_err
+
+
 @pytest.mark.parametrize("argv, says", [
     (["--gpus-per-node", "8", "--gpu-memory", "80"], "--model"),
     (["--model", "gpt2", "--gpu-memory", "80"], "--gpus-per-node"),

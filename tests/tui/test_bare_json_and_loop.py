@@ -61,3 +61,33 @@ async def test_choosing_the_trainer_in_the_launch_form_shows_the_training_argume
         launch = str(app.screen.query_one("#launch", Static).render())
         assert "TrainingArguments(per_device_train_batch_size=2, gradient_accumulation_steps=8" in launch
         assert "training_arguments.json" in app.screen.generated.files
+
+
+AXOLOTL_STYLE = {"num_machines": 1, "num_processes": 8, "bf16": {"enabled": "auto"},
+                 "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+                 "zero_optimization": {"stage": 2}}
+
+
+@pytest.mark.asyncio
+async def test_launch_keys_of_a_bare_json_reach_the_launch_answers_and_not_the_written_json(in_tmp):
+    path = in_tmp / "zero2.json"
+    path.write_text(json.dumps(AXOLOTL_STYLE, indent=2))
+    app = create_app(from_accelerate_config(path), out=str(in_tmp / "out"))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        assert (main.answers["launch.num_processes"], main.answers["launch.num_machines"]) == (8, 1)
+        listed = main.listed_findings
+        notes = [f for f in listed if f.rule == "import" and "launch.num_processes" in f.keys
+                 and "num_processes" in f.keys]
+        assert notes and "imported into launch.num_processes" in notes[0].message
+        assert [f for f in listed if f.rule == "import" and "bf16.enabled" in f.keys]  # "auto" cannot be held
+        # the file as loaded keeps check's warning; the answers' own findings have none about the wizard's output
+        assert [f for f in listed if f.rule == "ds-json-accelerate-key-unused" and f.keys == ("num_processes",)]
+        assert not [f for f in main.findings if f.rule == "ds-json-accelerate-key-unused"]
+        await press(pilot, "ctrl+r")
+        assert isinstance(app.screen, ReviewScreen)
+        files = app.screen.generated.files
+        written = json.loads(files["ds_config.json"])
+        assert "num_processes" not in written and "num_machines" not in written
+        assert "num_processes: 8" in files["accelerate_config.yaml"]

@@ -115,3 +115,21 @@ async def test_a_key_with_its_own_setting_typed_into_the_editor_goes_to_that_set
         assert main.answers["deepspeed.extra"] == {"optimizer": OPTIMIZER, **LEFT}
         assert field_of(main, "deepspeed.overlap_comm").control.value is False
         assert "overlap_comm" not in str(field.control.render())
+
+
+@pytest.mark.asyncio
+async def test_launch_keys_typed_into_the_editor_go_to_the_launch_answers(in_tmp):
+    """Pasting an axolotl-style JSON (top-level num_processes) into the editor: the key is a launch answer, as on
+    the import of a DeepSpeed JSON alone, not a DeepSpeed key the written JSON would carry."""
+    app = create_app(imported(in_tmp), out=str(in_tmp / "out"))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        _field, area = await open_editor(pilot)
+        area.load_text(json.dumps({"optimizer": OPTIMIZER, **LEFT, "num_processes": 8}))
+        await press(pilot, "ctrl+s")
+        assert app.screen is main
+        assert main.answers["launch.num_processes"] == 8
+        assert main.answers["deepspeed.extra"] == {"optimizer": OPTIMIZER, **LEFT}
+        assert "num_processes" not in main.generated.files["ds_config.json"]
+        assert "num_processes: 8" in main.generated.files["accelerate_config.yaml"]

@@ -393,3 +393,40 @@ async def test_help_lists_the_memory_screens_keys(in_tmp):
         assert re.search(r"f4\s+Suggest: rank configs", memory), memory
         assert re.search(r"enter\s+Suggestions: apply the highlighted config", memory), memory
         assert re.search(r"escape\s+Back to the settings", memory), memory
+
+
+@pytest.mark.asyncio
+async def test_suggest_says_the_imported_file_has_errors(in_tmp):
+    """After importing a DeepSpeed JSON with fp16 and bf16 both on (`recommend --base` refuses it), F4 Suggest
+    still ranks the imported answers, and says the file they came from has errors."""
+    import json
+
+    from wizard.tui.shared.session import from_accelerate_config
+
+    path = in_tmp / "both.json"
+    path.write_text(json.dumps({"fp16": {"enabled": True}, "bf16": {"enabled": True},
+                                "train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}}))
+    app = create_app(from_accelerate_config(path), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3", "f4")
+        note = str(app.screen.query_one("#mem-suggest-note").content)
+        assert "The imported both.json has 1 error(s) (fp16.enabled;" in note
+        assert "recommend --base` refuses it" in note
+
+
+@pytest.mark.asyncio
+async def test_suggest_after_a_clean_import_says_nothing_of_errors(in_tmp):
+    import json
+
+    from wizard.tui.shared.session import from_accelerate_config
+
+    path = in_tmp / "bf16.json"
+    path.write_text(json.dumps({"bf16": {"enabled": True}, "train_micro_batch_size_per_gpu": 2,
+                                "zero_optimization": {"stage": 2}}))
+    app = create_app(from_accelerate_config(path), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3", "f4")
+        note = str(app.screen.query_one("#mem-suggest-note").content)
+        assert "Best: " in note and "error(s)" not in note

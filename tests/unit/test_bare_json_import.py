@@ -39,3 +39,29 @@ def test_an_accelerate_config_import_keeps_the_default_loop_and_no_bare_note(tmp
     assert not imported.bare_ds and imported.files == (cfg,)
     assert imported.answers["launch.training_loop"] == "accelerate"
     assert not [f for f in imported.notes if "DeepSpeed JSON alone" in f.message]
+
+
+AXOLOTL_STYLE = {"num_machines": 1, "num_processes": 8, "bf16": {"enabled": "auto"},
+                 "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+                 "zero_optimization": {"stage": 2, "overlap_comm": True}}
+
+
+def test_launch_keys_in_a_json_alone_go_to_the_launch_answers_never_into_the_json(tmp_path):
+    path = tmp_path / "zero2.json"
+    path.write_text(json.dumps(AXOLOTL_STYLE))
+    imported = import_and_check(path)
+    a = imported.answers
+    assert (a["launch.num_processes"], a["launch.num_machines"]) == (8, 1)
+    assert not a["deepspeed.extra"]
+    for key in ("num_processes", "num_machines"):
+        (note,) = [f for f in imported.notes if key in f.keys]
+        assert note.rule == "import" and note.severity == "info" and f"launch.{key}" in note.keys
+        assert "accelerate config key" in note.message and f"imported into launch.{key}" in note.message
+    (bare,) = [f for f in imported.notes if "DeepSpeed JSON alone" in f.message]
+    assert "8 processes on one machine" in bare.message and "keep their defaults" not in bare.message
+    gen = generate(a, None)
+    written = json.loads(gen.files["ds_config.json"])
+    assert "num_processes" not in written and "num_machines" not in written
+    assert "num_processes: 8" in gen.files["accelerate_config.yaml"]
+    # the wizard does not warn about its own output
+    assert not [f for f in gen.findings if f.rule == "ds-json-accelerate-key-unused"]

@@ -83,6 +83,8 @@ def test_a_fixed_train_batch_size_is_named_in_a_note():
     a, findings = import_mapping(*_ds_file(train_batch_size=64, train_micro_batch_size_per_gpu=4))
     notes = [f for f in findings if f.rule == "import" and "train_batch_size" in f.keys]
     assert len(notes) == 1 and "train_batch_size: 64" in notes[0].message
+    # what the answers hold instead, a setting the TUI's note jumps to
+    assert "training.micro_batch_size" in notes[0].keys and "the answers hold no total batch" in notes[0].message
     assert render(a).deepspeed["train_batch_size"] == "auto"
     assert render(a).deepspeed["train_micro_batch_size_per_gpu"] == 4
 
@@ -93,6 +95,44 @@ def test_auto_values_and_absent_keys_make_no_note():
 
 
 _DS_YAML = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"deepspeed_config_file": "ds.json"}}
+
+
+def _import_notes(findings, key):
+    return [f for f in findings if f.rule == "import" and f.severity == "info" and key in f.keys]
+
+
+def test_fp16_and_bf16_both_on_is_imported_as_bf16_with_a_note_of_its_own():
+    a, findings = import_mapping(*_ds_file(fp16={"enabled": True}, bf16={"enabled": "true"}))
+    assert a["precision.mixed_precision"] == "bf16"
+    (note,) = _import_notes(findings, "fp16.enabled")
+    assert {"bf16.enabled", "precision.mixed_precision"} <= set(note.keys)
+    assert "`bf16.enabled: \"true\"` and `fp16.enabled: true` are both on" in note.message
+    assert "imported as bf16" in note.message and "`fp16.enabled: false`" in note.message and "fp16" in note.fix
+    assert render(a).deepspeed["fp16"]["enabled"] is False
+
+
+@pytest.mark.parametrize("fp16,note", [({"enabled": True}, True), ({"enabled": True, "auto_cast": False}, True),
+                                       ({"enabled": True, "auto_cast": True}, False)],
+                         ids=["auto_cast-absent", "auto_cast-false", "auto_cast-true"])
+def test_fp16_without_auto_cast_says_the_regenerated_json_turns_it_on(fp16, note):
+    a, findings = import_mapping(*_ds_file(fp16=fp16))
+    assert a["precision.mixed_precision"] == "fp16" and render(a).deepspeed["fp16"]["auto_cast"] is True
+    notes = _import_notes(findings, "fp16.auto_cast")
+    assert len(notes) == int(note)
+    if note:
+        assert "becomes true" in notes[0].message and "precision.mixed_precision" in notes[0].keys
+
+
+def test_auto_precision_says_the_answers_cannot_hold_auto():
+    a, findings = import_mapping(*_ds_file(bf16={"enabled": "auto"}, fp16={"enabled": "auto"}))
+    held = a["precision.mixed_precision"]
+    (note,) = _import_notes(findings, "bf16.enabled")
+    assert {"fp16.enabled", "precision.mixed_precision", "launch.training_loop"} <= set(note.keys)
+    assert 'no "auto" precision' in note.message and f'keeps "{held}"' in note.message
+    assert f"`bf16.enabled: {str(held in ('bf16', 'fp8')).lower()}`" in note.message  # what is written instead
+    assert render(a).deepspeed["bf16"]["enabled"] is (held in ("bf16", "fp8"))
+    # under the Trainer the answers do write "auto" again, as the note says
+    assert render(a.replace({"launch.training_loop": "trainer"})).deepspeed["bf16"]["enabled"] == "auto"
 
 
 @pytest.mark.parametrize("bf16,want", [
@@ -172,3 +212,65 @@ def test_an_edited_extra_is_split_as_an_import_splits_a_json():
                     "optimizer": _OPTIMIZER}  # a ZeRO-3 key below ZeRO-3 stays, as on import
     moved, rest = split_extra({"zero_optimization": {"stage": 1, "stage3_prefetch_bucket_size": 5}}, 3)
     assert moved == {"prefetch.ds_bucket_size": 5} and rest == {"zero_optimization": {"stage": 1}}
+
+
+def test_an_edited_extra_gives_its_launch_keys_to_the_launch_answers():
+    from wizard.core.answers.importer import split_extra
+
+    moved, rest = split_extra({"num_processes": 8, "num_machines": 2, "use_cpu": False,
+                               "zero_optimization": {"overlap_comm": True}}, 2)
+    assert moved == {"launch.num_processes": 8, "launch.num_machines": 2, "deepspeed.overlap_comm": True}
+    assert rest == {"use_cpu": False}  # an accelerate key no answer holds stays, where check warns about it
+
+
+def test_launch_keys_beside_an_accelerate_config_are_dropped_with_a_note():
+    y = {**_DS_YAML, "num_processes": 4}
+    a, findings = import_mapping(y, {"zero_optimization": {"stage": 2}, "num_processes": 8, "use_cpu": False})
+    assert a["launch.num_processes"] == 4 and not a["deepspeed.extra"]  # the YAML's value; nothing in the JSON
+    assert "num_processes" not in render(a).deepspeed and "use_cpu" not in render(a).deepspeed
+    (note,) = _import_notes(findings, "num_processes")
+    assert "`num_processes: 8`" in note.message and "not carried" in note.message
+    assert "launch.num_processes" in note.message
+    (note,) = _import_notes(findings, "use_cpu")
+    assert "belongs in the accelerate config" in note.message
+
+
+_TWO_MACHINES = {**_DS_YAML, "num_processes": 16, "num_machines": 2}
+
+
+@pytest.mark.parametrize("hpz,note", [(4, True), (8, False)])
+def test_an_hpz_size_other_than_the_processes_per_machine_is_named_in_a_note(hpz, note):
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 3, "zero_hpz_partition_size": hpz}})
+    assert a["sharding.strategy"] == "hybrid_full"
+    assert render(a).deepspeed["zero_optimization"]["zero_hpz_partition_size"] == 8  # 16 processes / 2 machines
+    notes = _import_notes(findings, "zero_optimization.zero_hpz_partition_size")
+    assert len(notes) == int(note)
+    if note:
+        assert f"zero_hpz_partition_size: {hpz}` is imported as sharding.strategy hybrid_full" in notes[0].message
+        assert "there: 8 (16 processes on 2 machine(s))" in notes[0].message
+
+
+def test_an_hpz_size_below_zero3_and_a_stage_out_of_range_are_named_in_notes():
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 2, "zero_hpz_partition_size": 4}})
+    assert a["sharding.strategy"] == "grads_optimizer"
+    assert "zero_hpz_partition_size" not in render(a).deepspeed["zero_optimization"]
+    (note,) = _import_notes(findings, "zero_optimization.zero_hpz_partition_size")
+    assert "is not carried" in note.message and "ZeRO-2" in note.message
+    a, findings = import_mapping(_TWO_MACHINES, {"zero_optimization": {"stage": 4}})
+    assert a["sharding.strategy"] == "none"
+    (note,) = _import_notes(findings, "zero_optimization.stage")
+    assert "`zero_optimization.stage: 4` is not a ZeRO stage" in note.message and "sharding.strategy" in note.keys
+
+
+@pytest.mark.parametrize("inline,key,says", [
+    ({"zero_stage": 5}, "deepspeed_config.zero_stage", "`deepspeed_config.zero_stage: 5` is not a ZeRO stage"),
+    ({"gradient_accumulation_steps": 0}, "deepspeed_config.gradient_accumulation_steps", "is imported as 1"),
+    ({"gradient_accumulation_steps": "many"}, "deepspeed_config.gradient_accumulation_steps", "is imported as 1"),
+    ({"gradient_clipping": "high"}, "deepspeed_config.gradient_clipping", "keeps its default, 1.0"),
+], ids=["stage-5", "accumulation-0", "accumulation-word", "clipping-word"])
+def test_inline_values_the_answers_cannot_hold_are_named_in_notes(inline, key, says):
+    a, findings = import_mapping({"distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 2, **inline}})
+    assert a is not None
+    (note,) = _import_notes(findings, key)
+    assert says in note.message and note.fix
+    assert any(k in a.values for k in note.keys)  # it names the setting that holds the value instead

@@ -24,6 +24,7 @@ from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import Finding
 from .common import print_findings, summary_line
+from .sources import SourceHasErrors, source_errors
 
 
 def _load(path: str):
@@ -39,7 +40,7 @@ def _load(path: str):
         why = next((f.message for f in loaded.findings if f.severity == ERROR), "it could not be read")
         raise UsageError(f"{path}: the DeepSpeed JSON it names cannot be read ({why}); converting without it would "
                          "lose its settings: fix deepspeed_config_file, or convert the JSON itself")
-    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         first = findings[0] if findings else None
         why = f"{first.message}; {first.fix}" if first is not None else "it cannot be imported"
@@ -78,9 +79,10 @@ def run(args) -> int:
         raise UsageError(f"--out {args.out} exists and is not a folder")
     source, loaded, notes = _load(args.config)
     to = _target(args, source.target)
-    refused = _source_errors(loaded)
+    refused = source_errors(loaded)
     if refused:
-        return _refuse(args, source.target, to, refused)
+        return _refuse(args, source.target, to, SourceHasErrors(args.config, refused, "converting it would carry "
+                                                                "them over or hide them"))
     if args.verify:
         from ..run.requirements import require_for_args
 
@@ -128,29 +130,15 @@ def run(args) -> int:
     return code
 
 
-def _source_errors(loaded) -> list[Finding]:
-    """The source's errors as ``check`` reports them (for an unknown training loop, the installed libraries, away
-    from the machine it runs on): a config that fails, or whose values do not take effect, is not converted, since
-    the conversion would carry the fault over or hide it."""
-    from ..core.answers.imported import check_findings
-    from ..core.context import make_context
-    from ..core.findings import ERROR
-
-    return [f for f in check_findings(loaded, context=make_context(None), this_machine=False)
-            if f.severity == ERROR]
-
-
-def _refuse(args, before: str, to: str, errors: list[Finding]) -> int:
-    problem = (f"{args.config} has {len(errors)} error(s), as `fsdpds-wizard check {args.config}` reports them; "
-               "fix them first: converting it would carry them over or hide them; nothing written")
+def _refuse(args, before: str, to: str, refused: SourceHasErrors) -> int:
     if args.format == "json":
         print(json.dumps({"source": str(args.config), "from": before, "to": to, "written": [], "unchanged": [],
-                          "backups": [], "error": problem, "findings": [f.to_dict() for f in errors],
+                          "backups": [], "error": str(refused), "findings": [f.to_dict() for f in refused.errors],
                           "report": None, "verified": None}, indent=2))
         return EXIT_INVALID
     print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}: not converted")
-    print_findings(errors, sys.stdout)
-    print(f"fsdpds-wizard: {problem}", file=sys.stderr)
+    print_findings(refused.errors, sys.stdout)
+    print(f"fsdpds-wizard: {refused}", file=sys.stderr)
     return EXIT_INVALID
 
 

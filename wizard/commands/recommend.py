@@ -4,7 +4,8 @@
 reason for its place (issue 10); ``--write`` writes the chosen one's answers.yaml.
 
 Exit codes: 0 a candidate fits (and was written, with ``--write``); 1 nothing fits (the ranked list is still printed,
-nothing is written); 2 bad input, or ``--write`` would replace a different file without ``--force``.
+nothing is written); 2 bad input, a ``--base`` config with errors as ``check`` reports them (listed, nothing written, as
+``convert`` refuses one), or ``--write`` would replace a different file without ``--force``.
 Imports neither torch nor accelerate, deepspeed or transformers.
 """
 from __future__ import annotations
@@ -111,8 +112,27 @@ def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
     return EXIT_OK, target, message + f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
 
 
+def _refuse(args, refused) -> int:
+    """``--base`` names a config with errors: the errors (stdout, or the JSON's ``findings``), then why (stderr)."""
+    from .common import print_findings
+
+    if args.format == "json":
+        print(json.dumps({"error": str(refused), "findings": [f.to_dict() for f in refused.errors], "chosen": None,
+                          "candidates": [], "written": None}, indent=2))
+    else:
+        print(f"--base {args.base}: not used")
+        print_findings(refused.errors, sys.stdout)
+    print(f"fsdpds-wizard: --base: {refused}", file=sys.stderr)
+    return EXIT_INVALID
+
+
 def run(args) -> int:
-    r = compute(args)
+    from .sources import SourceHasErrors
+
+    try:
+        r = compute(args)
+    except SourceHasErrors as exc:
+        return _refuse(args, exc)
     code = EXIT_OK if r.chosen is not None else EXIT_NOTHING_FITS
     written, message = None, ""
     if args.write is not None and r.chosen is not None:

@@ -104,17 +104,42 @@ def config_layout(path: Path, args: Any, shape: Any) -> Any:
         raise UsageError(f"{path}: {exc}") from exc
 
 
+def source_errors(loaded: Any) -> list[Any]:
+    """A config's errors as ``check`` reports them (for an unknown training loop, the installed libraries, away from
+    the machine it runs on). ``convert`` and ``recommend --base`` start from no config that has any: one that fails,
+    or whose values do not take effect, would have its fault carried over or hidden by what they write."""
+    from ..core.answers.imported import check_findings
+    from ..core.context import make_context
+
+    return [f for f in check_findings(loaded, context=make_context(None), this_machine=False)
+            if f.severity == ERROR]
+
+
+class SourceHasErrors(UsageError):
+    """A config with :func:`source_errors` that a command refuses to start from (exit 2, nothing written): the
+    errors, for the report to list, and one line that says why."""
+
+    def __init__(self, path: Any, errors: list[Any], why: str) -> None:
+        super().__init__(f"{path} has {len(errors)} error(s), as `fsdpds-wizard check {path}` reports them; fix them "
+                         f"first: {why}; nothing written")
+        self.errors = errors
+
+
 def config_answers(path: Path) -> Any:
-    """Answers imported from a config (``recommend --base``), as ``convert`` reads one."""
+    """Answers imported from a config (``recommend --base``), as ``convert`` reads one: :class:`SourceHasErrors` for
+    a config with errors."""
     from ..core.answers.importer import import_mapping
 
     loaded = config_files(path)
-    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    errors = source_errors(loaded)
+    if errors:
+        raise SourceHasErrors(path, errors, "suggestions based on it would carry them over or hide them")
+    answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         why = next((f.message for f in findings if f.severity == ERROR), "it could not be imported")
         raise UsageError(f"{path}: {why}")
     return answers
 
 
-__all__ = ["ANSWERS_KIND", "CONFIG_KIND", "answers_of", "config_answers", "config_layout", "refuse_config_flags",
-           "resolve"]
+__all__ = ["ANSWERS_KIND", "CONFIG_KIND", "SourceHasErrors", "answers_of", "config_answers", "config_layout",
+           "refuse_config_flags", "resolve", "source_errors"]

@@ -92,7 +92,7 @@ def import_and_check(path: str | Path, gpus_per_node: int | None = None, *,
 
     loaded = load_config_files(Path(path).expanduser())
     findings = check_findings(loaded, gpus_per_node, context=context)
-    answers, translation = import_mapping(loaded.yaml, loaded.ds)
+    answers, translation = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         return ImportedConfig(None, sort_findings(dedupe(findings + translation)))
     notes = translation  # the importer's notes: rule ``import``, severity info
@@ -111,9 +111,15 @@ def bare_json_notes(answers: Answers) -> list[Finding]:
     the training loop (a JSON does not say who drives training)."""
     from ..wizard_rules import IMPORT_NOTE
 
-    processes, loop = answers["launch.num_processes"], answers["launch.training_loop"]
+    processes, machines = answers["launch.num_processes"], answers["launch.num_machines"]
+    loop = answers["launch.training_loop"]
+    on = f"{processes} processes on {'one machine' if machines == 1 else f'{machines} machines'}"
+    if any(sid in answers.explicit for sid in _LAUNCH_DEFAULTS[:2]):  # the JSON's accelerate keys (their own notes)
+        kept = (f"the launch answers come from the accelerate keys the JSON holds ({on}), the training loop keeps "
+                f"its default '{loop}'")
+    else:
+        kept = f"the launch answers keep their defaults ({on}, training loop '{loop}')"
     return [Finding(INFO, IMPORT_NOTE, _LAUNCH_DEFAULTS,
-                    "a DeepSpeed JSON alone was imported: no accelerate config says how it is launched, so the launch "
-                    f"answers keep their defaults ({processes} processes on one machine, training loop '{loop}')",
+                    "a DeepSpeed JSON alone was imported: no accelerate config says how it is launched, so " + kept,
                     "set launch.num_processes (and the machines) for your cluster, and launch.training_loop trainer "
                     "if the Hugging Face Trainer (TRL, LLaMA-Factory, axolotl) uses this JSON", "wizard importer")]

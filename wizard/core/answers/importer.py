@@ -18,6 +18,7 @@ from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
 from ..findings import ERROR, INFO, Finding
 from ..library.fsdp import fsdp_key
 from ..lint.base import fmt
+from ..lint.dsjson import accelerate_keys_in
 from ..vocab import (
     SHARDING_STRATEGIES,
     as_int,
@@ -37,6 +38,8 @@ _BY_HAND = frozenset({"backend", "fsdp_version", "sharding.strategy", "launch.nu
 """Settings read by hand below, before the one-to-one keys: they decide the target and the ZeRO stage the other keys
 are read for, or have notes of their own."""
 _ABSENT: Any = object()
+_TOP_LAUNCH = ("num_processes", "num_machines", "machine_rank", "main_process_port", "main_process_ip")
+"""The top-level accelerate config keys :meth:`_Importer.top` reads into the launch answers (``launch.<key>``)."""
 
 
 def _lookup(doc: Any, path: str) -> Any:
@@ -119,11 +122,15 @@ def _kept_names(extra: dict[str, Any], known: set[str]) -> list[str]:
 
 
 class _Importer:
-    def __init__(self) -> None:
+    def __init__(self, *, bare_ds: bool = False) -> None:
+        self.bare_ds = bare_ds
+        """A DeepSpeed JSON alone is imported: no accelerate config holds the launch answers."""
         self.doc: dict[str, Any] = {}
         self.findings: list[Finding] = []
         self.kept: dict[str, tuple[str, str]] = {}
         """JSON key of a setting -> (the setting, why its value stays in ``deepspeed.extra`` instead)."""
+        self.hpz: int | None = None
+        """The JSON's ``zero_hpz_partition_size`` imported as hybrid_full, which writes the processes per machine."""
 
     def set(self, group: str | None, name: str, value: Any) -> None:
         if group is None:
@@ -240,16 +247,15 @@ class _Importer:
 
     # ------------------------------------------------------------------ top level
     def top(self, y: dict[str, Any]) -> None:
-        for key, name in (("num_processes", "num_processes"), ("num_machines", "num_machines"),
-                          ("machine_rank", "machine_rank"), ("main_process_port", "main_process_port")):
-            if y.get(key) is not None:
+        for key in _TOP_LAUNCH:
+            if key != "main_process_ip" and y.get(key) is not None:
                 v = whole_number(y[key])
                 if v is None or v < 0:
                     self.note([key], f"{key}: {y[key]!r} is not a usable integer; default kept")
                 elif key == "num_processes" and v < 1:
                     self.note([key], f"num_processes {v} must be given on the command line; default kept")
                 else:
-                    self.set("launch", name, v)
+                    self.set("launch", key, v)
         if isinstance(y.get("main_process_ip"), (str, int)) and str(y["main_process_ip"]).strip():
             self.set("launch", "main_process_ip", str(y["main_process_ip"]))
         dyn = y.get("dynamo_config")
@@ -347,6 +353,11 @@ class _Importer:
         stage = whole_number(d.get("zero_stage", 2))
         self.set("sharding", "strategy", _STAGE.get(stage, "grads_optimizer") if stage is not None
                  else "grads_optimizer")
+        if stage not in _STAGE:
+            self.note(["deepspeed_config.zero_stage", "sharding.strategy"], f"`deepspeed_config.zero_stage: "
+                      f"{fmt(d['zero_stage'])}` is not a ZeRO stage (0 to 3): sharding.strategy is imported as "
+                      "grads_optimizer (stage 2, accelerate's default)",
+                      "set sharding.strategy to the ZeRO stage meant")
         if "zero3_init_flag" not in d:
             self.set("loading", "ram_efficient", stage == 3)
         for key, name in (("offload_optimizer_device", "optimizer"), ("offload_param_device", "params")):
@@ -361,12 +372,25 @@ class _Importer:
         if gas is None:  # accelerate then takes the Accelerator's value (utils/dataclasses.py:1229-1231)
             self.set("training", "gradient_accumulation_steps", "auto")
         else:
-            self.set("training", "gradient_accumulation_steps", gas if gas == "auto" else whole_number(gas) or 1)
+            steps = gas if gas == "auto" else whole_number(gas)
+            if steps is None or steps == 0:
+                steps = 1
+                self.note(["deepspeed_config.gradient_accumulation_steps", "training.gradient_accumulation_steps"],
+                          f"`deepspeed_config.gradient_accumulation_steps: {fmt(gas)}` is not a number of steps: "
+                          "training.gradient_accumulation_steps is imported as 1",
+                          "set training.gradient_accumulation_steps to the accumulation meant")
+            self.set("training", "gradient_accumulation_steps", steps)
         clip = d.get("gradient_clipping")
         if clip is None:
             self.set("training", "gradient_clipping", "auto")
         elif clip == "auto" or isinstance(clip, (int, float)) and not isinstance(clip, bool):
             self.set("training", "gradient_clipping", clip)
+        else:
+            kept = SETTING_BY_ID["training.gradient_clipping"].default
+            self.note(["deepspeed_config.gradient_clipping", "training.gradient_clipping"],
+                      f"`deepspeed_config.gradient_clipping: {fmt(clip)}` is not imported (not a number): "
+                      f"training.gradient_clipping keeps its default, {fmt(kept)}",
+                      "set training.gradient_clipping to the clipping meant")
         self.yaml_keys(y, (DEEPSPEED,), sections=("deepspeed_config",))
 
     def ds_json(self, ds: dict[str, Any]) -> None:
@@ -375,8 +399,18 @@ class _Importer:
         stage = whole_number(z.get("stage", 0))
         hpz = whole_number(z.get("zero_hpz_partition_size", 1)) or 1
         strategy = _STAGE.get(stage, "none") if stage is not None else "none"
+        if stage not in _STAGE:
+            self.note(["zero_optimization.stage", "sharding.strategy"], f"`zero_optimization.stage: "
+                      f"{fmt(z['stage'])}` is not a ZeRO stage (0 to 3): sharding.strategy is imported as none "
+                      "(stage 0)", "set sharding.strategy to the ZeRO stage meant")
         if stage == 3 and hpz > 1:
             strategy = "hybrid_full"
+            self.hpz = hpz
+        elif hpz > 1:
+            self.note(["zero_optimization.zero_hpz_partition_size", "sharding.strategy"],
+                      f"`zero_optimization.zero_hpz_partition_size: {fmt(z['zero_hpz_partition_size'])}` is not "
+                      f"carried: hpZ (the secondary partition) is ZeRO-3's, and this JSON runs ZeRO-{stage}",
+                      "set sharding.strategy hybrid_full for ZeRO-3 with hpZ")
         self.set("sharding", "strategy", strategy)
         if not isinstance(extra.get("zero_optimization"), dict):
             extra.pop("zero_optimization", None)
@@ -404,17 +438,7 @@ class _Importer:
             if key in ds:
                 self.set(group, name, ds[key])
                 extra.pop(key)
-        bf16 = _section(ds, "bf16")
-        fp16 = _section(ds, "fp16")
-        if parse_bool(bf16.get("enabled")):
-            self.set("precision", "mixed_precision", "bf16")
-        elif parse_bool(fp16.get("enabled")):
-            self.set("precision", "mixed_precision", "fp16")
-        elif bf16.get("enabled") == "auto" or fp16.get("enabled") == "auto":
-            self.note(["bf16.enabled"], "precision is 'auto' in the JSON (taken from --mixed_precision); "
-                      "imported as the answers' mixed precision")
-        else:
-            self.set("precision", "mixed_precision", "no")
+        self.precision(ds)
         for key in ("bf16", "fp16"):  # what the one-to-one keys above left of the sections
             rest = {k: v for k, v in _section(extra, key).items() if k not in ("enabled", "auto_cast")}
             extra.pop(key, None)
@@ -423,8 +447,10 @@ class _Importer:
         if "train_batch_size" in extra:
             total = extra.pop("train_batch_size")
             if total != "auto":
-                self.note(["train_batch_size"], f"`train_batch_size: {fmt(total)}` is not carried: the regenerated "
-                          "DeepSpeed JSON writes \"auto\", which accelerate fills as micro batch x gradient "
+                self.note(["train_batch_size", "training.micro_batch_size"],
+                          f"`train_batch_size: {fmt(total)}` is not carried: the answers hold no total batch (only "
+                          "training.micro_batch_size and training.gradient_accumulation_steps), and the regenerated "
+                          "DeepSpeed JSON writes \"auto\" there, which accelerate fills as micro batch x gradient "
                           "accumulation x processes",
                           "set training.micro_batch_size and training.gradient_accumulation_steps so that their "
                           "product with the process count is the batch you want")
@@ -434,6 +460,7 @@ class _Importer:
                       "with infinity in every DeepSpeed config it handles (accelerate/utils/dataclasses.py:1326), so "
                       "it never took effect; only DeepSpeed's own progress lines depended on it",
                       "log from the training loop instead (e.g. every N steps with accelerator.print)")
+        self.launch_keys(extra)
         if extra:
             self.set("deepspeed", "extra", extra)
             unknown = _kept_names(extra, set(self.kept))
@@ -445,24 +472,105 @@ class _Importer:
                       f"written: its setting, {sid}, {why}",
                       f"leave it, or drop it from deepspeed.extra and set {sid} in the wizard")
 
+    def precision(self, ds: dict[str, Any]) -> None:
+        """``precision.mixed_precision`` from the bf16/fp16 sections, with a note where the answers cannot hold what
+        the JSON says: both enabled (DeepSpeed refuses it), ``"auto"`` (the answers have no "auto" precision), fp16
+        without its ``auto_cast`` (the regenerated JSON turns it on)."""
+        mp = SETTING_BY_ID["precision.mixed_precision"]
+        raw = {key: _lookup(ds, key) for key in ("bf16.enabled", "fp16.enabled")}
+        on = {key: parse_bool(value) is True for key, value in raw.items()}
+        auto = [key for key, value in raw.items() if value == "auto"]
+        if on["bf16.enabled"]:
+            self.set("precision", "mixed_precision", "bf16")
+            if on["fp16.enabled"]:
+                self.note(["bf16.enabled", "fp16.enabled", mp.id],
+                          f"`bf16.enabled: {fmt(raw['bf16.enabled'])}` and `fp16.enabled: {fmt(raw['fp16.enabled'])}` "
+                          f"are both on, which DeepSpeed refuses; the answers hold one precision: {mp.id} is "
+                          "imported as bf16, and the regenerated JSON writes `fp16.enabled: false`",
+                          f"set {mp.id} to fp16 if the run is meant to train in fp16")
+        elif on["fp16.enabled"]:
+            self.set("precision", "mixed_precision", "fp16")
+            cast = _lookup(ds, "fp16.auto_cast")
+            if parse_bool(cast) is not True:
+                stated = (f"`fp16.auto_cast: {fmt(cast)}`" if cast is not _ABSENT
+                          else "`fp16.auto_cast` (not written: DeepSpeed's default, false)")
+                self.note(["fp16.auto_cast", mp.id], f"{stated} becomes true: {mp.id} fp16 is written with "
+                          "`fp16.auto_cast: true` (DeepSpeed then casts the model's inputs to fp16)",
+                          "edit the regenerated ds_config.json if the model must see its inputs uncast")
+        elif auto:
+            written = ", ".join(f"`{key}: \"auto\"`" for key in auto)
+            self.note([*auto, mp.id, "launch.training_loop"],
+                      f"{written}: the answers have no \"auto\" precision, so {mp.id} keeps {fmt(mp.default)} (its "
+                      f"default); the regenerated JSON writes `bf16.enabled: {fmt(mp.default in ('bf16', 'fp8'))}` in "
+                      "an own Accelerator loop, and \"auto\" again under the Hugging Face Trainer "
+                      "(launch.training_loop trainer). In the file, \"auto\" is filled at launch: by accelerate "
+                      "from the launch's mixed_precision ('no' when none is given), by the Trainer from its bf16/fp16 "
+                      "arguments",
+                      f"set {mp.id} to the precision the run used, or launch.training_loop trainer to keep \"auto\"")
+        else:
+            self.set("precision", "mixed_precision", "no")
+
+    def launch_keys(self, extra: dict[str, Any]) -> None:
+        """The accelerate config keys at the JSON's top level (an axolotl-style ``num_processes``), which nothing
+        reads there: taken out of ``extra``, so they are never written back into a DeepSpeed JSON. A JSON alone
+        gives the launch answers it holds (launch.num_processes, ...); beside an accelerate config, its own keys
+        decide, and the JSON's are dropped. A note names each."""
+        for key in accelerate_keys_in(extra):
+            value = extra.pop(key)
+            what = f"`{key}: {fmt(value)}` in the DeepSpeed JSON is an accelerate config key, which nothing reads there"
+            if self.bare_ds and key in _TOP_LAUNCH:
+                self.top({key: value})
+                if _lookup(self.doc, f"launch.{key}") is not _ABSENT:
+                    self.note([key, f"launch.{key}"], f"{what}; imported into launch.{key}: the wizard writes it "
+                              "in accelerate_config.yaml, not in ds_config.json")
+                continue
+            where = (f"the accelerate config's own settings decide it (launch.{key} in the wizard)"
+                     if key in _TOP_LAUNCH else "it belongs in the accelerate config")
+            self.note([key], f"{what}; not carried: {where}",
+                      "set it in the accelerate config or on the launch command line")
+
+
+    def hpz_note(self, answers: Answers) -> None:
+        """hybrid_full writes the processes per machine as ``zero_hpz_partition_size``: a note when the JSON's
+        differs."""
+        from .render import processes_per_node
+
+        if self.hpz is not None and answers["sharding.strategy"] == "hybrid_full" \
+                and processes_per_node(answers) != self.hpz:
+            self.note(["zero_optimization.zero_hpz_partition_size", "sharding.strategy", "launch.num_processes"],
+                      f"`zero_optimization.zero_hpz_partition_size: {self.hpz}` is imported as sharding.strategy "
+                      f"hybrid_full, which writes the processes per machine there: {processes_per_node(answers)} "
+                      f"({answers['launch.num_processes']} processes on {answers['launch.num_machines']} "
+                      "machine(s)), not the file's value",
+                      "set launch.num_processes and launch.num_machines so that each machine runs the secondary "
+                      "partition's size, or edit the regenerated ds_config.json")
+
 
 def split_extra(extra: dict[str, Any], zero_stage: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """An edited ``deepspeed.extra`` read as the importer reads a DeepSpeed JSON at ``zero_stage``: ``({setting id:
     value}, the rest)``, where the first holds each one-to-one key a setting can hold (``overlap_comm`` goes to
-    deepspeed.overlap_comm) and the rest stays in ``deepspeed.extra``. The keys read by hand on import (the stage,
-    the offload devices, bf16/fp16 enabled, the batch sizes) stay in the rest, where the answer rules judge them."""
-    imp = _Importer()
+    deepspeed.overlap_comm) and the rest stays in ``deepspeed.extra``. The accelerate launch keys the launch answers
+    hold go there, as from a DeepSpeed JSON alone (``num_processes`` -> launch.num_processes). The keys read by hand
+    on import (the stage, the offload devices, bf16/fp16 enabled, the batch sizes) stay in the rest, where the answer
+    rules judge them."""
+    imp = _Importer(bare_ds=True)
     imp.set("sharding", "strategy", _STAGE.get(zero_stage, "none"))
     rest = _copy_tree(extra)
     imp.json_keys(extra, rest)
+    for key in accelerate_keys_in(rest):
+        if key in _TOP_LAUNCH:
+            imp.top({key: rest[key]})
+            if _lookup(imp.doc, f"launch.{key}") is not _ABSENT:
+                rest.pop(key)
     changes = {f"{group}.{name}": value for group, names in imp.doc.items() if isinstance(names, dict)
                for name, value in names.items() if f"{group}.{name}" != "sharding.strategy"}
     return changes, rest
 
 
-def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding]]:
-    """Import from already parsed dicts."""
-    imp = _Importer()
+def import_mapping(y: Any, ds: Any = None, *, bare_ds: bool = False) -> tuple[Answers | None, list[Finding]]:
+    """Import from already parsed dicts. ``bare_ds``: ``ds`` is a DeepSpeed JSON alone (``y`` the smallest accelerate
+    config naming it, ``LoadedConfig.bare_ds``), so the launch keys it holds give the launch answers."""
+    imp = _Importer(bare_ds=bare_ds)
     if not isinstance(y, dict):
         return None, [Finding(ERROR, IMPORT_UNSUPPORTED, ("config",), "the accelerate config is not a mapping",
                               "write the accelerate config as a mapping (`accelerate config` writes one)",
@@ -478,6 +586,8 @@ def import_mapping(y: Any, ds: Any = None) -> tuple[Answers | None, list[Finding
                               f"distributed_type {y.get('distributed_type')!r}: only FSDP and DEEPSPEED configs can be "
                               "imported", "start from a preset instead")]
     answers, findings = answers_from_mapping(imp.doc)
+    if answers is not None:
+        imp.hpz_note(answers)
     if answers is None:
         # values that passed the library but not our schema: drop them one by one and say so
         doc = imp.doc
@@ -505,5 +615,5 @@ def import_config(yaml_path: str | Path) -> tuple[Answers | None, list[Finding]]
         loaded = load_config_files(yaml_path)
     except InputError as exc:
         return None, [exc.finding(CONFIG_UNREADABLE, "config")]
-    answers, findings = import_mapping(loaded.yaml, loaded.ds)
+    answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     return answers, list(loaded.findings) + findings

@@ -17,6 +17,16 @@ from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, ds_rang
 C = DS + "runtime/config.py"
 ACCELERATE_KEYS = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}
 """The top-level keys of an accelerate config (fp16 is also a DeepSpeed block)."""
+
+
+def accelerate_keys_in(ds: dict) -> list[str]:
+    """The top-level keys of a DeepSpeed JSON that are accelerate config keys DeepSpeed does not read
+    (``num_processes``, ``num_machines``, ...), in the JSON's order: what :data:`ACCELERATE_KEY` reports, and what
+    the importer never carries into a DeepSpeed JSON."""
+    top, removed = S.top_level_keys(), S.removed_top_level()
+    return [name for name in map(str, ds) if name in ACCELERATE_KEYS and name not in top and name not in removed]
+
+
 ACC = A + "accelerator.py"
 
 BOOL_SCALARS = frozenset({"dataloader_drop_last", "disable_allgather", "disable_python_gc", "dump_state",
@@ -299,6 +309,7 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
     top = S.top_level_keys()
     removed_top, removed_zero = S.removed_top_level(), S.removed_zero_keys()
     sections, opaque = S.section_names(), S.opaque_sections()
+    accelerate = set(accelerate_keys_in(ds))
     for key, value in ds.items():
         name = str(key)
         if name in removed_top:
@@ -322,7 +333,7 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
             ctx.emit(COMMENT_KEY, name, f"`{name}` reads as a comment (JSON has none); DeepSpeed never reads it, "
                      "which is what a comment is for.", "Nothing to do.")
             continue
-        if name not in top and name in ACCELERATE_KEYS:
+        if name in accelerate:
             ctx.emit(ACCELERATE_KEY, name, f"`{name}: {fmt(value)}` is an accelerate config key; in a DeepSpeed JSON "
                      "nothing reads it (not DeepSpeed, not accelerate's DeepSpeed plugin, not the Hugging Face "
                      "Trainer), so it has no effect: "

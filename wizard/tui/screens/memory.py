@@ -153,6 +153,19 @@ def suggest_note(rec, current: tuple[str, Any] | None, cluster: tuple[int, int] 
     return t
 
 
+def imported_errors(start) -> str:
+    """For a start imported from a config with errors (as ``check`` reports them): a line that says so, since the
+    suggestions start from answers that hold only one reading of them (``recommend --base`` refuses such a config);
+    else ""."""
+    errors = [f for f in start.findings if f.severity == "error" and f.rule != "import"] if start.files else []
+    if not errors:
+        return ""
+    keys = ", ".join(dict.fromkeys(k for f in errors for k in f.keys[:1]))
+    return (f"The imported {start.files[0].name} has {len(errors)} error(s) ({keys}; in the findings, 'as loaded'): "
+            "these suggestions start from the answers imported from it, which do not carry them; fix the file before "
+            "relying on them (`fsdpds-wizard recommend --base` refuses it).")
+
+
 def changed_settings(before, after) -> list[str]:
     """The setting ids whose values differ, in catalogue order."""
     return [sid for sid in after.values if before.values.get(sid) != after[sid]]
@@ -331,8 +344,11 @@ class MemoryScreen(Screen[None]):
         options.clear_options()
         options.add_options([Option(candidate_prompt(c), id=f"c{i}") for i, c in enumerate(self.candidates)])
         options.set_class(bool(self.candidates), "-shown")
-        self.query_one("#mem-suggest-note", Static).update(
-            suggest_note(rec, self._current_fit(memory, answers), (n, m), answers))
+        note = suggest_note(rec, self._current_fit(memory, answers), (n, m), answers)
+        errors = imported_errors(self.app.main.start)  # type: ignore[attr-defined]
+        if errors:
+            note.append(f"\n{errors}", style="bold red")
+        self.query_one("#mem-suggest-note", Static).update(note)
         if rec.chosen is not None:
             options.highlighted = self.candidates.index(rec.chosen)
         elif self.candidates:
