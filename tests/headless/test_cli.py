@@ -149,3 +149,48 @@ def test_parsing_imports_nothing_heavy_nor_the_catalogue(args):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["code"] == 0, result["out"]
     assert result["loaded"] == [], result
+
+
+@pytest.mark.verify
+def test_verify_keeps_deepspeeds_cpu_accelerator_notice_off_the_screen(tmp_path):
+    """N13: `--headless ... --verify` printed DeepSpeed's `[WARNING] [real_accelerator.py:...] Setting accelerator
+    to CPU ...` line (a note about this machine, printed while deepspeed is imported) among the wizard's own
+    output. A fresh process, so deepspeed is imported by the replay itself."""
+    proc = subprocess.run([sys.executable, "-m", "wizard", "--headless", "zero2", "--out", str(tmp_path / "out"),
+                           "--verify"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified" in proc.stdout + proc.stderr
+    assert "Setting accelerator to" not in proc.stdout + proc.stderr
+    assert "real_accelerator.py" not in proc.stdout + proc.stderr
+
+
+def test_the_cpu_accelerator_notice_filter_drops_that_record_only(capsys):
+    """N13: the filter over DeepSpeed's logger lets every other record through and is gone afterwards."""
+    import logging
+
+    from wizard.core.verify.guards import _quiet_cpu_accelerator_notice
+
+    lg = logging.getLogger("DeepSpeed")
+    seen: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    h = _Keep(level=logging.WARNING)
+    lg.addHandler(h)
+
+    def record(filename, msg):
+        rec = lg.makeRecord("DeepSpeed", logging.WARNING, filename, 213, msg, None, None)
+        lg.handle(rec)
+
+    try:
+        with _quiet_cpu_accelerator_notice():
+            record("/x/real_accelerator.py", "Setting accelerator to CPU. If you have GPU ...")
+            record("/x/real_accelerator.py", "something else DeepSpeed says")
+            record("/x/config.py", "Setting accelerator to CPU in another file")
+        record("/x/real_accelerator.py", "Setting accelerator to CPU. If you have GPU ...")
+    finally:
+        lg.removeHandler(h)
+    assert seen == ["something else DeepSpeed says", "Setting accelerator to CPU in another file",
+                    "Setting accelerator to CPU. If you have GPU ..."]

@@ -119,6 +119,31 @@ class _CaptureHandler(logging.Handler):
         self.records.append(record)
 
 
+class _CpuFallbackNotice(logging.Filter):
+    """Drops DeepSpeed's "Setting accelerator to CPU ..." record (deepspeed/accelerator/real_accelerator.py,
+    ``get_accelerator``), and nothing else."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.filename == "real_accelerator.py"
+                    and str(record.msg).startswith("Setting accelerator to CPU"))
+
+
+@contextlib.contextmanager
+def _quiet_cpu_accelerator_notice() -> Iterator[None]:
+    """``import deepspeed`` detects the accelerator once and, on a machine without one, prints a WARNING line
+    through its own stdout handler. That line is about the machine the replay runs on, not about the config,
+    so it is kept off the user's screen: a filter on DeepSpeed's logger (created by name before deepspeed
+    configures it, so the filter survives) drops that one record for the duration. Which accelerator DeepSpeed
+    picks is not touched; every other DeepSpeed message still goes through."""
+    ds_logger = logging.getLogger("DeepSpeed")
+    notice = _CpuFallbackNotice()
+    ds_logger.addFilter(notice)
+    try:
+        yield
+    finally:
+        ds_logger.removeFilter(notice)
+
+
 @contextlib.contextmanager
 def _capture_library_messages() -> Iterator[tuple[_CaptureHandler, list]]:
     """Python warnings (all of them, even if already shown once) and WARNING+ log records.

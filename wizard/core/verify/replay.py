@@ -34,6 +34,7 @@ from .guards import (
     _deepspeed_world_size,
     _port_probe_neutralised,
     _pretend_cuda_device,
+    _quiet_cpu_accelerator_notice,
     _Sandbox,
     _scrubbed,
     _set_environ,
@@ -212,7 +213,7 @@ class _RoundTrip:
 
     def _import_libraries(self) -> bool:
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _quiet_cpu_accelerator_notice():
                 warnings.simplefilter("ignore")
                 # torch, then accelerate, then deepspeed (as they depend on each other): the first import that
                 # fails is the one reported, so the order is kept
