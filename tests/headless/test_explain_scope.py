@@ -75,3 +75,14 @@ def test_the_reader_finds_a_phrase_split_over_lines_and_columns():
     texts = _running_text("\n".join(lines), MAX_WIDTH)
     assert any("fills only the micro-batch" in t for t in texts)
     assert any(GROUPED_ZERO0.search(t) and CHECKPOINT_WORDS.search(t) for t in texts)
+
+
+def test_a_typos_did_you_mean_names_every_setting_that_writes_the_key(capsys):
+    """N9: `explain ofload` suggested 'offload_params' as "a key of offload.optimizer" only; FSDP's one offload
+    switch fsdp_offload_params is written by offload.params and offload.optimizer alike (all or nothing), the one a
+    finding is blamed on (offload.params) first."""
+    assert main(["explain", "ofload"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'offload_params' (a key of offload.params and offload.optimizer)" in err, err
+    assert main(["explain", "zero3_init_flg"]) == 2
+    assert "'zero3_init_flag' (a key of loading.ram_efficient)" in " ".join(capsys.readouterr().err.split())

@@ -123,8 +123,8 @@ def _unknown(name: str, mentioned: list[str], near: list[tuple[str, str]]) -> st
                 f"more words in quotes ({groups})")
     hint = ""
     if near:
-        hint = "did you mean " + " or ".join(f"'{n}'" + (f" (a key of {sid})" if n != sid else "")
-                                            for n, sid in near) + "? "
+        hint = "did you mean " + " or ".join(f"'{n}'" + (f" (a key of {' and '.join(sids)})" if sids != (n,) else "")
+                                            for n, sids in near) + "? "
     return (f"'{name}' is neither a group, a setting nor a config key; {hint}{groups} (a setting is group.name, as "
             "`fsdpds-wizard explain GROUP` lists them; a config key as accelerate or DeepSpeed writes it, e.g. "
             "zero3_init_flag)")

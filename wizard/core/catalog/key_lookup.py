@@ -108,17 +108,28 @@ def settings_mentioning(query: str) -> list[str]:
     return out
 
 
-def near_names(name: str, n: int = 3) -> list[tuple[str, str]]:
-    """(name, setting id) of the setting ids and config key names closest to ``name`` (a typo's did-you-mean)."""
+def near_names(name: str, n: int = 3) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, setting ids) of the setting ids and config key names closest to ``name`` (a typo's did-you-mean). A
+    key name comes with every setting that writes it, the one a finding is blamed on first
+    (:data:`.writes.SHARED_KEY_BLAME`): FSDP's ``fsdp_offload_params`` is written by offload.params and
+    offload.optimizer alike."""
     import difflib
 
     from .settings import SETTINGS
+    from .writes import SHARED_KEY_BLAME
 
-    names: dict[str, str] = {}
+    ids = {s.id for s in SETTINGS}
+    names: dict[str, list[str]] = {}
     for s in SETTINGS:
-        names.setdefault(s.id, s.id)
+        names.setdefault(s.id, [s.id])
         for writes in s.writes.values():
             for w in writes:
                 for leaf in _leaf_names(w.key):
-                    names.setdefault(leaf, s.id)
-    return [(c, names[c]) for c in difflib.get_close_matches(name, list(names), n=n)]
+                    sids = names.setdefault(leaf, [])
+                    if s.id not in sids and leaf not in ids:
+                        sids.append(s.id)
+    for key, first in SHARED_KEY_BLAME.items():
+        for leaf in _leaf_names(key):
+            if first in names.get(leaf, ()):
+                names[leaf] = [first, *(sid for sid in names[leaf] if sid != first)]
+    return [(c, tuple(names[c])) for c in difflib.get_close_matches(name, list(names), n=n)]
