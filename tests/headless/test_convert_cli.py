@@ -256,3 +256,24 @@ def test_a_bare_json_with_accelerate_launch_keys_converts_with_their_launch_answ
     notes = {f["keys"][0]: f for f in report["findings"] if f["rule"] == "import" and len(f["keys"]) == 2}
     assert "imported into launch.num_processes" in notes["num_processes"]["message"]
     assert "imported into launch.num_machines" in notes["num_machines"]["message"]
+
+
+def test_a_dropped_settings_counterpart_names_the_backend_once(tmp_path, capsys, monkeypatch):
+    """N9: `convert` said "DeepSpeed's counterpart: DeepSpeed: transparent." for an FSDP-only setting it dropped;
+    the part of the catalogue's line for the new backend is said once, without its name again."""
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "accelerate_config.yaml"
+    src.write_text(yaml.safe_dump({
+        "distributed_type": "FSDP", "num_processes": 8, "num_machines": 1, "mixed_precision": "bf16",
+        "fsdp_config": {"fsdp_version": 1, "fsdp_sharding_strategy": "FULL_SHARD", "fsdp_use_orig_params": False,
+                        "fsdp_sync_module_states": True, "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+                        "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}}))
+    assert main(["convert", str(src), "--to", "deepspeed", "--out", "out", "--format", "json"]) == 0
+    dropped = {f["keys"][0]: " ".join(f["message"].split()) for f in _json(capsys)["findings"]
+               if f["rule"] == "convert-dropped"}
+    assert "wrapping.layer_classes" in dropped and "summoning.use_orig_params" in dropped
+    for message in dropped.values():
+        assert "counterpart: DeepSpeed:" not in message, message
+    assert "DeepSpeed's counterpart: transparent." in dropped["wrapping.layer_classes"]
+    # a line with a part for each backend: only DeepSpeed's part is said as DeepSpeed's
+    assert "DeepSpeed's counterpart: transparent. Not written" in dropped["summoning.use_orig_params"]

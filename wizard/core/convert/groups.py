@@ -5,6 +5,7 @@ the new config really writes, and emits a ``convert-*`` finding for each change.
 :data:`STEPS`: sharding first, since the ZeRO stage it settles decides what the others can write."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -356,6 +357,22 @@ def torch_compile(c: Step) -> None:
                 out.reset(s.id)
 
 
+_BACKEND_PART = re.compile(r"; (?=(?:DeepSpeed|FSDP[12]?): )")
+
+
+def _counterpart_on(counterpart: str, label: str) -> str:
+    """The catalogue's counterpart line said for the target ``label`` (" DeepSpeed's counterpart: transparent."):
+    the part written for that backend ("DeepSpeed: ...", "FSDP: ..." for FSDP1 and FSDP2) without its name, which
+    the sentence already says; the whole line, as the counterpart, when no part is that backend's."""
+    if not counterpart:
+        return ""
+    for part in _BACKEND_PART.split(counterpart):
+        name, sep, rest = part.partition(": ")
+        if sep and name in (label, "FSDP" if label.startswith("FSDP") else label):
+            return f" {label}'s counterpart: {rest.rstrip('.')}."
+    return f" Counterpart: {counterpart.rstrip('.')}."
+
+
 def dropped(c: Step) -> None:
     """Everything else the new target has no place for: reset, and said so."""
     out, source, to, t0, label1 = c.out, c.source, c.to, c.t0, c.label1
@@ -364,7 +381,7 @@ def dropped(c: Step) -> None:
             continue
         if source.is_set(s.id) and s.applies_to(t0) and s.id not in _SPECIFIC:
             why = s.not_applicable.get(to, "")
-            counterpart = f" {label1}'s counterpart: {s.counterpart}" if s.counterpart else ""
+            counterpart = _counterpart_on(s.counterpart, label1)
             out.emit(CONVERT_DROPPED, (s.id,), f"{s.id} = {show_value(source[s.id])} ({native(s.id, t0)}) has "
                      f"no place on {label1}: {why}{counterpart} Not written")
         out.reset(s.id)
