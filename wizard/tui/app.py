@@ -173,7 +173,8 @@ class WizardApp(App[int]):
         yield SystemCommand("Start from scratch", "Replace the current answers with the defaults",
                             lambda: self._load(from_scratch))
         yield SystemCommand("Open answers file…", "Load an answers.yaml", lambda: self._open("answers"))
-        yield SystemCommand("Import accelerate config…", "Read an accelerate YAML (and its DeepSpeed JSON)",
+        yield SystemCommand("Open/import accelerate config or DeepSpeed JSON…",
+                            "Read an accelerate YAML (and its DeepSpeed JSON), or a DeepSpeed JSON alone",
                             lambda: self._open("config"))
 
 
