@@ -179,3 +179,31 @@ def test_help_lists_undo_redo_and_what_quit_does():
     assert "asks first" in rows[("Everywhere", "ctrl+q")]
     assert MainScreen.BINDINGS  # the rows come from the bindings: the help cannot drift from them
     assert MemoryContext  # imported for the suggestion test's context
+
+
+def test_ctrl_y_is_redo_on_every_screen_and_nothing_else():
+    """N12: the review screen bound ctrl+y to "copy the launch command", while ctrl+y is redo; every row of F1's
+    list with ctrl+y is redo, and the copy has a key of its own there."""
+    from wizard.tui.app import WizardApp
+
+    rows = binding_rows(WizardApp)
+    with_y = [(where, what) for where, keys, what in rows if "ctrl+y" in keys.split(" / ")]
+    assert with_y and all("Redo" in what for _, what in with_y), with_y
+    (copy,) = [(where, keys) for where, keys, what in rows if "launch command" in what and "Copy" in what]
+    assert copy[0] == "Review" and copy[1] != "ctrl+y"
+
+
+@pytest.mark.asyncio
+async def test_the_review_screens_copy_key_copies_the_launch_command(in_tmp):
+    from wizard.tui.screens.review import ReviewScreen
+
+    copy_key = next(b.key for b in ReviewScreen.BINDINGS if b.action == "copy_command")
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await press(pilot, "ctrl+r")
+        assert isinstance(app.screen, ReviewScreen)
+        await press(pilot, "ctrl+y")
+        assert app.clipboard == ""  # ctrl+y copies nothing here
+        await press(pilot, copy_key)
+        assert app.clipboard == app.screen.command_line() and app.clipboard.startswith("accelerate launch")

@@ -125,7 +125,7 @@ class ReviewScreen(Screen[dict | None]):
                 tooltip="Launch the written config (offers to write the files first)"),
         Binding("ctrl+o", "out_folder", "Folder", id="review-out-folder",
                 tooltip="Output folder…: edit the folder the files are written to"),
-        Binding("ctrl+y", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
+        Binding("f6", "copy_command", "Copy command", id="copy", tooltip="Copy the accelerate launch command"),
         Binding("ctrl+n", "fix_error", "Go to error", id="fix", tooltip="Back to the setting of the first error"),
         Binding("f1", "app.help", "Help", id="review-help"),
     ]
