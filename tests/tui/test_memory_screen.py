@@ -430,3 +430,34 @@ async def test_suggest_after_a_clean_import_says_nothing_of_errors(in_tmp):
         await press(pilot, "f3", "f4")
         note = str(app.screen.query_one("#mem-suggest-note").content)
         assert "Best: " in note and "error(s)" not in note
+
+
+@pytest.mark.asyncio
+async def test_the_highlighted_suggestion_stays_in_view_at_80x24(in_tmp):
+    """N3: at 80x24 a candidate takes several rows and the list sat below the form in the screen's scroll, so Down
+    moved the highlight to a candidate off screen, and Enter applied a config whose name was never visible. The
+    whole highlighted candidate is kept within the visible region."""
+    answers = default_answers().replace({"sharding.strategy": "none", "launch.num_processes": 8})
+    app = create_app(Start(answers), memory=context(gpu="40"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3", "f4")
+        screen = app.screen
+        options = screen.query_one("#mem-candidates")
+        assert options.option_count > 4
+        scroll = screen.query_one("#mem-scroll")
+        # Down x3 and on, past the last one, then back up to the first
+        keys = [None] + ["down"] * options.option_count + ["up"] * options.option_count
+        for step, key in enumerate(keys):
+            if key:
+                await press(pilot, key)
+            await pilot.pause(0.2)
+            await pilot.wait_for_scheduled_animations()
+            assert app.focused is options
+            line_of = options._lines  # the rendered rows of every option: (option index, row in it)
+            rows = [i for i, (index, _) in enumerate(line_of) if index == options.highlighted]
+            top = options.content_region.y - int(options.scroll_y)
+            shown = options.content_region.intersection(scroll.content_region)
+            first, last = top + rows[0], top + rows[-1]
+            assert shown.y <= first and last < shown.y + shown.height, (step, options.highlighted, first, last,
+                                                                         shown)

@@ -21,6 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -355,6 +356,26 @@ class MemoryScreen(Screen[None]):
             options.highlighted = 0
         if self.candidates:
             options.focus()
+
+    @on(OptionList.OptionHighlighted, "#mem-candidates")
+    def _candidate_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The list sits below the form in the screen's scroll and keeps its own highlight in its own view only: the
+        screen's scroll follows, so the candidate Enter applies is the one on screen (at 80x24 too)."""
+        self.call_after_refresh(self._show_highlighted)
+
+    def _show_highlighted(self) -> None:
+        options = self.query_one("#mem-candidates", OptionList)
+        if options.highlighted is None:
+            return
+        rows = [i for i, (index, _) in enumerate(options._lines) if index == options.highlighted]
+        if not rows:
+            return
+        scroll = self.query_one("#mem-scroll", VerticalScroll)
+        # the candidate's rows, in the screen scroll's own coordinates
+        top = options.content_region.y - scroll.content_region.y + int(scroll.scroll_y) + rows[0] - int(
+            options.scroll_y)
+        region = Region(0, top, 1, len(rows))
+        scroll.scroll_to_region(region, animate=False, immediate=True)
 
     @on(OptionList.OptionSelected, "#mem-candidates")
     def _candidate_selected(self, event: OptionList.OptionSelected) -> None:
