@@ -145,8 +145,8 @@ async def test_palette_has_the_main_actions():
     async with app.run_test(size=SIZE) as pilot:
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for wanted in ("Review and write the files", "Switch to DeepSpeed", "Switch to FSDP1", "Show help",
-                       "Go to group: Offload", "Load preset: zero3-cpu-offload", "Open/import accelerate config or DeepSpeed JSON…",
-                       "Open answers file…", "Next problem"):
+                       "Go to group: Offload", "Load preset: zero3-cpu-offload",
+                       "Open/import accelerate config or DeepSpeed JSON…", "Open answers file…", "Next problem"):
             assert wanted in titles
         main = main_of(app)
         await press(pilot, "ctrl+p")

@@ -116,7 +116,7 @@ def _by_key_or_word(name: str, width: int) -> list[str]:
     return lines
 
 
-def _unknown(name: str, mentioned: list[str], near: list[tuple[str, str]]) -> str:
+def _unknown(name: str, mentioned: list[str], near: list[tuple[str, tuple[str, ...]]]) -> str:
     groups = "groups: " + ", ".join(GROUP_BY_ID)
     if mentioned:
         return (f"'{name}' is in {len(mentioned)} settings: {', '.join(mentioned)}; explain one of them, or give "
