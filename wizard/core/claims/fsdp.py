@@ -11,14 +11,16 @@ MIN_ZERO_NO_POLICY = claim(
     "below the root becomes its own unit.",
     doc="fsdp-min-num-params",
     code="accelerate/utils/dataclasses.py:2102-2107; accelerate/utils/fsdp_utils.py:921-970",
-    demo=T + "test_min_num_params_zero_drops_the_policy_on_both_versions")
+    demo=T + "test_min_num_params_zero_drops_the_policy_on_both_versions",
+    scope=("zero", "negative", "fsdp1", "fsdp2"))
 SIZE_COUNTS = claim(
     "fsdp-size-policy-counts",
     "The size policies count differently: FSDP1 wraps a module at >= min_num_params, counting only parameters not "
     "already in a wrapped child; FSDP2 selects every module whose whole subtree holds > min_num_params.",
     doc="fsdp-min-num-params",
     code="torch/distributed/fsdp/wrap.py:341-395; accelerate/utils/fsdp_utils.py:962-966",
-    demo=T + "test_size_policies_count_differently")
+    demo=T + "test_size_policies_count_differently",
+    scope=("fsdp1", "fsdp2"))
 MIN_INT = claim(
     "fsdp-min-num-params-int",
     "The plugin converts FSDP_MIN_NUM_PARAMS with int(): a value written as 1e8 fails when the plugin is built.",
@@ -31,13 +33,15 @@ LAUNCH_DEFAULTS = claim(
     "them, whatever the policy and version.",
     doc="fsdp-min-num-params",
     code="accelerate/commands/launch.py:526-531, 593-598; accelerate/utils/launch.py:317, 329",
-    demo=T + "test_launch_exports_defaults_and_refuses_ram_efficient_without_sync")
+    demo=T + "test_launch_exports_defaults_and_refuses_ram_efficient_without_sync",
+    scope=("transformer-policy", "size-policy", "no-wrap", "fsdp1", "fsdp2"))
 LAUNCH_RAM_SYNC = claim(
     "fsdp-launch-ram-efficient-needs-sync",
     "accelerate launch refuses fsdp_cpu_ram_efficient_loading with fsdp_sync_module_states false, for FSDP2 too.",
     doc="fsdp-ram-efficient-loading",
     code="accelerate/utils/launch.py:305-307",
-    demo=T + "test_launch_exports_defaults_and_refuses_ram_efficient_without_sync")
+    demo=T + "test_launch_exports_defaults_and_refuses_ram_efficient_without_sync",
+    scope=("fsdp1", "fsdp2"))
 AC_NEEDS_POLICY = claim(
     "fsdp2-ac-needs-wrap-policy",
     "On FSDP2, activation checkpointing without a wrap policy (NO_WRAP, or SIZE_BASED_WRAP with min_num_params 0) "
@@ -82,7 +86,8 @@ SD_DEFAULTS = claim(
     "SHARDED_STATE_DICT for FSDP2; FSDP2 refuses LOCAL_STATE_DICT.",
     doc="fsdp-state-dict-type",
     code="accelerate/utils/dataclasses.py:2047-2073",
-    demo=T + "test_state_dict_type_defaults")
+    demo=T + "test_state_dict_type_defaults",
+    scope=("fsdp1", "fsdp2", "fsdp2-local-refused"))
 FSDP1_SYNC = claim(
     "fsdp1-sync-module-states-broadcasts",
     "FSDP1 with sync_module_states broadcasts rank 0's parameters and buffers when it wraps the model; without it "
@@ -102,7 +107,8 @@ FSDP2_NO_SYNC_KEY = claim(
     "The FSDP2 plugin never reads FSDP_SYNC_MODULE_STATES (or FSDP_USE_ORIG_PARAMS): both stay unset.",
     doc="fsdp2-obsolete-flags",
     code="accelerate/utils/dataclasses.py:1938-1951",
-    demo=T + "test_fsdp2_ignores_sync_module_states")
+    demo=T + "test_fsdp2_ignores_sync_module_states",
+    scope=("sync-module-states", "use-orig-params"))
 DS_BROADCAST = claim(
     "ds-engine-broadcasts-params",
     "The DeepSpeed engine broadcasts every parameter (not the buffers) from the first rank of its data-parallel "
