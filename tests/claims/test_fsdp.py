@@ -66,14 +66,16 @@ def test_size_policies_count_differently(single, version):
 
 
 @pytest.mark.claim("fsdp-min-num-params-int")
-def test_min_num_params_must_be_a_plain_integer(clean_env):
+@pytest.mark.parametrize("written", ["1e8", "100000000"], ids=["exponent-1e8", "plain-integer"])
+def test_min_num_params_must_be_a_plain_integer(clean_env, written):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "1e8")
-    with pytest.raises(ValueError, match="invalid literal for int"):
-        Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP")
-    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "100000000")
-    assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
+    clean_env.setenv("FSDP_MIN_NUM_PARAMS", written)
+    if written == "1e8":
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP")
+    else:
+        assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
 
 
 @pytest.mark.claim("fsdp-launch-exports-defaults")
@@ -96,21 +98,24 @@ def test_launch_exports_defaults_and_refuses_ram_efficient_without_sync(tmp_path
 
 
 @pytest.mark.claim("fsdp2-ac-needs-wrap-policy")
-def test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails(single):
-    assert single["no_wrap"] == "TypeError: 'NoneType' object is not callable"
-    assert single["size_0"] == "TypeError: 'NoneType' object is not callable"
+@pytest.mark.parametrize("case", ["no_wrap", "size_0"], ids=["no-wrap", "size-min-0"])
+def test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails(single, case):
+    assert single[case] == "TypeError: 'NoneType' object is not callable"
     assert single["ac_v2"]["wrapped"]  # with a policy the same prepare() works
 
 
 @pytest.mark.claim("fsdp-ac-placement")
 @pytest.mark.claim("fsdp2-ac-no-rng-state")
-def test_where_each_version_puts_checkpoint_wrappers(single):
-    v1, v2 = single["ac_v1"], single["ac_v2"]
-    assert v1["wrapped"] == ["Block", "Block"] and not v1["wrapper_is_fsdp_module"]  # FSDP unit > wrapper > Block
-    assert v2["wrapped"] == ["FSDPBlock", "FSDPBlock"] and v2["wrapper_is_fsdp_module"]  # fully_shard(wrapper)
-    assert v1["impl"] == v2["impl"] == "CheckpointImpl.NO_REENTRANT"
-    assert v2["kwargs"]["preserve_rng_state"] == "False"
-    assert "preserve_rng_state" not in v1["kwargs"]  # torch.utils.checkpoint's default, True
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_where_each_version_puts_checkpoint_wrappers(single, version):
+    got = single[f"ac_v{version}"]
+    assert got["impl"] == "CheckpointImpl.NO_REENTRANT"
+    if version == 1:
+        assert got["wrapped"] == ["Block", "Block"] and not got["wrapper_is_fsdp_module"]  # unit > wrapper > Block
+        assert "preserve_rng_state" not in got["kwargs"]  # torch.utils.checkpoint's default, True
+    else:
+        assert got["wrapped"] == ["FSDPBlock", "FSDPBlock"] and got["wrapper_is_fsdp_module"]  # fully_shard(wrapper)
+        assert got["kwargs"]["preserve_rng_state"] == "False"
 
 
 @pytest.mark.claim("fsdp-get-state-dict-full")
@@ -199,14 +204,18 @@ def test_state_dict_type_defaults(clean_env, case):
 
 @pytest.mark.claim("fsdp1-sync-module-states-broadcasts")
 @pytest.mark.claim("fsdp2-no-broadcast-unless-ram-efficient")
-def test_who_makes_the_ranks_start_identical(two_ranks):
+@pytest.mark.parametrize("case", ["fsdp1_sync_True", "fsdp1_sync_False", "fsdp2_ram_True", "fsdp2_ram_False"],
+                         ids=["fsdp1-sync", "fsdp1-no-sync", "fsdp2-ram-efficient", "fsdp2-plain"])
+def test_who_makes_the_ranks_start_identical(two_ranks, case):
     r1 = two_ranks[1]  # rank 1 initialised with another seed than rank 0
-    assert r1["fsdp2_ram_False"] == {"own": True, "rank0": False}  # accelerate prepare: its own weights
-    assert r1["fsdp2_ram_True"] == {"own": False, "rank0": True}  # rank 0's, broadcast by accelerate
-    assert two_ranks[0]["fsdp2_ram_False"]["rank0"]
-    for rank in (0, 1):
-        assert two_ranks[rank]["fsdp1_sync_True"] is True
-        assert two_ranks[rank]["fsdp1_sync_False"] is False  # the gathered model mixes both ranks' halves
+    if case == "fsdp2_ram_False":
+        assert r1[case] == {"own": True, "rank0": False}  # accelerate prepare: its own weights
+        assert two_ranks[0][case]["rank0"]
+    elif case == "fsdp2_ram_True":
+        assert r1[case] == {"own": False, "rank0": True}  # rank 0's, broadcast by accelerate
+    else:  # without sync the gathered model mixes both ranks' halves
+        for rank in (0, 1):
+            assert two_ranks[rank][case] is (case == "fsdp1_sync_True")
 
 
 @pytest.mark.claim("fsdp2-ignores-sync-module-states")

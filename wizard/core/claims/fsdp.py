@@ -26,7 +26,8 @@ MIN_INT = claim(
     "The plugin converts FSDP_MIN_NUM_PARAMS with int(): a value written as 1e8 fails when the plugin is built.",
     doc="fsdp-min-num-params",
     code="accelerate/utils/dataclasses.py:1927-1934",
-    demo=T + "test_min_num_params_must_be_a_plain_integer")
+    demo=T + "test_min_num_params_must_be_a_plain_integer",
+    scope=("exponent-1e8", "plain-integer"))
 LAUNCH_DEFAULTS = claim(
     "fsdp-launch-exports-defaults",
     "accelerate launch exports FSDP_MIN_NUM_PARAMS=100000000 and FSDP_SYNC_MODULE_STATES=true when the YAML omits "
@@ -48,21 +49,24 @@ AC_NEEDS_POLICY = claim(
     "makes prepare() fail with TypeError: 'NoneType' object is not callable.",
     doc="fsdp-activation-checkpointing",
     code="accelerate/accelerator.py:1694-1698; accelerate/utils/fsdp_utils.py:718-722",
-    demo=T + "test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails")
+    demo=T + "test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails",
+    scope=("no-wrap", "size-min-0"))
 AC_PLACEMENT = claim(
     "fsdp-ac-placement",
     "FSDP1 adds non-reentrant checkpoint wrappers after wrapping, inside the units its wrap policy made; FSDP2 wraps "
     "the modules its policy selects before fully_shard (and before torch.compile).",
     doc="fsdp-activation-checkpointing",
     code="accelerate/accelerator.py:1694-1712, 1967-1981; accelerate/utils/fsdp_utils.py:701-730",
-    demo=T + "test_where_each_version_puts_checkpoint_wrappers")
+    demo=T + "test_where_each_version_puts_checkpoint_wrappers",
+    scope=("fsdp1", "fsdp2"))
 AC_NO_RNG = claim(
     "fsdp2-ac-no-rng-state",
     "FSDP2's checkpoint wrappers pass preserve_rng_state=False, so dropout draws new masks when a block is "
     "recomputed; FSDP1's keep torch's default (True).",
     doc="fsdp-activation-checkpointing",
     code="accelerate/utils/fsdp_utils.py:722; accelerate/accelerator.py:1974-1981",
-    demo=T + "test_where_each_version_puts_checkpoint_wrappers")
+    demo=T + "test_where_each_version_puts_checkpoint_wrappers",
+    scope=("fsdp1", "fsdp2"))
 GET_STATE_DICT_FULL = claim(
     "fsdp-get-state-dict-full",
     "On FSDP, accelerator.get_state_dict and save_model always gather a full state dict (plain tensors, one "
@@ -94,14 +98,16 @@ FSDP1_SYNC = claim(
     "each rank keeps its own values and the gathered model mixes them.",
     doc="fsdp-parameter-sync",
     code="torch/distributed/fsdp/_init_utils.py:619-640, 1110-1160",
-    demo=T + "test_who_makes_the_ranks_start_identical")
+    demo=T + "test_who_makes_the_ranks_start_identical",
+    scope=("fsdp1-sync", "fsdp1-no-sync"))
 FSDP2_NO_BROADCAST = claim(
     "fsdp2-no-broadcast-unless-ram-efficient",
     "fully_shard never broadcasts: each rank's shard comes from that rank's own weights. accelerate broadcasts "
     "rank 0's state dict on FSDP2 only with cpu_ram_efficient_loading.",
     doc="fsdp-parameter-sync",
     code="accelerate/utils/fsdp_utils.py:826-895, 574-660",
-    demo=T + "test_who_makes_the_ranks_start_identical")
+    demo=T + "test_who_makes_the_ranks_start_identical",
+    scope=("fsdp2-ram-efficient", "fsdp2-plain"))
 FSDP2_NO_SYNC_KEY = claim(
     "fsdp2-ignores-sync-module-states",
     "The FSDP2 plugin never reads FSDP_SYNC_MODULE_STATES (or FSDP_USE_ORIG_PARAMS): both stay unset.",
