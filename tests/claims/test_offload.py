@@ -27,15 +27,18 @@ def _result(proc) -> dict:
 
 # ------------------------------------------------------------------------------------------------ backend
 @pytest.mark.claim("launch-distributed-type-picks-section")
-def test_distributed_type_decides_which_section_is_read(tmp_path):
+@pytest.mark.parametrize("backend", ["fsdp", "deepspeed"])
+def test_distributed_type_decides_which_section_is_read(tmp_path, backend):
     both = {"fsdp_config": {"fsdp_version": 2, "fsdp_offload_params": True},
             "deepspeed_config": {"zero_stage": 3, "offload_optimizer_device": "cpu"}}
-    fsdp = Launch(tmp_path, {**BASE, **both})
-    assert fsdp.env["ACCELERATE_USE_FSDP"] == "true" and fsdp.env["FSDP_OFFLOAD_PARAMS"] == "true"
-    assert not [k for k in fsdp.env if "DEEPSPEED" in k]
-    ds = Launch(tmp_path, {**ds_base(), **both, "distributed_type": "DEEPSPEED"})
-    assert ds.env["ACCELERATE_USE_DEEPSPEED"] == "true" and ds.env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
-    assert not [k for k in ds.env if k.startswith("FSDP_") or k == "ACCELERATE_USE_FSDP"]
+    if backend == "fsdp":
+        fsdp = Launch(tmp_path, {**BASE, **both})
+        assert fsdp.env["ACCELERATE_USE_FSDP"] == "true" and fsdp.env["FSDP_OFFLOAD_PARAMS"] == "true"
+        assert not [k for k in fsdp.env if "DEEPSPEED" in k]
+    else:
+        ds = Launch(tmp_path, {**ds_base(), **both, "distributed_type": "DEEPSPEED"})
+        assert ds.env["ACCELERATE_USE_DEEPSPEED"] == "true" and ds.env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
+        assert not [k for k in ds.env if k.startswith("FSDP_") or k == "ACCELERATE_USE_FSDP"]
 
 
 # ------------------------------------------------------------------------------------------------ raw torch FSDP
@@ -86,19 +89,25 @@ def torch_fsdp() -> dict:
 
 
 @pytest.mark.claim("fsdp1-flat-fsdp2-dtensor")
-def test_fsdp1_flattens_and_fsdp2_shards_each_parameter(torch_fsdp):
-    assert len(torch_fsdp["fsdp1_params"]) == 1 and torch_fsdp["fsdp1_is_flat"]  # one FlatParameter for 4 tensors
-    assert "uniform `requires_grad`" in torch_fsdp["fsdp1_mixed"]
-    assert torch_fsdp["fsdp1_mixed_orig"] == "accepted"
-    assert torch_fsdp["fsdp2_params"] == ["DTensor"]  # each parameter, the frozen one too
+@pytest.mark.parametrize("case", ["fsdp1-flat", "fsdp1-mixed-refused", "fsdp1-mixed-orig-params", "fsdp2-mixed"])
+def test_fsdp1_flattens_and_fsdp2_shards_each_parameter(torch_fsdp, case):
+    if case == "fsdp1-flat":
+        assert len(torch_fsdp["fsdp1_params"]) == 1 and torch_fsdp["fsdp1_is_flat"]  # one FlatParameter for 4
+    elif case == "fsdp1-mixed-refused":
+        assert "uniform `requires_grad`" in torch_fsdp["fsdp1_mixed"]
+    elif case == "fsdp1-mixed-orig-params":
+        assert torch_fsdp["fsdp1_mixed_orig"] == "accepted"
+    else:
+        assert torch_fsdp["fsdp2_params"] == ["DTensor"]  # each parameter, the frozen one too
 
 
 @pytest.mark.claim("fsdp-reshard-after-forward")
-def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fsdp):
-    true, false = torch_fsdp["reshard_True"], torch_fsdp["reshard_False"]
-    assert true == {"before": ["DTensor"], "after_forward": ["DTensor"], "after_backward": ["DTensor"]}
-    assert false["before"] == ["DTensor"] and false["after_backward"] == ["DTensor"]  # shards between steps
-    assert false["after_forward"] == ["Parameter"]  # gathered, unsharded tensors from forward to backward
+@pytest.mark.parametrize("reshard", [pytest.param(True, id="reshard-true"), pytest.param(False, id="reshard-false")])
+def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fsdp, reshard):
+    seen = torch_fsdp[f"reshard_{reshard}"]
+    assert seen["before"] == ["DTensor"] and seen["after_backward"] == ["DTensor"]  # shards between steps
+    # true: resharded after forward; false: gathered, unsharded tensors from forward to backward
+    assert seen["after_forward"] == (["DTensor"] if reshard else ["Parameter"])
 
 
 @pytest.fixture(scope="module")
@@ -184,9 +193,9 @@ def test_fsdp2_needs_torch_2_6():
     assert Version(FSDP2_PYTORCH_VERSION) == Version("2.6.0")
 
 
-@pytest.mark.claim("fsdp2-prepare-model-with-optimizer")
-def test_fsdp2_prepare_needs_one_model_with_its_optimizer():
-    out = _result(one_rank("""
+@pytest.fixture(scope="module")
+def fsdp2_prepare_calls() -> dict:
+    return _result(one_rank("""
         import json, os, sys
         os.environ["ACCELERATE_TORCH_DEVICE"] = "cpu"
         sys.path.insert(0, HERE)
@@ -207,38 +216,58 @@ def test_fsdp2_prepare_needs_one_model_with_its_optimizer():
         errors["together"] = type(model).__name__
         print("RESULT " + json.dumps(errors), flush=True)
     """.replace("HERE", repr(str(Path(__file__).parent))), timeout=180))
-    assert "a model and optimizer must be passed together" in out["model_alone"]
-    assert "Only one model is supported" in out["two_models"]
-    assert out["together"].startswith("FSDP")  # one model with its optimizer: fully_shard'ed
+
+
+@pytest.mark.claim("fsdp2-prepare-model-with-optimizer")
+@pytest.mark.parametrize("call, expected", [
+    pytest.param("model_alone", "a model and optimizer must be passed together", id="model-alone"),
+    pytest.param("two_models", "Only one model is supported", id="two-models"),
+    pytest.param("together", "FSDP", id="model-with-optimizer")])  # one model with its optimizer: fully_shard'ed
+def test_fsdp2_prepare_needs_one_model_with_its_optimizer(fsdp2_prepare_calls, call, expected):
+    assert expected in fsdp2_prepare_calls[call]
 
 
 @pytest.mark.claim("fsdp2-ignores-v1-keys")
-def test_fsdp2_ignores_the_v1_keys(clean_env):  # noqa: F811
+@pytest.mark.parametrize("case", ["sharding-strategy", "forward-prefetch", "backward-prefetch",
+                                  "reshard-strategy-name", "ac-offload"])
+def test_fsdp2_ignores_the_v1_keys(clean_env, case):  # noqa: F811
     from accelerate.state import PartialState
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
     PartialState(cpu=True)  # accelerate's logger needs a state
-    for k, v in {"FSDP_VERSION": "2", "FSDP_SHARDING_STRATEGY": "NO_SHARD", "FSDP_FORWARD_PREFETCH": "true",
-                 "FSDP_BACKWARD_PREFETCH": "BACKWARD_PRE"}.items():
-        clean_env.setenv(k, v)
-    plugin = Plugin()  # what the launcher's variables give
-    assert plugin.sharding_strategy is None and plugin.reshard_after_forward is True  # NO_SHARD never read
-    assert plugin.forward_prefetch is None and plugin.backward_prefetch is None
-    with pytest.raises(ValueError, match="truth value"):
-        Plugin(fsdp_version=2, reshard_after_forward="SHARD_GRAD_OP")
-    clean_env.setenv("FSDP_RESHARD_AFTER_FORWARD", "FULL_SHARD")
-    with pytest.raises(ValueError, match="truth value"):
-        Plugin()
-    for k in ("FSDP_FORWARD_PREFETCH", "FSDP_BACKWARD_PREFETCH", "FSDP_RESHARD_AFTER_FORWARD"):
-        clean_env.delenv(k)
-    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
-        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
-    assert Plugin(fsdp_version=2, activation_checkpointing=True,
-                  activation_checkpointing_offload=True).activation_checkpointing_offload is True
+    clean_env.setenv("FSDP_VERSION", "2")
+    if case == "sharding-strategy":
+        clean_env.setenv("FSDP_SHARDING_STRATEGY", "NO_SHARD")
+        plugin = Plugin()  # what the launcher's variables give
+        assert plugin.sharding_strategy is None and plugin.reshard_after_forward is True  # NO_SHARD never read
+    elif case == "forward-prefetch":
+        clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
+        assert Plugin().forward_prefetch is None
+    elif case == "backward-prefetch":
+        clean_env.setenv("FSDP_BACKWARD_PREFETCH", "BACKWARD_PRE")
+        assert Plugin().backward_prefetch is None  # dropped, with a logged warning only
+    elif case == "reshard-strategy-name":
+        with pytest.raises(ValueError, match="truth value"):
+            Plugin(fsdp_version=2, reshard_after_forward="SHARD_GRAD_OP")
+        clean_env.setenv("FSDP_RESHARD_AFTER_FORWARD", "FULL_SHARD")
+        with pytest.raises(ValueError, match="truth value"):
+            Plugin()
+    else:
+        with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+            Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+        assert Plugin(fsdp_version=2, activation_checkpointing=True,
+                      activation_checkpointing_offload=True).activation_checkpointing_offload is True
 
 
 @pytest.mark.claim("fsdp1-reads-sharding-strategy-only")
-def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("written, expected", [
+    pytest.param(None, "FULL_SHARD", id="missing-reshard-key-unused"),
+    pytest.param("SHARD_GRAD_OP", "SHARD_GRAD_OP", id="name"),
+    pytest.param("hybrid_shard_zero2", "_HYBRID_SHARD_ZERO2", id="name-lowercase"),
+    pytest.param(1, "FULL_SHARD", id="number-1"), pytest.param(2, "SHARD_GRAD_OP", id="number-2"),
+    pytest.param(3, "NO_SHARD", id="number-3"), pytest.param(4, "HYBRID_SHARD", id="number-4"),
+    pytest.param(5, "_HYBRID_SHARD_ZERO2", id="number-5")])
+def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env, written, expected):  # noqa: F811
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import ShardingStrategy
 
@@ -248,13 +277,12 @@ def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env):  # noqa: F
         _env_of(launch, clean_env)
         return launch.env, Plugin().sharding_strategy
 
-    env, got = strategy({"fsdp_reshard_after_forward": "SHARD_GRAD_OP"})  # what accelerate config writes
-    assert env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD" and env["FSDP_RESHARD_AFTER_FORWARD"] == "shard_grad_op"
-    assert got is ShardingStrategy.FULL_SHARD
-    assert strategy({"fsdp_sharding_strategy": "SHARD_GRAD_OP"})[1] is ShardingStrategy.SHARD_GRAD_OP
-    assert strategy({"fsdp_sharding_strategy": "hybrid_shard_zero2"})[1] is ShardingStrategy._HYBRID_SHARD_ZERO2
-    assert strategy({"fsdp_sharding_strategy": 1})[1] is ShardingStrategy.FULL_SHARD  # '1' is not ZeRO-1
-    assert strategy({"fsdp_sharding_strategy": 3})[1] is ShardingStrategy.NO_SHARD
+    if written is None:
+        env, got = strategy({"fsdp_reshard_after_forward": "SHARD_GRAD_OP"})  # what accelerate config writes
+        assert env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD" and env["FSDP_RESHARD_AFTER_FORWARD"] == "shard_grad_op"
+        assert got is ShardingStrategy.FULL_SHARD
+    else:  # a number n is the n-th strategy: '1' is FULL_SHARD, not ZeRO-1
+        assert strategy({"fsdp_sharding_strategy": written})[1] is getattr(ShardingStrategy, expected)
 
 
 @pytest.mark.claim("fsdp2-hybrid-from-parallelism-config")

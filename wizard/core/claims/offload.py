@@ -12,7 +12,8 @@ DISTRIBUTED_TYPE_PICKS_SECTION = claim(
     "variables and a deepspeed_config next to it is never exported; with DEEPSPEED the reverse.",
     doc="how-a-config-reaches-the-libraries",
     code="accelerate/commands/launch.py:1228, 1245; accelerate/utils/launch.py:304-333, 565-586",
-    demo=T + "test_distributed_type_decides_which_section_is_read")
+    demo=T + "test_distributed_type_decides_which_section_is_read",
+    scope=("fsdp", "deepspeed"))
 
 # ------------------------------------------------------------------------------------------------ FSDP versions
 FLAT_VS_DTENSOR = claim(
@@ -22,7 +23,8 @@ FLAT_VS_DTENSOR = claim(
     "accepts such mixes.",
     doc="fsdp-version",
     code="torch/distributed/fsdp/_flat_param.py:798-830; torch/distributed/fsdp/_fully_shard/_fsdp_param.py:228-326",
-    demo=T + "test_fsdp1_flattens_and_fsdp2_shards_each_parameter")
+    demo=T + "test_fsdp1_flattens_and_fsdp2_shards_each_parameter",
+    scope=("fsdp1-flat", "fsdp1-mixed-refused", "fsdp1-mixed-orig-params", "fsdp2-mixed"))
 FSDP2_MEMORY = claim(
     "fsdp2-frees-without-record-stream",
     "FSDP1 keeps its all-gathered buffers alive with tensor.record_stream, so the CUDA caching allocator reuses them "
@@ -64,7 +66,8 @@ FSDP2_PREPARE = claim(
     "takes only one model.",
     doc="fsdp-version",
     code="accelerate/accelerator.py:1507-1523",
-    demo=T + "test_fsdp2_prepare_needs_one_model_with_its_optimizer")
+    demo=T + "test_fsdp2_prepare_needs_one_model_with_its_optimizer",
+    scope=("model-alone", "two-models", "model-with-optimizer"))
 FSDP2_V1_KEYS = claim(
     "fsdp2-ignores-v1-keys",
     "The FSDP2 plugin never reads FSDP_SHARDING_STRATEGY or FSDP_FORWARD_PREFETCH, drops a backward prefetch with "
@@ -72,7 +75,9 @@ FSDP2_V1_KEYS = claim(
     "checkpoint offload is refused on FSDP1.",
     doc="fsdp2-reshard-after-forward",
     code="accelerate/utils/dataclasses.py:1844-1853, 1865-1880, 1892-1905, 1953-1970, 2027-2028",
-    demo=T + "test_fsdp2_ignores_the_v1_keys")
+    demo=T + "test_fsdp2_ignores_the_v1_keys",
+    scope=("sharding-strategy", "forward-prefetch", "backward-prefetch",
+           "reshard-strategy-name", "ac-offload"))
 FSDP1_STRATEGY = claim(
     "fsdp1-reads-sharding-strategy-only",
     "Under accelerate launch FSDP1 runs the strategy named in fsdp_sharding_strategy (a name or its number 1-5; 1 is "
@@ -81,7 +86,9 @@ FSDP1_STRATEGY = claim(
     doc="fsdp1-sharding-strategy",
     code="accelerate/commands/launch.py:533-544; accelerate/utils/launch.py:313-315; "
          "accelerate/utils/dataclasses.py:1844-1864; accelerate/utils/constants.py:38; accelerate/accelerator.py:1947",
-    demo=T + "test_fsdp1_runs_fsdp_sharding_strategy_only")
+    demo=T + "test_fsdp1_runs_fsdp_sharding_strategy_only",
+    scope=("missing-reshard-key-unused", "name", "name-lowercase", "number-1", "number-2",
+           "number-3", "number-4", "number-5"))
 RESHARD = claim(
     "fsdp-reshard-after-forward",
     "FSDP2 with reshard_after_forward true frees each unit's gathered parameters after its forward and gathers them "
@@ -90,7 +97,8 @@ RESHARD = claim(
     doc="fsdp2-reshard-after-forward",
     code="torch/distributed/fsdp/_fully_shard/_fully_shard.py:102-200; torch/distributed/fsdp/_flat_param.py:112-120; "
          "torch/distributed/fsdp/_runtime_utils.py:494-500, 822-828",
-    demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward")
+    demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward",
+    scope=("reshard-true", "reshard-false"))
 FSDP2_ROOT_TAIL = claim(
     "fsdp2-accelerate-keeps-root-and-tail-gathered",
     "accelerate's FSDP2 prepare() never reshards the root unit or the final norm with the output head (and a tied "
