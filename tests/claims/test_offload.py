@@ -330,13 +330,17 @@ def zero(tmp_path_factory) -> dict:
 
 
 @pytest.mark.claim("ds-zero-stages-partition")
-def test_what_each_zero_stage_partitions(zero):
-    assert zero["0"]["optimizer"] == "AdamW"  # the script's optimizer, nothing partitioned
-    assert zero["1"]["optimizer"] == zero["2"]["optimizer"] == "DeepSpeedZeroOptimizer"
-    assert zero["1"]["partition_gradients"] is False and zero["2"]["partition_gradients"] is True
-    assert not zero["1"]["param_partitioned"] and not zero["2"]["param_partitioned"]
-    assert zero["3"]["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and zero["3"]["param_partitioned"]
-    assert {zero[s]["stage"] for s in "0123"} == {0, 1, 2, 3}
+@pytest.mark.parametrize("stage", ["0", "1", "2", "3"], ids=["zero0", "zero1", "zero2", "zero3"])
+def test_what_each_zero_stage_partitions(zero, stage):
+    got = zero[stage]
+    assert got["stage"] == int(stage)
+    if stage == "0":
+        assert got["optimizer"] == "AdamW"  # the script's optimizer, nothing partitioned
+    elif stage == "3":
+        assert got["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and got["param_partitioned"]
+    else:  # optimizer state at 1, gradients too at 2, parameters at neither
+        assert got["optimizer"] == "DeepSpeedZeroOptimizer" and not got["param_partitioned"]
+        assert got["partition_gradients"] is (stage == "2")
 
 
 @pytest.mark.claim("ds-param-offload-zero3-only")
@@ -348,12 +352,15 @@ def test_parameter_offload_below_zero3_is_unused(zero):
 
 
 @pytest.mark.claim("ds-missing-stage-defaults")
-def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env):  # noqa: F811
+@pytest.mark.parametrize("where", ["inline", "json"])
+def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env, where):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    inline = DeepSpeedPlugin()
-    assert inline.zero_stage == 2 and inline.deepspeed_config["zero_optimization"]["stage"] == 2
+    if where == "inline":
+        inline = DeepSpeedPlugin()
+        assert inline.zero_stage == 2 and inline.deepspeed_config["zero_optimization"]["stage"] == 2
+        return
     from_json = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1,
                                               "zero_optimization": {"overlap_comm": True}})
     assert "stage" not in from_json.deepspeed_config["zero_optimization"]
@@ -364,33 +371,45 @@ def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env):  # noqa: F811
 # ------------------------------------------------------------------------------------------------ offload
 @pytest.mark.claim("fsdp-offload-single-switch")
 @pytest.mark.claim("fsdp-offload-pins")
-def test_fsdp_offload_is_one_switch(clean_env):  # noqa: F811
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_fsdp_offload_is_one_switch(clean_env, version):  # noqa: F811
     import dataclasses
 
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import CPUOffload, CPUOffloadPolicy
 
     clean_env.setenv("FSDP_OFFLOAD_PARAMS", "true")
-    v1, v2 = Plugin(fsdp_version=1).cpu_offload, Plugin(fsdp_version=2).cpu_offload
-    assert v1 == CPUOffload(offload_params=True)
-    assert type(v2) is CPUOffloadPolicy and v2.pin_memory is True  # accelerate keeps torch's default: pinned
-    assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
-    assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]
+    got = Plugin(fsdp_version=version).cpu_offload
+    if version == 1:
+        assert got == CPUOffload(offload_params=True)
+        assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
+    else:
+        assert type(got) is CPUOffloadPolicy and got.pin_memory is True  # accelerate keeps torch's default: pinned
+        assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]
 
 
 @pytest.mark.claim("ds-offload-blocks-independent")
 @pytest.mark.claim("ds-offload-pin-memory-default")
-def test_the_two_offload_blocks_are_independent(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("case", ["optimizer-block", "param-block", "inline-devices"])
+def test_the_two_offload_blocks_are_independent(tmp_path, clean_env, case):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    cfg = DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"},
-                              offload_param={"device": "nvme", "nvme_path": "/nvme", "pin_memory": False})
-    assert cfg.offload_optimizer.device == "cpu" and cfg.offload_param.device == "nvme"
-    assert cfg.offload_optimizer.pin_memory is True and cfg.offload_param.pin_memory is False  # default: pinned
-    assert DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"}).offload_param is None
-    with pytest.raises(Exception, match="device"):
-        DeepSpeedZeroConfig(stage=3, offload_param={"device": "gpu"})
+    if case == "optimizer-block":
+        cfg = DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"},
+                                  offload_param={"device": "nvme", "nvme_path": "/nvme", "pin_memory": False})
+        assert cfg.offload_optimizer.device == "cpu" and cfg.offload_optimizer.pin_memory is True  # default: pinned
+        assert cfg.offload_param.pin_memory is False  # the other block's own setting
+        assert DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"}).offload_param is None
+        return
+    if case == "param-block":
+        cfg = DeepSpeedZeroConfig(stage=3, offload_param={"device": "nvme", "nvme_path": "/nvme"},
+                                  offload_optimizer={"device": "cpu", "pin_memory": False})
+        assert cfg.offload_param.device == "nvme" and cfg.offload_param.pin_memory is True  # default: pinned
+        assert cfg.offload_optimizer.pin_memory is False
+        with pytest.raises(Exception, match="device"):
+            DeepSpeedZeroConfig(stage=3, offload_param={"device": "gpu"})
+        return
     launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none"))
     _env_of(launch, clean_env)
     zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
@@ -398,13 +417,13 @@ def test_the_two_offload_blocks_are_independent(tmp_path, clean_env):  # noqa: F
 
 
 @pytest.mark.claim("ds-inline-nvme-path-not-exported")
-def test_inline_nvme_paths_never_reach_deepspeed(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("block", ["optimizer", "param"], ids=["optimizer-nvme-path", "param-nvme-path"])
+def test_inline_nvme_paths_never_reach_deepspeed(tmp_path, clean_env, block):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
 
-    launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="nvme", offload_param_device="nvme",
-                                      offload_optimizer_nvme_path="/nvme", offload_param_nvme_path="/nvme"))
+    launch = Launch(tmp_path, ds_base(zero_stage=3, **{f"offload_{block}_device": "nvme",
+                                                       f"offload_{block}_nvme_path": "/nvme"}))
     assert not [k for k, v in launch.env.items() if "NVME" in k or v == "/nvme"]
     _env_of(launch, clean_env)
-    zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
-    assert zero["offload_optimizer"]["nvme_path"] == "none" and zero["offload_param"]["nvme_path"] == "none"
-    assert os.path.isabs(zero["offload_param"]["nvme_path"]) is False
+    path = DeepSpeedPlugin().deepspeed_config["zero_optimization"][f"offload_{block}"]["nvme_path"]
+    assert path == "none" and os.path.isabs(path) is False

@@ -132,14 +132,16 @@ ZERO_STAGES = claim(
     "script's optimizer directly.",
     doc="ds-zero-stages",
     code="deepspeed/runtime/engine.py:2633-2708, 2709-2798; deepspeed/runtime/zero/stage_1_and_2.py:267",
-    demo=T + "test_what_each_zero_stage_partitions")
+    demo=T + "test_what_each_zero_stage_partitions",
+    scope=("zero0", "zero1", "zero2", "zero3"))
 STAGE_DEFAULTS = claim(
     "ds-missing-stage-defaults",
     "An inline config without zero_stage runs ZeRO-2 (accelerate's default); a DeepSpeed JSON without "
     "zero_optimization.stage runs ZeRO-0 (DeepSpeed's default), while accelerate's plugin still reports 2.",
     doc="ds-zero-stages",
     code="accelerate/utils/dataclasses.py:1237-1238, 1280-1300; deepspeed/runtime/zero/config.py:95",
-    demo=T + "test_a_missing_stage_is_2_inline_and_0_in_a_json")
+    demo=T + "test_a_missing_stage_is_2_inline_and_0_in_a_json",
+    scope=("inline", "json"))
 HPZ = claim(
     "ds-hpz-secondary-partition",
     "zero_hpz_partition_size (ZeRO++ hpZ) is read only by ZeRO-3: it keeps a second copy of the parameter shards "
@@ -160,7 +162,8 @@ FSDP_OFFLOAD = claim(
     doc="fsdp-cpu-offload",
     code="accelerate/utils/dataclasses.py:1886-1890, 2178-2191; torch/distributed/fsdp/api.py:230-241; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_api.py:183-199",
-    demo=T + "test_fsdp_offload_is_one_switch")
+    demo=T + "test_fsdp_offload_is_one_switch",
+    scope=("fsdp1", "fsdp2"))
 FSDP_PINS = claim(
     "fsdp-offload-pins",
     "FSDP pins offloaded memory by itself: FSDP1 pins each offloaded shard and its CPU gradient, and accelerate "
@@ -177,7 +180,8 @@ DS_OFFLOAD_BLOCKS = claim(
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/zero/offload_config.py:14-75; deepspeed/runtime/zero/config.py:164, 171; "
          "accelerate/utils/dataclasses.py:1305-1318",
-    demo=T + "test_the_two_offload_blocks_are_independent")
+    demo=T + "test_the_two_offload_blocks_are_independent",
+    scope=("optimizer-block", "param-block", "inline-devices"))
 PARAM_OFFLOAD_ZERO3 = claim(
     "ds-param-offload-zero3-only",
     "Only the ZeRO-3 optimizer reads offload_param: at ZeRO-1/2 the block is accepted without a message and changes "
@@ -190,14 +194,16 @@ DS_PIN_DEFAULT = claim(
     "DeepSpeed 0.19's offload blocks pin host memory by default (pin_memory true), so only false changes anything.",
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/zero/offload_config.py:45, 75; deepspeed/runtime/zero/stage3.py:821-832",
-    demo=T + "test_the_two_offload_blocks_are_independent")
+    demo=T + "test_the_two_offload_blocks_are_independent",
+    scope=("optimizer-block", "param-block"))
 NVME_INLINE = claim(
     "ds-inline-nvme-path-not-exported",
     "accelerate launch exports no inline offload_optimizer_nvme_path or offload_param_nvme_path, so with an nvme "
     "device the plugin writes nvme_path 'none', a folder relative to the working directory.",
     doc="ds-nvme-offload",
     code="accelerate/utils/launch.py:565-586; accelerate/utils/dataclasses.py:1246-1252, 1308-1317",
-    demo=T + "test_inline_nvme_paths_never_reach_deepspeed")
+    demo=T + "test_inline_nvme_paths_never_reach_deepspeed",
+    scope=("optimizer-nvme-path", "param-nvme-path"))
 NVME_AIO = claim(
     "ds-nvme-needs-aio-and-path",
     "ZeRO-3 swaps to NVMe through DeepSpeed's async_io op, which needs libaio; the config does not require an "
