@@ -12,7 +12,8 @@ FSDP_AUTOCAST = claim(
     "MixedPrecisionPolicy.",
     doc="mixed-precision",
     code="accelerate/accelerator.py:1554, 1674-1760, 1824-1835",
-    demo=T + "test_fsdp1_adds_autocast_fsdp2_does_not")
+    demo=T + "test_fsdp1_adds_autocast_fsdp2_does_not",
+    scope=("fsdp1", "fsdp2"))
 FSDP1_UPCAST = claim(
     "fsdp1-upcast-per-unit",
     "With mixed precision, accelerate upcasts an FSDP1 unit's whole FlatParameter to fp32 when any parameter in it "
@@ -35,7 +36,9 @@ FSDP_POLICY = claim(
     "dtype, fp8 mapped to bf16; another reduce dtype needs a policy passed to the plugin in code.",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:2109-2150; accelerate/state.py:1013-1015",
-    demo=T + "test_fsdp_policy_follows_mixed_precision")
+    demo=T + "test_fsdp_policy_follows_mixed_precision",
+    scope=("fsdp1-bf16", "fsdp1-fp16", "fsdp2-bf16", "fsdp2-fp16", "fp8-as-bf16",
+           "policy-in-code"))
 FSDP_NO_MP = claim(
     "fsdp-no-mixed-precision-keeps-load-dtype",
     "Without mixed precision FSDP gets no policy and no upcast: parameters, gradients and AdamW state stay in the "
@@ -106,7 +109,8 @@ DS_MP_TO_JSON = claim(
     "scaling (loss_scale 0).",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:1415-1446; deepspeed/runtime/precision_config.py:120-140",
-    demo=T + "test_mixed_precision_becomes_the_json_blocks")
+    demo=T + "test_mixed_precision_becomes_the_json_blocks",
+    scope=("fp16-added", "bf16-auto-filled"))
 DS_JSON_WINS = claim(
     "ds-json-overrides-launch-mixed-precision",
     "Next to a DeepSpeed JSON, a --mixed_precision given at launch (or to Accelerator) raises only when the JSON "
@@ -114,14 +118,16 @@ DS_JSON_WINS = claim(
     "without a message.",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:1415-1446; accelerate/state.py:974-977, 1062-1074",
-    demo=T + "test_a_json_block_silently_overrides_launch_mixed_precision")
+    demo=T + "test_a_json_block_silently_overrides_launch_mixed_precision",
+    scope=("same-dtype-disabled", "other-dtype-enabled"))
 DS_FILE_YAML_MP = claim(
     "ds-file-refuses-yaml-mixed-precision",
     "With deepspeed_config_file, accelerate launch reports a mixed_precision taken from the YAML ('no' included) to "
     "the DeepSpeed plugin, which raises; one given on the command line is not refused.",
     doc="ds-config-file",
     code="accelerate/commands/launch.py:1287-1292, 1393-1397; accelerate/utils/dataclasses.py:1507-1532",
-    demo=T + "test_yaml_mixed_precision_next_to_a_json_raises")
+    demo=T + "test_yaml_mixed_precision_next_to_a_json_raises",
+    scope=("yaml-no", "yaml-bf16", "command-line"))
 DS_ROCM = claim(
     "ds-rocm-bf16-comm-fp32",
     "On ROCm with bf16, accelerate adds communication_data_type fp32 to the DeepSpeed config when it has none.",
