@@ -33,34 +33,44 @@ def ds(tmp_path_factory):
 
 # ------------------------------------------------------------------------------------------------ accumulation
 @pytest.mark.claim("fsdp-accumulate-keeps-unsharded-grads")
-def test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch(fsdp):
+@pytest.mark.parametrize("case", ["v1_each_False", "v1_each_True", "v2_each_False", "v2_each_True"],
+                         ids=["fsdp1", "fsdp1-sync-each-batch", "fsdp2", "fsdp2-sync-each-batch"])
+def test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch(fsdp, case):
     for rank in (0, 1):
-        r = fsdp[rank]["accumulation"]
-        # FSDP1: the unit's gradient is the unsharded flat size (72) between steps, the shard (36) after the step
-        assert r["v1_each_False"]["first"]["grad_numel"] == 72 == r["v1_each_False"]["first"]["unsharded_numel"]
-        assert r["v1_each_False"]["second"]["grad_numel"] == 36 == r["v1_each_False"]["second"]["flat_numel"]
-        assert r["v1_each_True"]["first"]["grad_numel"] == 36  # sync_each_batch: reduced every micro-batch
-        # FSDP2: no sharded gradient yet, the unsharded one kept; after the step the shard (half of 8 rows)
-        assert r["v2_each_False"]["first"] == {"grad": None, "unsharded_grad": [8, 8], "full": [8, 8]}
-        assert r["v2_each_False"]["second"]["grad"] == [4, 8]
-        assert r["v2_each_True"]["first"]["grad"] == [4, 8] and r["v2_each_True"]["first"]["unsharded_grad"] is None
+        r = fsdp[rank]["accumulation"][case]
+        if case == "v1_each_False":  # the unit's gradient: unsharded flat size (72) between steps, shard (36) after
+            assert r["first"]["grad_numel"] == 72 == r["first"]["unsharded_numel"]
+            assert r["second"]["grad_numel"] == 36 == r["second"]["flat_numel"]
+        elif case == "v1_each_True":
+            assert r["first"]["grad_numel"] == 36  # sync_each_batch: reduced every micro-batch
+        elif case == "v2_each_False":  # no sharded gradient yet, the unsharded one kept; after the step the shard
+            assert r["first"] == {"grad": None, "unsharded_grad": [8, 8], "full": [8, 8]}
+            assert r["second"]["grad"] == [4, 8]  # half of 8 rows
+        else:
+            assert r["first"]["grad"] == [4, 8] and r["first"]["unsharded_grad"] is None
 
 
 @pytest.mark.claim("ds-accumulate-drives-the-engine-step")
-def test_deepspeed_steps_where_accelerate_says(ds):
-    assert ds["steps_without_accumulate"] == 4  # JSON count 4, but every backward outside accumulate() stepped
-    assert ds["steps_after_accumulate"] == 5  # four micro-batches in accumulate(): one step
+@pytest.mark.parametrize("where", ["outside-accumulate", "inside-accumulate"])
+def test_deepspeed_steps_where_accelerate_says(ds, where):
+    if where == "outside-accumulate":
+        assert ds["steps_without_accumulate"] == 4  # JSON count 4, but every backward outside accumulate() stepped
+    else:
+        assert ds["steps_after_accumulate"] == 5  # four micro-batches in accumulate(): one step
 
 
 @pytest.mark.claim("launch-accumulation-and-clipping-deepspeed-only")
-def test_only_the_deepspeed_launcher_exports_accumulation_and_clipping(tmp_path):
-    flags = ("--gradient_accumulation_steps", "4", "--gradient_clipping", "0.5")
-    fsdp = Launch(tmp_path, BASE, flags=flags)
-    deepspeed = Launch(tmp_path, ds_base(gradient_accumulation_steps=4, gradient_clipping=0.5))
-    assert "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" not in fsdp.env
-    assert "ACCELERATE_GRADIENT_CLIPPING" not in fsdp.env
-    assert deepspeed.env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
-    assert deepspeed.env["ACCELERATE_GRADIENT_CLIPPING"] == "0.5"
+@pytest.mark.parametrize("backend", ["fsdp", "deepspeed"])
+def test_only_the_deepspeed_launcher_exports_accumulation_and_clipping(tmp_path, backend):
+    if backend == "fsdp":
+        flags = ("--gradient_accumulation_steps", "4", "--gradient_clipping", "0.5")
+        fsdp = Launch(tmp_path, BASE, flags=flags)
+        assert "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" not in fsdp.env
+        assert "ACCELERATE_GRADIENT_CLIPPING" not in fsdp.env
+    else:
+        deepspeed = Launch(tmp_path, ds_base(gradient_accumulation_steps=4, gradient_clipping=0.5))
+        assert deepspeed.env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
+        assert deepspeed.env["ACCELERATE_GRADIENT_CLIPPING"] == "0.5"
 
 
 def _trainer(tmp_path, **kw):
@@ -152,13 +162,13 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
 
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")
-def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp):
+@pytest.mark.parametrize("version", ["v1", "v2"], ids=["fsdp1", "fsdp2"])
+def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp, version):
     for rank in (0, 1):
         c = fsdp[rank]["clipping"]
-        for v in ("v1", "v2"):
-            assert c[v]["returned"] == pytest.approx(c["reference_norm"], rel=1e-5)  # the whole model's norm
-            assert c[v]["after"] == pytest.approx(0.5, rel=1e-5)  # over both ranks' shards
-            assert "do not support `clip_grad_value_`" in c[v]["value"]
+        assert c[version]["returned"] == pytest.approx(c["reference_norm"], rel=1e-5)  # the whole model's norm
+        assert c[version]["after"] == pytest.approx(0.5, rel=1e-5)  # over both ranks' shards
+        assert "do not support `clip_grad_value_`" in c[version]["value"]
 
 
 @pytest.mark.claim("ds-clip-grad-norm-only-reports")
@@ -170,11 +180,16 @@ def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds):
 
 
 @pytest.mark.claim("ds-gradient-clipping-on-unless-json-zero")
-def test_clipping_stays_on_unless_a_json_says_zero(ds):
-    assert ds["inline_zero_in_config"] is False and ds["inline_zero"] == 1.0  # 0 dropped, DeepSpeed's 1.0
-    assert ds["inline_missing_in_config"] == "auto" and ds["inline_missing"] == 1.0  # auto filled with 1.0
-    assert ds["json_missing"] == 1.0  # DeepSpeed's default
-    assert ds["json_zero"] == 0.0
+@pytest.mark.parametrize("case", ["inline-zero", "inline-missing", "json-missing", "json-zero"])
+def test_clipping_stays_on_unless_a_json_says_zero(ds, case):
+    if case == "inline-zero":
+        assert ds["inline_zero_in_config"] is False and ds["inline_zero"] == 1.0  # 0 dropped, DeepSpeed's 1.0
+    elif case == "inline-missing":
+        assert ds["inline_missing_in_config"] == "auto" and ds["inline_missing"] == 1.0  # auto filled with 1.0
+    elif case == "json-missing":
+        assert ds["json_missing"] == 1.0  # DeepSpeed's default
+    else:
+        assert ds["json_zero"] == 0.0
 
 
 # ------------------------------------------------------------------------------------------------ batch size
@@ -200,13 +215,18 @@ def test_fsdp_has_no_batch_size(tmp_path):
 # ------------------------------------------------------------------------------------------------ checkpointing
 @pytest.mark.claim("fsdp2-ac-offload-wrapper")
 @pytest.mark.usefixtures("clean_env")
-def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp):
+@pytest.mark.parametrize("case", ["without-checkpointing", "fsdp1", "fsdp2-wrapper"])
+def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp, case):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):
-        Plugin(fsdp_version=2, activation_checkpointing_offload=True)
-    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
-        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+    if case == "without-checkpointing":
+        with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):
+            Plugin(fsdp_version=2, activation_checkpointing_offload=True)
+        return
+    if case == "fsdp1":
+        with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+            Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+        return
     o = fsdp[0]["offload"]
     assert o["is_offload"] and o["inner_is_checkpoint"]  # OffloadWrapper(checkpoint wrapper(block))
     assert o["innermost"] == "FSDPBlock"

@@ -16,7 +16,8 @@ FSDP_ACCUMULATE = claim(
     code="accelerate/accelerator.py:1133-1178, 1256-1298; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:588; "
          "torch/distributed/fsdp/fully_sharded_data_parallel.py:1034",
-    demo=T + "test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch")
+    demo=T + "test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch",
+    scope=("fsdp1", "fsdp1-sync-each-batch", "fsdp2", "fsdp2-sync-each-batch"))
 DS_BOUNDARY = claim(
     "ds-accumulate-drives-the-engine-step",
     "Under DeepSpeed accelerator.backward() tells the engine whether this micro-batch ends an accumulation from "
@@ -26,7 +27,8 @@ DS_BOUNDARY = claim(
     doc="training-loop",
     code="accelerate/utils/deepspeed.py:264-281; accelerate/accelerator.py:1256-1298; "
          "deepspeed/runtime/engine.py:3413, 3442-3465, 3491",
-    demo=T + "test_deepspeed_steps_where_accelerate_says")
+    demo=T + "test_deepspeed_steps_where_accelerate_says",
+    scope=("outside-accumulate", "inside-accumulate"))
 LAUNCH_DS_ONLY = claim(
     "launch-accumulation-and-clipping-deepspeed-only",
     "accelerate launch exports gradient_accumulation_steps and gradient_clipping to the processes only in its "
@@ -34,7 +36,8 @@ LAUNCH_DS_ONLY = claim(
     "decides.",
     doc="training-loop",
     code="accelerate/utils/launch.py:569-572; accelerate/commands/launch.py:452-463",
-    demo=T + "test_only_the_deepspeed_launcher_exports_accumulation_and_clipping")
+    demo=T + "test_only_the_deepspeed_launcher_exports_accumulation_and_clipping",
+    scope=("fsdp", "deepspeed"))
 TRAINER_LOOP = claim(
     "trainer-counts-accumulation-and-clips",
     "The HF Trainer counts accumulation itself from TrainingArguments.gradient_accumulation_steps (its Accelerator "
@@ -70,7 +73,8 @@ FSDP_CLIP = claim(
     "clip_grad_value_ raises on FSDP and DeepSpeed.",
     doc="training-loop",
     code="accelerate/accelerator.py:3014-3021, 3072-3073",
-    demo=T + "test_fsdp_clip_grad_norm_clips_over_all_shards")
+    demo=T + "test_fsdp_clip_grad_norm_clips_over_all_shards",
+    scope=("fsdp1", "fsdp2"))
 DS_CLIP_REPORTS = claim(
     "ds-clip-grad-norm-only-reports",
     "Under DeepSpeed accelerator.clip_grad_norm_ clips nothing and ignores its max_norm: it returns the norm the "
@@ -87,7 +91,8 @@ DS_CLIP_DEFAULT = claim(
     doc="ds-gradient-accumulation-and-clipping",
     code="accelerate/utils/dataclasses.py:1233-1235, 1321-1322; accelerate/accelerator.py:2223-2226; "
          "deepspeed/runtime/constants.py:203",
-    demo=T + "test_clipping_stays_on_unless_a_json_says_zero")
+    demo=T + "test_clipping_stays_on_unless_a_json_says_zero",
+    scope=("inline-zero", "inline-missing", "json-missing", "json-zero"))
 
 # ------------------------------------------------------------------------------------------------ batch size
 DS_MICRO_AUTO = claim(
@@ -117,7 +122,8 @@ AC_OFFLOAD = claim(
     doc="training-loop",
     code="accelerate/utils/dataclasses.py:1963-1970; accelerate/utils/fsdp_utils.py:718-728; "
          "torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py:106-110",
-    demo=T + "test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper")
+    demo=T + "test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper",
+    scope=("without-checkpointing", "fsdp1", "fsdp2-wrapper"))
 DS_AC_API = claim(
     "ds-activation-checkpointing-section-api-only",
     "DeepSpeed's activation_checkpointing section (cpu_checkpointing included) is applied only when the model "
