@@ -106,8 +106,19 @@ def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp
     assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
 
 
+_TRAINER_MISMATCH = {  # a concrete DeepSpeed value, and the line the Trainer's ValueError gives for it
+    "micro-batch": ({"train_micro_batch_size_per_gpu": 3}, "train_micro_batch_size_per_gpu=3 vs hf "
+                                                           "per_device_train_batch_size=2"),
+    "accumulation": ({"gradient_accumulation_steps": 1}, "gradient_accumulation_steps=1 vs hf "
+                                                         "gradient_accumulation_steps=4"),
+    "train-batch-size": ({"train_batch_size": 5}, "train_batch_size=5 vs hf "),
+    "clipping": ({"gradient_clipping": 0.0}, "gradient_clipping=0.0 vs hf max_grad_norm=1.0"),
+}
+
+
 @pytest.mark.claim("trainer-ds-values-must-match-arguments")
-def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_path, fresh_state):
+@pytest.mark.parametrize("case", ["micro-batch", "accumulation", "train-batch-size", "clipping", "auto"])
+def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
@@ -115,22 +126,21 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
     args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, per_device_train_batch_size=2,
                              gradient_accumulation_steps=4, max_grad_norm=1.0, report_to=[])
     model = torch.nn.Linear(4, 4)
-    fixed = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1,
-                                      "gradient_clipping": 0.0, "zero_optimization": {"stage": 1}})
+    auto = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+            "train_batch_size": "auto", "gradient_clipping": "auto", "zero_optimization": {"stage": 1}}
+    if case == "auto":
+        cfg = HfTrainerDeepSpeedConfig(auto)
+        cfg.trainer_config_process(args)
+        cfg.trainer_config_finalize(args, model, 10)
+        assert (cfg.config["train_micro_batch_size_per_gpu"], cfg.config["gradient_accumulation_steps"],
+                cfg.config["train_batch_size"], cfg.config["gradient_clipping"]) == (2, 4, 8, 1.0)
+        return
+    value, line = _TRAINER_MISMATCH[case]
+    fixed = HfTrainerDeepSpeedConfig({**auto, **value})  # this one key concrete and different, the rest auto
     fixed.trainer_config_process(args)
     with pytest.raises(ValueError) as err:
         fixed.trainer_config_finalize(args, model, 10)
-    for line in ("train_micro_batch_size_per_gpu=3 vs hf per_device_train_batch_size=2",
-                 "gradient_accumulation_steps=1 vs hf gradient_accumulation_steps=4",
-                 "gradient_clipping=0.0 vs hf max_grad_norm=1.0"):
-        assert line in str(err.value)
-    auto = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
-                                     "train_batch_size": "auto", "gradient_clipping": "auto",
-                                     "zero_optimization": {"stage": 1}})
-    auto.trainer_config_process(args)
-    auto.trainer_config_finalize(args, model, 10)
-    assert (auto.config["train_micro_batch_size_per_gpu"], auto.config["gradient_accumulation_steps"],
-            auto.config["train_batch_size"], auto.config["gradient_clipping"]) == (2, 4, 8, 1.0)
+    assert line in str(err.value)
 
 
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
@@ -194,22 +204,30 @@ def test_clipping_stays_on_unless_a_json_says_zero(ds, case):
 
 # ------------------------------------------------------------------------------------------------ batch size
 @pytest.mark.claim("ds-micro-batch-auto-from-dataloader")
-def test_auto_micro_batch_comes_from_the_dataloader(ds):
+@pytest.mark.parametrize("case", ["inline-auto", "from-dataloader", "no-dataloader", "fixed-train-batch-size"])
+def test_auto_micro_batch_comes_from_the_dataloader(ds, case):
     from accelerate.utils import DeepSpeedPlugin
 
-    assert "dataloaders" in ds["no_loader"]
-    assert ds["micro_from_loader"] == 3
-    assert ds["fixed_total"].startswith("AssertionError: Check batch related parameters")
-    assert "16 != 2 * 1 * 1" in ds["fixed_total"]  # 16 kept, the pieces filled from the DataLoader
-    assert DeepSpeedPlugin(zero_stage=2).deepspeed_config["train_micro_batch_size_per_gpu"] == "auto"  # inline
+    if case == "inline-auto":
+        assert DeepSpeedPlugin(zero_stage=2).deepspeed_config["train_micro_batch_size_per_gpu"] == "auto"
+    elif case == "from-dataloader":
+        assert ds["micro_from_loader"] == 3
+    elif case == "no-dataloader":
+        assert "dataloaders" in ds["no_loader"]
+    else:
+        assert ds["fixed_total"].startswith("AssertionError: Check batch related parameters")
+        assert "16 != 2 * 1 * 1" in ds["fixed_total"]  # 16 kept, the pieces filled from the DataLoader
 
 
 @pytest.mark.claim("fsdp-knows-no-batch-size")
-def test_fsdp_has_no_batch_size(tmp_path):
+@pytest.mark.parametrize("where", ["plugin", "launch-env"])
+def test_fsdp_has_no_batch_size(tmp_path, where):
     from accelerate.utils import FullyShardedDataParallelPlugin
 
-    assert not [f for f in FullyShardedDataParallelPlugin.__dataclass_fields__ if "batch" in f]
-    assert not [k for k in Launch(tmp_path, BASE).env if "BATCH" in k]
+    if where == "plugin":
+        assert not [f for f in FullyShardedDataParallelPlugin.__dataclass_fields__ if "batch" in f]
+    else:
+        assert not [k for k in Launch(tmp_path, BASE).env if "BATCH" in k]
 
 
 # ------------------------------------------------------------------------------------------------ checkpointing

@@ -55,7 +55,8 @@ TRAINER_DS_MATCH = claim(
     "inline YAML, or training stops with a ValueError before the engine is built; 'auto' takes the argument.",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:108-161, 258-263, 642, 704-718; transformers/trainer.py:886-887",
-    demo=T + "test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments")
+    demo=T + "test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments",
+    scope=("micro-batch", "accumulation", "train-batch-size", "clipping", "auto"))
 TRAINER_LR_MATCH = claim(
     "trainer-lr-and-warmup-max-lr-match-learning-rate",
     "The HF Trainer compares both a concrete optimizer.params.lr and a concrete scheduler.params.warmup_max_lr with "
@@ -104,14 +105,16 @@ DS_MICRO_AUTO = claim(
     doc="ds-batch-size",
     code="accelerate/utils/dataclasses.py:1302-1305; accelerate/accelerator.py:2178-2205, 2228-2237; "
          "deepspeed/runtime/config.py:590-640",
-    demo=T + "test_auto_micro_batch_comes_from_the_dataloader")
+    demo=T + "test_auto_micro_batch_comes_from_the_dataloader",
+    scope=("inline-auto", "from-dataloader", "no-dataloader", "fixed-train-batch-size"))
 FSDP_NO_BATCH = claim(
     "fsdp-knows-no-batch-size",
     "FSDP has no batch-size setting: neither the FSDP plugin nor accelerate launch's FSDP environment carries one, "
     "so only the script's DataLoader decides.",
     doc="training-loop",
     code="accelerate/utils/dataclasses.py:1586-1830; accelerate/utils/launch.py:304-333",
-    demo=T + "test_fsdp_has_no_batch_size")
+    demo=T + "test_fsdp_has_no_batch_size",
+    scope=("plugin", "launch-env"))
 
 # ------------------------------------------------------------------------------------------------ checkpointing
 AC_OFFLOAD = claim(
