@@ -144,7 +144,8 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
 
 
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
-def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state):
+@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"])
+def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
@@ -161,14 +162,17 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
         cfg.trainer_config_finalize(args, model, 10)
         return cfg.config
 
-    for learning_rate in (1e-4, 2e-5):  # whichever argument is passed, one of the two numbers differs from it
+    if case.endswith("differs"):  # lr 1e-4 and warmup_max_lr 2e-5: whichever argument is passed, one differs
+        learning_rate = 2e-5 if case == "optimizer-lr-differs" else 1e-4
         with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
             finalize(1e-4, 2e-5, learning_rate)
         assert "learning_rate" in str(err.value)
-    filled = finalize("auto", "auto", 3e-5)
-    assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
-    assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
-    assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
+    elif case == "auto":
+        filled = finalize("auto", "auto", 3e-5)
+        assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
+        assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
+    else:
+        assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
 
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")

@@ -64,7 +64,8 @@ TRAINER_LR_MATCH = claim(
     "'auto' in both takes learning_rate, and the optimizer's betas, eps and weight_decay are matched the same way.",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:153-164, 256-263",
-    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument")
+    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument",
+    scope=("optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"))
 
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(
