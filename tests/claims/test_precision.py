@@ -117,40 +117,55 @@ def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
 @pytest.mark.claim("ds-bf16-master-weights-option")
 @pytest.mark.claim("ds-communication-dtype-default")
 @pytest.mark.claim("ds-zero-init-dtype")
-def test_deepspeed_engine_dtypes_and_bytes(ds):
+@pytest.mark.parametrize("case", ["bf16-on", "bf16-off", "fp32-model", "zero0", "master-and-states", "master-only",
+                                  "stages-1-2-3", "stage0-asserts", "comm-json-set", "comm-16bit-enabled",
+                                  "comm-fp32", "zero-init-bf16"])
+def test_deepspeed_engine_dtypes_and_bytes(ds, case):
+    from deepspeed.runtime.config import DeepSpeedConfig
+
     def per_param(r, grad=2):  # weights + master + Adam moments, measured; + the gradient in the module's dtype
         b = r["bytes"]
         return (b["weights"] + b["master"] + b["adam"]) / r["numel"] + grad
-
-    on, off = ds["zero1_bf16"], ds["zero1_off"]
-    for r in (on, off):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32, fp32 masters
-        assert r["optimizer"] == "DeepSpeedZeroOptimizer" and r["module"] == ["torch.bfloat16"]
-        assert r["buffer"] == "torch.float32" and r["master"] == ["torch.float32"] and r["state"] == ["torch.float32"]
-        assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
-        assert r["dynamic_loss_scale"] is False
-    assert on["comm"] == "torch.bfloat16" and off["comm"] == "torch.float32"
-    fp32 = ds["zero1_fp32"]  # an fp32 model: the master partition is a second fp32 copy
-    assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
-    z0 = ds["zero0_off"]
-    assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
-    assert per_param(z0) == 8
-    m = ds["zero1_bf16_master"]
-    assert m["master"] == ["torch.bfloat16"] and m["state"] == ["torch.bfloat16"] and per_param(m) == 10
-    assert "requires ZeRO-1 Offload with DeepSpeedCPUAdam" in ds["zero1_bf16_master_only"]["assert"]
-    assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
-    from deepspeed.runtime.config import DeepSpeedConfig
 
     def cfg(stage, **extra):
         return {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": stage},
                 "bf16": {"enabled": True, "bf16_master_weights_and_grads": True, "bf16_optimizer_states": True},
                 **extra}
 
-    for stage in (1, 2, 3):
-        c = DeepSpeedConfig(cfg(stage, communication_data_type="fp32"))
-        assert c.bfloat16_config.bf16_master_weights_and_grads and c.bfloat16_config.bf16_optimizer_states
-        assert c.communication_data_type == torch.float32
-    with pytest.raises(AssertionError, match="only supported with ZeRO Stage 1, 2, or 3"):
-        DeepSpeedConfig(cfg(0))
+    if case in ("bf16-on", "bf16-off"):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32,
+        r = ds["zero1_bf16" if case == "bf16-on" else "zero1_off"]  # fp32 masters
+        assert r["optimizer"] == "DeepSpeedZeroOptimizer" and r["module"] == ["torch.bfloat16"]
+        assert r["buffer"] == "torch.float32" and r["master"] == ["torch.float32"] and r["state"] == ["torch.float32"]
+        assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
+        assert r["dynamic_loss_scale"] is False
+    elif case == "fp32-model":  # an fp32 model: the master partition is a second fp32 copy
+        fp32 = ds["zero1_fp32"]
+        assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
+    elif case == "zero0":
+        z0 = ds["zero0_off"]
+        assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
+        assert per_param(z0) == 8
+    elif case == "master-and-states":
+        m = ds["zero1_bf16_master"]
+        assert m["master"] == ["torch.bfloat16"] and m["state"] == ["torch.bfloat16"] and per_param(m) == 10
+    elif case == "master-only":
+        assert "requires ZeRO-1 Offload with DeepSpeedCPUAdam" in ds["zero1_bf16_master_only"]["assert"]
+    elif case == "stages-1-2-3":
+        for stage in (1, 2, 3):
+            c = DeepSpeedConfig(cfg(stage))
+            assert c.bfloat16_config.bf16_master_weights_and_grads and c.bfloat16_config.bf16_optimizer_states
+    elif case == "stage0-asserts":
+        with pytest.raises(AssertionError, match="only supported with ZeRO Stage 1, 2, or 3"):
+            DeepSpeedConfig(cfg(0))
+    elif case == "comm-json-set":
+        for stage in (1, 2, 3):
+            assert DeepSpeedConfig(cfg(stage, communication_data_type="fp32")).communication_data_type == torch.float32
+    elif case == "comm-16bit-enabled":
+        assert ds["zero1_bf16"]["comm"] == "torch.bfloat16"
+    elif case == "comm-fp32":
+        assert ds["zero1_off"]["comm"] == "torch.float32"
+    else:
+        assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
 
 
 # ------------------------------------------------------------------------------------------------------ accelerate

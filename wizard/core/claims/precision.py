@@ -71,14 +71,16 @@ DS_CAST_AND_MASTER = claim(
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1797-1850; deepspeed/runtime/zero/stage_1_and_2.py:557-577; "
          "deepspeed/runtime/base_optimizer.py:522-527",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("bf16-on", "bf16-off", "fp32-model"))
 DS_ZERO0 = claim(
     "ds-zero0-no-master",
     "At ZeRO stage 0 with neither bf16 nor fp16 enabled DeepSpeed keeps no master copy: the client optimizer "
     "updates the parameters in their load dtype directly.",
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1797-1810, 2294-2366",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("zero0",))
 DS_BF16_MASTER = claim(
     "ds-bf16-master-weights-option",
     "DeepSpeed 0.19.8 has bf16.bf16_master_weights_and_grads and bf16.bf16_optimizer_states for ZeRO-1/2/3 (stage "
@@ -87,14 +89,16 @@ DS_BF16_MASTER = claim(
     doc="ds-precision",
     code="deepspeed/runtime/precision_config.py:63-71; deepspeed/runtime/config.py:706-714; "
          "deepspeed/runtime/base_optimizer.py:484-527; deepspeed/runtime/zero/stage_1_and_2.py:331-342",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("master-and-states", "master-only", "stages-1-2-3", "stage0-asserts"))
 DS_COMM = claim(
     "ds-communication-dtype-default",
     "DeepSpeed reduces gradients in communication_data_type when the JSON sets it (fp16, bf16 or fp32), otherwise "
     "in the enabled 16-bit dtype, otherwise in fp32.",
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1718-1731; deepspeed/runtime/config.py:216-230",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("comm-json-set", "comm-16bit-enabled", "comm-fp32"))
 DS_ZERO_INIT = claim(
     "ds-zero-init-dtype",
     "Parameters created inside deepspeed.zero.Init (ZeRO-3 with zero3_init_flag) take DeepSpeed's dtype (bf16 or "
