@@ -286,12 +286,17 @@ def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env, written, ex
 
 
 @pytest.mark.claim("fsdp2-hybrid-from-parallelism-config")
-def test_fsdp2_hybrid_comes_from_the_parallelism_config(tmp_path):
+@pytest.mark.parametrize("case", ["replicate-above-1", "replicate-1", "launch-exports"])
+def test_fsdp2_hybrid_comes_from_the_parallelism_config(tmp_path, case):
     from accelerate.parallelism_config import ParallelismConfig
 
-    hybrid = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4)
-    assert hybrid.fsdp_dim_names == ["dp_replicate", "dp_shard_cp"]  # the 2-D mesh fully_shard gets
-    assert ParallelismConfig(dp_shard_size=8).fsdp_dim_names == ["dp_shard_cp"]
+    if case == "replicate-above-1":
+        hybrid = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4)
+        assert hybrid.fsdp_dim_names == ["dp_replicate", "dp_shard_cp"]  # the 2-D mesh fully_shard gets
+        return
+    if case == "replicate-1":
+        assert ParallelismConfig(dp_shard_size=8).fsdp_dim_names == ["dp_shard_cp"]
+        return
     launch = Launch(tmp_path, {**BASE, "parallelism_config": {"parallelism_config_dp_replicate_size": 2,
                                                                "parallelism_config_dp_shard_size": 4}})
     assert launch.env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"] == "2"

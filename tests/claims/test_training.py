@@ -186,11 +186,15 @@ def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp, version):
 
 
 @pytest.mark.claim("ds-clip-grad-norm-only-reports")
-def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds):
-    assert ds["json_zero"] == 0.0
-    assert ds["returned"] == pytest.approx(ds["engine_norm"])  # the norm of the step already taken
-    assert ds["update_norm"] == pytest.approx(80.0)  # SGD lr 1, unclipped: max_norm 1e-6 was not applied
-    assert ds["clipped_update_norm"] == pytest.approx(0.01, rel=1e-3)  # the engine clips to gradient_clipping
+@pytest.mark.parametrize("case", ["returns-engine-norm", "max-norm-ignored", "engine-clips"])
+def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds, case):
+    if case == "returns-engine-norm":
+        assert ds["returned"] == pytest.approx(ds["engine_norm"])  # the norm of the step already taken
+    elif case == "max-norm-ignored":
+        assert ds["json_zero"] == 0.0  # the engine itself does not clip in this run
+        assert ds["update_norm"] == pytest.approx(80.0)  # SGD lr 1, unclipped: max_norm 1e-6 was not applied
+    else:
+        assert ds["clipped_update_norm"] == pytest.approx(0.01, rel=1e-3)  # the engine clips to gradient_clipping
 
 
 @pytest.mark.claim("ds-gradient-clipping-on-unless-json-zero")
@@ -255,9 +259,12 @@ def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp, case):
 
 
 @pytest.mark.claim("ds-activation-checkpointing-section-api-only")
-def test_the_engine_never_configures_deepspeed_checkpointing(ds):
-    assert ds["ds_ckpt"] == {"cpu": False, "partition": False, "configured": False}
-    assert ds["plugin_fields_ac"] == []  # no accelerate switch for DeepSpeed
+@pytest.mark.parametrize("who", ["engine", "accelerate-plugin"])
+def test_the_engine_never_configures_deepspeed_checkpointing(ds, who):
+    if who == "engine":
+        assert ds["ds_ckpt"] == {"cpu": False, "partition": False, "configured": False}
+    else:
+        assert ds["plugin_fields_ac"] == []  # no accelerate switch for DeepSpeed
 
 
 @pytest.mark.claim("fsdp-merge-weights-full-file")

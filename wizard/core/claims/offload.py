@@ -115,7 +115,8 @@ FSDP2_HYBRID = claim(
     doc="parallelism-config",
     code="accelerate/parallelism_config.py:157-163; accelerate/utils/fsdp_utils.py:775-780; "
          "accelerate/utils/launch.py:403-415",
-    demo=T + "test_fsdp2_hybrid_comes_from_the_parallelism_config")
+    demo=T + "test_fsdp2_hybrid_comes_from_the_parallelism_config",
+    scope=("replicate-above-1", "replicate-1", "launch-exports"))
 FSDP1_HYBRID = claim(
     "fsdp1-hybrid-groups-by-visible-devices",
     "accelerate passes FSDP1 no device mesh, so HYBRID_SHARD shards within groups of as many ranks as one machine "

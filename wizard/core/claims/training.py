@@ -84,7 +84,8 @@ DS_CLIP_REPORTS = claim(
     doc="training-loop",
     code="accelerate/accelerator.py:3022-3027; accelerate/utils/deepspeed.py:286-292; "
          "deepspeed/runtime/engine.py:1357, 3502-3507",
-    demo=T + "test_deepspeed_clip_grad_norm_returns_the_engines_norm")
+    demo=T + "test_deepspeed_clip_grad_norm_returns_the_engines_norm",
+    scope=("returns-engine-norm", "max-norm-ignored", "engine-clips"))
 DS_CLIP_DEFAULT = claim(
     "ds-gradient-clipping-on-unless-json-zero",
     "DeepSpeed clips at 1.0 unless a DeepSpeed JSON says 0.0: inline, a missing gradient_clipping becomes 'auto' "
@@ -135,7 +136,8 @@ DS_AC_API = claim(
     "accelerate's DeepSpeed plugin has no activation-checkpointing switch.",
     doc="training-loop",
     code="deepspeed/runtime/activation_checkpointing/checkpointing.py:60, 1131, 1152-1220",
-    demo=T + "test_the_engine_never_configures_deepspeed_checkpointing")
+    demo=T + "test_the_engine_never_configures_deepspeed_checkpointing",
+    scope=("engine", "accelerate-plugin"))
 MERGE = claim(
     "fsdp-merge-weights-full-file",
     "accelerate merge-weights (merge_fsdp_weights) turns a SHARDED_STATE_DICT folder written by save_state into "
