@@ -119,6 +119,7 @@ DS_BROADCAST = claim(
     "ds-engine-broadcasts-params",
     "The DeepSpeed engine broadcasts every parameter (not the buffers) from the first rank of its data-parallel "
     "group when it is created, except for a ZeRO-3 model built under zero.Init, which is partitioned already.",
+    scope=("zero0", "zero1", "zero2", "zero3", "zero3-zero-init"),
     doc="fsdp-parameter-sync",
     code="deepspeed/runtime/engine.py:2038-2061, 2077-2078, 2194-2195",
     why_not_demo="needs a two-rank DeepSpeed engine, which on CPU first JIT-builds its shm comm op (60-100 s); "

@@ -30,6 +30,7 @@ FSDP2_MEMORY = claim(
     "FSDP1 keeps its all-gathered buffers alive with tensor.record_stream, so the CUDA caching allocator reuses them "
     "late; FSDP2 frees each all-gather result after an event wait instead, which gives a lower and more predictable "
     "memory peak.",
+    scope=("fsdp1", "fsdp2"),
     doc="fsdp-version",
     code="torch/distributed/fsdp/_flat_param.py:1486, 1543, 1818; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:428-432",
@@ -49,6 +50,7 @@ CONFIG_QUESTIONS = claim(
     "accelerate-config-fsdp-questions",
     "accelerate config proposes FSDP version 2 and, for FSDP1, stores the sharding strategy answer under "
     "fsdp_reshard_after_forward (not fsdp_sharding_strategy).",
+    scope=("version-default-2", "fsdp1-strategy-key"),
     doc="fsdp1-sharding-strategy",
     code="accelerate/commands/config/cluster.py:399-421",
     why_not_demo="the questions come from accelerate config's interactive questionnaire, which reads a terminal; "
@@ -121,6 +123,7 @@ FSDP1_HYBRID = claim(
     "fsdp1-hybrid-groups-by-visible-devices",
     "accelerate passes FSDP1 no device mesh, so HYBRID_SHARD shards within groups of as many ranks as one machine "
     "has visible GPUs and replicates across them; on a single machine that is FULL_SHARD.",
+    scope=("multi-machine", "single-machine"),
     doc="fsdp1-hybrid-shard",
     code="torch/distributed/fsdp/_init_utils.py:143-167, 201-215, 254-270; accelerate/accelerator.py:1943-1960",
     why_not_demo="the group size is the CUDA device count (device_count()), which is 0 on a CPU-only machine")
@@ -148,6 +151,7 @@ HPZ = claim(
     "zero_hpz_partition_size (ZeRO++ hpZ) is read only by ZeRO-3: it keeps a second copy of the parameter shards "
     "partitioned within groups of that many ranks and all-gathers from it in backward, while gradients and "
     "optimizer state stay partitioned over all data-parallel ranks.",
+    scope=("zero3", "zero1-2-unread"),
     doc="ds-zero-stages",
     code="deepspeed/runtime/engine.py:2718-2720, 2787; deepspeed/runtime/zero/partition_parameters.py:1118-1119, "
          "1338-1354",
@@ -210,6 +214,7 @@ NVME_AIO = claim(
     "ZeRO-3 swaps to NVMe through DeepSpeed's async_io op, which needs libaio; the config does not require an "
     "nvme_path, and a missing one fails only while ZeRO-3 sets up (a TypeError in the optimizer swapper, an "
     "assertion in zero.Init for parameters).",
+    scope=("aio-op", "optimizer-path-missing", "param-path-missing"),
     doc="ds-nvme-offload",
     code="deepspeed/runtime/swap_tensor/partitioned_optimizer_swapper.py:29; "
          "deepspeed/runtime/swap_tensor/partitioned_param_swapper.py:96; deepspeed/runtime/zero/stage3.py:839-841; "

@@ -50,6 +50,7 @@ FP16_SCALER = claim(
     "fsdp-fp16-grad-scaler",
     "fp16 mixed precision gets a gradient scaler from accelerate: ShardedGradScaler for FSDP1, torch's GradScaler "
     "for FSDP2; accelerate refuses fp16 on a CPU.",
+    scope=("fsdp1", "fsdp2", "cpu-refused"),
     doc="mixed-precision",
     code="accelerate/accelerator.py:565-584; accelerate/utils/modeling.py:2120",
     why_not_demo="accelerate raises 'fp16 mixed precision requires a device' on a CPU (accelerator.py:571-574), so "
@@ -59,6 +60,7 @@ FP8_LIMITS = claim(
     "fp8 runs on bf16 for everything but the matrix multiplies of supported layers; MS-AMP is refused with FSDP and "
     "with ZeRO-3, and torchao on FSDP (either version) refuses cpu_ram_efficient_loading "
     "(fsdp-torchao-fp8-no-ram-efficient).",
+    scope=("bf16-elsewhere", "msamp-fsdp", "msamp-zero3", "torchao-fsdp1", "torchao-fsdp2"),
     doc="mixed-precision",
     code="accelerate/accelerator.py:518-526, 603-610; accelerate/utils/dataclasses.py:1343-1349, 1417-1421",
     why_not_demo="needs an fp8 backend (Transformer Engine, torchao fp8 or MS-AMP) and an fp8-capable GPU.")
