@@ -58,20 +58,27 @@ def test_fsdp1_adds_autocast_fsdp2_does_not(fsdp, version):
 
 
 @pytest.mark.claim("fsdp1-upcast-per-unit")
-def test_fsdp1_upcasts_the_whole_unit(fsdp):
+@pytest.mark.parametrize("case", ["mixed-unit", "warning"])
+def test_fsdp1_upcasts_the_whole_unit(fsdp, case):
     v1 = fsdp(1, "bf16")
+    if case == "warning":
+        assert v1["upcast_warning"]
+        return
     [(dtype, fqns)] = v1["units"]  # one unit holds the frozen base and the trainable adapter
     assert dtype == "torch.float32" and "base.weight" in fqns and "adapter.weight" in fqns
     assert v1["params"]["block.base.weight"] == "torch.float32"  # frozen, loaded bf16, upcast all the same
-    assert v1["upcast_warning"]
 
 
 @pytest.mark.claim("fsdp2-upcast-per-parameter")
-def test_fsdp2_upcasts_trainable_parameters_only(fsdp):
+@pytest.mark.parametrize("case", ["trainable", "frozen", "no-warning"])
+def test_fsdp2_upcasts_trainable_parameters_only(fsdp, case):
     v2 = fsdp(2, "bf16")
-    assert v2["params"]["block.adapter.weight"] == "torch.float32"
-    assert v2["params"]["block.base.weight"] == "torch.bfloat16"  # frozen: keeps the load dtype
-    assert not v2["upcast_warning"]
+    if case == "trainable":
+        assert v2["params"]["block.adapter.weight"] == "torch.float32"
+    elif case == "frozen":
+        assert v2["params"]["block.base.weight"] == "torch.bfloat16"  # keeps the load dtype
+    else:
+        assert not v2["upcast_warning"]
 
 
 @pytest.mark.claim("fsdp-policy-from-mixed-precision")

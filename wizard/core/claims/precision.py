@@ -21,14 +21,16 @@ FSDP1_UPCAST = claim(
     "'Upcasted low precision parameters'.",
     doc="mixed-precision",
     code="accelerate/accelerator.py:1998-2045; torch/distributed/fsdp/_flat_param.py:804-833",
-    demo=T + "test_fsdp1_upcasts_the_whole_unit")
+    demo=T + "test_fsdp1_upcasts_the_whole_unit",
+    scope=("mixed-unit", "warning"))
 FSDP2_UPCAST = claim(
     "fsdp2-upcast-per-parameter",
     "With mixed precision, accelerate upcasts only the trainable low-precision parameters to fp32 for FSDP2, one "
     "by one (logged at info level, no warning); frozen parameters keep the load dtype.",
     doc="mixed-precision",
     code="accelerate/utils/fsdp_utils.py:813-825",
-    demo=T + "test_fsdp2_upcasts_trainable_parameters_only")
+    demo=T + "test_fsdp2_upcasts_trainable_parameters_only",
+    scope=("trainable", "frozen", "no-warning"))
 FSDP_POLICY = claim(
     "fsdp-policy-from-mixed-precision",
     "accelerate builds FSDP's policy from mixed_precision: MixedPrecision for FSDP1 (parameter, reduce and buffer "
