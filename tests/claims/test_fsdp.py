@@ -32,74 +32,90 @@ def two_ranks():
 
 
 @pytest.mark.claim("fsdp-min-num-params-zero-no-policy")
-def test_min_num_params_zero_drops_the_policy_on_both_versions(clean_env):
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+@pytest.mark.parametrize("min_num_params", [pytest.param(0, id="zero"), pytest.param(-1, id="negative")])
+def test_min_num_params_zero_drops_the_policy_on_both_versions(clean_env, version, min_num_params):
     import torch
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy
 
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
-    for version in (1, 2):
-        plugin = Plugin(fsdp_version=version, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=0)
-        plugin.set_auto_wrap_policy(model)  # what prepare() does first
-        assert plugin.auto_wrap_policy is None, version
-        assert fsdp2_prepare_auto_wrap_policy(plugin, model) is None
-    positive = Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=1)
+    plugin = Plugin(fsdp_version=version, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=min_num_params)
+    plugin.set_auto_wrap_policy(model)  # what prepare() does first
+    assert plugin.auto_wrap_policy is None
+    assert fsdp2_prepare_auto_wrap_policy(plugin, model) is None
+    positive = Plugin(fsdp_version=version, auto_wrap_policy="SIZE_BASED_WRAP", min_num_params=1)
     positive.set_auto_wrap_policy(model)
     assert positive.auto_wrap_policy is not None
 
 
+_SIZE_UNITS = {  # Block.fc 72 parameters, each Block 72, blocks 144 (head 18)
+    1: {"v1_50": ["blocks.0.fc", "blocks.1.fc"],  # parents have nothing unwrapped left
+        "v1_72": ["blocks.0.fc", "blocks.1.fc"]},  # >= 72
+    2: {"v2_50": ["blocks", "blocks.0", "blocks.0.fc", "blocks.1", "blocks.1.fc"],  # whole subtrees
+        "v2_72": ["blocks"]},  # > 72
+}
+
+
 @pytest.mark.claim("fsdp-size-policy-counts")
-def test_size_policies_count_differently(single):
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_size_policies_count_differently(single, version):
     size = single["size"]
-    # Block.fc 72 parameters, each Block 72, blocks 144 (head 18)
-    assert size["v1_50"] == ["blocks.0.fc", "blocks.1.fc"]  # parents have nothing unwrapped left
-    assert size["v2_50"] == ["blocks", "blocks.0", "blocks.0.fc", "blocks.1", "blocks.1.fc"]  # whole subtrees
-    assert size["v1_72"] == ["blocks.0.fc", "blocks.1.fc"]  # >= 72
-    assert size["v2_72"] == ["blocks"]  # > 72
+    for key, units in _SIZE_UNITS[version].items():
+        assert size[key] == units, key
 
 
 @pytest.mark.claim("fsdp-min-num-params-int")
-def test_min_num_params_must_be_a_plain_integer(clean_env):
+@pytest.mark.parametrize("written", ["1e8", "100000000"], ids=["exponent-1e8", "plain-integer"])
+def test_min_num_params_must_be_a_plain_integer(clean_env, written):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "1e8")
-    with pytest.raises(ValueError, match="invalid literal for int"):
-        Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP")
-    clean_env.setenv("FSDP_MIN_NUM_PARAMS", "100000000")
-    assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
+    clean_env.setenv("FSDP_MIN_NUM_PARAMS", written)
+    if written == "1e8":
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP")
+    else:
+        assert Plugin(fsdp_version=2, auto_wrap_policy="SIZE_BASED_WRAP").min_num_params == 100_000_000
 
 
 @pytest.mark.claim("fsdp-launch-exports-defaults")
 @pytest.mark.claim("fsdp-launch-ram-efficient-needs-sync")
-def test_launch_exports_defaults_and_refuses_ram_efficient_without_sync(tmp_path, clean_env):
-    for version in (1, 2):
-        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version,
-                                                "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"})
-        assert env["FSDP_MIN_NUM_PARAMS"] == "100000000" and env["FSDP_SYNC_MODULE_STATES"] == "true"
-        assert env["FSDP_CPU_RAM_EFFICIENT_LOADING"] == "true"
-        with pytest.raises(ValueError, match="fsdp_sync_module_states"):
-            fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False})
-        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_sync_module_states": False,
-                                                "fsdp_cpu_ram_efficient_loading": False})
-        assert env["FSDP_SYNC_MODULE_STATES"] == "false"
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+@pytest.mark.parametrize("policy", [pytest.param("TRANSFORMER_BASED_WRAP", id="transformer-policy"),
+                                    pytest.param("SIZE_BASED_WRAP", id="size-policy"),
+                                    pytest.param("NO_WRAP", id="no-wrap")])
+def test_launch_exports_defaults_and_refuses_ram_efficient_without_sync(tmp_path, clean_env, version, policy):
+    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_auto_wrap_policy": policy})
+    assert env["FSDP_MIN_NUM_PARAMS"] == "100000000" and env["FSDP_SYNC_MODULE_STATES"] == "true"
+    assert env["FSDP_CPU_RAM_EFFICIENT_LOADING"] == "true"
+    with pytest.raises(ValueError, match="fsdp_sync_module_states"):
+        fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_auto_wrap_policy": policy,
+                                              "fsdp_sync_module_states": False})
+    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": version, "fsdp_auto_wrap_policy": policy,
+                                            "fsdp_sync_module_states": False,
+                                            "fsdp_cpu_ram_efficient_loading": False})
+    assert env["FSDP_SYNC_MODULE_STATES"] == "false"
 
 
 @pytest.mark.claim("fsdp2-ac-needs-wrap-policy")
-def test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails(single):
-    assert single["no_wrap"] == "TypeError: 'NoneType' object is not callable"
-    assert single["size_0"] == "TypeError: 'NoneType' object is not callable"
+@pytest.mark.parametrize("case", ["no_wrap", "size_0"], ids=["no-wrap", "size-min-0"])
+def test_fsdp2_activation_checkpointing_without_a_wrap_policy_fails(single, case):
+    assert single[case] == "TypeError: 'NoneType' object is not callable"
     assert single["ac_v2"]["wrapped"]  # with a policy the same prepare() works
 
 
 @pytest.mark.claim("fsdp-ac-placement")
 @pytest.mark.claim("fsdp2-ac-no-rng-state")
-def test_where_each_version_puts_checkpoint_wrappers(single):
-    v1, v2 = single["ac_v1"], single["ac_v2"]
-    assert v1["wrapped"] == ["Block", "Block"] and not v1["wrapper_is_fsdp_module"]  # FSDP unit > wrapper > Block
-    assert v2["wrapped"] == ["FSDPBlock", "FSDPBlock"] and v2["wrapper_is_fsdp_module"]  # fully_shard(wrapper)
-    assert v1["impl"] == v2["impl"] == "CheckpointImpl.NO_REENTRANT"
-    assert v2["kwargs"]["preserve_rng_state"] == "False"
-    assert "preserve_rng_state" not in v1["kwargs"]  # torch.utils.checkpoint's default, True
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_where_each_version_puts_checkpoint_wrappers(single, version):
+    got = single[f"ac_v{version}"]
+    assert got["impl"] == "CheckpointImpl.NO_REENTRANT"
+    if version == 1:
+        assert got["wrapped"] == ["Block", "Block"] and not got["wrapper_is_fsdp_module"]  # unit > wrapper > Block
+        assert "preserve_rng_state" not in got["kwargs"]  # torch.utils.checkpoint's default, True
+    else:
+        assert got["wrapped"] == ["FSDPBlock", "FSDPBlock"] and got["wrapper_is_fsdp_module"]  # fully_shard(wrapper)
+        assert got["kwargs"]["preserve_rng_state"] == "False"
 
 
 @pytest.mark.claim("fsdp-get-state-dict-full")
@@ -170,41 +186,49 @@ def test_torchao_fp8_refuses_ram_efficient_loading_on_either_version(torchao_ref
 
 
 @pytest.mark.claim("fsdp-state-dict-type-defaults")
-def test_state_dict_type_defaults(clean_env):
+@pytest.mark.parametrize("case", ["fsdp1", "fsdp2", "fsdp2-local-refused"])
+def test_state_dict_type_defaults(clean_env, case):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import StateDictType
 
-    v1 = Plugin(fsdp_version=1)
-    assert v1.state_dict_type == StateDictType.FULL_STATE_DICT
-    assert v1.state_dict_config.rank0_only and v1.state_dict_config.offload_to_cpu
-    assert Plugin(fsdp_version=2).state_dict_type == StateDictType.SHARDED_STATE_DICT
-    with pytest.raises(ValueError, match="LOCAL_STATE_DICT"):
-        Plugin(fsdp_version=2, state_dict_type="LOCAL_STATE_DICT")
+    if case == "fsdp1":
+        v1 = Plugin(fsdp_version=1)
+        assert v1.state_dict_type == StateDictType.FULL_STATE_DICT
+        assert v1.state_dict_config.rank0_only and v1.state_dict_config.offload_to_cpu
+    elif case == "fsdp2":
+        assert Plugin(fsdp_version=2).state_dict_type == StateDictType.SHARDED_STATE_DICT
+    else:
+        with pytest.raises(ValueError, match="LOCAL_STATE_DICT"):
+            Plugin(fsdp_version=2, state_dict_type="LOCAL_STATE_DICT")
 
 
 @pytest.mark.claim("fsdp1-sync-module-states-broadcasts")
 @pytest.mark.claim("fsdp2-no-broadcast-unless-ram-efficient")
-def test_who_makes_the_ranks_start_identical(two_ranks):
+@pytest.mark.parametrize("case", ["fsdp1_sync_True", "fsdp1_sync_False", "fsdp2_ram_True", "fsdp2_ram_False"],
+                         ids=["fsdp1-sync", "fsdp1-no-sync", "fsdp2-ram-efficient", "fsdp2-plain"])
+def test_who_makes_the_ranks_start_identical(two_ranks, case):
     r1 = two_ranks[1]  # rank 1 initialised with another seed than rank 0
-    assert r1["fsdp2_ram_False"] == {"own": True, "rank0": False}  # accelerate prepare: its own weights
-    assert r1["fsdp2_ram_True"] == {"own": False, "rank0": True}  # rank 0's, broadcast by accelerate
-    assert two_ranks[0]["fsdp2_ram_False"]["rank0"]
-    for rank in (0, 1):
-        assert two_ranks[rank]["fsdp1_sync_True"] is True
-        assert two_ranks[rank]["fsdp1_sync_False"] is False  # the gathered model mixes both ranks' halves
+    if case == "fsdp2_ram_False":
+        assert r1[case] == {"own": True, "rank0": False}  # accelerate prepare: its own weights
+        assert two_ranks[0][case]["rank0"]
+    elif case == "fsdp2_ram_True":
+        assert r1[case] == {"own": False, "rank0": True}  # rank 0's, broadcast by accelerate
+    else:  # without sync the gathered model mixes both ranks' halves
+        for rank in (0, 1):
+            assert two_ranks[rank][case] is (case == "fsdp1_sync_True")
 
 
 @pytest.mark.claim("fsdp2-ignores-sync-module-states")
-def test_fsdp2_ignores_sync_module_states(clean_env):
+@pytest.mark.parametrize("key, field", [pytest.param("FSDP_SYNC_MODULE_STATES", "sync_module_states",
+                                                     id="sync-module-states"),
+                                        pytest.param("FSDP_USE_ORIG_PARAMS", "use_orig_params", id="use-orig-params")])
+def test_fsdp2_ignores_sync_module_states(clean_env, key, field):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    clean_env.setenv("FSDP_SYNC_MODULE_STATES", "true")
-    clean_env.setenv("FSDP_USE_ORIG_PARAMS", "false")
-    v2 = Plugin(fsdp_version=2)
-    assert v2.sync_module_states is None and v2.use_orig_params is None
-    clean_env.setenv("FSDP_SYNC_MODULE_STATES", "false")  # true would need an accelerator device on FSDP1
-    v1 = Plugin(fsdp_version=1)
-    assert v1.sync_module_states is False and v1.use_orig_params is False  # FSDP1 reads both
+    clean_env.setenv(key, "true")
+    assert getattr(Plugin(fsdp_version=2), field) is None
+    clean_env.setenv(key, "false")  # sync true would need an accelerator device on FSDP1
+    assert getattr(Plugin(fsdp_version=1), field) is False  # FSDP1 reads it
 
 
 _HF = r'''

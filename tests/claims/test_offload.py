@@ -27,15 +27,18 @@ def _result(proc) -> dict:
 
 # ------------------------------------------------------------------------------------------------ backend
 @pytest.mark.claim("launch-distributed-type-picks-section")
-def test_distributed_type_decides_which_section_is_read(tmp_path):
+@pytest.mark.parametrize("backend", ["fsdp", "deepspeed"])
+def test_distributed_type_decides_which_section_is_read(tmp_path, backend):
     both = {"fsdp_config": {"fsdp_version": 2, "fsdp_offload_params": True},
             "deepspeed_config": {"zero_stage": 3, "offload_optimizer_device": "cpu"}}
-    fsdp = Launch(tmp_path, {**BASE, **both})
-    assert fsdp.env["ACCELERATE_USE_FSDP"] == "true" and fsdp.env["FSDP_OFFLOAD_PARAMS"] == "true"
-    assert not [k for k in fsdp.env if "DEEPSPEED" in k]
-    ds = Launch(tmp_path, {**ds_base(), **both, "distributed_type": "DEEPSPEED"})
-    assert ds.env["ACCELERATE_USE_DEEPSPEED"] == "true" and ds.env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
-    assert not [k for k in ds.env if k.startswith("FSDP_") or k == "ACCELERATE_USE_FSDP"]
+    if backend == "fsdp":
+        fsdp = Launch(tmp_path, {**BASE, **both})
+        assert fsdp.env["ACCELERATE_USE_FSDP"] == "true" and fsdp.env["FSDP_OFFLOAD_PARAMS"] == "true"
+        assert not [k for k in fsdp.env if "DEEPSPEED" in k]
+    else:
+        ds = Launch(tmp_path, {**ds_base(), **both, "distributed_type": "DEEPSPEED"})
+        assert ds.env["ACCELERATE_USE_DEEPSPEED"] == "true" and ds.env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
+        assert not [k for k in ds.env if k.startswith("FSDP_") or k == "ACCELERATE_USE_FSDP"]
 
 
 # ------------------------------------------------------------------------------------------------ raw torch FSDP
@@ -86,19 +89,25 @@ def torch_fsdp() -> dict:
 
 
 @pytest.mark.claim("fsdp1-flat-fsdp2-dtensor")
-def test_fsdp1_flattens_and_fsdp2_shards_each_parameter(torch_fsdp):
-    assert len(torch_fsdp["fsdp1_params"]) == 1 and torch_fsdp["fsdp1_is_flat"]  # one FlatParameter for 4 tensors
-    assert "uniform `requires_grad`" in torch_fsdp["fsdp1_mixed"]
-    assert torch_fsdp["fsdp1_mixed_orig"] == "accepted"
-    assert torch_fsdp["fsdp2_params"] == ["DTensor"]  # each parameter, the frozen one too
+@pytest.mark.parametrize("case", ["fsdp1-flat", "fsdp1-mixed-refused", "fsdp1-mixed-orig-params", "fsdp2-mixed"])
+def test_fsdp1_flattens_and_fsdp2_shards_each_parameter(torch_fsdp, case):
+    if case == "fsdp1-flat":
+        assert len(torch_fsdp["fsdp1_params"]) == 1 and torch_fsdp["fsdp1_is_flat"]  # one FlatParameter for 4
+    elif case == "fsdp1-mixed-refused":
+        assert "uniform `requires_grad`" in torch_fsdp["fsdp1_mixed"]
+    elif case == "fsdp1-mixed-orig-params":
+        assert torch_fsdp["fsdp1_mixed_orig"] == "accepted"
+    else:
+        assert torch_fsdp["fsdp2_params"] == ["DTensor"]  # each parameter, the frozen one too
 
 
 @pytest.mark.claim("fsdp-reshard-after-forward")
-def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fsdp):
-    true, false = torch_fsdp["reshard_True"], torch_fsdp["reshard_False"]
-    assert true == {"before": ["DTensor"], "after_forward": ["DTensor"], "after_backward": ["DTensor"]}
-    assert false["before"] == ["DTensor"] and false["after_backward"] == ["DTensor"]  # shards between steps
-    assert false["after_forward"] == ["Parameter"]  # gathered, unsharded tensors from forward to backward
+@pytest.mark.parametrize("reshard", [pytest.param(True, id="reshard-true"), pytest.param(False, id="reshard-false")])
+def test_reshard_after_forward_keeps_parameters_gathered_until_backward(torch_fsdp, reshard):
+    seen = torch_fsdp[f"reshard_{reshard}"]
+    assert seen["before"] == ["DTensor"] and seen["after_backward"] == ["DTensor"]  # shards between steps
+    # true: resharded after forward; false: gathered, unsharded tensors from forward to backward
+    assert seen["after_forward"] == (["DTensor"] if reshard else ["Parameter"])
 
 
 @pytest.fixture(scope="module")
@@ -184,9 +193,9 @@ def test_fsdp2_needs_torch_2_6():
     assert Version(FSDP2_PYTORCH_VERSION) == Version("2.6.0")
 
 
-@pytest.mark.claim("fsdp2-prepare-model-with-optimizer")
-def test_fsdp2_prepare_needs_one_model_with_its_optimizer():
-    out = _result(one_rank("""
+@pytest.fixture(scope="module")
+def fsdp2_prepare_calls() -> dict:
+    return _result(one_rank("""
         import json, os, sys
         os.environ["ACCELERATE_TORCH_DEVICE"] = "cpu"
         sys.path.insert(0, HERE)
@@ -207,38 +216,58 @@ def test_fsdp2_prepare_needs_one_model_with_its_optimizer():
         errors["together"] = type(model).__name__
         print("RESULT " + json.dumps(errors), flush=True)
     """.replace("HERE", repr(str(Path(__file__).parent))), timeout=180))
-    assert "a model and optimizer must be passed together" in out["model_alone"]
-    assert "Only one model is supported" in out["two_models"]
-    assert out["together"].startswith("FSDP")  # one model with its optimizer: fully_shard'ed
+
+
+@pytest.mark.claim("fsdp2-prepare-model-with-optimizer")
+@pytest.mark.parametrize("call, expected", [
+    pytest.param("model_alone", "a model and optimizer must be passed together", id="model-alone"),
+    pytest.param("two_models", "Only one model is supported", id="two-models"),
+    pytest.param("together", "FSDP", id="model-with-optimizer")])  # one model with its optimizer: fully_shard'ed
+def test_fsdp2_prepare_needs_one_model_with_its_optimizer(fsdp2_prepare_calls, call, expected):
+    assert expected in fsdp2_prepare_calls[call]
 
 
 @pytest.mark.claim("fsdp2-ignores-v1-keys")
-def test_fsdp2_ignores_the_v1_keys(clean_env):  # noqa: F811
+@pytest.mark.parametrize("case", ["sharding-strategy", "forward-prefetch", "backward-prefetch",
+                                  "reshard-strategy-name", "ac-offload"])
+def test_fsdp2_ignores_the_v1_keys(clean_env, case):  # noqa: F811
     from accelerate.state import PartialState
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
     PartialState(cpu=True)  # accelerate's logger needs a state
-    for k, v in {"FSDP_VERSION": "2", "FSDP_SHARDING_STRATEGY": "NO_SHARD", "FSDP_FORWARD_PREFETCH": "true",
-                 "FSDP_BACKWARD_PREFETCH": "BACKWARD_PRE"}.items():
-        clean_env.setenv(k, v)
-    plugin = Plugin()  # what the launcher's variables give
-    assert plugin.sharding_strategy is None and plugin.reshard_after_forward is True  # NO_SHARD never read
-    assert plugin.forward_prefetch is None and plugin.backward_prefetch is None
-    with pytest.raises(ValueError, match="truth value"):
-        Plugin(fsdp_version=2, reshard_after_forward="SHARD_GRAD_OP")
-    clean_env.setenv("FSDP_RESHARD_AFTER_FORWARD", "FULL_SHARD")
-    with pytest.raises(ValueError, match="truth value"):
-        Plugin()
-    for k in ("FSDP_FORWARD_PREFETCH", "FSDP_BACKWARD_PREFETCH", "FSDP_RESHARD_AFTER_FORWARD"):
-        clean_env.delenv(k)
-    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
-        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
-    assert Plugin(fsdp_version=2, activation_checkpointing=True,
-                  activation_checkpointing_offload=True).activation_checkpointing_offload is True
+    clean_env.setenv("FSDP_VERSION", "2")
+    if case == "sharding-strategy":
+        clean_env.setenv("FSDP_SHARDING_STRATEGY", "NO_SHARD")
+        plugin = Plugin()  # what the launcher's variables give
+        assert plugin.sharding_strategy is None and plugin.reshard_after_forward is True  # NO_SHARD never read
+    elif case == "forward-prefetch":
+        clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
+        assert Plugin().forward_prefetch is None
+    elif case == "backward-prefetch":
+        clean_env.setenv("FSDP_BACKWARD_PREFETCH", "BACKWARD_PRE")
+        assert Plugin().backward_prefetch is None  # dropped, with a logged warning only
+    elif case == "reshard-strategy-name":
+        with pytest.raises(ValueError, match="truth value"):
+            Plugin(fsdp_version=2, reshard_after_forward="SHARD_GRAD_OP")
+        clean_env.setenv("FSDP_RESHARD_AFTER_FORWARD", "FULL_SHARD")
+        with pytest.raises(ValueError, match="truth value"):
+            Plugin()
+    else:
+        with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+            Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+        assert Plugin(fsdp_version=2, activation_checkpointing=True,
+                      activation_checkpointing_offload=True).activation_checkpointing_offload is True
 
 
 @pytest.mark.claim("fsdp1-reads-sharding-strategy-only")
-def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("written, expected", [
+    pytest.param(None, "FULL_SHARD", id="missing-reshard-key-unused"),
+    pytest.param("SHARD_GRAD_OP", "SHARD_GRAD_OP", id="name"),
+    pytest.param("hybrid_shard_zero2", "_HYBRID_SHARD_ZERO2", id="name-lowercase"),
+    pytest.param(1, "FULL_SHARD", id="number-1"), pytest.param(2, "SHARD_GRAD_OP", id="number-2"),
+    pytest.param(3, "NO_SHARD", id="number-3"), pytest.param(4, "HYBRID_SHARD", id="number-4"),
+    pytest.param(5, "_HYBRID_SHARD_ZERO2", id="number-5")])
+def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env, written, expected):  # noqa: F811
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import ShardingStrategy
 
@@ -248,22 +277,26 @@ def test_fsdp1_runs_fsdp_sharding_strategy_only(tmp_path, clean_env):  # noqa: F
         _env_of(launch, clean_env)
         return launch.env, Plugin().sharding_strategy
 
-    env, got = strategy({"fsdp_reshard_after_forward": "SHARD_GRAD_OP"})  # what accelerate config writes
-    assert env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD" and env["FSDP_RESHARD_AFTER_FORWARD"] == "shard_grad_op"
-    assert got is ShardingStrategy.FULL_SHARD
-    assert strategy({"fsdp_sharding_strategy": "SHARD_GRAD_OP"})[1] is ShardingStrategy.SHARD_GRAD_OP
-    assert strategy({"fsdp_sharding_strategy": "hybrid_shard_zero2"})[1] is ShardingStrategy._HYBRID_SHARD_ZERO2
-    assert strategy({"fsdp_sharding_strategy": 1})[1] is ShardingStrategy.FULL_SHARD  # '1' is not ZeRO-1
-    assert strategy({"fsdp_sharding_strategy": 3})[1] is ShardingStrategy.NO_SHARD
+    if written is None:
+        env, got = strategy({"fsdp_reshard_after_forward": "SHARD_GRAD_OP"})  # what accelerate config writes
+        assert env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD" and env["FSDP_RESHARD_AFTER_FORWARD"] == "shard_grad_op"
+        assert got is ShardingStrategy.FULL_SHARD
+    else:  # a number n is the n-th strategy: '1' is FULL_SHARD, not ZeRO-1
+        assert strategy({"fsdp_sharding_strategy": written})[1] is getattr(ShardingStrategy, expected)
 
 
 @pytest.mark.claim("fsdp2-hybrid-from-parallelism-config")
-def test_fsdp2_hybrid_comes_from_the_parallelism_config(tmp_path):
+@pytest.mark.parametrize("case", ["replicate-above-1", "replicate-1", "launch-exports"])
+def test_fsdp2_hybrid_comes_from_the_parallelism_config(tmp_path, case):
     from accelerate.parallelism_config import ParallelismConfig
 
-    hybrid = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4)
-    assert hybrid.fsdp_dim_names == ["dp_replicate", "dp_shard_cp"]  # the 2-D mesh fully_shard gets
-    assert ParallelismConfig(dp_shard_size=8).fsdp_dim_names == ["dp_shard_cp"]
+    if case == "replicate-above-1":
+        hybrid = ParallelismConfig(dp_replicate_size=2, dp_shard_size=4)
+        assert hybrid.fsdp_dim_names == ["dp_replicate", "dp_shard_cp"]  # the 2-D mesh fully_shard gets
+        return
+    if case == "replicate-1":
+        assert ParallelismConfig(dp_shard_size=8).fsdp_dim_names == ["dp_shard_cp"]
+        return
     launch = Launch(tmp_path, {**BASE, "parallelism_config": {"parallelism_config_dp_replicate_size": 2,
                                                                "parallelism_config_dp_shard_size": 4}})
     assert launch.env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"] == "2"
@@ -302,13 +335,17 @@ def zero(tmp_path_factory) -> dict:
 
 
 @pytest.mark.claim("ds-zero-stages-partition")
-def test_what_each_zero_stage_partitions(zero):
-    assert zero["0"]["optimizer"] == "AdamW"  # the script's optimizer, nothing partitioned
-    assert zero["1"]["optimizer"] == zero["2"]["optimizer"] == "DeepSpeedZeroOptimizer"
-    assert zero["1"]["partition_gradients"] is False and zero["2"]["partition_gradients"] is True
-    assert not zero["1"]["param_partitioned"] and not zero["2"]["param_partitioned"]
-    assert zero["3"]["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and zero["3"]["param_partitioned"]
-    assert {zero[s]["stage"] for s in "0123"} == {0, 1, 2, 3}
+@pytest.mark.parametrize("stage", ["0", "1", "2", "3"], ids=["zero0", "zero1", "zero2", "zero3"])
+def test_what_each_zero_stage_partitions(zero, stage):
+    got = zero[stage]
+    assert got["stage"] == int(stage)
+    if stage == "0":
+        assert got["optimizer"] == "AdamW"  # the script's optimizer, nothing partitioned
+    elif stage == "3":
+        assert got["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and got["param_partitioned"]
+    else:  # optimizer state at 1, gradients too at 2, parameters at neither
+        assert got["optimizer"] == "DeepSpeedZeroOptimizer" and not got["param_partitioned"]
+        assert got["partition_gradients"] is (stage == "2")
 
 
 @pytest.mark.claim("ds-param-offload-zero3-only")
@@ -320,12 +357,15 @@ def test_parameter_offload_below_zero3_is_unused(zero):
 
 
 @pytest.mark.claim("ds-missing-stage-defaults")
-def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env):  # noqa: F811
+@pytest.mark.parametrize("where", ["inline", "json"])
+def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env, where):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    inline = DeepSpeedPlugin()
-    assert inline.zero_stage == 2 and inline.deepspeed_config["zero_optimization"]["stage"] == 2
+    if where == "inline":
+        inline = DeepSpeedPlugin()
+        assert inline.zero_stage == 2 and inline.deepspeed_config["zero_optimization"]["stage"] == 2
+        return
     from_json = DeepSpeedPlugin(hf_ds_config={"train_micro_batch_size_per_gpu": 1,
                                               "zero_optimization": {"overlap_comm": True}})
     assert "stage" not in from_json.deepspeed_config["zero_optimization"]
@@ -336,33 +376,45 @@ def test_a_missing_stage_is_2_inline_and_0_in_a_json(clean_env):  # noqa: F811
 # ------------------------------------------------------------------------------------------------ offload
 @pytest.mark.claim("fsdp-offload-single-switch")
 @pytest.mark.claim("fsdp-offload-pins")
-def test_fsdp_offload_is_one_switch(clean_env):  # noqa: F811
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_fsdp_offload_is_one_switch(clean_env, version):  # noqa: F811
     import dataclasses
 
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import CPUOffload, CPUOffloadPolicy
 
     clean_env.setenv("FSDP_OFFLOAD_PARAMS", "true")
-    v1, v2 = Plugin(fsdp_version=1).cpu_offload, Plugin(fsdp_version=2).cpu_offload
-    assert v1 == CPUOffload(offload_params=True)
-    assert type(v2) is CPUOffloadPolicy and v2.pin_memory is True  # accelerate keeps torch's default: pinned
-    assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
-    assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]
+    got = Plugin(fsdp_version=version).cpu_offload
+    if version == 1:
+        assert got == CPUOffload(offload_params=True)
+        assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
+    else:
+        assert type(got) is CPUOffloadPolicy and got.pin_memory is True  # accelerate keeps torch's default: pinned
+        assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]
 
 
 @pytest.mark.claim("ds-offload-blocks-independent")
 @pytest.mark.claim("ds-offload-pin-memory-default")
-def test_the_two_offload_blocks_are_independent(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("case", ["optimizer-block", "param-block", "inline-devices"])
+def test_the_two_offload_blocks_are_independent(tmp_path, clean_env, case):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    cfg = DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"},
-                              offload_param={"device": "nvme", "nvme_path": "/nvme", "pin_memory": False})
-    assert cfg.offload_optimizer.device == "cpu" and cfg.offload_param.device == "nvme"
-    assert cfg.offload_optimizer.pin_memory is True and cfg.offload_param.pin_memory is False  # default: pinned
-    assert DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"}).offload_param is None
-    with pytest.raises(Exception, match="device"):
-        DeepSpeedZeroConfig(stage=3, offload_param={"device": "gpu"})
+    if case == "optimizer-block":
+        cfg = DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"},
+                                  offload_param={"device": "nvme", "nvme_path": "/nvme", "pin_memory": False})
+        assert cfg.offload_optimizer.device == "cpu" and cfg.offload_optimizer.pin_memory is True  # default: pinned
+        assert cfg.offload_param.pin_memory is False  # the other block's own setting
+        assert DeepSpeedZeroConfig(stage=3, offload_optimizer={"device": "cpu"}).offload_param is None
+        return
+    if case == "param-block":
+        cfg = DeepSpeedZeroConfig(stage=3, offload_param={"device": "nvme", "nvme_path": "/nvme"},
+                                  offload_optimizer={"device": "cpu", "pin_memory": False})
+        assert cfg.offload_param.device == "nvme" and cfg.offload_param.pin_memory is True  # default: pinned
+        assert cfg.offload_optimizer.pin_memory is False
+        with pytest.raises(Exception, match="device"):
+            DeepSpeedZeroConfig(stage=3, offload_param={"device": "gpu"})
+        return
     launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none"))
     _env_of(launch, clean_env)
     zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
@@ -370,13 +422,13 @@ def test_the_two_offload_blocks_are_independent(tmp_path, clean_env):  # noqa: F
 
 
 @pytest.mark.claim("ds-inline-nvme-path-not-exported")
-def test_inline_nvme_paths_never_reach_deepspeed(tmp_path, clean_env):  # noqa: F811
+@pytest.mark.parametrize("block", ["optimizer", "param"], ids=["optimizer-nvme-path", "param-nvme-path"])
+def test_inline_nvme_paths_never_reach_deepspeed(tmp_path, clean_env, block):  # noqa: F811
     from accelerate.utils import DeepSpeedPlugin
 
-    launch = Launch(tmp_path, ds_base(zero_stage=3, offload_optimizer_device="nvme", offload_param_device="nvme",
-                                      offload_optimizer_nvme_path="/nvme", offload_param_nvme_path="/nvme"))
+    launch = Launch(tmp_path, ds_base(zero_stage=3, **{f"offload_{block}_device": "nvme",
+                                                       f"offload_{block}_nvme_path": "/nvme"}))
     assert not [k for k, v in launch.env.items() if "NVME" in k or v == "/nvme"]
     _env_of(launch, clean_env)
-    zero = DeepSpeedPlugin().deepspeed_config["zero_optimization"]
-    assert zero["offload_optimizer"]["nvme_path"] == "none" and zero["offload_param"]["nvme_path"] == "none"
-    assert os.path.isabs(zero["offload_param"]["nvme_path"]) is False
+    path = DeepSpeedPlugin().deepspeed_config["zero_optimization"][f"offload_{block}"]["nvme_path"]
+    assert path == "none" and os.path.isabs(path) is False

@@ -45,53 +45,66 @@ def ds():
 
 # ------------------------------------------------------------------------------------------------------ FSDP
 @pytest.mark.claim("fsdp1-autocast-fsdp2-none")
-def test_fsdp1_adds_autocast_fsdp2_does_not(fsdp):
-    v1, v2 = fsdp(1, "bf16"), fsdp(2, "bf16")
-    assert v1["dist"] == v2["dist"] == "DistributedType.FSDP"
-    # FSDP1: forward wrapped (prepare_model), autocast on inside it, outputs converted back to fp32
-    assert v1["forward_wrapped"] and v1["autocast"] and v1["model_out"] == "torch.float32"
-    # FSDP2: no wrapper, no autocast; the matmuls are bf16 only because MixedPrecisionPolicy casts the parameters
-    assert not v2["forward_wrapped"] and not v2["autocast"]
-    assert v2["policy"] == "MixedPrecisionPolicy" and v2["param_dtype"] == "torch.bfloat16"
-    assert v2["matmul_out"] == "torch.bfloat16" and v2["model_out"] == "torch.bfloat16"
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_fsdp1_adds_autocast_fsdp2_does_not(fsdp, version):
+    got = fsdp(version, "bf16")
+    assert got["dist"] == "DistributedType.FSDP"
+    if version == 1:  # forward wrapped (prepare_model), autocast on inside it, outputs converted back to fp32
+        assert got["forward_wrapped"] and got["autocast"] and got["model_out"] == "torch.float32"
+    else:  # no wrapper, no autocast; the matmuls are bf16 only because MixedPrecisionPolicy casts the parameters
+        assert not got["forward_wrapped"] and not got["autocast"]
+        assert got["policy"] == "MixedPrecisionPolicy" and got["param_dtype"] == "torch.bfloat16"
+        assert got["matmul_out"] == "torch.bfloat16" and got["model_out"] == "torch.bfloat16"
 
 
 @pytest.mark.claim("fsdp1-upcast-per-unit")
-def test_fsdp1_upcasts_the_whole_unit(fsdp):
+@pytest.mark.parametrize("case", ["mixed-unit", "warning"])
+def test_fsdp1_upcasts_the_whole_unit(fsdp, case):
     v1 = fsdp(1, "bf16")
+    if case == "warning":
+        assert v1["upcast_warning"]
+        return
     [(dtype, fqns)] = v1["units"]  # one unit holds the frozen base and the trainable adapter
     assert dtype == "torch.float32" and "base.weight" in fqns and "adapter.weight" in fqns
     assert v1["params"]["block.base.weight"] == "torch.float32"  # frozen, loaded bf16, upcast all the same
-    assert v1["upcast_warning"]
 
 
 @pytest.mark.claim("fsdp2-upcast-per-parameter")
-def test_fsdp2_upcasts_trainable_parameters_only(fsdp):
+@pytest.mark.parametrize("case", ["trainable", "frozen", "no-warning"])
+def test_fsdp2_upcasts_trainable_parameters_only(fsdp, case):
     v2 = fsdp(2, "bf16")
-    assert v2["params"]["block.adapter.weight"] == "torch.float32"
-    assert v2["params"]["block.base.weight"] == "torch.bfloat16"  # frozen: keeps the load dtype
-    assert not v2["upcast_warning"]
+    if case == "trainable":
+        assert v2["params"]["block.adapter.weight"] == "torch.float32"
+    elif case == "frozen":
+        assert v2["params"]["block.base.weight"] == "torch.bfloat16"  # keeps the load dtype
+    else:
+        assert not v2["upcast_warning"]
 
 
 @pytest.mark.claim("fsdp-policy-from-mixed-precision")
-def test_fsdp_policy_follows_mixed_precision():
+@pytest.mark.parametrize("case", ["fsdp1-bf16", "fsdp1-fp16", "fsdp2-bf16", "fsdp2-fp16", "fp8-as-bf16",
+                                  "policy-in-code"])
+def test_fsdp_policy_follows_mixed_precision(case):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import MixedPrecision, MixedPrecisionPolicy
 
-    v1 = Plugin(fsdp_version=1, sync_module_states=False)
-    v1.set_mixed_precision("bf16")
-    p = v1.mixed_precision_policy
-    assert isinstance(p, MixedPrecision)
-    assert p.param_dtype == p.reduce_dtype == p.buffer_dtype == torch.bfloat16
-    v2 = Plugin(fsdp_version=2)
-    v2.set_mixed_precision("fp8")  # fp8 runs FSDP on bf16
-    p = v2.mixed_precision_policy
-    assert isinstance(p, MixedPrecisionPolicy) and not hasattr(p, "buffer_dtype")
-    assert p.param_dtype == p.reduce_dtype == p.output_dtype == torch.bfloat16
-    own = Plugin(fsdp_version=2, mixed_precision_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16,
-                                                                            reduce_dtype=torch.float32))
-    own.set_mixed_precision("bf16")  # a policy given in code keeps its reduce dtype
-    assert own.mixed_precision_policy.reduce_dtype == torch.float32
+    if case == "policy-in-code":
+        own = Plugin(fsdp_version=2, mixed_precision_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                                                                reduce_dtype=torch.float32))
+        own.set_mixed_precision("bf16")  # a policy given in code keeps its reduce dtype
+        assert own.mixed_precision_policy.reduce_dtype == torch.float32
+        return
+    version, mp = (2, "fp8") if case == "fp8-as-bf16" else (int(case[4]), case[6:])
+    want = torch.float16 if mp == "fp16" else torch.bfloat16  # fp8 runs FSDP on bf16
+    plugin = Plugin(fsdp_version=version, sync_module_states=False) if version == 1 else Plugin(fsdp_version=2)
+    plugin.set_mixed_precision(mp)
+    p = plugin.mixed_precision_policy
+    if version == 1:
+        assert isinstance(p, MixedPrecision)
+        assert p.param_dtype == p.reduce_dtype == p.buffer_dtype == want
+    else:
+        assert isinstance(p, MixedPrecisionPolicy) and not hasattr(p, "buffer_dtype")
+        assert p.param_dtype == p.reduce_dtype == p.output_dtype == want
 
 
 @pytest.mark.claim("fsdp-no-mixed-precision-keeps-load-dtype")
@@ -111,40 +124,55 @@ def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
 @pytest.mark.claim("ds-bf16-master-weights-option")
 @pytest.mark.claim("ds-communication-dtype-default")
 @pytest.mark.claim("ds-zero-init-dtype")
-def test_deepspeed_engine_dtypes_and_bytes(ds):
+@pytest.mark.parametrize("case", ["bf16-on", "bf16-off", "fp32-model", "zero0", "master-and-states", "master-only",
+                                  "stages-1-2-3", "stage0-asserts", "comm-json-set", "comm-16bit-enabled",
+                                  "comm-fp32", "zero-init-bf16"])
+def test_deepspeed_engine_dtypes_and_bytes(ds, case):
+    from deepspeed.runtime.config import DeepSpeedConfig
+
     def per_param(r, grad=2):  # weights + master + Adam moments, measured; + the gradient in the module's dtype
         b = r["bytes"]
         return (b["weights"] + b["master"] + b["adam"]) / r["numel"] + grad
-
-    on, off = ds["zero1_bf16"], ds["zero1_off"]
-    for r in (on, off):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32, fp32 masters
-        assert r["optimizer"] == "DeepSpeedZeroOptimizer" and r["module"] == ["torch.bfloat16"]
-        assert r["buffer"] == "torch.float32" and r["master"] == ["torch.float32"] and r["state"] == ["torch.float32"]
-        assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
-        assert r["dynamic_loss_scale"] is False
-    assert on["comm"] == "torch.bfloat16" and off["comm"] == "torch.float32"
-    fp32 = ds["zero1_fp32"]  # an fp32 model: the master partition is a second fp32 copy
-    assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
-    z0 = ds["zero0_off"]
-    assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
-    assert per_param(z0) == 8
-    m = ds["zero1_bf16_master"]
-    assert m["master"] == ["torch.bfloat16"] and m["state"] == ["torch.bfloat16"] and per_param(m) == 10
-    assert "requires ZeRO-1 Offload with DeepSpeedCPUAdam" in ds["zero1_bf16_master_only"]["assert"]
-    assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
-    from deepspeed.runtime.config import DeepSpeedConfig
 
     def cfg(stage, **extra):
         return {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": stage},
                 "bf16": {"enabled": True, "bf16_master_weights_and_grads": True, "bf16_optimizer_states": True},
                 **extra}
 
-    for stage in (1, 2, 3):
-        c = DeepSpeedConfig(cfg(stage, communication_data_type="fp32"))
-        assert c.bfloat16_config.bf16_master_weights_and_grads and c.bfloat16_config.bf16_optimizer_states
-        assert c.communication_data_type == torch.float32
-    with pytest.raises(AssertionError, match="only supported with ZeRO Stage 1, 2, or 3"):
-        DeepSpeedConfig(cfg(0))
+    if case in ("bf16-on", "bf16-off"):  # bf16 weights, bf16 on or off: the module stays bf16, buffers keep fp32,
+        r = ds["zero1_bf16" if case == "bf16-on" else "zero1_off"]  # fp32 masters
+        assert r["optimizer"] == "DeepSpeedZeroOptimizer" and r["module"] == ["torch.bfloat16"]
+        assert r["buffer"] == "torch.float32" and r["master"] == ["torch.float32"] and r["state"] == ["torch.float32"]
+        assert per_param(r) == 16  # 8 more than FSDP's 8 in bf16 without mixed precision
+        assert r["dynamic_loss_scale"] is False
+    elif case == "fp32-model":  # an fp32 model: the master partition is a second fp32 copy
+        fp32 = ds["zero1_fp32"]
+        assert fp32["module"] == fp32["master"] == ["torch.float32"] and per_param(fp32, grad=4) == 20
+    elif case == "zero0":
+        z0 = ds["zero0_off"]
+        assert z0["optimizer"] == "AdamW" and z0["master"] == [] and z0["state"] == ["torch.bfloat16"]
+        assert per_param(z0) == 8
+    elif case == "master-and-states":
+        m = ds["zero1_bf16_master"]
+        assert m["master"] == ["torch.bfloat16"] and m["state"] == ["torch.bfloat16"] and per_param(m) == 10
+    elif case == "master-only":
+        assert "requires ZeRO-1 Offload with DeepSpeedCPUAdam" in ds["zero1_bf16_master_only"]["assert"]
+    elif case == "stages-1-2-3":
+        for stage in (1, 2, 3):
+            c = DeepSpeedConfig(cfg(stage))
+            assert c.bfloat16_config.bf16_master_weights_and_grads and c.bfloat16_config.bf16_optimizer_states
+    elif case == "stage0-asserts":
+        with pytest.raises(AssertionError, match="only supported with ZeRO Stage 1, 2, or 3"):
+            DeepSpeedConfig(cfg(0))
+    elif case == "comm-json-set":
+        for stage in (1, 2, 3):
+            assert DeepSpeedConfig(cfg(stage, communication_data_type="fp32")).communication_data_type == torch.float32
+    elif case == "comm-16bit-enabled":
+        assert ds["zero1_bf16"]["comm"] == "torch.bfloat16"
+    elif case == "comm-fp32":
+        assert ds["zero1_off"]["comm"] == "torch.float32"
+    else:
+        assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
 
 
 # ------------------------------------------------------------------------------------------------------ accelerate
@@ -152,25 +180,34 @@ BASE = {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}
 
 
 @pytest.mark.claim("ds-mixed-precision-to-json")
-def test_mixed_precision_becomes_the_json_blocks():
+@pytest.mark.parametrize("mp", ["fp16", "bf16"], ids=["fp16-added", "bf16-auto-filled"])
+def test_mixed_precision_becomes_the_json_blocks(mp):
     from accelerate.utils import DeepSpeedPlugin
     from deepspeed.runtime.config import DeepSpeedConfig
 
-    p = DeepSpeedPlugin(hf_ds_config=dict(BASE))
-    p.set_mixed_precision("fp16")
-    assert p.deepspeed_config["fp16"] == {"enabled": True, "auto_cast": True}
-    assert p.deepspeed_config["bf16"] == {"enabled": False}
-    assert DeepSpeedConfig(p.deepspeed_config).float16_config.loss_scale == 0  # 0 = dynamic loss scaling
+    if mp == "fp16":
+        p = DeepSpeedPlugin(hf_ds_config=dict(BASE))
+        p.set_mixed_precision("fp16")
+        assert p.deepspeed_config["fp16"] == {"enabled": True, "auto_cast": True}
+        assert p.deepspeed_config["bf16"] == {"enabled": False}
+        assert DeepSpeedConfig(p.deepspeed_config).float16_config.loss_scale == 0  # 0 = dynamic loss scaling
+        return
     p = DeepSpeedPlugin(hf_ds_config={**BASE, "bf16": {"enabled": "auto"}})
     p.set_mixed_precision("bf16")
     assert p.deepspeed_config["bf16"] == {"enabled": True} and p.deepspeed_config["fp16"] == {"enabled": False}
 
 
 @pytest.mark.claim("ds-json-overrides-launch-mixed-precision")
-def test_a_json_block_silently_overrides_launch_mixed_precision(fresh_state):
+@pytest.mark.parametrize("json_block", ["same-dtype-disabled", "other-dtype-enabled"])
+def test_a_json_block_silently_overrides_launch_mixed_precision(fresh_state, json_block):
     from accelerate.state import AcceleratorState
     from accelerate.utils import DeepSpeedPlugin, TorchDynamoPlugin
 
+    if json_block == "other-dtype-enabled":
+        other = DeepSpeedPlugin(hf_ds_config={**BASE, "fp16": {"enabled": True}})
+        with pytest.raises(ValueError, match="cannot be set to `bf16` when `fp16` is set"):
+            other.set_mixed_precision("bf16")  # only the other 16-bit dtype raises
+        return
     fresh_state.setenv("ACCELERATE_USE_DEEPSPEED", "true")
     plugin = DeepSpeedPlugin(hf_ds_config={**BASE, "bf16": {"enabled": False}})
     # what `--mixed_precision bf16` (ACCELERATE_MIXED_PRECISION) or Accelerator(mixed_precision="bf16") passes on
@@ -178,24 +215,25 @@ def test_a_json_block_silently_overrides_launch_mixed_precision(fresh_state):
                              _from_accelerator=True)
     assert str(state.distributed_type) == "DistributedType.DEEPSPEED"
     assert plugin.deepspeed_config["bf16"] == {"enabled": False} and state.mixed_precision == "no"  # no message
-    other = DeepSpeedPlugin(hf_ds_config={**BASE, "fp16": {"enabled": True}})
-    with pytest.raises(ValueError, match="cannot be set to `bf16` when `fp16` is set"):
-        other.set_mixed_precision("bf16")  # only the other 16-bit dtype raises
 
 
 @pytest.mark.claim("ds-file-refuses-yaml-mixed-precision")
-def test_yaml_mixed_precision_next_to_a_json_raises(tmp_path, monkeypatch):
+@pytest.mark.parametrize("case", ["yaml-no", "yaml-bf16", "command-line"])
+def test_yaml_mixed_precision_next_to_a_json_raises(tmp_path, monkeypatch, case):
     import yaml
     from accelerate.commands.launch import _validate_launch_command, launch_command_parser
     from accelerate.utils import DeepSpeedPlugin
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml.safe_dump({"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED",
-                                   "mixed_precision": "no", "num_processes": 2, "num_machines": 1,
-                                   "deepspeed_config": {"deepspeed_config_file": "ds.json"}}))
+                                   "mixed_precision": "bf16" if case == "yaml-bf16" else "no", "num_processes": 2,
+                                   "num_machines": 1, "deepspeed_config": {"deepspeed_config_file": "ds.json"}}))
     parse = launch_command_parser().parse_args
+    if case == "command-line":
+        assert not _validate_launch_command(parse(["--config_file", str(cfg), "--mixed_precision", "bf16",
+                                                   "x.py"]))[2]
+        return
     assert _validate_launch_command(parse(["--config_file", str(cfg), "x.py"]))[2]  # 'no' counts as from the YAML
-    assert not _validate_launch_command(parse(["--config_file", str(cfg), "--mixed_precision", "bf16", "x.py"]))[2]
     monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "mixed_precision")  # what launch_command then exports
     with pytest.raises(ValueError, match="will be ignored"):
         DeepSpeedPlugin(hf_ds_config=dict(BASE))

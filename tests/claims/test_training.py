@@ -33,34 +33,44 @@ def ds(tmp_path_factory):
 
 # ------------------------------------------------------------------------------------------------ accumulation
 @pytest.mark.claim("fsdp-accumulate-keeps-unsharded-grads")
-def test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch(fsdp):
+@pytest.mark.parametrize("case", ["v1_each_False", "v1_each_True", "v2_each_False", "v2_each_True"],
+                         ids=["fsdp1", "fsdp1-sync-each-batch", "fsdp2", "fsdp2-sync-each-batch"])
+def test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch(fsdp, case):
     for rank in (0, 1):
-        r = fsdp[rank]["accumulation"]
-        # FSDP1: the unit's gradient is the unsharded flat size (72) between steps, the shard (36) after the step
-        assert r["v1_each_False"]["first"]["grad_numel"] == 72 == r["v1_each_False"]["first"]["unsharded_numel"]
-        assert r["v1_each_False"]["second"]["grad_numel"] == 36 == r["v1_each_False"]["second"]["flat_numel"]
-        assert r["v1_each_True"]["first"]["grad_numel"] == 36  # sync_each_batch: reduced every micro-batch
-        # FSDP2: no sharded gradient yet, the unsharded one kept; after the step the shard (half of 8 rows)
-        assert r["v2_each_False"]["first"] == {"grad": None, "unsharded_grad": [8, 8], "full": [8, 8]}
-        assert r["v2_each_False"]["second"]["grad"] == [4, 8]
-        assert r["v2_each_True"]["first"]["grad"] == [4, 8] and r["v2_each_True"]["first"]["unsharded_grad"] is None
+        r = fsdp[rank]["accumulation"][case]
+        if case == "v1_each_False":  # the unit's gradient: unsharded flat size (72) between steps, shard (36) after
+            assert r["first"]["grad_numel"] == 72 == r["first"]["unsharded_numel"]
+            assert r["second"]["grad_numel"] == 36 == r["second"]["flat_numel"]
+        elif case == "v1_each_True":
+            assert r["first"]["grad_numel"] == 36  # sync_each_batch: reduced every micro-batch
+        elif case == "v2_each_False":  # no sharded gradient yet, the unsharded one kept; after the step the shard
+            assert r["first"] == {"grad": None, "unsharded_grad": [8, 8], "full": [8, 8]}
+            assert r["second"]["grad"] == [4, 8]  # half of 8 rows
+        else:
+            assert r["first"]["grad"] == [4, 8] and r["first"]["unsharded_grad"] is None
 
 
 @pytest.mark.claim("ds-accumulate-drives-the-engine-step")
-def test_deepspeed_steps_where_accelerate_says(ds):
-    assert ds["steps_without_accumulate"] == 4  # JSON count 4, but every backward outside accumulate() stepped
-    assert ds["steps_after_accumulate"] == 5  # four micro-batches in accumulate(): one step
+@pytest.mark.parametrize("where", ["outside-accumulate", "inside-accumulate"])
+def test_deepspeed_steps_where_accelerate_says(ds, where):
+    if where == "outside-accumulate":
+        assert ds["steps_without_accumulate"] == 4  # JSON count 4, but every backward outside accumulate() stepped
+    else:
+        assert ds["steps_after_accumulate"] == 5  # four micro-batches in accumulate(): one step
 
 
 @pytest.mark.claim("launch-accumulation-and-clipping-deepspeed-only")
-def test_only_the_deepspeed_launcher_exports_accumulation_and_clipping(tmp_path):
-    flags = ("--gradient_accumulation_steps", "4", "--gradient_clipping", "0.5")
-    fsdp = Launch(tmp_path, BASE, flags=flags)
-    deepspeed = Launch(tmp_path, ds_base(gradient_accumulation_steps=4, gradient_clipping=0.5))
-    assert "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" not in fsdp.env
-    assert "ACCELERATE_GRADIENT_CLIPPING" not in fsdp.env
-    assert deepspeed.env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
-    assert deepspeed.env["ACCELERATE_GRADIENT_CLIPPING"] == "0.5"
+@pytest.mark.parametrize("backend", ["fsdp", "deepspeed"])
+def test_only_the_deepspeed_launcher_exports_accumulation_and_clipping(tmp_path, backend):
+    if backend == "fsdp":
+        flags = ("--gradient_accumulation_steps", "4", "--gradient_clipping", "0.5")
+        fsdp = Launch(tmp_path, BASE, flags=flags)
+        assert "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" not in fsdp.env
+        assert "ACCELERATE_GRADIENT_CLIPPING" not in fsdp.env
+    else:
+        deepspeed = Launch(tmp_path, ds_base(gradient_accumulation_steps=4, gradient_clipping=0.5))
+        assert deepspeed.env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
+        assert deepspeed.env["ACCELERATE_GRADIENT_CLIPPING"] == "0.5"
 
 
 def _trainer(tmp_path, **kw):
@@ -96,8 +106,19 @@ def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp
     assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
 
 
+_TRAINER_MISMATCH = {  # a concrete DeepSpeed value, and the line the Trainer's ValueError gives for it
+    "micro-batch": ({"train_micro_batch_size_per_gpu": 3}, "train_micro_batch_size_per_gpu=3 vs hf "
+                                                           "per_device_train_batch_size=2"),
+    "accumulation": ({"gradient_accumulation_steps": 1}, "gradient_accumulation_steps=1 vs hf "
+                                                         "gradient_accumulation_steps=4"),
+    "train-batch-size": ({"train_batch_size": 5}, "train_batch_size=5 vs hf "),
+    "clipping": ({"gradient_clipping": 0.0}, "gradient_clipping=0.0 vs hf max_grad_norm=1.0"),
+}
+
+
 @pytest.mark.claim("trainer-ds-values-must-match-arguments")
-def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_path, fresh_state):
+@pytest.mark.parametrize("case", ["micro-batch", "accumulation", "train-batch-size", "clipping", "auto"])
+def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
@@ -105,26 +126,26 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
     args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, per_device_train_batch_size=2,
                              gradient_accumulation_steps=4, max_grad_norm=1.0, report_to=[])
     model = torch.nn.Linear(4, 4)
-    fixed = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1,
-                                      "gradient_clipping": 0.0, "zero_optimization": {"stage": 1}})
+    auto = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+            "train_batch_size": "auto", "gradient_clipping": "auto", "zero_optimization": {"stage": 1}}
+    if case == "auto":
+        cfg = HfTrainerDeepSpeedConfig(auto)
+        cfg.trainer_config_process(args)
+        cfg.trainer_config_finalize(args, model, 10)
+        assert (cfg.config["train_micro_batch_size_per_gpu"], cfg.config["gradient_accumulation_steps"],
+                cfg.config["train_batch_size"], cfg.config["gradient_clipping"]) == (2, 4, 8, 1.0)
+        return
+    value, line = _TRAINER_MISMATCH[case]
+    fixed = HfTrainerDeepSpeedConfig({**auto, **value})  # this one key concrete and different, the rest auto
     fixed.trainer_config_process(args)
     with pytest.raises(ValueError) as err:
         fixed.trainer_config_finalize(args, model, 10)
-    for line in ("train_micro_batch_size_per_gpu=3 vs hf per_device_train_batch_size=2",
-                 "gradient_accumulation_steps=1 vs hf gradient_accumulation_steps=4",
-                 "gradient_clipping=0.0 vs hf max_grad_norm=1.0"):
-        assert line in str(err.value)
-    auto = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
-                                     "train_batch_size": "auto", "gradient_clipping": "auto",
-                                     "zero_optimization": {"stage": 1}})
-    auto.trainer_config_process(args)
-    auto.trainer_config_finalize(args, model, 10)
-    assert (auto.config["train_micro_batch_size_per_gpu"], auto.config["gradient_accumulation_steps"],
-            auto.config["train_batch_size"], auto.config["gradient_clipping"]) == (2, 4, 8, 1.0)
+    assert line in str(err.value)
 
 
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
-def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state):
+@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"])
+def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
@@ -141,81 +162,109 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
         cfg.trainer_config_finalize(args, model, 10)
         return cfg.config
 
-    for learning_rate in (1e-4, 2e-5):  # whichever argument is passed, one of the two numbers differs from it
+    if case.endswith("differs"):  # lr 1e-4 and warmup_max_lr 2e-5: whichever argument is passed, one differs
+        learning_rate = 2e-5 if case == "optimizer-lr-differs" else 1e-4
         with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
             finalize(1e-4, 2e-5, learning_rate)
         assert "learning_rate" in str(err.value)
-    filled = finalize("auto", "auto", 3e-5)
-    assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
-    assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
-    assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
+    elif case == "auto":
+        filled = finalize("auto", "auto", 3e-5)
+        assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
+        assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
+    else:
+        assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
 
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")
-def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp):
+@pytest.mark.parametrize("version", ["v1", "v2"], ids=["fsdp1", "fsdp2"])
+def test_fsdp_clip_grad_norm_clips_over_all_shards(fsdp, version):
     for rank in (0, 1):
         c = fsdp[rank]["clipping"]
-        for v in ("v1", "v2"):
-            assert c[v]["returned"] == pytest.approx(c["reference_norm"], rel=1e-5)  # the whole model's norm
-            assert c[v]["after"] == pytest.approx(0.5, rel=1e-5)  # over both ranks' shards
-            assert "do not support `clip_grad_value_`" in c[v]["value"]
+        assert c[version]["returned"] == pytest.approx(c["reference_norm"], rel=1e-5)  # the whole model's norm
+        assert c[version]["after"] == pytest.approx(0.5, rel=1e-5)  # over both ranks' shards
+        assert "do not support `clip_grad_value_`" in c[version]["value"]
 
 
 @pytest.mark.claim("ds-clip-grad-norm-only-reports")
-def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds):
-    assert ds["json_zero"] == 0.0
-    assert ds["returned"] == pytest.approx(ds["engine_norm"])  # the norm of the step already taken
-    assert ds["update_norm"] == pytest.approx(80.0)  # SGD lr 1, unclipped: max_norm 1e-6 was not applied
-    assert ds["clipped_update_norm"] == pytest.approx(0.01, rel=1e-3)  # the engine clips to gradient_clipping
+@pytest.mark.parametrize("case", ["returns-engine-norm", "max-norm-ignored", "engine-clips"])
+def test_deepspeed_clip_grad_norm_returns_the_engines_norm(ds, case):
+    if case == "returns-engine-norm":
+        assert ds["returned"] == pytest.approx(ds["engine_norm"])  # the norm of the step already taken
+    elif case == "max-norm-ignored":
+        assert ds["json_zero"] == 0.0  # the engine itself does not clip in this run
+        assert ds["update_norm"] == pytest.approx(80.0)  # SGD lr 1, unclipped: max_norm 1e-6 was not applied
+    else:
+        assert ds["clipped_update_norm"] == pytest.approx(0.01, rel=1e-3)  # the engine clips to gradient_clipping
 
 
 @pytest.mark.claim("ds-gradient-clipping-on-unless-json-zero")
-def test_clipping_stays_on_unless_a_json_says_zero(ds):
-    assert ds["inline_zero_in_config"] is False and ds["inline_zero"] == 1.0  # 0 dropped, DeepSpeed's 1.0
-    assert ds["inline_missing_in_config"] == "auto" and ds["inline_missing"] == 1.0  # auto filled with 1.0
-    assert ds["json_missing"] == 1.0  # DeepSpeed's default
-    assert ds["json_zero"] == 0.0
+@pytest.mark.parametrize("case", ["inline-zero", "inline-missing", "json-missing", "json-zero"])
+def test_clipping_stays_on_unless_a_json_says_zero(ds, case):
+    if case == "inline-zero":
+        assert ds["inline_zero_in_config"] is False and ds["inline_zero"] == 1.0  # 0 dropped, DeepSpeed's 1.0
+    elif case == "inline-missing":
+        assert ds["inline_missing_in_config"] == "auto" and ds["inline_missing"] == 1.0  # auto filled with 1.0
+    elif case == "json-missing":
+        assert ds["json_missing"] == 1.0  # DeepSpeed's default
+    else:
+        assert ds["json_zero"] == 0.0
 
 
 # ------------------------------------------------------------------------------------------------ batch size
 @pytest.mark.claim("ds-micro-batch-auto-from-dataloader")
-def test_auto_micro_batch_comes_from_the_dataloader(ds):
+@pytest.mark.parametrize("case", ["inline-auto", "from-dataloader", "no-dataloader", "fixed-train-batch-size"])
+def test_auto_micro_batch_comes_from_the_dataloader(ds, case):
     from accelerate.utils import DeepSpeedPlugin
 
-    assert "dataloaders" in ds["no_loader"]
-    assert ds["micro_from_loader"] == 3
-    assert ds["fixed_total"].startswith("AssertionError: Check batch related parameters")
-    assert "16 != 2 * 1 * 1" in ds["fixed_total"]  # 16 kept, the pieces filled from the DataLoader
-    assert DeepSpeedPlugin(zero_stage=2).deepspeed_config["train_micro_batch_size_per_gpu"] == "auto"  # inline
+    if case == "inline-auto":
+        assert DeepSpeedPlugin(zero_stage=2).deepspeed_config["train_micro_batch_size_per_gpu"] == "auto"
+    elif case == "from-dataloader":
+        assert ds["micro_from_loader"] == 3
+    elif case == "no-dataloader":
+        assert "dataloaders" in ds["no_loader"]
+    else:
+        assert ds["fixed_total"].startswith("AssertionError: Check batch related parameters")
+        assert "16 != 2 * 1 * 1" in ds["fixed_total"]  # 16 kept, the pieces filled from the DataLoader
 
 
 @pytest.mark.claim("fsdp-knows-no-batch-size")
-def test_fsdp_has_no_batch_size(tmp_path):
+@pytest.mark.parametrize("where", ["plugin", "launch-env"])
+def test_fsdp_has_no_batch_size(tmp_path, where):
     from accelerate.utils import FullyShardedDataParallelPlugin
 
-    assert not [f for f in FullyShardedDataParallelPlugin.__dataclass_fields__ if "batch" in f]
-    assert not [k for k in Launch(tmp_path, BASE).env if "BATCH" in k]
+    if where == "plugin":
+        assert not [f for f in FullyShardedDataParallelPlugin.__dataclass_fields__ if "batch" in f]
+    else:
+        assert not [k for k in Launch(tmp_path, BASE).env if "BATCH" in k]
 
 
 # ------------------------------------------------------------------------------------------------ checkpointing
 @pytest.mark.claim("fsdp2-ac-offload-wrapper")
 @pytest.mark.usefixtures("clean_env")
-def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp):
+@pytest.mark.parametrize("case", ["without-checkpointing", "fsdp1", "fsdp2-wrapper"])
+def test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper(fsdp, case):
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):
-        Plugin(fsdp_version=2, activation_checkpointing_offload=True)
-    with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
-        Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+    if case == "without-checkpointing":
+        with pytest.raises(ValueError, match="requires `activation_checkpointing=True`"):
+            Plugin(fsdp_version=2, activation_checkpointing_offload=True)
+        return
+    if case == "fsdp1":
+        with pytest.raises(ValueError, match="requires `fsdp_version=2`"):
+            Plugin(fsdp_version=1, activation_checkpointing=True, activation_checkpointing_offload=True)
+        return
     o = fsdp[0]["offload"]
     assert o["is_offload"] and o["inner_is_checkpoint"]  # OffloadWrapper(checkpoint wrapper(block))
     assert o["innermost"] == "FSDPBlock"
 
 
 @pytest.mark.claim("ds-activation-checkpointing-section-api-only")
-def test_the_engine_never_configures_deepspeed_checkpointing(ds):
-    assert ds["ds_ckpt"] == {"cpu": False, "partition": False, "configured": False}
-    assert ds["plugin_fields_ac"] == []  # no accelerate switch for DeepSpeed
+@pytest.mark.parametrize("who", ["engine", "accelerate-plugin"])
+def test_the_engine_never_configures_deepspeed_checkpointing(ds, who):
+    if who == "engine":
+        assert ds["ds_ckpt"] == {"cpu": False, "partition": False, "configured": False}
+    else:
+        assert ds["plugin_fields_ac"] == []  # no accelerate switch for DeepSpeed
 
 
 @pytest.mark.claim("fsdp-merge-weights-full-file")

@@ -12,7 +12,8 @@ DISTRIBUTED_TYPE_PICKS_SECTION = claim(
     "variables and a deepspeed_config next to it is never exported; with DEEPSPEED the reverse.",
     doc="how-a-config-reaches-the-libraries",
     code="accelerate/commands/launch.py:1228, 1245; accelerate/utils/launch.py:304-333, 565-586",
-    demo=T + "test_distributed_type_decides_which_section_is_read")
+    demo=T + "test_distributed_type_decides_which_section_is_read",
+    scope=("fsdp", "deepspeed"))
 
 # ------------------------------------------------------------------------------------------------ FSDP versions
 FLAT_VS_DTENSOR = claim(
@@ -22,12 +23,14 @@ FLAT_VS_DTENSOR = claim(
     "accepts such mixes.",
     doc="fsdp-version",
     code="torch/distributed/fsdp/_flat_param.py:798-830; torch/distributed/fsdp/_fully_shard/_fsdp_param.py:228-326",
-    demo=T + "test_fsdp1_flattens_and_fsdp2_shards_each_parameter")
+    demo=T + "test_fsdp1_flattens_and_fsdp2_shards_each_parameter",
+    scope=("fsdp1-flat", "fsdp1-mixed-refused", "fsdp1-mixed-orig-params", "fsdp2-mixed"))
 FSDP2_MEMORY = claim(
     "fsdp2-frees-without-record-stream",
     "FSDP1 keeps its all-gathered buffers alive with tensor.record_stream, so the CUDA caching allocator reuses them "
     "late; FSDP2 frees each all-gather result after an event wait instead, which gives a lower and more predictable "
     "memory peak.",
+    scope=("fsdp1", "fsdp2"),
     doc="fsdp-version",
     code="torch/distributed/fsdp/_flat_param.py:1486, 1543, 1818; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:428-432",
@@ -47,6 +50,7 @@ CONFIG_QUESTIONS = claim(
     "accelerate-config-fsdp-questions",
     "accelerate config proposes FSDP version 2 and, for FSDP1, stores the sharding strategy answer under "
     "fsdp_reshard_after_forward (not fsdp_sharding_strategy).",
+    scope=("version-default-2", "fsdp1-strategy-key"),
     doc="fsdp1-sharding-strategy",
     code="accelerate/commands/config/cluster.py:399-421",
     why_not_demo="the questions come from accelerate config's interactive questionnaire, which reads a terminal; "
@@ -64,7 +68,8 @@ FSDP2_PREPARE = claim(
     "takes only one model.",
     doc="fsdp-version",
     code="accelerate/accelerator.py:1507-1523",
-    demo=T + "test_fsdp2_prepare_needs_one_model_with_its_optimizer")
+    demo=T + "test_fsdp2_prepare_needs_one_model_with_its_optimizer",
+    scope=("model-alone", "two-models", "model-with-optimizer"))
 FSDP2_V1_KEYS = claim(
     "fsdp2-ignores-v1-keys",
     "The FSDP2 plugin never reads FSDP_SHARDING_STRATEGY or FSDP_FORWARD_PREFETCH, drops a backward prefetch with "
@@ -72,7 +77,9 @@ FSDP2_V1_KEYS = claim(
     "checkpoint offload is refused on FSDP1.",
     doc="fsdp2-reshard-after-forward",
     code="accelerate/utils/dataclasses.py:1844-1853, 1865-1880, 1892-1905, 1953-1970, 2027-2028",
-    demo=T + "test_fsdp2_ignores_the_v1_keys")
+    demo=T + "test_fsdp2_ignores_the_v1_keys",
+    scope=("sharding-strategy", "forward-prefetch", "backward-prefetch",
+           "reshard-strategy-name", "ac-offload"))
 FSDP1_STRATEGY = claim(
     "fsdp1-reads-sharding-strategy-only",
     "Under accelerate launch FSDP1 runs the strategy named in fsdp_sharding_strategy (a name or its number 1-5; 1 is "
@@ -81,7 +88,9 @@ FSDP1_STRATEGY = claim(
     doc="fsdp1-sharding-strategy",
     code="accelerate/commands/launch.py:533-544; accelerate/utils/launch.py:313-315; "
          "accelerate/utils/dataclasses.py:1844-1864; accelerate/utils/constants.py:38; accelerate/accelerator.py:1947",
-    demo=T + "test_fsdp1_runs_fsdp_sharding_strategy_only")
+    demo=T + "test_fsdp1_runs_fsdp_sharding_strategy_only",
+    scope=("missing-reshard-key-unused", "name", "name-lowercase", "number-1", "number-2",
+           "number-3", "number-4", "number-5"))
 RESHARD = claim(
     "fsdp-reshard-after-forward",
     "FSDP2 with reshard_after_forward true frees each unit's gathered parameters after its forward and gathers them "
@@ -90,7 +99,8 @@ RESHARD = claim(
     doc="fsdp2-reshard-after-forward",
     code="torch/distributed/fsdp/_fully_shard/_fully_shard.py:102-200; torch/distributed/fsdp/_flat_param.py:112-120; "
          "torch/distributed/fsdp/_runtime_utils.py:494-500, 822-828",
-    demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward")
+    demo=T + "test_reshard_after_forward_keeps_parameters_gathered_until_backward",
+    scope=("reshard-true", "reshard-false"))
 FSDP2_ROOT_TAIL = claim(
     "fsdp2-accelerate-keeps-root-and-tail-gathered",
     "accelerate's FSDP2 prepare() never reshards the root unit or the final norm with the output head (and a tied "
@@ -107,11 +117,13 @@ FSDP2_HYBRID = claim(
     doc="parallelism-config",
     code="accelerate/parallelism_config.py:157-163; accelerate/utils/fsdp_utils.py:775-780; "
          "accelerate/utils/launch.py:403-415",
-    demo=T + "test_fsdp2_hybrid_comes_from_the_parallelism_config")
+    demo=T + "test_fsdp2_hybrid_comes_from_the_parallelism_config",
+    scope=("replicate-above-1", "replicate-1", "launch-exports"))
 FSDP1_HYBRID = claim(
     "fsdp1-hybrid-groups-by-visible-devices",
     "accelerate passes FSDP1 no device mesh, so HYBRID_SHARD shards within groups of as many ranks as one machine "
     "has visible GPUs and replicates across them; on a single machine that is FULL_SHARD.",
+    scope=("multi-machine", "single-machine"),
     doc="fsdp1-hybrid-shard",
     code="torch/distributed/fsdp/_init_utils.py:143-167, 201-215, 254-270; accelerate/accelerator.py:1943-1960",
     why_not_demo="the group size is the CUDA device count (device_count()), which is 0 on a CPU-only machine")
@@ -124,19 +136,22 @@ ZERO_STAGES = claim(
     "script's optimizer directly.",
     doc="ds-zero-stages",
     code="deepspeed/runtime/engine.py:2633-2708, 2709-2798; deepspeed/runtime/zero/stage_1_and_2.py:267",
-    demo=T + "test_what_each_zero_stage_partitions")
+    demo=T + "test_what_each_zero_stage_partitions",
+    scope=("zero0", "zero1", "zero2", "zero3"))
 STAGE_DEFAULTS = claim(
     "ds-missing-stage-defaults",
     "An inline config without zero_stage runs ZeRO-2 (accelerate's default); a DeepSpeed JSON without "
     "zero_optimization.stage runs ZeRO-0 (DeepSpeed's default), while accelerate's plugin still reports 2.",
     doc="ds-zero-stages",
     code="accelerate/utils/dataclasses.py:1237-1238, 1280-1300; deepspeed/runtime/zero/config.py:95",
-    demo=T + "test_a_missing_stage_is_2_inline_and_0_in_a_json")
+    demo=T + "test_a_missing_stage_is_2_inline_and_0_in_a_json",
+    scope=("inline", "json"))
 HPZ = claim(
     "ds-hpz-secondary-partition",
     "zero_hpz_partition_size (ZeRO++ hpZ) is read only by ZeRO-3: it keeps a second copy of the parameter shards "
     "partitioned within groups of that many ranks and all-gathers from it in backward, while gradients and "
     "optimizer state stay partitioned over all data-parallel ranks.",
+    scope=("zero3", "zero1-2-unread"),
     doc="ds-zero-stages",
     code="deepspeed/runtime/engine.py:2718-2720, 2787; deepspeed/runtime/zero/partition_parameters.py:1118-1119, "
          "1338-1354",
@@ -152,7 +167,8 @@ FSDP_OFFLOAD = claim(
     doc="fsdp-cpu-offload",
     code="accelerate/utils/dataclasses.py:1886-1890, 2178-2191; torch/distributed/fsdp/api.py:230-241; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_api.py:183-199",
-    demo=T + "test_fsdp_offload_is_one_switch")
+    demo=T + "test_fsdp_offload_is_one_switch",
+    scope=("fsdp1", "fsdp2"))
 FSDP_PINS = claim(
     "fsdp-offload-pins",
     "FSDP pins offloaded memory by itself: FSDP1 pins each offloaded shard and its CPU gradient, and accelerate "
@@ -169,7 +185,8 @@ DS_OFFLOAD_BLOCKS = claim(
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/zero/offload_config.py:14-75; deepspeed/runtime/zero/config.py:164, 171; "
          "accelerate/utils/dataclasses.py:1305-1318",
-    demo=T + "test_the_two_offload_blocks_are_independent")
+    demo=T + "test_the_two_offload_blocks_are_independent",
+    scope=("optimizer-block", "param-block", "inline-devices"))
 PARAM_OFFLOAD_ZERO3 = claim(
     "ds-param-offload-zero3-only",
     "Only the ZeRO-3 optimizer reads offload_param: at ZeRO-1/2 the block is accepted without a message and changes "
@@ -182,19 +199,22 @@ DS_PIN_DEFAULT = claim(
     "DeepSpeed 0.19's offload blocks pin host memory by default (pin_memory true), so only false changes anything.",
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/zero/offload_config.py:45, 75; deepspeed/runtime/zero/stage3.py:821-832",
-    demo=T + "test_the_two_offload_blocks_are_independent")
+    demo=T + "test_the_two_offload_blocks_are_independent",
+    scope=("optimizer-block", "param-block"))
 NVME_INLINE = claim(
     "ds-inline-nvme-path-not-exported",
     "accelerate launch exports no inline offload_optimizer_nvme_path or offload_param_nvme_path, so with an nvme "
     "device the plugin writes nvme_path 'none', a folder relative to the working directory.",
     doc="ds-nvme-offload",
     code="accelerate/utils/launch.py:565-586; accelerate/utils/dataclasses.py:1246-1252, 1308-1317",
-    demo=T + "test_inline_nvme_paths_never_reach_deepspeed")
+    demo=T + "test_inline_nvme_paths_never_reach_deepspeed",
+    scope=("optimizer-nvme-path", "param-nvme-path"))
 NVME_AIO = claim(
     "ds-nvme-needs-aio-and-path",
     "ZeRO-3 swaps to NVMe through DeepSpeed's async_io op, which needs libaio; the config does not require an "
     "nvme_path, and a missing one fails only while ZeRO-3 sets up (a TypeError in the optimizer swapper, an "
     "assertion in zero.Init for parameters).",
+    scope=("aio-op", "optimizer-path-missing", "param-path-missing"),
     doc="ds-nvme-offload",
     code="deepspeed/runtime/swap_tensor/partitioned_optimizer_swapper.py:29; "
          "deepspeed/runtime/swap_tensor/partitioned_param_swapper.py:96; deepspeed/runtime/zero/stage3.py:839-841; "

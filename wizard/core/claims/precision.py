@@ -12,7 +12,8 @@ FSDP_AUTOCAST = claim(
     "MixedPrecisionPolicy.",
     doc="mixed-precision",
     code="accelerate/accelerator.py:1554, 1674-1760, 1824-1835",
-    demo=T + "test_fsdp1_adds_autocast_fsdp2_does_not")
+    demo=T + "test_fsdp1_adds_autocast_fsdp2_does_not",
+    scope=("fsdp1", "fsdp2"))
 FSDP1_UPCAST = claim(
     "fsdp1-upcast-per-unit",
     "With mixed precision, accelerate upcasts an FSDP1 unit's whole FlatParameter to fp32 when any parameter in it "
@@ -20,14 +21,16 @@ FSDP1_UPCAST = claim(
     "'Upcasted low precision parameters'.",
     doc="mixed-precision",
     code="accelerate/accelerator.py:1998-2045; torch/distributed/fsdp/_flat_param.py:804-833",
-    demo=T + "test_fsdp1_upcasts_the_whole_unit")
+    demo=T + "test_fsdp1_upcasts_the_whole_unit",
+    scope=("mixed-unit", "warning"))
 FSDP2_UPCAST = claim(
     "fsdp2-upcast-per-parameter",
     "With mixed precision, accelerate upcasts only the trainable low-precision parameters to fp32 for FSDP2, one "
     "by one (logged at info level, no warning); frozen parameters keep the load dtype.",
     doc="mixed-precision",
     code="accelerate/utils/fsdp_utils.py:813-825",
-    demo=T + "test_fsdp2_upcasts_trainable_parameters_only")
+    demo=T + "test_fsdp2_upcasts_trainable_parameters_only",
+    scope=("trainable", "frozen", "no-warning"))
 FSDP_POLICY = claim(
     "fsdp-policy-from-mixed-precision",
     "accelerate builds FSDP's policy from mixed_precision: MixedPrecision for FSDP1 (parameter, reduce and buffer "
@@ -35,7 +38,9 @@ FSDP_POLICY = claim(
     "dtype, fp8 mapped to bf16; another reduce dtype needs a policy passed to the plugin in code.",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:2109-2150; accelerate/state.py:1013-1015",
-    demo=T + "test_fsdp_policy_follows_mixed_precision")
+    demo=T + "test_fsdp_policy_follows_mixed_precision",
+    scope=("fsdp1-bf16", "fsdp1-fp16", "fsdp2-bf16", "fsdp2-fp16", "fp8-as-bf16",
+           "policy-in-code"))
 FSDP_NO_MP = claim(
     "fsdp-no-mixed-precision-keeps-load-dtype",
     "Without mixed precision FSDP gets no policy and no upcast: parameters, gradients and AdamW state stay in the "
@@ -47,6 +52,7 @@ FP16_SCALER = claim(
     "fsdp-fp16-grad-scaler",
     "fp16 mixed precision gets a gradient scaler from accelerate: ShardedGradScaler for FSDP1, torch's GradScaler "
     "for FSDP2; accelerate refuses fp16 on a CPU.",
+    scope=("fsdp1", "fsdp2", "cpu-refused"),
     doc="mixed-precision",
     code="accelerate/accelerator.py:565-584; accelerate/utils/modeling.py:2120",
     why_not_demo="accelerate raises 'fp16 mixed precision requires a device' on a CPU (accelerator.py:571-574), so "
@@ -56,6 +62,7 @@ FP8_LIMITS = claim(
     "fp8 runs on bf16 for everything but the matrix multiplies of supported layers; MS-AMP is refused with FSDP and "
     "with ZeRO-3, and torchao on FSDP (either version) refuses cpu_ram_efficient_loading "
     "(fsdp-torchao-fp8-no-ram-efficient).",
+    scope=("bf16-elsewhere", "msamp-fsdp", "msamp-zero3", "torchao-fsdp1", "torchao-fsdp2"),
     doc="mixed-precision",
     code="accelerate/accelerator.py:518-526, 603-610; accelerate/utils/dataclasses.py:1343-1349, 1417-1421",
     why_not_demo="needs an fp8 backend (Transformer Engine, torchao fp8 or MS-AMP) and an fp8-capable GPU.")
@@ -68,14 +75,16 @@ DS_CAST_AND_MASTER = claim(
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1797-1850; deepspeed/runtime/zero/stage_1_and_2.py:557-577; "
          "deepspeed/runtime/base_optimizer.py:522-527",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("bf16-on", "bf16-off", "fp32-model"))
 DS_ZERO0 = claim(
     "ds-zero0-no-master",
     "At ZeRO stage 0 with neither bf16 nor fp16 enabled DeepSpeed keeps no master copy: the client optimizer "
     "updates the parameters in their load dtype directly.",
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1797-1810, 2294-2366",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("zero0",))
 DS_BF16_MASTER = claim(
     "ds-bf16-master-weights-option",
     "DeepSpeed 0.19.8 has bf16.bf16_master_weights_and_grads and bf16.bf16_optimizer_states for ZeRO-1/2/3 (stage "
@@ -84,14 +93,16 @@ DS_BF16_MASTER = claim(
     doc="ds-precision",
     code="deepspeed/runtime/precision_config.py:63-71; deepspeed/runtime/config.py:706-714; "
          "deepspeed/runtime/base_optimizer.py:484-527; deepspeed/runtime/zero/stage_1_and_2.py:331-342",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("master-and-states", "master-only", "stages-1-2-3", "stage0-asserts"))
 DS_COMM = claim(
     "ds-communication-dtype-default",
     "DeepSpeed reduces gradients in communication_data_type when the JSON sets it (fp16, bf16 or fp32), otherwise "
     "in the enabled 16-bit dtype, otherwise in fp32.",
     doc="ds-precision",
     code="deepspeed/runtime/engine.py:1718-1731; deepspeed/runtime/config.py:216-230",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("comm-json-set", "comm-16bit-enabled", "comm-fp32"))
 DS_ZERO_INIT = claim(
     "ds-zero-init-dtype",
     "Parameters created inside deepspeed.zero.Init (ZeRO-3 with zero3_init_flag) take DeepSpeed's dtype (bf16 or "
@@ -106,7 +117,8 @@ DS_MP_TO_JSON = claim(
     "scaling (loss_scale 0).",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:1415-1446; deepspeed/runtime/precision_config.py:120-140",
-    demo=T + "test_mixed_precision_becomes_the_json_blocks")
+    demo=T + "test_mixed_precision_becomes_the_json_blocks",
+    scope=("fp16-added", "bf16-auto-filled"))
 DS_JSON_WINS = claim(
     "ds-json-overrides-launch-mixed-precision",
     "Next to a DeepSpeed JSON, a --mixed_precision given at launch (or to Accelerator) raises only when the JSON "
@@ -114,14 +126,16 @@ DS_JSON_WINS = claim(
     "without a message.",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:1415-1446; accelerate/state.py:974-977, 1062-1074",
-    demo=T + "test_a_json_block_silently_overrides_launch_mixed_precision")
+    demo=T + "test_a_json_block_silently_overrides_launch_mixed_precision",
+    scope=("same-dtype-disabled", "other-dtype-enabled"))
 DS_FILE_YAML_MP = claim(
     "ds-file-refuses-yaml-mixed-precision",
     "With deepspeed_config_file, accelerate launch reports a mixed_precision taken from the YAML ('no' included) to "
     "the DeepSpeed plugin, which raises; one given on the command line is not refused.",
     doc="ds-config-file",
     code="accelerate/commands/launch.py:1287-1292, 1393-1397; accelerate/utils/dataclasses.py:1507-1532",
-    demo=T + "test_yaml_mixed_precision_next_to_a_json_raises")
+    demo=T + "test_yaml_mixed_precision_next_to_a_json_raises",
+    scope=("yaml-no", "yaml-bf16", "command-line"))
 DS_ROCM = claim(
     "ds-rocm-bf16-comm-fp32",
     "On ROCm with bf16, accelerate adds communication_data_type fp32 to the DeepSpeed config when it has none.",

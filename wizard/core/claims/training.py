@@ -16,7 +16,8 @@ FSDP_ACCUMULATE = claim(
     code="accelerate/accelerator.py:1133-1178, 1256-1298; "
          "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:588; "
          "torch/distributed/fsdp/fully_sharded_data_parallel.py:1034",
-    demo=T + "test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch")
+    demo=T + "test_fsdp_accumulation_skips_the_reduce_scatter_unless_sync_each_batch",
+    scope=("fsdp1", "fsdp1-sync-each-batch", "fsdp2", "fsdp2-sync-each-batch"))
 DS_BOUNDARY = claim(
     "ds-accumulate-drives-the-engine-step",
     "Under DeepSpeed accelerator.backward() tells the engine whether this micro-batch ends an accumulation from "
@@ -26,7 +27,8 @@ DS_BOUNDARY = claim(
     doc="training-loop",
     code="accelerate/utils/deepspeed.py:264-281; accelerate/accelerator.py:1256-1298; "
          "deepspeed/runtime/engine.py:3413, 3442-3465, 3491",
-    demo=T + "test_deepspeed_steps_where_accelerate_says")
+    demo=T + "test_deepspeed_steps_where_accelerate_says",
+    scope=("outside-accumulate", "inside-accumulate"))
 LAUNCH_DS_ONLY = claim(
     "launch-accumulation-and-clipping-deepspeed-only",
     "accelerate launch exports gradient_accumulation_steps and gradient_clipping to the processes only in its "
@@ -34,7 +36,8 @@ LAUNCH_DS_ONLY = claim(
     "decides.",
     doc="training-loop",
     code="accelerate/utils/launch.py:569-572; accelerate/commands/launch.py:452-463",
-    demo=T + "test_only_the_deepspeed_launcher_exports_accumulation_and_clipping")
+    demo=T + "test_only_the_deepspeed_launcher_exports_accumulation_and_clipping",
+    scope=("fsdp", "deepspeed"))
 TRAINER_LOOP = claim(
     "trainer-counts-accumulation-and-clips",
     "The HF Trainer counts accumulation itself from TrainingArguments.gradient_accumulation_steps (its Accelerator "
@@ -52,7 +55,8 @@ TRAINER_DS_MATCH = claim(
     "inline YAML, or training stops with a ValueError before the engine is built; 'auto' takes the argument.",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:108-161, 258-263, 642, 704-718; transformers/trainer.py:886-887",
-    demo=T + "test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments")
+    demo=T + "test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments",
+    scope=("micro-batch", "accumulation", "train-batch-size", "clipping", "auto"))
 TRAINER_LR_MATCH = claim(
     "trainer-lr-and-warmup-max-lr-match-learning-rate",
     "The HF Trainer compares both a concrete optimizer.params.lr and a concrete scheduler.params.warmup_max_lr with "
@@ -60,7 +64,8 @@ TRAINER_LR_MATCH = claim(
     "'auto' in both takes learning_rate, and the optimizer's betas, eps and weight_decay are matched the same way.",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:153-164, 256-263",
-    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument")
+    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument",
+    scope=("optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"))
 
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(
@@ -70,7 +75,8 @@ FSDP_CLIP = claim(
     "clip_grad_value_ raises on FSDP and DeepSpeed.",
     doc="training-loop",
     code="accelerate/accelerator.py:3014-3021, 3072-3073",
-    demo=T + "test_fsdp_clip_grad_norm_clips_over_all_shards")
+    demo=T + "test_fsdp_clip_grad_norm_clips_over_all_shards",
+    scope=("fsdp1", "fsdp2"))
 DS_CLIP_REPORTS = claim(
     "ds-clip-grad-norm-only-reports",
     "Under DeepSpeed accelerator.clip_grad_norm_ clips nothing and ignores its max_norm: it returns the norm the "
@@ -78,7 +84,8 @@ DS_CLIP_REPORTS = claim(
     doc="training-loop",
     code="accelerate/accelerator.py:3022-3027; accelerate/utils/deepspeed.py:286-292; "
          "deepspeed/runtime/engine.py:1357, 3502-3507",
-    demo=T + "test_deepspeed_clip_grad_norm_returns_the_engines_norm")
+    demo=T + "test_deepspeed_clip_grad_norm_returns_the_engines_norm",
+    scope=("returns-engine-norm", "max-norm-ignored", "engine-clips"))
 DS_CLIP_DEFAULT = claim(
     "ds-gradient-clipping-on-unless-json-zero",
     "DeepSpeed clips at 1.0 unless a DeepSpeed JSON says 0.0: inline, a missing gradient_clipping becomes 'auto' "
@@ -87,7 +94,8 @@ DS_CLIP_DEFAULT = claim(
     doc="ds-gradient-accumulation-and-clipping",
     code="accelerate/utils/dataclasses.py:1233-1235, 1321-1322; accelerate/accelerator.py:2223-2226; "
          "deepspeed/runtime/constants.py:203",
-    demo=T + "test_clipping_stays_on_unless_a_json_says_zero")
+    demo=T + "test_clipping_stays_on_unless_a_json_says_zero",
+    scope=("inline-zero", "inline-missing", "json-missing", "json-zero"))
 
 # ------------------------------------------------------------------------------------------------ batch size
 DS_MICRO_AUTO = claim(
@@ -99,14 +107,16 @@ DS_MICRO_AUTO = claim(
     doc="ds-batch-size",
     code="accelerate/utils/dataclasses.py:1302-1305; accelerate/accelerator.py:2178-2205, 2228-2237; "
          "deepspeed/runtime/config.py:590-640",
-    demo=T + "test_auto_micro_batch_comes_from_the_dataloader")
+    demo=T + "test_auto_micro_batch_comes_from_the_dataloader",
+    scope=("inline-auto", "from-dataloader", "no-dataloader", "fixed-train-batch-size"))
 FSDP_NO_BATCH = claim(
     "fsdp-knows-no-batch-size",
     "FSDP has no batch-size setting: neither the FSDP plugin nor accelerate launch's FSDP environment carries one, "
     "so only the script's DataLoader decides.",
     doc="training-loop",
     code="accelerate/utils/dataclasses.py:1586-1830; accelerate/utils/launch.py:304-333",
-    demo=T + "test_fsdp_has_no_batch_size")
+    demo=T + "test_fsdp_has_no_batch_size",
+    scope=("plugin", "launch-env"))
 
 # ------------------------------------------------------------------------------------------------ checkpointing
 AC_OFFLOAD = claim(
@@ -117,7 +127,8 @@ AC_OFFLOAD = claim(
     doc="training-loop",
     code="accelerate/utils/dataclasses.py:1963-1970; accelerate/utils/fsdp_utils.py:718-728; "
          "torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py:106-110",
-    demo=T + "test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper")
+    demo=T + "test_activation_checkpoint_offload_is_an_fsdp2_offload_wrapper",
+    scope=("without-checkpointing", "fsdp1", "fsdp2-wrapper"))
 DS_AC_API = claim(
     "ds-activation-checkpointing-section-api-only",
     "DeepSpeed's activation_checkpointing section (cpu_checkpointing included) is applied only when the model "
@@ -125,7 +136,8 @@ DS_AC_API = claim(
     "accelerate's DeepSpeed plugin has no activation-checkpointing switch.",
     doc="training-loop",
     code="deepspeed/runtime/activation_checkpointing/checkpointing.py:60, 1131, 1152-1220",
-    demo=T + "test_the_engine_never_configures_deepspeed_checkpointing")
+    demo=T + "test_the_engine_never_configures_deepspeed_checkpointing",
+    scope=("engine", "accelerate-plugin"))
 MERGE = claim(
     "fsdp-merge-weights-full-file",
     "accelerate merge-weights (merge_fsdp_weights) turns a SHARDED_STATE_DICT folder written by save_state into "
