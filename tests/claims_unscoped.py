@@ -192,6 +192,7 @@ UNSCOPED = {
     "trainer-builds-the-ds-optimizer-itself",
     "trainer-counts-accumulation-and-clips",
     "trainer-fills-more-auto",
+    "trainer-lr-and-warmup-max-lr-match-learning-rate",
     "trainer-lr-matched-twice",
     "trainer-passes-precision-to-accelerate",
     "trainer-prefetch-bucket-int-since-4-45",
