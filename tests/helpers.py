@@ -149,3 +149,14 @@ def written_config(rendered_or_dir) -> tuple[dict, dict | None]:
     y = json.loads(json.dumps(y))
     y.get("deepspeed_config", {}).pop("deepspeed_config_file", None)
     return y, ds
+
+
+def process_alive(rec: dict) -> bool:
+    """Whether the process a run record names (pid and start time) is still running (not a zombie)."""
+    import psutil
+
+    try:
+        p = psutil.Process(rec["pid"])
+        return abs(p.create_time() - rec["started"]) < 0.01 and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

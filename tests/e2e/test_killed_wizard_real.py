@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 import yaml
-from helpers import ROOT
+from helpers import ROOT, process_alive
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")]
@@ -24,14 +24,6 @@ SLEEPER = "import time\nprint('rank up', flush=True)\ntime.sleep(600)\n"
 def _ranks(procs: list[dict]) -> int:
     """The ranks among the recorded processes (the launcher's command line names the script too)."""
     return sum("sleeper.py" in p["command"] and "accelerate" not in p["command"] for p in procs)
-
-
-def _alive(rec: dict) -> bool:
-    try:
-        p = psutil.Process(rec["pid"])
-        return abs(p.create_time() - rec["started"]) < 0.01 and p.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 def test_a_sigkilled_wizard_takes_accelerate_launch_and_both_ranks_with_it(tmp_path):
@@ -62,9 +54,9 @@ def test_a_sigkilled_wizard_takes_accelerate_launch_and_both_ranks_with_it(tmp_p
         wizard.send_signal(signal.SIGKILL)
         wizard.wait(10)
     deadline = time.monotonic() + 20
-    while any(_alive(p) for p in procs) and time.monotonic() < deadline:
+    while any(process_alive(p) for p in procs) and time.monotonic() < deadline:
         time.sleep(0.2)
-    left = [p for p in procs if _alive(p)]
+    left = [p for p in procs if process_alive(p)]
     for p in left:  # never leave them to the next test; the assertion below says what happened
         psutil.Process(p["pid"]).kill()
     assert left == [], "still running after the wizard was killed"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from helpers import ROOT
+from helpers import ROOT, process_alive
 
 from wizard.core.answers import answers_from_mapping
 from wizard.run.leftovers import PROCESSES, leftovers, process_record, sweep, wizard_identity, write_processes
@@ -59,14 +59,6 @@ run_sync(LaunchSpec(argv=[sys.executable, sys.argv[2], sys.argv[3]], run_dir=run
 '''
 
 
-def _alive(rec: dict) -> bool:
-    try:
-        p = psutil.Process(rec["pid"])
-        return abs(p.create_time() - rec["started"]) < 0.01 and p.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
 def _wait(predicate, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -93,7 +85,7 @@ def started():
             except (OSError, ValueError):
                 continue
             for p in procs:
-                if _alive(p):
+                if process_alive(p):
                     psutil.Process(p["pid"]).kill()
 
 
@@ -130,7 +122,7 @@ def test_the_launcher_and_its_ranks_die_with_a_sigkilled_wizard(tmp_path, starte
     record = json.loads((run / PROCESSES).read_text())
     assert record["wizard"]["pid"] == wizard.pid and record["pgid"] == procs[0]["pid"]
     _kill(wizard)
-    _wait(lambda: not any(_alive(p) for p in procs), 10, f"every process of the run gone: {procs}")
+    _wait(lambda: not any(process_alive(p) for p in procs), 10, f"every process of the run gone: {procs}")
     assert not (run / "summary.json").exists()  # the wizard never finished: only the kernel acted
 
 
@@ -140,8 +132,8 @@ def test_what_a_killed_wizard_left_running_is_stopped_at_the_next_start_and_said
     wizard, run, procs = _start_wizard(tmp_path, "leave", started)
     launcher, ranks = procs[0], procs[1:]
     _kill(wizard)
-    _wait(lambda: not _alive(launcher), 10, "the launcher gone with the wizard")
-    assert all(_alive(r) for r in ranks)
+    _wait(lambda: not process_alive(launcher), 10, "the launcher gone with the wizard")
+    assert all(process_alive(r) for r in ranks)
     assert sorted(p.pid for p in leftovers(run)) == sorted(r["pid"] for r in ranks)
     script = tmp_path / "train.py"
     script.write_text("print('hi')\n")
@@ -153,7 +145,7 @@ def test_what_a_killed_wizard_left_running_is_stopped_at_the_next_start_and_said
     plan = plan_launch(a, tmp_path / "out")
     assert plan.swept == [f"stopped 2 process(es) left running by run {run.name}, whose wizard was killed: pids "
                           + ", ".join(str(p) for p in sorted(r["pid"] for r in ranks))]
-    assert not any(_alive(r) for r in ranks)
+    assert not any(process_alive(r) for r in ranks)
     assert sweep(tmp_path / "out" / "runs") == []  # said once
 
 
@@ -286,4 +278,4 @@ def test_a_sigkilled_wizard_still_cancels_its_slurm_job(tmp_path, started):
     _wait(lambda: (record / "scancel").exists(), 10, "scancel called by the follower")
     time.sleep(1)  # a second parent-death signal (one per thread of the wizard) must not escalate
     assert (record / "scancel").read_text() == "7\n"  # a plain cancel, once
-    _wait(lambda: not any(_alive(p) for p in procs), 10, "the follower gone once the job left the queue")
+    _wait(lambda: not any(process_alive(p) for p in procs), 10, "the follower gone once the job left the queue")

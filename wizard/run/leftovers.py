@@ -58,17 +58,6 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
     return preexec
 
 
-def _identity(pid: int) -> dict[str, Any] | None:
-    import psutil
-
-    try:
-        p = psutil.Process(pid)
-        with p.oneshot():
-            return {"pid": pid, "started": p.create_time(), "cmdline": p.cmdline()}
-    except psutil.Error:
-        return None
-
-
 def process_record(pid: int, started: float, cmdline: list[str], redactor: Any = None) -> dict[str, Any]:
     """A process as :data:`PROCESSES` records it: pid, start time, and its command line as a digest (the sweep
     compares it exactly) plus a redacted copy for people. The command line itself is never stored: a runner's
@@ -85,8 +74,13 @@ def cmdline_digest(cmdline: list[str]) -> str:
 
 def wizard_identity() -> dict[str, Any]:
     """This process as :data:`PROCESSES` records it (pid, start time)."""
-    me = _identity(os.getpid()) or {"pid": os.getpid(), "started": None}
-    return {"pid": me["pid"], "started": me["started"]}
+    import psutil
+
+    try:
+        started = psutil.Process(os.getpid()).create_time()
+    except psutil.Error:
+        started = None
+    return {"pid": os.getpid(), "started": started}
 
 
 def write_processes(run_path: Path, wizard: dict[str, Any], pgid: int | None, processes: list[dict[str, Any]]) -> None:
