@@ -91,7 +91,8 @@ JSON_NO_GAS = rule("deepspeed-json-no-gradient-accumulation", WARNING,
                    fix="write \"gradient_accumulation_steps\": \"auto\" (takes the script's value) or a number",
                    claims=("ds-json-without-gradient-accumulation-is-1",))
 OFFLOAD_OPT_ADAM = rule("deepspeed-offload-optimizer-becomes-adam", INFO,
-                        "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or Lion becomes CPU Adam",
+                        "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or bitsandbytes Lion "
+                        "becomes CPU Adam",
                         DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2374-2384; " + A
                         + "utils/deepspeed.py:29-97; transformers/integrations/deepspeed.py:559-611 (the Trainer "
                         "passes its own torch optimizer unless the JSON has an optimizer block)",
