@@ -182,6 +182,9 @@ CASES = [
     C("parallelism-backend-invalid",
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "deepspeed"}),
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "torch"})),
+    C("parallelism-heads-unchecked",  # with the model (check --model): tests/headless/test_check_parallel_heads.py
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
     C("parallelism-cp-needs-fsdp2",
       dict(BASE, distributed_type="MULTI_GPU", parallelism_config={"parallelism_config_cp_size": 8}),
       fsdp(parallelism_config={"parallelism_config_cp_size": 8})),
@@ -440,7 +443,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # only for torch before 2.7: test_fsdp2_drops_ignored_modules_before_torch_2_7
     "fsdp2-ignored-modules-dropped",
     # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
-    "ds-json-optimizer-block-and-script-optimizer"}
+    "ds-json-optimizer-block-and-script-optimizer",
+    # the model's heads come from --model: tests/headless/test_check_parallel_heads.py
+    "parallelism-tp-heads", "parallelism-sp-heads"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)

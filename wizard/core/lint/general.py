@@ -184,6 +184,28 @@ PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
 PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
                    DOC + "parallelism-config; " + A + "parallelism_config.py:312-320",
                    claims=("parallelism-config-checks",), versions={"accelerate": ">=1.12.0"})
+PAR_TP_HEADS = rule("parallelism-tp-heads", ERROR,
+                    "tp_size does not divide the model's attention heads or key-value heads (each tensor-parallel "
+                    "rank needs whole heads)",
+                    DOC + "parallelism-heads; transformers/models/llama/modeling_llama.py:242-246",
+                    keys="parallelism_config.parallelism_config_tp_size",
+                    fix="Use a tp_size that divides both head counts (the message lists them).",
+                    claims=("tp-whole-heads-per-rank",), versions=PARALLELISM)
+PAR_SP_HEADS = rule("parallelism-sp-heads", ERROR,
+                    "DeepSpeed sp_size does not divide the model's attention heads, or its key-value heads and "
+                    "sp_size do not divide one another",
+                    DOC + "parallelism-heads; deepspeed/runtime/sequence_parallel/ulysses_sp.py:130-152",
+                    keys="parallelism_config.parallelism_config_sp_size",
+                    fix="Use an sp_size that fits both head counts (the message lists them).",
+                    claims=("ds-ulysses-heads-divide",), versions=PARALLELISM)
+PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
+                           "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
+                           "heads was not checked (check --model)",
+                           DOC + "parallelism-heads",
+                           keys="parallelism_config.parallelism_config_tp_size, parallelism_config_sp_size",
+                           fix="Run check again with --model CONFIG.json|NAME.",
+                           claims=("tp-whole-heads-per-rank", "ds-ulysses-heads-divide"),
+                           versions=PARALLELISM)
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
                    DOC + "parallelism-config; " + A + "state.py:990-1005",
                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
@@ -550,9 +572,58 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "(dp_shard_size > 1 or cp_size > 1); both are 1, so the Accelerator raises.",
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
+    _check_heads(ctx, sizes)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
         ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),
                  f"The parallelism sizes multiply to {total} but num_processes is {ctx.nproc}; the Accelerator "
                  "raises 'total_size does not match num_processes'.",
                  "Make dp_replicate x dp_shard x tp x cp x sp equal num_processes.")
+
+
+def tp_sizes_for(heads: int, kv: int) -> list[int]:
+    """The tensor-parallel sizes that give every rank whole attention and key-value heads (claim
+    tp-whole-heads-per-rank): the divisors of both."""
+    return [n for n in range(1, min(heads, kv) + 1) if heads % n == 0 and kv % n == 0]
+
+
+def sp_sizes_for(heads: int, kv: int) -> list[int]:
+    """The Ulysses sequence-parallel sizes DeepSpeed accepts (claim ds-ulysses-heads-divide): divisors of the
+    attention heads that the key-value heads divide by, or that are a multiple of them."""
+    return [n for n in range(1, heads + 1) if heads % n == 0 and (kv % n == 0 or n % kv == 0)]
+
+
+def _sizes_text(sizes: list[int]) -> str:
+    return ", ".join(map(str, sizes[:-1])) + (" or " if len(sizes) > 1 else "") + str(sizes[-1])
+
+
+def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
+    """tp_size (FSDP2's tensor parallelism) and sp_size (DeepSpeed's Ulysses) against the model's heads."""
+    tp = sizes["tp"] if ctx.kind == "fsdp" else 1
+    sp = sizes["sp"] if ctx.kind == "deepspeed" else 1
+    if tp == 1 and sp == 1:
+        return
+    keys = tuple(f"parallelism_config.{PC}{n}_size" for n, size in (("tp", tp), ("sp", sp)) if size > 1)
+    model = ctx.model
+    if model is None:
+        ctx.emit(PAR_HEADS_UNCHECKED, keys,
+                 "Tensor and sequence parallelism split the attention by heads, so these sizes must divide the "
+                 "model's attention heads (and fit its key-value heads); the model is unknown here, so that was not "
+                 "checked. A tp_size that does not fit fails at the first forward, an sp_size at prepare().",
+                 "Run check again with --model CONFIG.json|NAME (the model's config.json or a shipped shape name).")
+        return
+    heads, n_kv, name = model.num_heads, model.num_kv_heads, model.name or "the model"
+    tp_key, sp_key = f"parallelism_config.{PC}tp_size", f"parallelism_config.{PC}sp_size"
+    counts = f"the {heads} attention heads and {n_kv} key-value heads of {name}"
+    if tp > 1 and (heads % tp or n_kv % tp):
+        ctx.emit(PAR_TP_HEADS, tp_key,
+                 f"{kv(tp_key, tp)} does not divide {counts}: each tensor-parallel rank must hold whole heads. "
+                 "The model loads, then its first forward fails (RuntimeError: shape ... is invalid).",
+                 f"Use a tp_size that divides both ({_sizes_text(tp_sizes_for(heads, n_kv))}) and keep the product of "
+                 "the parallelism sizes equal to num_processes.")
+    if sp > 1 and (heads % sp or (n_kv % sp and sp % n_kv)):
+        ctx.emit(PAR_SP_HEADS, sp_key,
+                 f"{kv(sp_key, sp)} does not fit {counts}: DeepSpeed's Ulysses attention needs sp_size to divide "
+                 "the attention heads, and the key-value heads and sp_size to divide one another; it "
+                 "raises ValueError at prepare(), after the model has loaded.",
+                 f"Use an sp_size from {_sizes_text(sp_sizes_for(heads, n_kv))}.")

@@ -1,0 +1,27 @@
+"""Claims about tensor and sequence parallelism against the model's attention heads (issue 24; wizard/core/lint/
+general.py states them when ``check --model`` names the model) (see :mod:`wizard.core.claims`)."""
+from __future__ import annotations
+
+from .registry import claim
+
+_T = "tests/claims/test_parallelism.py::"
+
+TP_HEADS = claim(
+    "tp-whole-heads-per-rank",
+    "Transformers' tensor-parallel plan splits the query, key and value projections by output rows over the tp "
+    "ranks; a tp size that does not divide the attention heads, or the key-value heads, still loads, and the "
+    "first forward then fails to reshape a rank's slice into whole heads (RuntimeError: shape ... is invalid).",
+    doc="parallelism-heads",
+    code="transformers/models/llama/configuration_llama.py:48-56; "
+         "transformers/models/llama/modeling_llama.py:242-246; torch/distributed/tensor/parallel/style.py",
+    demo=_T + "test_tensor_parallel_needs_whole_heads_per_rank",
+    scope=("heads-not-divisible", "kv-heads-not-divisible", "both-divisible"))
+SP_HEADS = claim(
+    "ds-ulysses-heads-divide",
+    "DeepSpeed's Ulysses attention, which accelerate registers with Transformers at prepare() when sp_size is above "
+    "1, raises ValueError unless sp_size divides the attention heads, and the key-value heads either divide by "
+    "sp_size or divide it (then each rank gets a replicated KV head).",
+    doc="parallelism-heads",
+    code="deepspeed/runtime/sequence_parallel/ulysses_sp.py:130-152, 500-515; accelerate/accelerator.py:2405-2430",
+    demo=_T + "test_ulysses_attention_needs_heads_divisible_by_sp",
+    scope=("heads-not-divisible", "kv-heads-neither-way", "kv-heads-divide", "sp-multiple-of-kv-heads"))
