@@ -23,7 +23,8 @@ TP_CASES = {"heads-not-divisible": (4, 2), "kv-heads-not-divisible": (6, 2), "bo
 @pytest.fixture(scope="module")
 def tp_runs(tmp_path_factory):
     """One world of three ranks loads and trains the three models in turn: rank -> {"HEADS:KV": what happened}."""
-    return run_ranks(_TP, str(tmp_path_factory.mktemp("tp")), *(f"{h}:{k}" for h, k in TP_CASES.values()), world=3,
+    return run_ranks(_TP, str(tmp_path_factory.mktemp("tp")), *(f"{h}:{k}" for h, k in TP_CASES.values()), "gpt2:6",
+                     world=3,
                      timeout=300, drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1",
                      TRANSFORMERS_OFFLINE="1")
 
@@ -40,6 +41,19 @@ def test_tensor_parallel_needs_whole_heads_per_rank(tp_runs, case):
             assert "error" not in got and len(got["losses"]) == 2
         else:  # the first forward cannot reshape the rank's slice into whole heads
             assert got["error"].startswith("RuntimeError: shape") and "is invalid for input of size" in got["error"]
+
+
+@pytest.mark.claim("tp-needs-model-plan")
+@pytest.mark.parametrize("case", ["no-plan", "has-plan"], ids=["no-plan", "has-plan"])
+def test_tensor_parallel_needs_the_models_plan(tp_runs, case):
+    """GPT-2 has no tensor-parallel plan in transformers: from_pretrained refuses a tp size above 1; a Llama (6 heads,
+    3 KV heads, tp 3) has one and loads sharded."""
+    for got in tp_runs.values():
+        if case == "no-plan":
+            assert got["gpt2:6"]["load_error"].startswith("ValueError: `tp_size=3` was requested, but "
+                                                          "`GPT2LMHeadModel` has no `tp_plan`")
+        else:
+            assert got["6:3"]["loaded"] is True and got["6:3"]["q_placements"] == ["Shard(dim=0)"]
 
 
 _ULYSSES = """\

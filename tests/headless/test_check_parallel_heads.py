@@ -90,6 +90,24 @@ def test_without_the_model_it_says_what_it_did_not_check(tmp_path, capsys, confi
         "parallelism-heads-unchecked"]["fix"]
 
 
+def test_a_model_type_without_a_tensor_parallel_plan(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", "gpt2")
+    found = _rules(findings)
+    assert rc == 2 and set(found) == {"parallelism-tp-no-plan"}  # 12 heads: tp 2 divides them
+    assert "gpt2 model, which has no tensor-parallel plan" in found["parallelism-tp-no-plan"]["message"]
+
+
+def test_a_model_type_the_wizard_does_not_know(tmp_path, capsys):
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps({"model_type": "newarch", "vocab_size": 1000, "hidden_size": 512,
+                                 "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8,
+                                 "intermediate_size": 1024}))
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", str(model))
+    found = _rules(findings)
+    assert rc == 0 and set(found) == {"parallelism-tp-plan-unknown"}
+    assert "'newarch'" in found["parallelism-tp-plan-unknown"]["message"]
+
+
 def test_no_heads_finding_without_tp_or_sp(tmp_path, capsys):
     rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=8))
     assert rc == 0 and _rules(findings) == {}

@@ -445,7 +445,7 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
     "ds-json-optimizer-block-and-script-optimizer",
     # the model's heads come from --model: tests/headless/test_check_parallel_heads.py
-    "parallelism-tp-heads", "parallelism-sp-heads"}
+    "parallelism-tp-heads", "parallelism-sp-heads", "parallelism-tp-no-plan", "parallelism-tp-plan-unknown"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)

@@ -25,3 +25,12 @@ SP_HEADS = claim(
     code="deepspeed/runtime/sequence_parallel/ulysses_sp.py:130-152, 500-515; accelerate/accelerator.py:2405-2430",
     demo=_T + "test_ulysses_attention_needs_heads_divisible_by_sp",
     scope=("heads-not-divisible", "kv-heads-neither-way", "kv-heads-divide", "sp-multiple-of-kv-heads"))
+TP_PLAN = claim(
+    "tp-needs-model-plan",
+    "from_pretrained with a tensor-parallel size above 1 raises ValueError when the model has no tensor-parallel "
+    "plan (its config class's base_model_tp_plan): GPT-2, Falcon, OPT and BLOOM have none in transformers 5.24; "
+    "Llama, Mistral, Qwen2 and most newer decoders have one.",
+    doc="parallelism-heads",
+    code="transformers/modeling_utils.py:4726-4740; transformers/models/llama/configuration_llama.py:48-56",
+    demo=_T + "test_tensor_parallel_needs_the_models_plan",
+    scope=("no-plan", "has-plan"))

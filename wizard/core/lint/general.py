@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import ds_schema
 from ..library.accelerate_versions import TOP_LEVEL_SINCE
 from ..library.launcher import PC
+from ..library.transformers_tp import TP_PLAN
 from .base import (
     DIST_DEEPSPEED,
     DIST_FSDP,
@@ -191,6 +192,18 @@ PAR_TP_HEADS = rule("parallelism-tp-heads", ERROR,
                     keys="parallelism_config.parallelism_config_tp_size",
                     fix="Use a tp_size that divides both head counts (the message lists them).",
                     claims=("tp-whole-heads-per-rank",), versions=PARALLELISM)
+PAR_TP_NO_PLAN = rule("parallelism-tp-no-plan", ERROR,
+                      "tp_size above 1 for a model type that has no tensor-parallel plan in transformers",
+                      DOC + "parallelism-heads; transformers/modeling_utils.py:4726-4740",
+                      keys="parallelism_config.parallelism_config_tp_size",
+                      fix="Use tp_size 1 (shard with FSDP only), or a model type that has a tensor-parallel plan.",
+                      claims=("tp-needs-model-plan",), versions=PARALLELISM)
+PAR_TP_PLAN_UNKNOWN = rule("parallelism-tp-plan-unknown", INFO,
+                           "tp_size above 1 for a model type the wizard does not know: whether transformers has a "
+                           "tensor-parallel plan for it was not checked",
+                           DOC + "parallelism-heads", keys="parallelism_config.parallelism_config_tp_size",
+                           fix="Check that the model's config class has a base_model_tp_plan.",
+                           claims=("tp-needs-model-plan",), versions=PARALLELISM)
 PAR_SP_HEADS = rule("parallelism-sp-heads", ERROR,
                     "DeepSpeed sp_size does not divide the model's attention heads, or its key-value heads and "
                     "sp_size do not divide one another",
@@ -615,6 +628,20 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
     heads, n_kv, name = model.num_heads, model.num_kv_heads, model.name or "the model"
     tp_key, sp_key = f"parallelism_config.{PC}tp_size", f"parallelism_config.{PC}sp_size"
     counts = f"the {heads} attention heads and {n_kv} key-value heads of {name}"
+    if tp > 1:
+        plan = TP_PLAN.get(model.kind)
+        if plan is False:
+            ctx.emit(PAR_TP_NO_PLAN, tp_key,
+                     f"{kv(tp_key, tp)}: {name} is a {model.kind} model, which has no tensor-parallel plan in "
+                     "transformers, so loading it tensor-parallel (from_pretrained with tp_plan=\"auto\") raises "
+                     "ValueError before training starts.",
+                     "Use tp_size 1 and shard with FSDP alone (dp_shard_size = the processes), or a model type "
+                     "with a tensor-parallel plan (Llama, Mistral, Qwen2, ...).")
+        elif plan is None:
+            ctx.emit(PAR_TP_PLAN_UNKNOWN, tp_key,
+                     f"{kv(tp_key, tp)}: whether transformers has a tensor-parallel plan for model type "
+                     f"{model.kind!r} is not known to the wizard; without one from_pretrained refuses tp_size "
+                     "above 1.", "Check that the model's config class has a base_model_tp_plan.")
     if tp > 1 and (heads % tp or n_kv % tp):
         ctx.emit(PAR_TP_HEADS, tp_key,
                  f"{kv(tp_key, tp)} does not divide {counts}: each tensor-parallel rank must hold whole heads. "
