@@ -21,48 +21,70 @@ from launch_support import BASE, Launch, ds_base
 
 # ------------------------------------------------------------------ processes and machines
 @pytest.mark.claim("launch-procs-per-node-floor")
-def test_processes_per_machine_is_an_integer_division(tmp_path):
-    two = Launch(tmp_path, {**BASE, "num_processes": 9, "num_machines": 2, "main_process_ip": "10.0.0.1"})
-    assert (two.torchrun.nproc_per_node, two.torchrun.nnodes) == ("4", "2")  # 8 ranks in all, not 9
-    one = Launch(tmp_path, {**BASE, "num_processes": 9})
-    assert one.torchrun.nproc_per_node == "9"
-    ds = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="standard") | {"num_processes": 9, "num_machines": 2,
-                                                                                "main_process_ip": "10.0.0.1"})
-    assert ds.cmd is None and ds.torchrun.nproc_per_node == "4"
+@pytest.mark.parametrize("case", ["fsdp-torchrun", "deepspeed-standard", "deepspeed-runner"])
+def test_processes_per_machine_is_an_integer_division(tmp_path, case):
+    nine = {"num_processes": 9, "num_machines": 2, "main_process_ip": "10.0.0.1"}
+    if case == "fsdp-torchrun":
+        two = Launch(tmp_path, {**BASE, **nine})
+        assert (two.torchrun.nproc_per_node, two.torchrun.nnodes) == ("4", "2")  # 8 ranks in all, not 9
+        one = Launch(tmp_path, {**BASE, "num_processes": 9})
+        assert one.torchrun.nproc_per_node == "9"
+    elif case == "deepspeed-standard":
+        ds = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="standard") | nine)
+        assert ds.cmd is None and ds.torchrun.nproc_per_node == "4"
+    else:  # the runner's launchers: --num_gpus per host, the same division
+        ds = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh") | nine)
+        assert ds.cmd[ds.cmd.index("--num_gpus") + 1] == "4"
 
 
 @pytest.mark.claim("launch-num-processes-minus-one")
-def test_minus_one_processes_must_come_from_the_command_line(tmp_path):
-    with pytest.raises(ValueError, match="--num_processes"):
-        Launch(tmp_path, {**BASE, "num_processes": -1})
-    assert Launch(tmp_path, {**BASE, "num_processes": -1}, ("--num_processes", "4")).torchrun.nproc_per_node == "4"
+@pytest.mark.parametrize("case", ["config-minus-one-raises", "flag-given"])
+def test_minus_one_processes_must_come_from_the_command_line(tmp_path, case):
+    if case == "config-minus-one-raises":
+        with pytest.raises(ValueError, match="--num_processes"):
+            Launch(tmp_path, {**BASE, "num_processes": -1})
+    else:
+        run = Launch(tmp_path, {**BASE, "num_processes": -1}, ("--num_processes", "4"))
+        assert run.torchrun.nproc_per_node == "4"
 
 
 @pytest.mark.claim("launch-no-gpu-count-check")
-def test_nothing_compares_processes_or_gpu_ids_with_the_gpus(tmp_path):
+@pytest.mark.parametrize("case", ["fsdp", "deepspeed", "multi-gpu-two-ids"])
+def test_nothing_compares_processes_or_gpu_ids_with_the_gpus(tmp_path, case):
     import torch
 
     assert not torch.cuda.is_available()  # no GPU at all here
-    fsdp = Launch(tmp_path, {**BASE, "num_processes": 64, "gpu_ids": "0"})
-    assert fsdp.torchrun.nproc_per_node == "64" and fsdp.env["CUDA_VISIBLE_DEVICES"] == "0"
-    ds = Launch(tmp_path, {**ds_base(), "num_processes": 64, "gpu_ids": "0"})
-    assert ds.torchrun.nproc_per_node == "64" and ds.env["CUDA_VISIBLE_DEVICES"] == "0"
-    with pytest.raises(ValueError, match="Less than two GPU ids"):  # the one check, for --multi_gpu only
-        Launch(tmp_path, {**BASE, "distributed_type": "MULTI_GPU", "gpu_ids": "0"})
+    if case in ("fsdp", "deepspeed"):
+        run = Launch(tmp_path, {**(BASE if case == "fsdp" else ds_base()), "num_processes": 64, "gpu_ids": "0"})
+        assert run.torchrun.nproc_per_node == "64" and run.env["CUDA_VISIBLE_DEVICES"] == "0"
+    else:
+        with pytest.raises(ValueError, match="Less than two GPU ids"):  # the one check, for --multi_gpu only
+            Launch(tmp_path, {**BASE, "distributed_type": "MULTI_GPU", "gpu_ids": "0"})
 
 
 @pytest.mark.claim("ds-batch-size-uses-world-size")
-def test_deepspeeds_batch_check_multiplies_by_the_world_size():
+@pytest.mark.parametrize("case", ["product-checked", "train-batch-derived", "micro-batch-derived",
+                                  "accumulation-derived"])
+def test_deepspeeds_batch_check_multiplies_by_the_world_size(case):
     from deepspeed.runtime.config import DeepSpeedConfig
 
-    ok = DeepSpeedConfig({"train_batch_size": 4, "train_micro_batch_size_per_gpu": 2,
-                          "gradient_accumulation_steps": 2})
-    assert ok.world_size == 1  # no process group here: one rank
-    with pytest.raises(AssertionError, match=r"gradient_acc_step \* world_size 8 != 2 \* 2 \* 1"):
-        DeepSpeedConfig({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2})
+    if case == "product-checked":
+        ok = DeepSpeedConfig({"train_batch_size": 4, "train_micro_batch_size_per_gpu": 2,
+                              "gradient_accumulation_steps": 2})
+        assert ok.world_size == 1  # no process group here: one rank
+        with pytest.raises(AssertionError, match=r"gradient_acc_step \* world_size 8 != 2 \* 2 \* 1"):
+            DeepSpeedConfig({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2,
+                             "gradient_accumulation_steps": 2})
     # given two of the three, DeepSpeed derives the third with the world size
-    derived = DeepSpeedConfig({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3})
-    assert derived.train_batch_size == 6
+    elif case == "train-batch-derived":
+        c = DeepSpeedConfig({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3})
+        assert c.train_batch_size == 6
+    elif case == "micro-batch-derived":
+        c = DeepSpeedConfig({"train_batch_size": 12, "gradient_accumulation_steps": 3})
+        assert c.train_micro_batch_size_per_gpu == 4
+    else:
+        c = DeepSpeedConfig({"train_batch_size": 12, "train_micro_batch_size_per_gpu": 2})
+        assert c.gradient_accumulation_steps == 6
 
 
 @pytest.mark.claim("launch-torchrun-per-machine")

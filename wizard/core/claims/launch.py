@@ -12,29 +12,37 @@ PROCS_PER_NODE = claim(
     "accelerate launch starts num_processes // num_machines processes on each machine (torchrun's nproc_per_node, "
     "DeepSpeed's too): a remainder is dropped, so 9 processes on 2 machines run 8 ranks.",
     doc="processes-and-machines", code="accelerate/utils/launch.py:212-226,476,488-498",
-    demo=_T + "test_processes_per_machine_is_an_integer_division")
+    demo=_T + "test_processes_per_machine_is_an_integer_division",
+    scope=("fsdp-torchrun", "deepspeed-standard", "deepspeed-runner"))
 MINUS_ONE = claim(
     "launch-num-processes-minus-one",
     "num_processes: -1 in a config file makes accelerate launch raise unless --num_processes is given.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:1305-1306",
-    demo=_T + "test_minus_one_processes_must_come_from_the_command_line")
+    demo=_T + "test_minus_one_processes_must_come_from_the_command_line",
+    scope=("config-minus-one-raises", "flag-given"))
 NO_GPU_COUNT = claim(
     "launch-no-gpu-count-check",
     "The launcher never compares num_processes or the gpu_ids list with the GPUs of the machine; its only "
     "check (at least two gpu_ids) is for MULTI_GPU on one machine.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:1257-1261; accelerate/utils/launch.py:201-302",
-    demo=_T + "test_nothing_compares_processes_or_gpu_ids_with_the_gpus")
+    demo=_T + "test_nothing_compares_processes_or_gpu_ids_with_the_gpus",
+    scope=("fsdp", "deepspeed", "multi-gpu-two-ids"))
 SURPLUS_RANKS = claim(
     "launch-surplus-ranks-fail-at-device",
-    "Ranks beyond the visible GPUs fail when accelerate selects their device (cuda:LOCAL_RANK) at start-up.",
-    doc="processes-and-machines", code="accelerate/state.py:819-850",
-    why_not_demo="needs CUDA GPUs, fewer of them than the ranks on a machine")
+    "accelerate does not refuse ranks beyond the visible GPUs: it gives each rank the GPU LOCAL_RANK modulo the "
+    "GPU count, so under FSDP a surplus rank shares a GPU with another rank (NCCL refuses two ranks of one "
+    "communicator on one GPU when it builds the communicator); DeepSpeed's engine then selects cuda:LOCAL_RANK "
+    "itself, which fails for a surplus rank at start-up.",
+    doc="processes-and-machines", code="accelerate/state.py:838-847; deepspeed/runtime/engine.py:1940-1944",
+    why_not_demo="needs CUDA GPUs, fewer of them than the ranks on a machine",
+    scope=("accelerate-fsdp", "deepspeed-engine"))
 BATCH_WORLD = claim(
     "ds-batch-size-uses-world-size",
     "DeepSpeed requires train_batch_size = micro batch x gradient accumulation steps x world size, and derives the "
     "one missing from the other two.",
     doc="ds-batch-size", code="deepspeed/runtime/config.py:456-474,590-640",
-    demo=_T + "test_deepspeeds_batch_check_multiplies_by_the_world_size")
+    demo=_T + "test_deepspeeds_batch_check_multiplies_by_the_world_size",
+    scope=("product-checked", "train-batch-derived", "micro-batch-derived", "accumulation-derived"))
 TORCHRUN_PER_MACHINE = claim(
     "launch-torchrun-per-machine",
     "For FSDP (and DeepSpeed's 'standard' launcher) accelerate launch runs torchrun inside itself on each machine "
