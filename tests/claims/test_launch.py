@@ -90,95 +90,139 @@ def test_deepspeeds_batch_check_multiplies_by_the_world_size(case):
 @pytest.mark.claim("launch-torchrun-per-machine")
 @pytest.mark.claim("launch-address-and-port")
 @pytest.mark.claim("launch-script-args-passed")
-def test_fsdp_runs_torchrun_on_each_machine_with_its_rank(tmp_path, monkeypatch):
+@pytest.mark.parametrize("case", [
+    "torchrun-fsdp", "torchrun-deepspeed-standard", "static-rendezvous-rank",  # launch-torchrun-per-machine
+    "endpoint-several-machines", "same-network-flag", "one-machine-default-port",  # launch-address-and-port
+    "script-args-torchrun", "script-args-deepspeed-runner"])  # launch-script-args-passed
+def test_fsdp_runs_torchrun_on_each_machine_with_its_rank(tmp_path, monkeypatch, case):
     cfg = {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
     run = Launch(tmp_path, cfg)
     t = run.torchrun
-    assert (t.nnodes, t.node_rank, t.rdzv_endpoint, t.rdzv_backend) == ("2", 1, "10.0.0.1:1234", "static")
-    assert (t.training_script, t.training_script_args) == ("train.py", ["--lr", "1"])
-    config, script_args = run.torchrun_config(monkeypatch)
-    assert (config.min_nodes, config.max_nodes, config.rdzv_configs["rank"]) == (2, 2, 1)
-    assert config.rdzv_endpoint == "10.0.0.1:1234" and script_args[-3:] == ["train.py", "--lr", "1"]
-    # the --same_network flag turns the endpoint into master address and port
-    flag = Launch(tmp_path, cfg, ("--same_network",)).torchrun
-    assert (flag.master_addr, flag.master_port, flag.rdzv_endpoint) == ("10.0.0.1", "1234", "")
-    # one machine: the address is not used, the port defaults to 29500
-    one = Launch(tmp_path, {**BASE, "main_process_ip": "10.0.0.1"}).torchrun
-    assert (one.master_addr, one.master_port, one.rdzv_endpoint) == ("127.0.0.1", "29500", "")
+    if case == "torchrun-fsdp":
+        assert (t.nnodes, t.node_rank, t.rdzv_backend) == ("2", 1, "static")
+    elif case == "torchrun-deepspeed-standard":
+        ds = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **MULTI})
+        assert ds.args.use_deepspeed and ds.cmd is None and (ds.torchrun.nnodes, ds.torchrun.node_rank) == ("2", 1)
+    elif case == "static-rendezvous-rank":
+        config, _ = run.torchrun_config(monkeypatch)
+        assert (config.min_nodes, config.max_nodes, config.rdzv_configs["rank"]) == (2, 2, 1)
+    elif case == "endpoint-several-machines":
+        assert t.rdzv_endpoint == "10.0.0.1:1234" and run.torchrun_config(monkeypatch)[0].rdzv_endpoint == (
+            "10.0.0.1:1234")
+    elif case == "same-network-flag":  # the --same_network flag turns the endpoint into master address and port
+        flag = Launch(tmp_path, cfg, ("--same_network",)).torchrun
+        assert (flag.master_addr, flag.master_port, flag.rdzv_endpoint) == ("10.0.0.1", "1234", "")
+    elif case == "one-machine-default-port":  # one machine: the address is not used, the port defaults to 29500
+        one = Launch(tmp_path, {**BASE, "main_process_ip": "10.0.0.1"}).torchrun
+        assert (one.master_addr, one.master_port, one.rdzv_endpoint) == ("127.0.0.1", "29500", "")
+    elif case == "script-args-torchrun":
+        assert (t.training_script, t.training_script_args) == ("train.py", ["--lr", "1"])
+        assert run.torchrun_config(monkeypatch)[1][-3:] == ["train.py", "--lr", "1"]
+    else:
+        ds = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI})
+        assert ds.cmd[-3:] == ["train.py", "--lr", "1"]
 
 
 @pytest.mark.claim("launch-yaml-same-network-ignored")
-def test_same_network_in_the_yaml_is_never_applied(tmp_path):
+@pytest.mark.parametrize("case", ["yaml-true", "yaml-false", "deepspeed-standard"])
+def test_same_network_in_the_yaml_is_never_applied(tmp_path, case):
     cfg = {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
-    for value in (True, False):
-        run = Launch(tmp_path, {**cfg, "same_network": value})
+    if case == "deepspeed-standard":
+        ds = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **cfg, "same_network": True})
+        assert ds.torchrun.rdzv_endpoint == "10.0.0.1:1234"
+    else:
+        run = Launch(tmp_path, {**cfg, "same_network": case == "yaml-true"})
         assert run.args.same_network is False
         assert (run.torchrun.rdzv_endpoint, run.torchrun.master_addr) == ("10.0.0.1:1234", "127.0.0.1")
-    ds = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **cfg, "same_network": True})
-    assert ds.torchrun.rdzv_endpoint == "10.0.0.1:1234"
 
 
 @pytest.mark.claim("launch-yaml-rdzv-backend-ignored")
-def test_rdzv_backend_in_the_yaml_is_never_applied(tmp_path):
+@pytest.mark.parametrize("case", ["yaml-c10d-ignored", "flag-applied"])
+def test_rdzv_backend_in_the_yaml_is_never_applied(tmp_path, case):
     cfg = {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "rdzv_backend": "c10d"}
-    assert Launch(tmp_path, cfg).torchrun.rdzv_backend == "static"
-    assert Launch(tmp_path, cfg, ("--rdzv_backend", "c10d")).torchrun.rdzv_backend == "c10d"
+    if case == "yaml-c10d-ignored":
+        assert Launch(tmp_path, cfg).torchrun.rdzv_backend == "static"
+    else:
+        assert Launch(tmp_path, cfg, ("--rdzv_backend", "c10d")).torchrun.rdzv_backend == "c10d"
 
 
 @pytest.mark.claim("torch-c10d-rendezvous")
-def test_c10d_numbers_the_nodes_and_needs_the_endpoint(tmp_path, monkeypatch):
-    from torch.distributed.elastic.rendezvous.utils import parse_rendezvous_endpoint
+@pytest.mark.parametrize("case", ["node-rank-ignored", "endpoint-given", "store-on-endpoint-machine",
+                                  "no-endpoint-localhost"])
+def test_c10d_numbers_the_nodes_and_needs_the_endpoint(tmp_path, monkeypatch, case):
+    from torch.distributed.elastic.rendezvous.utils import _matches_machine_hostname, parse_rendezvous_endpoint
 
     cfg = {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1", "main_process_port": 1234}
-    run = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d"))
-    config, _ = run.torchrun_config(monkeypatch)
-    assert "rank" not in config.rdzv_configs  # static passes machine_rank as "rank"; c10d assigns ranks itself
-    assert config.rdzv_endpoint == "10.0.0.1:1234"
-    # with --same_network only master address/port are set, which c10d does not read: it falls back to localhost
-    flag = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d", "--same_network"))
-    config, _ = flag.torchrun_config(monkeypatch)
-    assert config.rdzv_endpoint == "" and parse_rendezvous_endpoint(config.rdzv_endpoint, 29400) == ("localhost",
-                                                                                                    29400)
+    if case in ("node-rank-ignored", "endpoint-given"):
+        config, _ = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d")).torchrun_config(monkeypatch)
+        if case == "node-rank-ignored":  # static passes machine_rank as "rank"; c10d assigns ranks itself
+            assert "rank" not in config.rdzv_configs
+        else:
+            assert config.rdzv_endpoint == "10.0.0.1:1234"
+    elif case == "store-on-endpoint-machine":
+        # the c10d backend hosts its TCP store where the endpoint's host is this machine (is_host unset)
+        assert _matches_machine_hostname(socket.gethostname()) and _matches_machine_hostname("localhost")
+        assert not _matches_machine_hostname("192.0.2.1")  # another machine's address: a client only
+    else:
+        # with --same_network only master address/port are set, which c10d does not read: it falls back to localhost
+        flag = Launch(tmp_path, cfg, ("--rdzv_backend", "c10d", "--same_network"))
+        config, _ = flag.torchrun_config(monkeypatch)
+        assert config.rdzv_endpoint == "" and parse_rendezvous_endpoint(config.rdzv_endpoint, 29400) == (
+            "localhost", 29400)
 
 
 @pytest.mark.claim("launch-busy-port")
-def test_a_busy_port_warns_on_one_machine_and_stops_rank_zero_of_several(tmp_path):
+@pytest.mark.parametrize("case", ["one-machine-standalone", "several-machines-rank0-raises",
+                                  "other-ranks-unchecked"])
+def test_a_busy_port_warns_on_one_machine_and_stops_rank_zero_of_several(tmp_path, case):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        one = Launch(tmp_path, {**BASE, "main_process_port": port}, probe_port=True)
-        assert one.torchrun.standalone is True and any("already in use" in w for w in one.warnings)
-        # torchrun's run() turns --standalone into a c10d rendezvous on localhost:0, a free port
-        # (torch/distributed/run.py:988-1000); starting it would start the workers.
-        with pytest.raises(ConnectionError, match="another process"):
-            Launch(tmp_path, {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "main_process_port": port},
-                   probe_port=True)
-        # a non-zero machine rank does not probe
-        Launch(tmp_path, {**BASE, "num_machines": 2, "machine_rank": 1, "main_process_ip": "10.0.0.1",
-                          "main_process_port": port}, probe_port=True)
+        several = {**BASE, "num_machines": 2, "main_process_ip": "10.0.0.1", "main_process_port": port}
+        if case == "one-machine-standalone":
+            one = Launch(tmp_path, {**BASE, "main_process_port": port}, probe_port=True)
+            assert one.torchrun.standalone is True and any("already in use" in w for w in one.warnings)
+            # torchrun's run() turns --standalone into a c10d rendezvous on localhost:0, a free port
+            # (torch/distributed/run.py:988-1000); starting it would start the workers.
+        elif case == "several-machines-rank0-raises":
+            with pytest.raises(ConnectionError, match="another process"):
+                Launch(tmp_path, several, probe_port=True)
+        else:  # a non-zero machine rank does not probe
+            run = Launch(tmp_path, {**several, "machine_rank": 1}, probe_port=True)
+            assert run.torchrun.rdzv_endpoint == f"10.0.0.1:{port}"
 
 
 @pytest.mark.claim("launch-gpu-ids-visible-devices")
-def test_gpu_ids_become_cuda_visible_devices(tmp_path):
-    assert Launch(tmp_path, {**BASE, "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
-    assert "CUDA_VISIBLE_DEVICES" not in Launch(tmp_path, {**BASE, "gpu_ids": "all"}).env
-    assert Launch(tmp_path, {**ds_base(), "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
+@pytest.mark.parametrize("case", ["fsdp-launcher", "deepspeed-launcher", "all-not-exported"])
+def test_gpu_ids_become_cuda_visible_devices(tmp_path, case):
+    if case == "fsdp-launcher":
+        assert Launch(tmp_path, {**BASE, "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
+    elif case == "deepspeed-launcher":
+        assert Launch(tmp_path, {**ds_base(), "gpu_ids": "2,3"}).env["CUDA_VISIBLE_DEVICES"] == "2,3"
+        multi = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI, "gpu_ids": "2,3"})
+        assert multi.cmd is not None and multi.env["CUDA_VISIBLE_DEVICES"] == "2,3"
+    else:
+        for config in (BASE, ds_base()):
+            assert "CUDA_VISIBLE_DEVICES" not in Launch(tmp_path, {**config, "gpu_ids": "all"}).env
 
 
 @pytest.mark.claim("launch-main-training-function-tpu-only")
-def test_main_training_function_changes_nothing_for_gpu_launches(tmp_path):
+@pytest.mark.parametrize("case", ["fsdp", "deepspeed", "config-writes-main"])
+def test_main_training_function_changes_nothing_for_gpu_launches(tmp_path, case):
     from accelerate.commands.config.config_args import ClusterConfig
 
     def seen(run):
         return vars(run.torchrun), run.env
 
-    for config in (BASE, ds_base()):
+    if case in ("fsdp", "deepspeed"):
+        config = BASE if case == "fsdp" else ds_base()
         assert seen(Launch(tmp_path, {**config, "main_training_function": "main"})) == seen(
             Launch(tmp_path, {**config, "main_training_function": "no_such_function"}))
-    written = ClusterConfig(compute_environment="LOCAL_MACHINE", distributed_type="FSDP",
-                            mixed_precision="no", use_cpu=False, debug=False).to_dict()
-    assert written["main_training_function"] == "main"
+    else:
+        written = ClusterConfig(compute_environment="LOCAL_MACHINE", distributed_type="FSDP",
+                                mixed_precision="no", use_cpu=False, debug=False).to_dict()
+        assert written["main_training_function"] == "main"
 
 
 # ------------------------------------------------------------------ multi-node DeepSpeed
@@ -292,10 +336,16 @@ def test_inclusion_and_exclusion_filters():
 
 
 @pytest.mark.claim("ds-config-file-exported")
-def test_the_json_path_comes_from_the_yaml(tmp_path):
-    run = Launch(tmp_path, {**ds_base(deepspeed_config_file="/cfg/ds.json")})
+@pytest.mark.parametrize("case", ["torchrun-path", "runner-path"])
+def test_the_json_path_comes_from_the_yaml(tmp_path, case):
+    if case == "torchrun-path":
+        run = Launch(tmp_path, {**ds_base(deepspeed_config_file="/cfg/ds.json")})
+        assert run.cmd is None and run.torchrun.training_script_args == ["--lr", "1"]
+    else:
+        run = Launch(tmp_path, {**ds_base(deepspeed_config_file="/cfg/ds.json", deepspeed_multinode_launcher="pdsh"),
+                                **MULTI})
+        assert run.cmd is not None
     assert run.env["ACCELERATE_DEEPSPEED_CONFIG_FILE"] == "/cfg/ds.json"
-    assert run.torchrun.training_script_args == ["--lr", "1"]
 
 
 # ------------------------------------------------------------------ torch.compile

@@ -51,27 +51,31 @@ TORCHRUN_PER_MACHINE = claim(
     doc="processes-and-machines",
     code="accelerate/commands/launch.py:1004-1036,1073-1089; accelerate/utils/launch.py:216-224,488-496; "
     "torch/distributed/run.py:890-891",
-    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank")
+    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank",
+    scope=("torchrun-fsdp", "torchrun-deepspeed-standard", "static-rendezvous-rank"))
 ADDRESS_PORT = claim(
     "launch-address-and-port",
     "With several machines torchrun gets main_process_ip:main_process_port as its rendezvous endpoint (as master "
     "address and port only with the --same_network flag); on one machine the address is not used and the port "
     "defaults to 29500.",
     doc="processes-and-machines", code="accelerate/utils/launch.py:205-228",
-    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank")
+    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank",
+    scope=("endpoint-several-machines", "same-network-flag", "one-machine-default-port"))
 SAME_NETWORK_IGNORED = claim(
     "launch-yaml-same-network-ignored",
     "same_network in the config file is never applied: --same_network's default False is not None, so the YAML "
     "value is skipped and several machines always meet at main_process_ip:port as the rendezvous endpoint.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:285-290,1266-1285; "
     "accelerate/utils/launch.py:220-224",
-    demo=_T + "test_same_network_in_the_yaml_is_never_applied")
+    demo=_T + "test_same_network_in_the_yaml_is_never_applied",
+    scope=("yaml-true", "yaml-false", "deepspeed-standard"))
 RDZV_IGNORED = claim(
     "launch-yaml-rdzv-backend-ignored",
     "rdzv_backend in the config file is never applied: --rdzv_backend defaults to 'static', so torchrun always "
     "gets static unless the flag is given.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:326-331,1266-1285",
-    demo=_T + "test_rdzv_backend_in_the_yaml_is_never_applied")
+    demo=_T + "test_rdzv_backend_in_the_yaml_is_never_applied",
+    scope=("yaml-c10d-ignored", "flag-applied"))
 C10D = claim(
     "torch-c10d-rendezvous",
     "With c10d, torchrun ignores node_rank and lets the rendezvous number the nodes, through a store hosted by the "
@@ -79,38 +83,44 @@ C10D = claim(
     "localhost:29400.",
     doc="processes-and-machines", code="torch/distributed/run.py:860-870,888-893,790-793; "
     "torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py:134-160; "
-    "torch/distributed/elastic/rendezvous/utils.py:68-86",
-    demo=_T + "test_c10d_numbers_the_nodes_and_needs_the_endpoint")
+    "torch/distributed/elastic/rendezvous/utils.py:68-86,117-162",
+    demo=_T + "test_c10d_numbers_the_nodes_and_needs_the_endpoint",
+    scope=("node-rank-ignored", "endpoint-given", "store-on-endpoint-machine", "no-endpoint-localhost"))
 BUSY_PORT = claim(
     "launch-busy-port",
     "When main_process_port is taken, accelerate on one machine warns and runs torchrun standalone (a free port); "
     "with several machines, machine_rank 0 raises ConnectionError and other ranks do not check.",
     doc="processes-and-machines", code="accelerate/utils/launch.py:230-248,502-520; torch/distributed/run.py:988-991",
-    demo=_T + "test_a_busy_port_warns_on_one_machine_and_stops_rank_zero_of_several")
+    demo=_T + "test_a_busy_port_warns_on_one_machine_and_stops_rank_zero_of_several",
+    scope=("one-machine-standalone", "several-machines-rank0-raises", "other-ranks-unchecked"))
 GPU_IDS = claim(
     "launch-gpu-ids-visible-devices",
     "gpu_ids other than 'all' is exported as CUDA_VISIBLE_DEVICES to the training processes, by both launchers.",
     doc="processes-and-machines", code="accelerate/utils/launch.py:260-277,532-549",
-    demo=_T + "test_gpu_ids_become_cuda_visible_devices")
+    demo=_T + "test_gpu_ids_become_cuda_visible_devices",
+    scope=("fsdp-launcher", "deepspeed-launcher", "all-not-exported"))
 MAIN_FUNCTION = claim(
     "launch-main-training-function-tpu-only",
     "main_training_function is read only by the TPU launchers; the GPU launches run the script and build the same "
     "torchrun arguments and environment whatever it says. ClusterConfig writes 'main' by default.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:1092-1120,1153-1154; "
     "accelerate/commands/config/config_args.py:188",
-    demo=_T + "test_main_training_function_changes_nothing_for_gpu_launches")
+    demo=_T + "test_main_training_function_changes_nothing_for_gpu_launches",
+    scope=("fsdp", "deepspeed", "config-writes-main"))
 SCRIPT_ARGS = claim(
     "launch-script-args-passed",
     "accelerate launch hands the script and the arguments after it on to torchrun or the deepspeed runner "
     "unchanged.",
     doc="processes-and-machines", code="accelerate/utils/launch.py:486-487; accelerate/commands/launch.py:1021-1025",
-    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank")
+    demo=_T + "test_fsdp_runs_torchrun_on_each_machine_with_its_rank",
+    scope=("script-args-torchrun", "script-args-deepspeed-runner"))
 CONFIG_FILE_EXPORTED = claim(
     "ds-config-file-exported",
     "The DeepSpeed JSON reaches the processes as ACCELERATE_DEEPSPEED_CONFIG_FILE, taken from the YAML's "
     "deepspeed_config_file.",
     doc="ds-config-file", code="accelerate/utils/launch.py:581-582",
-    demo=_T + "test_the_json_path_comes_from_the_yaml")
+    demo=_T + "test_the_json_path_comes_from_the_yaml",
+    scope=("torchrun-path", "runner-path"))
 
 HSDP_LAYOUT = claim(
     "fsdp2-hsdp-shard-groups-consecutive-ranks",
