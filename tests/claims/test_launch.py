@@ -232,107 +232,186 @@ MULTI = {"num_processes": 16, "num_machines": 2, "machine_rank": 1, "main_proces
 
 @pytest.mark.claim("ds-multinode-runner-or-torchrun")
 @pytest.mark.claim("ds-launcher-default-pdsh")
-def test_deepspeed_multinode_goes_through_the_runner_except_standard(tmp_path):
-    standard = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard"), **MULTI})
-    assert standard.cmd is None and (standard.torchrun.nnodes, standard.torchrun.node_rank) == ("2", 1)
-    for launcher in ("pdsh", "openmpi", "mvapich", "mpich", "slurm"):
-        run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=launcher), **MULTI})
+@pytest.mark.parametrize("case", ["pdsh", "openmpi", "mvapich", "mpich", "slurm", "nossh", "standard-torchrun",
+                                  "one-machine-torchrun",  # ds-multinode-runner-or-torchrun
+                                  "no-launcher-key"])  # ds-launcher-default-pdsh
+def test_deepspeed_multinode_goes_through_the_runner_except_standard(tmp_path, case):
+    if case in ("pdsh", "openmpi", "mvapich", "mpich", "slurm"):
+        run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=case), **MULTI})
         assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"]
-        assert run.cmd[run.cmd.index("--launcher") + 1] == launcher
+        assert run.cmd[run.cmd.index("--launcher") + 1] == case
         assert run.cmd[-3:] == ["train.py", "--lr", "1"]
         assert "--node_rank" not in run.cmd  # the runner numbers the nodes
-    default = Launch(tmp_path, {**ds_base(), **MULTI})  # no deepspeed_multinode_launcher key
-    assert default.args.deepspeed_multinode_launcher == "pdsh" and "pdsh" in default.cmd
-    single = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile="/h"))
-    assert single.cmd is None and single.torchrun.nproc_per_node == "8"  # one machine: torchrun, keys unread
+    elif case == "nossh":  # the runner too, with --no_ssh instead of --launcher (ds-nossh-launcher)
+        run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="nossh"), **MULTI})
+        assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"] and "--launcher" not in run.cmd
+    elif case == "standard-torchrun":
+        standard = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard", deepspeed_hostfile="/h",
+                                               deepspeed_inclusion_filter="host1"), **MULTI})
+        assert standard.cmd is None and (standard.torchrun.nnodes, standard.torchrun.node_rank) == ("2", 1)
+        assert not [v for v in vars(standard.torchrun).values() if v in ("/h", "host1")]  # neither read
+    elif case == "one-machine-torchrun":
+        single = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile="/h",
+                                          deepspeed_inclusion_filter="host1"))
+        assert single.cmd is None and single.torchrun.nproc_per_node == "8"  # one machine: torchrun, keys unread
+        assert not [v for v in vars(single.torchrun).values() if v in ("/h", "host1")]
+    else:
+        default = Launch(tmp_path, {**ds_base(), **MULTI})  # no deepspeed_multinode_launcher key
+        assert default.args.deepspeed_multinode_launcher == "pdsh"
+        assert default.cmd[default.cmd.index("--launcher") + 1] == "pdsh"
 
 
 @pytest.mark.claim("ds-runner-num-gpus-and-filters")
-def test_runner_gets_a_gpu_count_or_one_filter(tmp_path):
-    def cmd(**keys):
-        return Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh", **keys), **MULTI}).cmd
+@pytest.mark.parametrize("case", ["no-filter-num-gpus", "inclusion", "exclusion-wins", "master-addr-set",
+                                  "master-addr-unset", "master-port"])
+def test_runner_gets_a_gpu_count_or_one_filter(tmp_path, case):
+    def cmd(multi=MULTI, **keys):
+        return Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh", **keys), **multi}).cmd
 
-    plain = cmd()
-    assert plain[plain.index("--num_gpus") + 1] == "8"
-    inc = cmd(deepspeed_inclusion_filter="host1@host2:0,1")
-    assert inc[inc.index("--include") + 1] == "host1@host2:0,1" and "--num_gpus" not in inc
-    both = cmd(deepspeed_inclusion_filter="host1", deepspeed_exclusion_filter="host2:3")
-    assert both[both.index("--exclude") + 1] == "host2:3" and "--include" not in both and "--num_gpus" not in both
-    host = cmd(deepspeed_hostfile="/etc/hosts.ds")
-    assert host[host.index("--hostfile") + 1] == "/etc/hosts.ds"
-    assert host[host.index("--master_addr") + 1] == "10.0.0.1" and host[host.index("--master_port") + 1] == "1234"
-    standard = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="standard", deepspeed_hostfile="/h",
-                                           deepspeed_inclusion_filter="host1"), **MULTI})
-    assert standard.cmd is None and not [v for v in vars(standard.torchrun).values() if v in ("/h", "host1")]
+    if case == "no-filter-num-gpus":
+        plain = cmd()
+        assert plain[plain.index("--num_gpus") + 1] == "8" and "--include" not in plain and "--exclude" not in plain
+    elif case == "inclusion":
+        inc = cmd(deepspeed_inclusion_filter="host1@host2:0,1")
+        assert inc[inc.index("--include") + 1] == "host1@host2:0,1" and "--num_gpus" not in inc
+    elif case == "exclusion-wins":
+        both = cmd(deepspeed_inclusion_filter="host1", deepspeed_exclusion_filter="host2:3")
+        assert both[both.index("--exclude") + 1] == "host2:3" and "--include" not in both and "--num_gpus" not in both
+    elif case == "master-addr-set":
+        host = cmd()
+        assert host[host.index("--master_addr") + 1] == "10.0.0.1"
+    elif case == "master-addr-unset":
+        assert "--master_addr" not in cmd({k: v for k, v in MULTI.items() if k != "main_process_ip"})
+    else:  # always, the default port when none is set
+        assert cmd()[cmd().index("--master_port") + 1] == "1234"
+        bare = cmd({k: v for k, v in MULTI.items() if k != "main_process_port"})
+        assert bare[bare.index("--master_port") + 1] == "29500"
 
 
 @pytest.mark.claim("ds-nossh-launcher")
-def test_nossh_passes_the_machine_rank(tmp_path):
-    run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="nossh"), **MULTI})
-    assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"]
-    assert run.cmd[run.cmd.index("--node_rank") + 1] == "1" and "--no_ssh" in run.cmd and "--launcher" not in run.cmd
+@pytest.mark.parametrize("case", ["node-rank-and-no-ssh", "refused-below-0-14-5"])
+def test_nossh_passes_the_machine_rank(tmp_path, monkeypatch, case):
+    config = {**ds_base(deepspeed_multinode_launcher="nossh"), **MULTI}
+    if case == "node-rank-and-no-ssh":
+        run = Launch(tmp_path, config)
+        assert run.cmd[:3] == ["deepspeed", "--hostfile", "None"]
+        assert run.cmd[run.cmd.index("--node_rank") + 1] == "1" and "--no_ssh" in run.cmd
+        assert "--launcher" not in run.cmd
+    else:  # accelerate's own version test, answered as if DeepSpeed 0.14.4 were installed
+        from accelerate.utils import launch as launch_mod
+        from packaging.version import Version
+
+        real = launch_mod.compare_versions
+        monkeypatch.setattr(launch_mod, "compare_versions", lambda lib, op, want: real(
+            Version("0.14.4") if lib == "deepspeed" else lib, op, want))
+        with pytest.raises(ValueError, match=r"nossh launcher requires DeepSpeed >= 0\.14\.5"):
+            Launch(tmp_path, config)
 
 
 @pytest.mark.claim("ds-runner-backends")
-def test_each_runner_backend_builds_its_own_command(tmp_path):
-    from deepspeed.launcher.multinode_runner import MPICHRunner, OpenMPIRunner, PDSHRunner, SlurmRunner
+@pytest.mark.parametrize("case", ["pdsh", "openmpi", "mpich", "mvapich", "slurm", "machine-rank-not-passed",
+                                  "mpi-refuse-gpu-count-or-filter"])
+def test_each_runner_backend_builds_its_own_command(tmp_path, monkeypatch, case):
+    from deepspeed.launcher import multinode_runner as mr
     from deepspeed.launcher.runner import encode_world_info, parse_args
 
     pool = {"node1": 2, "node2": 2}
     world = encode_world_info(pool)
     active = {"node1": [0, 1], "node2": [0, 1]}
     args = parse_args(["--master_addr", "10.0.0.1", "--master_port", "1234", "train.py", "--lr", "1"])
-    pdsh, _, _ = PDSHRunner(args, world).get_cmd({}, active)
-    assert pdsh[0] == "pdsh" and "--node_rank=%n" in pdsh
-    assert OpenMPIRunner(args, world, pool).get_cmd({}, active)[0] == "mpirun"
-    assert MPICHRunner(args, world, pool).get_cmd({}, active)[0] == "mpirun"
-    assert SlurmRunner(args, world, pool).get_cmd({}, active)[0] == "srun"
+    monkeypatch.setattr(mr, "MVAPICH_TMP_HOSTFILE", str(tmp_path / "mvapich_hosts"))  # mvapich writes one
+    if case == "pdsh":
+        pdsh, _, _ = mr.PDSHRunner(args, world).get_cmd({}, active)
+        assert pdsh[0] == "pdsh" and "--node_rank=%n" in pdsh
+    elif case in ("openmpi", "mpich", "mvapich"):
+        runner = {"openmpi": mr.OpenMPIRunner, "mpich": mr.MPICHRunner, "mvapich": mr.MVAPICHRunner}[case]
+        assert runner(args, world, pool).get_cmd({}, active)[0] == "mpirun"
+    elif case == "slurm":
+        assert mr.SlurmRunner(args, world, pool).get_cmd({}, active)[0] == "srun"
+    elif case == "machine-rank-not-passed":
+        for launcher in ("pdsh", "openmpi", "mvapich", "mpich", "slurm"):
+            run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=launcher), **MULTI})
+            assert "--node_rank" not in run.cmd and "1" not in run.cmd[:-3]  # machine_rank 1: nowhere before the script
+    else:
+        # accelerate always passes --num_gpus, --include or --exclude; the MPI runners refuse each in __init__
+        for launcher, runner in (("openmpi", mr.OpenMPIRunner), ("mpich", mr.MPICHRunner),
+                                 ("mvapich", mr.MVAPICHRunner)):
+            for keys in ({}, {"deepspeed_inclusion_filter": "node1"}, {"deepspeed_exclusion_filter": "node2"}):
+                cmd = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=launcher, **keys), **MULTI}).cmd
+                runner_args = parse_args(cmd[1:])
+                with pytest.raises(ValueError, match="does not support (limiting num nodes/gpus|worker include)"):
+                    runner(runner_args, world, pool)
+        assert mr.SlurmRunner(parse_args(Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="slurm"),
+                                                           **MULTI}).cmd[1:]), world, pool)
 
 
 @pytest.mark.claim("ds-hostfile-format")
 @pytest.mark.claim("ds-hostfile-missing-local-only")
-def test_hostfile_lines_and_a_missing_hostfile(tmp_path, caplog):
+@pytest.mark.parametrize("case", ["one-line-per-machine",  # ds-hostfile-format
+                                  "hostfile-none-passed", "warns-local-only"])  # ds-hostfile-missing-local-only
+def test_hostfile_lines_and_a_missing_hostfile(tmp_path, caplog, case):
     from deepspeed.launcher.runner import fetch_hostfile
 
-    hostfile = tmp_path / "hostfile"
-    hostfile.write_text("node1 slots=8\nnode2 slots=4\n")
-    assert fetch_hostfile(str(hostfile)) == {"node1": 8, "node2": 4}
-    with caplog.at_level(logging.WARNING):
-        import deepspeed.utils.logging as ds_logging
+    if case == "one-line-per-machine":
+        hostfile = tmp_path / "hostfile"
+        hostfile.write_text("node1 slots=8\nnode2 slots=4\n")
+        assert fetch_hostfile(str(hostfile)) == {"node1": 8, "node2": 4}
+    elif case == "hostfile-none-passed":
+        run = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI})  # no deepspeed_hostfile
+        assert run.cmd[run.cmd.index("--hostfile") + 1] == "None"
+    else:
+        with caplog.at_level(logging.WARNING):
+            import deepspeed.utils.logging as ds_logging
 
-        ds_logging.logger.propagate = True
-        assert fetch_hostfile("None") is None
-    assert "local resources only" in caplog.text
+            ds_logging.logger.propagate = True
+            assert fetch_hostfile("None") is None  # no pool: the runner's local path (runner.py:466-474)
+        assert "local resources only" in caplog.text
 
 
 @pytest.mark.claim("ds-hostfile-every-host-used")
 @pytest.mark.claim("ds-hostfile-bad-lines-raise")
-def test_the_runner_starts_every_host_of_the_hostfile(tmp_path):
+@pytest.mark.parametrize("case", ["num-gpus-no-num-nodes", "every-host-started", "filter-replaces-num-gpus",
+                                  # ds-hostfile-every-host-used
+                                  "bad-line", "host-twice", "no-host", "comments-and-blanks-skipped"])
+def test_the_runner_starts_every_host_of_the_hostfile(tmp_path, case):
     from deepspeed.launcher.runner import _parse_hostfile, apply_num_nodes_and_gpus, fetch_hostfile
 
     hostfile = tmp_path / "hostfile"
     hostfile.write_text("# three hosts, two machines in the config\nnode1 slots=8\n\nnode2 slots=8\nnode3 slots=4\n")
-    two = Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile=str(hostfile))
-                 | {"num_processes": 8, "num_machines": 2, "main_process_ip": "10.0.0.1"})
-    cmd = two.cmd
-    assert cmd is not None and cmd[0] == "deepspeed" and cmd[cmd.index("--hostfile") + 1] == str(hostfile)
-    assert cmd[cmd.index("--num_gpus") + 1] == "4" and "--num_nodes" not in cmd
-    # what the runner does with it: every host, each with --num_gpus slots
-    active = apply_num_nodes_and_gpus(fetch_hostfile(str(hostfile)), -1, 4)
-    assert list(active) == ["node1", "node2", "node3"] and all(v == [0, 1, 2, 3] for v in active.values())
-    for lines, says in ((["node1 slots=8", "node1 slots=8"], "multiple entries"), (["node1"], "bad entry"),
-                        (["# only a comment"], "empty")):
+
+    def cmd(**keys):
+        return Launch(tmp_path, ds_base(deepspeed_multinode_launcher="pdsh", deepspeed_hostfile=str(hostfile), **keys)
+                      | {"num_processes": 8, "num_machines": 2, "main_process_ip": "10.0.0.1"}).cmd
+
+    if case == "num-gpus-no-num-nodes":
+        two = cmd()
+        assert two[0] == "deepspeed" and two[two.index("--hostfile") + 1] == str(hostfile)
+        assert two[two.index("--num_gpus") + 1] == "4" and "--num_nodes" not in two
+    elif case == "every-host-started":  # what the runner does with it: every host, each with --num_gpus slots
+        active = apply_num_nodes_and_gpus(fetch_hostfile(str(hostfile)), -1, 4)
+        assert list(active) == ["node1", "node2", "node3"] and all(v == [0, 1, 2, 3] for v in active.values())
+    elif case == "filter-replaces-num-gpus":
+        for keys in ({"deepspeed_inclusion_filter": "node1"}, {"deepspeed_exclusion_filter": "node3"}):
+            assert "--num_gpus" not in cmd(**keys)
+    elif case == "comments-and-blanks-skipped":
+        assert fetch_hostfile(str(hostfile)) == {"node1": 8, "node2": 8, "node3": 4}
+    else:
+        lines, says = {"host-twice": (["node1 slots=8", "node1 slots=8"], "multiple entries"),
+                       "bad-line": (["node1"], "bad entry"), "no-host": (["# only a comment", ""], "empty")}[case]
         with pytest.raises(ValueError, match=says):
             _parse_hostfile(lines)
 
 
 @pytest.mark.claim("ds-filter-syntax")
-def test_inclusion_and_exclusion_filters():
+@pytest.mark.parametrize("case", ["inclusion", "exclusion"])
+def test_inclusion_and_exclusion_filters(case):
     from deepspeed.launcher.runner import parse_inclusion_exclusion
 
     pool = {"host1": 4, "host2": 4, "host3": 4}
-    assert parse_inclusion_exclusion(pool, "host1@host2:0,1", "") == {"host1": [0, 1, 2, 3], "host2": [0, 1]}
-    assert parse_inclusion_exclusion(pool, "", "host3@host2:3") == {"host1": [0, 1, 2, 3], "host2": [0, 1, 2]}
+    if case == "inclusion":  # whole hosts and host:slots, separated by @
+        assert parse_inclusion_exclusion(pool, "host1@host2:0,1", "") == {"host1": [0, 1, 2, 3], "host2": [0, 1]}
+    else:
+        assert parse_inclusion_exclusion(pool, "", "host3@host2:3") == {"host1": [0, 1, 2, 3], "host2": [0, 1, 2]}
 
 
 @pytest.mark.claim("ds-config-file-exported")

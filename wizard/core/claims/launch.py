@@ -129,77 +129,92 @@ HSDP_LAYOUT = claim(
     "machine's processes spans machines.",
     doc="parallelism-config", code="accelerate/parallelism_config.py:211-235, 260-275; "
     "accelerate/utils/launch.py:216-219",
-    demo="tests/claims/test_multinode_claims.py::test_hsdp_shard_groups_are_consecutive_ranks")
+    demo="tests/claims/test_multinode_claims.py::test_hsdp_shard_groups_are_consecutive_ranks",
+    scope=("replicate-outside-shard", "shard-groups-consecutive"))
 # ---------------------------------------------------------------- multi-node DeepSpeed
 HPZ_GROUPS = claim(
     "ds-hpz-group-divides-world",
     "DeepSpeed builds the hpZ groups from min(zero_hpz_partition_size, world size) consecutive ranks and asserts "
     "that this number divides the world size; a size above the world size is cut down to it.",
     doc="ds-zero-stages", code="deepspeed/utils/groups.py:925-950, 69-71",
-    demo="tests/claims/test_multinode_claims.py::test_hpz_groups_must_divide_the_world_and_are_capped_at_it")
+    demo="tests/claims/test_multinode_claims.py::test_hpz_groups_must_divide_the_world_and_are_capped_at_it",
+    scope=("not-dividing-asserts", "above-world-capped"))
 RUNNER_OR_TORCHRUN = claim(
     "ds-multinode-runner-or-torchrun",
     "With more than one machine and a launcher other than 'standard', accelerate runs the deepspeed runner with "
-    "--hostfile and --launcher; 'standard', and any launcher on one machine, runs torchrun like FSDP and reads no "
-    "hostfile or filter.",
+    "--hostfile and --launcher (nossh: --no_ssh and --node_rank instead); 'standard', and any launcher on one "
+    "machine, runs torchrun like FSDP and reads no hostfile or filter.",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:447-498; accelerate/commands/launch.py:1060-1089",
-    demo=_T + "test_deepspeed_multinode_goes_through_the_runner_except_standard")
+    demo=_T + "test_deepspeed_multinode_goes_through_the_runner_except_standard",
+    scope=("pdsh", "openmpi", "mvapich", "mpich", "slurm", "nossh", "standard-torchrun", "one-machine-torchrun"))
 DEFAULT_PDSH = claim(
     "ds-launcher-default-pdsh",
     "Without deepspeed_multinode_launcher, accelerate uses pdsh.",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:447-450; accelerate/utils/constants.py:49",
-    demo=_T + "test_deepspeed_multinode_goes_through_the_runner_except_standard")
+    demo=_T + "test_deepspeed_multinode_goes_through_the_runner_except_standard",
+    scope=("no-launcher-key",))
 NUM_GPUS_FILTERS = claim(
     "ds-runner-num-gpus-and-filters",
     "The runner gets --exclude when an exclusion filter is set, else --include for an inclusion filter, else "
     "--num_gpus num_processes // num_machines; plus --master_addr when main_process_ip is set and --master_port.",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:461-481; deepspeed/launcher/runner.py:462-464",
-    demo=_T + "test_runner_gets_a_gpu_count_or_one_filter")
+    demo=_T + "test_runner_gets_a_gpu_count_or_one_filter",
+    scope=("no-filter-num-gpus", "inclusion", "exclusion-wins", "master-addr-set", "master-addr-unset", "master-port"))
 NOSSH = claim(
     "ds-nossh-launcher",
     "nossh runs the deepspeed runner on each machine with --no_ssh and --node_rank machine_rank; accelerate "
     "refuses it below DeepSpeed 0.14.5.",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:455-458; deepspeed/launcher/runner.py:530-546",
-    demo=_T + "test_nossh_passes_the_machine_rank")
+    demo=_T + "test_nossh_passes_the_machine_rank",
+    scope=("node-rank-and-no-ssh", "refused-below-0-14-5"))
 RUNNER_BACKENDS = claim(
     "ds-runner-backends",
     "From rank 0 DeepSpeed's runner starts every node itself: pdsh over SSH, numbering nodes with %n; openmpi, "
-    "mpich and mvapich through mpirun; slurm through srun. machine_rank is not passed to them.",
-    doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:88-129,156-191,217-263,383-420; "
-    "accelerate/utils/launch.py:453-460",
-    demo=_T + "test_each_runner_backend_builds_its_own_command")
+    "mpich and mvapich through mpirun; slurm through srun. machine_rank is not passed to them. The openmpi, mpich "
+    "and mvapich runners refuse --num_gpus, --include and --exclude in their constructor (ValueError), and "
+    "accelerate always passes one of the three, so these three launchers fail when started from accelerate.",
+    doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:20-23,88-129,147-154,156-191,208-215,"
+    "217-263,383-420,424-475; accelerate/utils/launch.py:453-476",
+    demo=_T + "test_each_runner_backend_builds_its_own_command",
+    scope=("pdsh", "openmpi", "mpich", "mvapich", "slurm", "machine-rank-not-passed",
+           "mpi-refuse-gpu-count-or-filter"))
 ENV_FILE = claim(
     "ds-deepspeed-env-file",
     "For the runner's launchers accelerate appends the processes' environment to .deepspeed_env in the working "
     "directory; the runner reads that file (and ~/.deepspeed_env) and exports its lines on every node.",
     doc="ds-multinode-launcher", code="accelerate/commands/launch.py:1060-1064; deepspeed/launcher/runner.py:37-38,"
     "604-611",
-    why_not_demo="the file is written inside deepspeed_launcher just before it starts the runner on other hosts")
+    why_not_demo="the file is written inside deepspeed_launcher just before it starts the runner on other hosts",
+    scope=("accelerate-appends-cwd-file", "runner-reads-home-and-cwd"))
 HOSTFILE_FORMAT = claim(
     "ds-hostfile-format",
     "DeepSpeed's hostfile has one 'hostname slots=N' line per machine.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:212-260",
-    demo=_T + "test_hostfile_lines_and_a_missing_hostfile")
+    demo=_T + "test_hostfile_lines_and_a_missing_hostfile",
+    scope=("one-line-per-machine",))
 HOSTFILE_EVERY_HOST = claim(
     "ds-hostfile-every-host-used",
     "For DeepSpeed's runner launchers accelerate passes --num_gpus (the processes per machine) but never "
     "--num_nodes: the runner starts that many processes on every host of the hostfile, whatever num_machines says "
     "(an inclusion or exclusion filter replaces --num_gpus).",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:452-476; deepspeed/launcher/runner.py:385-405",
-    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile")
+    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile",
+    scope=("num-gpus-no-num-nodes", "every-host-started", "filter-replaces-num-gpus"))
 HOSTFILE_BAD_LINES = claim(
     "ds-hostfile-bad-lines-raise",
     "The runner refuses a hostfile with a line that is not 'hostname slots=N' (comments and blank lines aside), a "
     "host listed twice, or no host at all: it raises ValueError before starting anything.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:225-254",
-    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile")
+    demo=_T + "test_the_runner_starts_every_host_of_the_hostfile",
+    scope=("bad-line", "host-twice", "no-host", "comments-and-blanks-skipped"))
 HOSTFILE_MISSING = claim(
     "ds-hostfile-missing-local-only",
     "Without a hostfile accelerate passes '--hostfile None'; the runner finds no such file, warns and trains on "
     "the local machine only.",
     doc="ds-multinode-launcher", code="accelerate/utils/launch.py:452-454; deepspeed/launcher/runner.py:212-216,"
     "466-474",
-    demo=_T + "test_hostfile_lines_and_a_missing_hostfile")
+    demo=_T + "test_hostfile_lines_and_a_missing_hostfile",
+    scope=("hostfile-none-passed", "warns-local-only"))
 SCRIPT_DASH_OPTION = claim(
     "launch-script-dash-is-option",
     "accelerate launch reads its training_script with argparse: a script name starting with '-' is taken as one "
@@ -230,7 +245,8 @@ FILTER_SYNTAX = claim(
     "DeepSpeed's filters name hosts separated by @, each optionally with :slot,slot; an inclusion keeps only "
     "those, an exclusion drops them.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:292-407",
-    demo=_T + "test_inclusion_and_exclusion_filters")
+    demo=_T + "test_inclusion_and_exclusion_filters",
+    scope=("inclusion", "exclusion"))
 RUNNER_VISIBLE_DEVICES = claim(
     "ds-runner-sets-visible-devices",
     "On the runner's path each node's DeepSpeed launch sets CUDA_VISIBLE_DEVICES to the slots left after the "
