@@ -15,7 +15,7 @@ import os
 import socket
 
 import pytest
-from gloo_ranks import one_rank
+from gloo_ranks import one_rank, result_of
 from launch_support import BASE, Launch, ds_base
 
 
@@ -445,73 +445,147 @@ def _plugin_from(env: dict[str, str], monkeypatch):
 
 @pytest.mark.claim("dynamo-fsdp-exported")
 @pytest.mark.claim("dynamo-dynamic-false-passed")
-def test_the_fsdp_launcher_exports_dynamo_config(tmp_path, monkeypatch):
-    run = Launch(tmp_path, {**BASE, "dynamo_config": DYNAMO})
-    bare = Launch(tmp_path, {**BASE, "dynamo_config": {"dynamo_backend": "INDUCTOR"}})
-    plugin = _plugin_from(run.env, monkeypatch)
-    assert (plugin.backend.value, plugin.mode, plugin.fullgraph, plugin.use_regional_compilation) == (
-        "INDUCTOR", "max-autotune", True, True)
-    assert plugin.to_kwargs() == {"backend": "inductor", "mode": "max-autotune", "fullgraph": True, "dynamic": False}
-    # the flag is exported even when the YAML leaves it out, so dynamic=False is what torch.compile gets
-    assert bare.env["ACCELERATE_DYNAMO_USE_DYNAMIC"] == "False"
-    assert _plugin_from(bare.env, monkeypatch).to_kwargs()["dynamic"] is False
+@pytest.mark.parametrize("case", ["export-backend", "export-mode", "export-fullgraph", "export-dynamic",
+                                  "export-regional",  # dynamo-fsdp-exported
+                                  "dynamic-unset", "dynamic-false"])  # dynamo-dynamic-false-passed
+def test_the_fsdp_launcher_exports_dynamo_config(tmp_path, monkeypatch, case):
+    if case in ("dynamic-unset", "dynamic-false"):
+        # the flag is exported even when the YAML leaves it out, so dynamic=False is what torch.compile gets
+        given = {} if case == "dynamic-unset" else {"dynamo_use_dynamic": False}
+        run = Launch(tmp_path, {**BASE, "dynamo_config": {"dynamo_backend": "INDUCTOR", **given}})
+        assert run.env["ACCELERATE_DYNAMO_USE_DYNAMIC"] == "False"
+        assert _plugin_from(run.env, monkeypatch).to_kwargs()["dynamic"] is False
+        return
+    yaml = {**DYNAMO, "dynamo_use_dynamic": True} if case == "export-dynamic" else DYNAMO
+    plugin = _plugin_from(Launch(tmp_path, {**BASE, "dynamo_config": yaml}).env, monkeypatch)
+    kwargs = plugin.to_kwargs()
+    if case == "export-backend":
+        assert plugin.backend.value == "INDUCTOR" and kwargs["backend"] == "inductor"
+    elif case == "export-mode":
+        assert plugin.mode == kwargs["mode"] == "max-autotune"
+    elif case == "export-fullgraph":
+        assert plugin.fullgraph is kwargs["fullgraph"] is True
+    elif case == "export-dynamic":
+        assert plugin.dynamic is kwargs["dynamic"] is True
+    else:
+        assert plugin.use_regional_compilation is True
 
 
 @pytest.mark.claim("dynamo-not-exported-under-deepspeed")
-def test_the_deepspeed_launcher_drops_dynamo_config(tmp_path, monkeypatch):
-    run = Launch(tmp_path, {**ds_base(), "dynamo_config": DYNAMO})
+@pytest.mark.parametrize("case", ["one-machine", "standard-multinode", "runner-multinode"])
+def test_the_deepspeed_launcher_drops_dynamo_config(tmp_path, monkeypatch, case):
+    config = {"one-machine": ds_base(),
+              "standard-multinode": {**ds_base(deepspeed_multinode_launcher="standard"), **MULTI},
+              "runner-multinode": {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI}}[case]
+    run = Launch(tmp_path, {**config, "dynamo_config": DYNAMO})
     assert not [k for k in run.env if k.startswith("ACCELERATE_DYNAMO_")]
     assert _plugin_from(run.env, monkeypatch).backend.value == "NO"
-    multi = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher="pdsh"), **MULTI, "dynamo_config": DYNAMO})
-    assert not [k for k in multi.env if k.startswith("ACCELERATE_DYNAMO_")]
+
+
+@pytest.fixture(scope="module")
+def trainer_plugins(tmp_path_factory):
+    """The dynamo plugin of two Trainers' Accelerators, torch_compile without and with a backend (one process)."""
+    out = tmp_path_factory.mktemp("trainer_compile")
+    proc = one_rank(f"""
+        import os, torch
+        from accelerate.state import AcceleratorState
+        from transformers import Trainer, TrainingArguments
+        os.environ.pop("ACCELERATE_DYNAMO_BACKEND", None)
+        for given in ({{}}, {{"torch_compile_backend": "eager"}}):
+            AcceleratorState._reset_state(True)
+            args = TrainingArguments(output_dir={str(out)!r}, torch_compile=True, use_cpu=True, report_to=[], **given)
+            plugin = Trainer(model=torch.nn.Linear(2, 2), args=args).accelerator.state.dynamo_plugin
+            print("PLUGIN", plugin.backend.value, "ACCELERATE_DYNAMO_BACKEND" in os.environ)
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [line for line in proc.stdout.splitlines() if line.startswith("PLUGIN ")]
 
 
 @pytest.mark.claim("trainer-torch-compile-plugin")
-def test_the_trainers_torch_compile_brings_its_own_dynamo_plugin(tmp_path):
-    proc = one_rank(f"""
-        import os, torch
-        from transformers import Trainer, TrainingArguments
-        os.environ.pop("ACCELERATE_DYNAMO_BACKEND", None)
-        args = TrainingArguments(output_dir={str(tmp_path)!r}, torch_compile=True, use_cpu=True, report_to=[])
-        trainer = Trainer(model=torch.nn.Linear(2, 2), args=args)
-        plugin = trainer.accelerator.state.dynamo_plugin
-        print("PLUGIN", plugin.backend.value, "ACCELERATE_DYNAMO_BACKEND" in os.environ)
+@pytest.mark.parametrize("case", ["backend-default-inductor", "backend-set"])
+def test_the_trainers_torch_compile_brings_its_own_dynamo_plugin(trainer_plugins, case):
+    default, given = trainer_plugins
+    if case == "backend-default-inductor":
+        assert default == "PLUGIN INDUCTOR False"  # built by the Trainer, not from the launcher's environment
+    else:
+        assert given == "PLUGIN EAGER False"
+
+
+@pytest.fixture(scope="module")
+def ds_compiled():
+    """One DeepSpeed rank prepared three times with a dynamo backend from the script: plain, regional, and with
+    accelerate's 0.14.4 version gate answered as for DeepSpeed 0.14.3 (only that comparison)."""
+    proc = one_rank("""
+        import json, torch
+        import accelerate.accelerator as acc_mod
+        from accelerate import Accelerator
+        from accelerate.state import AcceleratorState
+        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs, TorchDynamoPlugin
+        from packaging.version import Version
+        ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 0}}
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+        def prepare(**plugin):
+            AcceleratorState._reset_state(True)
+            dynamo = {"dynamo_plugin": TorchDynamoPlugin(backend="eager", **plugin)} if plugin else {
+                "dynamo_backend": "eager"}
+            acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=dict(ds)), **dynamo,
+                              kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
+            model = Net()
+            engine, _ = acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+            return engine
+
+        out = {}
+        e = prepare()
+        out["plain"] = [type(e).__name__, e.is_compiled]
+        e = prepare(use_regional_compilation=True)
+        out["regional"] = [e.is_compiled, [b._compiled_call_impl is not None for b in e.module.blocks]]
+        real = acc_mod.compare_versions
+        acc_mod.compare_versions = lambda lib, op, want: real(
+            Version("0.14.3") if (lib, want) == ("deepspeed", "0.14.4") else lib, op, want)
+        e = prepare()
+        out["old"] = [e.is_compiled, any(b._compiled_call_impl is not None for b in e.module.blocks)]
+        print("RESULT " + json.dumps(out), flush=True)
     """)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "PLUGIN INDUCTOR False" in proc.stdout
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
 
 
 @pytest.mark.claim("dynamo-deepspeed-engine-compile")
-def test_accelerate_compiles_the_deepspeed_engine_when_the_script_asks(tmp_path):
-    proc = one_rank("""
-        import torch
-        from accelerate import Accelerator
-        from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
-        ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 0}}
-        acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds), dynamo_backend="eager",
-                          kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
-        model = torch.nn.Linear(4, 4)
-        engine, _ = acc.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
-        print("COMPILED", type(engine).__name__, engine.is_compiled)
-    """)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "COMPILED DeepSpeedEngine True" in proc.stdout
+@pytest.mark.parametrize("case", ["engine-compiled", "regional-per-block", "old-deepspeed-skipped"])
+def test_accelerate_compiles_the_deepspeed_engine_when_the_script_asks(ds_compiled, case):
+    if case == "engine-compiled":
+        assert ds_compiled["plain"] == ["DeepSpeedEngine", True]
+    elif case == "regional-per-block":  # each block's own compile(), not the engine's
+        assert ds_compiled["regional"] == [False, [True, True]]
+    else:  # skipped, and nothing said (the run ends cleanly)
+        assert ds_compiled["old"] == [False, False]
 
 
 @pytest.mark.claim("torch-compile-modes")
-def test_what_each_compile_mode_turns_on():
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"])
+def test_what_each_compile_mode_turns_on(mode):
     from torch._inductor import list_mode_options
 
-    assert list_mode_options("default") == {}
-    assert list_mode_options("reduce-overhead")["triton.cudagraphs"] is True
-    autotune = list_mode_options("max-autotune")
-    assert autotune["max_autotune"] is True and autotune["triton.cudagraphs"] is True
-    no_graphs = list_mode_options("max-autotune-no-cudagraphs")
-    assert no_graphs["max_autotune"] is True and "triton.cudagraphs" not in no_graphs
+    options = list_mode_options(mode)
+    graphs, autotune = options.get("triton.cudagraphs", False), options.get("max_autotune", False)
+    assert (graphs, autotune) == {"default": (False, False), "reduce-overhead": (True, False),
+                                  "max-autotune": (True, True), "max-autotune-no-cudagraphs": (False, True)}[mode]
+    if mode == "default":
+        assert options == {}
 
 
 @pytest.mark.claim("torch-static-shapes-recompile")
-def test_static_shapes_recompile_per_length_until_the_limit():
+@pytest.mark.parametrize("case", ["recompile-per-shape", "eager-after-limit"])
+def test_static_shapes_recompile_per_length_until_the_limit(case):
     import torch
     import torch._dynamo
 
@@ -525,16 +599,30 @@ def test_static_shapes_recompile_per_length_until_the_limit():
     fn = torch.compile(lambda x: (x * 2).sum(), backend=counting_backend, dynamic=False)
     limit = torch._dynamo.config.recompile_limit
     assert limit == 8
-    for length in range(1, limit + 5):
-        assert fn(torch.ones(length)).item() == 2 * length  # still correct after the limit: eager
-    assert compiled == [(n,) for n in range(1, limit + 1)]  # one compile per length, then none
-    torch._dynamo.reset()
+    try:
+        if case == "recompile-per-shape":
+            for length in range(1, limit + 1):
+                assert fn(torch.ones(length)).item() == 2 * length
+            assert compiled == [(n,) for n in range(1, limit + 1)]  # one compile per length
+        else:
+            for length in range(1, limit + 5):
+                assert fn(torch.ones(length)).item() == 2 * length  # still correct after the limit: eager
+            assert len(compiled) == limit  # no compile after the limit
+    finally:
+        torch._dynamo.reset()
 
 
 @pytest.mark.claim("torch-graph-break-fullgraph")
-def test_a_graph_break_falls_back_unless_fullgraph():
+@pytest.mark.parametrize("case", ["graph-break-splits", "fullgraph-raises"])
+def test_a_graph_break_falls_back_unless_fullgraph(case):
     import torch
     import torch._dynamo
+
+    graphs = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
 
     def fn(x):
         x = x + 1
@@ -542,17 +630,24 @@ def test_a_graph_break_falls_back_unless_fullgraph():
         return x * 2
 
     torch._dynamo.reset()
-    assert torch.compile(fn, backend="eager")(torch.ones(2)).tolist() == [4.0, 4.0]
-    torch._dynamo.reset()
-    with pytest.raises(Exception, match="graph_break|Graph break|graph break"):
-        torch.compile(fn, backend="eager", fullgraph=True)(torch.ones(2))
-    torch._dynamo.reset()
+    try:
+        if case == "graph-break-splits":  # two graphs, the break itself run eagerly between them
+            assert torch.compile(fn, backend=counting_backend)(torch.ones(2)).tolist() == [4.0, 4.0]
+            assert len(graphs) == 2
+        else:
+            with pytest.raises(Exception, match="graph_break|Graph break|graph break"):
+                torch.compile(fn, backend=counting_backend, fullgraph=True)(torch.ones(2))
+    finally:
+        torch._dynamo.reset()
 
 
 @pytest.mark.claim("dynamo-regional-compilation")
-def test_regional_compilation_compiles_each_repeated_block():
+@pytest.mark.parametrize("case", ["repeated-blocks", "rest-separately", "fsdp2-variant", "deepspeed-variant"])
+def test_regional_compilation_compiles_each_repeated_block(case):
     import torch
     from accelerate.utils import compile_regions
+    from accelerate.utils.other import compile_regions_deepspeed, compile_regions_fsdp2
+    from torch._dynamo.eval_frame import OptimizedModule
 
     class Net(torch.nn.Module):
         def __init__(self):
@@ -565,10 +660,16 @@ def test_regional_compilation_compiles_each_repeated_block():
                 x = block(x)
             return self.head(x)
 
-    from torch._dynamo.eval_frame import OptimizedModule
-
-    net = compile_regions(Net(), backend="eager")
-    assert all(isinstance(b, OptimizedModule) for b in net.blocks)  # each repeated block on its own
-    assert isinstance(net.head, OptimizedModule)  # the rest separately
-    assert not isinstance(net, OptimizedModule)  # not the whole model at once
+    if case in ("repeated-blocks", "rest-separately"):
+        net = compile_regions(Net(), backend="eager")
+        assert not isinstance(net, OptimizedModule)  # not the whole model at once
+        if case == "repeated-blocks":
+            assert all(isinstance(b, OptimizedModule) for b in net.blocks)  # each repeated block on its own
+        else:
+            assert isinstance(net.head, OptimizedModule)  # the rest separately
+    else:  # the in-place variants (module.compile()): FSDP2's prepare and DeepSpeed's engine path use them
+        net = Net()
+        (compile_regions_fsdp2 if case == "fsdp2-variant" else compile_regions_deepspeed)(net, backend="eager")
+        assert all(b._compiled_call_impl is not None for b in net.blocks) and net.head._compiled_call_impl is not None
+        assert net._compiled_call_impl is None and not isinstance(net, OptimizedModule)
     assert net(torch.ones(1, 4)).shape == (1, 2)

@@ -220,26 +220,30 @@ SCRIPT_DASH_OPTION = claim(
     "accelerate launch reads its training_script with argparse: a script name starting with '-' is taken as one "
     "of launch's own options (--num_processes=1 overrides the config) or refused as an unknown one.",
     doc="processes-and-machines", code="accelerate/commands/launch.py:880-887",
-    why_not_demo="argparse's handling of a leading '-' (Python's documentation); the wizard refuses such a name")
+    why_not_demo="argparse's handling of a leading '-' (Python's documentation); the wizard refuses such a name",
+    scope=("known-option", "unknown-option"))
 PDSH_MASTER_ADDR = claim(
     "ds-pdsh-master-addr-unquoted",
     "The pdsh runner pastes --master_addr=<main_process_ip> into the one command pdsh hands to the remote shell of "
     "every host, and lists the hosts after 'pdsh -w', without quoting: a shell character there (;, $(), a space) "
     "is read by that shell.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:88-128",
-    why_not_demo="needs pdsh and ssh to other machines")
+    why_not_demo="needs pdsh and ssh to other machines",
+    scope=("master-addr", "host-list"))
 PDSH_SCRIPT_ARGS = claim(
     "ds-pdsh-script-args-unquoted",
     "The pdsh runner pastes the training script and its arguments, as given, into the command the remote shell of "
     "every host reads: nothing is quoted, and pdsh replaces %n and %h in it.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:107-128",
-    why_not_demo="needs pdsh and ssh to other machines")
+    why_not_demo="needs pdsh and ssh to other machines",
+    scope=("script-and-args", "percent-n-and-h"))
 SSH_FIRST_HOST = claim(
     "ds-runner-ssh-checks-first-host",
     "Before a multi-node launch the runner runs 'ssh -o PasswordAuthentication=no <first host> hostname', split "
     "into words, so a first host starting with '-' is read by ssh as an option.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/runner.py:482-492",
-    why_not_demo="needs ssh to another machine")
+    why_not_demo="needs ssh to another machine",
+    scope=("first-host",))
 FILTER_SYNTAX = claim(
     "ds-filter-syntax",
     "DeepSpeed's filters name hosts separated by @, each optionally with :slot,slot; an inclusion keeps only "
@@ -252,7 +256,8 @@ RUNNER_VISIBLE_DEVICES = claim(
     "On the runner's path each node's DeepSpeed launch sets CUDA_VISIBLE_DEVICES to the slots left after the "
     "filters, replacing what gpu_ids exported.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/launch.py:160-175; deepspeed/launcher/runner.py:446-458",
-    why_not_demo="happens on the remote nodes the runner starts")
+    why_not_demo="happens on the remote nodes the runner starts",
+    scope=("after-filters",))
 
 # ---------------------------------------------------------------- torch.compile
 DYNAMO_FSDP = claim(
@@ -260,38 +265,44 @@ DYNAMO_FSDP = claim(
     "For FSDP, accelerate launch exports dynamo_config as ACCELERATE_DYNAMO_* and the Accelerator's "
     "TorchDynamoPlugin reads backend, mode and the three flags from them.",
     doc="dynamo-config", code="accelerate/utils/launch.py:292-302; accelerate/utils/dataclasses.py:1092-1108",
-    demo=_T + "test_the_fsdp_launcher_exports_dynamo_config")
+    demo=_T + "test_the_fsdp_launcher_exports_dynamo_config",
+    scope=("export-backend", "export-mode", "export-fullgraph", "export-dynamic", "export-regional"))
 DYNAMIC_FALSE = claim(
     "dynamo-dynamic-false-passed",
     "The launcher always exports dynamo_use_dynamic (False when unset), so torch.compile gets dynamic=False "
     "rather than its automatic dynamic shapes.",
     doc="dynamo-config", code="accelerate/utils/launch.py:301; accelerate/utils/dataclasses.py:1107-1119",
-    demo=_T + "test_the_fsdp_launcher_exports_dynamo_config")
+    demo=_T + "test_the_fsdp_launcher_exports_dynamo_config",
+    scope=("dynamic-unset", "dynamic-false"))
 DYNAMO_NOT_DS = claim(
     "dynamo-not-exported-under-deepspeed",
     "Under DeepSpeed accelerate launch exports no ACCELERATE_DYNAMO_* variable, so the YAML's dynamo_config never "
     "reaches the processes and compilation stays off unless the script asks for it.",
     doc="dynamo-config", code="accelerate/utils/launch.py:430-591; accelerate/utils/dataclasses.py:1093-1096",
-    demo=_T + "test_the_deepspeed_launcher_drops_dynamo_config")
+    demo=_T + "test_the_deepspeed_launcher_drops_dynamo_config",
+    scope=("one-machine", "standard-multinode", "runner-multinode"))
 DS_ENGINE_COMPILE = claim(
     "dynamo-deepspeed-engine-compile",
     "Given a dynamo backend by the script (Accelerator(dynamo_backend=...)), accelerate calls the DeepSpeed engine's "
-    "compile() after deepspeed.initialize (per block with regional compilation); with DeepSpeed older than 0.14.4 "
-    "it skips this without a message.",
-    doc="dynamo-config", code="accelerate/accelerator.py:325-330,2452-2457",
-    demo=_T + "test_accelerate_compiles_the_deepspeed_engine_when_the_script_asks")
+    "compile() after deepspeed.initialize (with regional compilation each block's own compile() instead); with "
+    "DeepSpeed older than 0.14.4 it skips this without a message.",
+    doc="dynamo-config", code="accelerate/accelerator.py:325-330,2452-2457; accelerate/utils/other.py:181-202",
+    demo=_T + "test_accelerate_compiles_the_deepspeed_engine_when_the_script_asks",
+    scope=("engine-compiled", "regional-per-block", "old-deepspeed-skipped"))
 TRAINER_COMPILE = claim(
     "trainer-torch-compile-plugin",
     "The HF Trainer's torch_compile builds its own TorchDynamoPlugin (backend inductor unless set) for the "
     "Accelerator it creates.",
     doc="dynamo-config", code="transformers/training_args.py:1621-1636; transformers/trainer.py:792-802",
-    demo=_T + "test_the_trainers_torch_compile_brings_its_own_dynamo_plugin")
+    demo=_T + "test_the_trainers_torch_compile_brings_its_own_dynamo_plugin",
+    scope=("backend-default-inductor", "backend-set"))
 MODES = claim(
     "torch-compile-modes",
     "torch.compile's reduce-overhead turns on CUDA graphs; max-autotune adds kernel autotuning to them; "
     "max-autotune-no-cudagraphs autotunes without graphs; default turns on neither.",
     doc="dynamo-config", code="torch/_inductor/__init__.py:340-375",
-    demo=_T + "test_what_each_compile_mode_turns_on")
+    demo=_T + "test_what_each_compile_mode_turns_on",
+    scope=("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"))
 BACKENDS = claim(
     "torch-compile-backends",
     "Dynamo's eager backend runs the captured graph as it is and aot_eager adds only AOTAutograd tracing (both "
@@ -300,35 +311,41 @@ BACKENDS = claim(
     doc="dynamo-config", code="torch/_dynamo/backends/debugging.py:53-60,413-428; "
     "torch/_dynamo/backends/cudagraphs.py:159-200; torch/_dynamo/backends/inductor.py:20",
     why_not_demo="what a backend generates is read from torch's code; cudagraphs and inductor's GPU kernels "
-    "need CUDA")
+    "need CUDA",
+    scope=("eager", "aot_eager", "cudagraphs", "inductor"))
 STATIC_RECOMPILE = claim(
     "torch-static-shapes-recompile",
     "With dynamic=False, torch.compile compiles again for each new input shape up to "
     "torch._dynamo.config.recompile_limit (8), then runs that code eagerly.",
     doc="dynamo-config", code="torch/_dynamo/config.py:121; torch/_dynamo/convert_frame.py:99,609-618",
-    demo=_T + "test_static_shapes_recompile_per_length_until_the_limit")
+    demo=_T + "test_static_shapes_recompile_per_length_until_the_limit",
+    scope=("recompile-per-shape", "eager-after-limit"))
 FULLGRAPH = claim(
     "torch-graph-break-fullgraph",
     "A graph break normally splits the graph and runs the break eagerly; fullgraph=True turns it into an error.",
     doc="dynamo-config", code="torch/_dynamo/symbolic_convert.py:1080,5245",
-    demo=_T + "test_a_graph_break_falls_back_unless_fullgraph")
+    demo=_T + "test_a_graph_break_falls_back_unless_fullgraph",
+    scope=("graph-break-splits", "fullgraph-raises"))
 REGIONAL = claim(
     "dynamo-regional-compilation",
     "Regional compilation compiles each block of a repeated ModuleList on its own, and the rest of the model "
     "separately, instead of the whole model; accelerate has FSDP2 and DeepSpeed variants of it.",
     doc="dynamo-config", code="accelerate/utils/other.py:106-240; accelerate/accelerator.py:1701-1708,2454-2455",
-    demo=_T + "test_regional_compilation_compiles_each_repeated_block")
+    demo=_T + "test_regional_compilation_compiles_each_repeated_block",
+    scope=("repeated-blocks", "rest-separately", "fsdp2-variant", "deepspeed-variant"))
 FSDP1_ORIG = claim(
     "dynamo-fsdp1-needs-orig-params",
     "Dynamo traces an FSDP1 module only with use_orig_params: true; otherwise the module runs uncompiled after a "
     "graph break, or fails under fullgraph.",
     doc="fsdp1-torch-compile", code="torch/_dynamo/variables/builder.py:2475-2487",
     why_not_demo="FSDP1 through accelerate does not run on CPU; the check sits in Dynamo's tracing of the FSDP "
-    "module")
+    "module",
+    scope=("use-orig-params-true", "use-orig-params-false", "fullgraph"))
 FSDP2_AFTER_AC = claim(
     "dynamo-fsdp2-after-checkpointing",
     "With FSDP2 accelerate compiles the model after applying activation checkpointing and before fully_shard, with "
     "no flag needed.",
     doc="dynamo-config", code="accelerate/accelerator.py:1693-1710",
     why_not_demo="FSDP2 through accelerate does not run on CPU without the rehearsal shim; the order is read "
-    "from the code")
+    "from the code",
+    scope=("fsdp2",))
