@@ -2,9 +2,6 @@
 yet: tests/unit/test_claims.py. The list may only shrink: state a claim's scope and parametrize its test over it,
 then take its id out (issue 23)."""
 UNSCOPED = {
-    "accelerate-1-6-fsdp2-sharded-state-dict-only",
-    "accelerate-fsdp-version-since-1-6",
-    "accelerate-keys-arrive-per-release",
     "config-duplicate-keys-last-wins",
     "config-loader-legacy-keys",
     "config-loader-required-and-enums",
@@ -148,8 +145,6 @@ UNSCOPED = {
     "trainer-lr-and-warmup-max-lr-match-learning-rate",
     "trainer-lr-matched-twice",
     "trainer-passes-precision-to-accelerate",
-    "trainer-prefetch-bucket-int-since-4-45",
-    "trainer-warmup-at-least-one-since-5-18",
     "transformers-fsdp-loading-every-rank-reads",
     "transformers-fsdp-loading-needs-process-group",
 }
