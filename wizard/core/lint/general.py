@@ -416,7 +416,7 @@ def check_processes(ctx: ConfigCheck) -> None:
         if ctx.fsdp_like and ppn is not None and count < ppn and not _ds_runner(ctx):
             ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()),
                      f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} processes start on each "
-                     "machine; the extra ranks fail when they pick their device.",
+                     "machine; the extra ranks share GPUs with other ranks and fail at start-up.",
                      "List one GPU id per process, or lower num_processes.")
     if not ctx.fsdp_like or ctx.nproc is None:
         return

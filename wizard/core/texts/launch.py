@@ -107,7 +107,9 @@ TEXTS: dict[str, Text] = {
         fsdp="Not applicable: FSDP always uses torchrun on each node, the same as DeepSpeed's 'standard'.",
         deepspeed="deepspeed_config.deepspeed_multinode_launcher; read only when num_machines > 1.",
         versions="nossh needs DeepSpeed >= 0.14.5. Non-standard launchers append the environment to a "
-                 ".deepspeed_env file in the working directory so remote nodes see it.",
+                 ".deepspeed_env file in the working directory so remote nodes see it. DeepSpeed's openmpi, mpich "
+                 "and mvapich runners refuse the GPU count or host filter that accelerate always passes, so those "
+                 "three fail when started by accelerate launch.",
         tips="'standard' unless your cluster is set up for pdsh/MPI/slurm.",
         claims=("ds-multinode-runner-or-torchrun", "ds-launcher-default-pdsh", "ds-runner-backends",
                 "ds-nossh-launcher", "ds-deepspeed-env-file"),
