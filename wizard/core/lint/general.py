@@ -451,7 +451,7 @@ def check_processes(ctx: ConfigCheck) -> None:
         if ctx.fsdp_like and ppn is not None and count < ppn and not _ds_runner(ctx):
             ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()),
                      f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} processes start on each "
-                     "machine; the extra ranks fail when they pick their device.",
+                     "machine; the extra ranks share GPUs with other ranks and fail at start-up.",
                      "List one GPU id per process, or lower num_processes.")
     if not ctx.fsdp_like or ctx.nproc is None:
         return
@@ -472,7 +472,7 @@ def check_processes(ctx: ConfigCheck) -> None:
         ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()),
                  f"{ppn} processes per machine (num_processes {ctx.nproc} / num_machines {ctx.nmach}) but only "
                  f"{ctx.gpus_per_node} GPU(s) per machine (counted on this machine, or given by --gpus-per-node); "
-                 "on machines like that the extra ranks fail when they select a device.",
+                 "on machines like that the extra ranks share GPUs with other ranks and fail at start-up.",
                  f"Use at most {ctx.gpus_per_node * ctx.nmach} processes, or pass --gpus-per-node with the GPU "
                  "count of the machines you train on.")
 
