@@ -334,7 +334,7 @@ def test_each_runner_backend_builds_its_own_command(tmp_path, monkeypatch, case)
             assert "--node_rank" not in run.cmd and "1" not in run.cmd[:-3]  # machine_rank 1: nowhere before the script
     else:
         # accelerate always passes --num_gpus, --include or --exclude; the MPI runners refuse each in __init__
-        for launcher, runner in (("openmpi", mr.OpenMPIRunner), ("mpich", mr.MPICHRunner),
+        for launcher, runner in (("openmpi", mr.OpenMPIRunner), ("mpich", mr.MPICHRunner), ("impi", mr.IMPIRunner),
                                  ("mvapich", mr.MVAPICHRunner)):
             for keys in ({}, {"deepspeed_inclusion_filter": "node1"}, {"deepspeed_exclusion_filter": "node2"}):
                 cmd = Launch(tmp_path, {**ds_base(deepspeed_multinode_launcher=launcher, **keys), **MULTI}).cmd

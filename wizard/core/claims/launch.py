@@ -170,11 +170,11 @@ NOSSH = claim(
 RUNNER_BACKENDS = claim(
     "ds-runner-backends",
     "From rank 0 DeepSpeed's runner starts every node itself: pdsh over SSH, numbering nodes with %n; openmpi, "
-    "mpich and mvapich through mpirun; slurm through srun. machine_rank is not passed to them. The openmpi, mpich "
-    "and mvapich runners refuse --num_gpus, --include and --exclude in their constructor (ValueError), and "
-    "accelerate always passes one of the three, so these three launchers fail when started from accelerate.",
+    "mpich and mvapich through mpirun; slurm through srun. machine_rank is not passed to them. The openmpi, mpich, "
+    "impi and mvapich runners refuse --num_gpus, --include and --exclude in their constructor (ValueError), and "
+    "accelerate always passes one of the three, so these four launchers fail when started from accelerate.",
     doc="ds-multinode-launcher", code="deepspeed/launcher/multinode_runner.py:20-23,88-129,147-154,156-191,208-215,"
-    "217-263,383-420,424-475; accelerate/utils/launch.py:453-476",
+    "217-263,280-287,383-420,424-475; accelerate/utils/launch.py:453-476",
     demo=_T + "test_each_runner_backend_builds_its_own_command",
     scope=("pdsh", "openmpi", "mpich", "mvapich", "slurm", "machine-rank-not-passed",
            "mpi-refuse-gpu-count-or-filter"))
