@@ -91,3 +91,72 @@ def test_ulysses_attention_needs_heads_divisible_by_sp(case):
         assert got["error"].startswith(f"KV attention head count {kv} is not divisible by SP size {world}")
     else:
         assert got == {"ok": True}
+
+
+_SP_SETTINGS = """\
+import json, os
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+import deepspeed
+from accelerate.utils.dataclasses import DeepSpeedSequenceParallelConfig
+from deepspeed.runtime.sequence_parallel.ulysses_sp import UlyssesSPAttentionHF
+from transformers import LlamaConfig, LlamaForCausalLM
+out = {}
+for name in ("eager", "flex_attention", "flash_attn", "kernels-community/flash-attn2", "sdpa"):
+    try:
+        DeepSpeedSequenceParallelConfig(sp_attn_implementation=name)
+        out[name] = "ok"
+    except ValueError as exc:
+        out[name] = str(exc)
+# what the launcher exports for sp_size 2, sp_seq_length_is_variable false and no sp_seq_length (launch.py:422-425)
+os.environ.update(PARALLELISM_CONFIG_SP_SEQ_LENGTH="None", PARALLELISM_CONFIG_SP_SEQ_LENGTH_IS_VARIABLE="False",
+                  PARALLELISM_CONFIG_SP_ATTN_IMPLEMENTATION="sdpa")
+settings = DeepSpeedSequenceParallelConfig()
+out["fixed_settings"] = [settings.sp_seq_length, settings.sp_seq_length_is_variable]
+dist.init_process_group("fake", rank=0, world_size=2, store=FakeStore())
+deepspeed.init_distributed(dist_backend="fake")
+model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=1,
+                                     num_attention_heads=4, num_key_value_heads=2, attn_implementation="sdpa"))
+for variable in (False, True):  # what accelerate's prepare() calls (accelerator.py:2424-2431)
+    try:
+        UlyssesSPAttentionHF.register_with_transformers(
+            model_name_or_path=model, core_attn_implementation="sdpa", sequence_parallel_size=2, micro_batch_size=1,
+            seq_length=settings.sp_seq_length, seq_length_is_variable=variable)
+        out[f"register_variable_{variable}"] = "ok"
+    except ValueError as exc:
+        out[f"register_variable_{variable}"] = str(exc)
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def sp_settings():
+    proc = subprocess.run([sys.executable, "-c", _SP_SETTINGS], capture_output=True, text=True, timeout=240)
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
+
+
+SP_ATTN = {"eager": "eager", "flex-attention": "flex_attention", "other-name": "flash_attn",
+           "hub-kernel": "kernels-community/flash-attn2", "sdpa": "sdpa"}
+
+
+@pytest.mark.claim("ds-sp-attn-implementation-values")
+@pytest.mark.parametrize("case", list(SP_ATTN), ids=list(SP_ATTN))
+def test_sequence_parallel_attention_names(sp_settings, case):
+    said = sp_settings[SP_ATTN[case]]
+    if case in ("eager", "flex-attention"):
+        assert said.startswith(f"Invalid sp_attn_implementation: {SP_ATTN[case]}. 'eager' and 'flex_attention' are "
+                               "not supported")
+    elif case == "other-name":
+        assert said.startswith("Invalid sp_attn_implementation: flash_attn. Must be one of")
+    else:
+        assert said == "ok"
+
+
+@pytest.mark.claim("ds-sp-fixed-length-needs-seq-length")
+@pytest.mark.parametrize("case", ["fixed-without-length", "variable-without-length"])
+def test_a_fixed_sequence_length_needs_its_value(sp_settings, case):
+    assert sp_settings["fixed_settings"] == [None, False]  # the text None is read as no length, not refused
+    if case == "fixed-without-length":
+        assert sp_settings["register_variable_False"].startswith("Either `seq_length_is_variable` needs to be `True`")
+    else:
+        assert sp_settings["register_variable_True"] == "ok"

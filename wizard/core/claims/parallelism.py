@@ -34,3 +34,22 @@ TP_PLAN = claim(
     code="transformers/modeling_utils.py:4726-4740; transformers/models/llama/configuration_llama.py:48-56",
     demo=_T + "test_tensor_parallel_needs_the_models_plan",
     scope=("no-plan", "has-plan"))
+SP_ATTN = claim(
+    "ds-sp-attn-implementation-values",
+    "With sp_size above 1, accelerate's sequence-parallel settings take only flash_attention_2, flash_attention_3, "
+    "sdpa (the launcher's default) or a hub-hosted flash-attention kernel as sp_attn_implementation; eager, "
+    "flex_attention or any other name raises ValueError when the Accelerator reads them.",
+    doc="parallelism-heads",
+    code="accelerate/utils/dataclasses.py:2289-2309; accelerate/commands/launch.py:977-981",
+    demo=_T + "test_sequence_parallel_attention_names",
+    scope=("eager", "flex-attention", "other-name", "hub-kernel", "sdpa"))
+SP_FIXED = claim(
+    "ds-sp-fixed-length-needs-seq-length",
+    "With sp_seq_length_is_variable false and no sp_seq_length, the launcher exports the text None, accelerate "
+    "reads it as no length, and prepare() raises ValueError when it registers DeepSpeed's Ulysses attention; with "
+    "a variable length (the default) no sp_seq_length is needed.",
+    doc="parallelism-heads",
+    code="accelerate/utils/launch.py:422-425; accelerate/utils/dataclasses.py:2273-2287; "
+         "deepspeed/runtime/sequence_parallel/ulysses_sp.py:425-436; accelerate/accelerator.py:2424-2431",
+    demo=_T + "test_a_fixed_sequence_length_needs_its_value",
+    scope=("fixed-without-length", "variable-without-length"))

@@ -211,6 +211,21 @@ PAR_SP_HEADS = rule("parallelism-sp-heads", ERROR,
                     keys="parallelism_config.parallelism_config_sp_size",
                     fix="Use an sp_size that fits both head counts (the message lists them).",
                     claims=("ds-ulysses-heads-divide",), versions=PARALLELISM)
+PAR_SP_ATTN = rule("parallelism-sp-attn-invalid", ERROR,
+                   "sp_attn_implementation that sequence parallelism refuses (eager, flex_attention, an unknown name)",
+                   DOC + "parallelism-heads; " + A + "utils/dataclasses.py:2289-2309",
+                   keys="parallelism_config.parallelism_config_sp_attn_implementation",
+                   fix="Write sdpa (the default), flash_attention_2, flash_attention_3 or a hub flash-attention "
+                       "kernel.",
+                   claims=("ds-sp-attn-implementation-values",), versions={"accelerate": ">=1.12.0"})
+PAR_SP_NO_LENGTH = rule("parallelism-sp-seq-length-missing", ERROR,
+                        "sp_seq_length_is_variable false without sp_seq_length: prepare() raises",
+                        DOC + "parallelism-heads; deepspeed/runtime/sequence_parallel/ulysses_sp.py:425-436",
+                        keys="parallelism_config.parallelism_config_sp_seq_length_is_variable, "
+                             "parallelism_config_sp_seq_length",
+                        fix="Give parallelism_config_sp_seq_length (every batch's length), or leave the length "
+                            "variable.",
+                        claims=("ds-sp-fixed-length-needs-seq-length",), versions={"accelerate": ">=1.12.0"})
 PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
                            "heads was not checked (check --model)",
@@ -586,6 +601,8 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
+    if sizes["sp"] > 1:
+        _check_sp_settings(ctx, pc)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
         ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),
@@ -654,3 +671,31 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
                  "the attention heads, and the key-value heads and sp_size to divide one another; it "
                  "raises ValueError at prepare(), after the model has loaded.",
                  f"Use an sp_size from {_sizes_text(sp_sizes_for(heads, n_kv))}.")
+
+
+SP_ATTN_BUILTIN = ("flash_attention_2", "flash_attention_3", "sdpa")
+"""The sequence-parallel attention names accelerate takes besides hub flash-attention kernels (claim
+ds-sp-attn-implementation-values)."""
+
+
+def _check_sp_settings(ctx: ConfigCheck, pc: dict) -> None:
+    """The sequence-parallel details the launcher exports when sp_size is above 1."""
+    attn_key, var_key, len_key = (PC + "sp_attn_implementation", PC + "sp_seq_length_is_variable",
+                                  PC + "sp_seq_length")
+    attn = pc.get(attn_key)
+    if attn is not None and str(attn) not in SP_ATTN_BUILTIN and not ("/" in str(attn) and "flash-attn" in str(attn)):
+        why = ("eager and flex_attention do not work with sequence parallelism" if str(attn) in
+               ("eager", "flex_attention") else "it is not one of the names accelerate takes")
+        ctx.emit(PAR_SP_ATTN, f"parallelism_config.{attn_key}",
+                 f"{kv('parallelism_config.' + attn_key, attn)}: {why}; the Accelerator raises ValueError when it "
+                 "reads the sequence-parallel settings.",
+                 "Write sdpa (the default), flash_attention_2, flash_attention_3 or a hub flash-attention kernel "
+                 "such as kernels-community/flash-attn2, and load the model with the same attention.")
+    # the launcher exports the value as text; accelerate takes only "true" (any case) as variable
+    fixed = var_key in pc and str(pc[var_key]).lower() != "true"
+    if ctx.kind == "deepspeed" and fixed and pc.get(len_key) in (None, "None", ""):
+        ctx.emit(PAR_SP_NO_LENGTH, (f"parallelism_config.{var_key}", f"parallelism_config.{len_key}"),
+                 f"{kv('parallelism_config.' + var_key, pc[var_key])} says every batch has one fixed length, but "
+                 f"`{len_key}` is not given: the launcher exports it as None and prepare() raises ValueError when it "
+                 "sets up DeepSpeed's Ulysses attention.",
+                 f"Give `{len_key}` (the length of every batch, divisible by sp_size), or set `{var_key}: true`.")
