@@ -160,3 +160,21 @@ def test_a_fixed_sequence_length_needs_its_value(sp_settings, case):
         assert sp_settings["register_variable_False"].startswith("Either `seq_length_is_variable` needs to be `True`")
     else:
         assert sp_settings["register_variable_True"] == "ok"
+
+
+@pytest.mark.claim("accelerate-fsdp2-tp-needs-replicate-parallel")
+@pytest.mark.parametrize("case", ["transformers-5-24"])
+def test_fsdp2_tensor_parallel_prepare_with_these_transformers(tmp_path, case):
+    """Four gloo ranks, dp_shard 2 x tp 2: the model loads tensor-parallel over the Accelerator's tp mesh, then
+    prepare() needs transformers' ReplicateParallel, which transformers 5.24 does not have."""
+    import transformers
+
+    assert transformers.__version__ == "5.24.0"  # the case this test shows
+    ranks = run_ranks(Path(__file__).with_name("_fsdp_tp_cpu.py"), str(tmp_path / "model"), world=4, timeout=300,
+                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    for got in ranks.values():
+        assert got["mesh"] == ["dp_shard", "tp"]
+        assert got["q_after_load"] == ["Shard(dim=0)"]  # transformers' plan sharded it over the tp dimension
+        where = Path(transformers.__file__).parent / "integrations" / "tensor_parallel.py"
+        assert got["prepare_error"] == ("ImportError: cannot import name 'ReplicateParallel' from "
+                                        f"'transformers.integrations.tensor_parallel' ({where})")

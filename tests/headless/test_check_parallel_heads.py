@@ -12,7 +12,9 @@ import yaml
 from wizard.cli import main
 from wizard.core.lint.general import sp_sizes_for, tp_sizes_for
 
-VERSIONS = ["--accelerate-version", "1.15.0", "--deepspeed-version", "0.19.8", "--transformers-version", "5.24.0"]
+VERSIONS = ["--accelerate-version", "1.15.0", "--deepspeed-version", "0.19.8", "--transformers-version", "5.0.0"]
+"""transformers 5.0: the last release whose tensor-parallel classes accelerate's FSDP2 + TP prepare() can import
+(test_fsdp2_tp_with_transformers_5_1_or_later_is_an_error shows the others)."""
 
 
 def _fsdp2(procs: int, **sizes) -> dict:
@@ -126,3 +128,27 @@ def test_the_sizes_that_fit():
     assert tp_sizes_for(12, 4) == [1, 2, 4]
     assert sp_sizes_for(32, 8) == [1, 2, 4, 8, 16, 32]
     assert sp_sizes_for(6, 2) == [1, 2, 6]
+
+
+@pytest.mark.parametrize("transformers,error", [("5.24.0", True), ("5.1.0", True), ("5.0.0", False)])
+def test_fsdp2_tp_with_transformers_5_1_or_later_is_an_error(tmp_path, capsys, transformers, error):
+    path = tmp_path / "accelerate_config.yaml"
+    path.write_text(yaml.safe_dump(_fsdp2(8, dp_shard=4, tp=2)))
+    rc = main(["check", str(path), "--gpus-per-node", "8", "--trainer", "accelerate", "--model", "llama-3.1-8b",
+               "--accelerate-version", "1.15.0", "--transformers-version", transformers, "--format", "json"])
+    found = _rules(json.loads(capsys.readouterr().out)["findings"])
+    if error:
+        assert rc == 2 and set(found) == {"parallelism-fsdp2-tp-transformers"}
+        f = found["parallelism-fsdp2-tp-transformers"]
+        assert f["keys"] == ["parallelism_config.parallelism_config_tp_size"]
+        assert f"transformers {transformers} no longer has" in f["message"] and "ImportError" in f["message"]
+    else:
+        assert rc == 0 and found == {}
+
+
+def test_dp_shard_only_is_not_touched_by_the_transformers_release(tmp_path, capsys):
+    path = tmp_path / "accelerate_config.yaml"
+    path.write_text(yaml.safe_dump(_fsdp2(8, dp_shard=8)))
+    assert main(["check", str(path), "--gpus-per-node", "8", "--transformers-version", "5.24.0", "--format",
+                 "json"]) == 0
+    assert _rules(json.loads(capsys.readouterr().out)["findings"]) == {}

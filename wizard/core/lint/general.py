@@ -5,6 +5,7 @@ from .. import ds_schema
 from ..library.accelerate_versions import TOP_LEVEL_SINCE
 from ..library.launcher import PC
 from ..library.transformers_tp import TP_PLAN
+from ..versions import VERIFIED_AGAINST
 from .base import (
     DIST_DEEPSPEED,
     DIST_FSDP,
@@ -226,6 +227,14 @@ PAR_SP_NO_LENGTH = rule("parallelism-sp-seq-length-missing", ERROR,
                         fix="Give parallelism_config_sp_seq_length (every batch's length), or leave the length "
                             "variable.",
                         claims=("ds-sp-fixed-length-needs-seq-length",), versions={"accelerate": ">=1.12.0"})
+PAR_TP_TRANSFORMERS = rule("parallelism-fsdp2-tp-transformers", ERROR,
+                           "FSDP2 with tp_size above 1 under transformers 5.1 or later: accelerate's prepare() "
+                           "imports a class those releases no longer have",
+                           DOC + "parallelism-heads; " + A + "accelerator.py:1581-1635",
+                           keys="parallelism_config.parallelism_config_tp_size",
+                           fix="Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1.",
+                           claims=("accelerate-fsdp2-tp-needs-replicate-parallel",),
+                           versions={"accelerate": ">=1.10.0", "transformers": ">=5.1.0"})
 PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
                            "heads was not checked (check --model)",
@@ -601,6 +610,14 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
+    if sizes["tp"] > 1 and ctx.kind == "fsdp" and version == 2:
+        tv, av = (ctx.versions.get(lib) or VERIFIED_AGAINST[lib] for lib in ("transformers", "accelerate"))
+        ctx.emit(PAR_TP_TRANSFORMERS, f"parallelism_config.{PC}tp_size",
+                 f"{kv('parallelism_config.' + PC + 'tp_size', sizes['tp'])} with FSDP2: accelerate {av} "
+                 "prepares a model loaded tensor-parallel with transformers' ReplicateParallel, which transformers "
+                 f"{tv} no longer has (gone since 5.1.0), so prepare() stops with an ImportError before the first "
+                 "step.",
+                 "Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1 and shard with FSDP alone.")
     if sizes["sp"] > 1:
         _check_sp_settings(ctx, pc)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
