@@ -178,3 +178,28 @@ def test_fsdp2_tensor_parallel_prepare_with_these_transformers(tmp_path, case):
         where = Path(transformers.__file__).parent / "integrations" / "tensor_parallel.py"
         assert got["prepare_error"] == ("ImportError: cannot import name 'ReplicateParallel' from "
                                         f"'transformers.integrations.tensor_parallel' ({where})")
+
+
+DS_SIZES = ["dp-shard", "dp-replicate", "cp", "tp"]
+
+
+@pytest.fixture(scope="module")
+def ds_sizes():
+    from helpers import EXTENSIONS
+
+    return run_ranks(Path(__file__).with_name("_ds_parallelism_cpu.py"), world=2, timeout=300,
+                     drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), ACCELERATE_USE_DEEPSPEED="true",
+                     DS_ACCELERATOR="cpu", TORCH_EXTENSIONS_DIR=EXTENSIONS)
+
+
+@pytest.mark.claim("ds-parallelism-sizes-unused")
+@pytest.mark.parametrize("case", DS_SIZES, ids=DS_SIZES)
+def test_deepspeed_does_not_use_the_parallelism_sizes(ds_sizes, case):
+    """Two gloo ranks, ZeRO-2, each size 2 in turn: accelerate builds that mesh and refuses none of them."""
+    for got in (r[case] for r in ds_sizes.values()):
+        assert got["type"] == "DEEPSPEED" and got["mesh"] == [case.replace("-", "_")]
+        if case == "tp":
+            assert got["prepare_error"].startswith("At least one of the dataloaders passed to `accelerate.prepare()` "
+                                                   "has `None` as batch size")
+        else:  # the engine trains data parallel over both ranks, partitioned as its ZeRO stage says
+            assert (got["engine_dp_world"], got["zero_stage"]) == (2, 2)

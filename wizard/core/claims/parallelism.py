@@ -64,3 +64,13 @@ FSDP2_TP_IMPORT = claim(
          "ReplicateParallel; the released wheels: 4.52.4-5.0.0 have it, 4.51.3 and 5.1.0-5.25.0 do not)",
     demo=_T + "test_fsdp2_tensor_parallel_prepare_with_these_transformers",
     scope=("transformers-5-24",))
+DS_SIZES = claim(
+    "ds-parallelism-sizes-unused",
+    "Under DeepSpeed accelerate accepts parallelism_config's dp_shard, dp_replicate, cp and tp sizes and builds their "
+    "device mesh, but the engine trains data parallel over every rank as its ZeRO stage says: dp_replicate does not "
+    "replicate and cp splits no sequence; a tp_size above 1 makes prepare() fail on an own loop's DataLoader (its "
+    "batch size comes out None). Only sp_size is DeepSpeed's.",
+    doc="parallelism-heads",
+    code="accelerate/parallelism_config.py:355-397; accelerate/accelerator.py:1532-1550, 2140-2200",
+    demo=_T + "test_deepspeed_does_not_use_the_parallelism_sizes",
+    scope=("dp-shard", "dp-replicate", "cp", "tp"))

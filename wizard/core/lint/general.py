@@ -235,6 +235,21 @@ PAR_TP_TRANSFORMERS = rule("parallelism-fsdp2-tp-transformers", ERROR,
                            fix="Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1.",
                            claims=("accelerate-fsdp2-tp-needs-replicate-parallel",),
                            versions={"accelerate": ">=1.10.0", "transformers": ">=5.1.0"})
+PAR_DS_UNUSED = rule("parallelism-unused-under-deepspeed", ERROR,
+                     "parallelism_config sizes DeepSpeed does not use (dp_replicate, cp, tp; dp_shard at ZeRO-0): "
+                     "accelerate accepts them, the engine trains plain data parallel over every rank",
+                     DOC + "parallelism-heads; " + A + "accelerator.py:1532-1550",
+                     keys="parallelism_config.parallelism_config_{dp_replicate,dp_shard,cp,tp}_size",
+                     fix="Remove them (DeepSpeed partitions over every rank by its ZeRO stage; its tensor parallelism "
+                         "is tensor_parallel.autotp_size in the DeepSpeed JSON), or use FSDP2.",
+                     claims=("ds-parallelism-sizes-unused",), versions=PARALLELISM)
+PAR_DS_SHARD_HARMLESS = rule("parallelism-dp-shard-under-deepspeed", WARNING,
+                             "parallelism_config_dp_shard_size under DeepSpeed ZeRO-1/2/3: not read, and ZeRO "
+                             "partitions over every rank anyway",
+                             DOC + "parallelism-heads",
+                             keys="parallelism_config.parallelism_config_dp_shard_size",
+                             fix="Remove it: the ZeRO stage decides the partitioning.",
+                             claims=("ds-parallelism-sizes-unused",), versions=PARALLELISM)
 PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
                            "heads was not checked (check --model)",
@@ -610,6 +625,8 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
+    if ctx.kind == "deepspeed":
+        _check_deepspeed_sizes(ctx, sizes)
     if sizes["tp"] > 1 and ctx.kind == "fsdp" and version == 2:
         tv, av = (ctx.versions.get(lib) or VERIFIED_AGAINST[lib] for lib in ("transformers", "accelerate"))
         ctx.emit(PAR_TP_TRANSFORMERS, f"parallelism_config.{PC}tp_size",
@@ -716,3 +733,26 @@ def _check_sp_settings(ctx: ConfigCheck, pc: dict) -> None:
                  f"`{len_key}` is not given: the launcher exports it as None and prepare() raises ValueError when it "
                  "sets up DeepSpeed's Ulysses attention.",
                  f"Give `{len_key}` (the length of every batch, divisible by sp_size), or set `{var_key}: true`.")
+
+
+def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
+    """The parallelism_config sizes other than sp under DeepSpeed (claim ds-parallelism-sizes-unused)."""
+    key = {n: f"parallelism_config.{PC}{n}_size" for n in sizes}
+    unused = [n for n in ("dp_replicate", "cp", "tp") if sizes[n] > 1]
+    if sizes["dp_shard"] > 1 and ctx.stage == 0:
+        unused.insert(0, "dp_shard")
+    if unused:
+        said = {"dp_replicate": "dp_replicate does not replicate: ZeRO partitions over every rank",
+                "cp": "cp splits no sequence: the engine trains the cp ranks as data parallel",
+                "tp": "tp is not DeepSpeed's tensor parallelism (that is tensor_parallel.autotp_size in the JSON), and "
+                      "prepare() fails on an own loop's DataLoader (its batch size comes out None)",
+                "dp_shard": "ZeRO-0 partitions nothing"}
+        ctx.emit(PAR_DS_UNUSED, tuple(key[n] for n in unused),
+                 "Under DeepSpeed accelerate accepts these parallelism_config sizes and builds their device mesh, but "
+                 "the engine trains plain data parallel over every rank as its ZeRO stage says: "
+                 + "; ".join(said[n] for n in unused) + ".",
+                 "Remove them (only parallelism_config_sp_size is DeepSpeed's), or use FSDP2 for these dimensions.")
+    elif sizes["dp_shard"] > 1:
+        ctx.emit(PAR_DS_SHARD_HARMLESS, key["dp_shard"],
+                 f"{kv(key['dp_shard'], sizes['dp_shard'])} is not read under DeepSpeed; ZeRO-{ctx.stage} partitions "
+                 "over every rank anyway, so it has no effect.", "Remove it: the ZeRO stage decides the partitioning.")
