@@ -98,26 +98,30 @@ def test_auto_buckets_come_from_the_models_hidden_size(auto_buckets, case):
         assert "NO_HIDDEN_SIZE True" in auto_buckets
 
 
-_JSON_OWNS = {  # YAML key next to a deepspeed_config_file -> its value, and whether the plugin raises
-    "gradient_accumulation_steps": (4, True), "gradient_clipping": (1.0, True), "zero_stage": (2, True),
-    "offload_optimizer_device": ("cpu", True), "offload_param_device": ("cpu", True),
-    "offload_optimizer_nvme_path": ("/nvme", True), "offload_param_nvme_path": ("/nvme", True),
-    "zero3_save_16bit_model": (True, True), "mixed_precision": ("bf16", True),
-    "zero3_init_flag": (True, False), "deepspeed_moe_layer_cls_names": ("Block", False),
-    "deepspeed_multinode_launcher": ("pdsh", False), "deepspeed_hostfile": ("/job/hostfile", False),
+_JSON_OWNS = {  # case -> the YAML key next to a deepspeed_config_file, its value, and whether the plugin raises
+    "accumulation": ("gradient_accumulation_steps", 4, True), "clipping": ("gradient_clipping", 1.0, True),
+    "stage": ("zero_stage", 2, True), "optimizer-device": ("offload_optimizer_device", "cpu", True),
+    "param-device": ("offload_param_device", "cpu", True),
+    "optimizer-nvme-path": ("offload_optimizer_nvme_path", "/nvme", True),
+    "param-nvme-path": ("offload_param_nvme_path", "/nvme", True),
+    "save-16bit": ("zero3_save_16bit_model", True, True), "mixed-precision": ("mixed_precision", "bf16", True),
+    "init-flag-allowed": ("zero3_init_flag", True, False),
+    "moe-allowed": ("deepspeed_moe_layer_cls_names", "Block", False),
+    "launcher-allowed": ("deepspeed_multinode_launcher", "pdsh", False),
+    "hostfile-allowed": ("deepspeed_hostfile", "/job/hostfile", False),
 }
 
 
 @pytest.mark.claim("ds-json-owns-its-keys")
-@pytest.mark.parametrize("key", list(_JSON_OWNS), ids=list(_JSON_OWNS))
-def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch, key):
+@pytest.mark.parametrize("case", list(_JSON_OWNS))
+def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch, case):
     from accelerate.utils import DeepSpeedPlugin
 
     ds_json = tmp_path / "ds.json"
     ds_json.write_text(json.dumps({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}))
-    value, raises = _JSON_OWNS[key]
+    key, value, raises = _JSON_OWNS[case]
     config = ds_yaml(ds_json) if key == "mixed_precision" else ds_yaml(ds_json, **{key: value})
-    if key == "mixed_precision":
+    if key == "mixed_precision":  # a top-level key of the accelerate config
         config["mixed_precision"] = value
     env = ds_launch_env(tmp_path, config)
     for k, v in env.items():

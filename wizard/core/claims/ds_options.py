@@ -58,10 +58,9 @@ JSON_OWNS_KEYS = claim(
     doc="ds-config-file",
     code="accelerate/utils/dataclasses.py:1279,1507-1532; accelerate/commands/launch.py:1393-1397",
     demo=_T + "test_yaml_keys_next_to_a_json_file_raise",
-    scope=("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
-           "offload_param_device", "offload_optimizer_nvme_path", "offload_param_nvme_path", "zero3_save_16bit_model",
-           "mixed_precision", "zero3_init_flag", "deepspeed_moe_layer_cls_names", "deepspeed_multinode_launcher",
-           "deepspeed_hostfile"))
+    scope=("accumulation", "clipping", "stage", "optimizer-device", "param-device", "optimizer-nvme-path",
+           "param-nvme-path", "save-16bit", "mixed-precision", "init-flag-allowed", "moe-allowed", "launcher-allowed",
+           "hostfile-allowed"))
 INLINE_UNKNOWN_DROPPED = claim(
     "ds-inline-unknown-dropped",
     "accelerate launch exports only a fixed list of deepspeed_config keys to the training processes; any other "
