@@ -13,33 +13,50 @@ from launch_support import ds_launch_env, ds_yaml
 
 
 @pytest.mark.claim("ds-overlap-comm-default")
-def test_overlap_comm_defaults_by_stage():
+@pytest.mark.parametrize("stage", [pytest.param(0, id="zero-0"), pytest.param(1, id="zero-1"),
+                                   pytest.param(2, id="zero-2"), pytest.param(3, id="zero-3")])
+def test_overlap_comm_defaults_by_stage(stage):
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    assert {stage: DeepSpeedZeroConfig(stage=stage).overlap_comm for stage in range(4)} == {
-        0: False, 1: False, 2: False, 3: True}
-    assert DeepSpeedZeroConfig(stage=2, overlap_comm=True).overlap_comm is True
+    assert DeepSpeedZeroConfig(stage=stage).overlap_comm is (stage == 3)  # left unset
+    assert DeepSpeedZeroConfig(stage=stage, overlap_comm=stage != 3).overlap_comm is (stage != 3)  # as written
 
 
 @pytest.mark.claim("ds-contiguous-gradients-default")
 @pytest.mark.claim("ds-bucket-defaults")
-def test_zero_option_defaults():
-    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+@pytest.mark.parametrize("case", ["contiguous-default-on", "contiguous-json-off", "reduce-bucket-size",
+                                  "allgather-bucket-size", "sub-group-size"])
+def test_zero_option_defaults(case):
+    from deepspeed.runtime.config import DeepSpeedConfig
 
-    z = DeepSpeedZeroConfig(stage=3)
-    assert z.contiguous_gradients is True
-    assert (z.reduce_bucket_size, z.allgather_bucket_size, z.sub_group_size) == (500_000_000, 500_000_000,
-                                                                                1_000_000_000)
+    def zero(**keys):
+        return DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1,
+                                "zero_optimization": {"stage": 3, **keys}}).zero_config
+
+    if case == "contiguous-default-on":
+        assert zero().contiguous_gradients is True
+    elif case == "contiguous-json-off":
+        assert zero(contiguous_gradients=False).contiguous_gradients is False
+    elif case == "reduce-bucket-size":
+        assert zero().reduce_bucket_size == 500_000_000
+    elif case == "allgather-bucket-size":
+        assert zero().allgather_bucket_size == 500_000_000
+    else:
+        assert zero().sub_group_size == 1_000_000_000
 
 
-@pytest.mark.claim("ds-auto-buckets-from-hidden-size")
-def test_auto_buckets_come_from_the_models_hidden_size():
+@pytest.fixture(scope="module")
+def auto_buckets():
+    """prepare() of a JSON with the three hidden-size keys "auto": a bare Linear (no config), one whose config has
+    no hidden size, one with hidden_size 8."""
     proc = one_rank("""
         import types, torch
         from accelerate import Accelerator
         from accelerate.utils import DeepSpeedPlugin, InitProcessGroupKwargs
         ds = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
-              "zero_optimization": {"stage": 1, "reduce_bucket_size": "auto"}}
+              "zero_optimization": {"stage": 1, "reduce_bucket_size": "auto",
+                                    "stage3_prefetch_bucket_size": "auto",
+                                    "stage3_param_persistence_threshold": "auto"}}
         acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config=ds),
                           kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
         bare = torch.nn.Linear(8, 8)
@@ -47,76 +64,120 @@ def test_auto_buckets_come_from_the_models_hidden_size():
             acc.prepare(bare, torch.optim.AdamW(bare.parameters()))
         except ValueError as e:
             print("NO_CONFIG", "model.config" in str(e))
+        sizeless = torch.nn.Linear(8, 8)
+        sizeless.config = types.SimpleNamespace(vocab_size=8)
+        try:
+            acc.prepare(sizeless, torch.optim.AdamW(sizeless.parameters()))
+        except ValueError as e:
+            print("NO_HIDDEN_SIZE", "hidden_size" in str(e))
         model = torch.nn.Linear(8, 8)
         model.config = types.SimpleNamespace(hidden_size=8)
         model, opt = acc.prepare(model, torch.optim.AdamW(model.parameters()))
-        print("FILLED", acc.deepspeed_plugin.deepspeed_config["zero_optimization"]["reduce_bucket_size"])
+        zero = acc.deepspeed_plugin.deepspeed_config["zero_optimization"]
+        print("FILLED", zero["reduce_bucket_size"], zero["stage3_prefetch_bucket_size"],
+              zero["stage3_param_persistence_threshold"])
     """)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "NO_CONFIG True" in proc.stdout
-    assert "FILLED 64" in proc.stdout  # 8 * 8
+    return proc.stdout
+
+
+@pytest.mark.claim("ds-auto-buckets-from-hidden-size")
+@pytest.mark.parametrize("case", ["reduce-bucket-size", "prefetch-bucket-size", "persistence-threshold",
+                                  "no-config-raises", "no-hidden-size-raises"])
+def test_auto_buckets_come_from_the_models_hidden_size(auto_buckets, case):
+    filled = next(line.split()[1:] for line in auto_buckets.splitlines() if line.startswith("FILLED"))
+    if case == "reduce-bucket-size":
+        assert filled[0] == "64"  # 8 * 8
+    elif case == "prefetch-bucket-size":
+        assert filled[1] == "57"  # int(0.9 * 64)
+    elif case == "persistence-threshold":
+        assert filled[2] == "80"  # 10 * 8
+    elif case == "no-config-raises":
+        assert "NO_CONFIG True" in auto_buckets
+    else:
+        assert "NO_HIDDEN_SIZE True" in auto_buckets
+
+
+_JSON_OWNS = {  # case -> the YAML key next to a deepspeed_config_file, its value, and whether the plugin raises
+    "accumulation": ("gradient_accumulation_steps", 4, True), "clipping": ("gradient_clipping", 1.0, True),
+    "stage": ("zero_stage", 2, True), "optimizer-device": ("offload_optimizer_device", "cpu", True),
+    "param-device": ("offload_param_device", "cpu", True),
+    "optimizer-nvme-path": ("offload_optimizer_nvme_path", "/nvme", True),
+    "param-nvme-path": ("offload_param_nvme_path", "/nvme", True),
+    "save-16bit": ("zero3_save_16bit_model", True, True), "mixed-precision": ("mixed_precision", "bf16", True),
+    "init-flag-allowed": ("zero3_init_flag", True, False),
+    "moe-allowed": ("deepspeed_moe_layer_cls_names", "Block", False),
+    "launcher-allowed": ("deepspeed_multinode_launcher", "pdsh", False),
+    "hostfile-allowed": ("deepspeed_hostfile", "/job/hostfile", False),
+}
 
 
 @pytest.mark.claim("ds-json-owns-its-keys")
-def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch):
+@pytest.mark.parametrize("case", list(_JSON_OWNS))
+def test_yaml_keys_next_to_a_json_file_raise(tmp_path, monkeypatch, case):
     from accelerate.utils import DeepSpeedPlugin
 
     ds_json = tmp_path / "ds.json"
     ds_json.write_text(json.dumps({"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}))
-    for key, value in [("gradient_accumulation_steps", 4), ("gradient_clipping", 1.0), ("zero_stage", 2),
-                       ("offload_optimizer_device", "cpu"), ("zero3_save_16bit_model", True)]:
-        env = ds_launch_env(tmp_path, ds_yaml(ds_json, **{key: value}))
-        with monkeypatch.context() as m:
-            for k, v in env.items():
-                m.setenv(k, v)
-            with pytest.raises(ValueError, match="deepspeed_config_file"):
-                DeepSpeedPlugin()
-    mixed = {**ds_yaml(ds_json), "mixed_precision": "bf16"}
-    env = ds_launch_env(tmp_path, mixed)
-    with monkeypatch.context() as m:
-        for k, v in env.items():
-            m.setenv(k, v)
+    key, value, raises = _JSON_OWNS[case]
+    config = ds_yaml(ds_json) if key == "mixed_precision" else ds_yaml(ds_json, **{key: value})
+    if key == "mixed_precision":  # a top-level key of the accelerate config
+        config["mixed_precision"] = value
+    env = ds_launch_env(tmp_path, config)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    if raises:
         with pytest.raises(ValueError, match="deepspeed_config_file"):
             DeepSpeedPlugin()
-    allowed = ds_yaml(ds_json, zero3_init_flag=True, deepspeed_moe_layer_cls_names="Block")
-    env = ds_launch_env(tmp_path, allowed)
-    with monkeypatch.context() as m:
-        for k, v in env.items():
-            m.setenv(k, v)
+    else:
         assert DeepSpeedPlugin().zero_stage == 2  # taken from the file
 
 
 @pytest.mark.claim("ds-inline-unknown-dropped")
-def test_unknown_inline_keys_never_reach_the_processes(tmp_path):
+@pytest.mark.parametrize("key, value, marker", [("train_micro_batch_size_per_gpu", 7, "MICRO"),
+                                                ("overlap_comm", True, "OVERLAP")],
+                         ids=["train_micro_batch_size_per_gpu", "overlap_comm"])
+def test_unknown_inline_keys_never_reach_the_processes(tmp_path, key, value, marker):
     config = ds_yaml(tmp_path / "unused.json")
     del config["deepspeed_config"]["deepspeed_config_file"]
-    config["deepspeed_config"].update(zero_stage=2, train_micro_batch_size_per_gpu=7, overlap_comm=True)
+    config["deepspeed_config"].update({"zero_stage": 2, key: value})
     env = ds_launch_env(tmp_path, config)
     assert env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "2"  # a known key is exported
     new = {k: v for k, v in env.items() if k not in os.environ or os.environ[k] != v}
-    assert not [k for k, v in new.items() if "MICRO" in k or "OVERLAP" in k or v == "7"], new
+    assert not [k for k, v in new.items() if marker in k or v == str(value)], new
+
+
+_TYPOS = {  # section -> (a typo in it, the same key spelled right)
+    "zero_optimization": ({"zero_optimization": {"stage": 2, "overlap_com": True}},
+                          {"zero_optimization": {"stage": 2, "overlap_comm": True}}),
+    "offload_optimizer": ({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memroy": 1}}},
+                          {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": 1}}}),
+    "fp16": ({"fp16": {"enabled": True, "loss_scal": 0}}, {"fp16": {"enabled": True, "loss_scale": 0}}),
+}
 
 
 @pytest.mark.claim("ds-sections-forbid-unknown-keys")
-def test_unknown_keys_in_zero_optimization_raise():
+@pytest.mark.parametrize("section", list(_TYPOS), ids=list(_TYPOS))
+def test_unknown_keys_in_zero_optimization_raise(section):
     from deepspeed.runtime.config import DeepSpeedConfig
 
+    typo, right = _TYPOS[section]
     with pytest.raises(Exception, match="Extra inputs are not permitted"):
-        DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2, "overlap_com": True}})
-    DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2, "overlap_comm": True}})
+        DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, **typo})
+    DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, **right})
 
 
 @pytest.mark.claim("ds-removed-blocks-raise")
-def test_blocks_of_removed_features_raise():
+@pytest.mark.parametrize("block", ["amp", "sparse_attention", "elasticity"])
+def test_blocks_of_removed_features_raise(block):
     from deepspeed.runtime.config import DeepSpeedConfig, DeepSpeedConfigError
 
-    for block in ("amp", "sparse_attention", "elasticity"):
-        with pytest.raises(DeepSpeedConfigError, match="removed"):
-            DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, block: {"enabled": True}})
+    with pytest.raises(DeepSpeedConfigError, match="removed"):
+        DeepSpeedConfig({"train_micro_batch_size_per_gpu": 1, block: {"enabled": True}})
 
 
-@pytest.mark.claim("ds-optimizer-json-and-script")
-def test_an_optimizer_in_the_json_and_in_the_script_raises():
+@pytest.fixture(scope="module")
+def optimizer_json_and_script():
     proc = one_rank("""
         import torch
         from accelerate import Accelerator
@@ -141,14 +202,23 @@ def test_an_optimizer_in_the_json_and_in_the_script_raises():
             print("SCHEDULER", "scheduler in the config file and in the code" in str(e), "DummyScheduler" in str(e))
     """, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "BUILT" in proc.stdout
-    assert "OPTIMIZER True True" in proc.stdout
-    assert "SCHEDULER True True" in proc.stdout
+    return proc.stdout
 
 
-@pytest.mark.claim("fsdp-collectives-per-unit")
-@pytest.mark.claim("fsdp1-flat-gradients")
-def test_fsdp1_keeps_one_flat_parameter_and_gradient_per_unit():
+@pytest.mark.claim("ds-optimizer-json-and-script")
+@pytest.mark.parametrize("case", ["optimizer", "scheduler", "checked-in-prepare"])
+def test_an_optimizer_in_the_json_and_in_the_script_raises(optimizer_json_and_script, case):
+    out = optimizer_json_and_script
+    if case == "optimizer":
+        assert "OPTIMIZER True True" in out  # the message names DummyOptim
+    elif case == "scheduler":
+        assert "SCHEDULER True True" in out  # the message names DummyScheduler
+    else:
+        assert "BUILT" in out
+
+
+@pytest.fixture(scope="module")
+def fsdp_units():
     proc = one_rank("""
         import torch, torch.distributed as dist
         from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard
@@ -176,32 +246,52 @@ def test_fsdp1_keeps_one_flat_parameter_and_gradient_per_unit():
         m2(torch.randn(2, 4)).sum().backward()
         grads = [type(p.grad).__name__ for p in m2.parameters()]
         print("V2_PARAMS", len(grads), "GRAD_TYPES", sorted(set(grads)))
+        groups = [b._get_fsdp_state()._fsdp_param_group for b in m2]
+        print("V2_GROUPS", [len(g.fsdp_params) for g in groups], "ROOT", m2._get_fsdp_state()._fsdp_param_group)
         dist.destroy_process_group()
     """, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    # FSDP1: the root plus one unit per Block; each unit's parameters (2 x (16 + 4) = 40) are one FlatParameter with
-    # one flat gradient (the root owns no parameter of its own here)
-    assert "V1_UNITS 3 FLAT 2 GRADS 2 NUMEL [40, 40]" in proc.stdout, proc.stdout
-    # FSDP2: every parameter keeps its own (sharded) gradient
-    assert "V2_PARAMS 8 GRAD_TYPES ['DTensor']" in proc.stdout, proc.stdout
+    return proc.stdout
+
+
+@pytest.mark.claim("fsdp-collectives-per-unit")
+@pytest.mark.claim("fsdp1-flat-gradients")
+@pytest.mark.parametrize("case", ["fsdp1-unit-collective", "fsdp2-unit-collective", "fsdp1-flat-gradient",
+                                  "fsdp2-per-parameter-gradient"])
+def test_fsdp1_keeps_one_flat_parameter_and_gradient_per_unit(fsdp_units, case):
+    out = fsdp_units
+    if case == "fsdp1-unit-collective":
+        # the root plus one unit per Block; each unit's parameters (2 x (16 + 4) = 40) are one FlatParameter, the
+        # tensor its all-gather and reduce-scatter move (the root owns no parameter of its own here)
+        assert "V1_UNITS 3 FLAT 2" in out and "NUMEL [40, 40]" in out, out
+    elif case == "fsdp2-unit-collective":
+        # one parameter group per fully_shard call, holding that Block's 4 parameters: one collective per group
+        assert "V2_GROUPS [4, 4] ROOT None" in out, out
+    elif case == "fsdp1-flat-gradient":
+        assert "FLAT 2 GRADS 2" in out, out  # one flat gradient per unit
+    else:
+        assert "V2_PARAMS 8 GRAD_TYPES ['DTensor']" in out, out  # every parameter keeps its own sharded gradient
 
 
 @pytest.mark.claim("ds-auto-outside-the-list-raises")
-def test_an_auto_value_accelerate_does_not_fill_raises():
+@pytest.mark.parametrize("case", ["betas", "eps", "listed-value-filled"])
+def test_an_auto_value_accelerate_does_not_fill_raises(case):
     from accelerate.utils import DeepSpeedPlugin
 
+    params = {"lr": "auto", "betas": [0.9, 0.999], "eps": 1e-8}
+    if case != "listed-value-filled":
+        params[case] = "auto"
     ds = {"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 1,
-          "zero_optimization": {"stage": 2},
-          "optimizer": {"type": "AdamW", "params": {"lr": "auto", "eps": "auto"}}}
+          "zero_optimization": {"stage": 2}, "optimizer": {"type": "AdamW", "params": params}}
     plugin = DeepSpeedPlugin(hf_ds_config=ds)
-    # what _prepare_deepspeed passes for a DummyOptim and a dataloader: lr is on the list, eps is not
+    # what _prepare_deepspeed passes for a DummyOptim and a dataloader: lr is on the list, betas and eps are not
     filled = {"train_micro_batch_size_per_gpu": 4, "optimizer.params.lr": 1e-3, "optimizer.params.weight_decay": 0.0}
-    with pytest.raises(ValueError, match="optimizer.params.eps. not found in kwargs"):
+    if case == "listed-value-filled":
         plugin.deepspeed_config_process(must_match=False, **filled)
-    ds["optimizer"]["params"]["eps"] = 1e-8
-    plugin = DeepSpeedPlugin(hf_ds_config=ds)
-    plugin.deepspeed_config_process(must_match=False, **filled)
-    assert plugin.deepspeed_config["optimizer"]["params"]["lr"] == 1e-3
+        assert plugin.deepspeed_config["optimizer"]["params"]["lr"] == 1e-3
+    else:
+        with pytest.raises(ValueError, match=f"optimizer.params.{case}. not found in kwargs"):
+            plugin.deepspeed_config_process(must_match=False, **filled)
 
 
 _OWN_LOOP_AUTO = {  # every "auto" an own loop's prepare() fills, and what it becomes in this run
@@ -259,7 +349,8 @@ def test_an_own_loop_fills_each_listed_auto_value(own_loop_filled, path, loop):
 
 
 @pytest.mark.claim("trainer-fills-more-auto")
-def test_the_trainer_fills_the_optimizer_eps(tmp_path):
+@pytest.mark.parametrize("key", ["betas", "eps"])
+def test_the_trainer_fills_the_optimizer_eps(tmp_path, key):
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
 
@@ -270,4 +361,7 @@ def test_the_trainer_fills_the_optimizer_eps(tmp_path):
     args = TrainingArguments(output_dir=str(tmp_path), adam_epsilon=1e-7, adam_beta1=0.8, use_cpu=True)
     config.trainer_config_process(args)
     params = config.config["optimizer"]["params"]
-    assert params["eps"] == 1e-7 and list(params["betas"]) == [0.8, 0.999]
+    if key == "eps":
+        assert params["eps"] == 1e-7
+    else:
+        assert list(params["betas"]) == [0.8, 0.999]
