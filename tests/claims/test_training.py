@@ -144,7 +144,8 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
 
 
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
-@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"])
+@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps",
+                                  "weight-decay"])
 def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
@@ -152,11 +153,12 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
 
     model = torch.nn.Linear(4, 4)
 
-    def finalize(lr, top, learning_rate):
-        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, learning_rate=learning_rate, report_to=[])
+    def finalize(lr, top, learning_rate, **params):
+        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, learning_rate=learning_rate, adam_beta1=0.8,
+                                 adam_beta2=0.95, adam_epsilon=1e-6, weight_decay=0.1, report_to=[])
         cfg = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 1},
                                         "optimizer": {"type": "AdamW", "params": {"lr": lr, "betas": "auto",
-                                                                                  "eps": "auto"}},
+                                                                                  "eps": "auto", **params}},
                                         "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": top}}})
         cfg.trainer_config_process(args)
         cfg.trainer_config_finalize(args, model, 10)
@@ -170,9 +172,17 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
     elif case == "auto":
         filled = finalize("auto", "auto", 3e-5)
         assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
-        assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
-    else:
+    elif case == "equal":
         assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
+    else:  # betas, eps, weight_decay: 'auto' takes adam_beta1/2, adam_epsilon, weight_decay; another number fails
+        key, hf, other, hf_name = {"betas": ("betas", [0.8, 0.95], [0.9, 0.999], "adam_beta1+adam_beta2"),
+                                   "eps": ("eps", 1e-6, 1e-8, "adam_epsilon"),
+                                   "weight-decay": ("weight_decay", 0.1, 0.0, "weight_decay")}[case]
+        assert finalize(1e-4, 1e-4, 1e-4, **{key: "auto"})["optimizer"]["params"][key] == hf
+        assert finalize(1e-4, 1e-4, 1e-4, **{key: hf})["optimizer"]["params"][key] == hf  # an equal value passes
+        with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
+            finalize(1e-4, 1e-4, 1e-4, **{key: other})
+        assert f"vs hf {hf_name}=" in str(err.value)
 
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")

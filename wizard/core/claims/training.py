@@ -63,9 +63,9 @@ TRAINER_LR_MATCH = claim(
     "its one learning_rate argument, so two different numbers there always fail with its mismatch ValueError; "
     "'auto' in both takes learning_rate, and the optimizer's betas, eps and weight_decay are matched the same way.",
     doc="training-loop",
-    code="transformers/integrations/deepspeed.py:153-164, 256-263",
-    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument")
-# not scoped yet: its test shows the two learning rates, not a mismatch of betas, eps or weight_decay
+    code="transformers/integrations/deepspeed.py:163-173, 258-263",
+    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument",
+    scope=("optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps", "weight-decay"))
 
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(
