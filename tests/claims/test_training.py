@@ -94,16 +94,41 @@ def _trainer(tmp_path, **kw):
 
 
 @pytest.mark.claim("trainer-counts-accumulation-and-clips")
-def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp_path, fresh_state):
-    trainer, model = _trainer(tmp_path, gradient_accumulation_steps=4, max_grad_norm=0.001,
-                              accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": True}})
-    assert trainer.accelerator.gradient_accumulation_steps == 1  # the Accelerator is told 1
-    assert trainer.accelerator.gradient_state.plugin_kwargs["sync_each_batch"] is True
+@pytest.mark.parametrize("case", ["accelerator-gets-1", "no-sync-by-default", "sync-each-batch", "clips",
+                                  "max-grad-norm-0"])
+def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp_path, fresh_state, case):
+    each = case == "sync-each-batch"
+    kw = {"accelerator_config": {"gradient_accumulation_kwargs": {"sync_each_batch": True}}} if each else {}
+    trainer, model = _trainer(tmp_path, gradient_accumulation_steps=4,
+                              max_grad_norm=0.0 if case == "max-grad-norm-0" else 0.001, **kw)
+    acc = trainer.accelerator
+    no_sync, clip = acc.no_sync, acc.clip_grad_norm_
+    calls = {"no_sync": 0, "max_norm": []}
+
+    def counted_no_sync(*args, **kwargs):  # spies: count, then run accelerate's own
+        calls["no_sync"] += 1
+        return no_sync(*args, **kwargs)
+
+    def recorded_clip(parameters, max_norm, *args, **kwargs):
+        calls["max_norm"].append(max_norm)
+        return clip(parameters, max_norm, *args, **kwargs)
+
+    acc.no_sync, acc.clip_grad_norm_ = counted_no_sync, recorded_clip
     before = [p.detach().clone() for p in model.parameters()]
     trainer.train()
-    assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
     moved = sum((p.detach() - b).pow(2).sum() for p, b in zip(model.parameters(), before, strict=True)).sqrt().item()
-    assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
+    if case == "accelerator-gets-1":
+        assert acc.gradient_accumulation_steps == 1  # the Accelerator is told 1
+        assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
+    elif case == "no-sync-by-default":
+        assert calls["no_sync"] == 3  # the first three of the four micro-batches
+    elif case == "sync-each-batch":
+        assert acc.gradient_state.plugin_kwargs["sync_each_batch"] is True and calls["no_sync"] == 0
+    elif case == "clips":
+        assert calls["max_norm"] == [0.001]
+        assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
+    else:  # 0: no clipping, the call only measures the norm
+        assert calls["max_norm"] == [float("inf")] and moved > 0.01
 
 
 _TRAINER_MISMATCH = {  # a concrete DeepSpeed value, and the line the Trainer's ValueError gives for it
@@ -278,11 +303,12 @@ def test_the_engine_never_configures_deepspeed_checkpointing(ds, who):
 
 
 @pytest.mark.claim("fsdp-merge-weights-full-file")
-def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path):
+@pytest.mark.parametrize("folder", ["state_v1", "state"], ids=["fsdp1", "fsdp2"])
+def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path, folder):
     from accelerate.utils import merge_fsdp_weights
     from safetensors.torch import load_file
 
-    merge_fsdp_weights(str(fsdp["dir"] / "state" / "pytorch_model_fsdp_0"), str(tmp_path / "merged"))
+    merge_fsdp_weights(str(fsdp["dir"] / folder / "pytorch_model_fsdp_0"), str(tmp_path / "merged"))
     files = sorted(os.listdir(tmp_path / "merged"))
     assert files == ["model.safetensors"]
     sd = load_file(str(tmp_path / "merged" / files[0]))
@@ -290,8 +316,10 @@ def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path):
 
 
 @pytest.mark.claim("ds-checkpoint-16bit-weights-fp32-master-script")
-def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds):
-    c = ds["ckpt"]
+@pytest.mark.parametrize("stage", [1, 2], ids=["zero-1", "zero-2"])
+def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds, stage):
+    c = ds[f"ckpt{stage}"]
     assert "zero_to_fp32.py" in c["top"] and "latest" in c["top"]
+    assert c["optim_files"] == ["bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"]  # one per rank
     assert c["weight_dtype"] == "torch.bfloat16" and c["master_dtype"] == "torch.float32"
     assert c["master_numel"] == 20  # the whole Linear(4, 4) on one rank
