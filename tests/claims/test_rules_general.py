@@ -350,9 +350,17 @@ def parallelism_ranks():
 
 @pytest.mark.claim("parallelism-config-needs-fsdp2")
 @pytest.mark.parametrize("case", ["fsdp1-raises", "fsdp2-needs-shard-or-cp", "fsdp2-shard", "multi-gpu-cp-raises",
-                                  "multi-gpu-shard"])
-def test_parallelism_config_needs_fsdp2_on_two_ranks(parallelism_ranks, case):
-    for got in parallelism_ranks.values():
+                                  "multi-gpu-shard", "deepspeed"])
+def test_parallelism_config_needs_fsdp2_on_two_ranks(request, case):
+    if case == "deepspeed":  # DeepSpeed takes a parallelism_config too (its own two gloo ranks, DeepSpeed on CPU)
+        from gloo_ranks import EXTENSIONS
+
+        ranks = run_ranks(Path(__file__).with_name("_parallelism_ds_cpu.py"), world=2, timeout=300,
+                          drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), DS_ACCELERATOR="cpu", CUDA_VISIBLE_DEVICES="",
+                          TORCH_EXTENSIONS_DIR=EXTENSIONS)
+        assert all(got["deepspeed"] == "ok DEEPSPEED" for got in ranks.values()), ranks
+        return
+    for got in request.getfixturevalue("parallelism_ranks").values():
         if case == "fsdp1-raises":
             assert "only compatible" in got["fsdp1"] and "DistributedType.FSDP." in got["fsdp1"]
         elif case == "fsdp2-needs-shard-or-cp":

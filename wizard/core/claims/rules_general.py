@@ -158,7 +158,8 @@ PC_PLUGIN = claim(
     "raises).",
     doc="parallelism-config", code="accelerate/parallelism_config.py:376-395; accelerate/state.py:990-1005",
     demo=_T + "test_parallelism_config_needs_fsdp2_on_two_ranks",
-    scope=("fsdp1-raises", "fsdp2-needs-shard-or-cp", "fsdp2-shard", "multi-gpu-cp-raises", "multi-gpu-shard"))
+    scope=("fsdp1-raises", "fsdp2-needs-shard-or-cp", "fsdp2-shard", "multi-gpu-cp-raises", "multi-gpu-shard",
+           "deepspeed"))
 
 # ---------------------------------------------------------------- the DeepSpeed JSON named by the YAML
 DS_FILE = claim(
