@@ -309,10 +309,13 @@ def test_layer_classes_and_the_missing_policy(clean_env, request, case):
 
 
 @pytest.mark.claim("fsdp2-embedding-and-head-units")
-@pytest.mark.parametrize("case", ["no-wrap", "transformer-policy", "tied-embeddings"])
+@pytest.mark.parametrize("case", ["no-wrap", "transformer-policy", "tied-embeddings", "order"])
 def test_fsdp2_units_of_a_transformers_model(wrapping, case):
     r = wrapping[0]
-    if case == "no-wrap":
+    if case == "order":  # the policy's modules bottom up, the embedding, the norm with the head, the root last
+        assert r["order_transformer"] == ["model.layers.0", "model.layers.1", "model.embed_tokens",
+                                          ["model.norm", "lm_head"], "<root>"]
+    elif case == "no-wrap":
         assert r["units_no_wrap"] == ["<root>", "lm_head", "model.embed_tokens", "model.norm"]
         assert r["groups_untied"] == [["<root>"], ["lm_head", "model.norm"], ["model.embed_tokens"]]
     elif case == "transformer-policy":

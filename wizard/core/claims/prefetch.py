@@ -146,7 +146,7 @@ FSDP2_EDGE_UNITS = claim(
     "are tied), whatever the policy, NO_WRAP included, and the root last.",
     doc="fsdp-auto-wrap-policy", code="accelerate/utils/fsdp_utils.py:733-748, 850-885",
     demo=_T + "test_fsdp2_units_of_a_transformers_model",
-    scope=("no-wrap", "transformer-policy", "tied-embeddings"))
+    scope=("no-wrap", "transformer-policy", "tied-embeddings", "order"))
 LAYER_CLASSES = claim(
     "fsdp-transformer-layer-classes",
     "fsdp_transformer_layer_cls_to_wrap is read only under TRANSFORMER_BASED_WRAP, as comma-separated exact class "
