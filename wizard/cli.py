@@ -267,6 +267,9 @@ def _check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N",
                    help="GPUs on each machine (default: the GPUs detected here; GPU-count rules are skipped "
                         "when unknown)")
+    p.add_argument("--model", metavar="CONFIG.json|NAME",
+                   help="the model the config trains (its config.json, or a shipped shape name such as "
+                        "llama-3.1-8b): tensor and sequence parallel sizes are checked against its heads")
     for lib in ("accelerate", "deepspeed", "transformers"):
         p.add_argument(f"--{lib}-version", metavar="V",
                        help=f"judge for this {lib} version (default: the installed one, else the one the "

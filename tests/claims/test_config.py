@@ -6,32 +6,46 @@ import yaml
 
 
 @pytest.mark.claim("config-sections-unchecked")
-def test_the_loader_checks_only_top_level_keys(tmp_path):
+@pytest.mark.parametrize("case", ["fsdp-config-unknown-key", "fsdp-config-deepspeed-key",
+                                  "deepspeed-config-unknown-key", "deepspeed-config-fsdp-key", "top-level-refused"])
+def test_the_loader_checks_only_top_level_keys(tmp_path, case):
     from accelerate.commands.config.config_args import ClusterConfig
 
-    base = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 2,
-            "mixed_precision": "no", "fsdp_config": {"fsdp_version": 2, "zero_stage": 3, "fsdp_no_such_key": 1}}
+    fsdp = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 2,
+            "mixed_precision": "no", "fsdp_config": {"fsdp_version": 2}}
+    ds = {**fsdp, "distributed_type": "DEEPSPEED", "fsdp_config": {}, "deepspeed_config": {"zero_stage": 2}}
+    section, key = {"fsdp-config-unknown-key": ("fsdp_config", "fsdp_no_such_key"),
+                    "fsdp-config-deepspeed-key": ("fsdp_config", "zero_stage"),
+                    "deepspeed-config-unknown-key": ("deepspeed_config", "no_such_key"),
+                    "deepspeed-config-fsdp-key": ("deepspeed_config", "fsdp_version"),
+                    "top-level-refused": (None, "zero_stage")}[case]
+    base = fsdp if section in ("fsdp_config", None) else ds
     path = tmp_path / "c.yaml"
-    path.write_text(yaml.safe_dump(base))
-    loaded = ClusterConfig.from_yaml_file(str(path))  # no error for the keys inside the section
-    assert loaded.fsdp_config["zero_stage"] == 3 and loaded.fsdp_config["fsdp_no_such_key"] == 1
-    path.write_text(yaml.safe_dump({**base, "zero_stage": 3}))  # the same key at the top level is refused
-    with pytest.raises(ValueError, match="unknown keys"):
-        ClusterConfig.from_yaml_file(str(path))
+    if section is None:  # the same key at the top level is refused
+        path.write_text(yaml.safe_dump({**base, key: 3}))
+        with pytest.raises(ValueError, match="unknown keys"):
+            ClusterConfig.from_yaml_file(str(path))
+    else:
+        path.write_text(yaml.safe_dump({**base, section: {**base[section], key: 3}}))
+        loaded = ClusterConfig.from_yaml_file(str(path))  # no error for the keys inside the section
+        assert getattr(loaded, section)[key] == 3
 
 
 @pytest.mark.claim("dynamo-mode-from-yaml-unchecked")
-def test_a_yaml_dynamo_mode_is_passed_through_unchecked(tmp_path, monkeypatch):
+@pytest.mark.parametrize("mode", ["flag-limited", "max-autotune-no-cudagraphs", "lite"])
+def test_a_yaml_dynamo_mode_is_passed_through_unchecked(tmp_path, monkeypatch, mode):
     import torch._inductor
     from accelerate.commands.launch import _validate_launch_command, launch_command_parser
     from accelerate.utils import TorchDynamoPlugin
     from accelerate.utils.constants import TORCH_DYNAMO_MODES
     from accelerate.utils.launch import prepare_multi_gpu_env
 
-    mode = "max-autotune-no-cudagraphs"
+    if mode == "flag-limited":
+        for outside in ("max-autotune-no-cudagraphs", "lite"):
+            with pytest.raises(SystemExit):  # the command-line flag is limited to accelerate's list
+                launch_command_parser().parse_args(["--dynamo_mode", outside, "train.py"])
+        return
     assert mode not in TORCH_DYNAMO_MODES and mode in torch._inductor.list_mode_options()
-    with pytest.raises(SystemExit):  # the command-line flag is limited to accelerate's list
-        launch_command_parser().parse_args(["--dynamo_mode", mode, "train.py"])
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({
         "compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU", "num_processes": 2,
@@ -47,7 +61,8 @@ def test_a_yaml_dynamo_mode_is_passed_through_unchecked(tmp_path, monkeypatch):
 
 
 @pytest.mark.claim("sagemaker-config-launch-fails")
-def test_a_sagemaker_config_cannot_be_launched(tmp_path):
+@pytest.mark.parametrize("case", ["amazon-sagemaker-config"])
+def test_a_sagemaker_config_cannot_be_launched(tmp_path, case):
     from accelerate.commands.launch import _validate_launch_command, launch_command_parser
 
     cfg = tmp_path / "sm.yaml"
@@ -61,18 +76,20 @@ def test_a_sagemaker_config_cannot_be_launched(tmp_path):
 
 
 @pytest.mark.claim("yaml-cpu-affinity-never-applied")
-def test_enable_cpu_affinity_in_the_config_is_never_applied(tmp_path):
+@pytest.mark.parametrize("case", ["config-true-ignored", "flag-sets-env"])
+def test_enable_cpu_affinity_in_the_config_is_never_applied(tmp_path, case):
     from accelerate.commands.launch import _validate_launch_command, launch_command_parser
     from accelerate.utils.launch import prepare_simple_launcher_cmd_env
 
     cfg = tmp_path / "acc.yaml"
     cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: NO\nnum_processes: 1\nnum_machines: 1\n"
                    "machine_rank: 0\nmixed_precision: 'no'\nuse_cpu: true\nenable_cpu_affinity: true\n")
-    args = launch_command_parser().parse_args(["--config_file", str(cfg), "train.py"])
-    _validate_launch_command(args)
-    assert args.enable_cpu_affinity is False
-    _, env = prepare_simple_launcher_cmd_env(args)
-    assert "ACCELERATE_CPU_AFFINITY" not in env
-    flagged = launch_command_parser().parse_args(["--config_file", str(cfg), "--enable_cpu_affinity", "train.py"])
-    _validate_launch_command(flagged)
-    assert prepare_simple_launcher_cmd_env(flagged)[1]["ACCELERATE_CPU_AFFINITY"] == "1"
+    if case == "config-true-ignored":
+        args = launch_command_parser().parse_args(["--config_file", str(cfg), "train.py"])
+        _validate_launch_command(args)
+        assert args.enable_cpu_affinity is False
+        assert "ACCELERATE_CPU_AFFINITY" not in prepare_simple_launcher_cmd_env(args)[1]
+    else:
+        flagged = launch_command_parser().parse_args(["--config_file", str(cfg), "--enable_cpu_affinity", "train.py"])
+        _validate_launch_command(flagged)
+        assert prepare_simple_launcher_cmd_env(flagged)[1]["ACCELERATE_CPU_AFFINITY"] == "1"

@@ -48,7 +48,7 @@ def _leaks(root: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("launcher, said", [("pdsh", True), ("openmpi", True), ("nossh", True), ("standard", False)])
+@pytest.mark.parametrize("launcher, said", [("pdsh", True), ("slurm", True), ("nossh", True), ("standard", False)])
 def test_headless_says_deepspeed_env_will_hold_the_environment(tmp_path, capsys, monkeypatch, launcher, said):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "answers.yaml").write_text(MULTINODE.format(launcher=launcher))

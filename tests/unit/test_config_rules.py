@@ -182,6 +182,20 @@ CASES = [
     C("parallelism-backend-invalid",
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "deepspeed"}),
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8, "parallelism_config_cp_backend": "torch"})),
+    C("parallelism-heads-unchecked",  # with the model (check --model): tests/headless/test_check_parallel_heads.py
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-sp-attn-invalid",
+      inline(num_processes=4, parallelism_config={"parallelism_config_sp_size": 2,
+                                                  "parallelism_config_sp_attn_implementation": "eager"}),
+      inline(num_processes=4, parallelism_config={"parallelism_config_sp_size": 2,
+                                                  "parallelism_config_sp_attn_implementation": "sdpa"})),
+    C("parallelism-sp-seq-length-missing",
+      inline(num_processes=4, parallelism_config={"parallelism_config_sp_size": 2,
+                                                  "parallelism_config_sp_seq_length_is_variable": False}),
+      inline(num_processes=4, parallelism_config={"parallelism_config_sp_size": 2,
+                                                  "parallelism_config_sp_seq_length_is_variable": False,
+                                                  "parallelism_config_sp_seq_length": 4096})),
     C("parallelism-cp-needs-fsdp2",
       dict(BASE, distributed_type="MULTI_GPU", parallelism_config={"parallelism_config_cp_size": 8}),
       fsdp(parallelism_config={"parallelism_config_cp_size": 8})),
@@ -279,6 +293,11 @@ CASES = [
       inline({"deepspeed_multinode_launcher": "torchrun"}, num_processes=16, num_machines=2),
       inline({"deepspeed_multinode_launcher": "standard"}, num_processes=16, num_machines=2,
              main_process_ip="10.0.0.1")),
+    C("deepspeed-mpi-launcher-refuses-accelerate",
+      inline({"deepspeed_multinode_launcher": "openmpi", "deepspeed_hostfile": "/job/hostfile"}, num_processes=16,
+             num_machines=2, main_process_ip="10.0.0.1"),
+      inline({"deepspeed_multinode_launcher": "slurm", "deepspeed_hostfile": "/job/hostfile"}, num_processes=16,
+             num_machines=2, main_process_ip="10.0.0.1")),
     C("deepspeed-multinode-no-hostfile", inline(num_processes=16, num_machines=2),
       inline({"deepspeed_hostfile": "/job/hostfile"}, num_processes=16, num_machines=2)),
     C("deepspeed-offload-param-below-stage3", inline({"offload_param_device": "cpu"}),
@@ -440,7 +459,9 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # only for torch before 2.7: test_fsdp2_drops_ignored_modules_before_torch_2_7
     "fsdp2-ignored-modules-dropped",
     # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
-    "ds-json-optimizer-block-and-script-optimizer"}
+    "ds-json-optimizer-block-and-script-optimizer",
+    # the model's heads come from --model: tests/headless/test_check_parallel_heads.py
+    "parallelism-tp-heads", "parallelism-sp-heads", "parallelism-tp-no-plan", "parallelism-tp-plan-unknown"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from wizard.core.library import auto, deepspeed, fsdp
+from wizard.core.library import auto, deepspeed, fsdp, transformers_tp
 
 pytestmark = pytest.mark.verify
 
@@ -133,3 +133,12 @@ def test_trainer_defaults():
 
     defaults = {f.name: f.default for f in dataclasses.fields(TrainingArguments)}
     assert {k: defaults[k] for k in auto.TRAINER_DEFAULTS} == auto.TRAINER_DEFAULTS
+
+
+# --------------------------------------------------------------------------------------------------- transformers
+@pytest.mark.parametrize("model_type", sorted(transformers_tp.TP_PLAN))
+def test_which_model_types_have_a_tensor_parallel_plan(model_type):
+    from transformers import CONFIG_MAPPING
+
+    assert bool(CONFIG_MAPPING[model_type].base_model_tp_plan) is transformers_tp.TP_PLAN[model_type], \
+        f"wizard/core/library/transformers_tp.py: {model_type}'s tensor-parallel plan changed"

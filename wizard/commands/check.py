@@ -1,5 +1,6 @@
 """``fsdpds-wizard check FILE [--trainer hf|accelerate | --script train.py] [--num-processes N] [--gpus-per-node N]
-[--accelerate-version V] [--deepspeed-version V] [--transformers-version V] [--format text|json] [--verify]``.
+[--model CONFIG.json|NAME] [--accelerate-version V] [--deepspeed-version V] [--transformers-version V]
+[--format text|json] [--verify]``.
 
 FILE is an accelerate config (with the DeepSpeed JSON it names) or a DeepSpeed JSON alone."""
 from __future__ import annotations
@@ -48,7 +49,12 @@ def run(args) -> int:
         loaded = load_config_files(args.config)
     except InputError as exc:  # the file cannot be used at all: the shared wording, as one finding
         return _report([exc.finding(CONFIG_UNREADABLE, "config")], args, ctx, None)
-    findings = check_findings(loaded, args.gpus_per_node, context=ctx, num_processes=args.num_processes)
+    model = None
+    if args.model is not None:
+        from .estimate import model_shape
+
+        model = model_shape(args.model, params_option=False)
+    findings = check_findings(loaded, args.gpus_per_node, context=ctx, num_processes=args.num_processes, model=model)
     if args.num_processes is not None and not loaded.bare_ds:
         findings.append(Finding(INFO, CONTEXT_NUM_PROCESSES_UNUSED, ("num_processes",),
                                 f"--num-processes {args.num_processes} is not used: {args.config} is an accelerate "

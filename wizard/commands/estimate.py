@@ -19,15 +19,18 @@ from ..core.memory.report import LABELS as _LABELS
 from ..core.memory.report import at_peak, peak_line
 
 
-def _shape(value: str):
-    from ..core.memory.shapes import ModelError, from_config_json, shape_by_name
+def model_shape(value: str, *, params_option: bool = True):
+    """The shape ``--model`` names (a config.json path or a shipped shape name); a usage error otherwise, which
+    points to ``--params`` only where the command has it (``params_option``)."""
+    from ..core.memory.shapes import PARAMS_HINT, ModelError, from_config_json, shape_by_name
 
     try:
         if os.path.exists(value) or value.endswith(".json"):
             return from_config_json(value)
         return shape_by_name(value)
     except ModelError as exc:
-        raise UsageError(f"--model {value}: {exc}") from exc
+        said = str(exc) if params_option else str(exc).replace(PARAMS_HINT, "")
+        raise UsageError(f"--model {value}: {said}") from exc
 
 
 def model_from_args(args, command: str, *, largest_with_model: bool = True):
@@ -44,7 +47,7 @@ def model_from_args(args, command: str, *, largest_with_model: bool = True):
                          "model's shape")
     if args.model is None and args.largest_layer is not None and args.largest_layer < 0:
         raise UsageError(f"--largest-layer {args.largest_layer}: give a parameter count of 0 or more")
-    return _shape(args.model) if args.model is not None else None
+    return model_shape(args.model) if args.model is not None else None
 
 
 def compute(args) -> Estimate:

@@ -162,8 +162,9 @@ CONVERT_NVME = rule(
     claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent"))
 CONVERT_CPU_OPTIMIZER = rule(
     "convert-cpu-optimizer", INFO,
-    "convert: with optimizer offload DeepSpeed steps in its own CPU optimizer (DeepSpeedCPUAdam replaces the "
-    "script's torch optimizer); FSDP's offload runs the script's torch optimizer step on the CPU",
+    "convert: with optimizer offload DeepSpeed steps in its own CPU optimizer, which replaces the script's "
+    "torch optimizer (DeepSpeedCPUAdam for all but Adagrad and bitsandbytes Lion); FSDP's offload runs the "
+    "script's torch optimizer step on the CPU",
     DOC + "ds-optimizer-and-scheduler; " + DOC + "fsdp-cpu-offload; " + _CONVERT_SRC, section=IMPORT,
     keys="offload.optimizer",
     fix="Expect a different optimizer (DeepSpeed: Adam-family CPU ops built on first use; FSDP: your own).",
@@ -181,7 +182,7 @@ CONVERT_PREFETCH = rule(
 CONVERT_PRECISION = rule(
     "convert-precision-upcast", INFO,
     "convert: the same mixed precision keeps different dtypes: FSDP upcasts the trainable parameters to fp32 and "
-    "casts per forward/backward, DeepSpeed casts the model to 16 bits and keeps an fp32 master partition",
+    "casts per forward/backward, DeepSpeed casts the model to 16 bits and keeps fp32 master weights",
     DOC + "ds-precision; " + DOC + "mixed-precision; " + _CONVERT_SRC, section=IMPORT,
     keys="precision.mixed_precision, sharding.strategy",
     fix="Compare the bytes per parameter with `fsdpds-wizard estimate` for both configs.",
@@ -190,7 +191,7 @@ CONVERT_PRECISION = rule(
 CONVERT_BF16_MASTER = rule(
     "convert-bf16-master-no-fsdp-twin", WARNING,
     "convert: DeepSpeed's bf16 master weights (bf16_master_weights_and_grads, bf16_optimizer_states) have no FSDP "
-    "counterpart; with mixed precision FSDP keeps fp32 weights and Adam state",
+    "counterpart; with mixed precision FSDP keeps fp32 trainable weights and Adam state",
     DOC + "ds-bf16-master-weights; " + _CONVERT_SRC, section=IMPORT,
     keys="precision.ds_bf16_master_weights, precision.mixed_precision",
     fix="For bf16 weights, gradients and Adam state on FSDP, load the model in bf16 and set mixed_precision no.",

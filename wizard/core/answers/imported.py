@@ -33,11 +33,12 @@ class ImportedConfig:
 
 
 def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context | None = None,
-                   num_processes: int | None = None, this_machine: bool = True) -> list[Finding]:
+                   num_processes: int | None = None, this_machine: bool = True, model=None) -> list[Finding]:
     """The findings ``check`` gives for a loaded config (``gpus_per_node`` None: this machine's count, unless
     ``this_machine`` is False: then the GPU count is unknown, as for a config judged away from where it runs) in
     ``context`` (the training loop and library versions; None: unknown loop, installed versions). A bare DeepSpeed
-    JSON (``loaded.bare_ds``) is linted alone, its batch arithmetic over ``num_processes`` when given."""
+    JSON (``loaded.bare_ds``) is linted alone, its batch arithmetic over ``num_processes`` when given. ``model``: the
+    model's shape when the user named it (rules that need its heads use it)."""
     from ..gpus import detect_gpus_per_node
     from ..lint import lint, lint_ds_json
 
@@ -47,7 +48,7 @@ def check_findings(loaded, gpus_per_node: int | None = None, *, context: Context
         return sort_findings(dedupe(findings))
     gpus = gpus_per_node if gpus_per_node is not None or not this_machine else detect_gpus_per_node()
     findings += lint(loaded.yaml, loaded.ds, gpus_per_node=gpus, ds_path_known=loaded.ds_path is not None,
-                     context=context, hostfile=getattr(loaded, "hostfile", None))
+                     context=context, hostfile=getattr(loaded, "hostfile", None), model=model)
     return sort_findings(dedupe(findings))
 
 

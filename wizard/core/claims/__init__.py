@@ -20,6 +20,7 @@ from . import (  # noqa: F401 - each registers its claims
     launch,
     master_weights,
     offload,
+    parallelism,
     precision,
     prefetch,
     rules_answers,

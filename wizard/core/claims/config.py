@@ -9,7 +9,9 @@ SECTIONS_UNCHECKED = claim(
     "fsdp_config or deepspeed_config (a DeepSpeed key under fsdp_config, say) loads without a message.",
     doc="how-a-config-reaches-the-libraries",
     code="accelerate/commands/config/config_args.py:149-160",
-    demo="tests/claims/test_config.py::test_the_loader_checks_only_top_level_keys")
+    demo="tests/claims/test_config.py::test_the_loader_checks_only_top_level_keys",
+    scope=("fsdp-config-unknown-key", "fsdp-config-deepspeed-key", "deepspeed-config-unknown-key",
+           "deepspeed-config-fsdp-key", "top-level-refused"))
 
 DYNAMO_MODE_UNCHECKED = claim(
     "dynamo-mode-from-yaml-unchecked",
@@ -18,7 +20,8 @@ DYNAMO_MODE_UNCHECKED = claim(
     doc="dynamo-config",
     code="accelerate/commands/launch.py:223-228,1269-1277; accelerate/utils/dataclasses.py:1098-1099; "
     "torch/_inductor/__init__.py:338-372",
-    demo="tests/claims/test_config.py::test_a_yaml_dynamo_mode_is_passed_through_unchecked")
+    demo="tests/claims/test_config.py::test_a_yaml_dynamo_mode_is_passed_through_unchecked",
+    scope=("flag-limited", "max-autotune-no-cudagraphs", "lite"))
 SAGEMAKER_LAUNCH_BROKEN = claim(
     "sagemaker-config-launch-fails",
     "From accelerate 1.10, `accelerate launch --config_file` reads the config's parallelism_config before it picks "
@@ -26,7 +29,8 @@ SAGEMAKER_LAUNCH_BROKEN = claim(
     "AttributeError before the SageMaker launcher is reached.",
     doc="config-loading",
     code="accelerate/commands/launch.py:1219-1248, 1410; accelerate/commands/config/config_args.py:198, 234-255",
-    demo="tests/claims/test_config.py::test_a_sagemaker_config_cannot_be_launched")
+    demo="tests/claims/test_config.py::test_a_sagemaker_config_cannot_be_launched",
+    scope=("amazon-sagemaker-config",))
 CPU_AFFINITY_FLAG = claim(
     "yaml-cpu-affinity-never-applied",
     "accelerate launch copies a top-level config value onto its arguments only where the argument is still None; "
@@ -35,4 +39,5 @@ CPU_AFFINITY_FLAG = claim(
     "sets it).",
     doc="config-loading",
     code="accelerate/commands/launch.py:210-214, 1278-1283; accelerate/utils/launch.py:196-197, 394-395",
-    demo="tests/claims/test_config.py::test_enable_cpu_affinity_in_the_config_is_never_applied")
+    demo="tests/claims/test_config.py::test_enable_cpu_affinity_in_the_config_is_never_applied",
+    scope=("config-true-ignored", "flag-sets-env"))

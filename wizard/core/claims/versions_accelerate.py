@@ -18,7 +18,8 @@ FSDP_VERSION_SINCE = claim(
     code="accelerate/utils/launch.py:280-300 (1.5.2: no FSDP_VERSION, and accelerate/commands/launch.py has no "
          "--fsdp_version); accelerate/utils/launch.py:285 and accelerate/commands/launch.py:523 (1.6.0)",
     why_not_demo="needs accelerate 1.5 or older installed; shown by " + _REPLAY + " (cases fsdp_version_2, "
-                 "v2_reshard_false)")
+                 "v2_reshard_false)",
+    scope=("before-1-6-fsdp_version", "before-1-6-fsdp_reshard_after_forward", "from-1-6"))
 SD_SHARDED_ONLY_1_6 = claim(
     "accelerate-1-6-fsdp2-sharded-state-dict-only",
     "accelerate 1.6.0, the first release with FSDP2, accepts only SHARDED_STATE_DICT with fsdp_version 2: "
@@ -26,7 +27,8 @@ SD_SHARDED_ONLY_1_6 = claim(
     "and reject only LOCAL_STATE_DICT.",
     doc="version-notes",
     code="accelerate/utils/dataclasses.py:1879-1884 (1.6.0)",
-    why_not_demo="needs accelerate 1.6.0 installed; shown by " + _REPLAY + " (case v2_full_sd)")
+    why_not_demo="needs accelerate 1.6.0 installed; shown by " + _REPLAY + " (case v2_full_sd)",
+    scope=("1-6-full-raises", "from-1-7-full-accepted", "from-1-7-local-rejected"))
 KEYS_PER_RELEASE = claim(
     "accelerate-keys-arrive-per-release",
     "Keys that a later accelerate release reads are copied and never read by earlier ones: fsdp_ignored_modules "
@@ -39,7 +41,10 @@ KEYS_PER_RELEASE = claim(
          "(1.15.0, FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD); accelerate/commands/launch.py:1268-1269 (1.14.0, the "
          "dynamo_ prefix); accelerate/commands/config/config_args.py (1.10.1, the parallelism_config field)",
     why_not_demo="needs the older accelerate releases installed; shown by " + _REPLAY + " (its key inventory and "
-                 "the cases ignored_modules, ac_offload, regional_compilation, dynamo_no_prefix, parallelism_sp)")
+                 "the cases ignored_modules, ac_offload, regional_compilation, dynamo_no_prefix, parallelism_sp)",
+    scope=("fsdp_ignored_modules", "fsdp_activation_checkpointing_offload", "dynamo_use_regional_compilation",
+           "dynamo-keys-without-prefix", "parallelism_config", "cp_backend-and-sp-keys",
+           "fp8_enable_fsdp_float8_all_gather", "fp8_pad_inner_dim"))
 PREFETCH_INT = claim(
     "trainer-prefetch-bucket-int-since-4-45",
     "transformers' Trainer fills an \"auto\" ZeRO-3 stage3_prefetch_bucket_size with 0.9 x h x h: up to 4.44 as "
@@ -48,7 +53,8 @@ PREFETCH_INT = claim(
     doc="library-versions",
     code="transformers/integrations/deepspeed.py:234-238 (5.24, int(0.9 * hidden_size * hidden_size); 4.44.2 "
          "fills 0.9 * hidden_size * hidden_size unrounded)",
-    why_not_demo="needs transformers 4.44 installed; shown by " + _REPLAY + " --transformers (case all_auto)")
+    why_not_demo="needs transformers 4.44 installed; shown by " + _REPLAY + " --transformers (case all_auto)",
+    scope=("up-to-4-44-float", "from-4-45-int"))
 WARMUP_AT_LEAST_ONE = claim(
     "trainer-warmup-at-least-one-since-5-18",
     "transformers' Trainer fills an \"auto\" scheduler warmup_num_steps with the warm-up steps of its arguments; "
@@ -56,4 +62,5 @@ WARMUP_AT_LEAST_ONE = claim(
     doc="library-versions",
     code="transformers/integrations/deepspeed.py:255-258 (5.24: max(1, args.get_warmup_steps(...)); 5.17: "
          "args.get_warmup_steps(...))",
-    why_not_demo="needs transformers 5.17 installed; shown by " + _REPLAY + " --transformers (case warmup_zero)")
+    why_not_demo="needs transformers 5.17 installed; shown by " + _REPLAY + " --transformers (case warmup_zero)",
+    scope=("before-5-18-zero", "from-5-18-at-least-one"))

@@ -105,6 +105,9 @@ class ConfigCheck:
     """A DeepSpeed JSON checked alone: no accelerate YAML around it (its keys are not the user's)."""
     hostfile: list[str] | None = None
     """The lines of the DeepSpeed hostfile the YAML names, when the loader could read it here (None: not read)."""
+    model: Any = None
+    """The model the config will train (a :class:`~wizard.core.memory.shapes.ModelShape`, from ``check --model``);
+    None: unknown, so the rules that need its shape say what they could not check."""
 
     # derived in ``derive()``
     dist: str | None = None

@@ -27,6 +27,8 @@ D = A + "utils/dataclasses.py"
 L = A + "utils/launch.py"
 ACCELERATE_LAUNCHERS = ("standard", "nossh")  # compared exactly by accelerate (utils/launch.py:448-460)
 RUNNER_LAUNCHERS = ("pdsh", "openmpi", "mpich", "impi", "mvapich", "slurm")  # lower-cased (launcher/runner.py:565-580)
+MPI_LAUNCHERS = ("openmpi", "mpich", "impi", "mvapich")
+"""The runner launchers whose constructor refuses what accelerate passes (claim ds-runner-backends)."""
 FILE_MODE_FORBIDDEN = DS_FILE_CONFLICTING_FIELDS  # not allowed next to a JSON file (utils/dataclasses.py:1507-1532)
 
 FILE_AND_INLINE = rule("deepspeed-file-with-inline-keys", ERROR,
@@ -91,7 +93,8 @@ JSON_NO_GAS = rule("deepspeed-json-no-gradient-accumulation", WARNING,
                    fix="write \"gradient_accumulation_steps\": \"auto\" (takes the script's value) or a number",
                    claims=("ds-json-without-gradient-accumulation-is-1",))
 OFFLOAD_OPT_ADAM = rule("deepspeed-offload-optimizer-becomes-adam", INFO,
-                        "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or Lion becomes CPU Adam",
+                        "Optimizer offload: a torch optimizer other than AdamW/Adam, Adagrad or bitsandbytes Lion "
+                        "becomes CPU Adam",
                         DOC + "ds-optimizer-and-scheduler; " + A + "accelerator.py:2374-2384; " + A
                         + "utils/deepspeed.py:29-97; transformers/integrations/deepspeed.py:559-611 (the Trainer "
                         "passes its own torch optimizer unless the JSON has an optimizer block)",
@@ -112,6 +115,14 @@ MOE_BAD = rule("deepspeed-moe-classes-invalid", ERROR, "MoE layer class names th
 LAUNCHER_BAD = rule("deepspeed-multinode-launcher-invalid", ERROR, "Unknown DeepSpeed multi-node launcher",
                     DOC + "ds-multinode-launcher; " + L + ":448-460; " + DS + "launcher/runner.py:565-580",
                     claims=("ds-multinode-launcher-names",))
+MPI_REFUSES = rule("deepspeed-mpi-launcher-refuses-accelerate", ERROR,
+                   "An MPI launcher (openmpi, mpich, impi, mvapich) on several machines: DeepSpeed's runner refuses "
+                   "the GPU count or host filter accelerate always passes",
+                   DOC + "ds-multinode-launcher; " + L + ":453-476; " + DS
+                   + "launcher/multinode_runner.py:147-154,208-215,280-287,469-475",
+                   keys="deepspeed_config.deepspeed_multinode_launcher, num_machines",
+                   fix="Use the standard launcher (torchrun on each machine), pdsh, or slurm.",
+                   claims=("ds-runner-backends",))
 NO_HOSTFILE = rule("deepspeed-multinode-no-hostfile", ERROR,
                    "Multi-node DeepSpeed launcher without a hostfile trains on one machine only",
                    DOC + "ds-multinode-launcher; " + L + ":446-476; " + DS + "launcher/runner.py:212-216",
@@ -382,6 +393,14 @@ def _check_common(ctx: ConfigCheck, dc: dict) -> None:
                  "handles (standard, nossh) or DeepSpeed's runner knows; the runner raises 'Unknown launcher' when "
                  "it starts the nodes.",
                  "Use one of: " + ", ".join(ACCELERATE_LAUNCHERS + RUNNER_LAUNCHERS) + ".")
+    if launcher is not None and str(launcher).lower() in MPI_LAUNCHERS and ctx.nmach > 1:
+        ctx.emit(MPI_REFUSES, ("deepspeed_config.deepspeed_multinode_launcher", "num_machines"),
+                 f"{kv('deepspeed_config.deepspeed_multinode_launcher', launcher)} on {ctx.nmach} machines: accelerate "
+                 "launch always hands DeepSpeed's runner --num_gpus (or the host filter as --include/--exclude), and "
+                 f"the {str(launcher).lower()} runner refuses each of them with a ValueError before any machine "
+                 "starts.",
+                 "Use `deepspeed_multinode_launcher: standard` (torchrun started on each machine), pdsh, or "
+                 "slurm.")
     if ctx.nmach > 1 and str(launcher if launcher is not None else "pdsh") != "standard" \
             and dc.get("deepspeed_hostfile") is None:
         ctx.emit(NO_HOSTFILE, ("deepspeed_config.deepspeed_hostfile", "deepspeed_config.deepspeed_multinode_launcher",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import ds_schema
 from ..library.accelerate_versions import TOP_LEVEL_SINCE
 from ..library.launcher import PC
+from ..library.transformers_tp import TP_PLAN
 from .base import (
     DIST_DEEPSPEED,
     DIST_FSDP,
@@ -184,6 +185,55 @@ PAR_COMBO = rule("parallelism-invalid-combination", ERROR,
 PAR_BACKEND = rule("parallelism-backend-invalid", ERROR, "cp_backend must be torch and sp_backend deepspeed",
                    DOC + "parallelism-config; " + A + "parallelism_config.py:312-320",
                    claims=("parallelism-config-checks",), versions={"accelerate": ">=1.12.0"})
+PAR_TP_HEADS = rule("parallelism-tp-heads", ERROR,
+                    "tp_size does not divide the model's attention heads or key-value heads (each tensor-parallel "
+                    "rank needs whole heads)",
+                    DOC + "parallelism-heads; transformers/models/llama/modeling_llama.py:242-246",
+                    keys="parallelism_config.parallelism_config_tp_size",
+                    fix="Use a tp_size that divides both head counts (the message lists them).",
+                    claims=("tp-whole-heads-per-rank",), versions=PARALLELISM)
+PAR_TP_NO_PLAN = rule("parallelism-tp-no-plan", ERROR,
+                      "tp_size above 1 for a model type that has no tensor-parallel plan in transformers",
+                      DOC + "parallelism-heads; transformers/modeling_utils.py:4726-4740",
+                      keys="parallelism_config.parallelism_config_tp_size",
+                      fix="Use tp_size 1 (shard with FSDP only), or a model type that has a tensor-parallel plan.",
+                      claims=("tp-needs-model-plan",), versions=PARALLELISM)
+PAR_TP_PLAN_UNKNOWN = rule("parallelism-tp-plan-unknown", INFO,
+                           "tp_size above 1 for a model type the wizard does not know: whether transformers has a "
+                           "tensor-parallel plan for it was not checked",
+                           DOC + "parallelism-heads", keys="parallelism_config.parallelism_config_tp_size",
+                           fix="Check that the model's config class has a base_model_tp_plan.",
+                           claims=("tp-needs-model-plan",), versions=PARALLELISM)
+PAR_SP_HEADS = rule("parallelism-sp-heads", ERROR,
+                    "DeepSpeed sp_size does not divide the model's attention heads, or its key-value heads and "
+                    "sp_size do not divide one another",
+                    DOC + "parallelism-heads; deepspeed/runtime/sequence_parallel/ulysses_sp.py:130-152",
+                    keys="parallelism_config.parallelism_config_sp_size",
+                    fix="Use an sp_size that fits both head counts (the message lists them).",
+                    claims=("ds-ulysses-heads-divide",), versions=PARALLELISM)
+PAR_SP_ATTN = rule("parallelism-sp-attn-invalid", ERROR,
+                   "sp_attn_implementation that sequence parallelism refuses (eager, flex_attention, an unknown name)",
+                   DOC + "parallelism-heads; " + A + "utils/dataclasses.py:2289-2309",
+                   keys="parallelism_config.parallelism_config_sp_attn_implementation",
+                   fix="Write sdpa (the default), flash_attention_2, flash_attention_3 or a hub flash-attention "
+                       "kernel.",
+                   claims=("ds-sp-attn-implementation-values",), versions={"accelerate": ">=1.12.0"})
+PAR_SP_NO_LENGTH = rule("parallelism-sp-seq-length-missing", ERROR,
+                        "sp_seq_length_is_variable false without sp_seq_length: prepare() raises",
+                        DOC + "parallelism-heads; deepspeed/runtime/sequence_parallel/ulysses_sp.py:425-436",
+                        keys="parallelism_config.parallelism_config_sp_seq_length_is_variable, "
+                             "parallelism_config_sp_seq_length",
+                        fix="Give parallelism_config_sp_seq_length (every batch's length), or leave the length "
+                            "variable.",
+                        claims=("ds-sp-fixed-length-needs-seq-length",), versions={"accelerate": ">=1.12.0"})
+PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
+                           "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
+                           "heads was not checked (check --model)",
+                           DOC + "parallelism-heads",
+                           keys="parallelism_config.parallelism_config_tp_size, parallelism_config_sp_size",
+                           fix="Run check again with --model CONFIG.json|NAME.",
+                           claims=("tp-whole-heads-per-rank", "ds-ulysses-heads-divide"),
+                           versions=PARALLELISM)
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
                    DOC + "parallelism-config; " + A + "state.py:990-1005",
                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
@@ -416,7 +466,7 @@ def check_processes(ctx: ConfigCheck) -> None:
         if ctx.fsdp_like and ppn is not None and count < ppn and not _ds_runner(ctx):
             ctx.emit(GPU_IDS_FEW, ("gpu_ids", "num_processes") + (("num_machines",) if ctx.nmach > 1 else ()),
                      f"{kv('gpu_ids', gpu_ids)} makes {count} GPU(s) visible but {ppn} processes start on each "
-                     "machine; the extra ranks fail when they pick their device.",
+                     "machine; the extra ranks share GPUs with other ranks and fail at start-up.",
                      "List one GPU id per process, or lower num_processes.")
     if not ctx.fsdp_like or ctx.nproc is None:
         return
@@ -437,7 +487,7 @@ def check_processes(ctx: ConfigCheck) -> None:
         ctx.emit(TOO_MANY_PROCS, ("num_processes",) + (("num_machines",) if ctx.nmach > 1 else ()),
                  f"{ppn} processes per machine (num_processes {ctx.nproc} / num_machines {ctx.nmach}) but only "
                  f"{ctx.gpus_per_node} GPU(s) per machine (counted on this machine, or given by --gpus-per-node); "
-                 "on machines like that the extra ranks fail when they select a device.",
+                 "on machines like that the extra ranks share GPUs with other ranks and fail at start-up.",
                  f"Use at most {ctx.gpus_per_node * ctx.nmach} processes, or pass --gpus-per-node with the GPU "
                  "count of the machines you train on.")
 
@@ -550,9 +600,102 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "(dp_shard_size > 1 or cp_size > 1); both are 1, so the Accelerator raises.",
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
+    _check_heads(ctx, sizes)
+    if sizes["sp"] > 1:
+        _check_sp_settings(ctx, pc)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
         ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),
                  f"The parallelism sizes multiply to {total} but num_processes is {ctx.nproc}; the Accelerator "
                  "raises 'total_size does not match num_processes'.",
                  "Make dp_replicate x dp_shard x tp x cp x sp equal num_processes.")
+
+
+def tp_sizes_for(heads: int, kv: int) -> list[int]:
+    """The tensor-parallel sizes that give every rank whole attention and key-value heads (claim
+    tp-whole-heads-per-rank): the divisors of both."""
+    return [n for n in range(1, min(heads, kv) + 1) if heads % n == 0 and kv % n == 0]
+
+
+def sp_sizes_for(heads: int, kv: int) -> list[int]:
+    """The Ulysses sequence-parallel sizes DeepSpeed accepts (claim ds-ulysses-heads-divide): divisors of the
+    attention heads that the key-value heads divide by, or that are a multiple of them."""
+    return [n for n in range(1, heads + 1) if heads % n == 0 and (kv % n == 0 or n % kv == 0)]
+
+
+def _sizes_text(sizes: list[int]) -> str:
+    return ", ".join(map(str, sizes[:-1])) + (" or " if len(sizes) > 1 else "") + str(sizes[-1])
+
+
+def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
+    """tp_size (FSDP2's tensor parallelism) and sp_size (DeepSpeed's Ulysses) against the model's heads."""
+    tp = sizes["tp"] if ctx.kind == "fsdp" else 1
+    sp = sizes["sp"] if ctx.kind == "deepspeed" else 1
+    if tp == 1 and sp == 1:
+        return
+    keys = tuple(f"parallelism_config.{PC}{n}_size" for n, size in (("tp", tp), ("sp", sp)) if size > 1)
+    model = ctx.model
+    if model is None:
+        ctx.emit(PAR_HEADS_UNCHECKED, keys,
+                 "Tensor and sequence parallelism split the attention by heads, so these sizes must divide the "
+                 "model's attention heads (and fit its key-value heads); the model is unknown here, so that was not "
+                 "checked. A tp_size that does not fit fails at the first forward, an sp_size at prepare().",
+                 "Run check again with --model CONFIG.json|NAME (the model's config.json or a shipped shape name).")
+        return
+    heads, n_kv, name = model.num_heads, model.num_kv_heads, model.name or "the model"
+    tp_key, sp_key = f"parallelism_config.{PC}tp_size", f"parallelism_config.{PC}sp_size"
+    counts = f"the {heads} attention heads and {n_kv} key-value heads of {name}"
+    if tp > 1:
+        plan = TP_PLAN.get(model.kind)
+        if plan is False:
+            ctx.emit(PAR_TP_NO_PLAN, tp_key,
+                     f"{kv(tp_key, tp)}: {name} is a {model.kind} model, which has no tensor-parallel plan in "
+                     "transformers, so loading it tensor-parallel (from_pretrained with tp_plan=\"auto\") raises "
+                     "ValueError before training starts.",
+                     "Use tp_size 1 and shard with FSDP alone (dp_shard_size = the processes), or a model type "
+                     "with a tensor-parallel plan (Llama, Mistral, Qwen2, ...).")
+        elif plan is None:
+            ctx.emit(PAR_TP_PLAN_UNKNOWN, tp_key,
+                     f"{kv(tp_key, tp)}: whether transformers has a tensor-parallel plan for model type "
+                     f"{model.kind!r} is not known to the wizard; without one from_pretrained refuses tp_size "
+                     "above 1.", "Check that the model's config class has a base_model_tp_plan.")
+    if tp > 1 and (heads % tp or n_kv % tp):
+        ctx.emit(PAR_TP_HEADS, tp_key,
+                 f"{kv(tp_key, tp)} does not divide {counts}: each tensor-parallel rank must hold whole heads. "
+                 "The model loads, then its first forward fails (RuntimeError: shape ... is invalid).",
+                 f"Use a tp_size that divides both ({_sizes_text(tp_sizes_for(heads, n_kv))}) and keep the product of "
+                 "the parallelism sizes equal to num_processes.")
+    if sp > 1 and (heads % sp or (n_kv % sp and sp % n_kv)):
+        ctx.emit(PAR_SP_HEADS, sp_key,
+                 f"{kv(sp_key, sp)} does not fit {counts}: DeepSpeed's Ulysses attention needs sp_size to divide "
+                 "the attention heads, and the key-value heads and sp_size to divide one another; it "
+                 "raises ValueError at prepare(), after the model has loaded.",
+                 f"Use an sp_size from {_sizes_text(sp_sizes_for(heads, n_kv))}.")
+
+
+SP_ATTN_BUILTIN = ("flash_attention_2", "flash_attention_3", "sdpa")
+"""The sequence-parallel attention names accelerate takes besides hub flash-attention kernels (claim
+ds-sp-attn-implementation-values)."""
+
+
+def _check_sp_settings(ctx: ConfigCheck, pc: dict) -> None:
+    """The sequence-parallel details the launcher exports when sp_size is above 1."""
+    attn_key, var_key, len_key = (PC + "sp_attn_implementation", PC + "sp_seq_length_is_variable",
+                                  PC + "sp_seq_length")
+    attn = pc.get(attn_key)
+    if attn is not None and str(attn) not in SP_ATTN_BUILTIN and not ("/" in str(attn) and "flash-attn" in str(attn)):
+        why = ("eager and flex_attention do not work with sequence parallelism" if str(attn) in
+               ("eager", "flex_attention") else "it is not one of the names accelerate takes")
+        ctx.emit(PAR_SP_ATTN, f"parallelism_config.{attn_key}",
+                 f"{kv('parallelism_config.' + attn_key, attn)}: {why}; the Accelerator raises ValueError when it "
+                 "reads the sequence-parallel settings.",
+                 "Write sdpa (the default), flash_attention_2, flash_attention_3 or a hub flash-attention kernel "
+                 "such as kernels-community/flash-attn2, and load the model with the same attention.")
+    # the launcher exports the value as text; accelerate takes only "true" (any case) as variable
+    fixed = var_key in pc and str(pc[var_key]).lower() != "true"
+    if ctx.kind == "deepspeed" and fixed and pc.get(len_key) in (None, "None", ""):
+        ctx.emit(PAR_SP_NO_LENGTH, (f"parallelism_config.{var_key}", f"parallelism_config.{len_key}"),
+                 f"{kv('parallelism_config.' + var_key, pc[var_key])} says every batch has one fixed length, but "
+                 f"`{len_key}` is not given: the launcher exports it as None and prepare() raises ValueError when it "
+                 "sets up DeepSpeed's Ulysses attention.",
+                 f"Give `{len_key}` (the length of every batch, divisible by sp_size), or set `{var_key}: true`.")

@@ -79,7 +79,7 @@ def _json_checks_for_version(ctx: ConfigCheck, ds: dict) -> None:
 
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
          fp8_available: Callable[[], bool] | None = None, context: Context | None = None,
-         hostfile: list[str] | None = None) -> list[Finding]:
+         hostfile: list[str] | None = None, model: Any = None) -> list[Finding]:
     """Lint an accelerate config (as ``yaml.safe_load`` returns it) and its DeepSpeed JSON, if any.
 
     ``ds_cfg`` is the parsed DeepSpeed JSON named by ``deepspeed_config.deepspeed_config_file`` (None for inline
@@ -88,7 +88,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe.
     ``context`` (wizard/core/context.py): the training loop and library versions judged for; rules whose outcome
     depends on them follow it (unknown: warnings that say what happens in each case). ``hostfile``: the lines of the
-    DeepSpeed hostfile the YAML names, when it could be read here (the loader reads it).
+    DeepSpeed hostfile the YAML names, when it could be read here (the loader reads it). ``model``: the model's
+    shape (:class:`~wizard.core.memory.shapes.ModelShape`) when the user named it (``check --model``).
     Returns findings sorted errors first; never raises.
     """
     try:
@@ -98,7 +99,7 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
             and gpus_per_node > 0 else None
         ctx = ConfigCheck(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
                   fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED,
-                  hostfile=list(hostfile) if hostfile is not None else None)
+                  hostfile=list(hostfile) if hostfile is not None else None, model=model)
     except Exception:  # noqa: BLE001
         return []
     for derive in (_gen.derive, _fsdp.derive, _ds.derive):

@@ -173,6 +173,11 @@ def _lookup(key: str) -> str | None:
     return None
 
 
+PARAMS_HINT = ", or --params N --largest-layer N"
+"""The unknown-model message's pointer to the parameter-count options (estimate and recommend have them; check
+leaves it out)."""
+
+
 def shape_by_name(name: str) -> ModelShape:
     """The shipped shape called ``name``: its id (``llama-3.1-8b``), its Hub id (``meta-llama/Llama-3.1-8B``) or an
     instruct/chat tuning of it, case-insensitive. Raises :class:`ModelError` naming the known shapes otherwise."""
@@ -190,7 +195,7 @@ def shape_by_name(name: str) -> ModelShape:
     close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
     hint = f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?" if close else ""
     raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)} (and tinygpt, the bundled "
-                     "script's model); or give a config.json path, or --params N --largest-layer N.")
+                     f"script's model); or give a config.json path{PARAMS_HINT}.")
 
 
 # --- config.json ---------------------------------------------------------------------------------------------------

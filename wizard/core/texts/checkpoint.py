@@ -44,7 +44,7 @@ GROUP = GroupText(
                   "merge: zero_to_fp32.py (saved with each checkpoint from ZeRO-1 on)",
         no_counterpart="LOCAL_STATE_DICT (FSDP1) has no DeepSpeed twin. The 16-bit gather matters at ZeRO-3 "
                        "only. With mixed precision FSDP saves its upcast (trainable) parameters in fp32, DeepSpeed "
-                       "16-bit weights plus fp32 master shards.",
+                       "16-bit weights plus the fp32 masters (per-rank shards from ZeRO-1 on).",
         claims=("fsdp-state-dict-type-defaults", "fsdp-merge-weights-full-file", "ds-zero12-checkpoint-weights-whole",
                 "ds-zero3-state-dict-needs-16bit-gather", "ds-checkpoint-16bit-weights-fp32-master-script",
                 "fsdp-saved-weights-fp32"),

@@ -82,9 +82,13 @@ def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow
                           "no", ds_upcast, ds_bytes)
     else:
         low = md != "fp32"
-        rows = [PrecisionRow("FSDP1", md, "fp32", _COMPUTE[mp], "fp32", "fp32", "yes",
+        # only what accelerate upcasts becomes fp32 (claim fsdp-saved-weights-fp32): FSDP1 units holding a
+        # trainable parameter, FSDP2 trainable parameters; the rest keeps the load dtype
+        v1 = f"fp32 (all-frozen units: {md})" if low else "fp32"
+        v2 = f"fp32 (frozen: {md})" if low else "fp32"
+        rows = [PrecisionRow("FSDP1", md, v1, _COMPUTE[mp], "fp32", v1, "yes",
                              "whole unit" if low else "none", "16"),
-                PrecisionRow("FSDP2", md, "fp32", _COMPUTE[mp], "fp32", "fp32", "no",
+                PrecisionRow("FSDP2", md, v2, _COMPUTE[mp], "fp32", v2, "no",
                              "trainable only" if low else "none", "16")]
         ds = PrecisionRow("DeepSpeed", md, _ds_params(_SIXTEEN[mp]), _COMPUTE[mp], "fp32",
                           f"{_SIXTEEN[mp]} weights + fp32 master shards", "no", ds_upcast, ds_bytes)

@@ -15,7 +15,8 @@ TEXTS: dict[str, Text] = {
         deepspeed="Same key. On the torchrun path it is used like FSDP; with a multi-node DeepSpeed runner it "
                   "becomes --num_gpus per node unless an inclusion or exclusion filter is set.",
         versions="A count that is not a multiple of num_machines silently loses ranks (integer division). "
-                 "Nothing compares it with the GPUs present; too many ranks fail when picking a device. "
+                 "Nothing compares it with the GPUs present; surplus ranks share GPUs with other ranks and fail at "
+                 "start-up. "
                  "num_processes: -1 in a YAML means it must be given on the command line.",
         claims=("launch-procs-per-node-floor", "ds-batch-size-uses-world-size", "ds-runner-num-gpus-and-filters",
                 "launch-no-gpu-count-check", "launch-surplus-ranks-fail-at-device",
@@ -84,8 +85,8 @@ TEXTS: dict[str, Text] = {
         fsdp="Sets CUDA_VISIBLE_DEVICES for torchrun's workers.",
         deepspeed="Same on the torchrun path. With a multi-node deepspeed runner each node's launch sets the "
                   "visible GPUs from the hostfile slots; choose them with the inclusion or exclusion filter.",
-        versions="Fewer ids than processes per node is not caught before start; the extra ranks fail when they "
-                 "select a device.",
+        versions="Fewer ids than processes per node is not caught before start; the extra ranks share GPUs with "
+                 "other ranks and fail at start-up.",
         claims=("launch-gpu-ids-visible-devices", "ds-runner-sets-visible-devices", "launch-no-gpu-count-check",
                 "launch-surplus-ranks-fail-at-device"),
     ),
@@ -106,7 +107,9 @@ TEXTS: dict[str, Text] = {
         fsdp="Not applicable: FSDP always uses torchrun on each node, the same as DeepSpeed's 'standard'.",
         deepspeed="deepspeed_config.deepspeed_multinode_launcher; read only when num_machines > 1.",
         versions="nossh needs DeepSpeed >= 0.14.5. Non-standard launchers append the environment to a "
-                 ".deepspeed_env file in the working directory so remote nodes see it.",
+                 ".deepspeed_env file in the working directory so remote nodes see it. DeepSpeed's openmpi, mpich "
+                 "and mvapich runners refuse the GPU count or host filter that accelerate always passes, so those "
+                 "three fail when started by accelerate launch.",
         tips="'standard' unless your cluster is set up for pdsh/MPI/slurm.",
         claims=("ds-multinode-runner-or-torchrun", "ds-launcher-default-pdsh", "ds-runner-backends",
                 "ds-nossh-launcher", "ds-deepspeed-env-file"),

@@ -8,7 +8,7 @@ TEXTS: dict[str, Text] = {
         what="dtype of the matrix multiplies in forward and backward. bf16: the default on Ampere and newer. "
              "fp16: needs loss scaling; for older GPUs. fp8: Ada/Hopper or newer plus Transformer Engine, "
              "torchao or MS-AMP. no: everything runs in the load dtype. With mixed precision both backends "
-             "keep fp32 master weights and optimizer state by default.",
+             "keep fp32 master weights and optimizer state for the trainable parameters by default.",
         fsdp="Top-level mixed_precision. accelerate builds MixedPrecision for v1 (parameters, gradient reduction "
              "and buffers in that dtype) or MixedPrecisionPolicy for v2 (parameters, reduction and outputs; "
              "buffers untouched). FSDP1: accelerate upcasts every unit that holds a trainable parameter to fp32 "
@@ -35,7 +35,8 @@ TEXTS: dict[str, Text] = {
         what="The torch_dtype your script passes to from_pretrained. Without mixed precision it is the dtype "
              "FSDP stores, trains and optimises in: bf16 halves parameter, gradient and Adam memory (8 instead "
              "of 16 bytes per parameter) but small updates get rounded away. With mixed precision on, both "
-             "backends end up with fp32 master weights whatever you load.",
+             "backends train fp32 master copies of the trainable weights whatever you load; frozen weights "
+             "differ (see each side).",
         fsdp="Not in any config. No mixed precision: FSDP keeps everything in this dtype. Mixed precision: at "
              "prepare() FSDP1 upcasts each unit that holds a trainable parameter to fp32, frozen weights in it "
              "included ('Upcasted low precision parameters' warning); FSDP2 upcasts only trainable parameters, "
@@ -84,7 +85,7 @@ TEXTS: dict[str, Text] = {
 GROUP = GroupText(
         summary="Both run the matrix multiplies in the mixed-precision dtype and, with mixed precision on, keep "
                 "fp32 master weights and optimizer state. They part ways when mixed precision is off: FSDP then "
-                "trains and keeps Adam state in the load dtype, while DeepSpeed ZeRO still builds fp32 master "
+                "trains and keeps Adam state in the load dtype, while DeepSpeed ZeRO-1/2/3 still build fp32 master "
                 "copies unless its bf16 master-weights option is on.",
         fsdp="mixed_precision (top level) -> MixedPrecision (v1) / MixedPrecisionPolicy (v2)\n"
              "reduce dtype = mixed_precision\ntorch_dtype in your script",

@@ -162,9 +162,9 @@ _ENTRIES: tuple[Counterpart, ...] = (
     # ---------------------------------------------------------------- the switch notes (another meaning)
     _other(
         "offload.optimizer", ("cpu", "nvme"), _DS, _FSDP,
-        "DeepSpeed moved only the optimizer state and step off the GPU and ran the step in DeepSpeedCPUAdam "
-        "(accelerate swaps the script's torch optimizer for it); FSDP's single fsdp_offload_params also moves the "
-        "parameters and gradients to the CPU and runs your own torch optimizer's step there.",
+        "DeepSpeed moved only the optimizer state and step off the GPU and ran the step in a DeepSpeed CPU "
+        "optimizer (accelerate swaps the script's torch optimizer for it); FSDP's single fsdp_offload_params also "
+        "moves the parameters and gradients to the CPU and runs your own torch optimizer's step there.",
         claims=("ds-offload-replaces-torch-optimizer", "ds-offload-blocks-independent",
                 "fsdp-offload-single-switch")),
     _other(
@@ -179,8 +179,9 @@ _ENTRIES: tuple[Counterpart, ...] = (
     _other(
         "offload.optimizer", ("cpu", "nvme"), _FSDP, _DS,
         "FSDP's switch moved parameters, gradients and the optimizer step to the CPU; DeepSpeed offloads the "
-        "optimizer on its own, and accelerate replaces the script's torch optimizer (SGD too) with "
-        "DeepSpeedCPUAdam (built on first use).",
+        "optimizer on its own, and accelerate replaces the script's torch optimizer with a DeepSpeed "
+        "CPU optimizer (DeepSpeedCPUAdam for all but Adagrad and bitsandbytes Lion, SGD included; built on first "
+        "use).",
         claims=("fsdp-offload-single-switch", "ds-offload-blocks-independent", "ds-offload-replaces-torch-optimizer",
                 "ds-cpu-optimizer-built-on-first-use")),
     _other(
@@ -224,14 +225,16 @@ _ENTRIES: tuple[Counterpart, ...] = (
         claims=("ds-zero3-state-dict-needs-16bit-gather", "fsdp-saved-weights-fp32", "fsdp-get-state-dict-full")),
     _other(
         "precision.mixed_precision", ("bf16", "fp16", "fp8"), _DS, _FSDP,
-        "DeepSpeed cast the model itself to 16 bits and kept an fp32 master partition; FSDP upcasts the "
-        "trainable parameters to fp32 (FSDP1: whole units) and casts them for each forward and backward.",
+        "DeepSpeed cast the model itself to 16 bits and kept fp32 master weights (partitioned from ZeRO-1 on); "
+        "FSDP upcasts the trainable parameters to fp32 (FSDP1: whole units) and casts them for each forward and "
+        "backward.",
         claims=("fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter", "fsdp-policy-from-mixed-precision",
                 "ds-module-cast-fp32-master")),
     _other(
         "precision.mixed_precision", ("bf16", "fp16", "fp8"), _FSDP, _DS,
         "FSDP kept fp32 trainable parameters and cast them per forward and backward; DeepSpeed casts the model "
-        "itself to 16 bits and keeps an fp32 master partition (unless bf16 master weights are chosen).",
+        "itself to 16 bits and keeps fp32 master weights (partitioned from ZeRO-1 on; unless bf16 master weights "
+        "are chosen).",
         claims=("fsdp1-upcast-per-unit", "fsdp2-upcast-per-parameter", "fsdp-policy-from-mixed-precision",
                 "ds-module-cast-fp32-master", "ds-bf16-master-weights-option")),
     _other(

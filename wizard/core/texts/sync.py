@@ -24,7 +24,8 @@ TEXTS: dict[str, Text] = {
 
 GROUP = GroupText(
         summary="All ranks must start from the same weights. FSDP1 broadcasts rank 0's weights when asked and "
-                "the DeepSpeed engine always does; FSDP2 broadcasts only with ram-efficient loading, otherwise "
+                "the DeepSpeed engine does when it starts (a ZeRO-3 model created under zero.Init is partitioned "
+                "already); FSDP2 broadcasts only with ram-efficient loading, otherwise "
                 "every rank must load or seed the same weights.",
         fsdp="v1: fsdp_sync_module_states\nv2: none (broadcast only with ram-efficient loading)",
         deepspeed="nothing to set (the engine broadcasts parameters at start)",

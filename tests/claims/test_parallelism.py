@@ -1,0 +1,162 @@
+"""Claims of wizard/core/claims/parallelism.py: tensor and sequence parallelism against the model's heads.
+
+Tensor parallelism runs for real: transformers' tensor-parallel plan over three gloo ranks on this CPU
+(tests/claims/_tp_heads_cpu.py). DeepSpeed's Ulysses attention is built over torch's fake process group of the
+size under test (its head checks need only the group's size), in a fresh process."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from gloo_ranks import result_of, run_ranks
+
+pytestmark = pytest.mark.real
+
+_TP = Path(__file__).with_name("_tp_heads_cpu.py")
+TP_CASES = {"heads-not-divisible": (4, 2), "kv-heads-not-divisible": (6, 2), "both-divisible": (6, 3)}
+"""Scope case -> (attention heads, KV heads) of a tiny Llama run with tp 3."""
+
+
+@pytest.fixture(scope="module")
+def tp_runs(tmp_path_factory):
+    """One world of three ranks loads and trains the three models in turn: rank -> {"HEADS:KV": what happened}."""
+    return run_ranks(_TP, str(tmp_path_factory.mktemp("tp")), *(f"{h}:{k}" for h, k in TP_CASES.values()), "gpt2:6",
+                     world=3,
+                     timeout=300, drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1",
+                     TRANSFORMERS_OFFLINE="1")
+
+
+@pytest.mark.claim("tp-whole-heads-per-rank")
+@pytest.mark.parametrize("case", list(TP_CASES), ids=list(TP_CASES))
+def test_tensor_parallel_needs_whole_heads_per_rank(tp_runs, case):
+    assert sorted(tp_runs) == [0, 1, 2]
+    heads, kv = TP_CASES[case]
+    for got in (r[f"{heads}:{kv}"] for r in tp_runs.values()):
+        assert got["loaded"] is True  # the load itself never complains
+        assert got["q_placements"] == ["Shard(dim=0)"]  # q_proj split by output rows (heads) over tp
+        if case == "both-divisible":
+            assert "error" not in got and len(got["losses"]) == 2
+        else:  # the first forward cannot reshape the rank's slice into whole heads
+            assert got["error"].startswith("RuntimeError: shape") and "is invalid for input of size" in got["error"]
+
+
+@pytest.mark.claim("tp-needs-model-plan")
+@pytest.mark.parametrize("case", ["no-plan", "has-plan"], ids=["no-plan", "has-plan"])
+def test_tensor_parallel_needs_the_models_plan(tp_runs, case):
+    """GPT-2 has no tensor-parallel plan in transformers: from_pretrained refuses a tp size above 1; a Llama (6 heads,
+    3 KV heads, tp 3) has one and loads sharded."""
+    for got in tp_runs.values():
+        if case == "no-plan":
+            assert got["gpt2:6"]["load_error"].startswith("ValueError: `tp_size=3` was requested, but "
+                                                          "`GPT2LMHeadModel` has no `tp_plan`")
+        else:
+            assert got["6:3"]["loaded"] is True and got["6:3"]["q_placements"] == ["Shard(dim=0)"]
+
+
+_ULYSSES = """\
+import json, sys
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+import deepspeed
+from deepspeed.runtime.sequence_parallel.ulysses_sp import UlyssesSPAttentionHF
+world, heads, kv = map(int, sys.argv[1:4])
+dist.init_process_group("fake", rank=0, world_size=world, store=FakeStore())
+deepspeed.init_distributed(dist_backend="fake")
+try:
+    UlyssesSPAttentionHF(attn=None, batch_size=1, attn_head_count=heads, attn_head_size=8, kv_head_count=kv,
+                         num_hidden_layers=1, process_group=dist.group.WORLD, seq_length_is_variable=True)
+    out = {"ok": True}
+except ValueError as exc:
+    out = {"error": str(exc)}
+print("RESULT " + json.dumps(out), flush=True)
+"""
+SP_CASES = {"heads-not-divisible": (3, 32, 8), "kv-heads-neither-way": (3, 6, 2), "kv-heads-divide": (2, 32, 8),
+            "sp-multiple-of-kv-heads": (4, 32, 2)}
+"""Scope case -> (sp size, attention heads, KV heads)."""
+
+
+@pytest.mark.claim("ds-ulysses-heads-divide")
+@pytest.mark.parametrize("case", list(SP_CASES), ids=list(SP_CASES))
+def test_ulysses_attention_needs_heads_divisible_by_sp(case):
+    world, heads, kv = SP_CASES[case]
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(_ULYSSES), str(world), str(heads), str(kv)],
+                          capture_output=True, text=True, timeout=240)
+    got = result_of(proc.stdout, proc.returncode, proc.stderr)
+    if case == "heads-not-divisible":
+        assert got["error"] == f"Attention head count {heads} is not divisible by SP size {world}"
+    elif case == "kv-heads-neither-way":
+        assert got["error"].startswith(f"KV attention head count {kv} is not divisible by SP size {world}")
+    else:
+        assert got == {"ok": True}
+
+
+_SP_SETTINGS = """\
+import json, os
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+import deepspeed
+from accelerate.utils.dataclasses import DeepSpeedSequenceParallelConfig
+from deepspeed.runtime.sequence_parallel.ulysses_sp import UlyssesSPAttentionHF
+from transformers import LlamaConfig, LlamaForCausalLM
+out = {}
+for name in ("eager", "flex_attention", "flash_attn", "kernels-community/flash-attn2", "sdpa"):
+    try:
+        DeepSpeedSequenceParallelConfig(sp_attn_implementation=name)
+        out[name] = "ok"
+    except ValueError as exc:
+        out[name] = str(exc)
+# what the launcher exports for sp_size 2, sp_seq_length_is_variable false and no sp_seq_length (launch.py:422-425)
+os.environ.update(PARALLELISM_CONFIG_SP_SEQ_LENGTH="None", PARALLELISM_CONFIG_SP_SEQ_LENGTH_IS_VARIABLE="False",
+                  PARALLELISM_CONFIG_SP_ATTN_IMPLEMENTATION="sdpa")
+settings = DeepSpeedSequenceParallelConfig()
+out["fixed_settings"] = [settings.sp_seq_length, settings.sp_seq_length_is_variable]
+dist.init_process_group("fake", rank=0, world_size=2, store=FakeStore())
+deepspeed.init_distributed(dist_backend="fake")
+model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=1,
+                                     num_attention_heads=4, num_key_value_heads=2, attn_implementation="sdpa"))
+for variable in (False, True):  # what accelerate's prepare() calls (accelerator.py:2424-2431)
+    try:
+        UlyssesSPAttentionHF.register_with_transformers(
+            model_name_or_path=model, core_attn_implementation="sdpa", sequence_parallel_size=2, micro_batch_size=1,
+            seq_length=settings.sp_seq_length, seq_length_is_variable=variable)
+        out[f"register_variable_{variable}"] = "ok"
+    except ValueError as exc:
+        out[f"register_variable_{variable}"] = str(exc)
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def sp_settings():
+    proc = subprocess.run([sys.executable, "-c", _SP_SETTINGS], capture_output=True, text=True, timeout=240)
+    return result_of(proc.stdout, proc.returncode, proc.stderr)
+
+
+SP_ATTN = {"eager": "eager", "flex-attention": "flex_attention", "other-name": "flash_attn",
+           "hub-kernel": "kernels-community/flash-attn2", "sdpa": "sdpa"}
+
+
+@pytest.mark.claim("ds-sp-attn-implementation-values")
+@pytest.mark.parametrize("case", list(SP_ATTN), ids=list(SP_ATTN))
+def test_sequence_parallel_attention_names(sp_settings, case):
+    said = sp_settings[SP_ATTN[case]]
+    if case in ("eager", "flex-attention"):
+        assert said.startswith(f"Invalid sp_attn_implementation: {SP_ATTN[case]}. 'eager' and 'flex_attention' are "
+                               "not supported")
+    elif case == "other-name":
+        assert said.startswith("Invalid sp_attn_implementation: flash_attn. Must be one of")
+    else:
+        assert said == "ok"
+
+
+@pytest.mark.claim("ds-sp-fixed-length-needs-seq-length")
+@pytest.mark.parametrize("case", ["fixed-without-length", "variable-without-length"])
+def test_a_fixed_sequence_length_needs_its_value(sp_settings, case):
+    assert sp_settings["fixed_settings"] == [None, False]  # the text None is read as no length, not refused
+    if case == "fixed-without-length":
+        assert sp_settings["register_variable_False"].startswith("Either `seq_length_is_variable` needs to be `True`")
+    else:
+        assert sp_settings["register_variable_True"] == "ok"

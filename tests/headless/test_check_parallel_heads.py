@@ -1,0 +1,128 @@
+"""``check --model``: tensor and sequence parallel sizes against the model's attention heads (issue 24).
+
+The rules state claims tp-whole-heads-per-rank and ds-ulysses-heads-divide (tests/claims/test_parallelism.py shows
+them with the real transformers and DeepSpeed code)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from wizard.cli import main
+from wizard.core.lint.general import sp_sizes_for, tp_sizes_for
+
+VERSIONS = ["--accelerate-version", "1.15.0", "--deepspeed-version", "0.19.8", "--transformers-version", "5.24.0"]
+
+
+def _fsdp2(procs: int, **sizes) -> dict:
+    return {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": procs,
+            "num_machines": 1, "mixed_precision": "bf16",
+            "fsdp_config": {"fsdp_version": 2, "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+                            "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer",
+                            "fsdp_reshard_after_forward": True, "fsdp_state_dict_type": "SHARDED_STATE_DICT"},
+            "parallelism_config": {f"parallelism_config_{k}_size": v for k, v in sizes.items()}}
+
+
+def _ds_sp(procs: int, sp: int) -> dict:
+    return {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": procs,
+            "num_machines": 1, "mixed_precision": "bf16",
+            "deepspeed_config": {"zero_stage": 3, "gradient_accumulation_steps": 1, "gradient_clipping": 1.0},
+            "parallelism_config": {"parallelism_config_sp_size": sp, "parallelism_config_sp_backend": "deepspeed"}}
+
+
+def _check(tmp_path, capsys, config: dict, *extra: str) -> tuple[int, list[dict]]:
+    path = tmp_path / "accelerate_config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    rc = main(["check", str(path), "--gpus-per-node", "16", "--trainer", "accelerate", *VERSIONS, "--format",
+               "json", *extra])
+    return rc, json.loads(capsys.readouterr().out)["findings"]
+
+
+def _rules(findings) -> dict[str, dict]:
+    return {f["rule"]: f for f in findings if f["rule"].startswith("parallelism")}
+
+
+def test_fsdp2_dp_shard_4_by_tp_2_passes_for_llama_3_1_8b(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", "llama-3.1-8b")
+    assert rc == 0 and _rules(findings) == {}
+
+
+def test_tp_3_is_an_error_naming_tp_size_and_the_heads(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(12, dp_shard=4, tp=3), "--model", "llama-3.1-8b")
+    found = _rules(findings)
+    assert rc == 2 and set(found) == {"parallelism-tp-heads"}
+    f = found["parallelism-tp-heads"]
+    assert f["severity"] == "error" and f["keys"] == ["parallelism_config.parallelism_config_tp_size"]
+    assert "32 attention heads and 8 key-value heads of llama-3.1-8b" in f["message"]
+    assert "(1, 2, 4 or 8)" in f["fix"]
+
+
+@pytest.mark.parametrize("sp,error", [(3, True), (2, False), (16, False)])
+def test_deepspeed_sp_size_against_the_heads(tmp_path, capsys, sp, error):
+    rc, findings = _check(tmp_path, capsys, _ds_sp(min(sp * 2, 16), sp), "--model", "llama-3.1-8b")
+    found = _rules(findings)
+    if error:
+        assert rc == 2 and set(found) == {"parallelism-sp-heads"}
+        assert found["parallelism-sp-heads"]["keys"] == ["parallelism_config.parallelism_config_sp_size"]
+        assert "1, 2, 4, 8, 16 or 32" in found["parallelism-sp-heads"]["fix"]
+    else:  # 16 ranks over 8 KV heads: each rank gets a replicated KV head, which DeepSpeed accepts
+        assert rc == 0 and found == {}
+
+
+def test_a_config_json_with_its_own_heads(tmp_path, capsys):
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps({"model_type": "llama", "vocab_size": 1000, "hidden_size": 768,
+                                 "num_hidden_layers": 2, "num_attention_heads": 12, "num_key_value_heads": 4,
+                                 "intermediate_size": 2048}))
+    rc, findings = _check(tmp_path, capsys, _fsdp2(6, dp_shard=2, tp=3), "--model", str(model))
+    assert rc == 2 and "12 attention heads and 4 key-value heads" in _rules(findings)["parallelism-tp-heads"]["message"]
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", str(model))
+    assert rc == 0 and _rules(findings) == {}
+
+
+@pytest.mark.parametrize("config", [_fsdp2(8, dp_shard=4, tp=2), _ds_sp(6, 3)], ids=["tp", "sp"])
+def test_without_the_model_it_says_what_it_did_not_check(tmp_path, capsys, config):
+    rc, findings = _check(tmp_path, capsys, config)
+    found = _rules(findings)
+    assert rc == 0 and set(found) == {"parallelism-heads-unchecked"}
+    assert found["parallelism-heads-unchecked"]["severity"] == "info" and "--model" in found[
+        "parallelism-heads-unchecked"]["fix"]
+
+
+def test_a_model_type_without_a_tensor_parallel_plan(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", "gpt2")
+    found = _rules(findings)
+    assert rc == 2 and set(found) == {"parallelism-tp-no-plan"}  # 12 heads: tp 2 divides them
+    assert "gpt2 model, which has no tensor-parallel plan" in found["parallelism-tp-no-plan"]["message"]
+
+
+def test_a_model_type_the_wizard_does_not_know(tmp_path, capsys):
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps({"model_type": "newarch", "vocab_size": 1000, "hidden_size": 512,
+                                 "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8,
+                                 "intermediate_size": 1024}))
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", str(model))
+    found = _rules(findings)
+    assert rc == 0 and set(found) == {"parallelism-tp-plan-unknown"}
+    assert "'newarch'" in found["parallelism-tp-plan-unknown"]["message"]
+
+
+def test_no_heads_finding_without_tp_or_sp(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=8))
+    assert rc == 0 and _rules(findings) == {}
+
+
+def test_an_unknown_model_is_a_usage_error_without_the_estimate_options(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(_fsdp2(8, dp_shard=4, tp=2)))
+    assert main(["check", str(path), "--model", "no-such-model"]) == 2
+    err = capsys.readouterr().err
+    assert "--model no-such-model: unknown model" in err and "--params" not in err
+
+
+def test_the_sizes_that_fit():
+    assert tp_sizes_for(32, 8) == [1, 2, 4, 8]
+    assert tp_sizes_for(12, 4) == [1, 2, 4]
+    assert sp_sizes_for(32, 8) == [1, 2, 4, 8, 16, 32]
+    assert sp_sizes_for(6, 2) == [1, 2, 6]

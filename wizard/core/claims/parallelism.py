@@ -1,0 +1,55 @@
+"""Claims about tensor and sequence parallelism against the model's attention heads (issue 24; wizard/core/lint/
+general.py states them when ``check --model`` names the model) (see :mod:`wizard.core.claims`)."""
+from __future__ import annotations
+
+from .registry import claim
+
+_T = "tests/claims/test_parallelism.py::"
+
+TP_HEADS = claim(
+    "tp-whole-heads-per-rank",
+    "Transformers' tensor-parallel plan splits the query, key and value projections by output rows over the tp "
+    "ranks; a tp size that does not divide the attention heads, or the key-value heads, still loads, and the "
+    "first forward then fails to reshape a rank's slice into whole heads (RuntimeError: shape ... is invalid).",
+    doc="parallelism-heads",
+    code="transformers/models/llama/configuration_llama.py:48-56; "
+         "transformers/models/llama/modeling_llama.py:242-246; torch/distributed/tensor/parallel/style.py",
+    demo=_T + "test_tensor_parallel_needs_whole_heads_per_rank",
+    scope=("heads-not-divisible", "kv-heads-not-divisible", "both-divisible"))
+SP_HEADS = claim(
+    "ds-ulysses-heads-divide",
+    "DeepSpeed's Ulysses attention, which accelerate registers with Transformers at prepare() when sp_size is above "
+    "1, raises ValueError unless sp_size divides the attention heads, and the key-value heads either divide by "
+    "sp_size or divide it (then each rank gets a replicated KV head).",
+    doc="parallelism-heads",
+    code="deepspeed/runtime/sequence_parallel/ulysses_sp.py:130-152, 500-515; accelerate/accelerator.py:2405-2430",
+    demo=_T + "test_ulysses_attention_needs_heads_divisible_by_sp",
+    scope=("heads-not-divisible", "kv-heads-neither-way", "kv-heads-divide", "sp-multiple-of-kv-heads"))
+TP_PLAN = claim(
+    "tp-needs-model-plan",
+    "from_pretrained with a tensor-parallel size above 1 raises ValueError when the model has no tensor-parallel "
+    "plan (its config class's base_model_tp_plan): GPT-2, Falcon, OPT and BLOOM have none in transformers 5.24; "
+    "Llama, Mistral, Qwen2 and most newer decoders have one.",
+    doc="parallelism-heads",
+    code="transformers/modeling_utils.py:4726-4740; transformers/models/llama/configuration_llama.py:48-56",
+    demo=_T + "test_tensor_parallel_needs_the_models_plan",
+    scope=("no-plan", "has-plan"))
+SP_ATTN = claim(
+    "ds-sp-attn-implementation-values",
+    "With sp_size above 1, accelerate's sequence-parallel settings take only flash_attention_2, flash_attention_3, "
+    "sdpa (the launcher's default) or a hub-hosted flash-attention kernel as sp_attn_implementation; eager, "
+    "flex_attention or any other name raises ValueError when the Accelerator reads them.",
+    doc="parallelism-heads",
+    code="accelerate/utils/dataclasses.py:2289-2309; accelerate/commands/launch.py:977-981",
+    demo=_T + "test_sequence_parallel_attention_names",
+    scope=("eager", "flex-attention", "other-name", "hub-kernel", "sdpa"))
+SP_FIXED = claim(
+    "ds-sp-fixed-length-needs-seq-length",
+    "With sp_seq_length_is_variable false and no sp_seq_length, the launcher exports the text None, accelerate "
+    "reads it as no length, and prepare() raises ValueError when it registers DeepSpeed's Ulysses attention; with "
+    "a variable length (the default) no sp_seq_length is needed.",
+    doc="parallelism-heads",
+    code="accelerate/utils/launch.py:422-425; accelerate/utils/dataclasses.py:2273-2287; "
+         "deepspeed/runtime/sequence_parallel/ulysses_sp.py:425-436; accelerate/accelerator.py:2424-2431",
+    demo=_T + "test_a_fixed_sequence_length_needs_its_value",
+    scope=("fixed-without-length", "variable-without-length"))
