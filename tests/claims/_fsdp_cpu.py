@@ -89,28 +89,35 @@ def single() -> dict:
             "kwargs": {k: str(v_) for k, v_ in w0.checkpoint_fn.keywords.items()},
         }
         reset()
-    # what get_state_dict / save_model / save_state write under SHARDED_STATE_DICT (and bf16 mixed precision)
+    # what get_state_dict / save_model / save_state write per version and state dict type (bf16 mixed precision)
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP1
     from torch.distributed.tensor import DTensor
 
-    acc, m = prepared(Plugin(fsdp_version=2, state_dict_type="SHARDED_STATE_DICT",
-                             auto_wrap_policy="TRANSFORMER_BASED_WRAP", transformer_cls_names_to_wrap=["Block"]),
-                      model=Net().to(torch.bfloat16), mixed_precision="bf16")  # loaded in bf16, upcast by FSDP2
-    sd = acc.get_state_dict(m)
-    d = tempfile.mkdtemp()
-    acc.save_model(m, os.path.join(d, "model"))
-    acc.save_state(os.path.join(d, "state"))
-    state_files = sorted(os.listdir(os.path.join(d, "state")))
-    fsdp_dir = [f for f in state_files if f.startswith("pytorch_model_fsdp")]
-    out["state_dict"] = {
-        "live_params_dtensor": all(isinstance(p, DTensor) for p in m.parameters()),
-        "get_state_dict_plain": not any(isinstance(t, DTensor) for t in sd.values()),
-        "dtypes": sorted({str(t.dtype) for t in sd.values()}),
-        "save_model_files": sorted(os.listdir(os.path.join(d, "model"))),
-        "save_state_fsdp_entry": fsdp_dir,
-        "save_state_sharded_files": sorted(os.listdir(os.path.join(d, "state", fsdp_dir[0])))
-        if fsdp_dir and os.path.isdir(os.path.join(d, "state", fsdp_dir[0])) else [],
-    }
-    reset()
+    out["state_dict"] = {}
+    for v in (1, 2):
+        for sdt in ("SHARDED_STATE_DICT", "FULL_STATE_DICT"):
+            acc, m = prepared(Plugin(fsdp_version=v, state_dict_type=sdt, auto_wrap_policy="TRANSFORMER_BASED_WRAP",
+                                     transformer_cls_names_to_wrap=["Block"], use_orig_params=True),
+                              model=Net().to(torch.bfloat16), mixed_precision="bf16")  # loaded in bf16
+            sd = acc.get_state_dict(m)
+            d = tempfile.mkdtemp()
+            acc.save_model(m, os.path.join(d, "model"))
+            acc.save_state(os.path.join(d, "state"))
+            state_files = sorted(os.listdir(os.path.join(d, "state")))
+            fsdp_dir = [f for f in state_files if f.startswith("pytorch_model_fsdp")]
+            out["state_dict"][f"v{v}_{sdt.split('_')[0].lower()}"] = {
+                "live_sharded": all(isinstance(p, DTensor) for p in m.parameters()) if v == 2
+                else isinstance(m, FSDP1),  # the live model is sharded: DTensors, or FSDP1 flat parameters
+                "get_state_dict_plain": not any(isinstance(t, DTensor) for t in sd.values()),
+                "get_state_dict_full": {k: tuple(t.shape) for k, t in sd.items()}
+                == {k: tuple(t.shape) for k, t in Net().state_dict().items()},
+                "dtypes": sorted({str(t.dtype) for t in sd.values()}),
+                "save_model_files": sorted(os.listdir(os.path.join(d, "model"))),
+                "save_state_fsdp_entry": fsdp_dir,
+                "save_state_sharded_files": sorted(os.listdir(os.path.join(d, "state", fsdp_dir[0])))
+                if fsdp_dir and os.path.isdir(os.path.join(d, "state", fsdp_dir[0])) else [],
+            }
+            reset()
     # the size policy of each version on the same model (FSDP1: raw torch wrap in the gloo group accelerate made)
     acc = Accelerator(fsdp_plugin=Plugin(fsdp_version=2))
     from functools import partial

@@ -100,9 +100,11 @@ def ac_offload_and_merge() -> dict:
                       "inner_is_checkpoint": isinstance(block._checkpoint_wrapped_module, CheckpointWrapper)}
     reset()
     # a SHARDED_STATE_DICT save_state folder, for accelerate merge-weights in the test process
-    acc, model = prepared(Plugin(fsdp_version=2, state_dict_type="SHARDED_STATE_DICT", **WRAP))
-    acc.save_state(os.path.join(os.environ["TRAINING_OUT"], "state"))
-    reset()
+    for version, folder in ((2, "state"), (1, "state_v1")):  # FSDP1's optimizer needs use_orig_params to save
+        acc, model = prepared(Plugin(fsdp_version=version, state_dict_type="SHARDED_STATE_DICT",
+                                     use_orig_params=True, **WRAP))
+        acc.save_state(os.path.join(os.environ["TRAINING_OUT"], folder))
+        reset()
     return out
 
 

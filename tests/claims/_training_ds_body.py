@@ -93,16 +93,20 @@ try:
 except Exception as err:
     out["fixed_total"] = f"{type(err).__name__}: {err}"
 reset()
-# checkpoint with bf16 at ZeRO-1: 16-bit weights, fp32 master partition, zero_to_fp32.py next to the tags
-acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config={**base, "bf16": {"enabled": True}}),
-                  kwargs_handlers=GLOO)
-m = torch.nn.Linear(4, 4)
-e, opt, dl = acc.prepare(m, torch.optim.SGD(m.parameters(), lr=0.1), loader())
-e.save_checkpoint("ckpt", tag="t")
-states = torch.load("ckpt/t/mp_rank_00_model_states.pt", weights_only=False)
-optim_file = [f for f in os.listdir("ckpt/t") if f.endswith("_optim_states.pt")][0]
-optim = torch.load("ckpt/t/" + optim_file, weights_only=False)["optimizer_state_dict"]
-master = optim["single_partition_of_fp32_groups"][0]
-out["ckpt"] = {"top": sorted(os.listdir("ckpt")), "weight_dtype": str(states["module"]["weight"].dtype),
-               "master_dtype": str(master.dtype), "master_numel": master.numel()}
+# checkpoint with bf16 at ZeRO-1 and 2: 16-bit weights, fp32 master partition, zero_to_fp32.py next to the tags
+for stage in (1, 2):
+    acc = Accelerator(deepspeed_plugin=DeepSpeedPlugin(hf_ds_config={**base, "zero_optimization": {"stage": stage},
+                                                                     "bf16": {"enabled": True}}),
+                      kwargs_handlers=GLOO)
+    m = torch.nn.Linear(4, 4)
+    e, opt, dl = acc.prepare(m, torch.optim.SGD(m.parameters(), lr=0.1), loader())
+    e.save_checkpoint(f"ckpt{stage}", tag="t")
+    states = torch.load(f"ckpt{stage}/t/mp_rank_00_model_states.pt", weights_only=False)
+    optim_files = [f for f in os.listdir(f"ckpt{stage}/t") if f.endswith("_optim_states.pt")]
+    optim = torch.load(f"ckpt{stage}/t/" + optim_files[0], weights_only=False)["optimizer_state_dict"]
+    master = optim["single_partition_of_fp32_groups"][0]
+    out[f"ckpt{stage}"] = {"top": sorted(os.listdir(f"ckpt{stage}")), "optim_files": optim_files,
+                           "weight_dtype": str(states["module"]["weight"].dtype),
+                           "master_dtype": str(master.dtype), "master_numel": master.numel()}
+    reset()
 report(**out)

@@ -55,18 +55,41 @@ def grads_of_ignored_head(version: int) -> dict:
     return out
 
 
-def llama_units(policy: str) -> list[str]:
-    """Which modules accelerate's FSDP2 prepare turns into units of a tiny Llama."""
+def llama_units(policy: str, tied: bool = False, groups: bool = False, order: bool = False) -> list:
+    """Which modules accelerate's FSDP2 prepare turns into units of a tiny Llama (``groups``: the modules that share
+    one FSDP parameter group, each group a sorted list; ``order``: the fully_shard calls in the order made)."""
+    import torch.distributed.fsdp as fsdp
     from torch.distributed.fsdp import FSDPModule
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
     model = LlamaForCausalLM(LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
-                                         num_attention_heads=2, num_key_value_heads=2))
-    _, wrapped = prepared(Plugin(fsdp_version=2, auto_wrap_policy=policy), model=model)
-    units = sorted(n or "<root>" for n, m in wrapped.named_modules() if isinstance(m, FSDPModule))
+                                         num_attention_heads=2, num_key_value_heads=2, tie_word_embeddings=tied))
+    names = {id(m): n or "<root>" for n, m in model.named_modules()}
+    calls, original = [], fsdp.fully_shard
+
+    def recorded(module, *args, **kwargs):  # prepare imports fully_shard from torch.distributed.fsdp when it runs
+        calls.append([names[id(m)] for m in module] if isinstance(module, list) else names[id(module)])
+        return original(module, *args, **kwargs)
+
+    fsdp.fully_shard = recorded
+    try:
+        _, wrapped = prepared(Plugin(fsdp_version=2, auto_wrap_policy=policy), model=model)
+    finally:
+        fsdp.fully_shard = original
+    if order:
+        reset()
+        return calls
+    units = {n or "<root>": m for n, m in wrapped.named_modules() if isinstance(m, FSDPModule)}
+    if groups:
+        by_group: dict[int, list[str]] = {}
+        for name, m in units.items():
+            by_group.setdefault(id(m._get_fsdp_state()._fsdp_param_group), []).append(name)
+        result = sorted(sorted(names) for names in by_group.values())
+    else:
+        result = sorted(units)
     reset()
-    return units
+    return result
 
 
 def flat_or_original() -> dict:
@@ -90,6 +113,17 @@ def flat_or_original() -> dict:
     return out
 
 
+def fsdp1_units_without_policy() -> list[str]:
+    """The FSDP1 units accelerate's prepare makes when the config names no wrap policy."""
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    plugin = Plugin(fsdp_version=1)
+    _, wrapped = prepared(plugin, model=Net())
+    units = sorted(n or "<root>" for n, m in wrapped.named_modules() if isinstance(m, FSDP))
+    reset()
+    return units
+
+
 if __name__ == "__main__":
     from accelerate import Accelerator
 
@@ -100,6 +134,10 @@ if __name__ == "__main__":
     result["v1"] = grads_of_ignored_head(1)
     result["units_no_wrap"] = llama_units("NO_WRAP")
     result["units_transformer"] = llama_units("TRANSFORMER_BASED_WRAP")
+    result["groups_untied"] = llama_units("NO_WRAP", groups=True)
+    result["groups_tied"] = llama_units("NO_WRAP", tied=True, groups=True)
+    result["order_transformer"] = llama_units("TRANSFORMER_BASED_WRAP", order=True)
+    result["v1_without_policy"] = fsdp1_units_without_policy()
     print("RESULT " + json.dumps({"rank": int(os.environ["RANK"]), **result}), flush=True)
     # exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
     # active exception', SIGABRT) after the result is already out

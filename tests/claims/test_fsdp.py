@@ -119,14 +119,20 @@ def test_where_each_version_puts_checkpoint_wrappers(single, version):
 
 
 @pytest.mark.claim("fsdp-get-state-dict-full")
-def test_get_state_dict_is_full_whatever_the_state_dict_type(single):
-    sd = single["state_dict"]
-    assert sd["live_params_dtensor"] and sd["get_state_dict_plain"]
-    assert sd["save_model_files"] == ["model.safetensors"]
-    assert sd["save_state_fsdp_entry"] == ["pytorch_model_fsdp_0"]
-    assert ".metadata" in sd["save_state_sharded_files"]
-    assert any(f.endswith(".distcp") for f in sd["save_state_sharded_files"])
-    assert sd["dtypes"] == ["torch.float32"]  # a bf16 model under bf16 mixed precision
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+@pytest.mark.parametrize("sdt", ["sharded", "full"])
+def test_get_state_dict_is_full_whatever_the_state_dict_type(single, version, sdt):
+    sd = single["state_dict"][f"v{version}_{sdt}"]
+    assert sd["live_sharded"] and sd["get_state_dict_plain"] and sd["get_state_dict_full"]
+    assert sd["save_model_files"] == ["model.safetensors"]  # one full file, whatever the state dict type
+    if sdt == "sharded":  # only save_state follows the type: a torch.distributed.checkpoint folder
+        assert sd["save_state_fsdp_entry"] == ["pytorch_model_fsdp_0"]
+        assert ".metadata" in sd["save_state_sharded_files"]
+        assert any(f.endswith(".distcp") for f in sd["save_state_sharded_files"])
+    else:  # FULL: one gathered file
+        assert sd["save_state_fsdp_entry"] == ["pytorch_model_fsdp.bin"] and not sd["save_state_sharded_files"]
+    if version == 2:
+        assert sd["dtypes"] == ["torch.float32"]  # a bf16 model under bf16 mixed precision, upcast by FSDP2
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +249,11 @@ saved = LlamaForCausalLM.from_pretrained(d).state_dict()
 out = {"before_group": is_fsdp_enabled()}
 torch.distributed.init_process_group("gloo")
 out["after_group"] = is_fsdp_enabled()
+out["env_off"] = {}
+for key in ("ACCELERATE_USE_FSDP", "FSDP_CPU_RAM_EFFICIENT_LOADING"):
+    os.environ[key] = "false"
+    out["env_off"][key] = is_fsdp_enabled()
+    os.environ[key] = "true"
 sd = LlamaForCausalLM.from_pretrained(d).state_dict()
 out["loaded"] = all(torch.equal(sd[k], saved[k]) for k in saved)
 spans = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in open("/proc/self/maps")
@@ -256,16 +267,34 @@ os._exit(0)  # no interpreter teardown: gloo's threads can abort it after the re
 '''
 
 
-@pytest.mark.claim("transformers-fsdp-loading-needs-process-group")
-@pytest.mark.claim("transformers-fsdp-loading-every-rank-reads")
-def test_transformers_fsdp_loading():
+@pytest.fixture(scope="module")
+def hf_loading():
     results = {}
     for local_rank in (1, 0):  # a one-rank group that calls itself local rank 1 stands in for a second GPU
         env = one_rank_env(LOCAL_RANK=str(local_rank), LOCAL_WORLD_SIZE=None, ACCELERATE_USE_FSDP="true",
                            FSDP_CPU_RAM_EFFICIENT_LOADING="true", HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
         p = subprocess.run([sys.executable, "-c", _HF], env=env, capture_output=True, text=True, timeout=180)
         results[local_rank] = result_of(p.stdout, p.returncode, p.stderr)
-    r1 = results[1]
-    assert r1["before_group"] is False and r1["after_group"] is True
-    assert r1["loaded"] and r1["memory_mapped"]  # local rank 1 reads the checkpoint too
-    assert r1["missing_on"] == "meta" and results[0]["missing_on"] == "cpu"
+    return results
+
+
+@pytest.mark.claim("transformers-fsdp-loading-needs-process-group")
+@pytest.mark.claim("transformers-fsdp-loading-every-rank-reads")
+@pytest.mark.parametrize("case", ["no-process-group", "process-group", "accelerate-use-fsdp-false",
+                                  "ram-efficient-false", "local-rank-0", "other-local-rank"])
+def test_transformers_fsdp_loading(hf_loading, case):
+    r1 = hf_loading[1]
+    if case == "no-process-group":
+        assert r1["before_group"] is False
+    elif case == "process-group":
+        assert r1["after_group"] is True
+    elif case == "accelerate-use-fsdp-false":
+        assert r1["env_off"]["ACCELERATE_USE_FSDP"] is False
+    elif case == "ram-efficient-false":
+        assert r1["env_off"]["FSDP_CPU_RAM_EFFICIENT_LOADING"] is False
+    elif case == "local-rank-0":
+        r0 = hf_loading[0]
+        assert r0["loaded"] and r0["memory_mapped"] and r0["missing_on"] == "cpu"  # reads, and fills what is missing
+    else:
+        assert r1["loaded"] and r1["memory_mapped"]  # local rank 1 reads the checkpoint too
+        assert r1["missing_on"] == "meta"  # and leaves a weight missing from the checkpoint on meta

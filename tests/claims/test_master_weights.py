@@ -8,6 +8,7 @@ offload cases build DeepSpeed's CPU Adam op, once per machine (TORCH_EXTENSIONS_
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -79,6 +80,7 @@ _ENGINES = textwrap.dedent(r'''
         "zero2_both": (config(2, **both), "torch"),
         "zero3_fp32": (config(3), "torch"),
         "zero3_both": (config(3, **both), "torch"),
+        "zero1_master_only": (config(1, master=True), "torch"),
         "zero2_master_only": (config(2, master=True), "torch"),
         "zero3_master_only": (config(3, master=True), "torch"),
         "zero2_both_bf16_off": (config(2, bf16=False, **both), "torch"),
@@ -118,54 +120,81 @@ def offload_facts() -> dict:
 
 
 @pytest.mark.claim("master-weights-zero-stages")
-def test_the_config_refuses_zero0_and_states_without_master(facts):
-    assert "only supported with ZeRO Stage 1, 2, or 3" in facts["zero0_master"]["config_error"]
-    assert "requires bf16_master_weights_and_grads" in facts["states_without_master"]["config_error"]
-    for case in ("zero1_both", "zero2_both", "zero3_both"):
-        assert "config_error" not in facts[case] and "init_error" not in facts[case], facts[case]
+@pytest.mark.parametrize("case", ["zero-0", "zero-1", "zero-2", "zero-3", "states-without-master"])
+def test_the_config_refuses_zero0_and_states_without_master(facts, case):
+    if case == "zero-0":
+        assert "only supported with ZeRO Stage 1, 2, or 3" in facts["zero0_master"]["config_error"]
+    elif case == "states-without-master":
+        assert "requires bf16_master_weights_and_grads" in facts["states_without_master"]["config_error"]
+    else:
+        f = facts[f"zero{case[-1]}_both"]
+        assert "config_error" not in f and "init_error" not in f, f
 
 
 @pytest.mark.claim("master-weights-bf16-dtypes")
-def test_both_flags_keep_master_grads_and_adam_state_in_bf16(facts):
-    for stage in (1, 3):  # the default: fp32 master and moments (8 bytes of moments per parameter)
+@pytest.mark.parametrize("stage", [1, 2, 3], ids=["zero-1", "zero-2", "zero-3"])
+def test_both_flags_keep_master_grads_and_adam_state_in_bf16(facts, stage):
+    if stage != 2:  # the default: fp32 master and moments (8 bytes of moments per parameter)
         default = facts[f"zero{stage}_fp32"]
         assert (default["master"], default["states"], default["state_bytes_per_param"]) == \
             ("torch.float32", ["torch.float32"], 8.0)
-    for stage in (1, 2, 3):  # no offload anywhere
-        f = facts[f"zero{stage}_both"]
-        assert f["weights"] == "torch.bfloat16" and f["grads"] == ["torch.bfloat16"]
-        assert f["master"] == "torch.bfloat16" and f["master_separate"] is True  # a copy: 2 more bytes
-        assert f["states"] == ["torch.bfloat16"] and f["state_bytes_per_param"] == 4.0  # two bf16 moments
+    f = facts[f"zero{stage}_both"]  # no offload anywhere
+    assert f["weights"] == "torch.bfloat16" and f["grads"] == ["torch.bfloat16"]
+    assert f["master"] == "torch.bfloat16" and f["master_separate"] is True  # a copy: 2 more bytes
+    assert f["states"] == ["torch.bfloat16"] and f["state_bytes_per_param"] == 4.0  # two bf16 moments
 
 
 @pytest.mark.claim("master-weights-fp32-states-need-offload")
-def test_master_without_states_needs_offload_and_cpu_adam(facts, offload_facts):
-    for stage in (2, 3):
-        error = facts[f"zero{stage}_master_only"]["init_error"]
+@pytest.mark.parametrize("case", ["zero-1", "zero-2", "zero-3", "offloaded-cpu-adam"])
+def test_master_without_states_needs_offload_and_cpu_adam(request, case):
+    if case != "offloaded-cpu-adam":
+        error = request.getfixturevalue("facts")[f"zero{case[-1]}_master_only"]["init_error"]
         assert "AssertionError" in error and "Offload with DeepSpeedCPUAdam" in error
-    f = offload_facts["zero2_master_only_offload"]  # offloaded, the CPU Adam keeps fp32 moments
+        return
+    f = request.getfixturevalue("offload_facts")["zero2_master_only_offload"]  # the CPU Adam keeps fp32 moments
     assert f["optimizer"] == "DeepSpeedCPUAdam" and f["master"] == "torch.bfloat16", f
     assert f["states"] == ["torch.float32"]
 
 
 @pytest.mark.claim("master-weights-offloaded-states-need-bf16-cpu-adam")
-def test_offloaded_bf16_states_need_cpu_adam_with_bf16_moments(offload_facts):
-    error = offload_facts["zero2_both_offload_swap"]["init_error"]
-    assert "AssertionError" in error and "fp32_optimizer_states=False" in error
+@pytest.mark.parametrize("case", ["accelerate-swap-refused", "json-optimizer-block"])
+def test_offloaded_bf16_states_need_cpu_adam_with_bf16_moments(offload_facts, case):
+    if case == "accelerate-swap-refused":
+        error = offload_facts["zero2_both_offload_swap"]["init_error"]
+        assert "AssertionError" in error and "fp32_optimizer_states=False" in error
+        return
     f = offload_facts["zero2_both_offload_block"]
     assert f["optimizer"] == "DeepSpeedCPUAdam" and f["master"] == "torch.bfloat16", f
     assert f["states"] == ["torch.bfloat16"]
 
 
 @pytest.mark.claim("master-weights-read-without-bf16")
-def test_the_flags_apply_with_bf16_off(facts):
+@pytest.mark.parametrize("case", ["bf16-off"])
+def test_the_flags_apply_with_bf16_off(facts, case):
     f = facts["zero2_both_bf16_off"]
     assert f["weights"] == "torch.float32"
     assert f["master"] == "torch.bfloat16" and f["states"] == ["torch.bfloat16"]
 
 
 @pytest.mark.claim("master-weights-fsdp-load-dtype")
-def test_fsdp2_without_policy_trains_in_bf16():
+@pytest.mark.parametrize("version", ["fsdp1", "fsdp2"])
+def test_fsdp2_without_policy_trains_in_bf16(version):
+    if version == "fsdp1":  # through accelerate with mixed_precision no (tests/claims/precision_runs/fsdp_run.py)
+        from pathlib import Path
+
+        from gloo_ranks import result_of
+        from helpers import ROOT
+
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+        script = Path(__file__).parent / "precision_runs" / "fsdp_run.py"
+        proc = subprocess.run([sys.executable, str(script), "1", "no"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+        r = result_of(proc.stdout, proc.returncode, proc.stderr)
+        assert r["policy"] == "NoneType"  # accelerate sets no FSDP policy
+        assert set(r["params"].values()) == {"torch.bfloat16"} and r["adam_dtypes"] == ["torch.bfloat16"]
+        b = r["bytes"]
+        assert (b["weights"] + b["grads"] + b["adam"]) / b["numel"] == 8  # no master copy
+        return
     code = textwrap.dedent('''
         import torch, torch.distributed as dist
         from torch import nn

@@ -186,11 +186,20 @@ def test_a_bad_version_fails_in_the_plugin_by_its_kind(tmp_path, clean_env, writ
 
 
 @pytest.mark.claim("fsdp2-needs-torch-2-6")
-def test_fsdp2_needs_torch_2_6():
+@pytest.mark.parametrize("torch_version", ["2.5.1", "2.6.0"], ids=["below-2-6", "2-6"])
+def test_fsdp2_needs_torch_2_6(clean_env, torch_version):
+    import accelerate.utils.versions as versions
+    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from accelerate.utils.constants import FSDP2_PYTORCH_VERSION
     from packaging.version import Version
 
     assert Version(FSDP2_PYTORCH_VERSION) == Version("2.6.0")
+    clean_env.setattr(versions, "torch_version", Version(torch_version))  # what is_torch_version compares
+    if torch_version == "2.5.1":
+        with pytest.raises(ImportError, match="FSDP2 requires PyTorch >= 2.6.0"):
+            Plugin(fsdp_version=2)
+    else:
+        assert Plugin(fsdp_version=2).fsdp_version == 2
 
 
 @pytest.fixture(scope="module")
@@ -325,11 +334,16 @@ def zero(tmp_path_factory) -> dict:
             out[stage] = {"stage": eng.zero_optimization_stage(), "optimizer": type(opt).__name__,
                           "partition_gradients": getattr(opt, "partition_gradients", None),
                           "param_partitioned": hasattr(w, "ds_id") and w.numel() == 0}
-        eng = engine({"stage": 2, "offload_param": {"device": "nvme", "nvme_path": "swap"}})
-        out["zero2_param_offload"] = {"optimizer": type(eng.optimizer).__name__,
-                                      "configured": eng.zero_offload_param().device,
-                                      "cpu_offload": eng.optimizer.cpu_offload, "swap": os.path.exists("swap"),
-                                      "weight_device": str(eng.module.weight.device)}
+        for stage in (1, 2):
+            eng = engine({"stage": stage, "offload_param": {"device": "nvme", "nvme_path": f"swap{stage}"}})
+            out[f"zero{stage}_param_offload"] = {"optimizer": type(eng.optimizer).__name__,
+                                                 "configured": eng.zero_offload_param().device,
+                                                 "cpu_offload": eng.optimizer.cpu_offload,
+                                                 "swap": os.path.exists(f"swap{stage}"),
+                                                 "weight_device": str(eng.module.weight.device)}
+        eng = engine({"stage": 3, "offload_param": {"device": "cpu"}})
+        out["zero3_param_offload"] = {"optimizer": type(eng.optimizer).__name__,
+                                      "offload_param": eng.optimizer.offload_param}
         report(**{str(k): v for k, v in out.items()})
     """, tmp_path_factory.mktemp("zero"))
 
@@ -349,8 +363,12 @@ def test_what_each_zero_stage_partitions(zero, stage):
 
 
 @pytest.mark.claim("ds-param-offload-zero3-only")
-def test_parameter_offload_below_zero3_is_unused(zero):
-    got = zero["zero2_param_offload"]
+@pytest.mark.parametrize("stage", ["1", "2", "3"], ids=["zero-1", "zero-2", "zero-3"])
+def test_parameter_offload_below_zero3_is_unused(zero, stage):
+    got = zero[f"zero{stage}_param_offload"]
+    if stage == "3":  # the ZeRO-3 optimizer reads the block
+        assert got["optimizer"] == "DeepSpeedZeroOptimizer_Stage3" and got["offload_param"] is True
+        return
     assert got["configured"] == "nvme"  # accepted without a message...
     assert got["optimizer"] == "DeepSpeedZeroOptimizer" and got["cpu_offload"] is False  # ...and never used
     assert got["swap"] is False and got["weight_device"] == "cpu"
@@ -388,6 +406,14 @@ def test_fsdp_offload_is_one_switch(clean_env, version):  # noqa: F811
     if version == 1:
         assert got == CPUOffload(offload_params=True)
         assert [f.name for f in dataclasses.fields(CPUOffload)] == ["offload_params"]  # no device, no optimizer-only
+        import inspect
+
+        from torch.distributed.fsdp._flat_param import FlatParamHandle
+
+        # pinning needs an accelerator, so on CPU only the code can show it: the shard and its CPU gradient
+        source = inspect.getsource(FlatParamHandle.init_flat_param_attributes)
+        assert "_local_shard = flat_param._local_shard.pin_memory()" in source
+        assert "flat_param._cpu_grad = torch.zeros_like(" in source and ").pin_memory()" in source
     else:
         assert type(got) is CPUOffloadPolicy and got.pin_memory is True  # accelerate keeps torch's default: pinned
         assert [f.name for f in dataclasses.fields(CPUOffloadPolicy)] == ["pin_memory"]

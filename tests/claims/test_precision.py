@@ -108,14 +108,16 @@ def test_fsdp_policy_follows_mixed_precision(case):
 
 
 @pytest.mark.claim("fsdp-no-mixed-precision-keeps-load-dtype")
-def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
-    r = fsdp(2, "no")
+@pytest.mark.parametrize("version", [pytest.param(1, id="fsdp1"), pytest.param(2, id="fsdp2")])
+def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp, version):
+    r = fsdp(version, "no")
     assert r["policy"] == "NoneType" and not r["scaler"]
     assert set(r["params"].values()) == {"torch.bfloat16"} and r["adam_dtypes"] == ["torch.bfloat16"]
     b = r["bytes"]
     assert (b["weights"] + b["grads"] + b["adam"]) / b["numel"] == 8  # 2 + 2 + 4, after a real AdamW step
-    mp = fsdp(2, "bf16")["bytes"]
-    assert (mp["weights"] + mp["grads"] + mp["adam"]) / mp["numel"] == 16  # with mixed precision: fp32 all through
+    if version == 2:
+        mp = fsdp(2, "bf16")["bytes"]
+        assert (mp["weights"] + mp["grads"] + mp["adam"]) / mp["numel"] == 16  # mixed precision: fp32 all through
 
 
 # ------------------------------------------------------------------------------------------------------ DeepSpeed
@@ -126,7 +128,7 @@ def test_fsdp_without_mixed_precision_trains_in_the_load_dtype(fsdp):
 @pytest.mark.claim("ds-zero-init-dtype")
 @pytest.mark.parametrize("case", ["bf16-on", "bf16-off", "fp32-model", "zero0", "master-and-states", "master-only",
                                   "stages-1-2-3", "stage0-asserts", "comm-json-set", "comm-16bit-enabled",
-                                  "comm-fp32", "zero-init-bf16"])
+                                  "comm-fp32", "zero-init-bf16", "zero-init-fp16", "zero-init-fp32"])
 def test_deepspeed_engine_dtypes_and_bytes(ds, case):
     from deepspeed.runtime.config import DeepSpeedConfig
 
@@ -171,8 +173,12 @@ def test_deepspeed_engine_dtypes_and_bytes(ds, case):
         assert ds["zero1_bf16"]["comm"] == "torch.bfloat16"
     elif case == "comm-fp32":
         assert ds["zero1_off"]["comm"] == "torch.float32"
-    else:
+    elif case == "zero-init-bf16":
         assert ds["zero_init"] == "torch.bfloat16"  # created as fp32 inside zero.Init with bf16 enabled
+    elif case == "zero-init-fp16":
+        assert ds["zero_init_fp16"] == "torch.float16"  # created as fp32 inside zero.Init with fp16 enabled
+    else:
+        assert ds["zero_init_fp32"] == "torch.float32"  # created as bf16 inside zero.Init with neither enabled
 
 
 # ------------------------------------------------------------------------------------------------------ accelerate

@@ -7,6 +7,7 @@ two gloo ranks (it reuses tests/claims/_fsdp_cpu.py and its shim). Both run once
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,14 +63,15 @@ def run(stage=3, moe=None, **zero):
     AcceleratorState._reset_state(True)
     PartialState._reset_state()
     return out
-out = {"zero2": run(stage=2, stage3_prefetch_bucket_size=5),
-       # threshold 8 and budget 17: a.bias (8) and moe.e0.bias (16 in all) fit, moe.e1.bias (24) not, head.bias
-       # (2, 18 in all) not; no prefetch, default reuse distance
-       "persist": run(stage3_param_persistence_threshold=8, stage3_model_persistence_threshold=17,
+out = {"zero1": run(stage=1, stage3_prefetch_bucket_size=5), "zero2": run(stage=2, stage3_prefetch_bucket_size=5),
+       # threshold 8 and budget 18: a.bias (8) and moe.e0.bias (16 in all) fit, moe.e1.bias (24) not, the later and
+       # smaller head.bias (2, 18 in all) still does; no prefetch, default reuse distance
+       "persist": run(stage3_param_persistence_threshold=8, stage3_model_persistence_threshold=18,
                       stage3_prefetch_bucket_size=0),
        "prefetch": run(stage3_model_persistence_threshold=0, stage3_prefetch_bucket_size=10**6),
        "reuse0": run(stage3_param_persistence_threshold=0, stage3_prefetch_bucket_size=0, stage3_max_reuse_distance=0),
-       "leaf": run(moe="Moe", stage3_param_persistence_threshold=0, stage3_prefetch_bucket_size=0)}
+       "leaf": run(moe="Moe", stage3_param_persistence_threshold=0, stage3_prefetch_bucket_size=0),
+       "leaf_zero2": run(stage=2, moe="Moe")}
 try:
     run(stage=2, moe="Nope")
     out["unknown_moe"] = "prepared"
@@ -92,110 +94,163 @@ def wrapping():
 # ------------------------------------------------------------------------------------------------ FSDP prefetch
 @pytest.mark.claim("fsdp1-backward-prefetch-missing-is-none")
 @pytest.mark.claim("fsdp2-drops-prefetch-keys")
-def test_backward_prefetch_values_and_fsdp2(clean_env):
+@pytest.mark.parametrize("case", ["missing", "backward-pre", "backward-post", "no-prefetch", "torch-default",
+                                  "fsdp2-backward-dropped", "fsdp2-forward-env-unread",
+                                  "fsdp2-forward-python-raises"])
+def test_backward_prefetch_values_and_fsdp2(clean_env, case):
     import inspect
 
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from torch.distributed.fsdp import BackwardPrefetch
     from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
-    assert Plugin(fsdp_version=1).backward_prefetch is None  # no key: None is what prepare() passes to FSDP
-    assert inspect.signature(FSDP.__init__).parameters["backward_prefetch"].default == BackwardPrefetch.BACKWARD_PRE
-    for value, expected in (("BACKWARD_PRE", BackwardPrefetch.BACKWARD_PRE),
-                            ("BACKWARD_POST", BackwardPrefetch.BACKWARD_POST), ("NO_PREFETCH", None)):
+    values = {"backward-pre": ("BACKWARD_PRE", BackwardPrefetch.BACKWARD_PRE),
+              "backward-post": ("BACKWARD_POST", BackwardPrefetch.BACKWARD_POST), "no-prefetch": ("NO_PREFETCH", None)}
+    if case == "missing":
+        assert Plugin(fsdp_version=1).backward_prefetch is None  # no key: None is what prepare() passes to FSDP
+    elif case == "torch-default":
+        assert inspect.signature(FSDP.__init__).parameters["backward_prefetch"].default == \
+            BackwardPrefetch.BACKWARD_PRE
+    elif case in values:
+        value, expected = values[case]
         clean_env.setenv("FSDP_BACKWARD_PREFETCH", value)
         assert Plugin(fsdp_version=1).backward_prefetch == expected, value
-        assert Plugin(fsdp_version=2).backward_prefetch is None  # FSDP2 drops it (with a warning)
-    clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
-    assert Plugin(fsdp_version=1).forward_prefetch is True
-    assert Plugin(fsdp_version=2).forward_prefetch is None  # from the environment: not read, no error
-    with pytest.raises(ValueError, match="forward_prefetch is not yet implemented in FSDP2"):
-        Plugin(fsdp_version=2, forward_prefetch=True)
+    elif case == "fsdp2-backward-dropped":
+        for value, _ in values.values():
+            clean_env.setenv("FSDP_BACKWARD_PREFETCH", value)
+            assert Plugin(fsdp_version=2).backward_prefetch is None  # FSDP2 drops it (with a warning)
+    elif case == "fsdp2-forward-env-unread":
+        clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
+        assert Plugin(fsdp_version=1).forward_prefetch is True
+        assert Plugin(fsdp_version=2).forward_prefetch is None  # from the environment: not read, no error
+    else:
+        with pytest.raises(ValueError, match="forward_prefetch is not yet implemented in FSDP2"):
+            Plugin(fsdp_version=2, forward_prefetch=True)
 
 
 @pytest.mark.claim("fsdp-backward-prefetch-old-name-ignored")
 @pytest.mark.claim("fsdp-launch-use-orig-params-true")
-def test_launch_reads_neither_the_old_prefetch_name_nor_leaves_use_orig_params_off(tmp_path, clean_env):
-    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch_policy": "BACKWARD_PRE"})
-    assert "FSDP_BACKWARD_PREFETCH" not in env
-    assert env["FSDP_USE_ORIG_PARAMS"] == "true"  # the YAML does not mention it
-    env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch": "BACKWARD_POST"})
-    assert env["FSDP_BACKWARD_PREFETCH"] == "BACKWARD_POST"
-    from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
+@pytest.mark.parametrize("case", ["old-name", "new-name", "use-orig-params-omitted", "plugin-default"])
+def test_launch_reads_neither_the_old_prefetch_name_nor_leaves_use_orig_params_off(tmp_path, clean_env, case):
+    if case in ("old-name", "use-orig-params-omitted"):
+        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1,
+                                                    "fsdp_backward_prefetch_policy": "BACKWARD_PRE"})
+        if case == "old-name":
+            assert "FSDP_BACKWARD_PREFETCH" not in env
+        else:
+            assert env["FSDP_USE_ORIG_PARAMS"] == "true"  # the YAML does not mention it
+    elif case == "new-name":
+        env = fsdp_launch_env(tmp_path, clean_env, {"fsdp_version": 1, "fsdp_backward_prefetch": "BACKWARD_POST"})
+        assert env["FSDP_BACKWARD_PREFETCH"] == "BACKWARD_POST"
+    else:
+        from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
 
-    assert Plugin(fsdp_version=1).use_orig_params is False  # the plugin's own default
+        assert Plugin(fsdp_version=1).use_orig_params is False  # the plugin's own default
 
 
 @pytest.mark.claim("fsdp2-prefetch-control-code-only")
-def test_fsdp2_prefetch_is_controlled_only_in_code():
+@pytest.mark.parametrize("case", ["torch-methods", "accelerate-never-calls"])
+def test_fsdp2_prefetch_is_controlled_only_in_code(case):
     import accelerate
     from torch.distributed.fsdp import FSDPModule
 
-    assert callable(FSDPModule.set_modules_to_forward_prefetch)
-    assert callable(FSDPModule.set_modules_to_backward_prefetch)
-    sources = Path(accelerate.__file__).parent.rglob("*.py")
-    assert not [p for p in sources if "set_modules_to_" in p.read_text(encoding="utf-8")]
+    if case == "torch-methods":
+        assert callable(FSDPModule.set_modules_to_forward_prefetch)
+        assert callable(FSDPModule.set_modules_to_backward_prefetch)
+    else:
+        sources = Path(accelerate.__file__).parent.rglob("*.py")
+        assert not [p for p in sources if "set_modules_to_" in p.read_text(encoding="utf-8")]
 
 
 # ------------------------------------------------------------------------------------------------ ZeRO-3
-@pytest.mark.claim("ds-zero3-prefetch-defaults")
-def test_zero3_defaults():
-    import sys as _sys
+_ZERO3_DEFAULTS = {"prefetch-bucket-size": ("prefetch_bucket_size", 50_000_000),
+                   "param-persistence-threshold": ("param_persistence_threshold", 100_000),
+                   "model-persistence-threshold": ("model_persistence_threshold", sys.maxsize),
+                   "max-live-parameters": ("max_live_parameters", 10**9),
+                   "max-reuse-distance": ("max_reuse_distance", 10**9)}
 
+
+@pytest.mark.claim("ds-zero3-prefetch-defaults")
+@pytest.mark.parametrize("key", list(_ZERO3_DEFAULTS))
+def test_zero3_defaults(key):
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
 
-    z = DeepSpeedZeroConfig(stage=3)
-    assert (z.prefetch_bucket_size, z.param_persistence_threshold, z.model_persistence_threshold,
-            z.max_live_parameters, z.max_reuse_distance) == (50_000_000, 100_000, _sys.maxsize, 10**9, 10**9)
+    field, default = _ZERO3_DEFAULTS[key]
+    assert getattr(DeepSpeedZeroConfig(stage=3), field) == default
 
 
 @pytest.mark.claim("ds-zero3-gathers-per-module")
-def test_zero3_gathers_per_module_zero2_keeps_whole_parameters(zero3):
-    z2, z3 = zero3["zero2"], zero3["reuse0"]
-    assert z2["same_objects"] and z3["same_objects"]
-    assert z2["numel"]["a.weight"] == 64 and set(z2["first"]["head"].values()) == {"whole"}
-    assert set(z3["numel"].values()) == {0}  # outside use every parameter is only its partition
-    assert z3["first"]["a"]["a.weight"] == "AVAILABLE" and z3["first"]["a"]["head.weight"] == "NOT_AVAILABLE"
-    assert z3["first"]["head"]["head.weight"] == "AVAILABLE"
+@pytest.mark.parametrize("stage", ["zero-1", "zero-2", "zero-3"])
+def test_zero3_gathers_per_module_zero2_keeps_whole_parameters(zero3, stage):
+    if stage == "zero-3":
+        z3 = zero3["reuse0"]
+        assert z3["same_objects"]
+        assert set(z3["numel"].values()) == {0}  # outside use every parameter is only its partition
+        assert z3["first"]["a"]["a.weight"] == "AVAILABLE" and z3["first"]["a"]["head.weight"] == "NOT_AVAILABLE"
+        assert z3["first"]["head"]["head.weight"] == "AVAILABLE"
+        return
+    z = zero3[stage.replace("-", "")]
+    assert z["same_objects"]
+    assert z["numel"]["a.weight"] == 64 and set(z["first"]["head"].values()) == {"whole"}
 
 
 @pytest.mark.claim("ds-zero3-prefetch-after-trace")
-def test_zero3_prefetches_after_the_first_step_within_the_bucket(zero3):
+@pytest.mark.parametrize("case", ["first-step", "after-trace", "bucket-0"])
+def test_zero3_prefetches_after_the_first_step_within_the_bucket(zero3, case):
     pf, off = zero3["prefetch"], zero3["persist"]  # bucket 10**6 against bucket 0
-    assert pf["first"]["a"]["head.weight"] == "NOT_AVAILABLE"  # first step: no recorded order yet
-    assert pf["last"]["a"]["head.weight"] == "AVAILABLE"  # later: fetched ahead when the first module starts
-    assert off["last"]["a"]["head.weight"] == "NOT_AVAILABLE"  # bucket 0: nothing ahead
+    if case == "first-step":
+        assert pf["first"]["a"]["head.weight"] == "NOT_AVAILABLE"  # first step: no recorded order yet
+    elif case == "after-trace":
+        assert pf["last"]["a"]["head.weight"] == "AVAILABLE"  # later: fetched ahead when the first module starts
+    else:
+        assert off["last"]["a"]["head.weight"] == "NOT_AVAILABLE"  # bucket 0: nothing ahead
 
 
 @pytest.mark.claim("ds-zero3-persistence")
-def test_zero3_persistence_thresholds(zero3):
+@pytest.mark.parametrize("case", ["within-threshold", "model-budget-cap", "param-threshold-0", "model-budget-0"])
+def test_zero3_persistence_thresholds(zero3, case):
     p = zero3["persist"]
-    assert p["persistent"] == ["a.bias", "moe.e0.bias"]  # <= 8 elements, within the budget of 17
-    assert p["numel"]["a.bias"] == 8 and p["numel"]["moe.e1.bias"] == 0 and p["numel"]["a.weight"] == 0
-    assert zero3["reuse0"]["persistent"] == []  # param threshold 0
-    assert zero3["prefetch"]["persistent"] == []  # model budget 0 (param threshold at its default, 100,000)
+    if case == "within-threshold":  # <= 8 elements: stays whole once gathered; the bigger ones are partitioned
+        assert "a.bias" in p["persistent"] and p["numel"]["a.bias"] == 8 and p["numel"]["a.weight"] == 0
+    elif case == "model-budget-cap":  # a budget of 18: moe.e1.bias no longer fits, the later head.bias does
+        assert p["persistent"] == ["a.bias", "head.bias", "moe.e0.bias"] and p["numel"]["moe.e1.bias"] == 0
+    elif case == "param-threshold-0":
+        assert zero3["reuse0"]["persistent"] == []
+    else:
+        assert zero3["prefetch"]["persistent"] == []  # model budget 0 (param threshold at its default, 100,000)
 
 
 @pytest.mark.claim("ds-zero3-reuse-distance-keeps-gathered")
-def test_zero3_reuse_distance(zero3):
+@pytest.mark.parametrize("case", ["within-distance", "distance-0"])
+def test_zero3_reuse_distance(zero3, case):
     # a runs, then moe, then a again: is a's weight still gathered when moe starts?
-    assert zero3["persist"]["last"]["moe"]["a.weight"] == "AVAILABLE"  # default distance 1,000,000,000
-    assert zero3["reuse0"]["last"]["moe"]["a.weight"] == "NOT_AVAILABLE"  # 0: released after its use
+    if case == "within-distance":
+        assert zero3["persist"]["last"]["moe"]["a.weight"] == "AVAILABLE"  # default distance 1,000,000,000
+    else:
+        assert zero3["reuse0"]["last"]["moe"]["a.weight"] == "NOT_AVAILABLE"  # 0: released after its use
 
 
 @pytest.mark.claim("ds-moe-leaf-modules")
-def test_moe_leaf_modules(zero3):
+@pytest.mark.parametrize("case", ["marked-leaf", "gathered-whole", "unknown-name-raises", "every-stage"])
+def test_moe_leaf_modules(zero3, case):
     leaf, plain = zero3["leaf"], zero3["reuse0"]
-    assert leaf["leaves"] == ["moe"] and plain["leaves"] == []
-    assert leaf["first"]["moe.e0"]["moe.e1.weight"] == "AVAILABLE"  # the whole block is gathered at once
-    assert plain["first"]["moe.e0"]["moe.e1.weight"] == "NOT_AVAILABLE"  # per sub-module
-    assert "Could not find a transformer layer class called 'Nope'" in zero3["unknown_moe"]  # at ZeRO-2 too
+    if case == "marked-leaf":
+        assert leaf["leaves"] == ["moe"] and plain["leaves"] == []
+    elif case == "gathered-whole":
+        assert leaf["first"]["moe.e0"]["moe.e1.weight"] == "AVAILABLE"  # the whole block is gathered at once
+        assert plain["first"]["moe.e0"]["moe.e1.weight"] == "NOT_AVAILABLE"  # per sub-module
+    elif case == "unknown-name-raises":
+        assert "Could not find a transformer layer class called 'Nope'" in zero3["unknown_moe"]
+    else:  # prepare() marks the leaves at ZeRO-2 too, and refuses an unknown name there
+        assert zero3["leaf_zero2"]["leaves"] == ["moe"]
 
 
 # ------------------------------------------------------------------------------------------------ wrapping
 @pytest.mark.claim("fsdp-wrap-policy-missing-is-no-wrap")
 @pytest.mark.claim("fsdp-transformer-layer-classes")
-def test_layer_classes_and_the_missing_policy(clean_env):
+@pytest.mark.parametrize("case", ["no-policy", "fsdp1-one-unit", "comma-separated", "other-policies-unread",
+                                  "unknown-name-raises", "no-split-modules", "plain-module"])
+def test_layer_classes_and_the_missing_policy(clean_env, request, case):
     import torch
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
     from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy
@@ -214,42 +269,60 @@ def test_layer_classes_and_the_missing_policy(clean_env):
     class WithList(Plain):
         _no_split_modules = ["Block"]
 
-    none = Plugin(fsdp_version=1)
-    none.set_auto_wrap_policy(Plain())
-    assert none.auto_wrap_policy is None
-    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
-    clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "Block,Other")
-    assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap == ["Block", "Other"]
-    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "SIZE_BASED_WRAP")
-    assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap is None  # not read under the size policy
-    clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
-    clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "block")
-    for version in (1, 2):
-        with pytest.raises(ValueError, match="Could not find the transformer layer class block"):
-            p = Plugin(fsdp_version=version)
-            p.set_auto_wrap_policy(Plain())
-            fsdp2_prepare_auto_wrap_policy(p, Plain())
-    clean_env.delenv("FSDP_TRANSFORMER_CLS_TO_WRAP")
-    with_list, plain = WithList(), Plain()
-    v1 = Plugin(fsdp_version=1)
-    v1.set_auto_wrap_policy(with_list)
-    assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == {Block}  # from _no_split_modules
-    v1 = Plugin(fsdp_version=1)
-    v1.set_auto_wrap_policy(plain)
-    assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == set()  # nothing to wrap, no message
-    v2 = Plugin(fsdp_version=2)
-    policy = fsdp2_prepare_auto_wrap_policy(v2, with_list)
-    assert [policy(m) for m in (with_list.b, with_list.o)] == [True, False]
-    policy = fsdp2_prepare_auto_wrap_policy(Plugin(fsdp_version=2), plain)
-    assert not any(policy(m) for m in plain.modules())
+    if case == "no-policy":
+        for version in (1, 2):
+            none = Plugin(fsdp_version=version)
+            none.set_auto_wrap_policy(Plain())
+            assert none.auto_wrap_policy is None
+            assert fsdp2_prepare_auto_wrap_policy(none, Plain()) is None
+    elif case == "fsdp1-one-unit":  # accelerate's FSDP1 prepare without a policy: the root is the only unit
+        assert request.getfixturevalue("wrapping")[0]["v1_without_policy"] == ["<root>"]
+    elif case == "comma-separated":
+        clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
+        clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "Block,Other")
+        assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap == ["Block", "Other"]
+    elif case == "other-policies-unread":
+        clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "Block,Other")
+        for policy in ("SIZE_BASED_WRAP", "NO_WRAP"):
+            clean_env.setenv("FSDP_AUTO_WRAP_POLICY", policy)
+            assert Plugin(fsdp_version=2).transformer_cls_names_to_wrap is None, policy  # not read
+    elif case == "unknown-name-raises":  # exact class names: 'block' is no class of the model
+        clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
+        clean_env.setenv("FSDP_TRANSFORMER_CLS_TO_WRAP", "block")
+        for version in (1, 2):
+            with pytest.raises(ValueError, match="Could not find the transformer layer class block"):
+                p = Plugin(fsdp_version=version)
+                p.set_auto_wrap_policy(Plain())
+                fsdp2_prepare_auto_wrap_policy(p, Plain())
+    else:  # empty: the model's _no_split_modules, which a plain nn.Module lacks
+        clean_env.setenv("FSDP_AUTO_WRAP_POLICY", "TRANSFORMER_BASED_WRAP")
+        model = WithList() if case == "no-split-modules" else Plain()
+        v1 = Plugin(fsdp_version=1)
+        v1.set_auto_wrap_policy(model)
+        policy = fsdp2_prepare_auto_wrap_policy(Plugin(fsdp_version=2), model)
+        if case == "no-split-modules":
+            assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == {Block}  # from _no_split_modules
+            assert [policy(m) for m in (model.b, model.o)] == [True, False]
+        else:
+            assert v1.auto_wrap_policy.keywords["transformer_layer_cls"] == set()  # nothing to wrap, no message
+            assert not any(policy(m) for m in model.modules())
 
 
 @pytest.mark.claim("fsdp2-embedding-and-head-units")
-def test_fsdp2_units_of_a_transformers_model(wrapping):
+@pytest.mark.parametrize("case", ["no-wrap", "transformer-policy", "tied-embeddings", "order"])
+def test_fsdp2_units_of_a_transformers_model(wrapping, case):
     r = wrapping[0]
-    assert r["units_no_wrap"] == ["<root>", "lm_head", "model.embed_tokens", "model.norm"]
-    assert r["units_transformer"] == ["<root>", "lm_head", "model.embed_tokens", "model.layers.0", "model.layers.1",
-                                      "model.norm"]
+    if case == "order":  # the policy's modules bottom up, the embedding, the norm with the head, the root last
+        assert r["order_transformer"] == ["model.layers.0", "model.layers.1", "model.embed_tokens",
+                                          ["model.norm", "lm_head"], "<root>"]
+    elif case == "no-wrap":
+        assert r["units_no_wrap"] == ["<root>", "lm_head", "model.embed_tokens", "model.norm"]
+        assert r["groups_untied"] == [["<root>"], ["lm_head", "model.norm"], ["model.embed_tokens"]]
+    elif case == "transformer-policy":
+        assert r["units_transformer"] == ["<root>", "lm_head", "model.embed_tokens", "model.layers.0",
+                                          "model.layers.1", "model.norm"]
+    else:  # tied embeddings: the input embedding, the final norm and the head share one unit
+        assert r["groups_tied"] == [["<root>"], ["lm_head", "model.embed_tokens", "model.norm"]]
 
 
 @pytest.mark.claim("fsdp-ignored-modules")

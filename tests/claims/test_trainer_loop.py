@@ -6,48 +6,70 @@ import pytest
 
 
 @pytest.mark.claim("trainer-passes-precision-to-accelerate")
-def test_the_trainer_precision_comes_from_its_arguments(tmp_path, monkeypatch):
+@pytest.mark.parametrize("case", ["from-launcher", "argument-wins", "accelerator", "ds-concrete-must-equal",
+                                  "ds-auto"])
+def test_the_trainer_precision_comes_from_its_arguments(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
 
-    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    fresh_state.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
     from_launcher = TrainingArguments(str(tmp_path / "a"), use_cpu=True, report_to=[])
-    assert from_launcher.mixed_precision == "bf16"  # the launcher's value when no argument says otherwise
     overridden = TrainingArguments(str(tmp_path / "b"), use_cpu=True, fp16=True, report_to=[])
-    assert overridden.mixed_precision == "fp16"  # the argument wins over the accelerate config
-    # under DeepSpeed a concrete bf16.enabled must equal the bf16 argument; 'auto' takes it
-    fixed = HfTrainerDeepSpeedConfig({"bf16": {"enabled": True}, "zero_optimization": {"stage": 1}})
-    fixed.trainer_config_process(from_launcher)  # bf16 argument false, though the launcher said bf16
-    with pytest.raises(ValueError, match=r"bf16.enabled=True vs hf bf16\|bf16_full_eval=False"):
-        fixed.trainer_config_finalize(from_launcher, torch.nn.Linear(2, 2), 10)
-    auto = HfTrainerDeepSpeedConfig({"bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"},
-                                     "zero_optimization": {"stage": 1}})
-    auto.trainer_config_process(overridden)
-    assert auto.config["fp16"]["enabled"] is True and auto.config["bf16"]["enabled"] is False
+    if case == "from-launcher":
+        assert from_launcher.mixed_precision == "bf16"  # the launcher's value when no argument says otherwise
+    elif case == "argument-wins":
+        assert overridden.mixed_precision == "fp16"  # the argument wins over the accelerate config
+    elif case == "accelerator":
+        from transformers import Trainer
+
+        assert Trainer(model=torch.nn.Linear(2, 2), args=from_launcher).accelerator.mixed_precision == "bf16"
+    elif case == "ds-concrete-must-equal":  # under DeepSpeed a concrete bf16.enabled must equal the bf16 argument
+        fixed = HfTrainerDeepSpeedConfig({"bf16": {"enabled": True}, "zero_optimization": {"stage": 1}})
+        fixed.trainer_config_process(from_launcher)  # bf16 argument false, though the launcher said bf16
+        with pytest.raises(ValueError, match=r"bf16.enabled=True vs hf bf16\|bf16_full_eval=False"):
+            fixed.trainer_config_finalize(from_launcher, torch.nn.Linear(2, 2), 10)
+    else:  # 'auto' takes the arguments
+        auto = HfTrainerDeepSpeedConfig({"bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"},
+                                         "zero_optimization": {"stage": 1}})
+        auto.trainer_config_process(overridden)
+        assert auto.config["fp16"]["enabled"] is True and auto.config["bf16"]["enabled"] is False
 
 
 @pytest.mark.claim("trainer-lr-matched-twice")
-def test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer(tmp_path):
+@pytest.mark.parametrize("case", ["two-learning-rates", "betas", "eps", "weight-decay"])
+def test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer(tmp_path, case):
     import torch
     from transformers import TrainingArguments
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
 
-    ds = {"zero_optimization": {"stage": 1},
-          "optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "betas": "auto", "eps": "auto"}},
-          "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": 2e-4}}}
-    for lr in (1e-4, 2e-4):  # whichever learning_rate the arguments give, one of the two differs
+    def finalize(lr, params, top):
         args = TrainingArguments(str(tmp_path / str(lr)), use_cpu=True, learning_rate=lr, adam_beta1=0.8,
-                                 report_to=[])
-        config = HfTrainerDeepSpeedConfig(ds)
+                                 adam_epsilon=1e-6, weight_decay=0.1, report_to=[])
+        config = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1},
+                                           "optimizer": {"type": "AdamW", "params": {"lr": 1e-4, **params}},
+                                           "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": top}}})
         config.trainer_config_process(args)
-        with pytest.raises(ValueError, match="vs hf learning_rate"):
-            config.trainer_config_finalize(args, torch.nn.Linear(2, 2), 10)
-        assert list(config.config["optimizer"]["params"]["betas"]) == [0.8, 0.999]
+        config.trainer_config_finalize(args, torch.nn.Linear(2, 2), 10)
+        return config.config["optimizer"]["params"]
+
+    if case == "two-learning-rates":
+        for lr in (1e-4, 2e-4):  # whichever learning_rate the arguments give, one of the two differs
+            with pytest.raises(ValueError, match="vs hf learning_rate"):
+                finalize(lr, {}, 2e-4)
+        return
+    key, hf, other, hf_name = {"betas": ("betas", [0.8, 0.999], [0.9, 0.999], "adam_beta1\\+adam_beta2"),
+                               "eps": ("eps", 1e-6, 1e-8, "adam_epsilon"),
+                               "weight-decay": ("weight_decay", 0.1, 0.0, "weight_decay")}[case]
+    got = finalize(1e-4, {key: "auto"}, 1e-4)[key]  # 'auto' takes the argument
+    assert (list(got) if key == "betas" else got) == hf
+    with pytest.raises(ValueError, match=f"vs hf {hf_name}="):
+        finalize(1e-4, {key: other}, 1e-4)
 
 
 @pytest.mark.claim("trainer-builds-the-ds-optimizer-itself")
-def test_the_trainer_picks_the_deepspeed_optimizer_from_the_json(tmp_path):
+@pytest.mark.parametrize("case", ["optimizer-block", "no-optimizer-block"])
+def test_the_trainer_picks_the_deepspeed_optimizer_from_the_json(tmp_path, case):
     import torch
     from accelerate.utils import DummyOptim, DummyScheduler
     from transformers import TrainingArguments
@@ -62,11 +84,13 @@ def test_the_trainer_picks_the_deepspeed_optimizer_from_the_json(tmp_path):
             made.append(torch.optim.AdamW(model.parameters()))
             return made[-1]
 
-    with_block = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1},
-                                           "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}})
-    optimizer, scheduler = deepspeed_optim_sched(TrainerStub(), with_block, args, 10, list(model.parameters()))
-    assert isinstance(optimizer, DummyOptim) and isinstance(scheduler, DummyScheduler) and not made
-    without = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1}})
-    optimizer, scheduler = deepspeed_optim_sched(TrainerStub(), without, args, 10, list(model.parameters()))
-    assert made and optimizer is made[0] and scheduler is None
-    assert without.config["zero_allow_untested_optimizer"] is True
+    if case == "optimizer-block":
+        with_block = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1},
+                                               "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}})
+        optimizer, scheduler = deepspeed_optim_sched(TrainerStub(), with_block, args, 10, list(model.parameters()))
+        assert isinstance(optimizer, DummyOptim) and isinstance(scheduler, DummyScheduler) and not made
+    else:
+        without = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1}})
+        optimizer, scheduler = deepspeed_optim_sched(TrainerStub(), without, args, 10, list(model.parameters()))
+        assert made and optimizer is made[0] and scheduler is None
+        assert without.config["zero_allow_untested_optimizer"] is True

@@ -94,16 +94,41 @@ def _trainer(tmp_path, **kw):
 
 
 @pytest.mark.claim("trainer-counts-accumulation-and-clips")
-def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp_path, fresh_state):
-    trainer, model = _trainer(tmp_path, gradient_accumulation_steps=4, max_grad_norm=0.001,
-                              accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": True}})
-    assert trainer.accelerator.gradient_accumulation_steps == 1  # the Accelerator is told 1
-    assert trainer.accelerator.gradient_state.plugin_kwargs["sync_each_batch"] is True
+@pytest.mark.parametrize("case", ["accelerator-gets-1", "no-sync-by-default", "sync-each-batch", "clips",
+                                  "max-grad-norm-0"])
+def test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm(tmp_path, fresh_state, case):
+    each = case == "sync-each-batch"
+    kw = {"accelerator_config": {"gradient_accumulation_kwargs": {"sync_each_batch": True}}} if each else {}
+    trainer, model = _trainer(tmp_path, gradient_accumulation_steps=4,
+                              max_grad_norm=0.0 if case == "max-grad-norm-0" else 0.001, **kw)
+    acc = trainer.accelerator
+    no_sync, clip = acc.no_sync, acc.clip_grad_norm_
+    calls = {"no_sync": 0, "max_norm": []}
+
+    def counted_no_sync(*args, **kwargs):  # spies: count, then run accelerate's own
+        calls["no_sync"] += 1
+        return no_sync(*args, **kwargs)
+
+    def recorded_clip(parameters, max_norm, *args, **kwargs):
+        calls["max_norm"].append(max_norm)
+        return clip(parameters, max_norm, *args, **kwargs)
+
+    acc.no_sync, acc.clip_grad_norm_ = counted_no_sync, recorded_clip
     before = [p.detach().clone() for p in model.parameters()]
     trainer.train()
-    assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
     moved = sum((p.detach() - b).pow(2).sum() for p, b in zip(model.parameters(), before, strict=True)).sqrt().item()
-    assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
+    if case == "accelerator-gets-1":
+        assert acc.gradient_accumulation_steps == 1  # the Accelerator is told 1
+        assert trainer.state.global_step == 1  # four micro-batches, one optimizer step
+    elif case == "no-sync-by-default":
+        assert calls["no_sync"] == 3  # the first three of the four micro-batches
+    elif case == "sync-each-batch":
+        assert acc.gradient_state.plugin_kwargs["sync_each_batch"] is True and calls["no_sync"] == 0
+    elif case == "clips":
+        assert calls["max_norm"] == [0.001]
+        assert moved == pytest.approx(0.001, rel=1e-3)  # SGD lr 1: the update is the clipped gradient
+    else:  # 0: no clipping, the call only measures the norm
+        assert calls["max_norm"] == [float("inf")] and moved > 0.01
 
 
 _TRAINER_MISMATCH = {  # a concrete DeepSpeed value, and the line the Trainer's ValueError gives for it
@@ -144,7 +169,8 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
 
 
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
-@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal"])
+@pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps",
+                                  "weight-decay"])
 def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fresh_state, case):
     import torch
     from transformers import TrainingArguments
@@ -152,11 +178,12 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
 
     model = torch.nn.Linear(4, 4)
 
-    def finalize(lr, top, learning_rate):
-        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, learning_rate=learning_rate, report_to=[])
+    def finalize(lr, top, learning_rate, **params):
+        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, learning_rate=learning_rate, adam_beta1=0.8,
+                                 adam_beta2=0.95, adam_epsilon=1e-6, weight_decay=0.1, report_to=[])
         cfg = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 1},
                                         "optimizer": {"type": "AdamW", "params": {"lr": lr, "betas": "auto",
-                                                                                  "eps": "auto"}},
+                                                                                  "eps": "auto", **params}},
                                         "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": top}}})
         cfg.trainer_config_process(args)
         cfg.trainer_config_finalize(args, model, 10)
@@ -170,9 +197,17 @@ def test_trainer_matches_both_learning_rates_against_one_argument(tmp_path, fres
     elif case == "auto":
         filled = finalize("auto", "auto", 3e-5)
         assert filled["optimizer"]["params"]["lr"] == filled["scheduler"]["params"]["warmup_max_lr"] == 3e-5
-        assert filled["optimizer"]["params"]["betas"] == [0.9, 0.999] and filled["optimizer"]["params"]["eps"] == 1e-8
-    else:
+    elif case == "equal":
         assert finalize(1e-4, 1e-4, 1e-4)["optimizer"]["params"]["lr"] == 1e-4  # equal concrete values pass
+    else:  # betas, eps, weight_decay: 'auto' takes adam_beta1/2, adam_epsilon, weight_decay; another number fails
+        key, hf, other, hf_name = {"betas": ("betas", [0.8, 0.95], [0.9, 0.999], "adam_beta1+adam_beta2"),
+                                   "eps": ("eps", 1e-6, 1e-8, "adam_epsilon"),
+                                   "weight-decay": ("weight_decay", 0.1, 0.0, "weight_decay")}[case]
+        assert finalize(1e-4, 1e-4, 1e-4, **{key: "auto"})["optimizer"]["params"][key] == hf
+        assert finalize(1e-4, 1e-4, 1e-4, **{key: hf})["optimizer"]["params"][key] == hf  # an equal value passes
+        with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
+            finalize(1e-4, 1e-4, 1e-4, **{key: other})
+        assert f"vs hf {hf_name}=" in str(err.value)
 
 # ------------------------------------------------------------------------------------------------ clipping
 @pytest.mark.claim("fsdp-clip-grad-norm-over-shards")
@@ -268,11 +303,12 @@ def test_the_engine_never_configures_deepspeed_checkpointing(ds, who):
 
 
 @pytest.mark.claim("fsdp-merge-weights-full-file")
-def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path):
+@pytest.mark.parametrize("folder", ["state_v1", "state"], ids=["fsdp1", "fsdp2"])
+def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path, folder):
     from accelerate.utils import merge_fsdp_weights
     from safetensors.torch import load_file
 
-    merge_fsdp_weights(str(fsdp["dir"] / "state" / "pytorch_model_fsdp_0"), str(tmp_path / "merged"))
+    merge_fsdp_weights(str(fsdp["dir"] / folder / "pytorch_model_fsdp_0"), str(tmp_path / "merged"))
     files = sorted(os.listdir(tmp_path / "merged"))
     assert files == ["model.safetensors"]
     sd = load_file(str(tmp_path / "merged" / files[0]))
@@ -280,8 +316,10 @@ def test_merge_weights_turns_a_sharded_folder_into_one_file(fsdp, tmp_path):
 
 
 @pytest.mark.claim("ds-checkpoint-16bit-weights-fp32-master-script")
-def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds):
-    c = ds["ckpt"]
+@pytest.mark.parametrize("stage", [1, 2], ids=["zero-1", "zero-2"])
+def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds, stage):
+    c = ds[f"ckpt{stage}"]
     assert "zero_to_fp32.py" in c["top"] and "latest" in c["top"]
+    assert c["optim_files"] == ["bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"]  # one per rank
     assert c["weight_dtype"] == "torch.bfloat16" and c["master_dtype"] == "torch.float32"
     assert c["master_numel"] == 20  # the whole Linear(4, 4) on one rank

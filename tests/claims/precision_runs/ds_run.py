@@ -47,10 +47,13 @@ res = {"zero1_bf16": run(1, {"enabled": True}), "zero1_off": run(1, {"enabled": 
                                     "bf16_optimizer_states": True}),
        "zero1_bf16_master_only": run(1, {"enabled": True, "bf16_master_weights_and_grads": True}),
        "zero0_off": run(0, {"enabled": False}), "zero1_fp32": run(1, {"enabled": False}, torch.float32)}
-with deepspeed.zero.Init(config_dict_or_path={"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": True},
-                                              "zero_optimization": {"stage": 3}}):
-    lin = torch.nn.Linear(8, 8)  # created as fp32, as from_pretrained(torch_dtype=torch.float32) would
-res["zero_init"] = str(lin.weight.ds_tensor.dtype)
+for name, block, asked in (("zero_init", {"bf16": {"enabled": True}}, torch.float32),
+                           ("zero_init_fp16", {"fp16": {"enabled": True}}, torch.float32),
+                           ("zero_init_fp32", {}, torch.bfloat16)):  # neither enabled: a bf16 request gets fp32
+    with deepspeed.zero.Init(config_dict_or_path={"train_micro_batch_size_per_gpu": 1, **block,
+                                                  "zero_optimization": {"stage": 3}}):
+        lin = torch.nn.Linear(8, 8, dtype=asked)  # as from_pretrained(torch_dtype=asked) would create it
+    res[name] = str(lin.weight.ds_tensor.dtype)
 print("RESULT " + json.dumps(res), flush=True)
 # exit without interpreter teardown: gloo's threads can abort it ('terminate called without an
 # active exception', SIGABRT) after the result is already out

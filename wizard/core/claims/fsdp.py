@@ -74,7 +74,8 @@ GET_STATE_DICT_FULL = claim(
     "torch.distributed.checkpoint folder).",
     doc="fsdp-state-dict-type",
     code="accelerate/accelerator.py:4096-4107; accelerate/utils/fsdp_utils.py:100-175",
-    demo=T + "test_get_state_dict_is_full_whatever_the_state_dict_type")
+    demo=T + "test_get_state_dict_is_full_whatever_the_state_dict_type",
+    scope=("fsdp1", "fsdp2", "sharded", "full"))
 SAVED_FP32 = claim(
     "fsdp-saved-weights-fp32",
     "With bf16 or fp16 mixed precision FSDP keeps and saves in fp32 what accelerate upcast at prepare() (FSDP1: "
@@ -131,14 +132,16 @@ HF_NEEDS_GROUP = claim(
     "before from_pretrained.",
     doc="fsdp-ram-efficient-loading",
     code="transformers/distributed/fsdp.py:45-51; transformers/distributed/utils.py:49-52, 81-82",
-    demo=T + "test_transformers_fsdp_loading")
+    demo=T + "test_transformers_fsdp_loading",
+    scope=("no-process-group", "process-group", "accelerate-use-fsdp-false", "ram-efficient-false"))
 HF_EVERY_RANK = claim(
     "transformers-fsdp-loading-every-rank-reads",
     "Transformers 5 reads the checkpoint on every rank (safetensors memory-mapped); with FSDP RAM-efficient "
     "loading on, ranks other than local rank 0 only leave weights missing from the checkpoint on the meta device.",
     doc="fsdp-ram-efficient-loading",
     code="transformers/modeling_utils.py:4554-4596, 4862-4866, 4898-4905",
-    demo=T + "test_transformers_fsdp_loading")
+    demo=T + "test_transformers_fsdp_loading",
+    scope=("local-rank-0", "other-local-rank"))
 TORCHAO_RAM = claim(
     "fsdp-torchao-fp8-no-ram-efficient",
     "Accelerator refuses torchao fp8 on FSDP, either version, together with cpu_ram_efficient_loading (ValueError "

@@ -28,8 +28,8 @@ class Claim:
     scope: tuple[str, ...] = ()
     """The cases the sentence covers, each a short id (``zero-0``, ``zero-1``, ``own-loop``, ``trainer``,
     ``frozen``, ``trainable``, ``fsdp1``, ``fsdp2``): the demonstrating test is parametrized over them, one test id
-    per case (tests/unit/test_claims.py checks it), so a sentence cannot be wider than its test. Empty: not stated
-    yet (tests/claims_unscoped.py lists those claims, a list that may only shrink)."""
+    per case (tests/unit/test_claims.py checks it), so a sentence cannot be wider than its test. Every claim states
+    one (a read-from-code claim too: stated, not checked)."""
 
     @property
     def evidence(self) -> str:

@@ -61,7 +61,8 @@ FSDP2_TORCH = claim(
     doc="fsdp-version",
     code="accelerate/utils/constants.py:46; accelerate/utils/dataclasses.py:1833-1835; "
          "accelerate/accelerator.py:399-401",
-    demo=T + "test_fsdp2_needs_torch_2_6")
+    demo=T + "test_fsdp2_needs_torch_2_6",
+    scope=("below-2-6", "2-6"))
 FSDP2_PREPARE = claim(
     "fsdp2-prepare-model-with-optimizer",
     "Under FSDP2, Accelerator.prepare() raises unless the model and its optimizer come in the same call, and it "
@@ -176,7 +177,8 @@ FSDP_PINS = claim(
     doc="fsdp-cpu-offload",
     code="torch/distributed/fsdp/_flat_param.py:1258-1266; torch/distributed/fsdp/_fully_shard/_fsdp_api.py:199; "
          "accelerate/utils/dataclasses.py:2184-2189",
-    demo=T + "test_fsdp_offload_is_one_switch")
+    demo=T + "test_fsdp_offload_is_one_switch",
+    scope=("fsdp1", "fsdp2"))
 DS_OFFLOAD_BLOCKS = claim(
     "ds-offload-blocks-independent",
     "DeepSpeed configures optimizer offload (zero_optimization.offload_optimizer) and parameter offload "
@@ -193,7 +195,8 @@ PARAM_OFFLOAD_ZERO3 = claim(
     "nothing.",
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/engine.py:2655-2708, 2731, 2773; deepspeed/runtime/zero/offload_config.py:21-22",
-    demo=T + "test_parameter_offload_below_zero3_is_unused")
+    demo=T + "test_parameter_offload_below_zero3_is_unused",
+    scope=("zero-1", "zero-2", "zero-3"))
 DS_PIN_DEFAULT = claim(
     "ds-offload-pin-memory-default",
     "DeepSpeed 0.19's offload blocks pin host memory by default (pin_memory true), so only false changes anything.",

@@ -47,7 +47,8 @@ FSDP_NO_MP = claim(
     "load dtype, 8 bytes per parameter for bf16 (2 weight, 2 gradient, 4 for the two moments), and no grad scaler.",
     doc="mixed-precision",
     code="accelerate/state.py:1013-1015; accelerate/accelerator.py:563-584; accelerate/utils/fsdp_utils.py:813-825",
-    demo=T + "test_fsdp_without_mixed_precision_trains_in_the_load_dtype")
+    demo=T + "test_fsdp_without_mixed_precision_trains_in_the_load_dtype",
+    scope=("fsdp1", "fsdp2"))
 FP16_SCALER = claim(
     "fsdp-fp16-grad-scaler",
     "fp16 mixed precision gets a gradient scaler from accelerate: ShardedGradScaler for FSDP1, torch's GradScaler "
@@ -109,7 +110,8 @@ DS_ZERO_INIT = claim(
     "fp16 when enabled, else fp32), not the dtype the model code asked for.",
     doc="ds-precision",
     code="deepspeed/runtime/zero/partition_parameters.py:397-410; transformers/modeling_utils.py:1445-1446, 3829",
-    demo=T + "test_deepspeed_engine_dtypes_and_bytes")
+    demo=T + "test_deepspeed_engine_dtypes_and_bytes",
+    scope=("zero-init-bf16", "zero-init-fp16", "zero-init-fp32"))
 DS_MP_TO_JSON = claim(
     "ds-mixed-precision-to-json",
     "accelerate turns mixed_precision into DeepSpeed's bf16/fp16 blocks: it adds an enabled block when the config "
@@ -141,4 +143,5 @@ DS_ROCM = claim(
     "On ROCm with bf16, accelerate adds communication_data_type fp32 to the DeepSpeed config when it has none.",
     doc="mixed-precision",
     code="accelerate/utils/dataclasses.py:1448-1458",
-    why_not_demo="the branch runs only on a ROCm build of torch (is_rocm_available).")
+    why_not_demo="the branch runs only on a ROCm build of torch (is_rocm_available).",
+    scope=("comm-type-missing", "comm-type-set"))

@@ -14,7 +14,8 @@ TRAINER_PRECISION = claim(
     doc="training-loop",
     code="transformers/training_args.py:1612-1618; transformers/trainer.py:741-746; "
          "transformers/integrations/deepspeed.py:183-184, 258-263",
-    demo=T + "test_the_trainer_precision_comes_from_its_arguments")
+    demo=T + "test_the_trainer_precision_comes_from_its_arguments",
+    scope=("from-launcher", "argument-wins", "accelerator", "ds-concrete-must-equal", "ds-auto"))
 TRAINER_FSDP_SAVE = claim(
     "trainer-fsdp-save-model-full-only",
     "Under FSDP the Trainer's save_model writes the weights only when fsdp_state_dict_type is FULL_STATE_DICT; with "
@@ -31,7 +32,8 @@ TRAINER_LR_TWICE = claim(
     "and weight_decay are matched against adam_beta1/adam_beta2, adam_epsilon and weight_decay.",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:163-173, 258-263",
-    demo=T + "test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer")
+    demo=T + "test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer",
+    scope=("two-learning-rates", "betas", "eps", "weight-decay"))
 TRAINER_OPTIMIZER = claim(
     "trainer-builds-the-ds-optimizer-itself",
     "The Trainer needs nothing from the script for DeepSpeed's optimizer: with an optimizer block in the JSON it "
@@ -39,4 +41,5 @@ TRAINER_OPTIMIZER = claim(
     "optimizer from TrainingArguments.optim and allows it (zero_allow_untested_optimizer).",
     doc="training-loop",
     code="transformers/integrations/deepspeed.py:559-611",
-    demo=T + "test_the_trainer_picks_the_deepspeed_optimizer_from_the_json")
+    demo=T + "test_the_trainer_picks_the_deepspeed_optimizer_from_the_json",
+    scope=("optimizer-block", "no-optimizer-block"))

@@ -46,7 +46,8 @@ TRAINER_LOOP = claim(
     "when that is above 0.",
     doc="training-loop",
     code="transformers/trainer.py:806-830, 1895-1940, 2782-2787",
-    demo=T + "test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm")
+    demo=T + "test_the_trainer_counts_accumulation_itself_and_clips_with_max_grad_norm",
+    scope=("accelerator-gets-1", "no-sync-by-default", "sync-each-batch", "clips", "max-grad-norm-0"))
 TRAINER_DS_MATCH = claim(
     "trainer-ds-values-must-match-arguments",
     "Under the HF Trainer a DeepSpeed train_micro_batch_size_per_gpu, gradient_accumulation_steps, train_batch_size "
@@ -63,9 +64,9 @@ TRAINER_LR_MATCH = claim(
     "its one learning_rate argument, so two different numbers there always fail with its mismatch ValueError; "
     "'auto' in both takes learning_rate, and the optimizer's betas, eps and weight_decay are matched the same way.",
     doc="training-loop",
-    code="transformers/integrations/deepspeed.py:153-164, 256-263",
-    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument")
-# not scoped yet: its test shows the two learning rates, not a mismatch of betas, eps or weight_decay
+    code="transformers/integrations/deepspeed.py:163-173, 258-263",
+    demo=T + "test_trainer_matches_both_learning_rates_against_one_argument",
+    scope=("optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps", "weight-decay"))
 
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(
@@ -144,11 +145,14 @@ MERGE = claim(
     "one full model.safetensors, without a process group.",
     doc="fsdp-state-dict-type",
     code="accelerate/utils/fsdp_utils.py:473-520; accelerate/commands/merge.py:26-33",
-    demo=T + "test_merge_weights_turns_a_sharded_folder_into_one_file")
+    demo=T + "test_merge_weights_turns_a_sharded_folder_into_one_file",
+    scope=("fsdp1", "fsdp2"))
 DS_CKPT = claim(
     "ds-checkpoint-16bit-weights-fp32-master-script",
-    "A DeepSpeed checkpoint with bf16 holds the 16-bit module weights and, in the optimizer-state files, the fp32 "
-    "master partition; save_checkpoint copies zero_to_fp32.py into the checkpoint folder next to the tags.",
+    "A ZeRO-1 or ZeRO-2 DeepSpeed checkpoint with bf16 holds the 16-bit module weights and, in the per-rank "
+    "optimizer-state files, the fp32 master partition; save_checkpoint copies zero_to_fp32.py into the checkpoint "
+    "folder next to the tags.",
     doc="ds-checkpoint-layout",
     code="deepspeed/runtime/engine.py:5530-5567",
-    demo=T + "test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script")
+    demo=T + "test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script",
+    scope=("zero-1", "zero-2"))
