@@ -94,7 +94,7 @@ RESTATED = {
     "launch-gpu-ids-visible-devices",
     "launch-no-gpu-count-check",
     "launch-script-args-passed",
-    "launch-surplus-ranks-fail-at-device",
+    "launch-surplus-ranks-fail",
     "launch-torchrun-per-machine",
     "trainer-counts-accumulation-and-clips",
     "trainer-ds-values-must-match-arguments",

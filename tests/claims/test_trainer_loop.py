@@ -36,37 +36,6 @@ def test_the_trainer_precision_comes_from_its_arguments(tmp_path, fresh_state, c
         assert auto.config["fp16"]["enabled"] is True and auto.config["bf16"]["enabled"] is False
 
 
-@pytest.mark.claim("trainer-lr-matched-twice")
-@pytest.mark.parametrize("case", ["two-learning-rates", "betas", "eps", "weight-decay"])
-def test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer(tmp_path, case):
-    import torch
-    from transformers import TrainingArguments
-    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
-
-    def finalize(lr, params, top):
-        args = TrainingArguments(str(tmp_path / str(lr)), use_cpu=True, learning_rate=lr, adam_beta1=0.8,
-                                 adam_epsilon=1e-6, weight_decay=0.1, report_to=[])
-        config = HfTrainerDeepSpeedConfig({"zero_optimization": {"stage": 1},
-                                           "optimizer": {"type": "AdamW", "params": {"lr": 1e-4, **params}},
-                                           "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": top}}})
-        config.trainer_config_process(args)
-        config.trainer_config_finalize(args, torch.nn.Linear(2, 2), 10)
-        return config.config["optimizer"]["params"]
-
-    if case == "two-learning-rates":
-        for lr in (1e-4, 2e-4):  # whichever learning_rate the arguments give, one of the two differs
-            with pytest.raises(ValueError, match="vs hf learning_rate"):
-                finalize(lr, {}, 2e-4)
-        return
-    key, hf, other, hf_name = {"betas": ("betas", [0.8, 0.999], [0.9, 0.999], "adam_beta1\\+adam_beta2"),
-                               "eps": ("eps", 1e-6, 1e-8, "adam_epsilon"),
-                               "weight-decay": ("weight_decay", 0.1, 0.0, "weight_decay")}[case]
-    got = finalize(1e-4, {key: "auto"}, 1e-4)[key]  # 'auto' takes the argument
-    assert (list(got) if key == "betas" else got) == hf
-    with pytest.raises(ValueError, match=f"vs hf {hf_name}="):
-        finalize(1e-4, {key: other}, 1e-4)
-
-
 @pytest.mark.claim("trainer-builds-the-ds-optimizer-itself")
 @pytest.mark.parametrize("case", ["optimizer-block", "no-optimizer-block"])
 def test_the_trainer_picks_the_deepspeed_optimizer_from_the_json(tmp_path, case):

@@ -76,14 +76,6 @@ CASES = [
      merge(DS, {"sharding": {"strategy": "optimizer"}, "offload": {"optimizer": "cpu"}}), "offload.optimizer"),
     ("nvme-path-unused", merge(DS, {"offload": {"nvme_path": "/n"}}),
      merge(DS, {"offload": {"nvme_path": "/n", "params": "nvme"}}), "offload.nvme_path"),
-    ("trainer-two-learning-rates",
-     merge(DS, TRAINER, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
-                                                 "scheduler": {"type": "WarmupLR",
-                                                               "params": {"warmup_max_lr": 2e-4}}}}}),
-     merge(DS, TRAINER, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 2e-4}},
-                                                 "scheduler": {"type": "WarmupLR",
-                                                               "params": {"warmup_max_lr": 2e-4}}}}}),
-     "deepspeed.extra"),
     ("ds-zero3-init-cannot-be-off", merge(DS, {"loading": {"ram_efficient": False}}), DS, "loading.ram_efficient"),
     ("zero3-init-needs-zero3",
      merge(DS, {"sharding": {"strategy": "grads_optimizer"}, "loading": {"ram_efficient": True}}),
@@ -285,10 +277,18 @@ def test_fsdp_training_answers_go_to_training_arguments_under_the_trainer():
     assert "training_arguments.json" in hf.message and hf.keys[-1] == "launch.training_loop"
 
 
-def test_two_learning_rates_are_no_error_in_an_own_loop():
-    doc = merge(DS, {"deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+@pytest.mark.parametrize("loop,error", [("trainer", True), ("accelerate", False)])
+def test_two_learning_rates_are_an_error_only_under_the_trainer(loop, error):
+    """One fact, one place: the config rule on the written JSON reports it, blamed on the answers' keys."""
+    from wizard.core.answers.generate import answer_findings
+
+    doc = merge(DS, {"launch": {"training_loop": loop},
+                     "deepspeed": {"extra": {"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
                                              "scheduler": {"type": "WarmupLR", "params": {"warmup_max_lr": 2e-4}}}}})
-    assert not [f for f in check_answers(A(doc)) if f.rule == "trainer-two-learning-rates"]
+    found = [f for f in answer_findings(A(doc)) if f.rule == "ds-json-trainer-lr-conflict"]
+    assert bool(found) is error
+    if error:
+        assert found[0].severity == "error" and set(found[0].keys) >= {"deepspeed.extra", "launch.training_loop"}
 
 
 def test_a_host_listed_twice_is_an_error_only_where_deepspeeds_runner_reads_a_hostfile():

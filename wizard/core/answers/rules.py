@@ -555,32 +555,6 @@ def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
                    "keep them in the answers as documentation, and set them in the script")
 
 
-def _extra_params(a: Answers, block: str) -> dict:
-    extra = a["deepspeed.extra"] or {}
-    node = extra.get(block) if isinstance(extra, dict) else None
-    params = node.get("params") if isinstance(node, dict) else None
-    return params if isinstance(params, dict) else {}
-
-
-@answer_rule("trainer-two-learning-rates", ERROR,
-             "under the Trainer, the optimizer's lr and the scheduler's warmup_max_lr must be one number",
-             DOC + "training-loop; transformers/integrations/deepspeed.py:163, 173, 258-263 (both matched against "
-             "learning_rate)",
-             keys="deepspeed.extra, launch.training_loop",
-             fix="write the same number in both, or \"auto\" in both (then learning_rate decides)",
-             claims=("trainer-lr-matched-twice",))
-def trainer_two_learning_rates(a: Answers) -> Iterator[Hit]:
-    if a.target != DEEPSPEED or not trainer_loop(a):
-        return
-    lr, peak = _extra_params(a, "optimizer").get("lr"), _extra_params(a, "scheduler").get("warmup_max_lr")
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lr, peak))
-    if numbers and lr != peak:
-        yield (["deepspeed.extra", "launch.training_loop"], f"deepspeed.extra gives optimizer.params.lr {lr!r} and "
-               f"scheduler.params.warmup_max_lr {peak!r}; the Trainer matches both against learning_rate, so one of "
-               "them always differs and training stops with its mismatch ValueError",
-               "write the same number in both, or \"auto\" in both (TrainingArguments.learning_rate decides)")
-
-
 @answer_rule("fp8-needs-backend", WARNING, "fp8 needs Transformer Engine, torchao or MS-AMP",
              DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189, state.py:931-936",
              claims=("fp8-needs-backend-package",))

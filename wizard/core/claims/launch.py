@@ -28,7 +28,7 @@ NO_GPU_COUNT = claim(
     demo=_T + "test_nothing_compares_processes_or_gpu_ids_with_the_gpus",
     scope=("fsdp", "deepspeed", "multi-gpu-two-ids"))
 SURPLUS_RANKS = claim(
-    "launch-surplus-ranks-fail-at-device",
+    "launch-surplus-ranks-fail",
     "accelerate does not refuse ranks beyond the visible GPUs: it gives each rank the GPU LOCAL_RANK modulo the "
     "GPU count, so under FSDP a surplus rank shares a GPU with another rank (NCCL refuses two ranks of one "
     "communicator on one GPU when it builds the communicator); DeepSpeed's engine then selects cuda:LOCAL_RANK "

@@ -25,15 +25,6 @@ TRAINER_FSDP_SAVE = claim(
     why_not_demo="needs a Trainer run on accelerate's FSDP path; that path runs on CPU only through the rehearsal "
                  "shim, which the Trainer's own Accelerator does not install",
     scope=("full-state-dict", "sharded-state-dict"))
-TRAINER_LR_TWICE = claim(
-    "trainer-lr-matched-twice",
-    "Under the Trainer, optimizer.params.lr and scheduler.params.warmup_max_lr are both matched against "
-    "learning_rate, so two different numbers there always stop training with the mismatch ValueError; betas, eps "
-    "and weight_decay are matched against adam_beta1/adam_beta2, adam_epsilon and weight_decay.",
-    doc="training-loop",
-    code="transformers/integrations/deepspeed.py:163-173, 258-263",
-    demo=T + "test_two_different_learning_rates_in_the_json_always_fail_under_the_trainer",
-    scope=("two-learning-rates", "betas", "eps", "weight-decay"))
 TRAINER_OPTIMIZER = claim(
     "trainer-builds-the-ds-optimizer-itself",
     "The Trainer needs nothing from the script for DeepSpeed's optimizer: with an optimizer block in the JSON it "

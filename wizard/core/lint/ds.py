@@ -135,7 +135,7 @@ OFFLOAD_PARAM_STAGE = rule("deepspeed-offload-param-below-stage3", ERROR,
                            keys="the param offload device (deepspeed_config.offload_param_device or "
                            "zero_optimization.offload_param.device) and the stage (deepspeed_config.zero_stage or "
                            "zero_optimization.stage)", claims=("ds-param-offload-zero3-only",))
-NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload below ZeRO-3 becomes CPU offload",
+NVME_STAGE = rule("deepspeed-nvme-below-stage3", ERROR, "NVMe optimizer offload at ZeRO-1/2 becomes CPU offload",
                   DOC + "ds-offload-and-zero-stage; " + DS + "runtime/zero/stage_1_and_2.py:220-224, stage3.py:822-836",
                   keys="the optimizer offload device (deepspeed_config.offload_optimizer_device or "
                   "zero_optimization.offload_optimizer.device) and the stage (deepspeed_config.zero_stage or "

@@ -125,11 +125,11 @@ NOT_DIVISIBLE = rule("num-processes-not-divisible", ERROR,
                      claims=("launch-procs-per-node-floor",))
 TOO_MANY_PROCS = rule("more-processes-than-gpus", ERROR, "More processes per machine than GPUs per machine",
                       DOC + "processes-and-machines; " + A + "utils/launch.py:225-228",
-                      claims=("launch-no-gpu-count-check", "launch-surplus-ranks-fail-at-device"))
+                      claims=("launch-no-gpu-count-check", "launch-surplus-ranks-fail"))
 GPU_IDS_FEW = rule("gpu-ids-too-few", ERROR, "gpu_ids lists fewer GPUs than processes per machine",
                    DOC + "processes-and-machines; " + A + "commands/launch.py:1254-1258, utils/launch.py:260-277",
                    claims=("launch-gpu-ids-visible-devices", "launch-no-gpu-count-check",
-                           "launch-surplus-ranks-fail-at-device"))
+                           "launch-surplus-ranks-fail"))
 GPU_IDS_TYPE = rule("gpu-ids-not-string", ERROR, "gpu_ids must be a string such as \"0,1\" or \"all\"",
                     DOC + "processes-and-machines; " + A + "commands/launch.py:1251-1258",
                     claims=("launch-gpu-ids-string",))

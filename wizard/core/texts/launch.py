@@ -19,7 +19,7 @@ TEXTS: dict[str, Text] = {
                  "start-up. "
                  "num_processes: -1 in a YAML means it must be given on the command line.",
         claims=("launch-procs-per-node-floor", "ds-batch-size-uses-world-size", "ds-runner-num-gpus-and-filters",
-                "launch-no-gpu-count-check", "launch-surplus-ranks-fail-at-device",
+                "launch-no-gpu-count-check", "launch-surplus-ranks-fail",
                 "launch-num-processes-minus-one"),
     ),
     "launch.num_machines": Text(
@@ -88,7 +88,7 @@ TEXTS: dict[str, Text] = {
         versions="Fewer ids than processes per node is not caught before start; the extra ranks share GPUs with "
                  "other ranks and fail at start-up.",
         claims=("launch-gpu-ids-visible-devices", "ds-runner-sets-visible-devices", "launch-no-gpu-count-check",
-                "launch-surplus-ranks-fail-at-device"),
+                "launch-surplus-ranks-fail"),
     ),
     "launch.main_training_function": Text(
         what="Name of the function accelerate calls when it imports your script instead of running it. Only "
@@ -247,7 +247,7 @@ TEXTS: dict[str, Text] = {
                 "ds-auto-outside-the-list-raises",
                 "ds-micro-batch-auto-from-dataloader", "ds-gradient-clipping-on-unless-json-zero",
                 "ds-auto-buckets-from-hidden-size", "trainer-builds-the-ds-optimizer-itself",
-                "trainer-lr-matched-twice"),
+                "trainer-lr-and-warmup-max-lr-match-learning-rate"),
     ),
 }
 
