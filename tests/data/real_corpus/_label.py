@@ -654,6 +654,8 @@ def label_yaml(case):
     if not res.get("raised") and res["effective"].get("launcher") == "other":
         with training_machine():
             simple_launch(case, res)
+    if not res.get("raised"):
+        fsdp2_tensor_parallel(case, res)
     raised = res.get("raised")
     filled = filled_of(captured["orig"], captured.get("final") or captured["orig"]) if "orig" in captured else {}
     if raised:
@@ -675,6 +677,22 @@ def label_yaml(case):
         seen = {d["key"] for d in dead}
         dead += [d for d in dead_values(case["ds_config"]) if d["key"] not in seen]
     return {loop: label}, dead
+
+
+def fsdp2_tensor_parallel(case, res):
+    """FSDP2 with tp_size above 1: accelerate's prepare() of the model the script loaded tensor-parallel imports
+    ReplicateParallel from transformers (Accelerator._prepare_tp, accelerate/accelerator.py:1611-1619); replay that
+    import with the installed transformers (claim accelerate-fsdp2-tp-needs-replicate-parallel)."""
+    cfg = case["config"]
+    pc, fc = cfg.get("parallelism_config") or {}, cfg.get("fsdp_config") or {}
+    if cfg.get("distributed_type") != "FSDP" or str(fc.get("fsdp_version", 1)) != "2" \
+            or int(pc.get("parallelism_config_tp_size", 1) or 1) <= 1:
+        return
+    try:
+        from transformers.integrations.tensor_parallel import ReplicateParallel  # noqa: F401
+    except ImportError as e:
+        where = str(e).split(" (/")[0]  # the installed path is this machine's
+        res["raised"] = f"Accelerator._prepare_tp: {type(e).__name__}: {where}"
 
 
 @contextlib.contextmanager
