@@ -203,3 +203,60 @@ def test_deepspeed_does_not_use_the_parallelism_sizes(ds_sizes, case):
                                                    "has `None` as batch size")
         else:  # the engine trains data parallel over both ranks, partitioned as its ZeRO stage says
             assert (got["engine_dp_world"], got["zero_stage"]) == (2, 2)
+
+
+_SMALL = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+          "num_attention_heads": 4, "num_key_value_heads": 2}
+CP_CONFIGS = {"llama": ("llama", {}), "mistral-window": ("mistral", {"sliding_window": 16}),
+              "mistral-no-window": ("mistral", {"sliding_window": None}),
+              "qwen2-window-off": ("qwen2", {"sliding_window": 16, "use_sliding_window": False}),
+              "qwen2-window-on": ("qwen2", {"sliding_window": 16, "use_sliding_window": True, "max_window_layers": 1}),
+              "gemma2-layer-types": ("gemma2", {"head_dim": 8})}
+"""Scope case -> (model_type, config.json keys next to _SMALL)."""
+
+
+@pytest.mark.claim("accelerate-cp-refuses-windowed-attention")
+@pytest.mark.parametrize("case", list(CP_CONFIGS), ids=list(CP_CONFIGS))
+def test_context_parallel_refuses_windowed_attention(case):
+    """accelerate's own check (the hooks it attaches in _prepare_cp) on the config transformers builds; the wizard's
+    reading of the same config.json keys (wizard.core.memory.shapes.windowed_attention) agrees."""
+    import torch
+    from accelerate.big_modeling import _attach_context_parallel_hooks
+    from transformers import AutoConfig
+
+    from wizard.core.memory.shapes import windowed_attention
+
+    model_type, keys = CP_CONFIGS[case]
+    model = torch.nn.Module()
+    model.config = AutoConfig.for_model(model_type, **_SMALL, **keys)
+    refused = case in ("mistral-window", "qwen2-window-on", "gemma2-layer-types")
+    if refused:
+        with pytest.raises(ValueError, match=r"Context parallelism does not support attention layers of type "
+                                             r"\['sliding_attention'\]"):
+            _attach_context_parallel_hooks(model)
+    else:
+        _attach_context_parallel_hooks(model)
+    # gemma2's config.json carries no layer_types: transformers derives them; the wizard reads its sliding_window
+    read = {"model_type": model_type, **_SMALL, **keys,
+            **({"sliding_window": model.config.sliding_window} if case == "gemma2-layer-types" else {})}
+    assert bool(windowed_attention(read)) is refused
+
+
+@pytest.mark.claim("accelerate-cp-drops-attention-mask")
+@pytest.mark.parametrize("case", ["mask-dropped", "is-causal-set"])
+def test_context_parallel_drops_the_attention_mask(case):
+    import torch
+    from accelerate.big_modeling import _attach_context_parallel_hooks
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    model = LlamaForCausalLM(LlamaConfig(**_SMALL))
+    _attach_context_parallel_hooks(model)
+    attn = model.model.layers[0].self_attn
+    seen = {}
+    attn.register_forward_pre_hook(lambda _m, args, kwargs: seen.update(kwargs), with_kwargs=True)
+    x = torch.tensor([[1, 2, 3, 0]])
+    model(input_ids=x, attention_mask=torch.tensor([[1, 1, 1, 0]]))  # the last token is padding
+    if case == "mask-dropped":
+        assert seen["attention_mask"] is None
+    else:
+        assert seen["is_causal"] is True

@@ -152,3 +152,22 @@ def test_dp_shard_only_is_not_touched_by_the_transformers_release(tmp_path, caps
     assert main(["check", str(path), "--gpus-per-node", "8", "--transformers-version", "5.24.0", "--format",
                  "json"]) == 0
     assert _rules(json.loads(capsys.readouterr().out)["findings"]) == {}
+
+
+@pytest.mark.parametrize("model,error", [("mistral-7b-v0.1", True), ("llama-3.1-8b", False), ("qwen2.5-7b", False)])
+def test_context_parallel_against_the_models_attention(tmp_path, capsys, model, error):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, cp=2), "--model", model)
+    found = _rules(findings)
+    assert "parallelism-cp-drops-attention-mask" in found  # whatever the model: masks are dropped
+    assert ("parallelism-cp-windowed-attention" in found) is error and (rc == 2) is error
+    if error:
+        assert "sliding_attention" in found["parallelism-cp-windowed-attention"]["message"]
+
+
+def test_a_config_json_with_sliding_window_layers(tmp_path, capsys):
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps({"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 512, "num_hidden_layers": 4,
+                                 "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1024,
+                                 "use_sliding_window": True, "sliding_window": 256, "max_window_layers": 2}))
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, cp=2), "--model", str(model))
+    assert rc == 2 and "parallelism-cp-windowed-attention" in _rules(findings)

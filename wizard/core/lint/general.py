@@ -250,6 +250,19 @@ PAR_DS_SHARD_HARMLESS = rule("parallelism-dp-shard-under-deepspeed", WARNING,
                              keys="parallelism_config.parallelism_config_dp_shard_size",
                              fix="Remove it: the ZeRO stage decides the partitioning.",
                              claims=("ds-parallelism-sizes-unused",), versions=PARALLELISM)
+PAR_CP_WINDOWED = rule("parallelism-cp-windowed-attention", ERROR,
+                       "cp_size above 1 for a model with sliding-window (or chunked) attention layers: accelerate "
+                       "refuses it at prepare()",
+                       DOC + "parallelism-heads; " + A + "big_modeling.py:787-826",
+                       keys="parallelism_config.parallelism_config_cp_size",
+                       fix="Use cp_size 1 for this model, or a model whose layers all use full causal attention.",
+                       claims=("accelerate-cp-refuses-windowed-attention",), versions={"accelerate": ">=1.15.0"})
+PAR_CP_MASK = rule("parallelism-cp-drops-attention-mask", WARNING,
+                   "cp_size above 1: accelerate drops every attention mask and runs plain causal attention",
+                   DOC + "parallelism-heads; " + A + "big_modeling.py:828-850",
+                   keys="parallelism_config.parallelism_config_cp_size",
+                   fix="Train context-parallel on batches that need no mask: unpadded, one document per sequence.",
+                   claims=("accelerate-cp-drops-attention-mask",), versions=PARALLELISM)
 PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
                            "heads was not checked (check --model)",
@@ -625,6 +638,8 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
+    if sizes["cp"] > 1 and ctx.kind == "fsdp" and version == 2:
+        _check_cp(ctx, sizes["cp"])
     if ctx.kind == "deepspeed":
         _check_deepspeed_sizes(ctx, sizes)
     if sizes["tp"] > 1 and ctx.kind == "fsdp" and version == 2:
@@ -756,3 +771,20 @@ def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
         ctx.emit(PAR_DS_SHARD_HARMLESS, key["dp_shard"],
                  f"{kv(key['dp_shard'], sizes['dp_shard'])} is not read under DeepSpeed; ZeRO-{ctx.stage} partitions "
                  "over every rank anyway, so it has no effect.", "Remove it: the ZeRO stage decides the partitioning.")
+
+
+def _check_cp(ctx: ConfigCheck, cp: int) -> None:
+    """Context parallelism (FSDP2) against what accelerate does to attention."""
+    key = f"parallelism_config.{PC}cp_size"
+    model = ctx.model
+    if model is not None and model.windowed_attention:
+        ctx.emit(PAR_CP_WINDOWED, key,
+                 f"{kv(key, cp)}: {model.name} has attention layers of type {model.windowed_attention} (not full "
+                 "causal); context parallelism can only run full causal attention, so accelerate refuses the model "
+                 "with a ValueError at prepare().",
+                 "Use cp_size 1 for this model (shard with dp_shard_size instead), or a full-attention model.")
+    ctx.emit(PAR_CP_MASK, key,
+             f"{kv(key, cp)}: under context parallelism accelerate drops the attention_mask every attention layer is "
+             "given and runs plain causal attention, so padding tokens are attended to and packed documents see "
+             "each other. Training runs, but not on what such batches mean.",
+             "Give context-parallel runs batches that need no mask: full-length, unpadded, one document per sequence.")
