@@ -260,3 +260,42 @@ def test_context_parallel_drops_the_attention_mask(case):
         assert seen["attention_mask"] is None
     else:
         assert seen["is_causal"] is True
+
+
+_MESH = """\
+import json, sys
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+from accelerate.parallelism_config import ParallelismConfig
+sizes = json.loads(sys.argv[1])
+world = 1
+for n in sizes.values():
+    world *= n
+dist.init_process_group("fake", rank=0, world_size=world, store=FakeStore())
+mesh = ParallelismConfig(**{k + "_size": v for k, v in sizes.items()}).build_device_mesh("cpu")
+out = {}
+for axis, name in enumerate(mesh.mesh_dim_names):
+    ranks = mesh.mesh.movedim(axis, -1).reshape(-1, mesh.mesh.shape[axis])
+    out[name] = sorted(tuple(int(r) for r in row) for row in ranks)
+print("RESULT " + json.dumps({"dims": list(mesh.mesh_dim_names), "groups": out}), flush=True)
+"""
+MESHES = {"dp-shard-cp-tp": {"dp_shard": 2, "cp": 2, "tp": 2}, "hsdp": {"dp_replicate": 2, "dp_shard": 4},
+          "hsdp-tp": {"dp_replicate": 2, "dp_shard": 2, "tp": 2}}
+
+
+@pytest.mark.claim("accelerate-mesh-rank-order")
+@pytest.mark.parametrize("case", list(MESHES), ids=list(MESHES))
+def test_the_mesh_ranks_in_accelerates_order(case):
+    """accelerate's own mesh (ParallelismConfig.build_device_mesh over a fake process group of the whole world) and
+    the wizard's reading of it (wizard.core.mesh.mesh_groups) give the same groups."""
+    import json
+
+    from wizard.core.mesh import mesh_dims, mesh_groups
+
+    proc = subprocess.run([sys.executable, "-c", _MESH, json.dumps(MESHES[case])], capture_output=True, text=True,
+                          timeout=240)
+    got = result_of(proc.stdout, proc.returncode, proc.stderr)
+    assert got["dims"] == [d for d, _ in mesh_dims(MESHES[case])]
+    assert {k: [list(g) for g in v] for k, v in mesh_groups(MESHES[case]).items()} == got["groups"]
+    if "tp" in got["groups"]:  # tensor parallelism innermost: its groups are consecutive ranks
+        assert all(g == list(range(g[0], g[0] + len(g))) for g in got["groups"]["tp"])

@@ -93,3 +93,12 @@ CP_MASK = claim(
     code="accelerate/big_modeling.py:828-850; accelerate/accelerator.py:1659-1671",
     demo=_T + "test_context_parallel_drops_the_attention_mask",
     scope=("mask-dropped", "is-causal-set"))
+MESH = claim(
+    "accelerate-mesh-rank-order",
+    "accelerate lays out the device mesh with its dimensions in the order dp_replicate, dp_shard, cp, sp, tp (those "
+    "above 1) and torch numbers the ranks row-major, so tensor-parallel groups are consecutive ranks, context-parallel "
+    "groups stride by tp, and dp_shard groups by cp x tp.",
+    doc="parallelism-heads",
+    code="accelerate/parallelism_config.py:211-272; torch/distributed/device_mesh.py",
+    demo=_T + "test_the_mesh_ranks_in_accelerates_order",
+    scope=("dp-shard-cp-tp", "hsdp", "hsdp-tp"))
