@@ -203,3 +203,99 @@ def test_deepspeed_does_not_use_the_parallelism_sizes(ds_sizes, case):
                                                    "has `None` as batch size")
         else:  # the engine trains data parallel over both ranks, partitioned as its ZeRO stage says
             assert (got["engine_dp_world"], got["zero_stage"]) == (2, 2)
+
+
+_SMALL = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+          "num_attention_heads": 4, "num_key_value_heads": 2}
+CP_CONFIGS = {"llama": ("llama", {}), "mistral-window": ("mistral", {"sliding_window": 16}),
+              "mistral-no-window": ("mistral", {"sliding_window": None}),
+              "qwen2-window-off": ("qwen2", {"sliding_window": 16, "use_sliding_window": False}),
+              "qwen2-window-on": ("qwen2", {"sliding_window": 16, "use_sliding_window": True, "max_window_layers": 1}),
+              "gemma2-layer-types": ("gemma2", {"head_dim": 8})}
+"""Scope case -> (model_type, config.json keys next to _SMALL)."""
+
+
+@pytest.mark.claim("accelerate-cp-refuses-windowed-attention")
+@pytest.mark.parametrize("case", list(CP_CONFIGS), ids=list(CP_CONFIGS))
+def test_context_parallel_refuses_windowed_attention(case):
+    """accelerate's own check (the hooks it attaches in _prepare_cp) on the config transformers builds; the wizard's
+    reading of the same config.json keys (wizard.core.memory.shapes.windowed_attention) agrees."""
+    import torch
+    from accelerate.big_modeling import _attach_context_parallel_hooks
+    from transformers import AutoConfig
+
+    from wizard.core.memory.shapes import windowed_attention
+
+    model_type, keys = CP_CONFIGS[case]
+    model = torch.nn.Module()
+    model.config = AutoConfig.for_model(model_type, **_SMALL, **keys)
+    refused = case in ("mistral-window", "qwen2-window-on", "gemma2-layer-types")
+    if refused:
+        with pytest.raises(ValueError, match=r"Context parallelism does not support attention layers of type "
+                                             r"\['sliding_attention'\]"):
+            _attach_context_parallel_hooks(model)
+    else:
+        _attach_context_parallel_hooks(model)
+    # gemma2's config.json carries no layer_types: transformers derives them; the wizard reads its sliding_window
+    read = {"model_type": model_type, **_SMALL, **keys,
+            **({"sliding_window": model.config.sliding_window} if case == "gemma2-layer-types" else {})}
+    assert bool(windowed_attention(read)) is refused
+
+
+@pytest.mark.claim("accelerate-cp-drops-attention-mask")
+@pytest.mark.parametrize("case", ["mask-dropped", "is-causal-set"])
+def test_context_parallel_drops_the_attention_mask(case):
+    import torch
+    from accelerate.big_modeling import _attach_context_parallel_hooks
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    model = LlamaForCausalLM(LlamaConfig(**_SMALL))
+    _attach_context_parallel_hooks(model)
+    attn = model.model.layers[0].self_attn
+    seen = {}
+    attn.register_forward_pre_hook(lambda _m, args, kwargs: seen.update(kwargs), with_kwargs=True)
+    x = torch.tensor([[1, 2, 3, 0]])
+    model(input_ids=x, attention_mask=torch.tensor([[1, 1, 1, 0]]))  # the last token is padding
+    if case == "mask-dropped":
+        assert seen["attention_mask"] is None
+    else:
+        assert seen["is_causal"] is True
+
+
+_MESH = """\
+import json, sys
+import torch.distributed as dist
+from torch.testing._internal.distributed.fake_pg import FakeStore
+from accelerate.parallelism_config import ParallelismConfig
+sizes = json.loads(sys.argv[1])
+world = 1
+for n in sizes.values():
+    world *= n
+dist.init_process_group("fake", rank=0, world_size=world, store=FakeStore())
+mesh = ParallelismConfig(**{k + "_size": v for k, v in sizes.items()}).build_device_mesh("cpu")
+out = {}
+for axis, name in enumerate(mesh.mesh_dim_names):
+    ranks = mesh.mesh.movedim(axis, -1).reshape(-1, mesh.mesh.shape[axis])
+    out[name] = sorted(tuple(int(r) for r in row) for row in ranks)
+print("RESULT " + json.dumps({"dims": list(mesh.mesh_dim_names), "groups": out}), flush=True)
+"""
+MESHES = {"dp-shard-cp-tp": {"dp_shard": 2, "cp": 2, "tp": 2}, "hsdp": {"dp_replicate": 2, "dp_shard": 4},
+          "hsdp-tp": {"dp_replicate": 2, "dp_shard": 2, "tp": 2}}
+
+
+@pytest.mark.claim("accelerate-mesh-rank-order")
+@pytest.mark.parametrize("case", list(MESHES), ids=list(MESHES))
+def test_the_mesh_ranks_in_accelerates_order(case):
+    """accelerate's own mesh (ParallelismConfig.build_device_mesh over a fake process group of the whole world) and
+    the wizard's reading of it (wizard.core.mesh.mesh_groups) give the same groups."""
+    import json
+
+    from wizard.core.mesh import mesh_dims, mesh_groups
+
+    proc = subprocess.run([sys.executable, "-c", _MESH, json.dumps(MESHES[case])], capture_output=True, text=True,
+                          timeout=240)
+    got = result_of(proc.stdout, proc.returncode, proc.stderr)
+    assert got["dims"] == [d for d, _ in mesh_dims(MESHES[case])]
+    assert {k: [list(g) for g in v] for k, v in mesh_groups(MESHES[case]).items()} == got["groups"]
+    if "tp" in got["groups"]:  # tensor parallelism innermost: its groups are consecutive ranks
+        assert all(g == list(range(g[0], g[0] + len(g))) for g in got["groups"]["tp"])

@@ -42,7 +42,9 @@ def _check(tmp_path, capsys, config: dict, *extra: str) -> tuple[int, list[dict]
 
 
 def _rules(findings) -> dict[str, dict]:
-    return {f["rule"]: f for f in findings if f["rule"].startswith("parallelism")}
+    """The parallelism findings but the mesh note (test_the_mesh_note_lists_the_groups covers it)."""
+    return {f["rule"]: f for f in findings if f["rule"].startswith("parallelism")
+            and f["rule"] != "parallelism-mesh-layout"}
 
 
 def test_fsdp2_dp_shard_4_by_tp_2_passes_for_llama_3_1_8b(tmp_path, capsys):
@@ -152,3 +154,44 @@ def test_dp_shard_only_is_not_touched_by_the_transformers_release(tmp_path, caps
     assert main(["check", str(path), "--gpus-per-node", "8", "--transformers-version", "5.24.0", "--format",
                  "json"]) == 0
     assert _rules(json.loads(capsys.readouterr().out)["findings"]) == {}
+
+
+@pytest.mark.parametrize("model,error", [("mistral-7b-v0.1", True), ("llama-3.1-8b", False), ("qwen2.5-7b", False)])
+def test_context_parallel_against_the_models_attention(tmp_path, capsys, model, error):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, cp=2), "--model", model)
+    found = _rules(findings)
+    assert "parallelism-cp-drops-attention-mask" in found  # whatever the model: masks are dropped
+    assert ("parallelism-cp-windowed-attention" in found) is error and (rc == 2) is error
+    if error:
+        assert "sliding_attention" in found["parallelism-cp-windowed-attention"]["message"]
+
+
+def test_a_config_json_with_sliding_window_layers(tmp_path, capsys):
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps({"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 512, "num_hidden_layers": 4,
+                                 "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1024,
+                                 "use_sliding_window": True, "sliding_window": 256, "max_window_layers": 2}))
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, cp=2), "--model", str(model))
+    assert rc == 2 and "parallelism-cp-windowed-attention" in _rules(findings)
+
+
+def test_the_mesh_note_lists_the_groups(tmp_path, capsys):
+    rc, findings = _check(tmp_path, capsys, _fsdp2(16, dp_shard=4, cp=2, tp=2), "--model", "llama-3.1-8b")
+    (note,) = [f for f in findings if f["rule"] == "parallelism-mesh-layout"]
+    assert note["severity"] == "info"
+    assert "dp_shard 4 x cp 2 x tp 2" in note["message"]
+    assert "tp groups: [0,1] [2,3] [4,5] [6,7] ... (8 groups)" in note["message"]
+    assert "cp groups: [0,2] [1,3] [4,6] [5,7] ... (8 groups)" in note["message"]
+    assert "dp_shard groups: [0,4,8,12] [1,5,9,13] [2,6,10,14] [3,7,11,15];" in note["message"]
+
+
+@pytest.mark.parametrize("tp,spans", [(8, False), (16, True)])
+def test_tensor_parallel_groups_that_cross_machines(tmp_path, capsys, tp, spans):
+    config = _fsdp2(32, dp_shard=32 // tp, tp=tp)
+    config.update(num_machines=4, main_process_ip="10.0.0.1")
+    rc, findings = _check(tmp_path, capsys, config, "--model", "llama-3.1-70b")
+    found = _rules(findings)
+    assert ("parallelism-group-spans-machines" in found) is spans
+    if spans:
+        assert "With 8 processes per machine, 2 of the 2 tp groups span machines" in found[
+            "parallelism-group-spans-machines"]["message"]

@@ -193,6 +193,19 @@ CASES = [
       inline(num_processes=2)),
     C("parallelism-dp-shard-under-deepspeed",
       inline(num_processes=2, parallelism_config={"parallelism_config_dp_shard_size": 2}), inline(num_processes=2)),
+    C("parallelism-cp-drops-attention-mask",
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_cp_size": 2}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-mesh-layout",
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2}),
+      fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-group-spans-machines",
+      fsdp(num_processes=16, num_machines=2, main_process_ip="10.0.0.1",
+           parallelism_config={"parallelism_config_dp_shard_size": 1, "parallelism_config_cp_size": 2,
+                               "parallelism_config_tp_size": 8}),
+      fsdp(num_processes=16, num_machines=2, main_process_ip="10.0.0.1",
+           parallelism_config={"parallelism_config_dp_shard_size": 2, "parallelism_config_cp_size": 2,
+                               "parallelism_config_tp_size": 4})),
     C("parallelism-sp-attn-invalid",
       inline(num_processes=4, parallelism_config={"parallelism_config_sp_size": 2,
                                                   "parallelism_config_sp_attn_implementation": "eager"}),
@@ -469,7 +482,8 @@ NOT_PAIRED |= {  # only for older accelerate releases: tests/unit/test_accelerat
     # what the script passes to prepare() comes from --script: tests/headless/test_check_script_prepare.py
     "ds-json-optimizer-block-and-script-optimizer",
     # the model's heads come from --model: tests/headless/test_check_parallel_heads.py
-    "parallelism-tp-heads", "parallelism-sp-heads", "parallelism-tp-no-plan", "parallelism-tp-plan-unknown"}
+    "parallelism-tp-heads", "parallelism-sp-heads", "parallelism-tp-no-plan", "parallelism-tp-plan-unknown",
+    "parallelism-cp-windowed-attention"}
 
 
 @pytest.mark.parametrize("rule,bad,bad_ds,fixed,fixed_ds,gpus", CASES)

@@ -142,3 +142,11 @@ def test_which_model_types_have_a_tensor_parallel_plan(model_type):
 
     assert bool(CONFIG_MAPPING[model_type].base_model_tp_plan) is transformers_tp.TP_PLAN[model_type], \
         f"wizard/core/library/transformers_tp.py: {model_type}'s tensor-parallel plan changed"
+
+
+def test_accelerates_mesh_order():
+    from accelerate.parallelism_config import ParallelismConfig
+
+    from wizard.core.library.launcher import MESH_ORDER
+
+    assert tuple(_literal_in(ParallelismConfig._get_mesh, "mesh_order")) == MESH_ORDER

@@ -74,3 +74,31 @@ DS_SIZES = claim(
     code="accelerate/parallelism_config.py:355-397; accelerate/accelerator.py:1532-1550, 2140-2200",
     demo=_T + "test_deepspeed_does_not_use_the_parallelism_sizes",
     scope=("dp-shard", "dp-replicate", "cp", "tp"))
+CP_WINDOWS = claim(
+    "accelerate-cp-refuses-windowed-attention",
+    "Before context parallelism accelerate refuses, with a ValueError at prepare(), a model whose config has "
+    "attention layers other than full causal: layer_types naming sliding or chunked attention, or without "
+    "layer_types a sliding_window that is set (Mistral); Qwen2 keeps its window only with use_sliding_window.",
+    doc="parallelism-heads",
+    code="accelerate/big_modeling.py:787-826; transformers/models/qwen2/configuration_qwen2.py:73-92",
+    demo=_T + "test_context_parallel_refuses_windowed_attention",
+    scope=("llama", "mistral-window", "mistral-no-window", "qwen2-window-off", "qwen2-window-on",
+           "gemma2-layer-types"))
+CP_MASK = claim(
+    "accelerate-cp-drops-attention-mask",
+    "With context parallelism accelerate hooks every self_attn module to drop the attention_mask it is given and "
+    "run plain causal attention (is_causal=True), so neither padding nor the boundaries of packed documents are "
+    "masked.",
+    doc="parallelism-heads",
+    code="accelerate/big_modeling.py:828-850; accelerate/accelerator.py:1659-1671",
+    demo=_T + "test_context_parallel_drops_the_attention_mask",
+    scope=("mask-dropped", "is-causal-set"))
+MESH = claim(
+    "accelerate-mesh-rank-order",
+    "accelerate lays out the device mesh with its dimensions in the order dp_replicate, dp_shard, cp, sp, tp (those "
+    "above 1) and torch numbers the ranks row-major, so tensor-parallel groups are consecutive ranks, context-parallel "
+    "groups stride by tp, and dp_shard groups by cp x tp.",
+    doc="parallelism-heads",
+    code="accelerate/parallelism_config.py:211-272; torch/distributed/device_mesh.py",
+    demo=_T + "test_the_mesh_ranks_in_accelerates_order",
+    scope=("dp-shard-cp-tp", "hsdp", "hsdp-tp"))

@@ -66,3 +66,6 @@ PARALLELISM_SP = frozenset(PC + k for k in ("sp_seq_length", "sp_seq_length_is_v
 PARALLELISM_KEYS = PARALLELISM_ALWAYS | PARALLELISM_CP | PARALLELISM_SP
 """parallelism_config keys the launcher exports (utils/launch.py:403-427): the sizes and backends always, the
 context-parallel strategy only when cp_size > 1, the sequence-parallel details only when sp_size > 1."""
+MESH_ORDER = ("dp_replicate", "dp_shard", "cp", "sp", "tp")
+"""The order in which accelerate lays out the device mesh's dimensions (``ParallelismConfig._get_mesh``,
+parallelism_config.py:260-272): the last varies fastest, so tensor-parallel groups are consecutive ranks."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import ds_schema
 from ..library.accelerate_versions import TOP_LEVEL_SINCE
-from ..library.launcher import PC
+from ..library.launcher import MESH_ORDER, PC
 from ..library.transformers_tp import TP_PLAN
 from ..versions import VERIFIED_AGAINST
 from .base import (
@@ -250,6 +250,31 @@ PAR_DS_SHARD_HARMLESS = rule("parallelism-dp-shard-under-deepspeed", WARNING,
                              keys="parallelism_config.parallelism_config_dp_shard_size",
                              fix="Remove it: the ZeRO stage decides the partitioning.",
                              claims=("ds-parallelism-sizes-unused",), versions=PARALLELISM)
+PAR_CP_WINDOWED = rule("parallelism-cp-windowed-attention", ERROR,
+                       "cp_size above 1 for a model with sliding-window (or chunked) attention layers: accelerate "
+                       "refuses it at prepare()",
+                       DOC + "parallelism-heads; " + A + "big_modeling.py:787-826",
+                       keys="parallelism_config.parallelism_config_cp_size",
+                       fix="Use cp_size 1 for this model, or a model whose layers all use full causal attention.",
+                       claims=("accelerate-cp-refuses-windowed-attention",), versions={"accelerate": ">=1.15.0"})
+PAR_CP_MASK = rule("parallelism-cp-drops-attention-mask", WARNING,
+                   "cp_size above 1: accelerate drops every attention mask and runs plain causal attention",
+                   DOC + "parallelism-heads; " + A + "big_modeling.py:828-850",
+                   keys="parallelism_config.parallelism_config_cp_size",
+                   fix="Train context-parallel on batches that need no mask: unpadded, one document per sequence.",
+                   claims=("accelerate-cp-drops-attention-mask",), versions=PARALLELISM)
+PAR_MESH = rule("parallelism-mesh-layout", INFO,
+                "The device mesh accelerate builds: which ranks form each tensor, context and data-parallel group",
+                DOC + "parallelism-heads; " + A + "parallelism_config.py:211-272",
+                keys="parallelism_config.parallelism_config_*_size",
+                fix="Nothing to change; keep each tensor- and context-parallel group inside one machine.",
+                claims=("accelerate-mesh-rank-order",), versions=PARALLELISM)
+PAR_SPANS = rule("parallelism-group-spans-machines", WARNING,
+                 "Tensor- or context-parallel groups that span machines: their per-layer collectives cross the network",
+                 DOC + "parallelism-heads; " + A + "parallelism_config.py:260-272",
+                 keys="parallelism_config.parallelism_config_tp_size or _cp_size, num_processes, num_machines",
+                 fix="Keep tp_size x cp_size within one machine's processes (a divisor of them).",
+                 claims=("accelerate-mesh-rank-order",), versions=PARALLELISM)
 PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            "tp_size or sp_size above 1 and the model unknown: whether they divide its attention "
                            "heads was not checked (check --model)",
@@ -573,7 +598,7 @@ def check_dynamo(ctx: ConfigCheck) -> None:
 def _pc_sizes(ctx: ConfigCheck) -> dict[str, int] | None:
     pc = ctx.section("parallelism_config")
     sizes, ok = {}, True
-    for name in ("dp_replicate", "dp_shard", "tp", "cp", "sp"):
+    for name in MESH_ORDER:
         key = f"{PC}{name}_size"
         value = pc.get(key, 1)
         n = as_int(value)
@@ -625,6 +650,10 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
+    if ctx.kind == "fsdp" and version == 2 and (sizes["tp"] > 1 or sizes["cp"] > 1) and total > 1:
+        _check_mesh(ctx, sizes, total)
+    if sizes["cp"] > 1 and ctx.kind == "fsdp" and version == 2:
+        _check_cp(ctx, sizes["cp"])
     if ctx.kind == "deepspeed":
         _check_deepspeed_sizes(ctx, sizes)
     if sizes["tp"] > 1 and ctx.kind == "fsdp" and version == 2:
@@ -756,3 +785,46 @@ def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
         ctx.emit(PAR_DS_SHARD_HARMLESS, key["dp_shard"],
                  f"{kv(key['dp_shard'], sizes['dp_shard'])} is not read under DeepSpeed; ZeRO-{ctx.stage} partitions "
                  "over every rank anyway, so it has no effect.", "Remove it: the ZeRO stage decides the partitioning.")
+
+
+def _check_cp(ctx: ConfigCheck, cp: int) -> None:
+    """Context parallelism (FSDP2) against what accelerate does to attention."""
+    key = f"parallelism_config.{PC}cp_size"
+    model = ctx.model
+    if model is not None and model.windowed_attention:
+        ctx.emit(PAR_CP_WINDOWED, key,
+                 f"{kv(key, cp)}: {model.name} has attention layers of type {model.windowed_attention} (not full "
+                 "causal); context parallelism can only run full causal attention, so accelerate refuses the model "
+                 "with a ValueError at prepare().",
+                 "Use cp_size 1 for this model (shard with dp_shard_size instead), or a full-attention model.")
+    ctx.emit(PAR_CP_MASK, key,
+             f"{kv(key, cp)}: under context parallelism accelerate drops the attention_mask every attention layer is "
+             "given and runs plain causal attention, so padding tokens are attended to and packed documents see "
+             "each other. Training runs, but not on what such batches mean.",
+             "Give context-parallel runs batches that need no mask: full-length, unpadded, one document per sequence.")
+
+
+def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
+    """FSDP2 with tensor or context parallelism: the groups of accelerate's mesh, and groups that cross machines."""
+    from ..mesh import groups_text, mesh_dims, mesh_groups, spans_machines
+
+    if ctx.nproc is not None and total != ctx.nproc:
+        return  # the sizes do not describe this world: parallelism-total-mismatch says so
+    groups = mesh_groups(sizes)
+    keys = tuple(f"parallelism_config.{PC}{d}_size" for d, _ in mesh_dims(sizes))
+    shape = " x ".join(f"{d} {n}" for d, n in mesh_dims(sizes))
+    ctx.emit(PAR_MESH, keys,
+             f"accelerate's mesh for {total} processes: {shape} (the last dimension varies fastest). "
+             + "; ".join(f"{d} groups: {groups_text(g)}" for d, g in groups.items()) + ".",
+             "Nothing to change; keep each tensor- and context-parallel group inside one machine.")
+    per_machine = (ctx.nproc // ctx.nmach) if ctx.nproc and ctx.nmach > 1 else 0
+    if not per_machine:
+        return
+    for dim in ("tp", "cp"):
+        crossing = [g for g in groups.get(dim, []) if spans_machines(g, per_machine)]
+        if crossing:
+            ctx.emit(PAR_SPANS, (f"parallelism_config.{PC}{dim}_size", "num_processes", "num_machines"),
+                     f"With {per_machine} processes per machine, {len(crossing)} of the {len(groups[dim])} {dim} "
+                     f"groups span machines (e.g. ranks {list(crossing[0])}): {dim} exchanges activations in every "
+                     "layer, so those exchanges cross the network instead of staying inside a machine.",
+                     f"Keep tp_size x cp_size a divisor of {per_machine}, and replicate or shard across machines.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..hosts import host_problem
-from ..library.launcher import PC
+from ..library.launcher import MESH_ORDER, PC
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, kv, rule
 from .ds import RUNNER_LAUNCHERS  # the runner starts every machine itself and passes no machine_rank
 
@@ -271,7 +271,7 @@ def check_hsdp_layout(ctx: ConfigCheck) -> None:
     if ctx.kind != "fsdp" or ctx.fsdp_version != 2 or ctx.nmach <= 1 or ctx.nproc is None:
         return
     pc = ctx.section("parallelism_config")
-    sizes = {name: as_int(pc.get(f"{PC}{name}_size", 1)) for name in ("dp_replicate", "dp_shard", "tp", "cp", "sp")}
+    sizes = {name: as_int(pc.get(f"{PC}{name}_size", 1)) for name in MESH_ORDER}
     if any(v is None or v < 1 for v in sizes.values()) or sizes["tp"] != 1 or sizes["cp"] != 1 or sizes["sp"] != 1:
         return  # invalid sizes are check_parallelism's; TP/CP/SP layouts are out of this rule's scope
     replicate, shard = sizes["dp_replicate"], sizes["dp_shard"]

@@ -59,6 +59,10 @@ class ModelShape:
     """Biases on gate/up/down (Llama's ``mlp_bias``)."""
     model_type: str = ""
     """The transformers ``model_type`` (``gpt2``, ``llama``, ``mistral``, ``qwen2``, ...); empty means the family."""
+    windowed_attention: str = ""
+    """The attention layer types other than full causal attention the config gives (``sliding_attention``,
+    comma-joined when several), read as accelerate reads them before context parallelism (its ``layer_types``, else
+    a ``sliding_window`` that is set: :func:`windowed_attention`); empty: every layer full causal."""
     approximate: bool = False
     """True when the config's ``model_type`` is none of the families above and was read by its Llama keys: the count
     then ignores whatever that architecture adds (extra norms, other layouts); :func:`exact_counts` is exact."""
@@ -83,10 +87,11 @@ def _gpt2(name: str, hub: str, hidden: int, layers: int, heads: int) -> ModelSha
 
 
 def _llama(name: str, hub: str, *, vocab: int, hidden: int, layers: int, heads: int, kv: int, inner: int,
-           tie: bool = False, model_type: str = "llama", qkv_bias: bool = False) -> ModelShape:
+           tie: bool = False, model_type: str = "llama", qkv_bias: bool = False, windowed: str = "") -> ModelShape:
     return ModelShape(name=name, family="llama", vocab_size=vocab, hidden_size=hidden, num_layers=layers,
                       num_heads=heads, num_kv_heads=kv, intermediate_size=inner, tie_embeddings=tie,
-                      attention_bias=qkv_bias, model_type=model_type, source=f"huggingface.co/{hub} config.json")
+                      attention_bias=qkv_bias, model_type=model_type, windowed_attention=windowed,
+                      source=f"huggingface.co/{hub} config.json")
 
 
 SHAPES: dict[str, ModelShape] = {s.name: s for s in (
@@ -104,7 +109,7 @@ SHAPES: dict[str, ModelShape] = {s.name: s for s in (
            inner=28672),
     # v0.1 (vocab 32000): the version most published memory measurements use; v0.3 differs only in vocab (32768).
     _llama("mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1", vocab=32000, hidden=4096, layers=32, heads=32, kv=8,
-           inner=14336, model_type="mistral"),
+           inner=14336, model_type="mistral", windowed="sliding_attention"),  # its config.json: sliding_window 4096
     _llama("qwen2.5-7b", "Qwen/Qwen2.5-7B", vocab=152064, hidden=3584, layers=28, heads=28, kv=4, inner=18944,
            model_type="qwen2", qkv_bias=True),
     _llama("qwen2.5-72b", "Qwen/Qwen2.5-72B", vocab=152064, hidden=8192, layers=80, heads=64, kv=8, inner=29568,
@@ -263,6 +268,23 @@ def _unreadable(where: str, model_type: str, detail: str) -> ModelError:
                       "(wizard.core.memory.shapes.exact_counts builds it on the meta device).")
 
 
+def windowed_attention(cfg: Mapping[str, Any]) -> str:
+    """The attention layer types other than ``full_attention`` a config.json mapping gives, the way transformers builds
+    the config and accelerate then reads it before context parallelism (claim accelerate-cp-refuses-windowed-attention):
+    its ``layer_types``; else, for Qwen2, a ``sliding_window`` only with ``use_sliding_window`` and layers from
+    ``max_window_layers`` on; else any ``sliding_window`` that is set. Comma-joined, sorted; empty: all full."""
+    types = cfg.get("layer_types")
+    if isinstance(types, (list, tuple)):
+        return ",".join(sorted({str(t) for t in types} - {"full_attention"}))
+    window = cfg.get("sliding_window")
+    if str(cfg.get("model_type") or "") == "qwen2":
+        layers, first = cfg.get("num_hidden_layers"), cfg.get("max_window_layers", 28)
+        on = bool(cfg.get("use_sliding_window")) and window is not None
+        return "sliding_attention" if on and isinstance(layers, int) and isinstance(first, int) and first < layers \
+            else ""
+    return "sliding_attention" if window is not None else ""
+
+
 def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any], name: str = "") -> ModelShape:
     """The shape a transformers ``config.json`` describes (a path, a folder holding one, or the parsed mapping).
 
@@ -320,7 +342,7 @@ def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any]
         tie_embeddings=_flag(cfg, "tie_word_embeddings", False, where), attention_bias=qkv_bias,
         o_proj_bias=o_bias, mlp_bias=model_type not in ("qwen2", "mistral") and _flag(cfg, "mlp_bias", False, where),
         head_dim=head_dim, model_type=model_type or "llama", approximate=model_type not in _LLAMA_TYPES,
-        source=path or "config mapping")
+        windowed_attention=windowed_attention(cfg), source=path or "config mapping")
 
 
 def to_config_dict(shape: ModelShape) -> dict[str, Any]:
