@@ -89,11 +89,11 @@ def shipped_versions() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def installed_version() -> str | None:
     """The installed DeepSpeed's version from its metadata (deepspeed is not imported), or None."""
-    from importlib import metadata
+    from .versions import installed_version as installed
 
     try:
-        return metadata.version("deepspeed")
-    except (metadata.PackageNotFoundError, ValueError):
+        return installed("deepspeed")
+    except ValueError:
         return None
 
 
