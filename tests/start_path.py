@@ -66,9 +66,9 @@ EXPECTED = {
     "headless": {
         "wizard": {
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.common", "wizard.commands.headless",
-            "wizard.commands.launch_cmd", "wizard.core", "wizard.core.answers", "wizard.core.answers.generate",
-            "wizard.core.answers.model", "wizard.core.answers.multinode", "wizard.core.answers.of_answers",
-            "wizard.core.answers.render", "wizard.core.answers.rules", "wizard.core.bounds", "wizard.core.catalog",
+            "wizard.core", "wizard.core.answers", "wizard.core.answers.generate", "wizard.core.answers.model",
+            "wizard.core.answers.multinode", "wizard.core.answers.of_answers", "wizard.core.answers.render",
+            "wizard.core.answers.rules", "wizard.core.bounds", "wizard.core.catalog",
             "wizard.core.catalog.key_lookup", "wizard.core.catalog.model", "wizard.core.catalog.settings",
             "wizard.core.catalog.writes", "wizard.core.context", "wizard.core.ds_schema", "wizard.core.effective",
             "wizard.core.effective.builder", "wizard.core.effective.deepspeed", "wizard.core.effective.fsdp",
@@ -81,7 +81,6 @@ EXPECTED = {
             "wizard.core.lint.dsjson", "wizard.core.lint.dszero", "wizard.core.lint.fsdp", "wizard.core.lint.general",
             "wizard.core.lint.keys", "wizard.core.lint.launch", "wizard.core.lint.linter", "wizard.core.presets",
             "wizard.core.rules", "wizard.core.versions", "wizard.core.vocab", "wizard.core.wizard_rules",
-            "wizard.run", "wizard.run.requirements",
         },
         "stdlib": {
             "__future__", "_ast", "_bisect", "_bz2", "_collections", "_compression", "_contextvars", "_datetime",
@@ -90,8 +89,8 @@ EXPECTED = {
             "collections", "contextlib", "contextvars", "copy", "copyreg", "dataclasses", "datetime", "difflib",
             "dis", "enum", "errno", "fcntl", "fnmatch", "functools", "gettext", "heapq", "importlib", "inspect",
             "ipaddress", "itertools", "json", "keyword", "linecache", "locale", "lzma", "math", "ntpath", "opcode",
-            "operator", "pathlib", "random", "re", "reprlib", "shlex", "shutil", "struct", "tempfile", "threading",
-            "token", "tokenize", "types", "typing", "urllib", "warnings", "weakref", "zipfile", "zlib",
+            "operator", "pathlib", "random", "re", "reprlib", "shlex", "shutil", "struct", "tempfile", "token",
+            "tokenize", "types", "typing", "urllib", "warnings", "weakref", "zlib",
         },
         "third_party": {
             "yaml",

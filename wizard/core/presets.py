@@ -39,7 +39,11 @@ def _source_checkout() -> Path:
 
 def packaged_dir() -> Path | None:
     """``wizard/templates`` of the installed package as a real folder, or None when it has none."""
-    from importlib.resources import files
+    package = Path(__file__).parents[1]
+    if package.is_dir():  # the package is on the filesystem (almost always): no importlib.resources, no zipfile
+        folder = package / FOLDER
+        return folder if folder.is_dir() else None
+    from importlib.resources import files  # imported from a zip
 
     resource = files(PACKAGE).joinpath(FOLDER)
     if not resource.is_dir():
