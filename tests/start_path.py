@@ -13,7 +13,8 @@ unnoticed. `PYTHONPATH=. python tests/start_path.py` prints what each command im
 
 The standard library's names depend on the Python release (3.12 and 3.13 split and merge modules), so they are
 checked on the release they were recorded with (STDLIB_PYTHON) only; the wizard's and third-party names on every
-release.
+release. `check` counts this machine's GPUs: from /proc/driver/nvidia where the driver is loaded, else by asking
+nvidia-smi, which a machine that has it but no /proc/driver/nvidia answers with `subprocess` on the path.
 """
 from __future__ import annotations
 
@@ -50,13 +51,12 @@ EXPECTED = {
         },
         "stdlib": {
             "__future__", "_ast", "_bz2", "_collections", "_compression", "_contextvars", "_datetime", "_functools",
-            "_heapq", "_json", "_locale", "_lzma", "_opcode", "_operator", "_posixsubprocess", "_sre", "_struct",
-            "_typing", "_weakrefset", "argparse", "ast", "base64", "binascii", "bz2", "collections", "contextlib",
-            "contextvars", "copy", "copyreg", "dataclasses", "datetime", "difflib", "dis", "enum", "errno", "fcntl",
-            "fnmatch", "functools", "gettext", "heapq", "importlib", "inspect", "ipaddress", "itertools", "json",
-            "keyword", "linecache", "locale", "lzma", "math", "ntpath", "opcode", "operator", "pathlib", "re",
-            "reprlib", "select", "selectors", "shutil", "signal", "struct", "subprocess", "threading", "token",
-            "tokenize", "types", "typing", "urllib", "warnings", "weakref", "zlib",
+            "_heapq", "_json", "_locale", "_lzma", "_opcode", "_operator", "_sre", "_struct", "_typing",
+            "_weakrefset", "argparse", "ast", "base64", "binascii", "bz2", "collections", "contextlib", "contextvars",
+            "copy", "copyreg", "dataclasses", "datetime", "difflib", "dis", "enum", "errno", "fnmatch", "functools",
+            "gettext", "heapq", "importlib", "inspect", "ipaddress", "itertools", "json", "keyword", "linecache",
+            "locale", "lzma", "math", "ntpath", "opcode", "operator", "pathlib", "re", "reprlib", "shutil", "struct",
+            "token", "tokenize", "types", "typing", "urllib", "warnings", "weakref", "zlib",
         },
         "third_party": {
             "yaml",

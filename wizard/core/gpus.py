@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 _PROC_GPUS = Path("/proc/driver/nvidia/gpus")
@@ -37,9 +35,13 @@ def _count_proc() -> int | None:
 
 
 def _count_nvidia_smi(timeout: float = 2.0) -> int | None:
+    import shutil
+
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None
+    import subprocess  # here, not at the top: only where nvidia-smi is asked (issue 26: check's start)
+
     try:
         out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.SubprocessError):
