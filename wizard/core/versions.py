@@ -82,7 +82,7 @@ def _dist_info_version(name: str):
     for entry in sys.path:
         folder = entry or "."
         try:
-            children = os.listdir(folder)
+            children = _listing(folder)
         except NotADirectoryError:
             return _UNSURE  # a zip (or egg) on sys.path: importlib.metadata reads inside it
         except OSError:
@@ -99,6 +99,19 @@ def _dist_info_version(name: str):
             return _UNSURE
         return _metadata_version(os.path.join(folder, matches[0][1], "METADATA"))
     return None
+
+
+_LISTINGS: dict[tuple[str, int], list[str]] = {}
+"""(folder, its modification time) -> its entries: site-packages is listed once for all the libraries asked."""
+
+
+def _listing(folder: str) -> list[str]:
+    import os
+
+    key = (folder, os.stat(folder).st_mtime_ns)
+    if key not in _LISTINGS:
+        _LISTINGS[key] = os.listdir(folder)
+    return _LISTINGS[key]
 
 
 def _metadata_version(path: str):
