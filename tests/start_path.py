@@ -14,7 +14,8 @@ unnoticed. `PYTHONPATH=. python tests/start_path.py` prints what each command im
 The standard library's names depend on the Python release (3.12 and 3.13 split and merge modules), so they are
 checked on the release they were recorded with (STDLIB_PYTHON) only; the wizard's and third-party names on every
 release. `check` counts this machine's GPUs: from /proc/driver/nvidia where the driver is loaded, else by asking
-nvidia-smi, which a machine that has it but no /proc/driver/nvidia answers with `subprocess` on the path.
+nvidia-smi, which a machine that has it but no /proc/driver/nvidia answers with `subprocess` on the path; and the
+installed library versions from their .dist-info folders, where an .egg-info install brings importlib.metadata.
 """
 from __future__ import annotations
 
