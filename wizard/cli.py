@@ -76,6 +76,18 @@ class _Parser(argparse.ArgumentParser):
             text += "\n" + self.more_help() + "\n"
         return text
 
+    def add_argument(self, *args, **kwargs):
+        self._checking_argument = True  # argparse builds a help formatter only to check the new argument's metavar
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._checking_argument = False
+
+    def _get_formatter(self):
+        if getattr(self, "_checking_argument", False):  # a fixed width: no terminal size asked, no shutil imported
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
     def _write_usage(self) -> None:
         if self.usage is None and self.make_usage is not None:
             self.usage = self.make_usage()

@@ -1,6 +1,7 @@
 """The start path of `check`, `--headless` and `explain` stays light, without timing anything (issue 26): each
 command, run in a fresh interpreter, imports no module that tests/start_path.py does not list for it, and every
 module listed there it still imports (the lists only shrink)."""
+import os
 import sys
 
 import pytest
@@ -66,3 +67,23 @@ def test_installed_version_reads_what_importlib_metadata_reads(tmp_path, monkeyp
     assert versions._dist_info_version("legacy-pkg") is versions._UNSURE  # an .egg-info: importlib.metadata reads it
     assert versions._dist_info_version("nover") is versions._UNSURE
     assert versions._dist_info_version("foo-bar") == "1.2.3"
+
+
+def test_gpu_count_from_nvidia_smi_found_on_path_without_shutil(tmp_path, monkeypatch):
+    """Where /proc/driver/nvidia does not answer, check asks the nvidia-smi on PATH (found without shutil, which
+    costs its start the archive modules): the first executable one, as a shell finds it."""
+    from wizard.core import gpus
+
+    empty, tools = tmp_path / "empty", tmp_path / "tools"
+    empty.mkdir()
+    tools.mkdir()
+    (empty / "nvidia-smi").write_text("#!/bin/sh\nexit 1\n")  # not executable: a shell passes over it
+    smi = tools / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H100 (UUID: a)'\necho 'GPU 1: NVIDIA H100 (UUID: b)'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{empty}{os.pathsep}{tools}")
+    assert gpus._which("nvidia-smi") == str(smi)
+    assert gpus._count_nvidia_smi() == 2
+    monkeypatch.setenv("PATH", str(empty))
+    assert gpus._which("nvidia-smi") is None
+    assert gpus._count_nvidia_smi() is None

@@ -13,7 +13,6 @@ shipped files to say since when a key is rejected or accepted.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -204,6 +203,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     lowered = {c.lower(): c for c in cands}
     if word.lower() in lowered and lowered[word.lower()] != word:
         return lowered[word.lower()]
+    import difflib  # only for a word it does not know (issue 26: check's start)
+
     match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
 

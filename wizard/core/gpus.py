@@ -34,10 +34,18 @@ def _count_proc() -> int | None:
     return len(entries) or None
 
 
-def _count_nvidia_smi(timeout: float = 2.0) -> int | None:
-    import shutil
+def _which(name: str) -> str | None:
+    """The program ``name`` on PATH, as a shell finds it (shutil.which without importing shutil and its archive
+    modules, for check's start on a machine without /proc/driver/nvidia: issue 26)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
-    exe = shutil.which("nvidia-smi")
+
+def _count_nvidia_smi(timeout: float = 2.0) -> int | None:
+    exe = _which("nvidia-smi")
     if exe is None:
         return None
     import subprocess  # here, not at the top: only where nvidia-smi is asked (issue 26: check's start)
