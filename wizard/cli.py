@@ -85,7 +85,7 @@ class _Parser(argparse.ArgumentParser):
 
     def _get_formatter(self):
         if getattr(self, "_checking_argument", False):  # a fixed width: no terminal size asked, no shutil imported
-            return self.formatter_class(prog=self.prog, width=80)
+            return argparse.HelpFormatter(prog=self.prog, width=80)  # its _format_args is every formatter's
         return super()._get_formatter()
 
     def _write_usage(self) -> None:
