@@ -52,11 +52,11 @@ EXPECTED = {
         },
         "stdlib": {
             "__future__", "_ast", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale",
-            "_opcode", "_operator", "_sre", "_struct", "_typing", "_weakrefset", "argparse", "ast", "base64",
-            "binascii", "collections", "contextlib", "contextvars", "copy", "copyreg", "dataclasses", "datetime",
-            "dis", "enum", "errno", "fnmatch", "functools", "gettext", "importlib", "inspect", "ipaddress",
-            "itertools", "json", "keyword", "linecache", "locale", "math", "ntpath", "opcode", "operator", "pathlib",
-            "re", "reprlib", "struct", "token", "tokenize", "types", "typing", "urllib", "warnings", "weakref",
+            "_opcode", "_operator", "_sre", "_struct", "_weakrefset", "argparse", "ast", "base64", "binascii",
+            "collections", "contextlib", "contextvars", "copy", "copyreg", "dataclasses", "datetime", "dis", "enum",
+            "errno", "fnmatch", "functools", "gettext", "importlib", "inspect", "ipaddress", "itertools", "json",
+            "keyword", "linecache", "locale", "math", "ntpath", "opcode", "operator", "pathlib", "re", "reprlib",
+            "struct", "token", "tokenize", "types", "urllib", "warnings", "weakref",
         },
         "third_party": {
             "yaml",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from .core.exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -22,9 +22,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from .vocab import bool_word
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "ds_schema"
 DEFAULT_VERSION = "0.19.8"
