@@ -11,11 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from .core.exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError
-from .core.inputs import InputError
-from .core.memory.fit import DEFAULT_HEADROOM
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -64,12 +63,35 @@ class _Parser(argparse.ArgumentParser):
     argv: list[str] = []
     more_help: Callable[[], str] | None = None
     """A function giving text appended to the help (so ``explain``'s group list is only read for its help)."""
+    make_usage: Callable[[], str] | None = None
+    """A function giving the usage line, written only when the usage or the help is shown."""
+
+    def format_usage(self) -> str:
+        self._write_usage()
+        return super().format_usage()
 
     def format_help(self) -> str:
+        self._write_usage()
         text = super().format_help()
         if self.more_help is not None:
             text += "\n" + self.more_help() + "\n"
         return text
+
+    def add_argument(self, *args, **kwargs):
+        self._checking_argument = True  # argparse builds a help formatter only to check the new argument's metavar
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._checking_argument = False
+
+    def _get_formatter(self):
+        if getattr(self, "_checking_argument", False):  # a fixed width: no terminal size asked, no shutil imported
+            return argparse.HelpFormatter(prog=self.prog, width=80)  # its _format_args is every formatter's
+        return super()._get_formatter()
+
+    def _write_usage(self) -> None:
+        if self.usage is None and self.make_usage is not None:
+            self.usage = self.make_usage()
 
     def error(self, message: str):  # argparse's hook; raises instead of exiting
         for flag, text in _NEEDS_VALUE.items():
@@ -113,9 +135,47 @@ class _VersionAction(argparse.Action):
         parser.exit(EXIT_OK)
 
 
+class _CommandParsers(dict):
+    """Command name -> its parser, each built the first time it is asked for: a start sets up the options of the
+    command it runs only (``--help`` and ``help COMMAND`` build the ones they show)."""
+
+    def __init__(self, build: Callable[[str], argparse.ArgumentParser]):
+        super().__init__(dict.fromkeys(COMMANDS))
+        self._build = build
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser:
+        parser = super().__getitem__(name)
+        if parser is None:
+            parser = self._build(name)
+            self[name] = parser
+        return parser
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+
 class _Commands(argparse._SubParsersAction):
     """The commands' own options go to their own namespace (``args.command_args``), so that a command's
-    ``--verify``, ``--format`` or positional CONFIG never mixes with the wizard's flags of the same name."""
+    ``--verify``, ``--format`` or positional CONFIG never mixes with the wizard's flags of the same name. Each
+    command's parser is built only when that command is chosen (or its help shown)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._name_parser_map = self.choices = _CommandParsers(self._build)
+        for name, line in COMMANDS.items():  # the lines of --help, as add_parser(name, help=line) makes them
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), line))
+
+    def _build(self, name: str) -> argparse.ArgumentParser:
+        line = COMMANDS[name]
+        parser = self._parser_class(prog=f"{self._prog_prefix} {name}", description=line[0].upper() + line[1:] + ".")
+        _COMMAND_PARSERS[name](parser)
+        return parser
 
     def __call__(self, parser, namespace, values, option_string=None):
         name, rest = values[0], list(values[1:])
@@ -192,12 +252,12 @@ def _usage() -> str:
 def _main_parser() -> _Parser:
     p = _Parser(
         prog="fsdpds-wizard",
-        usage=_usage(),
         description="Choose, validate and write accelerate configs for PyTorch FSDP and DeepSpeed ZeRO.",
         epilog="Without a command the interactive wizard opens (--answers, --preset or --config to start from, "
                "--out for the folder); --headless writes the configs without a screen. A command's options: "
                "fsdpds-wizard help COMMAND.",
     )
+    p.make_usage = _usage
     p.add_argument("--version", action=_VersionAction,
                    help="print the wizard's version and the accelerate, deepspeed, torch and transformers versions "
                         "its knowledge was verified against (and the installed ones)")
@@ -244,10 +304,8 @@ def _main_parser() -> _Parser:
                         help="(wizard) the memory of one GPU in GiB")
     memory.add_argument("--seq", type=_number("--seq"), metavar="S", dest="tui_seq",
                         help="(wizard) the sequence length in tokens (default 2048)")
-    commands = p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands, prog=p.prog,
-                                parser_class=_Parser)
-    for name, line in COMMANDS.items():
-        _COMMAND_PARSERS[name](commands.add_parser(name, help=line, description=line[0].upper() + line[1:] + "."))
+    p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands, prog=p.prog,
+                     parser_class=_Parser)
     return p
 
 
@@ -320,6 +378,8 @@ def _number(flag: str, name: str | None = None) -> Callable[[str], int | float]:
 
 
 def _estimate_options(p: argparse.ArgumentParser) -> None:
+    from .core.memory.fit import DEFAULT_HEADROOM
+
     p.add_argument("answers", metavar="ANSWERS_OR_PRESET|CONFIG",
                    help="an answers.yaml path or a preset name, an accelerate config (with the DeepSpeed JSON it "
                         "names) or a DeepSpeed JSON alone")
@@ -355,6 +415,8 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
 
 
 def _recommend_options(p: argparse.ArgumentParser) -> None:
+    from .core.memory.fit import DEFAULT_HEADROOM
+
     p.add_argument("--model", metavar="CONFIG.json|NAME", help="a transformers config.json, or a shipped shape name")
     p.add_argument("--params", type=_number("--params"), metavar="N",
                    help="the parameter count (instead of --model): 8030261248, 8e9, 8B, 350M")
@@ -465,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         return tui_entry.run(args)
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID
-    except (UsageError, InputError) as exc:  # InputError: a file that cannot be used, in the shared wording
+    except UsageError as exc:
         print(f"fsdpds-wizard: {exc}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
@@ -476,11 +538,21 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not fail again
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
     except Exception as exc:  # a bug: no traceback for users, but say so plainly
+        if _is_input_error(exc):  # a file that cannot be used, in the shared wording
+            print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+            return EXIT_INVALID
         if os.environ.get("FSDPDS_DEBUG"):
             raise
         print(f"fsdpds-wizard: internal error: {type(exc).__name__}: {exc}\n"
               "This is a bug; run again with FSDPDS_DEBUG=1 for the traceback and report it.", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _is_input_error(exc: Exception) -> bool:
+    """Whether ``exc`` is core/inputs.py's InputError. Only a command that read a file can raise one, and it has
+    imported that module by then: a start that reads none does not import it for this test."""
+    inputs = sys.modules.get(f"{__package__}.core.inputs")
+    return inputs is not None and isinstance(exc, inputs.InputError)
 
 
 def console() -> None:

@@ -41,8 +41,8 @@ def _context(args) -> Context:
 
 
 def run(args) -> int:
-    from ..core.answers.imported import check_findings, context_findings
     from ..core.lint import load_config_files
+    from ..core.lint.checked import check_findings, context_findings
 
     ctx = _context(args)
     try:

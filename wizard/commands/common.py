@@ -5,10 +5,13 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
 
 from ..core.findings import Finding
 from ..core.presets import preset_hint, preset_paths
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def resolve_answers_path(name: str) -> Path:

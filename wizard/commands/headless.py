@@ -11,7 +11,6 @@ from ..core.answers import load_answers_file
 from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
-from ..run.requirements import require_for_args
 from .common import print_findings, resolve_answers_path, summary_line
 
 
@@ -24,10 +23,12 @@ def run(args) -> int:
         print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
         print_findings(findings)
         return EXIT_INVALID
-    require_for_args(args, answers.target)  # --verify / --launch without the run libraries: what to install
-    from .launch_cmd import require_gpu_for_args
+    if getattr(args, "verify", False) or getattr(args, "launch", False):  # imported only for them (issue 26)
+        from ..run.requirements import require_for_args
+        from .launch_cmd import require_gpu_for_args
 
-    require_gpu_for_args(args, answers)  # a plain --launch where no GPU is found: say so before anything is written
+        require_for_args(args, answers.target)  # --verify / --launch without the run libraries: what to install
+        require_gpu_for_args(args, answers)  # a plain --launch where no GPU is found: say so before anything is written
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")

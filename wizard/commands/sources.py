@@ -108,8 +108,8 @@ def source_errors(loaded: Any) -> list[Any]:
     """A config's errors as ``check`` reports them (for an unknown training loop, the installed libraries, away from
     the machine it runs on). ``convert`` and ``recommend --base`` start from no config that has any: one that fails,
     or whose values do not take effect, would have its fault carried over or hidden by what they write."""
-    from ..core.answers.imported import check_findings
     from ..core.context import make_context
+    from ..core.lint.checked import check_findings
 
     return [f for f in check_findings(loaded, context=make_context(None), this_machine=False)
             if f.severity == ERROR]

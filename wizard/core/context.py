@@ -17,7 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 LOOP_HF = "hf"
 LOOP_ACCELERATE = "accelerate"
@@ -86,15 +89,9 @@ def describe_spec(lib: str, spec: str) -> str:
 
 def installed_versions() -> dict[str, str | None]:
     """The installed version of each library in LIBRARIES (None: not installed), from package metadata only."""
-    from importlib.metadata import PackageNotFoundError, version
+    from .versions import installed_version
 
-    out: dict[str, str | None] = {}
-    for lib in LIBRARIES:
-        try:
-            out[lib] = version(lib)
-        except PackageNotFoundError:
-            out[lib] = None
-    return out
+    return {lib: installed_version(lib) for lib in LIBRARIES}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ shipped files to say since when a key is rejected or accepted.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -23,9 +22,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from .vocab import bool_word
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "ds_schema"
 DEFAULT_VERSION = "0.19.8"
@@ -89,11 +91,11 @@ def shipped_versions() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def installed_version() -> str | None:
     """The installed DeepSpeed's version from its metadata (deepspeed is not imported), or None."""
-    from importlib import metadata
+    from .versions import installed_version as installed
 
     try:
-        return metadata.version("deepspeed")
-    except (metadata.PackageNotFoundError, ValueError):
+        return installed("deepspeed")
+    except ValueError:
         return None
 
 
@@ -204,6 +206,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     lowered = {c.lower(): c for c in cands}
     if word.lower() in lowered and lowered[word.lower()] != word:
         return lowered[word.lower()]
+    import difflib  # only for a word it does not know (issue 26: check's start)
+
     match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
 

@@ -18,7 +18,6 @@ What a write trusts and what it does not (docs/security.md, section i22-files):
 from __future__ import annotations
 
 import contextlib
-import difflib
 import errno
 import os
 import stat
@@ -104,6 +103,8 @@ def file_state(path: Path, text: str) -> str:
 
 def unified_diff(path: Path, text: str) -> str:
     """A unified diff from the file on disk to ``text`` (to be written there)."""
+    import difflib  # only where a diff is shown (issue 26: --headless starts without it)
+
     old = path.read_text(encoding="utf-8", errors="replace")
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
                                         fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 _PROC_GPUS = Path("/proc/driver/nvidia/gpus")
@@ -36,10 +34,22 @@ def _count_proc() -> int | None:
     return len(entries) or None
 
 
+def _which(name: str) -> str | None:
+    """The program ``name`` on PATH, as a shell finds it (shutil.which without importing shutil and its archive
+    modules, for check's start on a machine without /proc/driver/nvidia: issue 26)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def _count_nvidia_smi(timeout: float = 2.0) -> int | None:
-    exe = shutil.which("nvidia-smi")
+    exe = _which("nvidia-smi")
     if exe is None:
         return None
+    import subprocess  # here, not at the top: only where nvidia-smi is asked (issue 26: check's start)
+
     try:
         out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.SubprocessError):

@@ -25,11 +25,14 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:  # annotations only: keeps the CLI's start-up light
     from collections.abc import Callable
-    from typing import Any, Literal
+    from typing import Any, Literal, overload
+else:  # typing.overload at run time only lets the last definition stand (ruff then sees redefinitions: F811)
+    def overload(function):
+        return function
 
 MAX_YAML_BYTES = 16 * 1024
 """YAML is read by PyYAML's pure-Python SafeLoader (the one accelerate uses): the slowest shapes (nested flow lists)
@@ -486,10 +489,10 @@ def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None
                       on_node: Callable[[Any], None] | None = None, allow_empty: Literal[False] = False,
                       not_found_fix: str | None = None) -> dict: ...
 @overload
-def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,
+def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,  # noqa: F811
                       on_node: Callable[[Any], None] | None = None, allow_empty: bool,
                       not_found_fix: str | None = None) -> dict | None: ...
-def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,
+def load_mapping_file(path: str | Path, kind: str, *, json_hook: Callable | None = None,  # noqa: F811
                       on_node: Callable[[Any], None] | None = None, allow_empty: bool = False,
                       not_found_fix: str | None = None) -> dict | None:
     """Read a YAML (JSON for a ``.json`` name, and always for the DeepSpeed JSON) mapping within the bounds."""

@@ -5,7 +5,8 @@ They live in the repository's top-level ``templates/`` folder; the wheel carries
 
 1. ``FSDPDS_TEMPLATES``: a folder given by the user (presets there replace the bundled ones; the
    bundled script is used when that folder has no ``train_gpt.py`` of its own);
-2. the installed package's ``wizard/templates`` through :mod:`importlib.resources` (a wheel install);
+2. the installed package's ``wizard/templates`` (a wheel install): read from the filesystem where the package is
+   there, through :mod:`importlib.resources` only where it is imported from a zip;
 3. the source checkout's ``templates/`` next to the ``wizard`` package (a clone, and the editable /
    compat install the Makefile makes, where ``wizard/templates`` does not exist).
 
@@ -39,7 +40,11 @@ def _source_checkout() -> Path:
 
 def packaged_dir() -> Path | None:
     """``wizard/templates`` of the installed package as a real folder, or None when it has none."""
-    from importlib.resources import files
+    package = Path(__file__).parents[1]
+    if package.is_dir():  # the package is on the filesystem (almost always): no importlib.resources, no zipfile
+        folder = package / FOLDER
+        return folder if folder.is_dir() else None
+    from importlib.resources import files  # imported from a zip
 
     resource = files(PACKAGE).joinpath(FOLDER)
     if not resource.is_dir():

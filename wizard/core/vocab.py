@@ -10,7 +10,9 @@ all use it.
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 # ----------------------------------------------------------------------------------------------------------------
 # truth words

@@ -1,7 +1,6 @@
 """Answers -> findings + the exact file texts to write. Shared by --headless and the TUI."""
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -215,6 +214,8 @@ def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
     pairs = [(imported[0], ACCELERATE_YAML)]
     if len(imported) > 1:
         pairs.append((imported[1], DS_JSON))
+    import difflib  # only where a diff is shown (issue 26: --headless starts without it)
+
     out = []
     for path, name in pairs:
         try:

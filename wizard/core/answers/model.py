@@ -20,7 +20,6 @@ editing returns a new value.
 """
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -131,6 +130,8 @@ def default_answers() -> Answers:
 
 
 def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    import difflib  # only for a word it does not know (issue 26: a start stays light)
+
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return close[0] if close else ""
 

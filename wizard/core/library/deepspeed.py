@@ -4,7 +4,9 @@ for them, and the defaults DeepSpeed's config models apply to what a JSON leaves
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 # ---------------------------------------------------------------------------------------- accelerate: inline keys
 DS_INLINE_KEYS = frozenset({

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..context import VERIFIED, Context
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
@@ -16,6 +15,10 @@ from ..library.fsdp import fsdp_key  # re-exported for the rule modules
 from ..rules import CONFIG, RULES
 from ..rules import rule as register
 from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, parse_bool, parse_int  # re-exported for the rule modules
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 A = "accelerate/"  # source prefixes, relative to site-packages
 DS = "deepspeed/"

@@ -18,11 +18,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..findings import ERROR, WARNING, Finding
 from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json, yaml_duplicates
 from .base import DOC, rule
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 DS_FILE_KEY = "deepspeed_config.deepspeed_config_file"
 _HF_DEEPSPEED = "accelerate/utils/deepspeed.py:136-156 (HfDeepSpeedConfig)"

@@ -4,8 +4,6 @@ Keys in findings are dotted paths from the root of the DeepSpeed JSON, e.g. ``ze
 """
 from __future__ import annotations
 
-from typing import Any
-
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..library.auto import AUTO_FILLED, AUTO_TRAINER_ONLY
@@ -13,6 +11,10 @@ from ..library.deepspeed import SUBKEY_DEFAULTS, SUBKEY_RENAMED
 from ..library.launcher import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
 from ..vocab import is_true_word
 from .base import DOC, DS, ERROR, INFO, WARNING, A, ConfigCheck, as_int, ds_range, fmt, rule
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 C = DS + "runtime/config.py"
 ACCELERATE_KEYS = (CLUSTER_FIELDS | SAGEMAKER_FIELDS | LEGACY_TOP_LEVEL) - {"fp16"}

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any
 
 from .. import ds_schema as _ds_schema
 from ..context import VERIFIED, Context
@@ -31,6 +30,10 @@ from . import general as _gen
 from . import keys as _keys
 from . import launch as _launch
 from .base import DIST_DEEPSPEED, INFO, ConfigCheck, rule
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["lint", "lint_ds_json", "fp8_backend_importable"]
 
