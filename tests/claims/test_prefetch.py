@@ -97,7 +97,7 @@ def wrapping():
 @pytest.mark.parametrize("case", ["missing", "backward-pre", "backward-post", "no-prefetch", "torch-default",
                                   "fsdp2-backward-dropped", "fsdp2-forward-env-unread",
                                   "fsdp2-forward-python-raises"])
-def test_backward_prefetch_values_and_fsdp2(clean_env, case):
+def test_backward_prefetch_values_and_fsdp2(clean_env, caplog, case):
     import inspect
 
     from accelerate.utils import FullyShardedDataParallelPlugin as Plugin
@@ -116,9 +116,15 @@ def test_backward_prefetch_values_and_fsdp2(clean_env, case):
         clean_env.setenv("FSDP_BACKWARD_PREFETCH", value)
         assert Plugin(fsdp_version=1).backward_prefetch == expected, value
     elif case == "fsdp2-backward-dropped":
+        import logging
+
         for value, _ in values.values():
             clean_env.setenv("FSDP_BACKWARD_PREFETCH", value)
-            assert Plugin(fsdp_version=2).backward_prefetch is None  # FSDP2 drops it (with a warning)
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="accelerate.utils.dataclasses"):
+                assert Plugin(fsdp_version=2).backward_prefetch is None  # FSDP2 drops it ...
+            # ... with a logged warning where there was a prefetch to drop (NO_PREFETCH already reads as None)
+            assert ("backward_prefetch is not supported in FSDP2" in caplog.text) is (value != "NO_PREFETCH"), value
     elif case == "fsdp2-forward-env-unread":
         clean_env.setenv("FSDP_FORWARD_PREFETCH", "true")
         assert Plugin(fsdp_version=1).forward_prefetch is True

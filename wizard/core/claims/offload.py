@@ -191,8 +191,7 @@ DS_OFFLOAD_BLOCKS = claim(
     scope=("optimizer-block", "param-block", "inline-devices"))
 PARAM_OFFLOAD_ZERO3 = claim(
     "ds-param-offload-zero3-only",
-    "Only the ZeRO-3 optimizer reads offload_param: at ZeRO-1/2 the block is accepted without a message and changes "
-    "nothing.",
+    "Only the ZeRO-3 optimizer reads offload_param: at ZeRO-1/2 the block is accepted and changes nothing.",
     doc="ds-offload-and-zero-stage",
     code="deepspeed/runtime/engine.py:2655-2708, 2731, 2773; deepspeed/runtime/zero/offload_config.py:21-22",
     demo=T + "test_parameter_offload_below_zero3_is_unused",
