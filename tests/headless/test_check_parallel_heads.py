@@ -12,7 +12,8 @@ import yaml
 from wizard.cli import main
 from wizard.core.lint.general import sp_sizes_for, tp_sizes_for
 
-VERSIONS = ["--accelerate-version", "1.15.0", "--deepspeed-version", "0.19.8", "--transformers-version", "5.0.0"]
+VERSIONS = ["--accelerate-version", "1.15.0", "--deepspeed-version", "0.19.8"]
+TRANSFORMERS = "5.0.0"
 """transformers 5.0: the last release whose tensor-parallel classes accelerate's FSDP2 + TP prepare() can import
 (test_fsdp2_tp_with_transformers_5_1_or_later_is_an_error shows the others)."""
 
@@ -33,12 +34,21 @@ def _ds_sp(procs: int, sp: int) -> dict:
             "parallelism_config": {"parallelism_config_sp_size": sp, "parallelism_config_sp_backend": "deepspeed"}}
 
 
-def _check(tmp_path, capsys, config: dict, *extra: str) -> tuple[int, list[dict]]:
+def _check(tmp_path, capsys, config: dict, *extra: str, transformers: str = TRANSFORMERS) -> tuple[int, list[dict]]:
     path = tmp_path / "accelerate_config.yaml"
     path.write_text(yaml.safe_dump(config))
-    rc = main(["check", str(path), "--gpus-per-node", "16", "--trainer", "accelerate", *VERSIONS, "--format",
-               "json", *extra])
+    rc = main(["check", str(path), "--gpus-per-node", "16", "--trainer", "accelerate", *VERSIONS,
+               "--transformers-version", transformers, "--format", "json", *extra])
     return rc, json.loads(capsys.readouterr().out)["findings"]
+
+
+def _model_json(tmp_path, model_type: str, heads: int, kv: int, hidden: int, **keys) -> str:
+    """A transformers config.json of ``model_type`` with these head counts (2 layers unless ``keys`` say)."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": model_type, "vocab_size": 1000, "hidden_size": hidden,
+                                "num_hidden_layers": 2, "num_attention_heads": heads, "num_key_value_heads": kv,
+                                "intermediate_size": 2 * hidden, **keys}))
+    return str(path)
 
 
 def _rules(findings) -> dict[str, dict]:
@@ -75,10 +85,7 @@ def test_deepspeed_sp_size_against_the_heads(tmp_path, capsys, sp, error):
 
 
 def test_a_config_json_with_its_own_heads(tmp_path, capsys):
-    model = tmp_path / "config.json"
-    model.write_text(json.dumps({"model_type": "llama", "vocab_size": 1000, "hidden_size": 768,
-                                 "num_hidden_layers": 2, "num_attention_heads": 12, "num_key_value_heads": 4,
-                                 "intermediate_size": 2048}))
+    model = _model_json(tmp_path, "llama", 12, 4, 768)
     rc, findings = _check(tmp_path, capsys, _fsdp2(6, dp_shard=2, tp=3), "--model", str(model))
     assert rc == 2 and "12 attention heads and 4 key-value heads" in _rules(findings)["parallelism-tp-heads"]["message"]
     rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", str(model))
@@ -102,10 +109,7 @@ def test_a_model_type_without_a_tensor_parallel_plan(tmp_path, capsys):
 
 
 def test_a_model_type_the_wizard_does_not_know(tmp_path, capsys):
-    model = tmp_path / "config.json"
-    model.write_text(json.dumps({"model_type": "newarch", "vocab_size": 1000, "hidden_size": 512,
-                                 "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8,
-                                 "intermediate_size": 1024}))
+    model = _model_json(tmp_path, "newarch", 8, 8, 512)
     rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", str(model))
     found = _rules(findings)
     assert rc == 0 and set(found) == {"parallelism-tp-plan-unknown"}
@@ -134,11 +138,9 @@ def test_the_sizes_that_fit():
 
 @pytest.mark.parametrize("transformers,error", [("5.24.0", True), ("5.1.0", True), ("5.0.0", False)])
 def test_fsdp2_tp_with_transformers_5_1_or_later_is_an_error(tmp_path, capsys, transformers, error):
-    path = tmp_path / "accelerate_config.yaml"
-    path.write_text(yaml.safe_dump(_fsdp2(8, dp_shard=4, tp=2)))
-    rc = main(["check", str(path), "--gpus-per-node", "8", "--trainer", "accelerate", "--model", "llama-3.1-8b",
-               "--accelerate-version", "1.15.0", "--transformers-version", transformers, "--format", "json"])
-    found = _rules(json.loads(capsys.readouterr().out)["findings"])
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, tp=2), "--model", "llama-3.1-8b",
+                          transformers=transformers)
+    found = _rules(findings)
     if error:
         assert rc == 2 and set(found) == {"parallelism-fsdp2-tp-transformers"}
         f = found["parallelism-fsdp2-tp-transformers"]
@@ -149,11 +151,8 @@ def test_fsdp2_tp_with_transformers_5_1_or_later_is_an_error(tmp_path, capsys, t
 
 
 def test_dp_shard_only_is_not_touched_by_the_transformers_release(tmp_path, capsys):
-    path = tmp_path / "accelerate_config.yaml"
-    path.write_text(yaml.safe_dump(_fsdp2(8, dp_shard=8)))
-    assert main(["check", str(path), "--gpus-per-node", "8", "--transformers-version", "5.24.0", "--format",
-                 "json"]) == 0
-    assert _rules(json.loads(capsys.readouterr().out)["findings"]) == {}
+    rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=8), transformers="5.24.0")
+    assert rc == 0 and _rules(findings) == {}
 
 
 @pytest.mark.parametrize("model,error", [("mistral-7b-v0.1", True), ("llama-3.1-8b", False), ("qwen2.5-7b", False)])
@@ -167,10 +166,8 @@ def test_context_parallel_against_the_models_attention(tmp_path, capsys, model, 
 
 
 def test_a_config_json_with_sliding_window_layers(tmp_path, capsys):
-    model = tmp_path / "config.json"
-    model.write_text(json.dumps({"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 512, "num_hidden_layers": 4,
-                                 "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 1024,
-                                 "use_sliding_window": True, "sliding_window": 256, "max_window_layers": 2}))
+    model = _model_json(tmp_path, "qwen2", 8, 8, 512, num_hidden_layers=4, use_sliding_window=True,
+                        sliding_window=256, max_window_layers=2)
     rc, findings = _check(tmp_path, capsys, _fsdp2(8, dp_shard=4, cp=2), "--model", str(model))
     assert rc == 2 and "parallelism-cp-windowed-attention" in _rules(findings)
 

@@ -595,6 +595,11 @@ def check_dynamo(ctx: ConfigCheck) -> None:
                      "Write true or false.")
 
 
+def size_key(name: str) -> str:
+    """The written key of a parallelism size: ``tp`` -> ``parallelism_config.parallelism_config_tp_size``."""
+    return f"parallelism_config.{PC}{name}_size"
+
+
 def _pc_sizes(ctx: ConfigCheck) -> dict[str, int] | None:
     pc = ctx.section("parallelism_config")
     sizes, ok = {}, True
@@ -650,16 +655,17 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "Raise parallelism_config_dp_shard_size (for hybrid sharding: the processes on each machine, so "
                  "run several per machine), or remove parallelism_config for plain full sharding.")
     _check_heads(ctx, sizes)
-    if ctx.kind == "fsdp" and version == 2 and (sizes["tp"] > 1 or sizes["cp"] > 1) and total > 1:
+    fsdp2 = ctx.kind == "fsdp" and version == 2
+    if fsdp2 and (sizes["tp"] > 1 or sizes["cp"] > 1) and total > 1:
         _check_mesh(ctx, sizes, total)
-    if sizes["cp"] > 1 and ctx.kind == "fsdp" and version == 2:
+    if fsdp2 and sizes["cp"] > 1:
         _check_cp(ctx, sizes["cp"])
     if ctx.kind == "deepspeed":
         _check_deepspeed_sizes(ctx, sizes)
-    if sizes["tp"] > 1 and ctx.kind == "fsdp" and version == 2:
+    if fsdp2 and sizes["tp"] > 1:
         tv, av = (ctx.versions.get(lib) or VERIFIED_AGAINST[lib] for lib in ("transformers", "accelerate"))
-        ctx.emit(PAR_TP_TRANSFORMERS, f"parallelism_config.{PC}tp_size",
-                 f"{kv('parallelism_config.' + PC + 'tp_size', sizes['tp'])} with FSDP2: accelerate {av} "
+        ctx.emit(PAR_TP_TRANSFORMERS, size_key("tp"),
+                 f"{kv(size_key('tp'), sizes['tp'])} with FSDP2: accelerate {av} "
                  "prepares a model loaded tensor-parallel with transformers' ReplicateParallel, which transformers "
                  f"{tv} no longer has (gone since 5.1.0), so prepare() stops with an ImportError before the first "
                  "step.",
@@ -696,7 +702,7 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
     sp = sizes["sp"] if ctx.kind == "deepspeed" else 1
     if tp == 1 and sp == 1:
         return
-    keys = tuple(f"parallelism_config.{PC}{n}_size" for n, size in (("tp", tp), ("sp", sp)) if size > 1)
+    keys = tuple(size_key(n) for n, size in (("tp", tp), ("sp", sp)) if size > 1)
     model = ctx.model
     if model is None:
         ctx.emit(PAR_HEADS_UNCHECKED, keys,
@@ -706,7 +712,7 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
                  "Run check again with --model CONFIG.json|NAME (the model's config.json or a shipped shape name).")
         return
     heads, n_kv, name = model.num_heads, model.num_kv_heads, model.name or "the model"
-    tp_key, sp_key = f"parallelism_config.{PC}tp_size", f"parallelism_config.{PC}sp_size"
+    tp_key, sp_key = size_key("tp"), size_key("sp")
     counts = f"the {heads} attention heads and {n_kv} key-value heads of {name}"
     if tp > 1:
         plan = TP_PLAN.get(model.kind)
@@ -766,7 +772,7 @@ def _check_sp_settings(ctx: ConfigCheck, pc: dict) -> None:
 
 def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
     """The parallelism_config sizes other than sp under DeepSpeed (claim ds-parallelism-sizes-unused)."""
-    key = {n: f"parallelism_config.{PC}{n}_size" for n in sizes}
+    key = {n: size_key(n) for n in sizes}
     unused = [n for n in ("dp_replicate", "cp", "tp") if sizes[n] > 1]
     if sizes["dp_shard"] > 1 and ctx.stage == 0:
         unused.insert(0, "dp_shard")
@@ -789,7 +795,7 @@ def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
 
 def _check_cp(ctx: ConfigCheck, cp: int) -> None:
     """Context parallelism (FSDP2) against what accelerate does to attention."""
-    key = f"parallelism_config.{PC}cp_size"
+    key = size_key("cp")
     model = ctx.model
     if model is not None and model.windowed_attention:
         ctx.emit(PAR_CP_WINDOWED, key,
@@ -811,7 +817,7 @@ def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
     if ctx.nproc is not None and total != ctx.nproc:
         return  # the sizes do not describe this world: parallelism-total-mismatch says so
     groups = mesh_groups(sizes)
-    keys = tuple(f"parallelism_config.{PC}{d}_size" for d, _ in mesh_dims(sizes))
+    keys = tuple(size_key(d) for d, _ in mesh_dims(sizes))
     shape = " x ".join(f"{d} {n}" for d, n in mesh_dims(sizes))
     ctx.emit(PAR_MESH, keys,
              f"accelerate's mesh for {total} processes: {shape} (the last dimension varies fastest). "
@@ -823,7 +829,7 @@ def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
     for dim in ("tp", "cp"):
         crossing = [g for g in groups.get(dim, []) if spans_machines(g, per_machine)]
         if crossing:
-            ctx.emit(PAR_SPANS, (f"parallelism_config.{PC}{dim}_size", "num_processes", "num_machines"),
+            ctx.emit(PAR_SPANS, (size_key(dim), "num_processes", "num_machines"),
                      f"With {per_machine} processes per machine, {len(crossing)} of the {len(groups[dim])} {dim} "
                      f"groups span machines (e.g. ranks {list(crossing[0])}): {dim} exchanges activations in every "
                      "layer, so those exchanges cross the network instead of staying inside a machine.",
