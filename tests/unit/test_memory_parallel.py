@@ -37,12 +37,12 @@ def _parts(lay: Layout, shape: ModelShape = L8, seq: int = SEQ) -> dict[str, int
 def test_tp_halves_the_split_layers_states_on_the_same_shard():
     block, head = tp_split_params(L8)
     split = block * L8.num_layers + head
-    whole = param_count(L8) - split  # embedding and norms
+    whole = param_count(L8) - split  # the norms
     one, two = _parts(_fsdp2(4)), _parts(_fsdp2(4, tp=2))
     for part, per_param in zip(STATES, (4, 4, 8), strict=True):  # fp32 parameters, gradients, Adam (FSDP2, bf16)
         assert one[part] == int((whole + split) * per_param / 4)
         assert two[part] == int((whole + split / 2) * per_param / 4)
-    assert two["parameters"] > one["parameters"] / 2  # the embedding and the norms stay whole
+    assert two["parameters"] > one["parameters"] / 2  # the norms stay whole
 
 
 def test_tp_splits_the_gathered_unit_and_the_reduce_scatter_input():
@@ -90,7 +90,7 @@ def test_each_dimension_is_explained_in_the_notes_and_the_layout_line():
     e = estimate(_fsdp2(4, tp=2), shape=L8, seq=SEQ)
     assert e.layout == "FSDP2 fully_shard(reshard_after_forward=True) over 4 ranks, tensor parallel 2"
     text = " ".join(e.notes)
-    assert "the embedding and the norms stay whole" in text and "logits are gathered whole" in text
+    assert "the norms stay whole" in text and "logits are gathered whole" in text
     assert "ring attention" in " ".join(estimate(_fsdp2(8, cp=2), shape=L8, seq=SEQ).notes)
     assert "all-to-all" in " ".join(estimate(_zero3(8, sp=2), shape=L8, seq=SEQ).notes)
 

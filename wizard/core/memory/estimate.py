@@ -487,9 +487,9 @@ def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None,
 
 
 def _split_by_tp(lay: Layout, shape: Any, m: _Model) -> _Model:
-    """What one tensor-parallel rank holds of the model: the linear layers transformers' TP plan splits, 1/tp of
-    them; the embedding, the norms (and a rowwise layer's bias) whole (:func:`.shapes.tp_split_params`). FSDP then
-    shards that over its own group."""
+    """What one tensor-parallel rank holds of the model: the layers transformers' TP plan splits (projections,
+    embedding, LM head), 1/tp of them; the norms (and a rowwise layer's bias) whole (:func:`.shapes.tp_split_params`).
+    FSDP then shards that over its own group."""
     if lay.tp <= 1:
         return m
     if shape is None:
@@ -504,11 +504,10 @@ def _split_by_tp(lay: Layout, shape: Any, m: _Model) -> _Model:
     saved_block = block - block // lay.tp
     saved_head = head - head // lay.tp
     saved = saved_block * shape.num_layers + saved_head
-    note = (f"tensor parallel {lay.tp}: transformers' TP plan splits the attention and MLP projections "
-            + ("and the LM head " if head else "") + f"({(block * shape.num_layers + head) / m.params:.0%} of the "
-            "parameters) over the tensor-parallel ranks; the embedding and the norms"
-            + ("" if head else " (and the tied LM head)") + " stay whole on each of them, and FSDP shards what each "
-            "holds over its dp_shard x cp ranks")
+    note = (f"tensor parallel {lay.tp}: transformers' TP plan splits the attention and MLP projections, the "
+            f"embedding and the LM head ({(block * shape.num_layers + head) / m.params:.0%} of the parameters) over "
+            "the tensor-parallel ranks; the norms stay whole on each of them, and FSDP shards what each holds over "
+            "its dp_shard x cp ranks")
     return replace(m, params=m.params - saved, unit=max(0, m.unit - saved_block),
                    root_params=None if m.root_params is None else max(0, m.root_params - saved_head),
                    notes=(*m.notes, note))

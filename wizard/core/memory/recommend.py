@@ -69,7 +69,8 @@ PARALLEL_WHY = {
           "heads inside it, so activations and logits shrink by {n}; four all-to-alls per layer; {n} divides the "
           "model's {heads} attention heads with its {kv} key-value heads",
     "tp": "tensor parallel {n}: the attention and MLP projections are split over {n} ranks (their weights, gradients, "
-          "optimizer states and most of their activations; norms, embedding and logits stay whole); activations are "
+          "optimizer states and most of their activations, and the embedding and LM head; the norms and the logits "
+          "stay whole); activations are "
           "all-reduced twice per layer each way; {n} divides the model's {heads} attention heads and {kv} key-value "
           "heads",
 }

@@ -398,8 +398,9 @@ def _modules(shape: ModelShape) -> tuple[list[int], list[int]]:
 def tp_split_params(shape: ModelShape) -> tuple[int, int]:
     """(parameters of one block, parameters outside the blocks) that transformers' tensor-parallel plan splits over
     the tensor-parallel ranks (wizard/core/library/transformers_tp.py ``LLAMA_TP_LAYERS``): the attention and MLP
-    projections (colwise: weight and bias, rowwise: weight only) and an untied LM head. (0, 0) for a model without a
-    plan (``TP_PLAN``) or not of the Llama family: nothing is split."""
+    projections (colwise: weight and bias, rowwise: weight only), the input embedding (on the vocabulary) and an
+    untied LM head; only the norms (and rowwise biases) stay whole. (0, 0) for a model without a plan (``TP_PLAN``)
+    or not of the Llama family: nothing is split."""
     from ..library.transformers_tp import LLAMA_TP_LAYERS, TP_PLAN
 
     _check(shape)
@@ -414,8 +415,10 @@ def tp_split_params(shape: ModelShape) -> tuple[int, int]:
     block = 0
     for name, (fan_in, fan_out, bias) in widths.items():
         block += fan_in * fan_out + (fan_out * bias if LLAMA_TP_LAYERS[name] == "colwise" else 0)
-    head = shape.vocab_size * h if not shape.tie_embeddings and "lm_head" in LLAMA_TP_LAYERS else 0
-    return block, head
+    outside = shape.vocab_size * h if "embed_tokens" in LLAMA_TP_LAYERS else 0
+    if not shape.tie_embeddings and "lm_head" in LLAMA_TP_LAYERS:
+        outside += shape.vocab_size * h
+    return block, outside
 
 
 def per_layer_params(shape: ModelShape) -> int:
