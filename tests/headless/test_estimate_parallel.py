@@ -62,3 +62,16 @@ def test_recommend_says_why_fsdp2_tp_is_left_out(capsys):
     out = capsys.readouterr().out
     assert "note: left out FSDP2 full shard + tensor parallel 2, bf16: our rules find an error " \
            "(parallelism-fsdp2-tp-transformers" in out
+
+
+def test_recommend_write_says_the_parallelism_keys_to_add(tmp_path, capsys):
+    from wizard.core.answers import load_answers_file
+
+    target = tmp_path / "answers.yaml"
+    code = main(["recommend", "--model", "llama-3.1-8b", "--gpus-per-node", "8", "--gpu-memory", "80", "--seq",
+                 "131072", "--write", str(target)])
+    out = capsys.readouterr().out
+    assert code == 0 and target.exists()
+    assert load_answers_file(target)[0]["fsdp_version"] == 2
+    assert "then add to the accelerate config's parallelism_config: parallelism_config_dp_shard_size: 1, " \
+           "parallelism_config_cp_size: 8" in out
