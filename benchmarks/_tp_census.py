@@ -72,7 +72,7 @@ if mode == "states":
     state = [t for st in opt.state.values() for k, t in st.items() if torch.is_tensor(t) and k != "step"]
     out.update(parameters=nbytes(params), gradients=nbytes(p.grad for p in params if p.grad is not None),
                adam=nbytes(state), loss=float(loss.detach()),
-               mesh=list(getattr(params[0], "device_mesh").mesh_dim_names or ()),
+               mesh=list(params[0].device_mesh.mesh_dim_names or ()),
                placements={n: [repr(p) for p in getattr(t, "placements", ())] for n, t in model.named_parameters()
                            if ".layers.1." not in n})
 else:
@@ -83,10 +83,11 @@ else:
             LlamaForCausalLM(LlamaConfig(num_hidden_layers=layers, **CONFIG)).to(DTYPE).save_pretrained(
                 f"{folder}/{layers}")
         dist.barrier()
-        model = LlamaForCausalLM.from_pretrained(f"{folder}/{layers}", dtype=DTYPE, distributed_config=DistributedConfig(
-            tp_plan="auto", tp_size=2)).train()
+        config = DistributedConfig(tp_plan="auto", tp_size=2)
+        model = LlamaForCausalLM.from_pretrained(f"{folder}/{layers}", dtype=DTYPE, distributed_config=config).train()
         sizes.append(saved_bytes(model, ids))
-    out.update(layer_saved=sizes[1] - sizes[0], seq=SEQ, **{k: v for k, v in CONFIG.items() if k != "attn_implementation"})
+    out.update(layer_saved=sizes[1] - sizes[0], seq=SEQ,
+               **{k: v for k, v in CONFIG.items() if k != "attn_implementation"})
 print("RESULT " + json.dumps(out), flush=True)
 sys.stderr.flush()
 os._exit(0)

@@ -185,8 +185,8 @@ def parallel_rows() -> list[str]:
     one_layer = _llama(h, inner, heads, kv, 1)
     predicted = estimate(_tp_layout(2, 1, 2, "bf16", "bf16"), shape=one_layer, seq=seq).per_rank.breakdown[
         "activations"]
-    rows.append(_row(f"activations under tp 2: transformers Llama layer (sdpa), h {h} i {inner} GQA {heads}/{kv}, bf16, "
-                     f"s {seq} b 1, rank 0 (estimate includes one rowwise all-reduce buffer, s x h)", "per layer",
+    rows.append(_row(f"activations under tp 2: transformers Llama layer (sdpa), h {h} i {inner} GQA {heads}/{kv}, "
+                     f"bf16, s {seq} b 1, rank 0 (estimate includes one rowwise all-reduce buffer, s x h)", "per layer",
                      act["layer_saved"], predicted, 0.15, unit="MiB", per=2 ** 20))
     t0 = time.perf_counter()
     sp = run_ranks(HERE / "_sp_census.py", world=2, timeout=900, DS_ACCELERATOR="cpu", TORCH_EXTENSIONS_DIR=EXT)[0]

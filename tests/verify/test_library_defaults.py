@@ -148,7 +148,7 @@ def test_which_model_types_have_a_tensor_parallel_plan(model_type):
 def test_how_the_tensor_parallel_plan_splits_a_llama_style_model(model_type):
     """What the estimate splits by tp (LLAMA_TP_LAYERS): the plan of a model built from the config, as from_pretrained
     applies it (the config's base plan, the LM head's class plan, the embedding put in front by init_parallel_plans)."""
-    from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
 
     config = CONFIG_MAPPING[model_type](vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                                         num_attention_heads=2, num_key_value_heads=1, tie_word_embeddings=False)

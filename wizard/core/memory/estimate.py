@@ -678,7 +678,9 @@ def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
     local = -(-seq // lay.sequence_split)  # the tokens of one sequence this rank holds
     sbh = local * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
     coef = _activation_coef(shape, seq)
-    tp_split = lay.tp > 1 and any(shapes_tp_split(shape))
+    from .shapes import tp_split_params
+
+    tp_split = lay.tp > 1 and any(tp_split_params(shape))
     if tp_split:
         coef = LLAMA_COEF_NOT_SPLIT_BY_TP + (coef - LLAMA_COEF_NOT_SPLIT_BY_TP) / lay.tp
     buffers, notes = _parallel_buffers(lay, shape, local=local, seq=seq, cb=cb, tp_split=tp_split)
@@ -696,12 +698,6 @@ def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
     if CHECKPOINT_PEAKS_APART:
         logits = max(logits - full_layer, held_logits)
     return _Activations(kept + full_layer, logits, full_layer, held_logits, offloaded, notes)
-
-
-def shapes_tp_split(shape: Any) -> tuple[int, int]:
-    from .shapes import tp_split_params
-
-    return tp_split_params(shape)
 
 
 def _parallel_buffers(lay: Layout, shape: Any, *, local: int, seq: int, cb: int,
