@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..effective.layout import with_parallelism
-from .estimate import DEFAULT_SEQ, GIB, Estimate, EstimateError, bounded, estimate, layout_of
+from .estimate import GIB, Estimate, EstimateError, bounded, estimate, layout_of
 from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
 if TYPE_CHECKING:
@@ -262,7 +262,7 @@ def _parallel_specs(specs: list[_Spec], shape: Any, gpus_per_node: int) -> list[
     return out
 
 
-def _parallelism_keys(spec: _Spec, answers: Answers, seq: int) -> dict[str, Any]:
+def _parallelism_keys(spec: _Spec, answers: Answers) -> dict[str, Any]:
     """The ``parallelism_config`` the candidate's accelerate config needs (keys without the section)."""
     from ..answers.render import processes_per_node
 
@@ -281,9 +281,9 @@ def _parallelism_keys(spec: _Spec, answers: Answers, seq: int) -> dict[str, Any]
         if replicate == 1:
             keys.pop("parallelism_config_dp_replicate_size")
         assert processes_per_node(answers) % split == 0
-    else:
-        keys["parallelism_config_sp_backend"] = "deepspeed"
-        keys["parallelism_config_sp_seq_length"] = seq
+    else:  # accelerate sizes DeepSpeed's batch by dp_replicate x dp_shard: their product with sp is the processes
+        keys = {"parallelism_config_dp_shard_size": max(1, procs // split), **keys,
+                "parallelism_config_sp_backend": "deepspeed"}
     return keys
 
 
@@ -366,7 +366,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in answer_findings(answers) if f.severity == ERROR]
         source: Any = answers
-        keys = _parallelism_keys(spec, answers, seq or DEFAULT_SEQ)
+        keys = _parallelism_keys(spec, answers)
         if spec.parallel:  # the answers cannot hold the sizes yet: the layout with them, the rules over the config
             sizes = dict(spec.parallel)
             source = with_parallelism(layout_of(answers, hidden_size=shape.hidden_size), **sizes)
