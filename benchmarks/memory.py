@@ -1,6 +1,6 @@
 """Accuracy of the memory estimate (issue 10): the rows that can be produced for real on this CPU machine.
 
-    .venv/bin/python benchmarks/memory.py [--skip-runs]
+    .venv/bin/python benchmarks/memory.py [--skip-runs | --parallel-only]
 
 (a) our restatement of DeepSpeed's estimators vs DeepSpeed 0.19.8's own functions over a grid (sizes, GPUs per
     node, nodes, every offload / zero_init combination): the largest difference, which must be 0.00 GiB;
@@ -17,8 +17,12 @@
 (e) the whole step's peak of a transformers Llama on one process (parameters, gradients, AdamW states, activations,
     the loss and the step's temporaries, one and two micro-batches per step, torch MemTracker) vs ``gpu_bytes``
     less the CUDA context: where the peak falls, and that gradients are held at the loss only when accumulating;
-(f) the speed goal, from benchmarks/estimate_speed.py's last result.
---skip-runs leaves out (b) and (c). What needs a GPU is listed as not measured.
+(f) the speed goal, from benchmarks/estimate_speed.py's last result;
+(g) tensor, context and sequence parallelism (issue 24): per-rank state bytes of FSDP2 x TP on four gloo ranks
+    (dp_shard 2 x tp 2, transformers' TP plan and its FSDP2 over the 2-D mesh, benchmarks/_tp_census.py) and the
+    bytes one Llama layer saves under tp 2; the bytes one layer saves under DeepSpeed's Ulysses sp 2
+    (benchmarks/_sp_census.py); context parallelism where it cannot run on CPU, with the reason.
+--skip-runs leaves out (b), (c) and (g); --parallel-only runs (g) alone. What needs a GPU is listed as not measured.
 """
 from __future__ import annotations
 
@@ -127,6 +131,91 @@ def fsdp_rows() -> list[str]:
                     f"{'within bound' if abs(diff) <= 0.01 else 'OUT OF BOUND'} |")
         print(f"  ran FSDP2 {dtype}/{mp} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return rows
+
+
+def _tp_layout(processes: int, shard: int, tp: int, mp: str, dtype: str):
+    from wizard.core.effective.layout import Layout
+
+    return Layout(target="fsdp2", processes=processes, machines=1, mixed_precision=mp, model_dtype=dtype,
+                  fsdp_strategy="FULL_SHARD", shard_group=shard, micro_batch=1, gradient_accumulation_steps=1, tp=tp,
+                  dp_shard=shard)
+
+
+def _llama(h: int, inner: int, heads: int, kv: int, layers: int, vocab: int = 128):
+    from wizard.core.memory.shapes import ModelShape
+
+    return ModelShape(name=f"llama h {h}", family="llama", vocab_size=vocab, hidden_size=h, num_layers=layers,
+                      num_heads=heads, num_kv_heads=kv, intermediate_size=inner, model_type="llama")
+
+
+def parallel_rows() -> list[str]:
+    """(g): FSDP2 x TP state bytes and TP / Ulysses SP activations measured on gloo ranks; CP said not measured."""
+    import tempfile
+
+    from gloo_ranks import run_ranks
+
+    from wizard.core.effective.layout import Layout
+    from wizard.core.memory.estimate import estimate
+
+    rows = []
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        ranks = run_ranks(HERE / "_tp_census.py", folder, "states", world=4, timeout=900, PYTHONPATH=str(ROOT))
+    res = ranks[0]
+    print(f"  ran FSDP2 x TP states in {time.perf_counter() - t0:.0f} s; placements {res['placements']}",
+          file=sys.stderr)
+    shape = _llama(64, 128, 4, 2, 2)
+    b = estimate(_tp_layout(4, 2, 2, "no", "fp32"), shape=shape, seq=16).per_rank.breakdown
+    n = res["numel"]
+    per_rank = {r: v["parameters"] + v["gradients"] + v["adam"] for r, v in ranks.items()}
+    measured = per_rank[0]
+    predicted = b["parameters"] + b["gradients"] + b["optimizer_states"]
+    q = res["placements"]["model.layers.0.self_attn.q_proj.weight"]
+    norm = res["placements"]["model.norm.weight"]
+    rows.append(_row(f"FSDP2 x TP, dp_shard 2 x tp 2 on 4 gloo ranks, fp32 (transformers DistributedConfig: TP plan "
+                     f"over mesh {res['mesh']}, then fully_shard; q_proj {'/'.join(q)}, norm {'/'.join(norm)}; "
+                     f"rank 0 local param + grad + Adam, ranks {sorted(set(per_rank.values()))} B)", f"{n:,} params",
+                     measured, predicted, 0.01, per=n))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        act = run_ranks(HERE / "_tp_census.py", folder, "activations", world=2, timeout=900, PYTHONPATH=str(ROOT))[0]
+    print(f"  ran TP activations in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    h, inner, heads, kv, seq = act["hidden_size"], act["intermediate_size"], act["num_attention_heads"], \
+        act["num_key_value_heads"], act["seq"]
+    one_layer = _llama(h, inner, heads, kv, 1)
+    predicted = estimate(_tp_layout(2, 1, 2, "bf16", "bf16"), shape=one_layer, seq=seq).per_rank.breakdown[
+        "activations"]
+    rows.append(_row(f"activations under tp 2: transformers Llama layer (sdpa), h {h} i {inner} GQA {heads}/{kv}, "
+                     f"bf16, s {seq} b 1, rank 0 (estimate includes one rowwise all-reduce buffer, s x h)", "per layer",
+                     act["layer_saved"], predicted, 0.15, unit="MiB", per=2 ** 20))
+    t0 = time.perf_counter()
+    sp = run_ranks(HERE / "_sp_census.py", world=2, timeout=900, DS_ACCELERATOR="cpu", TORCH_EXTENSIONS_DIR=EXT)[0]
+    print(f"  ran Ulysses SP activations in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    if "error" in sp:
+        rows.append(f"| activations under DeepSpeed Ulysses sp 2 | | not measured: {sp['error']} | | |")
+    else:
+        lay = Layout(target="deepspeed", processes=2, machines=1, mixed_precision="bf16", model_dtype="bf16", stage=3,
+                     micro_batch=1, gradient_accumulation_steps=1, sp=2, dp_shard=1)
+        predicted = estimate(lay, shape=_llama(1024, 2816, 16, 4, 1), seq=1024).per_rank.breakdown["activations"]
+        rows.append(_row("activations under DeepSpeed Ulysses sp 2 (UlyssesSPAttentionHF around transformers' sdpa, "
+                         "all-to-all on gloo; the 2-rank output equals one process's, max abs diff "
+                         f"{sp['max_abs_diff_vs_one_process']:g}): Llama layer h 1024 i 2816 GQA 16/4, bf16, s 1024 "
+                         "(512 per rank) b 1, rank 0 (estimate includes the all-to-all buffers)", "per layer",
+                         sp["layer_saved"], predicted, 0.15, unit="MiB", per=2 ** 20))
+    rows.append(_cp_row())
+    return rows
+
+
+def _cp_row() -> str:
+    """Context parallelism: whether torch's context_parallel runs attention on CPU (it does not in torch 2.13)."""
+    from gloo_ranks import run_ranks
+
+    res = run_ranks(HERE / "_cp_census.py", world=2, timeout=600)[0]
+    if "error" in res:
+        return (f"| context parallel 2 (torch context_parallel, ring attention on gloo) | | not measured: "
+                f"{res['error']} (torch {res['torch']}: CPU attention has no context-parallel implementation) | | |")
+    return (f"| context parallel 2 (torch context_parallel on gloo) | | runs on CPU (max abs diff "
+            f"{res['max_abs_diff']:g}); its activations are not compared yet | | |")
 
 
 def _saved_bytes(model, x) -> int:
@@ -518,9 +607,16 @@ NOT_YET = [
 def main(argv: list[str]) -> int:
     print("| row | size | result | bound | verdict |")
     print("|---|---|---|---|---|")
+    if "--parallel-only" in argv:  # (g) alone
+        for row in parallel_rows():
+            print(row, flush=True)
+        return 0
     print(grid_row())
     if "--skip-runs" not in argv:
         for row in fsdp_rows() + fsdp1_rows() + fsdp2_offload_rows() + census_rows() + ds_more_rows(_nvme_dir()):
+            print(row, flush=True)
+    if "--skip-runs" not in argv:
+        for row in parallel_rows():
             print(row, flush=True)
     for row in activation_rows() + checkpoint_and_logits_rows() + step_peak_rows():
         print(row, flush=True)

@@ -461,3 +461,25 @@ async def test_the_highlighted_suggestion_stays_in_view_at_80x24(in_tmp):
             first, last = top + rows[0], top + rows[-1]
             assert shown.y <= first and last < shown.y + shown.height, (step, options.highlighted, first, last,
                                                                          shown)
+
+
+@pytest.mark.asyncio
+async def test_suggest_for_a_long_sequence_applies_context_parallelism_and_says_the_sizes_to_add(in_tmp):
+    """131072 tokens of Llama 8B on 8 GPUs of 80 GiB: only a context (or sequence) parallel candidate fits; the answers
+    cannot hold its sizes yet, so applying it says the parallelism_config keys to add."""
+    answers = default_answers().replace({"launch.num_processes": 8, "launch.script": "train.py"})
+    app = create_app(Start(answers), memory=context(seq="131072"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await press(pilot, "f3", "f4")
+        rec = app.screen.recommendation
+        assert rec is not None and rec.chosen is not None and dict(rec.chosen.parallelism)
+        await press(pilot, "enter")
+        for _ in range(20):  # a change of target shows the switch report: close it
+            if type(app.screen).__name__ != "SwitchReportScreen":
+                break
+            await press(pilot, "escape")
+        notes = " ".join(n.message for n in app._notifications)
+        assert f"Applied {rec.chosen.label}" in notes
+        assert "add to the accelerate config's parallelism_config: " in notes
+        assert any(f"{k}: {v}" in notes for k, v in rec.chosen.parallelism if k.endswith(("cp_size", "sp_size")))

@@ -144,6 +144,20 @@ def test_which_model_types_have_a_tensor_parallel_plan(model_type):
         f"wizard/core/library/transformers_tp.py: {model_type}'s tensor-parallel plan changed"
 
 
+@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2"])
+def test_how_the_tensor_parallel_plan_splits_a_llama_style_model(model_type):
+    """What the estimate splits by tp (LLAMA_TP_LAYERS): the plan of a model built from the config, as from_pretrained
+    applies it (the config's base plan, the LM head's class plan, the embedding put in front by init_parallel_plans)."""
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING[model_type](vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                        num_attention_heads=2, num_key_value_heads=1, tie_word_embeddings=False)
+    plan = AutoModelForCausalLM.from_config(config).tp_plan
+    got = {key.rsplit(".", 1)[-1]: style for key, style in plan.items()}
+    assert got == transformers_tp.LLAMA_TP_LAYERS, \
+        f"wizard/core/library/transformers_tp.py: {model_type}'s tensor-parallel plan changed: {plan}"
+
+
 def test_accelerates_mesh_order():
     from accelerate.parallelism_config import ParallelismConfig
 

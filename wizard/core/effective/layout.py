@@ -7,9 +7,9 @@ batch).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .model import Effective
+from .model import Effective, fsdp2_shard_group
 from .used import CHANGED, IGNORED, OVERRIDDEN
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
@@ -54,6 +54,15 @@ class Layout:
     micro_batch: int | None = None
     gradient_accumulation_steps: int | None = None
     """None: unknown ("auto" the script decides): counted as more than one."""
+    dp_replicate: int = 1
+    dp_shard: int = 1
+    """The parallelism config's sizes (``parallelism.*``; 1 where not written): FSDP2 shards over dp_shard x cp."""
+    tp: int = 1
+    """Tensor parallelism (FSDP2 through transformers' TP plan): the planned linear layers split over tp ranks."""
+    cp: int = 1
+    """Context parallelism (FSDP2, torch's context_parallel): the sequence split over cp ranks."""
+    sp: int = 1
+    """DeepSpeed's Ulysses sequence parallelism: the sequence split over sp ranks (heads inside attention)."""
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -63,6 +72,22 @@ class Layout:
     @property
     def fsdp_version(self) -> int | None:
         return {"fsdp1": 1, "fsdp2": 2}.get(self.target)
+
+    @property
+    def sequence_split(self) -> int:
+        """How many ranks share one sequence (context and sequence parallelism)."""
+        return self.cp * self.sp
+
+
+def with_parallelism(lay: Layout, *, tp: int = 1, cp: int = 1, sp: int = 1) -> Layout:
+    """``lay`` with these tensor, context and sequence parallel sizes, the data-parallel sizes and FSDP2's shard
+    group following from them as the effective model derives them (what ``recommend`` tries before the answers can
+    hold the sizes)."""
+    rest = max(1, lay.processes // max(1, lay.dp_replicate * tp * cp * sp))
+    if lay.deepspeed:
+        return replace(lay, tp=tp, cp=cp, sp=sp, dp_shard=rest)
+    return replace(lay, tp=tp, cp=cp, sp=sp, dp_shard=rest,
+                   shard_group=fsdp2_shard_group(lay.processes, lay.dp_replicate, tp))
 
 
 class LayoutError(ValueError):
@@ -85,6 +110,9 @@ def layout(e: Effective) -> Layout:
                           "sharded layout to estimate")
     sit = e.situation
     mp = str(e.get("mixed_precision") or "no")
+    sizes = {name: max(1, int(e.get(f"parallelism.{key}", 1) or 1)) for name, key in (
+        ("dp_replicate", "dp_replicate_size"), ("dp_shard", "dp_shard_size"), ("tp", "tp_size"), ("cp", "cp_size"),
+        ("sp", "sp_size"))}
     common = dict(processes=max(1, int(e["num_processes"])), machines=max(1, int(e["num_machines"])),
                   mixed_precision=mp, model_dtype=sit.model_dtype,
                   micro_batch=e.get("runs.micro_batch"), gradient_accumulation_steps=e.get(
@@ -92,7 +120,7 @@ def layout(e: Effective) -> Layout:
                   offload_optimizer=e.get("runs.offload_optimizer", "none"),
                   offload_param=e.get("runs.offload_param", "none"),
                   activation_checkpointing=bool(e.get("runs.activation_checkpointing")),
-                  activation_checkpointing_offload=bool(e.get("runs.activation_checkpointing_offload")))
+                  activation_checkpointing_offload=bool(e.get("runs.activation_checkpointing_offload")), **sizes)
     if e.backend == "fsdp":
         version = int(e.get("fsdp.fsdp_version", 1))
         return Layout(target=f"fsdp{version}", fsdp_strategy=str(e["runs.fsdp_strategy"]),
@@ -116,4 +144,4 @@ def layout(e: Effective) -> Layout:
                                    "runs.zero_init")), **common)
 
 
-__all__ = ["DTYPE_BYTES", "Layout", "LayoutError", "layout"]
+__all__ = ["DTYPE_BYTES", "Layout", "LayoutError", "layout", "with_parallelism"]

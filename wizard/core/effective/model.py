@@ -116,6 +116,13 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
     return Effective(b.values, b.failures, backend, sit)
 
 
+def fsdp2_shard_group(procs: int, replicate: int = 1, tp: int = 1) -> int:
+    """The ranks FSDP2 shards one parameter over: accelerate's ``dp_shard_cp`` mesh dimension (dp_shard x cp), what
+    is left of the processes once replication and tensor parallelism are taken out (accelerate/parallelism_config.py
+    ``fsdp_dim_names``)."""
+    return max(1, procs // max(1, replicate * tp))
+
+
 def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
     pc = y.get("parallelism_config")
     if not isinstance(pc, Mapping):
@@ -152,7 +159,7 @@ def _fsdp_runs(b: Builder, sit: Situation, procs: int, machines: int) -> None:
         reshard = b.value("fsdp.reshard_after_forward", True) is not False
         hybrid = replicate > 1
         keys = b.values["fsdp.reshard_after_forward"].keys if "fsdp.reshard_after_forward" in b.values else ()
-        group = max(1, procs // replicate) if hybrid else procs
+        group = fsdp2_shard_group(procs, replicate, b.value("parallelism.tp_size", 1) or 1)
         b.put("runs.fsdp_strategy", ("FULL_SHARD" if reshard else "SHARD_GRAD_OP"), DERIVED, "fully_shard", keys,
               "FSDP2: reshard_after_forward true = FULL_SHARD, false = SHARD_GRAD_OP")
     b.put("runs.fsdp_reshard", reshard, DERIVED, "FSDP", keys)
@@ -190,4 +197,4 @@ def _fsdp_runs(b: Builder, sit: Situation, procs: int, machines: int) -> None:
           b.values["fsdp.cpu_ram_efficient_loading"].keys if "fsdp.cpu_ram_efficient_loading" in b.values else ())
 
 
-__all__ = ["Effective", "LIBRARY_PREFIXES", "RUNS", "effective"]
+__all__ = ["Effective", "LIBRARY_PREFIXES", "RUNS", "effective", "fsdp2_shard_group"]

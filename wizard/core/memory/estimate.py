@@ -89,6 +89,13 @@ dropout): (32 + 4 a/h) sbh bytes per layer. 32 is our measurement of its saved-t
 bf16: 32.07 / 32.07 / 32.09 sbh at h 512 / 1024 / 256, s 512 / 1024 / 2048; benchmarks/memory.py re-measures it);
 the 4 a/h is the fp32 log-sum-exp per head and token that SDPA's flash kernels save for backward."""
 
+LLAMA_COEF_NOT_SPLIT_BY_TP = 16
+"""Of the Llama layer's (21 + 8 i/h) sbh, what tensor parallelism leaves whole on every rank: the two RMSNorms, each
+saving its fp32 input (4), its bf16 output (2) and the projections' input, replicated over the TP ranks (2): 16 sbh.
+The rest (q, k, v, the attention output and o_proj's input, and the MLP's 8 i/h) lies between a colwise and a rowwise
+layer of the TP plan, so each rank saves 1/tp of it. Read from the tensors a transformers 5.24 ``LlamaDecoderLayer``
+saves for backward (torch's saved-tensor hooks, CPU, bf16); benchmarks/memory.py measures it under tp 2."""
+
 CHECKPOINT_COEF = 2
 """Full activation checkpointing keeps only each layer's input: 2sbh bytes per layer (Korthikanti et al., and
 measured exactly on CPU for both block types)."""
@@ -340,12 +347,19 @@ def state_bytes(source: Answers | Layout, n: int | None = None, shard: int | Non
 def _layout_text(lay: Layout, n: int, shard: int) -> str:
     if lay.deepspeed:
         extra = f", hpZ secondary partition over {lay.shard_group} ranks per host" if lay.hybrid else ""
-        return f"DeepSpeed ZeRO-{lay.stage} over {n} ranks{extra}"
+        return f"DeepSpeed ZeRO-{lay.stage} over {n} ranks{extra}" + _parallel_text(lay)
     if lay.fsdp_version == 1:
         return f"FSDP1 {lay.fsdp_strategy} over {n if _no_shard(lay) else shard} ranks" + (
             f" (sharded within each host, replicated across {n // shard})" if lay.hybrid else "")
-    return (f"FSDP2 fully_shard(reshard_after_forward={lay.reshard}) over {shard} ranks"
-            + (f", replicated across {n // shard}" if lay.hybrid else ""))
+    text = (f"FSDP2 fully_shard(reshard_after_forward={lay.reshard}) over {shard} ranks"
+            + (f", replicated across {n // (shard * lay.tp)}" if lay.hybrid else ""))
+    return text + _parallel_text(lay)
+
+
+def _parallel_text(lay: Layout) -> str:
+    dims = [f"{what} {size}" for what, size in (("tensor parallel", lay.tp), ("context parallel", lay.cp),
+                                                  ("sequence parallel (Ulysses)", lay.sp)) if size > 1]
+    return (", " + ", ".join(dims)) if dims else ""
 
 
 def _size(value: int | None, default: int) -> int:
@@ -381,8 +395,9 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
     batch (1 when unknown), ``seq`` to 2048 (or the model's learned positions when fewer). Raises
     :class:`EstimateError` for unusable numbers."""
     lay = layout_of(source, hidden_size=getattr(shape, "hidden_size", None))
-    m = _model(lay, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch, seq=seq)
+    whole = _model(lay, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch, seq=seq)
     _check_memory(gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
+    m = _split_by_tp(lay, shape, whole)  # what one tensor-parallel rank holds of the model
     n = lay.processes
     per_host = max(1, n // lay.machines)
     shard = n if lay.deepspeed else lay.shard_group
@@ -407,11 +422,12 @@ def estimate(source: Answers | Layout, *, params: int | None = None, largest_lay
 
     held = sharding.states
     return Estimate(
-        target=lay.target, layout=_layout_text(lay, n, shard), params=int(m.params),
+        target=lay.target, layout=_layout_text(lay, n, shard), params=int(whole.params),
         largest_layer_params=int(m.largest_layer_params), batch=m.batch, seq=m.seq, ranks=n, ranks_per_host=per_host,
         shard_degree=shard,
-        bytes_per_param={"parameters": int(held.parameters) / m.params, "gradients": int(held.gradients) / m.params,
-                         "optimizer_states": int(held.optimizer) / m.params},
+        bytes_per_param={"parameters": int(held.parameters) / whole.params,
+                         "gradients": int(held.gradients) / whole.params,
+                         "optimizer_states": int(held.optimizer) / whole.params},
         per_rank=per_rank, host_bytes=sum(host.values()), host_breakdown=host, fit=fit,
         deepspeed_estimator=_deepspeed_side_by_side(lay, m.params, m.largest_layer_params, per_host, lay.machines,
                                                     lay.stage) if lay.deepspeed else None,
@@ -468,6 +484,33 @@ def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None,
     batch, seq = bounded("batch", batch, "--batch"), bounded("seq", seq, "--seq")
     unit = layer_params if layer_params else largest_layer_params
     return _Model(params, largest_layer_params, unit, root_params, batch, seq, tuple(notes))
+
+
+def _split_by_tp(lay: Layout, shape: Any, m: _Model) -> _Model:
+    """What one tensor-parallel rank holds of the model: the layers transformers' TP plan splits (projections,
+    embedding, LM head), 1/tp of them; the norms (and a rowwise layer's bias) whole (:func:`.shapes.tp_split_params`).
+    FSDP then shards that over its own group."""
+    if lay.tp <= 1:
+        return m
+    if shape is None:
+        return replace(m, notes=(*m.notes, f"tensor parallel {lay.tp}: which layers it splits needs the model's shape "
+                                           "(give --model); the model states are counted unsplit"))
+    from . import shapes as model
+
+    block, head = model.tp_split_params(shape)
+    if not block:
+        return replace(m, notes=(*m.notes, f"tensor parallel {lay.tp}: transformers has no tensor-parallel plan for "
+                                           f"{shape.kind} (from_pretrained refuses it); counted unsplit"))
+    saved_block = block - block // lay.tp
+    saved_head = head - head // lay.tp
+    saved = saved_block * shape.num_layers + saved_head
+    note = (f"tensor parallel {lay.tp}: transformers' TP plan splits the attention and MLP projections, the "
+            f"embedding and the LM head ({(block * shape.num_layers + head) / m.params:.0%} of the parameters) over "
+            "the tensor-parallel ranks; the norms stay whole on each of them, and FSDP shards what each holds over "
+            "its dp_shard x cp ranks")
+    return replace(m, params=m.params - saved, unit=max(0, m.unit - saved_block),
+                   root_params=None if m.root_params is None else max(0, m.root_params - saved_head),
+                   notes=(*m.notes, note))
 
 
 def _check_memory(*, gpu_memory_gib: float | None, headroom: float, host_memory_gib: float | None) -> None:
@@ -627,15 +670,25 @@ class _Activations:
 
 
 def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
-    """Activations and logits per sample (none without the model's shape)."""
+    """Activations and logits per sample (none without the model's shape). Context and sequence parallelism give each
+    rank 1/(cp x sp) of the sequence, everywhere; tensor parallelism splits what lies inside attention and the MLP
+    (:data:`LLAMA_COEF_NOT_SPLIT_BY_TP`), not the norms, the layer's input or the logits (gathered whole)."""
     if shape is None:
         return _Activations(notes=("activations and logits need the model's shape (give --model): not counted",))
-    sbh = seq * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
-    full_layer = _activation_coef(shape, seq) * sbh
-    held_logits = seq * shape.vocab_size * cb  # the logits the model's output holds
-    logits = held_logits + seq * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
+    local = -(-seq // lay.sequence_split)  # the tokens of one sequence this rank holds
+    sbh = local * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
+    coef = _activation_coef(shape, seq)
+    from .shapes import tp_split_params
+
+    tp_split = lay.tp > 1 and any(tp_split_params(shape))
+    if tp_split:
+        coef = LLAMA_COEF_NOT_SPLIT_BY_TP + (coef - LLAMA_COEF_NOT_SPLIT_BY_TP) / lay.tp
+    buffers, notes = _parallel_buffers(lay, shape, local=local, seq=seq, cb=cb, tp_split=tp_split)
+    full_layer = coef * sbh + buffers
+    held_logits = local * shape.vocab_size * cb  # the logits the model's output holds
+    logits = held_logits + local * shape.vocab_size * (LOSS_SAVED_FP32_BYTES + LOSS_BACKWARD_FP32_BYTES)
     if not lay.activation_checkpointing:
-        return _Activations(full_layer * shape.num_layers, logits, full_layer, held_logits)
+        return _Activations(full_layer * shape.num_layers, logits, full_layer, held_logits, notes=notes)
     kept = CHECKPOINT_COEF * sbh * shape.num_layers
     offloaded = 0.0
     if lay.activation_checkpointing_offload:
@@ -644,7 +697,48 @@ def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
     # the other (CHECKPOINT_PEAKS_APART)
     if CHECKPOINT_PEAKS_APART:
         logits = max(logits - full_layer, held_logits)
-    return _Activations(kept + full_layer, logits, full_layer, held_logits, offloaded)
+    return _Activations(kept + full_layer, logits, full_layer, held_logits, offloaded, notes)
+
+
+def _parallel_buffers(lay: Layout, shape: Any, *, local: int, seq: int, cb: int,
+                      tp_split: bool) -> tuple[float, tuple[str, ...]]:
+    """Bytes per sample of the communication buffers one layer of TP, CP or SP holds while it runs (counted with that
+    layer's activations), and what the split leaves whole, in words."""
+    buffers = 0.0
+    notes: list[str] = []
+    h = shape.hidden_size
+    kv = shape.num_kv_heads * shape.head_width
+    q = shape.num_heads * shape.head_width
+    if lay.tp > 1 and tp_split:
+        tp_buf = local * h * cb  # a rowwise layer's partial output, all-reduced over the TP ranks
+        buffers += tp_buf
+        notes.append(f"tensor parallel {lay.tp}: each rank saves 1/{lay.tp} of what attention and the MLP save "
+                     f"({_coef_text(shape, seq)} sbh less the {LLAMA_COEF_NOT_SPLIT_BY_TP} sbh of the norms and the "
+                     "projections' input, which every rank keeps whole); the logits are gathered whole on every rank "
+                     "(the LM head's colwise_gather_output); one rowwise layer's output in flight for its all-reduce "
+                     "(s x h) is counted with the layer's activations")
+    if lay.cp > 1:
+        gathered_kv = 2 * seq * kv * cb  # torch's default rotation gathers every rank's keys and values
+        buffers += gathered_kv
+        notes.append(f"context parallel {lay.cp}: each rank holds {local} of the {seq} tokens, so activations and "
+                     "logits are 1/cp of one rank's; ring attention (torch's default all-gather rotation, "
+                     "cp_comm_strategy allgather) gathers the whole sequence's keys and values for the layer it runs "
+                     f"(2 x s x {kv} per sample), counted with the layer's activations")
+    if lay.sp > 1:
+        a2a = local * (2 * q + 2 * kv) * cb  # all-to-all receive buffers: q, k, v in, the attention output back
+        buffers += a2a
+        notes.append(f"sequence parallel {lay.sp} (Ulysses): each rank holds {local} of the {seq} tokens outside "
+                     "attention, and inside it the whole sequence for 1/sp of the heads (the same bytes), so "
+                     "activations and logits are 1/sp of one rank's; the all-to-all buffers of q, k, v and the "
+                     "attention output are counted with the layer's activations")
+    if lay.tp > 1 and not tp_split:
+        notes.append(f"tensor parallel {lay.tp}: {shape.kind} has no tensor-parallel plan the estimate knows; "
+                     "activations counted unsplit")
+    return buffers, tuple(notes)
+
+
+def _coef_text(shape: Any, seq: int) -> str:
+    return f"{_activation_coef(shape, seq):.1f}"
 
 
 # ---------------------------------------------------------------- the host

@@ -14,6 +14,9 @@ reports them: the answer rules and the config rules over the files written), and
 2. least offload: none < optimizer offload < parameters and optimizer (FSDP's one switch moves both);
 3. full-precision master weights before DeepSpeed's bf16 master weights (offered only where they decide fitting);
 4. no activation checkpointing before activation checkpointing (offered only where it decides fitting);
+   then no tensor, context or sequence parallelism before them (tried only when no layout fits without offload:
+   long sequences), smaller sizes first, context and sequence parallelism before tensor parallelism (see
+   :data:`PARALLEL_WHY`);
 5. least communication: no sharding < ZeRO-1 < ZeRO-2 / reshard False < FSDP2 hybrid (HSDP) across nodes < ZeRO-3
    hpZ across nodes < ZeRO-3 / full shard (on one node) < full shard across nodes;
 6. fewer parameter bytes gathered at a time;
@@ -24,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .estimate import GIB, Estimate, EstimateError, bounded, estimate
+from ..effective.layout import with_parallelism
+from .estimate import GIB, Estimate, EstimateError, bounded, estimate, layout_of
 from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
 if TYPE_CHECKING:
@@ -36,6 +40,8 @@ RANKING = (
     "least offload (none < optimizer < parameters and optimizer)",
     "fp32 master weights before DeepSpeed bf16 master weights",
     "no activation checkpointing before recomputing activations",
+    "no tensor / context / sequence parallelism before them (smaller sizes first; context and sequence parallel "
+    "before tensor parallel)",
     "least communication (no sharding < ZeRO-1 < ZeRO-2 / reshard False < HSDP across nodes < ZeRO-3 hpZ across "
     "nodes < ZeRO-3 / full shard < full shard across nodes)",
     "fewer parameter bytes gathered at a time",
@@ -49,6 +55,26 @@ FSDP1_BELOW_FSDP2 = (
     "accelerate/commands/launch.py:512-518), but `accelerate config` proposes FSDP2 (cluster.py:400-405) and the "
     "newer features (HSDP through the parallelism config, activation-checkpoint offload) are FSDP2's only"
 )
+
+PARALLEL_ORDER = ("cp", "sp", "tp")
+"""The order a size of each is tried in: context parallelism (FSDP2) and DeepSpeed's Ulysses sequence parallelism move
+keys and values (or q, k, v) once per layer, tensor parallelism all-reduces every layer's activations twice in
+forward and twice in backward."""
+
+PARALLEL_WHY = {
+    "cp": "context parallel {n}: each rank holds 1/{n} of the sequence, so activations and logits shrink by {n}; "
+          "ring attention passes keys and values between the {n} ranks each layer; accelerate drops the attention "
+          "mask under it (full-length, unpadded, one document per sequence)",
+    "sp": "Ulysses sequence parallel {n}: each rank holds 1/{n} of the sequence outside attention and 1/{n} of the "
+          "heads inside it, so activations and logits shrink by {n}; four all-to-alls per layer; {n} divides the "
+          "model's {heads} attention heads with its {kv} key-value heads",
+    "tp": "tensor parallel {n}: the attention and MLP projections are split over {n} ranks (their weights, gradients, "
+          "optimizer states and most of their activations, and the embedding and LM head; the norms and the logits "
+          "stay whole); activations are "
+          "all-reduced twice per layer each way; {n} divides the model's {heads} attention heads and {kv} key-value "
+          "heads",
+}
+"""Why a tensor, context or sequence parallel candidate helps and what it costs, in one clause each."""
 
 TWO_NODE_ADDRESS = ("10.0.0.1", 29500)
 """The main process address and port the two-node presets use (templates/fsdp2-two-node.yaml,
@@ -89,6 +115,9 @@ class Candidate:
     """One sentence: why it ranks where it does."""
     offload: int = OFFLOAD_NONE
     tier: int = TIER_FULL
+    parallelism: tuple[tuple[str, int], ...] = ()
+    """The accelerate config's ``parallelism_config`` keys and sizes this candidate needs beyond its answers (tensor,
+    context or sequence parallelism; the answers cannot hold them yet)."""
 
     @property
     def fit(self) -> Fit:
@@ -126,6 +155,7 @@ class Candidate:
                 "headroom_bytes": self.headroom_bytes, "max_micro_batch": self.max_micro_batch,
                 "host_fits": self.host_fits, "shortfall_bytes": self.shortfall_bytes,
                 "reason": self.reason, "decided": _decided(self.answers),
+                "parallelism_config": dict(self.parallelism),
                 "answers": self.answers.to_nested(), "estimate": self.estimate.to_json()}
 
 
@@ -153,6 +183,8 @@ class _Spec:
     fsdp1: bool = False
     ac: bool = False
     bf16_master: bool = False
+    parallel: tuple[tuple[str, int], ...] = ()
+    """(dimension, size) of the tensor, context or sequence parallelism tried (``tp``, ``cp``, ``sp``)."""
 
 
 # The settings a candidate decides; everything else comes from ``base``.
@@ -205,7 +237,54 @@ def _specs(nodes: int, gpus_per_node: int, precision: str) -> list[_Spec]:
 
 def _with_ac(spec: _Spec) -> _Spec:
     return _Spec(spec.label + ", activation checkpointing", {**spec.changes, "training.activation_checkpointing": True},
-                 spec.offload, spec.tier, spec.fsdp1, True, spec.bf16_master)
+                 spec.offload, spec.tier, spec.fsdp1, True, spec.bf16_master, spec.parallel)
+
+
+def _parallel_specs(specs: list[_Spec], shape: Any, gpus_per_node: int) -> list[_Spec]:
+    """FSDP2 full shard with context or tensor parallelism, DeepSpeed ZeRO-3 with Ulysses sequence parallelism: every
+    size that divides one node's GPUs (a TP, CP or SP group stays inside a machine) and, for TP and SP, the model's
+    heads as the check rules require (:func:`~wizard.core.lint.general.tp_sizes_for`, ``sp_sizes_for``)."""
+    from ..lint.general import sp_sizes_for, tp_sizes_for
+
+    fsdp2 = next(s for s in specs if s.label.startswith("FSDP2 full shard,"))
+    zero3 = next(s for s in specs if s.label.startswith("DeepSpeed ZeRO-3,"))
+    allowed = {"tp": set(tp_sizes_for(shape.num_heads, shape.num_kv_heads)),
+               "sp": set(sp_sizes_for(shape.num_heads, shape.num_kv_heads))}
+    out = []
+    for n in (d for d in range(2, gpus_per_node + 1) if gpus_per_node % d == 0):
+        for dim in PARALLEL_ORDER:
+            if dim in allowed and n not in allowed[dim]:
+                continue
+            base = zero3 if dim == "sp" else fsdp2
+            words = {"cp": "context parallel", "sp": "Ulysses sequence parallel", "tp": "tensor parallel"}[dim]
+            label = base.label.replace(",", f" + {words} {n},", 1)
+            out.append(_Spec(label, base.changes, base.offload, base.tier, parallel=((dim, n),)))
+    return out
+
+
+def _parallelism_keys(spec: _Spec, answers: Answers) -> dict[str, Any]:
+    """The ``parallelism_config`` the candidate's accelerate config needs (keys without the section)."""
+    from ..answers.render import processes_per_node
+
+    if not spec.parallel:
+        return {}
+    procs = answers["launch.num_processes"]
+    split = 1
+    keys: dict[str, Any] = {}
+    for dim, n in spec.parallel:
+        keys[f"parallelism_config_{dim}_size"] = n
+        split *= n
+    if spec.changes["backend"] == "fsdp":
+        replicate = max(1, answers["launch.num_machines"]) if answers["sharding.strategy"].startswith("hybrid") else 1
+        keys = {"parallelism_config_dp_replicate_size": replicate,
+                "parallelism_config_dp_shard_size": max(1, procs // (replicate * split)), **keys}
+        if replicate == 1:
+            keys.pop("parallelism_config_dp_replicate_size")
+        assert processes_per_node(answers) % split == 0
+    else:  # accelerate sizes DeepSpeed's batch by dp_replicate x dp_shard: their product with sp is the processes
+        keys = {"parallelism_config_dp_shard_size": max(1, procs // split), **keys,
+                "parallelism_config_sp_backend": "deepspeed"}
+    return keys
 
 
 def _with_bf16_master(spec: _Spec) -> _Spec:
@@ -215,9 +294,9 @@ def _with_bf16_master(spec: _Spec) -> _Spec:
     if spec.offload == OFFLOAD_NONE:
         return _Spec(spec.label + ", bf16 master weights and optimizer states",
                      {**spec.changes, "precision.ds_bf16_master_weights": "bf16_with_states"}, spec.offload,
-                     spec.tier, spec.fsdp1, spec.ac, True)
+                     spec.tier, spec.fsdp1, spec.ac, True, spec.parallel)
     return _Spec(spec.label + ", bf16 master weights", {**spec.changes, "precision.ds_bf16_master_weights": "bf16"},
-                 spec.offload, spec.tier, spec.fsdp1, spec.ac, True)
+                 spec.offload, spec.tier, spec.fsdp1, spec.ac, True, spec.parallel)
 
 
 def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_gib: Any, headroom: Any) -> None:
@@ -286,13 +365,54 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in answer_findings(answers) if f.severity == ERROR]
-        e = estimate(answers, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch,
+        source: Any = answers
+        keys = _parallelism_keys(spec, answers)
+        if spec.parallel:  # the answers cannot hold the sizes yet: the layout with them, the rules over the config
+            sizes = dict(spec.parallel)
+            source = with_parallelism(layout_of(answers, hidden_size=shape.hidden_size), **sizes)
+            errors += _parallel_errors(answers, keys, shape)
+        e = estimate(source, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch,
                      seq=seq, gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
-        return Candidate(spec.label, answers, e, "", spec.offload, spec.tier), errors
+        return Candidate(spec.label, answers, e, "", spec.offload, spec.tier, tuple(keys.items())), errors
 
     built: list[tuple[_Spec, Candidate]] = []
     left_out: list[tuple[str, str]] = []
-    for spec in _specs(nodes, gpus_per_node, precision):
+    specs = _specs(nodes, gpus_per_node, precision)
+    _try(specs, evaluate, built, left_out, notes, shape=shape, base=base, precision=precision, host_bytes=host_bytes)
+    if shape is not None and not any(c.fits and s.offload == OFFLOAD_NONE for s, c in built):
+        # long sequences: the activations and logits outgrow the GPU however the states are sharded
+        done: set[str] = set()
+        for spec in _parallel_specs(specs, shape, gpus_per_node):
+            dim = spec.parallel[0][0]
+            if dim in done:  # a smaller size of this dimension already fits, or the rules refuse it
+                continue
+            before, refused = len(built), len(left_out)
+            _try([spec], evaluate, built, left_out, notes, shape=shape, base=base, precision=precision,
+                 host_bytes=host_bytes)
+            if any(c.fits for _, c in built[before:]) or len(left_out) > refused:
+                done.add(dim)
+
+    # Keep a variant (activation checkpointing, bf16 masters) only where it decides fitting: the plain layout does
+    # not fit and the variant does; the best-fitting attempt of a layout that never fits is kept as well.
+    kept = _keep_deciding(built)
+    ranked = sorted(kept, key=lambda sc: _key(sc[0], sc[1]))
+    candidates = tuple(_with_reason(s, c, shape) for s, c in ranked)
+    chosen = next((c for c in candidates if c.fits), None)
+    if any(s.fsdp1 for s, _ in ranked):
+        notes.append(FSDP1_BELOW_FSDP2)
+    if any(s.parallel for s, _ in ranked):
+        notes.append("tensor, context and sequence parallel candidates: the answers cannot hold their sizes yet; "
+                     "add the candidate's parallelism_config keys to the accelerate config written from them")
+    notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
+    if chosen is None:
+        notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")
+    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out))
+
+
+def _try(specs: list[_Spec], evaluate: Any, built: list, left_out: list, notes: list, *, shape: Any, base: Answers,
+         precision: str, host_bytes: int | None) -> None:
+    """Evaluate each layout and its variants in order of preference, up to the first that fits."""
+    for spec in specs:
         tried = [spec]
         if shape is not None and not base["training.activation_checkpointing"]:  # counted: it can decide fitting
             tried.append(_with_ac(spec))
@@ -313,18 +433,22 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
             if cand.fits:
                 break
 
-    # Keep a variant (activation checkpointing, bf16 masters) only where it decides fitting: the plain layout does
-    # not fit and the variant does; the best-fitting attempt of a layout that never fits is kept as well.
-    kept = _keep_deciding(built)
-    ranked = sorted(kept, key=lambda sc: _key(sc[0], sc[1]))
-    candidates = tuple(_with_reason(s, c) for s, c in ranked)
-    chosen = next((c for c in candidates if c.fits), None)
-    if any(s.fsdp1 for s, _ in ranked):
-        notes.append(FSDP1_BELOW_FSDP2)
-    notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
-    if chosen is None:
-        notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")
-    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out))
+
+def _parallel_errors(answers: Answers, keys: dict[str, Any], shape: Any) -> list[Finding]:
+    """The config rules' errors over the files written from ``answers`` with ``keys`` added to their
+    parallelism_config, judged with the model (its heads, its attention) and the library versions the wizard's
+    knowledge was verified against, as ``generate`` judges answers."""
+    from ..answers.render import processes_per_node, render, trainer_loop
+    from ..context import LOOP_ACCELERATE, LOOP_HF, Context
+    from ..findings import ERROR
+    from ..lint import lint
+
+    rendered = render(answers)
+    y = dict(rendered.accelerate)
+    y["parallelism_config"] = {**dict(y.get("parallelism_config") or {}), **keys}
+    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
+    return [f for f in lint(y, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context,
+                            model=shape) if f.severity == ERROR]
 
 
 def _layout(spec: _Spec) -> str:
@@ -354,11 +478,15 @@ def _keep_deciding(built: list[tuple[_Spec, Candidate]]) -> list[tuple[_Spec, Ca
 def _key(s: _Spec, c: Candidate) -> tuple:
     if not c.fits:  # least short first (GPU and host shortfalls added up)
         return (1, c.shortfall_bytes, s.offload, s.tier)
-    return (0, s.offload, s.bf16_master, s.ac, s.tier, c.estimate.per_rank.breakdown["gathered"], s.fsdp1,
-            -c.headroom_bytes)
+    size = 1
+    for _, n in s.parallel:
+        size *= n
+    order = min((PARALLEL_ORDER.index(d) for d, _ in s.parallel), default=-1)
+    return (0, s.offload, s.bf16_master, s.ac, size, order, s.tier, c.estimate.per_rank.breakdown["gathered"],
+            s.fsdp1, -c.headroom_bytes)
 
 
-def _with_reason(s: _Spec, c: Candidate) -> Candidate:
+def _with_reason(s: _Spec, c: Candidate, shape: Any = None) -> Candidate:
     e = c.estimate
     head = verdict(c.fit)
     if c.host_fits is False:  # what the host holds, part by part
@@ -374,6 +502,10 @@ def _with_reason(s: _Spec, c: Candidate) -> Candidate:
         parts.append(("needs" if c.fits else "even with") + " activation checkpointing (about a third more compute"
                      + ("; DeepSpeed has no config switch for it: call model.gradient_checkpointing_enable() in "
                         "the script)" if c.answers.backend == "deepspeed" else ")"))
+    for dim, n in s.parallel:
+        parts.append(("fits only with " if c.fits else "even with ") + PARALLEL_WHY[dim].format(
+            n=n, heads=getattr(shape, "num_heads", "?"), kv=getattr(shape, "num_kv_heads", "?")))
+        parts.append("parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in c.parallelism))
     parts.append(_TIER_WORDS[s.tier])
     gathered = e.per_rank.breakdown["gathered"]
     if gathered and s.tier == TIER_NONE:  # nothing is gathered: the estimate's part is the 16-bit compute copy
@@ -383,7 +515,8 @@ def _with_reason(s: _Spec, c: Candidate) -> Candidate:
     if s.fsdp1:
         parts.append("FSDP1, ranked below FSDP2 at equal memory")
     sentence = "; ".join(parts)
-    return Candidate(c.label, c.answers, c.estimate, sentence[0].upper() + sentence[1:] + ".", c.offload, c.tier)
+    return Candidate(c.label, c.answers, c.estimate, sentence[0].upper() + sentence[1:] + ".", c.offload, c.tier,
+                     c.parallelism)
 
 
 __all__ = ["Candidate", "RANKING", "Recommendation", "recommend"]

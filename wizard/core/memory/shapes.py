@@ -395,6 +395,32 @@ def _modules(shape: ModelShape) -> tuple[list[int], list[int]]:
     return outside, block
 
 
+def tp_split_params(shape: ModelShape) -> tuple[int, int]:
+    """(parameters of one block, parameters outside the blocks) that transformers' tensor-parallel plan splits over
+    the tensor-parallel ranks (wizard/core/library/transformers_tp.py ``LLAMA_TP_LAYERS``): the attention and MLP
+    projections (colwise: weight and bias, rowwise: weight only), the input embedding (on the vocabulary) and an
+    untied LM head; only the norms (and rowwise biases) stay whole. (0, 0) for a model without a plan (``TP_PLAN``)
+    or not of the Llama family: nothing is split."""
+    from ..library.transformers_tp import LLAMA_TP_LAYERS, TP_PLAN
+
+    _check(shape)
+    if shape.family != "llama" or not TP_PLAN.get(shape.kind, False):
+        return 0, 0
+    h, inner = shape.hidden_size, shape.intermediate_size
+    q, kv = shape.num_heads * shape.head_width, shape.num_kv_heads * shape.head_width
+    qkv_b, mlp_b = (1 if shape.attention_bias else 0), (1 if shape.mlp_bias else 0)
+    widths = {"q_proj": (h, q, qkv_b), "k_proj": (h, kv, qkv_b), "v_proj": (h, kv, qkv_b),
+              "o_proj": (q, h, 1 if shape.o_proj_bias else 0), "gate_proj": (h, inner, mlp_b),
+              "up_proj": (h, inner, mlp_b), "down_proj": (inner, h, mlp_b)}
+    block = 0
+    for name, (fan_in, fan_out, bias) in widths.items():
+        block += fan_in * fan_out + (fan_out * bias if LLAMA_TP_LAYERS[name] == "colwise" else 0)
+    outside = shape.vocab_size * h if "embed_tokens" in LLAMA_TP_LAYERS else 0
+    if not shape.tie_embeddings and "lm_head" in LLAMA_TP_LAYERS:
+        outside += shape.vocab_size * h
+    return block, outside
+
+
 def per_layer_params(shape: ModelShape) -> int:
     """Parameters of one decoder block."""
     return sum(_modules(shape)[1])

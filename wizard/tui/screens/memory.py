@@ -388,12 +388,16 @@ class MemoryScreen(Screen[None]):
         changed = changed_settings(before, candidate.answers)
         self.dismiss()
         main.set_answers(candidate.answers)
+        # tensor, context or sequence parallel sizes: the answers cannot hold them yet, so say what to add
+        sizes = getattr(candidate, "parallelism", ())
+        extra = ("; add to the accelerate config's parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in sizes)
+                 if sizes else "")
         if changed:
             shown = ", ".join(f"{sid} {before[sid]} → {candidate.answers[sid]}" for sid in changed[:6])
             more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
-            main.notify(f"Applied {candidate.label}: {shown}{more}", timeout=8)
+            main.notify(f"Applied {candidate.label}: {shown}{more}{extra}", timeout=8)
         else:
-            main.notify(f"{candidate.label}: the answers already are this config", timeout=5)
+            main.notify(f"{candidate.label}: the answers already are this config{extra}", timeout=5)
 
     # -------------------------------------------------------------- buttons
 
