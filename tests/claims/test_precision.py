@@ -357,3 +357,25 @@ def test_fp8_without_a_backend_takes_the_first_installed(fresh_state, case, inst
     acc = Accelerator(cpu=True, mixed_precision="fp8")
     handlers = {h: getattr(acc, h) for h in ("ao_recipe_handler", "te_recipe_handler", "msamp_recipe_handler")}
     assert [h for h, v in handlers.items() if v is not None] == [built]
+
+
+@pytest.mark.claim("fp8-recipe-needs-its-package")
+@pytest.mark.parametrize("case", ["te", "ao", "msamp"])
+def test_each_fp8_recipe_needs_its_own_package(clean_env, case):
+    """None of the three packages is installed here; the launcher's own check (any of them) is not involved."""
+    import importlib.util
+
+    from accelerate import Accelerator
+    from accelerate.utils import AORecipeKwargs, TERecipeKwargs
+
+    assert not any(importlib.util.find_spec(p) for p in ("torchao", "transformer_engine", "msamp"))
+    if case == "te":
+        with pytest.raises(ImportError, match="TransformerEngine is not available"):
+            TERecipeKwargs()
+    elif case == "ao":
+        with pytest.raises(ImportError, match="TorchAO is not available"):
+            AORecipeKwargs()
+    else:  # checked before the Accelerator's state is used
+        with pytest.warns(FutureWarning, match="MS-AMP is deprecated"), \
+                pytest.raises(ImportError, match="MS-AMP was not found"):
+            Accelerator._prepare_msamp(None, device_placement=[])

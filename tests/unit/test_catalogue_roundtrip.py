@@ -29,11 +29,12 @@ from wizard.core.catalog import (
     SETTINGS,
     TARGETS,
     YAML,
+    fp8_backend_of,
+    fp8_options,
 )
 from wizard.core.catalog.writes import key_to_setting, keys_of, native_names
 from wizard.core.library.deepspeed import DS_INLINE_KEYS
 from wizard.core.library.fsdp import FSDP_KEYS
-from wizard.core.catalog import fp8_backend_of, fp8_options
 from wizard.core.library.launcher import CLUSTER_FIELDS, DYNAMO_KEYS, FP8_KEYS, PC
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},

@@ -85,12 +85,6 @@ def test_options_that_are_not_written_are_named():
                                                   "precision.fp8_pad_inner_dim": False})
 
 
-def test_the_package_named_is_the_chosen_backends():
-    te = _findings({**FP8, "precision.fp8_backend": "te"})["fp8-needs-backend"]
-    assert "Transformer Engine" in te.message and "precision.fp8_backend" in te.keys
-    assert _findings(FP8)["fp8-needs-backend"].keys == ("precision.mixed_precision",)
-
-
 def test_auto_detection_on_fsdp_is_a_warning_only_where_no_backend_is_written():
     found = _findings(FP8)["fp8-auto-backend-fsdp"]
     assert found.severity == "warning" and found.keys == ("precision.fp8_backend", "loading.ram_efficient")
@@ -98,3 +92,26 @@ def test_auto_detection_on_fsdp_is_a_warning_only_where_no_backend_is_written():
         "precision.fp8_backend",)
     assert "fp8-auto-backend-fsdp" not in _findings({**FP8, "precision.fp8_backend": "te"})
     assert "fp8-auto-backend-fsdp" not in _findings({**FP8, "backend": "deepspeed"})
+
+
+def test_check_names_the_chosen_backends_package_where_only_another_is_installed(monkeypatch):
+    """fp8-backend-missing: with torchao the only FP8 package found, accelerate launch passes, and backend TE or
+    MSAMP then fails in the Accelerator (fp8-recipe-needs-its-package); AO does not."""
+    import importlib.util
+
+    from wizard.core.lint import lint
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "torchao" else real(name, *a))
+
+    def missing(changes: dict) -> list:
+        r = render(default_answers().replace({**FP8, "loading.ram_efficient": False, **changes}))
+        return [f for f in lint(r.accelerate, r.deepspeed, gpus_per_node=None) if f.rule == "fp8-backend-missing"]
+
+    te = missing({"precision.fp8_backend": "te"})
+    assert [f.keys for f in te] == [("fp8_config.backend", "mixed_precision")] and "Transformer Engine" in te[0].message
+    assert "prepare()" in missing({"backend": "deepspeed", "sharding.strategy": "grads_optimizer",
+                                   "precision.fp8_backend": "msamp"})[0].message
+    assert missing({"precision.fp8_backend": "ao"}) == missing({}) == []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # nothing: the launcher's own refusal
+    assert [f.keys for f in missing({"precision.fp8_backend": "te"})] == [("mixed_precision",)]

@@ -305,6 +305,7 @@ class _Importer:
                 continue
             s = settings[0]
             w = next(w for ws in s.writes.values() for w in ws)
+            v: Any
             if s.kind == "bool":
                 v = parse_bool(value)
             elif s.kind == "int":

@@ -571,21 +571,10 @@ def fsdp_training_in_script(a: Answers) -> Iterator[Hit]:
              DOC + "mixed-precision; accelerate/utils/launch.py:285-290, utils/imports.py:187-189, state.py:931-936",
              claims=("fp8-needs-backend-package",))
 def fp8_needs_backend(a: Answers) -> Iterator[Hit]:
-    if a["precision.mixed_precision"] != "fp8":
-        return
-    package = _FP8_PACKAGE.get(a["precision.fp8_backend"])
-    if package is None:
+    if a["precision.mixed_precision"] == "fp8":
         yield (["precision.mixed_precision"], "fp8 needs Transformer Engine, MS-AMP or torchao installed on "
                "every machine: without one, accelerate launch (and the Accelerator) raises",
                "install torchao or Transformer Engine, or use bf16")
-    else:
-        yield (["precision.mixed_precision", "precision.fp8_backend"], f"fp8 with backend "
-               f"{a['precision.fp8_backend']} needs {package} installed on every machine: without an fp8 package "
-               "accelerate launch raises, and with another one only, the chosen recipe fails when the Accelerator "
-               "builds it", f"install {package}, choose the backend that is installed, or use bf16")
-
-
-_FP8_PACKAGE = {"ao": "torchao", "te": "Transformer Engine", "msamp": "MS-AMP"}
 
 
 @answer_rule("fp8-options-unused", WARNING, "fp8 options that are not written: fp8 is off or another backend runs",

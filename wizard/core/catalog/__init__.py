@@ -29,6 +29,7 @@ from .model import (
 )
 from .settings import (
                     FIXED_KEYS,
+                    FP8_GEMMS,
                     GROUP_BY_ID,
                     GROUPS,
                     MAX_BATCH,
@@ -39,7 +40,6 @@ from .settings import (
                     MAX_STEPS,
                     SETTING_BY_ID,
                     SETTINGS,
-                    FP8_GEMMS,
                     SHARDING,
                     fp8_backend_of,
                     fp8_options,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import vocab
-from ..library.launcher import FP8_RECIPE_KEYS
 from ..bounds import MAX_BATCH, MAX_CLIP, MAX_COUNT, MAX_MACHINES, MAX_PROCESSES, MAX_STEPS  # the answers' bounds
+from ..library.launcher import FP8_RECIPE_KEYS
 from .model import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SET, TARGETS, YAML, ZERO3, Group, Setting, Write
 
 GROUPS: tuple[Group, ...] = (

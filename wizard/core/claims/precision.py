@@ -80,6 +80,15 @@ FP8_RECIPE_ENV = claim(
          "accelerate/utils/dataclasses.py:312-460; accelerate/accelerator.py:480-504",
     demo=T + "test_every_fp8_option_written_reaches_its_recipe",
     scope=("te", "te-override-split", "msamp", "ao", "ao-defaults", "backend"))
+FP8_PACKAGE = claim(
+    "fp8-recipe-needs-its-package",
+    "The chosen fp8 backend needs its own package even where another fp8 package lets accelerate launch pass: the "
+    "Transformer Engine and torchao recipes raise ImportError when built without theirs, and prepare() raises "
+    "ImportError for MS-AMP without msamp.",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:339-342, 407-410; accelerate/accelerator.py:2630-2641",
+    demo=T + "test_each_fp8_recipe_needs_its_own_package",
+    scope=("te", "ao", "msamp"))
 FP8_AUTO = claim(
     "fp8-auto-detect-order",
     "With mixed_precision fp8 and no fp8 backend given (ACCELERATE_FP8_BACKEND absent or NO), the Accelerator builds "
@@ -88,8 +97,9 @@ FP8_AUTO = claim(
     code="accelerate/accelerator.py:480-504",
     demo=T + "test_fp8_without_a_backend_takes_the_first_installed",
     scope=("torchao-first", "te-second", "msamp-last"))
-_NEEDS_FP8 = ("needs the fp8 backend installed (none of Transformer Engine, MS-AMP, torchao is here) and an fp8-capable "
-              "GPU; the recipe reading the value and its default are shown by fp8-recipe-reads-launch-env.")
+_NEEDS_FP8 = ("needs the fp8 backend installed (none of Transformer Engine, MS-AMP, torchao is here) and an "
+              "fp8-capable GPU; the recipe reading the value and its default are shown by "
+              "fp8-recipe-reads-launch-env.")
 _FP8_OPTION_FACTS = {
     # claim id -> (what the option does in its library, the library code); the recipe's default in accelerate's
     # dataclass (utils/dataclasses.py:312-460)
