@@ -141,8 +141,8 @@ TEXTS: dict[str, Text] = {
     **{f"precision.fp8_override_{gemm}": Text(
         what=f"Run the {part} matrix multiply of each fp8 layer in higher precision instead of fp8 (Transformer "
              "Engine). Costs speed, can help a run that diverges in fp8. Off by default.",
-        fsdp="One item of fp8_config.override_linear_precision, the list [fprop, dgrad, wgrad] the Transformer "
-             "Engine recipe reads.",
+        fsdp="One item of fp8_config.override_linear_precision, the list of three flags (fprop, dgrad, wgrad) "
+             "the Transformer Engine recipe reads.",
         deepspeed="The same key; the recipe does not depend on the distributed backend.",
         versions="Only with fp8 backend te.",
         claims=(f"fp8-te-override-{gemm}",),
