@@ -115,3 +115,16 @@ def test_check_names_the_chosen_backends_package_where_only_another_is_installed
     assert missing({"precision.fp8_backend": "ao"}) == missing({}) == []
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # nothing: the launcher's own refusal
     assert [f.keys for f in missing({"precision.fp8_backend": "te"})] == [("mixed_precision",)]
+
+
+def test_switching_an_ms_amp_run_to_fsdp_says_it_will_not_start():
+    from wizard.core.catalog import FSDP2
+    from wizard.core.convert import switch
+
+    ds = default_answers().replace({**FP8, "backend": "deepspeed", "sharding.strategy": "grads_optimizer",
+                                    "precision.fp8_backend": "msamp", "precision.fp8_opt_level": "O1"})
+    report = switch(ds, FSDP2).report
+    assert "precision.fp8_backend" in [m.setting_id for m in report.changed_meaning]
+    assert "precision.fp8_opt_level" in {c.setting_id for c in report.dropped}
+    te = ds.replace({"precision.fp8_backend": "te", "precision.fp8_margin": 2, "precision.fp8_opt_level": "O2"})
+    assert not [m for m in switch(te, FSDP2).report.changed_meaning if m.setting_id.startswith("precision.fp8")]
