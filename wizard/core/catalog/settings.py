@@ -15,7 +15,6 @@ from typing import Any
 
 from .. import vocab
 from ..bounds import MAX_BATCH, MAX_CLIP, MAX_COUNT, MAX_MACHINES, MAX_PROCESSES, MAX_STEPS  # the answers' bounds
-from ..library.launcher import FP8_RECIPE_KEYS
 from .model import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SET, TARGETS, YAML, ZERO3, Group, Setting, Write
 
 GROUPS: tuple[Group, ...] = (
@@ -550,6 +549,8 @@ SETTING_BY_ID: dict[str, Setting] = {s.id: s for s in SETTINGS}
 def fp8_options(backend: str | None = None) -> tuple[Setting, ...]:
     """The options of the fp8 recipe of ``backend`` (``ao``, ``te``, ``msamp``; None: of every backend), in catalogue
     order: the settings written into ``fp8_config`` besides the backend itself."""
+    from ..library.launcher import FP8_RECIPE_KEYS  # here, not at start: explain and check start without it
+
     keys = {k for b, ks in FP8_RECIPE_KEYS.items() if backend is None or b == _FP8_BACKEND[backend] for k in ks}
     return tuple(s for s in SETTINGS if s.id != "precision.fp8_backend"
                  and any(w.key.removeprefix("fp8_config.") in keys for ws in s.writes.values() for w in ws
