@@ -81,7 +81,7 @@ TEXTS: dict[str, Text] = {
     ),
     "precision.fp8_backend": Text(
         what="Which library runs fp8 when mixed_precision is fp8. ao (torchao): swaps linear layers for float8 "
-             "ones; the lightest to install. te (Transformer Engine): NVIDIA's fp8 layers with delayed scaling, "
+             "ones. te (Transformer Engine): NVIDIA's fp8 layers with delayed scaling, "
              "tuned by the options marked TE. msamp (MS-AMP): fp8 also for weights, gradients and optimizer "
              "state. auto writes no backend: accelerate takes the first of torchao, Transformer Engine, MS-AMP "
              "that is installed where you launch. The options below it belong to one backend each (its name in "
@@ -96,7 +96,8 @@ TEXTS: dict[str, Text] = {
                  "amax_compute_algorithm and optimization_level, names no recipe reads (such a file runs the "
                  "recipe's defaults); the wizard writes amax_history_len, amax_compute_algo and opt_level.",
         tips="ao on FSDP2 (with loading.ram_efficient off); te where Transformer Engine is installed.",
-        claims=("fp8-recipe-reads-launch-env", "launch-fp8-config", "fp8-backend-limits", "fp8-config-names-unread"),
+        claims=("fp8-recipe-reads-launch-env", "launch-fp8-config", "fp8-backend-limits", "fp8-config-names-unread",
+                "fp8-auto-detect-order"),
     ),
     "precision.fp8_format": Text(
         what="The fp8 formats Transformer Engine uses. HYBRID: E4M3 (more precision) forward and E5M2 (more "
