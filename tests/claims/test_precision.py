@@ -243,3 +243,139 @@ def test_yaml_mixed_precision_next_to_a_json_raises(tmp_path, monkeypatch, case)
     monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "mixed_precision")  # what launch_command then exports
     with pytest.raises(ValueError, match="will be ignored"):
         DeepSpeedPlugin(hf_ds_config=dict(BASE))
+
+
+# ---------------------------------------------------------------- fp8 options: written -> exported -> read
+_FP8_CASES = {
+    # scope case -> (the answers, the recipe field -> the value it must read)
+    "te": ({"precision.fp8_backend": "te", "precision.fp8_format": "E4M3", "precision.fp8_margin": 2,
+            "precision.fp8_interval": 3, "precision.fp8_amax_history_len": 16, "precision.fp8_amax_compute_algo": "max",
+            "precision.fp8_use_autocast_during_eval": True},
+           {"fp8_format": "E4M3", "margin": 2, "interval": 3, "amax_history_len": 16, "amax_compute_algo": "max",
+            "use_autocast_during_eval": True}),
+    "te-override-split": ({"precision.fp8_backend": "te", "precision.fp8_override_dgrad": True},
+                          {"override_linear_precision": (False, True, False)}),
+    "msamp": ({"backend": "deepspeed", "sharding.strategy": "grads_optimizer", "precision.fp8_backend": "msamp",
+               "precision.fp8_opt_level": "O1"}, {"opt_level": "O1"}),
+    "ao": ({"precision.fp8_backend": "ao", "precision.fp8_enable_fsdp_float8_all_gather": False,
+            "precision.fp8_pad_inner_dim": False, "loading.ram_efficient": False},
+           {"enable_fsdp_float8_all_gather": False, "pad_inner_dim": False}),
+    "ao-defaults": ({"precision.fp8_backend": "ao", "loading.ram_efficient": False},
+                    {"enable_fsdp_float8_all_gather": True, "pad_inner_dim": True}),
+}
+
+
+def _fp8_recipe(tmp_path, monkeypatch, changes: dict, build: bool = True):
+    """The recipe the Accelerator would build for the files the wizard writes from ``changes`` (fp8 on): the YAML
+    through accelerate launch (its fp8 package check answered yes: none is installed here), the environment it
+    exports, then the recipe class of ACCELERATE_FP8_BACKEND built from that environment. The recipes' own checks
+    that their package is importable are answered yes and torchao's config class is a recorder: the recipes read
+    the environment before they touch the package. ``build`` False: the environment only (recipe None)."""
+    import sys
+    import types
+
+    import accelerate.utils.dataclasses as dataclasses
+    import accelerate.utils.launch as ulaunch
+    from accelerate.utils import AORecipeKwargs, MSAMPRecipeKwargs, TERecipeKwargs
+    from launch_support import Launch
+
+    from wizard.core.answers import default_answers
+    from wizard.core.answers.render import render
+
+    config = render(default_answers().replace({"precision.mixed_precision": "fp8", **changes})).accelerate
+    monkeypatch.setattr(ulaunch, "is_fp8_available", lambda: True)
+    env = Launch(tmp_path, config).env
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    if not build:
+        return env, None
+    monkeypatch.setattr(dataclasses, "is_transformer_engine_available", lambda: True)
+    monkeypatch.setattr(dataclasses, "is_torchao_available", lambda: True)
+    float8 = types.ModuleType("torchao.float8")
+    float8.Float8LinearConfig = lambda **kw: types.SimpleNamespace(**kw)
+    monkeypatch.setitem(sys.modules, "torchao", types.ModuleType("torchao"))
+    monkeypatch.setitem(sys.modules, "torchao.float8", float8)
+    recipe = {"TE": TERecipeKwargs, "MSAMP": MSAMPRecipeKwargs, "AO": AORecipeKwargs}[env["ACCELERATE_FP8_BACKEND"]]
+    return env, recipe()
+
+
+@pytest.mark.claim("fp8-recipe-reads-launch-env")
+@pytest.mark.parametrize("case", ["te", "te-override-split", "msamp", "ao", "ao-defaults", "backend"])
+def test_every_fp8_option_written_reaches_its_recipe(tmp_path, clean_env, case):
+    if case == "backend":  # the Accelerator picks the recipe from ACCELERATE_FP8_BACKEND, which backend exports
+        from accelerate import Accelerator
+
+        for backend, spelled in (("ao", "AO"), ("te", "TE"), ("msamp", "MSAMP")):
+            env, _ = _fp8_recipe(tmp_path, clean_env, {"precision.fp8_backend": backend,
+                                                       "loading.ram_efficient": False}, build=False)
+            assert env["ACCELERATE_FP8_BACKEND"] == spelled
+            for key in env:  # only what the recipe choice reads (fp8 state set-up would need the package)
+                if not key.startswith("ACCELERATE_FP8_"):
+                    clean_env.delenv(key)
+            assert Accelerator(cpu=True).fp8_backend == spelled
+            from accelerate.state import AcceleratorState, PartialState
+
+            AcceleratorState._reset_state(True)
+            PartialState._reset_state()
+        return
+    changes, expected = _FP8_CASES[case]
+    env, recipe = _fp8_recipe(tmp_path, clean_env, changes)
+    if case == "te-override-split":
+        assert (env["ACCELERATE_FP8_OVERRIDE_FPROP"], env["ACCELERATE_FP8_OVERRIDE_DGRAD"],
+                env["ACCELERATE_FP8_OVERRIDE_WGRAD"]) == ("False", "True", "False")
+    if case.startswith("ao"):
+        assert {k: getattr(recipe.config, k) for k in expected} == expected  # what torchao's config is built with
+    assert {k: getattr(recipe, k) for k in expected} == expected
+
+
+@pytest.mark.claim("fp8-auto-detect-order")
+@pytest.mark.parametrize("case,installed,built", [
+    pytest.param("torchao-first", ("torchao", "transformer_engine", "msamp"), "ao_recipe_handler", id="torchao-first"),
+    pytest.param("te-second", ("transformer_engine", "msamp"), "te_recipe_handler", id="te-second"),
+    pytest.param("msamp-last", ("msamp",), "msamp_recipe_handler", id="msamp-last")])
+def test_fp8_without_a_backend_takes_the_first_installed(fresh_state, case, installed, built):
+    """Accelerator(mixed_precision="fp8") with no backend in the environment, on CPU, with the package checks
+    answered as if ``installed`` were there (none of them is here; torchao's config class is a recorder)."""
+    import sys
+    import types
+
+    import accelerate.accelerator as accelerator_mod
+    import accelerate.state as state_mod
+    import accelerate.utils.dataclasses as dataclasses
+    from accelerate import Accelerator
+
+    fresh_state.setattr(state_mod, "is_fp8_available", lambda: True)
+    for module in (accelerator_mod, dataclasses):
+        for package, check in (("torchao", "is_torchao_available"), ("msamp", "is_msamp_available"),
+                               ("transformer_engine", "is_transformer_engine_available")):
+            if hasattr(module, check):
+                fresh_state.setattr(module, check, lambda p=package: p in installed)
+    float8 = types.ModuleType("torchao.float8")
+    float8.Float8LinearConfig = lambda **kw: types.SimpleNamespace(**kw)
+    fresh_state.setitem(sys.modules, "torchao", types.ModuleType("torchao"))
+    fresh_state.setitem(sys.modules, "torchao.float8", float8)
+    acc = Accelerator(cpu=True, mixed_precision="fp8")
+    handlers = {h: getattr(acc, h) for h in ("ao_recipe_handler", "te_recipe_handler", "msamp_recipe_handler")}
+    assert [h for h, v in handlers.items() if v is not None] == [built]
+
+
+@pytest.mark.claim("fp8-recipe-needs-its-package")
+@pytest.mark.parametrize("case", ["te", "ao", "msamp"])
+def test_each_fp8_recipe_needs_its_own_package(clean_env, case):
+    """None of the three packages is installed here; the launcher's own check (any of them) is not involved."""
+    import importlib.util
+
+    from accelerate import Accelerator
+    from accelerate.utils import AORecipeKwargs, TERecipeKwargs
+
+    assert not any(importlib.util.find_spec(p) for p in ("torchao", "transformer_engine", "msamp"))
+    if case == "te":
+        with pytest.raises(ImportError, match="TransformerEngine is not available"):
+            TERecipeKwargs()
+    elif case == "ao":
+        with pytest.raises(ImportError, match="TorchAO is not available"):
+            AORecipeKwargs()
+    else:  # checked before the Accelerator's state is used
+        with pytest.warns(FutureWarning, match="MS-AMP is deprecated"), \
+                pytest.raises(ImportError, match="MS-AMP was not found"):
+            Accelerator._prepare_msamp(None, device_placement=[])

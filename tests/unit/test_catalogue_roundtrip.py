@@ -29,11 +29,13 @@ from wizard.core.catalog import (
     SETTINGS,
     TARGETS,
     YAML,
+    fp8_backend_of,
+    fp8_options,
 )
 from wizard.core.catalog.writes import key_to_setting, keys_of, native_names
 from wizard.core.library.deepspeed import DS_INLINE_KEYS
 from wizard.core.library.fsdp import FSDP_KEYS
-from wizard.core.library.launcher import CLUSTER_FIELDS, DYNAMO_KEYS, PC
+from wizard.core.library.launcher import CLUSTER_FIELDS, DYNAMO_KEYS, FP8_KEYS, PC
 
 BACKENDS = {FSDP1: {"backend": "fsdp", "fsdp_version": 1}, FSDP2: {"backend": "fsdp", "fsdp_version": 2},
             DEEPSPEED: {"backend": "deepspeed"}}
@@ -58,6 +60,10 @@ CONTEXT = {
     "sharding.strategy": MULTI_NODE,
     "training.activation_checkpointing_offload": {"training.activation_checkpointing": True},
     "deepspeed.overlap_comm": {"deepspeed.config_file": "yes"},
+    "precision.fp8_backend": {"precision.mixed_precision": "fp8"},
+    # an fp8 option is written with fp8 and its own backend (torchao with ram-efficient loading off, which it refuses)
+    **{s.id: {"precision.mixed_precision": "fp8", "precision.fp8_backend": fp8_backend_of(s.id),
+              "loading.ram_efficient": False} for s in fp8_options()},
 }
 UNWRITTEN_WITHOUT_FINDING = {
     # setting -> why a stated value may be left out of the files, and so out of an import, without a finding naming it
@@ -236,6 +242,8 @@ def test_every_declared_key_is_one_the_libraries_read(setting, target, write):
             assert name in DYNAMO_KEYS
         elif section == "parallelism_config":
             assert name.startswith(PC)
+        elif section == "fp8_config":  # the launcher prepends fp8_ where it is missing
+            assert "fp8_" + name.removeprefix("fp8_") in FP8_KEYS, write.key
         else:
             assert section == "" and name in CLUSTER_FIELDS, write.key
     if write.values is not None and setting.kind == "choice":

@@ -361,14 +361,32 @@ def test_rehearsal_lists_every_change_and_keeps_the_bundled_scripts_arguments():
 def test_mixed_precision_that_cannot_run_on_cpu_is_a_not_rehearsed_row():
     from wizard.run.rehearse import rehearsal_answers
 
-    for preset, mp in (("zero2", "fp16"), ("zero2", "fp8"), ("fsdp2-full-shard-bf16", "fp8")):
-        used, notes, _ = rehearsal_answers(_preset(preset).replace({"precision.mixed_precision": mp}))
-        row = next(n for n in notes if n.setting == "precision.mixed_precision")
-        assert row.short() == f"precision {mp} (ran fp32)" and used["precision.mixed_precision"] == "no"
+    used, notes, _ = rehearsal_answers(_preset("zero2").replace({"precision.mixed_precision": "fp16"}))
+    row = next(n for n in notes if n.setting == "precision.mixed_precision")
+    assert row.short() == "precision fp16 (ran fp32)" and used["precision.mixed_precision"] == "no"
     for preset, mp in (("zero2", "bf16"), ("fsdp2-full-shard-bf16", "bf16"), ("fsdp2-full-shard-bf16", "fp16")):
         used, notes, _ = rehearsal_answers(_preset(preset).replace({"precision.mixed_precision": mp}))
         assert used["precision.mixed_precision"] == mp  # measured to run on CPU: rehearsed for real
         assert not [n for n in notes if n.setting == "precision.mixed_precision"]
+
+
+def test_fp8_rehearses_what_it_runs_outside_the_fp8_layers_and_says_why_the_rest_is_not():
+    """fp8 keeps bf16 for everything but the fp8 layers' matrix multiplies (FSDP's policy, DeepSpeed's bf16
+    block), which run on CPU: rehearsed in bf16, one row saying what is not rehearsed and why; the backend and its
+    options go quietly (nothing of them is written without fp8), so no answer finding follows from the swap."""
+    from wizard.core.answers.rules import check_answers
+    from wizard.core.catalog import SETTING_BY_ID
+    from wizard.run.rehearse import rehearsal_answers
+
+    for preset, changes in (("zero2", {"precision.fp8_backend": "msamp", "precision.fp8_opt_level": "O1"}),
+                            ("fsdp2-full-shard-bf16", {"precision.fp8_backend": "te", "precision.fp8_margin": 2})):
+        used, notes, _ = rehearsal_answers(_preset(preset).replace({"precision.mixed_precision": "fp8", **changes}))
+        rows = [n for n in notes if n.setting.startswith("precision.")]
+        assert [n.short() for n in rows] == ["precision fp8 (ran bf16)"], rows
+        assert "fp8 matrix multiplies are not rehearsed" in rows[0].why and "torchao" in rows[0].why
+        assert used["precision.mixed_precision"] == "bf16" and all(used[k] == SETTING_BY_ID[k].default
+                                                                    for k in changes)
+        assert not [f.rule for f in check_answers(used) if f.rule.startswith("fp8")]
 
 
 def test_offloaded_bf16_states_with_an_optimizer_block_rehearse_with_fp32_moments():

@@ -34,7 +34,10 @@ gloo, 20 steps of the bundled script):
 * FSDP1 and FSDP2 bf16 and fp16 run through :mod:`wizard.run.cpu_fsdp_compat`: fp32 parameters, compute
   and reduce in bfloat16/float16 (accelerate's MixedPrecision / MixedPrecisionPolicy; gloo reduces in
   those dtypes); kept.
-* fp8 needs a GPU with fp8 kernels: rehearsed in fp32, as a row.
+* fp8: rehearsed in bf16, what fp8 runs outside the fp8 layers, as a "not rehearsed" row: the launcher refuses
+  fp8 without torchao, Transformer Engine or MS-AMP installed (none is here), and accelerate expects a CUDA GPU of
+  compute capability 8.9 or newer for it (accelerate/state.py:931-945). torch's own ``_scaled_mm`` does run on
+  this CPU build (float8_e4m3fn inputs, bf16 out); what is missing is a backend.
 
 Environment: ``CUDA_VISIBLE_DEVICES=""`` (CPU even on a GPU machine), ``OMP_NUM_THREADS`` set to share
 the cores between the two ranks, ``DS_ACCELERATOR=cpu`` for DeepSpeed (which then runs over gloo as it
@@ -58,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.answers import Answers
-from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS
+from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, fp8_options
 from ..core.presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
@@ -71,7 +74,10 @@ CPU_MIXED_PRECISION: dict[str, tuple[str, ...]] = {DEEPSPEED: ("bf16",), FSDP1: 
 """Mixed precision a CPU rehearsal runs for real, per target (measured; see the module docstring)."""
 _PRECISION_WHY = {
     (DEEPSPEED, "fp16"): "DeepSpeed's CPU accelerator has no fp16 (\"Type fp16 is not supported on your device.\")",
-    "fp8": "fp8 needs a GPU with fp8 kernels (Transformer Engine, torchao or MS-AMP)",
+    "fp8": "the fp8 matrix multiplies are not rehearsed: accelerate launch refuses fp8 where none of torchao, "
+           "Transformer Engine, MS-AMP is installed, and accelerate expects a CUDA GPU of compute capability 8.9 "
+           "or newer for fp8 (on an older one it falls back to fp16); everything else fp8 runs in bf16 (FSDP's "
+           "policy, DeepSpeed's bf16), which is rehearsed",
 }
 
 # Short names for the status line ("not rehearsed: precision bf16 (ran fp32), compile").
@@ -312,7 +318,11 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         notes.append(Adjustment("launch.script_args", tokens, "dropped", why, label="argument"))
     target = a.target
     mp = a["precision.mixed_precision"]
-    if mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
+    if mp == "fp8":  # bf16 is what fp8 runs outside the fp8 layers; the backend and its options are not written
+        change("precision.mixed_precision", "bf16", _PRECISION_WHY["fp8"])
+        for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()):
+            change(s.id, s.default, "fp8 is not rehearsed", quiet=True)
+    elif mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
         change("precision.mixed_precision", "no",
                _PRECISION_WHY.get((target, mp)) or _PRECISION_WHY.get(mp, f"{mp} does not run on CPU with this backend")
                + "; rehearsed in fp32")

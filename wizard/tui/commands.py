@@ -26,6 +26,7 @@ _EXTRA_KEYWORDS = {
     "training.gradient_clipping": "max norm clip_grad_norm_",
     "training.micro_batch_size": "batch size per gpu",
     "precision.mixed_precision": "bf16 fp16 fp8 amp dtype",
+    "precision.fp8_backend": "fp8 float8 torchao transformer engine te ms-amp msamp recipe",
     "precision.model_dtype": "torch_dtype bf16 fp16 fp32",
 }
 """Words people search for that are neither in a setting's title nor in its key names."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..catalog import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write
+from ..catalog import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, YAML, ZERO3, Setting, Write, fp8_options
 from ..catalog.writes import NOT_FOUND, answer_value, one_to_one
 from ..findings import ERROR, INFO, Finding
 from ..library.fsdp import fsdp_key
+from ..library.launcher import FP8_MISNAMED
 from ..lint.base import fmt
 from ..lint.dsjson import accelerate_keys_in
 from ..vocab import (
@@ -271,6 +272,53 @@ class _Importer:
                     value = d[src] if src == "dynamo_mode" else parse_bool(d[src])
                     if value is not None:
                         self.set("launch", dst, value)
+
+    def fp8(self, y: dict[str, Any]) -> None:
+        """fp8_config: the backend and the options of every recipe, under the names the launcher exports (with or
+        without the ``fp8_`` it prepends); a name no recipe reads (``accelerate config``'s own
+        ``amax_history_length`` and the like) is not imported, with a note: the run never used it."""
+        raw = _section(y, "fp8_config")
+        if not raw:
+            return
+        by_key: dict[str, list[Setting]] = {}
+        for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()):
+            key = next(w.key for ws in s.writes.values() for w in ws).removeprefix("fp8_config.")
+            by_key.setdefault(key, []).append(s)
+        for key, value in raw.items():
+            if not isinstance(key, str):
+                continue
+            name = key if key.startswith("fp8_") else "fp8_" + key
+            settings = by_key.get(key) or by_key.get(name.removeprefix("fp8_")) or by_key.get(name, [])
+            if name in FP8_MISNAMED:
+                read = FP8_MISNAMED[name]
+                self.note([f"fp8_config.{key}", f"precision.fp8_{read}"],
+                          f"`fp8_config.{key}` is not imported: no fp8 recipe reads that name (it reads `{read}`), "
+                          "so the run used the recipe's default", f"set precision.fp8_{read} if you meant it")
+                continue
+            if not settings or value is None:
+                continue
+            if len(settings) > 1:  # override_linear_precision: fprop, dgrad, wgrad
+                flags = [parse_bool(v) for v in value] if isinstance(value, (list, tuple)) else []
+                if len(flags) == len(settings) and None not in flags:
+                    for s, flag in zip(settings, flags, strict=True):
+                        self.set_id(s.id, flag)
+                continue
+            s = settings[0]
+            w = next(w for ws in s.writes.values() for w in ws)
+            v: Any
+            if s.kind == "bool":
+                v = parse_bool(value)
+            elif s.kind == "int":
+                v = whole_number(value)
+            elif w.values is not None:
+                v = answer_value(s, DEEPSPEED, w.key, value)
+                v = None if v is NOT_FOUND else v
+            elif isinstance(value, str):  # the TE recipe upper-cases the format and lower-cases the algorithm
+                v = next((c for c in s.choices if c.lower() == value.lower()), value)
+            else:
+                v = None
+            if v is not None:
+                self.set_id(s.id, v)
 
     # ------------------------------------------------------------------ FSDP
     def fsdp(self, y: dict[str, Any]) -> None:
@@ -577,6 +625,7 @@ def import_mapping(y: Any, ds: Any = None, *, bare_ds: bool = False) -> tuple[An
                               "wizard importer")]
     dtype = str(y.get("distributed_type", "")).upper()
     imp.top(y)
+    imp.fp8(y)
     if dtype == "FSDP":
         imp.fsdp(y)
     elif dtype == "DEEPSPEED":

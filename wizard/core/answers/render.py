@@ -23,7 +23,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import AUTO, DEEPSPEED, FIXED_KEYS, FSDP1, FSDP2, JSON, SET, SHARDING, YAML, ZERO3, Setting, Write
+from ..catalog import (
+    AUTO,
+    DEEPSPEED,
+    FIXED_KEYS,
+    FP8_GEMMS,
+    FSDP1,
+    FSDP2,
+    JSON,
+    SET,
+    SETTING_BY_ID,
+    SHARDING,
+    YAML,
+    ZERO3,
+    Setting,
+    Write,
+    fp8_options,
+)
 from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
 from .model import Answers
 
@@ -196,13 +212,44 @@ def render(a: Answers, ds_config_ref: str = DS_JSON) -> Rendered:
         put(dyn, "dynamo_use_regional_compilation", a["launch.dynamo_regional"], "launch.dynamo_regional", p)
         y["dynamo_config"] = dyn
 
+    fp8 = fp8_config(a)
+    if fp8:
+        section: dict[str, Any] = {}
+        for key, (value, sids) in fp8.items():
+            put(section, key, value, sids[0], "fp8_config.")
+            if len(sids) > 1:
+                out.shared["fp8_config." + key] = sids
+        y["fp8_config"] = section
     if target in (FSDP1, FSDP2):
         _render_fsdp(a, out, put)
     else:
         _render_deepspeed(a, out, put, ds_config_ref, json_mode)
     if trainer_loop(a):
         out.training_arguments = training_arguments(a)
-    out.accelerate = _sorted(y, "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config")
+    out.accelerate = _sorted(y, "fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config",
+                             "fp8_config")
+    return out
+
+
+def fp8_config(a: Answers) -> dict[str, tuple[Any, tuple[str, ...]]]:
+    """The fp8_config these answers write: key -> (value, the settings it comes from). Only with mixed_precision fp8
+    (the launcher exports the section only then) and a backend chosen: the backend and every option its recipe
+    reads, under the names the recipe reads (``override_linear_precision`` as the list of three the launcher
+    splits). With the backend left to auto-detection nothing is written: the recipe's defaults apply."""
+    backend = a["precision.fp8_backend"]
+    if a["precision.mixed_precision"] != "fp8" or backend == AUTO:
+        return {}
+    out: dict[str, tuple[Any, tuple[str, ...]]] = {}
+    for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options(backend)):
+        writes = s.writes.get(a.target, ())
+        if not writes:
+            continue
+        key = writes[0].key.removeprefix("fp8_config.")
+        if key == "override_linear_precision":
+            sids = tuple(f"precision.fp8_override_{gemm}" for gemm in FP8_GEMMS)
+            out[key] = ([bool(a[sid]) for sid in sids], sids)
+        else:
+            out[key] = (spelling(writes[0], a[s.id]), (s.id,))
     return out
 
 

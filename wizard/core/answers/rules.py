@@ -21,7 +21,19 @@ from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any
 
-from ..catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
+from ..catalog import (
+    AUTO,
+    DEEPSPEED,
+    FSDP1,
+    FSDP2,
+    JSON,
+    SETTING_BY_ID,
+    SETTINGS,
+    SHARDING,
+    TARGET_LABELS,
+    fp8_backend_of,
+    fp8_options,
+)
 from ..catalog.model import ZERO3
 from ..effective import Effective
 from ..findings import DOC, ERROR, INFO, WARNING, Finding
@@ -563,6 +575,52 @@ def fp8_needs_backend(a: Answers) -> Iterator[Hit]:
         yield (["precision.mixed_precision"], "fp8 needs Transformer Engine, MS-AMP or torchao installed on "
                "every machine: without one, accelerate launch (and the Accelerator) raises",
                "install torchao or Transformer Engine, or use bf16")
+
+
+@answer_rule("fp8-options-unused", WARNING, "fp8 options that are not written: fp8 is off or another backend runs",
+             DOC + "mixed-precision; accelerate/utils/launch.py:82-97, 283-290; utils/dataclasses.py:312-460 (each "
+             "recipe reads its own options)",
+             keys="the fp8 options, precision.mixed_precision or precision.fp8_backend",
+             fix="turn fp8 on with the backend the options belong to, or drop them",
+             claims=("fp8-recipe-reads-launch-env",))
+def fp8_options_unused(a: Answers) -> Iterator[Hit]:
+    backend = a["precision.fp8_backend"]
+    if a["precision.mixed_precision"] != "fp8":
+        stated = [s.id for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()) if a.is_set(s.id)]
+        if stated:
+            yield ([*stated, "precision.mixed_precision"], f"mixed_precision is {a['precision.mixed_precision']}, "
+                   "and accelerate launch passes fp8_config on only with fp8, so these are not written",
+                   "set precision.mixed_precision to fp8, or drop them")
+        return
+    stated = [s.id for s in fp8_options() if a.is_set(s.id) and fp8_backend_of(s.id) != backend]
+    if stated:
+        owners = sorted({fp8_backend_of(sid) for sid in stated})
+        runs = ("left to auto-detection, so no recipe options are written (the installed backend's defaults apply)"
+                if backend == AUTO else f"{backend}, whose recipe does not read them")
+        yield ([*stated, "precision.fp8_backend"], f"these options belong to the {' and '.join(owners)} recipe; the "
+               f"fp8 backend is {runs}", f"set precision.fp8_backend to {owners[0]}, or drop them")
+
+
+@answer_rule("fp8-auto-backend-fsdp", WARNING, "fp8 on FSDP with the backend left to auto-detection",
+             DOC + "mixed-precision; accelerate/accelerator.py:480-504 (NO: torchao first), 517-526, 603-610",
+             keys="precision.fp8_backend, loading.ram_efficient",
+             fix="choose precision.fp8_backend (te, or ao with loading.ram_efficient off)",
+             claims=("fp8-auto-detect-order",))
+def fp8_auto_backend_fsdp(a: Answers) -> Iterator[Hit]:
+    """What the written config cannot show: with no backend written, which one runs depends on what is installed
+    where the run starts; two of them stop an FSDP run."""
+    if a["precision.mixed_precision"] != "fp8" or a["precision.fp8_backend"] != AUTO or not _is_fsdp(a):
+        return
+    if a["loading.ram_efficient"]:
+        yield (["precision.fp8_backend", "loading.ram_efficient"], "with no fp8 backend written, accelerate takes "
+               "torchao wherever it is installed, and torchao with loading.ram_efficient on FSDP stops the run "
+               "(rule fp8-torchao-fsdp-ram-efficient-loading, which the written config cannot show); where only "
+               "MS-AMP is installed, rule fp8-msamp-fsdp applies", "choose precision.fp8_backend te, or ao with "
+               "loading.ram_efficient off")
+    else:
+        yield (["precision.fp8_backend"], "with no fp8 backend written, the backend depends on what is installed "
+               "where the run starts (torchao, then Transformer Engine, then MS-AMP); where only MS-AMP is, rule "
+               "fp8-msamp-fsdp applies, which the written config cannot show", "choose precision.fp8_backend ao or te")
 
 
 @answer_rule("fp8-ds-json", ERROR, "fp8 cannot be combined with a DeepSpeed JSON from the YAML",

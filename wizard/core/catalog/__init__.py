@@ -29,6 +29,7 @@ from .model import (
 )
 from .settings import (
                     FIXED_KEYS,
+                    FP8_GEMMS,
                     GROUP_BY_ID,
                     GROUPS,
                     MAX_BATCH,
@@ -40,6 +41,8 @@ from .settings import (
                     SETTING_BY_ID,
                     SETTINGS,
                     SHARDING,
+                    fp8_backend_of,
+                    fp8_options,
                     settings_in,
                     target_of,
 )
@@ -47,4 +50,4 @@ from .settings import (
 __all__ = ["ALWAYS", "AUTO", "CUSTOM", "DEEPSPEED", "FSDP1", "FSDP2", "JSON", "SET", "TARGET_LABELS", "TARGETS", "YAML",
            "ZERO3", "Group", "Setting", "Write", "key_list", "where_line", "FIXED_KEYS", "GROUP_BY_ID", "GROUPS",
            "MAX_BATCH", "MAX_CLIP", "MAX_COUNT", "MAX_MACHINES", "MAX_PROCESSES", "MAX_STEPS", "SETTING_BY_ID",
-           "SETTINGS", "SHARDING", "settings_in", "target_of"]
+           "SETTINGS", "SHARDING", "settings_in", "target_of", "FP8_GEMMS", "fp8_backend_of", "fp8_options"]

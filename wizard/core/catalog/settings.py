@@ -99,6 +99,30 @@ the key is blamed on)."""
 _FSDP_ONLY_DS = ("DeepSpeed has no such setting: ZeRO-3 gathers each module's parameters through its own hooks, so "
                  "there are no units to choose.")
 
+_FP8_BACKEND = {"auto": "NO", "ao": "AO", "te": "TE", "msamp": "MSAMP"}
+"""``precision.fp8_backend`` -> FP8BackendType's spelling (upper-case only); "auto" (NO: the first one installed) is
+not written."""
+FP8_GEMMS = ("fprop", "dgrad", "wgrad")
+"""The three matrix multiplies of a linear layer, in the order of ``fp8_config.override_linear_precision``."""
+_MSAMP_NOT_FSDP = "MS-AMP runs under DeepSpeed only: the Accelerator refuses it with FSDP."
+
+
+def _fp8_option(key: str, label: str, kind: str, default: Any, backend: str, *, name: str = "",
+                versions: str = "", **kw: Any) -> Setting:
+    """One option of an fp8 recipe: written as ``fp8_config.<key>`` (the name the recipe reads, utils/launch.py
+    setup_fp8_env) when mixed_precision is fp8 and ``precision.fp8_backend`` is ``backend``."""
+    write = _y(f"fp8_config.{key}", when=CUSTOM, versions=versions)
+    not_applicable = kw.pop("not_applicable", {})
+    return _s(f"precision.{name or 'fp8_' + key.removeprefix('fp8_')}", label, kind, default,
+               writes={t: (write,) for t in TARGETS if t not in not_applicable},
+               where_text={t: f"{{keys}} (with mixed_precision fp8 and fp8 backend {backend.lower()})"
+                           for t in TARGETS if t not in not_applicable},
+               not_applicable=not_applicable,
+               counterpart="Same key for both backends." if not not_applicable else
+               "DeepSpeed ZeRO-0/1/2 only: MS-AMP does not run with FSDP.",
+               claims=("fp8-recipe-reads-launch-env",), **kw)
+
+
 SETTINGS: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- backend
     _s("backend", "Backend", "choice", "fsdp", choices=("fsdp", "deepspeed"),
@@ -454,6 +478,29 @@ SETTINGS: tuple[Setting, ...] = (
        counterpart="FSDP: load the model in bf16 and set mixed_precision no (bf16 weights, grads and Adam "
                    "state).",
        claims=("master-weights-fsdp-load-dtype", "master-weights-bf16-dtypes")),
+    # the fp8 backend and its recipe's options, last in the group: they matter only with mixed_precision fp8
+    _s("precision.fp8_backend", "fp8 backend", "choice", "auto", choices=("auto", "ao", "te", "msamp"),
+       writes=_everywhere(_y("fp8_config.backend", values=_FP8_BACKEND, when=CUSTOM)),
+       where_text=_ON_EVERY_TARGET("{keys} (with mixed_precision fp8; auto: not written, accelerate takes the first "
+                                   "installed of torchao, Transformer Engine, MS-AMP)"),
+       counterpart="Same key for both backends; MS-AMP runs under DeepSpeed ZeRO-0/1/2 only, never with FSDP.",
+       claims=("fp8-recipe-reads-launch-env", "fp8-backend-limits")),
+    _fp8_option("fp8_format", "fp8 format (TE)", "choice", "HYBRID", "TE", choices=("HYBRID", "E4M3", "E5M2")),
+    _fp8_option("margin", "fp8 scaling margin (TE)", "int", 0, "TE", minimum=0, maximum=MAX_STEPS),
+    _fp8_option("interval", "fp8 scaling interval (TE)", "int", 1, "TE", minimum=1, maximum=MAX_STEPS),
+    _fp8_option("amax_history_len", "fp8 amax history length (TE)", "int", 1024, "TE", minimum=1,
+                 maximum=MAX_STEPS),
+    _fp8_option("amax_compute_algo", "fp8 amax algorithm (TE)", "choice", "most_recent", "TE",
+                 choices=("most_recent", "max")),
+    *(_fp8_option("override_linear_precision", f"Run {gemm} in higher precision (TE)", "bool", False, "TE",
+                  name=f"fp8_override_{gemm}") for gemm in FP8_GEMMS),
+    _fp8_option("use_autocast_during_eval", "fp8 autocast in eval mode (TE)", "bool", False, "TE"),
+    _fp8_option("opt_level", "MS-AMP optimization level", "choice", "O2", "MSAMP", choices=("O1", "O2"),
+                 not_applicable={FSDP1: _MSAMP_NOT_FSDP, FSDP2: _MSAMP_NOT_FSDP}),
+    _fp8_option("enable_fsdp_float8_all_gather", "fp8 all-gather of FSDP2 shards (torchao)", "bool", True, "AO",
+                 versions="accelerate>=1.13"),
+    _fp8_option("pad_inner_dim", "Pad fp8 matrix dimensions (torchao)", "bool", True, "AO",
+                 versions="accelerate>=1.13"),
     # ---------------------------------------------------------------- deepspeed engine
     _s("deepspeed.config_file", "Write a DeepSpeed JSON", "choice", "auto", choices=("auto", "yes", "no"),
        writes={DEEPSPEED: (_y("deepspeed_config.deepspeed_config_file", when=CUSTOM),)},
@@ -497,6 +544,22 @@ SETTINGS: tuple[Setting, ...] = (
 
 
 SETTING_BY_ID: dict[str, Setting] = {s.id: s for s in SETTINGS}
+
+
+def fp8_options(backend: str | None = None) -> tuple[Setting, ...]:
+    """The options of the fp8 recipe of ``backend`` (``ao``, ``te``, ``msamp``; None: of every backend), in catalogue
+    order: the settings written into ``fp8_config`` besides the backend itself."""
+    from ..library.launcher import FP8_RECIPE_KEYS  # here, not at start: explain and check start without it
+
+    keys = {k for b, ks in FP8_RECIPE_KEYS.items() if backend is None or b == _FP8_BACKEND[backend] for k in ks}
+    return tuple(s for s in SETTINGS if s.id != "precision.fp8_backend"
+                 and any(w.key.removeprefix("fp8_config.") in keys for ws in s.writes.values() for w in ws
+                         if w.key.startswith("fp8_config.")))
+
+
+def fp8_backend_of(setting_id: str) -> str:
+    """The fp8 backend (``ao``, ``te``, ``msamp``) whose recipe reads this option."""
+    return next(b for b in _FP8_BACKEND if b != "auto" and any(s.id == setting_id for s in fp8_options(b)))
 
 
 def settings_in(group: str) -> list[Setting]:

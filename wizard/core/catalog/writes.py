@@ -65,7 +65,8 @@ def answer_value(setting: Setting, target: str, key: str, spelled: Any) -> Any:
     return NOT_FOUND
 
 
-SHARED_KEY_BLAME = {"fsdp_config.fsdp_offload_params": "offload.params"}
+SHARED_KEY_BLAME = {"fsdp_config.fsdp_offload_params": "offload.params",
+                    "fp8_config.override_linear_precision": "precision.fp8_override_fprop"}
 """A key several settings write -> the one a finding about the key is blamed on (where the TUI jumps, what ``check``
 and ``--headless`` name) when no answer decided it alone. FSDP's one offload switch is named for the parameters, and
 the optimizer step follows them. A key several settings write must be listed here (tests/unit/test_key_lookup.py)."""

@@ -67,6 +67,79 @@ FP8_LIMITS = claim(
     doc="mixed-precision",
     code="accelerate/accelerator.py:518-526, 603-610; accelerate/utils/dataclasses.py:1343-1349, 1417-1421",
     why_not_demo="needs an fp8 backend (Transformer Engine, torchao fp8 or MS-AMP) and an fp8-capable GPU.")
+FP8_RECIPE_ENV = claim(
+    "fp8-recipe-reads-launch-env",
+    "With mixed_precision fp8, accelerate launch exports every fp8_config key as ACCELERATE_FP8_<KEY> (the fp8_ "
+    "prefix added where missing; override_linear_precision, a list of three, as ACCELERATE_FP8_OVERRIDE_FPROP, "
+    "_DGRAD and _WGRAD), and the Accelerator builds the recipe of ACCELERATE_FP8_BACKEND from them: Transformer "
+    "Engine reads fp8_format, margin, interval, amax_history_len, amax_compute_algo, the three overrides and "
+    "use_autocast_during_eval; MS-AMP reads opt_level; torchao reads enable_fsdp_float8_all_gather and "
+    "pad_inner_dim, both true when absent.",
+    doc="mixed-precision",
+    code="accelerate/utils/launch.py:82-97; accelerate/commands/launch.py:1272-1273; "
+         "accelerate/utils/dataclasses.py:312-460; accelerate/accelerator.py:480-504",
+    demo=T + "test_every_fp8_option_written_reaches_its_recipe",
+    scope=("te", "te-override-split", "msamp", "ao", "ao-defaults", "backend"))
+FP8_PACKAGE = claim(
+    "fp8-recipe-needs-its-package",
+    "The chosen fp8 backend needs its own package even where another fp8 package lets accelerate launch pass: the "
+    "Transformer Engine and torchao recipes raise ImportError when built without theirs, and prepare() raises "
+    "ImportError for MS-AMP without msamp.",
+    doc="mixed-precision",
+    code="accelerate/utils/dataclasses.py:339-342, 407-410; accelerate/accelerator.py:2630-2641",
+    demo=T + "test_each_fp8_recipe_needs_its_own_package",
+    scope=("te", "ao", "msamp"))
+FP8_AUTO = claim(
+    "fp8-auto-detect-order",
+    "With mixed_precision fp8 and no fp8 backend given (ACCELERATE_FP8_BACKEND absent or NO), the Accelerator builds "
+    "the torchao recipe where torchao is installed, else Transformer Engine's, else MS-AMP's.",
+    doc="mixed-precision",
+    code="accelerate/accelerator.py:480-504",
+    demo=T + "test_fp8_without_a_backend_takes_the_first_installed",
+    scope=("torchao-first", "te-second", "msamp-last"))
+_NEEDS_FP8 = ("needs the fp8 backend installed (none of Transformer Engine, MS-AMP, torchao is here) and an "
+              "fp8-capable GPU; the recipe reading the value and its default are shown by "
+              "fp8-recipe-reads-launch-env.")
+_FP8_OPTION_FACTS = {
+    # claim id -> (what the option does in its library, the library code); the recipe's default in accelerate's
+    # dataclass (utils/dataclasses.py:312-460)
+    "fp8-te-format": ("Transformer Engine's HYBRID fp8 format uses E4M3 in the forward pass and E5M2 for gradients; "
+                      "E4M3 or E5M2 use that one format throughout. accelerate's default is HYBRID.",
+                      "accelerate/utils/dataclasses.py:419 (Transformer Engine's Format)"),
+    "fp8-te-margin": ("Transformer Engine lowers each fp8 scaling factor by 2^margin below what the amax allows; "
+                      "accelerate's default margin is 0.", "accelerate/utils/dataclasses.py:415"),
+    "fp8-te-interval": ("Transformer Engine recomputes the fp8 scaling factors every `interval` steps; accelerate's "
+                        "default is 1.", "accelerate/utils/dataclasses.py:417"),
+    "fp8-te-amax-history": ("Transformer Engine keeps the last amax_history_len absolute maxima per tensor to choose "
+                            "its scale; accelerate's default is 1024.",
+                            "accelerate/utils/dataclasses.py:429"),
+    "fp8-te-amax-algo": ("Transformer Engine's amax_compute_algo most_recent scales from the latest amax, max from the "
+                         "largest in the history; accelerate's default is most_recent.",
+                         "accelerate/utils/dataclasses.py:424"),
+    "fp8-te-override-fprop": ("override_linear_precision's first item runs the forward (fprop) matrix multiply of "
+                              "Transformer Engine's fp8 layers in higher precision; off by default.",
+                              "accelerate/utils/dataclasses.py:431"),
+    "fp8-te-override-dgrad": ("override_linear_precision's second item runs the input-gradient (dgrad) matrix "
+                              "multiply in higher precision; off by default.",
+                              "accelerate/utils/dataclasses.py:432"),
+    "fp8-te-override-wgrad": ("override_linear_precision's third item runs the weight-gradient (wgrad) matrix "
+                              "multiply in higher precision; off by default.",
+                              "accelerate/utils/dataclasses.py:433"),
+    "fp8-te-eval-autocast": ("With use_autocast_during_eval false (the default) accelerate's Transformer Engine "
+                             "wrapper runs the model outside fp8 autocast in eval mode.",
+                             "accelerate/utils/transformer_engine.py:164; accelerate/utils/dataclasses.py:413"),
+    "fp8-msamp-opt-level": ("MS-AMP's O1 keeps weights, gradients and their communication in fp8; O2 (accelerate's "
+                            "default) also holds the optimizer state in low precision.",
+                            "accelerate/accelerator.py:2670-2674; accelerate/utils/dataclasses.py:451, 1261-1262"),
+    "fp8-ao-float8-all-gather": ("torchao's enable_fsdp_float8_all_gather casts FSDP2 shards to float8 before the "
+                                 "all-gather; accelerate turns it on when not written.",
+                                 "accelerate/utils/dataclasses.py:350-353"),
+    "fp8-ao-pad-inner-dim": ("torchao's pad_inner_dim pads the matrix dimensions for torch._scaled_mm, which needs "
+                             "them divisible by 16; accelerate turns it on when not written.",
+                             "accelerate/utils/dataclasses.py:348-349"),
+}
+for _id, (_says, _code) in _FP8_OPTION_FACTS.items():
+    claim(_id, _says, doc="mixed-precision", code=_code, why_not_demo=_NEEDS_FP8, scope=(_id.split("-")[1],))
 DS_CAST_AND_MASTER = claim(
     "ds-module-cast-fp32-master",
     "DeepSpeed casts the module's parameters to bf16/fp16 when that block is enabled (buffers keep their dtype) "

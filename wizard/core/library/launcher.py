@@ -55,6 +55,16 @@ FP8_KEYS = frozenset({"fp8_backend", "fp8_use_autocast_during_eval", "fp8_margin
 FP8_MISNAMED = {"fp8_amax_history_length": "amax_history_len", "fp8_amax_compute_algorithm": "amax_compute_algo",
                 "fp8_optimization_level": "opt_level"}
 """Names ``accelerate config`` writes that no reader uses (commands/config/cluster.py:837-876) -> the name read."""
+FP8_RECIPE_KEYS = {
+    "TE": ("fp8_format", "margin", "interval", "amax_history_len", "amax_compute_algo", "override_linear_precision",
+           "use_autocast_during_eval"),
+    "MSAMP": ("opt_level",),
+    "AO": ("enable_fsdp_float8_all_gather", "pad_inner_dim"),
+}
+"""FP8 backend (``fp8_config.backend``) -> the fp8_config keys its recipe reads, as ``accelerate config`` spells them
+(the launcher prepends ``fp8_`` and exports ``ACCELERATE_FP8_<NAME>``; ``override_linear_precision``, a list of three,
+becomes ACCELERATE_FP8_OVERRIDE_FPROP / _DGRAD / _WGRAD): TERecipeKwargs, MSAMPRecipeKwargs and AORecipeKwargs
+(utils/dataclasses.py:312-460, utils/launch.py:82-97)."""
 
 PC = "parallelism_config_"
 """The prefix every parallelism_config key keeps (the launcher adds none)."""

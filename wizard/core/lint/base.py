@@ -100,7 +100,8 @@ class ConfigCheck:
     ds: dict | None
     gpus_per_node: int | None
     ds_path_known: bool
-    fp8_available: Callable[[], bool]
+    fp8_available: Callable[..., bool]
+    """Whether an FP8 package can be imported here; with import names (``"transformer_engine"``): one of those."""
     findings: list[Finding] = field(default_factory=list)
     context: Context = VERIFIED
     """Who drives training and the library versions judged for (wizard/core/context.py)."""

@@ -38,6 +38,9 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
 PARALLELISM = {"accelerate": ">=" + TOP_LEVEL_SINCE["parallelism_config"]}  # since then parallelism_config loads
 FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
+FP8_PACKAGES = {"AO": ("torchao", "torchao"), "TE": ("transformer_engine", "Transformer Engine"),
+                "MSAMP": ("msamp", "MS-AMP")}
+"""Backend -> (the import name its recipe checks, the package in words)."""
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
                     DOC + "config-loading; " + A + "commands/config/config_args.py:109-110",
@@ -80,9 +83,11 @@ LEGACY_DYNAMO_LOST = rule("legacy-dynamo-backend-replaces-section", ERROR,
 MP_INVALID = rule("mixed-precision-invalid", ERROR, "mixed_precision is not no/fp16/bf16/fp8",
                   DOC + "mixed-precision; " + A + "utils/launch.py:278-282, :550-555",
                   claims=("launch-mixed-precision-values",))
-FP8_MISSING = rule("fp8-backend-missing", ERROR, "mixed_precision fp8 without an importable FP8 backend",
-                   DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189",
-                   claims=("launch-fp8-config",))
+FP8_MISSING = rule("fp8-backend-missing", ERROR,
+                   "mixed_precision fp8 without an importable FP8 backend, or without the chosen backend's package",
+                   DOC + "mixed-precision; " + A + "utils/launch.py:285-290, :559-563, utils/imports.py:187-189, "
+                   "utils/dataclasses.py:339-342, 407-410, accelerator.py:2637-2641",
+                   claims=("launch-fp8-config", "fp8-recipe-needs-its-package"))
 FP8_BACKEND_BAD = rule("fp8-backend-invalid", ERROR, "fp8_config backend must be AO, TE, MSAMP or NO (upper-case)",
                        DOC + "mixed-precision; " + A + "accelerator.py:4386-4400, utils/dataclasses.py:658-672",
                        claims=("launch-fp8-config",))
@@ -411,6 +416,14 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
                  "Install an FP8 backend where you launch (e.g. `pip install torchao`), or use bf16.")
     backend_key = next((k for k in fp8 if str(k) in ("backend", "fp8_backend")), None)
     backend = fp8.get(backend_key) if backend_key is not None else None
+    package = FP8_PACKAGES.get(backend) if isinstance(backend, str) else None
+    if package is not None and fp8_available() and not fp8_available(package[0]):
+        ctx.emit(FP8_MISSING, (f"fp8_config.{backend_key}", "mixed_precision"),
+                 f"{kv('fp8_config.' + str(backend_key), backend)} needs {package[1]}, which cannot be imported in "
+                 "this Python environment: another FP8 package lets accelerate launch pass, then "
+                 + ("prepare() raises ImportError." if backend == "MSAMP" else
+                    "the Accelerator raises ImportError building the recipe."),
+                 f"Install {package[1]} where you launch, or write the backend that is installed.")
     if backend is not None and backend not in FP8_BACKENDS:
         ctx.emit(FP8_BACKEND_BAD, f"fp8_config.{backend_key}",
                  f"{kv('fp8_config.' + str(backend_key), backend)}: accelerate turns this value into an FP8 backend "

@@ -42,9 +42,10 @@ INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a 
                 keys="none")
 
 
-def fp8_backend_importable() -> bool:
-    """Whether torchao, Transformer Engine or MS-AMP could be imported here (found, not imported)."""
-    for name in ("torchao", "transformer_engine", "msamp"):
+def fp8_backend_importable(*names: str) -> bool:
+    """Whether torchao, Transformer Engine or MS-AMP (or one of ``names``, the packages' import names) could be
+    imported here (found, not imported)."""
+    for name in names or ("torchao", "transformer_engine", "msamp"):
         try:
             if importlib.util.find_spec(name) is not None:
                 return True
@@ -80,6 +81,11 @@ def _json_checks_for_version(ctx: ConfigCheck, ds: dict) -> None:
         _run(ctx, check, ds)
 
 
+def _any(probe: Callable[[], bool]) -> Callable[..., bool]:
+    """A test's FP8 probe (no arguments) answering for every package as for any."""
+    return lambda *names: probe()
+
+
 def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_path_known: bool = True,
          fp8_available: Callable[[], bool] | None = None, context: Context | None = None,
          hostfile: list[str] | None = None, model: Any = None) -> list[Finding]:
@@ -88,7 +94,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
     ``ds_cfg`` is the parsed DeepSpeed JSON named by ``deepspeed_config.deepspeed_config_file`` (None for inline
     DeepSpeed settings, or when it could not be read). ``ds_path_known=False`` says the JSON is named but its
     content is unknown; rules that need it are skipped (the loader reports the missing file). GPU-count rules
-    run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe.
+    run only when ``gpus_per_node`` is known. ``fp8_available`` (tests) replaces the FP8-backend probe (its answer
+    stands for every backend's package).
     ``context`` (wizard/core/context.py): the training loop and library versions judged for; rules whose outcome
     depends on them follow it (unknown: warnings that say what happens in each case). ``hostfile``: the lines of the
     DeepSpeed hostfile the YAML names, when it could be read here (the loader reads it). ``model``: the model's
@@ -101,7 +108,8 @@ def lint(yaml_cfg: dict, ds_cfg: dict | None, *, gpus_per_node: int | None, ds_p
         gpus = gpus_per_node if isinstance(gpus_per_node, int) and not isinstance(gpus_per_node, bool) \
             and gpus_per_node > 0 else None
         ctx = ConfigCheck(y=y, ds=ds, gpus_per_node=gpus, ds_path_known=ds_path_known,
-                  fp8_available=fp8_available or fp8_backend_importable, context=context or VERIFIED,
+                  fp8_available=fp8_backend_importable if fp8_available is None else _any(fp8_available),
+                  context=context or VERIFIED,
                   hostfile=list(hostfile) if hostfile is not None else None, model=model)
     except Exception:  # noqa: BLE001
         return []

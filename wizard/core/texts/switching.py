@@ -87,6 +87,10 @@ _LAUNCH_ANSWERS = ("launch.hosts", "launch.script", "launch.script_args", "launc
                    "training.micro_batch_size", "precision.model_dtype")
 _DYNAMO = ("launch.dynamo_backend", "launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
            "launch.dynamo_regional")
+_FP8 = ("precision.fp8_backend", "precision.fp8_format", "precision.fp8_margin", "precision.fp8_interval",
+        "precision.fp8_amax_history_len", "precision.fp8_amax_compute_algo", "precision.fp8_override_fprop",
+        "precision.fp8_override_dgrad", "precision.fp8_override_wgrad", "precision.fp8_use_autocast_during_eval",
+        "precision.fp8_opt_level", "precision.fp8_enable_fsdp_float8_all_gather", "precision.fp8_pad_inner_dim")
 _WRAPPING = ("wrapping.policy", "wrapping.layer_classes", "wrapping.min_num_params")
 _DS_ONLY = ("launch.ds_multinode_launcher", "launch.ds_hostfile", "launch.ds_inclusion_filter",
             "launch.ds_exclusion_filter", "offload.nvme_path", "offload.pin_memory", "prefetch.ds_bucket_size",
@@ -111,6 +115,12 @@ _ENTRIES: tuple[Counterpart, ...] = (
     # ---------------------------------------------------------------- launch: the launcher's own keys
     *_same_everywhere(_LAUNCH, _ALL, "accelerate launch reads it the same way for every backend"),
     *_same_everywhere(_LAUNCH_ANSWERS, _ALL, "the script and the launch read it the same way for every backend"),
+    _other("precision.fp8_backend", ("msamp",), _DS, _FSDP, "MS-AMP does not run with FSDP: the converted run "
+           "stops at start until ao or te is chosen", claims=("fp8-backend-limits",)),
+    *_same_everywhere(tuple(sid for sid in _FP8 if sid != "precision.fp8_opt_level"), _ALL,
+                      "accelerate launch exports the same fp8_config for every backend"),
+    _same("precision.fp8_opt_level", None, _ALL, _DS, "accelerate launch exports the same fp8_config for every "
+          "backend"),
     *_same_everywhere(_DYNAMO, _FSDP, "both FSDP versions get the same dynamo_config from accelerate launch"),
     _same("launch.dynamo_backend", ("no",), _FSDP, _DS, "not compiled from the config on either"),
     *(_none(sid, None, _FSDP, _DS, "accelerate launch passes no dynamo_config to DeepSpeed runs: the converted run "
