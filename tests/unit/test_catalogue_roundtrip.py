@@ -58,6 +58,10 @@ CONTEXT = {
     "sharding.strategy": MULTI_NODE,
     "training.activation_checkpointing_offload": {"training.activation_checkpointing": True},
     "deepspeed.overlap_comm": {"deepspeed.config_file": "yes"},
+    "parallelism.cp_comm_strategy": {"parallelism.cp_size": 2},
+    "parallelism.sp_seq_length": {"parallelism.sp_size": 2, "parallelism.sp_seq_length_is_variable": False},
+    "parallelism.sp_seq_length_is_variable": {"parallelism.sp_size": 2},
+    "parallelism.sp_attn_implementation": {"parallelism.sp_size": 2},
 }
 UNWRITTEN_WITHOUT_FINDING = {
     # setting -> why a stated value may be left out of the files, and so out of an import, without a finding naming it

@@ -110,6 +110,7 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
         else:
             b.put("dynamo_backend", "NO", DEFAULT, "TorchDynamoPlugin")
         deepspeed_values(y, deepspeed, mp, procs, sit, b, json_alone=json_alone)
+        _parallelism(y, b)
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,
                              "accelerate launch")
@@ -135,6 +136,25 @@ def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
         total *= sizes[name]
     b.put("parallelism.total_size", total, DERIVED, "ParallelismConfig", tuple(
         f"parallelism_config.parallelism_config_{n}" for n in sizes if f"parallelism_config_{n}" in pc))
+    # the launcher exports the context-parallel exchange only with cp_size above 1 and the sequence-parallel details
+    # only with sp_size above 1 (accelerate/utils/launch.py:420-425); their handlers read them from there
+    if sizes["cp_size"] > 1:
+        key = "parallelism_config_cp_comm_strategy"
+        b.written_or_default("parallelism.cp_comm_strategy", pc.get(key, "allgather"),
+                             f"parallelism_config.{key}" if key in pc else None, "TorchContextParallelConfig")
+    if sizes["sp_size"] > 1:
+        key = "parallelism_config_sp_seq_length_is_variable"
+        # str() of the YAML value is exported; only "true" (any case) reads as variable
+        variable = str(pc.get(key, True)).lower() == "true"
+        b.written_or_default("parallelism.sp_seq_length_is_variable", variable,
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
+        key = "parallelism_config_sp_seq_length"
+        length = None if variable else _int(pc.get(key), 0) or None
+        b.written_or_default("parallelism.sp_seq_length", length,
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
+        key = "parallelism_config_sp_attn_implementation"
+        b.written_or_default("parallelism.sp_attn_implementation", pc.get(key, "sdpa"),
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
 
 
 def _fsdp_runs(b: Builder, sit: Situation, procs: int, machines: int) -> None:
