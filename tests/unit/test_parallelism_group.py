@@ -136,3 +136,16 @@ def test_ulysses_leaves_the_rest_of_the_processes_to_dp_shard():
     assert errors and {"parallelism.sp_size", "launch.num_processes"} <= set(errors[0].keys)
     ok = generate(A(backend="deepspeed", launch__num_processes=8, parallelism__sp_size=2))
     assert not [f for f in ok.findings if f.severity == "error"], [f.render() for f in ok.findings]
+
+
+def test_the_effective_model_counts_ulysses_data_parallel_ranks():
+    """DeepSpeed's config sees processes / sp data-parallel ranks under Ulysses; accelerate's batch must match."""
+    ok = of_answers(A(backend="deepspeed", launch__num_processes=8, parallelism__sp_size=4,
+                      training__micro_batch_size=2))
+    assert ok.ok and ok["deepspeed_validated.world_size"] == 2 and ok["deepspeed_validated.train_batch_size"] == 4
+    from wizard.core.effective import effective
+
+    y = {"distributed_type": "DEEPSPEED", "num_processes": 8, "deepspeed_config": {"zero_stage": 2},
+         "parallelism_config": {PC + "sp_size": 4}}
+    model = effective(y)
+    assert not model.ok and "Check batch related parameters" in model.failures[0].message

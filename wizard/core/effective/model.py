@@ -109,12 +109,30 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
                   "accelerate launch exports no dynamo settings for DeepSpeed runs")
         else:
             b.put("dynamo_backend", "NO", DEFAULT, "TorchDynamoPlugin")
-        deepspeed_values(y, deepspeed, mp, procs, sit, b, json_alone=json_alone)
+        sp, dp = _ulysses(y)
+        # with Ulysses DeepSpeed's config counts processes / sp data-parallel ranks, and accelerate sets
+        # train_batch_size from dp_replicate x dp_shard (claim ds-ulysses-batch-needs-dp-sizes)
+        deepspeed_values(y, deepspeed, mp, procs // sp if sp > 1 else procs, sit, b, json_alone=json_alone)
         _parallelism(y, b)
+        if sp > 1 and dp * sp != procs:
+            b.fail(("parallelism_config.parallelism_config_sp_size", "parallelism_config.parallelism_config_dp_shard_size",
+                    "num_processes"), f"accelerate sizes train_batch_size by {dp} data-parallel rank(s), DeepSpeed "
+                   f"counts num_processes / sp_size = {procs / sp:g}: 'Check batch related parameters'",
+                   "deepspeed.initialize")
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,
                              "accelerate launch")
     return Effective(b.values, b.failures, backend, sit)
+
+
+def _ulysses(y: Mapping[str, Any]) -> tuple[int, int]:
+    """(sp_size, dp_replicate x dp_shard) of DeepSpeed's Ulysses sequence parallelism; sp 1 without it."""
+    pc = y.get("parallelism_config")
+    if not isinstance(pc, Mapping) or pc.get("parallelism_config_sp_backend", "deepspeed") != "deepspeed":
+        return 1, 1
+    sp = _int(pc.get("parallelism_config_sp_size"), 1)
+    dp = _int(pc.get("parallelism_config_dp_replicate_size"), 1) * _int(pc.get("parallelism_config_dp_shard_size"), 1)
+    return (sp, dp) if sp > 1 else (1, 1)
 
 
 def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
