@@ -149,3 +149,23 @@ def test_the_effective_model_counts_ulysses_data_parallel_ranks():
          "parallelism_config": {PC + "sp_size": 4}}
     model = effective(y)
     assert not model.ok and "Check batch related parameters" in model.failures[0].message
+
+
+def test_a_switch_says_what_becomes_of_tp_cp_and_sp():
+    """tp, cp and Ulysses sp do not carry over between the backends; the finding names the other backend's
+    counterpart (AutoTP for tp, the other sequence split for cp and sp), and nothing of them is written."""
+    from wizard.core.convert.groups import target_answers
+
+    fsdp2 = A(launch__num_processes=8, parallelism__tp_size=2, parallelism__cp_size=2)
+    ds, findings = target_answers(fsdp2, "deepspeed")
+    said = {f.keys[0]: f.message for f in findings if f.rule == "convert-dropped"}
+    assert "AutoTP" in said["parallelism.tp_size"] and "tensor_parallel.autotp_size" in said["parallelism.tp_size"]
+    assert "no carry-over" in said["parallelism.cp_size"] and "Ulysses" in said["parallelism.cp_size"]
+    assert (ds["parallelism.tp_size"], ds["parallelism.cp_size"], ds["parallelism.ds_autotp_size"]) == (1, 1, None)
+    assert "parallelism_config" not in render(ds).accelerate
+    uly = A(backend="deepspeed", launch__num_processes=8, parallelism__sp_size=4, parallelism__ds_autotp_size=2)
+    back, findings = target_answers(uly, "fsdp2")
+    said = {f.keys[0]: f.message for f in findings if f.rule == "convert-dropped"}
+    assert "context parallelism" in said["parallelism.sp_size"] and "no carry-over" in said["parallelism.sp_size"]
+    assert "parallelism.tp_size" in said["parallelism.ds_autotp_size"]
+    assert back["parallelism.sp_size"] == 1 and "parallelism_config" not in render(back).accelerate
