@@ -2,8 +2,8 @@
 import os
 
 import pytest
-from helpers import PRESET_FILES as PRESETS
 from helpers import BLOCKED_PRESETS as BLOCKED
+from helpers import PRESET_FILES as PRESETS
 from helpers import ROOT, blocked_here
 
 from wizard.core.answers import parse_answers_text

@@ -46,7 +46,8 @@ def test_fsdp1_and_deepspeed_get_no_tp_or_cp_and_say_so():
 
 
 def test_deepspeed_ulysses_is_written_as_a_yaml_bool_and_a_length_only_when_fixed():
-    fixed = A(backend="deepspeed", launch__num_processes=8, parallelism__sp_size=4, parallelism__sp_seq_length_is_variable=False,
+    fixed = A(backend="deepspeed", launch__num_processes=8, parallelism__sp_size=4,
+              parallelism__sp_seq_length_is_variable=False,
               parallelism__sp_seq_length=4096, parallelism__sp_attn_implementation="flash_attention_2")
     assert pc(fixed) == {PC + "sp_size": 4, PC + "sp_backend": "deepspeed", PC + "sp_seq_length_is_variable": False,
                          PC + "dp_shard_size": 2,

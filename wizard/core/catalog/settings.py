@@ -265,8 +265,10 @@ SETTINGS: tuple[Setting, ...] = (
        claims=("launch-other-sections-per-distributed-type", "ds-ulysses-heads-divide")),
     _s("parallelism.sp_size", "Sequence-parallel size (Ulysses sp)", "int", 1, minimum=1, maximum=MAX_PROCESSES,
        writes={DEEPSPEED: (_y(_PC + "sp_size", when=CUSTOM),
-                           _y(_PC + "sp_backend", when=CUSTOM))},
-       where_text={DEEPSPEED: "{keys} (written when above 1; needs deepspeed>=0.18.2)"},
+                           _y(_PC + "sp_backend", when=CUSTOM),
+                           _y(_PC + "dp_shard_size", when=CUSTOM))},
+       where_text={DEEPSPEED: "{keys} (written when above 1, dp_shard_size = processes / sp; needs "
+                              "deepspeed>=0.18.2)"},
        not_applicable={FSDP1: _PC_FSDP1,
                        FSDP2: "accelerate's sequence parallelism is DeepSpeed's Ulysses only (sp_backend takes "
                               "only deepspeed); FSDP2 splits the sequence with context parallelism "

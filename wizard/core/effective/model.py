@@ -115,9 +115,10 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
         deepspeed_values(y, deepspeed, mp, procs // sp if sp > 1 else procs, sit, b, json_alone=json_alone)
         _parallelism(y, b)
         if sp > 1 and dp * sp != procs:
-            b.fail(("parallelism_config.parallelism_config_sp_size", "parallelism_config.parallelism_config_dp_shard_size",
-                    "num_processes"), f"accelerate sizes train_batch_size by {dp} data-parallel rank(s), DeepSpeed "
-                   f"counts num_processes / sp_size = {procs / sp:g}: 'Check batch related parameters'",
+            b.fail(("parallelism_config.parallelism_config_sp_size",
+                    "parallelism_config.parallelism_config_dp_shard_size", "num_processes"),
+                   f"accelerate sizes train_batch_size by {dp} data-parallel rank(s), DeepSpeed counts "
+                   f"num_processes / sp_size = {procs / sp:g}: 'Check batch related parameters'",
                    "deepspeed.initialize")
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,

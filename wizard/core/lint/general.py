@@ -687,7 +687,7 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  f"With sp_size {sizes['sp']} accelerate sets DeepSpeed's train_batch_size from {dp} data-parallel "
                  f"rank(s) (dp_replicate x dp_shard), but DeepSpeed counts num_processes / sp_size = "
                  f"{ctx.nproc / sizes['sp']:g}; deepspeed.initialize raises 'Check batch related parameters'.",
-                 f"Set parallelism_config_dp_shard_size to num_processes / sp_size"
+                 "Set parallelism_config_dp_shard_size to num_processes / sp_size"
                  + (f" ({ctx.nproc // sizes['sp']})." if ctx.nproc % sizes["sp"] == 0 else
                     "; sp_size must divide num_processes."))
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
