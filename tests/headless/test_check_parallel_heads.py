@@ -31,7 +31,9 @@ def _ds_sp(procs: int, sp: int) -> dict:
     return {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": procs,
             "num_machines": 1, "mixed_precision": "bf16",
             "deepspeed_config": {"zero_stage": 3, "gradient_accumulation_steps": 1, "gradient_clipping": 1.0},
-            "parallelism_config": {"parallelism_config_sp_size": sp, "parallelism_config_sp_backend": "deepspeed"}}
+            # dp_shard x sp = the processes, or DeepSpeed's batch check fails (parallelism-ds-sp-total-mismatch)
+            "parallelism_config": {"parallelism_config_sp_size": sp, "parallelism_config_sp_backend": "deepspeed",
+                                   "parallelism_config_dp_shard_size": procs // sp}}
 
 
 def _check(tmp_path, capsys, config: dict, *extra: str, transformers: str = TRANSFORMERS) -> tuple[int, list[dict]]:

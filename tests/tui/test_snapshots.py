@@ -32,6 +32,7 @@ GROUP_TARGETS = {  # group: (targets at 80x24, targets at 160x50)
     "backend": (ALL, ALL),
     "launch": (FSDP2_DS, FSDP2_DS),
     "sharding": (("fsdp2",), ALL),
+    "parallelism": (FSDP2_DS, ALL),
     "offload": (FSDP2_DS, ALL),
     "loading": (("fsdp2",), FSDP2_DS),
     "checkpoint": (FSDP2_DS, FSDP2_DS),
@@ -137,6 +138,20 @@ def test_group(snap, size, target, group):
         await settle(pilot)
 
     assert snap(create_app(start(**TARGETS[target])), terminal_size=size, run_before=go)
+
+
+def test_parallelism_group_with_its_mesh_80x24(snap):
+    """FSDP2 with context parallelism on 8 processes: the group's explanation, zoomed (F2), draws which ranks form
+    each group right under the group's summary."""
+    async def go(pilot):
+        await ready(pilot)
+        await main_of(pilot.app).focus_group("parallelism")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+
+    app = create_app(start(**{"launch.num_processes": 8, "parallelism.cp_size": 2}))
+    assert snap(app, terminal_size=SIZES["80x24"], run_before=go)
 
 
 def test_setting_not_applicable(snap, size):

@@ -64,6 +64,10 @@ CONTEXT = {
     # an fp8 option is written with fp8 and its own backend (torchao with ram-efficient loading off, which it refuses)
     **{s.id: {"precision.mixed_precision": "fp8", "precision.fp8_backend": fp8_backend_of(s.id),
               "loading.ram_efficient": False} for s in fp8_options()},
+    "parallelism.cp_comm_strategy": {"parallelism.cp_size": 2},
+    "parallelism.sp_seq_length": {"parallelism.sp_size": 2, "parallelism.sp_seq_length_is_variable": False},
+    "parallelism.sp_seq_length_is_variable": {"parallelism.sp_size": 2},
+    "parallelism.sp_attn_implementation": {"parallelism.sp_size": 2},
 }
 UNWRITTEN_WITHOUT_FINDING = {
     # setting -> why a stated value may be left out of the files, and so out of an import, without a finding naming it

@@ -23,8 +23,10 @@ OFFLOADS = [(p, o) for p in ("none", "cpu") for o in ("none", "cpu")]
 def test_a_key_several_settings_write_names_the_one_it_is_blamed_on():
     """Catalogue order must not decide silently: each shared key is listed, and only shared keys are."""
     shared = {key for key, sids in settings_of_key().items() if len(sids) > 1}
-    assert shared == set(SHARED_KEY_BLAME) == {OFFLOAD, "fp8_config.override_linear_precision"}
+    dp_shard = "parallelism_config.parallelism_config_dp_shard_size"
+    assert shared == set(SHARED_KEY_BLAME) == {OFFLOAD, dp_shard, "fp8_config.override_linear_precision"}
     assert settings_of_key()[OFFLOAD] == ("offload.params", "offload.optimizer")
+    assert settings_of_key()[dp_shard] == ("sharding.strategy", "parallelism.sp_size")
     declared = {s.id for s in SETTINGS for t in TARGETS for w in s.writes.get(t, ()) if w.key == OFFLOAD}
     assert set(settings_of_key()[OFFLOAD]) == declared
 

@@ -52,7 +52,7 @@ def test_source_checkout_uses_the_top_level_templates_folder(tmp_path):
     assert got["module"] == str(src / "wizard" / "core" / "presets.py")
     assert got["packaged"] == "None"  # no wizard/templates in a checkout
     assert got["dir"] == str(src / "templates")
-    assert got["presets"] == PRESET_NAMES and len(PRESET_NAMES) == 8
+    assert got["presets"] == PRESET_NAMES and len(PRESET_NAMES) == 10
     assert got["script"] == str(src / "templates" / "train_gpt.py") and got["script_is_file"]
 
 

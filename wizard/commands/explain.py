@@ -44,9 +44,23 @@ def render_group(group_id: str, width: int, only: str | None = None) -> list[str
     if only is not None:
         return lines + _setting(SETTING_BY_ID[only], TEXTS[only], width)[1:] + _evidence(only, width)
     lines += _overview(gt, width)
+    if group_id == "parallelism":
+        lines += _mesh_example()
     for s in settings_in(group_id):
         lines += _setting(s, TEXTS[s.id], width)
     return lines
+
+
+MESH_EXAMPLE = {"dp_shard": 2, "cp": 2, "tp": 2}
+"""The mesh ``explain parallelism`` draws: FSDP2 on 8 processes of one machine, dp_shard 2 x cp 2 x tp 2."""
+
+
+def _mesh_example() -> list[str]:
+    """Which ranks form each group, drawn for an example (``check`` and ``--headless`` draw the config's own)."""
+    from ..core.mesh import mesh_picture
+
+    return ["", "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups",
+            "(ranks that differ in one dimension only):", *("  " + line for line in mesh_picture(MESH_EXAMPLE))]
 
 
 def _evidence(setting_id: str, width: int) -> list[str]:

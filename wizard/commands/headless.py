@@ -87,8 +87,20 @@ def run(args) -> int:
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
+    for line in mesh_lines(gen.rendered.accelerate):
+        print(line)
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
+
+
+def mesh_lines(accelerate: dict) -> list[str]:
+    """The picture of the device mesh an FSDP2 config with tensor or context parallelism builds ([] otherwise)."""
+    if "parallelism_config" not in accelerate:  # nothing to draw: the mesh module stays off the start path
+        return []
+    from ..core.mesh import config_sizes, mesh_picture
+
+    found = config_sizes(accelerate)
+    return mesh_picture(*found) if found else []
 
 
 def training_arguments_note(gen, out_dir: Path) -> str:

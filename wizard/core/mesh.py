@@ -42,3 +42,63 @@ def groups_text(groups: list[tuple[int, ...]], limit: int = 4) -> str:
 def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
     """Whether a group's ranks sit on more than one machine (ranks are numbered machine by machine)."""
     return len({r // per_machine for r in group}) > 1
+
+
+def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -> list[str]:
+    """A small text picture of the mesh: for each of the first ``limit`` ranks, its machine (when ``per_machine``
+    is given) and its index along each active dimension, then each dimension's groups. [] when no dimension is
+    above 1. For example dp_shard 2 x tp 2::
+
+        rank      0 1 2 3
+        dp_shard  0 0 1 1
+        tp        0 1 0 1
+        tp groups: [0,1] [2,3]
+    """
+    dims = mesh_dims(sizes)
+    if not dims:
+        return []
+    total = 1
+    for _, n in dims:
+        total *= n
+    shown = list(range(min(total, limit)))
+    cell = len(str(shown[-1])) + 1
+    label = max(len("machine"), *(len(d) for d, _ in dims)) + 2
+    rows = [("rank", shown)]
+    if per_machine:
+        rows.append(("machine", [r // per_machine for r in shown]))
+    stride = total
+    for name, n in dims:
+        stride //= n
+        rows.append((name, [(r // stride) % n for r in shown]))
+    lines = [f"Mesh: {' x '.join(f'{d} {n}' for d, n in dims)} = {total} ranks (the last varies fastest)"]
+    lines += [f"{name:<{label}}" + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
+    if total > limit:
+        lines.append(f"(ranks {limit} to {total - 1} follow the same pattern)")
+    for name, groups in mesh_groups(sizes).items():
+        # as many groups as fit in 78 columns (at least one)
+        text = next((t for n in (4, 3, 2) if len(t := f"{name} groups: {groups_text(groups, n)}") <= 78),
+                    f"{name} groups: {groups_text(groups, 1)}")
+        lines.append(text)
+    return lines
+
+
+def config_sizes(accelerate: dict) -> tuple[dict[str, int], int] | None:
+    """An FSDP accelerate config's parallelism sizes and processes per machine, when tensor or context
+    parallelism is above 1 and the sizes multiply to the processes (else None: nothing to picture, or a world
+    the sizes do not describe, which the config rules report)."""
+    pc = accelerate.get("parallelism_config")
+    if str(accelerate.get("distributed_type", "")).upper() != "FSDP" or not isinstance(pc, dict):
+        return None
+    sizes = {}
+    for name in MESH_ORDER:
+        value = pc.get(f"parallelism_config_{name}_size", 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            return None
+        sizes[name] = value
+    procs, machines = accelerate.get("num_processes"), accelerate.get("num_machines", 1) or 1
+    total = 1
+    for n in sizes.values():
+        total *= n
+    if sizes["tp"] == 1 and sizes["cp"] == 1 or not isinstance(procs, int) or total != procs:
+        return None
+    return sizes, (procs // machines if isinstance(machines, int) and machines > 1 else 0)

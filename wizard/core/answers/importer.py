@@ -441,6 +441,26 @@ class _Importer:
                       "set training.gradient_clipping to the clipping meant")
         self.yaml_keys(y, (DEEPSPEED,), sections=("deepspeed_config",))
 
+    # ------------------------------------------------------------------ parallelism_config
+    def parallelism(self, y: dict[str, Any]) -> None:
+        """tp, cp and its exchange (FSDP2), Ulysses sp and its details (DeepSpeed) from ``parallelism_config``; the
+        dp_replicate and dp_shard sizes are not answers (the renderer derives them: hybrid sharding, the processes
+        left over). A value an answer cannot hold is dropped with a note by :func:`import_mapping`."""
+        pc = _section(y, "parallelism_config")
+        p = "parallelism_config_"
+        for name in ("tp_size", "cp_size", "sp_size", "sp_seq_length"):
+            if pc.get(p + name) is None or pc.get(p + name) == "None":
+                continue
+            n = whole_number(pc[p + name])
+            self.set("parallelism", name, n if n is not None else pc[p + name])
+        for name in ("cp_comm_strategy", "sp_attn_implementation"):
+            if isinstance(pc.get(p + name), str):
+                self.set("parallelism", name, pc[p + name])
+        if p + "sp_seq_length_is_variable" in pc:
+            # the launcher exports str() of the value and accelerate reads only "true" (any case) as variable
+            self.set("parallelism", "sp_seq_length_is_variable",
+                     str(pc[p + "sp_seq_length_is_variable"]).lower() == "true")
+
     def ds_json(self, ds: dict[str, Any]) -> None:
         extra = _copy_tree(ds)
         z = _section(ds, "zero_optimization")
@@ -634,6 +654,7 @@ def import_mapping(y: Any, ds: Any = None, *, bare_ds: bool = False) -> tuple[An
         return None, [Finding(ERROR, IMPORT_UNSUPPORTED, ("distributed_type",),
                               f"distributed_type {y.get('distributed_type')!r}: only FSDP and DEEPSPEED configs can be "
                               "imported", "start from a preset instead")]
+    imp.parallelism(y)
     answers, findings = answers_from_mapping(imp.doc)
     if answers is not None:
         imp.hpz_note(answers)

@@ -257,15 +257,8 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
     """The fsdp_config keys that are not one-to-one: hybrid sizes, the single offload switch, the wrap details."""
     f: dict[str, Any] = out.accelerate.setdefault("fsdp_config", {})
     p = "fsdp_config."
-    if a.target == FSDP2 and is_hybrid(a) and a["launch.num_machines"] > 1:
-        pc: dict[str, Any] = {}
-        q = "parallelism_config."
-        put(pc, "parallelism_config_dp_replicate_size", a["launch.num_machines"], "sharding.strategy", q)
-        put(pc, "parallelism_config_dp_shard_size", processes_per_node(a), "sharding.strategy", q)
-        out.accelerate["parallelism_config"] = pc
-        out.shared[q + "parallelism_config_dp_replicate_size"] = ("sharding.strategy", "launch.num_machines")
-        out.shared[q + "parallelism_config_dp_shard_size"] = ("sharding.strategy", "launch.num_processes",
-                                                               "launch.num_machines")
+    if a.target == FSDP2 and (hybrid_replicas(a) > 1 or a["parallelism.tp_size"] > 1 or a["parallelism.cp_size"] > 1):
+        _render_fsdp2_parallelism(a, out, put)
     # both offload answers write FSDP's one switch: blamed on the one that turned it on, else on the table's first
     both = settings_of_key()[p + "fsdp_offload_params"]
     put(f, "fsdp_offload_params", fsdp_offload(a), next((sid for sid in both if a[sid] != "none"), both[0]), p)
@@ -275,6 +268,70 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
         put(f, "fsdp_transformer_layer_cls_to_wrap", ",".join(a["wrapping.layer_classes"]), "wrapping.layer_classes", p)
     if policy == "size":
         put(f, "fsdp_min_num_params", int(a["wrapping.min_num_params"]), "wrapping.min_num_params", p)
+
+
+def hybrid_replicas(a: Answers) -> int:
+    """FSDP2's dp_replicate_size: the machines when hybrid sharding spans several, else 1."""
+    return a["launch.num_machines"] if is_hybrid(a) and a["launch.num_machines"] > 1 else 1
+
+
+def fsdp2_mesh_sizes(a: Answers) -> dict[str, int]:
+    """FSDP2's parallelism sizes for these answers: dp_replicate from hybrid sharding (the machines), tp and cp as
+    answered, dp_shard what is left of the processes (processes / (dp_replicate x tp x cp), at least 1; when that
+    does not divide, answer rule parallelism-sizes-do-not-divide says so and the written total is off)."""
+    replicate, tp, cp = hybrid_replicas(a), a["parallelism.tp_size"], a["parallelism.cp_size"]
+    shard = max(1, a["launch.num_processes"] // (replicate * tp * cp))
+    return {"dp_replicate": replicate, "dp_shard": shard, "cp": cp, "tp": tp}
+
+
+def _render_fsdp2_parallelism(a: Answers, out: Rendered, put) -> None:
+    """parallelism_config for FSDP2: hybrid sharding's dp_replicate x dp_shard, tensor and context parallelism."""
+    pc: dict[str, Any] = {}
+    q = "parallelism_config."
+    p = "parallelism_config_"
+    sizes = fsdp2_mesh_sizes(a)
+    dims = ("parallelism.tp_size", "parallelism.cp_size")
+    if sizes["dp_replicate"] > 1:
+        put(pc, p + "dp_replicate_size", sizes["dp_replicate"], "sharding.strategy", q)
+        out.shared[q + p + "dp_replicate_size"] = ("sharding.strategy", "launch.num_machines")
+    put(pc, p + "dp_shard_size", sizes["dp_shard"], "sharding.strategy", q)
+    out.shared[q + p + "dp_shard_size"] = ("sharding.strategy", "launch.num_processes", "launch.num_machines",
+                                           *(d for d in dims if a[d] > 1))
+    if sizes["tp"] > 1:
+        put(pc, p + "tp_size", sizes["tp"], "parallelism.tp_size", q)
+    if sizes["cp"] > 1:
+        put(pc, p + "cp_size", sizes["cp"], "parallelism.cp_size", q)
+        # the launcher exports the strategy only with cp_size above 1 (accelerate/utils/launch.py:420-421)
+        put(pc, p + "cp_comm_strategy", a["parallelism.cp_comm_strategy"], "parallelism.cp_comm_strategy", q)
+    out.accelerate["parallelism_config"] = dict(sorted(pc.items()))
+
+
+def _render_ds_sequence_parallel(a: Answers, out: Rendered, put) -> None:
+    """parallelism_config for DeepSpeed's Ulysses sequence parallelism (sp_size above 1): the sp size and details, and
+    dp_shard_size = processes / sp so that the batch size accelerate computes is DeepSpeed's. The launcher copies a YAML
+    value onto its arguments as it is and exports str() of it, so a YAML bool false reaches accelerate as "False"
+    (read as not variable); only the command-line flag, type=bool, would turn the text "False" into True."""
+    pc: dict[str, Any] = {}
+    q = "parallelism_config."
+    p = "parallelism_config_"
+    sp = a["parallelism.sp_size"]
+    put(pc, p + "sp_size", sp, "parallelism.sp_size", q)
+    put(pc, p + "sp_backend", "deepspeed", "parallelism.sp_size", q)
+    # accelerate sizes DeepSpeed's train_batch_size by dp_replicate x dp_shard, DeepSpeed checks it against
+    # processes / sp (claim ds-ulysses-batch-needs-dp-sizes): the processes left over go to dp_shard
+    rest = max(1, a["launch.num_processes"] // sp)
+    if rest > 1:
+        put(pc, p + "dp_shard_size", rest, "parallelism.sp_size", q)
+        out.shared[q + p + "dp_shard_size"] = ("parallelism.sp_size", "launch.num_processes")
+    put(pc, p + "sp_seq_length_is_variable", bool(a["parallelism.sp_seq_length_is_variable"]),
+        "parallelism.sp_seq_length_is_variable", q)
+    # a length is read only for a fixed length (accelerate/utils/dataclasses.py:2280-2287); answer rule
+    # parallelism-details-unused names one given beside a variable length
+    if a["parallelism.sp_seq_length"] is not None and not a["parallelism.sp_seq_length_is_variable"]:
+        put(pc, p + "sp_seq_length", int(a["parallelism.sp_seq_length"]), "parallelism.sp_seq_length", q)
+    put(pc, p + "sp_attn_implementation", a["parallelism.sp_attn_implementation"],
+        "parallelism.sp_attn_implementation", q)
+    out.accelerate["parallelism_config"] = dict(sorted(pc.items()))
 
 
 def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str, json_mode: bool) -> None:
@@ -296,6 +353,8 @@ def _render_deepspeed(a: Answers, out: Rendered, put, ds_config_ref: str, json_m
             put(d, "gradient_clipping", float(clip), "training.gradient_clipping", p)
         put(d, "offload_optimizer_device", ds_offload_optimizer(a), "offload.optimizer", p)
         put(d, "offload_param_device", ds_offload_params(a), "offload.params", p)
+    if a["parallelism.sp_size"] > 1:
+        _render_ds_sequence_parallel(a, out, put)
     # at ZeRO-3 false would not stop zero.Init (rule ds-zero3-init-cannot-be-off): true, what happens anyway
     put(d, "zero3_init_flag", stage == 3, "loading.ram_efficient", p)
     if a["wrapping.ds_moe_layer_classes"]:

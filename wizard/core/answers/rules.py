@@ -808,6 +808,46 @@ def ds_json_overrides_stage(a: Answers, runs: Runs) -> Iterator[Hit]:
            f"sharding.strategy {_STRATEGY_OF_STAGE[running]} (ZeRO-{running}) and drop it from deepspeed.extra")
 
 
+# ------------------------------------------------------------------ parallelism
+
+
+_CP_DETAILS = ("parallelism.cp_comm_strategy",)
+_SP_DETAILS = ("parallelism.sp_seq_length", "parallelism.sp_seq_length_is_variable",
+               "parallelism.sp_attn_implementation")
+
+
+@answer_rule("parallelism-details-unused", WARNING,
+             "context- or sequence-parallel details without their dimension are not written",
+             DOC + "launch-copies-section-keys; accelerate/utils/launch.py:420-425 (cp_comm_strategy is exported only "
+             "with cp_size above 1, the sp_ details only with sp_size above 1); accelerate/utils/dataclasses.py:"
+             "2280-2287 (a length is read only for a fixed length)",
+             keys="parallelism.cp_comm_strategy with parallelism.cp_size; parallelism.sp_* with parallelism.sp_size "
+                  "or parallelism.sp_seq_length_is_variable",
+             fix="set the dimension above 1, or drop the detail",
+             claims=("accelerate-parallelism-details-need-their-dimension",))
+def parallelism_details_unused(a: Answers) -> Iterator[Hit]:
+    target = a.target
+    if target == FSDP2 and a["parallelism.cp_size"] == 1:
+        stated = [sid for sid in _CP_DETAILS if a.is_set(sid)]
+        if stated:
+            yield ([*stated, "parallelism.cp_size"],
+                   f"{', '.join(stated)} is set but cp_size is 1: the launcher exports the context-parallel exchange "
+                   "only when cp_size is above 1, so it is not written", "set parallelism.cp_size above 1, or drop it")
+    if target == DEEPSPEED and a["parallelism.sp_size"] == 1:
+        stated = [sid for sid in _SP_DETAILS if a.is_set(sid)]
+        if stated:
+            yield ([*stated, "parallelism.sp_size"],
+                   f"{', '.join(stated)} is set but sp_size is 1: the launcher exports the sequence-parallel details "
+                   "only when sp_size is above 1, so they are not written",
+                   "set parallelism.sp_size above 1, or drop them")
+    if (target == DEEPSPEED and a["parallelism.sp_size"] > 1 and a["parallelism.sp_seq_length"] is not None
+            and a["parallelism.sp_seq_length_is_variable"]):
+        yield (["parallelism.sp_seq_length", "parallelism.sp_seq_length_is_variable"],
+               f"parallelism.sp_seq_length {a['parallelism.sp_seq_length']} is given, but with a variable length "
+               "accelerate reads no length, so it is not written",
+               "set parallelism.sp_seq_length_is_variable false if every batch has this length, or drop the length")
+
+
 # ------------------------------------------------------------------ applicability
 
 

@@ -21,6 +21,7 @@ GROUPS: tuple[Group, ...] = (
     Group("backend", "Backend", False),
     Group("launch", "Launch basics", False),
     Group("sharding", "Sharding / partitioning", True),
+    Group("parallelism", "Parallelism (TP / CP / SP)", False),
     Group("offload", "Offload", True),
     Group("loading", "Model loading", True),
     Group("checkpoint", "Efficient checkpointing", True),
@@ -122,6 +123,10 @@ def _fp8_option(key: str, label: str, kind: str, default: Any, backend: str, *, 
                "DeepSpeed ZeRO-0/1/2 only: MS-AMP does not run with FSDP.",
                claims=("fp8-recipe-reads-launch-env",), **kw)
 
+_PC = "parallelism_config.parallelism_config_"
+_PC_FSDP1 = "parallelism_config needs FSDP2: with FSDP1 the Accelerator raises."
+_SP_ONLY = "A detail of DeepSpeed's Ulysses sequence parallelism (parallelism.sp_size)."
+_NO_QUANT = "FSDP has no quantized collectives."
 
 SETTINGS: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- backend
@@ -252,6 +257,91 @@ SETTINGS: tuple[Setting, ...] = (
                    "(no FSDP twin); none = NO_SHARD = ZeRO-0; hybrid_full = HYBRID_SHARD ~ ZeRO++ hpZ.",
        claims=("ds-zero-stages-partition", "fsdp1-reads-sharding-strategy-only", "fsdp-reshard-after-forward",
                "ds-hpz-secondary-partition", "fsdp1-hybrid-groups-by-visible-devices")),
+    # ---------------------------------------------------------------- parallelism
+    _s("parallelism.tp_size", "Tensor-parallel size (tp)", "int", 1, minimum=1, maximum=MAX_PROCESSES,
+       writes={FSDP2: (_y(_PC + "tp_size", when=CUSTOM),)},
+       where_text={FSDP2: "{keys} (written when above 1; dp_shard_size becomes processes / (dp_replicate x tp x cp))"},
+       not_applicable={FSDP1: _PC_FSDP1,
+                       DEEPSPEED: "accelerate would build a tp mesh, but the DeepSpeed engine does not use it and "
+                                  "prepare() fails on an own loop's DataLoader; DeepSpeed's tensor parallelism is "
+                                  "AutoTP (parallelism.ds_autotp_size)."},
+       counterpart="DeepSpeed: AutoTP, tensor_parallel.autotp_size in the DeepSpeed JSON (DeepSpeed's own sharding "
+                   "of the linear layers, not transformers' plan).",
+       claims=("parallelism-config-needs-fsdp2", "ds-parallelism-sizes-unused", "ds-autotp-size-from-json",
+               "tp-whole-heads-per-rank")),
+    _s("parallelism.cp_size", "Context-parallel size (cp)", "int", 1, minimum=1, maximum=MAX_PROCESSES,
+       writes={FSDP2: (_y(_PC + "cp_size", when=CUSTOM),)},
+       where_text={FSDP2: "{keys} (written when above 1)"},
+       not_applicable={FSDP1: _PC_FSDP1,
+                       DEEPSPEED: "Under DeepSpeed cp splits no sequence: the engine trains the cp ranks as data "
+                                  "parallel. DeepSpeed splits the sequence with Ulysses (parallelism.sp_size)."},
+       counterpart="DeepSpeed: Ulysses sequence parallelism (parallelism.sp_size) also splits the sequence, but "
+                   "exchanges heads by all-to-all around attention; not the same mechanism, so no carry-over.",
+       claims=("parallelism-config-needs-fsdp2", "ds-parallelism-sizes-unused", "ds-ulysses-heads-divide")),
+    _s("parallelism.cp_comm_strategy", "Context-parallel exchange", "choice", "allgather",
+       choices=("allgather", "alltoall"),
+       writes={FSDP2: (_y(_PC + "cp_comm_strategy", when=CUSTOM),)},
+       where_text={FSDP2: "{keys} (written only when cp_size is above 1, as the launcher exports it only then)"},
+       not_applicable={FSDP1: _PC_FSDP1, DEEPSPEED: "DeepSpeed has no context parallelism; Ulysses always "
+                                                    "exchanges by all-to-all."},
+       counterpart="DeepSpeed: none (Ulysses has one exchange, all-to-all).",
+       claims=("launch-other-sections-per-distributed-type", "ds-ulysses-heads-divide")),
+    _s("parallelism.sp_size", "Sequence-parallel size (Ulysses sp)", "int", 1, minimum=1, maximum=MAX_PROCESSES,
+       writes={DEEPSPEED: (_y(_PC + "sp_size", when=CUSTOM),
+                           _y(_PC + "sp_backend", when=CUSTOM),
+                           _y(_PC + "dp_shard_size", when=CUSTOM))},
+       where_text={DEEPSPEED: "{keys} (written when above 1, dp_shard_size = processes / sp; needs "
+                              "deepspeed>=0.18.2)"},
+       not_applicable={FSDP1: _PC_FSDP1,
+                       FSDP2: "accelerate's sequence parallelism is DeepSpeed's Ulysses only (sp_backend takes "
+                              "only deepspeed); FSDP2 splits the sequence with context parallelism "
+                              "(parallelism.cp_size)."},
+       counterpart="FSDP2: context parallelism (parallelism.cp_size) also splits the sequence, by another "
+                   "mechanism; no carry-over.",
+       claims=("parallelism-config-checks", "ds-ulysses-heads-divide", "parallelism-config-total-is-num-processes")),
+    _s("parallelism.sp_seq_length", "Ulysses fixed sequence length", "int", None, nullable=True, minimum=1,
+       maximum=MAX_COUNT,
+       writes={DEEPSPEED: (_y(_PC + "sp_seq_length", when=CUSTOM),)},
+       where_text={DEEPSPEED: "{keys} (written when sp_size is above 1 and a length is given)"},
+       not_applicable={FSDP1: _SP_ONLY, FSDP2: _SP_ONLY},
+       counterpart="FSDP2: none; context parallelism takes the length from each batch.",
+       claims=("ds-sp-fixed-length-needs-seq-length", "launch-other-sections-per-distributed-type")),
+    _s("parallelism.sp_seq_length_is_variable", "Ulysses batches vary in length", "bool", True,
+       writes={DEEPSPEED: (_y(_PC + "sp_seq_length_is_variable", when=CUSTOM),)},
+       where_text={DEEPSPEED: "{keys} (written when sp_size is above 1, as a YAML bool: the command-line flag "
+                              "would read any text as true)"},
+       not_applicable={FSDP1: _SP_ONLY, FSDP2: _SP_ONLY},
+       counterpart="FSDP2: none.",
+       claims=("ds-sp-fixed-length-needs-seq-length", "launch-sp-variable-flag-type-bool")),
+    _s("parallelism.sp_attn_implementation", "Ulysses attention kernel", "choice", "sdpa",
+       choices=("sdpa", "flash_attention_2", "flash_attention_3"),
+       writes={DEEPSPEED: (_y(_PC + "sp_attn_implementation", when=CUSTOM),)},
+       where_text={DEEPSPEED: "{keys} (written when sp_size is above 1)"},
+       not_applicable={FSDP1: _SP_ONLY, FSDP2: _SP_ONLY},
+       counterpart="FSDP2: none; context parallelism runs torch's SDPA.",
+       claims=("ds-sp-attn-implementation-values",)),
+    _s("parallelism.ds_autotp_size", "DeepSpeed AutoTP size", "int", None, nullable=True, minimum=1,
+       maximum=MAX_PROCESSES,
+       writes={DEEPSPEED: (_j("tensor_parallel.autotp_size", when=SET),)},
+       where_text={DEEPSPEED: "{keys} (DeepSpeed JSON)"},
+       not_applicable={FSDP1: "FSDP1 has no tensor parallelism.",
+                       FSDP2: "FSDP2's tensor parallelism is transformers' plan over the mesh "
+                              "(parallelism.tp_size)."},
+       counterpart="FSDP2: parallelism.tp_size (transformers' tensor-parallel plan).",
+       claims=("ds-autotp-size-from-json", "parallelism-config-needs-fsdp2")),
+    _s("parallelism.ds_quantized_weights", "ZeRO++ quantized weight all-gather (qwZ)", "bool", None, nullable=True,
+       writes={DEEPSPEED: (_j("zero_optimization.zero_quantized_weights", when=ZERO3),)},
+       where_text={DEEPSPEED: "{keys} (DeepSpeed JSON, ZeRO-3)"},
+       not_applicable={FSDP1: _NO_QUANT, FSDP2: _NO_QUANT},
+       counterpart="FSDP: none; FSDP gathers parameters in their own (or the mixed-precision) dtype.",
+       claims=("ds-zeropp-quantized-weights-zero3", "fsdp-policy-from-mixed-precision")),
+    _s("parallelism.ds_quantized_gradients", "ZeRO++ quantized gradient reduction (qgZ)", "bool", None,
+       nullable=True,
+       writes={DEEPSPEED: (_j("zero_optimization.zero_quantized_gradients", when=ZERO3),)},
+       where_text={DEEPSPEED: "{keys} (DeepSpeed JSON, ZeRO-3)"},
+       not_applicable={FSDP1: _NO_QUANT, FSDP2: _NO_QUANT},
+       counterpart="FSDP: none; FSDP reduces gradients in the reduce dtype of mixed precision.",
+       claims=("ds-zeropp-quantized-gradients-zero3", "fsdp-policy-from-mixed-precision")),
     # ---------------------------------------------------------------- offload
     _s("offload.optimizer", "Offload optimizer state to", "choice", "none", choices=("none", "cpu", "nvme"),
        writes={**_fsdp(_y("fsdp_config.fsdp_offload_params", when=CUSTOM)),

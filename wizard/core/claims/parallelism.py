@@ -102,3 +102,81 @@ MESH = claim(
     code="accelerate/parallelism_config.py:211-272; torch/distributed/device_mesh.py",
     demo=_T + "test_the_mesh_ranks_in_accelerates_order",
     scope=("dp-shard-cp-tp", "hsdp", "hsdp-tp"))
+_S = "tests/claims/test_parallelism_settings.py::"
+SP_FLAG = claim(
+    "launch-sp-variable-flag-type-bool",
+    "parallelism_config_sp_seq_length_is_variable written false in the YAML reaches accelerate as false: the "
+    "launcher copies the YAML value onto its arguments as it is and exports str() of it, and accelerate reads only "
+    "'true' as variable; the command-line flag --parallelism_config_sp_seq_length_is_variable is declared type=bool, "
+    "so any text given there, 'False' included, becomes True.",
+    doc="parallelism-heads",
+    code="accelerate/commands/launch.py:970-975, 1262-1277; accelerate/utils/launch.py:422-425; "
+         "accelerate/utils/dataclasses.py:2273-2278",
+    demo=_S + "test_the_variable_length_flag_and_the_yaml_value",
+    scope=("yaml-false", "yaml-true", "flag-false-text"))
+AUTOTP = claim(
+    "ds-autotp-size-from-json",
+    "DeepSpeed reads tensor_parallel.autotp_size from its config (0, AutoTP off, when absent) and its engine "
+    "shards the model's linear layers with AutoTP when the size is above 1; accelerate 1.15 reads the same key from "
+    "the DeepSpeed config it hands over, builds a one-dimensional tp device mesh of that size at prepare() and, "
+    "when saving, gathers the tensor-parallel shards into one state dict.",
+    doc="parallelism-heads",
+    code="deepspeed/runtime/tensor_parallel/config.py:45; deepspeed/runtime/engine.py:595-600, 1669-1670; "
+         "accelerate/accelerator.py:2154-2172, 4072-4085",
+    demo=_S + "test_autotp_size_is_read_from_the_deepspeed_config",
+    scope=("absent-is-off", "size-read", "engine-applies-above-1", "accelerate-reads"))
+ZEROPP_WEIGHTS = claim(
+    "ds-zeropp-quantized-weights-zero3",
+    "zero_optimization.zero_quantized_weights (ZeRO++ qwZ: parameters all-gathered quantized) is off by default and "
+    "reaches only the ZeRO-3 optimizer: the ZeRO-1/2 optimizer takes no such argument.",
+    doc="parallelism-heads",
+    code="deepspeed/runtime/zero/config.py:328-331; deepspeed/runtime/engine.py:2725-2740; "
+         "deepspeed/runtime/zero/stage3.py:204",
+    demo=_S + "test_quantized_weights_are_a_zero3_option",
+    scope=("default-off", "zero3-takes-it", "zero12-takes-none"))
+ZEROPP_GRADIENTS = claim(
+    "ds-zeropp-quantized-gradients-zero3",
+    "zero_optimization.zero_quantized_gradients (ZeRO++ qgZ: gradients reduced by a quantized all-to-all) is off by "
+    "default; the engine hands the all-to-all group it builds for it only to the ZeRO-3 optimizer: the ZeRO-1/2 "
+    "optimizer takes no such group.",
+    doc="parallelism-heads",
+    code="deepspeed/runtime/zero/config.py:340-343; deepspeed/runtime/engine.py:2158-2161, 2769; "
+         "deepspeed/runtime/zero/stage3.py:1929",
+    demo=_S + "test_quantized_gradients_are_a_zero3_option",
+    scope=("default-off", "zero3-takes-it", "zero12-takes-none"))
+EXCHANGES = claim(
+    "parallelism-exchanges-per-layer",
+    "Tensor, context and Ulysses sequence parallelism exchange activations inside every layer, forward and "
+    "backward: a row-parallel projection's partial outputs are summed over the tp group into a replicated output; "
+    "context parallelism passes the key and value shards among the cp ranks in attention (all-gather by default, "
+    "all-to-all as the other strategy); Ulysses runs an all-to-all over the sp group before attention and another "
+    "after it. The data-parallel dimensions exchange parameters and gradients instead.",
+    doc="parallelism-heads",
+    code="torch/distributed/tensor/parallel/style.py:186-230 (RowwiseParallel: output Replicate); "
+         "torch/distributed/tensor/experimental/_context_parallel/_attention.py:1693-1705 (set_rotate_method); "
+         "deepspeed/runtime/sequence_parallel/ulysses_sp.py:185-225 (_dim_zero_all_to_all before and after attention)",
+    why_not_demo="counting one layer's collectives needs each dimension's process group at its real size and, for "
+                 "context parallelism, torch's CUDA attention kernels; the collectives are named where each style "
+                 "is defined.",
+    scope=("tp-sums-row-parallel-outputs", "cp-passes-kv", "ulysses-all-to-all"))
+DETAILS = claim(
+    "accelerate-parallelism-details-need-their-dimension",
+    "accelerate reads the context-parallel exchange only through the context-parallel handler, which "
+    "ParallelismConfig builds only with cp_size above 1, and the sequence-parallel details only through the "
+    "sequence-parallel handler, built only with sp_size above 1; with a variable sequence length that handler takes "
+    "no length, even one exported.",
+    doc="parallelism-heads",
+    code="accelerate/parallelism_config.py:292-310; accelerate/utils/dataclasses.py:2240-2287",
+    demo=_S + "test_the_details_need_their_dimension",
+    scope=("cp-handler-only-above-1", "sp-handler-only-above-1", "length-unread-when-variable"))
+SP_BATCH = claim(
+    "ds-ulysses-batch-needs-dp-sizes",
+    "Under DeepSpeed with Ulysses sp_size above 1, accelerate sets train_batch_size at prepare() to micro batch x "
+    "accumulation x dp_replicate_size x dp_shard_size, while DeepSpeed's config, given the Ulysses process groups, "
+    "counts processes / sp_size data-parallel ranks: unless dp_replicate x dp_shard x sp equals the processes, "
+    "deepspeed.initialize raises AssertionError 'Check batch related parameters'.",
+    doc="parallelism-heads",
+    code="accelerate/accelerator.py:2357-2365; accelerate/parallelism_config.py:176-179; "
+         "deepspeed/runtime/config.py:456-463, 595-606",
+    demo=_S + "test_ulysses_batch_size_needs_the_data_parallel_sizes",
+    scope=("sp-alone-fails", "dp-shard-the-rest-passes"))

@@ -109,7 +109,17 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
                   "accelerate launch exports no dynamo settings for DeepSpeed runs")
         else:
             b.put("dynamo_backend", "NO", DEFAULT, "TorchDynamoPlugin")
-        deepspeed_values(y, deepspeed, mp, procs, sit, b, json_alone=json_alone)
+        sp, dp = _ulysses(y)
+        # with Ulysses DeepSpeed's config counts processes / sp data-parallel ranks, and accelerate sets
+        # train_batch_size from dp_replicate x dp_shard (claim ds-ulysses-batch-needs-dp-sizes)
+        deepspeed_values(y, deepspeed, mp, procs // sp if sp > 1 else procs, sit, b, json_alone=json_alone)
+        _parallelism(y, b)
+        if sp > 1 and dp * sp != procs:
+            b.fail(("parallelism_config.parallelism_config_sp_size",
+                    "parallelism_config.parallelism_config_dp_shard_size", "num_processes"),
+                   f"accelerate sizes train_batch_size by {dp} data-parallel rank(s), DeepSpeed counts "
+                   f"num_processes / sp_size = {procs / sp:g}: 'Check batch related parameters'",
+                   "deepspeed.initialize")
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,
                              "accelerate launch")
@@ -121,6 +131,16 @@ def fsdp2_shard_group(procs: int, replicate: int = 1, tp: int = 1) -> int:
     is left of the processes once replication and tensor parallelism are taken out (accelerate/parallelism_config.py
     ``fsdp_dim_names``)."""
     return max(1, procs // max(1, replicate * tp))
+
+
+def _ulysses(y: Mapping[str, Any]) -> tuple[int, int]:
+    """(sp_size, dp_replicate x dp_shard) of DeepSpeed's Ulysses sequence parallelism; sp 1 without it."""
+    pc = y.get("parallelism_config")
+    if not isinstance(pc, Mapping) or pc.get("parallelism_config_sp_backend", "deepspeed") != "deepspeed":
+        return 1, 1
+    sp = _int(pc.get("parallelism_config_sp_size"), 1)
+    dp = _int(pc.get("parallelism_config_dp_replicate_size"), 1) * _int(pc.get("parallelism_config_dp_shard_size"), 1)
+    return (sp, dp) if sp > 1 else (1, 1)
 
 
 def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
@@ -142,6 +162,25 @@ def _parallelism(y: Mapping[str, Any], b: Builder) -> None:
         total *= sizes[name]
     b.put("parallelism.total_size", total, DERIVED, "ParallelismConfig", tuple(
         f"parallelism_config.parallelism_config_{n}" for n in sizes if f"parallelism_config_{n}" in pc))
+    # the launcher exports the context-parallel exchange only with cp_size above 1 and the sequence-parallel details
+    # only with sp_size above 1 (accelerate/utils/launch.py:420-425); their handlers read them from there
+    if sizes["cp_size"] > 1:
+        key = "parallelism_config_cp_comm_strategy"
+        b.written_or_default("parallelism.cp_comm_strategy", pc.get(key, "allgather"),
+                             f"parallelism_config.{key}" if key in pc else None, "TorchContextParallelConfig")
+    if sizes["sp_size"] > 1:
+        key = "parallelism_config_sp_seq_length_is_variable"
+        # str() of the YAML value is exported; only "true" (any case) reads as variable
+        variable = str(pc.get(key, True)).lower() == "true"
+        b.written_or_default("parallelism.sp_seq_length_is_variable", variable,
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
+        key = "parallelism_config_sp_seq_length"
+        length = None if variable else _int(pc.get(key), 0) or None
+        b.written_or_default("parallelism.sp_seq_length", length,
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
+        key = "parallelism_config_sp_attn_implementation"
+        b.written_or_default("parallelism.sp_attn_implementation", pc.get(key, "sdpa"),
+                             f"parallelism_config.{key}" if key in pc else None, "DeepSpeedSequenceParallelConfig")
 
 
 def _fsdp_runs(b: Builder, sit: Situation, procs: int, machines: int) -> None:

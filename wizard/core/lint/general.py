@@ -288,6 +288,14 @@ PAR_HEADS_UNCHECKED = rule("parallelism-heads-unchecked", INFO,
                            fix="Run check again with --model CONFIG.json|NAME.",
                            claims=("tp-whole-heads-per-rank", "ds-ulysses-heads-divide"),
                            versions=PARALLELISM)
+PAR_DS_SP_TOTAL = rule("parallelism-ds-sp-total-mismatch", ERROR,
+                       "DeepSpeed Ulysses: dp_replicate x dp_shard x sp != num_processes (the batch size check fails)",
+                       DOC + "parallelism-heads; " + A + "accelerator.py:2357-2365; "
+                       "deepspeed/runtime/config.py:456-463, 595-606",
+                       keys="parallelism_config.parallelism_config_sp_size, _dp_shard_size, _dp_replicate_size, "
+                            "num_processes",
+                       fix="Set parallelism_config_dp_shard_size to num_processes / sp_size.",
+                       claims=("ds-ulysses-batch-needs-dp-sizes",), versions={"accelerate": ">=1.12.0"})
 PAR_CP_FSDP = rule("parallelism-cp-needs-fsdp2", ERROR, "Context parallelism (cp_size > 1) needs FSDP2",
                    DOC + "parallelism-config; " + A + "state.py:990-1005",
                    claims=("parallelism-config-needs-fsdp2",), versions=PARALLELISM)
@@ -686,6 +694,15 @@ def check_parallelism(ctx: ConfigCheck) -> None:
     if sizes["sp"] > 1:
         _check_sp_settings(ctx, pc)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
+    if skip_total and ctx.kind == "deepspeed" and ctx.nproc is not None and total != ctx.nproc:
+        dp = sizes["dp_replicate"] * sizes["dp_shard"]
+        ctx.emit(PAR_DS_SP_TOTAL, pkeys + ("num_processes",),
+                 f"With sp_size {sizes['sp']} accelerate sets DeepSpeed's train_batch_size from {dp} data-parallel "
+                 f"rank(s) (dp_replicate x dp_shard), but DeepSpeed counts num_processes / sp_size = "
+                 f"{ctx.nproc / sizes['sp']:g}; deepspeed.initialize raises 'Check batch related parameters'.",
+                 "Set parallelism_config_dp_shard_size to num_processes / sp_size"
+                 + (f" ({ctx.nproc // sizes['sp']})." if ctx.nproc % sizes["sp"] == 0 else
+                    "; sp_size must divide num_processes."))
     if total > 1 and not skip_total and ctx.nproc is not None and total != ctx.nproc:
         ctx.emit(PAR_TOTAL, pkeys + ("num_processes",),
                  f"The parallelism sizes multiply to {total} but num_processes is {ctx.nproc}; the Accelerator "
@@ -800,7 +817,7 @@ def _check_deepspeed_sizes(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
                  "the engine trains plain data parallel over every rank as its ZeRO stage says: "
                  + "; ".join(said[n] for n in unused) + ".",
                  "Remove them (only parallelism_config_sp_size is DeepSpeed's), or use FSDP2 for these dimensions.")
-    elif sizes["dp_shard"] > 1:
+    elif sizes["dp_shard"] > 1 and sizes["sp"] == 1:  # with Ulysses it sizes the batch (ds-ulysses-batch-...)
         ctx.emit(PAR_DS_SHARD_HARMLESS, key["dp_shard"],
                  f"{kv(key['dp_shard'], sizes['dp_shard'])} is not read under DeepSpeed; ZeRO-{ctx.stage} partitions "
                  "over every rank anyway, so it has no effect.", "Remove it: the ZeRO stage decides the partitioning.")

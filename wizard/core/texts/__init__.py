@@ -19,6 +19,7 @@ from . import (
     launch,
     loading,
     offload,
+    parallelism,
     precision,
     prefetch,
     sharding,
@@ -31,8 +32,8 @@ from .dtype_table import MIXED_PRECISIONS, MODEL_DTYPES, PrecisionRow, precision
 from .model import GroupText, Text
 from .switching import MEANING_CHANGES, MeaningChange, meaning_changes
 
-_GROUPS = (backend, launch, sharding, offload, loading, checkpoint, prefetch, wrapping, summoning, sync, training,
-           precision, deepspeed)
+_GROUPS = (backend, launch, sharding, parallelism, offload, loading, checkpoint, prefetch, wrapping, summoning, sync,
+           training, precision, deepspeed)
 
 TEXTS: dict[str, Text] = {sid: text for module in _GROUPS for sid, text in module.TEXTS.items()}
 """Setting id -> its explanation."""

@@ -17,6 +17,7 @@ from ..answers import Answers
 from ..answers.render import (
     ds_offload_optimizer,
     ds_offload_params,
+    fsdp2_mesh_sizes,
     fsdp_offload,
     is_hybrid,
     one_to_one_writes,
@@ -72,6 +73,12 @@ def _expected_fsdp(a: Answers) -> dict[str, object]:
     if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
         e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
         e["parallelism.dp_shard_size"] = processes_per_node(a)
+    if not v1 and (a["parallelism.tp_size"] > 1 or a["parallelism.cp_size"] > 1):
+        sizes = fsdp2_mesh_sizes(a)
+        for name in ("dp_replicate", "dp_shard", "tp", "cp"):
+            e[f"parallelism.{name}_size"] = sizes[name]
+        if sizes["cp"] > 1:
+            e["parallelism.cp_comm_strategy"] = a["parallelism.cp_comm_strategy"]
     return e
 
 

@@ -86,6 +86,12 @@ def _parallelism_summary(pc: Any) -> dict:
         "sp_size": pc.sp_size,
         "sp_backend": pc.sp_backend,
         "total_size": pc.total_size,
+        # the handlers' details, as the model states them: only where the dimension is above 1
+        **({"cp_comm_strategy": pc.cp_handler.cp_comm_strategy} if pc.cp_size > 1 and pc.cp_handler else {}),
+        **({"sp_seq_length_is_variable": pc.sp_handler.sp_seq_length_is_variable,
+            "sp_seq_length": pc.sp_handler.sp_seq_length,
+            "sp_attn_implementation": pc.sp_handler.sp_attn_implementation}
+           if pc.sp_size > 1 and pc.sp_handler else {}),
     }
 
 

@@ -487,8 +487,11 @@ class _RoundTrip:
         final = plugin.deepspeed_config
         ds["config"] = copy.deepcopy(final)
         ds["gradient_accumulation_steps"] = gas
+        # with Ulysses, deepspeed.initialize gets accelerate's sequence-parallel groups (mpu) and its config counts
+        # processes / sp data-parallel ranks (claim ds-ulysses-batch-needs-dp-sizes)
+        sp = parallelism.sp_size if parallelism is not None and parallelism.sp_backend == "deepspeed" else 1
         try:
-            with _deepspeed_world_size(world_size):
+            with _deepspeed_world_size(world_size // sp if sp > 1 else world_size):
                 cfg = DeepSpeedConfig(copy.deepcopy(final))
         except Exception as exc:
             self.error(RULE_DS_CONFIG, K.ds_config_error_keys(exc, final, inline), exc)

@@ -176,9 +176,11 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
 def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType:
     g = GROUP_BY_ID[group_id]
     gt = GROUP_TEXTS[group_id]
-    parts: list[RenderableType] = [Text(g.label, style="bold"), Text(gt.summary),
-                                   _side_by_side("FSDP", gt.fsdp, "DeepSpeed", gt.deepspeed, width),
-                                   _para("No counterpart:", gt.no_counterpart)]
+    parts: list[RenderableType] = [Text(g.label, style="bold"), Text(gt.summary)]
+    if group_id == "parallelism":  # right under the summary: what these answers' ranks do
+        parts.append(mesh_block(answers, width))
+    parts += [_side_by_side("FSDP", gt.fsdp, "DeepSpeed", gt.deepspeed, width),
+              _para("No counterpart:", gt.no_counterpart)]
     if group_id == "precision":
         parts.append(precision_block(answers, width))
         parts.append(state_bytes_block(answers, width))
@@ -186,6 +188,20 @@ def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType
         parts.append(Text("One of the groups of the Accelerate guide \"FSDP vs DeepSpeed\".", style="dim"))
     parts.append(Text("Enter: edit this group · F2: zoom this pane · F1: all keys", style="dim"))
     return Group(*_spaced(parts, width))
+
+
+def mesh_block(answers: Answers, width: int) -> RenderableType:
+    """The device mesh the answers' FSDP2 config builds (which ranks form each group), or what would draw one."""
+    from ...core.answers.render import render
+    from ...core.mesh import config_sizes, mesh_picture
+
+    found = config_sizes(render(answers).accelerate)
+    if found is None:
+        return Text("Mesh: drawn here when FSDP2's tp_size or cp_size is above 1 and the sizes divide the "
+                    "processes.", style="dim")
+    sizes, per_machine = found
+    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3))
+    return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
 
 def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:

@@ -10,7 +10,8 @@ from ...core.findings import ERROR, INFO, WARNING, Finding
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON
 
 REVIEW = "review"
-SHORT = {"sharding": "Sharding/partitioning", "checkpoint": "Checkpointing", "precision": "Precision (dtypes)",
+SHORT = {"sharding": "Sharding/partitioning", "parallelism": "Parallelism", "checkpoint": "Checkpointing",
+         "precision": "Precision (dtypes)",
          "deepspeed": "DeepSpeed JSON"}
 """Sidebar names that fit 24 columns; the form heading shows the full label."""
 
@@ -31,7 +32,7 @@ class GroupList(OptionList):
     """Up/Down move between groups and show them; Enter goes into the form."""
 
     DEFAULT_CSS = """
-    GroupList { height: 1fr; }
+    GroupList { height: 1fr; scrollbar-size-vertical: 1; }
     """
 
     def __init__(self, findings: list[Finding], target: str) -> None:
