@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core.mesh import mesh_dims
 from ..core.vocab import SHARDING_STRATEGIES, sharding_strategy_name
 
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
@@ -70,6 +71,11 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
             exp["sharding"] = e["runs.fsdp_strategy"]
         if "runs.offload_param" in e:
             exp["offload"] = {"params": e["runs.offload_param"], "optimizer": e["runs.offload_optimizer"]}
+        sizes = {name.removesuffix("_size"): e.get(f"parallelism.{name}") or 1 for name in
+                 ("dp_replicate_size", "dp_shard_size", "cp_size", "sp_size", "tp_size")}
+        mesh = dict(mesh_dims({k: int(v) for k, v in sizes.items()}))
+        if mesh and (len(mesh) > 1 or "dp_shard" not in mesh):
+            exp["mesh"] = mesh  # accelerate builds this device mesh (a plain dp_shard mesh is FSDP as usual)
         classes = e.get("fsdp.transformer_cls_names_to_wrap")
         if e.get("fsdp.auto_wrap_policy") == "TRANSFORMER_BASED_WRAP" and classes:
             exp["wrap_classes"] = [c.strip() for c in classes if c.strip()]
@@ -126,6 +132,61 @@ def compare(effective: dict | None, expected: dict, *, not_rehearsed: list[dict]
         _mark_rehearsed(items, not_rehearsed)
         items += not_rehearsed_items(not_rehearsed)
     return items
+
+
+_FSDP_DIMS = ("dp_shard", "dp_shard_cp", "dp_cp")
+"""Names of the mesh dimension FSDP2 shards parameters over (accelerate flattens dp_shard with cp)."""
+
+
+def _mesh_text(mesh: dict) -> str:
+    return " x ".join(f"{k} {v}" for k, v in mesh.items())
+
+
+def _tp_rows(placements: dict, tp: int) -> CheckItem:
+    """Which parameters tensor parallelism split (a Shard placement on the tp dimension) and which it left whole."""
+    split: dict[str, list[str]] = {}
+    whole: list[str] = []
+    for name, by_dim in placements.items():
+        short = name.removesuffix(".weight").removesuffix(".bias").rsplit(".", 1)[-1]
+        placement = by_dim.get("tp")
+        if placement is None:
+            continue
+        if "Shard" in placement:
+            split.setdefault(placement, []).append(short)
+        else:
+            whole.append(short)
+    if not split:
+        return CheckItem(FAIL, f"Tensor parallelism (tp {tp}) did not split any parameter",
+                         "every parameter is whole on the tp dimension: accelerate skips TP for a model that was not "
+                         "loaded with a TP plan (from_pretrained(..., tp_plan=\"auto\", device_mesh=...))", key="mesh")
+    words = {"Shard(dim=0)": "column-wise", "Shard(dim=1)": "row-wise"}
+    parts = [f"{'/'.join(dict.fromkeys(names))}: {p}" + (f" ({words[p]})" if p in words else "")
+             for p, names in split.items()]
+    if whole:
+        parts.append("whole on every tp rank: " + ", ".join(dict.fromkeys(whole)))
+    return CheckItem(OK, f"Tensor parallelism active over tp {tp}", "; ".join(parts), key="mesh")
+
+
+def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """The device mesh the run built against the config's, and the placements it gave the parameters."""
+    want = expected.get("mesh")
+    if not want:
+        return []
+    got = effective.get("mesh")
+    if got is None:
+        return [CheckItem(FAIL, f"Device mesh {_mesh_text(want)} requested, the run built none",
+                          "accelerate read no parallelism_config", key="mesh")]
+    rows = [CheckItem(OK if dict(got) == want else FAIL, f"Device mesh {_mesh_text(got)}",
+                      "" if dict(got) == want else f"config asks for {_mesh_text(want)}", key="mesh")]
+    placements = effective.get("placements") or {}
+    if want.get("tp", 1) > 1:
+        rows.append(_tp_rows(placements, want["tp"]))
+    fsdp_dim = next((d for by_dim in placements.values() for d in by_dim if d in _FSDP_DIMS), None)
+    if fsdp_dim is not None:
+        sharded = sum(1 for by_dim in placements.values() if "Shard" in by_dim.get(fsdp_dim, ""))
+        rows.append(CheckItem(OK if sharded else FAIL, f"FSDP shards over the {fsdp_dim} dimension",
+                              f"{sharded} of {len(placements)} parameter kinds sharded along it", key="mesh"))
+    return rows
 
 
 def _compare(effective: dict, expected: dict) -> list[CheckItem]:
@@ -189,6 +250,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             elif world > 1:
                 items.append(CheckItem(FAIL, "Parameters are not sharded",
                                        f"rank 0 holds {worst:.0%} of them" if worst is not None else "no numbers"))
+        items += _mesh_rows(effective, expected)
         wrap_want = expected.get("wrap_classes")
         units = effective.get("wrapped_units") or {}
         if wrap_want:

@@ -58,12 +58,12 @@ FSDP2_TP_IMPORT = claim(
     "accelerate's FSDP2 prepare() of a model loaded tensor-parallel imports ReplicateParallel from "
     "transformers.integrations.tensor_parallel (accelerate 1.10 to 1.15), which transformers has only from 4.52 to "
     "5.0: with transformers 5.24, as with any release from 5.1, FSDP2 with tp_size above 1 stops at prepare() with an "
-    "ImportError.",
+    "ImportError; with transformers 5.0 the same dp_shard x tp run prepares and trains, the loss going down.",
     doc="parallelism-heads",
     code="accelerate/accelerator.py:1581-1635; transformers/integrations/tensor_parallel.py (5.24: no "
          "ReplicateParallel; the released wheels: 4.52.4-5.0.0 have it, 4.51.3 and 5.1.0-5.25.0 do not)",
     demo=_T + "test_fsdp2_tensor_parallel_prepare_with_these_transformers",
-    scope=("transformers-5-24",))
+    scope=("transformers-5-24", "transformers-5-0"))
 DS_SIZES = claim(
     "ds-parallelism-sizes-unused",
     "Under DeepSpeed accelerate accepts parallelism_config's dp_shard, dp_replicate, cp and tp sizes and builds their "
