@@ -181,10 +181,34 @@ def build_llama(args, tp_mesh=None):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def sequence_parallel_size(acc) -> int:
+    """DeepSpeed Ulysses' sequence-parallel size from the accelerate config (1 without)."""
+    pc = getattr(acc, "parallelism_config", None)
+    return int(getattr(pc, "sp_size", 1) or 1) if pc is not None else 1
+
+
 def model_arch(args, acc) -> str:
     if args.arch != "auto":
         return args.arch
-    return "llama" if tensor_parallel_mesh(acc) is not None else "gpt"
+    return "llama" if tensor_parallel_mesh(acc) is not None or sequence_parallel_size(acc) > 1 else "gpt"
+
+
+class _TokenDicts:
+    """The dataset as the batches Ulysses sequence parallelism reads: ``input_ids``, ``labels`` (the same tokens:
+    DeepSpeed's data-loader adapter shifts them into ``shift_labels`` before it splits the sequence) and
+    ``position_ids`` (each rank's slice keeps its true positions)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        import torch
+
+        x, _ = self.data[i]
+        return {"input_ids": x, "labels": x, "position_ids": torch.arange(x.shape[0])}
 
 
 class _Logits:
@@ -414,6 +438,9 @@ def main(argv=None):
     gas = acc.gradient_accumulation_steps
     n = args.dataset_size or args.steps * gas * args.batch_size * world
     data = build_dataset(args, max(n, args.batch_size * world))
+    sp = sequence_parallel_size(acc)
+    if sp > 1:
+        data = _TokenDicts(data)
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch_size, shuffle=True, drop_last=True,
                                          generator=torch.Generator().manual_seed(args.seed + 2))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
@@ -436,14 +463,23 @@ def main(argv=None):
     tokens_per_step = args.batch_size * args.seq_len * world * gas
     status = "completed"
     while step < args.steps:
-        for x, y in loader:
+        for batch in loader:
+            if isinstance(batch, dict):  # Ulysses: this rank's slice of every sequence, labels shifted already
+                x, y, positions = batch["input_ids"], batch["shift_labels"], batch["position_ids"]
+                if micro == 0 and hasattr(reporter, "emit"):
+                    reporter.emit("setup", rank=acc.process_index, update=True, sp_size=sp,
+                                  sp_tokens_per_rank=int(x.shape[1]), seq_len=args.seq_len)
+            else:
+                x, y = batch
+                positions = None
             if step == args.crash_step and acc.process_index == args.crash_rank:
                 print(f"train_gpt.py: rank {acc.process_index} dies on purpose at step {step} (--crash-rank)",
                       file=sys.stderr, flush=True)
                 os._exit(3)
             with acc.accumulate(model):
-                logits = forward(x)
-                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+                logits = forward(x) if positions is None else model(input_ids=x, position_ids=positions).logits
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1),
+                                       ignore_index=-100)
                 acc.backward(loss)
                 if acc.sync_gradients and args.clip > 0 and not deepspeed:
                     acc.clip_grad_norm_(model.parameters(), args.clip)

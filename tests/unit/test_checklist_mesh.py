@@ -76,3 +76,27 @@ def test_the_transformers_import_error_is_diagnosed():
     found = diagnose([line], 1)
     assert found[0].code == "tp-transformers-version"
     assert "transformers==5.0.*" in found[0].fix and "parallelism_config_tp_size" in found[0].fix
+
+
+SP_CONFIG = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
+             "num_machines": 1, "mixed_precision": "no",
+             "deepspeed_config": {"zero_stage": 2, "offload_optimizer_device": "none", "offload_param_device": "none"},
+             "parallelism_config": {"parallelism_config_sp_size": 2, "parallelism_config_sp_backend": "deepspeed",
+                                    "parallelism_config_sp_seq_length_is_variable": True}}
+
+
+def ds_record(**extra) -> dict:
+    return {"distributed_type": "DEEPSPEED", "world_size": 2, "zero_stage": 2, "param_fraction": 1.0,
+            "full_param_numel": 139584, "optimizer_state_bytes": 558336, "mixed_precision": "no", **extra}
+
+
+def test_ulysses_rows_compare_the_tokens_each_rank_computed():
+    expected = expected_from_config(SP_CONFIG)
+    assert expected["sp"] == 2
+    rows = [i for i in compare(ds_record(sp_tokens_per_rank=16, seq_len=32), expected) if i.key == "sp"]
+    assert [(r.status, r.label) for r in rows] == [(OK, "Sequence parallelism active over sp 2")]
+    assert rows[0].detail == "each rank computes 16 of the 32 tokens of every sequence (Ulysses)"
+    rows = [i for i in compare(ds_record(sp_tokens_per_rank=32, seq_len=32), expected) if i.key == "sp"]
+    assert rows[0].status == FAIL
+    rows = [i for i in compare(ds_record(), expected) if i.key == "sp"]
+    assert rows[0].status == "unknown"

@@ -81,6 +81,9 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
             exp["wrap_classes"] = [c.strip() for c in classes if c.strip()]
     elif dist == "DEEPSPEED" and "runs.zero_stage" in e:
         exp["zero_stage"] = e["runs.zero_stage"]
+        sp = int(e.get("parallelism.sp_size") or 1)
+        if sp > 1:
+            exp["sp"] = sp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
     return exp
 
@@ -189,6 +192,23 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     return rows
 
 
+def _sp_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """DeepSpeed Ulysses: the share of each sequence one rank computed (the bundled script reports it on its first
+    batch), against the sp size asked for."""
+    sp = expected.get("sp")
+    if not sp:
+        return []
+    tokens, seq = effective.get("sp_tokens_per_rank"), effective.get("seq_len")
+    if tokens is None or not seq:
+        return [CheckItem(UNKNOWN, f"Sequence parallelism (sp {sp})",
+                          "the script did not report the length of the sequences a rank computes", key="sp")]
+    if int(tokens) * int(sp) == int(seq):
+        return [CheckItem(OK, f"Sequence parallelism active over sp {sp}",
+                          f"each rank computes {tokens} of the {seq} tokens of every sequence (Ulysses)", key="sp")]
+    return [CheckItem(FAIL, f"Sequence parallelism sp {sp} did not split the sequences as asked",
+                      f"each rank computed {tokens} of {seq} tokens", key="sp")]
+
+
 def _compare(effective: dict, expected: dict) -> list[CheckItem]:
     items: list[CheckItem] = []
     want = expected.get("distributed_type")
@@ -274,7 +294,8 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             elif world > 1:
                 items.append(CheckItem(FAIL, "ZeRO-3 requested but parameters are not partitioned",
                                        f"rank 0 holds {worst:.0%}" if worst is not None else ""))
-        elif z_got in (1, 2) and world > 1:
+        items += _sp_rows(effective, expected)
+        if z_got in (1, 2) and world > 1:
             opt_bytes = effective.get("optimizer_state_bytes") or 0
             if full and opt_bytes:
                 # AdamW keeps two fp32 tensors per parameter
