@@ -314,3 +314,17 @@ def test_the_mesh_ranks_in_accelerates_order(case):
     assert {k: [list(g) for g in v] for k, v in mesh_groups(MESHES[case]).items()} == got["groups"]
     if "tp" in got["groups"]:  # tensor parallelism innermost: its groups are consecutive ranks
         assert all(g == list(range(g[0], g[0] + len(g))) for g in got["groups"]["tp"])
+
+
+@pytest.mark.claim("torch-cp-no-cpu-attention")
+@pytest.mark.parametrize("case", ["sdpa-cpu"])
+def test_context_parallel_has_no_cpu_attention(case):
+    """Two gloo ranks, FSDP2 with cp 2: prepare() builds the cp mesh; the first attention under accelerate's
+    maybe_context_parallel finds no sharding rule for the CPU attention kernel."""
+    ranks = run_ranks(Path(__file__).with_name("_cp_cpu.py"), world=2, timeout=300,
+                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    for got in ranks.values():
+        assert got["mesh"] == ["cp"]
+        assert "loss" not in got
+        assert got["error"] == ("NotImplementedError: Operator aten._scaled_dot_product_flash_attention_for_cpu.default "
+                                "does not have a sharding strategy registered.")

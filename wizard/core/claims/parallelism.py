@@ -102,3 +102,14 @@ MESH = claim(
     code="accelerate/parallelism_config.py:211-272; torch/distributed/device_mesh.py",
     demo=_T + "test_the_mesh_ranks_in_accelerates_order",
     scope=("dp-shard-cp-tp", "hsdp", "hsdp-tp"))
+CP_NO_CPU = claim(
+    "torch-cp-no-cpu-attention",
+    "Context parallelism (accelerate's cp_size, torch's ring attention) cannot run on a CPU: on two gloo ranks, with "
+    "SDPA attention, the first attention inside accelerate's maybe_context_parallel raises NotImplementedError, "
+    "because torch has no sharding rule for its CPU attention kernel (aten._scaled_dot_product_flash_attention_for_cpu); "
+    "so the CPU rehearsal runs cp 1 and says cp is not rehearsed.",
+    doc="parallelism-heads",
+    code="torch/distributed/tensor/experimental/_context_parallel/_attention.py (handles the flash, efficient and "
+         "cuDNN CUDA kernels only); accelerate/accelerator.py maybe_context_parallel",
+    demo=_T + "test_context_parallel_has_no_cpu_attention",
+    scope=("sdpa-cpu",))
