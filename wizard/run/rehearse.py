@@ -386,7 +386,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
 
 def _parallelism(a: Answers, change: Any) -> None:
     """The parallelism dimensions on the CPU: FSDP2's tensor parallelism at tp 2 over the bundled tiny Llama,
-    DeepSpeed's Ulysses at sp 2 (both run on gloo); context parallelism and what needs CUDA kernels become "not rehearsed"."""
+    DeepSpeed's Ulysses at sp 2 (both run on gloo); context parallelism and what needs CUDA kernels become
+    "not rehearsed"."""
     if a.target == FSDP2:
         if a["parallelism.cp_size"] > 1:
             change("parallelism.cp_size", 1, _CP_WHY)
