@@ -187,10 +187,18 @@ def sequence_parallel_size(acc) -> int:
     return int(getattr(pc, "sp_size", 1) or 1) if pc is not None else 1
 
 
+def deepspeed_autotp_size(acc) -> int:
+    """DeepSpeed AutoTP's size (``tensor_parallel.autotp_size`` of the DeepSpeed config accelerate reads; 0 without)."""
+    plugin = getattr(getattr(acc, "state", None), "deepspeed_plugin", None)
+    config = getattr(plugin, "deepspeed_config", None) or {}
+    return int((config.get("tensor_parallel") or {}).get("autotp_size", 0) or 0)
+
+
 def model_arch(args, acc) -> str:
     if args.arch != "auto":
         return args.arch
-    return "llama" if tensor_parallel_mesh(acc) is not None or sequence_parallel_size(acc) > 1 else "gpt"
+    split = tensor_parallel_mesh(acc) is not None or sequence_parallel_size(acc) > 1 or deepspeed_autotp_size(acc) > 1
+    return "llama" if split else "gpt"
 
 
 class _TokenDicts:

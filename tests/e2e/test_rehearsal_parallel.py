@@ -91,3 +91,19 @@ def test_deepspeed_ulysses_rehearses_half_of_each_sequence_per_rank(tmp_path, de
     shorts = [n["short"] for n in s["not_rehearsed"]]
     assert any(x.startswith("sp") or "sp_size" in x or "Sequence" in x for x in shorts), shorts
     assert s["checklist_ok"] is True, s["checklist"]
+
+
+def test_deepspeed_autotp_rehearses_with_split_layers(tmp_path, deepspeed_ops):
+    body = {"backend": "deepspeed", "sharding": {"strategy": "grads_optimizer"},
+            "parallelism": {"ds_autotp_size": 4}, "precision": {"mixed_precision": "no"}}
+    run = launch(tmp_path, "autotp", body, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert run.proc.returncode == 0, run.explain()
+    s = run.summary
+    assert len(run.losses) == 8
+    eff = s["effective_setup"]
+    assert eff["arch"] == "llama"
+    # the tiny Llama's 2 layers: q/k/v/gate/up split by rows, o/down by columns
+    assert eff["autotp_layers"] == {"LinearLayer": 10, "LinearAllreduce": 4}, eff.get("autotp_layers")
+    got = rows(s)
+    assert got["DeepSpeed AutoTP active over tp 2"]["status"] == "ok"
+    assert s["checklist_ok"] is True, s["checklist"]

@@ -100,3 +100,14 @@ def test_ulysses_rows_compare_the_tokens_each_rank_computed():
     assert rows[0].status == FAIL
     rows = [i for i in compare(ds_record(), expected) if i.key == "sp"]
     assert rows[0].status == "unknown"
+
+
+def test_autotp_row_counts_the_replaced_layers():
+    from wizard.run.checklist import _autotp_rows
+
+    ok = _autotp_rows({"autotp_layers": {"LinearLayer": 10, "LinearAllreduce": 4}}, {"autotp": 2})
+    assert [(r.status, r.label) for r in ok] == [(OK, "DeepSpeed AutoTP active over tp 2")]
+    assert ok[0].detail.startswith("4 x LinearAllreduce (split by input columns")
+    none = _autotp_rows({}, {"autotp": 2})
+    assert none[0].status == FAIL
+    assert _autotp_rows({}, {}) == []

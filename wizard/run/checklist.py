@@ -84,6 +84,9 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         sp = int(e.get("parallelism.sp_size") or 1)
         if sp > 1:
             exp["sp"] = sp
+        autotp = int(e.get("parallelism.ds_autotp_size") or 0)
+        if autotp > 1:
+            exp["autotp"] = autotp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
     return exp
 
@@ -209,6 +212,20 @@ def _sp_rows(effective: dict, expected: dict) -> list[CheckItem]:
                       f"each rank computed {tokens} of {seq} tokens", key="sp")]
 
 
+def _autotp_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """DeepSpeed AutoTP: the layers the engine replaced with its tensor-parallel ones."""
+    size = expected.get("autotp")
+    if not size:
+        return []
+    layers = effective.get("autotp_layers") or {}
+    if not layers:
+        return [CheckItem(FAIL, f"DeepSpeed AutoTP (autotp_size {size}) replaced no layer",
+                          "every linear layer is whole on every rank", key="autotp")]
+    words = {"LinearLayer": "split by output rows", "LinearAllreduce": "split by input columns, summed over tp"}
+    detail = "; ".join(f"{n} x {cls} ({words.get(cls, '?')})" for cls, n in sorted(layers.items()))
+    return [CheckItem(OK, f"DeepSpeed AutoTP active over tp {size}", detail, key="autotp")]
+
+
 def _compare(effective: dict, expected: dict) -> list[CheckItem]:
     items: list[CheckItem] = []
     want = expected.get("distributed_type")
@@ -294,7 +311,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             elif world > 1:
                 items.append(CheckItem(FAIL, "ZeRO-3 requested but parameters are not partitioned",
                                        f"rank 0 holds {worst:.0%}" if worst is not None else ""))
-        items += _sp_rows(effective, expected)
+        items += _sp_rows(effective, expected) + _autotp_rows(effective, expected)
         if z_got in (1, 2) and world > 1:
             opt_bytes = effective.get("optimizer_state_bytes") or 0
             if full and opt_bytes:

@@ -345,7 +345,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
     _parallelism(a, change)
-    llama = tensor_parallel or (target == DEEPSPEED and a["parallelism.sp_size"] > 1)
+    llama = tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
+                                                         or (a["parallelism.ds_autotp_size"] or 0) > 1))
     layer_class = BUNDLED_LLAMA_LAYER_CLASS if llama else BUNDLED_LAYER_CLASS
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
@@ -405,9 +406,9 @@ def _parallelism(a: Answers, change: Any) -> None:
         if a["parallelism.sp_attn_implementation"] != "sdpa":
             change("parallelism.sp_attn_implementation", "sdpa",
                    f"{a['parallelism.sp_attn_implementation']} needs a GPU; rehearsed with sdpa")
-    if a["parallelism.ds_autotp_size"] not in (None, 1):
-        change("parallelism.ds_autotp_size", None, "DeepSpeed AutoTP is not part of the CPU rehearsal (not tried "
-               "on CPU)")
+    if a["parallelism.ds_autotp_size"] not in (None, 1, REHEARSAL_TP):
+        change("parallelism.ds_autotp_size", REHEARSAL_TP, f"the bundled tiny Llama is split over {REHEARSAL_TP} "
+               "AutoTP ranks")
     for sid in ("parallelism.ds_quantized_weights", "parallelism.ds_quantized_gradients"):
         if a[sid]:
             change(sid, None, "ZeRO++ quantized communication uses DeepSpeed's quantizer kernels, which its CPU "

@@ -233,6 +233,17 @@ def _deepspeed_engine(model: Any) -> Any:
     return model if isinstance(model, DeepSpeedEngine) else None
 
 
+def _autotp_layers(module: Any) -> dict[str, int]:
+    """DeepSpeed AutoTP's replacement layers in ``module`` by class (LinearLayer: split by output rows,
+    LinearAllreduce: split by input columns, its output summed over the tp ranks)."""
+    counts: dict[str, int] = {}
+    for m in module.modules():
+        cls = type(m)
+        if cls.__module__.startswith("deepspeed.module_inject") and cls.__name__ in ("LinearLayer", "LinearAllreduce"):
+            counts[cls.__name__] = counts.get(cls.__name__, 0) + 1
+    return counts
+
+
 def _class_name_of_unit(m: Any, prefix: str = "") -> str:
     inner = getattr(m, "module", None) if prefix == "" else None
     name = type(inner if inner is not None else m).__name__
@@ -326,6 +337,9 @@ def inspect_setup(accelerator: Any, model: Any, optimizer: Any = None) -> dict:
             model_dtype, accum_dtype = engine.get_data_types()
             grad_dtype = _dtype_name(accum_dtype)
             reduce_dtype = _dtype_name(engine.communication_data_type)
+            autotp = _autotp_layers(engine.module)
+            if autotp:
+                rec["autotp_layers"] = autotp
             ds_params = [p for p in engine.module.parameters() if hasattr(p, "ds_tensor")]
             if ds_params:  # ZeRO-3: the module's tensors are empty; each rank holds ds_tensor
                 local_numel = sum(p.ds_tensor.numel() for p in ds_params)
