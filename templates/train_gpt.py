@@ -59,6 +59,11 @@ def build_parser():
     p.add_argument("--d-model", type=int, default=64)
     p.add_argument("--n-layers", type=int, default=2)
     p.add_argument("--n-heads", type=int, default=4)
+    p.add_argument("--arch", choices=("auto", "gpt", "llama"), default="auto",
+                   help="the model: gpt (the built-in TinyGPT, layer class GPTBlock), llama (a tiny Transformers "
+                        "Llama, layer class LlamaDecoderLayer, needs transformers) or auto (default): llama when the "
+                        "accelerate config asks for tensor parallelism (parallelism_config_tp_size > 1), since only "
+                        "a model with a Transformers TP plan can be split that way, else gpt")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--weight-decay", type=float, default=0.0)
     p.add_argument("--warmup", type=int, default=0, help="linear warm-up steps (default 0: constant lr)")
@@ -143,6 +148,87 @@ def stop_agreed(acc, reporter):
 
 
 # ----------------------------------------------------------------------------- model and data
+def tensor_parallel_mesh(acc):
+    """The Accelerator's ``tp`` sub-mesh when the config asks for tensor parallelism, else None."""
+    pc = getattr(acc, "parallelism_config", None)
+    if pc is None or not getattr(pc, "tp_enabled", False):
+        return None
+    return acc.torch_device_mesh["tp"]
+
+
+def build_llama(args, tp_mesh=None):
+    """A tiny Transformers Llama with the same vocabulary, width, depth and heads as TinyGPT. With ``tp_mesh`` it is
+    loaded tensor-parallel over it (Transformers' TP plan for Llama: attention and MLP projections split column- and
+    row-wise), the way accelerate expects a TP model: through ``from_pretrained(..., tp_plan="auto",
+    device_mesh=...)``. Every rank builds the same seeded weights and loads them from its own temporary folder."""
+    import shutil
+    import tempfile
+
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    heads = args.n_heads
+    config = LlamaConfig(vocab_size=args.vocab, hidden_size=args.d_model, intermediate_size=4 * args.d_model,
+                         num_hidden_layers=args.n_layers, num_attention_heads=heads, num_key_value_heads=heads,
+                         max_position_embeddings=max(args.seq_len, 64), tie_word_embeddings=False)
+    model = LlamaForCausalLM(config)
+    if tp_mesh is None:
+        return model
+    folder = tempfile.mkdtemp(prefix="fsdpds-llama-")
+    try:
+        model.save_pretrained(folder)
+        return LlamaForCausalLM.from_pretrained(folder, tp_plan="auto", device_mesh=tp_mesh)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def sequence_parallel_size(acc) -> int:
+    """DeepSpeed Ulysses' sequence-parallel size from the accelerate config (1 without)."""
+    pc = getattr(acc, "parallelism_config", None)
+    return int(getattr(pc, "sp_size", 1) or 1) if pc is not None else 1
+
+
+def deepspeed_autotp_size(acc) -> int:
+    """DeepSpeed AutoTP's size (``tensor_parallel.autotp_size`` of the DeepSpeed config accelerate reads; 0 without)."""
+    plugin = getattr(getattr(acc, "state", None), "deepspeed_plugin", None)
+    config = getattr(plugin, "deepspeed_config", None) or {}
+    return int((config.get("tensor_parallel") or {}).get("autotp_size", 0) or 0)
+
+
+def model_arch(args, acc) -> str:
+    if args.arch != "auto":
+        return args.arch
+    split = tensor_parallel_mesh(acc) is not None or sequence_parallel_size(acc) > 1 or deepspeed_autotp_size(acc) > 1
+    return "llama" if split else "gpt"
+
+
+class _TokenDicts:
+    """The dataset as the batches Ulysses sequence parallelism reads: ``input_ids``, ``labels`` (the same tokens:
+    DeepSpeed's data-loader adapter shifts them into ``shift_labels`` before it splits the sequence) and
+    ``position_ids`` (each rank's slice keeps its true positions)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        import torch
+
+        x, _ = self.data[i]
+        return {"input_ids": x, "labels": x, "position_ids": torch.arange(x.shape[0])}
+
+
+class _Logits:
+    """Calls a Transformers causal LM and returns its logits, so the loop treats both models alike."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, x):
+        return self.model(input_ids=x).logits
+
+
 def build_model(args):
     import torch
     import torch.nn as nn
@@ -354,11 +440,15 @@ def main(argv=None):
     reporter = Reporter(acc)
 
     set_seed(args.seed)
-    model = build_model(args)
+    arch = model_arch(args, acc)
+    model = build_llama(args, tensor_parallel_mesh(acc)) if arch == "llama" else build_model(args)
     world = acc.num_processes
     gas = acc.gradient_accumulation_steps
     n = args.dataset_size or args.steps * gas * args.batch_size * world
     data = build_dataset(args, max(n, args.batch_size * world))
+    sp = sequence_parallel_size(acc)
+    if sp > 1:
+        data = _TokenDicts(data)
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch_size, shuffle=True, drop_last=True,
                                          generator=torch.Generator().manual_seed(args.seed + 2))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
@@ -366,8 +456,9 @@ def main(argv=None):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0)
     model, opt, loader, sched = acc.prepare(model, opt, loader, sched)
     deepspeed = str(acc.distributed_type).endswith("DEEPSPEED")
+    forward = _Logits(model) if arch == "llama" else model
     reporter.setup(model, opt, script="train_gpt.py", seed=args.seed, batch_size=args.batch_size,
-                   seq_len=args.seq_len, grad_accum=gas, steps=args.steps)
+                   seq_len=args.seq_len, grad_accum=gas, steps=args.steps, arch=arch)
 
     ckpt_root = checkpoint_root(args)
     ckpt_kind = _checkpoint_kind(acc, model) if ckpt_root else None
@@ -380,14 +471,23 @@ def main(argv=None):
     tokens_per_step = args.batch_size * args.seq_len * world * gas
     status = "completed"
     while step < args.steps:
-        for x, y in loader:
+        for batch in loader:
+            if isinstance(batch, dict):  # Ulysses: this rank's slice of every sequence, labels shifted already
+                x, y, positions = batch["input_ids"], batch["shift_labels"], batch["position_ids"]
+                if micro == 0 and hasattr(reporter, "emit"):
+                    reporter.emit("setup", rank=acc.process_index, update=True, sp_size=sp,
+                                  sp_tokens_per_rank=int(x.shape[1]), seq_len=args.seq_len)
+            else:
+                x, y = batch
+                positions = None
             if step == args.crash_step and acc.process_index == args.crash_rank:
                 print(f"train_gpt.py: rank {acc.process_index} dies on purpose at step {step} (--crash-rank)",
                       file=sys.stderr, flush=True)
                 os._exit(3)
             with acc.accumulate(model):
-                logits = model(x)
-                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+                logits = forward(x) if positions is None else model(input_ids=x, position_ids=positions).logits
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1),
+                                       ignore_index=-100)
                 acc.backward(loss)
                 if acc.sync_gradients and args.clip > 0 and not deepspeed:
                     acc.clip_grad_norm_(model.parameters(), args.clip)

@@ -32,7 +32,10 @@ def main(folder: str) -> dict:
         LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2,
                                      num_attention_heads=4, num_key_value_heads=2)).save_pretrained(folder)
     acc.wait_for_everyone()
-    out: dict = {"rank": acc.process_index, "mesh": list(acc.torch_device_mesh.mesh_dim_names)}
+    import transformers
+
+    out: dict = {"rank": acc.process_index, "mesh": list(acc.torch_device_mesh.mesh_dim_names),
+                 "transformers": transformers.__version__}
     model = LlamaForCausalLM.from_pretrained(folder, tp_plan="auto", device_mesh=acc.torch_device_mesh["tp"])
     q = dict(model.named_parameters())["model.layers.0.self_attn.q_proj.weight"]
     out["q_after_load"] = [repr(p) for p in q.placements]

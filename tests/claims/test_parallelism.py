@@ -5,6 +5,7 @@ Tensor parallelism runs for real: transformers' tensor-parallel plan over three 
 size under test (its head checks need only the group's size), in a fresh process."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -163,21 +164,35 @@ def test_a_fixed_sequence_length_needs_its_value(sp_settings, case):
 
 
 @pytest.mark.claim("accelerate-fsdp2-tp-needs-replicate-parallel")
-@pytest.mark.parametrize("case", ["transformers-5-24"])
+@pytest.mark.parametrize("case", ["transformers-5-24", "transformers-5-0"])
 def test_fsdp2_tensor_parallel_prepare_with_these_transformers(tmp_path, case):
     """Four gloo ranks, dp_shard 2 x tp 2: the model loads tensor-parallel over the Accelerator's tp mesh, then
-    prepare() needs transformers' ReplicateParallel, which transformers 5.24 does not have."""
+    prepare() needs transformers' ReplicateParallel, which transformers 5.24 does not have; with transformers 5.0
+    (constraints/transformers-tp.txt, first on PYTHONPATH) it prepares and the loss goes down."""
     import transformers
+    from overlay import tp_overlay
 
-    assert transformers.__version__ == "5.24.0"  # the case this test shows
+    extra = {}
+    if case == "transformers-5-24":
+        assert transformers.__version__ == "5.24.0"  # the case this test shows
+        where = Path(transformers.__file__).parent / "integrations" / "tensor_parallel.py"
+    else:
+        overlay = tp_overlay()
+        extra["PYTHONPATH"] = os.pathsep.join([str(overlay), *filter(None, [os.environ.get("PYTHONPATH")])])
     ranks = run_ranks(Path(__file__).with_name("_fsdp_tp_cpu.py"), str(tmp_path / "model"), world=4, timeout=300,
-                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+                      **extra)
     for got in ranks.values():
         assert got["mesh"] == ["dp_shard", "tp"]
         assert got["q_after_load"] == ["Shard(dim=0)"]  # transformers' plan sharded it over the tp dimension
-        where = Path(transformers.__file__).parent / "integrations" / "tensor_parallel.py"
-        assert got["prepare_error"] == ("ImportError: cannot import name 'ReplicateParallel' from "
-                                        f"'transformers.integrations.tensor_parallel' ({where})")
+        assert got["transformers"] == case.removeprefix("transformers-").replace("-", ".") + ".0"
+        if case == "transformers-5-24":
+            assert got["prepare_error"] == ("ImportError: cannot import name 'ReplicateParallel' from "
+                                            f"'transformers.integrations.tensor_parallel' ({where})")
+        else:
+            assert "prepare_error" not in got, got
+            losses = got["losses"]
+            assert len(losses) == 3 and losses[-1] < losses[0] - 0.3, losses
 
 
 DS_SIZES = ["dp-shard", "dp-replicate", "cp", "tp"]
@@ -299,3 +314,17 @@ def test_the_mesh_ranks_in_accelerates_order(case):
     assert {k: [list(g) for g in v] for k, v in mesh_groups(MESHES[case]).items()} == got["groups"]
     if "tp" in got["groups"]:  # tensor parallelism innermost: its groups are consecutive ranks
         assert all(g == list(range(g[0], g[0] + len(g))) for g in got["groups"]["tp"])
+
+
+@pytest.mark.claim("torch-cp-no-cpu-attention")
+@pytest.mark.parametrize("case", ["sdpa-cpu"])
+def test_context_parallel_has_no_cpu_attention(case):
+    """Two gloo ranks, FSDP2 with cp 2: prepare() builds the cp mesh; the first attention under accelerate's
+    maybe_context_parallel finds no sharding rule for the CPU attention kernel."""
+    ranks = run_ranks(Path(__file__).with_name("_cp_cpu.py"), world=2, timeout=300,
+                      drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    for got in ranks.values():
+        assert got["mesh"] == ["cp"]
+        assert "loss" not in got
+        assert got["error"] == ("NotImplementedError: Operator aten._scaled_dot_product_flash_attention_for_cpu.default "
+                                "does not have a sharding strategy registered.")

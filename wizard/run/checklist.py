@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core.mesh import mesh_dims
 from ..core.vocab import SHARDING_STRATEGIES, sharding_strategy_name
 
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
@@ -70,11 +71,22 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
             exp["sharding"] = e["runs.fsdp_strategy"]
         if "runs.offload_param" in e:
             exp["offload"] = {"params": e["runs.offload_param"], "optimizer": e["runs.offload_optimizer"]}
+        sizes = {name.removesuffix("_size"): e.get(f"parallelism.{name}") or 1 for name in
+                 ("dp_replicate_size", "dp_shard_size", "cp_size", "sp_size", "tp_size")}
+        mesh = dict(mesh_dims({k: int(v) for k, v in sizes.items()}))
+        if mesh and (len(mesh) > 1 or "dp_shard" not in mesh):
+            exp["mesh"] = mesh  # accelerate builds this device mesh (a plain dp_shard mesh is FSDP as usual)
         classes = e.get("fsdp.transformer_cls_names_to_wrap")
         if e.get("fsdp.auto_wrap_policy") == "TRANSFORMER_BASED_WRAP" and classes:
             exp["wrap_classes"] = [c.strip() for c in classes if c.strip()]
     elif dist == "DEEPSPEED" and "runs.zero_stage" in e:
         exp["zero_stage"] = e["runs.zero_stage"]
+        sp = int(e.get("parallelism.sp_size") or 1)
+        if sp > 1:
+            exp["sp"] = sp
+        autotp = int(e.get("parallelism.ds_autotp_size") or 0)
+        if autotp > 1:
+            exp["autotp"] = autotp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
     return exp
 
@@ -126,6 +138,92 @@ def compare(effective: dict | None, expected: dict, *, not_rehearsed: list[dict]
         _mark_rehearsed(items, not_rehearsed)
         items += not_rehearsed_items(not_rehearsed)
     return items
+
+
+_FSDP_DIMS = ("dp_shard", "dp_shard_cp", "dp_cp")
+"""Names of the mesh dimension FSDP2 shards parameters over (accelerate flattens dp_shard with cp)."""
+
+
+def _mesh_text(mesh: dict) -> str:
+    return " x ".join(f"{k} {v}" for k, v in mesh.items())
+
+
+def _tp_rows(placements: dict, tp: int) -> CheckItem:
+    """Which parameters tensor parallelism split (a Shard placement on the tp dimension) and which it left whole."""
+    split: dict[str, list[str]] = {}
+    whole: list[str] = []
+    for name, by_dim in placements.items():
+        short = name.removesuffix(".weight").removesuffix(".bias").rsplit(".", 1)[-1]
+        placement = by_dim.get("tp")
+        if placement is None:
+            continue
+        if "Shard" in placement:
+            split.setdefault(placement, []).append(short)
+        else:
+            whole.append(short)
+    if not split:
+        return CheckItem(FAIL, f"Tensor parallelism (tp {tp}) did not split any parameter",
+                         "every parameter is whole on the tp dimension: accelerate skips TP for a model that was not "
+                         "loaded with a TP plan (from_pretrained(..., tp_plan=\"auto\", device_mesh=...))", key="mesh")
+    words = {"Shard(dim=0)": "column-wise", "Shard(dim=1)": "row-wise"}
+    parts = [f"{'/'.join(dict.fromkeys(names))}: {p}" + (f" ({words[p]})" if p in words else "")
+             for p, names in split.items()]
+    if whole:
+        parts.append("whole on every tp rank: " + ", ".join(dict.fromkeys(whole)))
+    return CheckItem(OK, f"Tensor parallelism active over tp {tp}", "; ".join(parts), key="mesh")
+
+
+def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """The device mesh the run built against the config's, and the placements it gave the parameters."""
+    want = expected.get("mesh")
+    if not want:
+        return []
+    got = effective.get("mesh")
+    if got is None:
+        return [CheckItem(FAIL, f"Device mesh {_mesh_text(want)} requested, the run built none",
+                          "accelerate read no parallelism_config", key="mesh")]
+    rows = [CheckItem(OK if dict(got) == want else FAIL, f"Device mesh {_mesh_text(got)}",
+                      "" if dict(got) == want else f"config asks for {_mesh_text(want)}", key="mesh")]
+    placements = effective.get("placements") or {}
+    if want.get("tp", 1) > 1:
+        rows.append(_tp_rows(placements, want["tp"]))
+    fsdp_dim = next((d for by_dim in placements.values() for d in by_dim if d in _FSDP_DIMS), None)
+    if fsdp_dim is not None:
+        sharded = sum(1 for by_dim in placements.values() if "Shard" in by_dim.get(fsdp_dim, ""))
+        rows.append(CheckItem(OK if sharded else FAIL, f"FSDP shards over the {fsdp_dim} dimension",
+                              f"{sharded} of {len(placements)} parameter kinds sharded along it", key="mesh"))
+    return rows
+
+
+def _sp_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """DeepSpeed Ulysses: the share of each sequence one rank computed (the bundled script reports it on its first
+    batch), against the sp size asked for."""
+    sp = expected.get("sp")
+    if not sp:
+        return []
+    tokens, seq = effective.get("sp_tokens_per_rank"), effective.get("seq_len")
+    if tokens is None or not seq:
+        return [CheckItem(UNKNOWN, f"Sequence parallelism (sp {sp})",
+                          "the script did not report the length of the sequences a rank computes", key="sp")]
+    if int(tokens) * int(sp) == int(seq):
+        return [CheckItem(OK, f"Sequence parallelism active over sp {sp}",
+                          f"each rank computes {tokens} of the {seq} tokens of every sequence (Ulysses)", key="sp")]
+    return [CheckItem(FAIL, f"Sequence parallelism sp {sp} did not split the sequences as asked",
+                      f"each rank computed {tokens} of {seq} tokens", key="sp")]
+
+
+def _autotp_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """DeepSpeed AutoTP: the layers the engine replaced with its tensor-parallel ones."""
+    size = expected.get("autotp")
+    if not size:
+        return []
+    layers = effective.get("autotp_layers") or {}
+    if not layers:
+        return [CheckItem(FAIL, f"DeepSpeed AutoTP (autotp_size {size}) replaced no layer",
+                          "every linear layer is whole on every rank", key="autotp")]
+    words = {"LinearLayer": "split by output rows", "LinearAllreduce": "split by input columns, summed over tp"}
+    detail = "; ".join(f"{n} x {cls} ({words.get(cls, '?')})" for cls, n in sorted(layers.items()))
+    return [CheckItem(OK, f"DeepSpeed AutoTP active over tp {size}", detail, key="autotp")]
 
 
 def _compare(effective: dict, expected: dict) -> list[CheckItem]:
@@ -189,6 +287,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             elif world > 1:
                 items.append(CheckItem(FAIL, "Parameters are not sharded",
                                        f"rank 0 holds {worst:.0%} of them" if worst is not None else "no numbers"))
+        items += _mesh_rows(effective, expected)
         wrap_want = expected.get("wrap_classes")
         units = effective.get("wrapped_units") or {}
         if wrap_want:
@@ -212,7 +311,8 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             elif world > 1:
                 items.append(CheckItem(FAIL, "ZeRO-3 requested but parameters are not partitioned",
                                        f"rank 0 holds {worst:.0%}" if worst is not None else ""))
-        elif z_got in (1, 2) and world > 1:
+        items += _sp_rows(effective, expected) + _autotp_rows(effective, expected)
+        if z_got in (1, 2) and world > 1:
             opt_bytes = effective.get("optimizer_state_bytes") or 0
             if full and opt_bytes:
                 # AdamW keeps two fp32 tensors per parameter

@@ -8,6 +8,7 @@ the run's end record, and returns :class:`Diagnosis` items, most specific first.
 * ``collective-timeout``: NCCL / gloo collective timeouts and watchdog aborts;
 * ``port-taken``: the main process could not listen on its port (another program held it);
 * ``wrap-class-not-found``: FSDP's transformer wrap names a class the model does not have;
+* ``tp-transformers-version``: FSDP2 + tensor parallelism with a transformers that lacks ``ReplicateParallel``;
 * ``batch-size-assertion``: DeepSpeed's batch identity ``train_batch_size = micro * gas * world``,
   including the CPU case where accelerate counts one process while DeepSpeed counts several;
 * ``dead-rank``: a rank exited (or was killed) and the launcher stopped the others;
@@ -32,6 +33,7 @@ _PORT_TAKEN = re.compile(r"EADDRINUSE|[Aa]ddress already in use|on port `?\d+`?,
 _WRAP = re.compile(r"Could not find the transformer layer class ([\w.]+) in the model")
 _BATCH = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size "
                     r"(\d+) != (\d+) \* (\d+) \* (\d+)")
+_TP_REPLICATE = re.compile(r"cannot import name 'ReplicateParallel' from 'transformers\.integrations\.tensor_parallel'")
 _FAILED_RANK = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
 _ROOT_RANK = re.compile(r"rank\s*:\s*(\d+) \(local_rank: (\d+)\)")
 _ROOT_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)")
@@ -107,6 +109,16 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
             "type(layer).__name__ for one decoder layer, e.g. LlamaDecoderLayer, Qwen2DecoderLayer, GPT2Block), "
             "or use wrapping.policy: size", [line]))
 
+    m, line = _first(_TP_REPLICATE, lines)
+    if m:
+        out.append(Diagnosis(
+            "tp-transformers-version", "FSDP2 with tensor parallelism needs transformers 4.52 to 5.0",
+            "accelerate's FSDP2 + TP preparation imports ReplicateParallel from transformers' tensor_parallel "
+            "module, which transformers has only from 4.52 to 5.0: the model loaded tensor-parallel, then "
+            "prepare() stopped before training (rule parallelism-fsdp2-tp-transformers).",
+            "install transformers 5.0.x next to this accelerate (pip install 'transformers==5.0.*'), or set "
+            "parallelism_config_tp_size to 1 and shard over dp_shard alone", [line]))
+
     m, line = _first(_BATCH, lines)
     if m:
         total, micro, gas, world = (int(g) for g in m.groups())
@@ -155,7 +167,8 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
     dead = _dead_rank(lines, exit_code)
     if dead is not None and not stopped:
         rank, code, evidence = dead
-        already_explained = {d.code for d in out} & {"oom", "wrap-class-not-found", "batch-size-assertion"}
+        already_explained = {d.code for d in out} & {"oom", "wrap-class-not-found", "batch-size-assertion",
+                                                     "tp-transformers-version"}
         if code is not None and code < 0 and -code == signal.SIGKILL and "oom" not in already_explained:
             out.append(Diagnosis(
                 "oom", f"Rank {rank} was killed (SIGKILL)",

@@ -66,6 +66,15 @@ from ..core.presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
 BUNDLED_LAYER_CLASS = "GPTBlock"
+BUNDLED_LLAMA_LAYER_CLASS = "LlamaDecoderLayer"
+"""The layer class of the bundled script's tiny Transformers Llama (``--arch llama``: what it trains when the config
+asks for tensor or Ulysses sequence parallelism, which need a model with Transformers' TP plan or attention)."""
+REHEARSAL_TP = 2
+"""The tensor-parallel size a rehearsal runs (the bundled model's 4 heads split over 2 ranks)."""
+REHEARSAL_SP = 2
+"""The Ulysses sequence-parallel size a rehearsal runs (2 ranks, each computing half of every sequence)."""
+_CP_WHY = ("context parallelism does not run on a CPU: torch has no sharding rule for its CPU attention kernel "
+           "(claim torch-cp-no-cpu-attention); rehearsed without it")
 COMPAT_SHIM = Path(__file__).with_name("cpu_fsdp_compat.py")
 _EXTRA_DROPPED = ("optimizer", "scheduler", "fp16", "bf16", "amp", "torch_autocast")
 
@@ -291,7 +300,13 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
             if s.rehearsal and s.applies_to(a.target):
                 change(s.id, s.default, s.rehearsal)
 
-    change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
+    tensor_parallel = a.target == FSDP2 and a["parallelism.tp_size"] > 1
+    if tensor_parallel:  # FSDP2 x TP: the smallest mesh with both dimensions
+        change("launch.num_processes", REHEARSAL_PROCESSES * REHEARSAL_TP,
+               f"a rehearsal runs dp_shard {REHEARSAL_PROCESSES} x tp {REHEARSAL_TP} = "
+               f"{REHEARSAL_PROCESSES * REHEARSAL_TP} processes on this machine's CPU")
+    else:
+        change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
     change("launch.num_machines", 1, "one machine")
     change("launch.machine_rank", 0, "one machine", quiet=True)
     change("launch.main_process_ip", None, "one machine", quiet=True)
@@ -339,10 +354,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     if changes.get("offload.optimizer", a["offload.optimizer"]) != "nvme" and \
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
+    _parallelism(a, change)
+    llama = tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
+                                                         or (a["parallelism.ds_autotp_size"] or 0) > 1))
+    layer_class = BUNDLED_LLAMA_LAYER_CLASS if llama else BUNDLED_LAYER_CLASS
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
-            change("wrapping.layer_classes", [BUNDLED_LAYER_CLASS],
-                   f"the bundled model's layer class is {BUNDLED_LAYER_CLASS}")
+            change("wrapping.layer_classes", [layer_class],
+                   f"the bundled model's layer class is {layer_class}"
+                   + (" (its tiny Llama, the model it trains tensor-parallel)" if llama else ""))
         bundled_model_cannot_run()
     else:
         if a["loading.ram_efficient"]:
@@ -373,6 +393,36 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     if target == DEEPSPEED and isinstance(micro, int):
         script_args += ["--batch-size", str(micro)]
     return rehearsed, notes, script_args + kept_args
+
+
+def _parallelism(a: Answers, change: Any) -> None:
+    """The parallelism dimensions on the CPU: FSDP2's tensor parallelism at tp 2 over the bundled tiny Llama,
+    DeepSpeed's Ulysses at sp 2 (both run on gloo); context parallelism and what needs CUDA kernels become
+    "not rehearsed"."""
+    if a.target == FSDP2:
+        if a["parallelism.cp_size"] > 1:
+            change("parallelism.cp_size", 1, _CP_WHY)
+        if a["parallelism.tp_size"] > 1:
+            change("parallelism.tp_size", REHEARSAL_TP, f"the bundled tiny Llama is split over {REHEARSAL_TP} "
+                   "tensor-parallel ranks")
+    if a.target != DEEPSPEED:
+        return
+    if a["parallelism.sp_size"] > 1:
+        change("parallelism.sp_size", REHEARSAL_SP, f"a rehearsal splits every sequence over {REHEARSAL_SP} ranks")
+        if not a["parallelism.sp_seq_length_is_variable"]:
+            change("parallelism.sp_seq_length_is_variable", True, "the bundled script's sequences are short; "
+                   "rehearsed with a variable length")
+            change("parallelism.sp_seq_length", None, "rehearsed with a variable length", quiet=True)
+        if a["parallelism.sp_attn_implementation"] != "sdpa":
+            change("parallelism.sp_attn_implementation", "sdpa",
+                   f"{a['parallelism.sp_attn_implementation']} needs a GPU; rehearsed with sdpa")
+    if a["parallelism.ds_autotp_size"] not in (None, 1, REHEARSAL_TP):
+        change("parallelism.ds_autotp_size", REHEARSAL_TP, f"the bundled tiny Llama is split over {REHEARSAL_TP} "
+               "AutoTP ranks")
+    for sid in ("parallelism.ds_quantized_weights", "parallelism.ds_quantized_gradients"):
+        if a[sid]:
+            change(sid, None, "ZeRO++ quantized communication uses DeepSpeed's quantizer kernels, which its CPU "
+                   "accelerator does not build (deepspeed/ops/op_builder/cpu has no quantizer)")
 
 
 def rehearsal_env(target: str, base: Mapping[str, str] | None = None, machines: int = 1) -> dict[str, str]:

@@ -97,6 +97,9 @@ def _setup_words(rec: dict) -> list[str]:
     moved = [f"{k} -> {v}" for k, v in off.items() if v not in (None, "none")] if isinstance(off, dict) else []
     if moved:
         words.append("offload " + ", ".join(moved))
+    mesh = rec.get("mesh")
+    if isinstance(mesh, dict) and mesh:
+        words.append("mesh " + " x ".join(f"{k} {v}" for k, v in mesh.items()))
     if rec.get("world_size") is not None:
         words.append(f"{rec['world_size']} rank{'s' if rec['world_size'] != 1 else ''}"
                      + (f" over {rec['backend']}" if rec.get("backend") else ""))
@@ -132,6 +135,8 @@ def describe_record(rec: dict, kind: str | None = None) -> str | None:
         return "  ".join(parts)
     if kind == "setup":
         who = f"setup rank {rec.get('rank', '?')}"
+        if rec.get("update") and "placements" in rec:
+            return f"{who}: placements of {len(rec.get('placements') or {})} parameter kinds over the device mesh"
         if rec.get("update"):
             return f"{who} after the first step: optimizer state {rec.get('optimizer_state_dtype') or '?'}, " \
                    f"{_nbytes(rec.get('optimizer_state_bytes'))} here"
@@ -228,12 +233,58 @@ def _deepspeed_engine(model: Any) -> Any:
     return model if isinstance(model, DeepSpeedEngine) else None
 
 
+def _autotp_layers(module: Any) -> dict[str, int]:
+    """DeepSpeed AutoTP's replacement layers in ``module`` by class (LinearLayer: split by output rows,
+    LinearAllreduce: split by input columns, its output summed over the tp ranks)."""
+    counts: dict[str, int] = {}
+    for m in module.modules():
+        cls = type(m)
+        if cls.__module__.startswith("deepspeed.module_inject") and cls.__name__ in ("LinearLayer", "LinearAllreduce"):
+            counts[cls.__name__] = counts.get(cls.__name__, 0) + 1
+    return counts
+
+
 def _class_name_of_unit(m: Any, prefix: str = "") -> str:
     inner = getattr(m, "module", None) if prefix == "" else None
     name = type(inner if inner is not None else m).__name__
     if prefix and name.startswith(prefix):
         name = name[len(prefix):]
     return name
+
+
+def _mesh_of(accelerator: Any) -> dict | None:
+    """The Accelerator's device mesh as {dimension: size}, in its order; None without one."""
+    mesh = getattr(accelerator, "torch_device_mesh", None)
+    names = getattr(mesh, "mesh_dim_names", None)
+    if mesh is None or not names:
+        return None
+    return {str(n): int(s) for n, s in zip(names, tuple(mesh.shape), strict=True)}
+
+
+def _layer_pattern(name: str) -> str:
+    """``model.layers.3.self_attn.q_proj.weight`` -> ``model.layers.N.self_attn.q_proj.weight``."""
+    return ".".join("N" if part.isdigit() else part for part in name.split("."))
+
+
+PLACEMENT_KINDS = 24
+"""The most parameter kinds (names with layer indices folded) the placements record lists."""
+
+
+def placements_of(model: Any) -> dict | None:
+    """For each DTensor parameter (layer indices folded into N): {mesh dimension: placement}, e.g.
+    ``{"model.layers.N.self_attn.q_proj.weight": {"dp_shard": "Shard(dim=0)", "tp": "Shard(dim=0)"}}``.
+    None when no parameter is a DTensor (no FSDP2 or tensor parallelism)."""
+    try:
+        from torch.distributed.tensor import DTensor
+    except ImportError:
+        return None
+    out: dict[str, dict[str, str]] = {}
+    for name, p in model.named_parameters():
+        if not isinstance(p, DTensor):
+            continue
+        dims = p.device_mesh.mesh_dim_names or tuple(f"dim{i}" for i in range(p.device_mesh.ndim))
+        out.setdefault(_layer_pattern(name), {str(d): repr(pl) for d, pl in zip(dims, p.placements, strict=True)})
+    return out or None
 
 
 def inspect_setup(accelerator: Any, model: Any, optimizer: Any = None) -> dict:
@@ -286,6 +337,9 @@ def inspect_setup(accelerator: Any, model: Any, optimizer: Any = None) -> dict:
             model_dtype, accum_dtype = engine.get_data_types()
             grad_dtype = _dtype_name(accum_dtype)
             reduce_dtype = _dtype_name(engine.communication_data_type)
+            autotp = _autotp_layers(engine.module)
+            if autotp:
+                rec["autotp_layers"] = autotp
             ds_params = [p for p in engine.module.parameters() if hasattr(p, "ds_tensor")]
             if ds_params:  # ZeRO-3: the module's tensors are empty; each rank holds ds_tensor
                 local_numel = sum(p.ds_tensor.numel() for p in ds_params)
@@ -388,6 +442,12 @@ def inspect_setup(accelerator: Any, model: Any, optimizer: Any = None) -> dict:
         for name in wrapped:
             counts[name] = counts.get(name, 0) + 1
         rec["wrapped_units"] = counts
+    try:
+        mesh = _mesh_of(accelerator)
+        if mesh:
+            rec["mesh"] = mesh
+    except Exception as exc:  # noqa: BLE001 - a report must never kill the run
+        notes.append(f"device mesh not readable: {type(exc).__name__}: {exc}")
     rec["requested"] = {k: os.environ[k] for k in _REQUESTED_ENV if k in os.environ}
     rec["compat_layer"] = os.environ.get(COMPAT_ENV) or None
     rec["versions"] = _versions()
@@ -464,7 +524,18 @@ class RunReporter:
             rec = {"rank": self.rank, "notes": [f"setup inspection failed: {type(exc).__name__}: {exc}"]}
         rec.update(extra)
         rec["time_since_start_s"] = round(time.perf_counter() - self._t0, 3)
-        return self.emit("setup", **rec)
+        out = self.emit("setup", **rec)
+        try:
+            placements = placements_of(model)
+        except Exception as exc:  # noqa: BLE001 - a report must never kill the run
+            placements = {"(not readable)": {"error": f"{type(exc).__name__}: {exc}"[:200]}}
+        if placements:
+            # a record of its own, so the setup line stays well under the monitor's line limit; at most
+            # PLACEMENT_KINDS parameter kinds (layer indices are folded already)
+            kept = dict(list(placements.items())[:PLACEMENT_KINDS])
+            self.emit("setup", rank=rec.get("rank", self.rank), update=True, placements=kept,
+                      placements_cut=len(placements) - len(kept))
+        return out
 
     def step(self, step: int, loss: Any, *, lr: float | None = None, tokens: int | None = None,
              step_time: float | None = None, **extra: Any) -> dict | None:

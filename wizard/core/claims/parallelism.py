@@ -58,12 +58,12 @@ FSDP2_TP_IMPORT = claim(
     "accelerate's FSDP2 prepare() of a model loaded tensor-parallel imports ReplicateParallel from "
     "transformers.integrations.tensor_parallel (accelerate 1.10 to 1.15), which transformers has only from 4.52 to "
     "5.0: with transformers 5.24, as with any release from 5.1, FSDP2 with tp_size above 1 stops at prepare() with an "
-    "ImportError.",
+    "ImportError; with transformers 5.0 the same dp_shard x tp run prepares and trains, the loss going down.",
     doc="parallelism-heads",
     code="accelerate/accelerator.py:1581-1635; transformers/integrations/tensor_parallel.py (5.24: no "
          "ReplicateParallel; the released wheels: 4.52.4-5.0.0 have it, 4.51.3 and 5.1.0-5.25.0 do not)",
     demo=_T + "test_fsdp2_tensor_parallel_prepare_with_these_transformers",
-    scope=("transformers-5-24",))
+    scope=("transformers-5-24", "transformers-5-0"))
 DS_SIZES = claim(
     "ds-parallelism-sizes-unused",
     "Under DeepSpeed accelerate accepts parallelism_config's dp_shard, dp_replicate, cp and tp sizes and builds their "
@@ -180,3 +180,14 @@ SP_BATCH = claim(
          "deepspeed/runtime/config.py:456-463, 595-606",
     demo=_S + "test_ulysses_batch_size_needs_the_data_parallel_sizes",
     scope=("sp-alone-fails", "dp-shard-the-rest-passes"))
+CP_NO_CPU = claim(
+    "torch-cp-no-cpu-attention",
+    "Context parallelism (accelerate's cp_size, torch's ring attention) cannot run on a CPU: on two gloo ranks, with "
+    "SDPA attention, the first attention inside accelerate's maybe_context_parallel raises NotImplementedError, "
+    "because torch has no sharding rule for its CPU attention kernel (aten._scaled_dot_product_flash_attention_for_cpu); "
+    "so the CPU rehearsal runs cp 1 and says cp is not rehearsed.",
+    doc="parallelism-heads",
+    code="torch/distributed/tensor/experimental/_context_parallel/_attention.py (handles the flash, efficient and "
+         "cuDNN CUDA kernels only); accelerate/accelerator.py maybe_context_parallel",
+    demo=_T + "test_context_parallel_has_no_cpu_attention",
+    scope=("sdpa-cpu",))

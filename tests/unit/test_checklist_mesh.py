@@ -1,0 +1,113 @@
+"""The rehearsal checklist's device-mesh rows: the mesh the config asks for (read from the effective model) against
+the mesh and the DTensor placements a run reported (wizard.runtime records them after prepare())."""
+from __future__ import annotations
+
+from wizard.run.checklist import FAIL, OK, checklist_ok, compare, expected_from_config
+from wizard.run.diagnose import diagnose
+
+CONFIG = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "FSDP", "num_processes": 4, "num_machines": 1,
+          "mixed_precision": "no",
+          "fsdp_config": {"fsdp_version": 2, "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+                          "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer",
+                          "fsdp_reshard_after_forward": True},
+          "parallelism_config": {"parallelism_config_dp_shard_size": 2, "parallelism_config_tp_size": 2}}
+
+SPLIT = {"model.embed_tokens.weight": {"dp_shard_cp": "Shard(dim=0)", "tp": "Replicate()"},
+         "model.layers.N.self_attn.q_proj.weight": {"dp_shard_cp": "_StridedShard(dim=0, sf=2)", "tp": "Shard(dim=0)"},
+         "model.layers.N.self_attn.o_proj.weight": {"dp_shard_cp": "Shard(dim=0)", "tp": "Shard(dim=1)"},
+         "model.norm.weight": {"dp_shard_cp": "Shard(dim=0)", "tp": "Replicate()"}}
+
+
+def run_record(mesh=None, placements=None) -> dict:
+    rec = {"distributed_type": "FSDP", "world_size": 4, "fsdp_version": 2, "sharding": "FULL_SHARD",
+           "param_fraction": 0.265, "full_param_numel": 139584, "local_param_numel": 37024,
+           "wrapped_units": {"LlamaDecoderLayer": 2}, "mixed_precision": "no",
+           "offload": {"params": "none", "optimizer": "none"}}
+    if mesh is not None:
+        rec["mesh"] = mesh
+    if placements is not None:
+        rec["placements"] = placements
+    return rec
+
+
+def mesh_rows(items):
+    return [i for i in items if i.key == "mesh"]
+
+
+def test_the_config_asks_for_its_mesh_in_accelerates_order():
+    assert expected_from_config(CONFIG)["mesh"] == {"dp_shard": 2, "tp": 2}
+    hsdp = {**CONFIG, "parallelism_config": {"parallelism_config_dp_replicate_size": 2,
+                                             "parallelism_config_dp_shard_size": 2}}
+    assert expected_from_config(hsdp)["mesh"] == {"dp_replicate": 2, "dp_shard": 2}
+    plain = {**CONFIG, "num_processes": 2, "parallelism_config": {"parallelism_config_dp_shard_size": 2}}
+    assert "mesh" not in expected_from_config(plain)  # plain FSDP: nothing beyond the usual rows
+
+
+def test_a_tensor_parallel_run_shows_its_placements():
+    items = compare(run_record({"dp_shard": 2, "tp": 2}, SPLIT), expected_from_config(CONFIG))
+    rows = mesh_rows(items)
+    assert [r.status for r in rows] == [OK, OK, OK]
+    assert rows[0].label == "Device mesh dp_shard 2 x tp 2"
+    assert rows[1].label == "Tensor parallelism active over tp 2"
+    assert rows[1].detail == ("q_proj: Shard(dim=0) (column-wise); o_proj: Shard(dim=1) (row-wise); "
+                              "whole on every tp rank: embed_tokens, norm")
+    assert rows[2].label == "FSDP shards over the dp_shard_cp dimension"
+    assert checklist_ok(items)
+
+
+def test_tp_that_split_nothing_fails():
+    whole = {k: {**v, "tp": "Replicate()"} for k, v in SPLIT.items()}
+    rows = mesh_rows(compare(run_record({"dp_shard": 2, "tp": 2}, whole), expected_from_config(CONFIG)))
+    assert rows[1].status == FAIL and "did not split any parameter" in rows[1].label
+
+
+def test_a_run_without_the_mesh_or_with_another_fails():
+    expected = expected_from_config(CONFIG)
+    rows = mesh_rows(compare(run_record(), expected))
+    assert [(r.status, r.label) for r in rows] == [(FAIL, "Device mesh dp_shard 2 x tp 2 requested, the run built "
+                                                          "none")]
+    rows = mesh_rows(compare(run_record({"dp_shard": 4}, {}), expected))
+    assert rows[0].status == FAIL and rows[0].detail == "config asks for dp_shard 2 x tp 2"
+
+
+def test_the_transformers_import_error_is_diagnosed():
+    line = ("ImportError: cannot import name 'ReplicateParallel' from 'transformers.integrations.tensor_parallel' "
+            "(/x/transformers/integrations/tensor_parallel.py)")
+    found = diagnose([line], 1)
+    assert found[0].code == "tp-transformers-version"
+    assert "transformers==5.0.*" in found[0].fix and "parallelism_config_tp_size" in found[0].fix
+
+
+SP_CONFIG = {"compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
+             "num_machines": 1, "mixed_precision": "no",
+             "deepspeed_config": {"zero_stage": 2, "offload_optimizer_device": "none", "offload_param_device": "none"},
+             "parallelism_config": {"parallelism_config_sp_size": 2, "parallelism_config_sp_backend": "deepspeed",
+                                    "parallelism_config_sp_seq_length_is_variable": True}}
+
+
+def ds_record(**extra) -> dict:
+    return {"distributed_type": "DEEPSPEED", "world_size": 2, "zero_stage": 2, "param_fraction": 1.0,
+            "full_param_numel": 139584, "optimizer_state_bytes": 558336, "mixed_precision": "no", **extra}
+
+
+def test_ulysses_rows_compare_the_tokens_each_rank_computed():
+    expected = expected_from_config(SP_CONFIG)
+    assert expected["sp"] == 2
+    rows = [i for i in compare(ds_record(sp_tokens_per_rank=16, seq_len=32), expected) if i.key == "sp"]
+    assert [(r.status, r.label) for r in rows] == [(OK, "Sequence parallelism active over sp 2")]
+    assert rows[0].detail == "each rank computes 16 of the 32 tokens of every sequence (Ulysses)"
+    rows = [i for i in compare(ds_record(sp_tokens_per_rank=32, seq_len=32), expected) if i.key == "sp"]
+    assert rows[0].status == FAIL
+    rows = [i for i in compare(ds_record(), expected) if i.key == "sp"]
+    assert rows[0].status == "unknown"
+
+
+def test_autotp_row_counts_the_replaced_layers():
+    from wizard.run.checklist import _autotp_rows
+
+    ok = _autotp_rows({"autotp_layers": {"LinearLayer": 10, "LinearAllreduce": 4}}, {"autotp": 2})
+    assert [(r.status, r.label) for r in ok] == [(OK, "DeepSpeed AutoTP active over tp 2")]
+    assert ok[0].detail.startswith("4 x LinearAllreduce (split by input columns")
+    none = _autotp_rows({}, {"autotp": 2})
+    assert none[0].status == FAIL
+    assert _autotp_rows({}, {}) == []
