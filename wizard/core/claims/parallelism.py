@@ -187,7 +187,7 @@ CP_NO_CPU = claim(
     "because torch has no sharding rule for its CPU attention kernel (aten._scaled_dot_product_flash_attention_for_cpu); "
     "so the CPU rehearsal runs cp 1 and says cp is not rehearsed.",
     doc="parallelism-heads",
-    code="torch/distributed/tensor/experimental/_context_parallel/_attention.py (handles the flash, efficient and "
-         "cuDNN CUDA kernels only); accelerate/accelerator.py maybe_context_parallel",
+    code="torch/distributed/tensor/experimental/_context_parallel/_attention.py:917-950 (ring versions of the "
+         "flash, efficient and cuDNN CUDA kernels only); accelerate/accelerator.py:4152 (maybe_context_parallel)",
     demo=_T + "test_context_parallel_has_no_cpu_attention",
     scope=("sdpa-cpu",))

@@ -34,8 +34,10 @@ TEXTS: dict[str, Text] = {
              "packed-document boundaries are not masked.",
         deepspeed="Not this key: see the group overview. DeepSpeed splits sequences with Ulysses "
                   "(parallelism.sp_size), another mechanism: cp does not carry over.",
-        tips="For sequences whose activations do not fit even with activation checkpointing.",
-        claims=("accelerate-cp-refuses-windowed-attention", "accelerate-cp-drops-attention-mask"),
+        tips="For sequences whose activations do not fit even with activation checkpointing. A CPU rehearsal "
+             "cannot run it (torch's ring attention has no CPU kernel) and runs without it, saying so.",
+        claims=("accelerate-cp-refuses-windowed-attention", "accelerate-cp-drops-attention-mask",
+                "torch-cp-no-cpu-attention"),
     ),
     "parallelism.cp_comm_strategy": Text(
         what="Which collective carries the context-parallel exchange of keys and values described in the group "
