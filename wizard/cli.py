@@ -190,7 +190,8 @@ _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "ver
               "launch": "--launch", "rehearse": "--rehearse", "allow_no_gpu": "--allow-no-gpu", "slurm": "--slurm",
               "partition": "--partition", "time": "--time", "ds_config_path": "--ds-config-path",
               "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
-              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq"}
+              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq",
+              **{f"headless_{lib}_version": f"--{lib}-version" for lib in ("accelerate", "deepspeed", "transformers")}}
 
 
 def _check_mode(args) -> None:
@@ -212,6 +213,10 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
+    versions = [f"--{lib}-version" for lib in ("accelerate", "deepspeed", "transformers")
+                if getattr(args, f"headless_{lib}_version", None)]
+    if versions and not args.headless:
+        raise UsageError(f"{', '.join(versions)} go with --headless ANSWERS.yaml (check takes its own)")
     if args.allow_no_gpu and not args.launch:
         raise UsageError("--allow-no-gpu goes with --launch (it starts a launch where no GPU is found)")
     if args.slurm and args.headless and not args.launch:
@@ -289,6 +294,10 @@ def _main_parser() -> _Parser:
                         "the current folder when --out lies inside it (launch from this folder; the config travels "
                         "with a repository), else absolute; absolute always writes the absolute path (headless and "
                         "the wizard)")
+    for lib in ("accelerate", "deepspeed", "transformers"):
+        p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version",
+                       help=f"with --headless: judge the written config for this {lib} version (default: the one the "
+                            "wizard was verified against; with --launch, the installed one, which the run uses)")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
     start.add_argument("--preset", metavar="NAME",

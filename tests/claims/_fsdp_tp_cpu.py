@@ -2,7 +2,8 @@
 tensor-parallel over the Accelerator's tp mesh (tests/claims/test_parallelism.py starts it). accelerate reaches its
 FSDP path on CPU only through the rehearsal shim (wizard/run/cpu_fsdp_compat.py); the rest is the installed
 accelerate, transformers and torch. Prints one ``RESULT`` line per rank: the mesh, then the loss of each step or what
-prepare() raised. Argument: FOLDER (rank 0 writes the model there)."""
+prepare() raised. Arguments: FOLDER (rank 0 writes the model there), then ``ram-efficient`` to turn on the plugin's
+cpu_ram_efficient_loading."""
 from __future__ import annotations
 
 import json
@@ -23,9 +24,10 @@ from accelerate.utils import FullyShardedDataParallelPlugin as Plugin  # noqa: E
 from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
 
 
-def main(folder: str) -> dict:
+def main(folder: str, ram_efficient: bool = False) -> dict:
     acc = Accelerator(fsdp_plugin=Plugin(fsdp_version=2, auto_wrap_policy="transformer_based_wrap",
-                                         transformer_cls_names_to_wrap=["LlamaDecoderLayer"]),
+                                         transformer_cls_names_to_wrap=["LlamaDecoderLayer"],
+                                         cpu_ram_efficient_loading=ram_efficient),
                       parallelism_config=ParallelismConfig(dp_shard_size=2, tp_size=2))
     if acc.process_index == 0:
         torch.manual_seed(0)
@@ -42,8 +44,14 @@ def main(folder: str) -> dict:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     try:
         model, opt = acc.prepare(model, opt)
-    except ImportError as exc:
+    except (ImportError, RuntimeError) as exc:
         out["prepare_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    # a rank whose prepare() raised after the others passed it: every rank learns it before any collective of the
+    # training step (the others would wait for it forever)
+    failed = torch.tensor([1 if "prepare_error" in out else 0])
+    torch.distributed.all_reduce(failed)
+    if int(failed) > 0:
+        out["ranks_failed_prepare"] = int(failed)
         return out
     x = torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(acc.process_index // 2))
     losses = []
@@ -58,6 +66,6 @@ def main(folder: str) -> dict:
 
 
 if __name__ == "__main__":
-    print("RESULT " + json.dumps(main(sys.argv[1])), flush=True)
+    print("RESULT " + json.dumps(main(sys.argv[1], ram_efficient=sys.argv[2:] == ["ram-efficient"])), flush=True)
     sys.stdout.flush()
     os._exit(0)

@@ -195,6 +195,26 @@ def test_fsdp2_tensor_parallel_prepare_with_these_transformers(tmp_path, case):
             assert len(losses) == 3 and losses[-1] < losses[0] - 0.3, losses
 
 
+@pytest.mark.claim("accelerate-fsdp2-tp-ram-efficient-loading-fails")
+@pytest.mark.parametrize("case", ["transformers-5-0"])
+def test_fsdp2_tensor_parallel_with_ram_efficient_loading(tmp_path, case):
+    """Four gloo ranks, dp_shard 2 x tp 2, transformers 5.0 (where FSDP2 + TP prepares and trains), the plugin's
+    cpu_ram_efficient_loading on: rank 0's prepare() fails loading its own tp shards as whole weights."""
+    from overlay import tp_overlay
+
+    path = os.pathsep.join([str(tp_overlay()), *filter(None, [os.environ.get("PYTHONPATH")])])
+    ranks = run_ranks(Path(__file__).with_name("_fsdp_tp_cpu.py"), str(tmp_path / "model"), "ram-efficient", world=4,
+                      timeout=300, drop=("FSDP_", "ACCELERATE_", "PARALLELISM_"), HF_HUB_OFFLINE="1",
+                      TRANSFORMERS_OFFLINE="1", PYTHONPATH=path)
+    assert all(r["transformers"] == "5.0.0" and r["ranks_failed_prepare"] == 1 for r in ranks.values())
+    error = ranks[0]["prepare_error"]
+    assert error.startswith("RuntimeError: Error(s) in loading state_dict for FSDPLlamaForCausalLM:\n\tsize mismatch "
+                            "for model.layers.0.self_attn.q_proj.weight: copying a param with shape "
+                            "torch.Size([16, 32]) from checkpoint, the shape in current model is "
+                            "torch.Size([32, 32])."), error
+    assert all("prepare_error" not in ranks[r] for r in (1, 2, 3))
+
+
 DS_SIZES = ["dp-shard", "dp-replicate", "cp", "tp"]
 
 

@@ -111,3 +111,12 @@ def test_autotp_row_counts_the_replaced_layers():
     none = _autotp_rows({}, {"autotp": 2})
     assert none[0].status == FAIL
     assert _autotp_rows({}, {}) == []
+
+
+def test_the_json_autotp_size_is_expected():
+    y = {"distributed_type": "DEEPSPEED", "num_processes": 2, "num_machines": 1,
+         "deepspeed_config": {"deepspeed_config_file": "ds.json"}}
+    ds = {"zero_optimization": {"stage": 2}, "tensor_parallel": {"autotp_size": 2},
+          "train_micro_batch_size_per_gpu": "auto"}
+    assert expected_from_config(y, ds)["autotp"] == 2
+    assert "autotp" not in expected_from_config(y, {"zero_optimization": {"stage": 2}})

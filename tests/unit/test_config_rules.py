@@ -188,6 +188,11 @@ CASES = [
     C("parallelism-fsdp2-tp-transformers",  # transformers 5.24 (verified); 5.0: test_check_parallel_heads.py
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2}),
       fsdp(parallelism_config={"parallelism_config_dp_shard_size": 8})),
+    C("parallelism-fsdp2-tp-ram-efficient-loading",
+      fsdp(fc={"fsdp_cpu_ram_efficient_loading": True},
+           parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2}),
+      fsdp(fc={"fsdp_cpu_ram_efficient_loading": False},
+           parallelism_config={"parallelism_config_dp_shard_size": 4, "parallelism_config_tp_size": 2})),
     C("parallelism-unused-under-deepspeed",
       inline(num_processes=2, parallelism_config={"parallelism_config_cp_size": 2}),
       inline(num_processes=2)),

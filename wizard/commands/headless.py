@@ -17,6 +17,7 @@ from .common import print_findings, resolve_answers_path, summary_line
 def run(args) -> int:
     if not args.out:
         raise UsageError("--headless needs --out DIR (the folder the configs are written to)")
+    judged_versions(args)  # a version flag that is not a version: exit 2 before anything is read
     path = resolve_answers_path(args.headless)  # InputError: printed by the CLI as one line, exit 2
     answers, findings = load_answers_file(path)
     if answers is None:
@@ -32,7 +33,8 @@ def run(args) -> int:
     out_dir = Path(args.out).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a folder")
-    gen = generate(answers, out_dir, ds_path=getattr(args, "ds_config_path", None) or "auto")
+    gen = generate(answers, out_dir, ds_path=getattr(args, "ds_config_path", None) or "auto",
+                   versions=judged_versions(args))
     findings = findings + gen.findings
     print_findings(findings)
     if not gen.ok:
@@ -144,3 +146,23 @@ def multinode_note(gen, out_dir: Path, cmd: str) -> str:
     if secrets:
         out += f"note: {secrets}\n"
     return out
+
+
+def judged_versions(args) -> dict[str, str | None] | None:
+    """The library versions the written config is judged for: the ``--LIB-version`` flags; for a launch on this
+    machine (``--launch`` without ``--slurm``) the installed versions, which the run will use, for the rest; None
+    (the versions the wizard was verified against) otherwise. A flag that is not a version: UsageError."""
+    from ..core.context import LIBRARIES, SOURCE_ASSUMED, VersionError, make_context, parse_version
+
+    flags = {lib: getattr(args, f"headless_{lib}_version", None) for lib in LIBRARIES}
+    for lib, given in flags.items():
+        if given:
+            try:
+                parse_version(given)
+            except VersionError as exc:
+                raise UsageError(f"--{lib}-version {given!r}: {exc}") from exc
+    local_launch = bool(getattr(args, "launch", False)) and not getattr(args, "slurm", False)
+    if not any(flags.values()) and not local_launch:
+        return None
+    ctx = make_context(flags=flags, installed=None if local_launch else {})
+    return {lib: v for lib, v in ctx.versions.items() if ctx.version_sources.get(lib) != SOURCE_ASSUMED}

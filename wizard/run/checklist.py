@@ -84,7 +84,7 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         sp = int(e.get("parallelism.sp_size") or 1)
         if sp > 1:
             exp["sp"] = sp
-        autotp = int(e.get("parallelism.ds_autotp_size") or 0)
+        autotp = int(e.get("deepspeed.tensor_parallel.autotp_size") or 0)
         if autotp > 1:
             exp["autotp"] = autotp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}

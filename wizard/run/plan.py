@@ -136,7 +136,10 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
 
     swept = sweep(Path(out_dir).expanduser().resolve() / "runs")  # before this run's folder and processes exist
     run_dir = RunDir(Path(out_dir).expanduser().resolve())
-    gen = generate(used, run_dir.path, launch_dir=where)  # a relative deepspeed_config_file is from `where`
+    from ..core.context import installed_versions
+
+    # a relative deepspeed_config_file is from `where`; the run uses the libraries installed here: judged for them
+    gen = generate(used, run_dir.path, launch_dir=where, versions=installed_versions())
     if not gen.ok:
         raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
                         [f for f in gen.findings if f.severity == "error"])

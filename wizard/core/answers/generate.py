@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -76,13 +77,16 @@ def ds_config_ref(out_dir: Path | None, launch_dir: str | Path | None = None, mo
 
 
 def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str | Path | None = None,
-             ds_path: str = "auto") -> Generated:
+             ds_path: str = "auto", versions: Mapping[str, str | None] | None = None) -> Generated:
     """The findings and the exact files for ``out_dir``. The files depend on the answers and, where a DeepSpeed
     JSON is written, on where it is launched from (``launch_dir``, default the current folder) and ``ds_path``
-    (see :func:`ds_config_ref`): the same answers, folder and launch folder always give the same bytes."""
+    (see :func:`ds_config_ref`): the same answers, folder and launch folder always give the same bytes.
+    ``versions`` (library -> version): judge the config rules for these versions (a launch here: the installed ones;
+    ``--headless --transformers-version ...``); a library not given is judged as the version the wizard was verified
+    against."""
     ref = ds_config_ref(out_dir, launch_dir, ds_path)
     rendered = render(answers, ref)
-    findings = answer_findings(answers, rendered)
+    findings = answer_findings(answers, rendered, versions=versions)
     files = {ACCELERATE_YAML: yaml_text(rendered.accelerate), ANSWERS_YAML: dump_answers(answers)}
     relative_from = None
     if rendered.training_arguments is not None:  # the Trainer is the loop: the arguments that carry the answers
@@ -97,12 +101,13 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     return Generated(answers, rendered, findings, files, relative_from)
 
 
-def answer_findings(answers: Answers, rendered: Rendered | None = None) -> list[Finding]:
+def answer_findings(answers: Answers, rendered: Rendered | None = None, *,
+                    versions: Mapping[str, str | None] | None = None) -> list[Finding]:
     """Everything the wizard says about ``answers`` (sorted): its answer rules, and the config rules over the files
     written from them (``rendered``, default: rendered here), blamed on the answers behind each key. What
     ``generate`` reports, without the file texts (``recommend`` leaves out a candidate with an error here)."""
     rendered = rendered if rendered is not None else render(answers)
-    intent, lint = _one_stage_fault(check_answers(answers), _lint_blamed(answers, rendered))
+    intent, lint = _one_stage_fault(check_answers(answers), _lint_blamed(answers, rendered, versions))
     return sort_findings(dedupe(intent + _not_covered(lint, intent)))
 
 
@@ -137,10 +142,11 @@ def lint_rendered(answers: Answers, rendered: Rendered) -> list[Finding]:
     return [f for _, f in _lint_blamed(answers, rendered)]
 
 
-def _lint_blamed(answers: Answers, rendered: Rendered) -> list[tuple[tuple[str, ...], Finding]]:
+def _lint_blamed(answers: Answers, rendered: Rendered, versions: Mapping[str, str | None] | None = None
+                 ) -> list[tuple[tuple[str, ...], Finding]]:
     """:func:`lint_rendered`'s findings, each with the config keys the config rule named."""
-    raw = _lint(answers, rendered, trainer=trainer_loop(answers))
-    own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False)} \
+    raw = _lint(answers, rendered, trainer=trainer_loop(answers), versions=versions)
+    own_loop = {(f.rule, f.keys, f.message) for f in _lint(answers, rendered, trainer=False, versions=versions)} \
         if trainer_loop(answers) else None
     from ..catalog.key_lookup import setting_for_key
 
@@ -170,13 +176,15 @@ def _lint_blamed(answers: Answers, rendered: Rendered) -> list[tuple[tuple[str, 
     return out
 
 
-def _lint(answers: Answers, rendered: Rendered, *, trainer: bool) -> list[Finding]:
-    """The config linter over the rendered files, for the Trainer or an own Accelerator loop; versions: those the
-    wizard's knowledge was verified against."""
+def _lint(answers: Answers, rendered: Rendered, *, trainer: bool,
+          versions: Mapping[str, str | None] | None = None) -> list[Finding]:
+    """The config linter over the rendered files, for the Trainer or an own Accelerator loop; versions: ``versions``
+    where given, else those the wizard's knowledge was verified against."""
     from ..context import LOOP_ACCELERATE, LOOP_HF, Context
     from ..lint import lint
 
-    context = Context(loop=LOOP_HF if trainer else LOOP_ACCELERATE, loop_source="answers")
+    context = Context(loop=LOOP_HF if trainer else LOOP_ACCELERATE, loop_source="answers",
+                      versions=dict(versions or {}))
     return lint(rendered.accelerate, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context)
 
 

@@ -191,3 +191,14 @@ CP_NO_CPU = claim(
          "flash, efficient and cuDNN CUDA kernels only); accelerate/accelerator.py:4152 (maybe_context_parallel)",
     demo=_T + "test_context_parallel_has_no_cpu_attention",
     scope=("sdpa-cpu",))
+TP_RAM_EFFICIENT = claim(
+    "accelerate-fsdp2-tp-ram-efficient-loading-fails",
+    "FSDP2 with a tensor-parallel size above 1 and cpu_ram_efficient_loading on does not start: accelerate's prepare() "
+    "treats rank 0's state dict as whole and loads it into the full-size parameters, but with tensor parallelism "
+    "rank 0 holds only its tp shard of each split weight, so load_state_dict raises a size mismatch on rank 0 "
+    "(shown with transformers 5.0, where FSDP2 + TP otherwise trains).",
+    doc="parallelism-heads",
+    code="accelerate/utils/fsdp_utils.py:887-895 (fsdp2_prepare_model), accelerate/utils/fsdp_utils.py:574-666 "
+         "(fsdp2_load_full_state_dict)",
+    demo=_T + "test_fsdp2_tensor_parallel_with_ram_efficient_loading",
+    scope=("transformers-5-0",))

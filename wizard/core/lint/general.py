@@ -240,6 +240,14 @@ PAR_TP_TRANSFORMERS = rule("parallelism-fsdp2-tp-transformers", ERROR,
                            fix="Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1.",
                            claims=("accelerate-fsdp2-tp-needs-replicate-parallel",),
                            versions={"accelerate": ">=1.10.0", "transformers": ">=5.1.0"})
+PAR_TP_RAM = rule("parallelism-fsdp2-tp-ram-efficient-loading", ERROR,
+                  "FSDP2 with tp_size above 1 and cpu_ram_efficient_loading on (the launch default): prepare() "
+                  "loads rank 0's tensor-parallel shards as whole weights and fails",
+                  DOC + "parallelism-heads; " + A + "utils/fsdp_utils.py:574-666, :887-895",
+                  keys="parallelism_config.parallelism_config_tp_size, fsdp_config.fsdp_cpu_ram_efficient_loading",
+                  fix="Set fsdp_config.fsdp_cpu_ram_efficient_loading: false (with TP every rank loads its own shard "
+                      "through transformers), or tp_size 1.",
+                  claims=("accelerate-fsdp2-tp-ram-efficient-loading-fails", "fsdp-launch-ram-efficient-default-on"))
 PAR_DS_UNUSED = rule("parallelism-unused-under-deepspeed", ERROR,
                      "parallelism_config sizes DeepSpeed does not use (dp_replicate, cp, tp; dp_shard at ZeRO-0): "
                      "accelerate accepts them, the engine trains plain data parallel over every rank",
@@ -691,6 +699,18 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  f"{tv} no longer has (gone since 5.1.0), so prepare() stops with an ImportError before the first "
                  "step.",
                  "Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1 and shard with FSDP alone.")
+    if fsdp2 and sizes["tp"] > 1:
+        fc = {str(k) if str(k).startswith("fsdp") else "fsdp_" + str(k): (k, v)
+              for k, v in ctx.section("fsdp_config").items()}
+        k, v = fc.get("fsdp_cpu_ram_efficient_loading", (None, "true"))
+        if parse_bool(v):
+            ctx.emit(PAR_TP_RAM, (size_key("tp"),) + ((f"fsdp_config.{k}",) if k is not None else ()),
+                     f"{kv(size_key('tp'), sizes['tp'])} with cpu_ram_efficient_loading on"
+                     + (" (the launch default)" if k is None else "") + ": accelerate's prepare() loads rank 0's "
+                     "state dict into the full-size parameters, but each rank holds only its tensor-parallel shard of "
+                     "the split weights, so rank 0 fails with a size mismatch before the first step.",
+                     "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`: with TP every rank loads its own "
+                     "shard through transformers.")
     if sizes["sp"] > 1:
         _check_sp_settings(ctx, pc)
     skip_total = sizes["sp"] > 1 and pc.get(PC + "sp_backend", "deepspeed") == "deepspeed"
