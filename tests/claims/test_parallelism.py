@@ -346,5 +346,6 @@ def test_context_parallel_has_no_cpu_attention(case):
     for got in ranks.values():
         assert got["mesh"] == ["cp"]
         assert "loss" not in got
-        assert got["error"] == ("NotImplementedError: Operator aten._scaled_dot_product_flash_attention_for_cpu.default "
-                                "does not have a sharding strategy registered.")
+        assert got["error"] == ("NotImplementedError: Operator "
+                                "aten._scaled_dot_product_flash_attention_for_cpu.default does not have a sharding "
+                                "strategy registered.")

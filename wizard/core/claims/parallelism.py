@@ -184,8 +184,8 @@ CP_NO_CPU = claim(
     "torch-cp-no-cpu-attention",
     "Context parallelism (accelerate's cp_size, torch's ring attention) cannot run on a CPU: on two gloo ranks, with "
     "SDPA attention, the first attention inside accelerate's maybe_context_parallel raises NotImplementedError, "
-    "because torch has no sharding rule for its CPU attention kernel (aten._scaled_dot_product_flash_attention_for_cpu); "
-    "so the CPU rehearsal runs cp 1 and says cp is not rehearsed.",
+    "because torch has no sharding rule for its CPU attention kernel "
+    "(aten._scaled_dot_product_flash_attention_for_cpu); so the CPU rehearsal runs cp 1 and says cp is not rehearsed.",
     doc="parallelism-heads",
     code="torch/distributed/tensor/experimental/_context_parallel/_attention.py:917-950 (ring versions of the "
          "flash, efficient and cuDNN CUDA kernels only); accelerate/accelerator.py:4152 (maybe_context_parallel)",
