@@ -23,7 +23,9 @@ def _fsdp2(procs: int, **sizes) -> dict:
             "num_machines": 1, "mixed_precision": "bf16",
             "fsdp_config": {"fsdp_version": 2, "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
                             "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer",
-                            "fsdp_reshard_after_forward": True, "fsdp_state_dict_type": "SHARDED_STATE_DICT"},
+                            "fsdp_reshard_after_forward": True, "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+                            # on (the launch default) beside tp, prepare() fails: parallelism-fsdp2-tp-ram-efficient-...
+                            "fsdp_cpu_ram_efficient_loading": False},
             "parallelism_config": {f"parallelism_config_{k}_size": v for k, v in sizes.items()}}
 
 
