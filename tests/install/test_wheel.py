@@ -169,7 +169,7 @@ def test_base_install_writes_checks_explains(base, tmp_path):
     proc = wizard_in(base, work, "presets")
     assert proc.returncode == 0, proc.stderr
     listed = [ln.split()[0] for ln in proc.stdout.splitlines() if ln and not ln.startswith(("use one", " "))]
-    assert listed == PRESETS and len(listed) == 8
+    assert listed == PRESETS and len(listed) == 10
 
     proc = wizard_in(base, work, "--headless", "zero3-nvme-offload", "--out", "out/")
     assert proc.returncode == 0, proc.stderr

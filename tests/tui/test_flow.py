@@ -56,8 +56,8 @@ async def test_keyboard_flow_deepspeed_zero3_offload_then_fsdp2(in_tmp):
         # Sharding: full (ZeRO-3) is the default; check it is what the form shows.
         await press(pilot, "ctrl+g", "down", "down")
         assert screen.answers["sharding.strategy"] == "full"
-        # Offload: optimizer -> cpu, Tab, parameters -> cpu.
-        await press(pilot, "down", "enter", "enter", "down", "enter", "tab", "enter", "down", "enter")
+        # Offload (past Parallelism): optimizer -> cpu, Tab, parameters -> cpu.
+        await press(pilot, "down", "down", "enter", "enter", "down", "enter", "tab", "enter", "down", "enter")
         assert screen.answers["offload.optimizer"] == "cpu"
         assert screen.answers["offload.params"] == "cpu"
         assert not screen.has_errors

@@ -120,3 +120,15 @@ def test_the_json_autotp_size_is_expected():
           "train_micro_batch_size_per_gpu": "auto"}
     assert expected_from_config(y, ds)["autotp"] == 2
     assert "autotp" not in expected_from_config(y, {"zero_optimization": {"stage": 2}})
+
+
+def test_rehearsal_of_cp_says_why_it_is_not_rehearsed():
+    from wizard.core.answers.model import default_answers
+    from wizard.run.rehearse import rehearsal_answers
+
+    a = default_answers().replace({"backend": "fsdp", "fsdp_version": 2, "launch.num_processes": 8,
+                                   "parallelism.cp_size": 2})
+    used, notes, _ = rehearsal_answers(a, port=29999)
+    assert used["parallelism.cp_size"] == 1
+    note = next(n for n in notes if n.setting == "parallelism.cp_size")
+    assert note.short() == "cp 2 (ran 1)" and "torch-cp-no-cpu-attention" in note.why

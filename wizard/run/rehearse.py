@@ -99,6 +99,11 @@ _LABELS = {
     "wrapping.layer_classes": "wrap classes", "loading.ram_efficient": "loading (zero3_init)",
     "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
     "launch.training_loop": "training loop",
+    "parallelism.tp_size": "tp", "parallelism.cp_size": "cp", "parallelism.sp_size": "sp",
+    "parallelism.sp_seq_length_is_variable": "Ulysses variable length",
+    "parallelism.sp_attn_implementation": "Ulysses attention", "parallelism.ds_autotp_size": "AutoTP",
+    "parallelism.ds_quantized_weights": "ZeRO++ quantized weights",
+    "parallelism.ds_quantized_gradients": "ZeRO++ quantized gradients",
 }
 
 

@@ -88,7 +88,8 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
     stage = zero_stage(a)
     v = "deepspeed_validated."
     z = "deepspeed.zero_optimization."
-    e: dict[str, object] = {"deepspeed_plugin.zero3_init_flag": bool(a["loading.ram_efficient"]) and stage == 3}
+    # written true at ZeRO-3 whatever loading.ram_efficient says (rule ds-zero3-init-cannot-be-off)
+    e: dict[str, object] = {"deepspeed_plugin.zero3_init_flag": stage == 3}
     for block, short, device in (("offload_optimizer", "offload_optimizer", ds_offload_optimizer(a)),
                                  ("offload_param", "offload_param", ds_offload_params(a))):
         if device != "none":
