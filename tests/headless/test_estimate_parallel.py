@@ -64,7 +64,7 @@ def test_recommend_says_why_fsdp2_tp_is_left_out(capsys):
            "(parallelism-fsdp2-tp-transformers" in out
 
 
-def test_recommend_write_says_the_parallelism_keys_to_add(tmp_path, capsys):
+def test_recommend_write_puts_the_parallel_sizes_in_the_answers(tmp_path, capsys):
     from wizard.core.answers import load_answers_file
 
     target = tmp_path / "answers.yaml"
@@ -72,6 +72,10 @@ def test_recommend_write_says_the_parallelism_keys_to_add(tmp_path, capsys):
                  "131072", "--write", str(target)])
     out = capsys.readouterr().out
     assert code == 0 and target.exists()
-    assert load_answers_file(target)[0]["fsdp_version"] == 2
-    assert "then add to the accelerate config's parallelism_config: parallelism_config_dp_shard_size: 1, " \
-           "parallelism_config_cp_size: 8" in out
+    answers = load_answers_file(target)[0]
+    assert answers["fsdp_version"] == 2 and answers["parallelism.cp_size"] == 8
+    assert "its parallelism_config: parallelism_config_dp_shard_size: 1, parallelism_config_cp_size: 8" in out
+    # the configs written from those answers hold the same sizes
+    assert main(["--headless", str(target), "--out", str(tmp_path / "out")]) == 0
+    written = (tmp_path / "out" / "accelerate_config.yaml").read_text()
+    assert "parallelism_config_cp_size: 8" in written and "parallelism_config_dp_shard_size: 1" in written

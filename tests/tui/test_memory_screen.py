@@ -464,9 +464,9 @@ async def test_the_highlighted_suggestion_stays_in_view_at_80x24(in_tmp):
 
 
 @pytest.mark.asyncio
-async def test_suggest_for_a_long_sequence_applies_context_parallelism_and_says_the_sizes_to_add(in_tmp):
-    """131072 tokens of Llama 8B on 8 GPUs of 80 GiB: only a context (or sequence) parallel candidate fits; the answers
-    cannot hold its sizes yet, so applying it says the parallelism_config keys to add."""
+async def test_suggest_for_a_long_sequence_applies_context_parallelism_to_the_answers(in_tmp):
+    """131072 tokens of Llama 8B on 8 GPUs of 80 GiB: only a context (or sequence) parallel candidate fits; applying it
+    sets the Parallelism group's answer, listed among the changes."""
     answers = default_answers().replace({"launch.num_processes": 8, "launch.script": "train.py"})
     app = create_app(Start(answers), memory=context(seq="131072"))
     async with app.run_test(size=(100, 40)) as pilot:
@@ -481,5 +481,7 @@ async def test_suggest_for_a_long_sequence_applies_context_parallelism_and_says_
             await press(pilot, "escape")
         notes = " ".join(n.message for n in app._notifications)
         assert f"Applied {rec.chosen.label}" in notes
-        assert "add to the accelerate config's parallelism_config: " in notes
-        assert any(f"{k}: {v}" in notes for k, v in rec.chosen.parallelism if k.endswith(("cp_size", "sp_size")))
+        dim, n = next((k.removeprefix("parallelism_config_"), v) for k, v in rec.chosen.parallelism
+                      if k.endswith(("cp_size", "sp_size")))
+        assert app.main.answers[f"parallelism.{dim}"] == n
+        assert f"parallelism.{dim} 1 → {n}" in notes

@@ -110,9 +110,8 @@ def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
     how = "unchanged" if result.unchanged else "wrote"
     message = f"{how} {target}" + "".join(f" (kept the previous version as {b})" for b in result.backups)
     message += f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
-    if r.chosen.parallelism:  # the answers cannot hold these sizes yet
-        message += ("; then add to the accelerate config's parallelism_config: "
-                    + ", ".join(f"{k}: {v}" for k, v in r.chosen.parallelism))
+    if r.chosen.parallelism:  # written from the answers' parallelism group
+        message += ("; its parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in r.chosen.parallelism))
     return EXIT_OK, target, message
 
 

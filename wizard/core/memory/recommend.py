@@ -116,8 +116,8 @@ class Candidate:
     offload: int = OFFLOAD_NONE
     tier: int = TIER_FULL
     parallelism: tuple[tuple[str, int], ...] = ()
-    """The accelerate config's ``parallelism_config`` keys and sizes this candidate needs beyond its answers (tensor,
-    context or sequence parallelism; the answers cannot hold them yet)."""
+    """The accelerate config's ``parallelism_config`` keys and sizes this candidate's answers write (tensor, context or
+    sequence parallelism: its ``parallelism.*`` answers; the config written from them holds these keys)."""
 
     @property
     def fit(self) -> Fit:
@@ -258,7 +258,10 @@ def _parallel_specs(specs: list[_Spec], shape: Any, gpus_per_node: int) -> list[
             base = zero3 if dim == "sp" else fsdp2
             words = {"cp": "context parallel", "sp": "Ulysses sequence parallel", "tp": "tensor parallel"}[dim]
             label = base.label.replace(",", f" + {words} {n},", 1)
-            out.append(_Spec(label, base.changes, base.offload, base.tier, parallel=((dim, n),)))
+            changes = {**base.changes, f"parallelism.{dim}_size": n}
+            if dim == "tp":  # rank 0's state dict cannot be loaded into a TP model (parallelism-fsdp2-tp-ram-...)
+                changes["loading.ram_efficient"] = False
+            out.append(_Spec(label, changes, base.offload, base.tier, parallel=((dim, n),)))
     return out
 
 
@@ -367,7 +370,7 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
         errors = [f for f in answer_findings(answers) if f.severity == ERROR]
         source: Any = answers
         keys = _parallelism_keys(spec, answers)
-        if spec.parallel:  # the answers cannot hold the sizes yet: the layout with them, the rules over the config
+        if spec.parallel:  # the sizes are answers; the config rules again with the model (its heads, its attention)
             sizes = dict(spec.parallel)
             source = with_parallelism(layout_of(answers, hidden_size=shape.hidden_size), **sizes)
             errors += _parallel_errors(answers, keys, shape)
@@ -400,9 +403,6 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     chosen = next((c for c in candidates if c.fits), None)
     if any(s.fsdp1 for s, _ in ranked):
         notes.append(FSDP1_BELOW_FSDP2)
-    if any(s.parallel for s, _ in ranked):
-        notes.append("tensor, context and sequence parallel candidates: the answers cannot hold their sizes yet; "
-                     "add the candidate's parallelism_config keys to the accelerate config written from them")
     notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
     if chosen is None:
         notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")

@@ -388,10 +388,7 @@ class MemoryScreen(Screen[None]):
         changed = changed_settings(before, candidate.answers)
         self.dismiss()
         main.set_answers(candidate.answers)
-        # tensor, context or sequence parallel sizes: the answers cannot hold them yet, so say what to add
-        sizes = getattr(candidate, "parallelism", ())
-        extra = ("; add to the accelerate config's parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in sizes)
-                 if sizes else "")
+        extra = ""  # tensor, context or sequence parallel sizes are answers (the Parallelism group): listed as changed
         if changed:
             shown = ", ".join(f"{sid} {before[sid]} → {candidate.answers[sid]}" for sid in changed[:6])
             more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
