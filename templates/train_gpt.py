@@ -219,14 +219,12 @@ class _TokenDicts:
         return {"input_ids": x, "labels": x, "position_ids": torch.arange(x.shape[0])}
 
 
-class _Logits:
-    """Calls a Transformers causal LM and returns its logits, so the loop treats both models alike."""
-
-    def __init__(self, model):
-        self.model = model
-
-    def __call__(self, x):
-        return self.model(input_ids=x).logits
+def logits_of(model, arch, x, positions=None):
+    """The model's logits for tokens ``x``: TinyGPT returns them; a Transformers causal LM returns an output with
+    them (``positions``: the tokens' true positions, for this rank's slice of a Ulysses sequence)."""
+    if arch != "llama":
+        return model(x)
+    return model(input_ids=x, position_ids=positions).logits
 
 
 def build_model(args):
@@ -456,7 +454,6 @@ def main(argv=None):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0)
     model, opt, loader, sched = acc.prepare(model, opt, loader, sched)
     deepspeed = str(acc.distributed_type).endswith("DEEPSPEED")
-    forward = _Logits(model) if arch == "llama" else model
     reporter.setup(model, opt, script="train_gpt.py", seed=args.seed, batch_size=args.batch_size,
                    seq_len=args.seq_len, grad_accum=gas, steps=args.steps, arch=arch)
 
@@ -485,7 +482,7 @@ def main(argv=None):
                       file=sys.stderr, flush=True)
                 os._exit(3)
             with acc.accumulate(model):
-                logits = forward(x) if positions is None else model(input_ids=x, position_ids=positions).logits
+                logits = logits_of(model, arch, x, positions)
                 loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1),
                                        ignore_index=-100)
                 acc.backward(loss)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from wizard.cli import main
-from wizard.core.mesh import config_sizes, mesh_picture
+from wizard.core.effective.layout import config_sizes
+from wizard.core.mesh import mesh_picture
 
 
 def test_explain_parallelism_covers_tensor_context_and_sequence_parallelism_on_both_backends(capsys):

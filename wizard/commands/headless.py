@@ -99,7 +99,8 @@ def mesh_lines(accelerate: dict) -> list[str]:
     """The picture of the device mesh an FSDP2 config with tensor or context parallelism builds ([] otherwise)."""
     if "parallelism_config" not in accelerate:  # nothing to draw: the mesh module stays off the start path
         return []
-    from ..core.mesh import config_sizes, mesh_picture
+    from ..core.effective.layout import config_sizes
+    from ..core.mesh import mesh_picture
 
     found = config_sizes(accelerate)
     return mesh_picture(*found) if found else []

@@ -14,6 +14,12 @@ def mesh_dims(sizes: dict[str, int]) -> list[tuple[str, int]]:
     return [(d, sizes[d]) for d in MESH_ORDER if sizes.get(d, 1) > 1]
 
 
+def mesh_text(dims) -> str:
+    """``dp_shard 4 x tp 2``: (dimension, size) pairs, or a {dimension: size} mapping, in their order."""
+    pairs = dims.items() if hasattr(dims, "items") else dims
+    return " x ".join(f"{d} {n}" for d, n in pairs)
+
+
 def mesh_groups(sizes: dict[str, int]) -> dict[str, list[tuple[int, ...]]]:
     """Per active dimension, its process groups: the ranks that differ only along that dimension, each group in
     rank order, the groups ordered by their first rank."""
@@ -70,7 +76,7 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -
     for name, n in dims:
         stride //= n
         rows.append((name, [(r // stride) % n for r in shown]))
-    lines = [f"Mesh: {' x '.join(f'{d} {n}' for d, n in dims)} = {total} ranks (the last varies fastest)"]
+    lines = [f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)"]
     lines += [f"{name:<{label}}" + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
     if total > limit:
         lines.append(f"(ranks {limit} to {total - 1} follow the same pattern)")
@@ -80,25 +86,3 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -
                     f"{name} groups: {groups_text(groups, 1)}")
         lines.append(text)
     return lines
-
-
-def config_sizes(accelerate: dict) -> tuple[dict[str, int], int] | None:
-    """An FSDP accelerate config's parallelism sizes and processes per machine, when tensor or context
-    parallelism is above 1 and the sizes multiply to the processes (else None: nothing to picture, or a world
-    the sizes do not describe, which the config rules report)."""
-    pc = accelerate.get("parallelism_config")
-    if str(accelerate.get("distributed_type", "")).upper() != "FSDP" or not isinstance(pc, dict):
-        return None
-    sizes = {}
-    for name in MESH_ORDER:
-        value = pc.get(f"parallelism_config_{name}_size", 1)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            return None
-        sizes[name] = value
-    procs, machines = accelerate.get("num_processes"), accelerate.get("num_machines", 1) or 1
-    total = 1
-    for n in sizes.values():
-        total *= n
-    if sizes["tp"] == 1 and sizes["cp"] == 1 or not isinstance(procs, int) or total != procs:
-        return None
-    return sizes, (procs // machines if isinstance(machines, int) and machines > 1 else 0)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..core.mesh import mesh_dims
+from ..core.mesh import mesh_dims, mesh_text
 from ..core.vocab import SHARDING_STRATEGIES, sharding_strategy_name
 
 OK, FAIL, WARN, INFO, UNKNOWN = "ok", "fail", "warn", "info", "unknown"
@@ -144,10 +144,6 @@ _FSDP_DIMS = ("dp_shard", "dp_shard_cp", "dp_cp")
 """Names of the mesh dimension FSDP2 shards parameters over (accelerate flattens dp_shard with cp)."""
 
 
-def _mesh_text(mesh: dict) -> str:
-    return " x ".join(f"{k} {v}" for k, v in mesh.items())
-
-
 def _tp_rows(placements: dict, tp: int) -> CheckItem:
     """Which parameters tensor parallelism split (a Shard placement on the tp dimension) and which it left whole."""
     split: dict[str, list[str]] = {}
@@ -180,10 +176,10 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
         return []
     got = effective.get("mesh")
     if got is None:
-        return [CheckItem(FAIL, f"Device mesh {_mesh_text(want)} requested, the run built none",
+        return [CheckItem(FAIL, f"Device mesh {mesh_text(want)} requested, the run built none",
                           "accelerate read no parallelism_config", key="mesh")]
-    rows = [CheckItem(OK if dict(got) == want else FAIL, f"Device mesh {_mesh_text(got)}",
-                      "" if dict(got) == want else f"config asks for {_mesh_text(want)}", key="mesh")]
+    rows = [CheckItem(OK if dict(got) == want else FAIL, f"Device mesh {mesh_text(got)}",
+                      "" if dict(got) == want else f"config asks for {mesh_text(want)}", key="mesh")]
     placements = effective.get("placements") or {}
     if want.get("tp", 1) > 1:
         rows.append(_tp_rows(placements, want["tp"]))

@@ -144,4 +144,21 @@ def layout(e: Effective) -> Layout:
                                    "runs.zero_init")), **common)
 
 
-__all__ = ["DTYPE_BYTES", "Layout", "LayoutError", "layout", "with_parallelism"]
+def config_sizes(accelerate: dict) -> tuple[dict[str, int], int] | None:
+    """An FSDP accelerate config's parallelism sizes (in accelerate's mesh order) and processes per machine, as the
+    effective model reads them, when tensor or context parallelism is above 1 and the sizes multiply to the processes
+    (else None: nothing to picture, or a world the sizes do not describe, which the config rules report)."""
+    from ..library.launcher import MESH_ORDER
+    from .model import effective
+
+    e = effective(accelerate)
+    if e.backend != "fsdp" or "parallelism.total_size" not in e:
+        return None
+    sizes = {name: int(e.get(f"parallelism.{name}_size") or 1) for name in MESH_ORDER}
+    procs, machines = e.get("num_processes"), e.get("num_machines") or 1
+    if sizes["tp"] == 1 and sizes["cp"] == 1 or not isinstance(procs, int) or e["parallelism.total_size"] != procs:
+        return None
+    return sizes, (procs // machines if isinstance(machines, int) and machines > 1 else 0)
+
+
+__all__ = ["DTYPE_BYTES", "Layout", "LayoutError", "config_sizes", "layout", "with_parallelism"]

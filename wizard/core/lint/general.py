@@ -455,14 +455,19 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
         ctx.emit(FP8_MSAMP_Z3, (f"fp8_config.{backend_key}", stage_key), "MS-AMP FP8 does not support ZeRO stage 3; "
                  "the DeepSpeed plugin raises.", "Use ZeRO stage 0-2 with MS-AMP, or the TE / AO FP8 backend.")
     if backend == "AO" and ctx.kind == "fsdp":
-        fc = {str(k) if str(k).startswith("fsdp") else "fsdp_" + str(k): (k, v)
-              for k, v in ctx.section("fsdp_config").items()}
-        k, v = fc.get("fsdp_cpu_ram_efficient_loading", (None, "true"))
-        if parse_bool(v):
+        k, on = _ram_efficient_loading(ctx)
+        if on:
             keys = (f"fp8_config.{backend_key}",) + ((f"fsdp_config.{k}",) if k is not None else ())
             ctx.emit(FP8_AO_RAM, keys, "torchao FP8 with FSDP does not support cpu_ram_efficient_loading, which "
                      "is on" + (" (launch default)" if k is None else "") + "; the Accelerator raises.",
                      "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
+
+
+def _ram_efficient_loading(ctx: ConfigCheck) -> tuple[str | None, bool]:
+    """FSDP's cpu_ram_efficient_loading: the key as written (None: not written) and whether it is on (the launch
+    default is on)."""
+    k, v = ctx.fsdp.get("fsdp_cpu_ram_efficient_loading", (None, "true"))
+    return k, bool(parse_bool(v))
 
 
 def _ds_runner(ctx: ConfigCheck) -> bool:
@@ -700,10 +705,8 @@ def check_parallelism(ctx: ConfigCheck) -> None:
                  "step.",
                  "Train FSDP2 + TP with transformers 4.52 to 5.0.x, or set tp_size 1 and shard with FSDP alone.")
     if fsdp2 and sizes["tp"] > 1:
-        fc = {str(k) if str(k).startswith("fsdp") else "fsdp_" + str(k): (k, v)
-              for k, v in ctx.section("fsdp_config").items()}
-        k, v = fc.get("fsdp_cpu_ram_efficient_loading", (None, "true"))
-        if parse_bool(v):
+        k, on = _ram_efficient_loading(ctx)
+        if on:
             ctx.emit(PAR_TP_RAM, (size_key("tp"),) + ((f"fsdp_config.{k}",) if k is not None else ()),
                      f"{kv(size_key('tp'), sizes['tp'])} with cpu_ram_efficient_loading on"
                      + (" (the launch default)" if k is None else "") + ": accelerate's prepare() loads rank 0's "
@@ -862,13 +865,13 @@ def _check_cp(ctx: ConfigCheck, cp: int) -> None:
 
 def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
     """FSDP2 with tensor or context parallelism: the groups of accelerate's mesh, and groups that cross machines."""
-    from ..mesh import groups_text, mesh_dims, mesh_groups, spans_machines
+    from ..mesh import groups_text, mesh_dims, mesh_groups, mesh_text, spans_machines
 
     if ctx.nproc is not None and total != ctx.nproc:
         return  # the sizes do not describe this world: parallelism-total-mismatch says so
     groups = mesh_groups(sizes)
     keys = tuple(size_key(d) for d, _ in mesh_dims(sizes))
-    shape = " x ".join(f"{d} {n}" for d, n in mesh_dims(sizes))
+    shape = mesh_text(mesh_dims(sizes))
     ctx.emit(PAR_MESH, keys,
              f"accelerate's mesh for {total} processes: {shape} (the last dimension varies fastest). "
              + "; ".join(f"{d} groups: {groups_text(g)}" for d, g in groups.items()) + ".",

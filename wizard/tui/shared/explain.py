@@ -193,7 +193,8 @@ def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType
 def mesh_block(answers: Answers, width: int) -> RenderableType:
     """The device mesh the answers' FSDP2 config builds (which ranks form each group), or what would draw one."""
     from ...core.answers.render import render
-    from ...core.mesh import config_sizes, mesh_picture
+    from ...core.effective.layout import config_sizes
+    from ...core.mesh import mesh_picture
 
     found = config_sizes(render(answers).accelerate)
     if found is None:
