@@ -213,10 +213,6 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
-    versions = [f"--{lib}-version" for lib in ("accelerate", "deepspeed", "transformers")
-                if getattr(args, f"headless_{lib}_version", None)]
-    if versions and not args.headless:
-        raise UsageError(f"{', '.join(versions)} go with --headless ANSWERS.yaml (check takes its own)")
     if args.allow_no_gpu and not args.launch:
         raise UsageError("--allow-no-gpu goes with --launch (it starts a launch where no GPU is found)")
     if args.slurm and args.headless and not args.launch:
@@ -296,8 +292,8 @@ def _main_parser() -> _Parser:
                         "the wizard)")
     for lib in ("accelerate", "deepspeed", "transformers"):
         p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version",
-                       help=f"with --headless: judge the written config for this {lib} version (default: the one the "
-                            "wizard was verified against; with --launch, the installed one, which the run uses)")
+                       help=f"judge the config for this {lib} version, headless and in the wizard (default: the one "
+                            "the wizard was verified against; with --launch, the installed one, which the run uses)")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
     start.add_argument("--preset", metavar="NAME",

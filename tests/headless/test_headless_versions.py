@@ -33,8 +33,15 @@ def test_ram_efficient_loading_beside_tp_is_an_error_naming_both_answers(tmp_pat
     assert "parallelism.tp_size" in line and "loading.ram_efficient" in line
 
 
-def test_a_version_flag_must_be_a_version_and_go_with_headless(tmp_path, capsys):
+def test_a_version_flag_must_be_a_version_headless_and_in_the_wizard(tmp_path, capsys):
+    """The wizard reads the flags as --headless does (tests/tui/test_judged_versions.py): one that is not a version
+    is the same usage error, exit 2, before any screen opens; in front of a command it is refused."""
+    said = "--transformers-version 'five': 'five' is not a version"
     assert main(["--headless", "fsdp2-tp", "--out", str(tmp_path), "--transformers-version", "five"]) == EXIT_INVALID
-    assert "--transformers-version 'five': 'five' is not a version" in capsys.readouterr().err
-    assert main(["--transformers-version", "5.0.0"]) == EXIT_INVALID
-    assert "--transformers-version go with --headless" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
+    assert main(["--preset", "fsdp2-tp", "--transformers-version", "five"]) == EXIT_INVALID
+    assert said in capsys.readouterr().err
+    assert main(["--deepspeed-version", "v.1"]) == EXIT_INVALID
+    assert "--deepspeed-version 'v.1': 'v.1' is not a version" in capsys.readouterr().err
+    assert main(["--transformers-version", "5.0.0", "presets"]) == EXIT_INVALID
+    assert "--transformers-version goes without a command" in capsys.readouterr().err

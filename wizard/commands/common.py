@@ -38,3 +38,24 @@ def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) ->
 def summary_line(findings: list[Finding]) -> str:
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)"
+
+
+def judged_context(args, *, installed: bool = False):
+    """The library versions a config is judged for, from the ``--accelerate-version``, ``--deepspeed-version`` and
+    ``--transformers-version`` flags (``--headless`` and the wizard read them alike): a ``Context`` whose sources say
+    ``flag`` for those given and, for the rest, ``installed`` (with ``installed``: a launch on this machine, which
+    uses them) or ``assumed`` (the versions the wizard was verified against). None where no flag is given and
+    ``installed`` is False. A flag that is not a version: UsageError, naming it."""
+    from ..core.context import LIBRARIES, VersionError, make_context, parse_version
+    from ..core.exits import UsageError
+
+    flags = {lib: getattr(args, f"headless_{lib}_version", None) for lib in LIBRARIES}
+    for lib, given in flags.items():
+        if given:
+            try:
+                parse_version(given)
+            except VersionError as exc:
+                raise UsageError(f"--{lib}-version {given!r}: {exc}") from exc
+    if not any(flags.values()) and not installed:
+        return None
+    return make_context(flags=flags, installed=None if installed else {})

@@ -11,7 +11,7 @@ from ..core.answers import load_answers_file
 from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
-from .common import print_findings, resolve_answers_path, summary_line
+from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
 def run(args) -> int:
@@ -153,17 +153,6 @@ def judged_versions(args) -> dict[str, str | None] | None:
     """The library versions the written config is judged for: the ``--LIB-version`` flags; for a launch on this
     machine (``--launch`` without ``--slurm``) the installed versions, which the run will use, for the rest; None
     (the versions the wizard was verified against) otherwise. A flag that is not a version: UsageError."""
-    from ..core.context import LIBRARIES, SOURCE_ASSUMED, VersionError, make_context, parse_version
-
-    flags = {lib: getattr(args, f"headless_{lib}_version", None) for lib in LIBRARIES}
-    for lib, given in flags.items():
-        if given:
-            try:
-                parse_version(given)
-            except VersionError as exc:
-                raise UsageError(f"--{lib}-version {given!r}: {exc}") from exc
     local_launch = bool(getattr(args, "launch", False)) and not getattr(args, "slurm", False)
-    if not any(flags.values()) and not local_launch:
-        return None
-    ctx = make_context(flags=flags, installed=None if local_launch else {})
-    return {lib: v for lib, v in ctx.versions.items() if ctx.version_sources.get(lib) != SOURCE_ASSUMED}
+    ctx = judged_context(args, installed=local_launch)
+    return None if ctx is None else ctx.stated_versions()

@@ -7,6 +7,9 @@ from ..core.exits import EXIT_INVALID
 
 
 def run(args) -> int:
+    from .common import judged_context
+
+    judged = judged_context(args)  # a --LIB-version flag that is not a version: exit 2 before the screen opens
     from ..tui.shared import startup_gc
 
     startup_gc.pause()  # resumed after the first screen (see wizard/tui/shared/startup_gc.py)
@@ -22,6 +25,6 @@ def run(args) -> int:
             return EXIT_INVALID
         raise
     try:
-        return run_app(args)
+        return run_app(args, judged)
     finally:
         startup_gc.resume()  # when the app ends before its first screen was painted

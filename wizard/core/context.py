@@ -121,6 +121,11 @@ class Context:
                 return False
         return True
 
+    def stated_versions(self) -> dict[str, str | None]:
+        """The versions given (a flag) or found installed, without those assumed: what ``generate(versions=)`` and
+        the config rules take (a library left out is judged as the version the wizard was verified against)."""
+        return {lib: v for lib, v in self.versions.items() if self.version_sources.get(lib) != SOURCE_ASSUMED}
+
     @property
     def loop_label(self) -> str:
         return LOOP_LABELS.get(self.loop, LOOP_LABELS[None])
