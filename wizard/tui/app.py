@@ -11,6 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
+from .shared.judged import MODE_LABELS, Judged, judged_for, judged_from_context
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 QUIT_DIALOG = "confirm-quit"
@@ -37,8 +38,12 @@ class WizardApp(App[int]):
     ]
 
     def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto",
-                 memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None) -> None:
+                 memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None,
+                 judged: Judged | None = None) -> None:
         super().__init__()
+        self.judged = judged or judged_for()
+        """The library versions the answers are judged for (the verified ones, the --LIB-version flags', or the
+        installed ones: the palette switches until exit; wizard/tui/shared/judged.py)."""
         self.slurm = slurm
         """None for local runs; with ``--slurm``, ``{"partition": ..., "time": ...}``: ctrl+l and F5 submit the run
         as a SLURM batch job (wizard/run/slurm.py), like ``--headless ... --launch --slurm``."""
@@ -90,6 +95,12 @@ class WizardApp(App[int]):
             self.notify(start_error_text(exc), severity="error", timeout=8)
             return
         self.main.load(start)
+
+    def judge_for(self, mode: str) -> None:
+        """The palette's "Judge for ...": judge the answers for other library versions from now on, live."""
+        self.judged = self.judged.switched(mode)
+        self.main.rejudge()
+        self.notify(f"{self.judged.text()} (F1 shows it again)", timeout=8)
 
     async def action_quit(self) -> None:
         """Quit; a live run is stopped first (no process is left behind). With changed answers that are not written,
@@ -159,6 +170,10 @@ class WizardApp(App[int]):
                             main.action_out_folder)
         yield SystemCommand("Memory…", "Model and GPUs for the memory bar, the whole estimate, and suggest a config "
                             "that fits", main.action_memory)
+        for mode in self.judged.offers():
+            yield SystemCommand(f"Judge for {MODE_LABELS[mode]}", "Check the answers for other library versions "
+                                f"(now {MODE_LABELS[self.judged.mode]}; F1 lists them)",
+                                lambda m=mode: self.judge_for(m))
         yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
                             main.action_next_problem)
         yield SystemCommand("Show help", "Every key binding", self.action_help)
@@ -179,13 +194,25 @@ class WizardApp(App[int]):
 
 
 def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto",
-               memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None) -> WizardApp:
+               memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None,
+               judged: Judged | None = None) -> WizardApp:
     """The one factory for the CLI and the tests."""
-    return WizardApp(start, out, ds_path, memory, slurm)
+    return WizardApp(start, out, ds_path, memory, slurm, judged)
 
 
-def run_app(args) -> int:
-    """``fsdpds-wizard`` without --headless: open the wizard (2 when the start file cannot be used)."""
+def run_app(args, versions=None) -> int:
+    """``fsdpds-wizard`` without --headless: open the wizard (2 when the start file cannot be used). ``versions``:
+    the ``Context`` of the --LIB-version flags (``commands/common.judged_context``), None without them."""
+    app = app_from_args(args, versions)
+    if isinstance(app, int):
+        return app
+    app.run()
+    return app.return_code or 0
+
+
+def app_from_args(args, versions=None) -> WizardApp | int:
+    """The wizard as the command line asks for it (:func:`run_app`, which runs it; the tests, which drive it), or
+    the exit code 2 after saying why the start file, --out or --slurm cannot be used."""
     from ..core.findings import Finding
 
     try:
@@ -211,6 +238,5 @@ def run_app(args) -> int:
             print(f"fsdpds-wizard: {exc}", file=sys.stderr)
             return 2
         slurm = {"partition": getattr(args, "partition", None), "time": getattr(args, "time", None)}
-    app = create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory, slurm)
-    app.run()
-    return app.return_code or 0
+    return create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory, slurm,
+                      judged_from_context(versions))

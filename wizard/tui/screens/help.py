@@ -84,6 +84,10 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-scroll"):
                 yield Static(Text("The wizard works with the keyboard alone; every action is also in the command "
                                   "palette (ctrl+p) and most have a mouse target."), classes="intro")
+                judged = getattr(self.app, "judged", None)
+                if judged is not None:
+                    yield Static(Text(judged.text() + " ctrl+p: \"Judge for ...\" switches.", style="dim"),
+                                 id="help-judged")
                 yield Static(table, id="help-table")
 
     def on_mount(self) -> None:

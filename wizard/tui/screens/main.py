@@ -34,6 +34,7 @@ from ..widgets.sidebar import REVIEW, GroupList
 from ..widgets.statusbar import StatusBar
 
 if TYPE_CHECKING:
+    from ..shared.judged import Judged
     from ..shared.switch import Switch
 
 WIDE_AT = 120
@@ -136,9 +137,25 @@ class MainScreen(Screen):
         startup_gc.resume()
 
     def _full_check(self) -> None:
-        self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path)
+        self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path, versions=self.versions)
         self.refresh_all()
         self.ready = True
+
+    @property
+    def judged(self) -> Judged | None:
+        """The library versions the answers are judged for (the app's: the --LIB-version flags, the palette)."""
+        return getattr(self.app, "judged", None)
+
+    @property
+    def versions(self) -> dict[str, str | None] | None:
+        """What ``generate(versions=)`` takes for :attr:`judged` (None: the verified versions)."""
+        judged = self.judged
+        return judged.versions if judged is not None else None
+
+    def rejudge(self) -> None:
+        """The versions judged for changed (the palette): check the answers again, live."""
+        self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path, versions=self.versions)
+        self.refresh_all()
 
     def on_resize(self, event: Resize) -> None:
         self._apply_width(event.size.width)
@@ -171,7 +188,7 @@ class MainScreen(Screen):
         self.answers = answers
         if not self.out_fixed:
             self.out = default_out(answers)
-        self.generated = generate(answers, Path(self.out), ds_path=self.ds_path)
+        self.generated = generate(answers, Path(self.out), ds_path=self.ds_path, versions=self.versions)
         if not from_field:
             for form in self.query(GroupForm):
                 form.show_values(answers)
@@ -190,7 +207,8 @@ class MainScreen(Screen):
     def set_out(self, out: str) -> None:
         if out != self.out:
             self.out, self.out_fixed = out, True
-            self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path)
+            self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path,
+                                      versions=self.versions)
             self.refresh_all()
 
     def set_target(self, target: str) -> None:
@@ -240,7 +258,8 @@ class MainScreen(Screen):
             return []
         from ...core.files import file_state
 
-        files = self.generated.files or generate(self.answers, Path(self.out), ds_path=self.ds_path).files
+        files = self.generated.files or generate(self.answers, Path(self.out), ds_path=self.ds_path,
+                                                 versions=self.versions).files
         out = Path(self.out).expanduser()
         states = {name: file_state(out / name, text) for name, text in files.items()}
         return [f"{name} ({state})" for name, state in states.items() if state != "same"]
@@ -476,7 +495,7 @@ class MainScreen(Screen):
         from .review import ReviewScreen
 
         review = ReviewScreen(self.answers, self.out, self.start.files, ds_path=self.ds_path,
-                              bare_ds=self.start.bare_ds)
+                              bare_ds=self.start.bare_ds, judged=self.judged)
         self.app.push_screen(review, self._review_closed)
 
     async def _review_closed(self, result: dict | None) -> None:

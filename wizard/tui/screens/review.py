@@ -19,6 +19,7 @@ from ...core.answers.generate import Generated, generate, imported_diff, launch_
 from ...core.answers.render import training_arguments_line
 from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
+from ..shared.judged import Judged, judged_for
 from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
 from ..widgets.keybar import KeyBar
@@ -58,10 +59,11 @@ def _diff_renderable(diff: str) -> Syntax:
     return Syntax(diff, "diff", theme=THEME, word_wrap=False, background_color="default")
 
 
-def _findings_renderable(findings) -> Group:
+def _findings_renderable(findings, judged: Judged) -> Group:
+    """The findings, after what they were judged for (the library versions, and what a run judges for)."""
+    lines = [Text(judged.text(), style="dim")]
     if not findings:
-        return Group(Text("✔ No findings.", style="green"))
-    lines = []
+        return Group(*lines, Text("✔ No findings.", style="green"))
     for f in findings:
         line = Text()
         line.append(f"{ICONS[f.severity]} {WORDS[f.severity]} ", style="bold")
@@ -131,8 +133,10 @@ class ReviewScreen(Screen[dict | None]):
     ]
 
     def __init__(self, answers: Answers, out: str, imported: tuple[Path, ...] = (), *, ds_path: str = "auto",
-                 bare_ds: bool = False) -> None:
+                 bare_ds: bool = False, judged: Judged | None = None) -> None:
         super().__init__(id="review")
+        self.judged = judged or judged_for()
+        """The library versions the findings are judged for (the settings screen's choice)."""
         self.bare_ds = bare_ds
         """``imported`` is a DeepSpeed JSON alone: it is compared with the ds_config.json to write."""
         self.ds_path = ds_path
@@ -140,7 +144,7 @@ class ReviewScreen(Screen[dict | None]):
         self.out = out
         self.imported = imported
         """The files an import read (accelerate YAML, then its DeepSpeed JSON): the Diff tab compares with them too."""
-        self.generated: Generated = generate(answers, Path(out), ds_path=ds_path)
+        self.generated: Generated = generate(answers, Path(out), ds_path=ds_path, versions=self.judged.versions)
         self.status = ""
 
     # -------------------------------------------------------------- layout
@@ -253,8 +257,8 @@ class ReviewScreen(Screen[dict | None]):
         if self.imported:
             label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
         tabbed.get_tab("file-diff").label = label
-        self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings))
-        self.query_one("#findings-tab-text", Static).update(_findings_renderable(gen.findings))
+        self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings, self.judged))
+        self.query_one("#findings-tab-text", Static).update(_findings_renderable(gen.findings, self.judged))
         tabbed.get_tab(FINDINGS_TAB).label = f"Findings ({len(gen.findings)})"
         if multinode.is_multinode(self.answers):
             machines = self.machines_text()
@@ -314,7 +318,7 @@ class ReviewScreen(Screen[dict | None]):
         value = event.value.strip()
         if value and value != self.out:
             self.out = value
-            self.generated = generate(self.answers, self.out_dir, ds_path=self.ds_path)
+            self.generated = generate(self.answers, self.out_dir, ds_path=self.ds_path, versions=self.judged.versions)
             self.status = ""
             self.refresh_content()
 

@@ -1,0 +1,119 @@
+"""Issue 24: the wizard judges the answers for the library versions the command line names (--transformers-version,
+read as --headless reads it), so that the TUI and `--headless --transformers-version 5.0.0` agree; the command palette
+switches to the installed libraries or back to the verified versions, live; the review and the help say what is
+judged for, and that a rehearsal or a launch judges for the installed libraries."""
+from __future__ import annotations
+
+import pytest
+from helpers import main_of, main_ready, open_review, press, settle, until
+from textual.command import CommandPalette
+
+from wizard.cli import _check_mode, _main_parser
+from wizard.commands.common import judged_context
+from wizard.core.context import in_spec
+from wizard.core.versions import VERIFIED_AGAINST, installed_version
+from wizard.tui.app import app_from_args
+from wizard.tui.widgets.findings import FindingsList
+
+RULE = "parallelism-fsdp2-tp-transformers"
+
+
+def wizard(argv: list[str]):
+    """The wizard as `fsdpds-wizard ARGV` opens it: the command line's parser and checks, its version flags read as
+    for --headless (commands/common.judged_context), then the app run_app would run."""
+    args = _main_parser().parse_args(argv)
+    args.script_args = []
+    _check_mode(args)
+    app = app_from_args(args, judged_context(args))
+    assert not isinstance(app, int), app
+    return app
+
+
+def plain(static) -> str:
+    """A Static's text as the screen shows it, on one wide line each (no wrapping to match across)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=1000, record=True, file=io.StringIO())
+    console.print(static.content)
+    return console.export_text()
+
+
+def error_rules(app) -> list[str]:
+    return [f.rule for f in main_of(app).findings if f.severity == "error"]
+
+
+async def palette(app, pilot, query: str) -> None:
+    """Run one palette entry by its words."""
+    await press(pilot, "ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    await settle(pilot)
+    await press(pilot, "enter")
+    await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+    await settle(pilot)
+
+
+@pytest.mark.asyncio
+async def test_the_fsdp2_tp_preset_is_written_for_transformers_5_0(in_tmp):
+    out = in_tmp / "out"
+    app = wizard(["--preset", "fsdp2-tp", "--out", str(out), "--transformers-version", "5.0.0"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_ready(pilot)
+        assert error_rules(app) == []
+        review = await open_review(app, pilot)
+        assert review.errors == []
+        text = plain(review.query_one("#findings-tab-text"))
+        assert "transformers 5.0.0 (--transformers-version)" in text, text
+        assert "deepspeed 0.19.8 (verified default)" in text, text
+        assert "F5 (rehearse) and ctrl+l (launch) judge for the installed ones" in text, text
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert review.status.startswith("✔ Wrote"), review.status
+    written = (out / "accelerate_config.yaml").read_text()
+    assert "parallelism_config_tp_size: 2" in written
+
+
+@pytest.mark.asyncio
+async def test_without_the_flag_the_fsdp2_tp_preset_shows_the_error_and_is_not_written(in_tmp):
+    out = in_tmp / "out"
+    app = wizard(["--preset", "fsdp2-tp", "--out", str(out)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_ready(pilot)
+        assert error_rules(app) == [RULE]
+        listed = main_of(app).query_one(FindingsList).findings  # the findings list shows it
+        assert [f.rule for f in listed if f.severity == "error"] == [RULE]
+        review = await open_review(app, pilot)
+        assert [f.rule for f in review.errors] == [RULE]
+        text = plain(review.query_one("#findings-tab-text"))
+        assert f"Judged for the verified versions: accelerate {VERIFIED_AGAINST['accelerate']}" in text, text
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+    assert not (out / "accelerate_config.yaml").exists()
+
+
+@pytest.mark.asyncio
+async def test_the_palette_switch_changes_the_verdict_live_and_is_kept(in_tmp):
+    app = wizard(["--preset", "fsdp2-tp", "--out", str(in_tmp / "out"), "--transformers-version", "5.0.0"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_ready(pilot)
+        assert error_rules(app) == []
+        await palette(app, pilot, "Judge for the verified")
+        assert app.judged.mode == "verified"
+        assert error_rules(app) == [RULE]  # the same answers, now judged for transformers 5.24
+        review = await open_review(app, pilot)  # the review judges for the choice too
+        assert [f.rule for f in review.errors] == [RULE]
+        await press(pilot, "escape")
+        await settle(pilot)
+        await palette(app, pilot, "Judge for the versions given")
+        assert error_rules(app) == []
+        await palette(app, pilot, "Judge for the installed")
+        here = installed_version("transformers") or VERIFIED_AGAINST["transformers"]
+        assert error_rules(app) == ([RULE] if in_spec(here, ">=5.1.0") else [])
+        await press(pilot, "f1")
+        await settle(pilot)
+        help_text = plain(app.screen.query_one("#help-judged"))
+        assert "Judged for the installed libraries:" in help_text and f"transformers {here}" in help_text
+        assert "F5 (rehearse) and ctrl+l (launch) judge for the installed ones" in help_text

@@ -1,0 +1,90 @@
+"""The library versions the wizard judges the answers for, and where each one comes from (no Textual).
+
+By default the versions the wizard's knowledge was verified against (``wizard/core/versions.py``). The
+``--accelerate-version``, ``--deepspeed-version`` and ``--transformers-version`` flags name others, read by the
+command line as ``--headless`` reads them. The command palette switches to the libraries installed here, or back to
+the verified versions (or to the flags' versions), until the wizard exits. Every live check, the review and the
+written files follow the choice; a rehearsal (F5) and a launch (ctrl+l) judge for the installed libraries whatever
+is chosen, since the run uses them (``wizard/run/plan.py``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ...core.context import LIBRARIES, SOURCE_ASSUMED, SOURCE_FLAG, SOURCE_INSTALLED, Context, make_context
+
+VERIFIED = "verified"
+GIVEN = "given"
+INSTALLED = "installed"
+MODE_LABELS = {VERIFIED: "the verified versions", GIVEN: "the versions given on the command line",
+               INSTALLED: "the installed libraries"}
+"""What each choice is called (the palette's "Judge for ..." entries say it)."""
+
+RUN_NOTE = "F5 (rehearse) and ctrl+l (launch) judge for the installed ones, which the run uses."
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One choice of versions: ``mode`` (VERIFIED, GIVEN or INSTALLED), the command line's versions (``given``,
+    library -> version; empty without flags) and the versions judged for with their sources (``context``)."""
+
+    mode: str
+    context: Context
+    given: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def versions(self) -> dict[str, str | None] | None:
+        """What ``generate(versions=)`` takes: the versions given or installed; None for the verified ones."""
+        return self.context.stated_versions() or None
+
+    def switched(self, mode: str) -> Judged:
+        return judged_for(mode, self.given)
+
+    def offers(self) -> list[str]:
+        """The choices the palette offers besides this one (the flags' versions only where flags were given)."""
+        modes = [INSTALLED, VERIFIED] + ([GIVEN] if self.given else [])
+        return [m for m in modes if m != self.mode]
+
+    def source(self, lib: str) -> str:
+        """Where ``lib``'s version comes from, in words: ``--transformers-version``, ``installed``, ``verified
+        default``."""
+        src = self.context.version_sources.get(lib, SOURCE_ASSUMED)
+        if src == SOURCE_FLAG:
+            return f"--{lib}-version"
+        if src == SOURCE_INSTALLED:
+            return "installed"
+        return "verified default"
+
+    def versions_text(self) -> str:
+        """``accelerate 1.15.0 (verified default), ..., transformers 5.0.0 (--transformers-version)``; for the
+        verified versions without the sources, which are all the same."""
+        if self.mode == VERIFIED:
+            return ", ".join(f"{lib} {self.context.versions.get(lib)}" for lib in LIBRARIES)
+        return ", ".join(f"{lib} {self.context.versions.get(lib)} ({self.source(lib)})" for lib in LIBRARIES)
+
+    def text(self) -> str:
+        """One paragraph for the review's findings and the help: what is judged for, and what the run judges for."""
+        return f"Judged for {MODE_LABELS[self.mode]}: {self.versions_text()}. {RUN_NOTE}"
+
+
+def judged_for(mode: str = VERIFIED, given: Mapping[str, str | None] | None = None) -> Judged:
+    """The versions of one choice. ``given``: the command line's versions (kept, to switch back to them)."""
+    given = {lib: str(v) for lib, v in (given or {}).items() if v}
+    if mode == GIVEN and not given:
+        mode = VERIFIED
+    if mode == INSTALLED:
+        context = make_context()  # read from the packages' metadata; not installed: the verified version
+    else:
+        context = make_context(flags=given if mode == GIVEN else {}, installed={})
+    return Judged(mode, context, given)
+
+
+def judged_from_context(context: Context | None) -> Judged:
+    """The choice the command line made: the flags' versions (``--transformers-version 5.0.0``) where
+    ``commands/common.judged_context`` found any, else the verified versions."""
+    if context is None:
+        return judged_for(VERIFIED)
+    given = {lib: context.versions[lib] for lib in LIBRARIES
+             if context.version_sources.get(lib) == SOURCE_FLAG and context.versions.get(lib)}
+    return judged_for(GIVEN, given)
