@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
-from .shared.judged import MODE_LABELS, Judged, judged_for, judged_from_context
+from .shared.judged import MODE_HELP, MODE_LABELS, Judged, judged_for, judged_from_context
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 QUIT_DIALOG = "confirm-quit"
@@ -171,9 +171,8 @@ class WizardApp(App[int]):
         yield SystemCommand("Memory…", "Model and GPUs for the memory bar, the whole estimate, and suggest a config "
                             "that fits", main.action_memory)
         for mode in self.judged.offers():
-            yield SystemCommand(f"Judge for {MODE_LABELS[mode]}", "Check the answers for other library versions "
-                                f"(now {MODE_LABELS[self.judged.mode]}; F1 lists them)",
-                                lambda m=mode: self.judge_for(m))
+            yield SystemCommand(f"Judge for {MODE_LABELS[mode]}", f"Check the answers for {MODE_HELP[mode]} (now: "
+                                f"{MODE_LABELS[self.judged.mode]}; F1 lists them)", lambda m=mode: self.judge_for(m))
         yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
                             main.action_next_problem)
         yield SystemCommand("Show help", "Every key binding", self.action_help)

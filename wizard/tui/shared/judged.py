@@ -20,8 +20,12 @@ INSTALLED = "installed"
 MODE_LABELS = {VERIFIED: "the verified versions", GIVEN: "the versions given on the command line",
                INSTALLED: "the installed libraries"}
 """What each choice is called (the palette's "Judge for ..." entries say it)."""
+MODE_HELP = {VERIFIED: "the versions the wizard's knowledge was verified against",
+             GIVEN: "the --accelerate/--deepspeed/--transformers-version flags' versions",
+             INSTALLED: "accelerate, deepspeed, transformers and torch as installed here (what F5 and ctrl+l use)"}
+"""What each choice judges for, in the palette's help line."""
 
-RUN_NOTE = "F5 (rehearse) and ctrl+l (launch) judge for the installed ones, which the run uses."
+RUN_NOTE = "F5 and ctrl+l judge for the installed ones (the run uses them)."
 
 
 @dataclass(frozen=True)
@@ -48,24 +52,32 @@ class Judged:
 
     def source(self, lib: str) -> str:
         """Where ``lib``'s version comes from, in words: ``--transformers-version``, ``installed``, ``verified
-        default``."""
+        default`` (``not installed: verified default`` where the installed libraries were asked for)."""
         src = self.context.version_sources.get(lib, SOURCE_ASSUMED)
         if src == SOURCE_FLAG:
             return f"--{lib}-version"
         if src == SOURCE_INSTALLED:
             return "installed"
-        return "verified default"
+        return "not installed: verified default" if self.mode == INSTALLED else "verified default"
 
     def versions_text(self) -> str:
-        """``accelerate 1.15.0 (verified default), ..., transformers 5.0.0 (--transformers-version)``; for the
-        verified versions without the sources, which are all the same."""
-        if self.mode == VERIFIED:
-            return ", ".join(f"{lib} {self.context.versions.get(lib)}" for lib in LIBRARIES)
-        return ", ".join(f"{lib} {self.context.versions.get(lib)} ({self.source(lib)})" for lib in LIBRARIES)
+        """The versions by source, the flags' first: ``transformers 5.0.0 (--transformers-version); accelerate
+        1.15.0, deepspeed 0.19.8, torch 2.13.0 (verified default)``."""
+        by_source: dict[str, list[str]] = {}
+        for lib in LIBRARIES:
+            by_source.setdefault(self.source(lib), []).append(f"{lib} {self.context.versions.get(lib)}")
+        order = sorted(by_source, key=lambda src: (not src.startswith("--"), src != "installed"))
+        return "; ".join(f"{', '.join(by_source[src])} ({src})" for src in order)
 
     def text(self) -> str:
-        """One paragraph for the review's findings and the help: what is judged for, and what the run judges for."""
-        return f"Judged for {MODE_LABELS[self.mode]}: {self.versions_text()}. {RUN_NOTE}"
+        """A few words for the review's findings, the help and the palette's switch: what is judged for, and what
+        a run judges for."""
+        if self.mode == VERIFIED:
+            judged = "the verified versions: " + ", ".join(f"{lib} {self.context.versions.get(lib)}"
+                                                           for lib in LIBRARIES)
+        else:
+            judged = self.versions_text()
+        return f"Judged for {judged}. {RUN_NOTE}"
 
 
 def judged_for(mode: str = VERIFIED, given: Mapping[str, str | None] | None = None) -> Judged:
