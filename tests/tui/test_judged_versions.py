@@ -117,3 +117,25 @@ async def test_the_palette_switch_changes_the_verdict_live_and_is_kept(in_tmp):
         help_text = plain(app.screen.query_one("#help-judged"))
         assert f"transformers {here}" in help_text and "(installed)" in help_text, help_text
         assert "F5 and ctrl+l judge for the installed ones" in help_text
+
+
+@pytest.mark.asyncio
+async def test_suggest_judges_its_candidates_for_the_same_versions(in_tmp):
+    """The Memory screen's Suggest leaves out a candidate with an error: judged for the versions chosen, FSDP2 +
+    tensor parallel is offered for transformers 5.0 and left out for the verified 5.24."""
+    app = wizard(["--preset", "fsdp2-tp", "--model", "llama-3.1-8b", "--gpu-memory", "80", "--seq", "131072",
+                  "--transformers-version", "5.0.0"])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_ready(pilot)
+        await press(pilot, "f3", "f4")
+        await settle(pilot)
+        rec = app.screen.recommendation
+        assert any("tensor parallel 2" in c.label for c in rec.candidates), [c.label for c in rec.candidates]
+        await press(pilot, "escape")
+        await settle(pilot)
+        await palette(app, pilot, "Judge for the verified")
+        await press(pilot, "f3", "f4")
+        await settle(pilot)
+        rec = app.screen.recommendation
+        assert not any("tensor parallel" in c.label for c in rec.candidates)
+        assert any("tensor parallel 2" in label and RULE in why for label, why in rec.left_out), rec.left_out

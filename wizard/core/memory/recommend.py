@@ -32,6 +32,8 @@ from .estimate import GIB, Estimate, EstimateError, bounded, estimate, layout_of
 from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..answers import Answers
     from ..findings import Finding
 
@@ -326,10 +328,12 @@ def _gib(n: float) -> str:
 def recommend(*, shape: Any = None, params: int | None = None, largest_layer_params: int | None = None,
               gpus_per_node: int, gpu_memory_gib: float, nodes: int = 1, host_memory_gib: float | None = None,
               batch: int | None = None, seq: int | None = None, base: Answers | None = None,
-              headroom: float = DEFAULT_HEADROOM) -> Recommendation:
+              headroom: float = DEFAULT_HEADROOM, versions: Mapping[str, str | None] | None = None) -> Recommendation:
     """Candidates from both backends for the model (``shape``, or ``params`` and ``largest_layer_params``) on
-    ``nodes`` x ``gpus_per_node`` GPUs of ``gpu_memory_gib``, ranked (see the module docstring). Raises
-    :class:`~.estimate.EstimateError` for unusable input, with a message naming the option."""
+    ``nodes`` x ``gpus_per_node`` GPUs of ``gpu_memory_gib``, ranked (see the module docstring). A candidate with an
+    error is left out, judged for ``versions`` (library -> version, as ``generate`` takes them; default: those the
+    wizard was verified against). Raises :class:`~.estimate.EstimateError` for unusable input, with a message naming
+    the option."""
     _check(gpus_per_node=gpus_per_node, gpu_memory_gib=gpu_memory_gib, nodes=nodes, host_memory_gib=host_memory_gib,
            headroom=headroom)
     from ..answers import default_answers
@@ -367,13 +371,13 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
 
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
-        errors = [f for f in answer_findings(answers) if f.severity == ERROR]
+        errors = [f for f in answer_findings(answers, versions=versions) if f.severity == ERROR]
         source: Any = answers
         keys = _parallelism_keys(spec, answers)
         if spec.parallel:  # the sizes are answers; the config rules again with the model (its heads, its attention)
             sizes = dict(spec.parallel)
             source = with_parallelism(layout_of(answers, hidden_size=shape.hidden_size), **sizes)
-            errors += _parallel_errors(answers, keys, shape)
+            errors += _parallel_errors(answers, keys, shape, versions)
         e = estimate(source, params=params, largest_layer_params=largest_layer_params, shape=shape, batch=batch,
                      seq=seq, gpu_memory_gib=gpu_memory_gib, headroom=headroom, host_memory_gib=host_memory_gib)
         return Candidate(spec.label, answers, e, "", spec.offload, spec.tier, tuple(keys.items())), errors
@@ -434,10 +438,11 @@ def _try(specs: list[_Spec], evaluate: Any, built: list, left_out: list, notes: 
                 break
 
 
-def _parallel_errors(answers: Answers, keys: dict[str, Any], shape: Any) -> list[Finding]:
+def _parallel_errors(answers: Answers, keys: dict[str, Any], shape: Any,
+                     versions: Mapping[str, str | None] | None = None) -> list[Finding]:
     """The config rules' errors over the files written from ``answers`` with ``keys`` added to their
-    parallelism_config, judged with the model (its heads, its attention) and the library versions the wizard's
-    knowledge was verified against, as ``generate`` judges answers."""
+    parallelism_config, judged with the model (its heads, its attention) and ``versions`` (default: those the
+    wizard's knowledge was verified against), as ``generate`` judges answers."""
     from ..answers.render import processes_per_node, render, trainer_loop
     from ..context import LOOP_ACCELERATE, LOOP_HF, Context
     from ..findings import ERROR
@@ -446,7 +451,8 @@ def _parallel_errors(answers: Answers, keys: dict[str, Any], shape: Any) -> list
     rendered = render(answers)
     y = dict(rendered.accelerate)
     y["parallelism_config"] = {**dict(y.get("parallelism_config") or {}), **keys}
-    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers")
+    context = Context(loop=LOOP_HF if trainer_loop(answers) else LOOP_ACCELERATE, loop_source="answers",
+                      versions=dict(versions or {}))
     return [f for f in lint(y, rendered.deepspeed, gpus_per_node=processes_per_node(answers), context=context,
                             model=shape) if f.severity == ERROR]
 

@@ -335,7 +335,8 @@ class MemoryScreen(Screen[None]):
         try:
             rec = recommend(shape=memory.shape, params=None if memory.shape is not None else memory.params,
                             gpus_per_node=n, gpu_memory_gib=memory.gpu_memory_gib, nodes=m,
-                            host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers)
+                            host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers,
+                            versions=self.app.main.versions)  # type: ignore[attr-defined]
         except EstimateError as exc:
             self._note(f"cannot suggest: {exc}", "bold red")
             return
