@@ -139,3 +139,22 @@ async def test_suggest_judges_its_candidates_for_the_same_versions(in_tmp):
         rec = app.screen.recommendation
         assert not any("tensor parallel" in c.label for c in rec.candidates)
         assert any("tensor parallel 2" in label and RULE in why for label, why in rec.left_out), rec.left_out
+
+
+@pytest.mark.asyncio
+async def test_an_imported_config_is_judged_as_check_judges_it_with_the_same_flags(in_tmp):
+    """--config FILE shows what `check FILE` says about it as loaded; with --transformers-version, what `check FILE
+    --transformers-version ...` says (the flags' versions, the installed ones for the rest)."""
+    from wizard.cli import main
+
+    assert main(["--headless", "fsdp2-tp", "--out", str(in_tmp / "tp"), "--transformers-version", "5.0.0"]) == 0
+    config = str(in_tmp / "tp" / "accelerate_config.yaml")
+    here = installed_version("transformers") or VERIFIED_AGAINST["transformers"]
+    for argv, refused in ((["--config", config], in_spec(here, ">=5.1.0")),
+                          (["--config", config, "--transformers-version", "5.0.0"], False)):
+        app = wizard(argv + ["--out", str(in_tmp / "out")])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await main_ready(pilot)
+            as_loaded = [f.rule for f in main_of(app).start.findings if f.severity == "error"]
+            assert as_loaded == ([RULE] if refused else []), (argv, as_loaded)
+            assert error_rules(app) == ([] if "--transformers-version" in argv else [RULE])

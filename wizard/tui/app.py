@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
-from .shared.judged import MODE_HELP, MODE_LABELS, Judged, judged_for, judged_from_context
+from .shared.judged import GIVEN, MODE_HELP, MODE_LABELS, Judged, judged_for, judged_from_context
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 QUIT_DIALOG = "confirm-quit"
@@ -74,7 +74,8 @@ class WizardApp(App[int]):
         from .screens.open_file import OpenFileScreen
         from .shared.session import from_accelerate_config, from_answers_file
 
-        loader = from_answers_file if kind == "answers" else from_accelerate_config
+        given = self.judged.given if self.judged.mode == GIVEN else None  # check's: the flags, else installed
+        loader = from_answers_file if kind == "answers" else (lambda path: from_accelerate_config(path, given))
         title = "Open answers.yaml" if kind == "answers" else "Import an accelerate config"
         hint = ("An answers.yaml written by this wizard (or by hand)." if kind == "answers" else
                 "An accelerate config YAML; the DeepSpeed JSON it names is read too. Its findings are listed "
@@ -215,7 +216,8 @@ def app_from_args(args, versions=None) -> WizardApp | int:
     from ..core.findings import Finding
 
     try:
-        start = start_from_args(args)
+        judged = judged_from_context(versions)
+        start = start_from_args(args, judged.given)
         memory = memory_from_args(args)
     except StartError as exc:
         print(f"fsdpds-wizard: {exc}", file=sys.stderr)
@@ -237,5 +239,4 @@ def app_from_args(args, versions=None) -> WizardApp | int:
             print(f"fsdpds-wizard: {exc}", file=sys.stderr)
             return 2
         slurm = {"partition": getattr(args, "partition", None), "time": getattr(args, "time", None)}
-    return create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory, slurm,
-                      judged_from_context(versions))
+    return create_app(start, out, getattr(args, "ds_config_path", None) or "auto", memory, slurm, judged)

@@ -6,6 +6,7 @@ from the live findings, which are about the answers being edited.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,12 +88,15 @@ def from_preset(name: str) -> Start:
     return from_answers_file(presets[stem], f"preset {stem}")
 
 
-def from_accelerate_config(path: str | Path) -> Start:
+def from_accelerate_config(path: str | Path, versions: Mapping[str, str] | None = None) -> Start:
+    """An accelerate config (or a DeepSpeed JSON alone) imported, with the findings ``check FILE`` gives for it:
+    judged for ``versions`` (the --LIB-version flags' versions, as ``check --transformers-version ...``), the rest
+    for the installed libraries."""
     from ...core.answers.imported import context_findings, import_and_check
     from ...core.context import make_context
     from ...core.inputs import InputError
 
-    context = make_context(None)  # what `check FILE` judges for: unknown loop, the installed versions
+    context = make_context(None, flags=versions)  # what `check FILE` judges for: unknown loop, the installed versions
     try:
         imported = import_and_check(path, context=context)
     except InputError as exc:
@@ -106,8 +110,9 @@ def from_accelerate_config(path: str | Path) -> Start:
                  imported.files, bare_ds=imported.bare_ds, loaded=imported.loaded)
 
 
-def start_from_args(args) -> Start:
-    """``--answers``, ``--preset`` and ``--config`` (at most one) or the defaults."""
+def start_from_args(args, versions: Mapping[str, str] | None = None) -> Start:
+    """``--answers``, ``--preset`` and ``--config`` (at most one) or the defaults; ``versions``: what ``--config``'s
+    file is judged for besides the installed libraries (:func:`from_accelerate_config`)."""
     given = [(k, v) for k in ("answers", "preset", "config") if (v := getattr(args, k, None))]
     if len(given) > 1:
         raise StartError("give at most one of --answers, --preset and --config")
@@ -118,7 +123,7 @@ def start_from_args(args) -> Start:
         return from_answers_file(value)
     if kind == "preset":
         return from_preset(value)
-    return from_accelerate_config(value)
+    return from_accelerate_config(value, versions)
 
 
 def default_out(answers: Answers) -> str:
