@@ -7,9 +7,13 @@ from ..core.exits import EXIT_INVALID
 
 
 def run(args) -> int:
-    from .common import judged_context
+    from ..core.context import LIBRARIES
 
-    judged = judged_context(args)  # a --LIB-version flag that is not a version: exit 2 before the screen opens
+    judged = None
+    if any(getattr(args, f"headless_{lib}_version", None) for lib in LIBRARIES):  # read only when given
+        from .common import judged_context
+
+        judged = judged_context(args)  # a --LIB-version flag that is not a version: exit 2 before the screen opens
     from ..tui.shared import startup_gc
 
     startup_gc.pause()  # resumed after the first screen (see wizard/tui/shared/startup_gc.py)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ...core.context import LIBRARIES, SOURCE_ASSUMED, SOURCE_FLAG, SOURCE_INSTALLED, Context, make_context
 
@@ -22,7 +23,7 @@ MODE_LABELS = {VERIFIED: "the verified versions", GIVEN: "the versions given on 
 """What each choice is called (the palette's "Judge for ..." entries say it)."""
 MODE_HELP = {VERIFIED: "the versions the wizard's knowledge was verified against",
              GIVEN: "the --accelerate/--deepspeed/--transformers-version flags' versions",
-             INSTALLED: "accelerate, deepspeed, transformers and torch as installed here (what F5 and ctrl+l use)"}
+             INSTALLED: "accelerate, deepspeed, transformers and torch as installed here, which F5 and ctrl+l use"}
 """What each choice judges for, in the palette's help line."""
 
 RUN_NOTE = "F5 and ctrl+l judge for the installed ones (the run uses them)."
@@ -30,12 +31,18 @@ RUN_NOTE = "F5 and ctrl+l judge for the installed ones (the run uses them)."
 
 @dataclass(frozen=True)
 class Judged:
-    """One choice of versions: ``mode`` (VERIFIED, GIVEN or INSTALLED), the command line's versions (``given``,
-    library -> version; empty without flags) and the versions judged for with their sources (``context``)."""
+    """One choice of versions: ``mode`` (VERIFIED, GIVEN or INSTALLED) and the command line's versions (``given``,
+    library -> version; empty without flags, kept to switch back to them)."""
 
     mode: str
-    context: Context
     given: Mapping[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def context(self) -> Context:
+        """The versions judged for and their sources; worked out when first asked for (after the first paint)."""
+        if self.mode == INSTALLED:
+            return make_context()  # read from the packages' metadata; not installed: the verified version
+        return make_context(flags=self.given if self.mode == GIVEN else {}, installed={})
 
     @property
     def versions(self) -> dict[str, str | None] | None:
@@ -85,11 +92,7 @@ def judged_for(mode: str = VERIFIED, given: Mapping[str, str | None] | None = No
     given = {lib: str(v) for lib, v in (given or {}).items() if v}
     if mode == GIVEN and not given:
         mode = VERIFIED
-    if mode == INSTALLED:
-        context = make_context()  # read from the packages' metadata; not installed: the verified version
-    else:
-        context = make_context(flags=given if mode == GIVEN else {}, installed={})
-    return Judged(mode, context, given)
+    return Judged(mode, given)
 
 
 def judged_from_context(context: Context | None) -> Judged:
