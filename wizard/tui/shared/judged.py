@@ -89,10 +89,10 @@ class Judged:
 
 def judged_for(mode: str = VERIFIED, given: Mapping[str, str | None] | None = None) -> Judged:
     """The versions of one choice. ``given``: the command line's versions (kept, to switch back to them)."""
-    given = {lib: str(v) for lib, v in (given or {}).items() if v}
-    if mode == GIVEN and not given:
+    named = {lib: str(v) for lib, v in (given or {}).items() if v}
+    if mode == GIVEN and not named:
         mode = VERIFIED
-    return Judged(mode, given)
+    return Judged(mode, named)
 
 
 def judged_from_context(context: Context | None) -> Judged:
