@@ -69,6 +69,8 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         exp["fsdp_version"] = e["fsdp.fsdp_version"]
         if "runs.fsdp_strategy" in e:
             exp["sharding"] = e["runs.fsdp_strategy"]
+            if e["fsdp.fsdp_version"] == 2 and e.get("runs.fsdp_hybrid"):  # FSDP2 over (dp_replicate, dp_shard)
+                exp["sharding"] = "HYBRID_SHARD" if e.get("runs.fsdp_reshard") else "HYBRID_SHARD_ZERO2"
         if "runs.offload_param" in e:
             exp["offload"] = {"params": e["runs.offload_param"], "optimizer": e["runs.offload_optimizer"]}
         sizes = {name.removesuffix("_size"): e.get(f"parallelism.{name}") or 1 for name in
@@ -169,6 +171,20 @@ def _tp_rows(placements: dict, tp: int) -> CheckItem:
     return CheckItem(OK, f"Tensor parallelism active over tp {tp}", "; ".join(parts), key="mesh")
 
 
+def _replicate_row(placements: dict, replicas: int) -> CheckItem:
+    """Hybrid sharding: every parameter whole (Replicate) across the dp_replicate dimension."""
+    on_dim = {name: by_dim.get("dp_replicate") for name, by_dim in placements.items()}
+    kept = [name for name, p in on_dim.items() if p == "Replicate()"]
+    if on_dim and len(kept) == len(on_dim):
+        return CheckItem(OK, f"Hybrid sharding replicates over dp_replicate {replicas}",
+                         f"all {len(kept)} parameter kinds are whole across the {replicas} replicas (Replicate()) "
+                         "and sharded within each", key="mesh")
+    other = sorted({str(p) for p in on_dim.values() if p != "Replicate()"})
+    return CheckItem(FAIL, f"Hybrid sharding: not every parameter is replicated over dp_replicate {replicas}",
+                     f"{len(on_dim) - len(kept)} of {len(on_dim)} parameter kinds are {', '.join(other)} on it",
+                     key="mesh")
+
+
 def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     """The device mesh the run built against the config's, and the placements it gave the parameters."""
     want = expected.get("mesh")
@@ -183,6 +199,8 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     placements = effective.get("placements") or {}
     if want.get("tp", 1) > 1:
         rows.append(_tp_rows(placements, want["tp"]))
+    if want.get("dp_replicate", 1) > 1 and placements:
+        rows.append(_replicate_row(placements, want["dp_replicate"]))
     fsdp_dim = next((d for by_dim in placements.values() for d in by_dim if d in _FSDP_DIMS), None)
     if fsdp_dim is not None:
         sharded = sum(1 for by_dim in placements.values() if "Shard" in by_dim.get(fsdp_dim, ""))
@@ -277,8 +295,10 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
                                    "" if s_want == s_got else f"config asks for {s_want}", key="sharding"))
         if s_got in SHARDING_STRATEGIES and s_got != "NO_SHARD":
-            if _sharded_fraction_ok(worst, world):
-                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(world)} of the "
+            # hybrid sharding shards within each replica: a rank holds 1/(world / dp_replicate)
+            group = max(1, world // int((expected.get("mesh") or {}).get("dp_replicate", 1)))
+            if _sharded_fraction_ok(worst, group):
+                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(group)} of the "
                                            "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
             elif world > 1:
                 items.append(CheckItem(FAIL, "Parameters are not sharded",

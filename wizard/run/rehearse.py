@@ -8,8 +8,9 @@ every answer that can run on CPU and changes only what cannot. Each change is an
 rehearsed: processes 8 (ran 2), compile inductor (ran off)"). What changes:
 
 * two processes on one machine, on a free port (so parallel rehearsals do not collide);
-* no torch.compile, NVMe offload becomes CPU offload, hybrid sharding becomes its single-machine
-  equivalent;
+* no torch.compile, NVMe offload becomes CPU offload; FSDP2 hybrid sharding runs as dp_replicate 2 x dp_shard 2
+  (four processes on one machine), FSDP1's and DeepSpeed's hybrid forms (which group by machine) as their
+  single-machine equivalent;
 * mixed precision only where it cannot run on CPU (table :data:`CPU_MIXED_PRECISION`, measured below);
 * the bundled model's layer class (``GPTBlock``) instead of the user's transformer-wrap classes, no MoE
   leaf classes, DeepSpeed ``zero3_init_flag`` off (it only affects Transformers' ``from_pretrained``);
@@ -69,6 +70,9 @@ BUNDLED_LAYER_CLASS = "GPTBlock"
 BUNDLED_LLAMA_LAYER_CLASS = "LlamaDecoderLayer"
 """The layer class of the bundled script's tiny Transformers Llama (``--arch llama``: what it trains when the config
 asks for tensor or Ulysses sequence parallelism, which need a model with Transformers' TP plan or attention)."""
+REHEARSAL_REPLICAS = 2
+"""FSDP2 hybrid sharding's replicas in a rehearsal (dp_replicate 2 x dp_shard 2: four processes on one machine, each
+replica standing for a machine)."""
 REHEARSAL_TP = 2
 """The tensor-parallel size a rehearsal runs (the bundled model's 4 heads split over 2 ranks)."""
 REHEARSAL_SP = 2
@@ -100,6 +104,7 @@ _LABELS = {
     "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
     "launch.training_loop": "training loop",
     "parallelism.tp_size": "tp", "parallelism.cp_size": "cp", "parallelism.sp_size": "sp",
+    "parallelism.dp_replicate_size": "dp_replicate",
     "parallelism.sp_seq_length_is_variable": "Ulysses variable length",
     "parallelism.sp_attn_implementation": "Ulysses attention", "parallelism.ds_autotp_size": "AutoTP",
     "parallelism.ds_quantized_weights": "ZeRO++ quantized weights",
@@ -306,13 +311,25 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
                 change(s.id, s.default, s.rehearsal)
 
     tensor_parallel = a.target == FSDP2 and a["parallelism.tp_size"] > 1
+    strategy = a["sharding.strategy"]
+    # FSDP2 hybrid sharding (without TP, which takes the other two ranks): dp_replicate 2 x dp_shard 2 on one machine
+    hsdp = a.target == FSDP2 and strategy.startswith("hybrid_") and not tensor_parallel
     if tensor_parallel:  # FSDP2 x TP: the smallest mesh with both dimensions
         change("launch.num_processes", REHEARSAL_PROCESSES * REHEARSAL_TP,
                f"a rehearsal runs dp_shard {REHEARSAL_PROCESSES} x tp {REHEARSAL_TP} = "
                f"{REHEARSAL_PROCESSES * REHEARSAL_TP} processes on this machine's CPU")
+    elif hsdp:
+        change("launch.num_processes", REHEARSAL_REPLICAS * REHEARSAL_PROCESSES,
+               f"a rehearsal runs dp_replicate {REHEARSAL_REPLICAS} x dp_shard {REHEARSAL_PROCESSES} = "
+               f"{REHEARSAL_REPLICAS * REHEARSAL_PROCESSES} processes on this machine's CPU")
+        replicas = a["parallelism.dp_replicate_size"]
+        change("parallelism.dp_replicate_size", REHEARSAL_REPLICAS,
+               f"a rehearsal replicates over {REHEARSAL_REPLICAS} groups of {REHEARSAL_PROCESSES} processes",
+               quiet=replicas in (None, REHEARSAL_REPLICAS))
     else:
         change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
-    change("launch.num_machines", 1, "one machine")
+    change("launch.num_machines", 1, f"one machine: the {REHEARSAL_REPLICAS} hybrid replicas stand for machines"
+           if hsdp else "one machine")
     change("launch.machine_rank", 0, "one machine", quiet=True)
     change("launch.main_process_ip", None, "one machine", quiet=True)
     change("launch.main_process_port", port or rehearsal_port(), "a free local port", quiet=True)
@@ -349,10 +366,11 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         if a["precision.ds_communication_data_type"] not in (None, "fp32"):
             change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     change("launch.dynamo_backend", "no", "torch.compile is not rehearsed (minutes of CPU compilation)")
-    strategy = a["sharding.strategy"]
-    if strategy.startswith("hybrid_"):
+    if strategy.startswith("hybrid_") and not hsdp:
         change("sharding.strategy", strategy.removeprefix("hybrid_"),
-               "one machine: hybrid sharding is the same as its single-machine strategy")
+               "one machine: hybrid sharding is the same as its single-machine strategy"
+               + ("; with tensor parallelism a rehearsal has no ranks left to replicate over" if tensor_parallel
+                  else ""))
     for sid in ("offload.optimizer", "offload.params"):
         if a[sid] == "nvme":
             change(sid, "cpu", "NVMe offload needs libaio and a fast disk; rehearsed as CPU offload")
