@@ -259,7 +259,7 @@ SETTINGS: tuple[Setting, ...] = (
                "ds-hpz-secondary-partition", "fsdp1-hybrid-groups-by-visible-devices")),
     # ---------------------------------------------------------------- parallelism
     _s("parallelism.dp_replicate_size", "Hybrid replicas (dp_replicate)", "int", None, nullable=True, minimum=1,
-       maximum=MAX_PROCESSES,
+       maximum=MAX_PROCESSES, empty="one per machine",
        writes={FSDP2: (_y(_PC + "dp_replicate_size", when=CUSTOM),)},
        where_text={FSDP2: "{keys} (with hybrid sharding; empty: one replica per machine; dp_shard_size becomes "
                           "processes / (dp_replicate x tp x cp))"},

@@ -135,7 +135,8 @@ GROUP = GroupText(
             "sp, tp with tp varying fastest: a tp group is consecutive ranks, so it stays inside a machine when tp "
             "divides the GPUs per machine, and replication (hybrid sharding) is outermost, across machines.",
     fsdp="FSDP2: parallelism_config_tp_size, _cp_size, _cp_comm_strategy (written only with cp above 1); "
-         "dp_replicate_size and dp_shard_size derived. The sizes multiply to the processes.\n"
+         "dp_replicate_size from hybrid sharding (one replica per machine, or the size given), dp_shard_size "
+         "derived. The sizes multiply to the processes.\n"
          "FSDP1: none (parallelism_config above 1 needs FSDP2; the Accelerator raises).",
     deepspeed="parallelism_config_sp_size, _sp_backend, _sp_seq_length, _sp_seq_length_is_variable, "
               "_sp_attn_implementation (Ulysses; the details written only with sp above 1; exempt from the "
