@@ -90,7 +90,62 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         if autotp > 1:
             exp["autotp"] = autotp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
+    if dist in ("FSDP", "DEEPSPEED") and situation is not None and getattr(situation, "trainer", False):
+        exp["trainer"] = _trainer_expected(e, dist, situation)
     return exp
+
+
+def _trainer_expected(e: Any, dist: str, situation: Any) -> dict:
+    """What the Hugging Face Trainer should run with: micro batch, accumulation and clipping (the effective model's,
+    which under DeepSpeed are the values DeepSpeed validates after the Trainer filled its "auto")."""
+    from ..core.library.auto import TRAINER_DEFAULTS
+
+    targs = {**TRAINER_DEFAULTS, **dict(situation.trainer_arguments or {})}
+    micro = e.get("runs.micro_batch")
+    gas = e.get("runs.gradient_accumulation_steps")
+    clip = e.get("deepspeed_validated.gradient_clipping") if dist == "DEEPSPEED" else None
+    return {"micro_batch": int(micro if micro is not None else targs["per_device_train_batch_size"]),
+            "gradient_accumulation_steps": int(gas if gas is not None else targs["gradient_accumulation_steps"]),
+            "clipping": float(clip if clip is not None else targs["max_grad_norm"])}
+
+
+_TRAINER_GOT = {"DEEPSPEED": ("ds_micro_batch", "ds_gradient_accumulation_steps", "ds_gradient_clipping"),
+                "FSDP": ("batch_size", "grad_accum", "trainer_max_grad_norm")}
+"""Where the Trainer script's setup record puts what ran: DeepSpeed's engine's own numbers, or (FSDP, where the
+Trainer accumulates and clips itself) the TrainingArguments it ran with."""
+
+
+def _trainer_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """A run driven by the Hugging Face Trainer: what it (and DeepSpeed's engine) took for the micro batch, the
+    accumulation and the clipping, against the config with its TrainingArguments; and which optimizer ran."""
+    want = expected.get("trainer")
+    if not want:
+        return []
+    if effective.get("loop") != "hf-trainer":
+        return [CheckItem(FAIL, "The Hugging Face Trainer did not drive the run",
+                          f"the script reported loop {effective.get('loop') or 'none'}", key="trainer")]
+    dist = str(effective.get("distributed_type") or "").upper()
+    names = _TRAINER_GOT.get(dist, _TRAINER_GOT["FSDP"])
+    who = "DeepSpeed's engine" if dist == "DEEPSPEED" else "the Trainer"
+    rows = []
+    rows_of = (("Micro batch", "micro_batch"), ("Gradient accumulation", "gradient_accumulation_steps"),
+               ("Gradient clipping", "clipping"))
+    for (label, key), got_key in zip(rows_of, names, strict=True):
+        got, exp = effective.get(got_key), want[key]
+        if got is None:
+            rows.append(CheckItem(UNKNOWN, f"{label}: not reported", key="trainer"))
+            continue
+        same = float(got) == float(exp)
+        shown = f"{float(got):g}" if key == "clipping" else str(int(got))
+        rows.append(CheckItem(OK if same else FAIL, f"{label} {shown} ({who})",
+                              "" if same else f"config and TrainingArguments ask for {exp:g}", key="trainer"))
+    opt = effective.get("optimizer_class") or "?"
+    source = ("the DeepSpeed JSON's optimizer block" if effective.get("ds_optimizer_from_config")
+              else "created by the Trainer (optim in TrainingArguments)")
+    rows.insert(0, CheckItem(INFO, "Trained by the Hugging Face Trainer",
+                             f"TrainingArguments from training_arguments.json; optimizer {opt}, {source}",
+                             key="trainer"))
+    return rows
 
 
 def _fraction_text(world: int) -> str:
@@ -343,6 +398,8 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             else:
                 items.append(CheckItem(UNKNOWN, "Optimizer-state partitioning",
                                        "no optimizer state reported yet (it appears after the first step)"))
+
+    items += _trainer_rows(effective, expected)
 
     # --- offload
     off_want = expected.get("offload")

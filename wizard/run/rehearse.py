@@ -338,10 +338,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     change("launch.ds_multinode_launcher", "standard", "one machine", quiet=True)
     for sid in ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter"):
         change(sid, None, "one machine", quiet=True)
-    change("launch.training_loop", "accelerate", "the bundled script is an own Accelerator loop: the Trainer's "
-           "filling of \"auto\" values from TrainingArguments and its mismatch check are not rehearsed")
+    trainer = trainer_rehearsal(a)
+    if a["launch.training_loop"] == "trainer" and not trainer:
+        change("launch.training_loop", "accelerate", "the Trainer rehearsal runs no tensor, context or sequence "
+               "parallelism: rehearsed through the bundled own Accelerator loop, without the Trainer's filling of "
+               "\"auto\" values from TrainingArguments and its mismatch check")
     own_script = not _is_bundled(a["launch.script"], cwd)
-    change("launch.script", None, "a rehearsal runs the bundled train_gpt.py", quiet=not own_script)
+    change("launch.script", None, "a rehearsal runs the bundled " + ("train_trainer.py (the Hugging Face Trainer)"
+                                                                      if trainer else "train_gpt.py"),
+           quiet=not own_script)
     answer_args = [str(t) for t in a["launch.script_args"]]
     if own_script:
         change("launch.script_args", [], "arguments of your script; the bundled script runs instead",
@@ -351,6 +356,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         changes["launch.script_args"] = []  # they go on the command line below, filtered
         given = answer_args + list(extra_args or [])
     kept_args, dropped_args = split_bundled_args(given)
+    if trainer:
+        kept_args, dropped_args = _trainer_args(kept_args, dropped_args)
     for tokens, why in dropped_args:
         notes.append(Adjustment("launch.script_args", tokens, "dropped", why, label="argument"))
     target = a.target
@@ -359,6 +366,12 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         change("precision.mixed_precision", "bf16", _PRECISION_WHY["fp8"])
         for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()):
             change(s.id, s.default, "fp8 is not rehearsed", quiet=True)
+    elif trainer and mp == "bf16":
+        change("precision.mixed_precision", "no", "the Trainer refuses bf16=True without a GPU that has bf16 "
+               "(TrainingArguments' own check) unless use_cpu, which would also turn FSDP and DeepSpeed off; "
+               "rehearsed in fp32 (claim trainer-bf16-needs-a-bf16-gpu)")
+        if a["precision.ds_communication_data_type"] not in (None, "fp32"):
+            change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     elif mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
         change("precision.mixed_precision", "no",
                _PRECISION_WHY.get((target, mp)) or _PRECISION_WHY.get(mp, f"{mp} does not run on CPU with this backend")
@@ -378,14 +391,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
     _parallelism(a, change)
-    llama = tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
+    llama = trainer or tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
                                                          or (a["parallelism.ds_autotp_size"] or 0) > 1))
     layer_class = BUNDLED_LLAMA_LAYER_CLASS if llama else BUNDLED_LAYER_CLASS
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
             change("wrapping.layer_classes", [layer_class],
                    f"the bundled model's layer class is {layer_class}"
-                   + (" (its tiny Llama, the model it trains tensor-parallel)" if llama else ""))
+                   + (" (its tiny Llama, the model it trains tensor-parallel)" if tensor_parallel else
+                      " (the tiny Llama the Trainer trains)" if trainer else ""))
         bundled_model_cannot_run()
     else:
         if a["loading.ram_efficient"]:
@@ -405,6 +419,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
                    "with fp32 moments under offload; rehearsed with bf16 master weights and fp32 moments")
     rehearsed = a.replace(changes) if changes else a
 
+    if trainer:  # batch, accumulation and clipping reach the Trainer as TrainingArguments (training_arguments.json)
+        return rehearsed, notes, kept_args
     script_args: list[str] = []
     gas = a["training.gradient_accumulation_steps"]
     if isinstance(gas, int) and gas > 1:
@@ -416,6 +432,41 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     if target == DEEPSPEED and isinstance(micro, int):
         script_args += ["--batch-size", str(micro)]
     return rehearsed, notes, script_args + kept_args
+
+
+def trainer_rehearsal(a: Answers) -> bool:
+    """Whether a rehearsal of ``a`` runs through the Hugging Face Trainer (the bundled ``train_trainer.py``): the
+    answers' loop is the Trainer and no tensor, context or sequence dimension is asked for (the Trainer rehearsal
+    trains a plain data-parallel layout)."""
+    if a["launch.training_loop"] != "trainer":
+        return False
+    split = ("parallelism.tp_size", "parallelism.cp_size", "parallelism.sp_size")
+    return not any(a[sid] > 1 for sid in split) and (a["parallelism.ds_autotp_size"] or 0) <= 1
+
+
+_TRAINER_SCRIPT_OPTIONS = frozenset({"--steps", "--seq-len", "--vocab", "--d-model", "--n-layers", "--n-heads",
+                                     "--seed", "--step-sleep"})
+"""The bundled own-loop script's options that the Trainer script (templates/train_trainer.py) takes too; its batch,
+accumulation, clipping, learning rate and checkpoint options are TrainingArguments under the Trainer."""
+
+
+def _trainer_args(kept: list[str], dropped: list[tuple[list[str], str]]
+                  ) -> tuple[list[str], list[tuple[list[str], str]]]:
+    """Of the arguments the own-loop script understands, those the Trainer script takes too; the rest dropped."""
+    out: list[str] = []
+    i = 0
+    while i < len(kept):
+        tok = kept[i]
+        name = tok.partition("=")[0]
+        takes_value = "=" not in tok and i + 1 < len(kept) and not kept[i + 1].startswith("--")
+        group = kept[i:i + 2] if takes_value else [tok]
+        if name in _TRAINER_SCRIPT_OPTIONS:
+            out += group
+        else:
+            dropped.append((group, "the Trainer takes this from TrainingArguments (training_arguments.json), "
+                                   "not from the script's options"))
+        i += len(group)
+    return out, dropped
 
 
 def _parallelism(a: Answers, change: Any) -> None:
