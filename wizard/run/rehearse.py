@@ -16,8 +16,10 @@ rehearsed: processes 8 (ran 2), compile inductor (ran off)"). What changes:
   leaf classes, DeepSpeed ``zero3_init_flag`` off (it only affects Transformers' ``from_pretrained``);
 * DeepSpeed JSON sections that would clash with the bundled script (its own optimizer/scheduler, fp16/bf16
   blocks in ``deepspeed.extra``) are left out;
-* the Hugging Face Trainer loop (``launch.training_loop: trainer``) becomes the bundled script's own Accelerator
-  loop, so the files are rehearsed as an own loop writes them;
+* the Hugging Face Trainer loop (``launch.training_loop: trainer``) is rehearsed through transformers' Trainer
+  (the bundled ``train_trainer.py`` with the ``training_arguments.json`` written beside the configs: its filling of
+  DeepSpeed's "auto" values and its mismatch check run for real), a bf16 config in fp32 (the Trainer refuses bf16
+  without a bf16 GPU); with tensor, context or sequence parallelism it becomes the bundled own Accelerator loop;
 * the user's own training script becomes the bundled ``train_gpt.py`` and its ``launch.script_args`` are
   dropped. Arguments for the bundled script (``launch.script_args`` when the answers name no script, and
   whatever follows ``--``) are kept where the bundled script's own parser (``build_parser`` in
