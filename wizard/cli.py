@@ -190,7 +190,7 @@ _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "ver
               "launch": "--launch", "rehearse": "--rehearse", "allow_no_gpu": "--allow-no-gpu", "slurm": "--slurm",
               "partition": "--partition", "time": "--time", "ds_config_path": "--ds-config-path",
               "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
-              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq",
+              "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq", "headless_trainer": "--trainer",
               **{f"headless_{lib}_version": f"--{lib}-version" for lib in ("accelerate", "deepspeed", "transformers")}}
 
 
@@ -213,6 +213,9 @@ def _check_mode(args) -> None:
         raise UsageError("--launch, --rehearse and script arguments go with --headless ANSWERS.yaml --out DIR")
     if args.rehearse and not args.launch:
         raise UsageError("--rehearse needs --launch")
+    if getattr(args, "headless_trainer", None) and not args.headless:
+        raise UsageError("--trainer goes with --headless ANSWERS.yaml (in the wizard: Launch basics, Training loop; "
+                         "check takes its own)")
     if args.allow_no_gpu and not args.launch:
         raise UsageError("--allow-no-gpu goes with --launch (it starts a launch where no GPU is found)")
     if args.slurm and args.headless and not args.launch:
@@ -290,6 +293,10 @@ def _main_parser() -> _Parser:
                         "the current folder when --out lies inside it (launch from this folder; the config travels "
                         "with a repository), else absolute; absolute always writes the absolute path (headless and "
                         "the wizard)")
+    p.add_argument("--trainer", choices=("hf", "accelerate"), dest="headless_trainer",
+                   help="with --headless: who drives training, over the answers' launch.training_loop: hf = the "
+                        "Hugging Face Trainer (the configs are written for it, with training_arguments.json, and "
+                        "--rehearse trains through transformers.Trainer), accelerate = an own Accelerator loop")
     for lib in ("accelerate", "deepspeed", "transformers"):
         p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version",
                        help=f"judge the config for this {lib} version, headless and in the wizard (default: the one "

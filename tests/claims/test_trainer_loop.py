@@ -63,3 +63,22 @@ def test_the_trainer_picks_the_deepspeed_optimizer_from_the_json(tmp_path, case)
         optimizer, scheduler = deepspeed_optim_sched(TrainerStub(), without, args, 10, list(model.parameters()))
         assert made and optimizer is made[0] and scheduler is None
         assert without.config["zero_allow_untested_optimizer"] is True
+
+
+@pytest.mark.claim("trainer-bf16-needs-a-bf16-gpu")
+@pytest.mark.parametrize("case", ["bf16-refused", "use-cpu-no-distribution", "fp16-accepted"])
+def test_the_trainer_refuses_bf16_without_a_bf16_gpu(tmp_path, fresh_state, case):
+    import torch
+    from accelerate.utils import DistributedType
+    from transformers import TrainingArguments
+
+    assert not torch.cuda.is_available()  # the CPU machine this claim is about
+    if case == "bf16-refused":
+        with pytest.raises(ValueError, match="doesn't support bf16/gpu"):
+            TrainingArguments(str(tmp_path / "a"), bf16=True, report_to=[])
+    elif case == "use-cpu-no-distribution":
+        fresh_state.setenv("ACCELERATE_USE_DEEPSPEED", "true")  # what accelerate launch exports for DeepSpeed
+        args = TrainingArguments(str(tmp_path / "b"), bf16=True, use_cpu=True, report_to=[])
+        assert args.distributed_state.distributed_type == DistributedType.NO
+    else:
+        assert TrainingArguments(str(tmp_path / "c"), fp16=True, report_to=[]).fp16 is True

@@ -111,3 +111,32 @@ def test_deepspeed_autotp_rehearses_with_split_layers(tmp_path, deepspeed_ops):
     assert got["DeepSpeed AutoTP active over tp 2"]["status"] == "ok"
     assert "AutoTP 4 (ran 2)" in [n["short"] for n in s["not_rehearsed"]]
     assert s["checklist_ok"] is True, s["checklist"]
+
+
+HSDP_ANSWERS = {"backend": "fsdp", "fsdp_version": 2, "sharding": {"strategy": "hybrid_full"},
+                "launch": {"num_machines": 2, "num_processes": 16, "main_process_ip": "10.0.0.1"},
+                "precision": {"mixed_precision": "no"}}
+
+
+def test_fsdp2_hybrid_sharding_rehearses_two_replicas_of_two_shards(tmp_path):
+    """Two machines of eight GPUs, hybrid: rehearsed as dp_replicate 2 x dp_shard 2 on four CPU processes, each
+    parameter whole across the replicas and sharded within each."""
+    run = launch(tmp_path, "hsdp", HSDP_ANSWERS, steps=6)
+    assert run.proc.returncode == 0, run.explain()
+    s = run.summary
+    assert s["status"] == "completed" and s["checklist_ok"] is True, s["checklist"]
+    losses = run.losses
+    assert len(losses) == 6 and losses[-1] < losses[0] - 0.3, losses
+    eff = s["effective_setup"]
+    assert eff["world_size"] == 4 and eff["mesh"] == {"dp_replicate": 2, "dp_shard": 2}
+    assert eff["sharding"] == "HYBRID_SHARD" and eff["param_fraction"] <= 0.55
+    for by_dim in eff["placements"].values():
+        assert by_dim["dp_replicate"] == "Replicate()" and "Shard" in by_dim["dp_shard_cp"], by_dim
+    got = rows(s)
+    assert got["Sharding strategy HYBRID_SHARD"]["status"] == "ok"
+    assert got["Device mesh dp_replicate 2 x dp_shard 2"]["status"] == "ok"
+    assert got["Hybrid sharding replicates over dp_replicate 2"]["status"] == "ok"
+    assert got["FSDP sharding active: each rank holds half of the parameters"]["status"] == "ok"
+    shorts = [n["short"] for n in s["not_rehearsed"]]
+    assert "processes 16 (ran 4)" in shorts and "machines 2 (ran 1)" in shorts
+    assert not any(n["setting"] == "sharding.strategy" for n in s["not_rehearsed"])

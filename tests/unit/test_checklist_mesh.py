@@ -132,3 +132,64 @@ def test_rehearsal_of_cp_says_why_it_is_not_rehearsed():
     assert used["parallelism.cp_size"] == 1
     note = next(n for n in notes if n.setting == "parallelism.cp_size")
     assert note.short() == "cp 2 (ran 1)" and "torch-cp-no-cpu-attention" in note.why
+
+
+HSDP = {**CONFIG, "parallelism_config": {"parallelism_config_dp_replicate_size": 2,
+                                         "parallelism_config_dp_shard_size": 2}}
+REPLICATED = {"model.embed_tokens.weight": {"dp_replicate": "Replicate()", "dp_shard_cp": "Shard(dim=0)"},
+              "model.norm.weight": {"dp_replicate": "Replicate()", "dp_shard_cp": "Shard(dim=0)"}}
+
+
+def hsdp_record(placements=REPLICATED, fraction=0.5) -> dict:
+    rec = run_record({"dp_replicate": 2, "dp_shard": 2}, placements)
+    rec.update(sharding="HYBRID_SHARD", param_fraction=fraction)
+    return rec
+
+
+def test_a_hybrid_run_is_sharded_within_each_replica_and_replicated_across():
+    exp = expected_from_config(HSDP)
+    assert exp["sharding"] == "HYBRID_SHARD"  # FSDP2 over (dp_replicate, dp_shard): what the runtime reports
+    items = compare(hsdp_record(), exp)
+    by_label = {i.label: i for i in items}
+    assert by_label["Sharding strategy HYBRID_SHARD"].status == OK
+    # four ranks, two replicas: a rank holds half of the parameters, not a quarter
+    assert by_label["FSDP sharding active: each rank holds half of the parameters"].status == OK
+    row = by_label["Hybrid sharding replicates over dp_replicate 2"]
+    assert row.status == OK and "all 2 parameter kinds" in row.detail
+    assert checklist_ok(items)
+
+
+def test_a_hybrid_run_that_shards_across_replicas_fails():
+    split = {**REPLICATED, "model.norm.weight": {"dp_replicate": "Shard(dim=0)", "dp_shard_cp": "Shard(dim=0)"}}
+    items = compare(hsdp_record(split), expected_from_config(HSDP))
+    row = next(i for i in items if i.label.startswith("Hybrid sharding: not every parameter"))
+    assert row.status == FAIL and "1 of 2 parameter kinds are Shard(dim=0)" in row.detail
+    # the parameters of a rank that holds a full copy are not sharded at all
+    whole = compare(hsdp_record(fraction=1.0), expected_from_config(HSDP))
+    assert any(i.label == "Parameters are not sharded" and i.status == FAIL for i in whole)
+
+
+def test_rehearsal_of_fsdp2_hybrid_runs_two_replicas_on_one_machine():
+    from wizard.core.answers.model import default_answers
+    from wizard.core.answers.render import fsdp2_mesh_sizes
+    from wizard.run.rehearse import rehearsal_answers
+
+    a = default_answers().replace({"backend": "fsdp", "fsdp_version": 2, "launch.num_processes": 16,
+                                   "launch.num_machines": 2, "launch.main_process_ip": "10.0.0.1",
+                                   "sharding.strategy": "hybrid_full"})
+    used, notes, _ = rehearsal_answers(a, port=29999)
+    assert used["sharding.strategy"] == "hybrid_full" and used["launch.num_machines"] == 1
+    assert fsdp2_mesh_sizes(used) == {"dp_replicate": 2, "dp_shard": 2, "cp": 1, "tp": 1}
+    shorts = {n.short() for n in notes}
+    assert {"processes 16 (ran 4)", "machines 2 (ran 1)"} <= shorts
+    assert not any(n.setting == "sharding.strategy" for n in notes)
+    # with tensor parallelism the four ranks are dp_shard x tp: hybrid runs as plain full sharding, and says why
+    tp = a.replace({"parallelism.tp_size": 2})
+    used, notes, _ = rehearsal_answers(tp, port=29999)
+    assert used["sharding.strategy"] == "full" and fsdp2_mesh_sizes(used)["dp_replicate"] == 1
+    why = next(n.why for n in notes if n.setting == "sharding.strategy")
+    assert "no ranks left to replicate over" in why
+    # FSDP1 and DeepSpeed group their hybrid forms by machine: the single-machine strategy, as before
+    for backend in ({"fsdp_version": 1}, {"backend": "deepspeed"}):
+        used, _, _ = rehearsal_answers(a.replace(backend), port=29999)
+        assert used["sharding.strategy"] == "full" and used["launch.num_processes"] == 2

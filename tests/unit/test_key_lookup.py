@@ -24,7 +24,9 @@ def test_a_key_several_settings_write_names_the_one_it_is_blamed_on():
     """Catalogue order must not decide silently: each shared key is listed, and only shared keys are."""
     shared = {key for key, sids in settings_of_key().items() if len(sids) > 1}
     dp_shard = "parallelism_config.parallelism_config_dp_shard_size"
-    assert shared == set(SHARED_KEY_BLAME) == {OFFLOAD, dp_shard, "fp8_config.override_linear_precision"}
+    dp_replicate = "parallelism_config.parallelism_config_dp_replicate_size"
+    assert shared == set(SHARED_KEY_BLAME) == {OFFLOAD, dp_shard, dp_replicate, "fp8_config.override_linear_precision"}
+    assert settings_of_key()[dp_replicate] == ("sharding.strategy", "parallelism.dp_replicate_size")
     assert settings_of_key()[OFFLOAD] == ("offload.params", "offload.optimizer")
     assert settings_of_key()[dp_shard] == ("sharding.strategy", "parallelism.sp_size")
     declared = {s.id for s in SETTINGS for t in TARGETS for w in s.writes.get(t, ()) if w.key == OFFLOAD}

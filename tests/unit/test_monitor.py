@@ -466,12 +466,17 @@ def test_plan_passes_script_arguments_as_separate_tokens(tmp_path):
         plan_launch(a, tmp_path, rehearse=False, script_args="--steps 3000")
 
 
-def test_a_trainer_loop_is_rehearsed_as_the_bundled_own_loop():
+def test_a_trainer_loop_is_rehearsed_through_the_trainer_unless_the_layout_splits_the_model():
     from wizard.run.rehearse import rehearsal_answers
 
     asked = _preset("zero3-cpu-offload").replace({"launch.training_loop": "trainer"})
     used, notes, _ = rehearsal_answers(asked)
+    assert used["launch.training_loop"] == "trainer"  # tests/unit/test_rehearse_trainer.py: the Trainer script
+    assert not [n for n in notes if n.setting == "launch.training_loop"]
+    used, notes, _ = rehearsal_answers(asked.replace({"parallelism.sp_size": 2}))
     assert used["launch.training_loop"] == "accelerate"
     [row] = [n for n in notes if n.setting == "launch.training_loop"]
+    assert row.name == "training loop" and row.asked == "trainer" and row.ran == "accelerate"
+    assert not [n for n in rehearsal_answers(_preset("zero3-cpu-offload"))[1] if n.setting == "launch.training_loop"]
     assert row.name == "training loop" and row.asked == "trainer" and row.ran == "accelerate"
     assert not [n for n in rehearsal_answers(_preset("zero3-cpu-offload"))[1] if n.setting == "launch.training_loop"]

@@ -170,3 +170,39 @@ def test_a_switch_says_what_becomes_of_tp_cp_and_sp():
     assert "context parallelism" in said["parallelism.sp_size"] and "no carry-over" in said["parallelism.sp_size"]
     assert "parallelism.tp_size" in said["parallelism.ds_autotp_size"]
     assert back["parallelism.sp_size"] == 1 and "parallelism_config" not in render(back).accelerate
+
+
+def test_hybrid_replicas_inside_one_machine_are_written_and_imported_back():
+    one = A(launch__num_processes=8, sharding__strategy="hybrid_full", parallelism__dp_replicate_size=2)
+    assert pc(one) == {PC + "dp_replicate_size": 2, PC + "dp_shard_size": 4}
+    assert check_answers(one) == []  # replicas within one machine: no "hybrid on one machine" warning
+    four = A(launch__num_processes=32, launch__num_machines=4, launch__main_process_ip="10.0.0.1",
+             sharding__strategy="hybrid_full", parallelism__dp_replicate_size=2)
+    assert pc(four) == {PC + "dp_replicate_size": 2, PC + "dp_shard_size": 16}
+    for a in (one, four):
+        r = render(a)
+        b, notes = import_mapping(r.accelerate, r.deepspeed)
+        assert b is not None and notes == []
+        assert (b["sharding.strategy"], b["parallelism.dp_replicate_size"]) == ("hybrid_full", 2)
+        assert render(b).accelerate == r.accelerate
+    # one replica per machine stays the default: no size in the answers
+    per_machine = A(launch__num_processes=16, launch__num_machines=2, launch__main_process_ip="10.0.0.1",
+                    sharding__strategy="hybrid_full")
+    r = render(per_machine)
+    b, _ = import_mapping(r.accelerate, r.deepspeed)
+    assert b["parallelism.dp_replicate_size"] is None and pc(per_machine)[PC + "dp_replicate_size"] == 2
+
+
+def test_replicas_without_hybrid_sharding_or_one_replica_are_said():
+    plain = A(launch__num_processes=8, parallelism__dp_replicate_size=2)
+    assert pc(plain) == {}
+    hits = {(f.rule, tuple(f.keys)) for f in check_answers(plain)}
+    assert ("parallelism-details-unused", ("parallelism.dp_replicate_size", "sharding.strategy")) in hits
+    one = A(launch__num_processes=8, sharding__strategy="hybrid_full", parallelism__dp_replicate_size=1)
+    hits = {(f.rule, tuple(f.keys)) for f in check_answers(one)}
+    assert ("hybrid-single-machine", ("sharding.strategy", "parallelism.dp_replicate_size")) in hits
+    # a size the processes do not divide by: the config rule names the replica answer with the rest
+    odd = A(launch__num_processes=8, sharding__strategy="hybrid_full", parallelism__dp_replicate_size=3)
+    g = generate(odd, None)
+    err = next(f for f in g.findings if f.rule == "parallelism-total-mismatch")
+    assert "parallelism.dp_replicate_size" in err.keys and not g.ok

@@ -24,6 +24,9 @@ def run(args) -> int:
         print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
         print_findings(findings)
         return EXIT_INVALID
+    loop = getattr(args, "headless_trainer", None)
+    if loop:  # --trainer hf|accelerate: who drives training, over the answers' launch.training_loop
+        answers = answers.replace({"launch.training_loop": "trainer" if loop == "hf" else "accelerate"})
     if getattr(args, "verify", False) or getattr(args, "launch", False):  # imported only for them (issue 26)
         from ..run.requirements import require_for_args
         from .launch_cmd import require_gpu_for_args

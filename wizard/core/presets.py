@@ -23,6 +23,7 @@ from pathlib import Path
 
 ENV = "FSDPDS_TEMPLATES"
 SCRIPT = "train_gpt.py"
+TRAINER_SCRIPT = "train_trainer.py"
 PACKAGE = "wizard"
 FOLDER = "templates"
 
@@ -112,6 +113,12 @@ def bundled_script() -> Path:
     return bundled_dir() / SCRIPT
 
 
+def bundled_trainer_script() -> Path:
+    """The bundled Hugging Face Trainer script (a rehearsal of answers whose loop is the Trainer): always the shipped
+    one, next to the shipped ``train_gpt.py`` whose model and data it trains."""
+    return bundled_dir() / TRAINER_SCRIPT
+
+
 def where() -> str:
     """Where the presets were looked for, in words (for "no presets found" messages)."""
     override = _override()
@@ -120,5 +127,5 @@ def where() -> str:
     return str(bundled_dir())
 
 
-__all__ = ["ENV", "SCRIPT", "bundled_dir", "bundled_script", "packaged_dir", "preset_hint", "preset_paths",
-           "templates_dir", "where"]
+__all__ = ["ENV", "SCRIPT", "TRAINER_SCRIPT", "bundled_dir", "bundled_script", "bundled_trainer_script",
+           "packaged_dir", "preset_hint", "preset_paths", "templates_dir", "where"]

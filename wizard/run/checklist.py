@@ -69,6 +69,8 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         exp["fsdp_version"] = e["fsdp.fsdp_version"]
         if "runs.fsdp_strategy" in e:
             exp["sharding"] = e["runs.fsdp_strategy"]
+            if e["fsdp.fsdp_version"] == 2 and e.get("runs.fsdp_hybrid"):  # FSDP2 over (dp_replicate, dp_shard)
+                exp["sharding"] = "HYBRID_SHARD" if e.get("runs.fsdp_reshard") else "HYBRID_SHARD_ZERO2"
         if "runs.offload_param" in e:
             exp["offload"] = {"params": e["runs.offload_param"], "optimizer": e["runs.offload_optimizer"]}
         sizes = {name.removesuffix("_size"): e.get(f"parallelism.{name}") or 1 for name in
@@ -88,7 +90,62 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
         if autotp > 1:
             exp["autotp"] = autotp
         exp["offload"] = {"optimizer": e["runs.offload_optimizer"], "params": e["runs.offload_param"]}
+    if dist in ("FSDP", "DEEPSPEED") and situation is not None and getattr(situation, "trainer", False):
+        exp["trainer"] = _trainer_expected(e, dist, situation)
     return exp
+
+
+def _trainer_expected(e: Any, dist: str, situation: Any) -> dict:
+    """What the Hugging Face Trainer should run with: micro batch, accumulation and clipping (the effective model's,
+    which under DeepSpeed are the values DeepSpeed validates after the Trainer filled its "auto")."""
+    from ..core.library.auto import TRAINER_DEFAULTS
+
+    targs = {**TRAINER_DEFAULTS, **dict(situation.trainer_arguments or {})}
+    micro = e.get("runs.micro_batch")
+    gas = e.get("runs.gradient_accumulation_steps")
+    clip = e.get("deepspeed_validated.gradient_clipping") if dist == "DEEPSPEED" else None
+    return {"micro_batch": int(micro if micro is not None else targs["per_device_train_batch_size"]),
+            "gradient_accumulation_steps": int(gas if gas is not None else targs["gradient_accumulation_steps"]),
+            "clipping": float(clip if clip is not None else targs["max_grad_norm"])}
+
+
+_TRAINER_GOT = {"DEEPSPEED": ("ds_micro_batch", "ds_gradient_accumulation_steps", "ds_gradient_clipping"),
+                "FSDP": ("batch_size", "grad_accum", "trainer_max_grad_norm")}
+"""Where the Trainer script's setup record puts what ran: DeepSpeed's engine's own numbers, or (FSDP, where the
+Trainer accumulates and clips itself) the TrainingArguments it ran with."""
+
+
+def _trainer_rows(effective: dict, expected: dict) -> list[CheckItem]:
+    """A run driven by the Hugging Face Trainer: what it (and DeepSpeed's engine) took for the micro batch, the
+    accumulation and the clipping, against the config with its TrainingArguments; and which optimizer ran."""
+    want = expected.get("trainer")
+    if not want:
+        return []
+    if effective.get("loop") != "hf-trainer":
+        return [CheckItem(FAIL, "The Hugging Face Trainer did not drive the run",
+                          f"the script reported loop {effective.get('loop') or 'none'}", key="trainer")]
+    dist = str(effective.get("distributed_type") or "").upper()
+    names = _TRAINER_GOT.get(dist, _TRAINER_GOT["FSDP"])
+    who = "DeepSpeed's engine" if dist == "DEEPSPEED" else "the Trainer"
+    rows = []
+    rows_of = (("Micro batch", "micro_batch"), ("Gradient accumulation", "gradient_accumulation_steps"),
+               ("Gradient clipping", "clipping"))
+    for (label, key), got_key in zip(rows_of, names, strict=True):
+        got, exp = effective.get(got_key), want[key]
+        if got is None:
+            rows.append(CheckItem(UNKNOWN, f"{label}: not reported", key="trainer"))
+            continue
+        same = float(got) == float(exp)
+        shown = f"{float(got):g}" if key == "clipping" else str(int(got))
+        rows.append(CheckItem(OK if same else FAIL, f"{label} {shown} ({who})",
+                              "" if same else f"config and TrainingArguments ask for {exp:g}", key="trainer"))
+    opt = effective.get("optimizer_class") or "?"
+    source = ("the DeepSpeed JSON's optimizer block" if effective.get("ds_optimizer_from_config")
+              else "created by the Trainer (optim in TrainingArguments)")
+    rows.insert(0, CheckItem(INFO, "Trained by the Hugging Face Trainer",
+                             f"TrainingArguments from training_arguments.json; optimizer {opt}, {source}",
+                             key="trainer"))
+    return rows
 
 
 def _fraction_text(world: int) -> str:
@@ -169,6 +226,20 @@ def _tp_rows(placements: dict, tp: int) -> CheckItem:
     return CheckItem(OK, f"Tensor parallelism active over tp {tp}", "; ".join(parts), key="mesh")
 
 
+def _replicate_row(placements: dict, replicas: int) -> CheckItem:
+    """Hybrid sharding: every parameter whole (Replicate) across the dp_replicate dimension."""
+    on_dim = {name: by_dim.get("dp_replicate") for name, by_dim in placements.items()}
+    kept = [name for name, p in on_dim.items() if p == "Replicate()"]
+    if on_dim and len(kept) == len(on_dim):
+        return CheckItem(OK, f"Hybrid sharding replicates over dp_replicate {replicas}",
+                         f"all {len(kept)} parameter kinds are whole across the {replicas} replicas (Replicate()) "
+                         "and sharded within each", key="mesh")
+    other = sorted({str(p) for p in on_dim.values() if p != "Replicate()"})
+    return CheckItem(FAIL, f"Hybrid sharding: not every parameter is replicated over dp_replicate {replicas}",
+                     f"{len(on_dim) - len(kept)} of {len(on_dim)} parameter kinds are {', '.join(other)} on it",
+                     key="mesh")
+
+
 def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     """The device mesh the run built against the config's, and the placements it gave the parameters."""
     want = expected.get("mesh")
@@ -183,6 +254,8 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     placements = effective.get("placements") or {}
     if want.get("tp", 1) > 1:
         rows.append(_tp_rows(placements, want["tp"]))
+    if want.get("dp_replicate", 1) > 1 and placements:
+        rows.append(_replicate_row(placements, want["dp_replicate"]))
     fsdp_dim = next((d for by_dim in placements.values() for d in by_dim if d in _FSDP_DIMS), None)
     if fsdp_dim is not None:
         sharded = sum(1 for by_dim in placements.values() if "Shard" in by_dim.get(fsdp_dim, ""))
@@ -277,8 +350,10 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
                                    "" if s_want == s_got else f"config asks for {s_want}", key="sharding"))
         if s_got in SHARDING_STRATEGIES and s_got != "NO_SHARD":
-            if _sharded_fraction_ok(worst, world):
-                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(world)} of the "
+            # hybrid sharding shards within each replica: a rank holds 1/(world / dp_replicate)
+            group = max(1, world // int((expected.get("mesh") or {}).get("dp_replicate", 1)))
+            if _sharded_fraction_ok(worst, group):
+                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(group)} of the "
                                            "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
             elif world > 1:
                 items.append(CheckItem(FAIL, "Parameters are not sharded",
@@ -323,6 +398,8 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
             else:
                 items.append(CheckItem(UNKNOWN, "Optimizer-state partitioning",
                                        "no optimizer state reported yet (it appears after the first step)"))
+
+    items += _trainer_rows(effective, expected)
 
     # --- offload
     off_want = expected.get("offload")

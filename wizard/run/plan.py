@@ -26,16 +26,17 @@ from pathlib import Path
 from ..core.answers import Answers
 from ..core.answers.generate import Generated, generate
 from ..core.answers.multinode import remote_shell_unsafe
-from ..core.answers.render import ACCELERATE_YAML
+from ..core.answers.of_answers import situation_of
+from ..core.answers.render import ACCELERATE_YAML, TRAINING_ARGUMENTS_JSON
 from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
 from ..core.gpus import detect_gpus_per_node
-from ..core.presets import bundled_script
+from ..core.presets import bundled_script, bundled_trainer_script
 from ..runtime import STOP_FILE_ENV
 from .checklist import expected_from_config
 from .launcher import LaunchSpec
 from .records import RunDir
-from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env
+from .rehearse import COMPAT_SHIM, Adjustment, rehearsal_answers, rehearsal_env, trainer_rehearsal
 
 
 class PlanError(Exception):
@@ -114,6 +115,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if rehearse:
         used, adjustments, args = rehearsal_answers(answers, extra_args=extra_args, cwd=where)
         script = str(bundled_script())
+        if trainer_rehearsal(used):  # the Hugging Face Trainer drives it, with the TrainingArguments written
+            script = str(bundled_trainer_script())
     else:
         used = answers
         script = answers["launch.script"] or str(bundled_script())
@@ -144,6 +147,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
                         [f for f in gen.findings if f.severity == "error"])
     run_dir.write_files(gen.files)
+    hf_trainer = rehearse and trainer_rehearsal(used)
+    if hf_trainer:
+        args = ["--training-args", str(run_dir.path / TRAINING_ARGUMENTS_JSON), *args]
     argv = accelerate_argv() + ["launch", "--config_file", str(run_dir.path / ACCELERATE_YAML)]
     target = used.target
     if rehearse and target in (FSDP1, FSDP2):
@@ -156,7 +162,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if rehearse:
         overrides.update(rehearsal_env(target, base, machines=used["launch.num_machines"]))
     env = dict(base, **overrides)
-    expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed)
+    expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed,
+                                    situation_of(used) if hf_trainer else None)
     summary_extra = {
         "rehearsal": rehearse,
         "target": target,
@@ -166,6 +173,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         "not_rehearsed": [a.to_dict() for a in adjustments],
         "compat_layer_used": bool(rehearse and target in (FSDP1, FSDP2)),
     }
+    if rehearse:  # which loop drove the rehearsal: the bundled own Accelerator loop or the Hugging Face Trainer
+        summary_extra["loop"] = "hf-trainer" if hf_trainer else "accelerate"
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
                       expected=expected, summary_extra=summary_extra,
                       not_rehearsed=[a.to_dict() for a in adjustments], stop_file=str(stop_file))

@@ -8,15 +8,18 @@ every answer that can run on CPU and changes only what cannot. Each change is an
 rehearsed: processes 8 (ran 2), compile inductor (ran off)"). What changes:
 
 * two processes on one machine, on a free port (so parallel rehearsals do not collide);
-* no torch.compile, NVMe offload becomes CPU offload, hybrid sharding becomes its single-machine
-  equivalent;
+* no torch.compile, NVMe offload becomes CPU offload; FSDP2 hybrid sharding runs as dp_replicate 2 x dp_shard 2
+  (four processes on one machine), FSDP1's and DeepSpeed's hybrid forms (which group by machine) as their
+  single-machine equivalent;
 * mixed precision only where it cannot run on CPU (table :data:`CPU_MIXED_PRECISION`, measured below);
 * the bundled model's layer class (``GPTBlock``) instead of the user's transformer-wrap classes, no MoE
   leaf classes, DeepSpeed ``zero3_init_flag`` off (it only affects Transformers' ``from_pretrained``);
 * DeepSpeed JSON sections that would clash with the bundled script (its own optimizer/scheduler, fp16/bf16
   blocks in ``deepspeed.extra``) are left out;
-* the Hugging Face Trainer loop (``launch.training_loop: trainer``) becomes the bundled script's own Accelerator
-  loop, so the files are rehearsed as an own loop writes them;
+* the Hugging Face Trainer loop (``launch.training_loop: trainer``) is rehearsed through transformers' Trainer
+  (the bundled ``train_trainer.py`` with the ``training_arguments.json`` written beside the configs: its filling of
+  DeepSpeed's "auto" values and its mismatch check run for real), a bf16 config in fp32 (the Trainer refuses bf16
+  without a bf16 GPU); with tensor, context or sequence parallelism it becomes the bundled own Accelerator loop;
 * the user's own training script becomes the bundled ``train_gpt.py`` and its ``launch.script_args`` are
   dropped. Arguments for the bundled script (``launch.script_args`` when the answers name no script, and
   whatever follows ``--``) are kept where the bundled script's own parser (``build_parser`` in
@@ -69,6 +72,9 @@ BUNDLED_LAYER_CLASS = "GPTBlock"
 BUNDLED_LLAMA_LAYER_CLASS = "LlamaDecoderLayer"
 """The layer class of the bundled script's tiny Transformers Llama (``--arch llama``: what it trains when the config
 asks for tensor or Ulysses sequence parallelism, which need a model with Transformers' TP plan or attention)."""
+REHEARSAL_REPLICAS = 2
+"""FSDP2 hybrid sharding's replicas in a rehearsal (dp_replicate 2 x dp_shard 2: four processes on one machine, each
+replica standing for a machine)."""
 REHEARSAL_TP = 2
 """The tensor-parallel size a rehearsal runs (the bundled model's 4 heads split over 2 ranks)."""
 REHEARSAL_SP = 2
@@ -100,6 +106,7 @@ _LABELS = {
     "deepspeed.extra": "DeepSpeed JSON sections", "precision.ds_bf16_master_weights": "master weights",
     "launch.training_loop": "training loop",
     "parallelism.tp_size": "tp", "parallelism.cp_size": "cp", "parallelism.sp_size": "sp",
+    "parallelism.dp_replicate_size": "dp_replicate",
     "parallelism.sp_seq_length_is_variable": "Ulysses variable length",
     "parallelism.sp_attn_implementation": "Ulysses attention", "parallelism.ds_autotp_size": "AutoTP",
     "parallelism.ds_quantized_weights": "ZeRO++ quantized weights",
@@ -306,13 +313,25 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
                 change(s.id, s.default, s.rehearsal)
 
     tensor_parallel = a.target == FSDP2 and a["parallelism.tp_size"] > 1
+    strategy = a["sharding.strategy"]
+    # FSDP2 hybrid sharding (without TP, which takes the other two ranks): dp_replicate 2 x dp_shard 2 on one machine
+    hsdp = a.target == FSDP2 and strategy.startswith("hybrid_") and not tensor_parallel
     if tensor_parallel:  # FSDP2 x TP: the smallest mesh with both dimensions
         change("launch.num_processes", REHEARSAL_PROCESSES * REHEARSAL_TP,
                f"a rehearsal runs dp_shard {REHEARSAL_PROCESSES} x tp {REHEARSAL_TP} = "
                f"{REHEARSAL_PROCESSES * REHEARSAL_TP} processes on this machine's CPU")
+    elif hsdp:
+        change("launch.num_processes", REHEARSAL_REPLICAS * REHEARSAL_PROCESSES,
+               f"a rehearsal runs dp_replicate {REHEARSAL_REPLICAS} x dp_shard {REHEARSAL_PROCESSES} = "
+               f"{REHEARSAL_REPLICAS * REHEARSAL_PROCESSES} processes on this machine's CPU")
+        replicas = a["parallelism.dp_replicate_size"]
+        change("parallelism.dp_replicate_size", REHEARSAL_REPLICAS,
+               f"a rehearsal replicates over {REHEARSAL_REPLICAS} groups of {REHEARSAL_PROCESSES} processes",
+               quiet=replicas in (None, REHEARSAL_REPLICAS))
     else:
         change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
-    change("launch.num_machines", 1, "one machine")
+    change("launch.num_machines", 1, f"one machine: the {REHEARSAL_REPLICAS} hybrid replicas stand for machines"
+           if hsdp else "one machine")
     change("launch.machine_rank", 0, "one machine", quiet=True)
     change("launch.main_process_ip", None, "one machine", quiet=True)
     change("launch.main_process_port", port or rehearsal_port(), "a free local port", quiet=True)
@@ -321,10 +340,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     change("launch.ds_multinode_launcher", "standard", "one machine", quiet=True)
     for sid in ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter"):
         change(sid, None, "one machine", quiet=True)
-    change("launch.training_loop", "accelerate", "the bundled script is an own Accelerator loop: the Trainer's "
-           "filling of \"auto\" values from TrainingArguments and its mismatch check are not rehearsed")
+    trainer = trainer_rehearsal(a)
+    if a["launch.training_loop"] == "trainer" and not trainer:
+        change("launch.training_loop", "accelerate", "the Trainer rehearsal runs no tensor, context or sequence "
+               "parallelism: rehearsed through the bundled own Accelerator loop, without the Trainer's filling of "
+               "\"auto\" values from TrainingArguments and its mismatch check")
     own_script = not _is_bundled(a["launch.script"], cwd)
-    change("launch.script", None, "a rehearsal runs the bundled train_gpt.py", quiet=not own_script)
+    change("launch.script", None, "a rehearsal runs the bundled " + ("train_trainer.py (the Hugging Face Trainer)"
+                                                                      if trainer else "train_gpt.py"),
+           quiet=not own_script)
     answer_args = [str(t) for t in a["launch.script_args"]]
     if own_script:
         change("launch.script_args", [], "arguments of your script; the bundled script runs instead",
@@ -334,6 +358,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         changes["launch.script_args"] = []  # they go on the command line below, filtered
         given = answer_args + list(extra_args or [])
     kept_args, dropped_args = split_bundled_args(given)
+    if trainer:
+        kept_args, dropped_args = _trainer_args(kept_args, dropped_args)
     for tokens, why in dropped_args:
         notes.append(Adjustment("launch.script_args", tokens, "dropped", why, label="argument"))
     target = a.target
@@ -342,6 +368,12 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         change("precision.mixed_precision", "bf16", _PRECISION_WHY["fp8"])
         for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()):
             change(s.id, s.default, "fp8 is not rehearsed", quiet=True)
+    elif trainer and mp == "bf16":
+        change("precision.mixed_precision", "no", "the Trainer refuses bf16=True without a GPU that has bf16 "
+               "(TrainingArguments' own check) unless use_cpu, which would also turn FSDP and DeepSpeed off; "
+               "rehearsed in fp32 (claim trainer-bf16-needs-a-bf16-gpu)")
+        if a["precision.ds_communication_data_type"] not in (None, "fp32"):
+            change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     elif mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
         change("precision.mixed_precision", "no",
                _PRECISION_WHY.get((target, mp)) or _PRECISION_WHY.get(mp, f"{mp} does not run on CPU with this backend")
@@ -349,10 +381,11 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         if a["precision.ds_communication_data_type"] not in (None, "fp32"):
             change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     change("launch.dynamo_backend", "no", "torch.compile is not rehearsed (minutes of CPU compilation)")
-    strategy = a["sharding.strategy"]
-    if strategy.startswith("hybrid_"):
+    if strategy.startswith("hybrid_") and not hsdp:
         change("sharding.strategy", strategy.removeprefix("hybrid_"),
-               "one machine: hybrid sharding is the same as its single-machine strategy")
+               "one machine: hybrid sharding is the same as its single-machine strategy"
+               + ("; with tensor parallelism a rehearsal has no ranks left to replicate over" if tensor_parallel
+                  else ""))
     for sid in ("offload.optimizer", "offload.params"):
         if a[sid] == "nvme":
             change(sid, "cpu", "NVMe offload needs libaio and a fast disk; rehearsed as CPU offload")
@@ -360,14 +393,15 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
     _parallelism(a, change)
-    llama = tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
+    llama = trainer or tensor_parallel or (target == DEEPSPEED and (a["parallelism.sp_size"] > 1
                                                          or (a["parallelism.ds_autotp_size"] or 0) > 1))
     layer_class = BUNDLED_LLAMA_LAYER_CLASS if llama else BUNDLED_LAYER_CLASS
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
             change("wrapping.layer_classes", [layer_class],
                    f"the bundled model's layer class is {layer_class}"
-                   + (" (its tiny Llama, the model it trains tensor-parallel)" if llama else ""))
+                   + (" (its tiny Llama, the model it trains tensor-parallel)" if tensor_parallel else
+                      " (the tiny Llama the Trainer trains)" if trainer else ""))
         bundled_model_cannot_run()
     else:
         if a["loading.ram_efficient"]:
@@ -387,6 +421,8 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
                    "with fp32 moments under offload; rehearsed with bf16 master weights and fp32 moments")
     rehearsed = a.replace(changes) if changes else a
 
+    if trainer:  # batch, accumulation and clipping reach the Trainer as TrainingArguments (training_arguments.json)
+        return rehearsed, notes, kept_args
     script_args: list[str] = []
     gas = a["training.gradient_accumulation_steps"]
     if isinstance(gas, int) and gas > 1:
@@ -398,6 +434,41 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     if target == DEEPSPEED and isinstance(micro, int):
         script_args += ["--batch-size", str(micro)]
     return rehearsed, notes, script_args + kept_args
+
+
+def trainer_rehearsal(a: Answers) -> bool:
+    """Whether a rehearsal of ``a`` runs through the Hugging Face Trainer (the bundled ``train_trainer.py``): the
+    answers' loop is the Trainer and no tensor, context or sequence dimension is asked for (the Trainer rehearsal
+    trains a plain data-parallel layout)."""
+    if a["launch.training_loop"] != "trainer":
+        return False
+    split = ("parallelism.tp_size", "parallelism.cp_size", "parallelism.sp_size")
+    return not any(a[sid] > 1 for sid in split) and (a["parallelism.ds_autotp_size"] or 0) <= 1
+
+
+_TRAINER_SCRIPT_OPTIONS = frozenset({"--steps", "--seq-len", "--vocab", "--d-model", "--n-layers", "--n-heads",
+                                     "--seed", "--step-sleep"})
+"""The bundled own-loop script's options that the Trainer script (templates/train_trainer.py) takes too; its batch,
+accumulation, clipping, learning rate and checkpoint options are TrainingArguments under the Trainer."""
+
+
+def _trainer_args(kept: list[str], dropped: list[tuple[list[str], str]]
+                  ) -> tuple[list[str], list[tuple[list[str], str]]]:
+    """Of the arguments the own-loop script understands, those the Trainer script takes too; the rest dropped."""
+    out: list[str] = []
+    i = 0
+    while i < len(kept):
+        tok = kept[i]
+        name = tok.partition("=")[0]
+        takes_value = "=" not in tok and i + 1 < len(kept) and not kept[i + 1].startswith("--")
+        group = kept[i:i + 2] if takes_value else [tok]
+        if name in _TRAINER_SCRIPT_OPTIONS:
+            out += group
+        else:
+            dropped.append((group, "the Trainer takes this from TrainingArguments (training_arguments.json), "
+                                   "not from the script's options"))
+        i += len(group)
+    return out, dropped
 
 
 def _parallelism(a: Answers, change: Any) -> None:

@@ -352,6 +352,9 @@ class _Importer:
             base = "full" if reshard is not False else "grads_optimizer"
             self.set("sharding", "strategy", ("hybrid_" + base if base == "full" else "hybrid_grads_optimizer")
                      if replicate > 1 else base)
+            machines = whole_number(y.get("num_machines", 1)) or 1
+            if replicate > 1 and replicate != machines:  # not one replica per machine: the size is an answer
+                self.set("parallelism", "dp_replicate_size", replicate)
         off = parse_bool(f.get("fsdp_offload_params", False))
         if off:
             self.set("offload", "optimizer", "cpu")
@@ -444,8 +447,9 @@ class _Importer:
     # ------------------------------------------------------------------ parallelism_config
     def parallelism(self, y: dict[str, Any]) -> None:
         """tp, cp and its exchange (FSDP2), Ulysses sp and its details (DeepSpeed) from ``parallelism_config``; the
-        dp_replicate and dp_shard sizes are not answers (the renderer derives them: hybrid sharding, the processes
-        left over). A value an answer cannot hold is dropped with a note by :func:`import_mapping`."""
+        dp_shard size is not an answer (the renderer derives it: the processes left over), nor dp_replicate when it
+        is one replica per machine (the FSDP branch sets parallelism.dp_replicate_size otherwise). A value an
+        answer cannot hold is dropped with a note by :func:`import_mapping`."""
         pc = _section(y, "parallelism_config")
         p = "parallelism_config_"
         for name in ("tp_size", "cp_size", "sp_size", "sp_seq_length"):

@@ -271,8 +271,14 @@ def _render_fsdp(a: Answers, out: Rendered, put) -> None:
 
 
 def hybrid_replicas(a: Answers) -> int:
-    """FSDP2's dp_replicate_size: the machines when hybrid sharding spans several, else 1."""
-    return a["launch.num_machines"] if is_hybrid(a) and a["launch.num_machines"] > 1 else 1
+    """FSDP2's dp_replicate_size: with hybrid sharding, ``parallelism.dp_replicate_size`` when given, else the
+    machines; 1 without hybrid sharding (answer rule parallelism-details-unused says so of a size given then)."""
+    if not is_hybrid(a):
+        return 1
+    given = a["parallelism.dp_replicate_size"]
+    if given:
+        return int(given)
+    return a["launch.num_machines"] if a["launch.num_machines"] > 1 else 1
 
 
 def fsdp2_mesh_sizes(a: Answers) -> dict[str, int]:
@@ -293,10 +299,13 @@ def _render_fsdp2_parallelism(a: Answers, out: Rendered, put) -> None:
     dims = ("parallelism.tp_size", "parallelism.cp_size")
     if sizes["dp_replicate"] > 1:
         put(pc, p + "dp_replicate_size", sizes["dp_replicate"], "sharding.strategy", q)
-        out.shared[q + p + "dp_replicate_size"] = ("sharding.strategy", "launch.num_machines")
+        replicas = "parallelism.dp_replicate_size" if a["parallelism.dp_replicate_size"] else "launch.num_machines"
+        out.shared[q + p + "dp_replicate_size"] = ("sharding.strategy", replicas)
     put(pc, p + "dp_shard_size", sizes["dp_shard"], "sharding.strategy", q)
+    replicate_from = (("parallelism.dp_replicate_size",) if sizes["dp_replicate"] > 1
+                      and a["parallelism.dp_replicate_size"] else ())
     out.shared[q + p + "dp_shard_size"] = ("sharding.strategy", "launch.num_processes", "launch.num_machines",
-                                           *(d for d in dims if a[d] > 1))
+                                           *replicate_from, *(d for d in dims if a[d] > 1))
     if sizes["tp"] > 1:
         put(pc, p + "tp_size", sizes["tp"], "parallelism.tp_size", q)
     if sizes["cp"] > 1:

@@ -329,10 +329,19 @@ def hybrid_single_machine(a: Answers) -> Iterator[Hit]:
     # FSDP2 (no parallelism_config) and DeepSpeed (no hpZ) write plain sharding, so only this rule can
     if a.target == FSDP1:
         return
-    if a["sharding.strategy"].startswith("hybrid") and a["launch.num_machines"] == 1:
+    if not a["sharding.strategy"].startswith("hybrid"):
+        return
+    given = a["parallelism.dp_replicate_size"]
+    if a.target == FSDP2 and given == 1:
+        yield (["sharding.strategy", "parallelism.dp_replicate_size"], "hybrid sharding with one replica "
+               "(parallelism.dp_replicate_size 1) is plain full sharding: nothing is replicated",
+               "set parallelism.dp_replicate_size above 1 (or leave it empty: one replica per machine), or use "
+               "full / grads_optimizer")
+    elif a["launch.num_machines"] == 1 and not (a.target == FSDP2 and given):
         yield (["sharding.strategy", "launch.num_machines"], "hybrid sharding replicates across machines, but "
                "there is one machine: it behaves like non-hybrid sharding",
-               "use full / grads_optimizer, or set launch.num_machines")
+               "use full / grads_optimizer, set launch.num_machines, or (FSDP2) replicate within this machine "
+               "with parallelism.dp_replicate_size")
 
 
 @answer_rule("hybrid-fsdp1-group-size", INFO, "FSDP1 HYBRID_SHARD groups by the GPUs visible on each node",
@@ -817,16 +826,22 @@ _SP_DETAILS = ("parallelism.sp_seq_length", "parallelism.sp_seq_length_is_variab
 
 
 @answer_rule("parallelism-details-unused", WARNING,
-             "context- or sequence-parallel details without their dimension are not written",
+             "parallel details without their dimension (or replicas without hybrid sharding) are not written",
              DOC + "launch-copies-section-keys; accelerate/utils/launch.py:420-425 (cp_comm_strategy is exported only "
              "with cp_size above 1, the sp_ details only with sp_size above 1); accelerate/utils/dataclasses.py:"
              "2280-2287 (a length is read only for a fixed length)",
              keys="parallelism.cp_comm_strategy with parallelism.cp_size; parallelism.sp_* with parallelism.sp_size "
-                  "or parallelism.sp_seq_length_is_variable",
-             fix="set the dimension above 1, or drop the detail",
+                  "or parallelism.sp_seq_length_is_variable; parallelism.dp_replicate_size with sharding.strategy",
+             fix="set the dimension above 1 (hybrid sharding for replicas), or drop the detail",
              claims=("accelerate-parallelism-details-need-their-dimension",))
 def parallelism_details_unused(a: Answers) -> Iterator[Hit]:
     target = a.target
+    if target == FSDP2 and a.is_set("parallelism.dp_replicate_size") and not a["sharding.strategy"].startswith(
+            "hybrid"):
+        yield (["parallelism.dp_replicate_size", "sharding.strategy"],
+               f"parallelism.dp_replicate_size {a['parallelism.dp_replicate_size']} is set but sharding.strategy is "
+               f"{a['sharding.strategy']}: replicas are part of hybrid sharding, so it is not written",
+               "choose sharding.strategy hybrid_full or hybrid_grads_optimizer, or drop the size")
     if target == FSDP2 and a["parallelism.cp_size"] == 1:
         stated = [sid for sid in _CP_DETAILS if a.is_set(sid)]
         if stated:

@@ -83,6 +83,8 @@ class Setting:
     choices: tuple = ()
     nullable: bool = False
     """``null`` is allowed (it means: do not write it; the library default applies)."""
+    empty: str = ""
+    """What ``null`` means, where it is not "the library default" (a value the wizard derives instead)."""
     allow_auto: bool = False
     """The string ``auto`` is allowed (filled by accelerate at run time)."""
     minimum: float | None = None

@@ -258,6 +258,20 @@ SETTINGS: tuple[Setting, ...] = (
        claims=("ds-zero-stages-partition", "fsdp1-reads-sharding-strategy-only", "fsdp-reshard-after-forward",
                "ds-hpz-secondary-partition", "fsdp1-hybrid-groups-by-visible-devices")),
     # ---------------------------------------------------------------- parallelism
+    _s("parallelism.dp_replicate_size", "Hybrid replicas (dp_replicate)", "int", None, nullable=True, minimum=1,
+       maximum=MAX_PROCESSES, empty="one per machine",
+       writes={FSDP2: (_y(_PC + "dp_replicate_size", when=CUSTOM),)},
+       where_text={FSDP2: "{keys} (with hybrid sharding; empty: one replica per machine; dp_shard_size becomes "
+                          "processes / (dp_replicate x tp x cp))"},
+       not_applicable={FSDP1: "FSDP1's HYBRID_SHARD takes no size: it shards within the GPUs one machine shows and "
+                              "replicates across machines.",
+                       DEEPSPEED: "DeepSpeed replicates nothing by a mesh: hybrid ZeRO-3 is the hpZ secondary "
+                                  "partition (zero_hpz_partition_size, one per machine); accelerate's dp_replicate "
+                                  "is not used by the engine."},
+       counterpart="DeepSpeed: ZeRO++ hpZ (zero_hpz_partition_size) keeps a secondary copy of the parameters per "
+                   "machine; it gathers within a machine but still shards the optimizer state over every GPU.",
+       claims=("fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition",
+               "ds-parallelism-sizes-unused")),
     _s("parallelism.tp_size", "Tensor-parallel size (tp)", "int", 1, minimum=1, maximum=MAX_PROCESSES,
        writes={FSDP2: (_y(_PC + "tp_size", when=CUSTOM),)},
        where_text={FSDP2: "{keys} (written when above 1; dp_shard_size becomes processes / (dp_replicate x tp x cp))"},

@@ -67,11 +67,13 @@ def answer_value(setting: Setting, target: str, key: str, spelled: Any) -> Any:
 
 SHARED_KEY_BLAME = {"fsdp_config.fsdp_offload_params": "offload.params",
                     "fp8_config.override_linear_precision": "precision.fp8_override_fprop",
-                    "parallelism_config.parallelism_config_dp_shard_size": "sharding.strategy"}
+                    "parallelism_config.parallelism_config_dp_shard_size": "sharding.strategy",
+                    "parallelism_config.parallelism_config_dp_replicate_size": "sharding.strategy"}
 """A key several settings write -> the one a finding about the key is blamed on (where the TUI jumps, what ``check``
 and ``--headless`` name) when no answer decided it alone. FSDP's one offload switch is named for the parameters, and
 the optimizer step follows them; dp_shard_size is FSDP2's sharding (DeepSpeed's Ulysses writes it too, as processes
-/ sp). A key several settings write must be listed here (tests/unit/test_key_lookup.py)."""
+/ sp); dp_replicate_size is written by hybrid sharding, its size an answer of its own only when given. A key
+several settings write must be listed here (tests/unit/test_key_lookup.py)."""
 
 
 @lru_cache(maxsize=1)

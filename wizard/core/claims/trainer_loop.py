@@ -34,3 +34,12 @@ TRAINER_OPTIMIZER = claim(
     code="transformers/integrations/deepspeed.py:559-611",
     demo=T + "test_the_trainer_picks_the_deepspeed_optimizer_from_the_json",
     scope=("optimizer-block", "no-optimizer-block"))
+TRAINER_BF16_GPU = claim(
+    "trainer-bf16-needs-a-bf16-gpu",
+    "TrainingArguments(bf16=True) raises unless a GPU with bf16 (or an XLA device) is present or use_cpu is set, and "
+    "use_cpu makes the Trainer's PartialState a plain CPU one: no DeepSpeed or FSDP. A CPU rehearsal through the "
+    "Trainer therefore runs a bf16 config in fp32; fp16=True is accepted on a CPU.",
+    doc="training-loop",
+    code="transformers/training_args.py:1776-1780, 1876-1879",
+    demo=T + "test_the_trainer_refuses_bf16_without_a_bf16_gpu",
+    scope=("bf16-refused", "use-cpu-no-distribution", "fp16-accepted"))

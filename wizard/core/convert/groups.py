@@ -105,7 +105,8 @@ def sharding(c: Step) -> None:
         out.set("sharding.strategy", nonhybrid(strategy))
         was = ("FSDP1's HYBRID_SHARD groups the GPUs of one machine, so on one machine it is FULL_SHARD already"
                if t0 == FSDP1 else "FSDP2's replicate groups inside one machine (parallelism_config "
-               "dp_replicate_size) have no form in the answers, which replicate across machines only")
+               f"dp_replicate_size, parallelism.dp_replicate_size) have no form on {label1}, whose hybrid forms "
+               "replicate across machines only (FSDP1's HYBRID_SHARD, DeepSpeed's hpZ)")
         out.emit(CONVERT_HYBRID_ONE_MACHINE, ("sharding.strategy", "launch.num_machines"),
                  f"{strategy} with launch.num_machines 1: {was}; the {label1} config writes {nonhybrid(strategy)} "
                  "(hybrid forms need launch.num_machines above 1)")
@@ -379,7 +380,9 @@ def dropped(c: Step) -> None:
     for s in SETTINGS:
         if s.group == "backend" or s.applies_to(to):
             continue
-        if source.is_set(s.id) and s.applies_to(t0) and s.id not in _SPECIFIC:
+        # hybrid replicas inside one machine: convert-hybrid-single-machine (the sharding step) said it already
+        said = s.id == "parallelism.dp_replicate_size" and c.machines == 1
+        if source.is_set(s.id) and s.applies_to(t0) and s.id not in _SPECIFIC and not said:
             why = s.not_applicable.get(to, "")
             counterpart = _counterpart_on(s.counterpart, label1)
             out.emit(CONVERT_DROPPED, (s.id,), f"{s.id} = {show_value(source[s.id])} ({native(s.id, t0)}) has "

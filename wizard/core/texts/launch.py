@@ -241,13 +241,15 @@ TEXTS: dict[str, Text] = {
                  "itself); optimizer.params.lr and scheduler.params.warmup_max_lr are both matched against "
                  "learning_rate.",
         tips="Not sure? A script that calls Trainer(...).train() or a TRL/LLaMA-Factory/axolotl command uses the "
-             "Trainer; a script with accelerator.backward(loss) is an own loop.",
+             "Trainer; a script with accelerator.backward(loss) is an own loop. With 'trainer' a CPU rehearsal "
+             "trains through transformers' Trainer with training_arguments.json (a bf16 config in fp32: without a "
+             "bf16 GPU the Trainer refuses bf16=True).",
         claims=("trainer-counts-accumulation-and-clips", "trainer-ds-values-must-match-arguments",
                 "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate", "ds-own-loop-fills-auto",
                 "ds-auto-outside-the-list-raises",
                 "ds-micro-batch-auto-from-dataloader", "ds-gradient-clipping-on-unless-json-zero",
                 "ds-auto-buckets-from-hidden-size", "trainer-builds-the-ds-optimizer-itself",
-                "trainer-lr-and-warmup-max-lr-match-learning-rate"),
+                "trainer-lr-and-warmup-max-lr-match-learning-rate", "trainer-bf16-needs-a-bf16-gpu"),
     ),
 }
 

@@ -8,6 +8,21 @@ from __future__ import annotations
 from .model import GroupText, Text
 
 TEXTS: dict[str, Text] = {
+    "parallelism.dp_replicate_size": Text(
+        what="With hybrid sharding, how many full copies of the sharded model train side by side: FSDP2 shards "
+             "within each copy and replicates across them, so gradients are averaged over every copy while a "
+             "parameter gather stays inside one. Empty: one copy per machine. A size on one machine replicates "
+             "inside it (for example 2 copies of 4 GPUs on 8 GPUs).",
+        fsdp="FSDP2: parallelism_config_dp_replicate_size, written with sharding.strategy hybrid_*; "
+             "dp_shard_size becomes processes / (dp_replicate x tp x cp). FSDP1's HYBRID_SHARD takes no size: it "
+             "shards within the GPUs of each machine.",
+        deepspeed="No mesh: hybrid ZeRO-3 is hpZ (zero_hpz_partition_size, written per machine with hybrid_full), "
+                  "a secondary copy of the parameter shards inside each machine; the optimizer state stays "
+                  "partitioned over every GPU.",
+        tips="A copy must fit in its GPUs' memory: fewer, larger copies need less memory per GPU; more copies keep "
+             "the parameter gathers on fewer, closer GPUs.",
+        claims=("fsdp2-hybrid-from-parallelism-config", "ds-hpz-secondary-partition"),
+    ),
     "parallelism.tp_size": Text(
         what="Tensor parallelism splits each layer's weights over tp ranks: the query, key and value projections "
              "by output rows, so every rank must hold whole attention heads. FSDP then shards what is left over "
@@ -120,7 +135,8 @@ GROUP = GroupText(
             "sp, tp with tp varying fastest: a tp group is consecutive ranks, so it stays inside a machine when tp "
             "divides the GPUs per machine, and replication (hybrid sharding) is outermost, across machines.",
     fsdp="FSDP2: parallelism_config_tp_size, _cp_size, _cp_comm_strategy (written only with cp above 1); "
-         "dp_replicate_size and dp_shard_size derived. The sizes multiply to the processes.\n"
+         "dp_replicate_size from hybrid sharding (one replica per machine, or the size given), dp_shard_size "
+         "derived. The sizes multiply to the processes.\n"
          "FSDP1: none (parallelism_config above 1 needs FSDP2; the Accelerator raises).",
     deepspeed="parallelism_config_sp_size, _sp_backend, _sp_seq_length, _sp_seq_length_is_variable, "
               "_sp_attn_implementation (Ulysses; the details written only with sp above 1; exempt from the "

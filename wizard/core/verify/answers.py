@@ -19,6 +19,7 @@ from ..answers.render import (
     ds_offload_params,
     fsdp2_mesh_sizes,
     fsdp_offload,
+    hybrid_replicas,
     is_hybrid,
     one_to_one_writes,
     processes_per_node,
@@ -70,10 +71,7 @@ def _expected_fsdp(a: Answers) -> dict[str, object]:
     if a["wrapping.policy"] == "size":
         e["fsdp.min_num_params"] = a["wrapping.min_num_params"]
     e["fsdp.param_dtype"] = FSDP_MIXED_PRECISION_DTYPE.get(a["precision.mixed_precision"])
-    if not v1 and is_hybrid(a) and a["launch.num_machines"] > 1:
-        e["parallelism.dp_replicate_size"] = a["launch.num_machines"]
-        e["parallelism.dp_shard_size"] = processes_per_node(a)
-    if not v1 and (a["parallelism.tp_size"] > 1 or a["parallelism.cp_size"] > 1):
+    if not v1 and (hybrid_replicas(a) > 1 or a["parallelism.tp_size"] > 1 or a["parallelism.cp_size"] > 1):
         sizes = fsdp2_mesh_sizes(a)
         for name in ("dp_replicate", "dp_shard", "tp", "cp"):
             e[f"parallelism.{name}_size"] = sizes[name]

@@ -167,13 +167,13 @@ def _describe(setting: Setting) -> str:
     if setting.allow_auto:
         parts.append("or auto")
     if setting.nullable:
-        parts.append("or empty for the library default")
+        parts.append(f"or empty for {setting.empty or 'the library default'}")
     return " ".join(parts)
 
 
 def placeholder(setting: Setting) -> str:
     if setting.nullable:
-        return "(library default)"
+        return f"({setting.empty or 'library default'})"
     return _describe(setting)
 
 
