@@ -427,10 +427,11 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
                  "Install an FP8 backend where you launch (e.g. `pip install torchao`), or use bf16.")
     fp8 = ctx.fp8()  # the effective model's fp8 keys: which recipe runs, what each written key becomes
     used = fp8.values.get("fp8.backend")
-    written_key = used.keys[0] if used is not None and used.keys else None
-    if written_key is None:
+    if used is None or not used.keys:
         return
-    written = ctx.section("fp8_config").get(written_key.removeprefix("fp8_config."))
+    name = used.keys[0].removeprefix("fp8_config.")  # the backend's key as written: backend or fp8_backend
+    written_key = f"fp8_config.{name}"
+    written = ctx.section("fp8_config").get(name)
     backend = used.value  # AO, TE or MSAMP as written (None: the first installed, or a value accelerate refuses)
     package = FP8_PACKAGES.get(backend) if isinstance(backend, str) else None
     if package is not None and fp8_available() and not fp8_available(package[0]):
