@@ -95,3 +95,16 @@ def test_unknown_fp8_key_says_what_the_model_says(name):
 def test_backend_rules_read_the_models_backend():
     found = lint(fsdp2({"fp8_backend": "MSAMP"}), None, gpus_per_node=8, fp8_available=lambda: True)
     assert [f.keys for f in found if f.rule == "fp8-msamp-fsdp"] == [("fp8_config.fp8_backend", "distributed_type")]
+
+
+@pytest.mark.parametrize("fp8_config", [{"backend": "TE", "opt_level": "O1", "pad_inner_dim": False},
+                                        {"margin": 2, "opt_level": "O1"}, {"backend": "NO", "interval": 2},
+                                        {"backend": "AO", "margin": 1, "amax_history_length": 4}])
+def test_check_names_every_fp8_key_the_model_sets_aside(fp8_config):
+    """The severity contract: a written fp8 option that does not take effect as written (another backend's, or left
+    to whichever package is installed first) is named by a finding of `check`."""
+    e = effective(fsdp2(fp8_config))
+    aside = {u.keys[0] for u in fp8_keys(e).values() if u.why in (IGNORED, OVERRIDDEN) and u.keys}
+    found = lint(fsdp2(fp8_config), None, gpus_per_node=8, fp8_available=lambda: True)
+    assert aside and aside <= {k for f in found for k in f.keys}
+    assert all(f.severity in ("error", "warning") for f in found if set(f.keys) & aside)

@@ -91,6 +91,18 @@ FP8_UNUSED = rule("fp8-config-unused", ERROR,
                   "fp8_config is only read with mixed_precision fp8: its settings never take effect",
                   DOC + "mixed-precision; " + A + "utils/launch.py:283-290",
                   claims=("launch-fp8-config",))
+FP8_OTHER_BACKEND = rule("fp8-option-other-backend", ERROR,
+                         "An fp8_config option only another backend's recipe reads: exported, never read",
+                         DOC + "mixed-precision; " + A + "accelerator.py:480-504, utils/dataclasses.py:312-460",
+                         keys="the option and fp8_config.backend",
+                         fix="delete the option, or write the backend whose recipe reads it",
+                         claims=("fp8-recipe-reads-launch-env",))
+FP8_NO_BACKEND = rule("fp8-option-without-backend", WARNING,
+                      "An fp8 recipe option with no backend written: it takes effect only where that recipe's package "
+                      "is the first fp8 package installed",
+                      DOC + "mixed-precision; " + A + "accelerator.py:480-504, utils/dataclasses.py:312-460",
+                      keys="the option and fp8_config.backend", fix="write fp8_config.backend: the option's backend",
+                      claims=("fp8-recipe-reads-launch-env", "fp8-auto-detect-order"))
 FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
                       DOC + "mixed-precision; " + A + "accelerator.py:603-610",
                       claims=("fp8-backend-limits",))
@@ -426,6 +438,7 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
                  "imported in this Python environment; the launcher raises 'FP8 is not available'.",
                  "Install an FP8 backend where you launch (e.g. `pip install torchao`), or use bf16.")
     fp8 = ctx.fp8()  # the effective model's fp8 keys: which recipe runs, what each written key becomes
+    _fp8_options(ctx, fp8)
     used = fp8.values.get("fp8.backend")
     if used is None or not used.keys:
         return
@@ -462,6 +475,31 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
             ctx.emit(FP8_AO_RAM, keys, "torchao FP8 with FSDP does not support cpu_ram_efficient_loading, which "
                      "is on" + (" (launch default)" if k is None else "") + "; the Accelerator raises.",
                      "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
+
+
+def _fp8_options(ctx: ConfigCheck, fp8) -> None:
+    """The recipe options the effective model sets aside: another backend's (ignored), or with no backend written
+    (the packages installed where the run starts decide whether their recipe runs)."""
+    from ..effective.fp8 import OWNER
+    from ..effective.used import IGNORED, OVERRIDDEN
+
+    backend = fp8.values.get("fp8.backend")
+    for key, u in fp8.values.items():
+        field = key.removeprefix("fp8.")
+        if field not in OWNER or not u.keys:
+            continue
+        option, owner = u.keys[0], OWNER[field]
+        if u.why == IGNORED and backend is not None and backend.keys:
+            ctx.emit(FP8_OTHER_BACKEND, (option, backend.keys[0]),
+                     f"`{option}` is read only by the {owner} fp8 recipe, but the {backend.value} recipe runs "
+                     f"({kv(backend.keys[0], backend.value)}): accelerate launch exports it and nothing reads it.",
+                     f"Delete `{option}`, or write `fp8_config.backend: {owner}` if that recipe is meant.")
+        elif u.why == OVERRIDDEN and not ctx.fp8_backend_refused():
+            ctx.emit(FP8_NO_BACKEND, (option, "fp8_config.backend"),
+                     f"`{option}` is read only by the {owner} fp8 recipe, and no backend is written: accelerate "
+                     "builds the recipe of the first fp8 package installed (torchao, then Transformer Engine, then "
+                     "MS-AMP), so where another one comes first the option is ignored.",
+                     f"Write `fp8_config.backend: {owner}`.")
 
 
 def _ram_efficient_loading(ctx: ConfigCheck) -> tuple[str | None, bool]:
