@@ -126,17 +126,18 @@ def fp8_values(y: Mapping[str, Any], mp: str | None, b: Builder,
     backend = _backend(written, b, installed)
     for field, owner in OWNER.items():
         arg = launch_arg(field)
-        key, value = written.get(arg, (None, FP8_LAUNCH_DEFAULTS[arg]))
+        key = written[arg][0] if arg in written else ""  # "": not written, the launcher's default
+        value = written[arg][1] if arg in written else FP8_LAUNCH_DEFAULTS[arg]
         name = f"fp8.{field}"
         if backend is None:
-            if key is not None:
+            if key:
                 b.put(name, None, OVERRIDDEN, "Accelerator", (key,),
                       f"taken only where {FP8_PACKAGES[owner][1]} is the first fp8 package installed: no backend is "
                       "written, so the machine the run starts on decides")
             continue
         recipe = FP8_RECIPE_CLASS[backend]
         if owner != backend:
-            if key is not None:
+            if key:
                 b.put(name, None, IGNORED, recipe, (key,),
                       f"only the {owner} recipe reads it; the {backend} recipe runs")
             continue
@@ -146,11 +147,11 @@ def fp8_values(y: Mapping[str, Any], mp: str | None, b: Builder,
                 b.fail((key,) if key else (), f"{recipe} cannot read {field} = {value!r}"
                        + (f" (one of {', '.join(FP8_CHOICES[field])})" if field in FP8_CHOICES else ""), recipe)
             continue
-        b.put(name, parsed, WRITTEN if key is not None else DEFAULT, recipe, (key,) if key else ())
+        b.put(name, parsed, WRITTEN if key else DEFAULT, recipe, (key,) if key else ())
 
 
 def _backend(written: Mapping[str, tuple[str, Any]], b: Builder, installed: tuple[str, ...] | None) -> str | None:
-    key, value = written.get("fp8_backend", (None, None))
+    key, value = written.get("fp8_backend", ("", None))
     keys = (key,) if key else ()
     text = None if value is None else str(value)
     if text is not None and text not in FP8_BACKEND_NAMES:
