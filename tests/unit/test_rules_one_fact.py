@@ -64,6 +64,13 @@ SHARED: dict[str, tuple[frozenset[str], str]] = {
                                     "trainer-ds-values-must-match-arguments"}),
                          "\"auto\" in a JSON or under the Trainer is fine as written and no config rule notes who "
                          "fills it (inline in an own loop it is left to deepspeed-no-gradient-clipping)"),
+    "fp8-options-unused": (frozenset({"fp8-recipe-reads-launch-env"}),
+                           NOT_WRITTEN + " (an option of a backend that does not run, or any option without fp8, is "
+                           "not written; the config rules fp8-option-other-backend / -without-backend see files "
+                           "written otherwise)"),
+    "fp8-auto-backend-fsdp": (frozenset({"fp8-auto-detect-order"}),
+                              NOT_WRITTEN + " (with the backend left to auto-detection no fp8_config is written; the "
+                              "config rule fp8-option-without-backend needs options written without a backend)"),
     "fp8-ds-json": (frozenset({"ds-file-refuses-yaml-mixed-precision", "ds-json-owns-its-keys"}),
                     NOT_WRITTEN + " (no mixed_precision fp8 next to a DeepSpeed JSON)"),
     "ds-json-required": (frozenset({"ds-inline-unknown-dropped", "ds-inline-nvme-path-not-exported",

@@ -8,6 +8,7 @@ import ast
 import dataclasses
 import inspect
 import textwrap
+import typing
 
 import pytest
 
@@ -164,3 +165,25 @@ def test_accelerates_mesh_order():
     from wizard.core.library.launcher import MESH_ORDER
 
     assert tuple(_literal_in(ParallelismConfig._get_mesh, "mesh_order")) == MESH_ORDER
+
+
+def test_launch_fp8_defaults_are_the_launchers():
+    """Every fp8 argument of accelerate launch and its default (all exported with mixed_precision fp8), the recipe
+    fields' choices, and the auto pick's order as accelerator.py has it."""
+    from accelerate.commands.launch import launch_command_parser
+    from accelerate.utils.dataclasses import AmaxComputeAlgorithm, FP8Format, OptLevel
+
+    from wizard.core.library import launcher
+
+    args = launch_command_parser().parse_args(["train.py"])
+    parsed = {k: v for k, v in vars(args).items() if k.startswith("fp8_") and k != "fp8_backend"}
+    assert parsed == launcher.FP8_LAUNCH_DEFAULTS
+    assert args.fp8_backend is None
+    assert set(launcher.FP8_LAUNCH_DEFAULTS) | {"fp8_backend"} == set(launcher.FP8_KEYS)
+    literals = {"fp8_format": FP8Format, "amax_compute_algo": AmaxComputeAlgorithm, "opt_level": OptLevel}
+    assert {k: typing.get_args(v) for k, v in literals.items()} == launcher.FP8_CHOICES
+    import accelerate.accelerator as acc
+
+    source = inspect.getsource(acc.Accelerator.__init__)
+    order = [source.index(f"is_{name}_available()") for name in ("torchao", "transformer_engine", "msamp")]
+    assert order == sorted(order) and launcher.FP8_AUTO_ORDER == ("AO", "TE", "MSAMP")

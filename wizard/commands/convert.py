@@ -22,7 +22,7 @@ from ..core.answers.generate import launch_command
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, TARGET_LABELS
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
-from ..core.findings import Finding
+from ..core.findings import INFO, Finding
 from .common import print_findings, summary_line
 from .sources import SourceHasErrors, source_errors
 
@@ -101,9 +101,9 @@ def run(args) -> int:
 
         with contextlib.redirect_stdout(sys.stderr):  # the libraries print when imported: keep stdout for the report
             problems = verify_generated(conv.generated)
-        verified = not problems
-        if problems:
-            conv.findings = problems + conv.findings
+        verified = not any(f.severity != INFO for f in problems)  # notes (INFO) fail nothing
+        conv.findings = problems + conv.findings
+        if not verified:
             problem = "verification against accelerate/deepspeed failed; nothing written"
     if conv.ok and not problem:
         files = {out_dir / name: text for name, text in conv.generated.files.items()}

@@ -11,6 +11,7 @@ from ..core.answers import load_answers_file
 from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
+from ..core.findings import INFO
 from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
@@ -53,7 +54,8 @@ def run(args) -> int:
 
         problems = verify_generated(gen, progress=progress)
         if problems:
-            print_findings(problems)
+            print_findings(problems)  # notes (INFO: what this machine could not replay) included, failing nothing
+        if any(f.severity != INFO for f in problems):
             print("verification against accelerate/deepspeed failed; nothing written.", file=sys.stderr)
             return EXIT_INVALID
         print("verified: accelerate and deepspeed read every value as answered.", file=sys.stderr)

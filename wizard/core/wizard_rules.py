@@ -274,6 +274,14 @@ VERIFY_LIBRARY_WARNING = rule(
     "warning or a WARNING log record)",
     _VERIFY_SRC, section=VERIFY, keys="the key the warning is about (or the file)",
     fix="Read the library's warning in the message; change the value it names if the warning applies.")
+VERIFY_FP8_RECIPE = rule(
+    "verify-fp8-recipe-only", INFO, "fp8 was read back from the recipe accelerate builds, not from a real fp8 "
+    "start-up: the fp8 package is not installed here (or no backend is written and none is installed)",
+    _VERIFY_SRC + "; accelerate/utils/launch.py (setup_fp8_env), accelerate/accelerator.py (the recipe handlers), "
+    "accelerate/utils/dataclasses.py (TERecipeKwargs, MSAMPRecipeKwargs, AORecipeKwargs)",
+    section=VERIFY, keys="fp8_config.backend (or mixed_precision)",
+    fix="Nothing to change in the config; run --verify where the fp8 package is installed to replay the "
+        "Accelerator's fp8 start-up itself (and, with no backend written, to see which recipe it picks there).")
 VERIFY_MISMATCH = rule(
     "verify-mismatch", ERROR, "A value the libraries really use differs from the value the config states",
     _VERIFY_SRC + " (compare)", section=VERIFY, keys="the effective key (plugin field or DeepSpeed JSON path)",

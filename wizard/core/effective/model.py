@@ -25,7 +25,7 @@ from .used import DEFAULT, DERIVED, IGNORED, WRITTEN, Used
 
 RUNS = "runs."
 """The prefix of the keys that say what the engines do (not read back from the libraries' objects)."""
-LIBRARY_PREFIXES = ("fsdp.", "deepspeed.", "deepspeed_plugin.", "deepspeed_validated.", "parallelism.")
+LIBRARY_PREFIXES = ("fsdp.", "deepspeed.", "deepspeed_plugin.", "deepspeed_validated.", "parallelism.", "fp8.")
 TOP_KEYS = ("distributed_type", "num_processes", "num_machines", "mixed_precision", "dynamo_backend")
 
 
@@ -123,6 +123,10 @@ def effective(accelerate: Mapping[str, Any] | None, deepspeed: Mapping[str, Any]
     else:
         b.written_or_default("mixed_precision", mp, "mixed_precision" if "mixed_precision" in y else None,
                              "accelerate launch")
+    if not json_alone and (mp == "fp8" or "fp8_config" in y):
+        from .fp8 import fp8_values  # here, not at start: few configs use fp8 (tests/start_path.py)
+
+        fp8_values(y, mp, b, sit.fp8_installed)  # the recipe the Accelerator builds, whatever distributes the run
     return Effective(b.values, b.failures, backend, sit)
 
 

@@ -35,6 +35,9 @@ class Situation:
     """``model.config.hidden_size``, for DeepSpeed's hidden-size "auto" values; None: left unfilled."""
     transformers: bool = True
     """transformers is installed where the run starts (accelerate's zero3_init_flag default follows it)."""
+    fp8_installed: tuple[str, ...] | None = None
+    """The fp8 backends (AO, TE, MSAMP) whose packages are installed where the run starts; None: unknown (with no
+    backend written, the model then leaves the recipe to that machine)."""
 
     @property
     def trainer(self) -> bool:

@@ -66,6 +66,35 @@ FP8_RECIPE_KEYS = {
 becomes ACCELERATE_FP8_OVERRIDE_FPROP / _DGRAD / _WGRAD): TERecipeKwargs, MSAMPRecipeKwargs and AORecipeKwargs
 (utils/dataclasses.py:312-460, utils/launch.py:82-97)."""
 
+FP8_LAUNCH_DEFAULTS = {
+    "fp8_use_autocast_during_eval": False, "fp8_margin": 0, "fp8_interval": 1, "fp8_format": "HYBRID",
+    "fp8_amax_history_len": 1024, "fp8_amax_compute_algo": "most_recent",
+    "fp8_override_linear_precision": (False, False, False), "fp8_opt_level": "O2",
+    "fp8_enable_fsdp_float8_all_gather": True, "fp8_pad_inner_dim": True,
+}
+"""The launcher's defaults of its fp8 arguments (commands/launch.py:788-860): with mixed_precision fp8 every one is
+exported, written or not (utils/launch.py:82-97 skips None only, and only ``fp8_backend`` defaults to None)."""
+FP8_AUTO_ORDER = ("AO", "TE", "MSAMP")
+"""Without a backend (``fp8_config.backend`` not written, or NO), the Accelerator builds the recipe of the first of
+these whose package is installed: torchao, Transformer Engine, MS-AMP (accelerator.py:488-503)."""
+FP8_BACKEND_NAMES = ("AO", "TE", "MSAMP", "NO")
+"""FP8BackendType's values, upper case only (utils/dataclasses.py); NO: the first installed."""
+FP8_PACKAGES = {"AO": ("torchao", "torchao"), "TE": ("transformer_engine", "Transformer Engine"),
+                "MSAMP": ("msamp", "MS-AMP")}
+"""Backend -> (the import name its recipe (or the auto pick) checks, the package in words)."""
+FP8_RECIPE_CLASS = {"TE": "TERecipeKwargs", "MSAMP": "MSAMPRecipeKwargs", "AO": "AORecipeKwargs"}
+"""The recipe kwargs class accelerate builds from the launch environment for each backend."""
+FP8_PARSE = {"margin": "int", "interval": "int", "amax_history_len": "int", "fp8_format": "upper",
+             "amax_compute_algo": "lower", "use_autocast_during_eval": "flag", "override_linear_precision": "flags3",
+             "opt_level": "as_is", "enable_fsdp_float8_all_gather": "flag", "pad_inner_dim": "flag"}
+"""How each recipe reads its variable: ``int(...)``; upper- or lower-cased, then checked against the field's choices;
+``parse_flag_from_env`` (str_to_bool, which raises on other words); three flags (the launcher indexes the value
+[0], [1], [2]); the text as it is, checked against the choices (utils/dataclasses.py:312-460)."""
+FP8_CHOICES = {"fp8_format": ("HYBRID", "E4M3", "E5M2"), "amax_compute_algo": ("max", "most_recent"),
+               "opt_level": ("O1", "O2")}
+"""The values the recipes accept for their choice fields (the Literal types FP8Format, AmaxComputeAlgorithm,
+OptLevel, utils/dataclasses.py:305-308)."""
+
 PC = "parallelism_config_"
 """The prefix every parallelism_config key keeps (the launcher adds none)."""
 PARALLELISM_ALWAYS = frozenset(PC + k for k in ("dp_replicate_size", "dp_shard_size", "tp_size", "cp_size",

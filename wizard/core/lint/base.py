@@ -123,10 +123,40 @@ class ConfigCheck:
     fsdp: dict = field(default_factory=dict)  # normalised name -> (key as written, value)
     fsdp_version: int | None = 1  # None when invalid
     stage: int | None = None  # effective ZeRO stage (DeepSpeed), None when unknown
+    _fp8: Any = field(default=None, repr=False)  # the fp8 part of the effective model, once asked for (fp8())
 
     def section(self, name: str) -> dict:
         value = self.y.get(name)
         return value if isinstance(value, dict) else {}
+
+    def fp8(self) -> Any:
+        """The effective model's fp8 part for this config (wizard/core/effective/fp8.py: which recipe runs and what
+        each written fp8_config key becomes), computed once; imported here, not at start: few configs use fp8."""
+        if self._fp8 is None:
+            from ..effective.fp8 import fp8_effective
+
+            self._fp8 = fp8_effective(self.y, self.mp)
+        return self._fp8
+
+    def fp8_ignored(self) -> list[str]:
+        """The written fp8_config keys the effective model says are ignored (exported, read by no recipe that runs)."""
+        from ..effective.used import IGNORED
+
+        return [u.keys[0] for u in self.fp8().values.values() if u.why == IGNORED and u.keys]
+
+    def fp8_unread(self, name: str) -> bool:
+        """Whether the fp8_config key ``name`` is one no fp8 recipe reads (the model: ignored by the launcher)."""
+        from ..effective.fp8 import LAUNCH, model_key
+        from ..effective.used import IGNORED
+
+        u = self.fp8().values.get(model_key(name))
+        return u is not None and u.why == IGNORED and u.by == LAUNCH
+
+    def fp8_backend_refused(self) -> bool:
+        """Whether the written fp8 backend is a value accelerate's FP8BackendType refuses (the model's failure)."""
+        from ..effective.fp8 import BACKEND_TYPE
+
+        return any(f.by == BACKEND_TYPE for f in self.fp8().failures)
 
     @property
     def loop(self) -> str | None:

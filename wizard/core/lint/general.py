@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import ds_schema
 from ..library.accelerate_versions import TOP_LEVEL_SINCE
-from ..library.launcher import MESH_ORDER, PC
+from ..library.launcher import FP8_PACKAGES, MESH_ORDER, PC
 from ..library.transformers_tp import TP_PLAN
 from ..versions import VERIFIED_AGAINST
 from .base import (
@@ -37,10 +37,6 @@ DYNAMO_BACKENDS = ("NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NV
 # `accelerate config` offers, so it is not the test of a valid value.
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "lite")
 PARALLELISM = {"accelerate": ">=" + TOP_LEVEL_SINCE["parallelism_config"]}  # since then parallelism_config loads
-FP8_BACKENDS = ("AO", "TE", "MSAMP", "NO")  # FP8BackendType values (upper-case only); NO auto-detects
-FP8_PACKAGES = {"AO": ("torchao", "torchao"), "TE": ("transformer_engine", "Transformer Engine"),
-                "MSAMP": ("msamp", "MS-AMP")}
-"""Backend -> (the import name its recipe checks, the package in words)."""
 
 DIST_MISSING = rule("distributed-type-missing", ERROR, "distributed_type is required",
                     DOC + "config-loading; " + A + "commands/config/config_args.py:109-110",
@@ -95,6 +91,18 @@ FP8_UNUSED = rule("fp8-config-unused", ERROR,
                   "fp8_config is only read with mixed_precision fp8: its settings never take effect",
                   DOC + "mixed-precision; " + A + "utils/launch.py:283-290",
                   claims=("launch-fp8-config",))
+FP8_OTHER_BACKEND = rule("fp8-option-other-backend", ERROR,
+                         "An fp8_config option only another backend's recipe reads: exported, never read",
+                         DOC + "mixed-precision; " + A + "accelerator.py:480-504, utils/dataclasses.py:312-460",
+                         keys="the option and fp8_config.backend",
+                         fix="delete the option, or write the backend whose recipe reads it",
+                         claims=("fp8-recipe-reads-launch-env",))
+FP8_NO_BACKEND = rule("fp8-option-without-backend", WARNING,
+                      "An fp8 recipe option with no backend written: it takes effect only where that recipe's package "
+                      "is the first fp8 package installed",
+                      DOC + "mixed-precision; " + A + "accelerator.py:480-504, utils/dataclasses.py:312-460",
+                      keys="the option and fp8_config.backend", fix="write fp8_config.backend: the option's backend",
+                      claims=("fp8-recipe-reads-launch-env", "fp8-auto-detect-order"))
 FP8_MSAMP_FSDP = rule("fp8-msamp-fsdp", ERROR, "MS-AMP FP8 does not work with FSDP",
                       DOC + "mixed-precision; " + A + "accelerator.py:603-610",
                       claims=("fp8-backend-limits",))
@@ -418,9 +426,8 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
             msg = f"{kv('mixed_precision', mp)} is not a precision accelerate knows; the launch fails."
             fix = "Use one of 'no', fp16, bf16, fp8."
         ctx.emit(MP_INVALID, "mixed_precision", msg, fix)
-    fp8 = ctx.section("fp8_config")
     if ctx.mp != "fp8":
-        if fp8 and ctx.mp is not None:
+        if ctx.section("fp8_config") and ctx.mp is not None and ctx.fp8_ignored():
             ctx.emit(FP8_UNUSED, ("fp8_config", "mixed_precision"), f"`fp8_config` is filled in but "
                      f"mixed_precision is {fmt(ctx.mp)}, so the FP8 settings are never exported and none of them "
                      "takes effect.", "Delete `fp8_config` or use `mixed_precision: fp8`.")
@@ -430,37 +437,69 @@ def check_mixed_precision(ctx: ConfigCheck, fp8_available) -> None:
                  "`mixed_precision: fp8` needs torchao, Transformer Engine or MS-AMP, and none of them can be "
                  "imported in this Python environment; the launcher raises 'FP8 is not available'.",
                  "Install an FP8 backend where you launch (e.g. `pip install torchao`), or use bf16.")
-    backend_key = next((k for k in fp8 if str(k) in ("backend", "fp8_backend")), None)
-    backend = fp8.get(backend_key) if backend_key is not None else None
+    fp8 = ctx.fp8()  # the effective model's fp8 keys: which recipe runs, what each written key becomes
+    _fp8_options(ctx, fp8)
+    used = fp8.values.get("fp8.backend")
+    if used is None or not used.keys:
+        return
+    name = used.keys[0].removeprefix("fp8_config.")  # the backend's key as written: backend or fp8_backend
+    written_key = f"fp8_config.{name}"
+    written = ctx.section("fp8_config").get(name)
+    backend = used.value  # AO, TE or MSAMP as written (None: the first installed, or a value accelerate refuses)
     package = FP8_PACKAGES.get(backend) if isinstance(backend, str) else None
     if package is not None and fp8_available() and not fp8_available(package[0]):
-        ctx.emit(FP8_MISSING, (f"fp8_config.{backend_key}", "mixed_precision"),
-                 f"{kv('fp8_config.' + str(backend_key), backend)} needs {package[1]}, which cannot be imported in "
+        ctx.emit(FP8_MISSING, (written_key, "mixed_precision"),
+                 f"{kv(written_key, written)} needs {package[1]}, which cannot be imported in "
                  "this Python environment: another FP8 package lets accelerate launch pass, then "
                  + ("prepare() raises ImportError." if backend == "MSAMP" else
                     "the Accelerator raises ImportError building the recipe."),
                  f"Install {package[1]} where you launch, or write the backend that is installed.")
-    if backend is not None and backend not in FP8_BACKENDS:
-        ctx.emit(FP8_BACKEND_BAD, f"fp8_config.{backend_key}",
-                 f"{kv('fp8_config.' + str(backend_key), backend)}: accelerate turns this value into an FP8 backend "
+    if ctx.fp8_backend_refused():
+        ctx.emit(FP8_BACKEND_BAD, written_key,
+                 f"{kv(written_key, written)}: accelerate turns this value into an FP8 backend "
                  "type that only accepts AO, TE, MSAMP or NO (use the first one installed) in upper case, so the "
                  "Accelerator fails to start.",
                  "Write AO, TE or MSAMP (or NO to let accelerate pick).")
     if backend == "MSAMP" and ctx.kind == "fsdp":
-        ctx.emit(FP8_MSAMP_FSDP, (f"fp8_config.{backend_key}", "distributed_type"),
+        ctx.emit(FP8_MSAMP_FSDP, (written_key, "distributed_type"),
                  "MS-AMP FP8 cannot be combined with FSDP; the Accelerator raises at start-up.",
                  "Use backend AO or TE with FSDP, or switch to DeepSpeed.")
     if backend == "MSAMP" and ctx.kind == "deepspeed" and ctx.stage == 3:
         stage_key = "zero_optimization.stage" if ctx.ds_file_mode else "deepspeed_config.zero_stage"
-        ctx.emit(FP8_MSAMP_Z3, (f"fp8_config.{backend_key}", stage_key), "MS-AMP FP8 does not support ZeRO stage 3; "
+        ctx.emit(FP8_MSAMP_Z3, (written_key, stage_key), "MS-AMP FP8 does not support ZeRO stage 3; "
                  "the DeepSpeed plugin raises.", "Use ZeRO stage 0-2 with MS-AMP, or the TE / AO FP8 backend.")
     if backend == "AO" and ctx.kind == "fsdp":
         k, on = _ram_efficient_loading(ctx)
         if on:
-            keys = (f"fp8_config.{backend_key}",) + ((f"fsdp_config.{k}",) if k is not None else ())
+            keys = (written_key,) + ((f"fsdp_config.{k}",) if k is not None else ())
             ctx.emit(FP8_AO_RAM, keys, "torchao FP8 with FSDP does not support cpu_ram_efficient_loading, which "
                      "is on" + (" (launch default)" if k is None else "") + "; the Accelerator raises.",
                      "Set `fsdp_config.fsdp_cpu_ram_efficient_loading: false`.")
+
+
+def _fp8_options(ctx: ConfigCheck, fp8) -> None:
+    """The recipe options the effective model sets aside: another backend's (ignored), or with no backend written
+    (the packages installed where the run starts decide whether their recipe runs)."""
+    from ..effective.fp8 import OWNER
+    from ..effective.used import IGNORED, OVERRIDDEN
+
+    backend = fp8.values.get("fp8.backend")
+    for key, u in fp8.values.items():
+        field = key.removeprefix("fp8.")
+        if field not in OWNER or not u.keys:
+            continue
+        option, owner = u.keys[0], OWNER[field]
+        if u.why == IGNORED and backend is not None and backend.keys:
+            ctx.emit(FP8_OTHER_BACKEND, (option, backend.keys[0]),
+                     f"`{option}` is read only by the {owner} fp8 recipe, but the {backend.value} recipe runs "
+                     f"({kv(backend.keys[0], backend.value)}): accelerate launch exports it and nothing reads it.",
+                     f"Delete `{option}`, or write `fp8_config.backend: {owner}` if that recipe is meant.")
+        elif u.why == OVERRIDDEN and not ctx.fp8_backend_refused():
+            ctx.emit(FP8_NO_BACKEND, (option, "fp8_config.backend"),
+                     f"`{option}` is read only by the {owner} fp8 recipe, and no backend is written: accelerate "
+                     "builds the recipe of the first fp8 package installed (torchao, then Transformer Engine, then "
+                     "MS-AMP), so where another one comes first the option is ignored.",
+                     f"Write `fp8_config.backend: {owner}`.")
 
 
 def _ram_efficient_loading(ctx: ConfigCheck) -> tuple[str | None, bool]:

@@ -26,9 +26,9 @@ from ..answers.render import (
     uses_ds_json,
     zero_stage,
 )
-from ..catalog import AUTO, DEEPSPEED, FSDP1, SHARDING
+from ..catalog import AUTO, DEEPSPEED, FP8_GEMMS, FSDP1, SHARDING, fp8_options
 from ..catalog.writes import effective_key
-from ..findings import Finding
+from ..findings import INFO, Finding
 from ..library.fsdp import FSDP_MIXED_PRECISION_DTYPE
 
 NOT_COMPARED = ("deepspeed_plugin.config_file",)
@@ -52,7 +52,30 @@ def expected_effective(a: Answers) -> dict[str, object]:
     if a["launch.dynamo_backend"] != "no" and a.target != DEEPSPEED:
         exp["dynamo_backend"] = a["launch.dynamo_backend"].upper()
     exp["mixed_precision"] = a["precision.mixed_precision"]  # accelerate's, also when a DeepSpeed JSON decides it
+    exp.update(_expected_fp8(a))
     return exp
+
+
+def _expected_fp8(a: Answers) -> dict[str, object]:
+    """With fp8 and a backend chosen: that backend's recipe, each of its options as answered (read back from the
+    recipe accelerate builds from the launch environment, under the recipe's own field names); with the backend left
+    to auto-detection, what is installed where the run starts decides (the effective model's part)."""
+    from ..effective.fp8 import model_key
+
+    backend = a["precision.fp8_backend"]
+    if a["precision.mixed_precision"] != "fp8" or backend == AUTO:
+        return {}
+    e: dict[str, object] = {"fp8.backend": backend.upper()}
+    for s in fp8_options(backend):
+        writes = s.writes.get(a.target, ())
+        if not writes:
+            continue
+        key = model_key(writes[0].key.removeprefix("fp8_config."))
+        if key == "fp8.override_linear_precision":
+            e[key] = [bool(a[f"precision.fp8_override_{gemm}"]) for gemm in FP8_GEMMS]
+        else:
+            e[key] = a[s.id]
+    return e
 
 
 def _expected_fsdp(a: Answers) -> dict[str, object]:
@@ -111,9 +134,11 @@ def _expected_deepspeed(a: Answers) -> dict[str, object]:
     return e
 
 
-def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, object]:
+def model_expected(a: Answers, rendered, *, micro_batch: int, fp8_installed: tuple[str, ...] | None = None
+                   ) -> dict[str, object]:
     """What the effective model says the libraries build for ``rendered`` (the files written from ``a``), in the
-    round trip's situation (the DataLoader's ``micro_batch``, no model config, the Trainer's arguments)."""
+    round trip's situation (the DataLoader's ``micro_batch``, no model config, the Trainer's arguments, the fp8
+    packages installed where the round trip ran)."""
     from dataclasses import replace
 
     from ..answers.of_answers import situation_of
@@ -122,14 +147,16 @@ def model_expected(a: Answers, rendered, *, micro_batch: int) -> dict[str, objec
     situation = situation_of(a)
     # the model judges the files as written: under the Trainer, the arguments rendered into training_arguments.json
     args = rendered.training_arguments if situation.trainer else None
-    situation = replace(situation, micro_batch=micro_batch, hidden_size=None, trainer_arguments=args)
+    situation = replace(situation, micro_batch=micro_batch, hidden_size=None, trainer_arguments=args,
+                        fp8_installed=fp8_installed)
     e = effective(rendered.accelerate, rendered.deepspeed, situation)
     return {k: v for k, v in e.library_view().items() if k not in NOT_COMPARED}
 
 
 def verify_generated(gen, *, keep: Path | None = None, progress: Callable[[str], None] | None = None
                      ) -> list[Finding]:
-    """Replay generated configs through the real libraries; findings (errors first) for what differs.
+    """Replay generated configs through the real libraries; findings (errors first) for what differs, and the notes
+    (INFO) on what could not be replayed here (the fp8 start-up without its package), which fail nothing.
     ``progress``: called with a few words as each stage starts (see :func:`.replay.effective_config`)."""
     from ..answers.generate import generate
     from ..answers.render import ACCELERATE_YAML
@@ -151,7 +178,7 @@ def verify_generated(gen, *, keep: Path | None = None, progress: Callable[[str],
         flat = flatten_effective(eff)
         findings = list(eff.findings) + compare(expected_effective(gen.answers), flat)
         if eff.ok:  # the model of a config the libraries refuse has nothing to be held against
-            seen = {f.keys for f in findings}
-            findings += [f for f in compare(model_expected(gen.answers, scratch.rendered, micro_batch=batch), flat)
-                         if f.keys not in seen]
+            seen = {f.keys for f in findings if f.severity != INFO}
+            model = model_expected(gen.answers, scratch.rendered, micro_batch=batch, fp8_installed=eff.fp8_installed)
+            findings += [f for f in compare(model, flat) if f.keys not in seen]
     return sort_findings(findings)

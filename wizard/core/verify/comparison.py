@@ -53,6 +53,11 @@ class Effective:
     mixed_precision: str | None = None
     dynamo_backend: str | None = None
     parallelism: dict | None = None
+    fp8: dict | None = None
+    """The fp8 recipe accelerate built from the launch environment: ``backend`` and the recipe's fields (None: no fp8,
+    or no recipe could be chosen here)."""
+    fp8_installed: tuple[str, ...] | None = None
+    """The fp8 backends installed where the round trip ran (None: none), which the auto pick chose from."""
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -72,7 +77,8 @@ def flatten_effective(e: Effective) -> dict[str, object]:
     world_size, zero_stage, offload_{param,optimizer}_{device,nvme_path}, gradient_clipping,
     gradient_accumulation_steps, train_batch_size, train_micro_batch_size_per_gpu, fp16_enabled,
     bf16_enabled, zero_allow_untested_optimizer, gather_16bit_weights_on_model_save);
-    ``parallelism.<size>``. Sections that were not reached are absent.
+    ``parallelism.<size>``; ``fp8.backend`` and ``fp8.<field>`` of the fp8 recipe. Sections that were not reached
+    are absent.
     """
     out: dict[str, object] = {
         "distributed_type": e.distributed_type,
@@ -98,6 +104,9 @@ def flatten_effective(e: Effective) -> dict[str, object]:
     if e.parallelism is not None:
         for k, v in e.parallelism.items():
             out[f"parallelism.{k}"] = v
+    if e.fp8 is not None:
+        for k, v in e.fp8.items():
+            out[f"fp8.{k}"] = v
     return out
 
 

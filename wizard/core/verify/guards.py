@@ -254,3 +254,52 @@ def _deepspeed_world_size(world_size: int) -> Iterator[None]:
         yield
     finally:
         ds_config_mod.dist = saved
+
+
+@contextlib.contextmanager
+def _fp8_package_answered(backend: str | None) -> Iterator[str | None]:
+    """Machine-independence workaround #5 (fp8 only): the fp8 package the training node has, missing here.
+
+    ``accelerate launch`` and ``AcceleratorState`` refuse ``mixed_precision: fp8`` where none of torchao, Transformer
+    Engine and MS-AMP is installed (``is_fp8_available``), and ``TERecipeKwargs`` / ``AORecipeKwargs`` check their
+    own package first thing in ``__post_init__``, before they read the environment. When the package of ``backend``
+    (``"TE"``, ``"AO"``, ``"MSAMP"``; None: the launch stage, any package) is not installed here, those checks answer
+    yes for the duration of one stage, and for torchao a stand-in ``torchao.float8`` module gives a
+    ``Float8LinearConfig`` that keeps the arguments it is given (what AORecipeKwargs builds from the environment).
+    Yields the package's name in words when something was answered (the round trip says so in a finding), None when
+    the real package is there. Everything is restored afterwards.
+    """
+    import importlib.util
+    import types
+
+    import accelerate.utils.dataclasses as dc
+    import accelerate.utils.launch as launch_mod
+
+    from ..library.launcher import FP8_PACKAGES
+
+    names = [FP8_PACKAGES[backend]] if backend in FP8_PACKAGES else list(FP8_PACKAGES.values())
+    if any(importlib.util.find_spec(module) is not None for module, _ in names):
+        yield None
+        return
+    saved = [(mod, attr, getattr(mod, attr)) for mod, attr in (
+        (launch_mod, "is_fp8_available"), (dc, "is_transformer_engine_available"), (dc, "is_torchao_available"))
+        if hasattr(mod, attr)]
+    for mod, attr, _ in saved:
+        setattr(mod, attr, lambda *a, **k: True)
+    stand_in = {}
+    if backend == "AO":
+        float8 = types.ModuleType("torchao.float8")
+        float8.Float8LinearConfig = lambda **kwargs: types.SimpleNamespace(**kwargs)  # type: ignore[attr-defined]
+        stand_in = {"torchao": types.ModuleType("torchao"), "torchao.float8": float8}
+    before = {name: sys.modules.get(name) for name in stand_in}
+    sys.modules.update(stand_in)
+    try:
+        yield " / ".join(words for _, words in names)
+    finally:
+        for mod, attr, value in saved:
+            setattr(mod, attr, value)
+        for name, value in before.items():
+            if value is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = value

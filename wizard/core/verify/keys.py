@@ -14,6 +14,7 @@ from typing import Any
 
 from ..library.deepspeed import DS_ENV_TO_KEY, DS_FILE_CONFLICTING_FIELDS, DS_MODEL_PREFIX, PATH_TO_INLINE
 from ..library.fsdp import FSDP_ENV_TO_ARG, fsdp_key
+from ..library.launcher import FP8_PARSE, FP8_RECIPE_KEYS
 
 
 def fsdp_yaml_key(raw: Mapping[str, Any] | None, arg: str) -> str:
@@ -26,6 +27,28 @@ def fsdp_yaml_key(raw: Mapping[str, Any] | None, arg: str) -> str:
             if normalised == arg:
                 return f"fsdp_config.{key_s}"
     return f"fsdp_config.{arg}"
+
+
+def fp8_yaml_keys(raw: Mapping[str, Any] | None) -> dict[str, str]:
+    """Launcher argument (``fp8_margin``) -> the dotted YAML key that feeds it (``fp8_config.margin``)."""
+    from ..effective.fp8 import launch_arg
+
+    section = (raw or {}).get("fp8_config") or {}
+    return {launch_arg(str(k)): f"fp8_config.{k}" for k in section} if isinstance(section, Mapping) else {}
+
+
+def fp8_error_keys(exc: BaseException, raw: Mapping[str, Any] | None, backend: str) -> list[str]:
+    """The fp8_config keys behind a recipe's refusal: the field it names (in backticks), else the written fields it
+    parses the way that failed (a truth word, an integer); ``fp8_config`` when none is written."""
+    from ..effective.fp8 import launch_arg
+
+    written = fp8_yaml_keys(raw)
+    text = str(exc)
+    fields = [f for f in FP8_RECIPE_KEYS[backend] if f"`{f}`" in text]
+    if not fields:
+        kinds = ("flag", "flags3") if "truth value" in text else ("int",) if "int()" in text else ()
+        fields = [f for f in FP8_RECIPE_KEYS[backend] if FP8_PARSE[f] in kinds]
+    return [written[launch_arg(f)] for f in fields if launch_arg(f) in written] or ["fp8_config"]
 
 
 def ds_yaml_key(key: str) -> str:

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from ..library.fsdp import FSDP_PLAIN
+from ..library.launcher import FP8_RECIPE_KEYS
 
 
 def _dtype_name(x: Any) -> str | None:
@@ -93,6 +94,16 @@ def _parallelism_summary(pc: Any) -> dict:
             "sp_attn_implementation": pc.sp_handler.sp_attn_implementation}
            if pc.sp_size > 1 and pc.sp_handler else {}),
     }
+
+
+def _fp8_summary(backend: str, recipe: Any) -> dict:
+    """The fields of the fp8 recipe accelerate built (TERecipeKwargs, MSAMPRecipeKwargs, AORecipeKwargs), under the
+    names the recipe has (the effective model's ``fp8.<field>``); the override triple as a list."""
+    out: dict[str, Any] = {"backend": backend}
+    for field in FP8_RECIPE_KEYS[backend]:
+        value = getattr(recipe, field)
+        out[field] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 def _ds_config_file(env: Mapping[str, str]) -> str | None:

@@ -10,6 +10,7 @@ torch / accelerate / deepspeed / transformers are imported only inside the metho
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import re
@@ -18,9 +19,10 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
-from ..findings import ERROR, WARNING, Finding
+from ..findings import ERROR, INFO, WARNING, Finding
 from ..library.fsdp import FSDP_PLAIN
 from ..wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
+from ..wizard_rules import VERIFY_FP8_RECIPE as RULE_FP8_RECIPE
 from ..wizard_rules import VERIFY_LAUNCH as RULE_LAUNCH
 from ..wizard_rules import VERIFY_LIBRARY_WARNING as RULE_LIBRARY_WARNING
 from ..wizard_rules import VERIFY_LOAD as RULE_LOAD
@@ -32,6 +34,7 @@ from .guards import (
     _capture_library_messages,
     _CaptureHandler,
     _deepspeed_world_size,
+    _fp8_package_answered,
     _port_probe_neutralised,
     _pretend_cuda_device,
     _quiet_cpu_accelerator_notice,
@@ -39,7 +42,7 @@ from .guards import (
     _scrubbed,
     _set_environ,
 )
-from .readback import _deepspeed_validated, _ds_config_file, _fsdp_summary, _parallelism_summary
+from .readback import _deepspeed_validated, _ds_config_file, _fp8_summary, _fsdp_summary, _parallelism_summary
 from .stubs import _AcceleratorStub, _training_arguments
 
 _WARNING_NEEDLES: tuple[tuple[str, str], ...] = (
@@ -153,6 +156,14 @@ class _RoundTrip:
 
     def error(self, rule: str, keys: list[str], exc: BaseException | str) -> None:
         self.eff.findings.append(_finding(ERROR, rule, keys or [self.file_key], exc))
+
+    def note(self, rule: str, keys: list[str], message: str) -> None:
+        self.eff.findings.append(_finding(INFO, rule, keys or [self.file_key], message))
+
+    @property
+    def fp8_run(self) -> bool:
+        """The YAML asks for fp8 (the launcher's and the Accelerator's fp8 steps run)."""
+        return isinstance(self.raw, Mapping) and str(self.raw.get("mixed_precision", "")).lower() == "fp8"
 
     def warn(self, keys: list[str], message: str) -> None:
         f = _finding(WARNING, RULE_LIBRARY_WARNING, keys or [self.file_key], message)
@@ -273,7 +284,9 @@ class _RoundTrip:
 
         try:
             # Launch-stage warnings describe this machine (e.g. a busy port), not the config: dropped.
-            with warnings.catch_warnings(record=True), _port_probe_neutralised():
+            # fp8: the launcher's package check answered yes where no fp8 package is installed here (guards.py #5)
+            with warnings.catch_warnings(record=True), _port_probe_neutralised(), \
+                    (_fp8_package_answered(None) if self.fp8_run else contextlib.nullcontext()):
                 warnings.simplefilter("always")
                 args = launch_command_parser().parse_args(["--config_file", self.yaml_abs, "train.py"])
                 args, defaults, mp_from_config_flag = _validate_launch_command(args)
@@ -385,7 +398,8 @@ class _RoundTrip:
         if trainer_mp is not None:
             mixed_precision = trainer_mp  # Accelerator(mixed_precision=args.mixed_precision) beats the env
         try:
-            if mixed_precision == "fp8" and not is_fp8_available():
+            if mixed_precision == "fp8" and not is_fp8_available() and not self.fp8_run:
+                # (a YAML with fp8 gets its package check answered, as in the launch stage: see _fp8)
                 raise ValueError("Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.")
             # (On CUDA without fp8 capability AcceleratorState falls back to fp16: hardware, not modelled.)
             if ds_plugin is not None and not cpu:  # use_ds: the plugin was built above
@@ -446,6 +460,10 @@ class _RoundTrip:
                 return
             eff.parallelism = _parallelism_summary(parallelism)  # _validate_accelerator may resize
 
+        # Accelerator.__init__: the fp8 recipe handler from the launcher's ACCELERATE_FP8_* variables
+        if mixed_precision == "fp8" and not self._fp8(distributed_type, fsdp_plugin):
+            return
+
         # Accelerator.__init__: gradient accumulation steps from the env (the Trainer passes num_steps=1)
         try:
             accel_gas = int(parse_choice_from_env("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1))
@@ -460,6 +478,59 @@ class _RoundTrip:
             self.say("DeepSpeed fills \"auto\" and validates its config")
             self._deepspeed(ds_plugin, accel_gas, parallelism)
 
+
+    def _fp8(self, distributed_type: Any, fsdp_plugin: Any) -> bool:
+        """What ``Accelerator.__init__`` does with fp8 and no recipe handler passed: the backend from
+        ``ACCELERATE_FP8_BACKEND`` (NO: the first of torchao, Transformer Engine, MS-AMP installed), then that
+        backend's recipe kwargs, which read the launcher's ``ACCELERATE_FP8_*`` variables; read back into
+        ``eff.fp8``. Where the backend's package is missing here, the recipe is built with its package check answered
+        yes (guards.py #5) and an INFO finding says the fp8 start-up itself was not replayed. False: it failed."""
+        from accelerate.utils import AORecipeKwargs, DistributedType, MSAMPRecipeKwargs, TERecipeKwargs
+        from accelerate.utils.dataclasses import FP8BackendType
+        from accelerate.utils.environment import parse_choice_from_env
+        from accelerate.utils.imports import is_msamp_available, is_torchao_available, is_transformer_engine_available
+
+        written = K.fp8_yaml_keys(self.raw)
+        backend_keys = [written["fp8_backend"]] if "fp8_backend" in written else []
+        try:
+            chosen = FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND", "NO")).value
+        except ValueError as exc:
+            self.error(RULE_PLUGIN, backend_keys or ["fp8_config"], exc)
+            return False
+        # accelerator.py tries torchao, then Transformer Engine, then MS-AMP (library.launcher.FP8_AUTO_ORDER)
+        probes = (("AO", is_torchao_available), ("TE", is_transformer_engine_available), ("MSAMP", is_msamp_available))
+        installed = tuple(name for name, probe in probes if probe())
+        self.eff.fp8_installed = installed or None
+        if chosen == "NO":
+            if not installed:
+                self.eff.fp8 = {"backend": None}
+                self.note(RULE_FP8_RECIPE, backend_keys or ["mixed_precision"],
+                          "No fp8 backend is written and none of torchao, Transformer Engine, MS-AMP is installed "
+                          "here: the Accelerator takes the first one installed where the run starts, so no recipe "
+                          "was built or read back here.")
+                return True
+            chosen = installed[0]
+        recipe_class = {"AO": AORecipeKwargs, "TE": TERecipeKwargs, "MSAMP": MSAMPRecipeKwargs}[chosen]
+        try:
+            with _fp8_package_answered(chosen) as answered:
+                recipe = recipe_class()
+        except Exception as exc:
+            self.error(RULE_PLUGIN, K.fp8_error_keys(exc, self.raw, chosen), exc)
+            return False
+        self.eff.fp8 = _fp8_summary(chosen, recipe)
+        if answered:
+            self.note(RULE_FP8_RECIPE, backend_keys or ["mixed_precision"],
+                      f"{answered} is not installed here: the fp8 recipe was read back from {recipe_class.__name__} "
+                      "built from the launch environment (the package checks answered yes), which is what accelerate "
+                      "hands the package; the Accelerator's fp8 start-up with the package itself was not replayed.")
+        # Accelerator.__init__ refuses torchao with FSDP and cpu_ram_efficient_loading (accelerator.py)
+        if chosen == "AO" and distributed_type == DistributedType.FSDP and fsdp_plugin is not None \
+                and fsdp_plugin.cpu_ram_efficient_loading:
+            self.error(RULE_PLUGIN, [*backend_keys, K.fsdp_yaml_key(self.raw, "fsdp_cpu_ram_efficient_loading")],
+                       "the Accelerator refuses torchao fp8 with FSDP while cpu_ram_efficient_loading is on "
+                       "(accelerator.py, after the recipe handlers)")
+            return False
+        return True
 
     # -- stage 4 -------------------------------------------------------------------------------
     def _deepspeed(self, plugin: Any, accel_gas: int, parallelism: Any) -> None:

@@ -14,7 +14,9 @@ No training is launched and no process group is created. The stages mirror what 
 3. **plugin** (``verify-plugin``): in an environment made of the exported variables only, the objects
    ``Accelerator.__init__`` builds, in its order: ``TorchDynamoPlugin()``, ``DeepSpeedPlugin()``,
    ``FullyShardedDataParallelPlugin()``, ``ParallelismConfig()``; then what ``AcceleratorState`` does with
-   mixed precision (``plugin.set_mixed_precision``), ``ParallelismConfig._validate_accelerator`` and the
+   mixed precision (``plugin.set_mixed_precision``), ``ParallelismConfig._validate_accelerator``, with fp8 the
+   recipe ``Accelerator.__init__`` builds from the launcher's ``ACCELERATE_FP8_*`` variables (``TERecipeKwargs``,
+   ``MSAMPRecipeKwargs`` or ``AORecipeKwargs``, read back as ``fp8.*``) and the
    ``int(ACCELERATE_GRADIENT_ACCUMULATION_STEPS)`` of ``Accelerator.__init__``. The first exception
    stops the stage, as it would stop the real ``Accelerator()``.
 4. **deepspeed config** (``verify-deepspeed-config``): the ``"auto"`` filling of
@@ -32,11 +34,13 @@ accumulation step) and DeepSpeed's ``DeepSpeedConfig``. ``TrainingArguments.worl
 ``num_processes`` (workaround #4: no process group exists), and transformers' global DeepSpeed config reference
 is cleared afterwards.
 
-The round trip models a GPU training node, not the machine running it. Three things are neutralised,
+The round trip models a GPU training node, not the machine running it. Four things are neutralised,
 each only for the duration of one stage and restored afterwards: the device lookup of the FSDP plugin
 (``_pretend_cuda_device``, only when no accelerator exists), the world size DeepSpeedConfig reads from a
 missing process group (``_deepspeed_world_size``) and the launcher's local port probe
-(``_port_probe_neutralised``). Python warnings and WARNING log records emitted in stages 3 and 4 become
+(``_port_probe_neutralised``), and with fp8 the package checks of the launcher, of ``AcceleratorState`` and of
+the recipe where the backend's package is not installed here (``_fp8_package_answered``; an INFO finding,
+``verify-fp8-recipe-only``, says so). Python warnings and WARNING log records emitted in stages 3 and 4 become
 ``verify-library-warning`` findings.
 
 torch / accelerate / deepspeed are imported only inside functions. ``os.environ``, ``sys.argv``, the
