@@ -329,6 +329,10 @@ def _check_options(p: argparse.ArgumentParser) -> None:
                         "depend on it say what happens in each case)")
     p.add_argument("--script", metavar="train.py",
                    help="read who drives training from this script (imports and calls; it is not run)")
+    p.add_argument("--training-args", metavar="ARGS", dest="training_args",
+                   help="the HF Trainer's TrainingArguments as a YAML or JSON mapping of their fields: each value "
+                        "the Trainer matches against the DeepSpeed JSON is checked, and the \"auto\" values it "
+                        "fills are shown (implies --trainer hf; fields not given take their defaults)")
     p.add_argument("--num-processes", type=_number("--num-processes"), metavar="N",
                    help="for a DeepSpeed JSON alone: the processes (GPUs) in total, for the batch-size arithmetic")
     p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N",

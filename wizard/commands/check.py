@@ -1,4 +1,5 @@
-"""``fsdpds-wizard check FILE [--trainer hf|accelerate | --script train.py] [--num-processes N] [--gpus-per-node N]
+"""``fsdpds-wizard check FILE [--trainer hf|accelerate | --script train.py] [--training-args ARGS]
+[--num-processes N] [--gpus-per-node N]
 [--model CONFIG.json|NAME] [--accelerate-version V] [--deepspeed-version V] [--transformers-version V]
 [--format text|json] [--verify]``.
 
@@ -34,10 +35,30 @@ def _context(args) -> Context:
         except OSError as e:
             raise UsageError(f"--script {args.script}: cannot read it ({e.strerror or e})") from None
         loop, source, prepared = found.loop, f"--script: {found.evidence}", found.prepared
+    targs = None
+    if getattr(args, "training_args", None):
+        if loop not in (None, LOOP_HF):
+            raise UsageError("--training-args gives the Hugging Face Trainer's arguments: it goes with --trainer hf "
+                             f"(or none), not with {source or 'an own loop'}")
+        targs = _training_arguments(args.training_args)
+        if loop is None:
+            loop, source = LOOP_HF, "--training-args"
     try:
-        return make_context(loop, flags=flags, loop_source=source, prepared=prepared)
+        return make_context(loop, flags=flags, loop_source=source, prepared=prepared, trainer_arguments=targs,
+                            trainer_arguments_source=args.training_args if targs is not None else "")
     except VersionError as e:
         raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+
+
+def _training_arguments(path: str) -> dict:
+    from ..core.effective.trainer import read_training_arguments
+
+    try:
+        return read_training_arguments(Path(path).expanduser())
+    except InputError as e:
+        raise UsageError(f"--training-args {e}") from None
+    except ValueError as e:
+        raise UsageError(f"--training-args {path}: {e}") from None
 
 
 def run(args) -> int:
