@@ -333,6 +333,9 @@ def _check_options(p: argparse.ArgumentParser) -> None:
                    help="the HF Trainer's TrainingArguments as a YAML or JSON mapping of their fields: each value "
                         "the Trainer matches against the DeepSpeed JSON is checked, and the \"auto\" values it "
                         "fills are shown (implies --trainer hf; fields not given take their defaults)")
+    p.add_argument("--kind", choices=("llamafactory", "axolotl"), default=None,
+                   help="FILE is a LLaMA-Factory or axolotl training YAML (default: recognised by its keys): its "
+                        "arguments are matched against the DeepSpeed JSON it names, as the Trainer will")
     p.add_argument("--num-processes", type=_number("--num-processes"), metavar="N",
                    help="for a DeepSpeed JSON alone: the processes (GPUs) in total, for the batch-size arithmetic")
     p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N",

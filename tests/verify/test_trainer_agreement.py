@@ -83,12 +83,15 @@ HAND = [  # (id, json, arguments, world size)
 
 
 def _real_pairs():
-    """Every real JSON with every real file's arguments (the file's own JSON among them)."""
+    """Every real JSON with every real file's arguments, as `check` maps the file (the file's own JSON among them)."""
+    from wizard.core.effective.training_file import detect_kind, training_file_from
+
     out = []
     for tname, t in DATA["training"].items():
+        arguments = training_file_from(t["file"], detect_kind(t["file"])).arguments
         for dname, d in DATA["deepspeed"].items():
             own = t["deepspeed"] and dname.split("/")[0] == tname.split("/")[0] and dname.endswith("/" + t["deepspeed"])
-            out.append(pytest.param(d["config"], t["arguments"], 1, id=f"{tname}+{dname}" + ("(own)" if own else "")))
+            out.append(pytest.param(d["config"], arguments, 1, id=f"{tname}+{dname}" + ("(own)" if own else "")))
     return out
 
 

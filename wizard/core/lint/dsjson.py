@@ -670,8 +670,8 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
                      f"`{m.path}: {_shown(m.written)}` in the DeepSpeed JSON differs from {what} in {source}"
                      f"{given_or_default}: the Hugging Face Trainer compares the two and raises 'Please correct the "
                      "following DeepSpeed config values that mismatch TrainingArguments values' before training.",
-                     f"Write `\"{m.path.rsplit('.', 1)[-1]}\": \"auto\"` in the JSON (the Trainer fills it from "
-                     f"{argnames}), or set {argnames} to match.")
+                     f"Write \"auto\" for `{m.path}` in the JSON (the Trainer fills it from {argnames}), or set "
+                     f"{argnames} to match.")
         elif m.verdict == FILLED:
             filled.append(m)
         elif m.verdict == UNKNOWN:
