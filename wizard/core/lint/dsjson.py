@@ -168,7 +168,8 @@ TRAINER_ARG_MISMATCH = rule("ds-json-trainer-argument-mismatch", ERROR,
                             fix="Write \"auto\" in the JSON (the Trainer fills the argument), or make the two "
                                 "values equal.",
                             claims=("trainer-ds-values-must-match-arguments",
-                                    "trainer-lr-and-warmup-max-lr-match-learning-rate"))
+                                    "trainer-lr-and-warmup-max-lr-match-learning-rate",
+                                    "trainer-precision-and-schedule-match-arguments"))
 TRAINER_ARG_FILLED = rule("ds-json-trainer-auto-filled", INFO,
                           "What the HF Trainer writes into each \"auto\" from the TrainingArguments given "
                           "(--training-args; defaults for the arguments not given)",
@@ -184,7 +185,8 @@ TRAINER_ARG_UNKNOWN = rule("ds-json-trainer-value-unknown", INFO,
                                 "scheduler.params.warmup_num_steps)",
                            fix="Pass --num-processes N (the batch) or max_steps in the arguments (the schedule) for "
                                "a verdict, or write \"auto\".",
-                           claims=("trainer-ds-values-must-match-arguments",))
+                           claims=("trainer-ds-values-must-match-arguments",
+                                   "trainer-precision-and-schedule-match-arguments"))
 TRAINER_PREFETCH_FLOAT = rule("trainer-prefetch-bucket-float", WARNING,
                               "ZeRO-3 stage3_prefetch_bucket_size \"auto\" under a Trainer before transformers 4.45: "
                               "filled with the float 0.9 x h x h, which DeepSpeed refuses unless it is whole",
