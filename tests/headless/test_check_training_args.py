@@ -158,3 +158,16 @@ def test_training_args_alone_implies_the_trainer(tmp_path, capsys):
     assert main(["check", str(tmp_path / "ds.json"), "--training-args", str(tmp_path / "a.json")]) == 2
     out = capsys.readouterr().out
     assert "gradient_clipping, max_grad_norm" in out and "the Hugging Face Trainer" in out
+
+
+def test_an_accelerate_config_naming_the_json_gives_the_world_size(tmp_path, capsys):
+    (tmp_path / "ds.json").write_text(json.dumps(_with(train_batch_size=32)))
+    (tmp_path / "acc.yaml").write_text(yaml.safe_dump({
+        "compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
+        "num_machines": 1, "machine_rank": 0, "deepspeed_config": {"deepspeed_config_file": str(tmp_path / "ds.json")}}))
+    (tmp_path / "a.json").write_text(json.dumps(ARGS))
+    assert main(["check", str(tmp_path / "acc.yaml"), "--training-args", str(tmp_path / "a.json"),
+                 "--gpus-per-node", "2", "--format", "json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "ds-json-trainer-argument-mismatch"]
+    assert f["keys"][0] == "train_batch_size" and "2 processes" in f["message"] and "= 16" in f["message"]

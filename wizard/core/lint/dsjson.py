@@ -653,7 +653,8 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
         if m.verdict == MISMATCH:
             if m.path == "train_batch_size":
                 unit = args["per_device_train_batch_size"] * args["gradient_accumulation_steps"]
-                what = (f"world size x per_device_train_batch_size {args['per_device_train_batch_size']} x "
+                world = f"{ctx.nproc} processes" if m.value is not None else "the number of processes"
+                what = (f"{world} x per_device_train_batch_size {args['per_device_train_batch_size']} x "
                         f"gradient_accumulation_steps {args['gradient_accumulation_steps']} = "
                         + (_shown(m.value) if m.value is not None else
                            f"a multiple of {unit}, which {_shown(m.written)} is not, for any number of processes"))
