@@ -164,7 +164,8 @@ def test_an_accelerate_config_naming_the_json_gives_the_world_size(tmp_path, cap
     (tmp_path / "ds.json").write_text(json.dumps(_with(train_batch_size=32)))
     (tmp_path / "acc.yaml").write_text(yaml.safe_dump({
         "compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "num_processes": 2,
-        "num_machines": 1, "machine_rank": 0, "deepspeed_config": {"deepspeed_config_file": str(tmp_path / "ds.json")}}))
+        "num_machines": 1, "machine_rank": 0,
+        "deepspeed_config": {"deepspeed_config_file": str(tmp_path / "ds.json")}}))
     (tmp_path / "a.json").write_text(json.dumps(ARGS))
     assert main(["check", str(tmp_path / "acc.yaml"), "--training-args", str(tmp_path / "a.json"),
                  "--gpus-per-node", "2", "--format", "json"]) == 2
