@@ -96,12 +96,12 @@ def _number(value: Any) -> Any:
 def training_file_from(data: Mapping[str, Any], kind: str) -> TrainingFile:
     """The file's TrainingArguments as ``kind``'s tool passes them (module docstring)."""
     if kind == LLAMAFACTORY:
-        args = {k: data[k] for k in TRAINER_DEFAULTS if k in data and data[k] is not None}
-        notes = []
+        given = {k: data[k] for k in TRAINER_DEFAULTS if k in data and data[k] is not None}
+        said: list[str] = []
         if "warmup_ratio" in data:
-            notes.append("warmup_ratio is not a TrainingArguments field in transformers 5.24 (warmup_steps below 1 "
+            said.append("warmup_ratio is not a TrainingArguments field in transformers 5.24 (warmup_steps below 1 "
                          "is the fraction there): not carried")
-        return TrainingFile(kind, args, (), tuple(notes), data.get("deepspeed"), {})
+        return TrainingFile(kind, given, (), tuple(said), data.get("deepspeed"), {})
     if kind != AXOLOTL:
         raise ValueError(f"unknown training file kind {kind!r} (use one of: {', '.join(KINDS)})")
     args: dict[str, Any] = {}
