@@ -64,8 +64,8 @@ def _training_arguments(path: str) -> dict:
 def _training_file(args):
     """(kind, the file's mapping) when FILE is a LLaMA-Factory or axolotl training YAML (``--kind``, or recognised by
     its keys); None for anything else, which the usual path reads (and reports when unusable)."""
-    from ..core.effective.training_file import detect_kind
     from ..core.inputs import ACCELERATE, is_json_name, load_mapping_file
+    from ..core.training_kinds import detect_kind
 
     kind = getattr(args, "kind", None)
     if kind is None and is_json_name(args.config):
@@ -84,11 +84,12 @@ def _run_training_file(args, kind: str, data: dict) -> int:
     """A training YAML of a Trainer-based tool: its arguments are the context, the DeepSpeed JSON it names is
     checked in it (or what it sets instead is said)."""
     from ..core.effective.trainer import argument_problems
-    from ..core.effective.training_file import KIND_LABELS, deepspeed_path, training_file_from
+    from ..core.effective.training_file import deepspeed_path, training_file_from
     from ..core.findings import ERROR
     from ..core.inputs import is_json_name
     from ..core.lint import lint_ds_json, load_config_files
     from ..core.lint.checked import check_findings, context_findings
+    from ..core.training_kinds import KIND_LABELS
     from ..core.wizard_rules import (
         TRAINING_FILE_DS_NOT_FOUND,
         TRAINING_FILE_FSDP,

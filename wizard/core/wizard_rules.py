@@ -301,7 +301,8 @@ CONTEXT_NUM_PROCESSES_UNUSED = rule(
     "--num-processes was given for an accelerate config, which gives num_processes itself",
     _CONTEXT_SRC, section=INPUT, keys="num_processes",
     fix="Drop --num-processes (it is for a DeepSpeed JSON checked alone), or change num_processes in the config.")
-_TRAINING_FILE_SRC = ("wizard/core/effective/training_file.py (each tool's mapping, cited there: LLaMA-Factory "
+_TRAINING_FILE_SRC = (DOC + "training-loop; wizard/core/effective/training_file.py (each tool's mapping, cited "
+                      "there: LLaMA-Factory "
                       "src/llamafactory/hparams/parser.py, axolotl src/axolotl/core/builders/base.py, "
                       "src/axolotl/utils/config/__init__.py:236-240); docs/corpus.md (Trainer pairs)")
 TRAINING_FILE_READ = rule(

@@ -33,7 +33,6 @@ from ..library.deepspeed import (
 from ..vocab import TRUE_WORDS, as_int, parse_int
 from .builder import Builder
 from .situation import Situation
-from .trainer import FILLED, MISMATCH, trainer_matches
 from .used import AUTO, CHANGED, DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
 
 PLUGIN = "DeepSpeedPlugin"
@@ -195,6 +194,8 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
     gas_unknown = False
     """Accumulation left to the script: "auto" filled from an Accelerator or TrainingArguments no file shows."""
     if trainer:
+        from .trainer import FILLED, MISMATCH, trainer_matches  # in here: not on the start path of every command
+
         # what the Trainer writes and compares: effective/trainer.py, for the keys this model follows
         matched = {m.path: m for m in trainer_matches(config, situation.trainer_arguments, world_size=world)}
         mismatches = []

@@ -29,20 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..library.auto import TRAINER_DEFAULTS
-
-LLAMAFACTORY = "llamafactory"
-AXOLOTL = "axolotl"
-KINDS = (LLAMAFACTORY, AXOLOTL)
-KIND_LABELS = {LLAMAFACTORY: "LLaMA-Factory training YAML", AXOLOTL: "axolotl YAML"}
-
-_MARKERS = {
-    LLAMAFACTORY: ("stage", "finetuning_type", "template", "cutoff_len", "model_name_or_path", "dataset", "do_train",
-                   "lora_target", "max_samples"),
-    AXOLOTL: ("base_model", "micro_batch_size", "datasets", "sequence_len", "num_epochs", "lr_scheduler", "optimizer",
-              "adapter", "val_set_size", "sample_packing"),
-}
-"""Keys only that tool's file has (LLaMA-Factory's data and fine-tuning arguments; axolotl's config schema)."""
-_ACCELERATE = ("distributed_type", "compute_environment", "deepspeed_config", "fsdp_config_version")
+from ..training_kinds import AXOLOTL, KIND_LABELS, KINDS, LLAMAFACTORY, detect_kind
 
 _AXOLOTL_OWN = ("per_device_train_batch_size", "bf16", "fp16", "bf16_full_eval", "fp16_full_eval", "warmup_steps",
                 "auto_find_batch_size")
@@ -68,19 +55,6 @@ class TrainingFile:
     """The file's ``deepspeed:`` value: a path as written, a mapping (axolotl takes one inline), or None."""
     fsdp: dict[str, Any] = field(default_factory=dict)
     """The FSDP keys it sets instead (axolotl ``fsdp``, ``fsdp_config``, ``fsdp_version``), as written."""
-
-
-def detect_kind(data: Mapping[str, Any]) -> str | None:
-    """Which tool's file this is, by the keys only that tool's file has (None: neither, or an accelerate config)."""
-    keys = {str(k) for k in data}
-    if keys & set(_ACCELERATE):
-        return None
-    scores = {kind: len(keys & set(markers)) for kind, markers in _MARKERS.items()}
-    best = max(scores, key=lambda k: scores[k])
-    others = [s for k, s in scores.items() if k != best]
-    if scores[best] >= 2 and all(scores[best] > s for s in others):
-        return best
-    return None
 
 
 def _number(value: Any) -> Any:
