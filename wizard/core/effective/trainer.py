@@ -41,7 +41,8 @@ class TrainerMatch:
     path: str
     """The DeepSpeed key (dotted path in the JSON)."""
     arguments: tuple[str, ...]
-    """The TrainingArguments it comes from, for messages and findings' keys (those given first)."""
+    """The TrainingArguments it comes from, for messages and findings' keys (for precision the ``*_full_eval`` one
+    only when it is given)."""
     written: Any
     """The JSON's value ("auto" or concrete)."""
     value: Any
@@ -212,9 +213,5 @@ def trainer_matches(ds: Mapping[str, Any], given: Mapping[str, Any] | None, *, w
     return out
 
 
-def mismatches(matches: list[TrainerMatch]) -> list[TrainerMatch]:
-    return [m for m in matches if m.verdict == MISMATCH]
-
-
-__all__ = ["FILLED", "MATCH", "MISMATCH", "NOT_COMPARED", "UNKNOWN", "TrainerMatch", "argument_problems", "mismatches",
+__all__ = ["FILLED", "MATCH", "MISMATCH", "NOT_COMPARED", "UNKNOWN", "TrainerMatch", "argument_problems",
            "read_training_arguments", "trainer_arguments", "trainer_matches", "training_steps", "warmup_steps"]

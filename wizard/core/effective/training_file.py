@@ -7,8 +7,9 @@ How each tool does it (the snapshots cited in docs/corpus.md, "Trainer pairs"):
 
 - LLaMA-Factory (hiyouga/LLaMA-Factory ff6d4d12, src/llamafactory/hparams/parser.py:117, 149-161, 310-312): the YAML is
   parsed by HfArgumentParser into its dataclasses, TrainingArguments among them, so a key that is a TrainingArguments
-  field is that argument, as written (no type conversion), and ``deepspeed`` is TrainingArguments' own, opened by
-  transformers from the folder the run starts in.
+  field is that argument, as written (no type conversion), and ``deepspeed`` is TrainingArguments' own, opened
+  from the folder the run starts in (accelerate/utils/deepspeed.py:136-143, HfDeepSpeedConfig: os.path.exists on
+  the path as written).
 - axolotl (axolotl-ai-cloud/axolotl 067b021c, src/axolotl/core/builders/base.py): ``micro_batch_size`` ->
   ``per_device_train_batch_size`` (:668), ``gradient_accumulation_steps``, ``learning_rate``, ``max_grad_norm``,
   ``weight_decay``, ``adam_beta1``/``adam_beta2``/``adam_epsilon`` passed when set (:622-660), ``max_steps`` when set
