@@ -322,7 +322,8 @@ def _check_options(p: argparse.ArgumentParser) -> None:
     p.description = "Lint an accelerate config YAML and the DeepSpeed JSON it names, as accelerate reads them " \
                     "when launched from the current folder, or a DeepSpeed JSON alone, for the training loop and " \
                     "library versions that will run it."
-    p.add_argument("config", metavar="FILE", help="accelerate config (YAML) or a DeepSpeed JSON alone")
+    p.add_argument("config", metavar="FILE", help="accelerate config (YAML), a DeepSpeed JSON alone, or a "
+                                                   "LLaMA-Factory / axolotl training YAML")
     p.add_argument("--trainer", choices=("hf", "accelerate"), default=None,
                    help="who drives training: hf = the Hugging Face Trainer (transformers, TRL, LLaMA-Factory, "
                         "axolotl), accelerate = an own Accelerator loop (default: unknown, then findings that "
