@@ -48,7 +48,8 @@ EXPECTED = {
             "wizard.core.lint.checked", "wizard.core.lint.configfile", "wizard.core.lint.ds",
             "wizard.core.lint.dsjson", "wizard.core.lint.dszero", "wizard.core.lint.fsdp", "wizard.core.lint.general",
             "wizard.core.lint.keys", "wizard.core.lint.launch", "wizard.core.lint.linter", "wizard.core.presets",
-            "wizard.core.rules", "wizard.core.versions", "wizard.core.vocab", "wizard.core.wizard_rules",
+            "wizard.core.rules", "wizard.core.training_kinds", "wizard.core.versions", "wizard.core.vocab",
+            "wizard.core.wizard_rules",
         },
         "stdlib": {
             "__future__", "_ast", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale",

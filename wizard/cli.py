@@ -325,13 +325,21 @@ def _check_options(p: argparse.ArgumentParser) -> None:
     p.description = "Lint an accelerate config YAML and the DeepSpeed JSON it names, as accelerate reads them " \
                     "when launched from the current folder, or a DeepSpeed JSON alone, for the training loop and " \
                     "library versions that will run it."
-    p.add_argument("config", metavar="FILE", help="accelerate config (YAML) or a DeepSpeed JSON alone")
+    p.add_argument("config", metavar="FILE", help="accelerate config (YAML), a DeepSpeed JSON alone, or a "
+                                                   "LLaMA-Factory / axolotl training YAML")
     p.add_argument("--trainer", choices=("hf", "accelerate"), default=None,
                    help="who drives training: hf = the Hugging Face Trainer (transformers, TRL, LLaMA-Factory, "
                         "axolotl), accelerate = an own Accelerator loop (default: unknown, then findings that "
                         "depend on it say what happens in each case)")
     p.add_argument("--script", metavar="train.py",
                    help="read who drives training from this script (imports and calls; it is not run)")
+    p.add_argument("--training-args", metavar="ARGS", dest="training_args",
+                   help="the HF Trainer's TrainingArguments as a YAML or JSON mapping of their fields: each value "
+                        "the Trainer matches against the DeepSpeed JSON is checked, and the \"auto\" values it "
+                        "fills are shown (implies --trainer hf; fields not given take their defaults)")
+    p.add_argument("--kind", choices=("llamafactory", "axolotl"), default=None,
+                   help="FILE is a LLaMA-Factory or axolotl training YAML (default: recognised by its keys): its "
+                        "arguments are matched against the DeepSpeed JSON it names, as the Trainer will")
     p.add_argument("--num-processes", type=_number("--num-processes"), metavar="N",
                    help="for a DeepSpeed JSON alone: the processes (GPUs) in total, for the batch-size arithmetic")
     p.add_argument("--gpus-per-node", type=_number("--gpus-per-node"), metavar="N",

@@ -168,6 +168,46 @@ def test_trainer_refuses_deepspeed_values_that_differ_from_its_arguments(tmp_pat
     assert line in str(err.value)
 
 
+@pytest.mark.claim("trainer-precision-and-schedule-match-arguments")
+@pytest.mark.parametrize("case", ["bf16-differs", "fp16-differs", "full-eval", "total-steps", "warmup-steps",
+                                  "no-section"])
+def test_trainer_matches_precision_and_the_schedule_against_its_arguments(tmp_path, fresh_state, case):
+    import torch
+    from transformers import TrainingArguments
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
+
+    def finalize(ds: dict, steps: int = 50, **kw):
+        args = TrainingArguments(str(tmp_path / "out"), use_cpu=True, report_to=[], **kw)
+        cfg = HfTrainerDeepSpeedConfig({"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 1},
+                                        **ds})
+        cfg.trainer_config_process(args)
+        cfg.trainer_config_finalize(args, torch.nn.Linear(2, 2), steps)
+        return cfg.config
+
+    sched = {"type": "WarmupDecayLR", "params": {"total_num_steps": "auto", "warmup_num_steps": "auto"}}
+    if case == "bf16-differs":
+        with pytest.raises(ValueError, match="mismatch TrainingArguments") as err:
+            finalize({"bf16": {"enabled": False}}, bf16=True)
+        assert "bf16.enabled=False vs hf bf16|bf16_full_eval=True" in str(err.value)
+    elif case == "fp16-differs":
+        with pytest.raises(ValueError, match="fp16.enabled=True vs hf fp16"):
+            finalize({"fp16": {"enabled": True}})
+    elif case == "full-eval":  # bf16_full_eval alone makes the Trainer's value true: a true JSON passes
+        assert finalize({"bf16": {"enabled": True}}, bf16_full_eval=True)["bf16"]["enabled"] is True
+    elif case == "total-steps":
+        assert finalize({"scheduler": sched}, steps=50)["scheduler"]["params"]["total_num_steps"] == 50
+        with pytest.raises(ValueError, match="total_num_steps=70 vs hf num_training_steps"):
+            finalize({"scheduler": {**sched, "params": {"total_num_steps": 70}}}, steps=50)
+    elif case == "warmup-steps":  # warmup_steps below 1 is a fraction of the steps; no warm-up still fills 1
+        assert finalize({"scheduler": sched}, steps=50, warmup_steps=0.1)["scheduler"]["params"][
+            "warmup_num_steps"] == 5
+        assert finalize({"scheduler": sched}, steps=50)["scheduler"]["params"]["warmup_num_steps"] == 1
+        with pytest.raises(ValueError, match="warmup_num_steps=3 vs hf warmup_steps=5"):
+            finalize({"scheduler": {**sched, "params": {"warmup_num_steps": 3}}}, steps=50, warmup_steps=5)
+    else:  # no bf16 section: nothing compared even with bf16=True
+        assert "bf16" not in finalize({}, bf16=True)
+
+
 @pytest.mark.claim("trainer-lr-and-warmup-max-lr-match-learning-rate")
 @pytest.mark.parametrize("case", ["optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps",
                                   "weight-decay"])

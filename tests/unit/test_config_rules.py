@@ -786,6 +786,33 @@ def test_loop_dependent_rule_follows_the_loop(rule, loops, bad_ds, fixed_ds):
         assert None not in loops
 
 
+# rules that need the Trainer's arguments (check --training-args): (rule, the arguments, bad json, fixed json)
+def TA(rule, targs, bad_ds, fixed_ds):
+    return pytest.param(rule, targs, bad_ds, fixed_ds, id=rule)
+
+
+_CONCRETE = dsj(train_batch_size=DROP, train_micro_batch_size_per_gpu=8, gradient_accumulation_steps=1,
+                gradient_clipping=1.0, bf16={"enabled": False})
+TRAINER_ARG_CASES = [
+    TA("ds-json-trainer-argument-mismatch", {"max_grad_norm": 0.5}, dsj(gradient_clipping=1.0), dsj()),
+    TA("ds-json-trainer-auto-filled", {}, dsj(), _CONCRETE),
+    TA("ds-json-trainer-value-unknown", {},
+       dsj(scheduler={"type": "WarmupDecayLR", "params": {"total_num_steps": 1000}}), dsj()),
+]
+
+
+@pytest.mark.parametrize("rule,targs,bad_ds,fixed_ds", TRAINER_ARG_CASES)
+def test_trainer_argument_rule_needs_the_arguments(rule, targs, bad_ds, fixed_ds):
+    from wizard.core.context import Context
+
+    with_args = Context(loop="hf", trainer_arguments=targs)
+    fired = [f for f in run(_fm(), bad_ds, context=with_args) if f.rule == rule]
+    assert fired and all(f.severity == RULES[rule].severity and f.keys and all(f.keys) for f in fired)
+    assert rule not in {f.rule for f in run(_fm(), fixed_ds, context=with_args)}
+    for loop in LOOPS:  # without the arguments (or outside the Trainer) nothing is judged against them
+        assert rule not in {f.rule for f in run(_fm(), bad_ds, context=Context(loop=loop))}
+
+
 def test_unknown_loop_never_errs_where_the_trainer_succeeds():
     """The Trainer fills betas/eps and the total batch: with the loop unknown these are warnings, not errors."""
     from wizard.core.context import Context
@@ -806,7 +833,8 @@ def test_compute_grad_norm_with_auto_clipping_fails_in_an_own_loop():
 
 
 def test_every_rule_has_a_case():
-    covered = {p.values[0] for p in CASES} | {p.values[0] for p in LOOP_CASES}
+    covered = {p.values[0] for p in CASES} | {p.values[0] for p in LOOP_CASES} | {
+        p.values[0] for p in TRAINER_ARG_CASES}
     assert set(RULES) - covered - NOT_PAIRED == set()
 
 

@@ -1,4 +1,5 @@
-"""``fsdpds-wizard check FILE [--trainer hf|accelerate | --script train.py] [--num-processes N] [--gpus-per-node N]
+"""``fsdpds-wizard check FILE [--trainer hf|accelerate | --script train.py] [--training-args ARGS]
+[--num-processes N] [--gpus-per-node N]
 [--model CONFIG.json|NAME] [--accelerate-version V] [--deepspeed-version V] [--transformers-version V]
 [--format text|json] [--verify]``.
 
@@ -34,16 +35,149 @@ def _context(args) -> Context:
         except OSError as e:
             raise UsageError(f"--script {args.script}: cannot read it ({e.strerror or e})") from None
         loop, source, prepared = found.loop, f"--script: {found.evidence}", found.prepared
+    targs = None
+    if getattr(args, "training_args", None):
+        if loop not in (None, LOOP_HF):
+            raise UsageError("--training-args gives the Hugging Face Trainer's arguments: it goes with --trainer hf "
+                             f"(or none), not with {source or 'an own loop'}")
+        targs = _training_arguments(args.training_args)
+        if loop is None:
+            loop, source = LOOP_HF, "--training-args"
     try:
-        return make_context(loop, flags=flags, loop_source=source, prepared=prepared)
+        return make_context(loop, flags=flags, loop_source=source, prepared=prepared, trainer_arguments=targs,
+                            trainer_arguments_source=args.training_args if targs is not None else "")
     except VersionError as e:
         raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+
+
+def _training_arguments(path: str) -> dict:
+    from ..core.effective.trainer import read_training_arguments
+
+    try:
+        return read_training_arguments(Path(path).expanduser())
+    except InputError as e:
+        raise UsageError(f"--training-args {e}") from None
+    except ValueError as e:
+        raise UsageError(f"--training-args {path}: {e}") from None
+
+
+def _training_file(args):
+    """(kind, the file's mapping) when FILE is a LLaMA-Factory or axolotl training YAML (``--kind``, or recognised by
+    its keys); None for anything else, which the usual path reads (and reports when unusable)."""
+    from ..core.inputs import ACCELERATE, is_json_name, load_mapping_file
+    from ..core.training_kinds import detect_kind
+
+    kind = getattr(args, "kind", None)
+    if kind is None and is_json_name(args.config):
+        return None
+    try:
+        data = load_mapping_file(Path(args.config).expanduser(), ACCELERATE)
+    except InputError as e:
+        if kind is not None:
+            raise UsageError(f"--kind {kind}: {e}") from None
+        return None
+    kind = kind or detect_kind(data)
+    return None if kind is None else (kind, data)
+
+
+def _run_training_file(args, kind: str, data: dict) -> int:
+    """A training YAML of a Trainer-based tool: its arguments are the context, the DeepSpeed JSON it names is
+    checked in it (or what it sets instead is said)."""
+    from ..core.effective.trainer import argument_problems
+    from ..core.effective.training_file import deepspeed_path, training_file_from
+    from ..core.findings import ERROR
+    from ..core.inputs import is_json_name
+    from ..core.lint import lint_ds_json, load_config_files
+    from ..core.lint.checked import check_findings, context_findings
+    from ..core.training_kinds import KIND_LABELS
+    from ..core.wizard_rules import (
+        TRAINING_FILE_DS_NOT_FOUND,
+        TRAINING_FILE_FSDP,
+        TRAINING_FILE_NO_BACKEND,
+        TRAINING_FILE_READ,
+    )
+
+    label = KIND_LABELS[kind]
+    if args.trainer == "accelerate" or args.script or getattr(args, "training_args", None):
+        raise UsageError(f"{args.config} is a {label}: the Hugging Face Trainer drives it and the file gives its "
+                         "arguments, so --trainer accelerate, --script and --training-args do not go with it")
+    tf = training_file_from(data, kind)
+    problems = argument_problems(tf.arguments)
+    if problems:
+        raise UsageError(f"{args.config} ({label}): " + "; ".join(problems))
+    flags = {lib: getattr(args, f"{lib}_version", None) for lib in LIBRARIES}
+    try:
+        ctx = make_context(LOOP_HF, flags=flags, loop_source=f"{args.config} ({label})",
+                           trainer_arguments=tf.arguments, trainer_arguments_source=f"{args.config}")
+    except VersionError as e:
+        raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+    how = "--kind" if getattr(args, "kind", None) else "its keys"
+    shown = ", ".join(f"{k}={v!r}" for k, v in tf.arguments.items()) or "none (all defaults)"
+    renamed = "".join(f"; {a} <- {b}" for b, a in tf.mapped)
+    article = "an" if label[0] in "aeiou" else "a"
+    findings = [Finding(INFO, TRAINING_FILE_READ, tuple(tf.arguments) or ("TrainingArguments",),
+                        f"Read as {article} {label} (recognised by {how}): the Hugging Face Trainer gets "
+                        f"TrainingArguments({shown}){renamed}"
+                        + "".join(f"; {n}" for n in tf.notes) + ". Its other keys are not about the DeepSpeed pair "
+                        "and are not checked here.", "Pass --kind llamafactory|axolotl if this is the wrong tool.")]
+    loaded, where = None, ""
+    if isinstance(tf.deepspeed, str) and tf.deepspeed.strip():
+        path = deepspeed_path(tf.deepspeed, Path.cwd())
+        where = f", DeepSpeed JSON {tf.deepspeed}"
+        if not path.is_file():
+            beside = Path(args.config).expanduser().parent / tf.deepspeed
+            hint = (f" It exists beside the YAML ({beside}), but the tool opens the path from the folder the run "
+                    "starts in, not from the YAML's folder." if beside.is_file() else "")
+            findings.append(Finding(ERROR, TRAINING_FILE_DS_NOT_FOUND, ("deepspeed",),
+                                    f"`deepspeed: {tf.deepspeed}` is not found from {Path.cwd()} (the tool opens it "
+                                    f"from the folder the run starts in, as {path}): the run stops there.{hint}",
+                                    "Run check from the folder you launch training from, or give the path from "
+                                    "there (or an absolute one)."))
+        elif is_json_name(path):
+            try:
+                loaded = load_config_files(path)
+            except InputError as exc:
+                findings.append(exc.finding(CONFIG_UNREADABLE, "deepspeed"))
+            else:
+                findings += check_findings(loaded, args.gpus_per_node, context=ctx,
+                                           num_processes=args.num_processes, this_machine=False)
+        else:
+            from ..core.inputs import DEEPSPEED, load_mapping_file
+
+            try:
+                ds = load_mapping_file(path, DEEPSPEED)
+            except InputError as exc:
+                findings.append(exc.finding(CONFIG_UNREADABLE, "deepspeed"))
+            else:
+                findings += lint_ds_json(ds, num_processes=args.num_processes, context=ctx)
+    elif isinstance(tf.deepspeed, dict):  # axolotl also takes the DeepSpeed config inline
+        where = ", DeepSpeed config inline"
+        findings += lint_ds_json(tf.deepspeed, num_processes=args.num_processes, context=ctx)
+    elif tf.fsdp:
+        names = ", ".join(tf.fsdp)
+        findings.append(Finding(INFO, TRAINING_FILE_FSDP, tuple(tf.fsdp),
+                                f"{args.config} sets FSDP ({names}), not a DeepSpeed JSON. Checked: the arguments it "
+                                "passes to the Trainer (above) are usable. Not checked: the FSDP settings "
+                                "themselves; the Trainer matches nothing of them against its arguments, and this "
+                                "check does not read them.", "Check the FSDP settings as an accelerate config "
+                                "(`fsdpds-wizard check accelerate_config.yaml`), or write one with the wizard."))
+    else:
+        findings.append(Finding(INFO, TRAINING_FILE_NO_BACKEND, ("deepspeed",),
+                                f"{args.config} names no DeepSpeed JSON (`deepspeed:`) and no FSDP settings: the "
+                                "Trainer runs it without either, and there is no pair to check.",
+                                "Add `deepspeed: path/to/ds_config.json` if the run is meant to use DeepSpeed."))
+    findings += context_findings(ctx, deepspeed=True)
+    return _report(sort_findings(dedupe(findings)), args, ctx, loaded, kind=f"{kind}_training_file",
+                   what=f" ({label}{where})")
 
 
 def run(args) -> int:
     from ..core.lint import load_config_files
     from ..core.lint.checked import check_findings, context_findings
 
+    found = _training_file(args)
+    if found is not None:
+        return _run_training_file(args, *found)
     ctx = _context(args)
     try:
         loaded = load_config_files(args.config)
@@ -160,9 +294,10 @@ def trainer_arguments_for(ds: dict, world: int) -> dict:
     return out
 
 
-def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:
+def _report(findings: list[Finding], args, ctx: Context, loaded, *, kind: str | None = None, what: str = "") -> int:
     code = EXIT_INVALID if has_errors(findings) else EXIT_OK
-    kind = None if loaded is None else ("deepspeed_json" if loaded.bare_ds else "accelerate_config")
+    if kind is None:
+        kind = None if loaded is None else ("deepspeed_json" if loaded.bare_ds else "accelerate_config")
     if args.format == "json":
         context = ctx.to_dict()
         context["input"] = kind
@@ -172,7 +307,7 @@ def _report(findings: list[Finding], args, ctx: Context, loaded) -> int:
     for f in findings:
         print(f.render())
     verdict = "FAIL" if code else "OK"
-    what = "" if kind != "deepspeed_json" else " (DeepSpeed JSON alone)"
+    what = what or ("" if kind != "deepspeed_json" else " (DeepSpeed JSON alone)")
     print(f"{verdict}: {args.config}: {summary_line(findings)}{what}; judged for {_judged(ctx)}")
     return code
 

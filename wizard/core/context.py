@@ -106,6 +106,11 @@ class Context:
     prepared: Mapping[str, Any] = field(default_factory=dict)
     """What the script passes to ``Accelerator.prepare()``, read from its source (``--script``): ``"optimizer"`` /
     ``"scheduler"`` -> a ``script_loop.Prepared`` (``kind`` own or dummy, ``evidence``); missing: not known."""
+    trainer_arguments: Mapping[str, Any] | None = None
+    """Under the Trainer: the TrainingArguments fields the user passes (``--training-args``; the others take the
+    dataclass defaults), None when not known. The Trainer matches the DeepSpeed JSON against them."""
+    trainer_arguments_source: str = ""
+    """Where they came from, for reports (the file given to ``--training-args``)."""
 
     def version(self, lib: str) -> str | None:
         return self.versions.get(lib)
@@ -132,13 +137,18 @@ class Context:
 
     def to_dict(self) -> dict:
         return {"loop": self.loop, "loop_source": self.loop_source or None,
+                "trainer_arguments": None if self.trainer_arguments is None else {
+                    str(k): v for k, v in self.trainer_arguments.items()
+                    if v is None or isinstance(v, (bool, int, float, str))},
+                "trainer_arguments_source": self.trainer_arguments_source or None,
                 "versions": {lib: {"version": self.versions.get(lib),
                                    "source": self.version_sources.get(lib)} for lib in LIBRARIES}}
 
 
 def make_context(loop: str | None = None, *, flags: Mapping[str, str | None] | None = None,
                  installed: Mapping[str, str | None] | None = None, loop_source: str = "",
-                 prepared: Mapping[str, Any] | None = None) -> Context:
+                 prepared: Mapping[str, Any] | None = None, trainer_arguments: Mapping[str, Any] | None = None,
+                 trainer_arguments_source: str = "") -> Context:
     """The context for a check: each library's version from ``flags`` (``--deepspeed-version``), else what is
     installed here (``installed``, default: read from package metadata), else the version the wizard was verified
     against (``assumed``). Raises VersionError for a flag that is not a version, ValueError for an unknown loop."""
@@ -160,7 +170,9 @@ def make_context(loop: str | None = None, *, flags: Mapping[str, str | None] | N
         else:
             versions[lib], sources[lib] = VERIFIED_AGAINST.get(lib), SOURCE_ASSUMED
     return Context(loop=loop, versions=versions, version_sources=sources, loop_source=loop_source,
-                   prepared=dict(prepared or {}))
+                   prepared=dict(prepared or {}),
+                   trainer_arguments=None if trainer_arguments is None else dict(trainer_arguments),
+                   trainer_arguments_source=trainer_arguments_source)
 
 
 VERIFIED = Context(loop=None)

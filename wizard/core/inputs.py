@@ -48,6 +48,7 @@ MAX_ALIAS_VALUES = 100_000
 ANSWERS = "answers"
 ACCELERATE = "accelerate"
 DEEPSPEED = "deepspeed"
+TRAINING_ARGS = "training-arguments"
 
 _PRESET_HINT = ("`fsdpds-wizard presets` lists the presets and `fsdpds-wizard --headless PRESET_NAME --out DIR` "
                 "writes one as answers.yaml to start from")
@@ -56,14 +57,18 @@ _NOT_A_MAPPING_FIX = {
     ACCELERATE: "an accelerate config maps keys to values (distributed_type: FSDP, fsdp_config: ...); "
                 "`accelerate config` writes one, and so does `fsdpds-wizard --headless PRESET_NAME --out DIR`",
     DEEPSPEED: 'a DeepSpeed config is a JSON object: {"zero_optimization": {...}, ...}',
+    TRAINING_ARGS: "TrainingArguments are given as a mapping of their fields (per_device_train_batch_size: 2, "
+                   "bf16: true, ...), in YAML or JSON",
 }
 _NOT_FOUND_FIX = {
     ANSWERS: "check the path, or give a preset name (`fsdpds-wizard presets` lists them)",
     ACCELERATE: "check the path; `accelerate config` writes one "
                 "(by default ~/.cache/huggingface/accelerate/default_config.yaml)",
     DEEPSPEED: "check the path of the DeepSpeed JSON",
+    TRAINING_ARGS: "check the path of the TrainingArguments file (YAML or JSON)",
 }
-_FILE_WORD = {ANSWERS: "answers YAML", ACCELERATE: "accelerate config YAML", DEEPSPEED: "DeepSpeed JSON"}
+_FILE_WORD = {ANSWERS: "answers YAML", ACCELERATE: "accelerate config YAML", DEEPSPEED: "DeepSpeed JSON",
+              TRAINING_ARGS: "TrainingArguments file"}
 _SELF_CHECK = "a config is at most a few levels deep and a few kilobytes long — is this the right file?"
 
 

@@ -309,6 +309,34 @@ CONTEXT_NUM_PROCESSES_UNUSED = rule(
     "--num-processes was given for an accelerate config, which gives num_processes itself",
     _CONTEXT_SRC, section=INPUT, keys="num_processes",
     fix="Drop --num-processes (it is for a DeepSpeed JSON checked alone), or change num_processes in the config.")
+_TRAINING_FILE_SRC = (DOC + "training-loop; wizard/core/effective/training_file.py (each tool's mapping, cited "
+                      "there: LLaMA-Factory "
+                      "src/llamafactory/hparams/parser.py, axolotl src/axolotl/core/builders/base.py, "
+                      "src/axolotl/utils/config/__init__.py:236-240); docs/corpus.md (Trainer pairs)")
+TRAINING_FILE_READ = rule(
+    "training-file-read", INFO,
+    "A LLaMA-Factory or axolotl training file, read as the HF Trainer's arguments (how it was recognised, what was "
+    "mapped onto TrainingArguments, what was assumed)",
+    _TRAINING_FILE_SRC, section=INPUT, keys="the training file's keys mapped onto TrainingArguments",
+    fix="Pass --kind llamafactory|axolotl if it was recognised as the wrong tool.")
+TRAINING_FILE_DS_NOT_FOUND = rule(
+    "training-file-deepspeed-not-found", ERROR,
+    "The DeepSpeed JSON a training file names is not found from the folder the run starts in (the tool opens it "
+    "from there)",
+    _TRAINING_FILE_SRC, section=INPUT, keys="deepspeed",
+    fix="Run check from the folder you launch training from, or write the path from there (or an absolute one).")
+TRAINING_FILE_FSDP = rule(
+    "training-file-fsdp-not-checked", INFO,
+    "A training file that sets FSDP instead of a DeepSpeed JSON: the Trainer matches nothing of it against "
+    "TrainingArguments, and its fsdp_config keys are not checked here",
+    _TRAINING_FILE_SRC, section=INPUT, keys="fsdp, fsdp_config",
+    fix="Check the FSDP settings as an accelerate config (`fsdpds-wizard check accelerate_config.yaml`), or write "
+        "one with the wizard.")
+TRAINING_FILE_NO_BACKEND = rule(
+    "training-file-no-deepspeed", INFO,
+    "A training file that names neither a DeepSpeed JSON nor FSDP settings: nothing for the Trainer to match",
+    _TRAINING_FILE_SRC, section=INPUT, keys="deepspeed",
+    fix="Add `deepspeed: path/to/ds_config.json` if the run is meant to use DeepSpeed.")
 VERIFY_TRAINER_ARGUMENTS = rule(
     "verify-trainer-arguments", INFO,
     "The TrainingArguments a DeepSpeed JSON alone was replayed with under the Hugging Face Trainer",

@@ -41,6 +41,7 @@ from ..catalog import (
     fp8_options,
 )
 from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
+from ..library.auto import TRAINER_DEFAULTS
 from .model import Answers
 
 ACCELERATE_YAML = "accelerate_config.yaml"
@@ -446,9 +447,7 @@ TRAINING_ARGUMENT_OF = {"training.micro_batch_size": "per_device_train_batch_siz
                         "training.gradient_clipping": "max_grad_norm"}
 """Answer -> the TrainingArguments field that carries it under the Trainer (precision: ``bf16`` / ``fp16``)."""
 
-_TRAINER_ARGUMENT_ORDER = ("per_device_train_batch_size", "gradient_accumulation_steps", "max_grad_norm", "bf16",
-                           "fp16", "learning_rate", "adam_beta1", "adam_beta2", "adam_epsilon", "weight_decay",
-                           "warmup_steps", "max_steps")
+_TRAINER_ARGUMENT_ORDER = tuple(TRAINER_DEFAULTS)  # the library table's order: batch, clipping, precision, optimizer
 
 
 def training_arguments(a: Answers) -> dict[str, Any]:

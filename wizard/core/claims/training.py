@@ -68,6 +68,18 @@ TRAINER_LR_MATCH = claim(
     demo=T + "test_trainer_matches_both_learning_rates_against_one_argument",
     scope=("optimizer-lr-differs", "warmup-max-lr-differs", "auto", "equal", "betas", "eps", "weight-decay"))
 
+TRAINER_PRECISION_SCHEDULE_MATCH = claim(
+    "trainer-precision-and-schedule-match-arguments",
+    "The HF Trainer also compares a concrete fp16.enabled or bf16.enabled with its fp16 or bf16 argument (either "
+    "that flag or its *_full_eval counts as true), and, once the number of training steps is known, a concrete "
+    "scheduler.params.total_num_steps with it and scheduler.params.warmup_num_steps with the warm-up steps (at "
+    "least 1); a difference fails with the same mismatch ValueError. A key whose section the JSON lacks is neither "
+    "filled nor compared.",
+    doc="training-loop",
+    code="transformers/integrations/deepspeed.py:108-134, 183-185, 250-267; transformers/training_args.py:2154-2161",
+    demo=T + "test_trainer_matches_precision_and_the_schedule_against_its_arguments",
+    scope=("bf16-differs", "fp16-differs", "full-eval", "total-steps", "warmup-steps", "no-section"))
+
 # ------------------------------------------------------------------------------------------------ clipping
 FSDP_CLIP = claim(
     "fsdp-clip-grad-norm-over-shards",

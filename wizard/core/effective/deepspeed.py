@@ -41,6 +41,9 @@ TRAINER = "the HF Trainer"
 CONFIG = "DeepSpeedConfig"
 ENGINE = "the DeepSpeed engine"
 _MISSING = object()
+_TRAINER_FOLLOWED = ("train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size",
+                     "gradient_clipping", "fp16.enabled", "bf16.enabled")
+"""The keys of the Trainer's fill (effective/trainer.py) this model follows into the DeepSpeed dict."""
 
 
 def get_path(d: Any, path: str, default: Any = _MISSING) -> Any:
@@ -191,22 +194,23 @@ def deepspeed_values(y: Mapping[str, Any], ds: Mapping[str, Any] | None, mixed_p
     gas_unknown = False
     """Accumulation left to the script: "auto" filled from an Accelerator or TrainingArguments no file shows."""
     if trainer:
-        micro, tgas = int(targs["per_device_train_batch_size"]), int(targs["gradient_accumulation_steps"])
-        fills = {"train_micro_batch_size_per_gpu": micro, "gradient_accumulation_steps": tgas,
-                 "train_batch_size": world * micro * tgas, "gradient_clipping": float(targs["max_grad_norm"]),
-                 "fp16.enabled": bool(targs["fp16"]), "bf16.enabled": bool(targs["bf16"])}
+        from .trainer import FILLED, MISMATCH, trainer_matches  # in here: not on the start path of every command
+
+        # what the Trainer writes and compares: effective/trainer.py, for the keys this model follows
+        matched = {m.path: m for m in trainer_matches(config, situation.trainer_arguments, world_size=world)}
         mismatches = []
-        for path, value in fills.items():
-            current = get_path(config, path, _MISSING)
-            if current == "auto":
-                _set_path(config, path, value)
+        for path in _TRAINER_FOLLOWED:
+            m = matched.get(path)
+            if m is None:
+                continue
+            if m.verdict == FILLED:
+                _set_path(config, path, float(m.value) if path == "gradient_clipping" else m.value)
                 origins.set(path, AUTO, TRAINER, origins.of.get(path, ("", "", (), ""))[2],
                             "filled from TrainingArguments")
                 if path == "gradient_accumulation_steps" and path not in (situation.trainer_arguments or {}):
                     gas_unknown = True  # the user's own TrainingArguments decide (its default 1 is assumed)
-            elif current is not _MISSING and current is not None and path not in ("fp16.enabled", "bf16.enabled") \
-                    and current != value:
-                mismatches.append(path)
+            elif m.verdict == MISMATCH and path not in ("fp16.enabled", "bf16.enabled"):
+                mismatches.append(path)  # precision: only where the arguments are known (check --training-args)
         if mismatches:
             b.fail(tuple(mismatches), "the Trainer refuses DeepSpeed values that differ from TrainingArguments",
                    TRAINER)

@@ -52,6 +52,32 @@ AUTO_TRAINER_ONLY = frozenset({"optimizer.params.betas", "optimizer.params.eps"}
 """Filled by the HF Trainer (transformers/integrations/deepspeed.py) but not by accelerate alone."""
 
 TRAINER_DEFAULTS = {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, "max_grad_norm": 1.0,
-                    "bf16": False, "fp16": False}
-"""TrainingArguments defaults for what the Trainer writes into DeepSpeed "auto" values (transformers/
-training_args.py)."""
+                    "bf16": False, "fp16": False, "learning_rate": 5e-05, "adam_beta1": 0.9, "adam_beta2": 0.999,
+                    "adam_epsilon": 1e-08, "weight_decay": 0.0, "warmup_steps": 0, "max_steps": -1,
+                    "fp16_full_eval": False, "bf16_full_eval": False, "auto_find_batch_size": False}
+"""TrainingArguments defaults of the arguments the Trainer writes into DeepSpeed "auto" values or matches against
+the JSON's concrete values (transformers/training_args.py; tests/verify/test_library_defaults.py reads them back
+from the dataclass)."""
+
+TRAINER_MATCHED = (
+    # (DeepSpeed key, the TrainingArguments it comes from, must match: a concrete value that differs raises)
+    ("train_micro_batch_size_per_gpu", ("per_device_train_batch_size",), True),
+    ("gradient_accumulation_steps", ("gradient_accumulation_steps",), True),
+    ("train_batch_size", ("per_device_train_batch_size", "gradient_accumulation_steps"), True),
+    ("gradient_clipping", ("max_grad_norm",), True),
+    ("optimizer.params.lr", ("learning_rate",), True),
+    ("optimizer.params.betas", ("adam_beta1", "adam_beta2"), True),
+    ("optimizer.params.eps", ("adam_epsilon",), True),
+    ("optimizer.params.weight_decay", ("weight_decay",), True),
+    ("scheduler.params.warmup_min_lr", (), False),
+    ("scheduler.params.warmup_max_lr", ("learning_rate",), True),
+    ("fp16.enabled", ("fp16", "fp16_full_eval"), True),
+    ("bf16.enabled", ("bf16", "bf16_full_eval"), True),
+    ("scheduler.params.total_num_steps", ("max_steps",), True),
+    ("scheduler.params.warmup_num_steps", ("warmup_steps",), True),
+)
+"""What the HF Trainer fills into "auto" and compares with a concrete value, in its order (transformers 5.24
+integrations/deepspeed.py:136-192 ``trainer_config_process``, 194-267 ``trainer_config_finalize``): the batch sizes
+(not compared under ``auto_find_batch_size``), clipping, the optimizer's and scheduler's parameters, precision
+(fp16/bf16 or their ``*_full_eval``), and the scheduler's length and warm-up once the number of training steps is
+known. A key whose section is missing is neither filled nor compared; ``warmup_min_lr`` is only filled (0)."""

@@ -158,6 +158,35 @@ TRAINER_MATCH = rule("ds-json-trainer-values-must-match", INFO,
                      keys="the concrete DeepSpeed values the Trainer matches",
                      claims=("trainer-ds-values-must-match-arguments",
                              "trainer-lr-and-warmup-max-lr-match-learning-rate"))
+TRAINER_ARG_MISMATCH = rule("ds-json-trainer-argument-mismatch", ERROR,
+                            "A concrete DeepSpeed value that differs from the TrainingArguments the HF Trainer "
+                            "matches it against (--training-args): the Trainer raises before training",
+                            DOC + "training-loop; transformers/integrations/deepspeed.py:108-134 (fill_match), "
+                            "136-192 (trainer_config_process), 194-267 (trainer_config_finalize)",
+                            keys="the DeepSpeed key and the TrainingArguments it must equal (e.g. gradient_clipping, "
+                                 "max_grad_norm)",
+                            fix="Write \"auto\" in the JSON (the Trainer fills the argument), or make the two "
+                                "values equal.",
+                            claims=("trainer-ds-values-must-match-arguments",
+                                    "trainer-lr-and-warmup-max-lr-match-learning-rate",
+                                    "trainer-precision-and-schedule-match-arguments"))
+TRAINER_ARG_FILLED = rule("ds-json-trainer-auto-filled", INFO,
+                          "What the HF Trainer writes into each \"auto\" from the TrainingArguments given "
+                          "(--training-args; defaults for the arguments not given)",
+                          DOC + "ds-auto-values; transformers/integrations/deepspeed.py:108-134, 136-267",
+                          keys="the \"auto\" DeepSpeed keys the Trainer fills",
+                          fix="Nothing to do if these are the values meant; otherwise change the arguments.",
+                          claims=("trainer-ds-values-must-match-arguments", "trainer-fills-more-auto"))
+TRAINER_ARG_UNKNOWN = rule("ds-json-trainer-value-unknown", INFO,
+                           "A DeepSpeed value the HF Trainer fills or compares from something no file shows (the "
+                           "number of processes, the number of training steps)",
+                           DOC + "training-loop; transformers/integrations/deepspeed.py:139-160, 250-263",
+                           keys="the DeepSpeed key (train_batch_size, scheduler.params.total_num_steps, "
+                                "scheduler.params.warmup_num_steps)",
+                           fix="Pass --num-processes N (the batch) or max_steps in the arguments (the schedule) for "
+                               "a verdict, or write \"auto\".",
+                           claims=("trainer-ds-values-must-match-arguments",
+                                   "trainer-precision-and-schedule-match-arguments"))
 TRAINER_PREFETCH_FLOAT = rule("trainer-prefetch-bucket-float", WARNING,
                               "ZeRO-3 stage3_prefetch_bucket_size \"auto\" under a Trainer before transformers 4.45: "
                               "filled with the float 0.9 x h x h, which DeepSpeed refuses unless it is whole",
@@ -488,7 +517,9 @@ def check_autos(ctx: ConfigCheck, ds: dict) -> None:
             ctx.emit(AUTO_PRECISION, path, msg, "Pass --mixed_precision bf16 at launch (or the Trainer's bf16=True), "
                      "or write true/false in the JSON.")
     _check_learning_rates(ctx, ds)
-    if ctx.loop != LOOP_ACCELERATE:
+    if ctx.loop == LOOP_HF and ctx.context.trainer_arguments is not None:
+        check_trainer_arguments(ctx, ds)
+    elif ctx.loop != LOOP_ACCELERATE:
         _trainer_matches(ctx, ds)
         _trainer_version_fills(ctx, ds, zo)
 
@@ -589,6 +620,77 @@ def _trainer_matches(ctx: ConfigCheck, ds: dict) -> None:
     ctx.emit(TRAINER_MATCH, tuple(keys), f"{lead}, these concrete values must equal TrainingArguments, or the "
              "Trainer raises 'mismatch TrainingArguments values' before training: " + "; ".join(rows) + ".",
              "Pass the same values to TrainingArguments, or write \"auto\" so the Trainer fills them.")
+
+
+def _shown(value) -> str:
+    return fmt(value) if not isinstance(value, float) else repr(value)
+
+
+def _filled_value(m, args: dict) -> str:
+    """``2 (per_device_train_batch_size)``; for a value that needs what no file shows, how it is made."""
+    if m.value is not None:
+        return _shown(m.value) + (f" ({' / '.join(m.arguments)})" if m.arguments else "")
+    if m.path == "train_batch_size":
+        return (f"the number of processes x {args['per_device_train_batch_size']} x "
+                f"{args['gradient_accumulation_steps']}")
+    if m.path == "scheduler.params.warmup_num_steps":
+        return f"{args['warmup_steps']} of the training steps, at least 1 (warmup_steps)"
+    return "the number of training steps (from the epochs and the dataset: max_steps not given)"
+
+
+def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
+    """The HF Trainer's fill and match of this JSON against the TrainingArguments given (``--training-args``):
+    each difference an error naming the JSON key and the argument, the "auto" values it fills in one note, and what
+    needs the number of processes or of training steps said as unknown."""
+    from ..effective.trainer import FILLED, MISMATCH, UNKNOWN, trainer_arguments, trainer_matches
+
+    given = dict(ctx.context.trainer_arguments or {})
+    args = trainer_arguments(given)
+    source = ctx.context.trainer_arguments_source or "the TrainingArguments"
+    filled, unknown = [], []
+    for m in trainer_matches(ds, given, world_size=ctx.nproc):
+        argnames = " and ".join(m.arguments)
+        if m.verdict == MISMATCH:
+            if m.path == "train_batch_size":
+                unit = args["per_device_train_batch_size"] * args["gradient_accumulation_steps"]
+                world = f"{ctx.nproc} processes" if m.value is not None else "the number of processes"
+                what = (f"{world} x per_device_train_batch_size {args['per_device_train_batch_size']} x "
+                        f"gradient_accumulation_steps {args['gradient_accumulation_steps']} = "
+                        + (_shown(m.value) if m.value is not None else
+                           f"a multiple of {unit}, which {_shown(m.written)} is not, for any number of processes"))
+                keys: tuple[str, ...] = (m.path, *m.arguments) + (("num_processes",) if m.value is not None else ())
+            else:
+                shown = {n: args[n] for n in m.arguments}
+                what = ", ".join(f"{n} {_shown(v)}" for n, v in shown.items())
+                if len(m.arguments) > 1 and m.path.endswith(".enabled"):
+                    what += f" (either of them: {_shown(m.value)})"
+                elif len(m.arguments) > 1:
+                    what += f" (together {_shown(m.value)})"
+                keys = (m.path, *m.arguments)
+            given_or_default = "" if any(n in given for n in m.arguments) or m.path == "train_batch_size" \
+                else " (its default: not given)"
+            ctx.emit(TRAINER_ARG_MISMATCH, keys,
+                     f"`{m.path}: {_shown(m.written)}` in the DeepSpeed JSON differs from {what} in {source}"
+                     f"{given_or_default}: the Hugging Face Trainer compares the two and raises 'Please correct the "
+                     "following DeepSpeed config values that mismatch TrainingArguments values' before training.",
+                     f"Write \"auto\" for `{m.path}` in the JSON (the Trainer fills it from {argnames}), or set "
+                     f"{argnames} to match.")
+        elif m.verdict == FILLED:
+            filled.append(m)
+        elif m.verdict == UNKNOWN:
+            unknown.append(m)
+    if filled:
+        rows = "; ".join(f"{m.path} = {_filled_value(m, args)}" for m in filled)
+        ctx.emit(TRAINER_ARG_FILLED, tuple(m.path for m in filled),
+                 f"The Hugging Face Trainer fills these \"auto\" values from {source}: {rows}.",
+                 "Nothing to do if these are the values meant; otherwise change the arguments.")
+    for m in unknown:
+        what = "fills" if m.written == "auto" else f"compares `{m.path}: {_shown(m.written)}` with"
+        ctx.emit(TRAINER_ARG_UNKNOWN, m.path,
+                 f"The Hugging Face Trainer {what} a value that depends on {m.needs}: not checked here.",
+                 "Pass --num-processes N for the batch, or max_steps in the arguments for the schedule."
+                 if m.path == "train_batch_size" else "Give max_steps in the arguments for a verdict, or write "
+                 "\"auto\".")
 
 
 def _positive_int(value) -> int | None:
