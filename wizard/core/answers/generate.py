@@ -44,6 +44,28 @@ def yaml_text(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
 
 
+TOOL_SNIPPETS = {"llamafactory": "llamafactory_args.yaml", "axolotl": "axolotl_args.yaml"}
+"""``launch.trainer_tool`` -> the file of its training-file keys written beside the configs (with the Trainer)."""
+_TOOL_NAMES = {"llamafactory": "LLaMA-Factory training YAML", "axolotl": "axolotl YAML"}
+
+
+def tool_snippet(tool: str, arguments: Mapping[str, object], deepspeed_ref: str | None) -> str:
+    """The keys of ``tool``'s training file that give the Trainer ``arguments`` (and name the DeepSpeed JSON), with a
+    header that says how to use them; read back by ``check`` they are ``arguments`` again."""
+    from ..effective.training_file import tool_keys
+
+    keys, cannot = tool_keys(tool, arguments)
+    lines = [f"# fsdpds-wizard: merge these keys into your {_TOOL_NAMES[tool]}; they match the configs beside this",
+             "# file as the Trainer will compare them.",
+             "# Run the tool from the folder the deepspeed: path below is relative to (it is opened from there)."
+             if deepspeed_ref is not None else
+             "# Launch the tool with accelerate launch --config_file accelerate_config.yaml (its FSDP settings).",
+             "# Check the pair from that folder: fsdpds-wizard check YOUR.yaml"]
+    lines += [f"# not expressible here: {c}" for c in cannot]
+    body = ({"deepspeed": deepspeed_ref} if deepspeed_ref is not None else {}) | keys
+    return "\n".join(lines) + "\n" + (yaml_text(body) if body else "{}\n")
+
+
 def json_text(data: dict) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
@@ -91,6 +113,10 @@ def generate(answers: Answers, out_dir: Path | None = None, *, launch_dir: str |
     relative_from = None
     if rendered.training_arguments is not None:  # the Trainer is the loop: the arguments that carry the answers
         files[TRAINING_ARGUMENTS_JSON] = json_text(rendered.training_arguments)
+        tool = answers["launch.trainer_tool"]
+        if tool in TOOL_SNIPPETS:  # and the keys of that tool's training file that carry them
+            files[TOOL_SNIPPETS[tool]] = tool_snippet(tool, rendered.training_arguments,
+                                                      ref if rendered.deepspeed is not None else None)
     if rendered.deepspeed is not None:
         files[DS_JSON] = json_text(rendered.deepspeed)
         if out_dir is not None and not Path(ref).is_absolute():

@@ -133,6 +133,8 @@ def ds_json_reasons(a: Answers) -> list[str]:
     reasons = []
     if a["deepspeed.config_file"] == "yes":
         reasons.append("deepspeed.config_file is 'yes'")
+    if trainer_loop(a) and a["launch.trainer_tool"] in ("llamafactory", "axolotl"):
+        reasons.append(f"launch.trainer_tool {a['launch.trainer_tool']} (its training file names a DeepSpeed JSON)")
     if "nvme" in (ds_offload_optimizer(a), ds_offload_params(a)):
         reasons.append("NVMe offload (inline NVMe paths never reach DeepSpeed)")
     if (ds_offload_optimizer(a) != "none" or ds_offload_params(a) != "none") and not a["offload.pin_memory"]:

@@ -319,6 +319,20 @@ def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
                "keep it, or use hybrid_full (ZeRO-3 with hpZ secondary partitions)")
 
 
+@answer_rule("trainer-tool-unused", WARNING, "a Trainer-based tool is named, but the loop is an own Accelerator loop",
+             "wizard/core/answers/generate.py (the tool's snippet is written with launch.training_loop trainer only)",
+             keys="launch.trainer_tool, launch.training_loop",
+             fix="set launch.training_loop to trainer (LLaMA-Factory and axolotl drive the Hugging Face Trainer), "
+                 "or drop launch.trainer_tool",
+             claims=("tools-pass-their-keys-as-training-arguments",))
+def trainer_tool_unused(a: Answers) -> Iterator[Hit]:
+    if a.is_set("launch.trainer_tool") and a["launch.training_loop"] != "trainer":
+        yield (["launch.trainer_tool", "launch.training_loop"],
+               f"launch.trainer_tool is {a['launch.trainer_tool']}, which trains through the Hugging Face Trainer, "
+               "but launch.training_loop is accelerate (an own loop): the configs are written for an own loop and no "
+               "snippet of the tool's keys is written", "set launch.training_loop to trainer, or drop the tool")
+
+
 @answer_rule("hybrid-single-machine", WARNING, "hybrid sharding on one machine is plain full sharding",
              DOC + "parallelism-config; accelerate/parallelism_config.py:376-386; deepspeed/runtime/zero/config.py "
              "(zero_hpz_partition_size); wizard/core/answers/render.py (parallelism_config and zero_hpz_partition_size "

@@ -240,6 +240,14 @@ SETTINGS: tuple[Setting, ...] = (
                    "to accelerate, and under DeepSpeed fills the JSON's 'auto' values from them.",
        claims=("trainer-counts-accumulation-and-clips", "trainer-ds-values-must-match-arguments",
                "trainer-fills-more-auto", "trainer-passes-precision-to-accelerate")),
+    _s("launch.trainer_tool", "Tool on the Trainer", "choice", "transformers",
+       choices=("transformers", "llamafactory", "axolotl"),
+       where_text=_ON_EVERY_TARGET("(with the Trainer: beside the configs, training_arguments.json and, for "
+                                   "LLaMA-Factory or axolotl, llamafactory_args.yaml / axolotl_args.yaml: the keys of "
+                                   "that tool's training file that match them)"),
+       counterpart="Same question for both backends: which file carries the Trainer's arguments (a Trainer script's "
+                   "TrainingArguments, a LLaMA-Factory or an axolotl training YAML).",
+       claims=("trainer-ds-values-must-match-arguments", "tools-pass-their-keys-as-training-arguments")),
     # ---------------------------------------------------------------- sharding
     _s("sharding.strategy", "What to shard", "choice", "full",
        choices=("full", "grads_optimizer", "optimizer", "none", "hybrid_full", "hybrid_grads_optimizer"),

@@ -168,3 +168,17 @@ DS_CKPT = claim(
     code="deepspeed/runtime/engine.py:5530-5567",
     demo=T + "test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script",
     scope=("zero-1", "zero-2"))
+TOOLS_MAP_ARGUMENTS = claim(
+    "tools-pass-their-keys-as-training-arguments",
+    "LLaMA-Factory hands the TrainingArguments fields of its training YAML to the Trainer as written; axolotl passes "
+    "micro_batch_size as per_device_train_batch_size, its gradient_accumulation_steps, learning_rate, max_grad_norm, "
+    "weight decay and Adam parameters under their own names, fp16 only without bf16, and a warm-up of 1 step as 2. "
+    "Both open the deepspeed: JSON from the folder the run starts in.",
+    doc="training-loop",
+    code="hiyouga/LLaMA-Factory@ff6d4d12 src/llamafactory/hparams/parser.py:117, 149-161, 310-312; "
+         "axolotl-ai-cloud/axolotl@067b021c src/axolotl/core/builders/base.py:235-278, 622-668, "
+         "src/axolotl/utils/config/__init__.py:236-240",
+    why_not_demo="LLaMA-Factory and axolotl are not installed here (their dependencies pin other torch builds); the "
+                 "mapping is read from their code at the cited commits, and tests/verify/test_trainer_agreement.py "
+                 "runs the mapped arguments through transformers' own matching against their example JSONs",
+    scope=("llamafactory", "axolotl", "deepspeed-path"))

@@ -113,6 +113,30 @@ def training_file_from(data: Mapping[str, Any], kind: str) -> TrainingFile:
     return TrainingFile(kind, args, tuple(mapped), tuple(notes), data.get("deepspeed"), fsdp)
 
 
+def tool_keys(kind: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The keys of ``kind``'s training file that give the Trainer ``arguments`` (the inverse of
+    :func:`training_file_from`: read back, they are ``arguments`` again), and what cannot be said that way.
+    LLaMA-Factory takes TrainingArguments fields as they are; axolotl names the micro batch ``micro_batch_size``,
+    passes the others it has under their own names, and turns a warm-up of 1 step into 2."""
+    if kind == LLAMAFACTORY:
+        return dict(arguments), ()
+    if kind != AXOLOTL:
+        raise ValueError(f"unknown training file kind {kind!r} (use one of: {', '.join(KINDS)})")
+    keys: dict[str, Any] = {}
+    cannot: list[str] = []
+    for name, value in arguments.items():
+        if name == "per_device_train_batch_size":
+            keys["micro_batch_size"] = value
+        elif name in _AXOLOTL_SAME or name in ("bf16", "fp16"):
+            keys[name] = value
+        elif name == "warmup_steps" and value != 1:
+            keys[name] = value
+        else:
+            cannot.append(f"{name}: {value!r} (axolotl " + ("turns a warm-up of 1 step into 2" if name == "warmup_steps"
+                                                              else "has no key for it") + ")")
+    return keys, tuple(cannot)
+
+
 def deepspeed_path(value: str, cwd: Path) -> Path:
     """Where the tool opens ``deepspeed: value``: as written, from the folder the run starts in (both tools)."""
     p = Path(value).expanduser()
@@ -120,4 +144,4 @@ def deepspeed_path(value: str, cwd: Path) -> Path:
 
 
 __all__ = ["AXOLOTL", "KINDS", "KIND_LABELS", "LLAMAFACTORY", "TrainingFile", "deepspeed_path", "detect_kind",
-           "training_file_from"]
+           "tool_keys", "training_file_from"]

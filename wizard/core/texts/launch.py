@@ -251,6 +251,18 @@ TEXTS: dict[str, Text] = {
                 "ds-auto-buckets-from-hidden-size", "trainer-builds-the-ds-optimizer-itself",
                 "trainer-lr-and-warmup-max-lr-match-learning-rate", "trainer-bf16-needs-a-bf16-gpu"),
     ),
+    "launch.trainer_tool": Text(
+        what="Which file carries the Trainer's arguments, so the wizard writes the matching snippet beside the "
+             "configs: a Trainer script (transformers, TRL) takes training_arguments.json; a LLaMA-Factory training "
+             "YAML takes the same names (llamafactory_args.yaml); an axolotl YAML its own (axolotl_args.yaml: "
+             "micro_batch_size for the micro batch). Merge the snippet into your file and the pair is consistent "
+             "by construction; check train.yaml confirms it. Used only with the Trainer as the loop.",
+        fsdp="The snippet carries batch, accumulation, clipping and precision; the FSDP settings stay in "
+             "accelerate_config.yaml (launch the tool with accelerate launch --config_file).",
+        deepspeed="The snippet also names the DeepSpeed JSON (deepspeed:), as accelerate_config.yaml names it: both "
+                  "tools open it from the folder the run starts in.",
+        claims=("tools-pass-their-keys-as-training-arguments", "trainer-ds-values-must-match-arguments"),
+    ),
 }
 
 GROUP = GroupText(
