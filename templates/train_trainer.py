@@ -15,6 +15,7 @@ by the wizard ends the run after the step every rank agrees on. No checkpoint is
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -27,7 +28,8 @@ _ARGUMENT_DEFAULTS = {"learning_rate": 3e-3, "lr_scheduler_type": "constant", "w
 """TrainingArguments this script sets when the training arguments file does not: the tiny model learns in a few
 steps at a constant 3e-3 (the Trainer's defaults, 5e-5 with linear decay, would not show a falling loss)."""
 _SCRIPT_OWNED = ("output_dir", "max_steps", "logging_steps", "save_strategy", "report_to", "disable_tqdm",
-                 "dataloader_drop_last", "seed", "num_train_epochs")
+                 "dataloader_drop_last", "seed", "num_train_epochs", "deepspeed", "fsdp", "fsdp_config",
+                 "accelerator_config", "push_to_hub", "resume_from_checkpoint")
 """Arguments the rehearsal decides (where outputs go, how long, how often it logs); the rest come from the file."""
 
 
@@ -101,9 +103,15 @@ def main(argv=None):
     gpt = _sibling("train_gpt.py")
     fields = training_arguments_from(args.training_args)
     mine = [k for k in _SCRIPT_OWNED if k in fields]
-    if mine:
+    if mine:  # the configs under test come from accelerate launch, never from a deepspeed:/fsdp argument
         print(f"train_trainer.py: the rehearsal sets {', '.join(mine)} itself; the file's values are not used",
               file=sys.stderr, flush=True)
+    known = {f.name for f in dataclasses.fields(TrainingArguments)}
+    unknown = sorted(k for k in fields if k not in known)
+    if unknown:
+        print(f"train_trainer.py: not TrainingArguments fields in this transformers, left out: {', '.join(unknown)}",
+              file=sys.stderr, flush=True)
+        fields = {k: v for k, v in fields.items() if k in known}
     merged = {**_ARGUMENT_DEFAULTS, **{k: v for k, v in fields.items() if k not in _SCRIPT_OWNED}}
     if not torch.cuda.is_available() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         # without a GPU the Trainer's PartialState starts no process group for DeepSpeed (world size 1 on every

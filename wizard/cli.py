@@ -191,6 +191,7 @@ _TOP_FLAGS = {"headless": "--headless", "out": "--out", "force": "--force", "ver
               "partition": "--partition", "time": "--time", "ds_config_path": "--ds-config-path",
               "answers": "--answers", "preset": "--preset", "config": "--config", "tui_model": "--model",
               "tui_gpu_memory": "--gpu-memory", "tui_seq": "--seq", "headless_trainer": "--trainer",
+              "headless_training_file": "--training-file",
               **{f"headless_{lib}_version": f"--{lib}-version" for lib in ("accelerate", "deepspeed", "transformers")}}
 
 
@@ -216,6 +217,9 @@ def _check_mode(args) -> None:
     if getattr(args, "headless_trainer", None) and not args.headless:
         raise UsageError("--trainer goes with --headless ANSWERS.yaml (in the wizard: Launch basics, Training loop; "
                          "check takes its own)")
+    if getattr(args, "headless_training_file", None) and not (args.headless and args.rehearse and not args.slurm):
+        raise UsageError("--training-file goes with --headless ANSWERS.yaml --launch --rehearse (a local rehearsal "
+                         "through the Hugging Face Trainer); to judge a training file: fsdpds-wizard check FILE")
     if args.allow_no_gpu and not args.launch:
         raise UsageError("--allow-no-gpu goes with --launch (it starts a launch where no GPU is found)")
     if args.slurm and args.headless and not args.launch:
@@ -297,6 +301,11 @@ def _main_parser() -> _Parser:
                    help="with --headless: who drives training, over the answers' launch.training_loop: hf = the "
                         "Hugging Face Trainer (the configs are written for it, with training_arguments.json, and "
                         "--rehearse trains through transformers.Trainer), accelerate = an own Accelerator loop")
+    p.add_argument("--training-file", metavar="FILE", dest="headless_training_file",
+                   help="with --launch --rehearse and the Trainer as the loop: the rehearsal's TrainingArguments come "
+                        "from this file (TrainingArguments as YAML/JSON, a LLaMA-Factory or an axolotl training YAML, "
+                        "mapped as that tool does) instead of the answers, so the Trainer matches your file against "
+                        "the written configs for real")
     for lib in ("accelerate", "deepspeed", "transformers"):
         p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version",
                        help=f"judge the config for this {lib} version, headless and in the wizard (default: the one "

@@ -47,3 +47,15 @@ def test_the_tool_snippet_and_its_json_pass_check_from_the_launch_folder(tmp_pat
     assert main(["check", "out/other.yaml", "--kind", "axolotl"]) == EXIT_INVALID
     err = capsys.readouterr()
     assert "train_micro_batch_size_per_gpu" in err.out + err.err and "per_device_train_batch_size" in err.out + err.err
+
+
+def test_a_training_file_goes_with_a_local_rehearsal_and_must_be_readable(tmp_path, capsys):
+    assert main(["--headless", "zero2", "--out", str(tmp_path / "o"), "--training-file", "x.yaml"]) == EXIT_INVALID
+    assert "--training-file goes with --headless ANSWERS.yaml --launch --rehearse" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("per_device_train_batch_size: two\n")
+    assert main(["--headless", "zero2", "--trainer", "hf", "--out", str(tmp_path / "o"), "--launch", "--rehearse",
+                 "--training-file", str(bad)]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "--training-file" in err and "per_device_train_batch_size" in err
+    assert not (tmp_path / "o").exists()  # refused before anything was written

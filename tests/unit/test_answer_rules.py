@@ -36,6 +36,12 @@ def merge(*docs):
 
 CASES = [
     # rule, bad answers, fixed answers, blamed key
+    ("ds-extra-overrides-training",
+     merge(DS, {"training": {"gradient_clipping": 0.7}, "deepspeed": {"extra": {"gradient_clipping": 0.5}}}),
+     merge(DS, {"training": {"gradient_clipping": 0.5}, "deepspeed": {"extra": {"gradient_clipping": 0.5}}}),
+     "training.gradient_clipping"),
+    ("trainer-tool-unused", {"launch": {"trainer_tool": "axolotl"}},
+     {"launch": {"trainer_tool": "axolotl", "training_loop": "trainer"}}, "launch.trainer_tool"),
     ("multinode-needs-main-ip", {"launch": {"num_processes": 16, "num_machines": 2}}, TWO, "launch.main_process_ip"),
     ("hosts-count", merge(TWO, {"launch": {"hosts": ["a", "b", "c"]}}), merge(TWO, {"launch": {"hosts": ["a", "b"]}}),
      "launch.hosts"),
@@ -183,6 +189,10 @@ def test_each_rule_reports_its_registered_severity():
     ("ds-json-overrides-mixed-precision",
      merge(DS, {"precision": {"mixed_precision": "no"}, "deepspeed": {"extra": {"bf16": {"enabled": True}}}}),
      {"precision.mixed_precision", "deepspeed.extra"}),
+    ("ds-extra-overrides-training",
+     merge(DS, {"training": {"gradient_clipping": 0.7}, "deepspeed": {"extra": {"gradient_clipping": 0.5}}}),
+     {"training.gradient_clipping", "deepspeed.extra"}),
+    ("trainer-tool-unused", {"launch": {"trainer_tool": "axolotl"}}, {"launch.trainer_tool", "launch.training_loop"}),
     ("ds-json-overrides-stage",  # the default strategy is full: ZeRO-3's zero3_init_flag and gather are written
      merge(DS, {"checkpoint": {"format": "full"}, "deepspeed": {"extra": {"zero_optimization": {"stage": 2}}}}),
      {"sharding.strategy", "deepspeed.extra", "loading.ram_efficient", "checkpoint.format"}),

@@ -94,3 +94,18 @@ def test_training_arguments_of_the_rehearsal_are_the_answers(tmp_path):
     assert argv[-4:] == ["--training-args", str(plan.run_dir.path / "training_arguments.json"), "--steps", "3"]
     assert plan.spec.summary_extra["loop"] == "hf-trainer"
     assert plan.spec.expected["trainer"]["gradient_accumulation_steps"] == 2
+
+
+def test_the_trainers_mismatch_is_diagnosed_with_every_pair():
+    from wizard.run.diagnose import diagnose
+
+    lines = ["[rank0]: ValueError: Please correct the following DeepSpeed config values that mismatch "
+             "TrainingArguments values:",
+             "[rank0]: - ds gradient_clipping=0.5 vs hf max_grad_norm=1.0",
+             "[rank0]: - ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=2",
+             "[rank1]: - ds gradient_clipping=0.5 vs hf max_grad_norm=1.0"]
+    [first, *_] = diagnose(lines, 1)
+    assert first.code == "trainer-mismatch"
+    assert "gradient_clipping 0.5 in the JSON, max_grad_norm 1.0 in TrainingArguments" in first.detail
+    assert "train_micro_batch_size_per_gpu 4 in the JSON, per_device_train_batch_size 2" in first.detail
+    assert first.detail.count("gradient_clipping") == 1 and "--training-args" in first.fix

@@ -70,3 +70,18 @@ def test_a_tool_with_an_own_loop_is_said_and_writes_no_snippet(tmp_path):
     hits = {(f.rule, tuple(f.keys)) for f in check_answers(a)}
     assert ("trainer-tool-unused", ("launch.trainer_tool", "launch.training_loop")) in hits
     assert "axolotl_args.yaml" not in generate(a, tmp_path / "out", launch_dir=tmp_path).files
+
+
+def test_training_arguments_follow_a_concrete_value_of_deepspeed_extra(tmp_path):
+    """The pair the wizard writes is the one the Trainer accepts: a clipping, micro batch or accumulation written into
+    the JSON through deepspeed.extra goes to training_arguments.json too (it used to keep the answers' default, and
+    the Trainer raised on the wizard's own files); an answer it overrides is an error."""
+    a = default_answers().replace({"backend": "deepspeed", "launch.training_loop": "trainer",
+                                   "deepspeed.extra": {"gradient_clipping": 0.5, "train_micro_batch_size_per_gpu": 3}})
+    r = render(a)
+    assert r.deepspeed["gradient_clipping"] == 0.5 and r.deepspeed["train_micro_batch_size_per_gpu"] == 3
+    assert r.training_arguments["max_grad_norm"] == 0.5 and r.training_arguments["per_device_train_batch_size"] == 3
+    assert not [f for f in check_answers(a) if f.rule == "ds-extra-overrides-training"]
+    stated = a.replace({"training.gradient_clipping": 0.7})
+    [hit] = [f for f in check_answers(stated) if f.rule == "ds-extra-overrides-training"]
+    assert hit.severity == "error" and set(hit.keys) == {"training.gradient_clipping", "deepspeed.extra"}

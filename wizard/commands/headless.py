@@ -25,6 +25,18 @@ def run(args) -> int:
         print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
         print_findings(findings)
         return EXIT_INVALID
+    if getattr(args, "headless_training_file", None):  # read before anything is written: a bad file exits 2 here
+        from ..core.effective.training_file import trainer_arguments_of_file
+        from ..core.inputs import InputError
+
+        given = args.headless_training_file
+        try:
+            what, fields = trainer_arguments_of_file(Path(given).expanduser())
+        except InputError as exc:
+            raise UsageError(f"--training-file {exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"--training-file {given}: {exc}") from None
+        args.training_arguments_read = (f"{given} ({what})", fields)
     loop = getattr(args, "headless_trainer", None)
     if loop:  # --trainer hf|accelerate: who drives training, over the answers' launch.training_loop
         answers = answers.replace({"launch.training_loop": "trainer" if loop == "hf" else "accelerate"})

@@ -129,7 +129,8 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
                                      partition=getattr(args, "partition", None), time_limit=getattr(args, "time", None))
         else:
             plan = plan_launch(gen.answers, out_dir, rehearse=bool(getattr(args, "rehearse", False)),
-                               script_args=list(getattr(args, "script_args", []) or []))
+                               script_args=list(getattr(args, "script_args", []) or []),
+                               training_arguments=getattr(args, "training_arguments_read", None))
     except PlanError as exc:
         print_findings(exc.findings)
         print(f"fsdpds-wizard: {exc}", file=err)

@@ -143,7 +143,8 @@ def _trainer_rows(effective: dict, expected: dict) -> list[CheckItem]:
     source = ("the DeepSpeed JSON's optimizer block" if effective.get("ds_optimizer_from_config")
               else "created by the Trainer (optim in TrainingArguments)")
     rows.insert(0, CheckItem(INFO, "Trained by the Hugging Face Trainer",
-                             f"TrainingArguments from training_arguments.json; optimizer {opt}, {source}",
+                             f"TrainingArguments from {want.get('from') or 'training_arguments.json'}; optimizer "
+                             f"{opt}, {source}",
                              key="trainer"))
     return rows
 

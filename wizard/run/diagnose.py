@@ -9,6 +9,7 @@ the run's end record, and returns :class:`Diagnosis` items, most specific first.
 * ``port-taken``: the main process could not listen on its port (another program held it);
 * ``wrap-class-not-found``: FSDP's transformer wrap names a class the model does not have;
 * ``tp-transformers-version``: FSDP2 + tensor parallelism with a transformers that lacks ``ReplicateParallel``;
+* ``trainer-mismatch``: the Hugging Face Trainer refused concrete DeepSpeed values that differ from its arguments;
 * ``batch-size-assertion``: DeepSpeed's batch identity ``train_batch_size = micro * gas * world``,
   including the CPU case where accelerate counts one process while DeepSpeed counts several;
 * ``dead-rank``: a rank exited (or was killed) and the launcher stopped the others;
@@ -34,6 +35,8 @@ _WRAP = re.compile(r"Could not find the transformer layer class ([\w.]+) in the 
 _BATCH = re.compile(r"train_batch_size is not equal to micro_batch_per_gpu \* gradient_acc_step \* world_size "
                     r"(\d+) != (\d+) \* (\d+) \* (\d+)")
 _TP_REPLICATE = re.compile(r"cannot import name 'ReplicateParallel' from 'transformers\.integrations\.tensor_parallel'")
+_TRAINER_MISMATCH = re.compile(r"DeepSpeed config values that mismatch TrainingArguments values")
+_TRAINER_PAIR = re.compile(r"- ds (\S+)=(\S+) vs hf (\S+)=(\S+)")
 _FAILED_RANK = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
 _ROOT_RANK = re.compile(r"rank\s*:\s*(\d+) \(local_rank: (\d+)\)")
 _ROOT_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)")
@@ -118,6 +121,20 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
             "prepare() stopped before training (rule parallelism-fsdp2-tp-transformers).",
             "install transformers 5.0.x next to this accelerate (pip install 'transformers==5.0.*'), or set "
             "parallelism_config_tp_size to 1 and shard over dp_shard alone", [line]))
+
+    m, line = _first(_TRAINER_MISMATCH, lines)
+    if m:
+        pairs = list(dict.fromkeys(p.group(0).strip() for ln in lines for p in [_TRAINER_PAIR.search(ln)] if p))
+        named = "; ".join(f"{p.group(1)} {p.group(2)} in the JSON, {p.group(3)} {p.group(4)} in TrainingArguments"
+                          for p in (_TRAINER_PAIR.search(x) for x in pairs) if p)
+        out.append(Diagnosis(
+            "trainer-mismatch", "The Hugging Face Trainer refused DeepSpeed values that differ from its arguments",
+            "the Trainer compares every concrete value of the DeepSpeed JSON it fills from TrainingArguments "
+            "(micro batch, accumulation, clipping, precision, optimizer and scheduler numbers) and stops before "
+            "training when one differs" + (f": {named}" if named else ""),
+            "make each pair equal: write \"auto\" for the JSON key, or change the argument; before a run, "
+            "fsdpds-wizard check ds_config.json --training-args ARGS (or check TRAIN.yaml for LLaMA-Factory / "
+            "axolotl) names every pair", [line, *pairs]))
 
     m, line = _first(_BATCH, lines)
     if m:

@@ -17,10 +17,11 @@ its working folder), so the JSON is found wherever the output folder has been mo
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.answers import Answers
@@ -104,8 +105,8 @@ def _tokens(value, what: str) -> list[str]:
 
 def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, script_args: list[str] | None = None,
                 cwd: str | None = None, base_env: dict[str, str] | None = None,
-                adjust: Callable[[Answers, list[Adjustment]], tuple[Answers, list[Adjustment]]] | None = None
-                ) -> LaunchPlan:
+                adjust: Callable[[Answers, list[Adjustment]], tuple[Answers, list[Adjustment]]] | None = None,
+                training_arguments: tuple[str, dict] | None = None) -> LaunchPlan:
     """Prepare a run (creates its directory and files); raise :class:`PlanError` when it cannot start.
     ``adjust(answers, adjustments)`` may change the answers the run uses, and the rehearsal's adjustments,
     before the configs are written (a SLURM run: :func:`wizard.run.slurm.plan_slurm_launch`)."""
@@ -148,6 +149,14 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
                         [f for f in gen.findings if f.severity == "error"])
     run_dir.write_files(gen.files)
     hf_trainer = rehearse and trainer_rehearsal(used)
+    situation = situation_of(used) if hf_trainer else None
+    if training_arguments is not None:  # a user's training file: the Trainer gets its arguments, not the answers'
+        if not hf_trainer:
+            raise PlanError("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
+                            "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)")
+        source, fields = training_arguments
+        (run_dir.path / TRAINING_ARGUMENTS_JSON).write_text(json.dumps(fields, indent=2, sort_keys=True) + "\n")
+        situation = replace(situation, trainer_arguments=dict(fields))
     if hf_trainer:
         args = ["--training-args", str(run_dir.path / TRAINING_ARGUMENTS_JSON), *args]
     argv = accelerate_argv() + ["launch", "--config_file", str(run_dir.path / ACCELERATE_YAML)]
@@ -162,8 +171,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if rehearse:
         overrides.update(rehearsal_env(target, base, machines=used["launch.num_machines"]))
     env = dict(base, **overrides)
-    expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed,
-                                    situation_of(used) if hf_trainer else None)
+    expected = expected_from_config(gen.rendered.accelerate, gen.rendered.deepspeed, situation)
+    if training_arguments is not None and "trainer" in expected:
+        expected["trainer"]["from"] = training_arguments[0]
     summary_extra = {
         "rehearsal": rehearse,
         "target": target,
@@ -175,6 +185,8 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     }
     if rehearse:  # which loop drove the rehearsal: the bundled own Accelerator loop or the Hugging Face Trainer
         summary_extra["loop"] = "hf-trainer" if hf_trainer else "accelerate"
+        if training_arguments is not None:
+            summary_extra["training_arguments_from"] = training_arguments[0]
     spec = LaunchSpec(argv=argv, env=env, env_overrides=overrides, cwd=str(where), run_dir=run_dir,
                       expected=expected, summary_extra=summary_extra,
                       not_rehearsed=[a.to_dict() for a in adjustments], stop_file=str(stop_file))

@@ -448,6 +448,10 @@ TRAINING_ARGUMENT_OF = {"training.micro_batch_size": "per_device_train_batch_siz
                         "training.gradient_accumulation_steps": "gradient_accumulation_steps",
                         "training.gradient_clipping": "max_grad_norm"}
 """Answer -> the TrainingArguments field that carries it under the Trainer (precision: ``bf16`` / ``fp16``)."""
+DS_KEY_OF_TRAINING = {"training.micro_batch_size": "train_micro_batch_size_per_gpu",
+                      "training.gradient_accumulation_steps": "gradient_accumulation_steps",
+                      "training.gradient_clipping": "gradient_clipping"}
+"""Answer -> the top-level DeepSpeed key the Trainer matches with its argument (library/auto.py TRAINER_MATCHED)."""
 
 _TRAINER_ARGUMENT_ORDER = tuple(TRAINER_DEFAULTS)  # the library table's order: batch, clipping, precision, optimizer
 
@@ -482,9 +486,15 @@ def _number(value: Any) -> bool:
 
 
 def _extra_arguments(extra: dict[str, Any]) -> dict[str, Any]:
-    """TrainingArguments that must equal concrete optimizer/scheduler numbers of ``deepspeed.extra``
-    (transformers/integrations/deepspeed.py ``trainer_config_process``/``trainer_config_finalize``)."""
+    """TrainingArguments that must equal concrete numbers of ``deepspeed.extra`` (the micro batch, accumulation and
+    clipping it writes over the answers' "auto", the optimizer's and scheduler's parameters), so that the pair the
+    wizard writes is the one the Trainer accepts (transformers/integrations/deepspeed.py ``trainer_config_process``/
+    ``trainer_config_finalize``; answer rule ds-extra-overrides-training says when it overrides an answer)."""
     out: dict[str, Any] = {}
+    for sid, key in DS_KEY_OF_TRAINING.items():
+        value = extra.get(key)
+        if _number(value):
+            out[TRAINING_ARGUMENT_OF[sid]] = float(value) if key == "gradient_clipping" else value
     opt = extra.get("optimizer", {}).get("params", {}) if isinstance(extra.get("optimizer"), dict) else {}
     sched = extra.get("scheduler", {}).get("params", {}) if isinstance(extra.get("scheduler"), dict) else {}
     opt = opt if isinstance(opt, dict) else {}

@@ -44,6 +44,7 @@ from .model import Answers
 from .multinode import needs_hostfile, remote_shell_unsafe
 from .of_answers import of_answers
 from .render import (
+    DS_KEY_OF_TRAINING,
     ds_json_reasons,
     ds_offload_optimizer,
     ds_offload_params,
@@ -766,6 +767,28 @@ def ds_json_overrides_mixed_precision(a: Answers) -> Iterator[Hit]:
                    "the other 16-bit dtype enabled raises)",
                    f"remove enabled from deepspeed.extra's {dtype} block, or set precision.mixed_precision to the "
                    "precision you want")
+
+
+@answer_rule("ds-extra-overrides-training", ERROR,
+             "deepspeed.extra overrides the micro batch, accumulation or clipping the training answers write",
+             DOC + "ds-auto-values; wizard/core/answers/render.py (deepspeed.extra is merged over the keys the answers "
+             "write; under the Trainer training_arguments.json follows the JSON)",
+             keys="training.micro_batch_size, training.gradient_accumulation_steps, training.gradient_clipping, "
+                  "deepspeed.extra",
+             fix="drop the key from deepspeed.extra, or set the training answer to the value meant",
+             claims=("trainer-ds-values-must-match-arguments", "ds-gradient-clipping-on-unless-json-zero"))
+def ds_extra_overrides_training(a: Answers) -> Iterator[Hit]:
+    extra = a["deepspeed.extra"] or {}
+    if a.target != DEEPSPEED or not isinstance(extra, dict):
+        return
+    for sid, key in DS_KEY_OF_TRAINING.items():
+        value = extra.get(key)
+        if key not in extra or value == "auto" or not a.is_set(sid) or a[sid] == "auto":
+            continue
+        if value != a[sid]:
+            yield ([sid, "deepspeed.extra"], f"deepspeed.extra writes {key}: {value!r} over the {a[sid]!r} that "
+                   f"{sid} asks for; DeepSpeed (and, under the Trainer, training_arguments.json) follows the JSON, so "
+                   f"{sid} does not take effect", f"drop {key} from deepspeed.extra, or set {sid} to {value!r}")
 
 
 _STRATEGY_OF_STAGE = {stage: name for name, (_v1, _v2, stage, hybrid) in SHARDING.items() if not hybrid}
