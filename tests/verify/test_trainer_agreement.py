@@ -95,6 +95,18 @@ def _real_pairs():
     return out
 
 
+@pytest.fixture(autouse=True)
+def _no_accelerate_state_left():
+    """TrainingArguments builds accelerate's PartialState in this process: leave none behind for the next test in
+    this worker (test_verify.py checks that a replay leaves the singletons untouched)."""
+    yield
+    from accelerate.state import AcceleratorState, GradientState, PartialState
+
+    AcceleratorState._reset_state(True)
+    GradientState._reset_state()
+    PartialState._reset_state()
+
+
 PAIRS = _real_pairs() + [pytest.param(ds, args, world, id=name) for name, ds, args, world in HAND]
 
 
