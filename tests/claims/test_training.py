@@ -363,3 +363,17 @@ def test_a_bf16_checkpoint_holds_16bit_weights_fp32_masters_and_the_script(ds, s
     assert c["optim_files"] == ["bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"]  # one per rank
     assert c["weight_dtype"] == "torch.bfloat16" and c["master_dtype"] == "torch.float32"
     assert c["master_numel"] == 20  # the whole Linear(4, 4) on one rank
+
+
+@pytest.mark.claim("ds-config-numbers-run-as-written")
+@pytest.mark.parametrize("case", ["micro-batch", "accumulation", "clipping"])
+def test_deepspeed_takes_the_batch_accumulation_and_clipping_of_its_config(monkeypatch, case):
+    monkeypatch.setenv("DS_ACCELERATOR", "cpu")
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    config = DeepSpeedConfig({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2,
+                              "gradient_clipping": 0.5, "zero_optimization": {"stage": 2}})
+    got = {"micro-batch": config.train_micro_batch_size_per_gpu, "accumulation": config.gradient_accumulation_steps,
+           "clipping": config.gradient_clipping}[case]
+    assert got == {"micro-batch": 3, "accumulation": 2, "clipping": 0.5}[case]
+    assert config.train_batch_size == 3 * 2  # one process here: the batch identity holds with these numbers

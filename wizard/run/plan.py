@@ -124,6 +124,10 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         args = _tokens(answers["launch.script_args"], "launch.script_args") + extra_args
     if adjust is not None:
         used, adjustments = adjust(used, adjustments)
+    hf_trainer = rehearse and trainer_rehearsal(used)
+    if training_arguments is not None and not hf_trainer:  # refused before a run folder exists
+        raise PlanError("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
+                        "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)")
     if script.startswith("-"):  # the answers' rule says it too; the bundled script never does
         raise PlanError(f"the training script {script!r} starts with '-': accelerate launch would read it as an "
                         f"option; give its path as './{script}'")
@@ -148,13 +152,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
         raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
                         [f for f in gen.findings if f.severity == "error"])
     run_dir.write_files(gen.files)
-    hf_trainer = rehearse and trainer_rehearsal(used)
     situation = situation_of(used) if hf_trainer else None
-    if training_arguments is not None:  # a user's training file: the Trainer gets its arguments, not the answers'
-        if not hf_trainer:
-            raise PlanError("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
-                            "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)")
-        source, fields = training_arguments
+    if training_arguments is not None and situation is not None:  # the user's file: its arguments, not the answers'
+        fields = training_arguments[1]
         (run_dir.path / TRAINING_ARGUMENTS_JSON).write_text(json.dumps(fields, indent=2, sort_keys=True) + "\n")
         situation = replace(situation, trainer_arguments=dict(fields))
     if hf_trainer:

@@ -493,7 +493,7 @@ def _extra_arguments(extra: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for sid, key in DS_KEY_OF_TRAINING.items():
         value = extra.get(key)
-        if _number(value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             out[TRAINING_ARGUMENT_OF[sid]] = float(value) if key == "gradient_clipping" else value
     opt = extra.get("optimizer", {}).get("params", {}) if isinstance(extra.get("optimizer"), dict) else {}
     sched = extra.get("scheduler", {}).get("params", {}) if isinstance(extra.get("scheduler"), dict) else {}

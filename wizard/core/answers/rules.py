@@ -321,7 +321,8 @@ def sharding_no_deepspeed_twin(a: Answers) -> Iterator[Hit]:
 
 
 @answer_rule("trainer-tool-unused", WARNING, "a Trainer-based tool is named, but the loop is an own Accelerator loop",
-             "wizard/core/answers/generate.py (the tool's snippet is written with launch.training_loop trainer only)",
+             DOC + "training-loop; wizard/core/answers/generate.py (the tool's snippet is written with "
+             "launch.training_loop trainer only)",
              keys="launch.trainer_tool, launch.training_loop",
              fix="set launch.training_loop to trainer (LLaMA-Factory and axolotl drive the Hugging Face Trainer), "
                  "or drop launch.trainer_tool",
@@ -776,7 +777,7 @@ def ds_json_overrides_mixed_precision(a: Answers) -> Iterator[Hit]:
              keys="training.micro_batch_size, training.gradient_accumulation_steps, training.gradient_clipping, "
                   "deepspeed.extra",
              fix="drop the key from deepspeed.extra, or set the training answer to the value meant",
-             claims=("trainer-ds-values-must-match-arguments", "ds-gradient-clipping-on-unless-json-zero"))
+             claims=("ds-config-numbers-run-as-written",))
 def ds_extra_overrides_training(a: Answers) -> Iterator[Hit]:
     extra = a["deepspeed.extra"] or {}
     if a.target != DEEPSPEED or not isinstance(extra, dict):

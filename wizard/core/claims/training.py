@@ -175,10 +175,21 @@ TOOLS_MAP_ARGUMENTS = claim(
     "weight decay and Adam parameters under their own names, fp16 only without bf16, and a warm-up of 1 step as 2. "
     "Both open the deepspeed: JSON from the folder the run starts in.",
     doc="training-loop",
-    code="hiyouga/LLaMA-Factory@ff6d4d12 src/llamafactory/hparams/parser.py:117, 149-161, 310-312; "
+    code="transformers/hf_argparser.py:358-384 (LLaMA-Factory's parser); accelerate/utils/deepspeed.py:136-143 "
+         "(the JSON path, opened as written); hiyouga/LLaMA-Factory@ff6d4d12 src/llamafactory/hparams/parser.py:117, "
+         "149-161, 310-312; "
          "axolotl-ai-cloud/axolotl@067b021c src/axolotl/core/builders/base.py:235-278, 622-668, "
          "src/axolotl/utils/config/__init__.py:236-240",
     why_not_demo="LLaMA-Factory and axolotl are not installed here (their dependencies pin other torch builds); the "
                  "mapping is read from their code at the cited commits, and tests/verify/test_trainer_agreement.py "
                  "runs the mapped arguments through transformers' own matching against their example JSONs",
     scope=("llamafactory", "axolotl", "deepspeed-path"))
+DS_JSON_TRAINING_NUMBERS = claim(
+    "ds-config-numbers-run-as-written",
+    "DeepSpeed's config object takes train_micro_batch_size_per_gpu, gradient_accumulation_steps and "
+    "gradient_clipping from the config dict as written, and the engine runs those: a number there is what trains, "
+    "whatever the script or another setting meant.",
+    doc="ds-auto-values",
+    code="deepspeed/runtime/config.py:268-270, 484-485, 508",
+    demo=T + "test_deepspeed_takes_the_batch_accumulation_and_clipping_of_its_config",
+    scope=("micro-batch", "accumulation", "clipping"))

@@ -83,7 +83,7 @@ def _same_everywhere(ids: tuple[str, ...], between: tuple[str, ...], text: str) 
 _LAUNCH = ("launch.num_processes", "launch.num_machines", "launch.machine_rank", "launch.main_process_ip",
            "launch.main_process_port", "launch.rdzv_backend", "launch.same_network", "launch.gpu_ids",
            "launch.main_training_function")
-_LAUNCH_ANSWERS = ("launch.hosts", "launch.script", "launch.script_args", "launch.training_loop",
+_LAUNCH_ANSWERS = ("launch.hosts", "launch.script", "launch.script_args", "launch.training_loop", "launch.trainer_tool",
                    "training.micro_batch_size", "precision.model_dtype")
 _DYNAMO = ("launch.dynamo_backend", "launch.dynamo_mode", "launch.dynamo_fullgraph", "launch.dynamo_dynamic",
            "launch.dynamo_regional")
