@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "claims"))
+sys.path.insert(1, str(ROOT / "tests"))  # gloo_ranks imports tests/helpers.py
 GIB = 2 ** 30
 EXT = os.environ.setdefault("TORCH_EXTENSIONS_DIR", str(Path.home() / ".cache" / "fsdpds-wizard" / "torch_extensions"))
 
