@@ -69,30 +69,15 @@ def training_arguments_from(path: str | None) -> dict:
     return fields
 
 
-class _Tokens:
-    """The synthetic sequences as the Trainer's batches: a causal LM shifts ``labels`` itself."""
-
-    def __init__(self, data):
-        self.data = data
-
-    def __len__(self):
-        return len(self.data)
-
-    def __getitem__(self, i):
-        x, _ = self.data[i]
-        return {"input_ids": x, "labels": x}
-
-
-def _engine_numbers(model) -> dict:
-    """What DeepSpeed's engine took (micro batch, accumulation, clipping); {} for a model without an engine."""
-    engine = model if hasattr(model, "train_micro_batch_size_per_gpu") else None
-    if engine is None:
+def _engine_numbers(engine) -> dict:
+    """What DeepSpeed's engine took (micro batch, accumulation, clipping); {} for a model that is not an engine."""
+    if not hasattr(engine, "train_micro_batch_size_per_gpu"):
         return {}
+    config = getattr(engine, "config", None)
     return {"ds_micro_batch": int(engine.train_micro_batch_size_per_gpu()),
             "ds_gradient_accumulation_steps": int(engine.gradient_accumulation_steps()),
             "ds_gradient_clipping": float(engine.gradient_clipping() or 0.0),
-            "ds_optimizer_from_config": bool((engine.config or {}).get("optimizer")
-                                             if isinstance(getattr(engine, "config", None), dict) else False)}
+            "ds_optimizer_from_config": isinstance(config, dict) and bool(config.get("optimizer"))}
 
 
 def main(argv=None):
@@ -113,7 +98,8 @@ def main(argv=None):
               file=sys.stderr, flush=True)
         fields = {k: v for k, v in fields.items() if k in known}
     merged = {**_ARGUMENT_DEFAULTS, **{k: v for k, v in fields.items() if k not in _SCRIPT_OWNED}}
-    if not torch.cuda.is_available() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if not torch.cuda.is_available() and world > 1:
         # without a GPU the Trainer's PartialState starts no process group for DeepSpeed (world size 1 on every
         # rank, so its batch arithmetic is off by the world size) unless it is told the backend
         merged.setdefault("ddp_backend", "gloo")
@@ -126,9 +112,9 @@ def main(argv=None):
     model_args = argparse.Namespace(vocab=args.vocab, d_model=args.d_model, n_layers=args.n_layers,
                                     n_heads=args.n_heads, seq_len=args.seq_len, seed=args.seed)
     model = gpt.build_llama(model_args)
-    world = int(os.environ.get("WORLD_SIZE", "1"))
     micro, gas = targs.per_device_train_batch_size, targs.gradient_accumulation_steps
-    data = _Tokens(gpt.build_dataset(model_args, max(args.steps * gas * micro * world, micro * world)))
+    # the own loop's token dicts (a causal LM shifts ``labels`` itself; positions are the sequence's own)
+    data = gpt._TokenDicts(gpt.build_dataset(model_args, max(args.steps * gas * micro * world, micro * world)))
     Reporter = gpt._load_reporter()
     tokens_per_step = micro * args.seq_len * world * gas
 

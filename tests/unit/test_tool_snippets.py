@@ -85,3 +85,12 @@ def test_training_arguments_follow_a_concrete_value_of_deepspeed_extra(tmp_path)
     stated = a.replace({"training.gradient_clipping": 0.7})
     [hit] = [f for f in check_answers(stated) if f.rule == "ds-extra-overrides-training"]
     assert hit.severity == "error" and set(hit.keys) == {"training.gradient_clipping", "deepspeed.extra"}
+
+
+def test_every_tool_check_recognises_has_a_snippet_and_a_choice():
+    from wizard.core.answers.render import TOOL_SNIPPETS
+    from wizard.core.catalog import SETTING_BY_ID
+    from wizard.core.training_kinds import KINDS
+
+    assert set(TOOL_SNIPPETS) == set(KINDS)
+    assert set(SETTING_BY_ID["launch.trainer_tool"].choices) == {"transformers", *KINDS}

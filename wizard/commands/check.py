@@ -21,8 +21,16 @@ from ..core.wizard_rules import (
 from .common import summary_line
 
 
-def _context(args) -> Context:
+def _made_context(args, loop, **kw) -> Context:
+    """The context for ``loop`` and the ``--LIB-version`` flags; a flag that is not a version: UsageError."""
     flags = {lib: getattr(args, f"{lib}_version", None) for lib in LIBRARIES}
+    try:
+        return make_context(loop, flags=flags, **kw)
+    except VersionError as e:
+        raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+
+
+def _context(args) -> Context:
     loop, source = args.trainer, ("--trainer" if args.trainer else "")
     prepared: dict = {}
     if args.script:
@@ -43,11 +51,8 @@ def _context(args) -> Context:
         targs = _training_arguments(args.training_args)
         if loop is None:
             loop, source = LOOP_HF, "--training-args"
-    try:
-        return make_context(loop, flags=flags, loop_source=source, prepared=prepared, trainer_arguments=targs,
-                            trainer_arguments_source=args.training_args if targs is not None else "")
-    except VersionError as e:
-        raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+    return _made_context(args, loop, loop_source=source, prepared=prepared, trainer_arguments=targs,
+                         trainer_arguments_source=args.training_args if targs is not None else "")
 
 
 def _training_arguments(path: str) -> dict:
@@ -61,29 +66,22 @@ def _training_arguments(path: str) -> dict:
         raise UsageError(f"--training-args {path}: {e}") from None
 
 
-def _training_file(args):
-    """(kind, the file's mapping) when FILE is a LLaMA-Factory or axolotl training YAML (``--kind``, or recognised by
-    its keys); None for anything else, which the usual path reads (and reports when unusable)."""
-    from ..core.inputs import ACCELERATE, is_json_name, load_mapping_file
+def _training_kind(args, loaded) -> str | None:
+    """The tool when FILE, as read, is a LLaMA-Factory or axolotl training YAML (``--kind``, or recognised by its
+    keys); None for an accelerate config or a DeepSpeed JSON, which the usual path checks."""
+    from ..core.inputs import is_json_name
     from ..core.training_kinds import detect_kind
 
     kind = getattr(args, "kind", None)
-    if kind is None and is_json_name(args.config):
-        return None
-    try:
-        data = load_mapping_file(Path(args.config).expanduser(), ACCELERATE)
-    except InputError as e:
-        if kind is not None:
-            raise UsageError(f"--kind {kind}: {e}") from None
-        return None
-    kind = kind or detect_kind(data)
-    return None if kind is None else (kind, data)
+    if kind is not None or is_json_name(args.config):
+        return kind
+    return detect_kind(loaded.yaml)
 
 
 def _run_training_file(args, kind: str, data: dict) -> int:
     """A training YAML of a Trainer-based tool: its arguments are the context, the DeepSpeed JSON it names is
     checked in it (or what it sets instead is said)."""
-    from ..core.effective.trainer import argument_problems
+    from ..core.effective.trainer import checked_arguments
     from ..core.effective.training_file import deepspeed_path, training_file_from
     from ..core.findings import ERROR
     from ..core.inputs import is_json_name
@@ -102,15 +100,12 @@ def _run_training_file(args, kind: str, data: dict) -> int:
         raise UsageError(f"{args.config} is a {label}: the Hugging Face Trainer drives it and the file gives its "
                          "arguments, so --trainer accelerate, --script and --training-args do not go with it")
     tf = training_file_from(data, kind)
-    problems = argument_problems(tf.arguments)
-    if problems:
-        raise UsageError(f"{args.config} ({label}): " + "; ".join(problems))
-    flags = {lib: getattr(args, f"{lib}_version", None) for lib in LIBRARIES}
     try:
-        ctx = make_context(LOOP_HF, flags=flags, loop_source=f"{args.config} ({label})",
-                           trainer_arguments=tf.arguments, trainer_arguments_source=f"{args.config}")
-    except VersionError as e:
-        raise UsageError(f"{e}; e.g. --deepspeed-version 0.16.4") from None
+        checked_arguments(tf.arguments)
+    except ValueError as e:
+        raise UsageError(f"{args.config} ({label}): {e}") from None
+    ctx = _made_context(args, LOOP_HF, loop_source=f"{args.config} ({label})", trainer_arguments=tf.arguments,
+                        trainer_arguments_source=f"{args.config}")
     how = "--kind" if getattr(args, "kind", None) else "its keys"
     shown = ", ".join(f"{k}={v!r}" for k, v in tf.arguments.items()) or "none (all defaults)"
     renamed = "".join(f"; {a} <- {b}" for b, a in tf.mapped)
@@ -175,14 +170,16 @@ def run(args) -> int:
     from ..core.lint import load_config_files
     from ..core.lint.checked import check_findings, context_findings
 
-    found = _training_file(args)
-    if found is not None:
-        return _run_training_file(args, *found)
-    ctx = _context(args)
-    try:
+    try:  # read once: a training YAML of a Trainer-based tool is told from an accelerate config by its keys
         loaded = load_config_files(args.config)
     except InputError as exc:  # the file cannot be used at all: the shared wording, as one finding
-        return _report([exc.finding(CONFIG_UNREADABLE, "config")], args, ctx, None)
+        if getattr(args, "kind", None) is not None:
+            raise UsageError(f"--kind {args.kind}: {exc}") from None
+        return _report([exc.finding(CONFIG_UNREADABLE, "config")], args, _context(args), None)
+    kind = _training_kind(args, loaded)
+    if kind is not None:
+        return _run_training_file(args, kind, (loaded.ds or {}) if loaded.bare_ds else loaded.yaml)
+    ctx = _context(args)
     model = None
     if args.model is not None:
         from .estimate import model_shape

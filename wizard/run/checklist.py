@@ -98,9 +98,9 @@ def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situa
 def _trainer_expected(e: Any, dist: str, situation: Any) -> dict:
     """What the Hugging Face Trainer should run with: micro batch, accumulation and clipping (the effective model's,
     which under DeepSpeed are the values DeepSpeed validates after the Trainer filled its "auto")."""
-    from ..core.library.auto import TRAINER_DEFAULTS
+    from ..core.effective.trainer import trainer_arguments
 
-    targs = {**TRAINER_DEFAULTS, **dict(situation.trainer_arguments or {})}
+    targs = trainer_arguments(situation.trainer_arguments)
     micro = e.get("runs.micro_batch")
     gas = e.get("runs.gradient_accumulation_steps")
     clip = e.get("deepspeed_validated.gradient_clipping") if dist == "DEEPSPEED" else None

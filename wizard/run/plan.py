@@ -116,8 +116,6 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if rehearse:
         used, adjustments, args = rehearsal_answers(answers, extra_args=extra_args, cwd=where)
         script = str(bundled_script())
-        if trainer_rehearsal(used):  # the Hugging Face Trainer drives it, with the TrainingArguments written
-            script = str(bundled_trainer_script())
     else:
         used = answers
         script = answers["launch.script"] or str(bundled_script())
@@ -125,7 +123,9 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if adjust is not None:
         used, adjustments = adjust(used, adjustments)
     hf_trainer = rehearse and trainer_rehearsal(used)
-    if training_arguments is not None and not hf_trainer:  # refused before a run folder exists
+    if hf_trainer:  # the Hugging Face Trainer drives it, with the TrainingArguments written
+        script = str(bundled_trainer_script())
+    elif training_arguments is not None:  # refused before a run folder exists
         raise PlanError("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
                         "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)")
     if script.startswith("-"):  # the answers' rule says it too; the bundled script never does

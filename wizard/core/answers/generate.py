@@ -13,6 +13,7 @@ from .render import (
     ACCELERATE_YAML,
     ANSWERS_YAML,
     DS_JSON,
+    TOOL_SNIPPETS,
     TRAINING_ARGUMENTS_JSON,
     Rendered,
     processes_per_node,
@@ -44,18 +45,16 @@ def yaml_text(data: dict) -> str:
     return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
 
 
-TOOL_SNIPPETS = {"llamafactory": "llamafactory_args.yaml", "axolotl": "axolotl_args.yaml"}
-"""``launch.trainer_tool`` -> the file of its training-file keys written beside the configs (with the Trainer)."""
-_TOOL_NAMES = {"llamafactory": "LLaMA-Factory training YAML", "axolotl": "axolotl YAML"}
 
 
 def tool_snippet(tool: str, arguments: Mapping[str, object], deepspeed_ref: str | None) -> str:
     """The keys of ``tool``'s training file that give the Trainer ``arguments`` (and name the DeepSpeed JSON), with a
     header that says how to use them; read back by ``check`` they are ``arguments`` again."""
     from ..effective.training_file import tool_keys
+    from ..training_kinds import KIND_LABELS
 
     keys, cannot = tool_keys(tool, arguments)
-    lines = [f"# fsdpds-wizard: merge these keys into your {_TOOL_NAMES[tool]}; they match the configs beside this",
+    lines = [f"# fsdpds-wizard: merge these keys into your {KIND_LABELS[tool]}; they match the configs beside this",
              "# file as the Trainer will compare them.",
              "# Run the tool from the folder the deepspeed: path below is relative to (it is opened from there)."
              if deepspeed_ref is not None else

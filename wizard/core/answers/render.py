@@ -41,13 +41,16 @@ from ..catalog import (
     fp8_options,
 )
 from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
-from ..library.auto import TRAINER_DEFAULTS
+from ..library.auto import TRAINER_DEFAULTS, TRAINER_MATCHED
 from .model import Answers
 
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"
 ANSWERS_YAML = "answers.yaml"
 TRAINING_ARGUMENTS_JSON = "training_arguments.json"
+TOOL_SNIPPETS = {"llamafactory": "llamafactory_args.yaml", "axolotl": "axolotl_args.yaml"}
+"""``launch.trainer_tool`` -> the file of its training-file keys written beside the configs (with the Trainer); the
+tools are wizard/core/training_kinds.py KINDS (kept off the start path; tests/unit/test_tool_snippets.py ties them)."""
 TRAINER = "trainer"
 """``launch.training_loop`` value: the Hugging Face Trainer (or a library built on it)."""
 
@@ -133,7 +136,7 @@ def ds_json_reasons(a: Answers) -> list[str]:
     reasons = []
     if a["deepspeed.config_file"] == "yes":
         reasons.append("deepspeed.config_file is 'yes'")
-    if trainer_loop(a) and a["launch.trainer_tool"] in ("llamafactory", "axolotl"):
+    if trainer_loop(a) and a["launch.trainer_tool"] in TOOL_SNIPPETS:
         reasons.append(f"launch.trainer_tool {a['launch.trainer_tool']} (its training file names a DeepSpeed JSON)")
     if "nvme" in (ds_offload_optimizer(a), ds_offload_params(a)):
         reasons.append("NVMe offload (inline NVMe paths never reach DeepSpeed)")
@@ -448,10 +451,10 @@ TRAINING_ARGUMENT_OF = {"training.micro_batch_size": "per_device_train_batch_siz
                         "training.gradient_accumulation_steps": "gradient_accumulation_steps",
                         "training.gradient_clipping": "max_grad_norm"}
 """Answer -> the TrainingArguments field that carries it under the Trainer (precision: ``bf16`` / ``fp16``)."""
-DS_KEY_OF_TRAINING = {"training.micro_batch_size": "train_micro_batch_size_per_gpu",
-                      "training.gradient_accumulation_steps": "gradient_accumulation_steps",
-                      "training.gradient_clipping": "gradient_clipping"}
-"""Answer -> the top-level DeepSpeed key the Trainer matches with its argument (library/auto.py TRAINER_MATCHED)."""
+DS_KEY_OF_TRAINING = {sid: next(key for key, names, _ in TRAINER_MATCHED if names == (arg,))
+                      for sid, arg in TRAINING_ARGUMENT_OF.items()}
+"""Answer -> the top-level DeepSpeed key the Trainer matches with its argument (read from library/auto.py
+TRAINER_MATCHED: train_micro_batch_size_per_gpu, gradient_accumulation_steps, gradient_clipping)."""
 
 _TRAINER_ARGUMENT_ORDER = tuple(TRAINER_DEFAULTS)  # the library table's order: batch, clipping, precision, optimizer
 

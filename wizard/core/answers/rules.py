@@ -48,6 +48,7 @@ from .render import (
     ds_json_reasons,
     ds_offload_optimizer,
     ds_offload_params,
+    is_hybrid,
     one_to_one_writes,
     processes_per_node,
     trainer_loop,
@@ -874,8 +875,7 @@ _SP_DETAILS = ("parallelism.sp_seq_length", "parallelism.sp_seq_length_is_variab
              claims=("accelerate-parallelism-details-need-their-dimension",))
 def parallelism_details_unused(a: Answers) -> Iterator[Hit]:
     target = a.target
-    if target == FSDP2 and a.is_set("parallelism.dp_replicate_size") and not a["sharding.strategy"].startswith(
-            "hybrid"):
+    if target == FSDP2 and a.is_set("parallelism.dp_replicate_size") and not is_hybrid(a):
         yield (["parallelism.dp_replicate_size", "sharding.strategy"],
                f"parallelism.dp_replicate_size {a['parallelism.dp_replicate_size']} is set but sharding.strategy is "
                f"{a['sharding.strategy']}: replicas are part of hybrid sharding, so it is not written",

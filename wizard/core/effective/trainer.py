@@ -90,11 +90,15 @@ def read_training_arguments(path) -> dict[str, Any]:
     the Trainer matches that it could not run with. Other fields are kept as they are: not read here."""
     from ..inputs import TRAINING_ARGS, load_mapping_file
 
-    data = load_mapping_file(path, TRAINING_ARGS)
-    problems = argument_problems({str(k): v for k, v in data.items()})
+    return checked_arguments({str(k): v for k, v in load_mapping_file(path, TRAINING_ARGS).items()})
+
+
+def checked_arguments(given: dict[str, Any]) -> dict[str, Any]:
+    """``given``, or ValueError naming each argument the Trainer could not run with (:func:`argument_problems`)."""
+    problems = argument_problems(given)
     if problems:
         raise ValueError("; ".join(problems))
-    return {str(k): v for k, v in data.items()}
+    return given
 
 
 def warmup_steps(args: Mapping[str, Any], num_training_steps: int | None) -> int | None:

@@ -137,25 +137,22 @@ def tool_keys(kind: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], 
     return keys, tuple(cannot)
 
 
-def trainer_arguments_of_file(path: Path, kind: str | None = None) -> tuple[str, dict[str, Any]]:
+def trainer_arguments_of_file(path: Path) -> tuple[str, dict[str, Any]]:
     """(what the file is, the TrainingArguments it gives the Trainer) for a file of TrainingArguments fields (YAML or
-    JSON), a LLaMA-Factory training YAML or an axolotl YAML (``kind``, or recognised by its keys). Raises the shared
+    JSON), a LLaMA-Factory training YAML or an axolotl YAML (recognised by its keys). Raises the shared
     ``InputError`` for a file that cannot be used and ValueError for an argument the Trainer could not run with."""
     from ..inputs import TRAINING_ARGS, load_mapping_file
-    from .trainer import argument_problems
+    from .trainer import checked_arguments
 
     data = {str(k): v for k, v in load_mapping_file(path, TRAINING_ARGS).items()}
-    kind = kind or detect_kind(data)
+    kind = detect_kind(data)
     if kind is None:
         args = data
         what = "TrainingArguments"
     else:
         args = dict(training_file_from(data, kind).arguments)
         what = KIND_LABELS[kind]
-    problems = argument_problems(args)
-    if problems:
-        raise ValueError("; ".join(problems))
-    return what, args
+    return what, checked_arguments(args)
 
 
 def deepspeed_path(value: str, cwd: Path) -> Path:
