@@ -95,80 +95,108 @@ def precision_table(model_dtype: str, mixed_precision: str) -> list[PrecisionRow
     return [*rows, ds]
 
 
-def precision_notes(model_dtype: str, mixed_precision: str) -> list[str]:
-    """Plain-language consequences of a load dtype / mixed-precision pair, FSDP and DeepSpeed side by side."""
+NOTES: dict[str, str] = {
+    "low_no_mp": (
+        "{md} weights with no mixed precision: FSDP trains, reduces gradients and keeps Adam state in {md}, 8 bytes "
+        "per parameter before sharding instead of 16, but small updates can be rounded away. DeepSpeed ZeRO-1/2/3 "
+        "by default still build fp32 master weights and fp32 Adam state from the {md} weights: 16 bytes before "
+        "sharding, 8 more, so on few GPUs DeepSpeed needs clearly more memory."),
+    "bf16_masters_option": (
+        "With bf16 enabled and its bf16 master-weights option, master and Adam state stay bf16: 10 bytes (the "
+        "master is still a copy)."),
+    "zero0_no_master": (
+        "DeepSpeed ZeRO-0 (sharding 'none') with no mixed precision has no master copy: the optimizer updates the "
+        "{md} parameters directly, as FSDP does."),
+    "fp16_no_scaling": (
+        "fp16 without mixed precision runs with no loss scaling on either backend: small gradients underflow to "
+        "zero. Prefer bf16, or load fp32 and use mixed_precision fp16."),
+    "fp32_throughout": (
+        "fp32 throughout: the most stable and the most expensive option. Adam needs 16 bytes per parameter before "
+        "sharding, and activations take twice the bf16 space. Both backends behave the same."),
+    "low_with_mp": (
+        "{md} weights with {mp} mixed precision: at prepare() accelerate upcasts to fp32 every FSDP1 unit that "
+        "holds a trainable parameter, frozen weights in it included (warning 'Upcasted low precision "
+        "parameters'); FSDP2 upcasts only trainable parameters, frozen ones stay {md}. FSDP checkpoints hold the "
+        "upcast parameters in fp32 (twice their {md} size) and the rest in {md}. DeepSpeed casts the model to "
+        "{sixteen} and keeps a separate fp32 master partition; its 16-bit save writes {sixteen}."),
+    "fp32_with_mp": (
+        "fp32 weights with {mp} mixed precision: FSDP keeps fp32 shards and all-gathers them in {sixteen} for "
+        "each forward and backward; DeepSpeed converts the model itself to {sixteen} and keeps a separate fp32 "
+        "master partition. Both come to about 16 bytes per parameter for Adam before sharding."),
+    "reduce_dtype": (
+        "Gradients are summed across ranks in {sixteen} on both backends by default (FSDP: reduce dtype = mixed "
+        "precision; DeepSpeed: communication_data_type follows it). DeepSpeed can switch to fp32 with "
+        "communication_data_type; FSDP needs a policy set in code."),
+    "buffers": (
+        "FSDP1 also casts buffers to the mixed-precision dtype; FSDP2 and DeepSpeed leave buffers (e.g. rotary "
+        "frequencies) in the dtype they were loaded in."),
+    "autocast": (
+        "FSDP1 runs forward under autocast (accelerate wraps it) and returns fp32 outputs. FSDP2 gets no autocast: "
+        "only its policy casts parameters, so operations on tensors your code creates in fp32 stay fp32, and "
+        "outputs come back in the mixed-precision dtype."),
+    "fp16_scaling": (
+        "fp16 needs loss scaling: accelerate adds a gradient scaler for FSDP (ShardedGradScaler on v1, GradScaler "
+        "on v2) and DeepSpeed uses its dynamic loss scaler. Values beyond about 65,504 overflow."),
+    "bf16_in_fp16": (
+        "bf16 weights run in fp16: bf16 has a wider range, so a model trained in bf16 can overflow in fp16. Prefer "
+        "bf16 mixed precision for such checkpoints."),
+    "fp8": (
+        "fp8: only the matrix multiplies of supported layers run in fp8 (Transformer Engine, torchao or MS-AMP); "
+        "the rest runs in bf16, which is also FSDP's parameter dtype. MS-AMP is refused with FSDP and with ZeRO-3; "
+        "torchao on FSDP also limits model loading (see loading.ram_efficient). Needs an fp8-capable GPU (Ada, "
+        "Hopper or newer)."),
+    "zero_init_dtype": (
+        "DeepSpeed ZeRO-3 with zero3_init_flag: Transformers creates the parameters inside deepspeed.zero.Init, "
+        "which uses DeepSpeed's dtype ({init} here), not the {md} torch_dtype."),
+}
+"""The notes under the dtype table, each a template (``{md}`` the load dtype, ``{mp}`` the mixed precision,
+``{sixteen}`` DeepSpeed's 16-bit dtype, ``{init}`` zero.Init's dtype); translated by key."""
+
+
+def precision_note_keys(model_dtype: str, mixed_precision: str) -> list[tuple[str, dict[str, str]]]:
+    """Which notes of :data:`NOTES` a load dtype / mixed-precision pair has, each with the values it is filled
+    with: (key, values)."""
     _check(model_dtype, mixed_precision)
     md, mp = model_dtype, mixed_precision
     low = md != "fp32"
-    notes: list[str] = []
+    notes: list[tuple[str, dict[str, str]]] = []
     if mp == "no":
         if low:
-            option = (" With bf16 enabled and its bf16 master-weights option, master and Adam state stay bf16: 10 "
-                      "bytes (the master is still a copy)." if md == "bf16" else "")
-            notes.append(
-                f"{md} weights with no mixed precision: FSDP trains, reduces gradients and keeps Adam state in "
-                f"{md}, 8 bytes per parameter before sharding instead of 16, but small updates can be rounded "
-                f"away. DeepSpeed ZeRO-1/2/3 by default still build fp32 master weights and fp32 Adam state "
-                f"from the {md} weights: 16 bytes before sharding, 8 more, so on few GPUs DeepSpeed needs "
-                f"clearly more memory.{option}")
-            notes.append(
-                f"DeepSpeed ZeRO-0 (sharding 'none') with no mixed precision has no master copy: the optimizer "
-                f"updates the {md} parameters directly, as FSDP does.")
+            notes.append(("low_no_mp", {"md": md}))
+            if md == "bf16":
+                notes.append(("bf16_masters_option", {}))
+            notes.append(("zero0_no_master", {"md": md}))
             if md == "fp16":
-                notes.append(
-                    "fp16 without mixed precision runs with no loss scaling on either backend: small gradients "
-                    "underflow to zero. Prefer bf16, or load fp32 and use mixed_precision fp16.")
+                notes.append(("fp16_no_scaling", {}))
         else:
-            notes.append(
-                "fp32 throughout: the most stable and the most expensive option. Adam needs 16 bytes per "
-                "parameter before sharding, and activations take twice the bf16 space. Both backends behave "
-                "the same.")
+            notes.append(("fp32_throughout", {}))
     else:
         sixteen = _SIXTEEN[mp]
-        if low:
-            notes.append(
-                f"{md} weights with {mp} mixed precision: at prepare() accelerate upcasts to fp32 every FSDP1 "
-                f"unit that holds a trainable parameter, frozen weights in it included (warning 'Upcasted low "
-                f"precision parameters'); FSDP2 upcasts only trainable parameters, frozen ones stay {md}. FSDP "
-                f"checkpoints hold the upcast parameters in fp32 (twice their {md} size) and the rest in {md}. "
-                f"DeepSpeed casts the model to "
-                f"{sixteen} and keeps a separate fp32 master partition; its 16-bit save writes {sixteen}.")
-        else:
-            notes.append(
-                f"fp32 weights with {mp} mixed precision: FSDP keeps fp32 shards and all-gathers them in "
-                f"{sixteen} for each forward and backward; DeepSpeed converts the model itself to {sixteen} "
-                f"and keeps a separate fp32 master partition. Both come to about 16 bytes per parameter for "
-                f"Adam before sharding.")
-        notes.append(
-            f"Gradients are summed across ranks in {sixteen} on both backends by default (FSDP: reduce dtype = "
-            f"mixed precision; DeepSpeed: communication_data_type follows it). DeepSpeed can switch to fp32 "
-            f"with communication_data_type; FSDP needs a policy set in code.")
-        notes.append(
-            "FSDP1 also casts buffers to the mixed-precision dtype; FSDP2 and DeepSpeed leave buffers (e.g. "
-            "rotary frequencies) in the dtype they were loaded in.")
-        notes.append(
-            "FSDP1 runs forward under autocast (accelerate wraps it) and returns fp32 outputs. FSDP2 gets no "
-            "autocast: only its policy casts parameters, so operations on tensors your code creates in fp32 "
-            "stay fp32, and outputs come back in the mixed-precision dtype.")
+        notes.append(("low_with_mp" if low else "fp32_with_mp", {"md": md, "mp": mp, "sixteen": sixteen}))
+        notes.append(("reduce_dtype", {"sixteen": sixteen}))
+        notes.append(("buffers", {}))
+        notes.append(("autocast", {}))
         if mp == "fp16":
-            notes.append(
-                "fp16 needs loss scaling: accelerate adds a gradient scaler for FSDP (ShardedGradScaler on v1, "
-                "GradScaler on v2) and DeepSpeed uses its dynamic loss scaler. Values beyond about 65,504 "
-                "overflow.")
+            notes.append(("fp16_scaling", {}))
             if md == "bf16":
-                notes.append(
-                    "bf16 weights run in fp16: bf16 has a wider range, so a model trained in bf16 can overflow "
-                    "in fp16. Prefer bf16 mixed precision for such checkpoints.")
+                notes.append(("bf16_in_fp16", {}))
         if mp == "fp8":
-            notes.append(
-                "fp8: only the matrix multiplies of supported layers run in fp8 (Transformer Engine, torchao or "
-                "MS-AMP); the rest runs in bf16, which is also FSDP's parameter dtype. MS-AMP is refused with "
-                "FSDP and with ZeRO-3; torchao on FSDP also limits model loading (see loading.ram_efficient). "
-                "Needs an fp8-capable GPU (Ada, Hopper or newer).")
+            notes.append(("fp8", {}))
     ds_init_dtype = _SIXTEEN.get(mp, "fp32")
     if ds_init_dtype != md:
-        notes.append(
-            f"DeepSpeed ZeRO-3 with zero3_init_flag: Transformers creates the parameters inside "
-            f"deepspeed.zero.Init, which uses DeepSpeed's dtype ({ds_init_dtype} here), not the {md} "
-            f"torch_dtype.")
+        notes.append(("zero_init_dtype", {"init": ds_init_dtype, "md": md}))
     return notes
+
+
+def precision_notes(model_dtype: str, mixed_precision: str, say=None) -> list[str]:
+    """Plain-language consequences of a load dtype / mixed-precision pair, FSDP and DeepSpeed side by side: in
+    English, or as ``say(key, values)`` words each note (:func:`wizard.core.localized.dtype_notes`: in the chosen
+    language). The bf16 master-weights option is said in the same note as the first."""
+    out: list[str] = []
+    for key, values in precision_note_keys(model_dtype, mixed_precision):
+        note = NOTES[key].format(**values) if say is None else say(key, values)
+        if key == "bf16_masters_option":
+            out[-1] += " " + note
+        else:
+            out.append(note)
+    return out

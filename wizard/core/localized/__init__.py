@@ -1,0 +1,107 @@
+"""The wizard's words in the chosen language: every explanation (:mod:`wizard.core.texts`), the catalogue's labels,
+counterparts and not-applicable reasons, the dtype notes and the words around them (:mod:`.ui`), each read through
+:func:`wizard.core.i18n.translate` so the English stays the one source.
+
+:func:`sources` lists every English text with its part and key (the tests, and ``python -m wizard.core.localized``,
+which shows what is missing or stale per language and writes worksheets for translators).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
+from ..i18n import ENGLISH, language, translate
+from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
+from .ui import UI
+
+TEXT_FIELDS = ("what", "fsdp", "deepspeed", "versions", "tips")
+GROUP_FIELDS = ("summary", "fsdp", "deepspeed", "no_counterpart")
+GROUP_KEY = "GROUP"
+"""The key prefix of a group's own texts (setting ids never are upper case)."""
+
+
+def sources() -> list[tuple[str, str, str]]:
+    """Every English text the wizard translates, as (part, key, English), in the catalogue's order; the part is the
+    file it is stored in: the catalogue group, ``ui`` or ``dtype``."""
+    from ..texts.dtype_table import NOTES
+
+    out: list[tuple[str, str, str]] = []
+    for g in GROUPS:
+        out.append((g.id, f"{GROUP_KEY}.label", g.label))
+        gt = GROUP_TEXTS[g.id]
+        out += [(g.id, f"{GROUP_KEY}.{f}", getattr(gt, f)) for f in GROUP_FIELDS if getattr(gt, f)]
+    for s in SETTINGS:
+        part = s.group
+        out.append((part, f"{s.id}.label", s.label))
+        t = TEXTS[s.id]
+        out += [(part, f"{s.id}.{f}", getattr(t, f)) for f in TEXT_FIELDS if getattr(t, f)]
+        if s.counterpart:
+            out.append((part, f"{s.id}.counterpart", s.counterpart))
+        out += [(part, f"{s.id}.not_applicable.{target}", why) for target, why in s.not_applicable.items()
+                if why]
+    out += [("ui", key, english) for key, english in UI.items()]
+    out += [("dtype", key, english) for key, english in NOTES.items()]
+    return out
+
+
+def _lang(lang: str | None) -> str:
+    return language() if lang is None else lang
+
+
+def text(setting_id: str, lang: str | None = None) -> Text:
+    """The setting's explanation in the language."""
+    t = TEXTS[setting_id]
+    lang = _lang(lang)
+    if lang == ENGLISH:
+        return t
+    part = SETTING_BY_ID[setting_id].group
+    return replace(t, **{f: translate(part, f"{setting_id}.{f}", getattr(t, f), lang) for f in TEXT_FIELDS})
+
+
+def group_text(group_id: str, lang: str | None = None) -> GroupText:
+    """The group's overview in the language."""
+    gt = GROUP_TEXTS[group_id]
+    lang = _lang(lang)
+    if lang == ENGLISH:
+        return gt
+    return replace(gt, **{f: translate(group_id, f"{GROUP_KEY}.{f}", getattr(gt, f), lang) for f in GROUP_FIELDS})
+
+
+def group_label(group_id: str, lang: str | None = None) -> str:
+    return translate(group_id, f"{GROUP_KEY}.label", GROUP_BY_ID[group_id].label, _lang(lang))
+
+
+def setting_label(setting_id: str, lang: str | None = None) -> str:
+    s = SETTING_BY_ID[setting_id]
+    return translate(s.group, f"{setting_id}.label", s.label, _lang(lang))
+
+
+def counterpart(setting_id: str, lang: str | None = None) -> str:
+    s = SETTING_BY_ID[setting_id]
+    return translate(s.group, f"{setting_id}.counterpart", s.counterpart, _lang(lang))
+
+
+def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str:
+    """Why the setting has no effect on ``target`` ("" when it has one)."""
+    s = SETTING_BY_ID[setting_id]
+    return translate(s.group, f"{setting_id}.not_applicable.{target}", s.not_applicable.get(target, ""), _lang(lang))
+
+
+def ui(key: str, lang: str | None = None, **values: object) -> str:
+    """The words of :data:`.ui.UI` under ``key`` in the language, with ``{name}`` filled from ``values``."""
+    words = translate("ui", key, UI[key], _lang(lang))
+    return words.format(**values) if values else words
+
+
+def dtype_note(key: str, lang: str | None = None, **values: object) -> str:
+    """One of the dtype table's notes (:data:`wizard.core.texts.dtype_table.NOTES`) in the language, filled in."""
+    from ..texts.dtype_table import NOTES
+
+    return translate("dtype", key, NOTES[key], _lang(lang)).format(**values)
+
+
+def dtype_notes(model_dtype: str, mixed_precision: str, lang: str | None = None) -> list[str]:
+    """The notes under the dtype table for a load dtype and mixed precision, in the language."""
+    from ..texts.dtype_table import precision_notes
+
+    lang = _lang(lang)
+    return precision_notes(model_dtype, mixed_precision, say=lambda key, values: dtype_note(key, lang, **values))
