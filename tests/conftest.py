@@ -11,11 +11,25 @@ pytest_plugins = ["claims_plugin", "tiers"]  # tests/claims_plugin.py: a failing
 # tests/tiers.py: the fast tier, and which tests run apart under pytest-xdist
 
 os.environ.setdefault("TORCH_EXTENSIONS_DIR", EXTENSIONS)  # every child process (ranks, runs) shares one ops cache
+for _name in ("LC_ALL", "LC_MESSAGES"):  # the wizard speaks the locale's language: tests run in English unless
+    os.environ.pop(_name, None)          # they ask for another (tests/unit/test_i18n.py)
+os.environ["LANG"] = "C.UTF-8"
 
 
 @pytest.fixture(autouse=True)
 def _no_debug_env(monkeypatch):
     monkeypatch.delenv("FSDPDS_DEBUG", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _english_again():
+    """A test that chose a language (``--lang``, the TUI's switch) leaves the next one in the locale's."""
+    yield
+    import sys
+
+    i18n = sys.modules.get("wizard.core.i18n")
+    if i18n is not None:
+        i18n.reset()
 
 
 @pytest.fixture(scope="session")

@@ -175,6 +175,7 @@ class _Commands(argparse._SubParsersAction):
         line = COMMANDS[name]
         parser = self._parser_class(prog=f"{self._prog_prefix} {name}", description=line[0].upper() + line[1:] + ".")
         _COMMAND_PARSERS[name](parser)
+        _lang_option(parser)
         return parser
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -325,9 +326,26 @@ def _main_parser() -> _Parser:
                         help="(wizard) the memory of one GPU in GiB")
     memory.add_argument("--seq", type=_number("--seq"), metavar="S", dest="tui_seq",
                         help="(wizard) the sequence length in tokens (default 2048)")
+    _lang_option(p)
     p.add_subparsers(dest="command", metavar="COMMAND", title="commands", action=_Commands, prog=p.prog,
                      parser_class=_Parser)
     return p
+
+
+def _language(text: str) -> str:
+    from .core.i18n import resolve
+
+    try:
+        return resolve(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace(f"--lang {text!r}: not", f"{text!r} is not", 1)) from None
+
+
+def _lang_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", type=_language, default=None, metavar="en|tr|zh-TW",
+                   help="the language of the explanations: en (English), tr (Türkçe), zh-TW (繁體中文); default: "
+                        "the locale's (LC_ALL, LC_MESSAGES, LANG), else English. Config keys, values and names stay "
+                        "as the libraries spell them")
 
 
 def _check_options(p: argparse.ArgumentParser) -> None:
@@ -540,6 +558,14 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         args.script_args = script_args
         _check_mode(args)
+        lang = getattr(getattr(args, "command_args", None), "lang", None) or args.lang
+        if lang is not None or f"{__package__}.core.i18n" in sys.modules:  # a second main() in one process too
+            from .core import i18n
+
+            if lang is None:
+                i18n.reset()
+            else:
+                i18n.set_language(lang)
         if args.command == "help":
             return _help(parser, args.command_args.topic)
         if args.command is not None:

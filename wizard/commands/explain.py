@@ -6,48 +6,49 @@ from __future__ import annotations
 import shutil
 import textwrap
 
+from ..core import localized
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, SETTING_BY_ID, TARGET_LABELS, settings_in
 from ..core.exits import EXIT_OK, UsageError
+from ..core.i18n import cells
 
 
 def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = ("", "")) -> list[str]:
+    """Two texts side by side in ``width`` terminal cells (a CJK character takes two), each wrapped in its column."""
     col = max(20, (width - 3) // 2)
     lw: list[str] = []
     rw: list[str] = []
     for text, out in ((left, lw), (right, rw)):
         for para in text.splitlines() or [""]:
-            out.extend(textwrap.wrap(para, col) or [""])
+            out.extend(cells.wrap(para, col) or [""])
     lines = []
     if any(titles):
-        lines.append(f"{titles[0]:<{col}} | {titles[1]}")
+        lines.append(f"{cells.ljust(titles[0], col)} | {titles[1]}")
         lines.append("-" * col + "-+-" + "-" * col)
     for i in range(max(len(lw), len(rw))):
         a = lw[i] if i < len(lw) else ""
         b = rw[i] if i < len(rw) else ""
-        lines.append(f"{a:<{col}} | {b}".rstrip())
+        lines.append(f"{cells.ljust(a, col)} | {b}".rstrip())
     return lines
 
 
 def _where(setting, target: str) -> str:
     if setting.applies_to(target):
         return setting.where[target]
-    return "n/a: " + setting.not_applicable.get(target, "not used")
+    return f"{localized.ui('not_applicable')} " + (localized.not_applicable(setting.id, target)
+                                                   or localized.ui("not_used"))
 
 
 def render_group(group_id: str, width: int, only: str | None = None) -> list[str]:
-    """The group's overview and every setting in it; with ``only``, the group's title and that one setting."""
-    from ..core.texts import GROUP_TEXTS, TEXTS
-
-    group = GROUP_BY_ID[group_id]
-    gt = GROUP_TEXTS[group_id]
-    lines = ["=" * width, f"{group.label}  ({group.id})", "=" * width]
+    """The group's overview and every setting in it; with ``only``, the group's title and that one setting. In the
+    current language (:mod:`wizard.core.i18n`); keys, values and names as the libraries spell them."""
+    lines = ["=" * width, f"{localized.group_label(group_id)}  ({group_id})", "=" * width]
     if only is not None:
-        return lines + _setting(SETTING_BY_ID[only], TEXTS[only], width)[1:] + _evidence(only, width)
-    lines += _overview(gt, width)
+        return lines + _setting(SETTING_BY_ID[only], localized.text(only), width)[1:] + _evidence(only, width)
+    lines += _overview(localized.group_text(group_id), width)
     if group_id == "parallelism":
-        lines += _mesh_example()
+        lines += _mesh_example(width)
     for s in settings_in(group_id):
-        lines += _setting(s, TEXTS[s.id], width)
+        lines += _setting(s, localized.text(s.id), width)
     return lines
 
 
@@ -55,12 +56,11 @@ MESH_EXAMPLE = {"dp_shard": 2, "cp": 2, "tp": 2}
 """The mesh ``explain parallelism`` draws: FSDP2 on 8 processes of one machine, dp_shard 2 x cp 2 x tp 2."""
 
 
-def _mesh_example() -> list[str]:
+def _mesh_example(width: int) -> list[str]:
     """Which ranks form each group, drawn for an example (``check`` and ``--headless`` draw the config's own)."""
     from ..core.mesh import mesh_picture
 
-    return ["", "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups",
-            "(ranks that differ in one dimension only):", *("  " + line for line in mesh_picture(MESH_EXAMPLE))]
+    return ["", *cells.wrap(localized.ui("mesh_example"), width), *("  " + line for line in mesh_picture(MESH_EXAMPLE))]
 
 
 def _evidence(setting_id: str, width: int) -> list[str]:
@@ -72,32 +72,33 @@ def _evidence(setting_id: str, width: int) -> list[str]:
     if not ids:
         return []
     parts = [f"{cid} ({CLAIMS[cid].evidence})" for cid in ids if cid in CLAIMS]
-    return textwrap.wrap("Evidence (docs/claims.md): " + "; ".join(parts), width, initial_indent="  ",
-                         subsequent_indent="  ")
+    return cells.wrap(localized.ui("evidence") + " " + "; ".join(parts), width, initial_indent="  ",
+                      subsequent_indent="  ")
 
 
 def _overview(gt, width: int) -> list[str]:
-    lines = textwrap.wrap(gt.summary, width)
+    lines = cells.wrap(gt.summary, width)
     lines.append("")
     lines += two_columns(gt.fsdp, gt.deepspeed, width, ("FSDP", "DeepSpeed"))
     if gt.no_counterpart:
         lines.append("")
-        lines += textwrap.wrap("No counterpart: " + gt.no_counterpart, width)
+        lines += cells.wrap(localized.ui("no_counterpart") + " " + gt.no_counterpart, width)
     return lines
 
 
 def _setting(s, t, width: int) -> list[str]:
     lines = [""]
-    choices = f"  choices: {', '.join(map(str, s.choices))}" if s.choices else ""
-    lines.append(f"{s.label}  [{s.id}]  default: {s.default!r}{choices}")
-    lines += textwrap.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
+    choices = f"  {localized.ui('choices')} {', '.join(map(str, s.choices))}" if s.choices else ""
+    lines.append(f"{localized.setting_label(s.id)}  [{s.id}]  {localized.ui('default')} {s.default!r}{choices}")
+    lines += cells.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
     fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
     ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"
     lines += ["  " + line for line in two_columns(fsdp_where, ds_where, width - 2)]
     if t.versions:
-        lines += textwrap.wrap("Versions: " + t.versions, width, initial_indent="  ", subsequent_indent="  ")
+        lines += cells.wrap(localized.ui("versions") + " " + t.versions, width, initial_indent="  ",
+                            subsequent_indent="  ")
     if t.tips:
-        lines += textwrap.wrap("Tip: " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
+        lines += cells.wrap(localized.ui("tip") + " " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
     return lines
 
 

@@ -13,16 +13,15 @@ nothing of the wizard: every part may import it.
 """
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 ENGLISH = "en"
 LANGUAGES = ("en", "tr", "zh-TW")
 """The languages, English first (the reference)."""
 NAMES = {"en": "English", "tr": "Türkçe", "zh-TW": "繁體中文"}
 """Each language in its own words (the palette, ``--help``)."""
-HERE = Path(__file__).resolve().parent
+HERE = os.path.dirname(os.path.abspath(__file__))
+"""Where the translations and glossaries are (package data)."""
 
 _current: str | None = None
 _parts: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
@@ -71,6 +70,12 @@ def set_language(lang: str | None) -> str:
     return _current
 
 
+def reset() -> None:
+    """Back to the locale's language (what a start without ``--lang`` has)."""
+    global _current
+    _current = None
+
+
 def language() -> str:
     """The language texts are shown in: the one set, else the locale's."""
     return _current if _current is not None else from_locale()
@@ -83,16 +88,22 @@ def fingerprint(english: str) -> str:
     return hashlib.sha1(english.encode("utf-8")).hexdigest()[:10]
 
 
-def part_path(lang: str, part: str) -> Path:
-    return HERE / lang / f"{part}.json"
+def part_path(lang: str, part: str) -> str:
+    return os.path.join(HERE, lang, f"{part}.json")
 
 
 def entries(lang: str, part: str) -> dict[str, dict[str, str]]:
     """The translations of one part in one language, as stored (read once)."""
     found = _parts.get((lang, part))
     if found is None:
+        import json
+
         path = part_path(lang, part)
-        found = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                found = json.load(f)
+        else:
+            found = {}
         _parts[lang, part] = found
     return found
 

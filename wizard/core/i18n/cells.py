@@ -46,7 +46,9 @@ def _pieces(text: str) -> list[str]:
                 out.append(run)
                 run = ""
             out.append(" ")
-        elif ch in _NO_LINE_START and not run and out and out[-1] != " ":
+        elif ch in _NO_LINE_START and run:
+            run += ch
+        elif ch in _NO_LINE_START and out and out[-1] != " ":
             out[-1] += ch
         elif ch in _NO_LINE_END and _is_wide(ch):
             if run:

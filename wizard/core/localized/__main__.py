@@ -79,7 +79,7 @@ def merge(lang: str, part: str, sheet: dict[str, dict[str, str]]) -> list[str]:
         stored[key] = {"fp": fingerprint(english[key]), "text": text}
         messages += [f"{key}: {p}" for p in problems(english[key], text, lang)]
     ordered = {key: stored[key] for key, _ in items if key in stored}
-    path = part_path(lang, part)
+    path = Path(part_path(lang, part))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(ordered, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     forget()

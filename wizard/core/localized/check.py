@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from ..i18n import HERE
 
@@ -18,8 +19,8 @@ _PROTECTED = re.compile(
     r"\{[A-Za-z_]*\}"                                   # placeholders
     r"|`[^`]+`"                                          # code spans
     r"|(?<![\w-])--?[a-z][\w-]*[a-z0-9]"                  # flags
-    r"|[A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"             # names with underscores
     r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"    # dotted names
+    r"|[A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"             # names with underscores
     r"|\d+(?:[.,]\d+)*"                                  # numbers and versions
     r"|\b[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*"                 # CamelCase
     r"|\b[A-Z][A-Z0-9]+[a-z]?\b"                         # capitals (FSDP, FSDP2, NVMe-like)
@@ -32,20 +33,18 @@ def protected(english: str) -> set[str]:
     found = set()
     for m in _PROTECTED.finditer(english):
         token = m.group(0)
-        if token.lower() in _PROSE_DOTS or all(len(p) <= 1 for p in token.split(".")):
+        if token.lower() in _PROSE_DOTS or ("." in token and all(len(p) <= 1 for p in token.split("."))):
             continue
         if re.fullmatch(r"[A-Z][A-Z0-9]+s", token):  # a plural (GPUs): the name is the part before the s
             token = token[:-1]
         found.add(token)
-    # a number inside a kept name is kept with it
-    return {t for t in found if not (t.replace(",", "").replace(".", "").isdigit()
-                                     and any(t != o and t in o for o in found))}
+    return found
 
 
 def glossary(lang: str) -> list[dict]:
     """The glossary entries of a language: ``en`` (a regular expression on the English, case-insensitive),
     ``use`` (the accepted words: one must appear), ``guide`` (the guide's own word) and ``note`` (the decision)."""
-    path = HERE / f"glossary-{lang}.json"
+    path = Path(HERE) / f"glossary-{lang}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
