@@ -100,6 +100,8 @@ EXPECTED = {
         "wizard": {
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.explain", "wizard.core", "wizard.core.bounds",
             "wizard.core.catalog", "wizard.core.catalog.model", "wizard.core.catalog.settings", "wizard.core.exits",
+            # issue 27: explain speaks the chosen language (the translations are read only for another language)
+            "wizard.core.i18n", "wizard.core.i18n.cells", "wizard.core.localized", "wizard.core.localized.ui",
             "wizard.core.texts", "wizard.core.texts.backend", "wizard.core.texts.checkpoint",
             "wizard.core.texts.deepspeed", "wizard.core.texts.dtype_table", "wizard.core.texts.launch",
             "wizard.core.texts.loading", "wizard.core.texts.model", "wizard.core.texts.offload",

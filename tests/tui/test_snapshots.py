@@ -287,3 +287,32 @@ def test_memory_bar_does_not_fit_80x24(snap):
     """The main screen with a model that does not fit: the bar under the groups says by how much."""
     app = create_app(start(**{"sharding.strategy": "none"}), memory=_memory(gpu="24"))
     assert snap(app, terminal_size=(80, 24), run_before=keys("_"))
+
+
+LANGS = ("tr", "zh-TW")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_main_screen_in_language_80x24(snap, lang):
+    """Issue 27: the first screen in Turkish and in Traditional Chinese (``--lang``): the sidebar's groups, the
+    titles and the explanation; keys and values as the libraries spell them."""
+    from wizard.core.i18n import set_language
+
+    set_language(lang)
+    assert snap(create_app(start()), terminal_size=SIZES["80x24"], run_before=keys())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_offload_explained_in_language_80x24(snap, lang):
+    """The offload group's explanation zoomed (F2) at 80 columns: CJK text wrapped by cells, nothing cut."""
+    from wizard.core.i18n import set_language
+
+    async def go(pilot):
+        await ready(pilot)
+        await main_of(pilot.app).focus_group("offload")
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+
+    set_language(lang)
+    assert snap(create_app(start(**ZERO3_OFFLOAD)), terminal_size=SIZES["80x24"], run_before=go)

@@ -97,6 +97,16 @@ class WizardApp(App[int]):
             return
         self.main.load(start)
 
+    def switch_language(self, lang: str) -> None:
+        """The palette's "Language: ..." and F1's ``l``: the explanations in ``lang`` from now on, until the wizard
+        exits (or the next switch); what is on screen is redrawn in it."""
+        from ..core.i18n import NAMES, set_language
+        from ..core.localized import ui
+
+        set_language(lang)
+        self.main.relanguage()
+        self.notify(ui("language_now", name=NAMES[lang]), timeout=4)
+
     def judge_for(self, mode: str) -> None:
         """The palette's "Judge for ...": judge the answers for other library versions from now on, live."""
         self.judged = self.judged.switched(mode)
@@ -177,6 +187,13 @@ class WizardApp(App[int]):
         yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
                             main.action_next_problem)
         yield SystemCommand("Show help", "Every key binding", self.action_help)
+        from ..core.i18n import LANGUAGES, NAMES, language
+        from ..core.localized import ui
+
+        for lang in LANGUAGES:
+            if lang != language():
+                yield SystemCommand(f"Language (Dil, 語言): {NAMES[lang]}", ui("language_switch", name=NAMES[lang]),
+                                    lambda code=lang: self.switch_language(code))
         for g in GROUPS:
             yield SystemCommand(f"Go to group: {g.label}", "Show this group's settings",
                                 lambda gid=g.id: main.focus_group(gid))

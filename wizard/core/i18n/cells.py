@@ -4,8 +4,6 @@ two CJK characters (not before a closing mark such as ``，`` or ``）``); runs 
 number, a Turkish word) break only at spaces, and are cut only when longer than a whole line."""
 from __future__ import annotations
 
-import unicodedata
-
 _NO_LINE_START = set("，。、；：！？）」』》〉】,.;:!?)]}%")
 """Marks that may not begin a line (they stay with the character before them)."""
 _NO_LINE_END = set("（「『《〈【")
@@ -13,6 +11,10 @@ _NO_LINE_END = set("（「『《〈【")
 
 
 def char_width(ch: str) -> int:
+    if ch.isascii():
+        return 1
+    import unicodedata  # only for text beyond ASCII: English start-ups never load it
+
     if unicodedata.combining(ch):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1

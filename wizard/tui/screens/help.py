@@ -59,7 +59,8 @@ def binding_rows(app_class: type[App]) -> list[tuple[str, str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q", "close", "Close help", id="close-help")]
+    BINDINGS = [Binding("escape,f1,q", "close", "Close help", id="close-help"),
+                Binding("l", "next_language", "Next language", id="next-language")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Vertical {
@@ -88,10 +89,30 @@ class HelpScreen(ModalScreen[None]):
                 if judged is not None:
                     yield Static(Text(judged.text() + " ctrl+p: \"Judge for ...\" switches.", style="dim"),
                                  id="help-judged")
+                yield Static(self._language_line(), id="help-language")
                 yield Static(table, id="help-table")
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()
+
+    @staticmethod
+    def _language_line() -> Text:
+        from ...core.i18n import LANGUAGES, NAMES, language
+        from ...core.localized import ui
+
+        others = " → ".join(NAMES[code] for code in LANGUAGES)
+        return Text(f"{ui('language_now', name=NAMES[language()])} · l: {others} · ctrl+p: \"Language\"",
+                    style="dim")
+
+    def action_next_language(self) -> None:
+        """``l``: the next language (English, Türkçe, 繁體中文, English, ...), for the whole wizard."""
+        from ...core.i18n import LANGUAGES, language
+
+        switch = getattr(self.app, "switch_language", None)
+        if switch is None:
+            return
+        switch(LANGUAGES[(LANGUAGES.index(language()) + 1) % len(LANGUAGES)])
+        self.query_one("#help-language", Static).update(self._language_line())
 
     def action_close(self) -> None:
         self.dismiss(None)

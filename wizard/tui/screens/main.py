@@ -20,6 +20,7 @@ from ...core.answers import Answers
 from ...core.answers.generate import Generated, generate
 from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID, TARGET_LABELS
 from ...core.findings import ERROR, INFO, Finding
+from ...core.localized import ui
 from ..shared import startup_gc
 from ..shared.explain import explain_finding, explain_group, explain_setting
 from ..shared.history import History
@@ -321,6 +322,12 @@ class MainScreen(Screen):
 
     def refresh_memory(self) -> None:
         self.query_one(MemoryBar).show(self.answers, self.memory)
+
+    def relanguage(self) -> None:
+        """After the language changed (the palette, F1's ``l``): the sidebar, the titles and the explanation in it."""
+        self.query_one(GroupList).relabel(self.generated.findings, self.answers.target)
+        self.query_one(ExplanationPane).border_title = ui("explanation")
+        self._refresh_explanation()
 
     def _refresh_explanation(self) -> None:
         pane = self.query_one(ExplanationPane)

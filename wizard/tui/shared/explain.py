@@ -9,7 +9,10 @@ from ...core.answers import Answers
 from ...core.answers.render import Rendered
 from ...core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ...core.findings import Finding
-from ...core.texts import GROUP_TEXTS, TEXTS, precision_notes, precision_table
+from ...core.i18n import cells
+from ...core import localized
+from ...core.localized import ui
+from ...core.texts import precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
 
 WIDE = 56
@@ -28,8 +31,10 @@ def _para(label: str, body: str, style: str = "bold") -> Text:
 
 
 def longest_word(*texts: str) -> int:
-    """The longest run without a space: an identifier such as ``fsdp_activation_checkpointing_offload``."""
-    return max((len(w) for t in texts for w in t.split()), default=0)
+    """The cells of the longest run without a space: an identifier such as ``fsdp_activation_checkpointing_offload``
+    (a run of CJK characters breaks anywhere, so it counts as one character's width)."""
+    return max((2 if any(cells.char_width(c) == 2 for c in w) else cells.width(w) for t in texts for w in t.split()),
+               default=0)
 
 
 def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int) -> RenderableType:
@@ -49,28 +54,23 @@ PRECISION_TABLE_AT = 100
 
 def precision_block(answers: Answers, width: int) -> RenderableType:
     md, mp = answers["precision.model_dtype"], answers["precision.mixed_precision"]
-    title = Text(f"dtypes with weights loaded in {md}, mixed_precision {mp} (the guide's table)", style="bold")
-    notes = [Text(f"• {n}") for n in precision_notes(md, mp)]
+    title = Text(ui("dtype_title", model_dtype=md, mixed_precision=mp), style="bold")
+    notes = [Text(f"• {n}") for n in localized.dtype_notes(md, mp)]
     if width < PRECISION_TABLE_AT:
         lines = []
         for row in precision_table(md, mp):
             line = Text()
             line.append(f"{row.backend}: ", style="bold")
-            line.append(f"load {row.load} · params {row.flat_params_or_prepared} · compute {row.training_compute} · "
-                        f"autocast {row.autocast} · upcast {row.upcast} · optim {row.optimizer_state} · "
-                        f"B/param {row.bytes_per_param} · checkpoint {row.checkpoint}")
+            line.append(f"{ui('dtype_load')} {row.load} · {ui('dtype_params')} {row.flat_params_or_prepared} · "
+                        f"{ui('dtype_compute')} {row.training_compute} · autocast {row.autocast} · "
+                        f"{ui('dtype_upcast')} {row.upcast} · {ui('dtype_optim')} {row.optimizer_state} · "
+                        f"B/param {row.bytes_per_param} · {ui('dtype_checkpoint')} {row.checkpoint}")
             lines.append(line)
         return Group(title, *lines, *notes)
     table = Table(expand=width >= WIDE, show_edge=True, padding=(0, 1), header_style="bold")
-    table.add_column("")
-    table.add_column("load")
-    table.add_column("params")
-    table.add_column("compute")
-    table.add_column("autocast")
-    table.add_column("upcast")
-    table.add_column("optim")
-    table.add_column("B/param")
-    table.add_column("checkpoint")
+    for name in ("", ui("dtype_load"), ui("dtype_params"), ui("dtype_compute"), "autocast", ui("dtype_upcast"),
+                 ui("dtype_optim"), "B/param", ui("dtype_checkpoint")):
+        table.add_column(name)
     for row in precision_table(md, mp):
         table.add_row(row.backend, row.load, row.flat_params_or_prepared, row.training_compute, row.autocast,
                       row.upcast, row.optimizer_state, row.bytes_per_param, row.checkpoint)
@@ -119,9 +119,9 @@ def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableT
         if s.applies_to(t):
             where = s.where[t]
         else:
-            where = f"{NOT_APPLICABLE_ICON} " + (s.not_applicable.get(t) or "no such setting")
+            where = f"{NOT_APPLICABLE_ICON} " + (localized.not_applicable(setting_id, t) or ui("no_such_setting"))
         rows.append((f"{mark}{TARGET_LABELS[t]}", where))
-    label_width = max(len(label) for label, _ in rows) + 1
+    label_width = max(cells.width(label) for label, _ in rows) + 1
     if longest_word(*(w for _, w in rows)) > width - label_width:
         # a key name would not fit beside the labels: each target on its own line, the place indented below
         lines = []
@@ -142,12 +142,12 @@ def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableT
 def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, finding: Finding | None,
                     width: int) -> RenderableType:
     s = SETTING_BY_ID[setting_id]
-    t = TEXTS[setting_id]
+    t = localized.text(setting_id)
     target = answers.target
-    parts: list[RenderableType] = [Text(f"{s.label}  ({s.id})", style="bold")]
+    parts: list[RenderableType] = [Text(f"{localized.setting_label(s.id)}  ({s.id})", style="bold")]
     if not s.applies_to(target):
-        parts.append(Text(f"{NOT_APPLICABLE_ICON} Not used by {TARGET_LABELS[target]}: "
-                          f"{s.not_applicable.get(target, 'no such setting')}", style="bold yellow"))
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} {ui('not_used_by', target=TARGET_LABELS[target])} "
+                          f"{localized.not_applicable(s.id, target) or ui('no_such_setting')}", style="bold yellow"))
     if finding is not None:
         parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}"))
     parts.append(Text(t.what))
@@ -155,38 +155,37 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
         parts.append(precision_block(answers, width))
         parts.append(state_bytes_block(answers, width))
     parts.append(_side_by_side("FSDP", t.fsdp, "DeepSpeed", t.deepspeed, width))
-    parts.append(_para("Counterpart:", s.counterpart))
+    parts.append(_para(ui("counterpart"), localized.counterpart(s.id)))
     written = written_for(rendered, setting_id)
     if written:
         lines = ", ".join(f"{path}: {show_value(v)}" + (" (ds_config.json)" if f == "json" else "")
                           for f, path, v in written)
-        parts.append(_para(f"Written now for {TARGET_LABELS[target]}:", lines, "bold green"))
+        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), lines, "bold green"))
     elif s.applies_to(target):
-        parts.append(_para(f"Written now for {TARGET_LABELS[target]}:", "nothing (the library default applies, "
-                           "or the value lives in your script)", "bold green"))
-    parts.append(_heading("Where each target keeps it"))
+        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), ui("written_nothing"), "bold green"))
+    parts.append(_heading(ui("where_each")))
     parts.append(_where_table(setting_id, target, width))
     if t.versions:
-        parts.append(_para("Versions and pitfalls:", t.versions))
+        parts.append(_para(ui("versions_pitfalls"), t.versions))
     if t.tips:
-        parts.append(_para("Tip:", t.tips))
+        parts.append(_para(ui("tip"), t.tips))
     return Group(*_spaced(parts, width))
 
 
 def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType:
     g = GROUP_BY_ID[group_id]
-    gt = GROUP_TEXTS[group_id]
-    parts: list[RenderableType] = [Text(g.label, style="bold"), Text(gt.summary)]
+    gt = localized.group_text(group_id)
+    parts: list[RenderableType] = [Text(localized.group_label(group_id), style="bold"), Text(gt.summary)]
     if group_id == "parallelism":  # right under the summary: what these answers' ranks do
         parts.append(mesh_block(answers, width))
     parts += [_side_by_side("FSDP", gt.fsdp, "DeepSpeed", gt.deepspeed, width),
-              _para("No counterpart:", gt.no_counterpart)]
+              _para(ui("no_counterpart"), gt.no_counterpart)]
     if group_id == "precision":
         parts.append(precision_block(answers, width))
         parts.append(state_bytes_block(answers, width))
     if g.guide:
-        parts.append(Text("One of the groups of the Accelerate guide \"FSDP vs DeepSpeed\".", style="dim"))
-    parts.append(Text("Enter: edit this group · F2: zoom this pane · F1: all keys", style="dim"))
+        parts.append(Text(ui("guide_group"), style="dim"))
+    parts.append(Text(ui("group_hint"), style="dim"))
     return Group(*_spaced(parts, width))
 
 
@@ -209,12 +208,12 @@ def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
     parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold"),
                                    Text(f.message)]
     if f.fix:
-        parts.append(_para("Fix:", f.fix))
+        parts.append(_para(ui("fix"), f.fix))
     if f.keys:
-        parts.append(_para("Blames:", ", ".join(f.keys)))
+        parts.append(_para(ui("blames"), ", ".join(f.keys)))
     if f.source:
-        parts.append(_para("Source:", f.source, "dim bold"))
-    parts.append(Text("Enter jumps to the setting.", style="dim"))
+        parts.append(_para(ui("source"), f.source, "dim bold"))
+    parts.append(Text(ui("jump_hint"), style="dim"))
     return Group(*_spaced(parts, width))
 
 

@@ -7,6 +7,8 @@ from rich.console import RenderableType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...core.localized import ui
+
 
 class ExplanationPane(VerticalScroll):
     """Holds what to explain, not the text: :meth:`refresh_content` rebuilds it for the current width."""
@@ -18,7 +20,7 @@ class ExplanationPane(VerticalScroll):
 
     def __init__(self) -> None:
         super().__init__(id="explanation")
-        self.border_title = "Explanation"
+        self.border_title = ui("explanation")
         self._build: Callable[[int], RenderableType] | None = None
         self.subject: tuple[str, str] | None = None
         """What is explained: ("setting", id), ("group", id) or ("finding", rule)."""

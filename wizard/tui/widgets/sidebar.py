@@ -5,8 +5,10 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ...core import localized
 from ...core.catalog import GROUPS, SETTING_BY_ID, settings_in
 from ...core.findings import ERROR, INFO, WARNING, Finding
+from ...core.i18n import ENGLISH, language
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON
 
 REVIEW = "review"
@@ -17,7 +19,10 @@ SHORT = {"sharding": "Sharding/partitioning", "parallelism": "Parallelism", "che
 
 
 def short_label(group) -> str:
-    return SHORT.get(group.id, group.label)
+    """The group's name in the sidebar: in English the short form of :data:`SHORT`, else its translated label."""
+    if language() == ENGLISH:
+        return SHORT.get(group.id, group.label)
+    return localized.group_label(group.id)
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
@@ -41,7 +46,7 @@ class GroupList(OptionList):
         options.append(None)
         options.append(Option(Text("▶ Review and write"), id=REVIEW))
         super().__init__(*options, id="groups")
-        self.border_title = "Groups"
+        self.border_title = localized.ui("groups")
         self._prompts = prompts
 
     @property
@@ -51,6 +56,12 @@ class GroupList(OptionList):
 
     def select_group(self, group_id: str) -> None:
         self.highlighted = self.get_option_index(group_id)
+
+    def relabel(self, findings: list[Finding], target: str) -> None:
+        """After a language switch: every group's name and the title again."""
+        self._prompts = {}
+        self.border_title = localized.ui("groups")
+        self.show_badges(findings, target)
 
     def show_badges(self, findings: list[Finding], target: str) -> None:
         prompts = group_prompts(findings, target)

@@ -1,0 +1,91 @@
+"""Issue 27: the TUI switches language without restarting: the palette's "Language: ..." and F1's ``l`` redraw the
+sidebar, the titles and the explanation in the chosen language, and it is kept until the wizard exits."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from helpers import main_of, main_ready, press, settle, until
+from rich.console import Console
+from textual.command import CommandPalette
+from textual.widgets import Static
+
+from wizard.core import i18n, localized
+from wizard.core.answers import default_answers
+from wizard.tui.app import create_app
+from wizard.tui.screens.help import HelpScreen
+from wizard.tui.shared.session import Start
+from wizard.tui.widgets.explanation import ExplanationPane
+from wizard.tui.widgets.sidebar import GroupList
+
+
+def shown(app) -> str:
+    """The explanation pane's text on one line per paragraph (no wrapping to match across)."""
+    console = Console(width=2000, record=True, file=io.StringIO())
+    console.print(app.screen.query_one("#explanation-body", Static).content)
+    return " ".join(console.export_text().split())
+
+
+def sidebar(app) -> list[str]:
+    groups = main_of(app).query_one(GroupList)
+    return [str(groups.get_option_at_index(i).prompt) for i in range(groups.option_count)
+            if groups.get_option_at_index(i).id != "review"]
+
+
+def summary(lang: str) -> str:
+    return " ".join(localized.group_text("offload", lang).summary.split())
+
+
+async def palette(app, pilot, query: str) -> None:
+    await press(pilot, "ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    await settle(pilot)
+    await press(pilot, "enter")
+    await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+    await settle(pilot)
+
+
+@pytest.mark.asyncio
+async def test_the_palette_and_the_help_switch_the_language_live(in_tmp):
+    assert summary("tr") != summary("en") and summary("zh-TW") != summary("en"), "the offload texts are translated"
+    assert localized.group_label("training", "tr") != localized.group_label("training", "en")
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_ready(pilot)
+        main = main_of(app)
+        await main.focus_group("offload")
+        await settle(pilot)
+        assert summary("en") in shown(app)
+        english_sidebar = sidebar(app)
+
+        await palette(app, pilot, "language t")  # "Language (Dil, 語言): Türkçe"
+        assert i18n.language() == "tr"
+        text = shown(app)
+        assert summary("tr") in text and summary("en") not in text
+        assert "fsdp_offload_params" in text  # keys stay as the libraries spell them
+        assert main.query_one(ExplanationPane).border_title == localized.ui("explanation", "tr")
+        turkish_sidebar = sidebar(app)
+        assert turkish_sidebar != english_sidebar
+        assert any(localized.group_label("training", "tr") in line for line in turkish_sidebar)
+
+        await press(pilot, "f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        assert "Türkçe" in str(app.screen.query_one("#help-language", Static).content)
+        await press(pilot, "l")  # the next language
+        await settle(pilot)
+        assert i18n.language() == "zh-TW"
+        assert "繁體中文" in str(app.screen.query_one("#help-language", Static).content)
+        await press(pilot, "escape")
+        await settle(pilot)
+        assert summary("zh-TW") in shown(app)
+        assert any(localized.group_label("offload", "zh-TW") in line for line in sidebar(app))
+
+        await main.focus_group("training")  # kept while moving around
+        await settle(pilot)
+        assert " ".join(localized.group_text("training", "zh-TW").summary.split()) in shown(app)
+
+        await palette(app, pilot, "language english")
+        assert i18n.language() == "en"
+        assert sidebar(app) == english_sidebar
