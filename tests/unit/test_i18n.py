@@ -170,3 +170,13 @@ def test_text_without_wide_characters_wraps_as_before():
         assert cells.wrap(text, width) == textwrap.wrap(text, width)
     turkish = "Parametre shard'larını ana makinenin RAM'inde (DeepSpeed ile NVMe'de) tutar; yalnızca ZeRO-3'te geçerli."
     assert cells.wrap(turkish, 30) == textwrap.wrap(turkish, 30)
+
+
+def test_the_glossary_tables_in_the_docs_are_current():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "translations.md").read_text(encoding="utf-8")
+    marker = "<!-- glossary: generated -->\n"
+    assert doc.split(marker, 1)[1] == tool.glossary_markdown(), (
+        "docs/translations.md: regenerate the glossary tables below the marker with "
+        "`python -m wizard.core.localized glossary`")

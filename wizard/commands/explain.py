@@ -89,7 +89,8 @@ def _overview(gt, width: int) -> list[str]:
 def _setting(s, t, width: int) -> list[str]:
     lines = [""]
     choices = f"  {localized.ui('choices')} {', '.join(map(str, s.choices))}" if s.choices else ""
-    lines.append(f"{localized.setting_label(s.id)}  [{s.id}]  {localized.ui('default')} {s.default!r}{choices}")
+    head = f"{localized.setting_label(s.id)}  [{s.id}]  {localized.ui('default')} {s.default!r}{choices}"
+    lines += [head] if cells.width(head) <= width else cells.wrap(head, width, subsequent_indent="    ")
     lines += cells.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
     fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
     ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"

@@ -4,6 +4,7 @@
     python -m wizard.core.localized problems LANG [PART]   each translation that loses a kept span or a glossary word
     python -m wizard.core.localized worksheet LANG PART    JSON to fill in: key -> {fp, en, text} (text: "" if missing)
     python -m wizard.core.localized merge LANG FILE        a filled worksheet into wizard/core/i18n/LANG/PART.json
+    python -m wizard.core.localized glossary               the glossaries as Markdown (docs/translations.md)
 
 A worksheet holds one part (FILE's name is the part: ``offload.json``, or give ``--part``). Merging keeps entries
 whose ``fp`` is the current English's (a worksheet made before the English changed is refused entry by entry), writes
@@ -86,6 +87,20 @@ def merge(lang: str, part: str, sheet: dict[str, dict[str, str]]) -> list[str]:
     return messages
 
 
+def glossary_markdown() -> str:
+    """The glossaries of every language as Markdown tables: the English term, our word, the guide's, why."""
+    from .check import glossary
+
+    lines = []
+    for lang in LANGUAGES[1:]:
+        lines += [f"### {lang}", "", "| English (pattern) | we write | the guide writes | decision |", "| --- | --- | --- | --- |"]
+        for t in glossary(lang):
+            pattern = t["en"].replace("|", "\\|")
+            lines.append(f"| `{pattern}` | {' / '.join(t['use'])} | {t['guide'] or '(not in the guide)'} | {t['note']} |")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wizard.core.localized", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -97,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("worksheet")
     p.add_argument("lang", choices=LANGUAGES[1:])
     p.add_argument("part")
+    sub.add_parser("glossary")
     p = sub.add_parser("merge")
     p.add_argument("lang", choices=LANGUAGES[1:])
     p.add_argument("file")
@@ -122,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
                         count += 1
                         print(f"{part}/{key}: {p}")
         return 1 if count else 0
+    if args.cmd == "glossary":
+        print(glossary_markdown(), end="")
+        return 0
     if args.cmd == "worksheet":
         if args.part not in _by_part():
             ap.error(f"no part {args.part!r}: one of {', '.join(_by_part())}")
