@@ -34,8 +34,8 @@ def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = (""
 def _where(setting, target: str) -> str:
     if setting.applies_to(target):
         return setting.where[target]
-    return f"{localized.ui('not_applicable')} " + (localized.not_applicable(setting.id, target)
-                                                   or localized.ui("not_used"))
+    return localized.labelled(localized.ui("not_applicable"),
+                              localized.not_applicable(setting.id, target) or localized.ui("not_used"))
 
 
 def render_group(group_id: str, width: int, only: str | None = None) -> list[str]:
@@ -72,7 +72,7 @@ def _evidence(setting_id: str, width: int) -> list[str]:
     if not ids:
         return []
     parts = [f"{cid} ({CLAIMS[cid].evidence})" for cid in ids if cid in CLAIMS]
-    return cells.wrap(localized.ui("evidence") + " " + "; ".join(parts), width, initial_indent="  ",
+    return cells.wrap(localized.labelled(localized.ui("evidence"), "; ".join(parts)), width, initial_indent="  ",
                       subsequent_indent="  ")
 
 
@@ -82,24 +82,26 @@ def _overview(gt, width: int) -> list[str]:
     lines += two_columns(gt.fsdp, gt.deepspeed, width, ("FSDP", "DeepSpeed"))
     if gt.no_counterpart:
         lines.append("")
-        lines += cells.wrap(localized.ui("no_counterpart") + " " + gt.no_counterpart, width)
+        lines += cells.wrap(localized.labelled(localized.ui("no_counterpart"), gt.no_counterpart), width)
     return lines
 
 
 def _setting(s, t, width: int) -> list[str]:
     lines = [""]
-    choices = f"  {localized.ui('choices')} {', '.join(map(str, s.choices))}" if s.choices else ""
-    head = f"{localized.setting_label(s.id)}  [{s.id}]  {localized.ui('default')} {s.default!r}{choices}"
+    choices = "  " + localized.labelled(localized.ui("choices"), ", ".join(map(str, s.choices))) if s.choices else ""
+    head = f"{localized.setting_label(s.id)}  [{s.id}]  {localized.labelled(localized.ui('default'), repr(s.default))}"
+    head += choices
     lines += [head] if cells.width(head) <= width else cells.wrap(head, width, subsequent_indent="    ")
     lines += cells.wrap(t.what, width, initial_indent="  ", subsequent_indent="  ")
     fsdp_where = f"FSDP1: {_where(s, FSDP1)}\nFSDP2: {_where(s, FSDP2)}\n{t.fsdp}"
     ds_where = f"{TARGET_LABELS[DEEPSPEED]}: {_where(s, DEEPSPEED)}\n{t.deepspeed}"
     lines += ["  " + line for line in two_columns(fsdp_where, ds_where, width - 2)]
     if t.versions:
-        lines += cells.wrap(localized.ui("versions") + " " + t.versions, width, initial_indent="  ",
+        lines += cells.wrap(localized.labelled(localized.ui("versions"), t.versions), width, initial_indent="  ",
                             subsequent_indent="  ")
     if t.tips:
-        lines += cells.wrap(localized.ui("tip") + " " + t.tips, width, initial_indent="  ", subsequent_indent="  ")
+        lines += cells.wrap(localized.labelled(localized.ui("tip"), t.tips), width, initial_indent="  ",
+                            subsequent_indent="  ")
     return lines
 
 

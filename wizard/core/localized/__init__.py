@@ -92,6 +92,12 @@ def ui(key: str, lang: str | None = None, **values: object) -> str:
     return words.format(**values) if values else words
 
 
+def labelled(label: str, rest: str) -> str:
+    """``label`` (a word ending in a colon) and ``rest`` on one line: a space after an ASCII colon, none after a
+    full-width one (``預設：'none'``: the colon's own width is the gap)."""
+    return label + ("" if label.endswith("：") else " ") + rest
+
+
 def dtype_note(key: str, lang: str | None = None, **values: object) -> str:
     """One of the dtype table's notes (:data:`wizard.core.texts.dtype_table.NOTES`) in the language, filled in."""
     from ..texts.dtype_table import NOTES

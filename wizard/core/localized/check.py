@@ -41,6 +41,12 @@ def protected(english: str) -> set[str]:
     return found
 
 
+def _words(english: str) -> list[str]:
+    """The words of ``english`` outside what is kept as written (a list of keys has none)."""
+    rest = _PROTECTED.sub(" ", english)
+    return [w for w in re.findall(r"[A-Za-z]{2,}", rest)]
+
+
 def glossary(lang: str) -> list[dict]:
     """The glossary entries of a language: ``en`` (a regular expression on the English, case-insensitive),
     ``use`` (the accepted words: one must appear), ``guide`` (the guide's own word) and ``note`` (the decision)."""
@@ -68,6 +74,6 @@ def problems(english: str, translation: str, lang: str, terms: list[dict] | None
     for term in glossary(lang) if terms is None else terms:
         if re.search(term["en"], english, re.IGNORECASE) and not any(_fold(w, lang) in folded for w in term["use"]):
             out.append(f"glossary: {term['en']!r} is written {' / '.join(term['use'])} in {lang}")
-    if translation == english and len(english.split()) > 2:
+    if translation == english and len(_words(english)) > 2:
         out.append("not translated (same as the English)")
     return out

@@ -25,7 +25,7 @@ def _heading(text: str) -> Text:
 
 def _para(label: str, body: str, style: str = "bold") -> Text:
     t = Text()
-    t.append(f"{label} ", style=style)
+    t.append(localized.labelled(label, ""), style=style)  # "Tip: ", "提示："
     t.append(body)
     return t
 
@@ -146,8 +146,9 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
     target = answers.target
     parts: list[RenderableType] = [Text(f"{localized.setting_label(s.id)}  ({s.id})", style="bold")]
     if not s.applies_to(target):
-        parts.append(Text(f"{NOT_APPLICABLE_ICON} {ui('not_used_by', target=TARGET_LABELS[target])} "
-                          f"{localized.not_applicable(s.id, target) or ui('no_such_setting')}", style="bold yellow"))
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} " + localized.labelled(
+            ui("not_used_by", target=TARGET_LABELS[target]),
+            localized.not_applicable(s.id, target) or ui("no_such_setting")), style="bold yellow"))
     if finding is not None:
         parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}"))
     parts.append(Text(t.what))
