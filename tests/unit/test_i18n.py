@@ -129,7 +129,7 @@ def test_protected_spans():
 ])
 def test_problems_name_what_a_translation_lost(translation, found):
     got = problems("Sets fsdp_offload_params with {target}; 65,504.", translation, "tr", terms=[])
-    assert len(got) == len(found) and all(g.startswith(f) for g, f in zip(got, found)), got
+    assert len(got) == len(found) and all(g.startswith(f) for g, f in zip(got, found, strict=True)), got
 
 
 def test_the_glossary_is_enforced_and_says_why():

@@ -33,7 +33,7 @@ def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = (""
 
 def _where(setting, target: str) -> str:
     if setting.applies_to(target):
-        return setting.where[target]
+        return localized.where(setting.id, target)
     return localized.labelled(localized.ui("not_applicable"),
                               localized.not_applicable(setting.id, target) or localized.ui("not_used"))
 

@@ -8,6 +8,7 @@ which shows what is missing or stale per language and writes worksheets for tran
 from __future__ import annotations
 
 from dataclasses import replace
+
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, language, translate
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
@@ -21,7 +22,8 @@ GROUP_KEY = "GROUP"
 
 def sources() -> list[tuple[str, str, str]]:
     """Every English text the wizard translates, as (part, key, English), in the catalogue's order; the part is the
-    file it is stored in: the catalogue group, ``ui`` or ``dtype``."""
+    file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``
+    or ``dtype``."""
     from ..texts.dtype_table import NOTES
 
     out: list[tuple[str, str, str]] = []
@@ -38,6 +40,8 @@ def sources() -> list[tuple[str, str, str]]:
             out.append((part, f"{s.id}.counterpart", s.counterpart))
         out += [(part, f"{s.id}.not_applicable.{target}", why) for target, why in s.not_applicable.items()
                 if why]
+    for s in SETTINGS:
+        out += [("where", f"{s.id}.{target}", line) for target, line in s.where.items()]
     out += [("ui", key, english) for key, english in UI.items()]
     out += [("dtype", key, english) for key, english in NOTES.items()]
     return out
@@ -84,6 +88,11 @@ def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str
     """Why the setting has no effect on ``target`` ("" when it has one)."""
     s = SETTING_BY_ID[setting_id]
     return translate(s.group, f"{setting_id}.not_applicable.{target}", s.not_applicable.get(target, ""), _lang(lang))
+
+
+def where(setting_id: str, target: str, lang: str | None = None) -> str:
+    """Where ``target`` keeps the setting, one line (its keys as written, the words around them translated)."""
+    return translate("where", f"{setting_id}.{target}", SETTING_BY_ID[setting_id].where[target], _lang(lang))
 
 
 def ui(key: str, lang: str | None = None, **values: object) -> str:

@@ -93,10 +93,12 @@ def glossary_markdown() -> str:
 
     lines = []
     for lang in LANGUAGES[1:]:
-        lines += [f"### {lang}", "", "| English (pattern) | we write | the guide writes | decision |", "| --- | --- | --- | --- |"]
+        lines += [f"### {lang}", "", "| English (pattern) | we write | the guide writes | decision |",
+                  "| --- | --- | --- | --- |"]
         for t in glossary(lang):
             pattern = t["en"].replace("|", "\\|")
-            lines.append(f"| `{pattern}` | {' / '.join(t['use'])} | {t['guide'] or '(not in the guide)'} | {t['note']} |")
+            guide = t["guide"] or "(not in the guide)"
+            lines.append(f"| `{pattern}` | {' / '.join(t['use'])} | {guide} | {t['note']} |")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

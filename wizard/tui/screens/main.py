@@ -326,6 +326,8 @@ class MainScreen(Screen):
     def relanguage(self) -> None:
         """After the language changed (the palette, F1's ``l``): the sidebar, the titles and the explanation in it."""
         self.query_one(GroupList).relabel(self.generated.findings, self.answers.target)
+        for form in self.query(GroupForm):
+            form.relabel(self.answers.target)
         self.query_one(ExplanationPane).border_title = ui("explanation")
         self._refresh_explanation()
 

@@ -5,12 +5,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ...core import localized
 from ...core.answers import Answers
 from ...core.answers.render import Rendered
 from ...core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ...core.findings import Finding
 from ...core.i18n import cells
-from ...core import localized
 from ...core.localized import ui
 from ...core.texts import precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
@@ -117,7 +117,7 @@ def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableT
     for t in TARGETS:
         mark = "▶" if t == target else " "
         if s.applies_to(t):
-            where = s.where[t]
+            where = localized.where(setting_id, t)
         else:
             where = f"{NOT_APPLICABLE_ICON} " + (localized.not_applicable(setting_id, t) or ui("no_such_setting"))
         rows.append((f"{mark}{TARGET_LABELS[t]}", where))

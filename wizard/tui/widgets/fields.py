@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from ...core import localized
 from ...core.catalog import TARGET_LABELS, Setting
 from ...core.findings import Finding
 from ..shared.present import (
@@ -210,10 +211,14 @@ class SettingField(Vertical):
             self.set_class(enabled, cls)
 
     def compose(self) -> ComposeResult:
-        yield Static(self.setting.label, classes="label")
+        yield Static(localized.setting_label(self.setting.id), classes="label")
         yield self._make_control(self._initial)
         notes = self.notes_content()
         yield Static(notes, classes="notes" if notes else "notes -empty")
+
+    def relabel(self) -> None:
+        """The label in the current language (after a switch)."""
+        self.query_one(".label", Static).update(localized.setting_label(self.setting.id))
 
     def _make_control(self, value: Any) -> Widget:
         s = self.setting

@@ -7,9 +7,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from ...core import localized
 from ...core.answers import Answers
 from ...core.answers.render import Rendered
-from ...core.catalog import GROUP_BY_ID, settings_in
+from ...core.catalog import settings_in
 from ...core.findings import Finding
 from ..shared.present import show_value, written_for
 from .fields import SettingField
@@ -46,7 +47,7 @@ class GroupForm(VerticalScroll, can_focus=False):
 
     def _heading(self, settings, target: str) -> Content:
         """The group's name, and under it how many of its settings the target uses when not all."""
-        heading = Content.styled(GROUP_BY_ID[self.group_id].label, "bold $accent")
+        heading = Content.styled(localized.group_label(self.group_id), "bold $accent")
         hint = _hint(settings, target)
         return Content.assemble(heading, "\n", hint) if hint else heading
 
@@ -64,6 +65,13 @@ class GroupForm(VerticalScroll, can_focus=False):
         self.query_one(".heading", Static).update(self._heading([f.setting for f in fields], target))
         for f in fields:
             f.show_state(target, problems.get(f.setting.id), _written(rendered, f.setting.id))
+
+    def relabel(self, target: str) -> None:
+        """After a language switch: the heading and every field's label in the new language."""
+        fields = self.fields
+        self.query_one(".heading", Static).update(self._heading([f.setting for f in fields], target))
+        for f in fields:
+            f.relabel()
 
     def set_wide(self, wide: bool) -> None:
         self._wide = wide
