@@ -23,10 +23,22 @@ def _heading(text: str) -> Text:
     return Text(text, style="bold underline")
 
 
-def _para(label: str, body: str, style: str = "bold") -> Text:
-    t = Text()
-    t.append(localized.labelled(label, ""), style=style)  # "Tip: ", "提示："
-    t.append(body)
+def _wide(text: str) -> bool:
+    return any(cells.char_width(ch) == 2 for ch in text if not ch.isascii())
+
+
+def _flow(text: str, width: int | None) -> str:
+    """Chinese text broken into lines of ``width`` cells (Rich breaks lines at spaces only, and a Chinese sentence
+    has none between its characters); any other text as it is (Rich wraps it)."""
+    if width is None or not _wide(text):
+        return text
+    return "\n".join(line for para in text.split("\n") for line in (cells.wrap(para, max(8, width)) or [""]))
+
+
+def _para(label: str, body: str, style: str = "bold", width: int | None = None) -> Text:
+    head = localized.labelled(label, "")  # "Tip: ", "提示："
+    t = Text(_flow(head + body, width))
+    t.stylize(style, 0, len(head))
     return t
 
 
@@ -43,9 +55,10 @@ def _side_by_side(fsdp_title: str, fsdp: str, ds_title: str, ds: str, width: int
         table = Table(box=None, expand=True, show_edge=False, pad_edge=False, padding=(0, 1))
         table.add_column(fsdp_title, header_style="bold cyan", ratio=1, overflow="fold")
         table.add_column(ds_title, header_style="bold magenta", ratio=1, overflow="fold")
-        table.add_row(fsdp, ds)
+        column = (width - 2) // 2
+        table.add_row(_flow(fsdp, column), _flow(ds, column))
         return table
-    return Group(_para(fsdp_title + ":", fsdp, "bold cyan"), _para(ds_title + ":", ds, "bold magenta"))
+    return Group(_para(fsdp_title + ":", fsdp, "bold cyan", width), _para(ds_title + ":", ds, "bold magenta", width))
 
 
 PRECISION_TABLE_AT = 100
@@ -55,7 +68,7 @@ PRECISION_TABLE_AT = 100
 def precision_block(answers: Answers, width: int) -> RenderableType:
     md, mp = answers["precision.model_dtype"], answers["precision.mixed_precision"]
     title = Text(ui("dtype_title", model_dtype=md, mixed_precision=mp), style="bold")
-    notes = [Text(f"• {n}") for n in localized.dtype_notes(md, mp)]
+    notes = [Text(_flow(f"• {n}", width)) for n in localized.dtype_notes(md, mp)]
     if width < PRECISION_TABLE_AT:
         lines = []
         for row in precision_table(md, mp):
@@ -151,36 +164,38 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
             localized.not_applicable(s.id, target) or ui("no_such_setting")), style="bold yellow"))
     if finding is not None:
         parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}"))
-    parts.append(Text(t.what))
+    parts.append(Text(_flow(t.what, width)))
     if s.group == "precision":
         parts.append(precision_block(answers, width))
         parts.append(state_bytes_block(answers, width))
     parts.append(_side_by_side("FSDP", t.fsdp, "DeepSpeed", t.deepspeed, width))
-    parts.append(_para(ui("counterpart"), localized.counterpart(s.id)))
+    parts.append(_para(ui("counterpart"), localized.counterpart(s.id), width=width))
     written = written_for(rendered, setting_id)
     if written:
         lines = ", ".join(f"{path}: {show_value(v)}" + (" (ds_config.json)" if f == "json" else "")
                           for f, path, v in written)
-        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), lines, "bold green"))
+        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), lines, "bold green", width))
     elif s.applies_to(target):
-        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), ui("written_nothing"), "bold green"))
+        parts.append(_para(ui("written_now", target=TARGET_LABELS[target]), ui("written_nothing"), "bold green",
+                           width))
     parts.append(_heading(ui("where_each")))
     parts.append(_where_table(setting_id, target, width))
     if t.versions:
-        parts.append(_para(ui("versions_pitfalls"), t.versions))
+        parts.append(_para(ui("versions_pitfalls"), t.versions, width=width))
     if t.tips:
-        parts.append(_para(ui("tip"), t.tips))
+        parts.append(_para(ui("tip"), t.tips, width=width))
     return Group(*_spaced(parts, width))
 
 
 def explain_group(group_id: str, answers: Answers, width: int) -> RenderableType:
     g = GROUP_BY_ID[group_id]
     gt = localized.group_text(group_id)
-    parts: list[RenderableType] = [Text(localized.group_label(group_id), style="bold"), Text(gt.summary)]
+    parts: list[RenderableType] = [Text(localized.group_label(group_id), style="bold"),
+                                   Text(_flow(gt.summary, width))]
     if group_id == "parallelism":  # right under the summary: what these answers' ranks do
         parts.append(mesh_block(answers, width))
     parts += [_side_by_side("FSDP", gt.fsdp, "DeepSpeed", gt.deepspeed, width),
-              _para(ui("no_counterpart"), gt.no_counterpart)]
+              _para(ui("no_counterpart"), gt.no_counterpart, width=width)]
     if group_id == "precision":
         parts.append(precision_block(answers, width))
         parts.append(state_bytes_block(answers, width))
