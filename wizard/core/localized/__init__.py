@@ -12,7 +12,7 @@ from dataclasses import replace
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, language, translate
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
-from .ui import UI
+from .ui import SHORT_GROUP_LABELS, UI
 
 TEXT_FIELDS = ("what", "fsdp", "deepspeed", "versions", "tips")
 GROUP_FIELDS = ("summary", "fsdp", "deepspeed", "no_counterpart")
@@ -29,6 +29,8 @@ def sources() -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     for g in GROUPS:
         out.append((g.id, f"{GROUP_KEY}.label", g.label))
+        if g.id in SHORT_GROUP_LABELS:
+            out.append((g.id, f"{GROUP_KEY}.short", SHORT_GROUP_LABELS[g.id]))
         gt = GROUP_TEXTS[g.id]
         out += [(g.id, f"{GROUP_KEY}.{f}", getattr(gt, f)) for f in GROUP_FIELDS if getattr(gt, f)]
     for s in SETTINGS:
@@ -72,6 +74,13 @@ def group_text(group_id: str, lang: str | None = None) -> GroupText:
 
 def group_label(group_id: str, lang: str | None = None) -> str:
     return translate(group_id, f"{GROUP_KEY}.label", GROUP_BY_ID[group_id].label, _lang(lang))
+
+
+def group_short(group_id: str, lang: str | None = None) -> str:
+    """The group's name where room is short (the sidebar): its short form where it has one, else its label."""
+    if group_id not in SHORT_GROUP_LABELS:
+        return group_label(group_id, lang)
+    return translate(group_id, f"{GROUP_KEY}.short", SHORT_GROUP_LABELS[group_id], _lang(lang))
 
 
 def setting_label(setting_id: str, lang: str | None = None) -> str:

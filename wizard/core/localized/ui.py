@@ -37,9 +37,17 @@ UI: dict[str, str] = {
     "dtype_checkpoint": "checkpoint",
     # the TUI's frame
     "groups": "Groups",
+    "review_and_write": "Review and write",
     "explanation": "Explanation",
     "findings": "Findings",
     "language_now": "Language: {name}",
     "language_switch": "Switch the language of the explanations to {name}",
 }
 """Key -> the English words."""
+
+SHORT_GROUP_LABELS: dict[str, str] = {
+    "sharding": "Sharding/partitioning", "parallelism": "Parallelism", "checkpoint": "Checkpointing",
+    "sync": "Parameter sync", "precision": "Precision (dtypes)", "deepspeed": "DeepSpeed JSON",
+}
+"""Group names for the wizard's sidebar, where the full label would not fit 22 cells (translated with the group,
+key ``GROUP.short``); the form's heading shows the full label."""

@@ -8,21 +8,16 @@ from textual.widgets.option_list import Option
 from ...core import localized
 from ...core.catalog import GROUPS, SETTING_BY_ID, settings_in
 from ...core.findings import ERROR, INFO, WARNING, Finding
-from ...core.i18n import ENGLISH, language
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON
 
 REVIEW = "review"
-SHORT = {"sharding": "Sharding/partitioning", "parallelism": "Parallelism", "checkpoint": "Checkpointing",
-         "precision": "Precision (dtypes)",
-         "deepspeed": "DeepSpeed JSON"}
-"""Sidebar names that fit 24 columns; the form heading shows the full label."""
 
 
 def short_label(group) -> str:
-    """The group's name in the sidebar: in English the short form of :data:`SHORT`, else its translated label."""
-    if language() == ENGLISH:
-        return SHORT.get(group.id, group.label)
-    return localized.group_label(group.id)
+    """The group's name in the sidebar, in the current language (``localized.group_short``)."""
+    return localized.group_short(group.id)
+
+
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
@@ -44,7 +39,7 @@ class GroupList(OptionList):
         prompts = group_prompts(findings, target)
         options: list = [Option(prompts[g.id], id=g.id) for g in GROUPS]
         options.append(None)
-        options.append(Option(Text("▶ Review and write"), id=REVIEW))
+        options.append(Option(Text("▶ " + localized.ui("review_and_write")), id=REVIEW))
         super().__init__(*options, id="groups")
         self.border_title = localized.ui("groups")
         self._prompts = prompts
@@ -61,6 +56,7 @@ class GroupList(OptionList):
         """After a language switch: every group's name and the title again."""
         self._prompts = {}
         self.border_title = localized.ui("groups")
+        self.replace_option_prompt(REVIEW, Text("▶ " + localized.ui("review_and_write")))
         self.show_badges(findings, target)
 
     def show_badges(self, findings: list[Finding], target: str) -> None:
