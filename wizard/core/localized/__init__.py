@@ -14,6 +14,10 @@ from ..i18n import ENGLISH, language, translate
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
 from .ui import SHORT_GROUP_LABELS, UI
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
+
 TEXT_FIELDS = ("what", "fsdp", "deepspeed", "versions", "tips")
 GROUP_FIELDS = ("summary", "fsdp", "deepspeed", "no_counterpart")
 GROUP_KEY = "GROUP"
@@ -60,7 +64,8 @@ def text(setting_id: str, lang: str | None = None) -> Text:
     if lang == ENGLISH:
         return t
     part = SETTING_BY_ID[setting_id].group
-    return replace(t, **{f: translate(part, f"{setting_id}.{f}", getattr(t, f), lang) for f in TEXT_FIELDS})
+    fields: dict[str, Any] = {f: translate(part, f"{setting_id}.{f}", getattr(t, f), lang) for f in TEXT_FIELDS}
+    return replace(t, **fields)
 
 
 def group_text(group_id: str, lang: str | None = None) -> GroupText:
@@ -69,7 +74,8 @@ def group_text(group_id: str, lang: str | None = None) -> GroupText:
     lang = _lang(lang)
     if lang == ENGLISH:
         return gt
-    return replace(gt, **{f: translate(group_id, f"{GROUP_KEY}.{f}", getattr(gt, f), lang) for f in GROUP_FIELDS})
+    fields: dict[str, Any] = {f: translate(group_id, f"{GROUP_KEY}.{f}", getattr(gt, f), lang) for f in GROUP_FIELDS}
+    return replace(gt, **fields)
 
 
 def group_label(group_id: str, lang: str | None = None) -> str:

@@ -136,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
             for key, english in items:
                 entry = have.get(key)
                 if entry and entry.get("fp") == fingerprint(english):
-                    for p in problems(english, entry["text"], args.lang):
+                    for problem in problems(english, entry["text"], args.lang):
                         count += 1
-                        print(f"{part}/{key}: {p}")
+                        print(f"{part}/{key}: {problem}")
         return 1 if count else 0
     if args.cmd == "glossary":
         print(glossary_markdown(), end="")
