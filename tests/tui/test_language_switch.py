@@ -82,6 +82,7 @@ async def test_the_palette_and_the_help_switch_the_language_live(in_tmp):
         await settle(pilot)
         assert i18n.language() == "zh-TW"
         assert "繁體中文" in str(app.screen.query_one("#help-language", Static).content)
+        assert app.screen.query_one("Vertical").border_title == localized.ui("help_title", "zh-TW")
         await press(pilot, "escape")
         await settle(pilot)
         assert summary("zh-TW") in shown(app)
@@ -94,3 +95,66 @@ async def test_the_palette_and_the_help_switch_the_language_live(in_tmp):
         await palette(app, pilot, "language english")
         assert i18n.language() == "en"
         assert sidebar(app) == english_sidebar
+
+
+def declared_key_words() -> set[str]:
+    """Every word of the key bindings the wizard declares: descriptions and tooltips of every class's BINDINGS,
+    and the help's sections and navigation lines."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+
+    import wizard.tui.screens
+    import wizard.tui.widgets
+    from wizard.tui.app import WizardApp
+    from wizard.tui.screens.help import binding_rows
+
+    words: set[str] = set()
+    names = ["wizard.tui.app"] + [f"{pkg.__name__}.{m.name}" for pkg in (wizard.tui.screens, wizard.tui.widgets)
+                                  for m in pkgutil.iter_modules(pkg.__path__)]
+    for name in names:
+        for cls in vars(importlib.import_module(name)).values():
+            if inspect.isclass(cls) and cls.__module__ == name:
+                for b in cls.__dict__.get("BINDINGS", []):
+                    if isinstance(b, Binding):
+                        words |= {w for w in (b.description, b.tooltip) if w}
+    for where, _, what in binding_rows(WizardApp):
+        words |= {where, what}
+    return words
+
+
+def test_every_key_binding_word_is_in_the_translated_list():
+    from wizard.core.localized.ui import KEY_WORDS
+
+    declared = declared_key_words()
+    assert not declared - set(KEY_WORDS), ("key binding words not in KEY_WORDS (wizard/core/localized/ui.py): add them "
+                                           f"there and translate them: {sorted(declared - set(KEY_WORDS))}")
+    assert not set(KEY_WORDS) - declared, f"KEY_WORDS no binding declares: {sorted(set(KEY_WORDS) - declared)}"
+
+
+@pytest.mark.asyncio
+async def test_the_key_bar_and_the_help_follow_the_language(in_tmp):
+    from textual.widgets._footer import FooterKey
+
+    app = create_app(Start(default_answers()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await main_ready(pilot)
+
+        def bar() -> set[str]:
+            return {k.description for k in app.screen.query(FooterKey)}
+
+        await until(pilot, lambda: "Review" in bar(), what="the key bar (mounted after the first paint)")
+        app.switch_language("zh-TW")
+        await settle(pilot)
+        await until(pilot, lambda: localized.key_words("Review", "zh-TW") in bar(), what="the key bar in zh-TW")
+        assert "Review" not in bar()
+        await press(pilot, "f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-table", Static).content)
+        table = console.export_text()
+        assert localized.key_words("Navigation", "zh-TW") in table
+        assert localized.key_words("Review the files, then write them", "zh-TW") in table
+        assert "ctrl+r" in table  # the keys themselves stay

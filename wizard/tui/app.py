@@ -105,6 +105,8 @@ class WizardApp(App[int]):
 
         set_language(lang)
         self.main.relanguage()
+        for screen in self.screen_stack:
+            screen.refresh_bindings()  # the key bars redraw their words
         self.notify(ui("language_now", name=NAMES[lang]), timeout=4)
 
     def judge_for(self, mode: str) -> None:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, language, translate
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
-from .ui import SHORT_GROUP_LABELS, UI
+from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:
@@ -26,8 +26,8 @@ GROUP_KEY = "GROUP"
 
 def sources() -> list[tuple[str, str, str]]:
     """Every English text the wizard translates, as (part, key, English), in the catalogue's order; the part is the
-    file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``
-    or ``dtype``."""
+    file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``,
+    ``keys`` (the key bindings' words, keyed by their English) or ``dtype``."""
     from ..texts.dtype_table import NOTES
 
     out: list[tuple[str, str, str]] = []
@@ -49,6 +49,7 @@ def sources() -> list[tuple[str, str, str]]:
     for s in SETTINGS:
         out += [("where", f"{s.id}.{target}", line) for target, line in s.where.items()]
     out += [("ui", key, english) for key, english in UI.items()]
+    out += [("keys", english, english) for english in KEY_WORDS]
     out += [("dtype", key, english) for key, english in NOTES.items()]
     return out
 
@@ -108,6 +109,11 @@ def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str
 def where(setting_id: str, target: str, lang: str | None = None) -> str:
     """Where ``target`` keeps the setting, one line (its keys as written, the words around them translated)."""
     return translate("where", f"{setting_id}.{target}", SETTING_BY_ID[setting_id].where[target], _lang(lang))
+
+
+def key_words(english: str, lang: str | None = None) -> str:
+    """A key binding's words (:data:`.ui.KEY_WORDS`) in the language; the English for words not in that list."""
+    return translate("keys", english, english, _lang(lang))
 
 
 def ui(key: str, lang: str | None = None, **values: object) -> str:

@@ -9,6 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...core.localized import key_words, ui
+
 NAVIGATION = [
     ("tab / shift+tab", "Next / previous field or panel"),
     ("up / down", "Move in a list (groups, findings, a choice menu)"),
@@ -71,20 +73,19 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         table = Table(expand=True, box=None, show_header=False, padding=(0, 1))
         table.add_column("keys", style="bold cyan", no_wrap=True, min_width=14)
-        table.add_column("what it does", ratio=1)
+        table.add_column("what it does", ratio=1, overflow="fold")  # a Chinese line has no space to break at
         last = None
         for where, keys, what in binding_rows(type(self.app)):
             if where != last:
                 if last is not None:
                     table.add_row("", "")
-                table.add_row(Text(where, style="bold underline"), "")
+                table.add_row(Text(key_words(where), style="bold underline"), "")
                 last = where
-            table.add_row(keys, what)
+            table.add_row(keys, key_words(what))
         with Vertical() as box:
-            box.border_title = "Keys (Escape closes)"
+            box.border_title = ui("help_title")
             with VerticalScroll(id="help-scroll"):
-                yield Static(Text("The wizard works with the keyboard alone; every action is also in the command "
-                                  "palette (ctrl+p) and most have a mouse target."), classes="intro")
+                yield Static(Text(ui("help_intro")), classes="intro")
                 judged = getattr(self.app, "judged", None)
                 if judged is not None:
                     yield Static(Text(judged.text() + " ctrl+p: \"Judge for ...\" switches.", style="dim"),
@@ -98,21 +99,22 @@ class HelpScreen(ModalScreen[None]):
     @staticmethod
     def _language_line() -> Text:
         from ...core.i18n import LANGUAGES, NAMES, language
-        from ...core.localized import ui
 
         others = " → ".join(NAMES[code] for code in LANGUAGES)
         return Text(f"{ui('language_now', name=NAMES[language()])} · l: {others} · ctrl+p: \"Language\"",
                     style="dim")
 
-    def action_next_language(self) -> None:
-        """``l``: the next language (English, Türkçe, 繁體中文, English, ...), for the whole wizard."""
+    async def action_next_language(self) -> None:
+        """``l``: the next language (English, Türkçe, 繁體中文, English, ...), for the whole wizard; the help is
+        drawn again in it."""
         from ...core.i18n import LANGUAGES, language
 
         switch = getattr(self.app, "switch_language", None)
         if switch is None:
             return
         switch(LANGUAGES[(LANGUAGES.index(language()) + 1) % len(LANGUAGES)])
-        self.query_one("#help-language", Static).update(self._language_line())
+        await self.recompose()
+        self.query_one("#help-scroll").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

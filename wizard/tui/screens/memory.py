@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, OptionList, Select, Static
+from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
@@ -34,6 +34,7 @@ from ..shared.explain import state_bytes_block
 from ..shared.present import target_label
 from ..shared.session import MEMORY_FIELDS, MemoryContext, memory_fields
 from ..widgets.fields import FieldInput
+from ..widgets.keybar import KeyBar
 
 GIB = 2 ** 30
 OTHER = "other"
@@ -251,7 +252,7 @@ class MemoryScreen(Screen[None]):
             yield Static("", id="mem-suggest-note")
             yield OptionList(id="mem-candidates")
             yield Static("", id="mem-report")
-        yield Footer(compact=True)
+        yield KeyBar(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#mem-shape", Select).focus()

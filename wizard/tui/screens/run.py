@@ -28,9 +28,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..widgets.checklist import ChecklistView, DiagnosisView
+from ..widgets.keybar import KeyBar
 from ..widgets.logtail import LogTail
 from ..widgets.memory import MemorySampler, RankMemory, human_bytes
 from ..widgets.plot import SeriesPlot
@@ -161,7 +162,7 @@ class RunScreen(Screen[None]):
         tail = LogTail(id="run-log")
         tail.border_title = "Log"
         yield tail
-        yield Footer(compact=True)
+        yield KeyBar(compact=True)
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
