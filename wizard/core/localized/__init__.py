@@ -50,8 +50,34 @@ def sources() -> list[tuple[str, str, str]]:
         out += [("where", f"{s.id}.{target}", line) for target, line in s.where.items()]
     out += [("ui", key, english) for key, english in UI.items()]
     out += [("keys", english, english) for english in KEY_WORDS]
+    out += rule_sources()
     out += [("dtype", key, english) for key, english in NOTES.items()]
     return out
+
+
+def rule_sources() -> list[tuple[str, str, str]]:
+    """Every registered rule's summary and general fix (docs/rules.md), one part per section (``rules-config``,
+    ``rules-answer``, ...)."""
+    from ..docs import rules as _every_rule  # noqa: F401 - importing it registers every rule
+    from ..rules import RULES
+
+    out = []
+    for name, info in sorted(RULES.items()):
+        part = f"rules-{info.section}"
+        out.append((part, f"{name}.summary", info.summary))
+        if info.fix:
+            out.append((part, f"{name}.fix", info.fix))
+    return out
+
+
+def rule_summary(name: str, lang: str | None = None) -> str:
+    """What the rule ``name`` finds, in general terms, in the language ("" for a rule not registered)."""
+    from ..rules import RULES
+
+    info = RULES.get(name)
+    if info is None:
+        return ""
+    return translate(f"rules-{info.section}", f"{name}.summary", info.summary, _lang(lang))
 
 
 def _lang(lang: str | None) -> str:
