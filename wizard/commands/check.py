@@ -18,7 +18,7 @@ from ..core.wizard_rules import (
     CONTEXT_NUM_PROCESSES_UNUSED,
     VERIFY_TRAINER_ARGUMENTS,
 )
-from .common import summary_line
+from .common import finding_text, summary_line
 
 
 def _made_context(args, loop, **kw) -> Context:
@@ -302,7 +302,7 @@ def _report(findings: list[Finding], args, ctx: Context, loaded, *, kind: str | 
         print(json.dumps({"findings": [f.to_dict() for f in findings], "context": context}, indent=2))
         return code
     for f in findings:
-        print(f.render())
+        print(finding_text(f))
     verdict = "FAIL" if code else "OK"
     what = what or ("" if kind != "deepspeed_json" else " (DeepSpeed JSON alone)")
     print(f"{verdict}: {args.config}: {summary_line(findings)}{what}; judged for {_judged(ctx)}")

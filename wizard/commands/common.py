@@ -32,7 +32,22 @@ def resolve_answers_path(name: str) -> Path:
 
 def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) -> None:
     for f in findings:
-        print(f.render(), file=stream or sys.stderr)
+        print(finding_text(f), file=stream or sys.stderr)
+
+
+def finding_text(f: Finding) -> str:
+    """A finding as the commands print it: ``Finding.render`` in English; in another language (``--lang``, the
+    locale) with the rule's summary in that language under the first line, and the rule's general fix in that
+    language where the finding's fix is that general fix. The message itself, which names this config's values,
+    stays English for now (docs/translations.md)."""
+    from ..core.i18n import ENGLISH, language
+
+    text = f.render()
+    if language() == ENGLISH:
+        return text
+    from ..core import localized
+
+    return localized.finding_text(f, text)
 
 
 def summary_line(findings: list[Finding]) -> str:

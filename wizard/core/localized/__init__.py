@@ -167,3 +167,32 @@ def dtype_notes(model_dtype: str, mixed_precision: str, lang: str | None = None)
 
     lang = _lang(lang)
     return precision_notes(model_dtype, mixed_precision, say=lambda key, values: dtype_note(key, lang, **values))
+
+
+def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
+    """``fix`` in the language when it is the rule's general fix (docs/rules.md), else as it is (a fix that names
+    this config's values is English for now)."""
+    from ..rules import RULES
+
+    info = RULES.get(name)
+    if info is None or not fix or fix != info.fix:
+        return fix
+    return translate(f"rules-{info.section}", f"{name}.fix", fix, _lang(lang))
+
+
+def finding_text(finding, english: str, lang: str | None = None) -> str:
+    """``english`` (``finding.render()``) with the rule's summary in the language under its first line, and its
+    general fix in the language; ``english`` itself when neither is translated."""
+    lang = _lang(lang)
+    summary = rule_summary(finding.rule, lang)
+    from ..rules import RULES
+
+    info = RULES.get(finding.rule)
+    head, _, rest = english.partition("\n")
+    lines = [head]
+    if info is not None and summary and summary != info.summary:
+        lines.append("    " + labelled(ui("rule_says", lang), summary))
+    if rest:
+        fix = rule_fix(finding.rule, finding.fix, lang)
+        lines.append(rest if fix == finding.fix else "    " + labelled(ui("fix", lang), fix))
+    return "\n".join(lines)

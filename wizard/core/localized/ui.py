@@ -25,6 +25,7 @@ UI: dict[str, str] = {
     "guide_group": "One of the groups of the Accelerate guide \"FSDP vs DeepSpeed\".",
     "group_hint": "Enter: edit this group · F2: zoom this pane · F1: all keys",
     "fix": "Fix:",
+    "rule_says": "The rule:",
     "blames": "Blames:",
     "source": "Source:",
     "jump_hint": "Enter jumps to the setting.",

@@ -10,7 +10,7 @@ from ...core.answers import Answers
 from ...core.answers.render import Rendered
 from ...core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ...core.findings import Finding
-from ...core.i18n import cells
+from ...core.i18n import ENGLISH, cells
 from ...core.localized import ui
 from ...core.texts import precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
@@ -221,10 +221,13 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
 
 
 def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
-    parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold"),
-                                   Text(f.message)]
+    parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold")]
+    summary = localized.rule_summary(f.rule)
+    if summary and summary != localized.rule_summary(f.rule, ENGLISH):  # the rule in the chosen language
+        parts.append(_para(ui("rule_says"), summary, "bold italic", width))
+    parts.append(Text(f.message))
     if f.fix:
-        parts.append(_para(ui("fix"), f.fix))
+        parts.append(_para(ui("fix"), localized.rule_fix(f.rule, f.fix), width=width))
     if f.keys:
         parts.append(_para(ui("blames"), ", ".join(f.keys)))
     if f.source:
