@@ -73,3 +73,36 @@ def test_lang_is_accepted_by_every_command(capsys):
     assert main(["presets", "--lang", "tr"]) == 0
     assert main(["--lang", "zh-TW", "explain", "sync"]) == 0
     assert localized.group_label("sync", "zh-TW") in capsys.readouterr().out
+
+
+DS_FIXED_TOTAL = '{"train_batch_size": 16, "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 2}}'
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_check_names_each_rule_in_the_language(tmp_path, capsys, lang):
+    ds = tmp_path / "ds.json"
+    ds.write_text(DS_FIXED_TOTAL)
+    assert main(["check", str(ds)]) == 0
+    english = capsys.readouterr().out
+    assert main(["check", str(ds), "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    for rule in ("ds-json-fixed-batch-auto-micro", "deepspeed-json-no-gradient-accumulation"):
+        summary = localized.rule_summary(rule, lang)
+        assert summary != localized.rule_summary(rule, "en"), f"{rule} is translated"
+        assert localized.labelled(localized.ui("rule_says", lang), summary) in out
+    # the message names this file's values: it stays as it was (and every English line is still there)
+    assert "`train_batch_size: 16` is fixed" in out
+    assert all(line in out for line in english.splitlines() if not line.startswith("    fix:"))
+    general_fix = localized.rule_fix("ds-json-fixed-batch-auto-micro", 'Set both to "auto", or both to numbers that '
+                                     "agree.", lang)
+    assert general_fix in out
+
+
+def test_the_json_of_check_is_the_same_in_every_language(tmp_path, capsys):
+    ds = tmp_path / "ds.json"
+    ds.write_text(DS_FIXED_TOTAL)
+    outs = []
+    for lang in ("en", "tr", "zh-TW"):
+        main(["check", str(ds), "--format", "json", "--lang", lang])
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == outs[2]
