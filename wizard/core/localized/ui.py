@@ -41,6 +41,7 @@ UI: dict[str, str] = {
     "review_and_write": "Review and write",
     "explanation": "Explanation",
     "findings": "Findings",
+    "memory_per_rank": "GPU memory per rank",
     "help_title": "Keys (Escape closes)",
     "help_intro": "The wizard works with the keyboard alone; every action is also in the command palette (ctrl+p) "
                   "and most have a mouse target.",

@@ -329,6 +329,8 @@ class MainScreen(Screen):
         for form in self.query(GroupForm):
             form.relabel(self.answers.target)
         self.query_one(ExplanationPane).border_title = ui("explanation")
+        self.query_one(FindingsList).border_title = ui("findings")
+        self.query_one(MemoryBar).border_title = ui("memory_per_rank")
         self._refresh_explanation()
 
     def _refresh_explanation(self) -> None:

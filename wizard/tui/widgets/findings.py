@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 
 from ...core.catalog import SETTING_BY_ID
 from ...core.findings import ERROR, SEVERITY_RANK, WARNING, Finding
+from ...core.localized import ui
 from ..shared.present import ICONS, WORDS, counts_text
 
 _STYLE = {ERROR: "bold red", WARNING: "bold yellow"}
@@ -88,7 +89,7 @@ class FindingsList(OptionList):
         super().__init__(*_options(findings, loaded, loaded_label), id="findings")
         self.findings: list[Finding] = listed(findings, loaded, loaded_label)
         self._shown = (tuple(findings), tuple(loaded), loaded_label)
-        self.border_title = "Findings"
+        self.border_title = ui("findings")
         self.border_subtitle = counts_text(self.findings)
 
     def show(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:

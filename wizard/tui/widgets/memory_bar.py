@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core.localized import ui
+
 if TYPE_CHECKING:
     from ...core.answers import Answers
     from ...core.memory.estimate import Estimate
@@ -74,7 +76,7 @@ class MemoryBar(Static):
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
-        self.border_title = "GPU memory per rank"
+        self.border_title = ui("memory_per_rank")
         self.used: int | None = None
         self.capacity: int | None = None
         self.fit: Fit | None = None
