@@ -54,6 +54,12 @@ def glossary(lang: str) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+def _in_prose(pattern: str) -> str:
+    """A glossary pattern that matches the term in running text only: not inside a key, a dotted name or a flag
+    (``sharding.strategy``, ``launch.script``, ``--num-processes`` keep their spelling; the word is not the term)."""
+    return rf"(?<![.\-_])(?:{pattern})(?![.\-_]\w)"
+
+
 def _fold(text: str, lang: str) -> str:
     return text.replace("I", "ı").replace("İ", "i").lower() if lang == "tr" else text.lower()
 
@@ -72,7 +78,8 @@ def problems(english: str, translation: str, lang: str, terms: list[dict] | None
                    "(keep one line per line: they are lists)")
     folded = _fold(translation, lang)
     for term in glossary(lang) if terms is None else terms:
-        if re.search(term["en"], english, re.IGNORECASE) and not any(_fold(w, lang) in folded for w in term["use"]):
+        if re.search(_in_prose(term["en"]), english, re.IGNORECASE) and not any(_fold(w, lang) in folded
+                                                                                 for w in term["use"]):
             out.append(f"glossary: {term['en']!r} is written {' / '.join(term['use'])} in {lang}")
     if translation == english and len(_words(english)) > 2:
         out.append("not translated (same as the English)")
