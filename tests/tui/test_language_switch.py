@@ -158,3 +158,19 @@ async def test_the_key_bar_and_the_help_follow_the_language(in_tmp):
         assert localized.key_words("Navigation", "zh-TW") in table
         assert localized.key_words("Review the files, then write them", "zh-TW") in table
         assert "ctrl+r" in table  # the keys themselves stay
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_the_finding_pane_names_the_rule_in_the_language(lang):
+    from wizard.core.findings import WARNING, Finding
+    from wizard.tui.shared.explain import explain_finding
+
+    rule = "ds-json-fixed-batch-auto-micro"
+    finding = Finding(WARNING, rule, ("train_batch_size",), "`train_batch_size: 16` is fixed ...", "Set both.")
+    i18n.set_language(lang)
+    console = Console(width=60, record=True, file=io.StringIO())
+    console.print(explain_finding(finding, 60))
+    text = squeezed(console.export_text())
+    assert squeezed(localized.rule_summary(rule, lang)) in text
+    assert localized.rule_summary(rule, lang) != localized.rule_summary(rule, "en")
+    assert squeezed("`train_batch_size: 16` is fixed") in text  # the message as found
