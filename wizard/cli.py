@@ -72,7 +72,41 @@ class _Parser(argparse.ArgumentParser):
 
     def format_help(self) -> str:
         self._write_usage()
+        from .core.i18n import ENGLISH, language
+
+        if language() != ENGLISH:
+            return self._translated_help()
         text = super().format_help()
+        if self.more_help is not None:
+            text += "\n" + self.more_help() + "\n"
+        return text
+
+    def _translated_help(self) -> str:
+        """The help in the chosen language: the options' and commands' lines, the description, the epilog and the
+        group titles through wizard.core.localized (argparse's own "usage:" and "options" too); option names,
+        metavars and choices as they are."""
+        from .core.localized import cli_words
+
+        for action in self._actions:
+            if action.help and action.help is not argparse.SUPPRESS:
+                action.help = cli_words(action.help)
+            for choice in getattr(action, "_choices_actions", ()):
+                choice.help = cli_words(choice.help)
+        for group in self._action_groups:
+            group.title = cli_words(group.title) if group.title else group.title
+        line = COMMANDS.get(self.prog.removeprefix("fsdpds-wizard").strip(), "")
+        if line and self.description == line[0].upper() + line[1:] + ".":  # a command's own line, as a sentence
+            words = cli_words(line)
+            self.description = words[0].upper() + words[1:] + ("" if words.endswith(("。", ".")) else ".")
+        else:
+            self.description = cli_words(self.description or "")
+        self.epilog = cli_words(self.epilog or "")
+        english_words = argparse._  # type: ignore[attr-defined]  # its "usage: ", looked up when the help is written
+        argparse._ = cli_words  # type: ignore[attr-defined]
+        try:
+            text = super().format_help()
+        finally:
+            argparse._ = english_words  # type: ignore[attr-defined]
         if self.more_help is not None:
             text += "\n" + self.more_help() + "\n"
         return text

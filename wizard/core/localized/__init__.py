@@ -51,6 +51,7 @@ def sources() -> list[tuple[str, str, str]]:
     out += [("ui", key, english) for key, english in UI.items()]
     out += [("keys", english, english) for english in KEY_WORDS]
     out += rule_sources()
+    out += [("cli", english, english) for english in cli_sources()]
     out += [("dtype", key, english) for key, english in NOTES.items()]
     return out
 
@@ -68,6 +69,46 @@ def rule_sources() -> list[tuple[str, str, str]]:
         if info.fix:
             out.append((part, f"{name}.fix", info.fix))
     return out
+
+
+ARGPARSE_WORDS = ("usage: ", "options", "positional arguments", "show this help message and exit")
+"""argparse's own words in a ``--help`` (its messages stay English: the command line reads them)."""
+
+
+def cli_sources() -> list[str]:
+    """The English of the command line's help: every literal ``help=``, ``description=``, ``epilog=`` and
+    ``title=`` of wizard/cli.py, its commands' lines (``COMMANDS``), and argparse's own words in a help. Read from the
+    source text (the core imports nothing of the command line); a help built by an f-string stays English."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "cli.py").read_text(encoding="utf-8"))
+    found: list[str] = []
+
+    def add(node) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
+            if node.value not in found:
+                found.append(node.value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg in ("help", "description", "epilog", "title"):
+                    add(kw.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute) \
+                and node.targets[0].attr in ("description", "epilog"):
+            add(node.value)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "COMMANDS" for t in targets):
+                for value in node.value.values:
+                    add(value)
+    return [*found, *(w for w in ARGPARSE_WORDS if w not in found)]
+
+
+def cli_words(english: str, lang: str | None = None) -> str:
+    """A piece of the command line's help in the language (:func:`cli_sources`); other text as it is."""
+    return translate("cli", english, english, _lang(lang)) if english else english
 
 
 def rule_summary(name: str, lang: str | None = None) -> str:
