@@ -587,6 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         if "--" in argv and not (argv and argv[0] in COMMANDS):  # a command's own "--" is argparse's
             cut = argv.index("--")
             argv, script_args = argv[:cut], argv[cut + 1:]
+        _early_language(argv)
         parser = _main_parser()
         parser.argv = argv
         args = parser.parse_args(argv)
@@ -635,6 +636,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fsdpds-wizard: internal error: {type(exc).__name__}: {exc}\n"
               "This is a bug; run again with FSDPDS_DEBUG=1 for the traceback and report it.", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _early_language(argv: list[str]) -> None:
+    """``--lang`` before argparse reads the rest: ``--help`` prints as soon as argparse meets it, so a ``--lang``
+    after it must already be set. A bad value is left for argparse to refuse."""
+    for i, arg in enumerate(argv):
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg.partition("=")[2] \
+            if arg.startswith("--lang=") else None
+        if value is not None:
+            from .core import i18n
+
+            try:
+                i18n.set_language(value)
+            except ValueError:
+                return
+            return
 
 
 def _is_input_error(exc: Exception) -> bool:

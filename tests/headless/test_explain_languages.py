@@ -106,3 +106,29 @@ def test_the_json_of_check_is_the_same_in_every_language(tmp_path, capsys):
         main(["check", str(ds), "--format", "json", "--lang", lang])
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+@pytest.mark.parametrize("argv", [["help", "explain"], ["explain", "--help"]])
+def test_help_is_in_the_language(capsys, lang, argv):
+    from wizard.core.localized import cli_words
+
+    assert main([*argv, "--lang", lang]) == 0  # --lang after --help too
+    out = capsys.readouterr().out
+    usage = cli_words("usage: ", lang)
+    assert usage != "usage: " and out.startswith(usage)
+    width_help = "text width (default: the terminal's)"
+    assert cli_words(width_help, lang) != width_help
+    assert "".join(cli_words(width_help, lang).split()) in "".join(out.split())
+    for kept in ("--width", "--lang", "GROUP|SETTING|KEY", "fsdpds-wizard explain"):
+        assert kept in out
+
+
+def test_the_main_help_lists_the_commands_in_the_language(capsys):
+    from wizard.cli import COMMANDS
+    from wizard.core.localized import cli_words
+
+    assert main(["--lang", "zh-TW", "--help"]) == 0
+    out = "".join(capsys.readouterr().out.split())
+    for name, line in COMMANDS.items():
+        assert "".join(cli_words(line, "zh-TW").split()) in out, name
