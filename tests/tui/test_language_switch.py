@@ -174,3 +174,38 @@ def test_the_finding_pane_names_the_rule_in_the_language(lang):
     assert squeezed(localized.rule_summary(rule, lang)) in text
     assert localized.rule_summary(rule, lang) != localized.rule_summary(rule, "en")
     assert squeezed("`train_batch_size: 16` is fixed") in text  # the message as found
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+@pytest.mark.parametrize("width", [45, 73])  # the pane at 80x24, and zoomed (F2)
+def test_no_translated_text_is_cut_by_the_pane(lang, width):
+    """Every setting's and group's explanation, rendered at the pane's width in the language: no line wider than
+    the pane (a CJK character takes two cells) and every translated text whole in it (nothing cropped or elided)."""
+    from rich.cells import cell_len
+
+    from wizard.core.answers import default_answers
+    from wizard.core.answers.render import render
+    from wizard.core.catalog import GROUPS, SETTINGS
+    from wizard.core.localized import GROUP_FIELDS, TEXT_FIELDS
+    from wizard.tui.shared.explain import explain_group, explain_setting
+
+    side_by_side = ("fsdp", "deepspeed")  # from 56 cells two columns, read line by line across: checked narrow
+    i18n.set_language(lang)
+    for backend in ({"backend": "deepspeed"}, {}):
+        answers = default_answers().replace(backend)
+        rendered = render(answers)
+        blocks = [(s.id, explain_setting(s.id, answers, rendered, None, width),
+                   [getattr(localized.text(s.id), f) for f in TEXT_FIELDS if width < 56 or f not in side_by_side]
+                   + [localized.where(s.id, t) for t in s.where if s.applies_to(t)])
+                  for s in SETTINGS]
+        blocks += [(g.id, explain_group(g.id, answers, width),
+                    [getattr(localized.group_text(g.id), f) for f in GROUP_FIELDS
+                     if width < 56 or f not in side_by_side]) for g in GROUPS]
+        for name, block, texts in blocks:
+            console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+            console.print(block)
+            out = console.export_text()
+            assert all(cell_len(line.rstrip()) <= width for line in out.splitlines()), name
+            flat = squeezed(out)  # a text cropped or elided ("…") is not whole in it
+            for text in texts:
+                assert squeezed(text) in flat, (name, text[:60])

@@ -141,14 +141,14 @@ def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableT
         for label, where in rows:
             line = Text()
             line.append(label, style="bold")
-            line.append("\n  " + where)
+            line.append("\n" + "\n".join("  " + part for part in _flow(where, width - 2).split("\n")))
             lines.append(line)
         return Group(*lines)
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
-    table.add_column()
+    table.add_column(overflow="fold")
     for label, where in rows:
-        table.add_row(label, where)
+        table.add_row(label, _flow(where, width - label_width - 1))
     return table
 
 
