@@ -97,10 +97,13 @@ class _Parser(argparse.ArgumentParser):
         line = COMMANDS.get(self.prog.removeprefix("fsdpds-wizard").strip(), "")
         if line and self.description == line[0].upper() + line[1:] + ".":  # a command's own line, as a sentence
             words = cli_words(line)
-            self.description = words[0].upper() + words[1:] + ("" if words.endswith(("。", ".")) else ".")
+            wide = any(not c.isascii() and c.isalpha() and ord(c) > 0x2E80 for c in words)  # Chinese: its own stop
+            first = "İ" if words[0] == "i" else words[0].upper()  # Turkish has a dotted capital I
+            self.description = first + words[1:] + ("" if words.endswith(("。", ".")) else "。" if wide else ".")
         else:
             self.description = cli_words(self.description or "")
         self.epilog = cli_words(self.epilog or "")
+        self.formatter_class = _CellsHelpFormatter
         english_words = argparse._  # type: ignore[attr-defined]  # its "usage: ", looked up when the help is written
         argparse._ = cli_words  # type: ignore[attr-defined]
         try:
@@ -142,6 +145,21 @@ class _Parser(argparse.ArgumentParser):
         see = f"fsdpds-wizard help {command}" if command else "fsdpds-wizard --help"
         prefix = f"{command}: " if command else ""
         raise UsageError(f"{prefix}{message} (options: {see})")
+
+
+class _CellsHelpFormatter(argparse.HelpFormatter):
+    """argparse's help wrapped by terminal cells (a Chinese character takes two; Chinese has no spaces to break at),
+    for a help in another language."""
+
+    def _split_lines(self, text, width):
+        from .core.i18n import cells
+
+        return cells.wrap(" ".join(text.split()), width)
+
+    def _fill_text(self, text, width, indent):
+        from .core.i18n import cells
+
+        return "\n".join(cells.wrap(" ".join(text.split()), width, indent, indent))
 
 
 def _unknown_command(message: str) -> str:

@@ -71,8 +71,8 @@ def merge(lang: str, part: str, sheet: dict[str, dict[str, str]]) -> list[str]:
         if key not in english:
             messages.append(f"{key}: no such text in {part} (left out)")
             continue
-        text = (entry.get("text") or "").strip()
-        if not text:
+        text = entry.get("text") or ""
+        if not text.strip():
             continue
         if entry.get("fp") != fingerprint(english[key]):
             messages.append(f"{key}: the English changed since the worksheet was made (left out; make a new one)")

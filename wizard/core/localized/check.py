@@ -54,6 +54,10 @@ def glossary(lang: str) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+def _edges(text: str) -> tuple[str, str]:
+    return text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+
+
 def _in_prose(pattern: str) -> str:
     """A glossary pattern that matches the term in running text only: not inside a key, a dotted name or a flag
     (``sharding.strategy``, ``launch.script``, ``--num-processes`` keep their spelling; the word is not the term)."""
@@ -73,6 +77,9 @@ def problems(english: str, translation: str, lang: str, terms: list[dict] | None
     lost = sorted(t for t in protected(english) if t not in translation)
     if lost:
         out.append("lost (keep as written): " + ", ".join(lost))
+    if _edges(english) != _edges(translation):
+        out.append(f"spaces at the ends: {_edges(english)!r} in the English, {_edges(translation)!r} here (keep them: "
+                   "the text is joined to others)")
     if english.count("\n") != translation.count("\n"):
         out.append(f"lines: {english.count(chr(10)) + 1} in the English, {translation.count(chr(10)) + 1} here "
                    "(keep one line per line: they are lists)")
