@@ -75,6 +75,10 @@ async def test_the_palette_and_the_help_switch_the_language_live(in_tmp):
         assert turkish_sidebar != english_sidebar
         assert any(localized.group_label("training", "tr") in line for line in turkish_sidebar)
 
+        titles = [c.title for c in app.get_system_commands(app.screen)]  # the palette's entries
+        assert localized.ui("palette_review", "tr") in titles
+        assert localized.ui("palette_group", "tr", group=localized.group_label("training", "tr")) in titles
+
         await press(pilot, "f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         assert "Türkçe" in str(app.screen.query_one("#help-language", Static).content)

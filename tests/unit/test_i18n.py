@@ -5,6 +5,7 @@ by terminal cells."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import pytest
@@ -107,7 +108,7 @@ def test_translations_keep_keys_values_numbers_and_the_glossary(lang):
 @pytest.mark.parametrize("lang", OTHERS)
 def test_placeholders_fill_in_every_language(lang):
     for key, english in UI.items():
-        names = {n for n in ("target", "name", "model_dtype", "mixed_precision") if "{" + n + "}" in english}
+        names = set(re.findall(r"\{(\w+)\}", english))
         assert localized.ui(key, lang, **{n: "X" for n in names}).count("X") >= len(names), key
 
 

@@ -148,68 +148,53 @@ class WizardApp(App[int]):
     # -------------------------------------------------------------- command palette
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from ..core import localized
+        from ..core.i18n import LANGUAGES, NAMES, language
+        from ..core.localized import ui
+
         yield from super().get_system_commands(screen)
         # the other screens by what they can do (importing them here would load them with the palette)
         if hasattr(screen, "action_stop") and hasattr(screen, "action_search"):  # the run screen
-            yield SystemCommand("Stop the run", "SIGINT to every rank; again: SIGTERM, then SIGKILL",
-                                screen.action_stop)
-            yield SystemCommand("Search the log", "Filter the log tail to the lines with a text",
-                                screen.action_search)
+            yield SystemCommand(ui("palette_stop"), ui("palette_stop_help"), screen.action_stop)
+            yield SystemCommand(ui("palette_search"), ui("palette_search_help"), screen.action_search)
         if not isinstance(screen, MainScreen):
             if not (hasattr(screen, "action_launch") and hasattr(screen, "action_rehearse")):
                 return
             if hasattr(screen, "action_out_folder"):  # the review screen
-                yield SystemCommand("Output folder…", "Choose where the files are written",
-                                    screen.action_out_folder)
-            yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the "
-                                "bundled script; the checklist shows whether the settings took effect",
-                                screen.action_rehearse)
-            yield SystemCommand("Launch the written config", "Run accelerate launch with the files in the "
-                                "output folder (offers to write them first)", screen.action_launch)
+                yield SystemCommand(ui("palette_out"), ui("palette_out_help"), screen.action_out_folder)
+            yield SystemCommand(ui("palette_rehearse"), ui("palette_rehearse_help"), screen.action_rehearse)
+            yield SystemCommand(ui("palette_launch"), ui("palette_launch_help"), screen.action_launch)
             return
         main = screen
-        yield SystemCommand("Review and write the files", "Show the files, the diff and the launch command",
-                            main.action_review)
-        yield SystemCommand("Rehearse on CPU", "Run this config on the CPU with two processes and the bundled "
-                            "script; the checklist shows whether the settings took effect", main.action_rehearse)
-        yield SystemCommand("Launch the written config", "Run accelerate launch with the files in the output "
-                            "folder (offers to write them first)", main.action_launch)
+        yield SystemCommand(ui("palette_review"), ui("palette_review_help"), main.action_review)
+        yield SystemCommand(ui("palette_rehearse"), ui("palette_rehearse_help"), main.action_rehearse)
+        yield SystemCommand(ui("palette_launch"), ui("palette_launch_help"), main.action_launch)
         for target in (FSDP2, DEEPSPEED, FSDP1):
             if target != main.answers.target:
-                yield SystemCommand(f"Switch to {TARGET_LABELS[target]}",
-                                    "Keep every answer; list what does not carry over",
+                yield SystemCommand(ui("palette_switch", target=TARGET_LABELS[target]), ui("palette_switch_help"),
                                     lambda t=target: main.set_target(t))
-        yield SystemCommand("Output folder…", f"Choose where the files are written (now {main.out})",
-                            main.action_out_folder)
-        yield SystemCommand("Memory…", "Model and GPUs for the memory bar, the whole estimate, and suggest a config "
-                            "that fits", main.action_memory)
+        yield SystemCommand(ui("palette_out"), ui("palette_out_help_now", out=main.out), main.action_out_folder)
+        yield SystemCommand(ui("palette_memory"), ui("palette_memory_help"), main.action_memory)
         for mode in self.judged.offers():
             yield SystemCommand(f"Judge for {MODE_LABELS[mode]}", f"Check the answers for {MODE_HELP[mode]} (now: "
                                 f"{MODE_LABELS[self.judged.mode]}; F1 lists them)", lambda m=mode: self.judge_for(m))
-        yield SystemCommand("Next problem", "Jump to the setting of the next error or warning",
-                            main.action_next_problem)
-        yield SystemCommand("Show help", "Every key binding", self.action_help)
-        from ..core.i18n import LANGUAGES, NAMES, language
-        from ..core.localized import ui
-
+        yield SystemCommand(ui("palette_next_problem"), ui("palette_next_problem_help"), main.action_next_problem)
+        yield SystemCommand(ui("palette_help"), ui("palette_help_help"), self.action_help)
         for lang in LANGUAGES:
             if lang != language():
                 yield SystemCommand(f"Language (Dil, 語言): {NAMES[lang]}", ui("language_switch", name=NAMES[lang]),
                                     lambda code=lang: self.switch_language(code))
         for g in GROUPS:
-            yield SystemCommand(f"Go to group: {g.label}", "Show this group's settings",
+            yield SystemCommand(ui("palette_group", group=localized.group_label(g.id)), ui("palette_group_help"),
                                 lambda gid=g.id: main.focus_group(gid))
         from .shared.session import from_preset, preset_names
 
         for name in preset_names():
-            yield SystemCommand(f"Load preset: {name}", "Replace the current answers with this template",
+            yield SystemCommand(ui("palette_preset", name=name), ui("palette_preset_help"),
                                 lambda n=name: self._load(lambda: from_preset(n)))
-        yield SystemCommand("Start from scratch", "Replace the current answers with the defaults",
-                            lambda: self._load(from_scratch))
-        yield SystemCommand("Open answers file…", "Load an answers.yaml", lambda: self._open("answers"))
-        yield SystemCommand("Open/import accelerate config or DeepSpeed JSON…",
-                            "Read an accelerate YAML (and its DeepSpeed JSON), or a DeepSpeed JSON alone",
-                            lambda: self._open("config"))
+        yield SystemCommand(ui("palette_scratch"), ui("palette_scratch_help"), lambda: self._load(from_scratch))
+        yield SystemCommand(ui("palette_open_answers"), ui("palette_open_answers_help"), lambda: self._open("answers"))
+        yield SystemCommand(ui("palette_open_config"), ui("palette_open_config_help"), lambda: self._open("config"))
 
 
 def create_app(start: Start | None = None, out: str | None = None, ds_path: str = "auto",
