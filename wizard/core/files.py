@@ -23,8 +23,9 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from .recordclass import record
 
 try:
     import fcntl
@@ -49,7 +50,7 @@ class WriteRefused(Exception):
                                      "first free NAME.1.bak, NAME.2.bak, ...)"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WriteResult:
     written: list[Path]
     unchanged: list[Path]

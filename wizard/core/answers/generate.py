@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
+from ..recordclass import field, record, replace
 from . import multinode
 from .model import Answers, dump_answers
 from .render import (
@@ -23,7 +23,7 @@ from .render import (
 from .rules import check_answers
 
 
-@dataclass
+@record
 class Generated:
     answers: Answers
     rendered: Rendered

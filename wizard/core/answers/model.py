@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from ..findings import ERROR, WARNING, Finding
+from ..recordclass import field, record
 from ..wizard_rules import (
     ANSWERS_BAD_VALUE,
     ANSWERS_DUPLICATE,
@@ -64,7 +64,7 @@ class AnswersError(Exception):
         super().__init__("; ".join(f.message for f in findings))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answers:
     """A complete, validated set of answers: every catalogue id has a value."""
 

@@ -16,7 +16,6 @@ answer rules that still cite a config rule's claim, which may only shrink.
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any
@@ -94,7 +93,7 @@ def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: st
     registration's (one severity per rule). ``keys`` and ``fix`` here: in general terms, for docs/rules.md, where the
     function computes them."""
     def register_check(fn: Callable[..., Iterator[Hit]]) -> Callable[..., Iterator[Hit]]:
-        with_runs = len(inspect.signature(fn).parameters) > 1
+        with_runs = fn.__code__.co_argcount > 1  # its positional parameters, without importing inspect (issue 26)
 
         @wraps(fn)
         def check(a: Answers, runs: Runs | None = None) -> Iterator[Finding]:

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
+
+from ..recordclass import field, record
 
 FSDP1 = "fsdp1"
 FSDP2 = "fsdp2"
@@ -57,7 +58,7 @@ class Write(NamedTuple):
     absence means the catalogue default."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Group:
     id: str
     label: str
@@ -65,7 +66,7 @@ class Group:
     """True for the groups of the Accelerate concept guide "FSDP vs DeepSpeed"."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Setting:
     id: str
     """``group.name``; settings of the ``backend`` group have no dot and sit at the top level."""

@@ -13,9 +13,9 @@ Pure: stdlib and the wizard's vocabulary; nothing of torch, accelerate or deepsp
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..recordclass import field, record
 from .builder import Builder, Failure
 from .deepspeed import _int as whole_int
 from .deepspeed import deepspeed_values
@@ -29,7 +29,7 @@ LIBRARY_PREFIXES = ("fsdp.", "deepspeed.", "deepspeed_plugin.", "deepspeed_valid
 TOP_KEYS = ("distributed_type", "num_processes", "num_machines", "mixed_precision", "dynamo_backend")
 
 
-@dataclass
+@record
 class Effective:
     values: dict[str, Used]
     failures: list[Failure] = field(default_factory=list)

@@ -10,13 +10,13 @@ which value it assumed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
+from ..recordclass import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Situation:
     loop: str | None = LOOP_ACCELERATE
     """``"accelerate"`` (an own Accelerator loop), ``"hf"`` (the HF Trainer) or None (unknown)."""

@@ -8,8 +8,9 @@ can be reported against whatever the user wrote.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from ..recordclass import record
 
 WRITTEN = "written"
 """The config says it and the library uses it as written (spelled its own way, perhaps)."""
@@ -28,7 +29,7 @@ DERIVED = "derived"
 WHYS = (WRITTEN, DEFAULT, AUTO, OVERRIDDEN, IGNORED, CHANGED, DERIVED)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Used:
     value: Any
     why: str
