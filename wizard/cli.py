@@ -9,6 +9,7 @@ commands never import this module (it imports them).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -529,7 +530,29 @@ def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the command line ``argv`` (default: this process's own, as the installed entry point runs it)."""
+    if argv is not None:
+        return _main(list(argv), entry=False)
+    # The process's own command (issue 26). What the start builds (modules, classes, the catalogue and rule tables)
+    # lives until exit and holds no garbage, so the cyclic collector stays off until the command is imported
+    # (_started), instead of scanning it again and again as it grows; and it is not scanned once more at exit.
+    gc.disable()
+    try:
+        return _main(sys.argv[1:], entry=True)
+    finally:
+        gc.freeze()  # the process ends after this: the collection Python makes at exit has nothing to walk
+        gc.enable()
+
+
+def _started(entry: bool) -> None:
+    """The command is imported: move what exists (long-lived, see main) out of the collector's sight and let it run
+    again for what the command itself makes."""
+    if entry:
+        gc.freeze()
+        gc.enable()
+
+
+def _main(argv: list[str], *, entry: bool) -> int:
     try:
         script_args: list[str] = []
         if "--" in argv and not (argv and argv[0] in COMMANDS):  # a command's own "--" is argparse's
@@ -546,13 +569,16 @@ def main(argv: list[str] | None = None) -> int:
             import importlib
 
             module = importlib.import_module(f".commands.{args.command}", __package__)
+            _started(entry)
             return module.run(args.command_args)
         if args.headless:
             from .commands import headless
 
+            _started(entry)
             return headless.run(args)
         from .commands import tui_entry
 
+        _started(entry)
         return tui_entry.run(args)
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID

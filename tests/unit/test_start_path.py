@@ -87,3 +87,35 @@ def test_gpu_count_from_nvidia_smi_found_on_path_without_shutil(tmp_path, monkey
     monkeypatch.setenv("PATH", str(empty))
     assert gpus._which("nvidia-smi") is None
     assert gpus._count_nvidia_smi() is None
+
+
+_GC_PROBE = r"""
+import gc, json, sys
+from wizard import cli
+from wizard.commands import explain
+seen = {}
+real_run = explain.run
+def run(args):
+    seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count())
+    return real_run(args)
+explain.run = run
+sys.argv = ["fsdpds-wizard", *sys.argv[1:]]
+code = cli.main()
+print(json.dumps({"code": code, "during": seen, "enabled_after": gc.isenabled()}))
+"""
+
+
+@pytest.mark.parametrize("argv, code", [(["explain", "offload"], 0), (["explain", "--no-such-flag"], 2)])
+def test_the_entry_point_freezes_what_the_start_built_and_collects_during_the_command(argv, code):
+    """Run as the process's own command (main() without arguments), the start's objects are frozen before the
+    command runs (no collection walks them again, nor at exit) and the collector is on while it runs and after, also
+    when the command line is refused before anything runs. main(argv), as tests call it, leaves gc alone."""
+    import json
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _GC_PROBE, *argv], capture_output=True, text=True, timeout=120,
+                          cwd=str(__import__("start_path").ROOT))
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["code"] == code and got["enabled_after"] is True
+    if code == 0:
+        assert got["during"]["enabled"] is True and got["during"]["frozen"] > 1000
