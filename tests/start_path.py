@@ -83,13 +83,11 @@ EXPECTED = {
             "wizard.core.wizard_rules",
         },
         "stdlib": {
-            "__future__", "_bisect", "_bz2", "_collections", "_compression", "_contextvars", "_datetime",
-            "_functools", "_json", "_locale", "_lzma", "_operator", "_random", "_sha512", "_sre", "_struct",
-            "_typing", "_weakrefset", "argparse", "base64", "binascii", "bisect", "bz2", "collections", "contextlib",
+            "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale", "_operator",
+            "_sre", "_struct", "_weakrefset", "argparse", "base64", "binascii", "collections", "contextlib",
             "contextvars", "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc",
-            "gettext", "importlib", "ipaddress", "itertools", "json", "keyword", "locale", "lzma", "math", "ntpath",
-            "operator", "pathlib", "random", "re", "reprlib", "shlex", "shutil", "struct", "tempfile", "types",
-            "typing", "urllib", "warnings", "weakref", "zlib",
+            "gettext", "importlib", "ipaddress", "itertools", "json", "keyword", "locale", "math", "ntpath",
+            "operator", "pathlib", "re", "reprlib", "shlex", "struct", "types", "urllib", "warnings", "weakref",
         },
         "third_party": {
             "yaml",

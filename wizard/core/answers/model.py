@@ -24,7 +24,6 @@ import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from ..findings import ERROR, WARNING, Finding
@@ -39,6 +38,10 @@ from ..wizard_rules import (
     ANSWERS_UNKNOWN_KEY,
     ANSWERS_YAML,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")

@@ -20,8 +20,6 @@ by anchor):
 """
 from __future__ import annotations
 
-from typing import Any
-
 from ..catalog import (
     AUTO,
     DEEPSPEED,
@@ -43,6 +41,10 @@ from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_ke
 from ..library.auto import TRAINER_DEFAULTS, TRAINER_MATCHED
 from ..recordclass import field, record
 from .model import Answers
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"

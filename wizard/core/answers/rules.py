@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import wraps
-from typing import Any
 
 from ..catalog import (
     AUTO,
@@ -54,6 +53,10 @@ from .render import (
     uses_ds_json,
     zero_stage,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""

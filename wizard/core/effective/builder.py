@@ -2,10 +2,12 @@
 DeepSpeed parts)."""
 from __future__ import annotations
 
-from typing import Any
-
 from ..recordclass import field, record
 from .used import DEFAULT, WRITTEN, Used
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

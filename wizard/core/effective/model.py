@@ -13,7 +13,6 @@ Pure: stdlib and the wizard's vocabulary; nothing of torch, accelerate or deepsp
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from ..recordclass import field, record
 from .builder import Builder, Failure
@@ -22,6 +21,10 @@ from .deepspeed import deepspeed_values
 from .fsdp import fsdp_values
 from .situation import Situation
 from .used import DEFAULT, DERIVED, IGNORED, WRITTEN, Used
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 RUNS = "runs."
 """The prefix of the keys that say what the engines do (not read back from the libraries' objects)."""

@@ -10,10 +10,13 @@ which value it assumed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
 from ..recordclass import record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)
