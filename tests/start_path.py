@@ -86,8 +86,8 @@ EXPECTED = {
             "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale", "_operator",
             "_sre", "_struct", "_weakrefset", "argparse", "base64", "binascii", "collections", "contextlib",
             "contextvars", "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc",
-            "gettext", "importlib", "ipaddress", "itertools", "json", "keyword", "locale", "math", "ntpath",
-            "operator", "pathlib", "re", "reprlib", "shlex", "struct", "types", "urllib", "warnings", "weakref",
+            "gettext", "ipaddress", "itertools", "json", "keyword", "locale", "math", "ntpath", "operator", "pathlib",
+            "re", "reprlib", "shlex", "struct", "types", "urllib", "warnings", "weakref",
         },
         "third_party": {
             "yaml",

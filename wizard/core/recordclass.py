@@ -102,7 +102,8 @@ def _make_init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
     name = cls.__qualname__
     names = tuple(f.name for f in fields)
     known = frozenset(names)
-    specs = tuple((f.name, f.default, f.default_factory) for f in fields)
+    defaults = {f.name: f.default for f in fields if f.default is not MISSING}
+    factories = tuple((f.name, f.default_factory) for f in fields if f.default_factory is not MISSING)
     count = len(names)
     post_init = "__post_init__" in cls.__dict__
 
@@ -110,23 +111,22 @@ def _make_init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
         if len(args) > count:
             raise TypeError(f"{name}.__init__() takes {count + 1} positional arguments but {len(args) + 1} were "
                             "given")
-        for key in kwargs:
-            if key not in known:
-                raise TypeError(f"{name}.__init__() got an unexpected keyword argument {key!r}")
-            if names.index(key) < len(args):
-                raise TypeError(f"{name}.__init__() got multiple values for argument {key!r}")
         values = self.__dict__
-        for i, (key, default, factory) in enumerate(specs):
-            if i < len(args):
-                values[key] = args[i]
-            elif key in kwargs:
-                values[key] = kwargs[key]
-            elif default is not MISSING:
-                values[key] = default
-            elif factory is not MISSING:
+        values.update(defaults)
+        values.update(zip(names, args))
+        if kwargs:
+            for key in kwargs:
+                if key not in known:
+                    raise TypeError(f"{name}.__init__() got an unexpected keyword argument {key!r}")
+                if key in names[:len(args)]:
+                    raise TypeError(f"{name}.__init__() got multiple values for argument {key!r}")
+            values.update(kwargs)
+        for key, factory in factories:
+            if key not in values:
                 values[key] = factory()
-            else:
-                raise TypeError(f"{name}.__init__() missing required argument: {key!r}")
+        if len(values) < count:
+            missing = [key for key in names if key not in values]
+            raise TypeError(f"{name}.__init__() missing required argument: {missing[0]!r}")
         if post_init:
             self.__post_init__()
 
