@@ -80,7 +80,7 @@ EXPECTED = {
             "wizard.core.lint.dsjson", "wizard.core.lint.dszero", "wizard.core.lint.fsdp", "wizard.core.lint.general",
             "wizard.core.lint.keys", "wizard.core.lint.launch", "wizard.core.lint.linter", "wizard.core.presets",
             "wizard.core.recordclass", "wizard.core.rules", "wizard.core.versions", "wizard.core.vocab",
-            "wizard.core.wizard_rules",
+            "wizard.core.wizard_rules", "wizard.core.yaml_dump",
         },
         "stdlib": {
             "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale", "_operator",

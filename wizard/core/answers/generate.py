@@ -40,9 +40,9 @@ class Generated:
 
 
 def yaml_text(data: dict) -> str:
-    import yaml
+    from ..yaml_dump import safe_dump
 
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    return safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
 
 
 

@@ -421,13 +421,13 @@ HEADER = (
 
 def dump_answers(answers: Answers) -> str:
     """Normalised answers.yaml text: every setting, catalogue order, stable."""
-    import yaml
+    from ..yaml_dump import safe_dump
 
     nested = answers.to_nested()
     parts = [HEADER]
     top = {k: v for k, v in nested.items() if not isinstance(v, dict) or k in ("schema_version",)}
-    parts.append(yaml.safe_dump(top, sort_keys=False, default_flow_style=False))
+    parts.append(safe_dump(top, sort_keys=False, default_flow_style=False))
     for group in GROUP_BY_ID:
         if group in nested and isinstance(nested[group], dict):
-            parts.append(yaml.safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
+            parts.append(safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
     return "".join(parts)
