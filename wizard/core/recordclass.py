@@ -113,7 +113,7 @@ def _make_init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
                             "given")
         values = self.__dict__
         values.update(defaults)
-        values.update(zip(names, args))
+        values.update(zip(names, args, strict=False))  # the leading fields given by position
         if kwargs:
             for key in kwargs:
                 if key not in known:

@@ -51,5 +51,5 @@ def safe_dump(data: object, **options: object) -> str:
 
     dumper = getattr(yaml, "CSafeDumper", None)
     if dumper is not None and _c_emitter_writes_the_same(data):
-        return yaml.dump(data, Dumper=dumper, **options)  # type: ignore[call-overload,no-any-return]
-    return yaml.safe_dump(data, **options)  # type: ignore[call-overload,no-any-return]
+        return yaml.dump(data, Dumper=dumper, **options)  # type: ignore[call-overload]
+    return yaml.safe_dump(data, **options)  # type: ignore[call-overload]
