@@ -535,21 +535,30 @@ def main(argv: list[str] | None = None) -> int:
         return _main(list(argv), entry=False)
     # The process's own command (issue 26). What the start builds (modules, classes, the catalogue and rule tables)
     # lives until exit and holds no garbage, so the cyclic collector stays off until the command is imported
-    # (_started), instead of scanning it again and again as it grows; and it is not scanned once more at exit.
+    # (_started), instead of scanning it again and again as it grows; and a short command's objects are not scanned
+    # once more at exit.
     gc.disable()
     try:
         return _main(sys.argv[1:], entry=True)
     finally:
-        gc.freeze()  # the process ends after this: the collection Python makes at exit has nothing to walk
+        if not _session:  # the process ends after this: the collection Python makes at exit has nothing to walk
+            gc.freeze()
         gc.enable()
 
 
-def _started(entry: bool) -> None:
+_session = False
+"""True once the entry started the wizard's screen or a --launch: a session that opened files and processes,
+whose leftovers the collection at exit still finalizes (closes, flushes) as usual."""
+
+
+def _started(entry: bool, session: bool = False) -> None:
     """The command is imported: move what exists (long-lived, see main) out of the collector's sight and let it run
     again for what the command itself makes."""
+    global _session
     if entry:
         gc.freeze()
         gc.enable()
+        _session = session
 
 
 def _main(argv: list[str], *, entry: bool) -> int:
@@ -574,11 +583,11 @@ def _main(argv: list[str], *, entry: bool) -> int:
         if args.headless:
             from .commands import headless
 
-            _started(entry)
+            _started(entry, session=bool(args.launch))
             return headless.run(args)
         from .commands import tui_entry
 
-        _started(entry)
+        _started(entry, session=True)
         return tui_entry.run(args)
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID

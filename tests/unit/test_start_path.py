@@ -92,30 +92,41 @@ def test_gpu_count_from_nvidia_smi_found_on_path_without_shutil(tmp_path, monkey
 _GC_PROBE = r"""
 import gc, json, sys
 from wizard import cli
-from wizard.commands import explain
+from wizard.commands import explain, tui_entry
 seen = {}
-real_run = explain.run
-def run(args):
-    seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count())
-    return real_run(args)
-explain.run = run
+def watch(real):
+    def run(args):
+        seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count(), objects=len(gc.get_objects()))
+        return 0 if real is None else real(args)
+    return run
+explain.run = watch(explain.run)
+tui_entry.run = watch(None)  # the screen itself is not opened: what main does around it is what is watched
 sys.argv = ["fsdpds-wizard", *sys.argv[1:]]
 code = cli.main()
-print(json.dumps({"code": code, "during": seen, "enabled_after": gc.isenabled()}))
+print(json.dumps({"code": code, "during": seen, "enabled_after": gc.isenabled(),
+                  "frozen_after": gc.get_freeze_count()}))
 """
 
 
-@pytest.mark.parametrize("argv, code", [(["explain", "offload"], 0), (["explain", "--no-such-flag"], 2)])
-def test_the_entry_point_freezes_what_the_start_built_and_collects_during_the_command(argv, code):
+@pytest.mark.parametrize("argv, code, session", [(["explain", "offload"], 0, False),
+                                                  (["explain", "--no-such-flag"], 2, False), ([], 0, True)])
+def test_the_entry_point_freezes_what_the_start_built_and_collects_during_the_command(argv, code, session):
     """Run as the process's own command (main() without arguments), the start's objects are frozen before the
-    command runs (no collection walks them again, nor at exit) and the collector is on while it runs and after, also
-    when the command line is refused before anything runs. main(argv), as tests call it, leaves gc alone."""
+    command runs (no collection walks them again) and the collector is on while it runs and after, also when the
+    command line is refused before anything runs. A short command's objects are frozen at its end too (the
+    collection at exit has nothing to walk); the wizard's screen (or a --launch) keeps the usual collection at exit,
+    which closes what the session left open. main(argv), as tests call it, leaves gc alone."""
     import json
     import subprocess
 
     proc = subprocess.run([sys.executable, "-c", _GC_PROBE, *argv], capture_output=True, text=True, timeout=120,
                           cwd=str(__import__("start_path").ROOT))
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got["code"] == code and got["enabled_after"] is True
+    assert got["code"] == code and got["enabled_after"] is True, proc.stderr[-2000:]
     if code == 0:
-        assert got["during"]["enabled"] is True and got["during"]["frozen"] > 1000
+        during = got["during"]
+        assert during["enabled"] is True and during["frozen"] > 1000
+        if session:
+            assert got["frozen_after"] <= during["frozen"]  # nothing more frozen (some frozen objects freed)
+        else:
+            assert got["frozen_after"] > during["frozen"]
