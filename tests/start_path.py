@@ -83,11 +83,11 @@ EXPECTED = {
             "wizard.core.wizard_rules", "wizard.core.yaml_dump",
         },
         "stdlib": {
-            "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_locale", "_operator",
-            "_sre", "_struct", "_weakrefset", "argparse", "base64", "binascii", "collections", "contextlib",
-            "contextvars", "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc",
-            "gettext", "ipaddress", "itertools", "json", "keyword", "locale", "math", "ntpath", "operator", "pathlib",
-            "re", "reprlib", "shlex", "struct", "types", "urllib", "warnings", "weakref",
+            "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_operator", "_sre",
+            "_struct", "_weakrefset", "argparse", "base64", "binascii", "collections", "contextlib", "contextvars",
+            "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc", "gettext",
+            "ipaddress", "itertools", "json", "keyword", "math", "ntpath", "operator", "pathlib", "re", "reprlib",
+            "shlex", "struct", "types", "urllib", "warnings", "weakref",
         },
         "third_party": {
             "yaml",
