@@ -9,6 +9,7 @@ commands never import this module (it imports them).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -598,17 +599,84 @@ def _help(parser: argparse.ArgumentParser, topic: str | None) -> int:
     return EXIT_OK
 
 
+_PLAIN_HEADLESS_DEFAULTS = {
+    "headless": None, "out": None, "force": False, "verify": False, "launch": False, "rehearse": False,
+    "allow_no_gpu": False, "slurm": False, "partition": None, "time": None, "ds_config_path": None,
+    "headless_trainer": None, "headless_training_file": None, "headless_accelerate_version": None,
+    "headless_deepspeed_version": None, "headless_transformers_version": None, "answers": None, "preset": None,
+    "config": None, "tui_model": None, "tui_gpu_memory": None, "tui_seq": None, "command": None, "lang": None,
+}
+"""What the main parser makes of a command line that gives none of its options (tests/unit/test_start_path.py
+holds it to the parser: an option added there is added here)."""
+
+
+def _plain_headless(argv: list[str]) -> argparse.Namespace | None:
+    """The namespace the main parser makes of the plainest scripted command, ``--headless X --out DIR [--force]``
+    (each flag spelled in full, once, with its value as the next word, not starting with "-"), without building the
+    parser (issue 26: building it and its first translated words cost ~2.5 ms); None for any other command line,
+    which the parser reads."""
+    values: dict[str, object] = {}
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--force" and "force" not in values:
+            values["force"] = True
+            i += 1
+        elif word in ("--headless", "--out") and word[2:] not in values and i + 1 < len(argv) \
+                and not argv[i + 1].startswith("-"):
+            values[word[2:]] = argv[i + 1]
+            i += 2
+        else:
+            return None
+    if "headless" not in values or "out" not in values:
+        return None
+    return argparse.Namespace(**{**_PLAIN_HEADLESS_DEFAULTS, **values})
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the command line ``argv`` (default: this process's own, as the installed entry point runs it)."""
+    if argv is not None:
+        return _main(list(argv), entry=False)
+    # The process's own command (issue 26). What the start builds (modules, classes, the catalogue and rule tables)
+    # lives until exit and holds no garbage, so the cyclic collector stays off until the command is imported
+    # (_started), instead of scanning it again and again as it grows; and a short command's objects are not scanned
+    # once more at exit.
+    gc.disable()
+    try:
+        return _main(sys.argv[1:], entry=True)
+    finally:
+        if not _session:  # the process ends after this: the collection Python makes at exit has nothing to walk
+            gc.freeze()
+        gc.enable()
+
+
+_session = False
+"""True once the entry started the wizard's screen or a --launch: a session that opened files and processes,
+whose leftovers the collection at exit still finalizes (closes, flushes) as usual."""
+
+
+def _started(entry: bool, session: bool = False) -> None:
+    """The command is imported: move what exists (long-lived, see main) out of the collector's sight and let it run
+    again for what the command itself makes."""
+    global _session
+    if entry:
+        gc.freeze()
+        gc.enable()
+        _session = session
+
+
+def _main(argv: list[str], *, entry: bool) -> int:
     try:
         script_args: list[str] = []
         if "--" in argv and not (argv and argv[0] in COMMANDS):  # a command's own "--" is argparse's
             cut = argv.index("--")
             argv, script_args = argv[:cut], argv[cut + 1:]
-        _early_language(argv)
-        parser = _main_parser()
-        parser.argv = argv
-        args = parser.parse_args(argv)
+        args = _plain_headless(argv)
+        if args is None:
+            _early_language(argv)
+            parser = _main_parser()
+            parser.argv = argv
+            args = parser.parse_args(argv)
         args.script_args = script_args
         _check_mode(args)
         lang = getattr(getattr(args, "command_args", None), "lang", None) or args.lang
@@ -625,13 +693,16 @@ def main(argv: list[str] | None = None) -> int:
             import importlib
 
             module = importlib.import_module(f".commands.{args.command}", __package__)
+            _started(entry)
             return module.run(args.command_args)
         if args.headless:
             from .commands import headless
 
+            _started(entry, session=bool(args.launch))
             return headless.run(args)
         from .commands import tui_entry
 
+        _started(entry, session=True)
         return tui_entry.run(args)
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID

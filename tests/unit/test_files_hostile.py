@@ -287,3 +287,25 @@ def test_a_fifo_at_the_output_path_is_refused_at_once(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["unreadable", "refused ['accelerate_config.yaml']"]
+
+
+def test_a_symlink_planted_at_the_temporary_name_is_passed_over_not_followed(out, tmp_path, monkeypatch):
+    """The temporary each file is first written to is created with O_EXCL (as tempfile.mkstemp did, without its
+    imports: issue 26): a symlink already at the name it draws is neither followed nor replaced; another name is
+    drawn, and the file is written only for this user until it is given its final mode."""
+    victim = tmp_path / "victim"
+    victim.write_text("not yours\n")
+    draws = iter([b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(os, "urandom", lambda n: next(draws))
+    planted = out / f".new.yaml.{'00' * 6}.tmp"
+    planted.symlink_to(victim)
+    fd, tmp = files_mod._new_temporary(out / "new.yaml")
+    os.close(fd)
+    assert tmp.name == f".new.yaml.{'01' * 6}.tmp"
+    assert (tmp.stat().st_mode & 0o777) == 0o600
+    assert victim.read_text() == "not yours\n" and planted.is_symlink()
+    tmp.unlink()
+    monkeypatch.setattr(os, "urandom", lambda n: b"\x00" * 6)  # every name drawn is taken: refused, not followed
+    with pytest.raises(FileExistsError):
+        files_mod._new_temporary(out / "new.yaml")
+    assert victim.read_text() == "not yours\n"

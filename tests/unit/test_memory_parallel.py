@@ -2,8 +2,6 @@
 what it leaves whole, per part, against the same layout without it; the layout read from the effective model."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from wizard.core.effective import Situation, effective, layout
@@ -11,6 +9,7 @@ from wizard.core.effective.layout import Layout, with_parallelism
 from wizard.core.memory.estimate import LLAMA_COEF_NOT_SPLIT_BY_TP, estimate
 from wizard.core.memory.recommend import recommend
 from wizard.core.memory.shapes import ModelShape, param_count, shape_by_name, tp_split_params
+from wizard.core.recordclass import replace
 
 L8 = shape_by_name("llama-3.1-8b")
 SEQ = 4096

@@ -87,3 +87,73 @@ def test_gpu_count_from_nvidia_smi_found_on_path_without_shutil(tmp_path, monkey
     monkeypatch.setenv("PATH", str(empty))
     assert gpus._which("nvidia-smi") is None
     assert gpus._count_nvidia_smi() is None
+
+
+_GC_PROBE = r"""
+import gc, json, sys
+from wizard import cli
+from wizard.commands import explain, tui_entry
+seen = {}
+kept = []
+def watch(real):
+    def run(args):
+        seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count(), objects=len(gc.get_objects()))
+        kept.extend([] for _ in range(1000))  # objects the command makes and keeps: frozen at its end (or not)
+        return 0 if real is None else real(args)
+    return run
+explain.run = watch(explain.run)
+tui_entry.run = watch(None)  # the screen itself is not opened: what main does around it is what is watched
+sys.argv = ["fsdpds-wizard", *sys.argv[1:]]
+code = cli.main()
+print(json.dumps({"code": code, "during": seen, "enabled_after": gc.isenabled(),
+                  "frozen_after": gc.get_freeze_count()}))
+"""
+
+
+@pytest.mark.parametrize("argv, code, session", [(["explain", "offload"], 0, False),
+                                                  (["explain", "--no-such-flag"], 2, False), ([], 0, True)])
+def test_the_entry_point_freezes_what_the_start_built_and_collects_during_the_command(argv, code, session):
+    """Run as the process's own command (main() without arguments), the start's objects are frozen before the
+    command runs (no collection walks them again) and the collector is on while it runs and after, also when the
+    command line is refused before anything runs. A short command's objects are frozen at its end too (the
+    collection at exit has nothing to walk); the wizard's screen (or a --launch) keeps the usual collection at exit,
+    which closes what the session left open. main(argv), as tests call it, leaves gc alone."""
+    import json
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _GC_PROBE, *argv], capture_output=True, text=True, timeout=120,
+                          cwd=str(__import__("start_path").ROOT))
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["code"] == code and got["enabled_after"] is True, proc.stderr[-2000:]
+    if code == 0:
+        during = got["during"]
+        assert during["enabled"] is True and during["frozen"] > 1000
+        if session:
+            assert got["frozen_after"] <= during["frozen"]  # nothing more frozen (some frozen objects freed)
+        else:
+            assert got["frozen_after"] > during["frozen"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--headless", "zero3", "--out", "d"], ["--out", "d", "--headless", "a.yaml"],
+    ["--headless", "p", "--out", "", "--force"], ["--force", "--out", "d", "--headless", "p"],
+])
+def test_the_plain_headless_command_line_is_read_as_the_parser_reads_it(argv):
+    """`--headless X --out DIR [--force]` is read without building argparse's parser (issue 26): the same namespace
+    the parser makes of it, every option's default included (an option added to the parser fails this test until
+    cli._PLAIN_HEADLESS_DEFAULTS has it)."""
+    from wizard import cli
+
+    assert vars(cli._plain_headless(argv)) == vars(cli._main_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["--headless", "p"], ["--out", "d"], ["--headless", "p", "--out", "d", "--verify"],
+    ["--headless=p", "--out", "d"], ["--head", "p", "--out", "d"], ["--headless", "-p", "--out", "d"],
+    ["--headless", "p", "--headless", "q", "--out", "d"], ["--headless", "p", "--out", "d", "--force", "--force"],
+    ["--headless", "p", "--out"], ["check", "x.yaml"],
+])
+def test_every_other_command_line_goes_to_the_parser(argv):
+    from wizard import cli
+
+    assert cli._plain_headless(argv) is None

@@ -11,12 +11,13 @@ line, the field's label in the TUI):
 
     --gpu-memory 1e300: too large; give the memory of one GPU in GiB, above 0 and at most 16,384 (e.g. 80)
 
-Ground floor: imports nothing of the wizard.
+Ground floor: imports nothing of the wizard but its ``record`` classes (core/recordclass.py).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from .recordclass import record
 
 # Upper bounds of the integer settings (answers validation, the JSON schema, docs/answers.md, the TUI's field errors).
 # Each is far above any real value, so nothing legitimate is refused, and a typo (or a 2,770-digit number) is.
@@ -50,7 +51,7 @@ COUNT_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "g": 10 ** 9, "t": 10 
 INT, FLOAT, COUNT = "int", "float", "count"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Bound:
     """What one number is, and its range."""
 

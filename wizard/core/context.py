@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from .recordclass import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def installed_versions() -> dict[str, str | None]:
     return {lib: installed_version(lib) for lib in LIBRARIES}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Context:
     """Who drives training, and the library versions a config is judged for."""
 

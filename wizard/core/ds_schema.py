@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .recordclass import record
 from .vocab import bool_word
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
@@ -55,7 +55,7 @@ _VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
 _TARGET: ContextVar[str | None] = ContextVar("fsdpds_ds_target_version", default=None)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Issue:
     """One problem in a DeepSpeed JSON value."""
 

@@ -21,10 +21,10 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from .recordclass import record
 
 try:
     import fcntl
@@ -49,7 +49,7 @@ class WriteRefused(Exception):
                                      "first free NAME.1.bak, NAME.2.bak, ...)"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WriteResult:
     written: list[Path]
     unchanged: list[Path]
@@ -188,6 +188,22 @@ def _backup(path: Path) -> Path:
                                f"{path.name}.1.bak ... {path.name}.{MAX_BACKUPS - 1}.bak); remove old ones first")
 
 
+_TEMPORARY_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """A new empty file beside ``path`` that only this user may read (0600), ``.NAME.<12 random hex>.tmp``, open
+    for writing. Created with O_EXCL, so nothing already there (a file, a planted symlink) is opened or followed:
+    what ``tempfile.mkstemp`` does, without the modules it imports (shutil, random, the compressors: issue 26)."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+        try:
+            return os.open(tmp, _TEMPORARY_FLAGS, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
+
+
 def _place_new(tmp: Path, path: Path, *, dangling: bool) -> None:
     """Give the finished temporary ``tmp`` the name ``path``, which was free (or a ``dangling`` symlink, replaced,
     never followed) when the files were compared: a file that appeared there since (a writer that does not take
@@ -267,9 +283,8 @@ def _write_locked(files: dict[Path, str], force: bool) -> WriteResult:
             for path, text in files.items():
                 if states[path] == "same":
                     continue
-                fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-                temps[path] = Path(tmp_name)
-                # mkstemp creates 0600; give the file the mode open() would (or keep the mode of the file replaced)
+                fd, temps[path] = _new_temporary(path)
+                # created 0600; give the file the mode open() would (or keep the mode of the file replaced)
                 os.fchmod(fd, file_mode(path))
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     fh.write(text)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+
+from .recordclass import field, record
 
 ERROR = "error"
 WARNING = "warning"
@@ -15,7 +16,7 @@ DOC = "docs/library-behaviour.md#"
 """Rule sources start with this + an anchor of that document (what the libraries do, in our words)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleInfo:
     """A registered rule (wizard/core/rules.py): what docs/rules.md lists for it."""
 
@@ -39,7 +40,7 @@ class RuleInfo:
     range (wizard/core/context.py)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     """One problem (or note) found in answers or in a config.
 

@@ -283,8 +283,8 @@ def _yaml_problem(exc) -> tuple[str, int | None]:
     return f"not valid YAML{where}: {problem}", line
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = "[\ud800-\udfff]"
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 """Control characters (C0, DEL, C1) but tab and newline: none belongs in a config value, and a NUL or a carriage
 return reaching a hostfile, a command line or a batch script changes what it says."""
 
@@ -296,7 +296,7 @@ def _key_path(parts: tuple) -> str:
             out += f"[{part}]"
         else:
             text = str(part)
-            if not text.isprintable() or _SURROGATE.search(text):
+            if not text.isprintable() or re.search(_SURROGATE, text):
                 text = ascii(text)  # a key holding the bad character is shown escaped, so the message can be printed
             out += ("." if out else "") + text
     return out or "(top level)"
@@ -312,13 +312,15 @@ def _check_strings(data: Any, path: str | Path) -> None:
     while stack:
         obj, where = stack.pop()
         if isinstance(obj, str):
-            m = _SURROGATE.search(obj)
+            if obj.isascii() and obj.isprintable():  # the common case: neither pattern can match
+                continue
+            m = re.search(_SURROGATE, obj)  # compiled on first use (re's cache), not at start (issue 26)
             if m:
                 raise InputError(path, f"the text of {_key_path(where)} holds half of a UTF-16 pair (an escape like "
                                  f"\\u{ord(m.group()):04x}), which is not a character",
                                  "write the character itself (the file is UTF-8) or its full pair of escapes "
                                  "in JSON", "not-text")
-            m = _CONTROL.search(obj)
+            m = re.search(_CONTROL, obj)
             if m:
                 raise InputError(path, f"the text of {_key_path(where)} holds the control character "
                                  f"0x{ord(m.group()):02x} (from an escape such as \"\\0\"), which no setting "
@@ -426,13 +428,13 @@ def parse_yaml(text: str, path: str | Path, on_node: Callable[[Any], None] | Non
 # ----------------------------------------------------------------------------------------------------------------
 # JSON
 # ----------------------------------------------------------------------------------------------------------------
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+_JSON_TOKENS = r'"(?:[^"\\]|\\.)*"|[\[\]{}]'
 
 
 def check_json_depth(text: str, path: str | Path) -> None:
     """Refuse JSON nested deeper than MAX_DEPTH, without recursion (brackets inside strings do not count)."""
     depth = 0
-    for m in _JSON_TOKENS.finditer(text):
+    for m in re.finditer(_JSON_TOKENS, text, re.S):
         ch = m.group()
         if ch in "[{":
             depth += 1

@@ -21,7 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.answers import Answers
@@ -33,6 +33,7 @@ from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
 from ..core.gpus import detect_gpus_per_node
 from ..core.presets import bundled_script, bundled_trainer_script
+from ..core.recordclass import replace
 from ..runtime import STOP_FILE_ENV
 from .checklist import expected_from_config
 from .launcher import LaunchSpec

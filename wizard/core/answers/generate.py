@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..findings import SEVERITY_RANK, Finding, dedupe, has_errors, sort_findings
+from ..recordclass import field, record, replace
 from . import multinode
 from .model import Answers, dump_answers
 from .render import (
@@ -23,7 +23,7 @@ from .render import (
 from .rules import check_answers
 
 
-@dataclass
+@record
 class Generated:
     answers: Answers
     rendered: Rendered
@@ -40,9 +40,9 @@ class Generated:
 
 
 def yaml_text(data: dict) -> str:
-    import yaml
+    from ..yaml_dump import safe_dump
 
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    return safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
 
 
 

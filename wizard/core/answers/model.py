@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from ..findings import ERROR, WARNING, Finding
+from ..recordclass import field, record
 from ..wizard_rules import (
     ANSWERS_BAD_VALUE,
     ANSWERS_DUPLICATE,
@@ -39,6 +38,10 @@ from ..wizard_rules import (
     ANSWERS_UNKNOWN_KEY,
     ANSWERS_YAML,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
@@ -64,7 +67,7 @@ class AnswersError(Exception):
         super().__init__("; ".join(f.message for f in findings))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answers:
     """A complete, validated set of answers: every catalogue id has a value."""
 
@@ -418,13 +421,13 @@ HEADER = (
 
 def dump_answers(answers: Answers) -> str:
     """Normalised answers.yaml text: every setting, catalogue order, stable."""
-    import yaml
+    from ..yaml_dump import safe_dump
 
     nested = answers.to_nested()
     parts = [HEADER]
     top = {k: v for k, v in nested.items() if not isinstance(v, dict) or k in ("schema_version",)}
-    parts.append(yaml.safe_dump(top, sort_keys=False, default_flow_style=False))
+    parts.append(safe_dump(top, sort_keys=False, default_flow_style=False))
     for group in GROUP_BY_ID:
         if group in nested and isinstance(nested[group], dict):
-            parts.append(yaml.safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
+            parts.append(safe_dump({group: nested[group]}, sort_keys=False, default_flow_style=False))
     return "".join(parts)

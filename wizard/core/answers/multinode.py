@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog import DEEPSPEED
 from ..hosts import is_shell_word
+from ..recordclass import record
 from .model import Answers
 from .render import processes_per_node
 
@@ -41,7 +41,7 @@ HOST_PLACEHOLDER = "CHANGE-ME-host-{rank}"
 
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NodeCommand:
     """One command line to run: on machine ``machine`` (its rank), or, with ``machine`` None, once on the first
     host of the hostfile (the DeepSpeed runner starts the others)."""

@@ -20,9 +20,6 @@ by anchor):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from ..catalog import (
     AUTO,
     DEEPSPEED,
@@ -42,7 +39,12 @@ from ..catalog import (
 )
 from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
 from ..library.auto import TRAINER_DEFAULTS, TRAINER_MATCHED
+from ..recordclass import field, record
 from .model import Answers
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 ACCELERATE_YAML = "accelerate_config.yaml"
 DS_JSON = "ds_config.json"
@@ -55,7 +57,7 @@ TRAINER = "trainer"
 """``launch.training_loop`` value: the Hugging Face Trainer (or a library built on it)."""
 
 
-@dataclass
+@record
 class Rendered:
     accelerate: dict[str, Any]
     deepspeed: dict[str, Any] | None = None

@@ -16,10 +16,8 @@ answer rules that still cite a config rule's claim, which may only shrink.
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterator
 from functools import wraps
-from typing import Any
 
 from ..catalog import (
     AUTO,
@@ -55,6 +53,10 @@ from .render import (
     uses_ds_json,
     zero_stage,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 Hit = tuple[list[str], str, str]
 """What an answer rule yields for each finding: the answer ids it blames, the message, the fix."""
@@ -94,7 +96,7 @@ def answer_rule(name: str, severity: str, summary: str, source: str, *, keys: st
     registration's (one severity per rule). ``keys`` and ``fix`` here: in general terms, for docs/rules.md, where the
     function computes them."""
     def register_check(fn: Callable[..., Iterator[Hit]]) -> Callable[..., Iterator[Hit]]:
-        with_runs = len(inspect.signature(fn).parameters) > 1
+        with_runs = fn.__code__.co_argcount > 1  # its positional parameters, without importing inspect (issue 26)
 
         @wraps(fn)
         def check(a: Answers, runs: Runs | None = None) -> Iterator[Finding]:

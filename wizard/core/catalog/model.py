@@ -1,10 +1,15 @@
 """The shapes of the catalogue: targets, groups, settings, and where a setting is written (:class:`Write`)."""
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+
+from ..recordclass import field, record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 FSDP1 = "fsdp1"
 FSDP2 = "fsdp2"
@@ -32,32 +37,40 @@ CUSTOM = "custom"
 several keys); the key is declared all the same, so every mapping derived from the catalogue knows it."""
 
 
-class Write(NamedTuple):
-    """One key a setting's value is written to, on one target."""
+class Write(namedtuple("Write", ("file", "key", "values", "when", "effective", "versions", "library_default"),
+                       defaults=(None, ALWAYS, "", "", None))):
+    """One key a setting's value is written to, on one target (a named tuple: ``typing.NamedTuple`` costs the
+    start-up the ``typing`` module, issue 26).
 
+    - ``file``: :data:`YAML` or :data:`JSON`.
+    - ``key``: dotted path inside the file: ``fsdp_config.fsdp_offload_params``, ``zero_optimization.stage``.
+    - ``values`` (None): answer value -> the library's spelling (``{"pre": "BACKWARD_PRE", ...}``); None: written as
+      it is.
+    - ``when`` (:data:`ALWAYS`): :data:`ALWAYS`, :data:`SET`, :data:`ZERO3` (one-to-one, written by the catalogue's
+      rule) or :data:`CUSTOM`. On DeepSpeed a YAML key that accelerate refuses beside a DeepSpeed JSON
+      (``vocab.DS_FILE_CONFLICTING_FIELDS``) is only written without one, a JSON key only into one; a JSON key with
+      no YAML twin makes the JSON necessary.
+    - ``effective`` (""): where ``--verify`` reads the value back from the libraries (a key of
+      ``verify.flatten_effective``: ``fsdp.forward_prefetch``), compared with the spelling written here. "" for a
+      one-to-one JSON key means ``deepspeed.<key>`` (the config accelerate hands to DeepSpeed); "" elsewhere:
+      compared by hand, or not at all.
+    - ``versions`` (""): the library versions where this holds, e.g. ``accelerate>=1.15``; "" for every version the
+      wizard knows (``wizard.core.versions.VERIFIED_AGAINST``).
+    - ``library_default`` (None): the library's own spelling when the key is absent (``NO_WRAP``), read back by the
+      importer; None: the key's absence means the catalogue default.
+    """
+
+    __slots__ = ()
     file: str
-    """:data:`YAML` or :data:`JSON`."""
     key: str
-    """Dotted path inside the file: ``fsdp_config.fsdp_offload_params``, ``zero_optimization.stage``."""
-    values: Mapping[Any, Any] | None = None
-    """Answer value -> the library's spelling (``{"pre": "BACKWARD_PRE", ...}``); None: written as it is."""
-    when: str = ALWAYS
-    """:data:`ALWAYS`, :data:`SET`, :data:`ZERO3` (one-to-one, written by the catalogue's rule) or :data:`CUSTOM`.
-    On DeepSpeed a YAML key that accelerate refuses beside a DeepSpeed JSON (``vocab.DS_FILE_CONFLICTING_FIELDS``)
-    is only written without one, a JSON key only into one; a JSON key with no YAML twin makes the JSON necessary."""
-    effective: str = ""
-    """Where ``--verify`` reads the value back from the libraries (a key of ``verify.flatten_effective``:
-    ``fsdp.forward_prefetch``), compared with the spelling written here. "" for a one-to-one JSON key means
-    ``deepspeed.<key>`` (the config accelerate hands to DeepSpeed); "" elsewhere: compared by hand, or not at all."""
-    versions: str = ""
-    """The library versions where this holds, e.g. ``accelerate>=1.15``; "" for every version the wizard knows
-    (``wizard.core.versions.VERIFIED_AGAINST``)."""
-    library_default: Any = None
-    """The library's own spelling when the key is absent (``NO_WRAP``), read back by the importer; None: the key's
-    absence means the catalogue default."""
+    values: Mapping[Any, Any] | None
+    when: str
+    effective: str
+    versions: str
+    library_default: Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Group:
     id: str
     label: str
@@ -65,7 +78,7 @@ class Group:
     """True for the groups of the Accelerate concept guide "FSDP vs DeepSpeed"."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Setting:
     id: str
     """``group.name``; settings of the ``backend`` group have no dot and sit at the top level."""

@@ -11,11 +11,13 @@ one-to-one knob is one entry here plus its text in :mod:`wizard.core.texts`.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from .. import vocab
 from ..bounds import MAX_BATCH, MAX_CLIP, MAX_COUNT, MAX_MACHINES, MAX_PROCESSES, MAX_STEPS  # the answers' bounds
 from .model import CUSTOM, DEEPSPEED, FSDP1, FSDP2, JSON, SET, TARGETS, YAML, ZERO3, Group, Setting, Write
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUPS: tuple[Group, ...] = (
     Group("backend", "Backend", False),

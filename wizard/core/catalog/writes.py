@@ -4,11 +4,14 @@ the library names people bring to answers.yaml). Everything here is computed on 
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from typing import Any
 
 from ..library.deepspeed import DS_FILE_CONFLICTING_FIELDS
 from .model import CUSTOM, DEEPSPEED, JSON, TARGETS, YAML, Setting, Write
 from .settings import FIXED_KEYS, SETTINGS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 NOT_FOUND: Any = object()
 """What :func:`answer_value` returns for a spelling no answer value is written as."""

@@ -3,12 +3,12 @@ the target choices of ``--to``."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..answers import Answers
 from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID
 from ..findings import Finding
+from ..recordclass import field, record
 
 TARGET_CHOICES = ("deepspeed", "fsdp")
 """What ``--to`` takes; ``fsdp`` with an FSDP version (default 2)."""
@@ -31,7 +31,7 @@ def show_value(value: Any) -> str:
     return str(value)
 
 
-@dataclass
+@record
 class Out:
     """The converted values and the findings about them, built up by the conversion steps."""
 

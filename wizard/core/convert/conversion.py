@@ -2,7 +2,6 @@
 back compared (:func:`round_trip`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ from ..answers import Answers
 from ..answers.render import render
 from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTINGS
 from ..findings import ERROR, Finding, dedupe, sort_findings
+from ..recordclass import record
 from .effect import in_effect
 from .groups import target_answers
 from .report import CarryLine, SwitchReport
@@ -40,7 +40,7 @@ def intent(answers: Answers, other: str) -> dict[str, Any]:
     return {sid: answers[sid] for sid in intent_ids(answers.target, other)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Difference:
     setting_id: str
     before: Any
@@ -50,7 +50,7 @@ class Difference:
         return {"setting": self.setting_id, "before": self.before, "after": self.after}
 
 
-@dataclass
+@record
 class Conversion:
     source: Answers
     """The answers imported from the original config."""

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..answers import Answers
 from ..answers.render import processes_per_node, zero_stage
 from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
 from ..findings import Finding
+from ..recordclass import record
 from ..wizard_rules import (
     CONVERT_AC,
     CONVERT_BF16_MASTER,
@@ -47,7 +47,7 @@ _SPECIFIC = frozenset({*_PREFETCH_DS, *_PREFETCH_FSDP1, "deepspeed.extra", "offl
 says how the DeepSpeed settings were written (a JSON file or inline), which FSDP has no use for."""
 
 
-@dataclass
+@record
 class Step:
     """What every step reads: the source as it ran, the target, the answers built so far."""
 

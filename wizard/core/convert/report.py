@@ -3,7 +3,6 @@ after ctrl+t and by ``fsdpds-wizard convert`` (both through :func:`wizard.core.c
 classified by the counterparts table, :mod:`wizard.core.texts.switching`."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..answers import Answers
@@ -11,6 +10,7 @@ from ..answers.render import Rendered
 from ..catalog import FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, TARGET_LABELS, YAML
 from ..catalog.writes import keys_of
 from ..findings import ERROR, WARNING, Finding
+from ..recordclass import record
 from ..texts.switching import KEPT, NONE, OTHER, SAME, SAME_FSDP_KEYS
 from ..texts.switching import classify as counterparts
 from .common import show_value
@@ -21,7 +21,7 @@ _ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "lo
 
 
 # ------------------------------------------------------------------------------------------------ the switch report
-@dataclass(frozen=True)
+@record(frozen=True)
 class CarryLine:
     setting_id: str
     label: str
@@ -36,7 +36,7 @@ class CarryLine:
                 "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MeaningLine:
     setting_id: str
     value: str
@@ -51,7 +51,7 @@ class MeaningLine:
                 "text": self.text}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SwitchReport:
     before: str
     after: str

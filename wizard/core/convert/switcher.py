@@ -2,17 +2,16 @@
 converted answers and the switch report from (the source answers, the target), so the two cannot disagree."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..answers import Answers
 from ..catalog import SETTINGS
 from ..findings import Finding
+from ..recordclass import record
 from .effect import keep_unplaced
 from .groups import target_answers
 from .report import SwitchReport, switch_report
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Switch:
     source: Answers
     """The answers switched from."""

@@ -2,13 +2,15 @@
 DeepSpeed parts)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
+from ..recordclass import field, record
 from .used import DEFAULT, WRITTEN, Used
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Failure:
     """The libraries stop here: the run does not start (the launcher or a plugin raises)."""
 
@@ -17,7 +19,7 @@ class Failure:
     by: str
 
 
-@dataclass
+@record
 class Builder:
     values: dict[str, Used] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 from ..library.auto import (
     ACCELERATE_FILLS,
@@ -34,6 +33,10 @@ from ..vocab import TRUE_WORDS, as_int, parse_int
 from .builder import Builder
 from .situation import Situation
 from .used import AUTO, CHANGED, DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 PLUGIN = "DeepSpeedPlugin"
 PREPARE = "Accelerator.prepare"

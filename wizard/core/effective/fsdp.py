@@ -5,7 +5,6 @@ plugin parses the strings with its own defaults. Keys of :func:`..verify.roundtr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..library.fsdp import (
     FSDP_MIXED_PRECISION_DTYPE,
@@ -24,6 +23,10 @@ from ..vocab import (
 )
 from .builder import Builder
 from .used import DEFAULT, DERIVED, IGNORED, OVERRIDDEN, WRITTEN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 LAUNCH = "accelerate launch"
 PLUGIN = "FullyShardedDataParallelPlugin"

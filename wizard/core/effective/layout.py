@@ -7,15 +7,14 @@ batch).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
+from ..recordclass import field, record, replace
 from .model import Effective, fsdp2_shard_group
 from .used import CHANGED, IGNORED, OVERRIDDEN
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Layout:
     target: str
     """``fsdp1``, ``fsdp2`` or ``deepspeed``."""

@@ -13,9 +13,8 @@ Pure: stdlib and the wizard's vocabulary; nothing of torch, accelerate or deepsp
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
+from ..recordclass import field, record
 from .builder import Builder, Failure
 from .deepspeed import _int as whole_int
 from .deepspeed import deepspeed_values
@@ -23,13 +22,17 @@ from .fsdp import fsdp_values
 from .situation import Situation
 from .used import DEFAULT, DERIVED, IGNORED, WRITTEN, Used
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
+
 RUNS = "runs."
 """The prefix of the keys that say what the engines do (not read back from the libraries' objects)."""
 LIBRARY_PREFIXES = ("fsdp.", "deepspeed.", "deepspeed_plugin.", "deepspeed_validated.", "parallelism.", "fp8.")
 TOP_KEYS = ("distributed_type", "num_processes", "num_machines", "mixed_precision", "dynamo_backend")
 
 
-@dataclass
+@record
 class Effective:
     values: dict[str, Used]
     failures: list[Failure] = field(default_factory=list)

@@ -10,13 +10,16 @@ which value it assumed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
+from ..recordclass import record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Situation:
     loop: str | None = LOOP_ACCELERATE
     """``"accelerate"`` (an own Accelerator loop), ``"hf"`` (the HF Trainer) or None (unknown)."""

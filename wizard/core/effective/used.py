@@ -8,8 +8,11 @@ can be reported against whatever the user wrote.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from ..recordclass import record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from typing import Any
 
 WRITTEN = "written"
 """The config says it and the library uses it as written (spelled its own way, perhaps)."""
@@ -28,7 +31,7 @@ DERIVED = "derived"
 WHYS = (WRITTEN, DEFAULT, AUTO, OVERRIDDEN, IGNORED, CHANGED, DERIVED)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Used:
     value: Any
     why: str

@@ -3,11 +3,11 @@ as, its argument defaults, and what ``FullyShardedDataParallelPlugin`` uses when
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True)
-class FsdpKey:
+class FsdpKey(namedtuple("FsdpKey", ("arg", "env", "launch_default", "field", "kind", "versions", "unread", "since",
+                                     "read_back"), defaults=(None, "bool", (1, 2), "", None, True))):
     """One fsdp_config key as accelerate 1.15 reads it: the launcher's argument, the variable it is exported as,
     the launcher's default, and, for a key the plugin takes as it is (a flag or a text), the plugin field it fills.
 
@@ -15,27 +15,32 @@ class FsdpKey:
     round trip's read-back (:mod:`wizard.core.verify.readback`), the truth-value rule of ``check`` and the release
     table (:mod:`.accelerate_versions`) are derived from its row. Keys the plugin interprets (the version, the
     sharding, the enums, the wrap policy and its arguments) have ``field`` None and code of their own there.
+
+    A named tuple (a dataclass costs its start-up a millisecond, and this table imports nothing of the wizard):
+
+    - ``arg``: the key as the launcher names it (``fsdp_`` prefixed, :func:`fsdp_key`);
+    - ``env``: the variable ``accelerate launch`` exports it as (utils/launch.py:prepare_multi_gpu_env, :304-333);
+    - ``launch_default``: the launcher's argument default (commands/launch.py ``--fsdp_*``); None: nothing is
+      exported and the plugin's own default applies;
+    - ``field`` (None): the plugin field a plain key fills (None: not plain);
+    - ``kind`` ("bool"): how the plugin reads a plain key: ``bool`` (``str_to_bool``) or ``str`` (as written);
+    - ``versions`` ((1, 2)): the FSDP versions whose plugin reads it;
+    - ``unread`` (""): why the other versions do not (said when it is written under one of them);
+    - ``since`` (None): the first accelerate release that reads it (older ones copy it and never read it);
+    - ``read_back`` (True): the plugin keeps the value under ``field`` as it is (False: an object the read-back
+      interprets).
     """
 
+    __slots__ = ()
     arg: str
-    """The key as the launcher names it (``fsdp_`` prefixed, :func:`fsdp_key`)."""
     env: str
-    """The variable ``accelerate launch`` exports it as (utils/launch.py:prepare_multi_gpu_env, :304-333)."""
     launch_default: object
-    """The launcher's argument default (commands/launch.py ``--fsdp_*``); None: nothing is exported and the plugin's
-    own default applies."""
-    field: str | None = None
-    """The plugin field a plain key fills (None: not plain)."""
-    kind: str = "bool"
-    """How the plugin reads a plain key: ``bool`` (``str_to_bool``) or ``str`` (as written)."""
-    versions: tuple[int, ...] = (1, 2)
-    """The FSDP versions whose plugin reads it."""
-    unread: str = ""
-    """Why the other versions do not (said when it is written under one of them)."""
-    since: str | None = None
-    """The first accelerate release that reads it (older ones copy it and never read it)."""
-    read_back: bool = True
-    """The plugin keeps the value under ``field`` as it is (False: an object the read-back interprets)."""
+    field: str | None
+    kind: str
+    versions: tuple[int, ...]
+    unread: str
+    since: str | None
+    read_back: bool
 
 
 FSDP_TABLE: tuple[FsdpKey, ...] = (

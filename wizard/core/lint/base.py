@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from ..context import VERIFIED, Context
 from ..findings import DOC, ERROR, INFO, WARNING, Finding, RuleInfo  # DOC, RuleInfo: re-exported for the rule modules
 from ..library.fsdp import fsdp_key  # re-exported for the rule modules
+from ..recordclass import field, record
 from ..rules import CONFIG, RULES
 from ..rules import rule as register
 from ..vocab import FALSE_WORDS, TRUE_WORDS, as_int, parse_bool, parse_int  # re-exported for the rule modules
@@ -91,7 +91,7 @@ MULTI_DEVICE_TYPES = frozenset({"MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SD
                                 "MULTI_HPU", "MULTI_NEURON"})
 
 
-@dataclass
+@record
 class ConfigCheck:
     """One check of one config: everything a rule needs (the files, what the launcher derives from them) and the
     findings so far. Not the user's :class:`~wizard.core.context.Context` (loop and versions), which it carries."""

@@ -16,11 +16,11 @@ everything else, the DeepSpeed JSON's problems included, becomes a ``Finding`` i
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import ERROR, WARNING, Finding
 from ..inputs import ACCELERATE, DEEPSPEED, InputError, is_json_name, load_mapping_file, parse_json, yaml_duplicates
+from ..recordclass import field, record
 from .base import DOC, rule
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
@@ -72,7 +72,7 @@ DS_BAD_JSON = rule("ds-config-file-invalid-json", ERROR, "The DeepSpeed JSON is 
 ``wizard.core.inputs``; ``str()`` is the line for the user."""
 
 
-@dataclass
+@record
 class LoadedConfig:
     yaml_path: Path
     yaml: dict

@@ -15,7 +15,6 @@ accelerate or deepspeed.
 """
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
 from .. import ds_schema as _ds_schema
@@ -45,6 +44,8 @@ INTERNAL = rule("linter-internal-error", INFO, "A rule crashed on this input (a 
 def fp8_backend_importable(*names: str) -> bool:
     """Whether torchao, Transformer Engine or MS-AMP (or one of ``names``, the packages' import names) could be
     imported here (found, not imported)."""
+    import importlib.util  # here: the start of check and --headless does without it (issue 26)
+
     for name in names or ("torchao", "transformer_engine", "msamp"):
         try:
             if importlib.util.find_spec(name) is not None:

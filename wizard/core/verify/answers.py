@@ -139,10 +139,9 @@ def model_expected(a: Answers, rendered, *, micro_batch: int, fp8_installed: tup
     """What the effective model says the libraries build for ``rendered`` (the files written from ``a``), in the
     round trip's situation (the DataLoader's ``micro_batch``, no model config, the Trainer's arguments, the fp8
     packages installed where the round trip ran)."""
-    from dataclasses import replace
-
     from ..answers.of_answers import situation_of
     from ..effective import effective
+    from ..recordclass import replace
 
     situation = situation_of(a)
     # the model judges the files as written: under the Trainer, the arguments rendered into training_arguments.json

@@ -6,8 +6,9 @@ the typing began.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from ...core.recordclass import record
 
 State = TypeVar("State")
 
@@ -15,7 +16,7 @@ LIMIT = 200
 """The oldest steps are forgotten beyond this many."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step(Generic[State]):
     state: State
     """Undo: the state before the change. Redo: the state after it."""

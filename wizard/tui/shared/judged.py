@@ -10,10 +10,10 @@ is chosen, since the run uses them (``wizard/run/plan.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 
 from ...core.context import LIBRARIES, SOURCE_ASSUMED, SOURCE_FLAG, SOURCE_INSTALLED, Context, make_context
+from ...core.recordclass import field, record
 
 VERIFIED = "verified"
 GIVEN = "given"
@@ -29,7 +29,7 @@ MODE_HELP = {VERIFIED: "the versions the wizard's knowledge was verified against
 RUN_NOTE = "F5 and ctrl+l judge for the installed ones (the run uses them)."
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Judged:
     """One choice of versions: ``mode`` (VERIFIED, GIVEN or INSTALLED) and the command line's versions (``given``,
     library -> version; empty without flags, kept to switch back to them)."""

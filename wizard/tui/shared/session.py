@@ -7,11 +7,11 @@ from the live findings, which are about the answers being edited.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.answers import Answers, default_answers, load_answers_file
 from ...core.findings import ERROR, Finding
+from ...core.recordclass import field, record
 
 
 class StartError(Exception):
@@ -30,7 +30,7 @@ _ANSWERS_NOT_FOUND = ("check the path (a preset opens with --preset NAME, or \"L
                       "palette; `fsdpds-wizard presets` lists them)")
 
 
-@dataclass
+@record
 class Start:
     answers: Answers
     source: str = ""
@@ -145,7 +145,7 @@ _BOUND_OF_FIELD = {"machines": "nodes"}
 
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MemoryContext:
     """What the estimate needs beyond the answers: the model and the GPUs (nothing is set by default)."""
 

@@ -7,11 +7,12 @@ costs a few system calls per process and never raises.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ...core.recordclass import record
 
-@dataclass
+
+@record
 class RankMemory:
     label: str
     rss: int
