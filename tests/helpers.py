@@ -129,6 +129,20 @@ async def settle(pilot, timeout: float = 60.0) -> None:
     raise AssertionError(f"the app did not settle within {timeout} s")
 
 
+async def palette(app, pilot, query: str) -> None:
+    """Run one command-palette entry by its words (ctrl+p, the words, Enter), and let the app settle."""
+    from textual.command import CommandPalette
+
+    await press(pilot, "ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    await settle(pilot)
+    await press(pilot, "enter")
+    await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+    await settle(pilot)
+
+
 async def main_ready(pilot, tries: int = 300) -> None:
     """Wait until the wizard's main screen is ready (its first group shown)."""
     for _ in range(tries):

@@ -98,7 +98,9 @@ class _Parser(argparse.ArgumentParser):
         line = COMMANDS.get(self.prog.removeprefix("fsdpds-wizard").strip(), "")
         if line and self.description == line[0].upper() + line[1:] + ".":  # a command's own line, as a sentence
             words = cli_words(line)
-            wide = any(not c.isascii() and c.isalpha() and ord(c) > 0x2E80 for c in words)  # Chinese: its own stop
+            from .core.i18n.cells import has_wide
+
+            wide = has_wide(words)  # a Chinese sentence ends in a full stop of its own
             first = "İ" if words[0] == "i" else words[0].upper()  # Turkish has a dotted capital I
             self.description = first + words[1:] + ("" if words.endswith(("。", ".")) else "。" if wide else ".")
         else:
@@ -671,22 +673,14 @@ def _main(argv: list[str], *, entry: bool) -> int:
         if "--" in argv and not (argv and argv[0] in COMMANDS):  # a command's own "--" is argparse's
             cut = argv.index("--")
             argv, script_args = argv[:cut], argv[cut + 1:]
+        _language_of(argv)
         args = _plain_headless(argv)
         if args is None:
-            _early_language(argv)
             parser = _main_parser()
             parser.argv = argv
             args = parser.parse_args(argv)
         args.script_args = script_args
         _check_mode(args)
-        lang = getattr(getattr(args, "command_args", None), "lang", None) or args.lang
-        if lang is not None or f"{__package__}.core.i18n" in sys.modules:  # a second main() in one process too
-            from .core import i18n
-
-            if lang is None:
-                i18n.reset()
-            else:
-                i18n.set_language(lang)
         if args.command == "help":
             return _help(parser, args.command_args.topic)
         if args.command is not None:
@@ -727,20 +721,23 @@ def _main(argv: list[str], *, entry: bool) -> int:
         return EXIT_INTERNAL
 
 
-def _early_language(argv: list[str]) -> None:
-    """``--lang`` before argparse reads the rest: ``--help`` prints as soon as argparse meets it, so a ``--lang``
-    after it must already be set. A bad value is left for argparse to refuse."""
+def _language_of(argv: list[str]) -> None:
+    """The language of this command line, set before argparse reads it (``--help`` prints as soon as argparse meets
+    it, so a ``--lang`` after it must already hold): its ``--lang``, else the locale's (also when an earlier
+    ``main()`` in this process chose another). A bad value is left for argparse to refuse (``--lang``'s type)."""
     for i, arg in enumerate(argv):
         value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg.partition("=")[2] \
             if arg.startswith("--lang=") else None
         if value is not None:
             from .core import i18n
 
-            try:
-                i18n.set_language(value)
-            except ValueError:
-                return
+            lang = i18n.known(value)
+            if lang is not None:  # any other value: argparse refuses it (--lang's type), naming the languages
+                i18n.set_language(lang)
             return
+    i18n_module = sys.modules.get(f"{__package__}.core.i18n")
+    if i18n_module is not None:
+        i18n_module.reset()
 
 
 def _is_input_error(exc: Exception) -> bool:

@@ -5,8 +5,7 @@ judged for, and that a rehearsal or a launch judges for the installed libraries.
 from __future__ import annotations
 
 import pytest
-from helpers import main_of, main_ready, open_review, press, settle, until
-from textual.command import CommandPalette
+from helpers import main_of, main_ready, open_review, palette, press, settle
 
 from wizard.cli import _check_mode, _main_parser
 from wizard.commands.common import judged_context
@@ -42,18 +41,6 @@ def plain(static) -> str:
 
 def error_rules(app) -> list[str]:
     return [f.rule for f in main_of(app).findings if f.severity == "error"]
-
-
-async def palette(app, pilot, query: str) -> None:
-    """Run one palette entry by its words."""
-    await press(pilot, "ctrl+p")
-    await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-    await pilot.press(*query)
-    await pilot.pause(0.5)
-    await settle(pilot)
-    await press(pilot, "enter")
-    await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
-    await settle(pilot)
 
 
 @pytest.mark.asyncio

@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from helpers import main_of, main_ready, press, settle, until
+from helpers import main_of, main_ready, palette, press, settle, until
 from rich.console import Console
-from textual.command import CommandPalette
 from textual.widgets import Static
 
 from wizard.core import i18n, localized
@@ -39,17 +38,6 @@ def sidebar(app) -> list[str]:
 
 def summary(lang: str) -> str:
     return squeezed(localized.group_text("offload", lang).summary)
-
-
-async def palette(app, pilot, query: str) -> None:
-    await press(pilot, "ctrl+p")
-    await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-    await pilot.press(*query)
-    await pilot.pause(0.5)
-    await settle(pilot)
-    await press(pilot, "enter")
-    await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
-    await settle(pilot)
 
 
 @pytest.mark.asyncio

@@ -77,6 +77,18 @@ def keys(*names):
     return go
 
 
+def zoomed(group: str):
+    """Once the main screen is ready: show ``group`` and zoom its explanation (F2)."""
+    async def go(pilot):
+        await ready(pilot)
+        await main_of(pilot.app).focus_group(group)
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+
+    return go
+
+
 WORKDIR_LENGTH = 48
 SHOWN_WORKDIR = "/tmp/fsdpds-wizard-snapshots/".ljust(WORKDIR_LENGTH, "w")
 """What the screenshots show for ``workdir``: the same characters on every machine."""
@@ -143,15 +155,8 @@ def test_group(snap, size, target, group):
 def test_parallelism_group_with_its_mesh_80x24(snap):
     """FSDP2 with context parallelism on 8 processes: the group's explanation, zoomed (F2), draws which ranks form
     each group right under the group's summary."""
-    async def go(pilot):
-        await ready(pilot)
-        await main_of(pilot.app).focus_group("parallelism")
-        await settle(pilot)
-        await pilot.press("f2")
-        await settle(pilot)
-
     app = create_app(start(**{"launch.num_processes": 8, "parallelism.cp_size": 2}))
-    assert snap(app, terminal_size=SIZES["80x24"], run_before=go)
+    assert snap(app, terminal_size=SIZES["80x24"], run_before=zoomed("parallelism"))
 
 
 def test_setting_not_applicable(snap, size):
@@ -307,12 +312,5 @@ def test_offload_explained_in_language_80x24(snap, lang):
     """The offload group's explanation zoomed (F2) at 80 columns: CJK text wrapped by cells, nothing cut."""
     from wizard.core.i18n import set_language
 
-    async def go(pilot):
-        await ready(pilot)
-        await main_of(pilot.app).focus_group("offload")
-        await settle(pilot)
-        await pilot.press("f2")
-        await settle(pilot)
-
     set_language(lang)
-    assert snap(create_app(start(**ZERO3_OFFLOAD)), terminal_size=SIZES["80x24"], run_before=go)
+    assert snap(create_app(start(**ZERO3_OFFLOAD)), terminal_size=SIZES["80x24"], run_before=zoomed("offload"))

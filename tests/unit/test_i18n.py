@@ -96,12 +96,7 @@ def test_every_english_text_has_its_translation_made_from_it(lang):
 
 @pytest.mark.parametrize("lang", OTHERS)
 def test_translations_keep_keys_values_numbers_and_the_glossary(lang):
-    terms = glossary(lang)
-    bad = []
-    for part, key, english in localized.sources():
-        entry = i18n.entries(lang, part).get(key)
-        if entry and entry["fp"] == i18n.fingerprint(english):
-            bad += [f"{part}/{key}: {p}" for p in problems(english, entry["text"], lang, terms)]
+    bad = tool.problems_of(lang)
     assert not bad, "\n".join(bad)
 
 

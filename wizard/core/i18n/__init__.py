@@ -47,11 +47,8 @@ def _language_of(locale_name: str) -> str:
     return ENGLISH
 
 
-def resolve(lang: str | None) -> str:
-    """``--lang``'s value as a language (``zh_TW``, ``zh-tw`` and ``tr_TR`` are accepted too), or the locale's when
-    None. ValueError naming the languages for any other value."""
-    if lang is None:
-        return from_locale()
+def known(lang: str) -> str | None:
+    """The language ``lang`` names (``tr``, ``tr_TR``, ``zh-TW``, ``zh_Hant``, ...), or None."""
     wanted = lang.strip().replace("_", "-").lower()
     if wanted in ("en", "tr"):
         return wanted
@@ -59,6 +56,17 @@ def resolve(lang: str | None) -> str:
         return wanted[:2]
     if wanted in ("zh-tw", "zh-hant", "zh-hant-tw"):
         return "zh-TW"
+    return None
+
+
+def resolve(lang: str | None) -> str:
+    """``--lang``'s value as a language (``zh_TW``, ``zh-tw`` and ``tr_TR`` are accepted too), or the locale's when
+    None. ValueError naming the languages for any other value."""
+    if lang is None:
+        return from_locale()
+    found = known(lang)
+    if found is not None:
+        return found
     raise ValueError(f"--lang {lang!r}: not a language of the wizard; use one of {', '.join(LANGUAGES)} "
                      f"({', '.join(f'{c}: {NAMES[c]}' for c in LANGUAGES)})")
 

@@ -36,6 +36,12 @@ def _is_wide(ch: str) -> bool:
     return char_width(ch) == 2
 
 
+def has_wide(text: str) -> bool:
+    """Whether ``text`` holds a character two cells wide (Chinese): such text breaks between characters and needs
+    :func:`wrap`'s own layout; any other (English, Turkish) wraps as :mod:`textwrap` and Rich do."""
+    return not text.isascii() and any(_is_wide(ch) for ch in text if not ch.isascii())
+
+
 def _pieces(text: str) -> list[str]:
     """The units a line may break between: spaces, each wide character, and runs of other characters; a mark that
     may not start a line sticks to the piece before it, one that may not end a line to the piece after it."""
@@ -90,7 +96,7 @@ def wrap(text: str, cells: int, initial_indent: str = "", subsequent_indent: str
     """One paragraph (newlines count as spaces, as textwrap treats them) in lines of at most ``cells`` cells; no
     line starts or ends with a space. ``[]`` for empty text, as :func:`textwrap.wrap`. Text without wide characters
     (English, Turkish) is wrapped by :func:`textwrap.wrap` itself, so it reads exactly as before."""
-    if not any(_is_wide(ch) for ch in text if not ch.isascii()):
+    if not has_wide(text):
         import textwrap
 
         return textwrap.wrap(text, cells, initial_indent=initial_indent, subsequent_indent=subsequent_indent)

@@ -8,6 +8,7 @@ which shows what is missing or stale per language and writes worksheets for tran
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, language, translate
@@ -24,7 +25,8 @@ GROUP_KEY = "GROUP"
 """The key prefix of a group's own texts (setting ids never are upper case)."""
 
 
-def sources() -> list[tuple[str, str, str]]:
+@cache
+def sources() -> tuple[tuple[str, str, str], ...]:
     """Every English text the wizard translates, as (part, key, English), in the catalogue's order; the part is the
     file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``,
     ``keys`` (the key bindings' words, keyed by their English) or ``dtype``."""
@@ -53,7 +55,7 @@ def sources() -> list[tuple[str, str, str]]:
     out += rule_sources()
     out += [("cli", english, english) for english in cli_sources()]
     out += [("dtype", key, english) for key, english in NOTES.items()]
-    return out
+    return tuple(out)
 
 
 def rule_sources() -> list[tuple[str, str, str]]:
@@ -119,6 +121,16 @@ def rule_summary(name: str, lang: str | None = None) -> str:
     if info is None:
         return ""
     return translate(f"rules-{info.section}", f"{name}.summary", info.summary, _lang(lang))
+
+
+def translated_rule_summary(name: str, lang: str | None = None) -> str:
+    """The rule's summary when the language has its own words for it; "" when it would read as the English (English,
+    or no translation), so a finding adds no second English line."""
+    from ..rules import RULES
+
+    info = RULES.get(name)
+    summary = rule_summary(name, lang)
+    return summary if info is not None and summary != info.summary else ""
 
 
 def _lang(lang: str | None) -> str:
@@ -225,13 +237,10 @@ def finding_text(finding, english: str, lang: str | None = None) -> str:
     """``english`` (``finding.render()``) with the rule's summary in the language under its first line, and its
     general fix in the language; ``english`` itself when neither is translated."""
     lang = _lang(lang)
-    summary = rule_summary(finding.rule, lang)
-    from ..rules import RULES
-
-    info = RULES.get(finding.rule)
+    summary = translated_rule_summary(finding.rule, lang)
     head, _, rest = english.partition("\n")
     lines = [head]
-    if info is not None and summary and summary != info.summary:
+    if summary:
         lines.append("    " + labelled(ui("rule_says", lang), summary))
     if rest:
         fix = rule_fix(finding.rule, finding.fix, lang)

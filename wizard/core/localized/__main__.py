@@ -49,6 +49,24 @@ def status(lang: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def problems_of(lang: str, part: str | None = None) -> list[str]:
+    """``PART/KEY: problem`` for every current translation (of one part, or all) that loses a kept span, a line or
+    a glossary word (:func:`.check.problems`)."""
+    from .check import glossary
+
+    terms = glossary(lang)
+    out = []
+    for name, items in _by_part().items():
+        if part and name != part:
+            continue
+        have = entries(lang, name)
+        for key, english in items:
+            entry = have.get(key)
+            if entry and entry.get("fp") == fingerprint(english):
+                out += [f"{name}/{key}: {problem}" for problem in problems(english, entry["text"], lang, terms)]
+    return out
+
+
 def worksheet(lang: str, part: str) -> dict[str, dict[str, str]]:
     have = entries(lang, part)
     sheet = {}
@@ -128,18 +146,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{lang:6} {part:12} " + "  ".join(f"{k} {v}" for k, v in row.items()))
         return 1 if bad else 0
     if args.cmd == "problems":
-        count = 0
-        for part, items in _by_part().items():
-            if args.part and part != args.part:
-                continue
-            have = entries(args.lang, part)
-            for key, english in items:
-                entry = have.get(key)
-                if entry and entry.get("fp") == fingerprint(english):
-                    for problem in problems(english, entry["text"], args.lang):
-                        count += 1
-                        print(f"{part}/{key}: {problem}")
-        return 1 if count else 0
+        found = problems_of(args.lang, args.part)
+        for line in found:
+            print(line)
+        return 1 if found else 0
     if args.cmd == "glossary":
         print(glossary_markdown(), end="")
         return 0

@@ -10,7 +10,7 @@ from ...core.answers import Answers
 from ...core.answers.render import Rendered
 from ...core.catalog import GROUP_BY_ID, SETTING_BY_ID, TARGET_LABELS, TARGETS
 from ...core.findings import Finding
-from ...core.i18n import ENGLISH, cells
+from ...core.i18n import cells
 from ...core.localized import ui
 from ...core.texts import precision_table
 from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
@@ -23,14 +23,10 @@ def _heading(text: str) -> Text:
     return Text(text, style="bold underline")
 
 
-def _wide(text: str) -> bool:
-    return any(cells.char_width(ch) == 2 for ch in text if not ch.isascii())
-
-
 def _flow(text: str, width: int | None) -> str:
     """Chinese text broken into lines of ``width`` cells (Rich breaks lines at spaces only, and a Chinese sentence
     has none between its characters); any other text as it is (Rich wraps it)."""
-    if width is None or not _wide(text):
+    if width is None or not cells.has_wide(text):
         return text
     return "\n".join(line for para in text.split("\n") for line in (cells.wrap(para, max(8, width)) or [""]))
 
@@ -45,7 +41,7 @@ def _para(label: str, body: str, style: str = "bold", width: int | None = None) 
 def longest_word(*texts: str) -> int:
     """The cells of the longest run without a space: an identifier such as ``fsdp_activation_checkpointing_offload``
     (a run of CJK characters breaks anywhere, so it counts as one character's width)."""
-    return max((2 if any(cells.char_width(c) == 2 for c in w) else cells.width(w) for t in texts for w in t.split()),
+    return max((2 if cells.has_wide(w) else cells.width(w) for t in texts for w in t.split()),
                default=0)
 
 
@@ -222,8 +218,8 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
 
 def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
     parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold")]
-    summary = localized.rule_summary(f.rule)
-    if summary and summary != localized.rule_summary(f.rule, ENGLISH):  # the rule in the chosen language
+    summary = localized.translated_rule_summary(f.rule)
+    if summary:  # the rule in the chosen language
         parts.append(_para(ui("rule_says"), summary, "bold italic", width))
     parts.append(Text(f.message))
     if f.fix:

@@ -13,11 +13,6 @@ from ..shared.present import ICONS, NOT_APPLICABLE_ICON
 REVIEW = "review"
 
 
-def short_label(group) -> str:
-    """The group's name in the sidebar, in the current language (``localized.group_short``)."""
-    return localized.group_short(group.id)
-
-
 _RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
@@ -88,5 +83,5 @@ def group_prompts(findings: list[Finding], target: str) -> dict[str, Text]:
             badge, style = NOT_APPLICABLE_ICON, "dim"
         else:
             badge, style = "", ""
-        prompts[g.id] = _prompt(short_label(g), badge, style, unused)
+        prompts[g.id] = _prompt(localized.group_short(g.id), badge, style, unused)
     return prompts
