@@ -29,8 +29,10 @@ GROUP_KEY = "GROUP"
 def sources() -> tuple[tuple[str, str, str], ...]:
     """Every English text the wizard translates, as (part, key, English), in the catalogue's order; the part is the
     file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``,
-    ``keys`` (the key bindings' words, keyed by their English) or ``dtype``."""
+    ``keys`` (the key bindings' words, keyed by their English), ``dtype``, or ``messages-*`` (the findings' messages
+    and fixes, keyed by their template: :mod:`.messages`)."""
     from ..texts.dtype_table import NOTES
+    from .messages import templates as message_templates
 
     out: list[tuple[str, str, str]] = []
     for g in GROUPS:
@@ -55,6 +57,7 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     out += rule_sources()
     out += [("cli", english, english) for english in cli_sources()]
     out += [("dtype", key, english) for key, english in NOTES.items()]
+    out += [(part, template, template) for part, template in message_templates()]
     return tuple(out)
 
 
@@ -223,8 +226,8 @@ def dtype_notes(model_dtype: str, mixed_precision: str, lang: str | None = None)
 
 
 def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
-    """``fix`` in the language when it is the rule's general fix (docs/rules.md), else as it is (a fix that names
-    this config's values is English for now)."""
+    """``fix`` in the language when it is the rule's general fix (docs/rules.md), else as it is (see
+    :func:`finding_fix` for a fix that names this config's values)."""
     from ..rules import RULES
 
     info = RULES.get(name)
@@ -233,16 +236,43 @@ def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
     return translate(f"rules-{info.section}", f"{name}.fix", fix, _lang(lang))
 
 
-def finding_text(finding, english: str, lang: str | None = None) -> str:
-    """``english`` (``finding.render()``) with the rule's summary in the language under its first line, and its
-    general fix in the language; ``english`` itself when neither is translated."""
+def finding_message(finding, lang: str | None = None) -> str:
+    """The finding's message in the language: its template's translation (:mod:`.messages`) with this config's
+    keys and values as the English has them; the English where no translated template matches."""
     lang = _lang(lang)
-    summary = translated_rule_summary(finding.rule, lang)
-    head, _, rest = english.partition("\n")
-    lines = [head]
+    if lang == ENGLISH:
+        return finding.message
+    from .messages import translated
+
+    return translated(finding.message, lang) or finding.message
+
+
+def finding_fix(finding, lang: str | None = None) -> str:
+    """The finding's fix in the language: the rule's general fix, or the fix's template, translated; else the
+    English."""
+    lang = _lang(lang)
+    if lang == ENGLISH or not finding.fix:
+        return finding.fix
+    general = rule_fix(finding.rule, finding.fix, lang)
+    if general != finding.fix:
+        return general
+    from .messages import translated
+
+    return translated(finding.fix, lang) or finding.fix
+
+
+def finding_text(finding, english: str, lang: str | None = None) -> str:
+    """A finding as ``finding.render()`` (``english``) prints it, in the language: its message and fix translated
+    (:func:`finding_message`, :func:`finding_fix`); where the message stays English, the rule's summary in the
+    language stands under its first line. ``english`` itself in English."""
+    lang = _lang(lang)
+    if lang == ENGLISH:
+        return english
+    message = finding_message(finding, lang)
+    lines = [f"{finding.severity.upper()} [{finding.rule}] {', '.join(finding.keys)}: {message}"]
+    summary = translated_rule_summary(finding.rule, lang) if message == finding.message else ""
     if summary:
         lines.append("    " + labelled(ui("rule_says", lang), summary))
-    if rest:
-        fix = rule_fix(finding.rule, finding.fix, lang)
-        lines.append(rest if fix == finding.fix else "    " + labelled(ui("fix", lang), fix))
+    if finding.fix:
+        lines.append("    " + labelled(ui("fix", lang), finding_fix(finding, lang)))
     return "\n".join(lines)

@@ -1,0 +1,265 @@
+"""The findings' own messages and fixes in the chosen language.
+
+A finding's message is English built where the finding is made (``ctx.emit(RULE, keys, message, fix)``,
+``Finding(severity, rule, keys, message, fix, ...)``, an answer rule's ``yield (keys, message, fix)``), mostly by
+f-strings that put this config's keys and values into a sentence. The English in the code stays the one source:
+
+- :func:`templates` reads every such call with ``ast`` and turns each message and fix expression into templates: the
+  literal words kept, each computed part (a key, a value, a version, a list) a numbered placeholder ``{0}``, ``{1}``,
+  ...; an ``a if c else b`` of literal words and a ``+`` of pieces give one template per variant. They are the
+  English texts of the ``messages-*`` parts (:func:`wizard.core.localized.sources`), translated like every other
+  text, keyed by the template itself (a changed sentence is a new key; the old translation is then orphaned).
+- At run time :func:`translated` matches a finding's English against the language's templates (literal words equal,
+  placeholders any text) and puts the computed parts into the translation: keys, values and names stay exactly as
+  the English had them. Where two templates match, the one with more literal words wins; a message no template
+  matches stays English (then the rule's summary in the language stands under it: ``finding_text``).
+
+Nothing here is imported at start: only a command that prints findings in another language loads it.
+"""
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..i18n import ENGLISH, entries, fingerprint
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    import ast
+
+PART_OF_MODULE = {
+    "core/lint/general.py": "messages-general",
+    "core/lint/dsjson.py": "messages-dsjson",
+    "core/lint/fsdp.py": "messages-fsdp",
+    "core/lint/dszero.py": "messages-dszero",
+    "core/lint/ds.py": "messages-ds",
+    "core/lint/keys.py": "messages-keys",
+    "core/lint/launch.py": "messages-launch",
+    "core/answers/rules.py": "messages-answers",
+    "core/convert/groups.py": "messages-convert",
+    "core/convert/effect.py": "messages-convert",
+}
+"""The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
+``messages-other``."""
+OTHER = "messages-other"
+PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER)
+"""Every part the messages are stored in, the order the run-time index reads them."""
+VARIANTS = 16
+"""At most this many templates of one expression (each ``a if c else b`` doubles them)."""
+_PLACE = re.compile(r"\{\{|\}\}|\{(\d+)\}")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the English: templates read off the code
+# ----------------------------------------------------------------------------------------------------------------
+_HOLE = None
+"""A computed part of a template (a placeholder), among its literal pieces."""
+
+
+def _assigned(fn: ast.AST, name: str) -> list[ast.AST]:
+    import ast
+
+    return [n.value for n in ast.walk(fn)
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+
+
+def _product(seqs: list[list[tuple]]) -> list[tuple]:
+    from itertools import islice, product
+
+    return [tuple(p for part in combo for p in part) for combo in islice(product(*seqs), VARIANTS)]
+
+
+def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[tuple]:
+    """The templates of a string expression: tuples of literal strings and holes (``_HOLE``)."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [(node.value,)]
+    if isinstance(node, ast.JoinedStr):
+        seqs: list[list[tuple]] = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                seqs.append([(str(v.value),)])
+                continue
+            inner = v.value if isinstance(v, ast.FormattedValue) else v
+            if isinstance(v, ast.FormattedValue) and isinstance(inner, ast.IfExp) and v.format_spec is None \
+                    and v.conversion == -1:
+                both = _variants(inner.body, fn, depth) + _variants(inner.orelse, fn, depth)
+                if len(both) <= 4 and all(_HOLE not in t for t in both):  # words chosen by a condition: variants
+                    seqs.append(both)
+                    continue
+            seqs.append([(_HOLE,)])
+        return _product(seqs)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _product([_variants(node.left, fn, depth), _variants(node.right, fn, depth)])
+    if isinstance(node, ast.IfExp):
+        return (_variants(node.body, fn, depth) + _variants(node.orelse, fn, depth))[:VARIANTS]
+    if isinstance(node, ast.Name) and fn is not None and depth < 3:
+        found: list[tuple] = []
+        for value in _assigned(fn, node.id):
+            found += _variants(value, fn, depth + 1)
+        if found:
+            return found[:VARIANTS]
+    return [(_HOLE,)]
+
+
+def template_of(pieces: tuple) -> str:
+    """A template as stored: literal braces doubled, holes numbered ``{0}``, ``{1}``, ... left to right."""
+    out, n = [], 0
+    for p in pieces:
+        if p is _HOLE:
+            out.append("{" + str(n) + "}")
+            n += 1
+        else:
+            out.append(p.replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
+
+
+def worth_translating(template: str) -> bool:
+    """A template with at least two words of its own (``{0}: {1}`` has nothing to translate)."""
+    return len(re.findall(r"[A-Za-z]{2,}", _PLACE.sub(" ", template))) >= 2
+
+
+def _calls(fn: ast.AST):
+    """(message, fix) expressions of every finding made in the function ``fn``."""
+    import ast
+
+    is_answer_rule = any(isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "answer_rule"
+                         for d in getattr(fn, "decorator_list", ()))
+    for node in ast.walk(fn):
+        message = fix = None
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            args = node.args
+            if name == "emit" and len(args) >= 3 and not isinstance(args[0], ast.Constant):
+                message, fix = args[2], args[3] if len(args) > 3 else None  # ctx.emit(RULE, keys, message, fix)
+            elif name == "_ds_error" and len(args) >= 2:
+                message, fix = args[1], args[2] if len(args) > 2 else None  # _ds_error(RULE, message, fix)
+            elif name == "Finding" and len(args) >= 4:
+                message, fix = args[3], args[4] if len(args) > 4 else None  # Finding(sev, rule, keys, message, fix)
+            else:
+                continue
+            for kw in node.keywords:
+                if kw.arg == "message":
+                    message = kw.value
+                elif kw.arg == "fix":
+                    fix = kw.value
+        elif is_answer_rule and isinstance(node, ast.Yield) and isinstance(node.value, ast.Tuple) \
+                and len(node.value.elts) == 3:
+            _keys, message, fix = node.value.elts  # an answer rule's (keys, message, fix)
+        else:
+            continue
+        for expr in (message, fix):
+            if expr is not None:
+                yield expr
+
+
+@cache
+def templates() -> tuple[tuple[str, str], ...]:
+    """Every message and fix template of the code that makes findings, as (part, template), each once, in the
+    order of the code (modules by path)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        source = path.read_text(encoding="utf-8")
+        if "emit(" not in source and "Finding(" not in source and "answer_rule" not in source \
+                and "_ds_error(" not in source:
+            continue
+        part = PART_OF_MODULE.get(rel, OTHER)
+        for fn in ast.walk(ast.parse(source)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for expr in _calls(fn):
+                for pieces in _variants(expr, fn):
+                    template = template_of(pieces)
+                    if template not in seen and worth_translating(template):
+                        seen.add(template)
+                        out.append((part, template))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the language: matching a finding's English and filling in the translation
+# ----------------------------------------------------------------------------------------------------------------
+class Template:
+    """One stored translation of a template: what it matches and how it fills in."""
+
+    __slots__ = ("english", "text", "pattern", "anchor", "weight")
+
+    def __init__(self, english: str, text: str) -> None:
+        self.english, self.text = english, text
+        pieces, literal = [], []
+        pos = 0
+        for m in _PLACE.finditer(english):
+            lit = english[pos:m.start()] + ("" if m.group(1) else m.group(0)[0])
+            literal.append(lit)
+            pieces.append(re.escape(lit))
+            if m.group(1):
+                pieces.append(f"(?P<p{m.group(1)}>.*?)" if f"(?P<p{m.group(1)}>" not in "".join(pieces)
+                              else f"(?P=p{m.group(1)})")
+            pos = m.end()
+        literal.append(english[pos:])
+        pieces.append(re.escape(english[pos:]))
+        self.pattern = re.compile("".join(pieces), re.DOTALL)
+        self.anchor = max(literal, key=len)
+        """The longest literal run: a message without it cannot match (a cheap test before the pattern)."""
+        self.weight = sum(len(x) for x in literal)
+
+    def match(self, message: str) -> dict[str, str] | None:
+        if self.anchor not in message:
+            return None
+        m = self.pattern.fullmatch(message)
+        return m.groupdict() if m else None
+
+    def fill(self, values: dict[str, str]) -> str:
+        def put(m: re.Match) -> str:
+            if m.group(1) is None:
+                return m.group(0)[0]  # {{ -> {, }} -> }
+            return values.get(f"p{m.group(1)}", m.group(0))
+
+        return _PLACE.sub(put, self.text)
+
+
+@cache
+def index(lang: str) -> tuple[Template, ...]:
+    """The language's current translations of templates (made from the English as it is), heaviest first."""
+    found = []
+    for part in PARTS:
+        for english, entry in entries(lang, part).items():
+            if entry.get("fp") == fingerprint(english) and entry.get("text"):
+                found.append(Template(english, entry["text"]))
+    return tuple(sorted(found, key=lambda t: -t.weight))
+
+
+@cache
+def best(english: str, lang: str) -> Template | None:
+    """The template a finding's English was made from, in the language: the heaviest that matches it."""
+    for template in index(lang):
+        if template.match(english) is not None:
+            return template
+    return None
+
+
+def translated(english: str, lang: str) -> str | None:
+    """``english`` (a finding's message or fix) in the language, its computed parts as they were; None when no
+    translated template matches it (or the language is English)."""
+    if lang == ENGLISH or not english:
+        return None
+    template = best(english, lang)
+    if template is None:
+        return None
+    values = template.match(english)
+    return template.fill(values) if values is not None else None
+
+
+def forget() -> None:
+    """Drop what was read (after the translations on disk changed: the tools and tests)."""
+    index.cache_clear()
+    best.cache_clear()
+    templates.cache_clear()
