@@ -37,9 +37,9 @@ def print_findings(findings: Iterable[Finding], stream: TextIO | None = None) ->
 
 def finding_text(f: Finding) -> str:
     """A finding as the commands print it: ``Finding.render`` in English; in another language (``--lang``, the
-    locale) with the rule's summary in that language under the first line, and the rule's general fix in that
-    language where the finding's fix is that general fix. The message itself, which names this config's values,
-    stays English for now (docs/translations.md)."""
+    locale) its message and fix in that language, this config's keys and values as written
+    (:func:`wizard.core.localized.finding_text`; where a message has no translation, the rule's summary in the
+    language stands under it)."""
     from ..core.i18n import ENGLISH, language
 
     text = f.render()

@@ -158,7 +158,13 @@ def _calls(fn: ast.AST):
 @cache
 def templates() -> tuple[tuple[str, str], ...]:
     """Every message and fix template of the code that makes findings, as (part, template), each once, in the
-    order of the code (modules by path)."""
+    order of the code (modules by path); those with words to translate (:func:`worth_translating`)."""
+    return tuple((part, template) for part, template in every_template() if worth_translating(template))
+
+
+@cache
+def every_template() -> tuple[tuple[str, str], ...]:
+    """:func:`templates` and those with nothing to translate (``{0}: {1}``), as (part, template)."""
     import ast
     from pathlib import Path
 
@@ -178,7 +184,7 @@ def templates() -> tuple[tuple[str, str], ...]:
             for expr in _calls(fn):
                 for pieces in _variants(expr, fn):
                     template = template_of(pieces)
-                    if template not in seen and worth_translating(template):
+                    if template not in seen:
                         seen.add(template)
                         out.append((part, template))
     return tuple(out)
@@ -263,3 +269,4 @@ def forget() -> None:
     index.cache_clear()
     best.cache_clear()
     templates.cache_clear()
+    every_template.cache_clear()

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[str] | None = None) -> RunScreen | None:
     """Plan the launch (or CPU rehearsal) of ``answers`` into ``out`` and push its run screen."""
+    from ...core import localized
     from ...run.plan import PlanError, plan_launch
     from ..shared.present import target_label
     from .run import RunScreen
@@ -31,7 +32,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         else:
             plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
     except PlanError as exc:
-        detail = "; ".join(f.message for f in exc.findings[:2])
+        detail = "; ".join(localized.finding_message(f) for f in exc.findings[:2])
         app.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
         return None
     except OSError as exc:

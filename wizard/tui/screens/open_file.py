@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from ...core import localized
 from ..shared.session import Start, StartError
 
 
@@ -21,7 +22,7 @@ def start_error_text(exc: StartError, limit: int = 3) -> str:
     """The message of a start file that cannot be used, with the first findings and their fixes."""
     lines = [str(exc)]
     for f in exc.findings[:limit]:
-        lines.append(f"• {f.message}" + (f" — {f.fix}" if f.fix else ""))
+        lines.append(f"• {localized.finding_message(f)}" + (f" — {localized.finding_fix(f)}" if f.fix else ""))
     if len(exc.findings) > limit:
         lines.append(f"… and {len(exc.findings) - limit} more")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 
+from ...core import localized
 from ...core.answers import Answers, multinode
 from ...core.answers.generate import Generated, generate, imported_diff, launch_command
 from ...core.answers.render import training_arguments_line
@@ -68,10 +69,10 @@ def _findings_renderable(findings, judged: Judged) -> Group:
         line = Text()
         line.append(f"{ICONS[f.severity]} {WORDS[f.severity]} ", style="bold")
         line.append(f"{finding_setting(f) or ', '.join(f.keys)}: ", style="bold")
-        line.append(f.message)
+        line.append(localized.finding_message(f))
         lines.append(line)
         if f.fix:
-            lines.append(Text(f"  fix: {f.fix}", style="dim"))
+            lines.append(Text(f"  fix: {localized.finding_fix(f)}", style="dim"))
     return Group(*lines)
 
 
@@ -222,7 +223,7 @@ class ReviewScreen(Screen[dict | None]):
                           "(ctrl+n goes to the first one):", style="bold")]
             for f in errors:
                 lines.append(Text(f"  {ICONS[ERROR]} {WORDS[ERROR]} {finding_setting(f) or ', '.join(f.keys)}: "
-                                  f"{f.message}"))
+                                  f"{localized.finding_message(f)}"))
             box.update(Group(*lines))
         else:
             box.update("")

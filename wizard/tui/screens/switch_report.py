@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ...core import localized
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON, WORDS
 from ..shared.switch import SwitchReport
 
@@ -78,7 +79,7 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
         parts.append(Text(""))
         parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
         for f in report.new_findings:
-            finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {f.message}"
+            finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {localized.finding_message(f)}"
             parts.append(_indented(Text(finding), 2))
     if report.lossless:
         parts.append(Text(""))

@@ -159,7 +159,7 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
             ui("not_used_by", target=TARGET_LABELS[target]),
             localized.not_applicable(s.id, target) or ui("no_such_setting")), style="bold yellow"))
     if finding is not None:
-        parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}"))
+        parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {localized.finding_message(finding)}"))
     parts.append(Text(_flow(t.what, width)))
     if s.group == "precision":
         parts.append(precision_block(answers, width))
@@ -218,12 +218,13 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
 
 def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
     parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold")]
-    summary = localized.translated_rule_summary(f.rule)
-    if summary:  # the rule in the chosen language
+    message = localized.finding_message(f)
+    summary = localized.translated_rule_summary(f.rule) if message == f.message else ""
+    if summary:  # the message stayed English: the rule in the chosen language
         parts.append(_para(ui("rule_says"), summary, "bold italic", width))
-    parts.append(Text(f.message))
+    parts.append(Text(message))
     if f.fix:
-        parts.append(_para(ui("fix"), localized.rule_fix(f.rule, f.fix), width=width))
+        parts.append(_para(ui("fix"), localized.finding_fix(f), width=width))
     if f.keys:
         parts.append(_para(ui("blames"), ", ".join(f.keys)))
     if f.source:

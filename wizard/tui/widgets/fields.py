@@ -321,7 +321,8 @@ class SettingField(Vertical):
             classes[f"-{sev}"] = finding is not None and finding.severity == sev
         na = "" if applies else (f"{NOT_APPLICABLE_ICON} not used by {TARGET_LABELS[target]}: "
                                  f"{s.not_applicable.get(target) or 'no such setting'}")
-        problem = f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {finding.message}" if finding else ""
+        problem = (f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {localized.finding_message(finding)}"
+                   if finding else "")
         return classes, na, problem, (f"→ {written}" if written else "")
 
     def show_state(self, target: str, finding: Finding | None, written: str) -> None:

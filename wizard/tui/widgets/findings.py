@@ -7,6 +7,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ...core import localized
 from ...core.catalog import SETTING_BY_ID
 from ...core.findings import ERROR, SEVERITY_RANK, WARNING, Finding
 from ...core.localized import ui
@@ -20,7 +21,7 @@ def finding_prompt(f: Finding, prefix: str = "") -> Text:
     text.append(f"{ICONS[f.severity]} {WORDS[f.severity]:<5} ", style=_STYLE.get(f.severity, "bold"))
     where = next((k for k in f.keys if k in SETTING_BY_ID), f.keys[0] if f.keys else "")
     text.append(f"{prefix}{where}: ", style="bold")
-    text.append(f.message)
+    text.append(localized.finding_message(f))
     return text
 
 
