@@ -194,28 +194,34 @@ def every_template() -> tuple[tuple[str, str], ...]:
 # the language: matching a finding's English and filling in the translation
 # ----------------------------------------------------------------------------------------------------------------
 class Template:
-    """One stored translation of a template: what it matches and how it fills in."""
+    """One stored translation of a template: what it matches and how it fills in. Its pattern is compiled when a
+    message first contains its longest literal run (compiling every template up front would cost half a second)."""
 
-    __slots__ = ("english", "text", "pattern", "anchor", "weight")
+    __slots__ = ("english", "text", "_pattern", "anchor", "weight")
 
     def __init__(self, english: str, text: str) -> None:
         self.english, self.text = english, text
-        pieces, literal = [], []
-        pos = 0
-        for m in _PLACE.finditer(english):
-            lit = english[pos:m.start()] + ("" if m.group(1) else m.group(0)[0])
-            literal.append(lit)
-            pieces.append(re.escape(lit))
-            if m.group(1):
-                pieces.append(f"(?P<p{m.group(1)}>.*?)" if f"(?P<p{m.group(1)}>" not in "".join(pieces)
-                              else f"(?P=p{m.group(1)})")
-            pos = m.end()
-        literal.append(english[pos:])
-        pieces.append(re.escape(english[pos:]))
-        self.pattern = re.compile("".join(pieces), re.DOTALL)
+        self._pattern: re.Pattern | None = None
+        literal = [_PLACE.sub(lambda m: m.group(0)[0] if m.group(1) is None else "", run)
+                   for run in re.split(r"\{\d+\}", english)]
         self.anchor = max(literal, key=len)
         """The longest literal run: a message without it cannot match (a cheap test before the pattern)."""
         self.weight = sum(len(x) for x in literal)
+
+    @property
+    def pattern(self) -> re.Pattern:
+        if self._pattern is None:
+            pieces, seen, pos = [], set(), 0
+            for m in _PLACE.finditer(self.english):
+                pieces.append(re.escape(self.english[pos:m.start()] + ("" if m.group(1) else m.group(0)[0])))
+                if m.group(1):
+                    name = "p" + m.group(1)
+                    pieces.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
+                    seen.add(name)
+                pos = m.end()
+            pieces.append(re.escape(self.english[pos:]))
+            self._pattern = re.compile("".join(pieces), re.DOTALL)
+        return self._pattern
 
     def match(self, message: str) -> dict[str, str] | None:
         if self.anchor not in message:
