@@ -10,6 +10,7 @@ from ..answers.render import Rendered
 from ..catalog import FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, TARGET_LABELS, YAML
 from ..catalog.writes import keys_of
 from ..findings import ERROR, WARNING, Finding
+from ..i18n import said
 from ..recordclass import record
 from ..texts.switching import KEPT, NONE, OTHER, SAME, SAME_FSDP_KEYS
 from ..texts.switching import classify as counterparts
@@ -234,8 +235,8 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
         if s.group == "backend" or not (s.applies_to(t0) or s.applies_to(t1)):
             continue
         if changed_by and after[s.id] != before[s.id]:  # not carried over: the suggestion chose the new value
-            changed.append(MeaningLine(s.id, show_value(after[s.id]), f"changed by {changed_by}: "
-                                       f"{show_value(before[s.id])} -> {show_value(after[s.id])}",
+            changed.append(MeaningLine(s.id, show_value(after[s.id]), said(f"changed by {changed_by}: "
+                                       f"{show_value(before[s.id])} -> {show_value(after[s.id])}"),
                                        _own_text(r_before, s.id, t0), _own_text(r_after, s.id, t1)))
             continue
         if not (before.is_set(s.id) or s.id in _ALWAYS_SHOWN):
@@ -244,18 +245,18 @@ def switch_report(before: Answers, after: Answers, r_before: Rendered, r_after: 
         kind, reasons = classify(s.id, ran[s.id], t0, t1, after[s.id])
         if s.id in no_place and ran[s.id] != no_place[s.id][0]:
             # the new target writes the setting, its ZeRO stage has no place for this answer: not in effect there
-            kind, reasons = NONE, (f"not in effect on {TARGET_LABELS[t1]}: {no_place[s.id][1]}",)
+            kind, reasons = NONE, (said(f"not in effect on {TARGET_LABELS[t1]}: {no_place[s.id][1]}"),)
         elif (s.id in kept_before and s.id in unapplied_before and s.id in before.explicit and s.applies_to(t1)
               and after[s.id] == ran[s.id]):
             # an intent the source's ZeRO stage had no place for (kept from an earlier switch): in effect again
-            kind, reasons = OTHER, (f"kept on {TARGET_LABELS[t0]}, where it was not in effect: "
-                                    f"{kept_before[s.id][1]}; {TARGET_LABELS[t1]} applies it as answered",)
+            kind, reasons = OTHER, (said(f"kept on {TARGET_LABELS[t0]}, where it was not in effect: "
+                                         f"{kept_before[s.id][1]}; {TARGET_LABELS[t1]} applies it as answered"),)
         elif kind == SAME and s.id in unapplied:
-            kind, reasons = OTHER, (f"{TARGET_LABELS[t1]} does not apply it {unapplied[s.id][1]}: it runs "
-                                    f"{show_value(unapplied[s.id][0])}",)
+            kind, reasons = OTHER, (said(f"{TARGET_LABELS[t1]} does not apply it {unapplied[s.id][1]}: it runs "
+                                         f"{show_value(unapplied[s.id][0])}"),)
         elif kind == SAME and after[s.id] != ran[s.id] and not _declared_becomes(s.id, ran[s.id], t0, t1, after[s.id]):
-            kind, reasons = OTHER, (f"changed with the switch: {value} -> {show_value(after[s.id])} (not only "
-                                    "written the new way)",)
+            kind, reasons = OTHER, (said(f"changed with the switch: {value} -> {show_value(after[s.id])} (not "
+                                         "only written the new way)"),)
         b = _quoted_text(source_files, s.id, t0) if source_files else _written_text(r_before, s.id, t0)
         if kind == NONE:
             if s.id in no_place:  # written all the same (zero3_init_flag: false): say how

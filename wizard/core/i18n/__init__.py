@@ -131,3 +131,11 @@ def translate(part: str, key: str, english: str, lang: str | None = None) -> str
 def forget() -> None:
     """Drop the translations read so far (after a catalogue file changed: the tool that writes them)."""
     _parts.clear()
+
+
+def said(english: str) -> str:
+    """``english`` as it is. Marks a sentence built from computed parts (an f-string) that is shown to the user
+    outside a finding: its template is read off the code and translated like a finding's message
+    (:mod:`wizard.core.localized.messages`); the screen that shows it looks the translation up
+    (``localized.said``)."""
+    return english

@@ -236,15 +236,21 @@ def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
     return translate(f"rules-{info.section}", f"{name}.fix", fix, _lang(lang))
 
 
-def finding_message(finding, lang: str | None = None) -> str:
-    """The finding's message in the language: its template's translation (:mod:`.messages`) with this config's
-    keys and values as the English has them; the English where no translated template matches."""
+def said(english: str, lang: str | None = None) -> str:
+    """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
+    language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
+    English has them; the English where no translated template matches."""
     lang = _lang(lang)
-    if lang == ENGLISH:
-        return finding.message
+    if lang == ENGLISH or not english:
+        return english
     from .messages import translated
 
-    return translated(finding.message, lang) or finding.message
+    return translated(english, lang) or english
+
+
+def finding_message(finding, lang: str | None = None) -> str:
+    """The finding's message in the language (:func:`said`)."""
+    return said(finding.message, lang)
 
 
 def finding_fix(finding, lang: str | None = None) -> str:
@@ -254,11 +260,7 @@ def finding_fix(finding, lang: str | None = None) -> str:
     if lang == ENGLISH or not finding.fix:
         return finding.fix
     general = rule_fix(finding.rule, finding.fix, lang)
-    if general != finding.fix:
-        return general
-    from .messages import translated
-
-    return translated(finding.fix, lang) or finding.fix
+    return general if general != finding.fix else said(finding.fix, lang)
 
 
 def finding_text(finding, english: str, lang: str | None = None) -> str:

@@ -38,10 +38,14 @@ PART_OF_MODULE = {
     "core/answers/rules.py": "messages-answers",
     "core/convert/groups.py": "messages-convert",
     "core/convert/effect.py": "messages-convert",
+    "core/convert/report.py": "messages-switch",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""
 OTHER = "messages-other"
+SWITCH = "messages-switch"
+"""The switch report's words: the counterparts table's texts (:mod:`wizard.core.texts.switching`) and the report's
+own sentences (``said(...)`` in wizard/core/convert/report.py)."""
 PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER)
 """Every part the messages are stored in, the order the run-time index reads them."""
 VARIANTS = 16
@@ -138,6 +142,8 @@ def _calls(fn: ast.AST):
                 message, fix = args[1], args[2] if len(args) > 2 else None  # _ds_error(RULE, message, fix)
             elif name == "Finding" and len(args) >= 4:
                 message, fix = args[3], args[4] if len(args) > 4 else None  # Finding(sev, rule, keys, message, fix)
+            elif name == "said" and len(args) == 1:
+                message = args[0]  # i18n.said(f"..."): a sentence shown outside a finding
             else:
                 continue
             for kw in node.keywords:
@@ -175,7 +181,7 @@ def every_template() -> tuple[tuple[str, str], ...]:
         rel = path.relative_to(root).as_posix()
         source = path.read_text(encoding="utf-8")
         if "emit(" not in source and "Finding(" not in source and "answer_rule" not in source \
-                and "_ds_error(" not in source:
+                and "_ds_error(" not in source and "said(" not in source:
             continue
         part = PART_OF_MODULE.get(rel, OTHER)
         for fn in ast.walk(ast.parse(source)):
@@ -187,6 +193,13 @@ def every_template() -> tuple[tuple[str, str], ...]:
                     if template not in seen:
                         seen.add(template)
                         out.append((part, template))
+    from ..texts.switching import COUNTERPARTS, KEPT, SAME_FSDP_KEYS
+
+    for text in (*(c.text for entries_ in COUNTERPARTS.values() for c in entries_), KEPT, SAME_FSDP_KEYS):
+        template = template_of((text,))
+        if template not in seen:
+            seen.add(template)
+            out.append((SWITCH, template))
     return tuple(out)
 
 

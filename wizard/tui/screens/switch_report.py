@@ -13,12 +13,25 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ...core import localized
+from ...core.catalog import SETTING_BY_ID
+from ...core.localized import said, ui
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON, WORDS
 from ..shared.switch import SwitchReport
 
 
 def _indented(text: Text, left: int) -> Padding:
     return Padding(text, (0, 0, 0, left))
+
+
+def _reason(line) -> str:
+    """Why a line did not carry over, in the language: the catalogue's not-applicable reason for the new target, or
+    the report's own sentence."""
+    setting = SETTING_BY_ID.get(line.setting_id)
+    if setting is not None:
+        for target, why in setting.not_applicable.items():
+            if why == line.reason:
+                return localized.not_applicable(line.setting_id, target)
+    return said(line.reason)
 
 
 def _written_now(before: str, after: str) -> Text:
@@ -32,23 +45,23 @@ def _written_now(before: str, after: str) -> Text:
 def report_renderable(report: SwitchReport, width: int = 80) -> Group:
     parts: list = []
     if report.changed:
-        parts.append(Text(f"↻ Changed by {report.changed_by} (not carried over: chosen anew):", style="bold cyan"))
+        parts.append(Text("↻ " + ui("switch_changed", by=report.changed_by), style="bold cyan"))
         for m in report.changed:
             text = Text()
             text.append(f"{m.setting_id}: ", style="bold")
-            text.append(m.text.split(": ", 1)[-1])
+            text.append(m.text.split(": ", 1)[-1])  # the values only: the heading says what changed them
             parts.append(_indented(text, 2))
             if m.before != m.after:
                 parts.append(_indented(_written_now(m.before, m.after), 4))
     if report.carried:
         if parts:
             parts.append(Text(""))
-        parts.append(Text(f"✔ Carried over (the same intent, written the {report.after} way):", style="bold green"))
+        parts.append(Text("✔ " + ui("switch_carried", target=report.after), style="bold green"))
         if width >= 100:
             table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold", expand=True)
-            table.add_column("answer", ratio=3)
-            table.add_column(f"was ({report.before})", ratio=4)
-            table.add_column(f"now ({report.after})", ratio=4)
+            table.add_column(ui("switch_answer"), ratio=3)
+            table.add_column(ui("switch_was", target=report.before), ratio=4)
+            table.add_column(ui("switch_now", target=report.after), ratio=4)
             for line in report.carried:
                 table.add_row(f"{line.setting_id} = {line.value}", line.before, line.after)
             parts.append(table)
@@ -58,32 +71,30 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
                 parts.append(_indented(_written_now(line.before, line.after), 4))
     if report.changed_meaning:
         parts.append(Text(""))
-        parts.append(Text("≠ Carried over with another meaning (the same answer, a different run):",
-                          style="bold yellow"))
+        parts.append(Text("≠ " + ui("switch_meaning"), style="bold yellow"))
         shown: set[str] = set()
         for m in report.changed_meaning:
             text = Text()
             text.append(f"{m.setting_id} = {m.value}: ", style="bold")
-            text.append(m.text)
+            text.append(said(m.text))
             parts.append(_indented(text, 2))
             if m.setting_id not in shown and m.before != m.after:  # how it is written now, once per setting
                 shown.add(m.setting_id)
                 parts.append(_indented(_written_now(m.before, m.after), 4))
     if report.dropped:
         parts.append(Text(""))
-        parts.append(Text(f"{NOT_APPLICABLE_ICON} Did not carry over (kept in the answers, not written):",
-                          style="bold yellow"))
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} " + ui("switch_dropped"), style="bold yellow"))
         for line in report.dropped:
-            parts.append(_indented(Text(f"{line.setting_id} = {line.value}: {line.reason}"), 2))
+            parts.append(_indented(Text(f"{line.setting_id} = {line.value}: {_reason(line)}"), 2))
     if report.new_findings:
         parts.append(Text(""))
-        parts.append(Text("New findings after the switch (see Findings):", style="bold yellow"))
+        parts.append(Text(ui("switch_new_findings"), style="bold yellow"))
         for f in report.new_findings:
             finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {localized.finding_message(f)}"
             parts.append(_indented(Text(finding), 2))
     if report.lossless:
         parts.append(Text(""))
-        parts.append(Text("Nothing was lost in the switch.", style="green"))
+        parts.append(Text(ui("switch_lossless"), style="green"))
     return Group(*parts)
 
 
@@ -107,10 +118,10 @@ class SwitchReportScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"Switched {self.report.before} → {self.report.after}"
+            box.border_title = ui("switch_title", before=self.report.before, after=self.report.after)
             with VerticalScroll():
                 yield Static(report_renderable(self.report, self.app.size.width), id="switch-report")
-            yield Button("OK (Enter)", id="ok", compact=True, variant="primary")
+            yield Button(ui("ok_enter"), id="ok", compact=True, variant="primary")
 
     def on_button_pressed(self) -> None:
         self.dismiss(None)
