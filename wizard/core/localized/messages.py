@@ -86,9 +86,9 @@ def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[tuple]:
                 seqs.append([(str(v.value),)])
                 continue
             inner = v.value if isinstance(v, ast.FormattedValue) else v
-            if isinstance(v, ast.FormattedValue) and isinstance(inner, ast.IfExp) and v.format_spec is None \
-                    and v.conversion == -1:
-                both = _variants(inner.body, fn, depth) + _variants(inner.orelse, fn, depth)
+            if isinstance(v, ast.FormattedValue) and isinstance(inner, (ast.IfExp, ast.Name)) \
+                    and v.format_spec is None and v.conversion == -1:
+                both = _variants(inner, fn, depth)
                 if len(both) <= 4 and all(_HOLE not in t for t in both):  # words chosen by a condition: variants
                     seqs.append(both)
                     continue
