@@ -128,6 +128,13 @@ def test_problems_name_what_a_translation_lost(translation, found):
     assert len(got) == len(found) and all(g.startswith(f) for g, f in zip(got, found, strict=True)), got
 
 
+def test_a_lost_numbered_placeholder_is_a_problem():
+    english = "`{0}` is read by accelerate {1} with 1 process."  # the number 1 must not stand in for {1}
+    assert problems(english, "`{0}` 1 süreçle accelerate {1} tarafından okunur.", "tr", terms=[]) == []
+    got = problems(english, "`{0}` 1 süreçle accelerate tarafından okunur.", "tr", terms=[])
+    assert got and got[0].startswith("lost (keep as written): {1}"), got
+
+
 def test_the_glossary_is_enforced_and_says_why():
     for lang in OTHERS:
         terms = glossary(lang)

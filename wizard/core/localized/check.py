@@ -16,7 +16,7 @@ from pathlib import Path
 from ..i18n import HERE
 
 _PROTECTED = re.compile(
-    r"\{[A-Za-z_]*\}"                                   # placeholders
+    r"\{[A-Za-z_0-9]*\}"                                # placeholders
     r"|`[^`]+`"                                          # code spans
     r"|(?<![\w-])--?[a-z][\w-]*[a-z0-9]"                  # flags
     r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"    # dotted names
