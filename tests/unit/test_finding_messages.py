@@ -42,9 +42,11 @@ def test_an_fstring_message_becomes_a_template_with_numbered_placeholders():
     assert part_of["FSDP2 never reads {0}; the effective `fsdp_reshard_after_forward: {1}` happens to mean the same "
                    "thing."] == "messages-fsdp"
     # a word chosen by `a if c else b` inside an f-string: one template per variant
-    wins = [t for t in part_of if t.startswith("Under FSDP1{0} {1} is ignored by `accelerate launch`: the launcher")]
+    wins = [t for t in part_of if t.startswith("Under FSDP1 {0} is ignored by `accelerate launch`: the launcher")]
     assert any("(default FULL_SHARD), which wins" in t for t in wins)
     assert any("(fsdp_sharding_strategy), which wins" in t for t in wins)
+    # a variable assigned only literal words in its function: one template per value, not a placeholder
+    assert any(t.startswith("Under FSDP1 (no fsdp_version, so FSDP1) {0} is ignored") for t in part_of)
     # an answer rule's `yield (keys, message, fix)`
     assert any(part == "messages-answers" and "machines but no main_process_ip" in t for t, part in part_of.items())
     # nothing to translate in "{0}: {1}", but it is known (a message made from it is not "missed")
@@ -175,3 +177,15 @@ def test_the_wizards_finding_pane_shows_the_message_in_the_language(lang):
     assert message not in shown
     for span in _spans(message):
         assert span in shown
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_a_message_another_step_wrapped_is_translated_inside_too(lang):
+    """The wizard adds "(generated key: ...)" to a config rule's finding about a key it wrote: both the wrapper and
+    the wrapped message are translated."""
+    inner = ("`fsdp_version` is not written, so `accelerate launch` runs FSDP1 (its default is 1, although "
+             "`accelerate config` suggests 2).")
+    wrapped = f"{inner} (generated key: fsdp_config.fsdp_version)"
+    said = translated(wrapped, lang)
+    assert said is not None and translated(inner, lang) in said
+    assert "fsdp_config.fsdp_version" in said and inner not in said

@@ -271,16 +271,25 @@ def best(english: str, lang: str) -> Template | None:
     return None
 
 
-def translated(english: str, lang: str) -> str | None:
+def translated(english: str, lang: str, depth: int = 0) -> str | None:
     """``english`` (a finding's message or fix) in the language, its computed parts as they were; None when no
-    translated template matches it (or the language is English)."""
+    translated template matches it (or the language is English). A computed part that is itself a sentence of a
+    template (a message another step wrapped: ``"{0} (generated key: {1})"``) is translated too."""
     if lang == ENGLISH or not english:
         return None
     template = best(english, lang)
     if template is None:
         return None
     values = template.match(english)
-    return template.fill(values) if values is not None else None
+    if values is None:
+        return None
+    if depth < 2:
+        for name, value in values.items():
+            if " " in value and len(value) > 24:
+                inner = translated(value, lang, depth + 1)
+                if inner is not None:
+                    values[name] = inner
+    return template.fill(values)
 
 
 def forget() -> None:
