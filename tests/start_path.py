@@ -41,6 +41,8 @@ EXPECTED = {
         "wizard": {
             # issue 27: the findings name their rule in the locale's language (wizard.core.i18n: stdlib os only)
             "wizard.core.i18n",
+            # issue 27: the command's own lines (summary, "wrote ...") in that language (a dict and a lookup)
+            "wizard.core.i18n.lines",
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.check", "wizard.commands.common",
             "wizard.core", "wizard.core.context", "wizard.core.ds_schema", "wizard.core.exits",
             "wizard.core.findings", "wizard.core.gpus", "wizard.core.hosts", "wizard.core.inputs",
@@ -68,6 +70,8 @@ EXPECTED = {
         "wizard": {
             # issue 27: the findings name their rule in the locale's language (wizard.core.i18n: stdlib os only)
             "wizard.core.i18n",
+            # issue 27: the command's own lines (summary, "wrote ...") in that language (a dict and a lookup)
+            "wizard.core.i18n.lines",
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.common", "wizard.commands.headless",
             "wizard.core", "wizard.core.answers", "wizard.core.answers.generate", "wizard.core.answers.model",
             "wizard.core.answers.multinode", "wizard.core.answers.of_answers", "wizard.core.answers.render",

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..core.context import LIBRARIES, LOOP_HF, SOURCE_ASSUMED, Context, VersionError, make_context
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.findings import INFO, Finding, dedupe, has_errors, sort_findings
+from ..core.i18n.lines import line, loop_words
 from ..core.inputs import InputError
 from ..core.wizard_rules import (
     CONFIG_UNREADABLE,
@@ -304,15 +305,15 @@ def _report(findings: list[Finding], args, ctx: Context, loaded, *, kind: str | 
     for f in findings:
         print(finding_text(f))
     verdict = "FAIL" if code else "OK"
-    what = what or ("" if kind != "deepspeed_json" else " (DeepSpeed JSON alone)")
-    print(f"{verdict}: {args.config}: {summary_line(findings)}{what}; judged for {_judged(ctx)}")
+    what = what or ("" if kind != "deepspeed_json" else " " + line("ds_json_alone"))
+    print(f"{verdict}: {args.config}: {summary_line(findings)}{what}; {line('judged_for', what=_judged(ctx))}")
     return code
 
 
 def _judged(ctx: Context) -> str:
     def one(lib: str) -> str:
-        assumed = " (not installed: as verified)" if ctx.version_sources.get(lib) == SOURCE_ASSUMED else ""
+        assumed = " " + line("as_verified") if ctx.version_sources.get(lib) == SOURCE_ASSUMED else ""
         return f"{lib} {ctx.versions[lib]}{assumed}"
 
     versions = ", ".join(one(lib) for lib in ("accelerate", "deepspeed", "transformers") if ctx.versions.get(lib))
-    return f"{ctx.loop_label}, {versions}"
+    return f"{loop_words(ctx.loop, ctx.loop_label)}, {versions}"

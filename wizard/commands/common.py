@@ -51,8 +51,10 @@ def finding_text(f: Finding) -> str:
 
 
 def summary_line(findings: list[Finding]) -> str:
+    from ..core.i18n.lines import line
+
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
-    return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)"
+    return line("summary", errors=counts["error"], warnings=counts["warning"], notes=counts["info"])
 
 
 def judged_context(args, *, installed: bool = False):

@@ -23,6 +23,7 @@ from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, TARGET_LABELS
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO, Finding
+from ..core.i18n.lines import line
 from .common import print_findings, summary_line
 from .sources import SourceHasErrors, source_errors
 
@@ -164,27 +165,27 @@ def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, b
     findings: list[Finding] = conv.findings
     print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}")
     if conv.carried:
-        print("carried over (the same intent, written the new way):")
+        print(line("carried_over"))
         for c in conv.carried:
             print(f"  {c.setting_id} = {c.value}: {c.before} -> {c.after}")
     print_findings(findings, sys.stdout)
     if conv.round_trip_stable:
-        print(f"round trip: converting the result back to {TARGET_LABELS[before]} gives the same intent")
+        print(line("round_trip_same", target=TARGET_LABELS[before]))
     else:
         diff = ", ".join(f"{d.setting_id} {d.before!r} -> {d.after!r}" for d in conv.differences)
-        print(f"round trip: converting the result back to {TARGET_LABELS[before]} changes {diff} (the findings "
-              "above say why)")
+        print(line("round_trip_changes", target=TARGET_LABELS[before], diff=diff))
     for p in written:
-        print(f"wrote {p}")
+        print(line("wrote", path=p))
     for p in unchanged:
-        print(f"unchanged {p}")
+        print(line("unchanged", path=p))
     for p in backups:
-        print(f"kept the previous version as {p}")
+        print(line("kept_previous", path=p))
     if not problem and (written or unchanged):
         gen = conv.generated
         cmd = shlex.join(launch_command(out_dir, conv.answers["launch.script"],
                                         list(conv.answers["launch.script_args"]), gen.launch_dir))
-        print(f"launch from {gen.launch_dir}: {cmd}" if gen.launch_dir is not None else f"launch with: {cmd}")
+        print(line("launch_from", folder=gen.launch_dir, command=cmd) if gen.launch_dir is not None
+              else line("launch_with", command=cmd))
     # the summary closes the report on stdout, a line of its own (as check's verdict); the report is flushed before
     # the refusal goes to stderr, so a terminal or a file that gets both shows them in this order
     print(summary_line(findings), flush=True)

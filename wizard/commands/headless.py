@@ -12,6 +12,7 @@ from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO
+from ..core.i18n.lines import line
 from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
@@ -22,7 +23,7 @@ def run(args) -> int:
     path = resolve_answers_path(args.headless)  # InputError: printed by the CLI as one line, exit 2
     answers, findings = load_answers_file(path)
     if answers is None:
-        print(f"{path}: invalid answers; nothing written.", file=sys.stderr)
+        print(line("invalid_answers", path=path), file=sys.stderr)
         print_findings(findings)
         return EXIT_INVALID
     if getattr(args, "headless_training_file", None):  # read before anything is written: a bad file exits 2 here
@@ -54,7 +55,7 @@ def run(args) -> int:
     findings = findings + gen.findings
     print_findings(findings)
     if not gen.ok:
-        print(f"{path}: {summary_line(findings)}; nothing written.", file=sys.stderr)
+        print(line("nothing_written", path=path, summary=summary_line(findings)), file=sys.stderr)
         return EXIT_INVALID
     if args.verify:
         from ..core.verify.answers import verify_generated
@@ -68,9 +69,9 @@ def run(args) -> int:
         if problems:
             print_findings(problems)  # notes (INFO: what this machine could not replay) included, failing nothing
         if any(f.severity != INFO for f in problems):
-            print("verification against accelerate/deepspeed failed; nothing written.", file=sys.stderr)
+            print(line("verify_failed"), file=sys.stderr)
             return EXIT_INVALID
-        print("verified: accelerate and deepspeed read every value as answered.", file=sys.stderr)
+        print(line("verified"), file=sys.stderr)
     files = {out_dir / name: text for name, text in gen.files.items()}
     try:
         result = write_files(files, force=args.force)
@@ -81,11 +82,11 @@ def run(args) -> int:
         print(f"fsdpds-wizard: cannot write to {out_dir}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     for p in result.written:
-        print(f"wrote {p}")
+        print(line("wrote", path=p))
     for p in result.unchanged:
-        print(f"unchanged {p}")
+        print(line("unchanged", path=p))
     for p in result.backups:
-        print(f"kept the previous version as {p}")
+        print(line("kept_previous", path=p))
     if args.launch:
         from .launch_cmd import run_launch
 
@@ -94,20 +95,19 @@ def run(args) -> int:
     script = answers["launch.script"]
     cmd = shlex.join(launch_command(out_dir, script, list(answers["launch.script_args"]), gen.launch_dir))
     if gen.launch_dir is not None:  # deepspeed_config_file is relative: accelerate resolves it from its folder
-        print(f"launch from {gen.launch_dir}: {cmd}")
+        print(line("launch_from", folder=gen.launch_dir, command=cmd))
         ref = gen.rendered.accelerate["deepspeed_config"]["deepspeed_config_file"]
-        print(f"(deepspeed_config_file: {ref} is relative to that folder, as accelerate resolves it, so the configs "
-              "work wherever that folder is cloned or moved; --ds-config-path absolute writes an absolute path)")
+        print(line("relative_ds_path", ref=ref))
     else:
-        print("launch with: " + cmd)
+        print(line("launch_with", command=cmd))
     nodes = multinode_note(gen, out_dir, cmd)
     if nodes:
         print(nodes, end="")
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
-    for line in mesh_lines(gen.rendered.accelerate):
-        print(line)
+    for mesh_line in mesh_lines(gen.rendered.accelerate):
+        print(mesh_line)
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
 

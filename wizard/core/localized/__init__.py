@@ -31,6 +31,8 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     file it is stored in: the catalogue group, ``where`` (each target's line of where a setting is written), ``ui``,
     ``keys`` (the key bindings' words, keyed by their English), ``dtype``, or ``messages-*`` (the findings' messages
     and fixes, keyed by their template: :mod:`.messages`)."""
+    from ..context import LOOP_LABELS
+    from ..i18n.lines import LINES
     from ..texts.dtype_table import NOTES
     from .messages import templates as message_templates
 
@@ -58,6 +60,8 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     out += [("cli", english, english) for english in cli_sources()]
     out += [("dtype", key, english) for key, english in NOTES.items()]
     out += [(part, template, template) for part, template in message_templates()]
+    out += [("lines", key, english) for key, english in LINES.items()]
+    out += [("lines", f"loop.{loop}", english) for loop, english in LOOP_LABELS.items()]
     return tuple(out)
 
 
