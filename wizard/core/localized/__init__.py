@@ -35,6 +35,8 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     from ..i18n.lines import LINES
     from ..texts.dtype_table import NOTES
     from .messages import templates as message_templates
+    from .screens import SCREENS
+    from .screens import words as screen_words
 
     out: list[tuple[str, str, str]] = []
     for g in GROUPS:
@@ -61,6 +63,7 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     out += [("dtype", key, english) for key, english in NOTES.items()]
     out += [(part, template, template) for part, template in message_templates()]
     out += [("lines", key, english) for key, english in LINES.items()]
+    out += [(f"screen-{name}", key, english) for name in SCREENS for key, english in screen_words(name).items()]
     out += [("lines", f"loop.{loop}", english) for loop, english in LOOP_LABELS.items()]
     return tuple(out)
 
@@ -206,6 +209,15 @@ def ui(key: str, lang: str | None = None, **values: object) -> str:
     """The words of :data:`.ui.UI` under ``key`` in the language, with ``{name}`` filled from ``values``."""
     words = translate("ui", key, UI[key], _lang(lang))
     return words.format(**values) if values else words
+
+
+def screen(name: str, key: str, lang: str | None = None, **values: object) -> str:
+    """The words of the screen ``name`` (:mod:`.screens`) under ``key`` in the language, with ``{name}`` filled from
+    ``values``."""
+    from .screens import words
+
+    words_ = translate(f"screen-{name}", key, words(name)[key], _lang(lang))
+    return words_.format(**values) if values else words_
 
 
 def labelled(label: str, rest: str) -> str:

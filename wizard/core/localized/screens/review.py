@@ -1,0 +1,6 @@
+"""The words of the review screen (see :mod:`wizard.core.localized.screens`)."""
+from __future__ import annotations
+
+WORDS: dict[str, str] = {
+}
+"""Key -> the English words."""
