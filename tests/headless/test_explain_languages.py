@@ -2,7 +2,9 @@
 libraries spell them; every line within the width in terminal cells (a CJK character takes two)."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 
@@ -79,23 +81,26 @@ DS_FIXED_TOTAL = '{"train_batch_size": 16, "train_micro_batch_size_per_gpu": "au
 
 
 @pytest.mark.parametrize("lang", ["tr", "zh-TW"])
-def test_check_names_each_rule_in_the_language(tmp_path, capsys, lang):
+def test_check_says_each_finding_in_the_language(tmp_path, capsys, lang):
     ds = tmp_path / "ds.json"
     ds.write_text(DS_FIXED_TOTAL)
-    assert main(["check", str(ds)]) == 0
-    english = capsys.readouterr().out
+    assert main(["check", str(ds), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)["findings"]
     assert main(["check", str(ds), "--lang", lang]) == 0
     out = capsys.readouterr().out
-    for rule in ("ds-json-fixed-batch-auto-micro", "deepspeed-json-no-gradient-accumulation"):
-        summary = localized.rule_summary(rule, lang)
-        assert summary != localized.rule_summary(rule, "en"), f"{rule} is translated"
-        assert localized.labelled(localized.ui("rule_says", lang), summary) in out
-    # the message names this file's values: it stays as it was (and every English line is still there)
-    assert "`train_batch_size: 16` is fixed" in out
-    assert all(line in out for line in english.splitlines() if not line.startswith("    fix:"))
-    general_fix = localized.rule_fix("ds-json-fixed-batch-auto-micro", 'Set both to "auto", or both to numbers that '
-                                     "agree.", lang)
-    assert general_fix in out
+    rules = {f["rule"] for f in found}
+    assert {"ds-json-fixed-batch-auto-micro", "deepspeed-json-no-gradient-accumulation"} <= rules
+    for f in found:
+        said = localized.said(f["message"], lang)
+        assert said != f["message"], f"{f['rule']}: its message is translated"
+        assert f"[{f['rule']}]" in out and said in out and f["message"] not in out
+        assert all(span in said for span in re.findall(r"`[^`]+`", f["message"])), "code spans as written"
+        if f["fix"]:
+            assert localized.labelled(localized.ui("fix", lang), localized.said(f["fix"], lang)) in out \
+                or localized.rule_fix(f["rule"], f["fix"], lang) in out
+    assert "`train_batch_size: 16`" in out  # this file's values as written
+    # a translated message needs no second line with the rule's summary
+    assert localized.ui("rule_says", lang) not in out
 
 
 def test_the_json_of_check_is_the_same_in_every_language(tmp_path, capsys):
