@@ -189,3 +189,19 @@ def test_a_message_another_step_wrapped_is_translated_inside_too(lang):
     said = translated(wrapped, lang)
     assert said is not None and translated(inner, lang) in said
     assert "fsdp_config.fsdp_version" in said and inner not in said
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_findings_pane_counts_in_the_language(lang):
+    from wizard.core.findings import INFO, WARNING
+    from wizard.tui.shared.present import counts_text
+
+    findings = [Finding(WARNING, "r", (), "m"), Finding(INFO, "r", (), "m"), Finding(INFO, "r", (), "m")]
+    english = counts_text(findings)
+    assert english == "✖ 0 errors  ▲ 1 warning  ℹ 2 notes"
+    i18n.set_language(lang)
+    shown = counts_text(findings)
+    assert shown == "  ".join([f"✖ {localized.screen('findings', 'errors_many', lang, n=0)}",
+                               f"▲ {localized.screen('findings', 'warnings_one', lang, n=1)}",
+                               f"ℹ {localized.screen('findings', 'notes_many', lang, n=2)}"])
+    assert "warning" not in shown

@@ -226,10 +226,12 @@ def counts(findings: list[Finding]) -> dict[str, int]:
 
 
 def counts_text(findings: list[Finding]) -> str:
+    """``✖ 0 errors  ▲ 1 warning  ℹ 2 notes`` in the language (the findings pane's subtitle)."""
+    from ...core.localized import screen
+
     c = counts(findings)
-    return (f"{ICONS[ERROR]} {c[ERROR]} error{'s' * (c[ERROR] != 1)}  "
-            f"{ICONS[WARNING]} {c[WARNING]} warning{'s' * (c[WARNING] != 1)}  "
-            f"{ICONS[INFO]} {c[INFO]} note{'s' * (c[INFO] != 1)}")
+    return "  ".join(f"{ICONS[sev]} " + screen("findings", f"{word}_{'one' if c[sev] == 1 else 'many'}", n=c[sev])
+                     for sev, word in ((ERROR, "errors"), (WARNING, "warnings"), (INFO, "notes")))
 
 
 def quick_generate(answers: Answers, out_dir, ds_path: str = "auto"):
