@@ -711,7 +711,7 @@ def _main(argv: list[str], *, entry: bool) -> int:
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID
     except UsageError as exc:
-        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        print(f"fsdpds-wizard: {_error_words(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("fsdpds-wizard: interrupted", file=sys.stderr)
@@ -722,7 +722,7 @@ def _main(argv: list[str], *, entry: bool) -> int:
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
     except Exception as exc:  # a bug: no traceback for users, but say so plainly
         if _is_input_error(exc):  # a file that cannot be used, in the shared wording
-            print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+            print(f"fsdpds-wizard: {_error_words(exc)}", file=sys.stderr)
             return EXIT_INVALID
         if os.environ.get("FSDPDS_DEBUG"):
             raise
@@ -748,6 +748,31 @@ def _language_of(argv: list[str]) -> None:
     i18n_module = sys.modules.get(f"{__package__}.core.i18n")
     if i18n_module is not None:
         i18n_module.reset()
+
+
+def _error_words(exc: Exception) -> str:
+    """A usage error or an unusable input as main prints it, in the language: its sentence's translation
+    (wizard.core.localized, templates of part messages-errors) with flags, values and paths as given; an input
+    error's path kept and its ``what`` and ``fix`` translated each; a ``FLAG VALUE: REASON`` whose whole has no
+    translation gets its reason's. In English the message as it is (no translation read); argparse's own messages stay
+    English."""
+    from .core.i18n import ENGLISH, language
+
+    if language() == ENGLISH:
+        return str(exc)
+    from .core.localized import said as in_language  # (not a said(...) the templates' reader reads)
+
+    if _is_input_error(exc):
+        from .core.i18n.cells import has_wide
+
+        path, what, fix = exc.path, in_language(exc.what), in_language(exc.fix)  # type: ignore[attr-defined]
+        return f"{path}: {what}{'；' if has_wide(what) else '; '}{fix}"
+    text = str(exc)
+    words = in_language(text)
+    if words == text and ": " in text:
+        head, _, reason = text.partition(": ")
+        words = f"{head}: {in_language(reason)}"
+    return words
 
 
 def _is_input_error(exc: Exception) -> bool:
