@@ -135,3 +135,11 @@ def test_the_help_lines_that_name_a_value_are_translated(capsys, command, lang):
     if "%(library)s" in " ".join(HELP_LINES[command]):
         for lib in ("accelerate", "deepspeed", "transformers"):
             assert f"--{lib}-version V" in shown
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_a_flag_without_its_value_is_explained_in_the_language(capsys, lang):
+    """The message is one of a table's sentences (cli._NEEDS_VALUE), chosen in a loop: each is a template."""
+    said = _error(capsys, ["--lang", lang, "--headless", "zero2", "--out"])
+    assert said == _stored(lang, "messages-errors", "--out needs the folder the configs are written to: --out DIR")
+    assert said.startswith("--out ") and said.endswith("--out DIR")

@@ -203,17 +203,28 @@ def _error_calls(fn: ast.AST):
                 yield kw.value
 
 
-def _tables(expr: ast.AST, module: ast.Module) -> list[ast.AST]:
-    """The sentences of the module's tables an error's expression picks from (``_NOT_FOUND_FIX[kind]``): each is
-    translated on its own, and put into the error's translation where the error shows it."""
+def _tables(expr: ast.AST, fn: ast.AST, module: ast.Module) -> list[ast.AST]:
+    """The sentences of the module's tables an error's expression picks from (``_NOT_FOUND_FIX[kind]``, or a name
+    the function loops over a table's items with): each is translated on its own, and put into the error's
+    translation where the error shows it (or is the error's whole message)."""
     import ast
 
-    out: list[ast.AST] = []
+    names: list[str] = []
     for node in ast.walk(expr):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            table = _module_value(module, node.value.id)
-            if isinstance(table, ast.Dict):
-                out += [v for v in table.values if v is not None]
+            names.append(node.value.id)
+    if isinstance(expr, ast.Name):  # for flag, text in _NEEDS_VALUE.items(): ... UsageError(text)
+        for loop in ast.walk(fn):
+            if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) \
+                    and isinstance(loop.iter.func, ast.Attribute) and loop.iter.func.attr in ("items", "values") \
+                    and isinstance(loop.iter.func.value, ast.Name) \
+                    and any(isinstance(t, ast.Name) and t.id == expr.id for t in ast.walk(loop.target)):
+                names.append(loop.iter.func.value.id)
+    out: list[ast.AST] = []
+    for name in names:
+        table = _module_value(module, name)
+        if isinstance(table, ast.Dict):
+            out += [v for v in table.values if v is not None]
     return out
 
 
@@ -232,7 +243,7 @@ def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
                 continue
             for expr in _error_calls(fn):
                 variants = _variants(expr, fn, module=module)
-                for table_value in _tables(expr, module):
+                for table_value in _tables(expr, fn, module):
                     variants += [v for v in _variants(table_value, None, module=module)
                                  if sum(len(p) for p in v if p is not _HOLE) > 24]  # translated where shown
                 for pieces in variants:
