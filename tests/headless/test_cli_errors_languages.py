@@ -83,6 +83,10 @@ def test_a_missing_answers_file_keeps_its_path(tmp_path, capsys, lang):
     said = _error(capsys, ["--headless", str(missing), "--out", str(tmp_path / "out"), "--lang", lang])
     assert said.startswith(f"{missing}: {_stored(lang, 'messages-errors', 'not found')}")
     assert ": not found;" not in said
+    # the fix (core/presets.py's preset_hint, a function's result) too, the presets' names as they are
+    hint = _stored(lang, "messages-errors", "check the path, or give a preset name: {0}")
+    assert hint.replace("{0}", "") in said and "check the path" not in said
+    assert said.endswith("zero3-cpu-offload, zero3-nvme-offload, zero3-two-node")
 
 
 def test_the_errors_in_english_are_as_before(tmp_path, capsys):

@@ -179,9 +179,10 @@ def _calls(fn: ast.AST):
                 yield expr
 
 
-ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,)}
+ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,)}
 """The errors the command line prints (:data:`ERRORS`) and the positions of their words: ``UsageError(message)``,
-``InputError(path, what, fix, problem)`` (also as keywords ``what=``, ``fix=``), ``VersionError(message)``."""
+``InputError(path, what, fix, problem)`` (also as keywords ``what=``, ``fix=``), ``VersionError(message)``, and
+the fix given to ``inputs.not_found(path, kind, fix)``."""
 
 
 def _error_calls(fn: ast.AST):
@@ -228,21 +229,52 @@ def _tables(expr: ast.AST, fn: ast.AST, module: ast.Module) -> list[ast.AST]:
     return out
 
 
+def _returned(expr: ast.AST, fn: ast.AST, functions) -> list[tuple]:
+    """The templates of what a function of the wizard returns where an error's whole text (or its fix) is that
+    function's result: ``UsageError(_unknown_command(message))``, ``message = problem(...); UsageError(message)``,
+    ``not_found(name, ANSWERS, preset_hint(...))``."""
+    import ast
+
+    calls = [expr] if isinstance(expr, ast.Call) else \
+        [v for v in _assigned(fn, expr.id) if isinstance(v, ast.Call)] if isinstance(expr, ast.Name) else []
+    out: list[tuple] = []
+    for call in calls:
+        f = call.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        for callee, module in functions(name) if name else ():
+            for node in ast.walk(callee):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    out += _variants(node.value, callee, module=module)
+    return out
+
+
 def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
     """The templates of the command line's errors (:data:`ERRORS`), each not already a finding's."""
     import ast
 
+    sources = {path: path.read_text(encoding="utf-8") for path in sorted(root.rglob("*.py"))}
+    parsed: dict = {}
+
+    def tree(path):
+        if path not in parsed:
+            parsed[path] = ast.parse(sources[path])
+        return parsed[path]
+
+    def functions(name: str) -> list:
+        """The wizard's functions called ``name`` (whose result an error may be), with their modules."""
+        return [(fn, tree(path)) for path, source in sources.items() if f"def {name}(" in source
+                for fn in ast.walk(tree(path)) if isinstance(fn, ast.FunctionDef) and fn.name == name]
+
     out: list[tuple[str, str]] = []
-    for path in sorted(root.rglob("*.py")):
-        source = path.read_text(encoding="utf-8")
+    for path, source in sources.items():
         if not any(f"{name}(" in source for name in ERROR_CALLS):
             continue
-        module = ast.parse(source)
+        module = tree(path)
         for fn in ast.walk(module):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for expr in _error_calls(fn):
-                variants = _variants(expr, fn, module=module)
+                variants = _variants(expr, fn, module=module) + _returned(expr, fn, functions)
                 for table_value in _tables(expr, fn, module):
                     variants += [v for v in _variants(table_value, None, module=module)
                                  if sum(len(p) for p in v if p is not _HOLE) > 24]  # translated where shown
