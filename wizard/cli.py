@@ -150,6 +150,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{prefix}{message} (options: {see})")
 
 
+class _LibraryOption(argparse._StoreAction):
+    """A ``--LIB-version`` option: its help names the library as ``%(library)s`` (argparse fills it in), so that its
+    English is one literal the translations read (wizard.core.localized.cli_sources)."""
+
+    def __init__(self, *args, library: str, **kwargs):
+        self.library = library
+        super().__init__(*args, **kwargs)
+
+
 class _CellsHelpFormatter(argparse.HelpFormatter):
     """argparse's help wrapped by terminal cells (a Chinese character takes two; Chinese has no spaces to break at),
     for a help in another language."""
@@ -363,9 +372,10 @@ def _main_parser() -> _Parser:
                         "mapped as that tool does) instead of the answers, so the Trainer matches your file against "
                         "the written configs for real")
     for lib in ("accelerate", "deepspeed", "transformers"):
-        p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version",
-                       help=f"judge the config for this {lib} version, headless and in the wizard (default: the one "
-                            "the wizard was verified against; with --launch, the installed one, which the run uses)")
+        p.add_argument(f"--{lib}-version", metavar="V", dest=f"headless_{lib}_version", action=_LibraryOption,
+                       library=lib, help="judge the config for this %(library)s version, headless and in the wizard "
+                                         "(default: the one the wizard was verified against; with --launch, the "
+                                         "installed one, which the run uses)")
     start = p.add_mutually_exclusive_group()
     start.add_argument("--answers", metavar="FILE", help="(wizard) start from this answers file")
     start.add_argument("--preset", metavar="NAME",
@@ -373,7 +383,7 @@ def _main_parser() -> _Parser:
     start.add_argument("--config", metavar="ACCELERATE.yaml",
                        help="(wizard) start from an existing accelerate config (and its DeepSpeed JSON): "
                             "import and lint it")
-    memory = p.add_argument_group("the wizard's memory bar (the Memory screen, F3, sets them too)")
+    memory = p.add_argument_group(title="the wizard's memory bar (the Memory screen, F3, sets them too)")
     memory.add_argument("--model", metavar="CONFIG.json|NAME", dest="tui_model",
                         help="(wizard) the model: a transformers config.json, a shipped shape name (llama-3.1-8b) or "
                              "a parameter count (8e9)")
@@ -431,8 +441,8 @@ def _check_options(p: argparse.ArgumentParser) -> None:
                    help="the model the config trains (its config.json, or a shipped shape name such as "
                         "llama-3.1-8b): tensor and sequence parallel sizes are checked against its heads")
     for lib in ("accelerate", "deepspeed", "transformers"):
-        p.add_argument(f"--{lib}-version", metavar="V",
-                       help=f"judge for this {lib} version (default: the installed one, else the one the "
+        p.add_argument(f"--{lib}-version", metavar="V", action=_LibraryOption, library=lib,
+                       help="judge for this %(library)s version (default: the installed one, else the one the "
                             "wizard was verified against)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--verify", action="store_true",
@@ -496,8 +506,8 @@ def _estimate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-memory", type=_number("--gpu-memory"), metavar="GiB", dest="gpu_memory",
                    help="memory of one GPU: says whether it fits and the largest micro batch that does")
     p.add_argument("--headroom", type=_number("--headroom"), metavar="FRACTION", default=DEFAULT_HEADROOM,
-                   help=f"with --gpu-memory: fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
-    g = p.add_argument_group("with a config (what no config key says; answers say it themselves)")
+                   help="with --gpu-memory: fraction of GPU memory to keep free (default %(default)g)")
+    g = p.add_argument_group(title="with a config (what no config key says; answers say it themselves)")
     g.add_argument("--gradient-accumulation-steps", type=_number("--gradient-accumulation-steps"), metavar="N",
                    dest="gradient_accumulation_steps",
                    help="what the script accumulates (FSDP has no config key; default: unknown, counted as more than "
@@ -535,7 +545,7 @@ def _recommend_options(p: argparse.ArgumentParser) -> None:
                    help="micro batch per GPU (default: the base answers', or 1)")
     p.add_argument("--seq", type=_number("--seq"), metavar="S", help="sequence length in tokens (default 2048)")
     p.add_argument("--headroom", type=_number("--headroom"), metavar="FRACTION", default=DEFAULT_HEADROOM,
-                   help=f"fraction of GPU memory to keep free (default {DEFAULT_HEADROOM:g})")
+                   help="fraction of GPU memory to keep free (default %(default)g)")
     p.add_argument("--base", metavar="ANSWERS_OR_PRESET|CONFIG",
                    help="answers (or a preset), an accelerate config or a DeepSpeed JSON the candidates are built on; "
                         "default: the wizard's defaults")
@@ -701,7 +711,7 @@ def _main(argv: list[str], *, entry: bool) -> int:
     except SystemExit as exc:  # argparse: usage errors exit 2 with a message already printed
         return int(exc.code) if isinstance(exc.code, int) else EXIT_INVALID
     except UsageError as exc:
-        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        print(f"fsdpds-wizard: {_error_words(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("fsdpds-wizard: interrupted", file=sys.stderr)
@@ -712,7 +722,7 @@ def _main(argv: list[str], *, entry: bool) -> int:
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
     except Exception as exc:  # a bug: no traceback for users, but say so plainly
         if _is_input_error(exc):  # a file that cannot be used, in the shared wording
-            print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+            print(f"fsdpds-wizard: {_error_words(exc)}", file=sys.stderr)
             return EXIT_INVALID
         if os.environ.get("FSDPDS_DEBUG"):
             raise
@@ -738,6 +748,31 @@ def _language_of(argv: list[str]) -> None:
     i18n_module = sys.modules.get(f"{__package__}.core.i18n")
     if i18n_module is not None:
         i18n_module.reset()
+
+
+def _error_words(exc: Exception) -> str:
+    """A usage error or an unusable input as main prints it, in the language: its sentence's translation
+    (wizard.core.localized, templates of part messages-errors) with flags, values and paths as given; an input
+    error's path kept and its ``what`` and ``fix`` translated each; a ``FLAG VALUE: REASON`` whose whole has no
+    translation gets its reason's. In English the message as it is (no translation read); argparse's own messages stay
+    English."""
+    from .core.i18n import ENGLISH, language
+
+    if language() == ENGLISH:
+        return str(exc)
+    from .core.localized import said as in_language  # (not a said(...) the templates' reader reads)
+
+    if _is_input_error(exc):
+        from .core.i18n.cells import has_wide
+
+        path, what, fix = exc.path, in_language(exc.what), in_language(exc.fix)  # type: ignore[attr-defined]
+        return f"{path}: {what}{'；' if has_wide(what) else '; '}{fix}"
+    text = str(exc)
+    words = in_language(text)
+    if words == text and ": " in text:
+        head, _, reason = text.partition(": ")
+        words = f"{head}: {in_language(reason)}"
+    return words
 
 
 def _is_input_error(exc: Exception) -> bool:

@@ -43,10 +43,14 @@ PART_OF_MODULE = {
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""
 OTHER = "messages-other"
+ERRORS = "messages-errors"
+"""The command line's own errors, whatever module raises them: a usage error's message (``UsageError(message)``),
+an unusable input's ``what`` and ``fix`` (``InputError(path, what, fix, problem)``; its path stays as given) and a
+version flag's reason (``VersionError(message)``, which a usage error puts after the flag)."""
 SWITCH = "messages-switch"
 """The switch report's words: the counterparts table's texts (:mod:`wizard.core.texts.switching`) and the report's
 own sentences (``said(...)`` in wizard/core/convert/report.py)."""
-PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER)
+PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER, ERRORS)
 """Every part the messages are stored in, the order the run-time index reads them."""
 VARIANTS = 16
 """At most this many templates of one expression (each ``a if c else b`` doubles them)."""
@@ -73,8 +77,18 @@ def _product(seqs: list[list[tuple]]) -> list[tuple]:
     return [tuple(p for part in combo for p in part) for combo in islice(product(*seqs), VARIANTS)]
 
 
-def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[tuple]:
-    """The templates of a string expression: tuples of literal strings and holes (``_HOLE``)."""
+def _module_value(module: ast.Module | None, name: str) -> ast.AST | None:
+    """The value of ``name`` assigned once at the top level of ``module`` (a constant sentence or table)."""
+    import ast
+
+    found = [n.value for n in getattr(module, "body", ())
+             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    return found[0] if len(found) == 1 else None
+
+
+def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0, module: ast.Module | None = None) -> list[tuple]:
+    """The templates of a string expression: tuples of literal strings and holes (``_HOLE``). With ``module``, a
+    name the function does not assign is looked up at the module's top level (the errors' shared sentences)."""
     import ast
 
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -88,22 +102,26 @@ def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> list[tuple]:
             inner = v.value if isinstance(v, ast.FormattedValue) else v
             if isinstance(v, ast.FormattedValue) and isinstance(inner, (ast.IfExp, ast.Name)) \
                     and v.format_spec is None and v.conversion == -1:
-                both = _variants(inner, fn, depth)
+                both = _variants(inner, fn, depth, module)
                 if len(both) <= 4 and all(_HOLE not in t for t in both):  # words chosen by a condition: variants
                     seqs.append(both)
                     continue
             seqs.append([(_HOLE,)])
         return _product(seqs)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _product([_variants(node.left, fn, depth), _variants(node.right, fn, depth)])
+        return _product([_variants(node.left, fn, depth, module), _variants(node.right, fn, depth, module)])
     if isinstance(node, ast.IfExp):
-        return (_variants(node.body, fn, depth) + _variants(node.orelse, fn, depth))[:VARIANTS]
+        return (_variants(node.body, fn, depth, module) + _variants(node.orelse, fn, depth, module))[:VARIANTS]
     if isinstance(node, ast.Name) and fn is not None and depth < 3:
         found: list[tuple] = []
         for value in _assigned(fn, node.id):
-            found += _variants(value, fn, depth + 1)
+            found += _variants(value, fn, depth + 1, module)
         if found:
             return found[:VARIANTS]
+    if isinstance(node, ast.Name) and module is not None and depth < 3:
+        shared = _module_value(module, node.id)
+        if shared is not None:
+            return _variants(shared, None, depth + 1, module)[:VARIANTS]
     return [(_HOLE,)]
 
 
@@ -161,6 +179,114 @@ def _calls(fn: ast.AST):
                 yield expr
 
 
+ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,)}
+"""The errors the command line prints (:data:`ERRORS`) and the positions of their words: ``UsageError(message)``,
+``InputError(path, what, fix, problem)`` (also as keywords ``what=``, ``fix=``), ``VersionError(message)``, and
+the fix given to ``inputs.not_found(path, kind, fix)``."""
+
+
+def _error_calls(fn: ast.AST):
+    """The message expressions of every error of :data:`ERROR_CALLS` raised in the function ``fn``."""
+    import ast
+
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if name not in ERROR_CALLS:
+            continue
+        for i in ERROR_CALLS[name]:
+            if i < len(node.args):
+                yield node.args[i]
+        for kw in node.keywords:
+            if kw.arg in ("message", "what", "fix"):
+                yield kw.value
+
+
+def _tables(expr: ast.AST, fn: ast.AST, module: ast.Module) -> list[ast.AST]:
+    """The sentences of the module's tables an error's expression picks from (``_NOT_FOUND_FIX[kind]``, or a name
+    the function loops over a table's items with): each is translated on its own, and put into the error's
+    translation where the error shows it (or is the error's whole message)."""
+    import ast
+
+    names: list[str] = []
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            names.append(node.value.id)
+    if isinstance(expr, ast.Name):  # for flag, text in _NEEDS_VALUE.items(): ... UsageError(text)
+        for loop in ast.walk(fn):
+            if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) \
+                    and isinstance(loop.iter.func, ast.Attribute) and loop.iter.func.attr in ("items", "values") \
+                    and isinstance(loop.iter.func.value, ast.Name) \
+                    and any(isinstance(t, ast.Name) and t.id == expr.id for t in ast.walk(loop.target)):
+                names.append(loop.iter.func.value.id)
+    out: list[ast.AST] = []
+    for name in names:
+        table = _module_value(module, name)
+        if isinstance(table, ast.Dict):
+            out += [v for v in table.values if v is not None]
+    return out
+
+
+def _returned(expr: ast.AST, fn: ast.AST, functions) -> list[tuple]:
+    """The templates of what a function of the wizard returns where an error's whole text (or its fix) is that
+    function's result: ``UsageError(_unknown_command(message))``, ``message = problem(...); UsageError(message)``,
+    ``not_found(name, ANSWERS, preset_hint(...))``."""
+    import ast
+
+    calls = [expr] if isinstance(expr, ast.Call) else \
+        [v for v in _assigned(fn, expr.id) if isinstance(v, ast.Call)] if isinstance(expr, ast.Name) else []
+    out: list[tuple] = []
+    for call in calls:
+        f = call.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        for callee, module in functions(name) if name else ():
+            for node in ast.walk(callee):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    out += _variants(node.value, callee, module=module)
+    return out
+
+
+def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
+    """The templates of the command line's errors (:data:`ERRORS`), each not already a finding's."""
+    import ast
+
+    sources = {path: path.read_text(encoding="utf-8") for path in sorted(root.rglob("*.py"))}
+    parsed: dict = {}
+
+    def tree(path):
+        if path not in parsed:
+            parsed[path] = ast.parse(sources[path])
+        return parsed[path]
+
+    def functions(name: str) -> list:
+        """The wizard's functions called ``name`` (whose result an error may be), with their modules."""
+        return [(fn, tree(path)) for path, source in sources.items() if f"def {name}(" in source
+                for fn in ast.walk(tree(path)) if isinstance(fn, ast.FunctionDef) and fn.name == name]
+
+    out: list[tuple[str, str]] = []
+    for path, source in sources.items():
+        if not any(f"{name}(" in source for name in ERROR_CALLS):
+            continue
+        module = tree(path)
+        for fn in ast.walk(module):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for expr in _error_calls(fn):
+                variants = _variants(expr, fn, module=module) + _returned(expr, fn, functions)
+                for table_value in _tables(expr, fn, module):
+                    variants += [v for v in _variants(table_value, None, module=module)
+                                 if sum(len(p) for p in v if p is not _HOLE) > 24]  # translated where shown
+                for pieces in variants:
+                    template = template_of(pieces)
+                    if template not in seen and re.search(r"[A-Za-z]{2,}", _PLACE.sub(" ", re.sub(r"--[\w-]+", " ",
+                                                                                         template))):
+                        seen.add(template)  # a flag's name is no word to translate: "--training-args {0}" is none
+                        out.append((ERRORS, template))
+    return out
+
+
 @cache
 def templates() -> tuple[tuple[str, str], ...]:
     """Every message and fix template of the code that makes findings, as (part, template), each once, in the
@@ -200,6 +326,7 @@ def every_template() -> tuple[tuple[str, str], ...]:
         if template not in seen:
             seen.add(template)
             out.append((SWITCH, template))
+    out += _error_templates(root, seen)
     return tuple(out)
 
 
