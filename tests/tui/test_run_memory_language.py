@@ -209,3 +209,15 @@ async def test_the_memory_screen_follows_a_switch_of_language(in_tmp):
         assert app.memory.shape.name == "gpt2-xl" and app.memory.gpu_memory_gib == 40.0  # kept
         report = squeezed(plain(screen.query_one("#mem-report").content))
         assert squeezed(mem_words("col_side", "tr")) in report
+
+
+@pytest.mark.parametrize("lang", ("en", *LANGS))
+def test_the_memory_screens_labels_fit_their_column(lang):
+    """A field's label sits in a column of 28 cells (one padding) on a one-row line: a longer one would be cut."""
+    from wizard.tui.screens.memory import MemoryScreen
+
+    assert "MemoryScreen .mem-label { width: 28; padding: 0 1 0 0;" in MemoryScreen.DEFAULT_CSS
+    keys = ["label_shape", "label_typed", *(k for k in words("memory") if k.startswith("field."))]
+    too_long = {k: mem_words(k, lang) for k in keys
+                if cells.width(mem_words(k, lang)) + (2 if k == "label_typed" else 0) > 27}
+    assert not too_long, too_long
