@@ -45,7 +45,7 @@ TEXT_FIELDS = ("largest_layer", "gpu_memory", "seq", "batch", "host_memory", "gp
 
 def words(key: str, **values: object) -> str:
     """The memory screen's words (part ``screen-memory``) in the wizard's language."""
-    return localized.screen("memory", key, **values)
+    return localized.screen("memory", key, None, **values)
 
 
 def field_label(name: str) -> str:

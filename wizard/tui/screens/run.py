@@ -62,7 +62,7 @@ STATE_WORDS = {
 
 def words(key: str, **values: object) -> str:
     """The run screen's words (part ``screen-run``) in the wizard's language."""
-    return localized.screen("run", key, **values)
+    return localized.screen("run", key, None, **values)
 
 
 def _loud(word: str) -> str:

@@ -28,7 +28,7 @@ FULL, EMPTY, KEPT_FREE = "█", "░", "▒"
 
 def _w(key: str, **values: object) -> str:
     """The bar's words (part ``screen-memory``, keys ``bar.*``) in the wizard's language."""
-    return screen("memory", f"bar.{key}", **values)
+    return screen("memory", f"bar.{key}", None, **values)
 
 
 def _fit(width: int, *variants: str) -> str:
