@@ -107,6 +107,8 @@ class WizardApp(App[int]):
         self.main.relanguage()
         for screen in self.screen_stack:
             screen.refresh_bindings()  # the key bars redraw their words
+            if screen is not self.main and hasattr(screen, "relanguage"):
+                screen.relanguage()  # the run and memory screens redraw their own words
         self.notify(ui("language_now", name=NAMES[lang]), timeout=4)
 
     def judge_for(self, mode: str) -> None:

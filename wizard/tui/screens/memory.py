@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from ...core import localized
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
 from ...core.memory.fit import micro_batch_line, verdict
 from ...core.memory.report import LABELS, at_peak, peak_line
@@ -40,6 +41,21 @@ GIB = 2 ** 30
 OTHER = "other"
 """The shape selector's last entry: the model is what is typed in the field under it."""
 TEXT_FIELDS = ("largest_layer", "gpu_memory", "seq", "batch", "host_memory", "gpus_per_node", "machines")
+
+
+def words(key: str, **values: object) -> str:
+    """The memory screen's words (part ``screen-memory``) in the wizard's language."""
+    return localized.screen("memory", key, None, **values)
+
+
+def field_label(name: str) -> str:
+    """A field's name (:data:`~wizard.tui.shared.session.MEMORY_FIELDS`) in the wizard's language."""
+    return words(f"field.{name}")
+
+
+def _count(key: str, n: Any) -> str:
+    """``8 GPUs`` / ``1 machine``: ``key`` + ``_one`` for 1, ``_many`` otherwise."""
+    return words(f"{key}_{'one' if n == 1 else 'many'}", count=n)
 
 
 def _gib(n: float) -> str:
@@ -59,17 +75,17 @@ def _model_choice(memory: MemoryContext) -> tuple[Any, str]:
 def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> RenderableType:
     """The estimate in full: per GPU, per host, DeepSpeed's own numbers, bytes per parameter, notes."""
     parts: list[RenderableType] = []
-    name = e.shape or "model"
-    parts.append(Text(f"{name}: {e.params:,} parameters (largest layer {e.largest_layer_params:,}); {e.layout}; "
-                      f"micro batch {e.batch}, sequence {e.seq}", style="bold"))
+    name = e.shape or words("model")
+    parts.append(Text(words("report_heading", model=name, params=f"{e.params:,}", largest=f"{e.largest_layer_params:,}",
+                            layout=e.layout, batch=e.batch, seq=e.seq), style="bold"))
     gpu = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
-    gpu.add_column("per GPU (each rank)", no_wrap=True)
+    gpu.add_column(words("col_per_gpu"), no_wrap=True)
     gpu.add_column("GiB", justify="right", no_wrap=True)
-    gpu.add_column("at peak", justify="right", no_wrap=True)
+    gpu.add_column(words("col_at_peak"), justify="right", no_wrap=True)
     held = at_peak(e)
     for k in BREAKDOWN_KEYS:
         gpu.add_row(f"  {LABELS[k]}", _gib(e.per_rank.breakdown[k]), _gib(held[k]))
-    gpu.add_row("  peak", "", _gib(e.per_rank.gpu_bytes), style="bold")
+    gpu.add_row("  " + words("row_peak"), "", _gib(e.per_rank.gpu_bytes), style="bold")
     parts.append(gpu)
     parts.append(Text(peak_line(e)))
     if e.fit is not None:
@@ -77,35 +93,36 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
         batch_line = micro_batch_line(e.fit)
         parts.append(Text("\n").join([line, Text(batch_line)]) if batch_line else line)
     else:
-        parts.append(Text(f"{MEMORY_FIELDS['gpu_memory']} is empty: type the GiB of one GPU above to see whether it "
-                          "fits", style="dim"))
+        parts.append(Text(words("no_gpu_memory", field=field_label("gpu_memory")), style="dim"))
     host = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
-    host.add_column(f"per host ({e.ranks_per_host} ranks) CPU memory", no_wrap=True)
+    host.add_column(words("col_per_host", ranks=e.ranks_per_host), no_wrap=True)
     host.add_column("GiB", justify="right", no_wrap=True)
     for k in HOST_KEYS:
         if e.host_breakdown[k]:
             host.add_row(f"  {LABELS[k]}", _gib(e.host_breakdown[k]))
-    host.add_row("  total", _gib(e.host_bytes), style="bold")
+    host.add_row("  " + words("row_total"), _gib(e.host_bytes), style="bold")
     parts.append(host)
     ds = e.deepspeed_estimator
     side = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
-    side.add_column("side by side", no_wrap=True)
-    side.add_column("ours, all parts", justify="right")
-    side.add_column("ours, model states", justify="right")
-    side.add_column(f"DeepSpeed {ds['deepspeed_version']}" if ds else "DeepSpeed's estimator", justify="right")
+    side.add_column(words("col_side"), no_wrap=True)
+    side.add_column(words("col_ours_all"), justify="right")
+    side.add_column(words("col_ours_states"), justify="right")
+    side.add_column(f"DeepSpeed {ds['deepspeed_version']}" if ds else words("col_ds_estimator"), justify="right")
     states = sum(e.per_rank.breakdown[k] for k in ("parameters", "gradients", "optimizer_states"))
     host_states = sum(e.host_breakdown[k] for k in ("offloaded_parameters", "offloaded_gradients",
                                                     "offloaded_optimizer_states"))
-    side.add_row("GPU per rank, GiB", _gib(e.per_rank.gpu_bytes), _gib(states), _gib(ds["gpu_bytes"]) if ds else "-")
-    side.add_row("CPU per host, GiB", _gib(e.host_bytes), _gib(host_states), _gib(ds["cpu_bytes"]) if ds else "-")
+    side.add_row(words("row_gpu_per_rank"), _gib(e.per_rank.gpu_bytes), _gib(states),
+                 _gib(ds["gpu_bytes"]) if ds else "-")
+    side.add_row(words("row_cpu_per_host"), _gib(e.host_bytes), _gib(host_states),
+                 _gib(ds["cpu_bytes"]) if ds else "-")
     parts.append(side)
     if ds:
-        parts.append(Text(f"DeepSpeed: {ds['function']} (model states only, fixed factors)", style="dim"))
+        parts.append(Text(words("ds_function", function=ds['function']), style="dim"))
     else:
-        parts.append(Text("DeepSpeed's estimator functions cover ZeRO-2 and ZeRO-3 only.", style="dim"))
+        parts.append(Text(words("ds_only"), style="dim"))
     parts.append(state_bytes_block(answers, width, e.params))
     for note in e.notes:
-        parts.append(Text(f"note: {note}", style="dim"))
+        parts.append(Text(words("note", note=note), style="dim"))
     out: list[RenderableType] = []
     for p in parts:
         if out and isinstance(p, Table):
@@ -118,7 +135,8 @@ def candidate_prompt(c) -> Text:
     t = Text()
     t.append("✔ " if c.fits else "✖ ", style="green" if c.fits else "red")
     t.append(c.label, style="bold")
-    t.append(f"  {c.estimate.per_rank.gpu_bytes / GIB:.1f} GiB per rank, {c.estimate.host_bytes / GIB:.1f} GiB host\n")
+    t.append("  " + words("candidate", gpu=f"{c.estimate.per_rank.gpu_bytes / GIB:.1f}",
+                          host=f"{c.estimate.host_bytes / GIB:.1f}") + "\n")
     t.append(f"  {c.reason}", style="dim")
     return t
 
@@ -131,27 +149,29 @@ def suggest_note(rec, current: tuple[str, Any] | None, cluster: tuple[int, int] 
     t = Text()
     if cluster is not None:
         n, m = cluster
-        t.append(f"Ranked for {n} GPU{'s' if n != 1 else ''} per machine x {m} machine{'s' if m != 1 else ''}")
         if answers is not None and (int(answers["launch.num_processes"]), int(answers["launch.num_machines"])) != (
                 n * m, m):
-            t.append(f" (the answers: {answers['launch.num_processes']} processes on {answers['launch.num_machines']} "
-                     f"machine{'s' if answers['launch.num_machines'] != 1 else ''}; applying one sets "
-                     f"launch.num_processes {n * m} and launch.num_machines {m})")
-        t.append(".\n")
+            t.append(words("ranked_differ", gpus=_count("gpus", n), machines=_count("machines", m),
+                           processes=answers["launch.num_processes"],
+                           answer_machines=_count("machines", answers["launch.num_machines"]), total=n * m, m=m))
+        else:
+            t.append(words("ranked", gpus=_count("gpus", n), machines=_count("machines", m)))
+        t.append("\n")
     if current is not None:
         layout, fit = current
-        t.append(f"Your answers ({layout}): {verdict(fit)}.\n", style="green" if fit.fits else "bold red")
+        t.append(words("your_answers", layout=layout, verdict=verdict(fit)) + "\n",
+                 style="green" if fit.fits else "bold red")
     left_out = {f"left out {label}: {why}" for label, why in rec.left_out}  # said once, below
     notes = [n for n in rec.notes if n not in left_out]
     if rec.chosen is not None:
-        t.append(f"Best: {rec.chosen.label}. Enter applies the highlighted one to the answers.", style="bold green")
+        t.append(words("best", label=rec.chosen.label), style="bold green")
     elif not rec.candidates:
-        t.append("No config to suggest" + (f" ({'; '.join(notes)})" if notes else "") + ".", style="bold red")
+        t.append(words("no_config_why", notes="; ".join(notes)) if notes else words("no_config"), style="bold red")
     else:
-        t.append("Nothing fits these GPUs" + (f" ({'; '.join(notes)})" if notes else "")
-                 + ". Enter still applies the highlighted one.", style="bold red")
+        t.append(words("nothing_fits_why", notes="; ".join(notes)) if notes else words("nothing_fits"),
+                 style="bold red")
     for label, why in rec.left_out:
-        t.append(f"\nLeft out {label}: {why}", style="dim")
+        t.append("\n" + words("left_out", label=label, why=why), style="dim")
     return t
 
 
@@ -163,9 +183,7 @@ def imported_errors(start) -> str:
     if not errors:
         return ""
     keys = ", ".join(dict.fromkeys(k for f in errors for k in f.keys[:1]))
-    return (f"The imported {start.files[0].name} has {len(errors)} error(s) ({keys}; in the findings, 'as loaded'): "
-            "these suggestions start from the answers imported from it, which do not carry them; fix the file before "
-            "relying on them (`fsdpds-wizard recommend --base` refuses it).")
+    return words("imported_errors", file=start.files[0].name, count=len(errors), keys=keys)
 
 
 def changed_settings(before, after) -> list[str]:
@@ -216,45 +234,55 @@ class MemoryScreen(Screen[None]):
         answers = self.app.main.answers  # type: ignore[attr-defined]
         choice, typed = _model_choice(memory)
         n, m = int(answers["launch.num_processes"]), int(answers["launch.num_machines"])
-        yield Static(f"Memory per GPU · {target_label(answers)} · {n} processes on {m} machine"
-                     f"{'s' if m != 1 else ''}", id="mem-head")
+        yield Static(words("head_one" if m == 1 else "head_many", target=target_label(answers), processes=n,
+                           machines=m), id="mem-head")
         with VerticalScroll(id="mem-scroll"):
             with Vertical(id="mem-form"):
                 with Horizontal(classes="mem-row"):
-                    yield Static("Model (shipped shape)", classes="mem-label")
-                    options = [(name, name) for name in SHAPES] + [("other: a config.json or a parameter count",
-                                                                    OTHER)]
-                    yield Select(options, value=choice, prompt="no model", id="mem-shape", compact=True)
+                    yield Static(words("label_shape"), classes="mem-label")
+                    options = [(name, name) for name in SHAPES] + [(words("shape_other"), OTHER)]
+                    yield Select(options, value=choice, prompt=words("shape_prompt"), id="mem-shape", compact=True)
                 with Horizontal(classes="mem-row"):
-                    yield Static("  or config.json / count", classes="mem-label")
-                    yield FieldInput(typed, id="mem-model", compact=True,
-                                     placeholder="path/to/config.json, or a count: 8e9, 8B, 350M")
+                    yield Static("  " + words("label_typed"), classes="mem-label")
+                    yield FieldInput(typed, id="mem-model", compact=True, placeholder=words("model_placeholder"))
                 yield Static("", id="mem-model-error", classes="mem-error")
                 mb = answers["training.micro_batch_size"]
                 gpus, machines = MemoryContext().cluster(answers)
                 # placeholders in parentheses, saying what empty means, so that none reads as a value typed
-                fields = {"largest_layer": (memory.largest_layer_params, "(with a count, e.g. 500M; empty: counted 0)"),
-                          "gpu_memory": (memory.gpu_memory_gib, "(empty: not set; type the GiB of one GPU, e.g. 80)"),
-                          "seq": (memory.seq, "(empty: 2048, or the model's positions if fewer)"),
-                          "batch": (memory.batch, f"(empty: the answers', {1 if mb == 'auto' else mb})"),
-                          "host_memory": (memory.host_memory_gib, "(empty: not checked)"),
-                          "gpus_per_node": (memory.gpus_per_node, f"(empty: the answers', {gpus})"),
-                          "machines": (memory.machines, f"(empty: the answers', {machines})")}
+                fields = {"largest_layer": (memory.largest_layer_params, words("hint_largest_layer")),
+                          "gpu_memory": (memory.gpu_memory_gib, words("hint_gpu_memory")),
+                          "seq": (memory.seq, words("hint_seq")),
+                          "batch": (memory.batch, words("hint_answers", value=1 if mb == 'auto' else mb)),
+                          "host_memory": (memory.host_memory_gib, words("hint_host_memory")),
+                          "gpus_per_node": (memory.gpus_per_node, words("hint_answers", value=gpus)),
+                          "machines": (memory.machines, words("hint_answers", value=machines))}
                 for name, (value, hint) in fields.items():
                     with Horizontal(classes="mem-row"):
-                        yield Static(MEMORY_FIELDS[name], classes="mem-label")
+                        yield Static(field_label(name), classes="mem-label")
                         text = "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
                         yield FieldInput(text, id=f"mem-{name}", compact=True, placeholder=hint)
                     yield Static("", id=f"mem-{name}-error", classes="mem-error")
             with Horizontal(id="mem-buttons"):
-                yield Button("Suggest (F4)", id="mem-suggest", variant="primary", compact=True)
-                yield Button("Back (Esc)", id="mem-back", compact=True)
+                yield Button(words("button_suggest"), id="mem-suggest", variant="primary", compact=True)
+                yield Button(words("button_back"), id="mem-back", compact=True)
             yield Static("", id="mem-suggest-note")
             yield OptionList(id="mem-candidates")
             yield Static("", id="mem-report")
         yield KeyBar(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#mem-shape", Select).focus()
+        self.refresh_report()
+
+    def relanguage(self) -> None:
+        """After the language changed: the screen composed again in it (the fields keep their values: the app's
+        memory context holds them; a field's unusable text and a list of suggestions are dropped, F4 makes it
+        again)."""
+        self.call_later(self._relanguage)
+
+    async def _relanguage(self) -> None:
+        self.candidates, self.recommendation = [], None
+        await self.recompose()
         self.query_one("#mem-shape", Select).focus()
         self.refresh_report()
 
@@ -294,13 +322,12 @@ class MemoryScreen(Screen[None]):
         report = self.query_one("#mem-report", Static)
         width = max(40, (self.query_one("#mem-scroll").content_size.width or self.app.size.width) - 2)
         if not memory.has_model:
-            report.update(Group(Text("Pick a shipped shape, or type a config.json path or a parameter count, to see "
-                                     "the estimate.", style="dim"), Text(""), state_bytes_block(answers, width)))
+            report.update(Group(Text(words("pick_a_model"), style="dim"), Text(""), state_bytes_block(answers, width)))
             return
         try:
             e = memory.estimate(answers)
         except EstimateError as exc:
-            report.update(Text(f"cannot estimate: {exc}", style="bold red"))
+            report.update(Text(words("cannot_estimate", error=exc), style="bold red"))
             return
         report.update(report_renderable(e, memory, answers, width))
 
@@ -322,15 +349,15 @@ class MemoryScreen(Screen[None]):
         memory: MemoryContext = self.app.memory  # type: ignore[attr-defined]
         answers = self.app.main.answers  # type: ignore[attr-defined]
         if not memory.has_model:
-            self._note(f"{MEMORY_FIELDS['model']}: suggest needs the model (pick a shape or type one)", "bold red")
+            self._note(words("needs_model", field=field_label("model")), "bold red")
             return
         if memory.gpu_memory_gib is None:
-            self._note(f"{MEMORY_FIELDS['gpu_memory']}: suggest needs the memory of one GPU", "bold red")
+            self._note(words("needs_gpu_memory", field=field_label("gpu_memory")), "bold red")
             return
         try:
             from ...core.memory.recommend import recommend
         except ModuleNotFoundError:
-            self._note("Suggest needs wizard.core.memory.recommend, which this build does not have.", "bold red")
+            self._note(words("no_recommend"), "bold red")
             return
         n, m = memory.cluster(answers)  # the fields', else the answers'
         try:
@@ -339,7 +366,7 @@ class MemoryScreen(Screen[None]):
                             host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers,
                             versions=self.app.main.versions)  # type: ignore[attr-defined]
         except EstimateError as exc:
-            self._note(f"cannot suggest: {exc}", "bold red")
+            self._note(words("cannot_suggest", error=exc), "bold red")
             return
         self.recommendation = rec
         self.candidates = list(rec.candidates)
@@ -393,10 +420,11 @@ class MemoryScreen(Screen[None]):
         extra = ""  # tensor, context or sequence parallel sizes are answers (the Parallelism group): listed as changed
         if changed:
             shown = ", ".join(f"{sid} {before[sid]} → {candidate.answers[sid]}" for sid in changed[:6])
-            more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
-            main.notify(f"Applied {candidate.label}: {shown}{more}{extra}", timeout=8)
+            applied = (words("applied_more", label=candidate.label, changes=shown, count=len(changed) - 6)
+                       if len(changed) > 6 else words("applied", label=candidate.label, changes=shown))
+            main.notify(f"{applied}{extra}", timeout=8)
         else:
-            main.notify(f"{candidate.label}: the answers already are this config{extra}", timeout=5)
+            main.notify(words("already", label=candidate.label) + extra, timeout=5)
 
     # -------------------------------------------------------------- buttons
 

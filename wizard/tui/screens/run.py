@@ -30,6 +30,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ...core import localized
+from ...core.i18n import cells
 from ..widgets.checklist import ChecklistView, DiagnosisView
 from ..widgets.keybar import KeyBar
 from ..widgets.logtail import LogTail
@@ -55,6 +57,24 @@ STATE_WORDS = {
     "stopped": ("■", "stopped", "bold yellow"),
     "error": ("✖", "could not start", "bold red"),
 }
+"""state -> (icon, its English word, style); the word is shown in the wizard's language (:func:`state_word`)."""
+
+
+def words(key: str, **values: object) -> str:
+    """The run screen's words (part ``screen-run``) in the wizard's language."""
+    return localized.screen("run", key, None, **values)
+
+
+def _loud(word: str) -> str:
+    """``word`` in capitals, the emphasis of "settings NOT in effect" (Turkish dotted i as İ)."""
+    from ...core.i18n import language
+
+    return (word.replace("i", "İ") if language() == "tr" else word).upper()
+
+
+def state_word(state: str) -> str:
+    """The word of a run's state in the wizard's language (a state without one as it is)."""
+    return words(f"state.{state}") if state in STATE_WORDS else state
 
 
 def clock(seconds: float | None) -> str:
@@ -111,11 +131,11 @@ class RunScreen(Screen[None]):
         Binding("f1", "app.help", "Help", id="run-help"),
     ]
 
-    def __init__(self, spec: Any = None, *, heading: str = "Run", notes: list[str] | None = None,
+    def __init__(self, spec: Any = None, *, heading: str | None = None, notes: list[str] | None = None,
                  run_factory: Any = None) -> None:
         super().__init__(id="run")
         self.spec = spec
-        self.heading = heading
+        self.heading = words("heading") if heading is None else heading
         self.notes = list(notes or [])
         self._run_factory = run_factory
         self.run: Any = None
@@ -151,16 +171,16 @@ class RunScreen(Screen[None]):
         yield Static(id="run-status")
         with Horizontal(id="run-top"):
             plot = SeriesPlot(id="run-plot")
-            plot.border_title = "Loss"
+            plot.border_title = words("title_loss")
             yield plot
             with VerticalScroll(id="run-checks", can_focus=False) as checks:
-                checks.border_title = "Effective setup vs config"
+                checks.border_title = words("title_checks")
                 yield ChecklistView(id="run-checklist")
         diag = DiagnosisView(id="run-diagnosis")
-        diag.border_title = "Diagnosis"
+        diag.border_title = words("title_diagnosis")
         yield diag
         tail = LogTail(id="run-log")
-        tail.border_title = "Log"
+        tail.border_title = words("title_log")
         yield tail
         yield KeyBar(compact=True)
 
@@ -173,6 +193,16 @@ class RunScreen(Screen[None]):
         if self.spec is not None:
             self.run_worker(self._start(), name="run", group="run", exit_on_error=False)
         self._draw()
+
+    def relanguage(self) -> None:
+        """After the language changed: the panels' titles and the search box now, the rest at the next tick."""
+        self.query_one("#run-checks").border_title = words("title_checks")
+        self.query_one(DiagnosisView).border_title = words("title_diagnosis")
+        self.log_tail.border_title = words("title_log")
+        self.log_tail.relanguage()
+        self.query_one(ChecklistView).waiting = words("setup_waiting")
+        self.query_one(DiagnosisView).show(self.query_one(DiagnosisView).diagnoses)
+        self._dirty = True
 
     def on_resize(self, event) -> None:
         self._apply_width(event.size.width)
@@ -260,7 +290,7 @@ class RunScreen(Screen[None]):
             self.refresh_bindings()  # Stop goes, Consolidate comes when there is a checkpoint
         offer = self._checkpoint_offer()
         if offer and self.is_attached:
-            self.notify(offer + " Press c to do it now.", timeout=10)
+            self.notify(words("press_c", offer=offer), timeout=10)
         if self.leave_when_done and self.is_attached:
             self.call_later(self._leave)
 
@@ -287,15 +317,17 @@ class RunScreen(Screen[None]):
         plot.show(self.losses, empty=self._empty_plot_text())
         if self.losses:
             first, last = self.losses[0], self.losses[-1]
-            plot.border_title = f"Loss {first:.4g} → {last:.4g}"
-        if self.result is None:
-            waiting = "Waiting for the script to report its effective setup…"
-        elif self.result.status == "stopped":
-            waiting = "Effective setup unknown: the run was stopped before the script reported its setup."
-        elif self.result.status in ("failed", "error"):
-            waiting = "Effective setup unknown: the run ended before the script reported its setup."
+            plot.border_title = words("title_loss_range", first=f"{first:.4g}", last=f"{last:.4g}")
         else:
-            waiting = "The script reported no effective setup (see wizard.runtime.RunReporter)."
+            plot.border_title = words("title_loss")
+        if self.result is None:
+            waiting = words("setup_waiting")
+        elif self.result.status == "stopped":
+            waiting = words("setup_unknown_stopped")
+        elif self.result.status in ("failed", "error"):
+            waiting = words("setup_unknown_ended")
+        else:
+            waiting = words("setup_none")
         self.query_one(ChecklistView).show(self.checklist, details=wide, waiting=waiting)
         diag = self.query_one(DiagnosisView)
         diag.show(self.result.diagnosis if self.result is not None else [])
@@ -305,12 +337,12 @@ class RunScreen(Screen[None]):
     def _empty_plot_text(self) -> str:
         r = self.result
         if r is None:
-            return "waiting for the first step…"
+            return words("plot_waiting")
         if r.status == "stopped":
-            return "stopped before the first step"
+            return words("plot_stopped")
         if r.status in ("failed", "error"):
-            return "the run ended before the first step"
-        return "the script reported no loss"
+            return words("plot_ended")
+        return words("plot_no_loss")
 
     def _eta(self) -> float | None:
         p = self.progress
@@ -325,7 +357,8 @@ class RunScreen(Screen[None]):
 
     def _status(self) -> Text:
         width = max(self.size.width, 40)
-        icon, word, style = STATE_WORDS.get(self.state, ("·", self.state, "bold"))
+        icon, _, style = STATE_WORDS.get(self.state, ("·", self.state, "bold"))
+        word = state_word(self.state)
         line1 = Text()
         line1.append(f"{icon} {word} ", style=style)
         line1.append(f"│ {self.heading}", style="bold")
@@ -339,7 +372,7 @@ class RunScreen(Screen[None]):
                 line1.append(" │ " + end_text(dict(summary, status="stopped")).removeprefix("stopped "),
                              style="yellow")
             elif r.exit_code != 0:
-                line1.append(f" │ exit {r.exit_code}")
+                line1.append(" │ " + words("exit", code=r.exit_code))
             ok = summary.get("checklist_ok")
             verdict = summary.get("verdict")
             if verdict is None and self.checklist:
@@ -348,7 +381,7 @@ class RunScreen(Screen[None]):
                 verdict = verdict_of(self.checklist)
             failed = ok is False or any(i.status == "fail" for i in self.checklist)
             if failed:
-                line1.append(" │ settings NOT in effect", style="bold red")
+                line1.append(" │ " + words("not_in_effect", not_=_loud(words("not"))), style="bold red")
             if verdict:
                 style = "bold red" if failed else ("yellow" if "not rehearsed" in verdict or "unknown" in verdict
                                                    else "green")
@@ -356,10 +389,10 @@ class RunScreen(Screen[None]):
         elif self.state == "stopping":
             from ...run.launcher import STOP_REQUEST
 
-            line1.append(" │ ends after this step (ctrl+c: SIGINT now)" if self.stop_signal == STOP_REQUEST
-                         else f" │ {self.stop_signal} sent (ctrl+c: force)", style="yellow")
+            line1.append(" │ " + (words("ends_after_step") if self.stop_signal == STOP_REQUEST
+                                  else words("signal_sent", signal=self.stop_signal)), style="yellow")
         elif self.state == "running" and self.spec is not None:
-            line1.append(" │ ctrl+c stops", style="dim")
+            line1.append(" │ " + words("ctrl_c_stops"), style="dim")
         if self.error:
             line1.append(f" │ {self.error}", style="red")
 
@@ -369,28 +402,28 @@ class RunScreen(Screen[None]):
         elapsed = self.elapsed
         if self.result is None and self._t0 is not None:
             elapsed = time.monotonic() - self._t0
-        tail = f" {step if step is not None else '-'}/{total if total else '?'} steps"
+        tail = " " + words("steps", step=step if step is not None else '-', total=total if total else '?')
         tail += f" │ {clock(elapsed)}"
         if self.result is None:
             eta = self._eta()
-            tail += f" │ ETA {clock(eta)}" if eta is not None else ""
+            tail += " │ " + words("eta", eta=clock(eta)) if eta is not None else ""
         line2 = bar(step / total if step is not None and total else (1.0 if r is not None and r.status == "completed"
-                                                                       else None), width - len(tail) - 2)
+                                                                       else None), width - cells.width(tail) - 2)
         line2.append(tail)
 
         m = self.last_metric
         parts: list[Text] = []
         loss = p.loss if p is not None and p.loss is not None else m.get("loss")
         if loss is not None:
-            parts.append(Text.assemble(("loss ", "dim"), (f"{loss:.4g}", "bold")))
+            parts.append(Text.assemble((words("loss") + " ", "dim"), (f"{loss:.4g}", "bold")))
         st = m.get("step_time") or (p.step_time if p is not None else None)
         if st:
-            parts.append(Text(f"{st:.3g} s/step"))
+            parts.append(Text(words("step_time", seconds=f"{st:.3g}")))
         tps = m.get("tokens_per_s") or (p.tokens_per_s if p is not None else None)
         if tps:
-            parts.append(Text(f"{tps:,.0f} tokens/s"))
+            parts.append(Text(words("tokens_per_s", tokens=f"{tps:,.0f}")))
         if not parts:
-            parts.append(Text("no step reported yet", style="dim"))
+            parts.append(Text(words("no_step_yet"), style="dim"))
         mem = self._memory_text()
         if mem:
             parts.append(Text(mem))
@@ -399,7 +432,7 @@ class RunScreen(Screen[None]):
         if verdict_line is not None:
             lines.append(verdict_line)
         if self.run_dir:
-            lines.append(Text(f"records: {_short(self.run_dir)}", style="dim"))
+            lines.append(Text(words("records", path=_short(self.run_dir)), style="dim"))
         if self.consolidated:
             lines.append(Text(self.consolidated, style="green"))
         return Text("\n").join(lines)
@@ -409,11 +442,9 @@ class RunScreen(Screen[None]):
         remote = "slurm" in (getattr(self.spec, "summary_extra", None) or {})
         if remote and isinstance(ranks, list) and ranks:
             # a SLURM job's ranks run on other hosts: what they report, not this host's process tree
-            word = "peak memory" if self.result is not None else "memory"
-            return f"{word} (reported by the ranks): " + ", ".join(f"r{i} {human_bytes(v)}" for i, v in
-                                                                 enumerate(ranks))
+            ranks_text = ", ".join(f"r{i} {human_bytes(v)}" for i, v in enumerate(ranks))
+            return words("memory_by_ranks_peak" if self.result is not None else "memory_by_ranks", ranks=ranks_text)
         if self.memory:
-            word = "peak RSS" if self.result is not None else "RSS"
             parts = []
             short = not self.has_class("-wide")
             for mem in self.memory:
@@ -422,10 +453,10 @@ class RunScreen(Screen[None]):
                 if mem.gpu:
                     part += f" (GPU {human_bytes(mem.gpu)})"
                 parts.append(part)
-            return f"{word}: " + ", ".join(parts)
+            return words("rss_peak" if self.result is not None else "rss", ranks=", ".join(parts))
         reported = self.last_metric.get("mem_bytes")
         if isinstance(reported, (int, float)):
-            return f"memory rank 0 {human_bytes(reported)} (reported)"
+            return words("memory_rank0", size=human_bytes(reported))
         return ""
 
     # ---------------------------------------------------------------- actions
@@ -455,7 +486,7 @@ class RunScreen(Screen[None]):
 
     def action_consolidate(self) -> None:
         if not self._checkpoint_offer():
-            self.notify("This run saved no checkpoint.", timeout=3)
+            self.notify(words("no_checkpoint"), timeout=3)
             return
         target = self.consolidated_file
         if target is not None and target.exists():
@@ -465,18 +496,18 @@ class RunScreen(Screen[None]):
                 if yes:
                     self._start_consolidate(replace=True)
                 else:
-                    self.notify(f"Kept {_short(str(target))}.", timeout=3)
+                    self.notify(words("kept", path=_short(str(target))), timeout=3)
 
             self.app.push_screen(ConfirmScreen(
-                "Consolidate again?", f"{_short(str(target))} is already written. Consolidate the run's checkpoint "
-                "again and replace it?", yes="Replace (y)", no="Keep it (n)"), answered)
+                words("again_title"), words("again_body", path=_short(str(target))), yes=words("again_yes"),
+                no=words("again_no")), answered)
             return
         self._start_consolidate(replace=False)
 
     def _start_consolidate(self, *, replace: bool) -> None:
         self.consolidating = True
         self.refresh_bindings()
-        self.notify("Consolidating the checkpoint (fsdpds-wizard consolidate)…", timeout=4)
+        self.notify(words("consolidating"), timeout=4)
         self.run_worker(self._consolidate(str(self.run_dir), replace=replace), exclusive=True, group="consolidate")
 
     async def _consolidate(self, run_dir: str, *, replace: bool = False) -> None:
@@ -498,17 +529,17 @@ class RunScreen(Screen[None]):
         if proc.returncode == 0:
             try:
                 res = json.loads(out)
-                text = (f"Wrote {_short(res['out'])}: {human_bytes(res['size_bytes'])}, {res['parameters']:,} "
-                        f"parameters ({res['tool']})")
+                text = words("wrote", path=_short(res['out']), size=human_bytes(res['size_bytes']),
+                             parameters=f"{res['parameters']:,}", tool=res['tool'])
             except (ValueError, KeyError, TypeError):
-                text = "Consolidated: " + out.decode(errors="replace")[-300:]
+                text = words("consolidated", output=out.decode(errors="replace")[-300:])
             self.consolidated = text
             self.log_tail.add([f"[wizard] {text}"])
             self._dirty = True
             self.notify(text, timeout=10)
             return
         lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.startswith("fsdpds-wizard:")]
-        text = lines[-1] if lines else f"consolidate failed (exit {proc.returncode})"
+        text = lines[-1] if lines else words("consolidate_failed", code=proc.returncode)
         self.log_tail.add([f"[wizard] {text}"])
         self.notify(text, severity="error", timeout=10)
 
@@ -517,7 +548,7 @@ class RunScreen(Screen[None]):
 
     def action_stop(self) -> None:
         if self.run is None or not self.live:
-            self.notify("The run is not running." if self.result is not None else "Nothing to stop.", timeout=3)
+            self.notify(words("not_running") if self.result is not None else words("nothing_to_stop"), timeout=3)
             return
         self.stop_presses += 1
         self.run.request_stop("stopped from the wizard (ctrl+c)")
@@ -529,7 +560,7 @@ class RunScreen(Screen[None]):
             self.dismiss(None)
             return
         self.leave_when_done = True
-        self.notify("Stopping the run; back to the wizard when it has ended (Escape again to force).", timeout=4)
+        self.notify(words("stopping_back"), timeout=4)
         self.action_stop()
 
     async def stop_before_exit(self) -> None:
@@ -537,7 +568,7 @@ class RunScreen(Screen[None]):
         run = self.run
         if run is None or not self.live:
             return
-        self.notify("Stopping the run before quitting…", timeout=3)
+        self.notify(words("stopping_quit"), timeout=3)
         for _ in range(3):
             task = asyncio.ensure_future(run.stop("the wizard is closing"))
             done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_ON_EXIT)

@@ -11,6 +11,8 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core import localized
+
 MARKS = {"ok": ("✔", "bold green"), "fail": ("✖", "bold red"), "warn": ("▲", "bold yellow"),
          "info": ("ℹ", "cyan"), "unknown": ("?", "dim"), "not_rehearsed": ("⊘", "bold yellow")}
 REHEARSED_OK = ("≈", "green")
@@ -52,7 +54,7 @@ class ChecklistView(Static):
         super().__init__(id=id)
         self.items: list = []
         self.details = False
-        self.waiting = "Waiting for the script to report its effective setup…"
+        self.waiting = localized.screen("run", "setup_waiting")
 
     def show(self, items: Sequence, *, details: bool | None = None, waiting: str | None = None) -> None:
         self.items = list(items)
@@ -80,11 +82,16 @@ def _diagnosis_lines(diagnoses: Sequence) -> list[Text]:
         title.append("✖ ", style="bold red")
         title.append(d.title, style="bold")
         lines.append(title)
-        lines.append(Text.assemble(("  why: ", "bold"), d.detail))
-        lines.append(Text.assemble(("  fix: ", "bold green"), d.fix))
+        lines.append(Text.assemble((_label("diagnosis_why"), "bold"), d.detail))
+        lines.append(Text.assemble((_label("diagnosis_fix"), "bold green"), d.fix))
         if d.evidence:
-            lines.append(Text.assemble(("  seen: ", "dim"), (d.evidence[0][:300], "dim")))
+            lines.append(Text.assemble((_label("diagnosis_seen"), "dim"), (d.evidence[0][:300], "dim")))
     return lines
+
+
+def _label(key: str) -> str:
+    """``  why: `` (indented, a space after an ASCII colon) in the wizard's language (part ``screen-run``)."""
+    return "  " + localized.labelled(localized.screen("run", key), "")
 
 
 class DiagnosisView(Static):

@@ -18,6 +18,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Log
 
+from ...core import localized
+from ...core.i18n import cells
+
 
 class SearchInput(Input):
     BINDINGS = [Binding("escape", "clear_search", "Clear search", show=False)]
@@ -53,7 +56,7 @@ class LogTail(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Log(max_lines=self.shown, highlight=False, id="log-view")
-        yield SearchInput(placeholder="/ search the log (Escape clears)", id="log-search", compact=True)
+        yield SearchInput(placeholder=localized.screen("run", "log_search"), id="log-search", compact=True)
 
     @property
     def log_view(self) -> Log:
@@ -62,7 +65,7 @@ class LogTail(Vertical):
     # ---------------------------------------------------------------- input (cheap, any rate)
     def add(self, lines: Iterable[str], skipped_before: int = 0) -> None:
         if skipped_before:
-            self.add([f"… {skipped_before} lines skipped here (all of them are in log.txt)"])
+            self.add([localized.screen("run", "log_skipped", count=skipped_before)])
         lines = list(lines)
         self.total += len(lines)
         self.lines.extend(lines)
@@ -86,7 +89,7 @@ class LogTail(Vertical):
         batch = list(self._pending)
         self._pending.clear()
         if self._not_shown:
-            batch.insert(0, f"… {self._not_shown} lines scrolled past too fast to show (see log.txt)")
+            batch.insert(0, localized.screen("run", "log_not_shown", count=self._not_shown))
             self._not_shown = 0
         log.write_lines(self._wrapped(batch), scroll_end=False)
         if self.following:
@@ -102,8 +105,10 @@ class LogTail(Vertical):
             return lines
         out: list[str] = []
         for line in lines:
-            if len(line) <= width:
+            if cells.width(line) <= width:
                 out.append(line)
+            elif cells.has_wide(line):  # Chinese: two cells a character, broken between characters
+                out.extend(cells.wrap(line, width, subsequent_indent="  ") or [line])
             else:
                 out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
                                          drop_whitespace=False, replace_whitespace=False) or [line])
@@ -128,9 +133,10 @@ class LogTail(Vertical):
 
     def _update_subtitle(self) -> None:
         if self.query_text:
-            self.border_subtitle = f"{self.log_view.line_count} matching '{self.query_text}'"
+            self.border_subtitle = localized.screen("run", "log_matching", count=self.log_view.line_count,
+                                                    query=self.query_text)
         else:
-            self.border_subtitle = f"{self.total:,} lines"
+            self.border_subtitle = localized.screen("run", "log_lines", count=f"{self.total:,}")
 
     @on(Input.Changed, "#log-search")
     def _search(self, event: Input.Changed) -> None:
@@ -142,6 +148,12 @@ class LogTail(Vertical):
         self.log_view.clear()
         self.log_view.write_lines(self._wrapped(matches[-self.shown:]))
         self._update_subtitle()
+
+    def relanguage(self) -> None:
+        """After the language changed: the search box's hint and the line count in the wizard's language."""
+        self.query_one(SearchInput).placeholder = localized.screen("run", "log_search")
+        if self.total or self.query_text:
+            self._update_subtitle()
 
     def focus_search(self) -> None:
         self.query_one(SearchInput).focus()

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.localized import ui
+from ...core.i18n import cells
+from ...core.localized import screen, ui
 
 if TYPE_CHECKING:
     from ...core.answers import Answers
@@ -25,10 +26,15 @@ GIB = 2 ** 30
 FULL, EMPTY, KEPT_FREE = "█", "░", "▒"
 
 
+def _w(key: str, **values: object) -> str:
+    """The bar's words (part ``screen-memory``, keys ``bar.*``) in the wizard's language."""
+    return screen("memory", f"bar.{key}", None, **values)
+
+
 def _fit(width: int, *variants: str) -> str:
-    """The longest variant that fits ``width`` (the last one otherwise)."""
+    """The longest variant that fits ``width`` cells (the last one otherwise)."""
     for v in variants:
-        if len(v) <= width:
+        if cells.width(v) <= width:
             return v
     return variants[-1]
 
@@ -38,25 +44,27 @@ def bar_text(used: int | None, fit: Fit | None, width: int, *, message: str = ""
     width = max(10, width)
     t = Text(no_wrap=True, overflow="ellipsis")
     if message:
-        t.append(_fit(width, "cannot estimate:", "no estimate") + "\n", style="bold red")
+        t.append(_fit(width, _w("cannot_estimate"), _w("no_estimate")) + "\n", style="bold red")
         t.append(message[: width * 2 - 8] if len(message) > width else message)
         return t
     if used is None:
-        t.append("no model given\n", style="bold")
-        t.append(_fit(width, "set a model: F3", "model: F3") + "\n")
-        t.append(_fit(width, "(and the GPU memory)", ""), style="dim")
+        t.append(_w("no_model") + "\n", style="bold")
+        t.append(_fit(width, _w("set_model"), _w("set_model_short")) + "\n")
+        t.append(_fit(width, _w("and_gpu_memory"), ""), style="dim")
         return t
     if fit is None:
-        t.append(_fit(width, f"GPU {used / GIB:.1f} GiB per rank", f"GPU {used / GIB:.1f} GiB") + "\n", style="bold")
-        t.append(_fit(width, "GPU size not given", "GPU size?") + "\n")
-        t.append(_fit(width, "set it: F3", "F3"), style="dim")
+        gib = f"{used / GIB:.1f}"
+        t.append(_fit(width, _w("gpu_per_rank", gib=gib), _w("gpu", gib=gib)) + "\n", style="bold")
+        t.append(_fit(width, _w("no_gpu_size"), _w("gpu_size_short")) + "\n")
+        t.append(_fit(width, _w("set_it"), "F3"), style="dim")
         return t
     from ...core.memory.fit import verdict
 
     capacity = fit.gpu_bytes
     style = "green" if fit.fits else "red"
     u, c = used / GIB, capacity / GIB
-    t.append(_fit(width, f"GPU {u:.1f} of {c:.1f} GiB", f"{u:.1f}/{c:.1f} GiB") + "\n", style="bold")
+    t.append(_fit(width, _w("gpu_of", used=f"{u:.1f}", capacity=f"{c:.1f}"), f"{u:.1f}/{c:.1f} GiB") + "\n",
+             style="bold")
     filled = min(width, round(width * used / capacity)) if capacity > 0 else width
     kept_from = min(width, round(width * fit.usable_bytes / capacity)) if capacity > 0 else width
     t.append(FULL * filled, style=style)
@@ -98,7 +106,7 @@ class MemoryBar(Static):
                 self.message = str(exc)
             else:
                 self.estimate, self.used, self.capacity, self.fit = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes, e.fit
-        name = getattr(memory.shape, "name", "") or (f"{memory.params:,} params" if memory.params else "")
+        name = getattr(memory.shape, "name", "") or (_w("params", count=f"{memory.params:,}") if memory.params else "")
         self.border_subtitle = name
         self.refresh()
 

@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.widget import Widget
 
+from ...core import localized
+from ...core.i18n import cells as term_cells
+
 BLOCKS = " ▁▂▃▄▅▆▇█"
 GUTTER = 8
 """Columns on the left for the axis labels."""
@@ -53,6 +56,12 @@ def plot_lines(values: Sequence[float], width: int, height: int, empty: str = WA
         data = [v for v in data for _ in range(k)]
     if not data:
         blank = ["".ljust(width)] * height
+        if term_cells.has_wide(empty):  # Chinese: wrapped by cells from the middle row, never cut
+            wrapped = term_cells.wrap(empty, width)
+            start = max(0, min(height // 2, height - len(wrapped)))
+            for i, line in enumerate(wrapped[:height - start]):
+                blank[start + i] = term_cells.ljust(line, width)
+            return blank
         blank[height // 2] = empty[:width].ljust(width)
         return blank
     lo, hi = min(data), max(data)
@@ -84,7 +93,7 @@ class SeriesPlot(Widget):
         super().__init__(id=id, classes=classes)
         self.values: list[float] = []
         """The series as last shown (already bounded by the caller)."""
-        self.empty = WAITING
+        self.empty = localized.screen("run", "plot_waiting")
         """What an empty plot says ("stopped before the first step" once a run has ended)."""
 
     def show(self, values: Sequence[float], empty: str | None = None) -> None:
