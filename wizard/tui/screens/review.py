@@ -37,7 +37,7 @@ THEME = "monokai"
 
 def _say(key: str, **values: object) -> str:
     """The screen's words under ``key`` in the wizard's language (:mod:`wizard.core.localized.screens.review`)."""
-    return localized.screen("review", key, **values)
+    return localized.screen("review", key, None, **values)
 
 
 def _append_label(text: Text, label: str, style: str = "bold") -> None:

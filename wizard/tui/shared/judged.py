@@ -32,7 +32,7 @@ RUN_NOTE = WORDS["run_note"]
 
 
 def _say(key: str, **values: object) -> str:
-    return localized.screen("judged", key, **values)
+    return localized.screen("judged", key, None, **values)
 
 
 def mode_label(mode: str) -> str:
