@@ -93,7 +93,8 @@ class Judged:
 
     def source(self, lib: str) -> str:
         """Where ``lib``'s version comes from, in words: ``--transformers-version``, ``installed``, ``verified
-        default`` (``not installed: verified default`` where the installed libraries were asked for)."""
+        default`` (``not installed: verified default`` where the installed libraries were asked for); in the wizard's
+        language, the flag as written."""
         return self._source_words(self._source_kind(lib))
 
     def _source_kind(self, lib: str) -> str:
