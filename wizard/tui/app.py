@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
-from .shared.judged import GIVEN, MODE_HELP, MODE_LABELS, Judged, judged_for, judged_from_context
+from .shared.judged import GIVEN, Judged, judged_for, judged_from_context
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
 
 QUIT_DIALOG = "confirm-quit"
@@ -113,9 +113,11 @@ class WizardApp(App[int]):
 
     def judge_for(self, mode: str) -> None:
         """The palette's "Judge for ...": judge the answers for other library versions from now on, live."""
+        from .shared.judged import switched_note
+
         self.judged = self.judged.switched(mode)
         self.main.rejudge()
-        self.notify(f"{self.judged.text()} (F1 shows it again)", timeout=8)
+        self.notify(switched_note(self.judged), timeout=8)
 
     async def action_quit(self) -> None:
         """Quit; a live run is stopped first (no process is left behind). With changed answers that are not written,
@@ -153,8 +155,9 @@ class WizardApp(App[int]):
         from ..core import localized
         from ..core.i18n import LANGUAGES, NAMES, language
         from ..core.localized import ui
+        from .shared.judged import palette_entry, translated_command
 
-        yield from super().get_system_commands(screen)
+        yield from map(translated_command, super().get_system_commands(screen))  # Textual's, in the language
         # the other screens by what they can do (importing them here would load them with the palette)
         if hasattr(screen, "action_stop") and hasattr(screen, "action_search"):  # the run screen
             yield SystemCommand(ui("palette_stop"), ui("palette_stop_help"), screen.action_stop)
@@ -178,8 +181,7 @@ class WizardApp(App[int]):
         yield SystemCommand(ui("palette_out"), ui("palette_out_help_now", out=main.out), main.action_out_folder)
         yield SystemCommand(ui("palette_memory"), ui("palette_memory_help"), main.action_memory)
         for mode in self.judged.offers():
-            yield SystemCommand(f"Judge for {MODE_LABELS[mode]}", f"Check the answers for {MODE_HELP[mode]} (now: "
-                                f"{MODE_LABELS[self.judged.mode]}; F1 lists them)", lambda m=mode: self.judge_for(m))
+            yield SystemCommand(*palette_entry(mode, self.judged.mode), lambda m=mode: self.judge_for(m))
         yield SystemCommand(ui("palette_next_problem"), ui("palette_next_problem_help"), main.action_next_problem)
         yield SystemCommand(ui("palette_help"), ui("palette_help_help"), self.action_help)
         for lang in LANGUAGES:

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.localized import key_words, ui
+from ..shared.judged import help_line
 
 NAVIGATION = [
     ("tab / shift+tab", "Next / previous field or panel"),
@@ -88,8 +89,7 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text(ui("help_intro")), classes="intro")
                 judged = getattr(self.app, "judged", None)
                 if judged is not None:
-                    yield Static(Text(judged.text() + " ctrl+p: \"Judge for ...\" switches.", style="dim"),
-                                 id="help-judged")
+                    yield Static(Text(help_line(judged), style="dim"), id="help-judged")
                 yield Static(self._language_line(), id="help-language")
                 yield Static(table, id="help-table")
 

@@ -20,6 +20,7 @@ from ...core.answers.generate import Generated, generate, imported_diff, launch_
 from ...core.answers.render import training_arguments_line
 from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
+from ...core.i18n import cells, language
 from ..shared.judged import Judged, judged_for
 from ..shared.present import ICONS, WORDS, finding_setting, target_label
 from ..widgets.fields import FieldInput
@@ -32,6 +33,17 @@ pane beside left the file tabs too little room: the Diff tab was hidden)."""
 FULL_FOOTER_AT = 100
 """Below this width the key bar leaves out the folder and the copy keys, so that the others fit whole."""
 THEME = "monokai"
+
+
+def _say(key: str, **values: object) -> str:
+    """The screen's words under ``key`` in the wizard's language (:mod:`wizard.core.localized.screens.review`)."""
+    return localized.screen("review", key, None, **values)
+
+
+def _append_label(text: Text, label: str, style: str = "bold") -> None:
+    """``label`` (words ending in a colon) in ``style``, then a space; none after a full-width colon (its own width is
+    the gap: :func:`wizard.core.localized.labelled`)."""
+    text.append(localized.labelled(label, ""), style=style)
 
 
 def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
@@ -52,7 +64,7 @@ def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
 
 def _fit_width(static: Static, text: str, gutter: int = 0) -> None:
     """Make a file view as wide as its longest line, so long lines scroll sideways instead of being cut."""
-    longest = max((len(line) for line in text.splitlines()), default=0)
+    longest = max((cells.width(line) for line in text.splitlines()), default=0)  # CJK: two cells a character
     static.styles.width = longest + gutter + 1
 
 
@@ -64,7 +76,7 @@ def _findings_renderable(findings, judged: Judged) -> Group:
     """The findings, after what they were judged for (the library versions, and what a run judges for)."""
     lines = [Text(judged.text(), style="dim")]
     if not findings:
-        return Group(*lines, Text("✔ No findings.", style="green"))
+        return Group(*lines, Text("✔ " + _say("no_findings"), style="green"))
     for f in findings:
         line = Text()
         line.append(f"{ICONS[f.severity]} {WORDS[f.severity]} ", style="bold")
@@ -72,7 +84,7 @@ def _findings_renderable(findings, judged: Judged) -> Group:
         line.append(localized.finding_message(f))
         lines.append(line)
         if f.fix:
-            lines.append(Text(f"  fix: {localized.finding_fix(f)}", style="dim"))
+            lines.append(Text("  " + _say("fix", fix=localized.finding_fix(f)), style="dim"))
     return Group(*lines)
 
 
@@ -85,8 +97,8 @@ def _slurm_script(answers: Answers, config_path: str) -> str:
         script = batch_script(answers, config_path, script=answers["launch.script"],
                               script_args=list(answers["launch.script_args"]))
     except UsageError as exc:  # a folder sbatch cannot write logs in: say why instead of a script
-        return f"# No SLURM batch script for this folder: {exc}\n"
-    return "# SLURM batch script (sbatch it; one launcher per node, rank and address from SLURM):\n" + script
+        return f"# {_say('slurm_none', error=exc)}\n"
+    return f"# {_say('slurm_head')}\n" + script
 
 
 FINDINGS_TAB = "tab-findings"
@@ -154,26 +166,27 @@ class ReviewScreen(Screen[dict | None]):
         yield Static(id="review-title")
         yield Static(id="review-errors")
         with Horizontal(id="out-row"):
-            yield Label("Output folder (ctrl+o)", id="out-label")
-            yield FieldInput(self.out, id="out", placeholder="folder for the files")
+            yield Label(_say("out_label"), id="out-label")
+            yield FieldInput(self.out, id="out", placeholder=_say("out_placeholder"))
         with Horizontal(id="review-body"):
             with TabbedContent(id="files", initial=_pane_id(next(iter(self.generated.files)))):
-                with TabPane("Findings", id=FINDINGS_TAB):  # narrow: the findings as a tab (wide: beside the files)
+                # narrow: the findings as a tab (wide: beside the files)
+                with TabPane(_say("findings"), id=FINDINGS_TAB):
                     with VerticalScroll():
                         yield Static(id="findings-tab-text")
                 for name in self.generated.files:
                     with TabPane(name, id=_pane_id(name)):
                         with VerticalScroll():
                             yield Static(id=f"{_pane_id(name)}-text")
-                with TabPane("Diff", id="file-diff"):
+                with TabPane(_say("diff"), id="file-diff"):
                     with VerticalScroll():
                         yield Static(id="diff-text")
                 if multinode.is_multinode(self.answers):
-                    with TabPane("Machines", id="file-machines"):
+                    with TabPane(_say("machines"), id="file-machines"):
                         with VerticalScroll():
                             yield Static(id="machines-text")
             with VerticalScroll(id="review-side", can_focus=False) as side:
-                side.border_title = "Findings"
+                side.border_title = _say("findings")
                 yield Static(id="review-findings")
         yield Static(id="launch")
         yield Static(id="write-status")
@@ -181,8 +194,23 @@ class ReviewScreen(Screen[dict | None]):
         yield KeyBar(("out_folder", "copy_command"), FULL_FOOTER_AT, compact=True)
 
     def on_mount(self) -> None:
+        self._drawn_in = language()  # the language of the words on screen (a switch while covered redraws them)
         self.refresh_content()
         self.query_one("#files Tabs").focus()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_drawn_in", None) not in (None, language()):  # switched in the help (F1, l) meanwhile
+            self.relanguage()
+
+    def relanguage(self) -> None:
+        """Redraw the screen's words in the wizard's language (after a switch: ``app.switch_language``)."""
+        self._drawn_in = language()
+        self.query_one("#out-label", Label).update(_say("out_label"))
+        self.query_one("#out", Input).placeholder = _say("out_placeholder")
+        self.query_one("#review-side").border_title = _say("findings")
+        if multinode.is_multinode(self.answers):
+            self.query_one(TabbedContent).get_tab("file-machines").label = _say("machines")
+        self.refresh_content()
 
     def on_resize(self, event) -> None:
         wide = event.size.width >= WIDE_AT
@@ -209,18 +237,19 @@ class ReviewScreen(Screen[dict | None]):
         gen, out = self.generated, self.out_dir
         states = {name: file_state(out / name, text) for name, text in gen.files.items()}
         title = Text()
-        title.append("Review ", style="bold")
+        title.append(_say("title") + " ", style="bold")
         title.append(f"{target_label(self.answers)} ", style="bold cyan")
         n_changed = sum(1 for s in states.values() if s == "changed")
         n_new = sum(1 for s in states.values() if s == "new")
-        title.append(f"· {len(states)} files: {n_new} new, {n_changed} changed, {len(states) - n_new - n_changed} same")
+        title.append(_say("title_files", files=len(states), new=n_new, changed=n_changed,
+                          same=len(states) - n_new - n_changed))
         self.query_one("#review-title", Static).update(title)
         errors = self.errors
         box = self.query_one("#review-errors", Static)
         box.set_class(bool(errors), "-errors")
         if errors:
-            lines = [Text(f"{ICONS[ERROR]} {len(errors)} error{'s' * (len(errors) != 1)} block writing "
-                          "(ctrl+n goes to the first one):", style="bold")]
+            block = _say("errors_block" if len(errors) != 1 else "error_blocks", count=len(errors))
+            lines = [Text(f"{ICONS[ERROR]} {block}", style="bold")]
             for f in errors:
                 lines.append(Text(f"  {ICONS[ERROR]} {WORDS[ERROR]} {finding_setting(f) or ', '.join(f.keys)}: "
                                   f"{localized.finding_message(f)}"))
@@ -234,33 +263,31 @@ class ReviewScreen(Screen[dict | None]):
             static.update(Syntax(text, lexer, theme=THEME, line_numbers=True, word_wrap=False,
                                  background_color="default"))
             _fit_width(static, text, gutter=len(str(text.count(chr(10)) + 1)) + 3)
-            tabbed.get_tab(_pane_id(name)).label = f"{name} · {states[name]}"
+            tabbed.get_tab(_pane_id(name)).label = f"{name} · {_say('state_' + states[name])}"
         changed = [n for n, s in states.items() if s == "changed"]
         parts: list = []
         against_import = _bare_json_diff(self.imported, gen.files) if self.bare_ds else imported_diff(
             self.imported, gen.files)
         if self.imported:
-            parts.append(Text("Against the imported file" + "s" * (len(self.imported) > 1) + ":", style="bold"))
-            parts.append(_diff_renderable(against_import) if against_import else
-                         Text("The imported files and the files to write are identical."))
+            parts.append(Text(_say("against_imports" if len(self.imported) > 1 else "against_import"), style="bold"))
+            parts.append(_diff_renderable(against_import) if against_import else Text(_say("imports_identical")))
             parts.append(Text(""))
-            parts.append(Text(f"Against the output folder {self.out}:", style="bold"))
+            parts.append(Text(_say("against_folder", out=self.out), style="bold"))
         if changed:
             parts.append(_diff_renderable("".join(unified_diff(out / n, gen.files[n]) for n in changed)))
         else:
             present = [n for n, s in states.items() if s == "same"]
-            parts.append(Text("Nothing to compare: " + (
-                "the files on disk are identical." if present else f"no files in {self.out} yet.")))
+            parts.append(Text(_say("nothing_same") if present else _say("nothing_yet", out=self.out)))
         diff_static = self.query_one("#diff-text", Static)
         diff_static.update(Group(*parts))
         _fit_width(diff_static, "\n".join(p.plain if isinstance(p, Text) else p.code for p in parts))
-        label = f"Diff ({len(changed)} changed)"
+        label = _say("diff_count", changed=len(changed))
         if self.imported:
-            label = f"Diff (import: {'changed' if against_import else 'same'}; folder: {len(changed)} changed)"
+            label = _say("diff_import_changed" if against_import else "diff_import_same", changed=len(changed))
         tabbed.get_tab("file-diff").label = label
         self.query_one("#review-findings", Static).update(_findings_renderable(gen.findings, self.judged))
         self.query_one("#findings-tab-text", Static).update(_findings_renderable(gen.findings, self.judged))
-        tabbed.get_tab(FINDINGS_TAB).label = f"Findings ({len(gen.findings)})"
+        tabbed.get_tab(FINDINGS_TAB).label = _say("findings_count", count=len(gen.findings))
         if multinode.is_multinode(self.answers):
             machines = self.machines_text()
             machines_static = self.query_one("#machines-text", Static)
@@ -269,14 +296,15 @@ class ReviewScreen(Screen[dict | None]):
         command = self.command_line()
         launch = Text()
         if gen.launch_dir is not None:  # a relative deepspeed_config_file: accelerate resolves it from its folder
-            launch.append(f"Launch from {gen.launch_dir}: ", style="bold")
+            _append_label(launch, _say("launch_from", folder=gen.launch_dir))
         else:
-            launch.append("Launch: ", style="bold")
+            _append_label(launch, _say("launch"))
         launch.append(command)
         if gen.rendered.training_arguments is not None:  # the Trainer: the arguments that carry the answers
-            launch.append("\nTrainer: ", style="bold")
+            launch.append("\n", style="bold")
+            _append_label(launch, _say("trainer"))
             launch.append(training_arguments_line(gen.rendered.training_arguments))
-            launch.append(" (training_arguments.json; the DeepSpeed values they fill are \"auto\")")
+            launch.append(" " + _say("trainer_note"))
         self.query_one("#launch", Static).update(launch)
         self.query_one("#write-status", Static).update(self._status_text(states))
 
@@ -288,13 +316,13 @@ class ReviewScreen(Screen[dict | None]):
         commands = multinode.commands_text(a, config_path, script=a["launch.script"],
                                            script_args=list(a["launch.script_args"]))
         if multinode.runner_starts_every_machine(a):
-            head = "# Run once: DeepSpeed's runner starts every machine listed in the hostfile.\n"
+            head = f"# {_say('machines_runner')}\n"
         else:
-            head = f"# {a['launch.num_machines']} machines: run one command on each, with its machine rank.\n"
+            head = f"# {_say('machines_each', count=a['launch.num_machines'])}\n"
         parts = [head + commands]
         if multinode.HOSTFILE in gen.files:
             where = gen.rendered.accelerate.get("deepspeed_config", {}).get("deepspeed_hostfile")
-            parts.append(f"# The hostfile tab is written as {multinode.HOSTFILE}; the config reads it at {where}.\n")
+            parts.append(f"# {_say('machines_hostfile', hostfile=multinode.HOSTFILE, where=where)}\n")
         parts.append(_slurm_script(a, config_path))
         return "\n".join(parts)
 
@@ -307,11 +335,12 @@ class ReviewScreen(Screen[dict | None]):
         if self.status:
             return Text(self.status)
         if self.errors:
-            return Text(f"{ICONS[ERROR]} Not ready: fix the errors first (Escape goes back).", style="bold red")
+            return Text(f"{ICONS[ERROR]} {_say('not_ready')}", style="bold red")
         replaced = [n for n, s in states.items() if s == "changed"]
-        msg = f"Ready: ctrl+s writes {len(states)} files to the folder above"
         if replaced:
-            msg += f"; asks before replacing {', '.join(replaced)} (old kept as .bak)"
+            msg = _say("ready_replacing", count=len(states), names=", ".join(replaced))
+        else:
+            msg = _say("ready", count=len(states))
         return Text(msg, style="bold green")
 
     @on(Input.Changed, "#out")
@@ -335,7 +364,7 @@ class ReviewScreen(Screen[dict | None]):
         errors = self.errors
         target = next((finding_setting(f) for f in errors if finding_setting(f)), None)
         if target is None:
-            self.notify("No error to go to." if not errors else "This error is not tied to one setting.", timeout=3)
+            self.notify(_say("no_error") if not errors else _say("error_untied"), timeout=3)
             return
         self.dismiss({"out": self.out, "jump": target})
 
@@ -355,15 +384,16 @@ class ReviewScreen(Screen[dict | None]):
 
     def action_copy_command(self) -> None:
         self.app.copy_to_clipboard(self.command_line())
-        self.notify("Copied the launch command (your terminal must allow clipboard access).", timeout=3)
+        self.notify(_say("copied"), timeout=3)
 
     def action_write(self) -> None:
         if self.errors:
-            self.notify(f"{ICONS[ERROR]} {len(self.errors)} error(s) block writing.", severity="error", timeout=4)
+            self.notify(f"{ICONS[ERROR]} {_say('errors_block_write', count=len(self.errors))}", severity="error",
+                        timeout=4)
             return
         out = self.out_dir
         if out.exists() and not out.is_dir():
-            self._set_status(f"{ICONS[ERROR]} {self.out} exists and is not a folder.")
+            self._set_status(f"{ICONS[ERROR]} {_say('not_a_folder', out=self.out)}")
             return
         files = {out / name: text for name, text in self.generated.files.items()}
         conflicts = plan_conflicts(files)
@@ -373,16 +403,16 @@ class ReviewScreen(Screen[dict | None]):
         from .confirm import ConfirmScreen
 
         names = "\n".join(f"  {p.name}" for p in conflicts)
-        message = (f"These files in {self.out} have other content:\n{names}\n\nReplace them? The old versions are "
-                   "kept next to them as NAME.bak. The Diff tab shows what changes.")
+        message = _say("replace_message", out=self.out, names=names)
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self._write(files, force=True)
             else:
-                self._set_status("Nothing written.")
+                self._set_status(_say("nothing_written"))
 
-        self.app.push_screen(ConfirmScreen("Replace existing files?", message), answered)
+        self.app.push_screen(ConfirmScreen(_say("replace_title"), message, yes=_say("replace_yes"),
+                                           no=_say("replace_no")), answered)
 
     def _write(self, files: dict[Path, str], force: bool) -> None:
         try:
@@ -391,14 +421,14 @@ class ReviewScreen(Screen[dict | None]):
             self._set_status(f"{ICONS[ERROR]} {exc}")
             return
         except OSError as exc:
-            self._set_status(f"{ICONS[ERROR]} cannot write to {self.out}: {exc.strerror or exc}")
+            self._set_status(f"{ICONS[ERROR]} {_say('cannot_write', out=self.out, error=exc.strerror or exc)}")
             return
-        parts = [f"✔ Wrote {len(result.written)} file{'s' * (len(result.written) != 1)} to {self.out}"]
+        said = _say("wrote" if len(result.written) != 1 else "wrote_one", count=len(result.written), out=self.out)
         if result.unchanged:
-            parts.append(f"{len(result.unchanged)} already up to date")
+            said = _say("then", first=said, then=_say("up_to_date", count=len(result.unchanged)))
         if result.backups:
-            parts.append("kept " + ", ".join(p.name for p in result.backups))
-        self._set_status("; ".join(parts) + ".")
+            said = _say("then", first=said, then=_say("kept", names=", ".join(p.name for p in result.backups)))
+        self._set_status("✔ " + _say("sentence", text=said))
         self.notify(self.status, timeout=4)
 
     def _set_status(self, text: str) -> None:
