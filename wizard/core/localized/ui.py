@@ -36,7 +36,7 @@ UI: dict[str, str] = {
     "dtype_upcast": "upcast",
     "dtype_optim": "optim",
     "dtype_checkpoint": "checkpoint",
-    # the command palette's entries (the wizard's own; Textual's stay as Textual writes them)
+    # the command palette's entries (the wizard's own; Textual's: screens/judged.py's textual_* keys)
     "palette_stop": "Stop the run",
     "palette_stop_help": "SIGINT to every rank; again: SIGTERM, then SIGKILL",
     "palette_search": "Search the log",
