@@ -187,8 +187,8 @@ class SettingField(Vertical):
     """Label + control for one setting, and one line each, when there is something to say, for a value not
     accepted, "not used here", the problem found and (wide layout) where the value is written.
 
-    The lines share one widget: every widget costs the first paint about half a millisecond, and a form at
-    80x24 shows several fields."""
+    The lines share one widget, mounted the first time there is something to say: every widget costs the first
+    paint a millisecond or more, and a form at 80x24 shows several fields (issue 26)."""
 
     DEFAULT_CSS = """
     SettingField { height: auto; }
@@ -206,6 +206,8 @@ class SettingField(Vertical):
         self._initial = value
         self._wide = wide
         self._invalid = ""
+        self._composed = False
+        """True once compose has run: the notes' widget is then mounted by :meth:`_show_notes` when needed."""
         self._state = self._compute_state(target, finding, written)
         for cls, enabled in self._state[0].items():
             self.set_class(enabled, cls)
@@ -213,8 +215,10 @@ class SettingField(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(localized.setting_label(self.setting.id), classes="label")
         yield self._make_control(self._initial)
+        self._composed = True
         notes = self.notes_content()
-        yield Static(notes, classes="notes" if notes else "notes -empty")
+        if notes:
+            yield Static(notes, classes="notes")
 
     def relabel(self) -> None:
         """The label in the current language (after a switch)."""
@@ -251,9 +255,15 @@ class SettingField(Vertical):
         return Content("\n").join(lines)
 
     def _show_notes(self) -> None:
-        """Bring the lines up to date (before compose there is nothing to update: compose uses the state)."""
+        """Bring the lines up to date (before compose there is nothing to update: compose uses the state); their
+        widget is mounted when they first have something to say."""
+        if not self._composed:
+            return
         notes = self.notes_content()
-        for widget in self.query_children(".notes").results(Static):
+        widgets = list(self.query_children(".notes").results(Static))
+        if not widgets and notes:
+            self.mount(Static(notes, classes="notes"))
+        for widget in widgets:
             widget.set_class(not notes, "-empty")
             widget.update(notes)
 
