@@ -38,10 +38,10 @@ FIRST_FRAME = {
     "wizard.core.texts.prefetch", "wizard.core.texts.sharding", "wizard.core.texts.summoning",
     "wizard.core.texts.sync", "wizard.core.texts.training", "wizard.core.texts.wrapping", "wizard.core.vocab",
     "wizard.core.wizard_rules", "wizard.tui", "wizard.tui.app", "wizard.tui.screens", "wizard.tui.screens.main",
-    "wizard.tui.shared", "wizard.tui.shared.extra_json", "wizard.tui.shared.history", "wizard.tui.shared.judged",
+    "wizard.tui.shared", "wizard.tui.shared.history", "wizard.tui.shared.judged",
     "wizard.tui.shared.present", "wizard.tui.shared.session", "wizard.tui.shared.startup_gc", "wizard.tui.widgets",
     "wizard.tui.widgets.explanation", "wizard.tui.widgets.fields", "wizard.tui.widgets.findings",
-    "wizard.tui.widgets.group_form", "wizard.tui.widgets.json_field", "wizard.tui.widgets.memory_bar",
+    "wizard.tui.widgets.group_form", "wizard.tui.widgets.memory_bar",
     "wizard.tui.widgets.sidebar", "wizard.tui.widgets.statusbar",
 }
 """The wizard's modules imported when the first frame is painted: the ceiling of the TUI's start path."""

@@ -32,7 +32,12 @@ from ..shared.present import (
     uses_select,
     value_to_text,
 )
-from .json_field import JsonField
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 26)
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from .json_field import JsonField
 
 
 def field_id(setting_id: str) -> str:
@@ -232,6 +237,8 @@ class SettingField(Vertical):
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
         if s.kind == "dict":  # the Extra DeepSpeed JSON: shown from its first line, edited over several
+            from .json_field import JsonField  # its group is not on the first screen (issue 26)
+
             return JsonField(s, value, classes="control")
         return FieldInput(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
 
@@ -285,8 +292,7 @@ class SettingField(Vertical):
         event.stop()
         self.post_message(SettingChanged(self.setting.id, event.value))
 
-    @on(JsonField.Changed)
-    def _json_changed(self, event: JsonField.Changed) -> None:
+    def on_json_field_changed(self, event: JsonField.Changed) -> None:  # JsonField is imported with its first field
         event.stop()
         self.post_message(SettingChanged(self.setting.id, event.value))
 
@@ -311,7 +317,7 @@ class SettingField(Vertical):
             control.set_value(value)
         elif isinstance(control, Toggle):
             control.value = bool(value)
-        elif isinstance(control, JsonField):
+        elif _is_json_field(control):
             control.set_value(value)
         elif isinstance(control, Input):
             current, problem = text_to_value(self.setting, control.value)
@@ -343,3 +349,10 @@ class SettingField(Vertical):
         for cls, enabled in state[0].items():
             self.set_class(enabled, cls)
         self._show_notes()
+
+
+def _is_json_field(widget: Widget) -> TypeGuard[JsonField]:
+    """Whether the control is the Extra DeepSpeed JSON's (whose module is imported when its first field is made)."""
+    from .json_field import JsonField
+
+    return isinstance(widget, JsonField)
