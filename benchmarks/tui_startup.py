@@ -167,6 +167,10 @@ def main() -> int:
     args = ap.parse_args()
     env = dict(os.environ, TERM="xterm-256color", COLUMNS="80", LINES="24", PYTHONPATH=str(ROOT))
     env.pop("TEXTUAL", None)
+    # As installed, the wizard's modules are compiled once (pip writes their .pyc files); with PYTHONDONTWRITEBYTECODE
+    # set (some shells and CI images set it) every run would compile the wizard from source while Textual's
+    # installed .pyc files load as they are: the warm-up run below writes them, as a user's first start does.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     work = tempfile.mkdtemp(prefix="fsdpds_tui_bench_")
     words = Path(work, "words.txt")
     words.write_text(first_screen_words(work, env), encoding="utf-8")

@@ -166,6 +166,14 @@ def field_of(main, setting_id: str):
     return main.query_one(f"#{field_id(setting_id)}", SettingField)
 
 
+def notes_of(field) -> str:
+    """The lines under a form field's control, as text ("" when there are none: their widget is mounted the first
+    time there is something to say)."""
+    from textual.widgets import Static
+
+    return "".join(str(w.render()) for w in field.query_children(".notes").results(Static) if w.display).strip()
+
+
 async def focused_on(pilot, setting_id: str):
     """Jump to one setting as the "jump to" command does (its group shown, its control focused) and return its field.
 

@@ -623,10 +623,12 @@ holds it to the parser: an option added there is added here)."""
 
 
 def _plain_headless(argv: list[str]) -> argparse.Namespace | None:
-    """The namespace the main parser makes of the plainest scripted command, ``--headless X --out DIR [--force]``
-    (each flag spelled in full, once, with its value as the next word, not starting with "-"), without building the
-    parser (issue 26: building it and its first translated words cost ~2.5 ms); None for any other command line,
-    which the parser reads."""
+    """The namespace the main parser makes of the plainest command lines, without building the parser (issue 26:
+    building it and its first translated words cost ~2.5 ms): none at all (the wizard's screen, with nothing given)
+    and the scripted ``--headless X --out DIR [--force]`` (each flag spelled in full, once, with its value as the next
+    word, not starting with "-"); None for any other command line, which the parser reads."""
+    if not argv:
+        return argparse.Namespace(**_PLAIN_HEADLESS_DEFAULTS)
     values: dict[str, object] = {}
     i = 0
     while i < len(argv):

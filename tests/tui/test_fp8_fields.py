@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import field_of, focused_on, main_of, press
+from helpers import field_of, focused_on, main_of, notes_of, press
 
 from wizard.core.answers import default_answers
 from wizard.tui.app import create_app
@@ -24,8 +24,8 @@ async def test_choosing_the_fp8_backend_writes_its_options_and_names_the_others(
         assert main.answers["precision.fp8_backend"] == "te"
         fp8 = main.generated.rendered.accelerate["fp8_config"]
         assert fp8["backend"] == "TE" and fp8["amax_history_len"] == 1024 and "opt_level" not in fp8
-        assert "fp8_config.margin: 0" in str(field_of(main, "precision.fp8_margin").query_one(".notes").render())
-        assert str(field_of(main, "precision.fp8_pad_inner_dim").query_one(".notes").render()).strip() == ""
+        assert "fp8_config.margin: 0" in notes_of(field_of(main, "precision.fp8_margin"))
+        assert notes_of(field_of(main, "precision.fp8_pad_inner_dim")) == ""
         await focused_on(pilot, "precision.fp8_margin")
         await press(pilot, "backspace", "3")
         assert main.generated.rendered.accelerate["fp8_config"]["margin"] == 3

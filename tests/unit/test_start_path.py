@@ -136,19 +136,19 @@ def test_the_entry_point_freezes_what_the_start_built_and_collects_during_the_co
 
 @pytest.mark.parametrize("argv", [
     ["--headless", "zero3", "--out", "d"], ["--out", "d", "--headless", "a.yaml"],
-    ["--headless", "p", "--out", "", "--force"], ["--force", "--out", "d", "--headless", "p"],
+    ["--headless", "p", "--out", "", "--force"], ["--force", "--out", "d", "--headless", "p"], [],
 ])
 def test_the_plain_headless_command_line_is_read_as_the_parser_reads_it(argv):
-    """`--headless X --out DIR [--force]` is read without building argparse's parser (issue 26): the same namespace
-    the parser makes of it, every option's default included (an option added to the parser fails this test until
-    cli._PLAIN_HEADLESS_DEFAULTS has it)."""
+    """`--headless X --out DIR [--force]`, and no argument at all (the wizard's screen), are read without building
+    argparse's parser (issue 26): the same namespace the parser makes of it, every option's default included (an
+    option added to the parser fails this test until cli._PLAIN_HEADLESS_DEFAULTS has it)."""
     from wizard import cli
 
     assert vars(cli._plain_headless(argv)) == vars(cli._main_parser().parse_args(argv))
 
 
 @pytest.mark.parametrize("argv", [
-    [], ["--headless", "p"], ["--out", "d"], ["--headless", "p", "--out", "d", "--verify"],
+    ["--headless", "p"], ["--out", "d"], ["--headless", "p", "--out", "d", "--verify"],
     ["--headless=p", "--out", "d"], ["--head", "p", "--out", "d"], ["--headless", "-p", "--out", "d"],
     ["--headless", "p", "--headless", "q", "--out", "d"], ["--headless", "p", "--out", "d", "--force", "--force"],
     ["--headless", "p", "--out"], ["check", "x.yaml"],

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from wizard.core import catalog, texts
+from wizard.core.recordclass import fields as record_fields
 from wizard.core.texts import GROUP_TEXTS, TEXTS, GroupText, PrecisionRow, Text, precision_notes, precision_table
 
 MAX_FIELD = 900
@@ -20,11 +21,11 @@ RUN = 12
 
 def _all_fields():
     for key, t in TEXTS.items():
-        for f in fields(Text):
+        for f in record_fields(Text):
             if f.name != "claims":
                 yield f"TEXTS[{key}].{f.name}", getattr(t, f.name)
     for key, g in GROUP_TEXTS.items():
-        for f in fields(GroupText):
+        for f in record_fields(GroupText):
             if f.name != "claims":
                 yield f"GROUP_TEXTS[{key}].{f.name}", getattr(g, f.name)
     for md, mp in itertools.product(texts.MODEL_DTYPES, texts.MIXED_PRECISIONS):
@@ -57,7 +58,7 @@ def test_every_group_has_a_group_text():
     assert set(GROUP_TEXTS) - ids == set()
     for gid, g in GROUP_TEXTS.items():
         assert isinstance(g, GroupText)
-        for f in fields(GroupText):
+        for f in record_fields(GroupText):
             if f.name != "claims":
                 assert getattr(g, f.name).strip(), f"{gid}.{f.name} is empty"
 

@@ -21,21 +21,48 @@ Pure and light: stdlib plus the wizard's core (no torch, accelerate, deepspeed o
 """
 from __future__ import annotations
 
-from .common import TARGET_CHOICES, show_value, target_for
-from .conversion import (
-    Conversion,
-    Difference,
-    convert_answers,
-    effective_value,
-    intent,
-    intent_ids,
-    meaning_findings,
-    round_trip,
-)
-from .effect import in_effect, keep_unplaced, unplaced
-from .groups import target_answers
-from .report import CarryLine, MeaningLine, SwitchReport, classify, rendered_value, switch_report, written_for
-from .switcher import Switch, switch
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 26)
+if TYPE_CHECKING:
+    from .common import TARGET_CHOICES, rendered_value, show_value, target_for, written_for
+    from .conversion import (
+        Conversion,
+        Difference,
+        convert_answers,
+        effective_value,
+        intent,
+        intent_ids,
+        meaning_findings,
+        round_trip,
+    )
+    from .effect import in_effect, keep_unplaced, unplaced
+    from .groups import target_answers
+    from .report import CarryLine, MeaningLine, SwitchReport, classify, switch_report
+    from .switcher import Switch, switch
+
+_WHERE = {
+    "common": ("TARGET_CHOICES", "rendered_value", "show_value", "target_for", "written_for"),
+    "conversion": ("Conversion", "Difference", "convert_answers", "effective_value", "intent", "intent_ids",
+                   "meaning_findings", "round_trip"),
+    "effect": ("in_effect", "keep_unplaced", "unplaced"),
+    "groups": ("target_answers",),
+    "report": ("CarryLine", "MeaningLine", "SwitchReport", "classify", "switch_report"),
+    "switcher": ("Switch", "switch"),
+}
+_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
+"""Each name of the package -> the module that defines it. The modules are imported when a name is first asked
+for: the TUI's first screen needs only :mod:`.common`'s (issue 26), ``convert`` and ctrl+t need them all."""
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["CarryLine", "Conversion", "Difference", "MeaningLine", "Switch", "SwitchReport", "TARGET_CHOICES",
            "classify", "convert_answers", "effective_value", "in_effect", "intent", "intent_ids", "keep_unplaced",

@@ -3,12 +3,16 @@ the target choices of ``--to``."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..answers import Answers
 from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID
+from ..catalog.writes import keys_of
 from ..findings import Finding
 from ..recordclass import field, record
+
+if TYPE_CHECKING:
+    from ..answers.render import Rendered
 
 TARGET_CHOICES = ("deepspeed", "fsdp")
 """What ``--to`` takes; ``fsdp`` with an FSDP version (default 2)."""
@@ -83,4 +87,39 @@ def leaf_keys(tree: dict, prefix: str = "") -> list[str]:
             out.extend(leaf_keys(val, f"{prefix}{k}."))
         else:
             out.append(f"{prefix}{k}")
+    return out
+
+
+_MISSING = object()
+"""No value at a path of the rendered files."""
+
+
+def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
+    """(file, value) for a provenance path of the rendered accelerate YAML (``yaml``) or DeepSpeed JSON (``json``)."""
+    for name, data in (("yaml", rendered.accelerate), ("json", rendered.deepspeed)):
+        node: Any = data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                node = _MISSING
+                break
+            node = node[part]
+        if node is not _MISSING and not isinstance(node, dict):
+            return name, node
+    return None
+
+
+def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
+    """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
+    that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
+    it wrote)."""
+    declared = keys_of(setting_id)
+    paths = [key for _, key in declared] if declared else list(rendered.provenance)
+    out = []
+    for path in paths:
+        sid = rendered.provenance.get(path)
+        if sid != setting_id and setting_id not in rendered.shared.get(path, ()):
+            continue
+        found = rendered_value(rendered, path)
+        if found is not None:
+            out.append((found[0], path, found[1]))
     return out

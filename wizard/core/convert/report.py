@@ -8,13 +8,12 @@ from typing import Any
 from ..answers import Answers
 from ..answers.render import Rendered
 from ..catalog import FSDP1, FSDP2, JSON, SETTING_BY_ID, SETTINGS, TARGET_LABELS, YAML
-from ..catalog.writes import keys_of
 from ..findings import ERROR, WARNING, Finding
 from ..i18n import said
 from ..recordclass import record
 from ..texts.switching import KEPT, NONE, OTHER, SAME, SAME_FSDP_KEYS
 from ..texts.switching import classify as counterparts
-from .common import show_value
+from .common import _MISSING, show_value, written_for
 
 _ALWAYS_SHOWN = ("sharding.strategy", "offload.optimizer", "offload.params", "loading.ram_efficient",
                  "checkpoint.format", "precision.mixed_precision")
@@ -87,40 +86,6 @@ class SwitchReport:
         if self.changed_by:
             out[f"changed by {self.changed_by}"] = [m.to_dict() for m in self.changed]
         return out
-
-
-_MISSING = object()
-
-
-def rendered_value(rendered: Rendered, path: str) -> tuple[str, Any] | None:
-    """(file, value) for a provenance path of the rendered accelerate YAML (``yaml``) or DeepSpeed JSON (``json``)."""
-    for name, data in (("yaml", rendered.accelerate), ("json", rendered.deepspeed)):
-        node: Any = data
-        for part in path.split("."):
-            if not isinstance(node, dict) or part not in node:
-                node = _MISSING
-                break
-            node = node[part]
-        if node is not _MISSING and not isinstance(node, dict):
-            return name, node
-    return None
-
-
-def written_for(rendered: Rendered, setting_id: str) -> list[tuple[str, str, Any]]:
-    """Every (file, key, value) the setting produced in this render: the keys the catalogue declares for it, in
-    that order, where this render wrote them for it (a setting without declared keys, ``deepspeed.extra``: every key
-    it wrote)."""
-    declared = keys_of(setting_id)
-    paths = [key for _, key in declared] if declared else list(rendered.provenance)
-    out = []
-    for path in paths:
-        sid = rendered.provenance.get(path)
-        if sid != setting_id and setting_id not in rendered.shared.get(path, ()):
-            continue
-        found = rendered_value(rendered, path)
-        if found is not None:
-            out.append((found[0], path, found[1]))
-    return out
 
 
 def _keys_text(items: list[tuple[str, str, Any]]) -> str:

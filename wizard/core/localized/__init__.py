@@ -7,11 +7,11 @@ which shows what is missing or stale per language and writes worksheets for tran
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, language, translate
+from ..recordclass import replace
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
 from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
 

@@ -28,9 +28,30 @@ from . import (
     training,
     wrapping,
 )
-from .dtype_table import MIXED_PRECISIONS, MODEL_DTYPES, PrecisionRow, precision_notes, precision_table
 from .model import GroupText, Text
-from .switching import MEANING_CHANGES, MeaningChange, meaning_changes
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 26)
+if TYPE_CHECKING:
+    from .dtype_table import MIXED_PRECISIONS, MODEL_DTYPES, PrecisionRow, precision_notes, precision_table
+    from .switching import MEANING_CHANGES, MeaningChange, meaning_changes
+
+_LATER = {"dtype_table": ("MIXED_PRECISIONS", "MODEL_DTYPES", "PrecisionRow", "precision_notes", "precision_table"),
+          "switching": ("MEANING_CHANGES", "MeaningChange", "meaning_changes")}
+"""The dtype table and the meaning changes, imported when first asked for: the TUI's first screen shows neither
+(issue 26)."""
+_MODULE_OF = {name: module for module, names in _LATER.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 _GROUPS = (backend, launch, sharding, parallelism, offload, loading, checkpoint, prefetch, wrapping, summoning, sync,
            training, precision, deepspeed)

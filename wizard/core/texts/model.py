@@ -1,10 +1,11 @@
-"""The shapes of the explanations: one :class:`Text` per setting, one :class:`GroupText` per group."""
+"""The shapes of the explanations: one :class:`Text` per setting, one :class:`GroupText` per group (records, not
+dataclasses: they are built on the TUI's start path, issue 26)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..recordclass import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Text:
     what: str
     """What the setting does and why a user cares (memory/speed cost, which value when)."""
@@ -20,7 +21,7 @@ class Text:
     """The claims (:mod:`wizard.core.claims`) these lines state about the libraries."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GroupText:
     summary: str
     """The side-by-side idea of the group."""

@@ -22,7 +22,6 @@ from ...core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, SETTING_BY_ID, TARG
 from ...core.findings import ERROR, INFO, Finding
 from ...core.localized import ui
 from ..shared import startup_gc
-from ..shared.explain import explain_finding, explain_group, explain_setting
 from ..shared.history import History
 from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
 from ..shared.session import MemoryContext, Start, default_out
@@ -112,7 +111,7 @@ class MainScreen(Screen):
             with ContentSwitcher(id="forms", initial=form_id(first)):
                 yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings), wide=wide)
             pane = ExplanationPane()
-            pane.explain(("group", first), lambda w: explain_group(first, a, w))
+            pane.explain(("group", first), lambda w: _explain().explain_group(first, a, w))
             yield pane
             yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
         yield Container(id="keys")
@@ -349,14 +348,15 @@ class MainScreen(Screen):
         finding = worst_by_setting(self.generated.findings).get(setting_id)
         a, rendered = self.answers, self.generated.rendered
         self.query_one(ExplanationPane).explain(
-            ("setting", setting_id), lambda w: explain_setting(setting_id, a, rendered, finding, w))
+            ("setting", setting_id), lambda w: _explain().explain_setting(setting_id, a, rendered, finding, w))
 
     def explain_group(self, group_id: str) -> None:
         a = self.answers
-        self.query_one(ExplanationPane).explain(("group", group_id), lambda w: explain_group(group_id, a, w))
+        self.query_one(ExplanationPane).explain(("group", group_id), lambda w: _explain().explain_group(group_id, a, w))
 
     def explain_finding(self, finding: Finding) -> None:
-        self.query_one(ExplanationPane).explain(("finding", finding.rule), lambda w: explain_finding(finding, w))
+        self.query_one(ExplanationPane).explain(("finding", finding.rule),
+                                                lambda w: _explain().explain_finding(finding, w))
 
     # -------------------------------------------------------------- groups and focus
 
@@ -537,6 +537,14 @@ class MainScreen(Screen):
     @property
     def has_errors(self) -> bool:
         return any(f.severity == ERROR for f in self.findings)
+
+
+def _explain():
+    """The explanation pane's content (:mod:`wizard.tui.shared.explain`), imported when the pane is first filled, after
+    the first paint (it brings the dtype table and the cell widths, issue 26)."""
+    from ..shared import explain
+
+    return explain
 
 
 def _change_words(before: Answers, after: Answers) -> str:

@@ -11,9 +11,9 @@ from typing import Any
 from ...core.answers import Answers, coerce_value, number_text
 from ...core.answers.render import render, zero_stage
 from ...core.catalog import AUTO, DEEPSPEED, FSDP1, SETTING_BY_ID, SHARDING, Setting
-from ...core.convert import rendered_value as rendered_value
-from ...core.convert import show_value as show_value
-from ...core.convert import written_for as written_for
+from ...core.convert.common import rendered_value as rendered_value
+from ...core.convert.common import show_value as show_value
+from ...core.convert.common import written_for as written_for
 from ...core.findings import ERROR, INFO, WARNING, Finding
 
 ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}

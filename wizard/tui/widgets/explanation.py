@@ -26,7 +26,7 @@ class ExplanationPane(VerticalScroll):
         """What is explained: ("setting", id), ("group", id) or ("finding", rule)."""
 
     def compose(self):
-        yield Static("", id="explanation-body")
+        return ()  # the body is mounted with its first content (the first resize, after the first paint: issue 26)
 
     def explain(self, subject: tuple[str, str], build: Callable[[int], RenderableType]) -> None:
         """Explain something; before mount this only records it (the first resize renders it)."""
@@ -41,7 +41,13 @@ class ExplanationPane(VerticalScroll):
             return
         width = max(20, self.size.width - 3)
         self._width = width
-        self.query_one("#explanation-body", Static).update(self._build(width))
+        content = self._build(width)
+        bodies = self.query_children("#explanation-body").results(Static)
+        body = next(bodies, None)
+        if body is None:
+            self.mount(Static(content, id="explanation-body"))
+        else:
+            body.update(content)
 
     def on_resize(self) -> None:
         if self.size.width - 3 != getattr(self, "_width", None):

@@ -32,7 +32,12 @@ from ..shared.present import (
     uses_select,
     value_to_text,
 )
-from .json_field import JsonField
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 26)
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from .json_field import JsonField
 
 
 def field_id(setting_id: str) -> str:
@@ -187,8 +192,8 @@ class SettingField(Vertical):
     """Label + control for one setting, and one line each, when there is something to say, for a value not
     accepted, "not used here", the problem found and (wide layout) where the value is written.
 
-    The lines share one widget: every widget costs the first paint about half a millisecond, and a form at
-    80x24 shows several fields."""
+    The lines share one widget, mounted the first time there is something to say: every widget costs the first
+    paint a millisecond or more, and a form at 80x24 shows several fields (issue 26)."""
 
     DEFAULT_CSS = """
     SettingField { height: auto; }
@@ -206,6 +211,8 @@ class SettingField(Vertical):
         self._initial = value
         self._wide = wide
         self._invalid = ""
+        self._composed = False
+        """True once compose has run: the notes' widget is then mounted by :meth:`_show_notes` when needed."""
         self._state = self._compute_state(target, finding, written)
         for cls, enabled in self._state[0].items():
             self.set_class(enabled, cls)
@@ -213,8 +220,10 @@ class SettingField(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(localized.setting_label(self.setting.id), classes="label")
         yield self._make_control(self._initial)
+        self._composed = True
         notes = self.notes_content()
-        yield Static(notes, classes="notes" if notes else "notes -empty")
+        if notes:
+            yield Static(notes, classes="notes")
 
     def relabel(self) -> None:
         """The label in the current language (after a switch)."""
@@ -228,6 +237,8 @@ class SettingField(Vertical):
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
         if s.kind == "dict":  # the Extra DeepSpeed JSON: shown from its first line, edited over several
+            from .json_field import JsonField  # its group is not on the first screen (issue 26)
+
             return JsonField(s, value, classes="control")
         return FieldInput(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
 
@@ -251,9 +262,15 @@ class SettingField(Vertical):
         return Content("\n").join(lines)
 
     def _show_notes(self) -> None:
-        """Bring the lines up to date (before compose there is nothing to update: compose uses the state)."""
+        """Bring the lines up to date (before compose there is nothing to update: compose uses the state); their
+        widget is mounted when they first have something to say."""
+        if not self._composed:
+            return
         notes = self.notes_content()
-        for widget in self.query_children(".notes").results(Static):
+        widgets = list(self.query_children(".notes").results(Static))
+        if not widgets and notes:
+            self.mount(Static(notes, classes="notes"))
+        for widget in widgets:
             widget.set_class(not notes, "-empty")
             widget.update(notes)
 
@@ -275,8 +292,7 @@ class SettingField(Vertical):
         event.stop()
         self.post_message(SettingChanged(self.setting.id, event.value))
 
-    @on(JsonField.Changed)
-    def _json_changed(self, event: JsonField.Changed) -> None:
+    def on_json_field_changed(self, event: JsonField.Changed) -> None:  # JsonField is imported with its first field
         event.stop()
         self.post_message(SettingChanged(self.setting.id, event.value))
 
@@ -301,7 +317,7 @@ class SettingField(Vertical):
             control.set_value(value)
         elif isinstance(control, Toggle):
             control.value = bool(value)
-        elif isinstance(control, JsonField):
+        elif _is_json_field(control):
             control.set_value(value)
         elif isinstance(control, Input):
             current, problem = text_to_value(self.setting, control.value)
@@ -333,3 +349,10 @@ class SettingField(Vertical):
         for cls, enabled in state[0].items():
             self.set_class(enabled, cls)
         self._show_notes()
+
+
+def _is_json_field(widget: Widget) -> TypeGuard[JsonField]:
+    """Whether the control is the Extra DeepSpeed JSON's (whose module is imported when its first field is made)."""
+    from .json_field import JsonField
+
+    return isinstance(widget, JsonField)
