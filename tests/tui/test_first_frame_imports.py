@@ -32,6 +32,8 @@ FIRST_FRAME = {
     "wizard.core.library.launcher", "wizard.core.localized", "wizard.core.localized.ui", "wizard.core.recordclass",
     # issue 27: the findings pane's counts (the first frame's last words) in the language
     "wizard.core.localized.screens", "wizard.core.localized.screens.findings",
+    # issue 27: the memory bar's words and the judged line's in the language (dicts), and the bar fitted by cells
+    "wizard.core.localized.screens.memory", "wizard.core.localized.screens.judged", "wizard.core.i18n.cells",
     "wizard.core.rules", "wizard.core.texts", "wizard.core.texts.backend", "wizard.core.texts.checkpoint",
     "wizard.core.texts.deepspeed", "wizard.core.texts.launch", "wizard.core.texts.loading", "wizard.core.texts.model",
     "wizard.core.texts.offload", "wizard.core.texts.parallelism", "wizard.core.texts.precision",
