@@ -205,3 +205,35 @@ def test_the_findings_pane_counts_in_the_language(lang):
                                f"▲ {localized.screen('findings', 'warnings_one', lang, n=1)}",
                                f"ℹ {localized.screen('findings', 'notes_many', lang, n=2)}"])
     assert "warning" not in shown
+
+
+def _lazy_pattern(english: str) -> re.Pattern:
+    """What the scan stands for: each placeholder a lazy group, the whole message matched."""
+    pieces, pos = [], 0
+    for m in PLACE.finditer(english):
+        pieces.append(re.escape(english[pos:m.start()] + ("" if m.group(1) else m.group(0)[0])))
+        if m.group(1):
+            pieces.append(f"(?P<p{m.group(1)}>.*?)")
+        pos = m.end()
+    pieces.append(re.escape(english[pos:]))
+    return re.compile("".join(pieces), re.DOTALL)
+
+
+def test_the_scan_finds_what_a_lazy_pattern_finds():
+    """Matching scans left to right instead of backtracking (a crafted key name cannot stall it): on random
+    templates and messages built of the same few characters it agrees with the regular expression, split included."""
+    import random
+
+    rng = random.Random(27)
+    alphabet = ["a", "b", ": ", "`"]
+    for _ in range(3000):
+        parts = [rng.choice(["", *alphabet]) + rng.choice(alphabet) for _ in range(rng.randint(1, 4))]
+        english = "".join(p + ("{" + str(i) + "}" if i < len(parts) - 1 else "") for i, p in enumerate(parts))
+        if rng.random() < 0.5:  # made from the template, values full of its own separators
+            message = PLACE.sub(lambda m: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+                                if m.group(1) else m.group(0)[0], english)
+        else:
+            message = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        expected = _lazy_pattern(english).fullmatch(message)
+        assert Template(english, english).match(message) == (expected.groupdict() if expected else None), \
+            (english, message)

@@ -334,40 +334,64 @@ def every_template() -> tuple[tuple[str, str], ...]:
 # the language: matching a finding's English and filling in the translation
 # ----------------------------------------------------------------------------------------------------------------
 class Template:
-    """One stored translation of a template: what it matches and how it fills in. Its pattern is compiled when a
-    message first contains its longest literal run (compiling every template up front would cost half a second)."""
+    """One stored translation of a template: what it matches and how it fills in.
 
-    __slots__ = ("english", "text", "_pattern", "anchor", "weight")
+    Matching is a left-to-right scan, not a regular expression: each literal run after a placeholder is found at its
+    leftmost place (what a lazy ``(.*?)`` would take), the first and last runs must open and close the message. For
+    this shape of pattern the leftmost choice never rules out a match, so the scan finds one exactly when the pattern
+    would, in time linear in the message (a pattern of several lazy groups can backtrack for a very long time on a
+    crafted message: a key name in a config is the user's text)."""
+
+    __slots__ = ("english", "text", "literals", "names", "anchor", "weight", "english_text")
 
     def __init__(self, english: str, text: str) -> None:
         self.english, self.text = english, text
-        self._pattern: re.Pattern | None = None
-        literal = [_PLACE.sub(lambda m: m.group(0)[0] if m.group(1) is None else "", run)
-                   for run in re.split(r"\{\d+\}", english)]
-        self.anchor = max(literal, key=len)
-        """The longest literal run: a message without it cannot match (a cheap test before the pattern)."""
-        self.weight = sum(len(x) for x in literal)
-
-    @property
-    def pattern(self) -> re.Pattern:
-        if self._pattern is None:
-            pieces, seen, pos = [], set(), 0
-            for m in _PLACE.finditer(self.english):
-                pieces.append(re.escape(self.english[pos:m.start()] + ("" if m.group(1) else m.group(0)[0])))
-                if m.group(1):
-                    name = "p" + m.group(1)
-                    pieces.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
-                    seen.add(name)
-                pos = m.end()
-            pieces.append(re.escape(self.english[pos:]))
-            self._pattern = re.compile("".join(pieces), re.DOTALL)
-        return self._pattern
+        literals, names, run, pos = [], [], [], 0
+        for m in _PLACE.finditer(english):
+            run.append(english[pos:m.start()])
+            if m.group(1) is None:
+                run.append(m.group(0)[0])  # {{ -> {, }} -> }
+            else:
+                literals.append("".join(run))
+                names.append("p" + m.group(1))
+                run = []
+            pos = m.end()
+        run.append(english[pos:])
+        literals.append("".join(run))
+        self.literals: list[str] = literals
+        """The literal runs: one more than the placeholders (the first and last may be empty)."""
+        self.names: list[str] = names
+        self.english_text = literals[0] if not names else ""
+        """A template without placeholders: its text as printed (braces undoubled)."""
+        self.anchor = max(literals, key=len)
+        """The longest literal run: a message without it cannot match (a cheap test first)."""
+        self.weight = sum(len(x) for x in literals)
 
     def match(self, message: str) -> dict[str, str] | None:
+        """The computed parts of ``message`` if it was made from this template (name -> text), else None."""
         if self.anchor not in message:
             return None
-        m = self.pattern.fullmatch(message)
-        return m.groupdict() if m else None
+        if not self.names:
+            return {} if message == self.english_text else None
+        first, last = self.literals[0], self.literals[-1]
+        end = len(message) - len(last)
+        if end < len(first) or not message.startswith(first) or not message.endswith(last):
+            return None
+        values: dict[str, str] = {}
+        pos = len(first)
+        for i, name in enumerate(self.names):
+            if i == len(self.names) - 1:
+                value = message[pos:end]
+            else:
+                following = self.literals[i + 1]
+                found = message.find(following, pos, end)
+                if found < 0:
+                    return None
+                value, pos = message[pos:found], found + len(following)
+            if values.get(name, value) != value:
+                return None
+            values[name] = value
+        return values
 
     def fill(self, values: dict[str, str]) -> str:
         def put(m: re.Match) -> str:
