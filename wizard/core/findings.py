@@ -78,11 +78,13 @@ class Finding:
             "source": self.source,
         }
 
-    def render(self) -> str:
+    def render(self, message: str | None = None, fix_line: str | None = None) -> str:
+        """``SEVERITY [rule] keys: message`` and an indented ``fix: ...`` line; ``message`` and ``fix_line`` in
+        another language (``localized.finding_text``) replace the English."""
         keys = ", ".join(self.keys)
-        text = f"{self.severity.upper()} [{self.rule}] {keys}: {self.message}"
+        text = f"{self.severity.upper()} [{self.rule}] {keys}: {self.message if message is None else message}"
         if self.fix:
-            text += f"\n    fix: {self.fix}"
+            text += f"\n    {f'fix: {self.fix}' if fix_line is None else fix_line}"
         return text
 
 

@@ -21,6 +21,8 @@ Pure and light: stdlib plus the wizard's core (no torch, accelerate, deepspeed o
 """
 from __future__ import annotations
 
+from .. import lazy_names
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (issue 26)
 if TYPE_CHECKING:
     from .common import TARGET_CHOICES, rendered_value, show_value, target_for, written_for
@@ -48,20 +50,9 @@ _WHERE = {
     "report": ("CarryLine", "MeaningLine", "SwitchReport", "classify", "switch_report"),
     "switcher": ("Switch", "switch"),
 }
-_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
-"""Each name of the package -> the module that defines it. The modules are imported when a name is first asked
-for: the TUI's first screen needs only :mod:`.common`'s (issue 26), ``convert`` and ctrl+t need them all."""
-
-
-def __getattr__(name: str):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+"""Each module of the package -> the names it defines. The modules are imported when a name is first asked for:
+the TUI's first screen needs only :mod:`.common`'s (issue 26), ``convert`` and ctrl+t need them all."""
+__getattr__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = ["CarryLine", "Conversion", "Difference", "MeaningLine", "Switch", "SwitchReport", "TARGET_CHOICES",

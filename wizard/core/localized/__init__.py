@@ -287,10 +287,9 @@ def finding_text(finding, english: str, lang: str | None = None) -> str:
     if lang == ENGLISH:
         return english
     message = finding_message(finding, lang)
-    lines = [f"{finding.severity.upper()} [{finding.rule}] {', '.join(finding.keys)}: {message}"]
+    text = finding.render(message, labelled(ui("fix", lang), finding_fix(finding, lang)))
     summary = translated_rule_summary(finding.rule, lang) if message == finding.message else ""
-    if summary:
-        lines.append("    " + labelled(ui("rule_says", lang), summary))
-    if finding.fix:
-        lines.append("    " + labelled(ui("fix", lang), finding_fix(finding, lang)))
-    return "\n".join(lines)
+    if not summary:
+        return text
+    head, _, rest = text.partition("\n")  # the rule in the language under the English message
+    return "\n".join([head, "    " + labelled(ui("rule_says", lang), summary), *([rest] if rest else [])])

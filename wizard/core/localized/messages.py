@@ -342,7 +342,7 @@ class Template:
     would, in time linear in the message (a pattern of several lazy groups can backtrack for a very long time on a
     crafted message: a key name in a config is the user's text)."""
 
-    __slots__ = ("english", "text", "literals", "names", "anchor", "weight", "english_text")
+    __slots__ = ("english", "text", "literals", "names", "anchor", "weight")
 
     def __init__(self, english: str, text: str) -> None:
         self.english, self.text = english, text
@@ -361,8 +361,6 @@ class Template:
         self.literals: list[str] = literals
         """The literal runs: one more than the placeholders (the first and last may be empty)."""
         self.names: list[str] = names
-        self.english_text = literals[0] if not names else ""
-        """A template without placeholders: its text as printed (braces undoubled)."""
         self.anchor = max(literals, key=len)
         """The longest literal run: a message without it cannot match (a cheap test first)."""
         self.weight = sum(len(x) for x in literals)
@@ -372,7 +370,7 @@ class Template:
         if self.anchor not in message:
             return None
         if not self.names:
-            return {} if message == self.english_text else None
+            return {} if message == self.literals[0] else None
         first, last = self.literals[0], self.literals[-1]
         end = len(message) - len(last)
         if end < len(first) or not message.startswith(first) or not message.endswith(last):

@@ -12,6 +12,7 @@ the code and say so in ``versions``.
 """
 from __future__ import annotations
 
+from .. import lazy_names
 from . import (
     backend,
     checkpoint,
@@ -39,18 +40,7 @@ _LATER = {"dtype_table": ("MIXED_PRECISIONS", "MODEL_DTYPES", "PrecisionRow", "p
           "switching": ("MEANING_CHANGES", "MeaningChange", "meaning_changes")}
 """The dtype table and the meaning changes, imported when first asked for: the TUI's first screen shows neither
 (issue 26)."""
-_MODULE_OF = {name: module for module, names in _LATER.items() for name in names}
-
-
-def __getattr__(name: str):
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LATER)
 
 
 _GROUPS = (backend, launch, sharding, parallelism, offload, loading, checkpoint, prefetch, wrapping, summoning, sync,
