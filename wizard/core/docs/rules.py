@@ -4,18 +4,18 @@ the modules of ``wizard/core/lint/``), every answer rule (``answers.rules``) and
 
 Name, severity, meaning (the registered summary) and source come from the registrations. The keys a rule blames
 and its fix come from the code that reports it: each ``ctx.emit(RULE, keys, message, fix)`` call and each
-``yield (keys, message, fix)`` of an answer rule is read with ``ast`` (keys and fix as written there, computed parts
-shown as ``…``), so the document cannot drift from what ``check`` and the wizard print.
+``yield (keys, message, fix)`` of an answer rule (:mod:`wizard.core.sites`, which reads where findings are made) is
+read in general terms here (keys and fix as written there, computed parts shown as ``…``), so the document cannot
+drift from what ``check`` and the wizard print.
 
 Regenerate: ``python -m wizard.core.docs.rules > docs/rules.md`` (tests/unit/test_rules_doc.py checks it).
 """
 from __future__ import annotations
 
 import ast
-import inspect
 import re
 
-from .. import wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
+from .. import sites, wizard_rules  # noqa: F401 - wizard_rules registers the rules of the wizard's steps
 from ..answers import rules as answer_rules
 from ..findings import ERROR, INFO, WARNING
 from ..lint import configfile, ds, dsjson, dszero, fsdp, general, linter
@@ -92,8 +92,8 @@ def _text(node: ast.AST, fn: ast.AST | None, depth: int = 0) -> str | None:
     if isinstance(node, ast.IfExp):
         return _text(node.body, fn, depth)
     if isinstance(node, ast.Name) and fn is not None and depth < 3:
-        value = _assigned(fn, node.id)
-        return _text(value, fn, depth + 1) if value is not None else None
+        values = sites.assigned(fn, node.id)
+        return _text(values[-1], fn, depth + 1) if values else None
     if isinstance(node, ast.Call):
         k = _key_call(node)
         if k:
@@ -109,14 +109,6 @@ def _key_call(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name) and node.id == "DS_FILE_KEY":
         return DS_FILE_KEY
     return None
-
-
-def _assigned(fn: ast.AST, name: str) -> ast.AST | None:
-    found = None
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
-            found = n.value
-    return found
 
 
 def _keys(node: ast.AST | None, fn: ast.AST | None, depth: int = 0) -> list[str]:
@@ -171,72 +163,19 @@ def _dedupe(items) -> list[str]:
     return out
 
 
-def _functions(tree: ast.AST):
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield n
-
-
-def _config_reports() -> dict[str, dict[str, list[str]]]:
-    """rule name -> {"keys": [...], "fix": [...]} from every emit / Finding / _ds_error call."""
+def _reports() -> dict[str, dict[str, list[str]]]:
+    """rule name -> {"keys": [...], "fix": [...]} from every site (:mod:`wizard.core.sites`) of the config rules'
+    modules and the answer rules that names its rule: each ``emit`` / ``Finding`` / ``_ds_error`` call and each
+    ``yield (keys, message, fix)`` of an answer rule."""
     reports: dict[str, dict[str, list[str]]] = {}
-    for mod in CONFIG_MODULES:
-        tree = ast.parse(inspect.getsource(mod))
-        consts: dict[str, str] = {}  # constant -> the rule name registered into it
-        for n in tree.body:
-            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
-                    and n.value.func.id == "rule" and n.value.args and isinstance(n.value.args[0], ast.Constant) \
-                    and isinstance(n.value.args[0].value, str):
-                for target in n.targets:
-                    if isinstance(target, ast.Name):
-                        consts[target.id] = n.value.args[0].value
-        for fn in _functions(tree):
-            for call in ast.walk(fn):
-                if not isinstance(call, ast.Call):
-                    continue
-                f = call.func
-                fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-                args = call.args
-                if fname == "emit" and args:
-                    rid, keys, fix = args[0], args[1] if len(args) > 1 else None, args[3] if len(args) > 3 else None
-                elif fname == "Finding" and len(args) >= 2:
-                    rid, keys, fix = args[1], args[2] if len(args) > 2 else None, args[4] if len(args) > 4 else None
-                elif fname == "_ds_error" and args:
-                    rid, keys, fix = args[0], ast.Name("DS_FILE_KEY"), args[2] if len(args) > 2 else None
-                else:
-                    continue
-                for kw in call.keywords:
-                    if kw.arg == "fix":
-                        fix = kw.value
-                name = consts.get(rid.id) if isinstance(rid, ast.Name) else None
-                if name is None:
-                    continue
-                r = reports.setdefault(name, {"keys": [], "fix": []})
-                r["keys"] += _keys(keys, fn)
-                t = _text(fix, fn) if fix is not None else None
-                if t:
-                    r["fix"].append(t)
-    return reports
-
-
-def _answer_reports() -> dict[str, dict[str, list[str]]]:
-    """rule name -> {"keys": [...], "fix": [...]} from every ``yield (keys, message, fix)`` of an answer rule."""
-    tree = ast.parse(inspect.getsource(answer_rules))
-    reports: dict[str, dict[str, list[str]]] = {}
-    for fn in _functions(tree):
-        names = [d.args[0].value for d in fn.decorator_list if isinstance(d, ast.Call) and isinstance(d.func, ast.Name)
-                 and d.func.id == "answer_rule" and d.args and isinstance(d.args[0], ast.Constant)
-                 and isinstance(d.args[0].value, str)]
-        if not names:
+    for site in sites.in_modules((*CONFIG_MODULES, answer_rules)):
+        if site.rule is None:
             continue
-        r = reports.setdefault(names[0], {"keys": [], "fix": []})
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Yield) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 3:
-                blamed, _message, fix = node.value.elts
-                r["keys"] += _keys(blamed, fn)
-                t = _text(fix, fn)
-                if t:
-                    r["fix"].append(t)
+        r = reports.setdefault(site.rule, {"keys": [], "fix": []})
+        r["keys"] += _keys(site.keys, site.function)
+        t = _text(site.fix, site.function) if site.fix is not None else None
+        if t:
+            r["fix"].append(t)
     return reports
 
 
@@ -267,7 +206,7 @@ def rule_rows():
     """(name, severity, keys, meaning, fixes, source) for every config rule, every answer rule, and every rule of the
     wizard's own steps (three lists)."""
     order = {ERROR: 0, WARNING: 1, INFO: 2}
-    creps, areps = _config_reports(), _answer_reports()
+    reports = _reports()
 
     def row(info, reps):
         found = reps.get(info.name, {})
@@ -278,8 +217,8 @@ def rule_rows():
     def by_severity(section):
         return sorted(in_section(section).values(), key=lambda i: (order[i.severity], i.name))
 
-    config = [row(i, creps) for i in by_severity(CONFIG)]
-    answers = [row(i, areps) for i in by_severity(ANSWER)]
+    config = [row(i, reports) for i in by_severity(CONFIG)]
+    answers = [row(i, reports) for i in by_severity(ANSWER)]
     steps = [row(i, {}) for section in STEP_SECTIONS for i in by_severity(section)]
     return config, answers, steps
 

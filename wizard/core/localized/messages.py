@@ -4,9 +4,10 @@ A finding's message is English built where the finding is made (``ctx.emit(RULE,
 ``Finding(severity, rule, keys, message, fix, ...)``, an answer rule's ``yield (keys, message, fix)``), mostly by
 f-strings that put this config's keys and values into a sentence. The English in the code stays the one source:
 
-- :func:`templates` reads every such call with ``ast`` and turns each message and fix expression into templates: the
-  literal words kept, each computed part (a key, a value, a version, a list) a numbered placeholder ``{0}``, ``{1}``,
-  ...; an ``a if c else b`` of literal words and a ``+`` of pieces give one template per variant. They are the
+- :func:`templates` takes every such call from :mod:`wizard.core.sites` (the one reader of where findings are made,
+  which docs/rules.md reads too) and turns each message and fix expression into templates: the literal words kept,
+  each computed part (a key, a value, a version, a list) a numbered placeholder ``{0}``, ``{1}``, ...; an
+  ``a if c else b`` of literal words and a ``+`` of pieces give one template per variant. They are the
   English texts of the ``messages-*`` parts (:func:`wizard.core.localized.sources`), translated like every other
   text, keyed by the template itself (a changed sentence is a new key; the old translation is then orphaned).
 - At run time :func:`translated` matches a finding's English against the language's templates (literal words equal,
@@ -64,32 +65,18 @@ _HOLE = None
 """A computed part of a template (a placeholder), among its literal pieces."""
 
 
-def _assigned(fn: ast.AST, name: str) -> list[ast.AST]:
-    import ast
-
-    return [n.value for n in ast.walk(fn)
-            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-
-
 def _product(seqs: list[list[tuple]]) -> list[tuple]:
     from itertools import islice, product
 
     return [tuple(p for part in combo for p in part) for combo in islice(product(*seqs), VARIANTS)]
 
 
-def _module_value(module: ast.Module | None, name: str) -> ast.AST | None:
-    """The value of ``name`` assigned once at the top level of ``module`` (a constant sentence or table)."""
-    import ast
-
-    found = [n.value for n in getattr(module, "body", ())
-             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-    return found[0] if len(found) == 1 else None
-
-
 def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0, module: ast.Module | None = None) -> list[tuple]:
     """The templates of a string expression: tuples of literal strings and holes (``_HOLE``). With ``module``, a
     name the function does not assign is looked up at the module's top level (the errors' shared sentences)."""
     import ast
+
+    from ..sites import assigned, module_value
 
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [(node.value,)]
@@ -114,12 +101,12 @@ def _variants(node: ast.AST, fn: ast.AST | None, depth: int = 0, module: ast.Mod
         return (_variants(node.body, fn, depth, module) + _variants(node.orelse, fn, depth, module))[:VARIANTS]
     if isinstance(node, ast.Name) and fn is not None and depth < 3:
         found: list[tuple] = []
-        for value in _assigned(fn, node.id):
+        for value in assigned(fn, node.id):
             found += _variants(value, fn, depth + 1, module)
         if found:
             return found[:VARIANTS]
     if isinstance(node, ast.Name) and module is not None and depth < 3:
-        shared = _module_value(module, node.id)
+        shared = module_value(module, node.id)
         if shared is not None:
             return _variants(shared, None, depth + 1, module)[:VARIANTS]
     return [(_HOLE,)]
@@ -140,43 +127,6 @@ def template_of(pieces: tuple) -> str:
 def worth_translating(template: str) -> bool:
     """A template with at least two words of its own (``{0}: {1}`` has nothing to translate)."""
     return len(re.findall(r"[A-Za-z]{2,}", _PLACE.sub(" ", template))) >= 2
-
-
-def _calls(fn: ast.AST):
-    """(message, fix) expressions of every finding made in the function ``fn``."""
-    import ast
-
-    is_answer_rule = any(isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "answer_rule"
-                         for d in getattr(fn, "decorator_list", ()))
-    for node in ast.walk(fn):
-        message = fix = None
-        if isinstance(node, ast.Call):
-            f = node.func
-            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            args = node.args
-            if name == "emit" and len(args) >= 3 and not isinstance(args[0], ast.Constant):
-                message, fix = args[2], args[3] if len(args) > 3 else None  # ctx.emit(RULE, keys, message, fix)
-            elif name == "_ds_error" and len(args) >= 2:
-                message, fix = args[1], args[2] if len(args) > 2 else None  # _ds_error(RULE, message, fix)
-            elif name == "Finding" and len(args) >= 4:
-                message, fix = args[3], args[4] if len(args) > 4 else None  # Finding(sev, rule, keys, message, fix)
-            elif name == "said" and len(args) == 1:
-                message = args[0]  # i18n.said(f"..."): a sentence shown outside a finding
-            else:
-                continue
-            for kw in node.keywords:
-                if kw.arg == "message":
-                    message = kw.value
-                elif kw.arg == "fix":
-                    fix = kw.value
-        elif is_answer_rule and isinstance(node, ast.Yield) and isinstance(node.value, ast.Tuple) \
-                and len(node.value.elts) == 3:
-            _keys, message, fix = node.value.elts  # an answer rule's (keys, message, fix)
-        else:
-            continue
-        for expr in (message, fix):
-            if expr is not None:
-                yield expr
 
 
 ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,)}
@@ -210,6 +160,8 @@ def _tables(expr: ast.AST, fn: ast.AST, module: ast.Module) -> list[ast.AST]:
     translation where the error shows it (or is the error's whole message)."""
     import ast
 
+    from ..sites import module_value
+
     names: list[str] = []
     for node in ast.walk(expr):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
@@ -223,7 +175,7 @@ def _tables(expr: ast.AST, fn: ast.AST, module: ast.Module) -> list[ast.AST]:
                 names.append(loop.iter.func.value.id)
     out: list[ast.AST] = []
     for name in names:
-        table = _module_value(module, name)
+        table = module_value(module, name)
         if isinstance(table, ast.Dict):
             out += [v for v in table.values if v is not None]
     return out
@@ -235,8 +187,10 @@ def _returned(expr: ast.AST, fn: ast.AST, functions) -> list[tuple]:
     ``not_found(name, ANSWERS, preset_hint(...))``."""
     import ast
 
+    from ..sites import assigned
+
     calls = [expr] if isinstance(expr, ast.Call) else \
-        [v for v in _assigned(fn, expr.id) if isinstance(v, ast.Call)] if isinstance(expr, ast.Name) else []
+        [v for v in assigned(fn, expr.id) if isinstance(v, ast.Call)] if isinstance(expr, ast.Name) else []
     out: list[tuple] = []
     for call in calls:
         f = call.func
@@ -251,6 +205,8 @@ def _returned(expr: ast.AST, fn: ast.AST, functions) -> list[tuple]:
 def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
     """The templates of the command line's errors (:data:`ERRORS`), each not already a finding's."""
     import ast
+
+    from ..sites import functions as functions_in
 
     sources = {path: path.read_text(encoding="utf-8") for path in sorted(root.rglob("*.py"))}
     parsed: dict = {}
@@ -270,9 +226,7 @@ def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
         if not any(f"{name}(" in source for name in ERROR_CALLS):
             continue
         module = tree(path)
-        for fn in ast.walk(module):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
+        for fn in functions_in(module):
             for expr in _error_calls(fn):
                 variants = _variants(expr, fn, module=module) + _returned(expr, fn, functions)
                 for table_value in _tables(expr, fn, module):
@@ -296,29 +250,23 @@ def templates() -> tuple[tuple[str, str], ...]:
 
 @cache
 def every_template() -> tuple[tuple[str, str], ...]:
-    """:func:`templates` and those with nothing to translate (``{0}: {1}``), as (part, template)."""
-    import ast
-    from pathlib import Path
+    """:func:`templates` and those with nothing to translate (``{0}: {1}``), as (part, template): each message and
+    fix of every site where a finding is made or a sentence is ``said`` (:mod:`wizard.core.sites`), the switch
+    table's texts, and the command line's errors."""
+    from .. import sites
 
-    root = Path(__file__).resolve().parents[2]
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root).as_posix()
-        source = path.read_text(encoding="utf-8")
-        if "emit(" not in source and "Finding(" not in source and "answer_rule" not in source \
-                and "_ds_error(" not in source and "said(" not in source:
-            continue
-        part = PART_OF_MODULE.get(rel, OTHER)
-        for fn in ast.walk(ast.parse(source)):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for site in sites.everywhere():
+        part = PART_OF_MODULE.get(site.path, OTHER)
+        for expr in (site.message, site.fix):
+            if expr is None:
                 continue
-            for expr in _calls(fn):
-                for pieces in _variants(expr, fn):
-                    template = template_of(pieces)
-                    if template not in seen:
-                        seen.add(template)
-                        out.append((part, template))
+            for pieces in _variants(expr, site.function):
+                template = template_of(pieces)
+                if template not in seen:
+                    seen.add(template)
+                    out.append((part, template))
     from ..texts.switching import COUNTERPARTS, KEPT, SAME_FSDP_KEYS
 
     for text in (*(c.text for entries_ in COUNTERPARTS.values() for c in entries_), KEPT, SAME_FSDP_KEYS):
@@ -326,7 +274,7 @@ def every_template() -> tuple[tuple[str, str], ...]:
         if template not in seen:
             seen.add(template)
             out.append((SWITCH, template))
-    out += _error_templates(root, seen)
+    out += _error_templates(sites.ROOT, seen)
     return tuple(out)
 
 
