@@ -128,6 +128,15 @@ def translate(part: str, key: str, english: str, lang: str | None = None) -> str
     return entry["text"]
 
 
+def filled(part: str, key: str, english: str, lang: str | None = None, /, **values: object) -> str:
+    """A keyed English text in the language (the current one when None: :func:`translate`, which falls back to the
+    English), its ``{name}`` placeholders then filled from ``values`` (none given: the text as it is, braces and
+    all). The one lookup behind the wizard's keyed words: :func:`wizard.core.localized.ui`,
+    :func:`wizard.core.localized.screen` and the commands' lines (:func:`.lines.line`)."""
+    words = translate(part, key, english, lang)
+    return words.format(**values) if values else words
+
+
 def forget() -> None:
     """Drop the translations read so far (after a catalogue file changed: the tool that writes them)."""
     _parts.clear()

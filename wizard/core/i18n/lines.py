@@ -5,7 +5,7 @@ Kept light (a dict and a lookup): the hot commands import it at start, and in En
 """
 from __future__ import annotations
 
-from . import translate
+from . import filled, translate
 
 LINES: dict[str, str] = {
     "summary": "{errors} error(s), {warnings} warning(s), {notes} note(s)",
@@ -38,6 +38,5 @@ def loop_words(loop: str | None, english: str) -> str:
 
 
 def line(key: str, **values: object) -> str:
-    """The line ``key`` in the current language, filled in."""
-    english = LINES[key]
-    return translate("lines", key, english).format(**values) if values else translate("lines", key, english)
+    """The line ``key`` in the current language, filled in (:func:`wizard.core.i18n.filled`)."""
+    return filled("lines", key, LINES[key], None, **values)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
-from ..i18n import ENGLISH, language, translate
+from ..i18n import ENGLISH, filled, language, translate
 from ..recordclass import replace
 from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
 from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
@@ -206,18 +206,17 @@ def key_words(english: str, lang: str | None = None) -> str:
 
 
 def ui(key: str, lang: str | None = None, **values: object) -> str:
-    """The words of :data:`.ui.UI` under ``key`` in the language, with ``{name}`` filled from ``values``."""
-    words = translate("ui", key, UI[key], _lang(lang))
-    return words.format(**values) if values else words
+    """The words of :data:`.ui.UI` under ``key`` in the language, with ``{name}`` filled from ``values``
+    (:func:`wizard.core.i18n.filled`)."""
+    return filled("ui", key, UI[key], lang, **values)
 
 
 def screen(name: str, key: str, lang: str | None = None, **values: object) -> str:
     """The words of the screen ``name`` (:mod:`.screens`) under ``key`` in the language, with ``{name}`` filled from
-    ``values``."""
+    ``values`` (:func:`wizard.core.i18n.filled`)."""
     from .screens import words
 
-    words_ = translate(f"screen-{name}", key, words(name)[key], _lang(lang))
-    return words_.format(**values) if values else words_
+    return filled(f"screen-{name}", key, words(name)[key], lang, **values)
 
 
 def labelled(label: str, rest: str) -> str:

@@ -80,18 +80,6 @@ UI: dict[str, str] = {
                   "and most have a mouse target.",
     "language_now": "Language: {name}",
     "language_switch": "Switch the language of the explanations to {name}",
-    # the switch report (after ctrl+t, or a suggestion of the memory screen)
-    "switch_title": "Switched {before} → {after}",
-    "switch_changed": "Changed by {by} (not carried over: chosen anew):",
-    "switch_carried": "Carried over (the same intent, written the {target} way):",
-    "switch_answer": "answer",
-    "switch_was": "was ({target})",
-    "switch_now": "now ({target})",
-    "switch_meaning": "Carried over with another meaning (the same answer, a different run):",
-    "switch_dropped": "Did not carry over (kept in the answers, not written):",
-    "switch_new_findings": "New findings after the switch (see Findings):",
-    "switch_lossless": "Nothing was lost in the switch.",
-    "ok_enter": "OK (Enter)",
 }
 """Key -> the English words."""
 

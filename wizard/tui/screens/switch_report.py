@@ -14,9 +14,14 @@ from textual.widgets import Button, Static
 
 from ...core import localized
 from ...core.catalog import SETTING_BY_ID
-from ...core.localized import said, ui
+from ...core.localized import said
 from ..shared.present import ICONS, NOT_APPLICABLE_ICON, WORDS
 from ..shared.switch import SwitchReport
+
+
+def words(key: str, **values: object) -> str:
+    """The switch report's words (:mod:`wizard.core.localized.screens.switch`) in the wizard's language."""
+    return localized.screen("switch", key, None, **values)
 
 
 def _indented(text: Text, left: int) -> Padding:
@@ -45,7 +50,7 @@ def _written_now(before: str, after: str) -> Text:
 def report_renderable(report: SwitchReport, width: int = 80) -> Group:
     parts: list = []
     if report.changed:
-        parts.append(Text("↻ " + ui("switch_changed", by=report.changed_by), style="bold cyan"))
+        parts.append(Text("↻ " + words("changed", by=report.changed_by), style="bold cyan"))
         for m in report.changed:
             text = Text()
             text.append(f"{m.setting_id}: ", style="bold")
@@ -56,12 +61,12 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
     if report.carried:
         if parts:
             parts.append(Text(""))
-        parts.append(Text("✔ " + ui("switch_carried", target=report.after), style="bold green"))
+        parts.append(Text("✔ " + words("carried", target=report.after), style="bold green"))
         if width >= 100:
             table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold", expand=True)
-            table.add_column(ui("switch_answer"), ratio=3)
-            table.add_column(ui("switch_was", target=report.before), ratio=4)
-            table.add_column(ui("switch_now", target=report.after), ratio=4)
+            table.add_column(words("answer"), ratio=3)
+            table.add_column(words("was", target=report.before), ratio=4)
+            table.add_column(words("now", target=report.after), ratio=4)
             for line in report.carried:
                 table.add_row(f"{line.setting_id} = {line.value}", line.before, line.after)
             parts.append(table)
@@ -71,7 +76,7 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
                 parts.append(_indented(_written_now(line.before, line.after), 4))
     if report.changed_meaning:
         parts.append(Text(""))
-        parts.append(Text("≠ " + ui("switch_meaning"), style="bold yellow"))
+        parts.append(Text("≠ " + words("meaning"), style="bold yellow"))
         shown: set[str] = set()
         for m in report.changed_meaning:
             text = Text()
@@ -83,18 +88,18 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
                 parts.append(_indented(_written_now(m.before, m.after), 4))
     if report.dropped:
         parts.append(Text(""))
-        parts.append(Text(f"{NOT_APPLICABLE_ICON} " + ui("switch_dropped"), style="bold yellow"))
+        parts.append(Text(f"{NOT_APPLICABLE_ICON} " + words("dropped"), style="bold yellow"))
         for line in report.dropped:
             parts.append(_indented(Text(f"{line.setting_id} = {line.value}: {_reason(line)}"), 2))
     if report.new_findings:
         parts.append(Text(""))
-        parts.append(Text(ui("switch_new_findings"), style="bold yellow"))
+        parts.append(Text(words("new_findings"), style="bold yellow"))
         for f in report.new_findings:
             finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {localized.finding_message(f)}"
             parts.append(_indented(Text(finding), 2))
     if report.lossless:
         parts.append(Text(""))
-        parts.append(Text(ui("switch_lossless"), style="green"))
+        parts.append(Text(words("lossless"), style="green"))
     return Group(*parts)
 
 
@@ -118,10 +123,10 @@ class SwitchReportScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = ui("switch_title", before=self.report.before, after=self.report.after)
+            box.border_title = words("title", before=self.report.before, after=self.report.after)
             with VerticalScroll():
                 yield Static(report_renderable(self.report, self.app.size.width), id="switch-report")
-            yield Button(ui("ok_enter"), id="ok", compact=True, variant="primary")
+            yield Button(words("ok"), id="ok", compact=True, variant="primary")
 
     def on_button_pressed(self) -> None:
         self.dismiss(None)
