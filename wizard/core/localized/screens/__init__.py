@@ -6,7 +6,7 @@ the translations' tests and tool. Adding a screen: a module here and its name in
 """
 from __future__ import annotations
 
-SCREENS = ("review", "run", "memory", "judged", "findings")
+SCREENS = ("review", "run", "memory", "judged", "findings", "cli", "yaml")
 """The screens whose words live here (a module of that name each)."""
 
 
