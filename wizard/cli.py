@@ -146,8 +146,22 @@ class _Parser(argparse.ArgumentParser):
             raise UsageError(_unknown_command(message))
         command = self.prog.removeprefix("fsdpds-wizard").strip()
         see = f"fsdpds-wizard help {command}" if command else "fsdpds-wizard --help"
-        prefix = f"{command}: " if command else ""
-        raise UsageError(f"{prefix}{message} (options: {see})")
+        raise _ArgparseError(f"{command}: " if command else "", message, see)
+
+
+class _ArgparseError(UsageError):
+    """argparse's own error (``message``, as argparse words it) for the command ``prefix`` names, and where its options
+    are (``see``): one line in English; main says it in the language (wizard.core.localized.parsers)."""
+
+    def __init__(self, prefix: str, message: str, see: str):
+        self.prefix, self.message, self.see = prefix, message, see
+        super().__init__(f"{prefix}{message} (options: {see})")
+
+    def in_language(self) -> str:
+        from .core.i18n import language
+        from .core.localized.parsers import parser_error
+
+        return parser_error(self.prefix, self.message, self.see, language())
 
 
 class _LibraryOption(argparse._StoreAction):
@@ -482,8 +496,8 @@ def _number(flag: str, name: str | None = None) -> Callable[[str], int | float]:
 
         try:
             return parse_number(name, text)
-        except NumberError as exc:
-            raise UsageError(exc.said_by(flag)) from None
+        except NumberError as exc:  # the cause: main says it in the language (wizard.core.localized.parsers)
+            raise UsageError(exc.said_by(flag)) from exc
 
     parse.__name__ = name
     return parse
@@ -756,12 +770,23 @@ def _error_words(exc: Exception) -> str:
     """A usage error or an unusable input as main prints it, in the language: its sentence's translation
     (wizard.core.localized, templates of part messages-errors) with flags, values and paths as given; an input
     error's path kept and its ``what`` and ``fix`` translated each; a ``FLAG VALUE: REASON`` whose whole has no
-    translation gets its reason's. In English the message as it is (no translation read); argparse's own messages stay
-    English."""
+    translation gets its reason's; a number flag's (wizard.core.localized.parsers) with its value and limits as typed;
+    an error with an ``in_language()`` (argparse's own, a config with errors) says itself. In English the message as
+    it is (no translation read)."""
     from .core.i18n import ENGLISH, language
 
-    if language() == ENGLISH:
+    lang = language()
+    if lang == ENGLISH:
         return str(exc)
+    own = getattr(exc, "in_language", None)  # an error that says itself (argparse's, a config with errors)
+    if callable(own):
+        return own()
+    bounds = sys.modules.get(f"{__package__}.core.bounds")
+    if bounds is not None and isinstance(exc.__cause__, bounds.NumberError) \
+            and str(exc).endswith(f" {exc.__cause__}"):  # --headroom 5: too large; give ...
+        from .core.localized.parsers import number_error
+
+        return f"{str(exc).removesuffix(str(exc.__cause__))}{number_error(exc.__cause__, lang)}"
     from .core.localized import said as in_language  # (not a said(...) the templates' reader reads)
 
     if _is_input_error(exc):

@@ -1,6 +1,7 @@
 """Issue 27: the command line's own errors (a usage error, an input that cannot be used) and the `--help` lines that
 name a value (the `--LIB-version` options, `--headroom`, the option groups' titles) in the chosen language; the flag,
-the value and the path as typed; English as before without a language. argparse's own errors stay English."""
+the value and the path as typed; English as before without a language (argparse's own errors, the number flags' and
+the YAML parser's words: test_cli_argparse_languages.py)."""
 from __future__ import annotations
 
 import json
@@ -97,12 +98,6 @@ def test_the_errors_in_english_are_as_before(tmp_path, capsys):
                                            "numbers like 0.19.8)")
     assert _error(capsys, ["--headless", str(tmp_path), "--out", str(tmp_path / "out"), "--lang", "en"]) == (
         f"{tmp_path}: a folder, not a file; give the path of the answers YAML itself")
-
-
-@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
-def test_argparse_own_errors_stay_english(capsys, lang):
-    said = _error(capsys, ["check", "x.yaml", "--format", "xml", "--lang", lang])
-    assert "invalid choice: 'xml'" in said
 
 
 HELP_LINES = {

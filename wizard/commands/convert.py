@@ -23,7 +23,7 @@ from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, TARGET_LABELS
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO, Finding
-from ..core.i18n.lines import line
+from ..core.i18n.lines import LINES, line
 from .common import print_findings, summary_line
 from .sources import SourceHasErrors, source_errors
 
@@ -82,8 +82,7 @@ def run(args) -> int:
     to = _target(args, source.target)
     refused = source_errors(loaded)
     if refused:
-        return _refuse(args, source.target, to, SourceHasErrors(args.config, refused, "converting it would carry "
-                                                                "them over or hide them"))
+        return _refuse(args, source.target, to, SourceHasErrors(args.config, refused, "convert"))
     if args.verify:
         from ..run.requirements import require_for_args
 
@@ -93,7 +92,7 @@ def run(args) -> int:
     written: list[str] = []
     unchanged: list[str] = []
     backups: list[str] = []
-    problem = ""
+    problem: tuple[str, dict[str, object]] | str = ""  # a line's key and values (English in the JSON), or a text
     verified: bool | None = None
     if conv.ok and args.verify:
         import contextlib
@@ -105,7 +104,7 @@ def run(args) -> int:
         verified = not any(f.severity != INFO for f in problems)  # notes (INFO) fail nothing
         conv.findings = problems + conv.findings
         if not verified:
-            problem = "verification against accelerate/deepspeed failed; nothing written"
+            problem = ("convert_verify_failed", {})
     if conv.ok and not problem:
         files = {out_dir / name: text for name, text in conv.generated.files.items()}
         try:
@@ -113,20 +112,21 @@ def run(args) -> int:
             written, unchanged, backups = ([str(p) for p in ps] for ps in (result.written, result.unchanged,
                                                                            result.backups))
         except WriteRefused as exc:
-            problem = str(exc)
+            names = ", ".join(str(p) for p in exc.paths)
+            said = LINES["write_refused"].format(names=names) == str(exc)  # the default wording: a line
+            problem = ("write_refused", {"names": names}) if said else str(exc)
         except OSError as exc:
-            problem = f"cannot write to {out_dir}: {exc}"
+            problem = ("cannot_write", {"out": out_dir, "error": exc})
     else:
-        problem = "the converted config has errors; nothing written"
+        problem = ("convert_has_errors", {})
     code = EXIT_OK if conv.ok and not problem else EXIT_INVALID
     if args.format == "json":
-        report = _json(args, conv, source.target, to, written, unchanged, backups, problem)
+        report = _json(args, conv, source.target, to, written, unchanged, backups, _english(problem))
         report["verified"] = verified
         print(json.dumps(report, indent=2))
         return code
     if verified:
-        print("verified: accelerate and deepspeed read every value of the converted config as answered.",
-              file=sys.stderr, flush=True)
+        print(line("convert_verified"), file=sys.stderr, flush=True)
     _text(args, conv, source.target, to, out_dir, written, unchanged, backups, problem)
     return code
 
@@ -137,9 +137,9 @@ def _refuse(args, before: str, to: str, refused: SourceHasErrors) -> int:
                           "backups": [], "error": str(refused), "findings": [f.to_dict() for f in refused.errors],
                           "report": None, "verified": None}, indent=2))
         return EXIT_INVALID
-    print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}: not converted")
+    print(line("not_converted", path=args.config, before=TARGET_LABELS[before], to=TARGET_LABELS[to]))
     print_findings(refused.errors, sys.stdout)
-    print(f"fsdpds-wizard: {refused}", file=sys.stderr)
+    print(f"fsdpds-wizard: {refused.in_language()}", file=sys.stderr)
     return EXIT_INVALID
 
 
@@ -161,13 +161,24 @@ def _json(args, conv, before: str, to: str, written, unchanged, backups, problem
     }
 
 
-def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, backups, problem: str) -> None:
+def _english(problem: tuple[str, dict[str, object]] | str) -> str:
+    """Why nothing was written, in English ("" when it was)."""
+    return LINES[problem[0]].format(**problem[1]) if isinstance(problem, tuple) else problem
+
+
+def _said(value: str) -> str:
+    """A carried-over row's value, "(not written)" in the language."""
+    return line("not_written") if value == LINES["not_written"] else value
+
+
+def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, backups,
+          problem: tuple[str, dict[str, object]] | str) -> None:
     findings: list[Finding] = conv.findings
     print(f"{args.config}: {TARGET_LABELS[before]} -> {TARGET_LABELS[to]}")
     if conv.carried:
         print(line("carried_over"))
         for c in conv.carried:
-            print(f"  {c.setting_id} = {c.value}: {c.before} -> {c.after}")
+            print(f"  {c.setting_id} = {c.value}: {_said(c.before)} -> {_said(c.after)}")
     print_findings(findings, sys.stdout)
     if conv.round_trip_stable:
         print(line("round_trip_same", target=TARGET_LABELS[before]))
@@ -190,4 +201,5 @@ def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, b
     # the refusal goes to stderr, so a terminal or a file that gets both shows them in this order
     print(summary_line(findings), flush=True)
     if problem:
-        print(f"fsdpds-wizard: {problem}", file=sys.stderr)
+        print(f"fsdpds-wizard: {line(problem[0], **problem[1]) if isinstance(problem, tuple) else problem}",
+              file=sys.stderr)

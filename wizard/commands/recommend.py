@@ -125,7 +125,7 @@ def _refuse(args, refused) -> int:
     else:
         print(f"--base {args.base}: not used")
         print_findings(refused.errors, sys.stdout)
-    print(f"fsdpds-wizard: --base: {refused}", file=sys.stderr)
+    print(f"fsdpds-wizard: --base: {refused.in_language()}", file=sys.stderr)
     return EXIT_INVALID
 
 

@@ -120,9 +120,20 @@ class SourceHasErrors(UsageError):
     errors, for the report to list, and one line that says why."""
 
     def __init__(self, path: Any, errors: list[Any], why: str) -> None:
-        super().__init__(f"{path} has {len(errors)} error(s), as `fsdpds-wizard check {path}` reports them; fix them "
-                         f"first: {why}; nothing written")
-        self.errors = errors
+        """``why``: the command (``convert``, ``recommend``) whose reason (a line ``source_has_errors.COMMAND``) is
+        given."""
+        from ..core.i18n.lines import LINES
+
+        self.path, self.errors, self.why = path, errors, why
+        super().__init__(LINES["source_has_errors"].format(path=path, count=len(errors),
+                                                           why=LINES[f"source_has_errors.{why}"]))
+
+    def in_language(self) -> str:
+        """The line in the language (main prints a usage error that has this method by it)."""
+        from ..core.i18n.lines import line
+
+        return line("source_has_errors", path=self.path, count=len(self.errors),
+                    why=line(f"source_has_errors.{self.why}"))
 
 
 def config_answers(path: Path) -> Any:
@@ -133,7 +144,7 @@ def config_answers(path: Path) -> Any:
     loaded = config_files(path)
     errors = source_errors(loaded)
     if errors:
-        raise SourceHasErrors(path, errors, "suggestions based on it would carry them over or hide them")
+        raise SourceHasErrors(path, errors, "recommend")
     answers, findings = import_mapping(loaded.yaml, loaded.ds, bare_ds=loaded.bare_ds)
     if answers is None:
         why = next((f.message for f in findings if f.severity == ERROR), "it could not be imported")

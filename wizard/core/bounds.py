@@ -50,6 +50,16 @@ COUNT_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "b": 10 ** 9, "g": 10 ** 9, "t": 10 
 
 INT, FLOAT, COUNT = "int", "float", "count"
 
+RANGES = {
+    "above_below": "above {low} and below {high}",
+    "above_at_most": "above {low} and at most {high}",
+    "up_to": "from {low} up to (not including) {high}",
+    "from_to": "from {low} to {high}",
+}
+"""The wordings of a bound's range (:meth:`Bound.range_form` picks one); translated in the part ``screen-cli``."""
+PROBLEMS = ("not a number", "too large", "too small", "not a whole number")
+"""What can be wrong with a number (:class:`NumberError`'s ``problem``)."""
+
 
 @record(frozen=True)
 class Bound:
@@ -67,14 +77,19 @@ class Bound:
     """The maximum itself is refused (``up to, not including, 1``)."""
     example: str = ""
 
-    def range_text(self) -> str:
-        low, high = _number(self.minimum), _number(self.maximum)
+    def range_form(self) -> str:
+        """Which of :data:`RANGES` says this bound's range."""
         if self.above:
-            text = f"above {low} and {'below' if self.below else 'at most'} {high}"
-        elif self.below:
-            text = f"from {low} up to (not including) {high}"
-        else:
-            text = f"from {low} to {high}"
+            return "above_below" if self.below else "above_at_most"
+        return "up_to" if self.below else "from_to"
+
+    def limits(self) -> tuple[str, str]:
+        """The minimum and the maximum as the message writes them (``0``, ``16,384``)."""
+        return _number(self.minimum), _number(self.maximum)
+
+    def range_text(self) -> str:
+        low, high = self.limits()
+        text = RANGES[self.range_form()].format(low=low, high=high)
         return text + (f" ({self.example})" if self.example else "")
 
     def wanted(self) -> str:
@@ -184,5 +199,5 @@ def parse(name: str, text: str) -> int | float:
 
 
 __all__ = ["Bound", "COUNT", "FLOAT", "INT", "MAX_BATCH", "MAX_CLIP", "MAX_COUNT", "MAX_GPU_GIB", "MAX_HOST_GIB",
-           "MAX_MACHINES", "MAX_PARAMS", "MAX_PROCESSES", "MAX_SEQ", "MAX_STEPS", "NUMBERS", "NumberError", "check",
-           "count_value", "parse", "shown"]
+           "MAX_MACHINES", "MAX_PARAMS", "MAX_PROCESSES", "MAX_SEQ", "MAX_STEPS", "NUMBERS", "NumberError", "PROBLEMS",
+           "RANGES", "check", "count_value", "parse", "shown"]

@@ -105,9 +105,12 @@ def unified_diff(path: Path, text: str) -> str:
     """A unified diff from the file on disk to ``text`` (to be written there)."""
     import difflib  # only where a diff is shown (issue 26: --headless starts without it)
 
+    from .i18n.lines import line  # the headers' words in the language, the file's name as it is
+
     old = path.read_text(encoding="utf-8", errors="replace")
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
-                                        fromfile=f"{path.name} (on disk)", tofile=f"{path.name} (to write)"))
+                                        fromfile=line("diff_on_disk", name=path.name),
+                                        tofile=line("diff_to_write", name=path.name)))
 
 
 def _umask() -> int:

@@ -249,14 +249,17 @@ def imported_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
         pairs.append((imported[1], DS_JSON))
     import difflib  # only where a diff is shown (issue 26: --headless starts without it)
 
+    from ..i18n.lines import line  # the headers' words in the language, the files' names as they are
+
     out = []
     for path, name in pairs:
         try:
             old = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
-            out.append(f"--- {path} (imported: cannot read it now: {exc.strerror or exc})\n")
+            out.append(f"--- {line('diff_imported_unreadable', name=path, error=exc.strerror or exc)}\n")
             continue
         new = files.get(name, "")
         out.append("".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                                fromfile=f"{path} (imported)", tofile=f"{name} (to write)")))
+                                                fromfile=line("diff_imported", name=path),
+                                                tofile=line("diff_to_write", name=name))))
     return "".join(out)

@@ -25,6 +25,26 @@ LINES: dict[str, str] = {
     "round_trip_same": "round trip: converting the result back to {target} gives the same intent",
     "round_trip_changes": "round trip: converting the result back to {target} changes {diff} (the findings above say "
                           "why)",
+    # convert
+    "not_converted": "{path}: {before} -> {to}: not converted",
+    "not_written": "(not written)",
+    "convert_verified": "verified: accelerate and deepspeed read every value of the converted config as answered.",
+    "convert_verify_failed": "verification against accelerate/deepspeed failed; nothing written",
+    "convert_has_errors": "the converted config has errors; nothing written",
+    "cannot_write": "cannot write to {out}: {error}",
+    "source_has_errors": "{path} has {count} error(s), as `fsdpds-wizard check {path}` reports them; fix them first: "
+                         "{why}; nothing written",
+    "source_has_errors.convert": "converting it would carry them over or hide them",
+    "source_has_errors.recommend": "suggestions based on it would carry them over or hide them",
+    "write_refused": "refusing to replace existing file(s) with different content: {names} (use --force to replace "
+                     "them; the old content is kept as NAME.bak, or the first free NAME.1.bak, NAME.2.bak, ...)",
+    # the diff's file headers (the review screen, the JSON editor)
+    "diff_on_disk": "{name} (on disk)",
+    "diff_to_write": "{name} (to write)",
+    "diff_imported": "{name} (imported)",
+    "diff_imported_unreadable": "{name} (imported: cannot read it now: {error})",
+    "diff_now": "{name} (now)",
+    "diff_edited": "{name} (edited)",
     "relative_ds_path": "(deepspeed_config_file: {ref} is relative to that folder, as accelerate resolves it, so the "
                         "configs work wherever that folder is cloned or moved; --ds-config-path absolute writes an "
                         "absolute path)",

@@ -254,10 +254,17 @@ def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
 def said(english: str, lang: str | None = None) -> str:
     """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
-    English has them; the English where no translated template matches."""
+    English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
+    words too (:func:`.parsers.yaml_problem`)."""
     lang = _lang(lang)
     if lang == ENGLISH or not english:
         return english
+    if "not valid YAML (line " in english:
+        from .parsers import yaml_problem
+
+        found = yaml_problem(english, lang)
+        if found is not None:
+            return found
     from .messages import translated
 
     return translated(english, lang) or english

@@ -51,15 +51,17 @@ def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
     import difflib
 
     from ...core.answers.render import DS_JSON
+    from ...core.i18n.lines import line  # the headers' words in the language, the files' names as they are
 
     if not imported:
         return ""
     try:
         old = imported[0].read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        return f"--- {imported[0]} (imported: cannot read it now: {exc.strerror or exc})\n"
+        return f"--- {line('diff_imported_unreadable', name=imported[0], error=exc.strerror or exc)}\n"
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), files.get(DS_JSON, "").splitlines(keepends=True),
-                                        fromfile=f"{imported[0]} (imported)", tofile=f"{DS_JSON} (to write)"))
+                                        fromfile=line("diff_imported", name=imported[0]),
+                                        tofile=line("diff_to_write", name=DS_JSON)))
 
 
 def _fit_width(static: Static, text: str, gutter: int = 0) -> None:

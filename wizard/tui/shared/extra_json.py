@@ -50,6 +50,9 @@ def dropped(old: Any, new: Any) -> list[str]:
 
 def diff(old: Any, new: Any) -> str:
     """A unified diff from the current value to the edited one, as the editor shows them."""
+    from ...core.i18n.lines import line  # the headers' words in the language, the name as it is
+
     return "".join(difflib.unified_diff((pretty(old) + "\n").splitlines(keepends=True),
                                         (pretty(new) + "\n").splitlines(keepends=True),
-                                        fromfile="deepspeed.extra (now)", tofile="deepspeed.extra (edited)", n=2))
+                                        fromfile=line("diff_now", name="deepspeed.extra"),
+                                        tofile=line("diff_edited", name="deepspeed.extra"), n=2))

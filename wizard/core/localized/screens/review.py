@@ -1,6 +1,6 @@
 """The words of the review screen (see :mod:`wizard.core.localized.screens`): its title, tabs, the diff's and the
 launch line's headings, the status line, its notifications and the replace dialog. The file names, the launch
-command, the diff itself (its ``--- name (on disk)`` headers are the core's), the findings' messages (translated
+command, the diff itself (its ``--- name (on disk)`` headers are the core's lines), the findings' messages (translated
 as findings) and the severity words stay as they are."""
 from __future__ import annotations
 
