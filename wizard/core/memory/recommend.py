@@ -203,6 +203,8 @@ class Recommendation:
     notes: tuple[str, ...]
     left_out: tuple[tuple[str, str], ...] = ()
     """(label, why) of every candidate not ranked because the wizard's rules call it an error (also in ``notes``)."""
+    left_out_labels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(label, its pieces) of every candidate left out: a face in another language translates each piece."""
 
     def to_json(self) -> dict[str, Any]:
         return {"chosen": self.chosen.label if self.chosen else None, "ranking": list(RANKING),
@@ -417,7 +419,10 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
 
     host_bytes = int(host_memory_gib * GIB) if host_memory_gib is not None else None
 
+    tried: dict[str, tuple[str, ...]] = {}  # label -> its pieces
+
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
+        tried[spec.label] = spec.label_parts
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in answer_findings(answers, versions=versions) if f.severity == ERROR]
         source: Any = answers
@@ -459,7 +464,8 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
                       "preset"))
     if chosen is None:
         notes.append(said("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model"))
-    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out))
+    labels = tuple((name, tried[name]) for name, _ in left_out)
+    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out), labels)
 
 
 def _try(specs: list[_Spec], evaluate: Any, built: list, left_out: list, notes: list, *, shape: Any, base: Answers,
