@@ -27,7 +27,7 @@ def model_shape(value: str, *, params_option: bool = True):
     try:
         if os.path.exists(value) or value.endswith(".json"):
             return from_config_json(value)
-        return shape_by_name(value)
+        return shape_by_name(value, params_hint=params_option)
     except ModelError as exc:
         said = str(exc) if params_option else str(exc).replace(PARAMS_HINT, "")
         raise UsageError(f"--model {value}: {said}") from exc

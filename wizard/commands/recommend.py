@@ -113,7 +113,7 @@ def _text_report_in(r: Recommendation, args, lang: str) -> str:
     lines = []
     if first is not None:
         values = {"model": first.shape or say("model"), "params": f"{first.params:,}", "nodes": args.nodes,
-                  "gpus": args.gpus_per_node, "memory": f"{args.gpu_memory:g}", "headroom": f"{args.headroom:.0%}",
+                  "gpus": args.gpus_per_node, "gpu_gib": f"{args.gpu_memory:g}", "headroom": f"{args.headroom:.0%}",
                   "batch": first.batch, "seq": first.seq}
         if args.host_memory is not None:
             lines.append(say("rec.heading_host", host=f"{args.host_memory:g}", **values))

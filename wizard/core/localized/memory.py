@@ -7,7 +7,9 @@ own and put together here as the English is. In English every function gives the
 """
 from __future__ import annotations
 
-from ..i18n import ENGLISH, cells
+import re
+
+from ..i18n import ENGLISH, cells, translate
 from . import _lang, said, screen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
@@ -42,7 +44,13 @@ def label(parts: tuple[str, ...], english: str, lang: str | None = None) -> str:
     lang = _lang(lang)
     if lang == ENGLISH or not parts:
         return english
-    return "".join(said(p, lang) for p in parts)
+    out = []
+    for p in parts:
+        words = said(p, lang)
+        if words == p and p.startswith(", ") and lang == "zh-TW":  # the precision: a value, after a full-width comma
+            words = "，" + p[2:]
+        out.append(words)
+    return "".join(out)
 
 
 def candidate_label(c: Candidate, lang: str | None = None) -> str:
@@ -78,17 +86,32 @@ def reason(c: Candidate, lang: str | None = None) -> str:
     return _capitalized(sentence, lang) + ("。" if wide else ".")
 
 
-def note(text: str, rec: Recommendation | None = None, lang: str | None = None) -> str:
-    """A note of the estimate or of a recommendation in the language; a left-out candidate's label in it translated
-    too (``rec``)."""
-    lang = _lang(lang)
-    if lang == ENGLISH:
-        return text
-    out = said(text, lang)
-    for english, parts in getattr(rec, "left_out_labels", ()):
-        if english in out:
-            out = out.replace(english, label(parts, english, lang))
-    return out
+_PLACE = re.compile(r"\{\{|\}\}|\{(\d+)\}")
+LEFT_OUT = "left out {0}: {1}"
+RULES_ERROR = "our rules find an error ({0}: {1})"
+"""The templates of a left-out candidate's note and reason (``recommend``'s ``_try``), filled here piece by piece: a
+finding's message inside one is a whole sentence of its own, and matched as a whole the note could be taken for a
+longer template that happens to end the same way."""
+
+
+def _filled(template: str, lang: str, *values: str) -> str:
+    """The translation of the ``messages-memory`` template ``template`` with ``values`` put in (the English where it
+    has none)."""
+    words = translate("messages-memory", template, template, lang)
+
+    def put(m: re.Match) -> str:
+        return m.group(0)[0] if m.group(1) is None else values[int(m.group(1))]
+
+    return _PLACE.sub(put, words)
+
+
+def _why(why: str, lang: str) -> str:
+    """Why a candidate was left out (``our rules find an error (RULE: MESSAGE)``), the finding's message translated."""
+    head, tail = RULES_ERROR.split("{0}")[0], ")"
+    if why.startswith(head) and why.endswith(tail) and ": " in why:
+        rule, _, message = why[len(head):-len(tail)].partition(": ")
+        return _filled(RULES_ERROR, lang, rule, said(message, lang))
+    return said(why, lang)
 
 
 def left_out(rec: Recommendation, lang: str | None = None) -> list[tuple[str, str]]:
@@ -97,4 +120,17 @@ def left_out(rec: Recommendation, lang: str | None = None) -> list[tuple[str, st
     if lang == ENGLISH:
         return list(rec.left_out)
     parts = dict(getattr(rec, "left_out_labels", ()))
-    return [(label(parts.get(name, ()), name, lang), said(why, lang)) for name, why in rec.left_out]
+    return [(label(parts.get(name, ()), name, lang), _why(why, lang)) for name, why in rec.left_out]
+
+
+def note(text: str, rec: Recommendation | None = None, lang: str | None = None) -> str:
+    """A note of the estimate or of a recommendation in the language; a left-out candidate's note (``rec``) put
+    together from its translated label and reason."""
+    lang = _lang(lang)
+    if lang == ENGLISH:
+        return text
+    if rec is not None:
+        for (name, why), (shown, shown_why) in zip(rec.left_out, left_out(rec, lang), strict=True):
+            if text == _filled(LEFT_OUT, ENGLISH, name, why):
+                return _filled(LEFT_OUT, lang, shown, shown_why)
+    return said(text, lang)

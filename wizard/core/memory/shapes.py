@@ -185,9 +185,10 @@ PARAMS_HINT = ", or --params N --largest-layer N"
 leaves it out)."""
 
 
-def shape_by_name(name: str) -> ModelShape:
+def shape_by_name(name: str, *, params_hint: bool = True) -> ModelShape:
     """The shipped shape called ``name``: its id (``llama-3.1-8b``), its Hub id (``meta-llama/Llama-3.1-8B``) or an
-    instruct/chat tuning of it, case-insensitive. Raises :class:`ModelError` naming the known shapes otherwise."""
+    instruct/chat tuning of it, case-insensitive. Raises :class:`ModelError` naming the known shapes otherwise (and,
+    with ``params_hint``, the parameter-count options: :data:`PARAMS_HINT`)."""
     found = _lookup(_alias_key(name))
     if found is not None:
         return SHAPES[found]
@@ -200,9 +201,14 @@ def shape_by_name(name: str) -> ModelShape:
     import difflib  # only on the error path (import time counts: the estimate's whole process has 150 ms)
 
     close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
-    hint = said(f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?") if close else ""
-    raise ModelError(said(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)} (and tinygpt, the bundled "
-                     f"script's model); or give a config.json path{PARAMS_HINT}."))
+    shapes = ", ".join(known)
+    tail = ", or --params N --largest-layer N" if params_hint else ""  # PARAMS_HINT, written out: a template's words
+    if close:
+        meant = _ALIASES.get(close[0], close[0])
+        raise ModelError(said(f"unknown model {name!r}. Did you mean {meant!r}? Shipped shapes: {shapes} (and tinygpt, "
+                              f"the bundled script's model); or give a config.json path{tail}."))
+    raise ModelError(said(f"unknown model {name!r}. Shipped shapes: {shapes} (and tinygpt, the bundled script's "
+                          f"model); or give a config.json path{tail}."))
 
 
 # --- config.json ---------------------------------------------------------------------------------------------------

@@ -114,9 +114,9 @@ WORDS: dict[str, str] = {
     "cli.ds_comparison": "DeepSpeed {version} {function} (model states only), for comparison:",
     "cli.gpu_per_rank": "GPU per rank",
     "cli.cpu_per_host": "CPU per host",
-    "rec.heading": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {memory} GiB, {headroom} kept "
+    "rec.heading": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {gpu_gib} GiB, {headroom} kept "
                     "free; micro batch {batch}, sequence {seq}"),
-    "rec.heading_host": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {memory} GiB, {headroom} "
+    "rec.heading_host": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {gpu_gib} GiB, {headroom} "
                          "kept free, {host} GiB of CPU memory per node; micro batch {batch}, sequence {seq}"),
     "rec.fits": "fits",
     "rec.gpu": "GiB/GPU",
