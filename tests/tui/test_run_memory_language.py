@@ -1,7 +1,8 @@
 """Issue 27: the run screen and the memory screen (with the main screen's memory bar) speak the wizard's language:
 their titles, labels, status words, hints and notes in Turkish and Traditional Chinese, keys and values as written,
-and Chinese lines wrapped by cells, never cut. What wizard.run and wizard.core.memory compute (the checklist's rows,
-diagnoses, the verdict, the estimate's parts) stays English."""
+and Chinese lines wrapped by cells, never cut. What wizard.run computes (the checklist's rows, diagnoses) stays
+English; what wizard.core.memory computes (the verdict, the estimate's parts, Suggest's labels and reasons) is
+translated too (wizard.core.localized.memory)."""
 from __future__ import annotations
 
 import io
@@ -14,6 +15,7 @@ from test_run_screen import EXPECTED_FSDP2, recorded_events
 from wizard.core import i18n, localized
 from wizard.core.answers import default_answers
 from wizard.core.i18n import cells
+from wizard.core.localized import memory as memory_texts
 from wizard.core.localized.screens import words
 from wizard.tui.app import create_app
 from wizard.tui.screens.run import RunScreen
@@ -188,7 +190,8 @@ async def test_the_memory_screen_speaks_the_language(in_tmp, lang):
         gpus = mem_words("gpus_one" if n == 1 else "gpus_many", lang, count=n)
         machines = mem_words("machines_one", lang, count=1)
         assert squeezed(mem_words("ranked", lang, gpus=gpus, machines=machines)) in note
-        assert squeezed(mem_words("best", lang, label=screen.recommendation.chosen.label)) in note
+        chosen = memory_texts.candidate_label(screen.recommendation.chosen, lang)  # its label in the language too
+        assert squeezed(mem_words("best", lang, label=chosen)) in note
         assert "Rankedfor" not in note and "Best:" not in note
 
 
