@@ -1,7 +1,7 @@
 """Issue 27: what wizard/core/memory computes in the chosen language, as ``fsdpds-wizard estimate`` and
 ``recommend`` print it (``python -m wizard`` subprocesses): the estimate's parts, its verdict and peak line, the layout,
-the notes, the candidates' labels and reasons, the chosen one and the model's errors in Turkish and Traditional Chinese, with every
-figure, key, value and name as the English has them; ``--format json`` stays English."""
+the notes, the candidates' labels and reasons, the chosen one and the model's errors in Turkish and Traditional
+Chinese, with every figure, key, value and name as the English has them; ``--format json`` stays English."""
 from __future__ import annotations
 
 import json
