@@ -155,11 +155,12 @@ _ALIASES: dict[str, str] = {
 }
 
 # Near neighbours of a shipped shape whose count differs: a did-you-mean would point at the wrong numbers.
-_NOT_SHIPPED: dict[str, str] = {
-    key: "Mistral 7B v0.3 has a 32768-token vocabulary (v0.1 and v0.2, shipped as mistral-7b-v0.1, have 32000): "
-         "give its config.json path."
-    for key in ("mistral-7b-v0.3", "mistral-7b-instruct-v0.3")
-}
+def _mistral_v03() -> str:
+    return said("Mistral 7B v0.3 has a 32768-token vocabulary (v0.1 and v0.2, shipped as mistral-7b-v0.1, have 32000): "
+                "give its config.json path.")
+
+
+_NOT_SHIPPED: dict[str, str] = {key: _mistral_v03() for key in ("mistral-7b-v0.3", "mistral-7b-instruct-v0.3")}
 
 
 def _alias_key(name: str) -> str:
