@@ -24,7 +24,9 @@ LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_state
           "offloaded_optimizer_states": "offloaded optimizer states",
           "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
           "model_load": "loading the model"}
-"""Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words."""
+"""Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words (the same English as the
+``part.*`` words of :mod:`wizard.core.localized.screens.memory`, which a face in another language shows; a test keeps
+them equal)."""
 
 PHASE_LABELS = {"loss": "the loss (start of backward)", "backward": "the end of backward",
                 "optimizer_step": "the optimizer step"}
