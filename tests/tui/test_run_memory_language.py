@@ -1,7 +1,8 @@
 """Issue 27: the run screen and the memory screen (with the main screen's memory bar) speak the wizard's language:
 their titles, labels, status words, hints and notes in Turkish and Traditional Chinese, keys and values as written,
-and Chinese lines wrapped by cells, never cut. What wizard.run and wizard.core.memory compute (the checklist's rows,
-diagnoses, the verdict, the estimate's parts) stays English."""
+and Chinese lines wrapped by cells, never cut. What wizard.run computes (the checklist's rows, diagnoses) stays
+English; what wizard.core.memory computes (the verdict, the estimate's parts, Suggest's labels and reasons) is
+translated too (wizard.core.localized.memory)."""
 from __future__ import annotations
 
 import io
@@ -14,6 +15,7 @@ from test_run_screen import EXPECTED_FSDP2, recorded_events
 from wizard.core import i18n, localized
 from wizard.core.answers import default_answers
 from wizard.core.i18n import cells
+from wizard.core.localized import memory as memory_texts
 from wizard.core.localized.screens import words
 from wizard.tui.app import create_app
 from wizard.tui.screens.run import RunScreen
@@ -188,7 +190,8 @@ async def test_the_memory_screen_speaks_the_language(in_tmp, lang):
         gpus = mem_words("gpus_one" if n == 1 else "gpus_many", lang, count=n)
         machines = mem_words("machines_one", lang, count=1)
         assert squeezed(mem_words("ranked", lang, gpus=gpus, machines=machines)) in note
-        assert squeezed(mem_words("best", lang, label=screen.recommendation.chosen.label)) in note
+        chosen = memory_texts.candidate_label(screen.recommendation.chosen, lang)  # its label in the language too
+        assert squeezed(mem_words("best", lang, label=chosen)) in note
         assert "Rankedfor" not in note and "Best:" not in note
 
 
@@ -221,3 +224,42 @@ def test_the_memory_screens_labels_fit_their_column(lang):
     too_long = {k: mem_words(k, lang) for k in keys
                 if cells.width(mem_words(k, lang)) + (2 if k == "label_typed" else 0) > 27}
     assert not too_long, too_long
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_memory_screen_says_the_estimate_and_suggestions_in_the_language(in_tmp, lang):
+    """What wizard.core.memory computes, on the Memory screen and in the bar: the estimate's parts, the peak line, the
+    verdict, the layout, each candidate's label and reason, in the language (figures and names as computed)."""
+    from textual.widgets import OptionList
+
+    from wizard.core.memory.estimate import BREAKDOWN_KEYS
+    from wizard.core.memory.report import LABELS, peak_line
+
+    i18n.set_language(lang)
+    app = create_app(Start(default_answers().replace(ZERO3)), memory=context())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await main_ready(pilot)
+        bar = main_of(app).query_one(MemoryBar)
+        width = bar.content_size.width
+        verdict_line = bar.plain.splitlines()[-1]
+        assert verdict_line == memory_texts.verdict(bar.fit, width, lang) != memory_texts.verdict(bar.fit, width, "en")
+        assert cells.width(verdict_line) <= width
+        await press(pilot, "f3")
+        screen = app.screen
+        e = app.memory.estimate(main_of(app).answers)
+        report = squeezed(plain(screen.query_one("#mem-report").content))
+        for k in BREAKDOWN_KEYS:
+            assert squeezed(memory_texts.part(k, lang)) in report, k
+        assert squeezed(LABELS["optimizer_states"]) not in report
+        assert squeezed(localized.said(peak_line(e), lang)) in report and squeezed(peak_line(e)) not in report
+        assert squeezed(memory_texts.verdict(e.fit, lang=lang)) in report and "GiBtospare" not in report
+        assert squeezed(localized.said(e.layout, lang)) in report and "DeepSpeedZeRO-3over" not in report
+
+        await press(pilot, "f4")
+        await until(pilot, lambda: screen.candidates, what="the suggestions")
+        options = screen.query_one("#mem-candidates", OptionList)
+        shown = squeezed(plain(options.get_option_at_index(0).prompt))
+        first = screen.candidates[0]
+        assert squeezed(memory_texts.candidate_label(first, lang)) in shown
+        assert squeezed(memory_texts.reason(first, lang)) in shown and squeezed(first.reason) not in shown

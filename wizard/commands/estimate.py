@@ -27,7 +27,7 @@ def model_shape(value: str, *, params_option: bool = True):
     try:
         if os.path.exists(value) or value.endswith(".json"):
             return from_config_json(value)
-        return shape_by_name(value)
+        return shape_by_name(value, params_hint=params_option)
     except ModelError as exc:
         said = str(exc) if params_option else str(exc).replace(PARAMS_HINT, "")
         raise UsageError(f"--model {value}: {said}") from exc
@@ -78,6 +78,11 @@ def _width(e: Estimate) -> int:
 
 
 def text_report(e: Estimate) -> str:
+    """The estimate as the command prints it, in the wizard's language (``--lang``, the locale)."""
+    from ..core.i18n import ENGLISH, language
+
+    if language() != ENGLISH:
+        return _text_report_in(e, language())
     w = _width(e)
 
     def gib(n: int | float) -> str:
@@ -110,6 +115,59 @@ def text_report(e: Estimate) -> str:
                   f"  {'GPU per rank':46}{gib(ds['gpu_bytes'])}", f"  {'CPU per host':46}{gib(ds['cpu_bytes'])}"]
     for note in e.notes:
         lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _text_report_in(e: Estimate, lang: str) -> str:
+    """:func:`text_report`'s lines in another language: the words translated, the figures, keys and names as they
+    are, the labels padded by their width on screen."""
+    from ..core.i18n import cells
+    from ..core.localized import memory as words
+    from ..core.localized import said, screen
+
+    w = _width(e)
+
+    def gib(n: int | float) -> str:
+        return f"{n / GIB:{w}.2f}"
+
+    def say(key: str, **values: object) -> str:
+        return screen("memory", key, lang, **values)
+
+    def right(text: str, width: int) -> str:
+        return " " * max(1, width - cells.width(text)) + text
+
+    def row(label: str, figures: str) -> str:
+        return f"  {cells.ljust(label, 46)}{figures}"
+
+    name = e.shape or say("model")
+    bpp = e.bytes_per_param
+    lines = [say("report_heading", model=name, params=f"{e.params:,}", largest=f"{e.largest_layer_params:,}",
+                 layout=said(e.layout, lang), batch=e.batch, seq=e.seq),
+             say("cli.bytes_per_param", parameters=f"{bpp['parameters']:.2f}", gradients=f"{bpp['gradients']:.2f}",
+                 optimizer_states=f"{bpp['optimizer_states']:.2f}"),
+             "", f"{cells.ljust(say('col_per_gpu'), 48)}{'GiB':>{w}}{right(say('col_at_peak'), w)}"]
+    held = at_peak(e)
+    for k in BREAKDOWN_KEYS:
+        lines.append(row(words.part(k, lang), gib(e.per_rank.breakdown[k]) + gib(held[k])))
+    lines.append(row(say("row_peak"), f"{'':{w}}{gib(e.per_rank.gpu_bytes)}"))
+    lines.append(f"  {said(peak_line(e), lang)}")
+    if e.fit is not None:
+        lines.append(f"  {words.verdict(e.fit, lang=lang)}")
+        batch_line = micro_batch_line(e.fit)
+        if batch_line is not None:
+            lines.append(f"  {said(batch_line, lang)}")
+    lines += ["", f"{cells.ljust(say('col_per_host', ranks=e.ranks_per_host), 48)}{'GiB':>{w}}"]
+    for k in HOST_KEYS:
+        if e.host_breakdown[k]:
+            lines.append(row(words.part(k, lang), gib(e.host_breakdown[k])))
+    lines.append(row(say("row_total"), gib(e.host_bytes)))
+    ds = e.deepspeed_estimator
+    if ds:
+        lines += ["", say("cli.ds_comparison", version=ds["deepspeed_version"], function=ds["function"]),
+                  row(say("cli.gpu_per_rank"), gib(ds["gpu_bytes"])),
+                  row(say("cli.cpu_per_host"), gib(ds["cpu_bytes"]))]
+    for note in e.notes:
+        lines.append(say("note", note=words.note(note, lang=lang)))
     return "\n".join(lines)
 
 

@@ -62,6 +62,11 @@ def _gib(n: float) -> str:
 
 
 def text_report(r: Recommendation, args) -> str:
+    """The ranked candidates as the command prints them, in the wizard's language (``--lang``, the locale)."""
+    from ..core.i18n import ENGLISH, language
+
+    if language() != ENGLISH:
+        return _text_report_in(r, args, language())
     first = r.candidates[0].estimate if r.candidates else None
     lines = []
     if first is not None:
@@ -88,6 +93,54 @@ def text_report(r: Recommendation, args) -> str:
         lines.append("nothing fits")
     for note in r.notes:
         lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _text_report_in(r: Recommendation, args, lang: str) -> str:
+    """:func:`text_report`'s lines in another language: the words, labels and reasons translated; figures, keys and
+    names as they are; the columns aligned by their width on screen."""
+    from ..core.i18n import cells
+    from ..core.localized import memory as words
+    from ..core.localized import said, screen
+
+    def say(key: str, **values: object) -> str:
+        return screen("memory", key, lang, **values)
+
+    def right(text: str, width: int) -> str:
+        return " " * max(0, width - cells.width(text)) + text
+
+    first = r.candidates[0].estimate if r.candidates else None
+    lines = []
+    if first is not None:
+        values = {"model": first.shape or say("model"), "params": f"{first.params:,}", "nodes": args.nodes,
+                  "gpus": args.gpus_per_node, "gpu_gib": f"{args.gpu_memory:g}", "headroom": f"{args.headroom:.0%}",
+                  "batch": first.batch, "seq": first.seq}
+        if args.host_memory is not None:
+            lines.append(say("rec.heading_host", host=f"{args.host_memory:g}", **values))
+        else:
+            lines.append(say("rec.heading", **values))
+    rows = [(_gib(c.estimate.per_rank.gpu_bytes), _gib(c.fit.spare_bytes), _gib(c.estimate.host_bytes),
+             "-" if c.max_micro_batch is None else str(c.max_micro_batch)) for c in r.candidates]
+    heads = [say("rec.gpu"), say("rec.spare"), say("rec.host"), say("rec.max_mb")]
+    w = [max([least, cells.width(heads[i]), *(len(row[i]) for row in rows)]) for i, least in enumerate((8, 7, 8, 6))]
+    yes, no = say("rec.yes"), say("rec.no")
+    fw = max(4, cells.width(say("rec.fits")), cells.width(yes), cells.width(no))
+    lines += ["", f"{'#':>3}  {cells.ljust(say('rec.fits'), fw)}  "
+                  + "  ".join(right(h, w[i]) for i, h in enumerate(heads)) + f"  {say('rec.candidate')}"]
+    for i, (c, row) in enumerate(zip(r.candidates, rows, strict=True), 1):
+        mark = f"   {say('rec.chosen_mark')}" if c is r.chosen else ""
+        figures = "  ".join(right(x, w[j]) for j, x in enumerate(row))
+        fits = cells.ljust(yes if c.fits else no, fw)
+        lines.append(f"{i:>3}  {fits}  {figures}  {words.candidate_label(c, lang)}{mark}")
+        lines.append(f"{'':5}{words.reason(c, lang)}")
+    lines.append("")
+    if r.chosen is not None:
+        lines.append(say("rec.chosen", label=words.candidate_label(r.chosen, lang),
+                         layout=said(r.chosen.estimate.layout, lang)))
+    else:
+        lines.append(say("rec.nothing_fits"))
+    for note in r.notes:
+        lines.append(say("note", note=words.note(note, r, lang)))
     return "\n".join(lines)
 
 

@@ -40,6 +40,11 @@ PART_OF_MODULE = {
     "core/convert/groups.py": "messages-convert",
     "core/convert/effect.py": "messages-convert",
     "core/convert/report.py": "messages-switch",
+    "core/memory/estimate.py": "messages-memory",
+    "core/memory/fit.py": "messages-memory",
+    "core/memory/recommend.py": "messages-memory",
+    "core/memory/report.py": "messages-memory",
+    "core/memory/shapes.py": "messages-memory",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bounds import NumberError, check
 from ..effective.layout import DTYPE_BYTES, Layout
+from ..i18n import said
 from ..library.deepspeed import (
     DS_NVME_MAX_IN_CPU,
     DS_NVME_OPTIMIZER_BUFFER_COUNT,
@@ -345,21 +346,19 @@ def state_bytes(source: Answers | Layout, n: int | None = None, shard: int | Non
 
 
 def _layout_text(lay: Layout, n: int, shard: int) -> str:
+    """The sharding in words: one ``said`` sentence per shape (the hybrid and parallel parts are its variants)."""
+    tp = f", tensor parallel {lay.tp}" if lay.tp > 1 else ""
+    cp = f", context parallel {lay.cp}" if lay.cp > 1 else ""
+    sp = f", sequence parallel (Ulysses) {lay.sp}" if lay.sp > 1 else ""
     if lay.deepspeed:
-        extra = f", hpZ secondary partition over {lay.shard_group} ranks per host" if lay.hybrid else ""
-        return f"DeepSpeed ZeRO-{lay.stage} over {n} ranks{extra}" + _parallel_text(lay)
+        hpz = f", hpZ secondary partition over {lay.shard_group} ranks per host" if lay.hybrid else ""
+        return said(f"DeepSpeed ZeRO-{lay.stage} over {n} ranks" + hpz + tp + cp + sp)
     if lay.fsdp_version == 1:
-        return f"FSDP1 {lay.fsdp_strategy} over {n if _no_shard(lay) else shard} ranks" + (
-            f" (sharded within each host, replicated across {n // shard})" if lay.hybrid else "")
-    text = (f"FSDP2 fully_shard(reshard_after_forward={lay.reshard}) over {shard} ranks"
-            + (f", replicated across {n // (shard * lay.tp)}" if lay.hybrid else ""))
-    return text + _parallel_text(lay)
-
-
-def _parallel_text(lay: Layout) -> str:
-    dims = [f"{what} {size}" for what, size in (("tensor parallel", lay.tp), ("context parallel", lay.cp),
-                                                  ("sequence parallel (Ulysses)", lay.sp)) if size > 1]
-    return (", " + ", ".join(dims)) if dims else ""
+        across = f" (sharded within each host, replicated across {n // shard})" if lay.hybrid else ""
+        return said(f"FSDP1 {lay.fsdp_strategy} over {n if _no_shard(lay) else shard} ranks" + across)
+    replicated = f", replicated across {n // (shard * lay.tp)}" if lay.hybrid else ""
+    return said(f"FSDP2 fully_shard(reshard_after_forward={lay.reshard}) over {shard} ranks" + replicated + tp + cp
+                + sp)
 
 
 def _size(value: int | None, default: int) -> int:
@@ -466,21 +465,21 @@ def _model(lay: Layout, *, params: int | None, largest_layer_params: int | None,
 
             largest_layer_params = int(model.largest_layer_params(shape))
     if params is None:
-        raise EstimateError("the model needs at least one parameter: give --params N (N >= 1) or --model")
+        raise EstimateError(said("the model needs at least one parameter: give --params N (N >= 1) or --model"))
     params = bounded("params", params, "--params")
     if largest_layer_params is None:
         largest_layer_params = 0
-        notes.append("largest layer unknown (give --largest-layer N or --model): gathered units counted as 0")
+        notes.append(said("largest layer unknown (give --largest-layer N or --model): gathered units counted as 0"))
     largest_layer_params = bounded("largest_layer", largest_layer_params, "--largest-layer")
     if largest_layer_params > params:
-        raise EstimateError(f"--largest-layer {largest_layer_params} must be between 0 and the parameter count "
-                            f"{params}")
+        raise EstimateError(said(f"--largest-layer {largest_layer_params} must be between 0 and the parameter count "
+                            f"{params}"))
     batch = batch if batch is not None else (lay.micro_batch or DEFAULT_BATCH)
     positions = getattr(shape, "max_positions", 0) or 0  # learned position embeddings bound the sequence
     if seq is None:
         seq = min(DEFAULT_SEQ, positions) if positions else DEFAULT_SEQ
     elif positions and seq > positions:
-        notes.append(f"--seq {seq} is longer than the model's {positions} learned positions; counted as given")
+        notes.append(said(f"--seq {seq} is longer than the model's {positions} learned positions; counted as given"))
     batch, seq = bounded("batch", batch, "--batch"), bounded("seq", seq, "--seq")
     unit = layer_params if layer_params else largest_layer_params
     return _Model(params, largest_layer_params, unit, root_params, batch, seq, tuple(notes))
@@ -493,21 +492,23 @@ def _split_by_tp(lay: Layout, shape: Any, m: _Model) -> _Model:
     if lay.tp <= 1:
         return m
     if shape is None:
-        return replace(m, notes=(*m.notes, f"tensor parallel {lay.tp}: which layers it splits needs the model's shape "
-                                           "(give --model); the model states are counted unsplit"))
+        note = said(f"tensor parallel {lay.tp}: which layers it splits needs the model's shape (give --model); the "
+                    "model states are counted unsplit")
+        return replace(m, notes=(*m.notes, note))
     from . import shapes as model
 
     block, head = model.tp_split_params(shape)
     if not block:
-        return replace(m, notes=(*m.notes, f"tensor parallel {lay.tp}: transformers has no tensor-parallel plan for "
-                                           f"{shape.kind} (from_pretrained refuses it); counted unsplit"))
+        note = said(f"tensor parallel {lay.tp}: transformers has no tensor-parallel plan for {shape.kind} "
+                    "(from_pretrained refuses it); counted unsplit")
+        return replace(m, notes=(*m.notes, note))
     saved_block = block - block // lay.tp
     saved_head = head - head // lay.tp
     saved = saved_block * shape.num_layers + saved_head
-    note = (f"tensor parallel {lay.tp}: transformers' TP plan splits the attention and MLP projections, the "
+    note = (said(f"tensor parallel {lay.tp}: transformers' TP plan splits the attention and MLP projections, the "
             f"embedding and the LM head ({(block * shape.num_layers + head) / m.params:.0%} of the parameters) over "
             "the tensor-parallel ranks; the norms stay whole on each of them, and FSDP shards what each holds over "
-            "its dp_shard x cp ranks")
+            "its dp_shard x cp ranks"))
     return replace(m, params=m.params - saved, unit=max(0, m.unit - saved_block),
                    root_params=None if m.root_params is None else max(0, m.root_params - saved_head),
                    notes=(*m.notes, note))
@@ -567,8 +568,9 @@ def _deepspeed(lay: Layout, states: _RankStates, *, params: int, largest_layer_p
     """ZeRO's parts: the hpZ copy, what goes to the CPU or an NVMe drive, the gathered parameters and the buckets."""
     notes: list[str] = []
     if cb == 2 and lay.master_bf16 and not lay.states_bf16 and lay.offload_optimizer == "none":
-        notes.append("bf16 master weights with fp32 optimizer states: DeepSpeed 0.19 refuses this without optimizer "
-                     "offload to DeepSpeedCPUAdam (base_optimizer.py _configure_master_weights); counted as written")
+        notes.append(said("bf16 master weights with fp32 optimizer states: DeepSpeed 0.19 refuses this without "
+                          "optimizer offload to DeepSpeedCPUAdam (base_optimizer.py _configure_master_weights); "
+                          "counted as written"))
     if lay.hybrid:  # ZeRO++ hpZ: a secondary 16-bit copy partitioned within the host
         states = replace(states, parameters=states.parameters + params * cb / lay.shard_group)
     states, host = _deepspeed_offload(lay, states, params=params, cb=cb, per_host=per_host)
@@ -674,7 +676,7 @@ def _activations(lay: Layout, shape: Any, *, seq: int, cb: int) -> _Activations:
     rank 1/(cp x sp) of the sequence, everywhere; tensor parallelism splits what lies inside attention and the MLP
     (:data:`LLAMA_COEF_NOT_SPLIT_BY_TP`), not the norms, the layer's input or the logits (gathered whole)."""
     if shape is None:
-        return _Activations(notes=("activations and logits need the model's shape (give --model): not counted",))
+        return _Activations(notes=(said("activations and logits need the model's shape (give --model): not counted"),))
     local = -(-seq // lay.sequence_split)  # the tokens of one sequence this rank holds
     sbh = local * shape.hidden_size * cb / 2  # coefficients are for 2-byte activations
     coef = _activation_coef(shape, seq)
@@ -712,28 +714,28 @@ def _parallel_buffers(lay: Layout, shape: Any, *, local: int, seq: int, cb: int,
     if lay.tp > 1 and tp_split:
         tp_buf = local * h * cb  # a rowwise layer's partial output, all-reduced over the TP ranks
         buffers += tp_buf
-        notes.append(f"tensor parallel {lay.tp}: each rank saves 1/{lay.tp} of what attention and the MLP save "
+        notes.append(said(f"tensor parallel {lay.tp}: each rank saves 1/{lay.tp} of what attention and the MLP save "
                      f"({_coef_text(shape, seq)} sbh less the {LLAMA_COEF_NOT_SPLIT_BY_TP} sbh of the norms and the "
                      "projections' input, which every rank keeps whole); the logits are gathered whole on every rank "
                      "(the LM head's colwise_gather_output); one rowwise layer's output in flight for its all-reduce "
-                     "(s x h) is counted with the layer's activations")
+                     "(s x h) is counted with the layer's activations"))
     if lay.cp > 1:
         gathered_kv = 2 * seq * kv * cb  # torch's default rotation gathers every rank's keys and values
         buffers += gathered_kv
-        notes.append(f"context parallel {lay.cp}: each rank holds {local} of the {seq} tokens, so activations and "
+        notes.append(said(f"context parallel {lay.cp}: each rank holds {local} of the {seq} tokens, so activations and "
                      "logits are 1/cp of one rank's; ring attention (torch's default all-gather rotation, "
                      "cp_comm_strategy allgather) gathers the whole sequence's keys and values for the layer it runs "
-                     f"(2 x s x {kv} per sample), counted with the layer's activations")
+                     f"(2 x s x {kv} per sample), counted with the layer's activations"))
     if lay.sp > 1:
         a2a = local * (2 * q + 2 * kv) * cb  # all-to-all receive buffers: q, k, v in, the attention output back
         buffers += a2a
-        notes.append(f"sequence parallel {lay.sp} (Ulysses): each rank holds {local} of the {seq} tokens outside "
+        notes.append(said(f"sequence parallel {lay.sp} (Ulysses): each rank holds {local} of the {seq} tokens outside "
                      "attention, and inside it the whole sequence for 1/sp of the heads (the same bytes), so "
                      "activations and logits are 1/sp of one rank's; the all-to-all buffers of q, k, v and the "
-                     "attention output are counted with the layer's activations")
+                     "attention output are counted with the layer's activations"))
     if lay.tp > 1 and not tp_split:
-        notes.append(f"tensor parallel {lay.tp}: {shape.kind} has no tensor-parallel plan the estimate knows; "
-                     "activations counted unsplit")
+        notes.append(said(f"tensor parallel {lay.tp}: {shape.kind} has no tensor-parallel plan the estimate knows; "
+                     "activations counted unsplit"))
     return buffers, tuple(notes)
 
 
@@ -843,16 +845,16 @@ def _moments(lay: Layout, sharding: _Sharding, act: _Activations, *, optimizer_s
         grads_at_loss = gradients if (lay.stage == 3 or accumulates) else 0.0
     elif accumulates and lay.processes > 1 and not _no_shard(lay):  # no_sync: every unit's gradients, unsharded
         grads_at_loss = float(params * cb)
-        notes.append(f"gradient accumulation ({ga if ga is not None else 'auto'} micro-batches): inside "
+        notes.append(said(f"gradient accumulation ({ga if ga is not None else 'auto'} micro-batches): inside "
                      "accelerator.accumulate() or the Trainer FSDP skips the reduce-scatter before the last "
                      "micro-batch, so each rank holds the whole "
                      f"model's unsharded gradients ({_gib_text(grads_at_loss)}) at the loss; "
-                     "GradientAccumulationPlugin(sync_each_batch=True) reduces every micro-batch instead")
+                     "GradientAccumulationPlugin(sync_each_batch=True) reduces every micro-batch instead"))
     else:
         grads_at_loss = gradients if accumulates else 0.0
     if ga is None:
-        notes.append("gradient_accumulation_steps 'auto': counted as more than one micro-batch (gradients held at "
-                     "the loss); with 1 the loss holds none")
+        notes.append(said("gradient_accumulation_steps 'auto': counted as more than one micro-batch (gradients held at "
+                     "the loss); with 1 the loss holds none"))
     parts = {"parameters": held.parameters, "gradients": gradients, "optimizer_states": held.optimizer,
              "gathered": sharding.gathered, "buckets": sharding.buckets, "optimizer_step": optimizer_step,
              "overhead": float(CUDA_CONTEXT_BYTES)}
@@ -886,7 +888,7 @@ def _fit(moments: _Moments, *, peak_bytes: int, gpu_memory_gib: float | None, he
     if moments.act.activations + moments.act.logits > 0:  # the peak grows with the micro batch
         peak_at = lambda b: max(moments.phases_at(b).values())  # noqa: E731
     else:
-        notes = ("max_micro_batch needs the activations (give --model)",)
+        notes = (said("max_micro_batch needs the activations (give --model)"),)
     fit = fit_of(gpu_bytes=int(gpu_memory_gib * GIB), peak_bytes=peak_bytes, headroom=headroom, peak_at=peak_at,
                  host_memory_bytes=None if host_memory_gib is None else int(host_memory_gib * GIB),
                  host_peak_bytes=host_bytes)

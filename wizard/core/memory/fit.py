@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..bounds import NumberError, check
+from ..i18n import said
 
 GIB = 2 ** 30
 
@@ -139,35 +140,44 @@ def _gib(n: float, digits: int = 2) -> str:
 def verdict(fit: Fit, width: int | None = None) -> str:
     """Whether it fits, with what is kept free, in one line: the full sentence, or with ``width`` the longest of
     shorter forms (for the memory bar) that fits in it."""
+    full, short_forms = verdict_forms(fit)
+    if width is None:
+        return full
+    return next((v for v in short_forms if len(v) <= width), short_forms[-1])
+
+
+def verdict_forms(fit: Fit) -> tuple[str, list[str]]:
+    """The verdict's full sentence and its shorter forms, longest first (each a ``said`` sentence: a face in another
+    language translates each and picks the longest that fits its width)."""
     g, kept, pct = _gib(fit.gpu_bytes), _gib(fit.kept_free_bytes), _pct(fit.headroom)
     margin = f"with {kept} GiB ({pct}) kept free" if fit.kept_free_bytes else "with nothing kept free"
     spare, short = _gib(fit.spare_bytes), _gib(-fit.spare_bytes)
     host = ""
     if fit.host_memory_bytes is not None:
         hp, hm = _gib(fit.host_peak_bytes), _gib(fit.host_memory_bytes)
-        host = (f"the host holds its {hp} of {hm} GiB" if fit.host_fits else
-                f"the host needs {hp} GiB per node, {_gib(fit.host_short_bytes)} GiB more than the {hm} GiB given")
+        host = (said(f"the host holds its {hp} of {hm} GiB") if fit.host_fits else
+                said(f"the host needs {hp} GiB per node, {_gib(fit.host_short_bytes)} GiB more than the {hm} GiB "
+                     "given"))
     if fit.fits:
-        full = f"fits in {g} GiB {margin}: {spare} GiB to spare" + (f"; {host}" if host else "")
+        full = said(f"fits in {g} GiB " + margin + f": {spare} GiB to spare" + (f"; {host}" if host else ""))
         s1 = _gib(fit.spare_bytes, 1)
-        short_forms = [f"fits, {s1} GiB to spare, {pct} kept free", f"fits: {s1} GiB spare, {pct} kept free",
-                       f"fits: {s1} spare, {pct} kept free", f"fits, {s1} spare, {pct} kept",
-                       f"✔ {s1} GiB spare, {pct} kept", f"✔ {s1} spare, {pct} kept"]
+        short_forms = [said(f"fits, {s1} GiB to spare, {pct} kept free"),
+                       said(f"fits: {s1} GiB spare, {pct} kept free"), said(f"fits: {s1} spare, {pct} kept free"),
+                       said(f"fits, {s1} spare, {pct} kept"),
+                       said(f"✔ {s1} GiB spare, {pct} kept"), said(f"✔ {s1} spare, {pct} kept")]
     elif fit.gpu_fits:  # the host alone
-        full = f"does not fit: {host} (the GPU fits in {g} GiB {margin}: {spare} GiB to spare)"
+        full = said(f"does not fit: {host} (the GPU fits in {g} GiB " + margin + f": {spare} GiB to spare)")
         h1 = _gib(fit.host_short_bytes, 1)
-        short_forms = [f"does not fit: the host is short by {h1} GiB", f"✖ host short by {h1} GiB",
-                       f"✖ host short {h1}"]
+        short_forms = [said(f"does not fit: the host is short by {h1} GiB"), said(f"✖ host short by {h1} GiB"),
+                       said(f"✖ host short {h1}")]
     else:
-        full = f"does not fit in {g} GiB {margin}: short by {short} GiB" + (f"; {host}" if host and
-                                                                              not fit.host_fits else "")
+        full = said(f"does not fit in {g} GiB " + margin + f": short by {short} GiB"
+                    + (f"; {host}" if host and not fit.host_fits else ""))
         s1 = _gib(-fit.spare_bytes, 1)
-        short_forms = [f"does not fit with {pct} kept free: short by {s1} GiB",
-                       f"short by {s1} GiB with {pct} kept free", f"✖ short by {s1} GiB, {pct} kept",
-                       f"✖ short by {s1}, {pct} kept", f"✖ short {s1}, {pct} kept"]
-    if width is None:
-        return full
-    return next((v for v in short_forms if len(v) <= width), short_forms[-1])
+        short_forms = [said(f"does not fit with {pct} kept free: short by {s1} GiB"),
+                       said(f"short by {s1} GiB with {pct} kept free"), said(f"✖ short by {s1} GiB, {pct} kept"),
+                       said(f"✖ short by {s1}, {pct} kept"), said(f"✖ short {s1}, {pct} kept")]
+    return full, short_forms
 
 
 def micro_batch_line(fit: Fit) -> str | None:
@@ -176,8 +186,8 @@ def micro_batch_line(fit: Fit) -> str | None:
         return None
     margin = (f"with {_gib(fit.kept_free_bytes)} GiB ({_pct(fit.headroom)}) kept free" if fit.kept_free_bytes
               else "with nothing kept free")
-    return f"largest micro batch that fits {margin}: {fit.max_micro_batch}"
+    return said("largest micro batch that fits " + margin + f": {fit.max_micro_batch}")
 
 
 __all__ = ["DEFAULT_HEADROOM", "Fit", "fit_of", "headroom_problem", "kept_free_bytes", "largest_micro_batch",
-           "micro_batch_line", "verdict"]
+           "micro_batch_line", "verdict", "verdict_forms"]

@@ -16,7 +16,7 @@ reports them: the answer rules and the config rules over the files written), and
 4. no activation checkpointing before activation checkpointing (offered only where it decides fitting);
    then no tensor, context or sequence parallelism before them (tried only when no layout fits without offload:
    long sequences), smaller sizes first, context and sequence parallelism before tensor parallelism (see
-   :data:`PARALLEL_WHY`);
+   :func:`parallel_why`);
 5. least communication: no sharding < ZeRO-1 < ZeRO-2 / reshard False < FSDP2 hybrid (HSDP) across nodes < ZeRO-3
    hpZ across nodes < ZeRO-3 / full shard (on one node) < full shard across nodes;
 6. fewer parameter bytes gathered at a time;
@@ -24,10 +24,11 @@ reports them: the answer rules and the config rules over the files written), and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..effective.layout import with_parallelism
+from ..i18n import said
 from .estimate import GIB, Estimate, EstimateError, bounded, estimate, layout_of
 from .fit import DEFAULT_HEADROOM, Fit, headroom_problem, verdict
 
@@ -51,32 +52,39 @@ RANKING = (
 )
 """The ranking, most important first (docs/memory.md says why for each)."""
 
-FSDP1_BELOW_FSDP2 = (
-    "at equal memory FSDP1 ranks below FSDP2: accelerate 1.15's own default is still FSDP1 (FSDP_VERSION "
-    "defaults to 1, accelerate/utils/dataclasses.py:1830-1831, and `accelerate launch --fsdp_version` to \"1\", "
-    "accelerate/commands/launch.py:512-518), but `accelerate config` proposes FSDP2 (cluster.py:400-405) and the "
-    "newer features (HSDP through the parallelism config, activation-checkpoint offload) are FSDP2's only"
-)
+
+def _fsdp1_below_fsdp2() -> str:
+    return said("at equal memory FSDP1 ranks below FSDP2: accelerate 1.15's own default is still FSDP1 "
+                "(FSDP_VERSION defaults to 1, accelerate/utils/dataclasses.py:1830-1831, and `accelerate launch "
+                "--fsdp_version` to \"1\", accelerate/commands/launch.py:512-518), but `accelerate config` proposes "
+                "FSDP2 (cluster.py:400-405) and the newer features (HSDP through the parallelism config, "
+                "activation-checkpoint offload) are FSDP2's only")
+
+
+FSDP1_BELOW_FSDP2 = _fsdp1_below_fsdp2()
+"""Why FSDP1 ranks below FSDP2 at equal memory (a note of :func:`recommend`)."""
 
 PARALLEL_ORDER = ("cp", "sp", "tp")
 """The order a size of each is tried in: context parallelism (FSDP2) and DeepSpeed's Ulysses sequence parallelism move
 keys and values (or q, k, v) once per layer, tensor parallelism all-reduces every layer's activations twice in
 forward and twice in backward."""
 
-PARALLEL_WHY = {
-    "cp": "context parallel {n}: each rank holds 1/{n} of the sequence, so activations and logits shrink by {n}; "
-          "ring attention passes keys and values between the {n} ranks each layer; accelerate drops the attention "
-          "mask under it (full-length, unpadded, one document per sequence)",
-    "sp": "Ulysses sequence parallel {n}: each rank holds 1/{n} of the sequence outside attention and 1/{n} of the "
-          "heads inside it, so activations and logits shrink by {n}; four all-to-alls per layer; {n} divides the "
-          "model's {heads} attention heads with its {kv} key-value heads",
-    "tp": "tensor parallel {n}: the attention and MLP projections are split over {n} ranks (their weights, gradients, "
-          "optimizer states and most of their activations, and the embedding and LM head; the norms and the logits "
-          "stay whole); activations are "
-          "all-reduced twice per layer each way; {n} divides the model's {heads} attention heads and {kv} key-value "
-          "heads",
-}
-"""Why a tensor, context or sequence parallel candidate helps and what it costs, in one clause each."""
+def parallel_why(dim: str, n: int, heads: Any = "?", kv: Any = "?") -> str:
+    """Why a tensor (``tp``), context (``cp``) or sequence (``sp``) parallel candidate of size ``n`` helps and what it
+    costs, in one clause (``heads``, ``kv``: the model's attention and key-value heads)."""
+    if dim == "cp":
+        return said(f"context parallel {n}: each rank holds 1/{n} of the sequence, so activations and logits shrink "
+                    f"by {n}; ring attention passes keys and values between the {n} ranks each layer; accelerate drops "
+                    "the attention mask under it (full-length, unpadded, one document per sequence)")
+    if dim == "sp":
+        return said(f"Ulysses sequence parallel {n}: each rank holds 1/{n} of the sequence outside attention and 1/{n} "
+                    f"of the heads inside it, so activations and logits shrink by {n}; four all-to-alls per layer; {n} "
+                    f"divides the model's {heads} attention heads with its {kv} key-value heads")
+    return said(f"tensor parallel {n}: the attention and MLP projections are split over {n} ranks (their weights, "
+                "gradients, optimizer states and most of their activations, and the embedding and LM head; the norms "
+                f"and the logits stay whole); activations are all-reduced twice per layer each way; {n} divides the "
+                f"model's {heads} attention heads and {kv} key-value heads")
+
 
 TWO_NODE_ADDRESS = ("10.0.0.1", 29500)
 """The main process address and port the two-node presets use (templates/fsdp2-two-node.yaml,
@@ -88,20 +96,37 @@ LAYER_CLASSES = {"gpt2": "GPT2Block", "llama": "LlamaDecoderLayer", "mistral": "
 
 # offload levels, communication tiers
 OFFLOAD_NONE, OFFLOAD_OPTIMIZER, OFFLOAD_ALL = 0, 1, 2
-_OFFLOAD_WORDS = {OFFLOAD_NONE: "no offload", OFFLOAD_OPTIMIZER: "optimizer states offloaded to CPU",
-                  OFFLOAD_ALL: "parameters and optimizer offloaded to CPU"}
+
+
+def offload_words(level: int) -> str:
+    """What a candidate offloads, in words."""
+    if level == OFFLOAD_NONE:
+        return said("no offload")
+    if level == OFFLOAD_OPTIMIZER:
+        return said("optimizer states offloaded to CPU")
+    return said("parameters and optimizer offloaded to CPU")
+
+
 TIER_NONE, TIER_ZERO1, TIER_ZERO2, TIER_HYBRID, TIER_HPZ, TIER_FULL, TIER_FULL_NODES = range(7)
-_TIER_WORDS = {
-    TIER_NONE: "no sharding (one gradient all-reduce per step)",
-    TIER_ZERO1: "optimizer sharded (gradients reduced, updated parameters all-gathered once per step)",
-    TIER_ZERO2: "gradients and optimizer sharded (gradients reduce-scattered, parameters gathered once per step)",
-    TIER_HYBRID: "sharded within each node and replicated across nodes (parameter all-gathers stay inside a node; "
-                 "only the gradient reduction crosses nodes)",
-    TIER_HPZ: "ZeRO++ hpZ (backward's parameter all-gather stays inside a node; forward's and the gradient "
-              "reduce-scatter still cross nodes)",
-    TIER_FULL: "everything sharded (parameters all-gathered in forward and again in backward)",
-    TIER_FULL_NODES: "everything sharded across all nodes (every parameter all-gather crosses nodes)",
-}
+
+
+def tier_words(tier: int) -> str:
+    """What a candidate's sharding communicates, in words."""
+    if tier == TIER_NONE:
+        return said("no sharding (one gradient all-reduce per step)")
+    if tier == TIER_ZERO1:
+        return said("optimizer sharded (gradients reduced, updated parameters all-gathered once per step)")
+    if tier == TIER_ZERO2:
+        return said("gradients and optimizer sharded (gradients reduce-scattered, parameters gathered once per step)")
+    if tier == TIER_HYBRID:
+        return said("sharded within each node and replicated across nodes (parameter all-gathers stay inside a node; "
+                    "only the gradient reduction crosses nodes)")
+    if tier == TIER_HPZ:
+        return said("ZeRO++ hpZ (backward's parameter all-gather stays inside a node; forward's and the gradient "
+                    "reduce-scatter still cross nodes)")
+    if tier == TIER_FULL:
+        return said("everything sharded (parameters all-gathered in forward and again in backward)")
+    return said("everything sharded across all nodes (every parameter all-gather crosses nodes)")
 
 
 @dataclass(frozen=True)
@@ -120,6 +145,14 @@ class Candidate:
     parallelism: tuple[tuple[str, int], ...] = ()
     """The accelerate config's ``parallelism_config`` keys and sizes this candidate's answers write (tensor, context or
     sequence parallelism: its ``parallelism.*`` answers; the config written from them holds these keys)."""
+    label_parts: tuple[str, ...] = ()
+    """The pieces ``label`` is made of, each its own ``said`` words (the precision as it is): a face in another language
+    translates each."""
+    reasons: tuple[str, ...] = ()
+    """The clauses of ``reason``, each a ``said`` sentence (the first: the verdict)."""
+    host_parts: tuple[tuple[str, int], ...] = ()
+    """When the host is short: (part of ``Estimate.host_breakdown``, bytes), as ``reason`` lists them after the
+    verdict."""
 
     @property
     def fit(self) -> Fit:
@@ -170,6 +203,8 @@ class Recommendation:
     notes: tuple[str, ...]
     left_out: tuple[tuple[str, str], ...] = ()
     """(label, why) of every candidate not ranked because the wizard's rules call it an error (also in ``notes``)."""
+    left_out_labels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(label, its pieces) of every candidate left out: a face in another language translates each piece."""
 
     def to_json(self) -> dict[str, Any]:
         return {"chosen": self.chosen.label if self.chosen else None, "ranking": list(RANKING),
@@ -178,7 +213,9 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class _Spec:
-    label: str
+    name: str
+    """The layout in words (``DeepSpeed ZeRO-2``), a ``said`` sentence."""
+    precision: str
     changes: dict[str, Any]
     offload: int
     tier: int
@@ -187,6 +224,26 @@ class _Spec:
     bf16_master: bool = False
     parallel: tuple[tuple[str, int], ...] = ()
     """(dimension, size) of the tensor, context or sequence parallelism tried (``tp``, ``cp``, ``sp``)."""
+
+    @property
+    def label_parts(self) -> tuple[str, ...]:
+        """The label's pieces: the layout, its parallelism, the precision, then the variants tried."""
+        parts = [self.name]
+        for dim, n in self.parallel:
+            parts.append(said(f" + context parallel {n}") if dim == "cp" else
+                         said(f" + Ulysses sequence parallel {n}") if dim == "sp" else said(f" + tensor parallel {n}"))
+        parts.append(f", {self.precision}")
+        if self.ac:
+            parts.append(said(", activation checkpointing"))
+        if self.bf16_master:
+            parts.append(said(", bf16 master weights and optimizer states") if self.offload == OFFLOAD_NONE else
+                         said(", bf16 master weights"))
+        return tuple(parts)
+
+    @property
+    def label(self) -> str:
+        """Short, one line: ``DeepSpeed ZeRO-2, bf16``."""
+        return "".join(self.label_parts)
 
 
 # The settings a candidate decides; everything else comes from ``base``.
@@ -206,40 +263,39 @@ def _specs(nodes: int, gpus_per_node: int, precision: str) -> list[_Spec]:
     ds = {"backend": "deepspeed", "offload.optimizer": "none", "offload.params": "none",
           "precision.ds_bf16_master_weights": None}
     full = TIER_FULL_NODES if nodes > 1 else TIER_FULL
-    p = f", {precision}"
+    p = precision
     specs = [
-        _Spec("FSDP2 full shard" + p, {**fsdp2, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
-        _Spec("FSDP2 reshard_after_forward=False" + p, {**fsdp2, "sharding.strategy": "grads_optimizer"},
+        _Spec(said("FSDP2 full shard"), p, {**fsdp2, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
+        _Spec(said("FSDP2 reshard_after_forward=False"), p, {**fsdp2, "sharding.strategy": "grads_optimizer"},
               OFFLOAD_NONE, TIER_ZERO2),
-        _Spec("FSDP1 FULL_SHARD" + p, {**fsdp1, "sharding.strategy": "full"}, OFFLOAD_NONE, full, fsdp1=True),
-        _Spec("FSDP1 NO_SHARD (DDP-like)" + p, {**fsdp1, "sharding.strategy": "none"}, OFFLOAD_NONE, TIER_NONE,
+        _Spec(said("FSDP1 FULL_SHARD"), p, {**fsdp1, "sharding.strategy": "full"}, OFFLOAD_NONE, full, fsdp1=True),
+        _Spec(said("FSDP1 NO_SHARD (DDP-like)"), p, {**fsdp1, "sharding.strategy": "none"}, OFFLOAD_NONE, TIER_NONE,
               fsdp1=True),
-        _Spec("FSDP2 full shard + CPU offload" + p,
+        _Spec(said("FSDP2 full shard + CPU offload"), p,
               {**fsdp2, "sharding.strategy": "full", "offload.optimizer": "cpu", "offload.params": "cpu"},
               OFFLOAD_ALL, full),
-        _Spec("DeepSpeed ZeRO-1" + p, {**ds, "sharding.strategy": "optimizer"}, OFFLOAD_NONE, TIER_ZERO1),
-        _Spec("DeepSpeed ZeRO-2" + p, {**ds, "sharding.strategy": "grads_optimizer"}, OFFLOAD_NONE, TIER_ZERO2),
-        _Spec("DeepSpeed ZeRO-3" + p, {**ds, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
-        _Spec("DeepSpeed ZeRO-2 + optimizer offload" + p,
+        _Spec(said("DeepSpeed ZeRO-1"), p, {**ds, "sharding.strategy": "optimizer"}, OFFLOAD_NONE, TIER_ZERO1),
+        _Spec(said("DeepSpeed ZeRO-2"), p, {**ds, "sharding.strategy": "grads_optimizer"}, OFFLOAD_NONE, TIER_ZERO2),
+        _Spec(said("DeepSpeed ZeRO-3"), p, {**ds, "sharding.strategy": "full"}, OFFLOAD_NONE, full),
+        _Spec(said("DeepSpeed ZeRO-2 + optimizer offload"), p,
               {**ds, "sharding.strategy": "grads_optimizer", "offload.optimizer": "cpu"}, OFFLOAD_OPTIMIZER,
               TIER_ZERO2),
-        _Spec("DeepSpeed ZeRO-3 + optimizer offload" + p,
+        _Spec(said("DeepSpeed ZeRO-3 + optimizer offload"), p,
               {**ds, "sharding.strategy": "full", "offload.optimizer": "cpu"}, OFFLOAD_OPTIMIZER, full),
-        _Spec("DeepSpeed ZeRO-3 + parameter and optimizer offload" + p,
+        _Spec(said("DeepSpeed ZeRO-3 + parameter and optimizer offload"), p,
               {**ds, "sharding.strategy": "full", "offload.optimizer": "cpu", "offload.params": "cpu"},
               OFFLOAD_ALL, full),
     ]
     if nodes > 1 and gpus_per_node > 1:
-        specs[1:1] = [_Spec("FSDP2 hybrid shard (HSDP: sharded per node, replicated across)" + p,
+        specs[1:1] = [_Spec(said("FSDP2 hybrid shard (HSDP: sharded per node, replicated across)"), p,
                             {**fsdp2, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HYBRID)]
-        specs.append(_Spec("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node)" + p,
+        specs.append(_Spec(said("DeepSpeed ZeRO-3 + hpZ (ZeRO++ secondary partition per node)"), p,
                            {**ds, "sharding.strategy": "hybrid_full"}, OFFLOAD_NONE, TIER_HPZ))
     return specs
 
 
 def _with_ac(spec: _Spec) -> _Spec:
-    return _Spec(spec.label + ", activation checkpointing", {**spec.changes, "training.activation_checkpointing": True},
-                 spec.offload, spec.tier, spec.fsdp1, True, spec.bf16_master, spec.parallel)
+    return replace(spec, changes={**spec.changes, "training.activation_checkpointing": True}, ac=True)
 
 
 def _parallel_specs(specs: list[_Spec], shape: Any, gpus_per_node: int) -> list[_Spec]:
@@ -258,12 +314,10 @@ def _parallel_specs(specs: list[_Spec], shape: Any, gpus_per_node: int) -> list[
             if dim in allowed and n not in allowed[dim]:
                 continue
             base = zero3 if dim == "sp" else fsdp2
-            words = {"cp": "context parallel", "sp": "Ulysses sequence parallel", "tp": "tensor parallel"}[dim]
-            label = base.label.replace(",", f" + {words} {n},", 1)
             changes = {**base.changes, f"parallelism.{dim}_size": n}
             if dim == "tp":  # rank 0's state dict cannot be loaded into a TP model (parallelism-fsdp2-tp-ram-...)
                 changes["loading.ram_efficient"] = False
-            out.append(_Spec(label, changes, base.offload, base.tier, parallel=((dim, n),)))
+            out.append(_Spec(base.name, base.precision, changes, base.offload, base.tier, parallel=((dim, n),)))
     return out
 
 
@@ -296,12 +350,8 @@ def _with_bf16_master(spec: _Spec) -> _Spec:
     """DeepSpeed's bf16 master weights: with the optimizer on the GPU also bf16 Adam states (``bf16_with_states``;
     ``bf16`` alone needs offload), with optimizer offload bf16 masters next to fp32 states on the CPU (``bf16``;
     ``bf16_with_states`` there needs an optimizer block in the JSON, rule ds-bf16-states-offload-swap)."""
-    if spec.offload == OFFLOAD_NONE:
-        return _Spec(spec.label + ", bf16 master weights and optimizer states",
-                     {**spec.changes, "precision.ds_bf16_master_weights": "bf16_with_states"}, spec.offload,
-                     spec.tier, spec.fsdp1, spec.ac, True, spec.parallel)
-    return _Spec(spec.label + ", bf16 master weights", {**spec.changes, "precision.ds_bf16_master_weights": "bf16"},
-                 spec.offload, spec.tier, spec.fsdp1, spec.ac, True, spec.parallel)
+    value = "bf16_with_states" if spec.offload == OFFLOAD_NONE else "bf16"
+    return replace(spec, changes={**spec.changes, "precision.ds_bf16_master_weights": value}, bf16_master=True)
 
 
 def _check(*, gpus_per_node: Any, gpu_memory_gib: Any, nodes: Any, host_memory_gib: Any, headroom: Any) -> None:
@@ -350,8 +400,8 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
         common["launch.main_process_ip"] = ip
         if not base["launch.main_process_port"]:
             common["launch.main_process_port"] = port
-        notes.append(f"launch.main_process_ip {ip} is a placeholder (the two-node presets'): set it to the address of "
-                     "machine 0, and launch.machine_rank on each machine")
+        notes.append(said(f"launch.main_process_ip {ip} is a placeholder (the two-node presets'): set it to the "
+                          "address of machine 0, and launch.machine_rank on each machine"))
     precision = base["precision.mixed_precision"] if "precision.mixed_precision" in base.explicit else "bf16"
     common["precision.mixed_precision"] = precision
     if batch is not None:
@@ -361,15 +411,18 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     if not base["wrapping.layer_classes"] and kind in LAYER_CLASSES and not getattr(shape, "approximate", False):
         wrap["wrapping.layer_classes"] = [LAYER_CLASSES[kind]]
     if nodes > 1 and gpus_per_node < 2:
-        notes.append("hybrid sharding is not proposed: with one GPU per node there is nothing to shard within a "
-                     "node")
+        notes.append(said("hybrid sharding is not proposed: with one GPU per node there is nothing to shard within "
+                          "a node"))
     if shape is None:
-        notes.append("without the model's shape (--model) activations and logits are not counted, and activation "
-                     "checkpointing is not considered")
+        notes.append(said("without the model's shape (--model) activations and logits are not counted, and "
+                          "activation checkpointing is not considered"))
 
     host_bytes = int(host_memory_gib * GIB) if host_memory_gib is not None else None
 
+    tried: dict[str, tuple[str, ...]] = {}  # label -> its pieces
+
     def evaluate(spec: _Spec) -> tuple[Candidate, list[Finding]]:
+        tried[spec.label] = spec.label_parts
         answers = base.replace({**common, **(wrap if spec.changes["backend"] == "fsdp" else {}), **spec.changes})
         errors = [f for f in answer_findings(answers, versions=versions) if f.severity == ERROR]
         source: Any = answers
@@ -407,10 +460,12 @@ def recommend(*, shape: Any = None, params: int | None = None, largest_layer_par
     chosen = next((c for c in candidates if c.fits), None)
     if any(s.fsdp1 for s, _ in ranked):
         notes.append(FSDP1_BELOW_FSDP2)
-    notes.append("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload preset")
+    notes.append(said("NVMe offload is not proposed (it needs a fast local NVMe folder): see the zero3-nvme-offload "
+                      "preset"))
     if chosen is None:
-        notes.append("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model")
-    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out))
+        notes.append(said("nothing fits: more GPUs or nodes, a smaller micro batch or sequence, or a smaller model"))
+    labels = tuple((name, tried[name]) for name, _ in left_out)
+    return Recommendation(candidates, chosen, tuple(notes), tuple(left_out), labels)
 
 
 def _try(specs: list[_Spec], evaluate: Any, built: list, left_out: list, notes: list, *, shape: Any, base: Answers,
@@ -429,9 +484,9 @@ def _try(specs: list[_Spec], evaluate: Any, built: list, left_out: list, notes: 
             cand, errors = evaluate(s)
             if errors:
                 f = errors[0]
-                why = f"our rules find an error ({f.rule}: {f.message})"
+                why = said(f"our rules find an error ({f.rule}: {f.message})")
                 left_out.append((s.label, why))
-                notes.append(f"left out {s.label}: {why}")
+                notes.append(said(f"left out {s.label}: {why}"))
                 break
             built.append((s, cand))
             if cand.fits:
@@ -495,34 +550,48 @@ def _key(s: _Spec, c: Candidate) -> tuple:
 def _with_reason(s: _Spec, c: Candidate, shape: Any = None) -> Candidate:
     e = c.estimate
     head = verdict(c.fit)
-    if c.host_fits is False:  # what the host holds, part by part
-        head += " (" + ", ".join(k.replace("_", " ") + " " + _gib(v) for k, v in e.host_breakdown.items() if v) + ")"
-    parts = [head, _OFFLOAD_WORDS[s.offload]]
+    host_parts = tuple((k, v) for k, v in e.host_breakdown.items() if v) if c.host_fits is False else ()
+    parts = [head, offload_words(s.offload)]
     if s.bf16_master and s.offload == OFFLOAD_NONE:
-        parts.append(("fits only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights and bf16 Adam "
-                     "states (less precise updates)")
+        parts.append(said(("fits only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights and bf16 "
+                          "Adam states (less precise updates)"))
     elif s.bf16_master:
-        parts.append(("fits the host only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights "
-                     "(fp32 Adam states on the CPU; less precise updates)")
+        parts.append(said(("fits the host only with" if c.fits else "even with") + " DeepSpeed's bf16 master weights "
+                          "(fp32 Adam states on the CPU; less precise updates)"))
     if s.ac:
-        parts.append(("needs" if c.fits else "even with") + " activation checkpointing (about a third more compute"
-                     + ("; DeepSpeed has no config switch for it: call model.gradient_checkpointing_enable() in "
-                        "the script)" if c.answers.backend == "deepspeed" else ")"))
+        parts.append(said(("needs" if c.fits else "even with") + " activation checkpointing (about a third more "
+                          "compute" + ("; DeepSpeed has no config switch for it: call "
+                                       "model.gradient_checkpointing_enable() in the script)"
+                                       if c.answers.backend == "deepspeed" else ")")))
     for dim, n in s.parallel:
-        parts.append(("fits only with " if c.fits else "even with ") + PARALLEL_WHY[dim].format(
-            n=n, heads=getattr(shape, "num_heads", "?"), kv=getattr(shape, "num_kv_heads", "?")))
+        parts.append(said(("fits only with " if c.fits else "even with ") + parallel_why(
+            dim, n, getattr(shape, "num_heads", "?"), getattr(shape, "num_kv_heads", "?"))))
         parts.append("parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in c.parallelism))
-    parts.append(_TIER_WORDS[s.tier])
+    parts.append(tier_words(s.tier))
     gathered = e.per_rank.breakdown["gathered"]
     if gathered and s.tier == TIER_NONE:  # nothing is gathered: the estimate's part is the 16-bit compute copy
-        parts.append(f"{_gib(gathered)} for the 16-bit compute copy of the parameters")
+        parts.append(said(f"{_gib(gathered)} for the 16-bit compute copy of the parameters"))
     elif gathered:
-        parts.append(f"{_gib(gathered)} of parameters gathered at a time")
+        parts.append(said(f"{_gib(gathered)} of parameters gathered at a time"))
     if s.fsdp1:
-        parts.append("FSDP1, ranked below FSDP2 at equal memory")
-    sentence = "; ".join(parts)
-    return Candidate(c.label, c.answers, c.estimate, sentence[0].upper() + sentence[1:] + ".", c.offload, c.tier,
-                     c.parallelism)
+        parts.append(said("FSDP1, ranked below FSDP2 at equal memory"))
+    return replace(c, reason=reason_sentence(parts, host_parts), label_parts=s.label_parts, reasons=tuple(parts),
+                   host_parts=host_parts)
+
+
+def host_part_words(key: str) -> str:
+    """A part of ``Estimate.host_breakdown`` as a reason names it (``offloaded optimizer states``)."""
+    return key.replace("_", " ")
+
+
+def reason_sentence(parts: tuple[str, ...] | list[str], host_parts: tuple[tuple[str, int], ...] = ()) -> str:
+    """A candidate's reason: its clauses joined, the host's parts after the first (the verdict) when the host is
+    short, as one sentence."""
+    head = parts[0]
+    if host_parts:  # what the host holds, part by part
+        head += " (" + ", ".join(host_part_words(k) + " " + _gib(v) for k, v in host_parts) + ")"
+    sentence = "; ".join([head, *parts[1:]])
+    return sentence[0].upper() + sentence[1:] + "."
 
 
 __all__ = ["Candidate", "RANKING", "Recommendation", "recommend"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..i18n import said
+
 if TYPE_CHECKING:
     from ..answers import Answers
 
@@ -22,7 +24,9 @@ LABELS = {"parameters": "parameters", "gradients": "gradients", "optimizer_state
           "offloaded_optimizer_states": "offloaded optimizer states",
           "offloaded_activations": "offloaded activation checkpoints", "pinned_buffers": "pinned NVMe buffers",
           "model_load": "loading the model"}
-"""Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words."""
+"""Every key of ``Estimate.per_rank.breakdown`` and ``Estimate.host_breakdown``, in words (the same English as the
+``part.*`` words of :mod:`wizard.core.localized.screens.memory`, which a face in another language shows; a test keeps
+them equal)."""
 
 PHASE_LABELS = {"loss": "the loss (start of backward)", "backward": "the end of backward",
                 "optimizer_step": "the optimizer step"}
@@ -35,11 +39,16 @@ def at_peak(e) -> dict[str, int]:
 
 
 def peak_line(e) -> str:
-    """Where the peak falls and what the other moments hold, in one sentence."""
+    """Where the peak falls and what the other moments hold, in one sentence (one ``said`` sentence per moment of the
+    peak, the other two moments' GiB in :data:`PHASE_LABELS`' order)."""
     pr = e.per_rank
-    short = {"loss": "loss", "backward": "end of backward", "optimizer_step": "optimizer step"}
-    others = ", ".join(f"{short[k]} {v / 2 ** 30:.2f}" for k, v in pr.phases.items() if k != pr.phase)
-    return f"peak at {PHASE_LABELS[pr.phase]}; {others} GiB"
+    gib = {k: f"{v / 2 ** 30:.2f}" for k, v in pr.phases.items()}
+    if pr.phase == "loss":
+        return said(f"peak at the loss (start of backward); end of backward {gib['backward']}, optimizer step "
+                    f"{gib['optimizer_step']} GiB")
+    if pr.phase == "backward":
+        return said(f"peak at the end of backward; loss {gib['loss']}, optimizer step {gib['optimizer_step']} GiB")
+    return said(f"peak at the optimizer step; loss {gib['loss']}, end of backward {gib['backward']} GiB")
 
 
 @dataclass(frozen=True)

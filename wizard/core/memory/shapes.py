@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..i18n import said
+
 
 class ModelError(ValueError):
     """A model name, config.json or shape that cannot be read or counted; the message says what to do instead."""
@@ -132,9 +134,9 @@ def tinygpt_shape(vocab: int = 64, d_model: int = 64, n_layers: int = 2, n_heads
     for key, value in (("vocab", vocab), ("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads),
                        ("seq_len", seq_len)):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ModelError(f"tinygpt: {key} must be a positive integer, not {value!r}")
+            raise ModelError(said(f"tinygpt: {key} must be a positive integer, not {value!r}"))
     if d_model % n_heads:
-        raise ModelError(f"tinygpt: d_model {d_model} is not a multiple of n_heads {n_heads}")
+        raise ModelError(said(f"tinygpt: d_model {d_model} is not a multiple of n_heads {n_heads}"))
     return ModelShape(name="tinygpt", family="gpt2", vocab_size=vocab, hidden_size=d_model, num_layers=n_layers,
                       num_heads=n_heads, num_kv_heads=n_heads, intermediate_size=4 * d_model, max_positions=seq_len,
                       tie_embeddings=False, model_type="tinygpt", source="templates/train_gpt.py (TinyGPT)")
@@ -153,11 +155,12 @@ _ALIASES: dict[str, str] = {
 }
 
 # Near neighbours of a shipped shape whose count differs: a did-you-mean would point at the wrong numbers.
-_NOT_SHIPPED: dict[str, str] = {
-    key: "Mistral 7B v0.3 has a 32768-token vocabulary (v0.1 and v0.2, shipped as mistral-7b-v0.1, have 32000): "
-         "give its config.json path."
-    for key in ("mistral-7b-v0.3", "mistral-7b-instruct-v0.3")
-}
+def _mistral_v03() -> str:
+    return said("Mistral 7B v0.3 has a 32768-token vocabulary (v0.1 and v0.2, shipped as mistral-7b-v0.1, have 32000): "
+                "give its config.json path.")
+
+
+_NOT_SHIPPED: dict[str, str] = {key: _mistral_v03() for key in ("mistral-7b-v0.3", "mistral-7b-instruct-v0.3")}
 
 
 def _alias_key(name: str) -> str:
@@ -183,9 +186,10 @@ PARAMS_HINT = ", or --params N --largest-layer N"
 leaves it out)."""
 
 
-def shape_by_name(name: str) -> ModelShape:
+def shape_by_name(name: str, *, params_hint: bool = True) -> ModelShape:
     """The shipped shape called ``name``: its id (``llama-3.1-8b``), its Hub id (``meta-llama/Llama-3.1-8B``) or an
-    instruct/chat tuning of it, case-insensitive. Raises :class:`ModelError` naming the known shapes otherwise."""
+    instruct/chat tuning of it, case-insensitive. Raises :class:`ModelError` naming the known shapes otherwise (and,
+    with ``params_hint``, the parameter-count options: :data:`PARAMS_HINT`)."""
     found = _lookup(_alias_key(name))
     if found is not None:
         return SHAPES[found]
@@ -194,13 +198,18 @@ def shape_by_name(name: str) -> ModelShape:
     known = sorted(SHAPES)
     key = _alias_key(name)
     if key in _NOT_SHIPPED:
-        raise ModelError(f"{name!r} is not shipped: {_NOT_SHIPPED[key]} Shipped shapes: {', '.join(known)}.")
+        raise ModelError(said(f"{name!r} is not shipped: {_NOT_SHIPPED[key]} Shipped shapes: {', '.join(known)}."))
     import difflib  # only on the error path (import time counts: the estimate's whole process has 150 ms)
 
     close = difflib.get_close_matches(key, known + sorted(_ALIASES), n=1, cutoff=0.6)
-    hint = f" Did you mean {(_ALIASES.get(close[0], close[0]))!r}?" if close else ""
-    raise ModelError(f"unknown model {name!r}.{hint} Shipped shapes: {', '.join(known)} (and tinygpt, the bundled "
-                     f"script's model); or give a config.json path{PARAMS_HINT}.")
+    shapes = ", ".join(known)
+    tail = ", or --params N --largest-layer N" if params_hint else ""  # PARAMS_HINT, written out: a template's words
+    if close:
+        meant = _ALIASES.get(close[0], close[0])
+        raise ModelError(said(f"unknown model {name!r}. Did you mean {meant!r}? Shipped shapes: {shapes} (and tinygpt, "
+                              f"the bundled script's model); or give a config.json path{tail}."))
+    raise ModelError(said(f"unknown model {name!r}. Shipped shapes: {shapes} (and tinygpt, the bundled script's "
+                          f"model); or give a config.json path{tail}."))
 
 
 # --- config.json ---------------------------------------------------------------------------------------------------
@@ -234,18 +243,18 @@ def _load(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except OSError as exc:
-        raise ModelError(f"cannot read the model config {path!r}: {exc.strerror or exc}") from exc
+        raise ModelError(said(f"cannot read the model config {path!r}: {exc.strerror or exc}")) from exc
     except json.JSONDecodeError as exc:
-        raise ModelError(f"{path!r} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise ModelError(said(f"{path!r} is not valid JSON: {exc.msg} at line {exc.lineno}")) from exc
     if not isinstance(data, dict):
-        raise ModelError(f"{path!r} holds a JSON {type(data).__name__}, not a config object")
+        raise ModelError(said(f"{path!r} holds a JSON {type(data).__name__}, not a config object"))
     return data, path
 
 
 def _positive(cfg: Mapping[str, Any], key: str, where: str) -> int:
     value = cfg[key]
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ModelError(f"{where}: {key} must be a positive integer, not {value!r}")
+        raise ModelError(said(f"{where}: {key} must be a positive integer, not {value!r}"))
     return value
 
 
@@ -254,7 +263,7 @@ def _flag(cfg: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise ModelError(f"{where}: {key} must be true or false, not {value!r}")
+        raise ModelError(said(f"{where}: {key} must be true or false, not {value!r}"))
     return value
 
 
@@ -263,9 +272,9 @@ def _missing(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
 
 
 def _unreadable(where: str, model_type: str, detail: str) -> ModelError:
-    return ModelError(f"{where}: cannot count a {model_type or 'model'} from its config.json ({detail}). Give "
+    return ModelError(said(f"{where}: cannot count a {model_type or 'model'} from its config.json ({detail}). Give "
                       "--params N --largest-layer N, or count it exactly with transformers installed "
-                      "(wizard.core.memory.shapes.exact_counts builds it on the meta device).")
+                      "(wizard.core.memory.shapes.exact_counts builds it on the meta device)."))
 
 
 def windowed_attention(cfg: Mapping[str, Any]) -> str:
@@ -296,8 +305,8 @@ def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any]
     where = path or "model config"
     model_type = str(cfg.get("model_type") or "")
     if cfg.get("text_config") and isinstance(cfg["text_config"], Mapping) and _missing(cfg, _LLAMA_KEYS):
-        raise _unreadable(where, model_type, "a multimodal config: the text model sits under text_config and the "
-                                             "vision parts are not counted")
+        raise _unreadable(where, model_type, said("a multimodal config: the text model sits under text_config and the "
+                                             "vision parts are not counted"))
     label = name or (os.path.basename(os.path.dirname(os.path.abspath(path))) if path else model_type or "model")
     defaults = _DEFAULTS.get(model_type, {})
     cfg = {**{k: v for k, v in defaults.items() if k not in cfg}, **cfg}
@@ -320,15 +329,15 @@ def from_config_json(path_or_mapping: str | os.PathLike[str] | Mapping[str, Any]
         raise _unreadable(where, model_type, "missing " + ", ".join(missing))
     moe = [k for k in _MOE_KEYS if cfg.get(k)]
     if moe:
-        raise _unreadable(where, model_type, "a mixture-of-experts model (" + ", ".join(moe) + ")")
+        raise _unreadable(where, model_type, said("a mixture-of-experts model (" + ", ".join(moe) + ")"))
     heads = _positive(cfg, "num_attention_heads", where)
     kv = _positive(cfg, "num_key_value_heads", where) if cfg.get("num_key_value_heads") is not None else heads
     head_dim = _positive(cfg, "head_dim", where) if cfg.get("head_dim") is not None else 0
     hidden = _positive(cfg, "hidden_size", where)
     if not head_dim and hidden % heads:
-        raise ModelError(f"{where}: hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+        raise ModelError(said(f"{where}: hidden_size {hidden} is not a multiple of num_attention_heads {heads}"))
     if heads % kv:
-        raise ModelError(f"{where}: num_attention_heads {heads} is not a multiple of num_key_value_heads {kv}")
+        raise ModelError(said(f"{where}: num_attention_heads {heads} is not a multiple of num_key_value_heads {kv}"))
     if model_type == "qwen2":
         qkv_bias, o_bias = True, False  # Qwen2Attention: q/k/v always biased, o_proj never
     elif model_type == "mistral":
@@ -368,7 +377,7 @@ def to_config_dict(shape: ModelShape) -> dict[str, Any]:
 
 def _check(shape: ModelShape) -> None:
     if shape.family not in ("gpt2", "llama"):
-        raise ModelError(f"model {shape.name!r}: unknown family {shape.family!r} (gpt2 or llama)")
+        raise ModelError(said(f"model {shape.name!r}: unknown family {shape.family!r} (gpt2 or llama)"))
 
 
 def _modules(shape: ModelShape) -> tuple[list[int], list[int]]:
@@ -480,15 +489,16 @@ def exact_counts(config: Any) -> tuple[int, int]:
         data = dict(config)
         model_type = data.pop("model_type", None)
         if not model_type:
-            raise ModelError("exact_counts: the config has no model_type")
+            raise ModelError(said("exact_counts: the config has no model_type"))
         for key in ("architectures", "transformers_version", "_name_or_path", "torch_dtype", "dtype"):
             data.pop(key, None)
         try:
             config = AutoConfig.for_model(model_type, **data)
         except (KeyError, ValueError) as exc:
-            raise ModelError(f"exact_counts: transformers does not know model_type {model_type!r}: {exc}") from exc
+            problem = said(f"exact_counts: transformers does not know model_type {model_type!r}: {exc}")
+            raise ModelError(problem) from exc
     if not isinstance(config, PretrainedConfig):
-        raise ModelError(f"exact_counts: cannot build a model from a {type(config).__name__}")
+        raise ModelError(said(f"exact_counts: cannot build a model from a {type(config).__name__}"))
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(config)
     seen: dict[int, int] = {}

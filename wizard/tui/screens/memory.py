@@ -27,9 +27,11 @@ from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ...core import localized
+from ...core.localized import memory as said_memory
+from ...core.localized import said
 from ...core.memory.estimate import BREAKDOWN_KEYS, HOST_KEYS, EstimateError
-from ...core.memory.fit import micro_batch_line, verdict
-from ...core.memory.report import LABELS, at_peak, peak_line
+from ...core.memory.fit import micro_batch_line
+from ...core.memory.report import at_peak, peak_line
 from ...core.memory.shapes import SHAPES
 from ..shared.explain import state_bytes_block
 from ..shared.present import target_label
@@ -77,20 +79,20 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
     parts: list[RenderableType] = []
     name = e.shape or words("model")
     parts.append(Text(words("report_heading", model=name, params=f"{e.params:,}", largest=f"{e.largest_layer_params:,}",
-                            layout=e.layout, batch=e.batch, seq=e.seq), style="bold"))
+                            layout=said(e.layout), batch=e.batch, seq=e.seq), style="bold"))
     gpu = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
     gpu.add_column(words("col_per_gpu"), no_wrap=True)
     gpu.add_column("GiB", justify="right", no_wrap=True)
     gpu.add_column(words("col_at_peak"), justify="right", no_wrap=True)
     held = at_peak(e)
     for k in BREAKDOWN_KEYS:
-        gpu.add_row(f"  {LABELS[k]}", _gib(e.per_rank.breakdown[k]), _gib(held[k]))
+        gpu.add_row(f"  {said_memory.part(k)}", _gib(e.per_rank.breakdown[k]), _gib(held[k]))
     gpu.add_row("  " + words("row_peak"), "", _gib(e.per_rank.gpu_bytes), style="bold")
     parts.append(gpu)
-    parts.append(Text(peak_line(e)))
+    parts.append(Text(said(peak_line(e))))
     if e.fit is not None:
-        line = Text(verdict(e.fit), style="green" if e.fit.fits else "bold red")
-        batch_line = micro_batch_line(e.fit)
+        line = Text(said_memory.verdict(e.fit), style="green" if e.fit.fits else "bold red")
+        batch_line = said(micro_batch_line(e.fit) or "")
         parts.append(Text("\n").join([line, Text(batch_line)]) if batch_line else line)
     else:
         parts.append(Text(words("no_gpu_memory", field=field_label("gpu_memory")), style="dim"))
@@ -99,7 +101,7 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
     host.add_column("GiB", justify="right", no_wrap=True)
     for k in HOST_KEYS:
         if e.host_breakdown[k]:
-            host.add_row(f"  {LABELS[k]}", _gib(e.host_breakdown[k]))
+            host.add_row(f"  {said_memory.part(k)}", _gib(e.host_breakdown[k]))
     host.add_row("  " + words("row_total"), _gib(e.host_bytes), style="bold")
     parts.append(host)
     ds = e.deepspeed_estimator
@@ -122,7 +124,7 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
         parts.append(Text(words("ds_only"), style="dim"))
     parts.append(state_bytes_block(answers, width, e.params))
     for note in e.notes:
-        parts.append(Text(words("note", note=note), style="dim"))
+        parts.append(Text(words("note", note=said_memory.note(note)), style="dim"))
     out: list[RenderableType] = []
     for p in parts:
         if out and isinstance(p, Table):
@@ -134,10 +136,10 @@ def report_renderable(e, memory: MemoryContext, answers, width: int = 80) -> Ren
 def candidate_prompt(c) -> Text:
     t = Text()
     t.append("✔ " if c.fits else "✖ ", style="green" if c.fits else "red")
-    t.append(c.label, style="bold")
+    t.append(said_memory.candidate_label(c), style="bold")
     t.append("  " + words("candidate", gpu=f"{c.estimate.per_rank.gpu_bytes / GIB:.1f}",
                           host=f"{c.estimate.host_bytes / GIB:.1f}") + "\n")
-    t.append(f"  {c.reason}", style="dim")
+    t.append(f"  {said_memory.reason(c)}", style="dim")
     return t
 
 
@@ -159,18 +161,18 @@ def suggest_note(rec, current: tuple[str, Any] | None, cluster: tuple[int, int] 
         t.append("\n")
     if current is not None:
         layout, fit = current
-        t.append(words("your_answers", layout=layout, verdict=verdict(fit)) + "\n",
+        t.append(words("your_answers", layout=said(layout), verdict=said_memory.verdict(fit)) + "\n",
                  style="green" if fit.fits else "bold red")
     left_out = {f"left out {label}: {why}" for label, why in rec.left_out}  # said once, below
-    notes = [n for n in rec.notes if n not in left_out]
+    notes = [said_memory.note(n, rec) for n in rec.notes if n not in left_out]
     if rec.chosen is not None:
-        t.append(words("best", label=rec.chosen.label), style="bold green")
+        t.append(words("best", label=said_memory.candidate_label(rec.chosen)), style="bold green")
     elif not rec.candidates:
         t.append(words("no_config_why", notes="; ".join(notes)) if notes else words("no_config"), style="bold red")
     else:
         t.append(words("nothing_fits_why", notes="; ".join(notes)) if notes else words("nothing_fits"),
                  style="bold red")
-    for label, why in rec.left_out:
+    for label, why in said_memory.left_out(rec):
         t.append("\n" + words("left_out", label=label, why=why), style="dim")
     return t
 
@@ -327,7 +329,7 @@ class MemoryScreen(Screen[None]):
         try:
             e = memory.estimate(answers)
         except EstimateError as exc:
-            report.update(Text(words("cannot_estimate", error=exc), style="bold red"))
+            report.update(Text(words("cannot_estimate", error=said(str(exc))), style="bold red"))
             return
         report.update(report_renderable(e, memory, answers, width))
 
@@ -366,7 +368,7 @@ class MemoryScreen(Screen[None]):
                             host_memory_gib=memory.host_memory_gib, batch=memory.batch, seq=memory.seq, base=answers,
                             versions=self.app.main.versions)  # type: ignore[attr-defined]
         except EstimateError as exc:
-            self._note(words("cannot_suggest", error=exc), "bold red")
+            self._note(words("cannot_suggest", error=said(str(exc))), "bold red")
             return
         self.recommendation = rec
         self.candidates = list(rec.candidates)
@@ -420,11 +422,12 @@ class MemoryScreen(Screen[None]):
         extra = ""  # tensor, context or sequence parallel sizes are answers (the Parallelism group): listed as changed
         if changed:
             shown = ", ".join(f"{sid} {before[sid]} → {candidate.answers[sid]}" for sid in changed[:6])
-            applied = (words("applied_more", label=candidate.label, changes=shown, count=len(changed) - 6)
-                       if len(changed) > 6 else words("applied", label=candidate.label, changes=shown))
+            name = said_memory.candidate_label(candidate)
+            applied = (words("applied_more", label=name, changes=shown, count=len(changed) - 6)
+                       if len(changed) > 6 else words("applied", label=name, changes=shown))
             main.notify(f"{applied}{extra}", timeout=8)
         else:
-            main.notify(words("already", label=candidate.label) + extra, timeout=5)
+            main.notify(words("already", label=said_memory.candidate_label(candidate)) + extra, timeout=5)
 
     # -------------------------------------------------------------- buttons
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.i18n import cells
-from ...core.localized import screen, ui
+from ...core.localized import said, screen, ui
 
 if TYPE_CHECKING:
     from ...core.answers import Answers
@@ -58,7 +58,7 @@ def bar_text(used: int | None, fit: Fit | None, width: int, *, message: str = ""
         t.append(_fit(width, _w("no_gpu_size"), _w("gpu_size_short")) + "\n")
         t.append(_fit(width, _w("set_it"), "F3"), style="dim")
         return t
-    from ...core.memory.fit import verdict
+    from ...core.localized.memory import verdict  # the fit's words in the language, the longest form that fits
 
     capacity = fit.gpu_bytes
     style = "green" if fit.fits else "red"
@@ -103,7 +103,7 @@ class MemoryBar(Static):
             try:
                 e = memory.estimate(answers)
             except EstimateError as exc:
-                self.message = str(exc)
+                self.message = said(str(exc))  # the estimate's reason in the language
             else:
                 self.estimate, self.used, self.capacity, self.fit = e, e.per_rank.gpu_bytes, e.gpu_memory_bytes, e.fit
         name = getattr(memory.shape, "name", "") or (_w("params", count=f"{memory.params:,}") if memory.params else "")

@@ -1,7 +1,9 @@
-"""The words of the memory screen (F3) and the main screen's memory bar (see :mod:`wizard.core.localized.screens`).
-The estimate's own parts (``wizard.core.memory.report.LABELS``), its verdict, peak and micro-batch lines, its notes
-and Suggest's labels and reasons are computed by :mod:`wizard.core.memory` and stay English; so do the fields' error
-messages (:func:`wizard.tui.shared.session.memory_fields`)."""
+"""The words of the memory screen (F3), the main screen's memory bar and the reports of ``fsdpds-wizard estimate`` and
+``recommend`` (see :mod:`wizard.core.localized.screens`): ``part.*`` are the estimate's parts
+(``wizard.core.memory.report.LABELS``, the same English), ``host.*`` the host's parts as a candidate's reason names
+them. The verdict, peak and micro-batch lines, the notes and Suggest's labels and reasons are computed by
+:mod:`wizard.core.memory` as ``said`` sentences (part ``messages-memory``: :mod:`wizard.core.localized.memory`); the
+fields' error messages (:func:`wizard.tui.shared.session.memory_fields`) stay English."""
 from __future__ import annotations
 
 WORDS: dict[str, str] = {
@@ -86,5 +88,46 @@ WORDS: dict[str, str] = {
     "bar.set_it": "set it: F3",
     "bar.gpu_of": "GPU {used} of {capacity} GiB",
     "bar.params": "{count} params",
+    "part.parameters": "parameters",
+    "part.gradients": "gradients",
+    "part.optimizer_states": "optimizer states",
+    "part.gathered": "gathered units (current + prefetched)",
+    "part.buckets": "communication buckets",
+    "part.activations": "activations",
+    "part.logits": "logits and the loss (fp32 softmax, gradients)",
+    "part.optimizer_step": "optimizer step temporaries",
+    "part.overhead": "CUDA context (constant)",
+    "part.offloaded_parameters": "offloaded parameters",
+    "part.offloaded_gradients": "offloaded gradients",
+    "part.offloaded_optimizer_states": "offloaded optimizer states",
+    "part.offloaded_activations": "offloaded activation checkpoints",
+    "part.pinned_buffers": "pinned NVMe buffers",
+    "part.model_load": "loading the model",
+    "host.offloaded_parameters": "offloaded parameters",
+    "host.offloaded_gradients": "offloaded gradients",
+    "host.offloaded_optimizer_states": "offloaded optimizer states",
+    "host.offloaded_activations": "offloaded activations",
+    "host.pinned_buffers": "pinned buffers",
+    "host.model_load": "model load",
+    "cli.bytes_per_param": ("bytes per parameter on one GPU: parameters {parameters}, gradients {gradients}, optimizer "
+                            "states {optimizer_states}"),
+    "cli.ds_comparison": "DeepSpeed {version} {function} (model states only), for comparison:",
+    "cli.gpu_per_rank": "GPU per rank",
+    "cli.cpu_per_host": "CPU per host",
+    "rec.heading": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {gpu_gib} GiB, {headroom} kept "
+                    "free; micro batch {batch}, sequence {seq}"),
+    "rec.heading_host": ("{model}: {params} parameters; {nodes} node(s) x {gpus} GPU(s) of {gpu_gib} GiB, {headroom} "
+                         "kept free, {host} GiB of CPU memory per node; micro batch {batch}, sequence {seq}"),
+    "rec.fits": "fits",
+    "rec.gpu": "GiB/GPU",
+    "rec.spare": "spare",
+    "rec.host": "host GiB",
+    "rec.max_mb": "max mb",
+    "rec.candidate": "candidate",
+    "rec.yes": "yes",
+    "rec.no": "no",
+    "rec.chosen_mark": "<- chosen",
+    "rec.chosen": "chosen: {label} ({layout})",
+    "rec.nothing_fits": "nothing fits",
 }
 """Key -> the English words."""
