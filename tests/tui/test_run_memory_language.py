@@ -1,8 +1,8 @@
 """Issue 27: the run screen and the memory screen (with the main screen's memory bar) speak the wizard's language:
 their titles, labels, status words, hints and notes in Turkish and Traditional Chinese, keys and values as written,
-and Chinese lines wrapped by cells, never cut. What wizard.run computes (the checklist's rows, diagnoses) stays
-English; what wizard.core.memory computes (the verdict, the estimate's parts, Suggest's labels and reasons) is
-translated too (wizard.core.localized.memory)."""
+and Chinese lines wrapped by cells, never cut. What wizard.run computes (the checklist's rows, the diagnoses, the
+verdict) is shown in the language too, the records keeping the English; what wizard.core.memory computes (the
+verdict, the estimate's parts, Suggest's labels and reasons) is translated too (wizard.core.localized.memory)."""
 from __future__ import annotations
 
 import io
@@ -21,7 +21,7 @@ from wizard.tui.app import create_app
 from wizard.tui.screens.run import RunScreen
 from wizard.tui.shared.present import target_label
 from wizard.tui.shared.session import MemoryContext, Start, memory_fields
-from wizard.tui.widgets.checklist import DiagnosisView
+from wizard.tui.widgets.checklist import ChecklistView, DiagnosisView
 from wizard.tui.widgets.logtail import LogTail, SearchInput
 from wizard.tui.widgets.memory_bar import MemoryBar, bar_text
 from wizard.tui.widgets.plot import SeriesPlot, plot_lines
@@ -82,6 +82,19 @@ async def test_the_run_screen_speaks_the_language(lang):
         diag = screen.query_one(DiagnosisView)
         assert diag.display and diag.border_title == run_words("title_diagnosis", lang)
         assert localized.labelled(run_words("diagnosis_fix", lang), "") in diag.text and "fix: " not in diag.text
+        # the diagnosis wizard.run made: its title, why and fix in the language, the rank and exit code as they were
+        title = localized.said("Rank 1 exited with code 3; the launcher stopped the other ranks", lang)
+        assert title != "Rank 1 exited with code 3; the launcher stopped the other ranks"
+        assert title in diag.text and "Rank 1" in title and "3" in title and "the launcher" not in diag.text
+        assert "--rehearse --launch" in diag.text and "launch again" not in diag.text
+        # the checklist's rows: translated, keys and values as written; the rows themselves keep the English
+        rows = squeezed(plain(screen.query_one(ChecklistView).content))
+        for english in ("Sharding strategy FULL_SHARD", "FSDP sharding active: each rank holds half of the parameters",
+                        "Ran through the CPU rehearsal compatibility layer", "Mixed precision no"):
+            assert squeezed(localized.said(english, lang)) in rows and squeezed(english) not in rows, english
+        assert "FULL_SHARD" in rows and "float32" in rows and "parameters" not in rows
+        assert "Sharding strategy FULL_SHARD" in screen.query_one(ChecklistView).statuses
+        assert localized.said("took effect: 7 settings", lang) in status and "took effect" not in status
         tail = screen.query_one(LogTail)
         assert tail.border_title == run_words("title_log", lang)
         assert tail.query_one(SearchInput).placeholder == run_words("log_search", lang)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core.i18n import said
 from ..core.mesh import mesh_dims, mesh_text
 from ..core.vocab import SHARDING_STRATEGIES, sharding_strategy_name
 
@@ -122,35 +123,72 @@ def _trainer_rows(effective: dict, expected: dict) -> list[CheckItem]:
     if not want:
         return []
     if effective.get("loop") != "hf-trainer":
-        return [CheckItem(FAIL, "The Hugging Face Trainer did not drive the run",
-                          f"the script reported loop {effective.get('loop') or 'none'}", key="trainer")]
+        return [CheckItem(FAIL, said("The Hugging Face Trainer did not drive the run"),
+                          said(f"the script reported loop {effective.get('loop') or 'none'}"), key="trainer")]
     dist = str(effective.get("distributed_type") or "").upper()
     names = _TRAINER_GOT.get(dist, _TRAINER_GOT["FSDP"])
     who = "DeepSpeed's engine" if dist == "DEEPSPEED" else "the Trainer"
     rows = []
-    rows_of = (("Micro batch", "micro_batch"), ("Gradient accumulation", "gradient_accumulation_steps"),
-               ("Gradient clipping", "clipping"))
-    for (label, key), got_key in zip(rows_of, names, strict=True):
+    rows_of = ("micro_batch", "gradient_accumulation_steps", "clipping")
+    for key, got_key in zip(rows_of, names, strict=True):
         got, exp = effective.get(got_key), want[key]
         if got is None:
-            rows.append(CheckItem(UNKNOWN, f"{label}: not reported", key="trainer"))
+            rows.append(CheckItem(UNKNOWN, said("Micro batch: not reported" if key == "micro_batch" else
+                                                "Gradient accumulation: not reported" if key == rows_of[1] else
+                                                "Gradient clipping: not reported"), key="trainer"))
             continue
         same = float(got) == float(exp)
         shown = f"{float(got):g}" if key == "clipping" else str(int(got))
-        rows.append(CheckItem(OK if same else FAIL, f"{label} {shown} ({who})",
-                              "" if same else f"config and TrainingArguments ask for {exp:g}", key="trainer"))
+        label = said(f"Micro batch {shown} ({who})" if key == "micro_batch" else
+                     f"Gradient accumulation {shown} ({who})" if key == "gradient_accumulation_steps" else
+                     f"Gradient clipping {shown} ({who})")
+        rows.append(CheckItem(OK if same else FAIL, label,
+                              "" if same else said(f"config and TrainingArguments ask for {exp:g}"), key="trainer"))
     opt = effective.get("optimizer_class") or "?"
     source = ("the DeepSpeed JSON's optimizer block" if effective.get("ds_optimizer_from_config")
               else "created by the Trainer (optim in TrainingArguments)")
-    rows.insert(0, CheckItem(INFO, "Trained by the Hugging Face Trainer",
-                             f"TrainingArguments from {want.get('from') or 'training_arguments.json'}; optimizer "
-                             f"{opt}, {source}",
+    rows.insert(0, CheckItem(INFO, said("Trained by the Hugging Face Trainer"),
+                             said(f"TrainingArguments from {want.get('from') or 'training_arguments.json'}; optimizer "
+                                  f"{opt}, {source}"),
                              key="trainer"))
     return rows
 
 
 def _fraction_text(world: int) -> str:
     return _FRACTION_WORDS.get(world, f"1/{world}")
+
+
+def _holds_parameters(fsdp: bool, n: int) -> str:
+    """``FSDP sharding active: each rank holds half of the parameters`` (ZeRO-3's with ``fsdp`` false): each share in
+    words its own sentence, so a translation says the share in its words."""
+    f = _fraction_text(n)
+    head = "FSDP sharding active" if fsdp else "ZeRO-3 active"
+    return said(f"{head}: each rank holds half of the parameters" if n == 2 else
+                f"{head}: each rank holds a third of the parameters" if n == 3 else
+                f"{head}: each rank holds a quarter of the parameters" if n == 4 else
+                f"{head}: each rank holds an eighth of the parameters" if n == 8 else
+                f"{head}: each rank holds {f} of the parameters")
+
+
+def _holds_optimizer_state(stage: int, n: int) -> str:
+    """``ZeRO-2 active: each rank holds half of the optimizer state; parameters are replicated``."""
+    f = _fraction_text(n)
+    return said(f"ZeRO-{stage} active: each rank holds half of the optimizer state; parameters are replicated" if n == 2
+                else f"ZeRO-{stage} active: each rank holds a third of the optimizer state; parameters are replicated"
+                if n == 3 else
+                f"ZeRO-{stage} active: each rank holds a quarter of the optimizer state; parameters are replicated"
+                if n == 4 else
+                f"ZeRO-{stage} active: each rank holds an eighth of the optimizer state; parameters are replicated"
+                if n == 8 else
+                f"ZeRO-{stage} active: each rank holds {f} of the optimizer state; parameters are replicated")
+
+
+def _should_leave(stage: int, n: int) -> str:
+    """``ZeRO-2 should leave half``: the share of the optimizer state a rank should hold."""
+    f = _fraction_text(n)
+    return said(f"ZeRO-{stage} should leave half" if n == 2 else f"ZeRO-{stage} should leave a third" if n == 3 else
+                f"ZeRO-{stage} should leave a quarter" if n == 4 else
+                f"ZeRO-{stage} should leave an eighth" if n == 8 else f"ZeRO-{stage} should leave {f}")
 
 
 def _sharded_fraction_ok(fraction: float | None, world: int) -> bool:
@@ -165,7 +203,7 @@ def not_rehearsed_items(adjustments: list[dict] | None) -> list[CheckItem]:
     rows = []
     for adj in adjustments or []:
         short = adj.get("short") or f"{adj.get('name') or adj.get('setting')} {adj.get('asked')} (ran {adj.get('ran')})"
-        rows.append(CheckItem(NOT_REHEARSED, NOT_REHEARSED_PREFIX + short, str(adj.get("why") or ""),
+        rows.append(CheckItem(NOT_REHEARSED, said(f"Not rehearsed: {short}"), str(adj.get("why") or ""),
                               key=str(adj.get("setting") or "")))
     return rows
 
@@ -179,7 +217,7 @@ def _mark_rehearsed(items: list[CheckItem], adjustments: list[dict]) -> None:
             asked.setdefault(row, []).append(str(adj.get("asked")))
     for item in items:
         if item.key in asked and item.status != NOT_REHEARSED:
-            item.label += f" (rehearsed; config: {', '.join(asked[item.key])})"
+            item.label = said(f"{item.label} (rehearsed; config: {', '.join(asked[item.key])})")
             item.rehearsed = True
 
 
@@ -188,8 +226,8 @@ def compare(effective: dict | None, expected: dict, *, not_rehearsed: list[dict]
     """The checklist rows; ``not_rehearsed``: the rehearsal's changes (each becomes a row); ``unknown_why``:
     why there is no effective setup, when ``effective`` is empty (the run was stopped, or crashed, first)."""
     if not effective:
-        why = unknown_why or "the script reported none (call wizard.runtime.RunReporter.setup after prepare())"
-        return [CheckItem(UNKNOWN, "Effective setup unknown", why, key="effective_setup"),
+        why = unknown_why or said("the script reported none (call wizard.runtime.RunReporter.setup after prepare())")
+        return [CheckItem(UNKNOWN, said("Effective setup unknown"), why, key="effective_setup"),
                 *not_rehearsed_items(not_rehearsed)]
     items = _compare(effective, expected)
     if not_rehearsed:
@@ -216,15 +254,23 @@ def _tp_rows(placements: dict, tp: int) -> CheckItem:
         else:
             whole.append(short)
     if not split:
-        return CheckItem(FAIL, f"Tensor parallelism (tp {tp}) did not split any parameter",
-                         "every parameter is whole on the tp dimension: accelerate skips TP for a model that was not "
-                         "loaded with a TP plan (from_pretrained(..., tp_plan=\"auto\", device_mesh=...))", key="mesh")
-    words = {"Shard(dim=0)": "column-wise", "Shard(dim=1)": "row-wise"}
-    parts = [f"{'/'.join(dict.fromkeys(names))}: {p}" + (f" ({words[p]})" if p in words else "")
-             for p, names in split.items()]
+        return CheckItem(FAIL, said(f"Tensor parallelism (tp {tp}) did not split any parameter"),
+                         said("every parameter is whole on the tp dimension: accelerate skips TP for a model that was "
+                              "not loaded with a TP plan (from_pretrained(..., tp_plan=\"auto\", device_mesh=...))"),
+                         key="mesh")
+    parts = [_split_part("/".join(dict.fromkeys(names)), p) for p, names in split.items()]
     if whole:
-        parts.append("whole on every tp rank: " + ", ".join(dict.fromkeys(whole)))
-    return CheckItem(OK, f"Tensor parallelism active over tp {tp}", "; ".join(parts), key="mesh")
+        parts.append(said(f"whole on every tp rank: {', '.join(dict.fromkeys(whole))}"))
+    return CheckItem(OK, said(f"Tensor parallelism active over tp {tp}"), "; ".join(parts), key="mesh")
+
+
+def _split_part(names: str, placement: str) -> str:
+    """``q_proj/k_proj: Shard(dim=0) (column-wise)``: how tensor parallelism split these parameters."""
+    if placement == "Shard(dim=0)":
+        return said(f"{names}: {placement} (column-wise)")
+    if placement == "Shard(dim=1)":
+        return said(f"{names}: {placement} (row-wise)")
+    return f"{names}: {placement}"
 
 
 def _replicate_row(placements: dict, replicas: int) -> CheckItem:
@@ -232,12 +278,12 @@ def _replicate_row(placements: dict, replicas: int) -> CheckItem:
     on_dim = {name: by_dim.get("dp_replicate") for name, by_dim in placements.items()}
     kept = [name for name, p in on_dim.items() if p == "Replicate()"]
     if on_dim and len(kept) == len(on_dim):
-        return CheckItem(OK, f"Hybrid sharding replicates over dp_replicate {replicas}",
-                         f"all {len(kept)} parameter kinds are whole across the {replicas} replicas (Replicate()) "
-                         "and sharded within each", key="mesh")
+        return CheckItem(OK, said(f"Hybrid sharding replicates over dp_replicate {replicas}"),
+                         said(f"all {len(kept)} parameter kinds are whole across the {replicas} replicas (Replicate()) "
+                              "and sharded within each"), key="mesh")
     other = sorted({str(p) for p in on_dim.values() if p != "Replicate()"})
-    return CheckItem(FAIL, f"Hybrid sharding: not every parameter is replicated over dp_replicate {replicas}",
-                     f"{len(on_dim) - len(kept)} of {len(on_dim)} parameter kinds are {', '.join(other)} on it",
+    return CheckItem(FAIL, said(f"Hybrid sharding: not every parameter is replicated over dp_replicate {replicas}"),
+                     said(f"{len(on_dim) - len(kept)} of {len(on_dim)} parameter kinds are {', '.join(other)} on it"),
                      key="mesh")
 
 
@@ -248,10 +294,10 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
         return []
     got = effective.get("mesh")
     if got is None:
-        return [CheckItem(FAIL, f"Device mesh {mesh_text(want)} requested, the run built none",
-                          "accelerate read no parallelism_config", key="mesh")]
-    rows = [CheckItem(OK if dict(got) == want else FAIL, f"Device mesh {mesh_text(got)}",
-                      "" if dict(got) == want else f"config asks for {mesh_text(want)}", key="mesh")]
+        return [CheckItem(FAIL, said(f"Device mesh {mesh_text(want)} requested, the run built none"),
+                          said("accelerate read no parallelism_config"), key="mesh")]
+    rows = [CheckItem(OK if dict(got) == want else FAIL, said(f"Device mesh {mesh_text(got)}"),
+                      "" if dict(got) == want else said(f"config asks for {mesh_text(want)}"), key="mesh")]
     placements = effective.get("placements") or {}
     if want.get("tp", 1) > 1:
         rows.append(_tp_rows(placements, want["tp"]))
@@ -260,8 +306,8 @@ def _mesh_rows(effective: dict, expected: dict) -> list[CheckItem]:
     fsdp_dim = next((d for by_dim in placements.values() for d in by_dim if d in _FSDP_DIMS), None)
     if fsdp_dim is not None:
         sharded = sum(1 for by_dim in placements.values() if "Shard" in by_dim.get(fsdp_dim, ""))
-        rows.append(CheckItem(OK if sharded else FAIL, f"FSDP shards over the {fsdp_dim} dimension",
-                              f"{sharded} of {len(placements)} parameter kinds sharded along it", key="mesh"))
+        rows.append(CheckItem(OK if sharded else FAIL, said(f"FSDP shards over the {fsdp_dim} dimension"),
+                              said(f"{sharded} of {len(placements)} parameter kinds sharded along it"), key="mesh"))
     return rows
 
 
@@ -273,13 +319,14 @@ def _sp_rows(effective: dict, expected: dict) -> list[CheckItem]:
         return []
     tokens, seq = effective.get("sp_tokens_per_rank"), effective.get("seq_len")
     if tokens is None or not seq:
-        return [CheckItem(UNKNOWN, f"Sequence parallelism (sp {sp})",
-                          "the script did not report the length of the sequences a rank computes", key="sp")]
+        return [CheckItem(UNKNOWN, said(f"Sequence parallelism (sp {sp})"),
+                          said("the script did not report the length of the sequences a rank computes"), key="sp")]
     if int(tokens) * int(sp) == int(seq):
-        return [CheckItem(OK, f"Sequence parallelism active over sp {sp}",
-                          f"each rank computes {tokens} of the {seq} tokens of every sequence (Ulysses)", key="sp")]
-    return [CheckItem(FAIL, f"Sequence parallelism sp {sp} did not split the sequences as asked",
-                      f"each rank computed {tokens} of {seq} tokens", key="sp")]
+        return [CheckItem(OK, said(f"Sequence parallelism active over sp {sp}"),
+                          said(f"each rank computes {tokens} of the {seq} tokens of every sequence (Ulysses)"),
+                          key="sp")]
+    return [CheckItem(FAIL, said(f"Sequence parallelism sp {sp} did not split the sequences as asked"),
+                      said(f"each rank computed {tokens} of {seq} tokens"), key="sp")]
 
 
 def _autotp_rows(effective: dict, expected: dict) -> list[CheckItem]:
@@ -289,11 +336,19 @@ def _autotp_rows(effective: dict, expected: dict) -> list[CheckItem]:
         return []
     layers = effective.get("autotp_layers") or {}
     if not layers:
-        return [CheckItem(FAIL, f"DeepSpeed AutoTP (autotp_size {size}) replaced no layer",
-                          "every linear layer is whole on every rank", key="autotp")]
-    words = {"LinearLayer": "split by output rows", "LinearAllreduce": "split by input columns, summed over tp"}
-    detail = "; ".join(f"{n} x {cls} ({words.get(cls, '?')})" for cls, n in sorted(layers.items()))
-    return [CheckItem(OK, f"DeepSpeed AutoTP active over tp {size}", detail, key="autotp")]
+        return [CheckItem(FAIL, said(f"DeepSpeed AutoTP (autotp_size {size}) replaced no layer"),
+                          said("every linear layer is whole on every rank"), key="autotp")]
+    detail = "; ".join(_autotp_part(n, cls) for cls, n in sorted(layers.items()))
+    return [CheckItem(OK, said(f"DeepSpeed AutoTP active over tp {size}"), detail, key="autotp")]
+
+
+def _autotp_part(n: int, cls: str) -> str:
+    """``4 x LinearLayer (split by output rows)``: how many layers AutoTP replaced with one of its classes."""
+    if cls == "LinearLayer":
+        return said(f"{n} x {cls} (split by output rows)")
+    if cls == "LinearAllreduce":
+        return said(f"{n} x {cls} (split by input columns, summed over tp)")
+    return f"{n} x {cls} (?)"
 
 
 def _compare(effective: dict, expected: dict) -> list[CheckItem]:
@@ -306,30 +361,29 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
 
     # --- distribution
     if want in ("FSDP", "DEEPSPEED") and got != want:
-        how = "no distribution" if got == "NO" else got
         label = "FSDP" if want == "FSDP" else "DeepSpeed"
-        extra = ""
+        detail = f"distributed_type={got}"
         if got == "NO" and launched and int(launched) > 1:
-            extra = (f"; the launcher started {launched} processes and each trains its own unsynchronised copy "
-                     "(accelerate found no GPU: rehearse this config with --rehearse)")
+            detail = said(f"distributed_type={got}; the launcher started {launched} processes and each trains its own "
+                          "unsynchronised copy (accelerate found no GPU: rehearse this config with --rehearse)")
         elif got == "MULTI_CPU":
-            extra = "; ACCELERATE_USE_CPU turned it into plain data parallelism"
-        items.append(CheckItem(FAIL, f"{label} requested but accelerate runs with {how}",
-                               f"distributed_type={got}{extra}"))
+            detail = said(f"distributed_type={got}; ACCELERATE_USE_CPU turned it into plain data parallelism")
+        items.append(CheckItem(FAIL, said(f"{label} requested but accelerate runs with no distribution") if got == "NO"
+                               else said(f"{label} requested but accelerate runs with {got}"), detail))
     elif want:
-        items.append(CheckItem(OK, f"Distributed type {got}", f"backend {effective.get('backend')}"))
+        items.append(CheckItem(OK, said(f"Distributed type {got}"), said(f"backend {effective.get('backend')}")))
 
     # --- world size
     if exp_world:
         if world == int(exp_world):
-            items.append(CheckItem(OK, f"World size {world}", "every process joined one process group",
+            items.append(CheckItem(OK, said(f"World size {world}"), said("every process joined one process group"),
                                    key="world_size"))
         else:
-            items.append(CheckItem(FAIL, f"World size {world}, config asks for {exp_world}",
-                                   f"processes launched: {launched}" if launched else "", key="world_size"))
+            items.append(CheckItem(FAIL, said(f"World size {world}, config asks for {exp_world}"),
+                                   said(f"processes launched: {launched}") if launched else "", key="world_size"))
     reported = effective.get("ranks_reported")
     if reported is not None and reported < world:
-        items.append(CheckItem(WARN, f"{reported} of {world} ranks reported their setup"))
+        items.append(CheckItem(WARN, said(f"{reported} of {world} ranks reported their setup")))
 
     fraction = effective.get("param_fraction")
     ranks = effective.get("ranks") or []
@@ -343,46 +397,48 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
         v_want, v_got = expected.get("fsdp_version"), effective.get("fsdp_version")
         if v_want is not None:
             items.append(CheckItem(OK if v_want == v_got else FAIL, f"FSDP{v_got} active",
-                                   "" if v_want == v_got else f"config asks for FSDP{v_want}"))
+                                   "" if v_want == v_got else said(f"config asks for FSDP{v_want}")))
         s_want, s_got = expected.get("sharding"), effective.get("sharding")
         s_got = sharding_strategy_name(s_got) or s_got  # torch names FSDP1's member _HYBRID_SHARD_ZERO2
         if s_want:
             same = s_want == s_got or (s_want.startswith("HYBRID") and s_got in ("FULL_SHARD", "SHARD_GRAD_OP"))
-            items.append(CheckItem(OK if same else FAIL, f"Sharding strategy {s_got}",
-                                   "" if s_want == s_got else f"config asks for {s_want}", key="sharding"))
+            items.append(CheckItem(OK if same else FAIL, said(f"Sharding strategy {s_got}"),
+                                   "" if s_want == s_got else said(f"config asks for {s_want}"), key="sharding"))
         if s_got in SHARDING_STRATEGIES and s_got != "NO_SHARD":
             # hybrid sharding shards within each replica: a rank holds 1/(world / dp_replicate)
             group = max(1, world // int((expected.get("mesh") or {}).get("dp_replicate", 1)))
             if _sharded_fraction_ok(worst, group):
-                items.append(CheckItem(OK, f"FSDP sharding active: each rank holds {_fraction_text(group)} of the "
-                                           "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
+                items.append(CheckItem(OK, _holds_parameters(True, group),
+                                       said(f"{local:,} of {full:,} on rank 0") if full else ""))
             elif world > 1:
-                items.append(CheckItem(FAIL, "Parameters are not sharded",
-                                       f"rank 0 holds {worst:.0%} of them" if worst is not None else "no numbers"))
+                items.append(CheckItem(FAIL, said("Parameters are not sharded"),
+                                       said(f"rank 0 holds {worst:.0%} of them") if worst is not None
+                                       else said("no numbers")))
         items += _mesh_rows(effective, expected)
         wrap_want = expected.get("wrap_classes")
         units = effective.get("wrapped_units") or {}
         if wrap_want:
             found = [c for c in wrap_want if units.get(c)]
             if found:
-                items.append(CheckItem(OK, "Wrapped " + ", ".join(f"{units[c]} x {c}" for c in found),
+                items.append(CheckItem(OK, said(f"Wrapped {', '.join(f'{units[c]} x {c}' for c in found)}"),
                                        key="wrap_classes"))
             else:
-                items.append(CheckItem(FAIL, "No layer was wrapped with " + ", ".join(wrap_want),
-                                       "only the root module is an FSDP unit: one big all-gather", key="wrap_classes"))
+                items.append(CheckItem(FAIL, said(f"No layer was wrapped with {', '.join(wrap_want)}"),
+                                       said("only the root module is an FSDP unit: one big all-gather"),
+                                       key="wrap_classes"))
     # --- DeepSpeed
     if want == "DEEPSPEED" and got == "DEEPSPEED":
         z_want, z_got = expected.get("zero_stage"), effective.get("zero_stage")
         if z_want is not None:
-            items.append(CheckItem(OK if z_want == z_got else FAIL, f"ZeRO stage {z_got}",
-                                   "" if z_want == z_got else f"config asks for stage {z_want}"))
+            items.append(CheckItem(OK if z_want == z_got else FAIL, said(f"ZeRO stage {z_got}"),
+                                   "" if z_want == z_got else said(f"config asks for stage {z_want}")))
         if z_got == 3:
             if _sharded_fraction_ok(worst, world):
-                items.append(CheckItem(OK, f"ZeRO-3 active: each rank holds {_fraction_text(world)} of the "
-                                           "parameters", f"{local:,} of {full:,} on rank 0" if full else ""))
+                items.append(CheckItem(OK, _holds_parameters(False, world),
+                                       said(f"{local:,} of {full:,} on rank 0") if full else ""))
             elif world > 1:
-                items.append(CheckItem(FAIL, "ZeRO-3 requested but parameters are not partitioned",
-                                       f"rank 0 holds {worst:.0%}" if worst is not None else ""))
+                items.append(CheckItem(FAIL, said("ZeRO-3 requested but parameters are not partitioned"),
+                                       said(f"rank 0 holds {worst:.0%}") if worst is not None else ""))
         items += _sp_rows(effective, expected) + _autotp_rows(effective, expected)
         if z_got in (1, 2) and world > 1:
             opt_bytes = effective.get("optimizer_state_bytes") or 0
@@ -390,15 +446,14 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
                 # AdamW keeps two fp32 tensors per parameter
                 share = opt_bytes / (2 * 4 * full)
                 if share <= 1.0 / world + 0.05:
-                    items.append(CheckItem(OK, f"ZeRO-{z_got} active: each rank holds {_fraction_text(world)} of "
-                                               "the optimizer state; parameters are replicated",
-                                           f"{opt_bytes:,} bytes of optimizer state on rank 0"))
+                    items.append(CheckItem(OK, _holds_optimizer_state(z_got, world),
+                                           said(f"{opt_bytes:,} bytes of optimizer state on rank 0")))
                 else:
-                    items.append(CheckItem(WARN, f"Optimizer state on rank 0 is {share:.0%} of a full copy",
-                                           f"ZeRO-{z_got} should leave {_fraction_text(world)}"))
+                    items.append(CheckItem(WARN, said(f"Optimizer state on rank 0 is {share:.0%} of a full copy"),
+                                           _should_leave(z_got, world)))
             else:
-                items.append(CheckItem(UNKNOWN, "Optimizer-state partitioning",
-                                       "no optimizer state reported yet (it appears after the first step)"))
+                items.append(CheckItem(UNKNOWN, said("Optimizer-state partitioning"),
+                                       said("no optimizer state reported yet (it appears after the first step)")))
 
     items += _trainer_rows(effective, expected)
 
@@ -409,16 +464,16 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
         same = all(str(off_want.get(k, "none")) == str(off_got.get(k, "none")) for k in ("params", "optimizer"))
         text = ", ".join(f"{k} -> {off_got.get(k, 'none')}" for k in ("params", "optimizer"))
         items.append(CheckItem(OK if same else FAIL, f"Offload: {text}",
-                               "" if same else "config asks for " + ", ".join(f"{k} -> {off_want.get(k)}"
-                                                                             for k in ("params", "optimizer")),
+                               "" if same else said("config asks for " + ", ".join(f"{k} -> {off_want.get(k)}"
+                                                                                  for k in ("params", "optimizer"))),
                                key="offload"))
 
     # --- precision and dtypes
     mp_want = expected.get("mixed_precision")
     mp_got = effective.get("mixed_precision")
     if mp_want is not None and mp_got is not None:
-        items.append(CheckItem(OK if str(mp_want) == str(mp_got) else FAIL, f"Mixed precision {mp_got}",
-                               "" if str(mp_want) == str(mp_got) else f"config asks for {mp_want}",
+        items.append(CheckItem(OK if str(mp_want) == str(mp_got) else FAIL, said(f"Mixed precision {mp_got}"),
+                               "" if str(mp_want) == str(mp_got) else said(f"config asks for {mp_want}"),
                                key="mixed_precision"))
     dtypes = [f"{name} {effective.get(key)}" for name, key in
               (("parameters", "param_dtype"), ("compute", "compute_dtype"), ("gradients", "grad_dtype"),
@@ -427,7 +482,7 @@ def _compare(effective: dict, expected: dict) -> list[CheckItem]:
     if dtypes:
         items.append(CheckItem(INFO, "dtypes: " + ", ".join(dtypes)))
     if effective.get("compat_layer"):
-        items.append(CheckItem(INFO, "Ran through the CPU rehearsal compatibility layer",
+        items.append(CheckItem(INFO, said("Ran through the CPU rehearsal compatibility layer"),
                                str(effective["compat_layer"])))
     return items
 
@@ -436,23 +491,85 @@ def checklist_ok(items: list[CheckItem]) -> bool:
     return not any(i.status == FAIL for i in items)
 
 
-def verdict(items: list[CheckItem]) -> str:
+def verdict(items: list[CheckItem], lang: str | None = None) -> str:
     """One line: which settings took effect and which were not rehearsed (never a bare "took effect"). A row that
     checked the rehearsal's value in place of the config's is not counted as taking effect: the setting is among
-    those not rehearsed."""
+    those not rehearsed. English (the records' and scripts' line) unless ``lang`` names another language: then each
+    of its parts, and the rows' labels it names, in that language (:func:`in_language`)."""
     if not items:
         return ""
-    fails = [i.label for i in items if i.status == FAIL]
+
+    def shown(text: str) -> str:
+        return text if lang is None else in_language(text, lang)
+
+    fails = [shown(i.label) for i in items if i.status == FAIL]
     oks = [i for i in items if i.status == OK and not i.rehearsed]
     skipped = [i.label.removeprefix(NOT_REHEARSED_PREFIX) for i in items if i.status == NOT_REHEARSED]
     unknown = next((i for i in items if i.status == UNKNOWN and i.key == "effective_setup"), None)
     parts = []
     if unknown is not None:
-        parts.append(f"effective setup unknown ({unknown.detail})")
-    if fails:
-        parts.append("SETTINGS DID NOT ALL TAKE EFFECT: " + "; ".join(fails))
+        parts.append(said(f"effective setup unknown ({shown(unknown.detail)})"))
+    if fails:  # in capitals in English (the records' line); the translations stress it in their own way
+        joined = "; ".join(fails)
+        parts.append(f"SETTINGS DID NOT ALL TAKE EFFECT: {joined}" if lang is None else
+                     said(f"Settings did not all take effect: {joined}"))
     if unknown is None:
-        parts.append(f"took effect: {len(oks)} setting" + ("" if len(oks) == 1 else "s"))
+        parts.append(said(f"took effect: {len(oks)} setting" + ("" if len(oks) == 1 else "s")))
     if skipped:
-        parts.append("not rehearsed: " + ", ".join(skipped))
-    return "; ".join(parts)
+        parts.append(said(f"not rehearsed: {', '.join(skipped)}"))
+    return "; ".join(parts if lang is None else [_said(part, lang) for part in parts])
+
+
+def _said(text: str, lang: str | None) -> str:
+    from ..core import localized
+
+    return localized.said(text, lang)
+
+
+_REHEARSED = " (rehearsed; config: "
+_WORD_ROWS = (("Wrapped ", "row.wrapped", "units"), ("Offload: ", "row.offload", "moves"),
+              ("dtypes: ", "row.dtypes", "dtypes"))
+"""Rows of one word and values (no sentence for a template): their words are the run screen's (part
+``screen-run``), under these keys."""
+_DTYPE_NAMES = {"parameters": "dtype.parameters", "compute": "dtype.compute", "gradients": "dtype.gradients",
+                "reduce": "dtype.reduce", "optimizer state": "dtype.optimizer_state"}
+
+
+def _word_row(text: str, lang: str | None) -> str | None:
+    """A row of :data:`_WORD_ROWS` in the language (None for another text): its word translated, values as written;
+    in the dtypes row each dtype's name too."""
+    from ..core import localized
+
+    for prefix, key, name in _WORD_ROWS:
+        if text.startswith(prefix):
+            rest = text[len(prefix):]
+            if key == "row.dtypes":
+                parts = []
+                for part in rest.split(", "):
+                    what, _, dtype = part.rpartition(" ")
+                    word = localized.screen("run", _DTYPE_NAMES[what], lang) if what in _DTYPE_NAMES else what
+                    parts.append(f"{word} {dtype}")
+                rest = ", ".join(parts)
+            return localized.screen("run", key, lang, **{name: rest})
+    return None
+
+
+def in_language(text: str, lang: str | None = None) -> str:
+    """A row's label or detail as a screen shows it in the language (the rows keep the English: the records and
+    scripts read them): its template's translation (``localized.said``) with keys and values as written. A row the
+    rehearsal held at its own value has its label translated and then the " (rehearsed; config: ...)" note; a detail
+    of parts joined by "; " (tensor parallelism's placements) has each part translated."""
+    if not text:
+        return text
+    base, sep, rest = text.rpartition(_REHEARSED)
+    if sep and base and rest.endswith(")"):
+        return _said(said(f"{in_language(base, lang)} (rehearsed; config: {rest[:-1]})"), lang)
+    from ..core import localized
+
+    row = _word_row(text, lang)
+    if row is not None:
+        return row
+    whole = localized.said(text, lang)
+    if whole == text and "; " in text:
+        return "; ".join(localized.said(part, lang) for part in text.split("; "))
+    return whole

@@ -23,6 +23,8 @@ import signal
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
+from ..core.i18n import said
+
 _OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|HIP out of memory|XPU out of memory|"
                   r"DefaultCPUAllocator: can't allocate memory|std::bad_alloc|Cannot allocate memory|"
                   r"MemoryError|out of memory", re.IGNORECASE)
@@ -93,65 +95,66 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
     m, line = _first(_PORT_TAKEN, lines)
     if m:
         out.append(Diagnosis(
-            "port-taken", "The main process port was taken",
-            "the launcher on the main machine could not listen on main_process_port: another program there held "
-            "it (another run, a test suite, a service), perhaps only between the port's choice and its use. Nothing "
-            "was trained.",
-            "launch again: a rehearsal picks another port each time; otherwise set launch.main_process_port to a "
-            "port nothing else uses (on one machine `accelerate launch --main_process_port 0` lets it pick one)",
+            "port-taken", said("The main process port was taken"),
+            said("the launcher on the main machine could not listen on main_process_port: another program there held "
+                 "it (another run, a test suite, a service), perhaps only between the port's choice and its use. "
+                 "Nothing was trained."),
+            said("launch again: a rehearsal picks another port each time; otherwise set launch.main_process_port to a "
+                 "port nothing else uses (on one machine `accelerate launch --main_process_port 0` lets it pick one)"),
             [line]))
 
     m, line = _first(_WRAP, lines)
     if m:
         cls = m.group(1)
         out.append(Diagnosis(
-            "wrap-class-not-found", f"FSDP wrap class '{cls}' is not in the model",
-            f"fsdp_transformer_layer_cls_to_wrap names '{cls}', but accelerate found no module of that class "
-            "when prepare() wrapped the model, so it stopped before training.",
-            "set wrapping.layer_classes in answers.yaml to the model's own layer class (print "
-            "type(layer).__name__ for one decoder layer, e.g. LlamaDecoderLayer, Qwen2DecoderLayer, GPT2Block), "
-            "or use wrapping.policy: size", [line]))
+            "wrap-class-not-found", said(f"FSDP wrap class '{cls}' is not in the model"),
+            said(f"fsdp_transformer_layer_cls_to_wrap names '{cls}', but accelerate found no module of that class "
+                 "when prepare() wrapped the model, so it stopped before training."),
+            said("set wrapping.layer_classes in answers.yaml to the model's own layer class (print "
+                 "type(layer).__name__ for one decoder layer, e.g. LlamaDecoderLayer, Qwen2DecoderLayer, GPT2Block), "
+                 "or use wrapping.policy: size"), [line]))
 
     m, line = _first(_TP_REPLICATE, lines)
     if m:
         out.append(Diagnosis(
-            "tp-transformers-version", "FSDP2 with tensor parallelism needs transformers 4.52 to 5.0",
-            "accelerate's FSDP2 + TP preparation imports ReplicateParallel from transformers' tensor_parallel "
-            "module, which transformers has only from 4.52 to 5.0: the model loaded tensor-parallel, then "
-            "prepare() stopped before training (rule parallelism-fsdp2-tp-transformers).",
-            "install transformers 5.0.x next to this accelerate (pip install 'transformers==5.0.*'), or set "
-            "parallelism_config_tp_size to 1 and shard over dp_shard alone", [line]))
+            "tp-transformers-version", said("FSDP2 with tensor parallelism needs transformers 4.52 to 5.0"),
+            said("accelerate's FSDP2 + TP preparation imports ReplicateParallel from transformers' tensor_parallel "
+                 "module, which transformers has only from 4.52 to 5.0: the model loaded tensor-parallel, then "
+                 "prepare() stopped before training (rule parallelism-fsdp2-tp-transformers)."),
+            said("install transformers 5.0.x next to this accelerate (pip install 'transformers==5.0.*'), or set "
+                 "parallelism_config_tp_size to 1 and shard over dp_shard alone"), [line]))
 
     m, line = _first(_TRAINER_MISMATCH, lines)
     if m:
         pairs = list(dict.fromkeys(p.group(0).strip() for ln in lines for p in [_TRAINER_PAIR.search(ln)] if p))
-        named = "; ".join(f"{p.group(1)} {p.group(2)} in the JSON, {p.group(3)} {p.group(4)} in TrainingArguments"
-                          for p in (_TRAINER_PAIR.search(x) for x in pairs) if p)
+        named = "; ".join(said(f"{p.group(1)} {p.group(2)} in the JSON, {p.group(3)} {p.group(4)} in "
+                               "TrainingArguments") for p in (_TRAINER_PAIR.search(x) for x in pairs) if p)
         out.append(Diagnosis(
-            "trainer-mismatch", "The Hugging Face Trainer refused DeepSpeed values that differ from its arguments",
-            "the Trainer compares every concrete value of the DeepSpeed JSON it fills from TrainingArguments "
-            "(micro batch, accumulation, clipping, precision, optimizer and scheduler numbers) and stops before "
-            "training when one differs" + (f": {named}" if named else ""),
-            "make each pair equal: write \"auto\" for the JSON key, or change the argument; before a run, "
-            "fsdpds-wizard check ds_config.json --training-args ARGS (or check TRAIN.yaml for LLaMA-Factory / "
-            "axolotl) names every pair", [line, *pairs]))
+            "trainer-mismatch",
+            said("The Hugging Face Trainer refused DeepSpeed values that differ from its arguments"),
+            said("the Trainer compares every concrete value of the DeepSpeed JSON it fills from TrainingArguments "
+                 "(micro batch, accumulation, clipping, precision, optimizer and scheduler numbers) and stops before "
+                 "training when one differs" + (f": {named}" if named else "")),
+            said("make each pair equal: write \"auto\" for the JSON key, or change the argument; before a run, "
+                 "fsdpds-wizard check ds_config.json --training-args ARGS (or check TRAIN.yaml for LLaMA-Factory / "
+                 "axolotl) names every pair"), [line, *pairs]))
 
     m, line = _first(_BATCH, lines)
     if m:
         total, micro, gas, world = (int(g) for g in m.groups())
-        detail = (f"DeepSpeed checks train_batch_size = micro-batch x gradient accumulation x world size; "
-                  f"here {total} != {micro} x {gas} x {world}.")
+        detail = said(f"DeepSpeed checks train_batch_size = micro-batch x gradient accumulation x world size; "
+                      f"here {total} != {micro} x {gas} x {world}.")
         if expected_world and world != expected_world or (total == micro * gas and world > 1):
-            detail += (" The numbers differ by exactly the world size: accelerate computed the batch for fewer "
-                       "processes than DeepSpeed runs, which happens on a machine without CUDA when the script "
-                       "creates Accelerator() without a gloo backend.")
-            fix = ("on CPU create the Accelerator with kwargs_handlers=[InitProcessGroupKwargs(backend='gloo')]; "
-                   "otherwise leave train_batch_size and train_micro_batch_size_per_gpu as 'auto'")
+            detail = said(f"{detail} The numbers differ by exactly the world size: accelerate computed the batch for "
+                          "fewer processes than DeepSpeed runs, which happens on a machine without CUDA when the "
+                          "script creates Accelerator() without a gloo backend.")
+            fix = said("on CPU create the Accelerator with kwargs_handlers=[InitProcessGroupKwargs(backend='gloo')]; "
+                       "otherwise leave train_batch_size and train_micro_batch_size_per_gpu as 'auto'")
         else:
-            fix = ("leave train_batch_size / train_micro_batch_size_per_gpu as 'auto' (training.micro_batch_size: "
-                   "auto) so accelerate fills them from the DataLoader, or make the DataLoader's batch size equal "
-                   "the micro-batch size in the DeepSpeed JSON")
-        out.append(Diagnosis("batch-size-assertion", "DeepSpeed batch-size assertion", detail, fix, [line]))
+            fix = said("leave train_batch_size / train_micro_batch_size_per_gpu as 'auto' (training.micro_batch_size: "
+                       "auto) so accelerate fills them from the DataLoader, or make the DataLoader's batch size equal "
+                       "the micro-batch size in the DeepSpeed JSON")
+        out.append(Diagnosis("batch-size-assertion", said("DeepSpeed batch-size assertion"), detail, fix, [line]))
 
     m, line = _first(_OOM, lines)
     if m:
@@ -159,26 +162,28 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
         host = not gpu and any(w in line for w in ("CPU", "can't allocate", "bad_alloc", "Cannot allocate",
                                                    "MemoryError"))
         if host:
-            title, fix = ("Out of host memory (RAM)",
-                          "lower CPU offload (offload.params / offload.optimizer: none), load weights on one rank "
-                          "(loading.ram_efficient: true), use fewer processes per machine, or add RAM/swap")
+            title, fix = (said("Out of host memory (RAM)"),
+                          said("lower CPU offload (offload.params / offload.optimizer: none), load weights on one rank "
+                               "(loading.ram_efficient: true), use fewer processes per machine, or add RAM/swap"))
         else:
-            title, fix = ("Out of GPU memory",
-                          "shard more (sharding.strategy: full = FULL_SHARD / ZeRO-3), lower the micro-batch size "
-                          "and raise gradient accumulation, turn on training.activation_checkpointing, use bf16 "
-                          "mixed precision, or offload to CPU")
-        out.append(Diagnosis("oom", title, "a rank ran out of memory; the launcher then stopped the run.", fix, [line]))
+            title, fix = (said("Out of GPU memory"),
+                          said("shard more (sharding.strategy: full = FULL_SHARD / ZeRO-3), lower the micro-batch size "
+                               "and raise gradient accumulation, turn on training.activation_checkpointing, use bf16 "
+                               "mixed precision, or offload to CPU"))
+        out.append(Diagnosis("oom", title, said("a rank ran out of memory; the launcher then stopped the run."), fix,
+                             [line]))
 
     m, line = _first(_TIMEOUT, lines)
     if m:
         out.append(Diagnosis(
-            "collective-timeout", "Collective operation timed out (NCCL / gloo)",
-            "a collective (all-reduce, all-gather, broadcast) waited longer than the process-group timeout. "
-            "Usually one rank is stuck, dead, or doing different work (uneven data, a rank-0-only code path "
-            "calling a collective, an evaluation on one rank only), or the network between machines is wrong.",
-            "look for the first rank that failed in the log; make every rank run the same collectives; run with "
-            "NCCL_DEBUG=INFO (and NCCL_SOCKET_IFNAME set to the right interface across machines); raise the "
-            "timeout with InitProcessGroupKwargs(timeout=timedelta(minutes=...)) only for slow but healthy steps",
+            "collective-timeout", said("Collective operation timed out (NCCL / gloo)"),
+            said("a collective (all-reduce, all-gather, broadcast) waited longer than the process-group timeout. "
+                 "Usually one rank is stuck, dead, or doing different work (uneven data, a rank-0-only code path "
+                 "calling a collective, an evaluation on one rank only), or the network between machines is wrong."),
+            said("look for the first rank that failed in the log; make every rank run the same collectives; run with "
+                 "NCCL_DEBUG=INFO (and NCCL_SOCKET_IFNAME set to the right interface across machines); raise the "
+                 "timeout with InitProcessGroupKwargs(timeout=timedelta(minutes=...)) only for slow but healthy "
+                 "steps"),
             [line]))
 
     dead = _dead_rank(lines, exit_code)
@@ -188,49 +193,64 @@ def diagnose(lines: Iterable[str], exit_code: int | None, *, end_record: dict | 
                                                      "tp-transformers-version"}
         if code is not None and code < 0 and -code == signal.SIGKILL and "oom" not in already_explained:
             out.append(Diagnosis(
-                "oom", f"Rank {rank} was killed (SIGKILL)",
-                "a rank received SIGKILL without a Python error: on Linux this is most often the kernel's OOM "
-                "killer reclaiming host memory (check `dmesg` or `journalctl -k` for 'Out of memory: Killed process').",
-                "reduce host-memory use: CPU offload, number of processes per machine, DataLoader workers, "
-                "or load the model on one rank (loading.ram_efficient: true)", evidence, rank))
-        how = (f"was killed by {_signal_name(-code)}" if code is not None and code < 0
-               else f"exited with code {code}" if code is not None else "died")
+                "oom", said(f"Rank {rank} was killed (SIGKILL)"),
+                said("a rank received SIGKILL without a Python error: on Linux this is most often the kernel's OOM "
+                     "killer reclaiming host memory (check `dmesg` or `journalctl -k` for 'Out of memory: Killed "
+                     "process')."),
+                said("reduce host-memory use: CPU offload, number of processes per machine, DataLoader workers, "
+                     "or load the model on one rank (loading.ram_efficient: true)"), evidence, rank))
         exc = _first_exception(lines, rank)
         if exc is not None:
-            how += f" ({exc[1][:160]})"
             evidence = [exc[0]] + evidence
         out.append(Diagnosis(
-            "dead-rank", f"Rank {rank} {how}; the launcher stopped the other ranks",
-            "torchrun watches every rank; when one fails it terminates the rest (they then report SIGTERM), so the "
-            "first failure is the one to read" + (": " + ", ".join(sorted(already_explained)) if already_explained
-                                                  else "."),
-            "read that rank's first error above; fix it and launch again (rehearse with --rehearse --launch first)",
+            "dead-rank", _dead_rank_title(rank, code, exc[1][:160] if exc is not None else None),
+            said("torchrun watches every rank; when one fails it terminates the rest (they then report SIGTERM), so "
+                 "the first failure is the one to read" + (": " + ", ".join(sorted(already_explained))
+                                                           if already_explained else ".")),
+            said("read that rank's first error above; fix it and launch again (rehearse with --rehearse --launch "
+                 "first)"),
             evidence, rank))
 
     if any(_TEARDOWN in ln for ln in lines):
         finished = end_record is not None and end_record.get("status") == "completed"
         if finished:
             out.append(Diagnosis(
-                "teardown-abort", "A rank aborted while shutting down, after training finished",
-                "every step completed; a C++ thread was still running when the interpreter exited "
-                "('terminate called without an active exception'), a known gloo/CPU teardown race.",
-                "call accelerator.end_training() (destroys the process group) before the script returns; "
-                "the results of this run are complete", [ln for ln in lines if _TEARDOWN in ln][:1]))
+                "teardown-abort", said("A rank aborted while shutting down, after training finished"),
+                said("every step completed; a C++ thread was still running when the interpreter exited "
+                     "('terminate called without an active exception'), a known gloo/CPU teardown race."),
+                said("call accelerator.end_training() (destroys the process group) before the script returns; "
+                     "the results of this run are complete"), [ln for ln in lines if _TEARDOWN in ln][:1]))
 
     if not out and exit_code not in (0, None) and not stopped:
         m, line = _first(_EXC, lines)
         if m:
             exc_rank = int(m.group(1)) if m.group(1) else None
             out.append(Diagnosis("exception", f"{m.group(2)}: {m.group(3)[:200]}",
-                                 "the training script raised this exception" +
-                                 (f" on rank {exc_rank}" if exc_rank is not None else "") + ".",
-                                 "see the traceback in the run's log.txt", [line], exc_rank))
+                                 said("the training script raised this exception" +
+                                      (f" on rank {exc_rank}" if exc_rank is not None else "") + "."),
+                                 said("see the traceback in the run's log.txt"), [line], exc_rank))
         elif any(_DEAD_PEER.search(ln) for ln in lines):
             _, line = _first(_DEAD_PEER, lines)
-            out.append(Diagnosis("dead-rank", "A peer rank disappeared",
-                                 "a rank lost its connection to another rank, which usually means that rank died.",
-                                 "look for the first error of the other ranks in log.txt", [line]))
+            out.append(Diagnosis("dead-rank", said("A peer rank disappeared"),
+                                 said("a rank lost its connection to another rank, which usually means that rank "
+                                      "died."),
+                                 said("look for the first error of the other ranks in log.txt"), [line]))
     return out
+
+
+def _dead_rank_title(rank: int, code: int | None, exc: str | None) -> str:
+    """``Rank 1 exited with code 1 (ValueError: ...); the launcher stopped the other ranks``: each way a rank ends its
+    own sentence, so a translation says it in its words."""
+    sig = _signal_name(-code) if code is not None and code < 0 else ""
+    if code is not None and code < 0:
+        return said(f"Rank {rank} was killed by {sig} ({exc}); the launcher stopped the other ranks" if exc is not None
+                    else f"Rank {rank} was killed by {sig}; the launcher stopped the other ranks")
+    if code is not None:
+        return said(f"Rank {rank} exited with code {code} ({exc}); the launcher stopped the other ranks"
+                    if exc is not None else
+                    f"Rank {rank} exited with code {code}; the launcher stopped the other ranks")
+    return said(f"Rank {rank} died ({exc}); the launcher stopped the other ranks" if exc is not None
+                else f"Rank {rank} died; the launcher stopped the other ranks")
 
 
 _LAUNCHER_EXC = ("ChildFailedError", "SignalException", "KeyboardInterrupt", "SystemExit")

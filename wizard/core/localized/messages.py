@@ -45,6 +45,8 @@ PART_OF_MODULE = {
     "core/memory/recommend.py": "messages-memory",
     "core/memory/report.py": "messages-memory",
     "core/memory/shapes.py": "messages-memory",
+    "run/checklist.py": "messages-run",
+    "run/diagnose.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""

@@ -30,7 +30,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...core import localized
+from ...core import i18n, localized
 from ...core.i18n import cells
 from ..widgets.checklist import ChecklistView, DiagnosisView
 from ..widgets.keybar import KeyBar
@@ -375,17 +375,20 @@ class RunScreen(Screen[None]):
                 line1.append(" │ " + words("exit", code=r.exit_code))
             ok = summary.get("checklist_ok")
             verdict = summary.get("verdict")
-            if verdict is None and self.checklist:
+            shown = verdict
+            if self.checklist:
                 from ...run.checklist import verdict as verdict_of
 
-                verdict = verdict_of(self.checklist)
+                verdict = verdict_of(self.checklist) if verdict is None else verdict
+                lang = i18n.language()
+                shown = verdict if lang == i18n.ENGLISH else verdict_of(self.checklist, lang)
             failed = ok is False or any(i.status == "fail" for i in self.checklist)
             if failed:
                 line1.append(" │ " + words("not_in_effect", not_=_loud(words("not"))), style="bold red")
             if verdict:
                 style = "bold red" if failed else ("yellow" if "not rehearsed" in verdict or "unknown" in verdict
                                                    else "green")
-                verdict_line = Text(verdict, style=style)
+                verdict_line = Text(shown or verdict, style=style)
         elif self.state == "stopping":
             from ...run.launcher import STOP_REQUEST
 

@@ -1,7 +1,9 @@
 """The run's checklist (effective setup against the config) and the diagnosis of a failed run.
 
 Both take plain values from :mod:`wizard.run` (``CheckItem``, ``Diagnosis``: anything with the same
-attributes) and render them; severities become classes and colours, never stored state.
+attributes) and render them; severities become classes and colours, never stored state. Their words are English
+(the records keep them so) and shown in the wizard's language (:func:`wizard.run.checklist.in_language`,
+:func:`wizard.core.localized.said`): keys, values and names as written.
 """
 from __future__ import annotations
 
@@ -29,16 +31,19 @@ def mark_of(item) -> tuple[str, str]:
 def checklist_renderable(items: Sequence, *, details: bool, waiting: str) -> Group:
     if not items:
         return Group(Text(waiting, style="dim italic"))
+    from ...run.checklist import in_language
+
     lines = []
     for item in items:
         mark, style = mark_of(item)
+        detail = in_language(item.detail)
         line = Text()  # a long row wraps (cut with "…" it lost the part that says what was checked)
         line.append(f"{mark} ", style=style)
-        line.append(item.label, style="bold" if item.status == "fail" else "")
-        if item.status == "unknown" and item.detail and not details:
-            line.append(f": {item.detail}", style="dim")  # why it is unknown is the whole point of the row
-        if details and item.detail:
-            line.append(f" — {item.detail}", style="dim")
+        line.append(in_language(item.label), style="bold" if item.status == "fail" else "")
+        if item.status == "unknown" and detail and not details:
+            line.append(f": {detail}", style="dim")  # why it is unknown is the whole point of the row
+        if details and detail:
+            line.append(f" — {detail}", style="dim")
         lines.append(line)
     return Group(*lines)
 
@@ -80,10 +85,10 @@ def _diagnosis_lines(diagnoses: Sequence) -> list[Text]:
     for d in diagnoses:
         title = Text()
         title.append("✖ ", style="bold red")
-        title.append(d.title, style="bold")
+        title.append(localized.said(d.title), style="bold")
         lines.append(title)
-        lines.append(Text.assemble((_label("diagnosis_why"), "bold"), d.detail))
-        lines.append(Text.assemble((_label("diagnosis_fix"), "bold green"), d.fix))
+        lines.append(Text.assemble((_label("diagnosis_why"), "bold"), localized.said(d.detail)))
+        lines.append(Text.assemble((_label("diagnosis_fix"), "bold green"), localized.said(d.fix)))
         if d.evidence:
             lines.append(Text.assemble((_label("diagnosis_seen"), "dim"), (d.evidence[0][:300], "dim")))
     return lines

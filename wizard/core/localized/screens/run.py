@@ -1,6 +1,8 @@
 """The words of the run screen (see :mod:`wizard.core.localized.screens`): its status lines, panel titles, notices
-and the words of the widgets it alone uses (checklist, diagnosis, log tail, loss plot). The checklist's rows, the
-diagnoses, the verdict and how a run ended are computed by :mod:`wizard.run` and stay English."""
+and the words of the widgets it alone uses (checklist, diagnosis, log tail, loss plot). The checklist's rows and the
+diagnoses are sentences :mod:`wizard.run` builds (``said(...)``: part ``messages-run``); the rows that are one word
+and values ("Wrapped 2 x LlamaDecoderLayer", "Offload: ...", "dtypes: ...") are shown with the words here
+(:func:`wizard.run.checklist.in_language`)."""
 from __future__ import annotations
 
 WORDS: dict[str, str] = {
@@ -66,5 +68,13 @@ WORDS: dict[str, str] = {
     "log_not_shown": "… {count} lines scrolled past too fast to show (see log.txt)",
     "log_matching": "{count} matching '{query}'",
     "log_lines": "{count} lines",
+    "row.wrapped": "Wrapped {units}",
+    "row.offload": "Offload: {moves}",
+    "row.dtypes": "dtypes: {dtypes}",
+    "dtype.parameters": "parameters",
+    "dtype.compute": "compute",
+    "dtype.gradients": "gradients",
+    "dtype.reduce": "reduce",
+    "dtype.optimizer_state": "optimizer state",
 }
 """Key -> the English words."""

@@ -1,0 +1,185 @@
+"""Issue 27: what wizard.run computes for the run screen (the checklist's rows, the verdict, the diagnoses) is shown in
+Turkish and Traditional Chinese, their keys, values and names as written; the records keep the English."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from wizard.core import i18n, localized
+from wizard.core.localized.messages import PART_OF_MODULE, Template, templates
+from wizard.run.checklist import (
+    FAIL,
+    NOT_REHEARSED,
+    OK,
+    UNKNOWN,
+    CheckItem,
+    compare,
+    in_language,
+    not_rehearsed_items,
+    verdict,
+)
+from wizard.run.diagnose import diagnose
+from wizard.run.monitor import Monitor
+
+LANGS = ("tr", "zh-TW")
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+PLACE = re.compile(r"\{\{|\}\}|\{(\d+)\}")
+SAME_AS_ENGLISH = {("tr", "World size {0}"), ("zh-TW", "ZeRO stage {0}")}
+"""Templates whose translation reads as the English: Turkish keeps world size (as it keeps rank), Traditional
+Chinese ZeRO stage (as its explanations write it)."""
+
+
+def _same_as_english(english: str, lang: str) -> bool:
+    return any(Template(t, t).match(english) is not None for code, t in SAME_AS_ENGLISH if code == lang)
+
+FSDP2 = {"distributed_type": "FSDP", "world_size": 2, "mixed_precision": "bf16", "fsdp_version": 2,
+         "sharding": "FULL_SHARD", "offload": {"optimizer": "none", "params": "none"},
+         "wrap_classes": ["LlamaDecoderLayer"]}
+RAN_FSDP2 = {"distributed_type": "FSDP", "world_size": 2, "backend": "gloo", "fsdp_version": 2,
+             "param_dtype": "bf16", "reduce_dtype": "fp32",
+             "sharding": "FULL_SHARD", "param_fraction": 0.51, "full_param_numel": 139584, "local_param_numel": 71000,
+             "wrapped_units": {"LlamaDecoderLayer": 2}, "mixed_precision": "bf16",
+             "offload": {"params": "none", "optimizer": "none"}}
+ZERO2 = {"distributed_type": "DEEPSPEED", "world_size": 4, "mixed_precision": "no", "zero_stage": 2,
+         "offload": {"optimizer": "none", "params": "none"}}
+RAN_ZERO2 = {"distributed_type": "DEEPSPEED", "world_size": 4, "backend": "gloo", "zero_stage": 2,
+             "full_param_numel": 1000, "optimizer_state_bytes": 2 * 4 * 1000 // 4, "mixed_precision": "no",
+             "offload": {"params": "none", "optimizer": "none"}}
+NOT_REHEARSED_PRECISION = [{"setting": "precision.mixed_precision", "name": "precision", "asked": "bf16",
+                            "ran": "no", "why": "the CPU rehearsal runs fp32",
+                            "short": "precision bf16 (ran no)"}]
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    yield
+    i18n.reset()
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z]{3,}", text))
+
+
+def _rows() -> list[CheckItem]:
+    """Rows of several runs: one that took effect, one that did not, a ZeRO-2, a rehearsal's, and none reported."""
+    wrong = dict(RAN_FSDP2, sharding="SHARD_GRAD_OP", mixed_precision="no", wrapped_units={}, world_size=1,
+                 param_fraction=1.0)
+    return [*compare(RAN_FSDP2, FSDP2), *compare(wrong, FSDP2), *compare(RAN_ZERO2, ZERO2),
+            *compare(RAN_FSDP2, FSDP2, not_rehearsed=NOT_REHEARSED_PRECISION),
+            *compare(None, FSDP2), *compare(dict(RAN_FSDP2, distributed_type="NO", launched_world_size=2), FSDP2)]
+
+
+def test_the_rows_stay_english_for_the_records():
+    rows = compare(RAN_FSDP2, FSDP2)
+    assert [r.label for r in rows] == [
+        "Distributed type FSDP", "World size 2", "FSDP2 active", "Sharding strategy FULL_SHARD",
+        "FSDP sharding active: each rank holds half of the parameters", "Wrapped 2 x LlamaDecoderLayer",
+        "Offload: params -> none, optimizer -> none", "Mixed precision bf16", "dtypes: parameters bf16, reduce fp32"]
+    assert verdict(rows) == "took effect: 8 settings"
+    failing = compare(dict(RAN_FSDP2, mixed_precision="no"), FSDP2, not_rehearsed=NOT_REHEARSED_PRECISION)
+    assert verdict(failing) == ("SETTINGS DID NOT ALL TAKE EFFECT: Mixed precision no (rehearsed; config: bf16); "
+                                "took effect: 7 settings; not rehearsed: precision bf16 (ran no)")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_row_is_shown_in_the_language_with_its_values_as_written(lang):
+    rows = _rows()
+    assert {r.status for r in rows} >= {OK, FAIL, UNKNOWN, NOT_REHEARSED}
+    for row in rows:
+        for english in (row.label, row.detail if row.status != NOT_REHEARSED else ""):
+            shown = in_language(english, lang)
+            if english.startswith(("FSDP2 active", "backend ")) or not english:
+                continue  # a name and its values only: nothing to translate
+            assert shown != english or _same_as_english(english, lang), (lang, english)
+            # every key, value and name of the English is still there, as written
+            for kept in re.findall(r"[A-Z_]{2,}[A-Z0-9_]*|\b\d+\b|bf16|LlamaDecoderLayer|--rehearse", english):
+                if kept not in ("SETTINGS",):
+                    assert kept in shown, (lang, english, shown, kept)
+    held = next(r for r in compare(dict(RAN_FSDP2, mixed_precision="no"), FSDP2,
+                                   not_rehearsed=NOT_REHEARSED_PRECISION) if r.rehearsed)
+    assert held.label == "Mixed precision no (rehearsed; config: bf16)"
+    shown = in_language(held.label, lang)
+    inner = localized.said("Mixed precision no", lang)
+    assert shown == localized.said(f"{inner} (rehearsed; config: bf16)", lang)
+    assert "Mixed precision" not in shown and "rehearsed" not in shown and "bf16" in shown
+
+
+def test_the_language_by_name_the_exact_words():
+    assert in_language("Wrapped 2 x LlamaDecoderLayer", "zh-TW") == "已包裝：2 x LlamaDecoderLayer"
+    assert in_language("dtypes: parameters bf16, optimizer state fp32", "tr") == \
+        "dtype'lar: parametreler bf16, optimizatör durumu fp32"
+    assert in_language("Offload: params -> cpu, optimizer -> none", "zh-TW") == "卸載：params -> cpu, optimizer -> none"
+    assert in_language("FSDP sharding active: each rank holds half of the parameters", "tr") == \
+        "FSDP sharding etkin: her rank parametrelerin yarısını tutuyor"
+    assert in_language("ZeRO-3 active: each rank holds a quarter of the parameters", "zh-TW") == \
+        "ZeRO-3 已生效：每個 rank 持有四分之一的參數"
+    # a detail of parts joined by "; ": each part in the language
+    detail = ("q_proj: Shard(dim=0) (column-wise); o_proj: Shard(dim=1) (row-wise); "
+              "whole on every tp rank: embed_tokens, norm")
+    assert in_language(detail, "tr") == ("q_proj: Shard(dim=0) (sütun yönünde); o_proj: Shard(dim=1) (satır yönünde); "
+                                         "her tp rank'inde bütün: embed_tokens, norm")
+    assert in_language(detail, "en") == detail
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_verdict_in_the_language(lang):
+    failing = compare(dict(RAN_FSDP2, mixed_precision="no"), FSDP2, not_rehearsed=NOT_REHEARSED_PRECISION)
+    english = verdict(failing)
+    shown = verdict(failing, lang)
+    assert shown != english
+    assert "took effect" not in shown and "SETTINGS" not in shown and "Mixed precision" not in shown
+    assert "precision bf16 (ran no)" in shown  # the rehearsal's own short line: a name and values
+    assert localized.said("Mixed precision no", lang) in shown
+    assert verdict(failing, "en") == english.replace("SETTINGS DID NOT ALL TAKE EFFECT",
+                                                     "Settings did not all take effect")
+    unknown = verdict(compare(None, FSDP2), lang)
+    assert "wizard.runtime.RunReporter.setup" in unknown and "unknown" not in unknown
+
+
+def _diagnoses(log: str, exit_code: int) -> list:
+    mon = Monitor()
+    res = mon.feed_text((LOGS / log).read_text(errors="replace"))
+    mon.finish()
+    lines = [ln for _, ln in mon.first_errors] + [ln for _, ln in mon.error_lines] + list(mon.tail)
+    del res
+    return diagnose(lines, exit_code, end_record=mon.end_record, expected_world=2)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("log", ["rec_crash_rank1.log", "gen_cuda_oom.log", "gen_ds_batch_assert.log",
+                                 "gen_nccl_timeout.log", "gen_wrap_class_missing.log", "rec_port_taken.log",
+                                 "gen_host_oom_sigkill.log"])
+def test_a_diagnosis_is_shown_in_the_language(lang, log):
+    found = _diagnoses(log, 1)
+    assert found, log
+    for d in found:
+        for english in (d.title, d.detail, d.fix):
+            shown = localized.said(english, lang)
+            assert shown != english, (log, english)
+            for kept in re.findall(r"\b[a-z]{2,}(?:[._][a-z0-9]+)+\b|\bRank \d+|\b\d+\b|SIG[A-Z]+|`[^`]+`", english):
+                kept = kept.removeprefix("Rank ")
+                assert kept in shown, (log, english, shown, kept)
+
+
+def test_the_run_modules_have_their_own_part_and_every_template_is_matched_back():
+    assert PART_OF_MODULE["run/checklist.py"] == PART_OF_MODULE["run/diagnose.py"] == "messages-run"
+    ours = [t for part, t in templates() if part == "messages-run"]
+    assert len(ours) > 100
+    index = sorted((Template(t, t) for _, t in templates()), key=lambda t: -t.weight)
+    for english in ours:
+        message = PLACE.sub(lambda m: f"v{m.group(1)}" if m.group(1) else m.group(0)[0], english)
+        found = next(t for t in index if t.match(message) is not None)
+        assert found.english == english, (english, found.english)
+        for lang in LANGS:
+            shown = localized.said(message, lang)
+            assert shown != message or (lang, english) in SAME_AS_ENGLISH, (lang, english)
+            assert all(f"v{n}" in shown for n in range(english.count("{")))
+
+
+def test_a_not_rehearsed_row_names_the_rehearsals_change():
+    row, = not_rehearsed_items(NOT_REHEARSED_PRECISION)
+    assert row.label == "Not rehearsed: precision bf16 (ran no)"
+    assert in_language(row.label, "tr") == "Prova edilmedi: precision bf16 (ran no)"
+    assert in_language(row.label, "zh-TW") == "未演練：precision bf16 (ran no)"
