@@ -48,7 +48,8 @@ def squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-SAME_AS_ENGLISH = {"eta", "rss", "bar.gpu", "field.model", "model", "gpus_one", "bar.set_model_short"}
+SAME_AS_ENGLISH = {"eta", "rss", "bar.gpu", "field.model", "model", "gpus_one", "bar.set_model_short", "end.reason",
+                   "end.plain"}
 """Words that read the same in a translation: names and units (ETA {eta}, RSS: ..., GPU {gib} GiB, Model, 1 GPU)."""
 
 

@@ -183,3 +183,97 @@ def test_a_not_rehearsed_row_names_the_rehearsals_change():
     assert row.label == "Not rehearsed: precision bf16 (ran no)"
     assert in_language(row.label, "tr") == "Prova edilmedi: precision bf16 (ran no)"
     assert in_language(row.label, "zh-TW") == "未演練：precision bf16 (ran no)"
+
+
+STOPPED = {"status": "stopped", "exit_code": 1,
+           "stop": {"requested": True, "reason": "stopped from the wizard (ctrl+c)", "signals_sent": ["SIGINT"],
+                    "after_step": 5, "total_steps": 40}}
+
+
+def test_how_a_run_ended_in_english_is_as_it_was():
+    from wizard.run.launcher import end_text, stop_text
+
+    assert end_text(STOPPED) == "stopped by you (SIGINT) after step 5 of 40"
+    assert stop_text(STOPPED) == "by you (SIGINT) after step 5 of 40"
+    quiet = dict(STOPPED, stop={"reason": "", "signals_sent": [], "after_step": None})
+    assert end_text(quiet) == "stopped (no signal needed) before the first step"
+    other = dict(STOPPED, stop={"reason": "SIGTERM received by fsdpds-wizard", "signals_sent": ["SIGINT", "SIGTERM"],
+                                "after_step": 3})
+    assert end_text(other) == "stopped (SIGTERM received by fsdpds-wizard) (SIGINT/SIGTERM) after step 3"
+    assert [end_text({"status": s, "exit_code": 3}) for s in ("completed", "failed", "error", "killed")] == \
+        ["completed", "failed (exit 3)", "could not start", "killed (exit 3)"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_how_a_run_ended_in_the_language(lang):
+    from wizard.run.launcher import end_text
+
+    text = end_text(STOPPED, lang)
+    assert "SIGINT" in text and "5" in text and "40" in text
+    assert not _words(text) & {"stopped", "you", "after", "step"}
+    assert end_text({"status": "failed", "exit_code": 3}, lang) == localized.screen("run", "end.failed", lang, code=3)
+    i18n.set_language(lang)  # the wizard's language when none is given
+    assert end_text({"status": "completed"}) == localized.screen("run", "end.completed", lang) != "completed"
+
+
+def test_the_checkpoint_offer_in_the_language(tmp_path):
+    import json
+
+    from wizard.run.consolidate import FORMATS, offer
+    from wizard.run.records import CHECKPOINT
+
+    # the formats' names are the run screen's words (one English source)
+    assert {k: localized.screen("run", f"format.{k}", "en") for k in FORMATS} == FORMATS
+    (tmp_path / CHECKPOINT).write_text(json.dumps({"latest": "ckpt/step_8", "format": "deepspeed_zero", "step": 8}))
+    assert offer(tmp_path) == (f"checkpoint: ckpt/step_8 (DeepSpeed ZeRO partitions, step 8); one safetensors file "
+                               f"from it: fsdpds-wizard consolidate {tmp_path}")
+    for lang in LANGS:
+        text = offer(tmp_path, lang)
+        assert "ckpt/step_8" in text and f"fsdpds-wizard consolidate {tmp_path}" in text and "DeepSpeed ZeRO" in text
+        assert "checkpoint:" not in text and "partitions" not in text and "one safetensors file" not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_command_lines_rows_and_diagnoses_in_the_language(lang):
+    from wizard.commands.launch_cmd import progress_text
+    from wizard.run.monitor import Progress
+
+    row = compare(RAN_FSDP2, FSDP2)[1]
+    assert row.render() == "[ok]   World size 2: every process joined one process group"
+    shown = row.render(lang)
+    assert shown.startswith("[ok]   ") and "every process" not in shown and "2" in shown
+    d = _diagnoses("gen_cuda_oom.log", 1)[0]
+    assert d.render().startswith("Out of GPU memory\n  why: ")
+    text = d.render(lang)
+    assert "why:" not in text and "fix:" not in text and "sharding.strategy" in text and "FULL_SHARD" in text
+    assert text.splitlines()[-1].endswith(d.evidence[0][:300])  # the log's own line, as written
+    p = Progress(step=3, total=10, loss=2.5, step_time=0.25)
+    assert progress_text(p, 12) == "step 3/10  loss 2.5000  0.250 s/step  12s"
+    i18n.set_language(lang)
+    line = progress_text(p, 12)
+    assert "3/10" in line and "2.5000" in line and "step 3" not in line and "loss" not in line
+
+
+SLURM_SECTION = {"job_id": "4242", "state": "COMPLETED", "exit_code_raw": "0:0", "nodes": "gpu[01-02]",
+                 "nodes_report": [{"node": "gpu01", "log": "node-gpu01.log", "ranks": "0-3",
+                                   "verdict": "took effect: 7 settings; not rehearsed: precision bf16 (ran no)",
+                                   "metrics": {"first_loss": 2.5, "last_loss": 1.25}},
+                                  {"node": "gpu02", "log": "node-gpu02.log", "ranks": "", "verdict": ""}]}
+
+
+def test_the_slurm_report_in_english_and_in_the_language():
+    from wizard.run.slurm import report_lines
+
+    assert report_lines(SLURM_SECTION) == [
+        "SLURM job 4242: COMPLETED, exit code 0:0, nodes gpu[01-02]",
+        "  gpu01 (node-gpu01.log): ranks 0-3; took effect: 7 settings; not rehearsed: precision bf16 (ran no); "
+        "loss 2.5000 -> 1.2500",
+        "  gpu02 (node-gpu02.log): ranks none reported; no setup reported"]
+    assert report_lines({"state": "PENDING"}) == ["SLURM job (not submitted): PENDING, exit code ?"]
+    for lang in LANGS:
+        job, first, second = report_lines(SLURM_SECTION, lang)
+        assert "4242" in job and "COMPLETED" in job and "0:0" in job and "gpu[01-02]" in job and "exit code" not in job
+        assert first.startswith("  gpu01") and "node-gpu01.log" in first and "0-3" in first
+        assert localized.said("took effect: 7 settings", lang) in first and "precision bf16 (ran no)" in first
+        assert "2.5000 -> 1.2500" in first and "loss" not in first and "took effect" not in first
+        assert "none reported" not in second and "no setup" not in second

@@ -19,12 +19,27 @@ from ..core.exits import EXIT_INVALID, UsageError
 from .common import print_findings
 
 
+def words(key: str, **values: object) -> str:
+    """The run's words (part ``screen-run``, keys ``cli.*``) in the wizard's language, ``{name}`` filled in."""
+    from ..core.localized import screen
+
+    return screen("run", key, None, **values)
+
+
+def _lang() -> str | None:
+    """The wizard's language for what wizard.run computed (its rows, diagnoses, verdict); None in English."""
+    from ..core import i18n
+
+    lang = i18n.language()
+    return None if lang == i18n.ENGLISH else lang
+
+
 def progress_text(p, elapsed: float) -> str:
     parts = []
     if p.step is not None:
-        parts.append(f"step {p.step}" + (f"/{p.total}" if p.total else ""))
+        parts.append(words("cli.progress_step", step=f"{p.step}" + (f"/{p.total}" if p.total else "")))
     if p.loss is not None:
-        parts.append(f"loss {p.loss:.4f}")
+        parts.append(words("cli.progress_loss", loss=f"{p.loss:.4f}"))
     if p.lr is not None:
         parts.append(f"lr {p.lr:.2e}")
     if p.tokens_per_s:
@@ -66,14 +81,13 @@ class _Printer:
         elif isinstance(ev, Stopping):
             self.clear()
             if ev.signal == STOP_REQUEST:
-                self.stream.write(f"[run] stopping: the script ends after the step it is in ({ev.reason}; "
-                                  "Ctrl-C again: SIGINT now)\n")
+                self.stream.write(words("cli.stopping_after_step", reason=ev.reason) + "\n")
             else:
-                self.stream.write(f"[run] stopping: {ev.signal} sent ({ev.reason})\n")
+                self.stream.write(words("cli.stopping_signal", signal=ev.signal, reason=ev.reason) + "\n")
         elif isinstance(ev, Output) and self.echo:
             self.clear()
             if ev.skipped_before:
-                sys.stdout.write(f"… {ev.skipped_before} lines skipped (see log.txt)\n")
+                sys.stdout.write(words("cli.skipped", count=ev.skipped_before) + "\n")
             sys.stdout.write("\n".join(ev.lines) + "\n")
             sys.stdout.flush()
 
@@ -141,15 +155,15 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         print(line, file=err)
     print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
     if plan.rehearsal:
-        print(f"CPU rehearsal: {plan.world_size} processes, bundled script "
-              f"{Path(plan.script).name}" + (", FSDP through the CPU compatibility layer"
-                                             if plan.spec.summary_extra.get("compat_layer_used") else ""), file=err)
+        print(words("cli.rehearsal_compat" if plan.spec.summary_extra.get("compat_layer_used") else "cli.rehearsal",
+                    processes=plan.world_size, script=Path(plan.script).name), file=err)
         if plan.adjustments:
-            print("not rehearsed (the rehearsal changes these to run on this CPU):", file=err)
+            print(words("cli.not_rehearsed"), file=err)
         for adj in plan.adjustments:
             print(f"  {adj.short()}: {adj.why}", file=err)
-        print("script arguments: " + (redactor.text(shlex.join(plan.spec.summary_extra.get("script_args") or []))
-                                      or "(none)"), file=err)
+        print(words("cli.script_arguments",
+                    arguments=redactor.text(shlex.join(plan.spec.summary_extra.get("script_args") or []))
+                    or words("cli.no_arguments")), file=err)
         from ..run.rehearse import ops_notes
 
         if plan.generated.answers.target == "deepspeed":
@@ -159,11 +173,11 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         from ..run.slurm import SCRIPT
 
         machines = plan.generated.answers["launch.num_machines"]
-        print(f"through SLURM: sbatch {run_dir / SCRIPT} ({machines} nodes); from {plan.spec.cwd}: "
-              + redactor.text(shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]))
-              + " (the batch script adds the machine rank, count and main address from SLURM)", file=err)
+        print(words("cli.through_slurm", script=run_dir / SCRIPT, machines=machines, cwd=plan.spec.cwd,
+                    command=redactor.text(shlex.join(plan.spec.summary_extra["slurm"]["launch_argv"]))), file=err)
     else:
-        print(f"launch from {plan.spec.cwd}: " + redactor.text(shlex.join(plan.spec.argv)), file=err)
+        print(words("cli.launch_from", cwd=plan.spec.cwd, command=redactor.text(shlex.join(plan.spec.argv))),
+              file=err)
     from ..core.answers.multinode import env_file_note
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
@@ -179,18 +193,17 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     printer.final()
     if slurm:
         _print_slurm(run_dir, err)
+    lang = _lang()
     if result.checklist:
-        print("effective setup vs config:", file=err)
+        print(words("cli.checks"), file=err)
         for item in result.checklist:
-            print("  " + item.render(), file=err)
+            print("  " + item.render(lang), file=err)
     elif result.effective_setup is None:
-        why = ("the run was stopped before the script reported its setup" if result.status == "stopped"
-               else "not reported by the script (see wizard.runtime.RunReporter)")
-        print(f"effective setup: {why}", file=err)
+        print(words("cli.setup_stopped" if result.status == "stopped" else "cli.setup_none"), file=err)
     for d in result.diagnosis:
-        print("diagnosis: " + d.render(), file=err)
+        print(words("cli.diagnosis", diagnosis=d.render(lang)), file=err)
     if result.status == "failed" and not result.diagnosis:
-        print("last lines of the log:", file=err)
+        print(words("cli.last_lines"), file=err)
         from ..run.records import LOG
 
         tail = list(_tail_lines(run_dir / LOG, 15))
@@ -201,13 +214,17 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
     m = result.summary.get("metrics") or {}
     loss = ""
     if m.get("first_loss") is not None and m.get("last_loss") is not None:
-        loss = f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f} over {m.get('count')} steps"
+        loss = words("cli.loss", first=f"{m['first_loss']:.4f}", last=f"{m['last_loss']:.4f}", count=m.get("count"))
     ok = result.summary.get("checklist_ok")
     verdict = result.summary.get("verdict") or ""
+    if verdict and lang is not None and result.checklist:
+        from ..run.checklist import verdict as verdict_of
+
+        verdict = verdict_of(list(result.checklist), lang)
     ended = end_text(result.summary)
-    code = "" if result.status == "failed" else f" (exit {result.exit_code})"
-    print(f"run {ended}{code} in {result.duration_s:.1f}s{loss}" + (f"; {verdict}" if verdict else "")
-          + f"; records in {run_dir}", file=err)
+    code = "" if result.status == "failed" else words("cli.exit", code=result.exit_code)
+    print(words("cli.ended_verdict" if verdict else "cli.ended", ended=f"{ended}{code}",
+                seconds=f"{result.duration_s:.1f}", loss=loss, verdict=verdict, run_dir=run_dir), file=err)
     from ..run.consolidate import offer
 
     offered = offer(run_dir)
@@ -215,8 +232,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         print(offered, file=err)
     if result.exit_code == 0 and ok is False and getattr(args, "rehearse", False):
         # a rehearsal exists to prove the settings take effect: say no with the exit code too
-        print("rehearsal failed: the run finished but the effective setup differs from the config (exit 2)",
-              file=err)
+        print(words("cli.rehearsal_failed"), file=err)
         return EXIT_INVALID
     return result.exit_code
 

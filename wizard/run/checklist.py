@@ -47,12 +47,16 @@ class CheckItem:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def render(self) -> str:
+    def render(self, lang: str | None = None) -> str:
+        """``[ok]   World size 2: every process joined one process group``; English unless ``lang`` names another
+        language (then the label and detail as :func:`in_language` shows them)."""
         mark = {OK: "[ok]  ", FAIL: "[FAIL]", WARN: "[warn]", INFO: "[info]", UNKNOWN: "[?]   ",
                 NOT_REHEARSED: "[--]  "}[self.status]
         if self.status == OK and self.rehearsed:
             mark = "[~ok] "  # held at the rehearsal's value, not the config's: not counted as taken effect
-        return f"{mark} {self.label}" + (f": {self.detail}" if self.detail else "")
+        label, detail = (self.label, self.detail) if lang is None else (in_language(self.label, lang),
+                                                                        in_language(self.detail, lang))
+        return f"{mark} {label}" + (f": {detail}" if detail else "")
 
 
 def expected_from_config(accelerate_cfg: dict, ds_cfg: dict | None = None, situation: Any = None) -> dict:

@@ -400,15 +400,20 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
     return result
 
 
-def offer(run_dir: str | Path) -> str | None:
-    """After a run: where its checkpoint is and the command that consolidates it (None when it saved none)."""
+def offer(run_dir: str | Path, lang: str | None = None) -> str | None:
+    """After a run: where its checkpoint is and the command that consolidates it (None when it saved none); in the
+    language (the wizard's unless ``lang``: the run screen's words, part ``screen-run``), paths as written."""
+    from ..core.localized import screen
+
     record = read_checkpoint(Path(run_dir))
     if not record or not record.get("latest"):
         return None
-    fmt = FORMATS.get(str(record.get("format")), str(record.get("format")))
+    kind = str(record.get("format"))
+    fmt = screen("run", f"format.{kind}", lang) if kind in FORMATS else kind
     step = record.get("step")
-    return (f"checkpoint: {record['latest']} ({fmt}" + (f", step {step}" if step is not None else "") + "); one "
-            f"safetensors file from it: fsdpds-wizard consolidate {run_dir}")
+    if step is None:
+        return screen("run", "offer", lang, latest=record["latest"], format=fmt, run_dir=run_dir)
+    return screen("run", "offer_step", lang, latest=record["latest"], format=fmt, step=step, run_dir=run_dir)
 
 
 __all__ = ["FORMATS", "MANIFEST", "OUT_NAME", "Checkpoint", "ConsolidateError", "Result", "consolidate", "detect",

@@ -61,10 +61,23 @@ class Diagnosis:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def render(self) -> str:
-        text = f"{self.title}\n  why: {self.detail}\n  fix: {self.fix}"
+    def render(self, lang: str | None = None) -> str:
+        """The title, why, fix and the line it was seen in; English unless ``lang`` names another language (then
+        the title, why and fix translated, and the run screen's words for why/fix/seen)."""
+        if lang is None:
+            text = f"{self.title}\n  why: {self.detail}\n  fix: {self.fix}"
+            if self.evidence:
+                text += "\n  seen: " + self.evidence[0][:300]
+            return text
+        from ..core import localized
+
+        def label(key: str, rest: str) -> str:
+            return "\n  " + localized.labelled(localized.screen("run", key, lang), rest)
+
+        text = localized.said(self.title, lang) + label("diagnosis_why", localized.said(self.detail, lang)) \
+            + label("diagnosis_fix", localized.said(self.fix, lang))
         if self.evidence:
-            text += "\n  seen: " + self.evidence[0][:300]
+            text += label("diagnosis_seen", self.evidence[0][:300])
         return text
 
 

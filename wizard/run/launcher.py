@@ -620,26 +620,42 @@ class Run:
             q.close()
 
 
-def end_text(summary: dict) -> str:
+def end_text(summary: dict, lang: str | None = None) -> str:
     """How a run ended, in words: ``completed``, ``failed (exit 3)``, ``stopped by you (SIGINT) after step 5
-    of 40`` (``before the first step`` when none was reported), ``could not start``."""
+    of 40`` (``before the first step`` when none was reported), ``could not start``; in the language (the wizard's
+    unless ``lang``: the run screen's words, part ``screen-run``), signals and the stop's own reason as written."""
+    from ..core.localized import screen
+
     status = summary.get("status")
     code = summary.get("exit_code")
     if status == "stopped":
-        stop = summary.get("stop") or {}
-        sent = stop.get("signals_sent") or []
-        reason = str(stop.get("reason") or "")
-        who = "by you" if ("ctrl+c" in reason.lower() or "SIGINT received" in reason or "stopped by user" in reason
-                           or "closing" in reason) else (f"({reason})" if reason else "")
-        how = "/".join(sent) if sent else "no signal needed"
-        step, total = stop.get("after_step"), stop.get("total_steps")
-        when = (f"after step {step}" + (f" of {total}" if total else "")) if step else "before the first step"
-        return " ".join(w for w in ("stopped", who, f"({how})", when) if w)
+        return screen("run", "end.stopped", lang, how=stop_text(summary, lang))
     if status == "completed":
-        return "completed"
+        return screen("run", "end.completed", lang)
     if status == "error":
-        return "could not start"
+        return screen("run", "end.could_not_start", lang)
+    if status == "failed":
+        return screen("run", "end.failed", lang, code=code)
     return f"{status} (exit {code})"
+
+
+def stop_text(summary: dict, lang: str | None = None) -> str:
+    """How a stopped run was stopped: ``by you (SIGINT) after step 5 of 40`` (what :func:`end_text` says after
+    "stopped")."""
+    from ..core.localized import screen
+
+    stop = summary.get("stop") or {}
+    sent = stop.get("signals_sent") or []
+    reason = str(stop.get("reason") or "")
+    how = "/".join(sent) if sent else screen("run", "end.no_signal", lang)
+    step, total = stop.get("after_step"), stop.get("total_steps")
+    when = (screen("run", "end.after_step_of", lang, step=step, total=total) if total else
+            screen("run", "end.after_step", lang, step=step)) if step else screen("run", "end.before_first_step", lang)
+    if "ctrl+c" in reason.lower() or "SIGINT received" in reason or "stopped by user" in reason or "closing" in reason:
+        return screen("run", "end.by_you", lang, signals=how, when=when)
+    if reason:
+        return screen("run", "end.reason", lang, reason=reason, signals=how, when=when)
+    return screen("run", "end.plain", lang, signals=how, when=when)
 
 
 def run_sync(spec: LaunchSpec, on_event: Callable[[Any], None] | None = None, *,

@@ -373,16 +373,24 @@ def finish_summary(run_path: Path) -> dict:
     return section
 
 
-def report_lines(section: dict) -> list[str]:
-    """The job's end in words: its state and exit code, then one line per node (ranks, checklist verdict, loss)."""
-    lines = [f"SLURM job {section.get('job_id') or '(not submitted)'}: {section.get('state')}, exit code "
-             f"{section.get('exit_code_raw') or '?'}" + (f", nodes {section['nodes']}" if section.get("nodes") else "")]
+def report_lines(section: dict, lang: str | None = None) -> list[str]:
+    """The job's end in words: its state and exit code, then one line per node (ranks, checklist verdict, loss); in
+    the language (the wizard's unless ``lang``: the run screen's words, part ``screen-run``; a node's verdict, as
+    recorded in English, part by part), SLURM's states, node names and paths as written."""
+    from ..core.localized import screen
+    from .checklist import in_language
+
+    job = section.get("job_id") or screen("run", "slurm.not_submitted", lang)
+    values = {"job": job, "state": section.get("state"), "code": section.get("exit_code_raw") or "?"}
+    lines = [screen("run", "slurm.job_nodes", lang, nodes=section["nodes"], **values) if section.get("nodes")
+             else screen("run", "slurm.job", lang, **values)]
     for node in section.get("nodes_report") or []:
         m = node.get("metrics") or {}
-        loss = (f"; loss {m['first_loss']:.4f} -> {m['last_loss']:.4f}" if m.get("first_loss") is not None
-                and m.get("last_loss") is not None else "")
-        lines.append(f"  {node['node']} ({node['log']}): ranks {node['ranks'] or 'none reported'}; "
-                     f"{node.get('verdict') or 'no setup reported'}{loss}")
+        loss = (screen("run", "slurm.loss", lang, first=f"{m['first_loss']:.4f}", last=f"{m['last_loss']:.4f}")
+                if m.get("first_loss") is not None and m.get("last_loss") is not None else "")
+        verdict = in_language(node["verdict"], lang) if node.get("verdict") else screen("run", "slurm.no_setup", lang)
+        lines.append(screen("run", "slurm.node", lang, host=node["node"], log=node["log"],
+                            ranks=node["ranks"] or screen("run", "slurm.no_ranks", lang), verdict=verdict, loss=loss))
     return lines
 
 

@@ -365,12 +365,11 @@ class RunScreen(Screen[None]):
         r = self.result
         verdict_line: Text | None = None
         if r is not None:
-            from ...run.launcher import end_text
+            from ...run.launcher import stop_text
 
             summary = r.summary or {}
             if r.status == "stopped":
-                line1.append(" │ " + end_text(dict(summary, status="stopped")).removeprefix("stopped "),
-                             style="yellow")
+                line1.append(" │ " + stop_text(summary), style="yellow")
             elif r.exit_code != 0:
                 line1.append(" │ " + words("exit", code=r.exit_code))
             ok = summary.get("checklist_ok")
@@ -469,7 +468,7 @@ class RunScreen(Screen[None]):
             return None
         from ...run.consolidate import offer
 
-        return offer(self.run_dir)
+        return offer(self.run_dir)  # in the wizard's language
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "consolidate":  # shown only once a finished run has a checkpoint
