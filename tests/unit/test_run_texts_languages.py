@@ -277,3 +277,18 @@ def test_the_slurm_report_in_english_and_in_the_language():
         assert localized.said("took effect: 7 settings", lang) in first and "precision bf16 (ran no)" in first
         assert "2.5000 -> 1.2500" in first and "loss" not in first and "took effect" not in first
         assert "none reported" not in second and "no setup" not in second
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_plans_refusal_and_a_swept_runs_line_in_the_language(lang):
+    from wizard.run.plan import PlanError, _tokens
+
+    with pytest.raises(PlanError) as refused:
+        _tokens("--steps 3", "launch.script_args")
+    english = str(refused.value)
+    assert english == "launch.script_args must be a list of separate arguments, not one string: '--steps 3'"
+    shown = localized.said(english, lang)
+    assert "launch.script_args" in shown and "'--steps 3'" in shown and "must be" not in shown
+    swept = "stopped 2 process(es) left running by run 20260101-1200, whose wizard was killed: pids 41, 42"
+    shown = localized.said(swept, lang)
+    assert "20260101-1200" in shown and "41, 42" in shown and "left running" not in shown

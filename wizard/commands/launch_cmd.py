@@ -34,6 +34,15 @@ def _lang() -> str | None:
     return None if lang == i18n.ENGLISH else lang
 
 
+def shown(text: str) -> str:
+    """A sentence wizard.run built (``said(...)``: a plan's refusal, a swept run's line) in the wizard's language."""
+    if _lang() is None:
+        return text
+    from ..core import localized
+
+    return localized.said(text)
+
+
 def progress_text(p, elapsed: float) -> str:
     parts = []
     if p.step is not None:
@@ -147,12 +156,12 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
                                training_arguments=getattr(args, "training_arguments_read", None))
     except PlanError as exc:
         print_findings(exc.findings)
-        print(f"fsdpds-wizard: {exc}", file=err)
+        print(f"fsdpds-wizard: {shown(str(exc))}", file=err)
         return EXIT_INVALID
     run_dir = plan.run_dir.path
     redactor = plan.run_dir.redactor
     for line in plan.swept:  # what an earlier, killed wizard left running in this folder
-        print(line, file=err)
+        print(shown(line), file=err)
     print(f"run {plan.run_dir.run_id}: {run_dir}", file=err)
     if plan.rehearsal:
         print(words("cli.rehearsal_compat" if plan.spec.summary_extra.get("compat_layer_used") else "cli.rehearsal",

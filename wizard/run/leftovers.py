@@ -27,6 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.i18n import said
+
 PROCESSES = "processes.json"
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 SAME_START_S = 0.01
@@ -180,11 +182,11 @@ def sweep(runs_folder: Path) -> list[str]:
             continue
         pids = sorted(p.pid for p in found)
         stuck = _stop(found)
-        line = (f"stopped {len(pids)} process(es) left running by run {run_path.name}, whose wizard was killed: "
-                f"pids {', '.join(map(str, pids))}")
-        if stuck:
-            line += f" (still alive after SIGKILL: {', '.join(map(str, stuck))})"
-        lines.append(line)
+        listed, alive = ", ".join(map(str, pids)), ", ".join(map(str, stuck))
+        lines.append(said(f"stopped {len(pids)} process(es) left running by run {run_path.name}, whose wizard was "
+                          f"killed: pids {listed} (still alive after SIGKILL: {alive})" if stuck else
+                          f"stopped {len(pids)} process(es) left running by run {run_path.name}, whose wizard was "
+                          f"killed: pids {listed}"))
     return lines
 
 

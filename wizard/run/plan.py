@@ -32,6 +32,7 @@ from ..core.answers.render import ACCELERATE_YAML, TRAINING_ARGUMENTS_JSON
 from ..core.catalog import FSDP1, FSDP2
 from ..core.findings import Finding
 from ..core.gpus import detect_gpus_per_node
+from ..core.i18n import said
 from ..core.presets import bundled_script, bundled_trainer_script
 from ..core.recordclass import replace
 from ..runtime import STOP_FILE_ENV
@@ -100,7 +101,7 @@ def accelerate_argv(python: str | None = None) -> list[str]:
 def _tokens(value, what: str) -> list[str]:
     """Script arguments are a list of separate argv tokens (``['--steps', '3000']``), never one string."""
     if isinstance(value, str):
-        raise PlanError(f"{what} must be a list of separate arguments, not one string: {value!r}")
+        raise PlanError(said(f"{what} must be a list of separate arguments, not one string: {value!r}"))
     return [str(t) for t in value]
 
 
@@ -127,20 +128,20 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     if hf_trainer:  # the Hugging Face Trainer drives it, with the TrainingArguments written
         script = str(bundled_trainer_script())
     elif training_arguments is not None:  # refused before a run folder exists
-        raise PlanError("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
-                        "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)")
+        raise PlanError(said("--training-file goes with a rehearsal through the Hugging Face Trainer (answers with "
+                             "launch.training_loop trainer, or --trainer hf, and no tp/cp/sp)"))
     if script.startswith("-"):  # the answers' rule says it too; the bundled script never does
-        raise PlanError(f"the training script {script!r} starts with '-': accelerate launch would read it as an "
-                        f"option; give its path as './{script}'")
+        raise PlanError(said(f"the training script {script!r} starts with '-': accelerate launch would read it as "
+                             f"an option; give its path as './{script}'"))
     unsafe = remote_shell_unsafe(used, script, args)
     if unsafe:  # the answers' own are refused by the script-args-remote-shell rule; this covers those after --
-        raise PlanError(f"{', '.join(repr(t) for t in unsafe)}: the {used['launch.ds_multinode_launcher']} launcher "
-                        "passes the script and its arguments through a remote shell, unquoted; use plain words "
-                        "(letters, digits and _ @ + = : , . / -)")
+        raise PlanError(said(f"{', '.join(repr(t) for t in unsafe)}: the {used['launch.ds_multinode_launcher']} "
+                             "launcher passes the script and its arguments through a remote shell, unquoted; use plain "
+                             "words (letters, digits and _ @ + = : , . / -)"))
     script_path = Path(script) if Path(script).is_absolute() else where / script
     if not script_path.is_file():
-        raise PlanError(f"training script not found: {script} (set launch.script in the answers, or run "
-                        "with --rehearse to use the bundled script)")
+        raise PlanError(said(f"training script not found: {script} (set launch.script in the answers, or run "
+                             "with --rehearse to use the bundled script)"))
     from .leftovers import sweep
 
     swept = sweep(Path(out_dir).expanduser().resolve() / "runs")  # before this run's folder and processes exist
@@ -150,7 +151,7 @@ def plan_launch(answers: Answers, out_dir: Path, *, rehearse: bool = False, scri
     # a relative deepspeed_config_file is from `where`; the run uses the libraries installed here: judged for them
     gen = generate(used, run_dir.path, launch_dir=where, versions=installed_versions())
     if not gen.ok:
-        raise PlanError("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched",
+        raise PlanError(said("the " + ("rehearsal " if rehearse else "") + "config has errors; nothing launched"),
                         [f for f in gen.findings if f.severity == "error"])
     run_dir.write_files(gen.files)
     situation = situation_of(used) if hf_trainer else None

@@ -47,6 +47,8 @@ PART_OF_MODULE = {
     "core/memory/shapes.py": "messages-memory",
     "run/checklist.py": "messages-run",
     "run/diagnose.py": "messages-run",
+    "run/plan.py": "messages-run",
+    "run/leftovers.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""

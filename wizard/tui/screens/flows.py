@@ -22,6 +22,10 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
 
     if not run_libraries_here(app, answers, rehearse=rehearse):
         return None
+
+    def words(key: str, **values: object) -> str:
+        return localized.screen("run", key, None, **values)
+
     slurm = getattr(app, "slurm", None)
     try:
         if slurm is not None:
@@ -33,42 +37,41 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
             plan = plan_launch(answers, Path(out).expanduser(), rehearse=rehearse, script_args=script_args)
     except PlanError as exc:
         detail = "; ".join(localized.finding_message(f) for f in exc.findings[:2])
-        app.notify(f"{exc}" + (f": {detail}" if detail else ""), severity="error", timeout=8)
+        app.notify(localized.said(str(exc)) + (f": {detail}" if detail else ""), severity="error", timeout=8)
         return None
     except OSError as exc:
-        app.notify(f"cannot prepare the run in {out}: {exc}", severity="error", timeout=8)
+        app.notify(words("flow.cannot_prepare", out=out, error=exc), severity="error", timeout=8)
         return None
-    notes = list(plan.swept)  # what an earlier, killed wizard left running in this folder, stopped now
+    notes = [localized.said(line) for line in plan.swept]  # what an earlier, killed wizard left running here
+    slurm_words = "_slurm" if slurm is not None else ""
     if plan.rehearsal:
-        heading = f"CPU rehearsal of {target_label(answers)}"
-        notes.append(f"CPU rehearsal: {plan.world_size} processes, the bundled script"
-                     + (", FSDP through the CPU compatibility layer" if plan.spec.summary_extra.get("compat_layer_used")
-                        else ""))
-        notes += [f"not rehearsed: {a.short()}: {a.why}" for a in plan.adjustments]
-        notes.append("script arguments: " + (" ".join(plan.spec.summary_extra.get("script_args") or []) or "(none)"))
+        heading = words("flow.rehearsal_heading" + slurm_words, target=target_label(answers))
+        notes.append(words("flow.rehearsal_compat" if plan.spec.summary_extra.get("compat_layer_used")
+                           else "flow.rehearsal", processes=plan.world_size))
+        notes += [words("flow.not_rehearsed", short=a.short(), why=a.why) for a in plan.adjustments]
+        notes.append(words("cli.script_arguments", arguments=" ".join(plan.spec.summary_extra.get("script_args") or [])
+                           or words("cli.no_arguments")))
         from ...run.rehearse import ops_notes
 
         if answers.target == "deepspeed":
             notes += ops_notes(plan.spec.env)
     else:
-        heading = f"Launch of {target_label(answers)}"
+        heading = words("flow.launch_heading" + slurm_words, target=target_label(answers))
     import shlex
 
     if slurm is not None:
         from ...run.slurm import SCRIPT
 
-        heading += " through SLURM"
         launch_argv = plan.spec.summary_extra["slurm"]["launch_argv"]
-        notes.append(f"SLURM batch job: {plan.run_dir.path / SCRIPT} (one launcher per node; ctrl+c cancels the "
-                     "job with scancel)")
-        notes.append("each node runs: " + plan.run_dir.redactor.text(shlex.join(launch_argv)))
-    notes.append("launch: " + plan.run_dir.redactor.text(shlex.join(plan.spec.argv)))
+        notes.append(words("flow.slurm_job", path=plan.run_dir.path / SCRIPT))
+        notes.append(words("flow.each_node", command=plan.run_dir.redactor.text(shlex.join(launch_argv))))
+    notes.append(words("flow.launch", command=plan.run_dir.redactor.text(shlex.join(plan.spec.argv))))
     from ...core.answers.multinode import env_file_note
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
     if secrets:
-        notes.append(f"note: {secrets}")
-    notes.append(f"records: {plan.run_dir.path}")
+        notes.append(words("flow.note", note=secrets))
+    notes.append(words("records", path=plan.run_dir.path))
     screen = RunScreen(plan.spec, heading=heading, notes=notes)
     app.push_screen(screen)
     return screen
