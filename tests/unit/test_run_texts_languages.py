@@ -292,3 +292,25 @@ def test_a_plans_refusal_and_a_swept_runs_line_in_the_language(lang):
     swept = "stopped 2 process(es) left running by run 20260101-1200, whose wizard was killed: pids 41, 42"
     shown = localized.said(swept, lang)
     assert "20260101-1200" in shown and "41, 42" in shown and "left running" not in shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rehearsals_reasons_in_the_language(lang):
+    from wizard.core.answers import parse_answers_text
+    from wizard.run.rehearse import rehearsal_answers
+
+    zero2 = (Path(__file__).resolve().parents[2] / "templates" / "zero2.yaml").read_text()
+    answers, findings = parse_answers_text(zero2)
+    assert answers is not None, findings
+    answers = answers.replace({"precision.mixed_precision": "fp16", "launch.dynamo_backend": "inductor"})
+    _used, notes, _args = rehearsal_answers(answers, extra_args=["--no-such", "1"])
+    whys = {n.setting: n.why for n in notes}
+    assert whys["precision.mixed_precision"] == ("DeepSpeed's CPU accelerator has no fp16 (\"Type fp16 is not "
+                                                 "supported on your device.\")")
+    assert whys["launch.dynamo_backend"] == "torch.compile is not rehearsed (minutes of CPU compilation)"
+    for why in whys.values():
+        shown = localized.said(why, lang)
+        assert shown != why, why
+        assert all(kept in shown for kept in re.findall(r"fp16|torch\.compile|\bCPU\b|\b\d+\b", why)), (why, shown)
+    rows = not_rehearsed_items([n.to_dict() for n in notes])
+    assert all(in_language(r.detail, lang) == localized.said(r.detail, lang) != r.detail for r in rows)

@@ -169,7 +169,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
         if plan.adjustments:
             print(words("cli.not_rehearsed"), file=err)
         for adj in plan.adjustments:
-            print(f"  {adj.short()}: {adj.why}", file=err)
+            print(f"  {adj.short()}: {shown(adj.why)}", file=err)
         print(words("cli.script_arguments",
                     arguments=redactor.text(shlex.join(plan.spec.summary_extra.get("script_args") or []))
                     or words("cli.no_arguments")), file=err)
@@ -177,7 +177,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
         if plan.generated.answers.target == "deepspeed":
             for note in ops_notes(plan.spec.env):
-                print(f"note: {note}", file=err)
+                print(words("flow.note", note=shown(note)), file=err)
     if slurm:
         from ..run.slurm import SCRIPT
 
@@ -191,7 +191,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
     if secrets:
-        print(f"note: {secrets}", file=err)
+        print(words("flow.note", note=secrets), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)

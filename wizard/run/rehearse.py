@@ -65,6 +65,7 @@ from typing import Any
 
 from ..core.answers import Answers
 from ..core.catalog import AUTO, DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, fp8_options
+from ..core.i18n import said
 from ..core.presets import bundled_script
 
 REHEARSAL_PROCESSES = 2
@@ -79,21 +80,24 @@ REHEARSAL_TP = 2
 """The tensor-parallel size a rehearsal runs (the bundled model's 4 heads split over 2 ranks)."""
 REHEARSAL_SP = 2
 """The Ulysses sequence-parallel size a rehearsal runs (2 ranks, each computing half of every sequence)."""
-_CP_WHY = ("context parallelism does not run on a CPU: torch has no sharding rule for its CPU attention kernel "
-           "(claim torch-cp-no-cpu-attention); rehearsed without it")
 COMPAT_SHIM = Path(__file__).with_name("cpu_fsdp_compat.py")
 _EXTRA_DROPPED = ("optimizer", "scheduler", "fp16", "bf16", "amp", "torch_autocast")
 
 CPU_MIXED_PRECISION: dict[str, tuple[str, ...]] = {DEEPSPEED: ("bf16",), FSDP1: ("bf16", "fp16"),
                                                    FSDP2: ("bf16", "fp16")}
 """Mixed precision a CPU rehearsal runs for real, per target (measured; see the module docstring)."""
-_PRECISION_WHY = {
-    (DEEPSPEED, "fp16"): "DeepSpeed's CPU accelerator has no fp16 (\"Type fp16 is not supported on your device.\")",
-    "fp8": "the fp8 matrix multiplies are not rehearsed: accelerate launch refuses fp8 where none of torchao, "
-           "Transformer Engine, MS-AMP is installed, and accelerate expects a CUDA GPU of compute capability 8.9 "
-           "or newer for fp8 (on an older one it falls back to fp16); everything else fp8 runs in bf16 (FSDP's "
-           "policy, DeepSpeed's bf16), which is rehearsed",
-}
+
+
+def _precision_why(target: str, mp: str) -> str | None:
+    """Why a rehearsal does not run the mixed precision ``mp`` of ``target`` as asked (None: no reason of its own)."""
+    if mp == "fp8":
+        return said("the fp8 matrix multiplies are not rehearsed: accelerate launch refuses fp8 where none of torchao, "
+                    "Transformer Engine, MS-AMP is installed, and accelerate expects a CUDA GPU of compute capability "
+                    "8.9 or newer for fp8 (on an older one it falls back to fp16); everything else fp8 runs in bf16 "
+                    "(FSDP's policy, DeepSpeed's bf16), which is rehearsed")
+    if target == DEEPSPEED and mp == "fp16":
+        return said("DeepSpeed's CPU accelerator has no fp16 (\"Type fp16 is not supported on your device.\")")
+    return None
 
 # Short names for the status line ("not rehearsed: precision bf16 (ran fp32), compile").
 _LABELS = {
@@ -200,10 +204,10 @@ def split_bundled_args(tokens: list[str]) -> tuple[list[str], list[tuple[list[st
         tok = str(tokens[i])
         if tok == "--":
             if tokens[i + 1:]:
-                dropped.append((list(tokens[i:]), "the bundled script takes no positional arguments"))
+                dropped.append((list(tokens[i:]), said("the bundled script takes no positional arguments")))
             break
         if not tok.startswith("-") or tok == "-":
-            dropped.append(([tok], "the bundled script takes no positional arguments"))
+            dropped.append(([tok], said("the bundled script takes no positional arguments")))
             i += 1
             continue
         name, eq, _ = tok.partition("=")
@@ -215,11 +219,11 @@ def split_bundled_args(tokens: list[str]) -> tuple[list[str], list[tuple[list[st
             j = i + 1
             while not eq and j < len(tokens) and not str(tokens[j]).startswith("-"):
                 j += 1
-            dropped.append(([str(t) for t in tokens[i:j]], "the bundled script has no such option"))
+            dropped.append(([str(t) for t in tokens[i:j]], said("the bundled script has no such option")))
             i = j
             continue
         if isinstance(action, argparse._HelpAction):  # noqa: SLF001
-            dropped.append(([tok], "--help would end the run before it starts"))
+            dropped.append(([tok], said("--help would end the run before it starts")))
             i += 1
             continue
         takes = 0 if action.nargs == 0 else 1
@@ -318,20 +322,21 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     hsdp = a.target == FSDP2 and strategy.startswith("hybrid_") and not tensor_parallel
     if tensor_parallel:  # FSDP2 x TP: the smallest mesh with both dimensions
         change("launch.num_processes", REHEARSAL_PROCESSES * REHEARSAL_TP,
-               f"a rehearsal runs dp_shard {REHEARSAL_PROCESSES} x tp {REHEARSAL_TP} = "
-               f"{REHEARSAL_PROCESSES * REHEARSAL_TP} processes on this machine's CPU")
+               said(f"a rehearsal runs dp_shard {REHEARSAL_PROCESSES} x tp {REHEARSAL_TP} = "
+                    f"{REHEARSAL_PROCESSES * REHEARSAL_TP} processes on this machine's CPU"))
     elif hsdp:
         change("launch.num_processes", REHEARSAL_REPLICAS * REHEARSAL_PROCESSES,
-               f"a rehearsal runs dp_replicate {REHEARSAL_REPLICAS} x dp_shard {REHEARSAL_PROCESSES} = "
-               f"{REHEARSAL_REPLICAS * REHEARSAL_PROCESSES} processes on this machine's CPU")
+               said(f"a rehearsal runs dp_replicate {REHEARSAL_REPLICAS} x dp_shard {REHEARSAL_PROCESSES} = "
+                    f"{REHEARSAL_REPLICAS * REHEARSAL_PROCESSES} processes on this machine's CPU"))
         replicas = a["parallelism.dp_replicate_size"]
         change("parallelism.dp_replicate_size", REHEARSAL_REPLICAS,
-               f"a rehearsal replicates over {REHEARSAL_REPLICAS} groups of {REHEARSAL_PROCESSES} processes",
+               said(f"a rehearsal replicates over {REHEARSAL_REPLICAS} groups of {REHEARSAL_PROCESSES} processes"),
                quiet=replicas in (None, REHEARSAL_REPLICAS))
     else:
-        change("launch.num_processes", REHEARSAL_PROCESSES, "a rehearsal runs two processes on this machine's CPU")
-    change("launch.num_machines", 1, f"one machine: the {REHEARSAL_REPLICAS} hybrid replicas stand for machines"
-           if hsdp else "one machine")
+        change("launch.num_processes", REHEARSAL_PROCESSES,
+               said("a rehearsal runs two processes on this machine's CPU"))
+    change("launch.num_machines", 1, said(f"one machine: the {REHEARSAL_REPLICAS} hybrid replicas stand for machines"
+                                          if hsdp else "one machine"))
     change("launch.machine_rank", 0, "one machine", quiet=True)
     change("launch.main_process_ip", None, "one machine", quiet=True)
     change("launch.main_process_port", port or rehearsal_port(), "a free local port", quiet=True)
@@ -342,16 +347,16 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
         change(sid, None, "one machine", quiet=True)
     trainer = trainer_rehearsal(a)
     if a["launch.training_loop"] == "trainer" and not trainer:
-        change("launch.training_loop", "accelerate", "the Trainer rehearsal runs no tensor, context or sequence "
+        change("launch.training_loop", "accelerate", said("the Trainer rehearsal runs no tensor, context or sequence "
                "parallelism: rehearsed through the bundled own Accelerator loop, without the Trainer's filling of "
-               "\"auto\" values from TrainingArguments and its mismatch check")
+               "\"auto\" values from TrainingArguments and its mismatch check"))
     own_script = not _is_bundled(a["launch.script"], cwd)
-    change("launch.script", None, "a rehearsal runs the bundled " + ("train_trainer.py (the Hugging Face Trainer)"
-                                                                      if trainer else "train_gpt.py"),
+    change("launch.script", None, said("a rehearsal runs the bundled " + ("train_trainer.py (the Hugging Face Trainer)"
+                                                                           if trainer else "train_gpt.py")),
            quiet=not own_script)
     answer_args = [str(t) for t in a["launch.script_args"]]
     if own_script:
-        change("launch.script_args", [], "arguments of your script; the bundled script runs instead",
+        change("launch.script_args", [], said("arguments of your script; the bundled script runs instead"),
                quiet=not answer_args)
         given = list(extra_args or [])
     else:
@@ -365,30 +370,29 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     target = a.target
     mp = a["precision.mixed_precision"]
     if mp == "fp8":  # bf16 is what fp8 runs outside the fp8 layers; the backend and its options are not written
-        change("precision.mixed_precision", "bf16", _PRECISION_WHY["fp8"])
+        change("precision.mixed_precision", "bf16", _precision_why(target, mp) or "")
         for s in (SETTING_BY_ID["precision.fp8_backend"], *fp8_options()):
             change(s.id, s.default, "fp8 is not rehearsed", quiet=True)
     elif trainer and mp == "bf16":
-        change("precision.mixed_precision", "no", "the Trainer refuses bf16=True without a GPU that has bf16 "
+        change("precision.mixed_precision", "no", said("the Trainer refuses bf16=True without a GPU that has bf16 "
                "(TrainingArguments' own check) unless use_cpu, which would also turn FSDP and DeepSpeed off; "
-               "rehearsed in fp32 (claim trainer-bf16-needs-a-bf16-gpu)")
+               "rehearsed in fp32 (claim trainer-bf16-needs-a-bf16-gpu)"))
         if a["precision.ds_communication_data_type"] not in (None, "fp32"):
             change("precision.ds_communication_data_type", None, "fp32 rehearsal")
     elif mp != "no" and mp not in CPU_MIXED_PRECISION.get(target, ()):
-        change("precision.mixed_precision", "no",
-               _PRECISION_WHY.get((target, mp)) or _PRECISION_WHY.get(mp, f"{mp} does not run on CPU with this backend")
-               + "; rehearsed in fp32")
+        change("precision.mixed_precision", "no", _precision_why(target, mp)
+               or said(f"{mp} does not run on CPU with this backend; rehearsed in fp32"))
         if a["precision.ds_communication_data_type"] not in (None, "fp32"):
             change("precision.ds_communication_data_type", None, "fp32 rehearsal")
-    change("launch.dynamo_backend", "no", "torch.compile is not rehearsed (minutes of CPU compilation)")
+    change("launch.dynamo_backend", "no", said("torch.compile is not rehearsed (minutes of CPU compilation)"))
     if strategy.startswith("hybrid_") and not hsdp:
         change("sharding.strategy", strategy.removeprefix("hybrid_"),
-               "one machine: hybrid sharding is the same as its single-machine strategy"
-               + ("; with tensor parallelism a rehearsal has no ranks left to replicate over" if tensor_parallel
-                  else ""))
+               said("one machine: hybrid sharding is the same as its single-machine strategy"
+                    + ("; with tensor parallelism a rehearsal has no ranks left to replicate over" if tensor_parallel
+                       else "")))
     for sid in ("offload.optimizer", "offload.params"):
         if a[sid] == "nvme":
-            change(sid, "cpu", "NVMe offload needs libaio and a fast disk; rehearsed as CPU offload")
+            change(sid, "cpu", said("NVMe offload needs libaio and a fast disk; rehearsed as CPU offload"))
     if changes.get("offload.optimizer", a["offload.optimizer"]) != "nvme" and \
             changes.get("offload.params", a["offload.params"]) != "nvme":
         change("offload.nvme_path", None, "no NVMe offload in the rehearsal", quiet=True)
@@ -399,26 +403,27 @@ def rehearsal_answers(a: Answers, *, port: int | None = None, extra_args: list[s
     if target in (FSDP1, FSDP2):
         if a["wrapping.policy"] == "transformer":
             change("wrapping.layer_classes", [layer_class],
-                   f"the bundled model's layer class is {layer_class}"
-                   + (" (its tiny Llama, the model it trains tensor-parallel)" if tensor_parallel else
-                      " (the tiny Llama the Trainer trains)" if trainer else ""))
+                   said(f"the bundled model's layer class is {layer_class}"
+                        + (" (its tiny Llama, the model it trains tensor-parallel)" if tensor_parallel else
+                           " (the tiny Llama the Trainer trains)" if trainer else "")))
         bundled_model_cannot_run()
     else:
         if a["loading.ram_efficient"]:
             change("loading.ram_efficient", False,
-                   "zero3_init_flag only affects Transformers' from_pretrained, which the bundled script does not use")
+                   said("zero3_init_flag only affects Transformers' from_pretrained, which the bundled script does "
+                        "not use"))
         bundled_model_cannot_run()
         extra = a["deepspeed.extra"] or {}
         dropped = [k for k in extra if k in _EXTRA_DROPPED]
         if dropped:
             change("deepspeed.extra", {k: v for k, v in extra.items() if k not in dropped},
-                   "left out for the bundled script: " + ", ".join(dropped))
+                   said("left out for the bundled script: " + ", ".join(dropped)))
         if (a["precision.ds_bf16_master_weights"] == "bf16_with_states" and "optimizer" in dropped
                 and changes.get("offload.optimizer", a["offload.optimizer"]) != "none"):
             # without the optimizer block, accelerate swaps the bundled AdamW for a CPU Adam with fp32 moments,
             # which DeepSpeed refuses next to bf16 optimizer states (rule ds-bf16-states-offload-swap)
-            change("precision.ds_bf16_master_weights", "bf16", "the bundled script's torch AdamW becomes a CPU Adam "
-                   "with fp32 moments under offload; rehearsed with bf16 master weights and fp32 moments")
+            change("precision.ds_bf16_master_weights", "bf16", said("the bundled script's torch AdamW becomes a CPU "
+                   "Adam with fp32 moments under offload; rehearsed with bf16 master weights and fp32 moments"))
     rehearsed = a.replace(changes) if changes else a
 
     if trainer:  # batch, accumulation and clipping reach the Trainer as TrainingArguments (training_arguments.json)
@@ -465,8 +470,8 @@ def _trainer_args(kept: list[str], dropped: list[tuple[list[str], str]]
         if name in _TRAINER_SCRIPT_OPTIONS:
             out += group
         else:
-            dropped.append((group, "the Trainer takes this from TrainingArguments (training_arguments.json), "
-                                   "not from the script's options"))
+            dropped.append((group, said("the Trainer takes this from TrainingArguments (training_arguments.json), "
+                                        "not from the script's options")))
         i += len(group)
     return out, dropped
 
@@ -477,28 +482,31 @@ def _parallelism(a: Answers, change: Any) -> None:
     "not rehearsed"."""
     if a.target == FSDP2:
         if a["parallelism.cp_size"] > 1:
-            change("parallelism.cp_size", 1, _CP_WHY)
+            change("parallelism.cp_size", 1, said("context parallelism does not run on a CPU: torch has no sharding "
+                                                  "rule for its CPU attention kernel (claim "
+                                                  "torch-cp-no-cpu-attention); rehearsed without it"))
         if a["parallelism.tp_size"] > 1:
-            change("parallelism.tp_size", REHEARSAL_TP, f"the bundled tiny Llama is split over {REHEARSAL_TP} "
-                   "tensor-parallel ranks")
+            change("parallelism.tp_size", REHEARSAL_TP, said(f"the bundled tiny Llama is split over {REHEARSAL_TP} "
+                   "tensor-parallel ranks"))
     if a.target != DEEPSPEED:
         return
     if a["parallelism.sp_size"] > 1:
-        change("parallelism.sp_size", REHEARSAL_SP, f"a rehearsal splits every sequence over {REHEARSAL_SP} ranks")
+        change("parallelism.sp_size", REHEARSAL_SP,
+               said(f"a rehearsal splits every sequence over {REHEARSAL_SP} ranks"))
         if not a["parallelism.sp_seq_length_is_variable"]:
-            change("parallelism.sp_seq_length_is_variable", True, "the bundled script's sequences are short; "
-                   "rehearsed with a variable length")
+            change("parallelism.sp_seq_length_is_variable", True, said("the bundled script's sequences are short; "
+                   "rehearsed with a variable length"))
             change("parallelism.sp_seq_length", None, "rehearsed with a variable length", quiet=True)
         if a["parallelism.sp_attn_implementation"] != "sdpa":
             change("parallelism.sp_attn_implementation", "sdpa",
-                   f"{a['parallelism.sp_attn_implementation']} needs a GPU; rehearsed with sdpa")
+                   said(f"{a['parallelism.sp_attn_implementation']} needs a GPU; rehearsed with sdpa"))
     if a["parallelism.ds_autotp_size"] not in (None, 1, REHEARSAL_TP):
-        change("parallelism.ds_autotp_size", REHEARSAL_TP, f"the bundled tiny Llama is split over {REHEARSAL_TP} "
-               "AutoTP ranks")
+        change("parallelism.ds_autotp_size", REHEARSAL_TP, said(f"the bundled tiny Llama is split over "
+               f"{REHEARSAL_TP} AutoTP ranks"))
     for sid in ("parallelism.ds_quantized_weights", "parallelism.ds_quantized_gradients"):
         if a[sid]:
-            change(sid, None, "ZeRO++ quantized communication uses DeepSpeed's quantizer kernels, which its CPU "
-                   "accelerator does not build (deepspeed/ops/op_builder/cpu has no quantizer)")
+            change(sid, None, said("ZeRO++ quantized communication uses DeepSpeed's quantizer kernels, which its "
+                                   "CPU accelerator does not build (deepspeed/ops/op_builder/cpu has no quantizer)"))
 
 
 def rehearsal_env(target: str, base: Mapping[str, str] | None = None, machines: int = 1) -> dict[str, str]:
@@ -567,12 +575,12 @@ def ops_notes(env: Mapping[str, str] | None = None) -> list[str]:
     a stopped build (the ranks would wait for them forever)."""
     notes = []
     for lock in stale_build_locks(env):
-        notes.append(f"{lock} is older than {STALE_LOCK_S // 60} minutes: a stopped build left it, and the ranks "
-                     "will wait for it without end. If no other build is running, remove it: "
-                     f"rm {shlex.quote(str(lock))}")
+        notes.append(said(f"{lock} is older than {STALE_LOCK_S // 60} minutes: a stopped build left it, and the "
+                          "ranks will wait for it without end. If no other build is running, remove it: "
+                          f"rm {shlex.quote(str(lock))}"))
     if not deepspeed_ops_cached(env):
-        notes.append("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build them "
-                     "ahead with: python -m wizard.run.rehearse --prewarm")
+        notes.append(said("DeepSpeed JIT-compiles its CPU ops on first use (1-3 minutes without output); build "
+                          "them ahead with: python -m wizard.run.rehearse --prewarm"))
     return notes
 
 

@@ -49,6 +49,7 @@ PART_OF_MODULE = {
     "run/diagnose.py": "messages-run",
     "run/plan.py": "messages-run",
     "run/leftovers.py": "messages-run",
+    "run/rehearse.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""
