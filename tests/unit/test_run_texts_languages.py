@@ -182,7 +182,7 @@ def test_a_not_rehearsed_row_names_the_rehearsals_change():
     row, = not_rehearsed_items(NOT_REHEARSED_PRECISION)
     assert row.label == "Not rehearsed: precision bf16 (ran no)"
     assert in_language(row.label, "tr") == "Prova edilmedi: precision bf16 (ran no)"
-    assert in_language(row.label, "zh-TW") == "未演練：precision bf16 (ran no)"
+    assert in_language(row.label, "zh-TW") == "未預演：precision bf16 (ran no)"
 
 
 STOPPED = {"status": "stopped", "exit_code": 1,
