@@ -143,3 +143,29 @@ def test_the_added_words_are_literal_in_the_templates():
     for lang in OTHERS:
         assert localized.said("hybrid sharding (zero_hpz_partition_size)", lang) != \
             "hybrid sharding (zero_hpz_partition_size)"
+
+
+@pytest.mark.parametrize("lang,said", [("tr", "axolotl YAML'ı olarak okundu (anahtarlarından tanındı)"),
+                                       ("zh-TW", "讀作 axolotl YAML（依其鍵辨識）")])
+def test_a_training_file_read_as_its_tool_in_the_language(lang, said, tmp_path, capsys):
+    """"Read as an axolotl YAML": the tool's words were a table's value after a/an chosen by its first letter."""
+    import json
+
+    from wizard.cli import main
+
+    (tmp_path / "ds.json").write_text(json.dumps({"train_micro_batch_size_per_gpu": "auto", "zero_optimization":
+                                                  {"stage": 2}}), encoding="utf-8")
+    (tmp_path / "train.yaml").write_text("base_model: some/model\nmicro_batch_size: 2\ngradient_accumulation_steps: 1\n"
+                                         "deepspeed: ds.json\n", encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        main(["check", "train.yaml", "--format", "json"])
+        english = capsys.readouterr().out
+        main(["check", "train.yaml", "--lang", lang])
+        printed = capsys.readouterr().out
+    finally:
+        os.chdir(cwd)
+    assert '"Read as an axolotl YAML (recognised by its keys): the Hugging Face Trainer gets TrainingArguments(' \
+        in english
+    assert said in printed and "Read as" not in printed
