@@ -88,7 +88,7 @@ def _run_training_file(args, kind: str, data: dict) -> int:
     from ..core.inputs import is_json_name
     from ..core.lint import lint_ds_json, load_config_files
     from ..core.lint.checked import check_findings, context_findings
-    from ..core.training_kinds import KIND_LABELS
+    from ..core.training_kinds import AXOLOTL, KIND_LABELS, LLAMAFACTORY
     from ..core.wizard_rules import (
         TRAINING_FILE_DS_NOT_FOUND,
         TRAINING_FILE_FSDP,
@@ -110,9 +110,11 @@ def _run_training_file(args, kind: str, data: dict) -> int:
     how = "--kind" if getattr(args, "kind", None) else "its keys"
     shown = ", ".join(f"{k}={v!r}" for k, v in tf.arguments.items()) or "none (all defaults)"
     renamed = "".join(f"; {a} <- {b}" for b, a in tf.mapped)
-    article = "an" if label[0] in "aeiou" else "a"
+    read_as = ("Read as a LLaMA-Factory training YAML" if kind == LLAMAFACTORY else  # the words literal: translated
+               "Read as an axolotl YAML" if kind == AXOLOTL else
+               f"Read as {'an' if label[0] in 'aeiou' else 'a'} {label}")
     findings = [Finding(INFO, TRAINING_FILE_READ, tuple(tf.arguments) or ("TrainingArguments",),
-                        f"Read as {article} {label} (recognised by {how}): the Hugging Face Trainer gets "
+                        read_as + f" (recognised by {how}): the Hugging Face Trainer gets "
                         f"TrainingArguments({shown}){renamed}"
                         + "".join(f"; {n}" for n in tf.notes) + ". Its other keys are not about the DeepSpeed pair "
                         "and are not checked here.", "Pass --kind llamafactory|axolotl if this is the wrong tool.")]

@@ -35,6 +35,10 @@ class WizardApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit (asks first when changed answers are not written; "
                 "ctrl+q again quits)", show=False, priority=True),
         Binding("f1", "help", "Help", id="app-help", tooltip="This list of keys", show=False),
+        # Textual's own command palette binding (the same key, action and words), declared here so that its words are
+        # ours to translate: the key bar shows them in the wizard's language. A system binding: F1 lists none
+        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "palette", show=False, priority=True,
+                tooltip="Open the command palette", system=True),
     ]
 
     def __init__(self, start: Start | None = None, out: str | None = None, ds_path: str = "auto",

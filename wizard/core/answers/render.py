@@ -38,6 +38,7 @@ from ..catalog import (
     fp8_options,
 )
 from ..catalog.writes import inline_only, needs_json, one_to_one, settings_of_key, spelling
+from ..i18n import said
 from ..library.auto import TRAINER_DEFAULTS, TRAINER_MATCHED
 from ..recordclass import field, record
 from .model import Answers
@@ -135,17 +136,18 @@ def one_to_one_writes(a: Answers) -> list[tuple[Setting, Write, Any]]:
 
 def ds_json_reasons(a: Answers) -> list[str]:
     """Why this DeepSpeed config needs a JSON file (empty: inline keys suffice)."""
-    reasons = []
+    reasons = []  # each reason its own sentence (said): translated where a finding lists them
     if a["deepspeed.config_file"] == "yes":
-        reasons.append("deepspeed.config_file is 'yes'")
+        reasons.append(said("deepspeed.config_file is 'yes'"))
     if trainer_loop(a) and a["launch.trainer_tool"] in TOOL_SNIPPETS:
-        reasons.append(f"launch.trainer_tool {a['launch.trainer_tool']} (its training file names a DeepSpeed JSON)")
+        reasons.append(said(f"launch.trainer_tool {a['launch.trainer_tool']} (its training file names a DeepSpeed "
+                            "JSON)"))
     if "nvme" in (ds_offload_optimizer(a), ds_offload_params(a)):
-        reasons.append("NVMe offload (inline NVMe paths never reach DeepSpeed)")
+        reasons.append(said("NVMe offload (inline NVMe paths never reach DeepSpeed)"))
     if (ds_offload_optimizer(a) != "none" or ds_offload_params(a) != "none") and not a["offload.pin_memory"]:
-        reasons.append("offload.pin_memory false (DeepSpeed pins by default)")
+        reasons.append(said("offload.pin_memory false (DeepSpeed pins by default)"))
     if is_hybrid(a) and a["launch.num_machines"] > 1 and zero_stage(a) == 3:
-        reasons.append("hybrid sharding (zero_hpz_partition_size)")
+        reasons.append(said("hybrid sharding (zero_hpz_partition_size)"))
     for s, w in one_to_one(DEEPSPEED):  # JSON keys with no inline twin (accelerate drops unknown inline keys)
         if needs_json(s, w, DEEPSPEED) and _written_now(a, s, w) and s.id not in reasons:
             reasons.append(s.id)
@@ -153,7 +155,7 @@ def ds_json_reasons(a: Answers) -> list[str]:
     # with the Trainer, clipping and the micro-batch reach DeepSpeed through TrainingArguments ("auto" inline too)
     if clip != AUTO and float(clip) == 0.0 and not trainer_loop(a):
         # inline, accelerate drops a falsy clipping value and DeepSpeed's own default (1.0) applies
-        reasons.append("training.gradient_clipping 0 (no clipping is only possible in a DeepSpeed JSON)")
+        reasons.append(said("training.gradient_clipping 0 (no clipping is only possible in a DeepSpeed JSON)"))
     if isinstance(a["training.micro_batch_size"], int) and not trainer_loop(a):
         reasons.append("training.micro_batch_size")
     if a["deepspeed.extra"]:

@@ -260,12 +260,6 @@ def ds_compile_not_passed(a: Answers) -> Iterator[Hit]:
                f"ACCELERATE_DYNAMO_BACKEND={a['launch.dynamo_backend'].upper()} before launching")
 
 
-def _these(ids: list[str], one: str = "matters", many: str = "matter") -> str:
-    """``a matters`` / ``a and b matter`` / ``a, b and c matter``."""
-    names = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
-    return f"{names} {one if len(ids) == 1 else many}"
-
-
 _MULTINODE_KEYS = ("launch.ds_hostfile", "launch.ds_inclusion_filter", "launch.ds_exclusion_filter")
 
 
@@ -282,9 +276,12 @@ def ds_multinode_keys_unused(a: Answers) -> Iterator[Hit]:
     if a["launch.num_machines"] <= 1:
         if a.is_set("launch.ds_multinode_launcher") and a["launch.ds_multinode_launcher"] != "standard":
             stated.insert(0, "launch.ds_multinode_launcher")
-        if stated:
-            yield ([*stated, "launch.num_machines"], f"{_these(stated)} only on more than one machine, and this "
-                   "launch has one: not written", "drop them, or set launch.num_machines")
+        if stated:  # `a matters` / `a and b matter` / `a, b and c matter`: the words literal in the two variants
+            *rest, last = stated
+            yield ([*stated, "launch.num_machines"], (f"{last} matters" if not rest else
+                                                      f"{', '.join(rest)} and {last} matter")
+                   + " only on more than one machine, and this launch has one: not written",
+                   "drop them, or set launch.num_machines")
     elif a["launch.ds_multinode_launcher"] == "standard" and stated:
         yield ([*stated, "launch.ds_multinode_launcher"], f"{', '.join(stated)}: the 'standard' launcher starts "
                "torchrun on each machine and reads no hostfile or filters: not written",
@@ -428,9 +425,11 @@ def zero3_knob_unused(a: Answers) -> Iterator[Hit]:
     if a.target != DEEPSPEED or zero_stage(a) == 3:
         return
     stated = [sid for sid in _ZERO3_ONLY_CHECKED if a.is_set(sid) and a[sid] is not None]
-    if stated:
-        yield ([*stated, "sharding.strategy"], f"{_these(stated, 'takes', 'take')} effect only with ZeRO-3, but "
-               f"the strategy gives ZeRO-{zero_stage(a)}: not written", "choose sharding.strategy full, or drop them")
+    if stated:  # `a takes` / `a and b take` / `a, b and c take`: the words literal in the two variants
+        *rest, last = stated
+        yield ([*stated, "sharding.strategy"], (f"{last} takes" if not rest else f"{', '.join(rest)} and {last} take")
+               + f" effect only with ZeRO-3, but the strategy gives ZeRO-{zero_stage(a)}: not written",
+               "choose sharding.strategy full, or drop them")
 
 
 @answer_rule("ds-offload-needs-zero", WARNING, "ZeRO-0 cannot offload the optimizer",
@@ -623,10 +622,12 @@ def fp8_options_unused(a: Answers) -> Iterator[Hit]:
     stated = [s.id for s in fp8_options() if a.is_set(s.id) and fp8_backend_of(s.id) != backend]
     if stated:
         owners = sorted({fp8_backend_of(sid) for sid in stated})
-        runs = ("left to auto-detection, so no recipe options are written (the installed backend's defaults apply)"
-                if backend == AUTO else f"{backend}, whose recipe does not read them")
-        yield ([*stated, "precision.fp8_backend"], f"these options belong to the {' and '.join(owners)} recipe; the "
-               f"fp8 backend is {runs}", f"set precision.fp8_backend to {owners[0]}, or drop them")
+        *rest, last = owners
+        yield ([*stated, "precision.fp8_backend"], "these options belong to the "
+               + (last if not rest else " and ".join(rest) + " and " + last) + " recipe; the fp8 backend is "
+               + ("left to auto-detection, so no recipe options are written (the installed backend's defaults apply)"
+                  if backend == AUTO else f"{backend}, whose recipe does not read them"),
+               f"set precision.fp8_backend to {owners[0]}, or drop them")
 
 
 @answer_rule("fp8-auto-backend-fsdp", WARNING, "fp8 on FSDP with the backend left to auto-detection",

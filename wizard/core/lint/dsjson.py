@@ -304,11 +304,11 @@ def _emit_issue(ctx: ConfigCheck, issue: S.Issue, removed_zero: frozenset) -> No
     if issue.kind == S.UNKNOWN_KEY:
         if issue.path.startswith("zero_optimization.") and issue.path.count(".") == 1 and last in removed_zero:
             return  # reported as a removed feature
-        hint = f" Did you mean `{issue.suggestion}`?" if issue.suggestion else ""
         note = S.version_note(issue.path)
         ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` is not a key DeepSpeed accepts here"
-                 + (f" ({note})" if note else "") + f"; building the config fails with 'Extra inputs are not "
-                 f"permitted'.{hint}", "Fix the key name or delete it.")
+                 + (f" ({note})" if note else "") + "; building the config fails with 'Extra inputs are not "
+                 "permitted'." + (f" Did you mean `{issue.suggestion}`?" if issue.suggestion else ""),
+                 "Fix the key name or delete it.")
     elif issue.kind == S.ALIAS_AND_NAME:
         ctx.emit(UNKNOWN_KEY, issue.path, f"`{issue.path}` repeats a setting already written under its other name "
                  f"({issue.expected}); DeepSpeed rejects the second spelling.", "Keep one of the two spellings.")
@@ -404,7 +404,6 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
                         _emit_issue(ctx, issue, removed_zero)
                 elif str(sk) not in sub:
                     target, applied = _applied_instead(name, str(sk), sub, value)
-                    hint = f" Did you mean `{target}`?" if target else ""
                     if applied is not _NO_DEFAULT and _same_value(sv, applied):
                         ctx.emit(DICT_UNKNOWN_SAME, path, f"DeepSpeed does not read `{path}`; it has no effect, and "
                                  f"`{name}.{target}` is {fmt(applied)} anyway, the same value.",
@@ -413,7 +412,8 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
                         now = ("" if target is None or applied is _NO_DEFAULT else
                                f"; `{name}.{target}` is {fmt(applied)}" + ("" if target in value else " (default)"))
                         ctx.emit(DICT_UNKNOWN, path, f"DeepSpeed does not read `{path}` (it reads "
-                                 + ", ".join(sub) + f"), so {fmt(sv)} is ignored{now}.{hint}",
+                                 + ", ".join(sub) + f"), so {fmt(sv)} is ignored" + now + "."
+                                 + (f" Did you mean `{target}`?" if target else ""),
                                  f"Write it as `{target}`." if target else "Fix the key name or delete it.")
             continue
         if name in opaque:
@@ -527,10 +527,11 @@ def check_autos(ctx: ConfigCheck, ds: dict) -> None:
 def _trainer_version_fills(ctx: ConfigCheck, ds: dict, zo: dict) -> None:
     """Fills of older transformers releases that DeepSpeed refuses (the rules' version ranges decide)."""
     who = "The Hugging Face Trainer" if ctx.loop == LOOP_HF else "If this runs under the Hugging Face Trainer, it"
-    tf = ctx.versions.get("transformers") or "this release"
+    tf = ctx.versions.get("transformers")
     if ctx.stage == 3 and zo.get("stage3_prefetch_bucket_size") == "auto":
         ctx.emit(TRAINER_PREFETCH_FLOAT, "zero_optimization.stage3_prefetch_bucket_size",
-                 f"{who} of transformers {tf} fills `stage3_prefetch_bucket_size: \"auto\"` with 0.9 x h x h as a "
+                 f"{who} of transformers " + (tf if tf else "this release") + " fills `stage3_prefetch_bucket_size: "
+                 "\"auto\"` with 0.9 x h x h as a "
                  "float (from 4.45 it is rounded): for a hidden size h that is not a multiple of 10 (4096, 2048, "
                  "8192, ...) it has a fractional part and DeepSpeed refuses the config.",
                  "Write a whole number (e.g. 0.9 x h x h rounded), or use transformers 4.45 or later.")
@@ -539,7 +540,8 @@ def _trainer_version_fills(ctx: ConfigCheck, ds: dict, zo: dict) -> None:
     if isinstance(sch, dict) and isinstance(sp, dict) and sp.get("warmup_num_steps") == "auto" \
             and sch.get("type") in ("WarmupLR", "WarmupDecayLR"):
         ctx.emit(TRAINER_WARMUP_ZERO, "scheduler.params.warmup_num_steps",
-                 f"{who} of transformers {tf} fills `warmup_num_steps: \"auto\"` with TrainingArguments' warm-up "
+                 f"{who} of transformers " + (tf if tf else "this release") + " fills `warmup_num_steps: \"auto\"` "
+                 "with TrainingArguments' warm-up "
                  "steps, 0 unless warmup_steps is set (from 5.18 at least 1), and DeepSpeed 0.19.3 and later refuse "
                  "0: the run stops when the scheduler is built.",
                  "Pass warmup_steps >= 1 to TrainingArguments, or write a whole number >= 1 here.")
@@ -649,7 +651,8 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
     source = ctx.context.trainer_arguments_source or "the TrainingArguments"
     filled, unknown = [], []
     for m in trainer_matches(ds, given, world_size=ctx.nproc):
-        argnames = " and ".join(m.arguments)
+        *rest, last = m.arguments
+        argnames = last if not rest else " and ".join(rest) + " and " + last  # the words literal in the templates
         if m.verdict == MISMATCH:
             if m.path == "train_batch_size":
                 unit = args["per_device_train_batch_size"] * args["gradient_accumulation_steps"]
@@ -673,8 +676,8 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
                      f"`{m.path}: {_shown(m.written)}` in the DeepSpeed JSON differs from {what} in {source}"
                      f"{given_or_default}: the Hugging Face Trainer compares the two and raises 'Please correct the "
                      "following DeepSpeed config values that mismatch TrainingArguments values' before training.",
-                     f"Write \"auto\" for `{m.path}` in the JSON (the Trainer fills it from {argnames}), or set "
-                     f"{argnames} to match.")
+                     f"Write \"auto\" for `{m.path}` in the JSON (the Trainer fills it from " + argnames + "), or set "
+                     + argnames + " to match.")
         elif m.verdict == FILLED:
             filled.append(m)
         elif m.verdict == UNKNOWN:

@@ -324,10 +324,6 @@ def check_zero(ctx: ConfigCheck, ds: dict) -> None:
                  f"is {fmt(pw['pipeline_stage'])}; DeepSpeed only accepts true or false.", "Write true or false.")
 
 
-_DUMMY = {"optimizer": "DummyOptim", "scheduler": "DummyScheduler"}
-_OWN = {"optimizer": "torch optimizer", "scheduler": "LR scheduler"}
-
-
 def check_blocks_and_script(ctx: ConfigCheck, ds: dict) -> None:
     """An own Accelerator loop: prepare() refuses an object of the script's own next to the JSON block that builds
     the same thing (the check is on the block's presence, whatever it holds)."""
@@ -339,21 +335,33 @@ def check_blocks_and_script(ctx: ConfigCheck, ds: dict) -> None:
         seen = ctx.context.prepared.get(block)
         kind = getattr(seen, "kind", None)
         evidence = getattr(seen, "evidence", "")
-        article = "an" if block == "optimizer" else "a"
+        # the two blocks' sentences written out (a/an, "torch optimizer" / "LR scheduler"), so that every word is
+        # literal in the templates the translations are keyed to (wizard/core/localized/messages.py)
+        opt = block == "optimizer"
         if kind == "own":
             ctx.emit(IN_JSON_AND_SCRIPT, block,
-                     f"The DeepSpeed JSON has {article} `{block}` block and the script builds its own {_OWN[block]} "
-                     f"({evidence}): Accelerator.prepare() raises \"You cannot specify {article} {block} in "
-                     "the config file and in the code at the same time\".",
-                     f"Pass `accelerate.utils.{_DUMMY[block]}` to prepare() (DeepSpeed then builds the {block} "
-                     f"from the block), or delete the `{block}` block and keep the script's own.")
+                     (f"The DeepSpeed JSON has an `optimizer` block and the script builds its own torch optimizer "
+                      f"({evidence}): Accelerator.prepare() raises \"You cannot specify an optimizer in the config "
+                      "file and in the code at the same time\"." if opt else
+                      f"The DeepSpeed JSON has a `scheduler` block and the script builds its own LR scheduler "
+                      f"({evidence}): Accelerator.prepare() raises \"You cannot specify a scheduler in the config "
+                      "file and in the code at the same time\"."),
+                     "Pass `accelerate.utils.DummyOptim` to prepare() (DeepSpeed then builds the optimizer from the "
+                     "block), or delete the `optimizer` block and keep the script's own." if opt else
+                     "Pass `accelerate.utils.DummyScheduler` to prepare() (DeepSpeed then builds the scheduler from "
+                     "the block), or delete the `scheduler` block and keep the script's own.")
         elif kind is None:
             ctx.emit(BLOCK_OWN_LOOP, block,
-                     f"The DeepSpeed JSON has {article} `{block}` block and an own Accelerator loop runs it: that "
-                     f"works when the script passes `accelerate.utils.{_DUMMY[block]}` (or no {block}) to prepare(); "
-                     f"its own {_OWN[block]} makes prepare() raise (\"...in the config file and in the code at the "
-                     "same time\").",
-                     f"Pass {_DUMMY[block]} to prepare(), or delete the `{block}` block and pass the script's own "
+                     "The DeepSpeed JSON has an `optimizer` block and an own Accelerator loop runs it: that works when "
+                     "the script passes `accelerate.utils.DummyOptim` (or no optimizer) to prepare(); its own torch "
+                     "optimizer makes prepare() raise (\"...in the config file and in the code at the same time\")."
+                     if opt else
+                     "The DeepSpeed JSON has a `scheduler` block and an own Accelerator loop runs it: that works when "
+                     "the script passes `accelerate.utils.DummyScheduler` (or no scheduler) to prepare(); its own LR "
+                     "scheduler makes prepare() raise (\"...in the config file and in the code at the same time\").",
+                     "Pass DummyOptim to prepare(), or delete the `optimizer` block and pass the script's own "
+                     "(`check --script train.py` reads which one the script passes)." if opt else
+                     "Pass DummyScheduler to prepare(), or delete the `scheduler` block and pass the script's own "
                      "(`check --script train.py` reads which one the script passes).")
 
 

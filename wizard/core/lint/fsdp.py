@@ -307,19 +307,18 @@ def check(ctx: ConfigCheck) -> None:
     _check_obsolete_and_sync(ctx, has, key, val, v)
 
     if parse_bool(val("fsdp_activation_checkpointing_offload", "false")):
-        problems = []
-        if not parse_bool(val("fsdp_activation_checkpointing", "false")):
-            problems.append("`fsdp_activation_checkpointing` is not true")
-        if v != 2:
-            problems.append("this is not FSDP2")
-        if problems:
+        ac_off = not parse_bool(val("fsdp_activation_checkpointing", "false"))
+        if ac_off or v != 2:
             keys = [key("fsdp_activation_checkpointing_offload")]
-            if not parse_bool(val("fsdp_activation_checkpointing", "false")):
+            if ac_off:
                 keys.append(key("fsdp_activation_checkpointing"))
             if v != 2:
                 keys.append(key("fsdp_version"))
             ctx.emit(AC_OFFLOAD, tuple(keys), "`fsdp_activation_checkpointing_offload: true` needs activation "
-                     "checkpointing on and fsdp_version 2, but " + " and ".join(problems) + "; the plugin raises.",
+                     "checkpointing on and fsdp_version 2, but "
+                     + ("`fsdp_activation_checkpointing` is not true and this is not FSDP2" if ac_off and v != 2
+                        else "`fsdp_activation_checkpointing` is not true" if ac_off else "this is not FSDP2")
+                     + "; the plugin raises.",
                      "Set `fsdp_activation_checkpointing: true` and `fsdp_version: 2`, or drop the offload flag.")
     if v == 2 and parse_bool(val("fsdp_activation_checkpointing", "false")):
         _check_ac_policy(ctx, has, key, val)

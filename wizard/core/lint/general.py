@@ -368,10 +368,10 @@ def check_distributed_type(ctx: ConfigCheck) -> None:
         return  # `distributed_type: NO` unquoted: YAML's false, which the launcher treats like NO
     if not (isinstance(dist, str) and dist in allowed):
         best = ds_schema.did_you_mean(str(dist), allowed)
-        hint = f" Did you mean `{best}`?" if best else ""
         ctx.emit(DIST_INVALID, "distributed_type",
                  f"{kv('distributed_type', dist)} is not a distributed type (the names are upper-case and exact); "
-                 f"loading the config fails.{hint}", "Use one of: " + ", ".join(allowed) + ".")
+                 "loading the config fails." + (f" Did you mean `{best}`?" if best else ""),
+                 "Use one of: " + ", ".join(allowed) + ".")
 
 
 def check_rdzv_backend(ctx: ConfigCheck) -> None:
@@ -784,10 +784,6 @@ def sp_sizes_for(heads: int, kv: int) -> list[int]:
     return [n for n in range(1, heads + 1) if heads % n == 0 and (kv % n == 0 or n % kv == 0)]
 
 
-def _sizes_text(sizes: list[int]) -> str:
-    return ", ".join(map(str, sizes[:-1])) + (" or " if len(sizes) > 1 else "") + str(sizes[-1])
-
-
 def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
     """tp_size (FSDP2's tensor parallelism) and sp_size (DeepSpeed's Ulysses) against the model's heads."""
     tp = sizes["tp"] if ctx.kind == "fsdp" else 1
@@ -805,7 +801,11 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
         return
     heads, n_kv, name = model.num_heads, model.num_kv_heads, model.name or "the model"
     tp_key, sp_key = size_key("tp"), size_key("sp")
-    counts = f"the {heads} attention heads and {n_kv} key-value heads of {name}"
+    # the computed parts of the sentences below are numbers and names only: their words are literal variants
+    counts = (f"the {heads} attention heads and {n_kv} key-value heads of {model.name}" if model.name else
+              f"the {heads} attention heads and {n_kv} key-value heads of the model")
+    fit = tp_sizes_for(heads, n_kv) if tp > 1 else sp_sizes_for(heads, n_kv)  # never both (one per backend)
+    fits = f"{', '.join(map(str, fit[:-1]))} or {fit[-1]}" if len(fit) > 1 else f"{fit[0]}"
     if tp > 1:
         plan = TP_PLAN.get(model.kind)
         if plan is False:
@@ -822,16 +822,16 @@ def _check_heads(ctx: ConfigCheck, sizes: dict[str, int]) -> None:
                      "above 1.", "Check that the model's config class has a base_model_tp_plan.")
     if tp > 1 and (heads % tp or n_kv % tp):
         ctx.emit(PAR_TP_HEADS, tp_key,
-                 f"{kv(tp_key, tp)} does not divide {counts}: each tensor-parallel rank must hold whole heads. "
+                 f"{kv(tp_key, tp)} does not divide " + counts + ": each tensor-parallel rank must hold whole heads. "
                  "The model loads, then its first forward fails (RuntimeError: shape ... is invalid).",
-                 f"Use a tp_size that divides both ({_sizes_text(tp_sizes_for(heads, n_kv))}) and keep the product of "
-                 "the parallelism sizes equal to num_processes.")
+                 "Use a tp_size that divides both (" + fits + ") and keep the product of the parallelism sizes "
+                 "equal to num_processes.")
     if sp > 1 and (heads % sp or (n_kv % sp and sp % n_kv)):
         ctx.emit(PAR_SP_HEADS, sp_key,
-                 f"{kv(sp_key, sp)} does not fit {counts}: DeepSpeed's Ulysses attention needs sp_size to divide "
-                 "the attention heads, and the key-value heads and sp_size to divide one another; it "
+                 f"{kv(sp_key, sp)} does not fit " + counts + ": DeepSpeed's Ulysses attention needs sp_size to "
+                 "divide the attention heads, and the key-value heads and sp_size to divide one another; it "
                  "raises ValueError at prepare(), after the model has loaded.",
-                 f"Use an sp_size from {_sizes_text(sp_sizes_for(heads, n_kv))}.")
+                 "Use an sp_size from " + fits + ".")
 
 
 SP_ATTN_BUILTIN = ("flash_attention_2", "flash_attention_3", "sdpa")

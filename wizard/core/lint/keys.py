@@ -138,13 +138,9 @@ MISPLACED = rule("section-key-misplaced", WARNING,
                  DOC + "launch-copies-section-keys; " + A + "commands/launch.py:1265-1277",
                  claims=("launch-section-keys-copied-flat",))
 
-DS_JSON_HINT = "It is a DeepSpeed JSON setting: put it in a DeepSpeed JSON and point " \
-               "`deepspeed_config.deepspeed_config_file` at that file (then drop the inline DeepSpeed keys)."
-
-
-def _suggest(word: str, candidates) -> str:
-    best = ds_schema.did_you_mean(word, candidates)
-    return f" Did you mean `{best}`?" if best else ""
+# The sentences below add " Did you mean `x`?" inline, `(f" Did you mean `{best}`?" if best else "")`, and choose
+# their other added sentences by `a if c else b` of literals: the templates' reader
+# (wizard/core/localized/messages.py) then reads every variant as words to translate, not as a computed English part.
 
 
 def check_top_level(ctx: ConfigCheck) -> None:
@@ -164,18 +160,14 @@ def check_top_level(ctx: ConfigCheck) -> None:
                      f"`{key}`.")
             continue
         name = str(key)
-        hint = _suggest(name, fields)
-        if name.startswith("fsdp_") or name in ("fsdp_version",):
-            hint = f" It is an FSDP setting: move it under `fsdp_config`.{hint}"
-        elif name in DS_INLINE_KEYS:
-            hint = f" It is a DeepSpeed setting: move it under `deepspeed_config`.{hint}"
-        elif name.startswith(PC):
-            hint = f" Move it under `parallelism_config`.{hint}"
-        elif name in DYNAMO_KEYS:
-            hint = f" Move it under `dynamo_config`.{hint}"
+        best = ds_schema.did_you_mean(name, fields)
+        move = (" It is an FSDP setting: move it under `fsdp_config`." if name.startswith("fsdp_")
+                else " It is a DeepSpeed setting: move it under `deepspeed_config`." if name in DS_INLINE_KEYS
+                else " Move it under `parallelism_config`." if name.startswith(PC)
+                else " Move it under `dynamo_config`." if name in DYNAMO_KEYS else "")
         ctx.emit(UNKNOWN_TOP, name,
                  f"`{name}` is not a valid top-level key of an accelerate config; loading the file fails with "
-                 f"'had unknown keys'.{hint}",
+                 "'had unknown keys'." + move + (f" Did you mean `{best}`?" if best else ""),
                  "Remove the key or move it into the section it belongs to.")
     for sec in ("fsdp_config", "deepspeed_config", "parallelism_config", "dynamo_config", "fp8_config",
                 "megatron_lm_config", "mpirun_config"):
@@ -234,13 +226,14 @@ def check_fsdp_keys(ctx: ConfigCheck) -> None:
                      f"`fsdp_config.{name}` is an old key name that accelerate no longer reads; its value is "
                      "ignored.", f"Rename it to `{FSDP_LEGACY[norm]}`.")
             continue
-        hint = _suggest(norm, FSDP_KEYS)
-        if "zero" in norm or "offload_optimizer" in norm or "nvme" in norm or norm == "fsdp_offload_param_device":
-            hint = (" FSDP has no separate optimizer or NVMe offload: `fsdp_offload_params: true` moves "
-                    f"parameters, gradients and the optimizer step to CPU together.{hint}")
+        best = ds_schema.did_you_mean(norm, FSDP_KEYS)
+        ds_only = "zero" in norm or "offload_optimizer" in norm or "nvme" in norm or norm == "fsdp_offload_param_device"
         ctx.emit(UNKNOWN_FSDP, f"fsdp_config.{name}",
                  f"`fsdp_config.{name}` is not an FSDP setting accelerate reads (the launcher looks for "
-                 f"`{norm}`), so it is silently ignored.{hint}", "Fix the key name or delete it.")
+                 f"`{norm}`), so it is silently ignored."
+                 + (" FSDP has no separate optimizer or NVMe offload: `fsdp_offload_params: true` moves parameters, "
+                    "gradients and the optimizer step to CPU together." if ds_only else "")
+                 + (f" Did you mean `{best}`?" if best else ""), "Fix the key name or delete it.")
 
 
 def check_deepspeed_keys(ctx: ConfigCheck) -> None:
@@ -263,12 +256,14 @@ def check_deepspeed_keys(ctx: ConfigCheck) -> None:
                      "flat, so it still overrides the top-level value, but it is easy to miss here.",
                      f"Move `{name}` to the top level of the file.")
             continue
-        hint = _suggest(name, DS_INLINE_KEYS)
-        if name in ds_schema.top_level_keys() or name in ("stage", "offload_optimizer", "offload_param"):
-            hint = " " + DS_JSON_HINT
+        json_key = name in ds_schema.top_level_keys() or name in ("stage", "offload_optimizer", "offload_param")
+        best = None if json_key else ds_schema.did_you_mean(name, DS_INLINE_KEYS)
         ctx.emit(UNKNOWN_DS, f"deepspeed_config.{name}",
                  f"`deepspeed_config.{name}` is not one of the DeepSpeed settings accelerate reads from its "
-                 f"config, so it is silently ignored (accelerate#2298).{hint}", "Fix the key name or remove it.")
+                 "config, so it is silently ignored (accelerate#2298)."
+                 + (" It is a DeepSpeed JSON setting: put it in a DeepSpeed JSON and point "
+                    "`deepspeed_config.deepspeed_config_file` at that file (then drop the inline DeepSpeed keys)."
+                    if json_key else f" Did you mean `{best}`?" if best else ""), "Fix the key name or remove it.")
 
 
 def _multinode_unused(ctx: ConfigCheck, dc: dict, name: str, shadowed: bool) -> None:
@@ -337,13 +332,12 @@ def check_parallelism_keys(ctx: ConfigCheck) -> None:
                      f"Move `{name}` to the top level of the file.")
             continue
         prefixed = PC + name
-        if prefixed in PARALLELISM_KEYS:
-            hint = f" parallelism_config keys must keep their prefix: write `{prefixed}`."
-        else:
-            hint = _suggest(name, PARALLELISM_KEYS)
+        best = None if prefixed in PARALLELISM_KEYS else ds_schema.did_you_mean(name, PARALLELISM_KEYS)
         ctx.emit(UNKNOWN_PARALLELISM, f"parallelism_config.{name}",
                  f"`parallelism_config.{name}` is not read by the launcher (parallelism_config keys are copied "
-                 f"as written, with no prefix added), so it is silently ignored.{hint}",
+                 "as written, with no prefix added), so it is silently ignored."
+                 + (f" parallelism_config keys must keep their prefix: write `{prefixed}`." if prefixed in
+                    PARALLELISM_KEYS else f" Did you mean `{best}`?" if best else ""),
                  "Rename the key to its full `parallelism_config_...` name.")
 
 
@@ -369,9 +363,10 @@ def check_dynamo_keys(ctx: ConfigCheck) -> None:
             else:
                 _too_new(ctx, f"dynamo_config.{name}", f"dynamo_config.{norm}")
             continue
+        best = ds_schema.did_you_mean(norm, DYNAMO_KEYS)
         ctx.emit(UNKNOWN_DYNAMO, f"dynamo_config.{name}",
                  f"`dynamo_config.{name}` is not a dynamo setting (the launcher looks for `{norm}`), so it is "
-                 f"silently ignored.{_suggest(norm, DYNAMO_KEYS)}", "Fix the key name or delete it.")
+                 "silently ignored." + (f" Did you mean `{best}`?" if best else ""), "Fix the key name or delete it.")
 
 
 def check_fp8_keys(ctx: ConfigCheck) -> None:
@@ -383,10 +378,9 @@ def check_fp8_keys(ctx: ConfigCheck) -> None:
         if not ctx.fp8_unread(name):  # the effective model: a name the launcher exports for a recipe to read
             _too_new(ctx, f"fp8_config.{name}", f"fp8_config.{norm}")
             continue
-        if norm in FP8_MISNAMED:
-            hint = f" The reader uses `{FP8_MISNAMED[norm]}` (this name comes from `accelerate config` itself)."
-        else:
-            hint = _suggest(norm, FP8_KEYS)
+        best = None if norm in FP8_MISNAMED else ds_schema.did_you_mean(norm, FP8_KEYS)
         ctx.emit(UNKNOWN_FP8, f"fp8_config.{name}",
                  f"`fp8_config.{name}` is exported as `ACCELERATE_{norm.upper()}`, which no FP8 recipe reads, so "
-                 f"it is ignored.{hint}", "Rename the key or delete it.")
+                 "it is ignored." + (f" The reader uses `{FP8_MISNAMED[norm]}` (this name comes from `accelerate "
+                                     "config` itself)." if norm in FP8_MISNAMED
+                                     else f" Did you mean `{best}`?" if best else ""), "Rename the key or delete it.")

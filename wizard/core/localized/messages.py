@@ -393,10 +393,20 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     if depth < 2:
         for name, value in values.items():
             if " " in value and len(value) > 24:
-                inner = translated(value, lang, depth + 1)
+                inner = translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
                 if inner is not None:
                     values[name] = inner
     return template.fill(values)
+
+
+def _listed(value: str, lang: str, depth: int) -> str | None:
+    """A computed part that is a list joined by ``", "`` (a rule's reasons, each its own ``said(...)`` sentence:
+    ``", ".join(ds_json_reasons(a))``) with each item that is a template's sentence translated; None when none is."""
+    items = value.split(", ")
+    if len(items) < 2:
+        return None
+    out = [(translated(item, lang, depth) or item) if " " in item else item for item in items]
+    return ", ".join(out) if out != items else None
 
 
 def forget() -> None:

@@ -91,6 +91,8 @@ SHORT_GROUP_LABELS: dict[str, str] = {
 key ``GROUP.short``); the form's heading shows the full label."""
 
 KEY_WORDS: tuple[str, ...] = (
+    "palette",
+    "Open the command palette",
     "Quit",
     "Quit (asks first when changed answers are not written; ctrl+q again quits)",
     "Help",

@@ -22,7 +22,7 @@ from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff
 from ...core.findings import ERROR
 from ...core.i18n import cells, language
 from ..shared.judged import Judged, judged_for
-from ..shared.present import ICONS, WORDS, finding_setting, target_label
+from ..shared.present import ICONS, finding_setting, severity_word, target_label
 from ..widgets.fields import FieldInput
 from ..widgets.keybar import KeyBar
 
@@ -81,7 +81,7 @@ def _findings_renderable(findings, judged: Judged) -> Group:
         return Group(*lines, Text("✔ " + _say("no_findings"), style="green"))
     for f in findings:
         line = Text()
-        line.append(f"{ICONS[f.severity]} {WORDS[f.severity]} ", style="bold")
+        line.append(f"{ICONS[f.severity]} {severity_word(f.severity)} ", style="bold")
         line.append(f"{finding_setting(f) or ', '.join(f.keys)}: ", style="bold")
         line.append(localized.finding_message(f))
         lines.append(line)
@@ -253,7 +253,7 @@ class ReviewScreen(Screen[dict | None]):
             block = _say("errors_block" if len(errors) != 1 else "error_blocks", count=len(errors))
             lines = [Text(f"{ICONS[ERROR]} {block}", style="bold")]
             for f in errors:
-                lines.append(Text(f"  {ICONS[ERROR]} {WORDS[ERROR]} {finding_setting(f) or ', '.join(f.keys)}: "
+                lines.append(Text(f"  {ICONS[ERROR]} {severity_word(ERROR)} {finding_setting(f) or ', '.join(f.keys)}: "
                                   f"{localized.finding_message(f)}"))
             box.update(Group(*lines))
         else:

@@ -15,7 +15,7 @@ from textual.widgets import Button, Static
 from ...core import localized
 from ...core.catalog import SETTING_BY_ID
 from ...core.localized import said
-from ..shared.present import ICONS, NOT_APPLICABLE_ICON, WORDS
+from ..shared.present import ICONS, NOT_APPLICABLE_ICON, severity_word
 from ..shared.switch import SwitchReport
 
 
@@ -95,7 +95,8 @@ def report_renderable(report: SwitchReport, width: int = 80) -> Group:
         parts.append(Text(""))
         parts.append(Text(words("new_findings"), style="bold yellow"))
         for f in report.new_findings:
-            finding = f"{ICONS[f.severity]} {WORDS[f.severity]} {', '.join(f.keys)}: {localized.finding_message(f)}"
+            finding = (f"{ICONS[f.severity]} {severity_word(f.severity)} {', '.join(f.keys)}: "
+                       f"{localized.finding_message(f)}")
             parts.append(_indented(Text(finding), 2))
     if report.lossless:
         parts.append(Text(""))

@@ -13,7 +13,7 @@ from ...core.findings import Finding
 from ...core.i18n import cells
 from ...core.localized import ui
 from ...core.texts import precision_table
-from .present import ICONS, NOT_APPLICABLE_ICON, WORDS, show_value, target_label, written_for
+from .present import ICONS, NOT_APPLICABLE_ICON, severity_word, show_value, target_label, written_for
 
 WIDE = 56
 """From this pane width on, FSDP and DeepSpeed are shown in two columns."""
@@ -159,7 +159,8 @@ def explain_setting(setting_id: str, answers: Answers, rendered: Rendered, findi
             ui("not_used_by", target=TARGET_LABELS[target]),
             localized.not_applicable(s.id, target) or ui("no_such_setting")), style="bold yellow"))
     if finding is not None:
-        parts.append(Text(f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {localized.finding_message(finding)}"))
+        parts.append(Text(f"{ICONS[finding.severity]} {severity_word(finding.severity)}: "
+                          f"{localized.finding_message(finding)}"))
     parts.append(Text(_flow(t.what, width)))
     if s.group == "precision":
         parts.append(precision_block(answers, width))
@@ -217,7 +218,7 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
 
 
 def explain_finding(f: Finding, width: int = WIDE) -> RenderableType:
-    parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {WORDS[f.severity]}  [{f.rule}]", style="bold")]
+    parts: list[RenderableType] = [Text(f"{ICONS[f.severity]} {severity_word(f.severity)}  [{f.rule}]", style="bold")]
     message = localized.finding_message(f)
     summary = localized.translated_rule_summary(f.rule) if message == f.message else ""
     if summary:  # the message stayed English: the rule in the chosen language

@@ -19,11 +19,22 @@ from ...core.findings import ERROR, INFO, WARNING, Finding
 ICONS = {ERROR: "✖", WARNING: "▲", INFO: "ℹ"}
 """Severity is always shown as an icon *and* a word, never by colour alone."""
 WORDS = {ERROR: "ERROR", WARNING: "WARN", INFO: "NOTE"}
+"""The English severity words (the findings screen's ``severity_*`` words: :func:`severity_word` in the language)."""
 NOT_APPLICABLE_ICON = "⊘"
 
 
+def severity_word(severity: str) -> str:
+    """``ERROR`` / ``WARN`` / ``NOTE`` in the wizard's language, in capitals (``check`` prints its own, English
+    ones). Turkish capitals keep the dot of i (İ)."""
+    from ...core.i18n import language
+    from ...core.localized import screen
+
+    word = screen("findings", f"severity_{severity}")
+    return (word.replace("i", "İ") if language() == "tr" else word).upper()
+
+
 def severity_tag(severity: str) -> str:
-    return f"{ICONS[severity]} {WORDS[severity]}"
+    return f"{ICONS[severity]} {severity_word(severity)}"
 
 
 def target_label(answers: Answers) -> str:

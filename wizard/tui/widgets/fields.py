@@ -25,9 +25,9 @@ from ...core.findings import Finding
 from ..shared.present import (
     ICONS,
     NOT_APPLICABLE_ICON,
-    WORDS,
     choice_options,
     placeholder,
+    severity_word,
     text_to_value,
     uses_select,
     value_to_text,
@@ -337,7 +337,7 @@ class SettingField(Vertical):
             classes[f"-{sev}"] = finding is not None and finding.severity == sev
         na = "" if applies else (f"{NOT_APPLICABLE_ICON} not used by {TARGET_LABELS[target]}: "
                                  f"{s.not_applicable.get(target) or 'no such setting'}")
-        problem = (f"{ICONS[finding.severity]} {WORDS[finding.severity]}: {localized.finding_message(finding)}"
+        problem = (f"{ICONS[finding.severity]} {severity_word(finding.severity)}: {localized.finding_message(finding)}"
                    if finding else "")
         return classes, na, problem, (f"→ {written}" if written else "")
 

@@ -10,15 +10,17 @@ from textual.widgets.option_list import Option
 from ...core import localized
 from ...core.catalog import SETTING_BY_ID
 from ...core.findings import ERROR, SEVERITY_RANK, WARNING, Finding
+from ...core.i18n import cells
 from ...core.localized import ui
-from ..shared.present import ICONS, WORDS, counts_text
+from ..shared.present import ICONS, counts_text, severity_word
 
 _STYLE = {ERROR: "bold red", WARNING: "bold yellow"}
 
 
 def finding_prompt(f: Finding, prefix: str = "") -> Text:
     text = Text()
-    text.append(f"{ICONS[f.severity]} {WORDS[f.severity]:<5} ", style=_STYLE.get(f.severity, "bold"))
+    text.append(f"{ICONS[f.severity]} {cells.ljust(severity_word(f.severity), 5)} ",
+                style=_STYLE.get(f.severity, "bold"))
     where = next((k for k in f.keys if k in SETTING_BY_ID), f.keys[0] if f.keys else "")
     text.append(f"{prefix}{where}: ", style="bold")
     text.append(localized.finding_message(f))
@@ -37,9 +39,9 @@ def sections(findings: list[Finding], loaded: list[Finding], loaded_label: str) 
     notes = [f for f in loaded if f.rule == IMPORT_RULE]
     parts = [("", list(findings))]
     if about_file:
-        parts.append((f"In {loaded_label} as loaded (as `fsdpds-wizard check` reports it):", about_file))
+        parts.append((localized.screen("findings", "as_loaded", label=loaded_label), about_file))
     if notes:
-        parts.append((f"How {loaded_label} was imported:", notes))
+        parts.append((localized.screen("findings", "imported", label=loaded_label), notes))
 
     def worst(part: tuple[str, list[Finding]]) -> int:
         return min((SEVERITY_RANK[f.severity] for f in part[1]), default=len(SEVERITY_RANK))
@@ -66,8 +68,8 @@ def _options(findings: list[Finding], loaded: list[Finding], loaded_label: str) 
         elif not part:
             if options:
                 options.append(None)
-            options.append(Option(Text("✔ OK    the answers have no findings: ready to write (ctrl+r)",
-                                       style="green"), id="none", disabled=True))
+            options.append(Option(Text("✔ OK    " + localized.screen("findings", "no_findings"), style="green"),
+                                  id="none", disabled=True))
         for f in part:
             options.append(Option(finding_prompt(f), id=f"f{index}"))
             index += 1
