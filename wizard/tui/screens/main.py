@@ -5,6 +5,7 @@ then :func:`generate` (a few milliseconds) refreshes the findings, the badges an
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,6 +105,8 @@ class MainScreen(Screen):
         """True once the full check has run after the first paint (tests and scripts wait for it)."""
         self._stand_ins: list[str] = []
         """The ids of the first frame's stand-ins (:meth:`compose`) not yet replaced by the real widgets."""
+        self._replacing: asyncio.Event | None = None
+        """Set once the stand-ins are replaced (:meth:`_replace_stand_ins`)."""
 
     # -------------------------------------------------------------- layout
 
@@ -128,7 +131,7 @@ class MainScreen(Screen):
                 yield self._forms(first)
             self._stand_ins += ["explanation", "findings"]
             yield _frame("explanation", ui("explanation"))
-            yield _frame("findings", ui("findings"), counts_text(self._listed()))
+            yield _frame("findings", ui("findings"), counts_text(self._listed()), classes="-list")
         yield Container(id="keys")
 
     def _forms(self, group_id: str) -> ContentSwitcher:
@@ -142,23 +145,36 @@ class MainScreen(Screen):
 
     async def _replace_stand_ins(self) -> None:
         """The real form, explanation and findings list in place of the first frame's stand-ins, in one frame; the
-        form is the highlighted group's, the explanation follows focus."""
+        form is the highlighted group's, the explanation follows focus. Whoever needs the real widgets first (right
+        after the first paint, or a key typed before it) replaces them; the others wait for that."""
         if not self._stand_ins:
             return
-        ids, self._stand_ins = self._stand_ins, []
+        if self._replacing is not None:
+            await self._replacing.wait()
+            return
+        self._replacing = asyncio.Event()
         gen = self.generated
         group = self.query_one(GroupList).group_id
-        real: list[Widget] = []
-        if "forms" in ids:
-            real.append(self._forms(group if group and group != REVIEW else GROUPS[0].id))
         from ..widgets.explanation import ExplanationPane  # not on the first frame (its stand-in is)
 
-        real += [ExplanationPane(),
-                 FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")]
+        made = {"forms": lambda: self._forms(group if group and group != REVIEW else GROUPS[0].id),
+                "explanation": ExplanationPane,
+                "findings": lambda: FindingsList(gen.findings, self.start.findings,
+                                                 self.start.source or "the start file")}
+        real: list[Widget] = [made[id_]() for id_ in self._stand_ins]
+        body = self.query_one("#body", Grid)
         with self.app.batch_update():
-            for id_ in ids:
-                await self.query_one(f"#{id_}").remove()
-            await self.query_one("#body", Grid).mount_all(real, after=self.query_one("#side"))
+            # each where its stand-in was: the grid places its children by their order
+            for id_, widget in zip(self._stand_ins, real, strict=True):
+                stand_in = self.query_one(f"#{id_}")
+                index = body.children.index(stand_in)
+                await stand_in.remove()
+                await body.mount(widget, before=index) if index < len(body.children) else await body.mount(widget)
+        self._stand_ins = []
+        self._replacing.set()
+        if self.generated is not gen:  # the answers changed meanwhile
+            self.refresh_all()
+        group = self.query_one(GroupList).group_id
         if group and group != REVIEW:
             await self.show_group(group)
         focused = self.focused
@@ -614,14 +630,19 @@ class MainScreen(Screen):
 
 
 class _Frame(Widget):
-    """A pane's empty frame: its border and titles (the first frame's stand-in, :meth:`MainScreen.compose`)."""
+    """A pane's empty frame: its border and titles (the first frame's stand-in, :meth:`MainScreen.compose`); a
+    list's frame (``-list``) has the list's background."""
+
+    DEFAULT_CSS = """
+    _Frame.-list { background: $surface; }
+    """
 
     def render(self) -> str:
         return ""
 
 
-def _frame(id_: str, title: str, subtitle: str = "") -> Widget:
-    frame = _Frame(id=id_)
+def _frame(id_: str, title: str, subtitle: str = "", classes: str = "") -> Widget:
+    frame = _Frame(id=id_, classes=classes)
     frame.border_title = title
     frame.border_subtitle = subtitle
     return frame
