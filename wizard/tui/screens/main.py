@@ -26,7 +26,6 @@ from ...core.localized import ui
 from ..shared import startup_gc
 from ..shared.history import History
 from ..shared.present import (
-    counts_text,
     finding_setting,
     jump_note,
     quick_generate,
@@ -35,7 +34,7 @@ from ..shared.present import (
 )
 from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.fields import SettingChanged, SettingField, field_id
-from ..widgets.findings import FindingsList, listed
+from ..widgets.findings import FindingsList
 from ..widgets.group_form import FormPreview, GroupForm, form_id
 from ..widgets.memory_bar import MemoryBar
 from ..widgets.sidebar import REVIEW, GroupList
@@ -129,19 +128,16 @@ class MainScreen(Screen):
                 yield FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings), id="forms")
             else:
                 yield self._forms(first)
-            self._stand_ins += ["explanation", "findings"]
+            self._stand_ins.append("explanation")
             yield _frame("explanation", ui("explanation"))
-            yield _frame("findings", ui("findings"), counts_text(self._listed()), classes="-list")
+            # the findings list is itself (a list given its options after the first layout can miss its scrollbar)
+            yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
         yield Container(id="keys")
 
     def _forms(self, group_id: str) -> ContentSwitcher:
         a, gen = self.answers, self.generated
         form = GroupForm(group_id, a, gen.rendered, worst_by_setting(gen.findings), wide=self.has_class("-wide"))
         return ContentSwitcher(form, id="forms", initial=form.id)
-
-    def _listed(self) -> list[Finding]:
-        """The findings in the order the findings list shows them."""
-        return listed(self.generated.findings, self.start.findings, self.start.source or "the start file")
 
     async def _replace_stand_ins(self) -> None:
         """The real form, explanation and findings list in place of the first frame's stand-ins, in one frame; the
@@ -158,9 +154,7 @@ class MainScreen(Screen):
         from ..widgets.explanation import ExplanationPane  # not on the first frame (its stand-in is)
 
         made = {"forms": lambda: self._forms(group if group and group != REVIEW else GROUPS[0].id),
-                "explanation": ExplanationPane,
-                "findings": lambda: FindingsList(gen.findings, self.start.findings,
-                                                 self.start.source or "the start file")}
+                "explanation": ExplanationPane}
         real: list[Widget] = [made[id_]() for id_ in self._stand_ins]
         body = self.query_one("#body", Grid)
         with self.app.batch_update():
@@ -372,10 +366,6 @@ class MainScreen(Screen):
         a, gen = self.answers, self.generated
         self.query_one(StatusBar).show(target_label(a), self.out, self.listed_findings, self.start.source)
         self.query_one(GroupList).show_badges(gen.findings, a.target)
-        if self._stand_ins:  # before the first paint's stand-ins are replaced (they are made from these answers)
-            self.query_one("#findings").border_subtitle = counts_text(self._listed())
-            self.refresh_memory()
-            return
         self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
         self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
         problems = worst_by_setting(gen.findings)
@@ -398,7 +388,7 @@ class MainScreen(Screen):
         for form in self.query(GroupForm):
             form.relabel(self.answers.target)
         self.query_one("#explanation").border_title = ui("explanation")
-        self.query_one("#findings").border_title = ui("findings")
+        self.query_one(FindingsList).border_title = ui("findings")
         self.query_one(MemoryBar).border_title = ui("memory_per_rank")
         self._refresh_explanation()
 
@@ -553,7 +543,7 @@ class MainScreen(Screen):
     def problems(self) -> list[Finding]:
         """The errors and warnings ctrl+n visits: every one the findings list shows (the answers' and the start
         file's), in its order, so that ctrl+n reaches each problem the header counts."""
-        return [f for f in self._listed() if f.severity != INFO]
+        return [f for f in self.query_one(FindingsList).findings if f.severity != INFO]
 
     async def action_next_problem(self) -> None:
         await self._replace_stand_ins()
@@ -630,19 +620,14 @@ class MainScreen(Screen):
 
 
 class _Frame(Widget):
-    """A pane's empty frame: its border and titles (the first frame's stand-in, :meth:`MainScreen.compose`); a
-    list's frame (``-list``) has the list's background."""
-
-    DEFAULT_CSS = """
-    _Frame.-list { background: $surface; }
-    """
+    """A pane's empty frame: its border and titles (the first frame's stand-in, :meth:`MainScreen.compose`)."""
 
     def render(self) -> str:
         return ""
 
 
-def _frame(id_: str, title: str, subtitle: str = "", classes: str = "") -> Widget:
-    frame = _Frame(id=id_, classes=classes)
+def _frame(id_: str, title: str, subtitle: str = "") -> Widget:
+    frame = _Frame(id=id_)
     frame.border_title = title
     frame.border_subtitle = subtitle
     return frame
