@@ -34,15 +34,11 @@ FIRST_FRAME = {
     "wizard.core.localized.screens", "wizard.core.localized.screens.findings",
     # issue 27: the memory bar's words and the judged line's in the language (dicts), and the bar fitted by cells
     "wizard.core.localized.screens.memory", "wizard.core.localized.screens.judged", "wizard.core.i18n.cells",
-    "wizard.core.rules", "wizard.core.texts", "wizard.core.texts.backend", "wizard.core.texts.checkpoint",
-    "wizard.core.texts.deepspeed", "wizard.core.texts.launch", "wizard.core.texts.loading", "wizard.core.texts.model",
-    "wizard.core.texts.offload", "wizard.core.texts.parallelism", "wizard.core.texts.precision",
-    "wizard.core.texts.prefetch", "wizard.core.texts.sharding", "wizard.core.texts.summoning",
-    "wizard.core.texts.sync", "wizard.core.texts.training", "wizard.core.texts.wrapping", "wizard.core.vocab",
+    "wizard.core.rules", "wizard.core.vocab",
     "wizard.core.wizard_rules", "wizard.tui", "wizard.tui.app", "wizard.tui.screens", "wizard.tui.screens.main",
     "wizard.tui.shared", "wizard.tui.shared.history", "wizard.tui.shared.judged",
     "wizard.tui.shared.present", "wizard.tui.shared.session", "wizard.tui.shared.startup_gc", "wizard.tui.widgets",
-    "wizard.tui.widgets.explanation", "wizard.tui.widgets.fields", "wizard.tui.widgets.findings",
+    "wizard.tui.widgets.fields", "wizard.tui.widgets.findings",
     "wizard.tui.widgets.group_form", "wizard.tui.widgets.memory_bar",
     "wizard.tui.widgets.sidebar", "wizard.tui.widgets.statusbar",
 }

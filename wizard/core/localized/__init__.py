@@ -12,12 +12,13 @@ from functools import cache
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, filled, language, translate
 from ..recordclass import replace
-from ..texts import GROUP_TEXTS, TEXTS, GroupText, Text
 from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..texts import GroupText, Text
 
 TEXT_FIELDS = ("what", "fsdp", "deepspeed", "versions", "tips")
 GROUP_FIELDS = ("summary", "fsdp", "deepspeed", "no_counterpart")
@@ -33,6 +34,7 @@ def sources() -> tuple[tuple[str, str, str], ...]:
     and fixes, keyed by their template: :mod:`.messages`)."""
     from ..context import LOOP_LABELS
     from ..i18n.lines import LINES
+    from ..texts import GROUP_TEXTS, TEXTS
     from ..texts.dtype_table import NOTES
     from .messages import templates as message_templates
     from .screens import SCREENS
@@ -149,6 +151,8 @@ def _lang(lang: str | None) -> str:
 
 def text(setting_id: str, lang: str | None = None) -> Text:
     """The setting's explanation in the language."""
+    from ..texts import TEXTS  # the explanations are loaded when the first is shown (not for the first frame)
+
     t = TEXTS[setting_id]
     lang = _lang(lang)
     if lang == ENGLISH:
@@ -160,6 +164,8 @@ def text(setting_id: str, lang: str | None = None) -> Text:
 
 def group_text(group_id: str, lang: str | None = None) -> GroupText:
     """The group's overview in the language."""
+    from ..texts import GROUP_TEXTS
+
     gt = GROUP_TEXTS[group_id]
     lang = _lang(lang)
     if lang == ENGLISH:

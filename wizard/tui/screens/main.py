@@ -5,6 +5,7 @@ then :func:`generate` (a few milliseconds) refreshes the findings, the badges an
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Container, Grid, Vertical
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import ContentSwitcher, OptionList
 
 from ...core.answers import Answers
@@ -23,12 +25,17 @@ from ...core.findings import ERROR, INFO, Finding
 from ...core.localized import ui
 from ..shared import startup_gc
 from ..shared.history import History
-from ..shared.present import finding_setting, jump_note, quick_generate, target_label, worst_by_setting
+from ..shared.present import (
+    finding_setting,
+    jump_note,
+    quick_generate,
+    target_label,
+    worst_by_setting,
+)
 from ..shared.session import MemoryContext, Start, default_out
-from ..widgets.explanation import ExplanationPane
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
-from ..widgets.group_form import GroupForm, form_id
+from ..widgets.group_form import FormPreview, GroupForm, form_id
 from ..widgets.memory_bar import MemoryBar
 from ..widgets.sidebar import REVIEW, GroupList
 from ..widgets.statusbar import StatusBar
@@ -36,6 +43,7 @@ from ..widgets.statusbar import StatusBar
 if TYPE_CHECKING:
     from ..shared.judged import Judged
     from ..shared.switch import Switch
+    from ..widgets.explanation import ExplanationPane
 
 WIDE_AT = 120
 """From this terminal width on, the explanation gets its own column."""
@@ -94,11 +102,18 @@ class MainScreen(Screen):
         """ctrl+z / ctrl+y: the answers (and the start file they came with) before each change."""
         self.ready = False
         """True once the full check has run after the first paint (tests and scripts wait for it)."""
+        self._stand_ins: list[str] = []
+        """The ids of the first frame's stand-ins (:meth:`compose`) not yet replaced by the real widgets."""
+        self._replacing: asyncio.Event | None = None
+        """Set once the stand-ins are replaced (:meth:`_replace_stand_ins`)."""
 
     # -------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
-        """Everything on the first screen is built here, in one pass, from the quick check."""
+        """The first screen, from the quick check, with the fewest widgets that show it (issue 26): the form of
+        the first group drawn by one widget, and the explanation and findings panes as their empty frames (the
+        explanation is built after the first paint in any case; the findings list waits for the full check). Right
+        after the first paint :meth:`_replace_stand_ins` puts the real widgets in their place."""
         a, gen = self.answers, self.generated
         first = GROUPS[0].id
         wide = self.app.size.width >= WIDE_AT
@@ -108,13 +123,57 @@ class MainScreen(Screen):
             with Vertical(id="side"):
                 yield GroupList(gen.findings, a.target)
                 yield MemoryBar(id="memory-bar")  # filled after the first paint (see refresh_all)
-            with ContentSwitcher(id="forms", initial=form_id(first)):
-                yield GroupForm(first, a, gen.rendered, worst_by_setting(gen.findings), wide=wide)
-            pane = ExplanationPane()
-            pane.explain(("group", first), lambda w: _explain().explain_group(first, a, w))
-            yield pane
+            if not wide and FormPreview.fits(first):
+                self._stand_ins.append("forms")
+                yield FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings), id="forms")
+            else:
+                yield self._forms(first)
+            self._stand_ins.append("explanation")
+            yield _frame("explanation", ui("explanation"))
+            # the findings list is itself (a list given its options after the first layout can miss its scrollbar)
             yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
         yield Container(id="keys")
+
+    def _forms(self, group_id: str) -> ContentSwitcher:
+        a, gen = self.answers, self.generated
+        form = GroupForm(group_id, a, gen.rendered, worst_by_setting(gen.findings), wide=self.has_class("-wide"))
+        return ContentSwitcher(form, id="forms", initial=form.id)
+
+    async def _replace_stand_ins(self) -> None:
+        """The real form, explanation and findings list in place of the first frame's stand-ins, in one frame; the
+        form is the highlighted group's, the explanation follows focus. Whoever needs the real widgets first (right
+        after the first paint, or a key typed before it) replaces them; the others wait for that."""
+        if not self._stand_ins:
+            return
+        if self._replacing is not None:
+            await self._replacing.wait()
+            return
+        self._replacing = asyncio.Event()
+        gen = self.generated
+        group = self.query_one(GroupList).group_id
+        from ..widgets.explanation import ExplanationPane  # not on the first frame (its stand-in is)
+
+        made = {"forms": lambda: self._forms(group if group and group != REVIEW else GROUPS[0].id),
+                "explanation": ExplanationPane}
+        real: list[Widget] = [made[id_]() for id_ in self._stand_ins]
+        body = self.query_one("#body", Grid)
+        with self.app.batch_update():
+            # each where its stand-in was: the grid places its children by their order
+            for id_, widget in zip(self._stand_ins, real, strict=True):
+                stand_in = self.query_one(f"#{id_}")
+                index = body.children.index(stand_in)
+                await stand_in.remove()
+                await body.mount(widget, before=index) if index < len(body.children) else await body.mount(widget)
+        self._stand_ins = []
+        self._replacing.set()
+        if self.generated is not gen:  # the answers changed meanwhile
+            self.refresh_all()
+        group = self.query_one(GroupList).group_id
+        if group and group != REVIEW:
+            await self.show_group(group)
+        focused = self.focused
+        if focused is not None:
+            self.on_descendant_focus(DescendantFocus(focused))
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
@@ -131,6 +190,7 @@ class MainScreen(Screen):
         row) and takes its widgets off the critical path of the first paint."""
         from ..widgets.keybar import KeyBar
 
+        await self._replace_stand_ins()
         await self.query_one("#keys", Container).mount(KeyBar(NARROW_FOOTER_GIVES_WAY, FULL_FOOTER_AT, compact=True))
         self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
         self._full_check()
@@ -327,13 +387,20 @@ class MainScreen(Screen):
         self.query_one(GroupList).relabel(self.generated.findings, self.answers.target)
         for form in self.query(GroupForm):
             form.relabel(self.answers.target)
-        self.query_one(ExplanationPane).border_title = ui("explanation")
+        self.query_one("#explanation").border_title = ui("explanation")
         self.query_one(FindingsList).border_title = ui("findings")
         self.query_one(MemoryBar).border_title = ui("memory_per_rank")
         self._refresh_explanation()
 
+    def _pane(self) -> ExplanationPane:
+        from ..widgets.explanation import ExplanationPane
+
+        return self.query_one("#explanation", ExplanationPane)
+
     def _refresh_explanation(self) -> None:
-        pane = self.query_one(ExplanationPane)
+        if "explanation" in self._stand_ins:
+            return
+        pane = self._pane()
         if pane.subject is None:
             return
         kind, key = pane.subject
@@ -345,22 +412,29 @@ class MainScreen(Screen):
             pane.refresh_content()
 
     def explain_setting(self, setting_id: str) -> None:
+        if "explanation" in self._stand_ins:  # explained when the pane replaces its stand-in
+            return
         finding = worst_by_setting(self.generated.findings).get(setting_id)
         a, rendered = self.answers, self.generated.rendered
-        self.query_one(ExplanationPane).explain(
+        self._pane().explain(
             ("setting", setting_id), lambda w: _explain().explain_setting(setting_id, a, rendered, finding, w))
 
     def explain_group(self, group_id: str) -> None:
+        if "explanation" in self._stand_ins:
+            return
         a = self.answers
-        self.query_one(ExplanationPane).explain(("group", group_id), lambda w: _explain().explain_group(group_id, a, w))
+        self._pane().explain(("group", group_id), lambda w: _explain().explain_group(group_id, a, w))
 
     def explain_finding(self, finding: Finding) -> None:
-        self.query_one(ExplanationPane).explain(("finding", finding.rule),
+        if "explanation" in self._stand_ins:
+            return
+        self._pane().explain(("finding", finding.rule),
                                                 lambda w: _explain().explain_finding(finding, w))
 
     # -------------------------------------------------------------- groups and focus
 
     async def show_group(self, group_id: str) -> GroupForm:
+        await self._replace_stand_ins()
         switcher = self.query_one("#forms", ContentSwitcher)
         forms = self.query(f"#{form_id(group_id)}")
         if forms:
@@ -375,6 +449,8 @@ class MainScreen(Screen):
     @on(OptionList.OptionHighlighted, "#groups")
     async def _group_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         group_id = event.option.id
+        if self._stand_ins:  # the first frame's form is the first group's; the real one follows the highlight
+            return
         if group_id and group_id != REVIEW:
             await self.show_group(group_id)
             if self.focused is event.option_list:
@@ -414,6 +490,7 @@ class MainScreen(Screen):
             self.notify(note, timeout=5)
 
     async def jump_to(self, setting_id: str) -> None:
+        await self._replace_stand_ins()
         group = SETTING_BY_ID[setting_id].group
         groups = self.query_one(GroupList)
         with groups.prevent(OptionList.OptionHighlighted):
@@ -443,18 +520,20 @@ class MainScreen(Screen):
         await self.show_group(group_id)
         groups.focus()
 
-    def action_zoom_explanation(self) -> None:
+    async def action_zoom_explanation(self) -> None:
+        await self._replace_stand_ins()
         if self.maximized is not None:
             self.minimize()
             return
-        pane = self.query_one(ExplanationPane)
+        pane = self._pane()
         pane.focus()
         self.maximize(pane)
 
     def action_focus_groups(self) -> None:
         self.query_one(GroupList).focus()
 
-    def action_focus_findings(self) -> None:
+    async def action_focus_findings(self) -> None:
+        await self._replace_stand_ins()
         findings = self.query_one(FindingsList)
         findings.focus()
         if findings.highlighted is None:
@@ -467,6 +546,7 @@ class MainScreen(Screen):
         return [f for f in self.query_one(FindingsList).findings if f.severity != INFO]
 
     async def action_next_problem(self) -> None:
+        await self._replace_stand_ins()
         problems = self.problems
         if not problems:
             self.notify("No errors or warnings to visit.", timeout=3)
@@ -537,6 +617,20 @@ class MainScreen(Screen):
     @property
     def has_errors(self) -> bool:
         return any(f.severity == ERROR for f in self.findings)
+
+
+class _Frame(Widget):
+    """A pane's empty frame: its border and titles (the first frame's stand-in, :meth:`MainScreen.compose`)."""
+
+    def render(self) -> str:
+        return ""
+
+
+def _frame(id_: str, title: str, subtitle: str = "") -> Widget:
+    frame = _Frame(id=id_)
+    frame.border_title = title
+    frame.border_subtitle = subtitle
+    return frame
 
 
 def _explain():

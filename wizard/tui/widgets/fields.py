@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from .json_field import JsonField
 
 
+BLANK_PROMPT = "(library default)"
+"""What a choice that may stay unset shows for "not set" (the library's default applies)."""
+
+
 def field_id(setting_id: str) -> str:
     return "f-" + setting_id.replace(".", "--")
 
@@ -90,6 +94,15 @@ class Toggle(Widget, can_focus=True):
         self.action_flip()
 
 
+def choice_text(label: str, width: int) -> Text:
+    """A choice's line at ``width`` cells: its words (cut with an ellipsis) and the ▼ at the right edge."""
+    width = max(1, width)
+    text = Text(label, no_wrap=True, overflow="ellipsis")
+    text.truncate(max(1, width - 2), overflow="ellipsis")
+    text.append(" " * max(1, width - 1 - text.cell_len) + "▼")
+    return text
+
+
 class Choice(Widget, can_focus=True):
     """A one-line drop-down: the chosen option, and a list that opens on Enter, Space, Up/Down or a click.
 
@@ -119,10 +132,16 @@ class Choice(Widget, can_focus=True):
     def __init__(self, options: list[tuple[str, Any]], value: Any, *, allow_blank: bool, prompt: str,
                  **kw: Any) -> None:
         super().__init__(**kw)
-        self.options: list[tuple[str, Any]] = ([(prompt, None)] if allow_blank else []) + list(options)
+        self.options, self._value = self.entries(options, value, allow_blank=allow_blank, prompt=prompt)
         """(label, value) in the order shown; with ``allow_blank`` the prompt (value None) comes first."""
-        self._value = value if any(v == value for _, v in self.options) else self.options[0][1]
         self.set_class(self._value is None, "-blank")
+
+    @staticmethod
+    def entries(options: list[tuple[str, Any]], value: Any, *, allow_blank: bool,
+                prompt: str) -> tuple[list[tuple[str, Any]], Any]:
+        """The (label, value) pairs shown and the value chosen: ``value``, or the first when it is not one of them."""
+        shown = ([(prompt, None)] if allow_blank else []) + list(options)
+        return shown, value if any(v == value for _, v in shown) else shown[0][1]
 
     @property
     def value(self) -> Any:
@@ -139,13 +158,13 @@ class Choice(Widget, can_focus=True):
     def _index(self) -> int:
         return next(i for i, (_, v) in enumerate(self.options) if v == self._value)
 
+    @property
+    def label(self) -> str:
+        """The chosen option's words."""
+        return self.options[self._index()][0]
+
     def render(self) -> Text:
-        label = self.options[self._index()][0]
-        width = max(1, self.content_size.width)
-        text = Text(label, no_wrap=True, overflow="ellipsis")
-        text.truncate(max(1, width - 2), overflow="ellipsis")
-        text.append(" " * max(1, width - 1 - text.cell_len) + "▼")
-        return text
+        return choice_text(self.label, self.content_size.width)
 
     def action_open(self) -> None:
         from .choice_menu import ChoiceMenu
@@ -232,8 +251,7 @@ class SettingField(Vertical):
     def _make_control(self, value: Any) -> Widget:
         s = self.setting
         if uses_select(s):
-            return Choice(choice_options(s), value, allow_blank=s.nullable, prompt="(library default)",
-                          classes="control")
+            return Choice(choice_options(s), value, allow_blank=s.nullable, prompt=BLANK_PROMPT, classes="control")
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
         if s.kind == "dict":  # the Extra DeepSpeed JSON: shown from its first line, edited over several
@@ -241,6 +259,14 @@ class SettingField(Vertical):
 
             return JsonField(s, value, classes="control")
         return FieldInput(value_to_text(s, value), placeholder=placeholder(s), compact=True, classes="control")
+
+    @property
+    def choice_label(self) -> str:
+        """The words the field's choice shows for its first value (a setting shown as a choice), before it is
+        mounted too: what the first frame's form preview draws."""
+        options, value = Choice.entries(choice_options(self.setting), self._initial, allow_blank=self.setting.nullable,
+                                        prompt=BLANK_PROMPT)
+        return next(label for label, v in options if v == value)
 
     @property
     def control(self) -> Widget:

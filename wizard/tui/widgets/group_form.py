@@ -5,6 +5,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ...core import localized
@@ -12,8 +13,8 @@ from ...core.answers import Answers
 from ...core.answers.render import Rendered
 from ...core.catalog import settings_in
 from ...core.findings import Finding
-from ..shared.present import show_value, written_for
-from .fields import SettingField
+from ..shared.present import show_value, uses_select, written_for
+from .fields import SettingField, choice_text
 
 
 def form_id(group_id: str) -> str:
@@ -46,10 +47,7 @@ class GroupForm(VerticalScroll, can_focus=False):
                                wide=self._wide)
 
     def _heading(self, settings, target: str) -> Content:
-        """The group's name, and under it how many of its settings the target uses when not all."""
-        heading = Content.styled(localized.group_label(self.group_id), "bold $accent")
-        hint = _hint(settings, target)
-        return Content.assemble(heading, "\n", hint) if hint else heading
+        return heading_content(self.group_id, settings, target)
 
     @property
     def fields(self) -> list[SettingField]:
@@ -94,6 +92,63 @@ class GroupForm(VerticalScroll, can_focus=False):
     def first_control(self):
         fields = self.fields
         return fields[0].control if fields else None
+
+
+def heading_content(group_id: str, settings, target: str) -> Content:
+    """A form's heading: the group's name, and under it how many of its settings the target uses when not all."""
+    heading = Content.styled(localized.group_label(group_id), "bold $accent")
+    hint = _hint(settings, target)
+    return Content.assemble(heading, "\n", hint) if hint else heading
+
+
+class FormPreview(Widget):
+    """The first frame's form (issue 26): what a :class:`GroupForm` of choices shows (the heading, each field's
+    label, its choice and the lines under it) drawn by one widget instead of two or three per field, which the first
+    paint would wait for. The main screen puts the real form in its place right after the first paint; a form it
+    cannot draw the same way (other controls, the wide layout, more lines than the height) is never previewed
+    (:meth:`fits`). ``tests/tui/test_first_frame_standins.py`` compares the two cell by cell."""
+
+    COMPONENT_CLASSES = {"form-preview--muted", "form-preview--control"}
+    DEFAULT_CSS = """
+    FormPreview { height: 1fr; padding: 0 1; }
+    FormPreview > .form-preview--muted { color: $text-muted; }
+    FormPreview > .form-preview--control { background: $surface; }
+    """
+
+    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding],
+                 **kw) -> None:
+        super().__init__(**kw)
+        self.group_id = group_id
+        settings = settings_in(group_id)
+        self._heading = heading_content(group_id, settings, answers.target)
+        self._fields = [SettingField(s, answers[s.id], answers.target, problems.get(s.id), _written(rendered, s.id))
+                        for s in settings]
+
+    @staticmethod
+    def fits(group_id: str) -> bool:
+        """Whether the group's form is one this preview draws: choices only."""
+        return all(uses_select(s) for s in settings_in(group_id))
+
+    def lines(self, width: int) -> list[Content]:
+        """The form's lines at ``width`` cells (the form's width less its padding), as the real widgets draw them."""
+        muted = self.get_visual_style("form-preview--muted")
+        control = self.get_visual_style("form-preview--control")
+        out = [line.stylize_before(muted) for line in self._heading.wrap(width)]
+        for field in self._fields:
+            label = Content(localized.setting_label(field.setting.id))
+            if field.has_class("-na"):
+                label = label.stylize_before(muted)
+            out += label.wrap(width)
+            words = choice_text(field.choice_label, width - 4)  # less the margin (2) and the padding (1 + 1)
+            line = Content.from_rich_text(words).pad(1, 1).stylize_before(control)
+            out.append(Content.assemble("  ", line))
+            notes = field.notes_content()
+            if notes:
+                out += [Content.assemble("  ", n.stylize_before(muted)) for n in notes.wrap(width - 2)]
+        return out
+
+    def render(self) -> Content:
+        return Content("\n").join(self.lines(self.content_size.width))
 
 
 def _hint(settings, target: str) -> str:
