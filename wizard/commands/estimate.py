@@ -14,8 +14,7 @@ import os
 
 from ..core.exits import EXIT_OK, UsageError
 from ..core.memory.estimate import BREAKDOWN_KEYS, GIB, HOST_KEYS, Estimate, EstimateError, estimate
-from ..core.memory.fit import micro_batch_line, verdict
-from ..core.memory.report import LABELS as _LABELS
+from ..core.memory.fit import micro_batch_line
 from ..core.memory.report import at_peak, peak_line
 
 
@@ -79,48 +78,14 @@ def _width(e: Estimate) -> int:
 
 def text_report(e: Estimate) -> str:
     """The estimate as the command prints it, in the wizard's language (``--lang``, the locale)."""
-    from ..core.i18n import ENGLISH, language
+    from ..core.i18n import language
 
-    if language() != ENGLISH:
-        return _text_report_in(e, language())
-    w = _width(e)
-
-    def gib(n: int | float) -> str:
-        return f"{n / GIB:{w}.2f}"
-
-    name = e.shape or "model"
-    lines = [f"{name}: {e.params:,} parameters (largest layer {e.largest_layer_params:,}); {e.layout}; "
-             f"micro batch {e.batch}, sequence {e.seq}",
-             f"bytes per parameter on one GPU: parameters {e.bytes_per_param['parameters']:.2f}, gradients "
-             f"{e.bytes_per_param['gradients']:.2f}, optimizer states {e.bytes_per_param['optimizer_states']:.2f}",
-             "", f"{'per GPU (each rank)':48}{'GiB':>{w}}{'at peak':>{w}}"]
-    held = at_peak(e)
-    for k in BREAKDOWN_KEYS:
-        lines.append(f"  {_LABELS[k]:46}{gib(e.per_rank.breakdown[k])}{gib(held[k])}")
-    lines.append(f"  {'peak':46}{'':{w}}{gib(e.per_rank.gpu_bytes)}")
-    lines.append(f"  {peak_line(e)}")
-    if e.fit is not None:
-        lines.append(f"  {verdict(e.fit)}")
-        batch_line = micro_batch_line(e.fit)
-        if batch_line is not None:
-            lines.append(f"  {batch_line}")
-    lines += ["", f"{'per host (' + str(e.ranks_per_host) + ' ranks) CPU memory':48}{'GiB':>{w}}"]
-    for k in HOST_KEYS:
-        if e.host_breakdown[k]:
-            lines.append(f"  {_LABELS[k]:46}{gib(e.host_breakdown[k])}")
-    lines.append(f"  {'total':46}{gib(e.host_bytes)}")
-    ds = e.deepspeed_estimator
-    if ds:
-        lines += ["", f"DeepSpeed {ds['deepspeed_version']} {ds['function']} (model states only), for comparison:",
-                  f"  {'GPU per rank':46}{gib(ds['gpu_bytes'])}", f"  {'CPU per host':46}{gib(ds['cpu_bytes'])}"]
-    for note in e.notes:
-        lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return _text_report_in(e, language())
 
 
 def _text_report_in(e: Estimate, lang: str) -> str:
-    """:func:`text_report`'s lines in another language: the words translated, the figures, keys and names as they
-    are, the labels padded by their width on screen."""
+    """:func:`text_report`'s lines in ``lang``: the words in the language (English: as written), the figures, keys
+    and names as they are, the labels padded by their width on screen."""
     from ..core.i18n import cells
     from ..core.localized import memory as words
     from ..core.localized import said, screen

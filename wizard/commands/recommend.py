@@ -63,42 +63,14 @@ def _gib(n: float) -> str:
 
 def text_report(r: Recommendation, args) -> str:
     """The ranked candidates as the command prints them, in the wizard's language (``--lang``, the locale)."""
-    from ..core.i18n import ENGLISH, language
+    from ..core.i18n import language
 
-    if language() != ENGLISH:
-        return _text_report_in(r, args, language())
-    first = r.candidates[0].estimate if r.candidates else None
-    lines = []
-    if first is not None:
-        name = first.shape or "model"
-        lines.append(f"{name}: {first.params:,} parameters; {args.nodes} node(s) x {args.gpus_per_node} GPU(s) of "
-                     f"{args.gpu_memory:g} GiB, {args.headroom:.0%} kept free"
-                     + (f", {args.host_memory:g} GiB of CPU memory per node" if args.host_memory is not None else "")
-                     + f"; micro batch {first.batch}, sequence {first.seq}")
-    rows = [(_gib(c.estimate.per_rank.gpu_bytes), _gib(c.fit.spare_bytes), _gib(c.estimate.host_bytes),
-             "-" if c.max_micro_batch is None else str(c.max_micro_batch)) for c in r.candidates]
-    # each figure column as wide as its header or its longest figure (a long sequence makes long figures)
-    w = [max([least, *(len(row[i]) for row in rows)]) for i, least in enumerate((8, 7, 8, 6))]
-    lines += ["", f"{'#':>3}  {'fits':4}  {'GiB/GPU':>{w[0]}}  {'spare':>{w[1]}}  {'host GiB':>{w[2]}}  "
-                  f"{'max mb':>{w[3]}}  candidate"]
-    for i, (c, (gpu, spare, host, mb)) in enumerate(zip(r.candidates, rows, strict=True), 1):
-        mark = "   <- chosen" if c is r.chosen else ""
-        lines.append(f"{i:>3}  {'yes' if c.fits else 'no':4}  {gpu:>{w[0]}}  {spare:>{w[1]}}  {host:>{w[2]}}  "
-                     f"{mb:>{w[3]}}  {c.label}{mark}")
-        lines.append(f"{'':5}{c.reason}")
-    lines.append("")
-    if r.chosen is not None:
-        lines.append(f"chosen: {r.chosen.label} ({r.chosen.estimate.layout})")
-    else:
-        lines.append("nothing fits")
-    for note in r.notes:
-        lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return _text_report_in(r, args, language())
 
 
 def _text_report_in(r: Recommendation, args, lang: str) -> str:
-    """:func:`text_report`'s lines in another language: the words, labels and reasons translated; figures, keys and
-    names as they are; the columns aligned by their width on screen."""
+    """:func:`text_report`'s lines in ``lang`` (English: as written): the words, labels and reasons in the language;
+    figures, keys and names as they are; the columns aligned by their width on screen."""
     from ..core.i18n import cells
     from ..core.localized import memory as words
     from ..core.localized import said, screen

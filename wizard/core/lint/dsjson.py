@@ -651,7 +651,7 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
     source = ctx.context.trainer_arguments_source or "the TrainingArguments"
     filled, unknown = [], []
     for m in trainer_matches(ds, given, world_size=ctx.nproc):
-        *rest, last = m.arguments
+        *rest, last = m.arguments or ("",)  # a value filled from no argument (the world size) names none
         argnames = last if not rest else " and ".join(rest) + " and " + last  # the words literal in the templates
         if m.verdict == MISMATCH:
             if m.path == "train_batch_size":
