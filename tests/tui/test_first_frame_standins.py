@@ -93,12 +93,19 @@ async def test_the_first_frame_paints_what_the_real_widgets_then_paint(monkeypat
     captured, after, kinds = await _frames(monkeypatch, lang, start=start)
     first = captured["cells"]
     # the stand-ins were there on the first frame, and the real widgets are there now
-    assert "FormPreview" in captured["nodes"] and "ExplanationPane" not in captured["nodes"]
+    # the form is previewed unless it is taller than its place (DeepSpeed's Turkish hint and not-used line: the real
+    # form, which scrolls, is there from the first frame)
+    assert ("FormPreview" in captured["nodes"]) != ("GroupForm" in captured["nodes"])
+    if target in ("fsdp2", "fsdp1") or lang == "en":
+        assert "FormPreview" in captured["nodes"]
+    assert "ExplanationPane" not in captured["nodes"]
     assert {"GroupForm", "ExplanationPane", "FindingsList"} <= kinds and "FormPreview" not in kinds
     right = slice(LEFT, None)
     assert not _differences(first, after, range(0, 1), slice(None))  # the status bar
-    # the form (rows 1-9 at 80x24), cell by cell: the preview draws what the form's widgets draw
-    assert not _differences(first, after, range(1, 10), right)
+    # the form (rows 1-9 at 80x24), cell by cell: the preview draws what the form's widgets draw (a real form taller
+    # than its place gets its scrollbar, and rewraps, from its second layout on: Textual's, as before the stand-ins)
+    if "FormPreview" in captured["nodes"]:
+        assert not _differences(first, after, range(1, 10), right)
     # the explanation's frame (its border and title; its text comes after the first paint) and the findings pane
     assert not _differences(first, after, range(10, 11), right)
     # the findings list is the real one on both frames; Textual draws a list's scrollbar from its second layout on

@@ -19,6 +19,11 @@ UI: dict[str, str] = {
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
     "not_used_by": "Not used by {target}:",
+    # the forms (TUI): a group's heading hint, a field not used by the target, a choice left to the library
+    "form_hint": "{applies} of {count} settings used by this target; the others are kept for a switch and marked ⊘.",
+    "form_hint_one": "{applies} of 1 setting used by this target; the others are kept for a switch and marked ⊘.",
+    "field_not_used": "not used by {target}: {why}",
+    "library_default": "(library default)",
     "written_now": "Written now for {target}:",
     "written_nothing": "nothing (the library default applies, or the value lives in your script)",
     "where_each": "Where each target keeps it",

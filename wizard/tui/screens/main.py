@@ -46,6 +46,11 @@ if TYPE_CHECKING:
     from ..widgets.explanation import ExplanationPane
 
 WIDE_AT = 120
+SIDE_COLUMNS = 28
+"""The side column's width below WIDE_AT (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
+ROWS_BESIDE_FORM = 1 + 8 + 5 + 1
+"""The rows of the narrow layout that are not the form's: the status bar, the explanation (8), the findings (5),
+the key bar (wizard.tcss); the first frame's form preview is shown only where it fits what is left."""
 """From this terminal width on, the explanation gets its own column."""
 
 FULL_FOOTER_AT = 104
@@ -123,9 +128,12 @@ class MainScreen(Screen):
             with Vertical(id="side"):
                 yield GroupList(gen.findings, a.target)
                 yield MemoryBar(id="memory-bar")  # filled after the first paint (see refresh_all)
-            if not wide and FormPreview.fits(first):
+            preview = FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings), id="forms") \
+                if not wide and FormPreview.fits(first) else None
+            width, height = self.app.size.width - SIDE_COLUMNS - 2, self.app.size.height - ROWS_BESIDE_FORM
+            if preview is not None and preview.fits_in(width, height):
                 self._stand_ins.append("forms")
-                yield FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings), id="forms")
+                yield preview
             else:
                 yield self._forms(first)
             self._stand_ins.append("explanation")

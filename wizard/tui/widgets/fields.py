@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from .json_field import JsonField
 
 
-BLANK_PROMPT = "(library default)"
-"""What a choice that may stay unset shows for "not set" (the library's default applies)."""
+def blank_prompt() -> str:
+    """What a choice that may stay unset shows for "not set" (the library's default applies), in the language."""
+    return localized.ui("library_default")
 
 
 def field_id(setting_id: str) -> str:
@@ -245,13 +246,20 @@ class SettingField(Vertical):
             yield Static(notes, classes="notes")
 
     def relabel(self) -> None:
-        """The label in the current language (after a switch)."""
+        """The label, the lines under the control and a choice's "library default" in the current language (after
+        a switch)."""
         self.query_one(".label", Static).update(localized.setting_label(self.setting.id))
+        control = self.control
+        if isinstance(control, Choice) and control.options and control.options[0][1] is None:
+            control.options[0] = (blank_prompt(), None)
+            control.refresh()
+        self._state = self._compute_state(*self._shown_for)
+        self._show_notes()
 
     def _make_control(self, value: Any) -> Widget:
         s = self.setting
         if uses_select(s):
-            return Choice(choice_options(s), value, allow_blank=s.nullable, prompt=BLANK_PROMPT, classes="control")
+            return Choice(choice_options(s), value, allow_blank=s.nullable, prompt=blank_prompt(), classes="control")
         if s.kind == "bool":
             return Toggle(bool(value), classes="control")
         if s.kind == "dict":  # the Extra DeepSpeed JSON: shown from its first line, edited over several
@@ -265,7 +273,7 @@ class SettingField(Vertical):
         """The words the field's choice shows for its first value (a setting shown as a choice), before it is
         mounted too: what the first frame's form preview draws."""
         options, value = Choice.entries(choice_options(self.setting), self._initial, allow_blank=self.setting.nullable,
-                                        prompt=BLANK_PROMPT)
+                                        prompt=blank_prompt())
         return next(label for label, v in options if v == value)
 
     @property
@@ -361,8 +369,10 @@ class SettingField(Vertical):
         classes = {"-na": not applies, "-problem": finding is not None}
         for sev in ("error", "warning", "info"):
             classes[f"-{sev}"] = finding is not None and finding.severity == sev
-        na = "" if applies else (f"{NOT_APPLICABLE_ICON} not used by {TARGET_LABELS[target]}: "
-                                 f"{s.not_applicable.get(target) or 'no such setting'}")
+        self._shown_for = (target, finding, written)
+        why = localized.not_applicable(s.id, target) or localized.ui("no_such_setting")
+        na = "" if applies else (f"{NOT_APPLICABLE_ICON} "
+                                 + localized.ui("field_not_used", target=TARGET_LABELS[target], why=why))
         problem = (f"{ICONS[finding.severity]} {severity_word(finding.severity)}: {localized.finding_message(finding)}"
                    if finding else "")
         return classes, na, problem, (f"→ {written}" if written else "")

@@ -129,23 +129,32 @@ class FormPreview(Widget):
         """Whether the group's form is one this preview draws: choices only."""
         return all(uses_select(s) for s in settings_in(group_id))
 
-    def lines(self, width: int) -> list[Content]:
-        """The form's lines at ``width`` cells (the form's width less its padding), as the real widgets draw them."""
-        muted = self.get_visual_style("form-preview--muted")
-        control = self.get_visual_style("form-preview--control")
-        out = [line.stylize_before(muted) for line in self._heading.wrap(width)]
+    def lines(self, width: int, *, styled: bool = True) -> list[Content]:
+        """The form's lines at ``width`` cells (the form's width less its padding), as the real widgets draw them
+        (``styled=False``: the same lines without their colours, for :meth:`fits_in` before the preview is shown)."""
+        muted = self.get_visual_style("form-preview--muted") if styled else None
+        control = self.get_visual_style("form-preview--control") if styled else None
+
+        def style(content: Content, visual_style) -> Content:
+            return content.stylize_before(visual_style) if visual_style is not None else content
+
+        out = [style(line, muted) for line in self._heading.wrap(width)]
         for field in self._fields:
             label = Content(localized.setting_label(field.setting.id))
             if field.has_class("-na"):
-                label = label.stylize_before(muted)
+                label = style(label, muted)
             out += label.wrap(width)
             words = choice_text(field.choice_label, width - 4)  # less the margin (2) and the padding (1 + 1)
-            line = Content.from_rich_text(words).pad(1, 1).stylize_before(control)
-            out.append(Content.assemble("  ", line))
+            out.append(Content.assemble("  ", style(Content.from_rich_text(words).pad(1, 1), control)))
             notes = field.notes_content()
             if notes:
-                out += [Content.assemble("  ", n.stylize_before(muted)) for n in notes.wrap(width - 2)]
+                out += [Content.assemble("  ", style(n, muted)) for n in notes.wrap(width - 2)]
         return out
+
+    def fits_in(self, width: int, height: int) -> bool:
+        """Whether the form's lines fit ``height`` rows at ``width`` cells: a form taller than its place scrolls,
+        which the preview does not draw."""
+        return len(self.lines(width, styled=False)) <= height
 
     def render(self) -> Content:
         return Content("\n").join(self.lines(self.content_size.width))
@@ -156,8 +165,9 @@ def _hint(settings, target: str) -> str:
     applies = sum(1 for s in settings if s.applies_to(target))
     if applies == n:
         return ""
-    return (f"{applies} of {n} setting{'s' * (n != 1)} used by this target; the others are kept for a "
-                "switch and marked ⊘.")
+    if n == 1:
+        return localized.ui("form_hint_one", applies=applies)
+    return localized.ui("form_hint", applies=applies, count=n)
 
 
 def _written(rendered: Rendered, setting_id: str) -> str:
