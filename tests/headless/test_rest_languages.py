@@ -1,0 +1,147 @@
+"""Issue 27, the last English lines: ``recommend``'s "--base ...: not used" and ``--write``'s "wrote ..." line and
+``--headless --verify``'s progress lines in Turkish and Traditional Chinese (``python -m wizard`` subprocesses where
+cheap, the functions otherwise), with paths, flags, names and figures as the English has them."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard.core import i18n, localized
+from wizard.core.i18n.lines import LINES
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGS = ("tr", "zh-TW")
+L8 = ["--model", "llama-3.1-8b", "--gpus-per-node", "8", "--gpu-memory", "80"]
+
+
+def wizard(*argv: str) -> subprocess.CompletedProcess:
+    """``python -m wizard ARGV`` from this tree, without the caller's locale."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "wizard", *argv], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+
+
+def _in(lang: str, key: str, **values: object) -> str:
+    """The line ``key`` of wizard/core/i18n/lines.py in ``lang``, filled in."""
+    return i18n.filled("lines", key, LINES[key], lang, **values)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# recommend
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", ["base_not_used", "write_configs_with", "its_parallelism", "verify_progress"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_new_lines_are_translated_and_keep_their_values(key, lang):
+    values = {"name": "base.yaml", "command": "fsdpds-wizard --headless a.yaml --out DIR", "values": "tp_size: 2",
+              "text": "TEXT", "seconds": "1.5"}
+    english = _in("en", key, **values)
+    translated = _in(lang, key, **values)
+    assert translated != english
+    for name in ("name", "command", "values", "text", "seconds"):
+        if "{" + name + "}" in LINES[key]:
+            assert str(values[name]) in translated
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_recommend_write_line_in_the_language(tmp_path, lang):
+    target = tmp_path / "mine.yaml"
+    target.write_text("backend: fsdp\n")
+    proc = wizard("recommend", *L8, "--write", str(target), "--force", "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.rstrip("\n").splitlines()[-1]
+    command = f"fsdpds-wizard --headless {target} --out DIR"
+    assert last == (_in(lang, "wrote", path=target) + f" ({_in(lang, 'kept_previous', path=f'{target}.bak')})"
+                    + "; " + _in(lang, "write_configs_with", command=command))
+    assert "wrote" not in last and "write the configs with" not in last
+    again = wizard("recommend", *L8, "--write", str(target), "--lang", lang)  # the same content: left alone
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.rstrip("\n").splitlines()[-1] == (_in(lang, "unchanged", path=target) + "; "
+                                                          + _in(lang, "write_configs_with", command=command))
+
+
+def test_recommend_write_line_in_english_as_before(tmp_path):
+    target = tmp_path / "mine.yaml"
+    target.write_text("backend: fsdp\n")
+    proc = wizard("recommend", *L8, "--write", str(target), "--force", "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip("\n").splitlines()[-1] == (
+        f"wrote {target} (kept the previous version as {target}.bak); write the configs with: "
+        f"fsdpds-wizard --headless {target} --out DIR")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_recommend_base_not_used_in_the_language(tmp_path, lang):
+    base = tmp_path / "both.json"
+    base.write_text(json.dumps({"fp16": {"enabled": True}, "bf16": {"enabled": True},
+                                "train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}}))
+    proc = wizard("recommend", *L8, "--base", str(base), "--lang", lang)
+    assert proc.returncode == 2
+    first = proc.stdout.splitlines()[0]
+    assert first == _in(lang, "base_not_used", name=base) and first.startswith(f"--base {base}")
+    assert "not used" not in first
+
+
+def test_recommend_parallelism_words_in_the_language():
+    from wizard.core.i18n.lines import line
+
+    i18n.set_language("tr")
+    try:
+        assert line("its_parallelism", values="tp_size: 2, dp_shard_size: 4").endswith("tp_size: 2, dp_shard_size: 4")
+        assert not line("its_parallelism", values="x").startswith("its ")
+    finally:
+        i18n.reset()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# --headless --verify's progress
+# ---------------------------------------------------------------------------------------------------------------
+VERIFY_PROGRESS = (
+    "importing torch, accelerate, deepspeed (the first time takes seconds)",
+    "importing torch, accelerate, deepspeed and transformers (the first time takes seconds)",
+    "accelerate reads accelerate_config.yaml",
+    "accelerate launch turns it into the environment the processes get",
+    "accelerate builds its plugins from that environment",
+    "accelerate builds its plugins from that environment (and the Trainer's TrainingArguments)",
+    'DeepSpeed fills "auto" and validates its config',
+    "comparing every value with the answers",
+)
+"""What the replay says as each stage starts (wizard/core/verify/replay.py, answers.py), as it says it."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("english", VERIFY_PROGRESS)
+def test_verify_progress_sentences_are_translated(english, lang):
+    translated = localized.said(english, lang)
+    assert translated != english
+    for name in ("torch", "accelerate", "deepspeed", "DeepSpeed", "accelerate_config.yaml", "TrainingArguments",
+                 '"auto"', "transformers"):
+        if name in english.replace("accelerate_config.yaml", ""):
+            assert name in translated
+    if "accelerate_config.yaml" in english:
+        assert "accelerate_config.yaml" in translated
+
+
+def test_verify_progress_sentences_are_the_replays_own():
+    """The sentences above are the ones the code says: each is a template of wizard/core/verify read off the code."""
+    from wizard.core.localized.messages import templates
+
+    known = {t for _part, t in templates()}
+    for english in VERIFY_PROGRESS:
+        assert english.replace("accelerate_config.yaml", "{0}") in known, english
+
+
+@pytest.mark.verify
+def test_headless_verify_progress_in_turkish(tmp_path):
+    proc = wizard("--headless", "zero2", "--out", str(tmp_path / "out"), "--verify", "--lang", "tr")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    progress = [x for x in proc.stderr.splitlines() if x.startswith("doğrulama: ")]
+    assert len(progress) >= 4, proc.stderr
+    assert progress[0].startswith("doğrulama: " + localized.said(VERIFY_PROGRESS[0], "tr"))
+    assert progress[-1].startswith("doğrulama: " + localized.said(VERIFY_PROGRESS[-1], "tr"))
+    assert "verify: " not in proc.stderr and " s so far)" not in proc.stderr
