@@ -145,3 +145,67 @@ def test_headless_verify_progress_in_turkish(tmp_path):
     assert progress[0].startswith("doğrulama: " + localized.said(VERIFY_PROGRESS[0], "tr"))
     assert progress[-1].startswith("doğrulama: " + localized.said(VERIFY_PROGRESS[-1], "tr"))
     assert "verify: " not in proc.stderr and " s so far)" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# consolidate
+# ---------------------------------------------------------------------------------------------------------------
+def _safetensors(folder: Path) -> Path:
+    """A checkpoint folder holding one whole-model safetensors file, written by hand (no torch needed)."""
+    import struct
+
+    folder.mkdir()
+    header = json.dumps({"w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}).encode()
+    header += b" " * (-len(header) % 8)
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + bytes(24))
+    return folder
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_consolidate_lines_in_the_language(tmp_path, lang):
+    ck = _safetensors(tmp_path / "ck")
+    out = tmp_path / "out"
+    proc = wizard("consolidate", str(ck), "--out", str(out), "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "model.safetensors").is_file()
+    first, frm, ran, same = proc.stdout.splitlines()[:4]
+    size = f"{(ck / 'model.safetensors').stat().st_size} B"
+    assert first == _in(lang, "consolidated", file=out / "model.safetensors", size=size, params="6", tensors=1,
+                        dtypes="F32 x1")
+    english_from = f"whole model weights (safetensors) in {ck}, found through the folder given"
+    assert frm == "  " + _in(lang, "consolidated_from", what=localized.said(english_from, lang))
+    assert localized.said(english_from, lang) != english_from and str(ck) in frm
+    assert ran.startswith("  " + _in(lang, "consolidated_ran", tool="")) and same.startswith("  ")
+    progress = [x.removeprefix("consolidate: ") for x in proc.stderr.splitlines()]
+    assert localized.said("running a copy (CPU-bound: large models take minutes)", lang) in progress
+    assert not any(x.startswith(("running ", "wrote ")) for x in progress), progress
+    # a refusal: the output exists and --force is not given
+    again = wizard("consolidate", str(ck), "--out", str(out), "--lang", lang)
+    assert again.returncode == 2
+    refusal = f"{out / 'model.safetensors'} exists; add --force to replace it, or choose another folder with --out"
+    assert again.stderr.strip() == "fsdpds-wizard: " + localized.said(refusal, lang)
+    assert localized.said(refusal, lang) != refusal and "--force" in again.stderr and "--out" in again.stderr
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_consolidate_no_such_folder_in_the_language(tmp_path, lang):
+    missing = tmp_path / "nowhere"
+    proc = wizard("consolidate", str(missing), "--lang", lang)
+    assert proc.returncode == 2
+    english = f"{missing}: no such folder; give a run record folder (OUT/runs/<id>) or a checkpoint folder"
+    assert proc.stderr.strip() == "fsdpds-wizard: " + localized.said(english, lang) != "fsdpds-wizard: " + english
+    assert "OUT/runs/<id>" in proc.stderr
+
+
+def test_consolidate_lines_in_english_as_before(tmp_path):
+    ck = _safetensors(tmp_path / "ck")
+    out = tmp_path / "out"
+    proc = wizard("consolidate", str(ck), "--out", str(out), "--lang", "en")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    size = (ck / "model.safetensors").stat().st_size
+    assert lines[0] == f"{out / 'model.safetensors'}: {size} B, 6 parameters in 1 tensors (F32 x1)"
+    assert lines[1] == f"  from: whole model weights (safetensors) in {ck}, found through the folder given"
+    assert lines[2] == "  ran:  copied (already one safetensors file)"
+    assert lines[3] == f"  same as: cp {ck / 'model.safetensors'} OUT/model.safetensors"
+    assert "consolidate: running a copy (CPU-bound: large models take minutes)" in proc.stderr.splitlines()

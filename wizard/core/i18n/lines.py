@@ -44,6 +44,12 @@ LINES: dict[str, str] = {
     "its_parallelism": "its parallelism_config: {values}",
     # --headless --verify's progress (stderr): {text} is a said(...) sentence of wizard/core/verify
     "verify_progress": "verify: {text}… ({seconds} s so far)",
+    # consolidate's result (stdout; the progress and refusals are said(...) sentences of wizard/run/consolidate.py)
+    "consolidated": "{file}: {size}, {params} parameters in {tensors} tensors ({dtypes})",
+    "consolidated_from": "from: {what}",
+    "consolidated_ran": "ran:  {tool}",
+    "consolidated_same_as": "same as: {command}",
+    "note": "note: {note}",
     # the diff's file headers (the review screen, the JSON editor)
     "diff_on_disk": "{name} (on disk)",
     "diff_to_write": "{name} (to write)",

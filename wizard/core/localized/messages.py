@@ -50,6 +50,8 @@ PART_OF_MODULE = {
     "run/plan.py": "messages-run",
     "run/leftovers.py": "messages-run",
     "run/rehearse.py": "messages-run",
+    "run/consolidate.py": "messages-run",
+    "run/checkpoint_io.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""
