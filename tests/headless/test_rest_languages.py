@@ -209,3 +209,17 @@ def test_consolidate_lines_in_english_as_before(tmp_path):
     assert lines[2] == "  ran:  copied (already one safetensors file)"
     assert lines[3] == f"  same as: cp {ck / 'model.safetensors'} OUT/model.safetensors"
     assert "consolidate: running a copy (CPU-bound: large models take minutes)" in proc.stderr.splitlines()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_refused_checkpoint_says_why_in_the_language(tmp_path, lang):
+    """wizard/run/checkpoint_io.py's reasons (a damaged safetensors file here) reach the command line translated."""
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    (ck / "model.safetensors").write_bytes(b"abc")
+    proc = wizard("consolidate", str(ck), "--out", str(tmp_path / "out"), "--lang", lang)
+    assert proc.returncode == 2 and not (tmp_path / "out").exists()
+    english = f"{ck / 'model.safetensors'}: 3 bytes, too short for a safetensors file"
+    translated = localized.said(english, lang)
+    assert translated != english and str(ck / "model.safetensors") in translated
+    assert proc.stderr.strip() == f"fsdpds-wizard: {translated}"
