@@ -223,3 +223,59 @@ def test_a_refused_checkpoint_says_why_in_the_language(tmp_path, lang):
     translated = localized.said(english, lang)
     assert translated != english and str(ck / "model.safetensors") in translated
     assert proc.stderr.strip() == f"fsdpds-wizard: {translated}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the memory screen's field errors (F3)
+# ---------------------------------------------------------------------------------------------------------------
+FIELDS = {"model": "lama-3.1-8b", "gpu_memory": "1e300", "seq": "abc", "batch": "1.5"}
+
+
+def test_field_errors_in_english_as_before():
+    from wizard.tui.shared.session import memory_fields
+
+    _ctx, errors = memory_fields(FIELDS, "en")
+    assert errors["gpu_memory"] == ("GPU memory per GPU (GiB): 1e300: too large; give the memory of one GPU in GiB, "
+                                    "above 0 and at most 16,384 (e.g. 80)")
+    assert errors["seq"] == ("Sequence length: abc: not a number; give the sequence length in tokens, from 1 to "
+                             "134,217,728 (e.g. 2048)")
+    assert errors["model"].startswith("Model: unknown model 'lama-3.1-8b'. Did you mean 'llama-3.1-8b'? ")
+    assert errors["model"].endswith("; or give a config.json path, or a parameter count (8e9, 8B).")
+    _ctx, errors = memory_fields({"model": "llama-3.1-8b", "largest_layer": "5"}, "en")
+    assert errors == {"largest_layer": "Largest layer (params): the model's shape gives its largest layer; this "
+                                       "field is for a parameter count (clear it)"}
+    _ctx, errors = memory_fields({"model": "8e9", "largest_layer": "9e9"}, "en")
+    assert errors == {"largest_layer": "Largest layer (params): 9e9 is more than the model's 8,000,000,000 parameters"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_field_errors_in_the_language(lang):
+    from wizard.core.localized.parsers import number_error
+    from wizard.tui.shared.session import MEMORY_FIELDS, memory_fields
+
+    i18n.set_language(lang)  # the wizard's language, as the screen has it (no lang given)
+    try:
+        _ctx, errors = memory_fields(FIELDS)
+    finally:
+        i18n.reset()
+    english = memory_fields(FIELDS, "en")[1]
+    assert set(errors) == set(english) == set(FIELDS)
+    for name, text in errors.items():
+        label = localized.screen("memory", f"field.{name}", lang)  # the field's name as the screen shows it
+        assert text.startswith(label) and text != english[name]
+        assert label == MEMORY_FIELDS[name] or MEMORY_FIELDS[name] not in text  # ("Model" is Turkish too)
+    assert "1e300" in errors["gpu_memory"] and "16,384" in errors["gpu_memory"] and "(e.g." not in errors["gpu_memory"]
+    from wizard.core.bounds import NumberError, parse
+
+    with pytest.raises(NumberError) as caught:
+        parse("seq", "abc")
+    assert errors["seq"].endswith(number_error(caught.value, lang))
+    model = errors["model"]
+    assert "'lama-3.1-8b'" in model and "'llama-3.1-8b'" in model and "config.json" in model
+    assert localized.said("a parameter count (8e9, 8B)", lang) in model
+    assert "--params" not in model and "unknown model" not in model
+    _ctx, errors = memory_fields({"model": "llama-3.1-8b", "largest_layer": "5"}, lang)
+    assert "this field is for" not in errors["largest_layer"]
+    _ctx, errors = memory_fields({"model": "8e9", "largest_layer": "9e9"}, lang)
+    assert "9e9" in errors["largest_layer"] and "8,000,000,000" in errors["largest_layer"]
+    assert "is more than" not in errors["largest_layer"]

@@ -45,6 +45,7 @@ PART_OF_MODULE = {
     "core/memory/recommend.py": "messages-memory",
     "core/memory/report.py": "messages-memory",
     "core/memory/shapes.py": "messages-memory",
+    "tui/shared/session.py": "messages-memory",
     "run/checklist.py": "messages-run",
     "run/diagnose.py": "messages-run",
     "run/plan.py": "messages-run",
