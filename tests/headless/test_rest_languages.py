@@ -279,3 +279,66 @@ def test_field_errors_in_the_language(lang):
     _ctx, errors = memory_fields({"model": "8e9", "largest_layer": "9e9"}, lang)
     assert "9e9" in errors["largest_layer"] and "8,000,000,000" in errors["largest_layer"]
     assert "is more than" not in errors["largest_layer"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the effective model's notes on an estimate
+# ---------------------------------------------------------------------------------------------------------------
+ZERO2 = """compute_environment: LOCAL_MACHINE
+distributed_type: DEEPSPEED
+deepspeed_config:
+  zero_stage: 2
+  offload_param_device: cpu
+  offload_optimizer_device: nvme
+  gradient_accumulation_steps: 1
+mixed_precision: bf16
+num_machines: 1
+num_processes: 8
+"""
+ZERO2_NOTES = (("deepspeed_config.offload_optimizer_device",
+                "ZeRO-2 offloads the optimizer to the CPU whatever the device"),
+               ("deepspeed_config.offload_param_device", "ZeRO-2 offloads no parameters"))
+
+
+def _notes(out: str, lang: str) -> list[str]:
+    head = localized.screen("memory", "note", lang, note="")  # the estimate's "note: " (part screen-memory)
+    return [x.removeprefix(head) for x in out.splitlines() if x.startswith(head)]
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGS])
+def test_estimate_notes_of_the_effective_model(tmp_path, lang):
+    config = tmp_path / "z2.yaml"
+    config.write_text(ZERO2)
+    proc = wizard("estimate", str(config), "--model", "llama-3.1-8b", "--gpu-memory", "80", "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    notes = _notes(proc.stdout, lang)
+    for keys, english in ZERO2_NOTES:
+        if lang == "en":
+            assert f"{keys}: {english}" in notes
+            continue
+        why = localized.said(english, lang)
+        assert why != english and "ZeRO-2" in why
+        assert any(n.startswith(keys) and n.endswith(why) for n in notes), notes
+    if lang != "en":
+        assert not any("offloads" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_note_the_effective_model_adds_is_translated(lang):
+    """The notes Layout takes from the effective model (wizard/core/effective, part messages-memory)."""
+    from wizard.core.localized.messages import PART_OF_MODULE, templates
+
+    assert PART_OF_MODULE["core/effective/fsdp.py"] == PART_OF_MODULE["core/effective/deepspeed.py"] \
+        == "messages-memory"
+    for english in ("FSDP1 reads fsdp_sharding_strategy (default FULL_SHARD); reshard_after_forward is not read",
+                    "FSDP2 reads fsdp_reshard_after_forward",
+                    "FSDP2 has no backward_prefetch: it prefetches the next unit by itself",
+                    "ZeRO-0 offloads nothing", "hpZ is a ZeRO-3 option",
+                    "at ZeRO-3 from_pretrained creates the model under zero.Init whatever zero3_init_flag says"):
+        assert ("messages-memory", english) in templates()
+        translated = localized.said(english, lang)
+        assert translated != english
+        for name in ("FSDP1", "FSDP2", "ZeRO-0", "ZeRO-3", "hpZ", "fsdp_sharding_strategy", "FULL_SHARD",
+                     "reshard_after_forward", "backward_prefetch", "from_pretrained", "zero.Init", "zero3_init_flag"):
+            if name in english:
+                assert name in translated

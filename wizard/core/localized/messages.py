@@ -46,6 +46,8 @@ PART_OF_MODULE = {
     "core/memory/report.py": "messages-memory",
     "core/memory/shapes.py": "messages-memory",
     "tui/shared/session.py": "messages-memory",
+    "core/effective/fsdp.py": "messages-memory",
+    "core/effective/deepspeed.py": "messages-memory",
     "run/checklist.py": "messages-run",
     "run/diagnose.py": "messages-run",
     "run/plan.py": "messages-run",
