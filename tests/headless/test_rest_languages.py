@@ -178,6 +178,7 @@ def test_consolidate_lines_in_the_language(tmp_path, lang):
     assert ran.startswith("  " + _in(lang, "consolidated_ran", tool="")) and same.startswith("  ")
     progress = [x.removeprefix("consolidate: ") for x in proc.stderr.splitlines()]
     assert localized.said("running a copy (CPU-bound: large models take minutes)", lang) in progress
+    assert progress[0] == _in(lang, "consolidating", what=localized.said(english_from, lang))
     assert not any(x.startswith(("running ", "wrote ")) for x in progress), progress
     # a refusal: the output exists and --force is not given
     again = wizard("consolidate", str(ck), "--out", str(out), "--lang", lang)
@@ -208,7 +209,9 @@ def test_consolidate_lines_in_english_as_before(tmp_path):
     assert lines[1] == f"  from: whole model weights (safetensors) in {ck}, found through the folder given"
     assert lines[2] == "  ran:  copied (already one safetensors file)"
     assert lines[3] == f"  same as: cp {ck / 'model.safetensors'} OUT/model.safetensors"
-    assert "consolidate: running a copy (CPU-bound: large models take minutes)" in proc.stderr.splitlines()
+    assert proc.stderr.splitlines()[:2] == [f"consolidate: consolidating whole model weights (safetensors) in {ck}, "
+                                            "found through the folder given",
+                                            "consolidate: running a copy (CPU-bound: large models take minutes)"]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -30,7 +30,9 @@ def run(args) -> int:
     from ..run.consolidate import ConsolidateError, consolidate, find_checkpoint
 
     def progress(text: str) -> None:  # text: a said(...) sentence of wizard/run/consolidate.py, in the language
-        print(f"consolidate: {localized.said(text)}", file=sys.stderr, flush=True)
+        what = text.removeprefix("consolidating ")  # (one word of its own: a line of lines.py, not a template)
+        shown = line("consolidating", what=localized.said(what)) if what != text else localized.said(text)
+        print(f"consolidate: {shown}", file=sys.stderr, flush=True)
 
     try:
         ck = find_checkpoint(args.run_dir)

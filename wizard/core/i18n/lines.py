@@ -45,6 +45,7 @@ LINES: dict[str, str] = {
     # --headless --verify's progress (stderr): {text} is a said(...) sentence of wizard/core/verify
     "verify_progress": "verify: {text}… ({seconds} s so far)",
     # consolidate's result (stdout; the progress and refusals are said(...) sentences of wizard/run/consolidate.py)
+    "consolidating": "consolidating {what}",
     "consolidated": "{file}: {size}, {params} parameters in {tensors} tensors ({dtypes})",
     "consolidated_from": "from: {what}",
     "consolidated_ran": "ran:  {tool}",
