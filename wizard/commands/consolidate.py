@@ -25,10 +25,14 @@ def _size(n: int) -> str:
 
 
 def run(args) -> int:
+    from ..core import localized
+    from ..core.i18n.lines import line
     from ..run.consolidate import ConsolidateError, consolidate, find_checkpoint
 
-    def progress(text: str) -> None:
-        print(f"consolidate: {text}", file=sys.stderr, flush=True)
+    def progress(text: str) -> None:  # text: a said(...) sentence of wizard/run/consolidate.py, in the language
+        what = text.removeprefix("consolidating ")  # (one word of its own: a line of lines.py, not a template)
+        shown = line("consolidating", what=localized.said(what)) if what != text else localized.said(text)
+        print(f"consolidate: {shown}", file=sys.stderr, flush=True)
 
     try:
         ck = find_checkpoint(args.run_dir)
@@ -46,11 +50,11 @@ def run(args) -> int:
         print(json.dumps(result.to_dict(), indent=2))
         return EXIT_OK
     dtypes = ", ".join(f"{d} x{n}" for d, n in sorted(result.dtypes.items()))
-    print(f"{result.out_file}: {_size(result.size_bytes)}, {result.num_params:,} parameters in "
-          f"{result.num_tensors} tensors ({dtypes})")
-    print(f"  from: {ck.describe()}")
-    print(f"  ran:  {result.tool}")
-    print(f"  same as: {result.command}")
+    print(line("consolidated", file=result.out_file, size=_size(result.size_bytes), params=f"{result.num_params:,}",
+               tensors=result.num_tensors, dtypes=dtypes))
+    print(f"  {line('consolidated_from', what=localized.said(ck.describe()))}")
+    print(f"  {line('consolidated_ran', tool=result.tool)}")
+    print(f"  {line('consolidated_same_as', command=result.command)}")
     for note in result.notes:
-        print(f"  note: {note}")
+        print(f"  {line('note', note=localized.said(note))}")
     return EXIT_OK

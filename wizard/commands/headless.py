@@ -63,7 +63,10 @@ def run(args) -> int:
         t0 = time.monotonic()
 
         def progress(text: str) -> None:  # the replay takes seconds: say what it is doing as each stage starts
-            print(f"verify: {text}… ({time.monotonic() - t0:.1f} s so far)", file=sys.stderr, flush=True)
+            from ..core import localized  # text: a said(...) sentence of wizard/core/verify, in the language
+
+            print(line("verify_progress", text=localized.said(text), seconds=f"{time.monotonic() - t0:.1f}"),
+                  file=sys.stderr, flush=True)
 
         problems = verify_generated(gen, progress=progress)
         if problems:

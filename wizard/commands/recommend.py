@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
+from ..core.i18n.lines import line
 from ..core.memory.estimate import GIB, EstimateError
 from ..core.memory.recommend import Recommendation, recommend
 from .estimate import model_from_args
@@ -132,11 +133,12 @@ def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
     except OSError as exc:
         print(f"fsdpds-wizard: --write {args.write}: cannot write {target}: {exc}", file=sys.stderr)
         return EXIT_INVALID, None, ""
-    how = "unchanged" if result.unchanged else "wrote"
-    message = f"{how} {target}" + "".join(f" (kept the previous version as {b})" for b in result.backups)
-    message += f"; write the configs with: fsdpds-wizard --headless {target} --out DIR"
+    # the lines of wizard/core/i18n/lines.py, in the wizard's language (English: as before, word for word)
+    message = line("unchanged" if result.unchanged else "wrote", path=target)
+    message += "".join(f" ({line('kept_previous', path=b)})" for b in result.backups)
+    message += "; " + line("write_configs_with", command=f"fsdpds-wizard --headless {target} --out DIR")
     if r.chosen.parallelism:  # written from the answers' parallelism group
-        message += ("; its parallelism_config: " + ", ".join(f"{k}: {v}" for k, v in r.chosen.parallelism))
+        message += "; " + line("its_parallelism", values=", ".join(f"{k}: {v}" for k, v in r.chosen.parallelism))
     return EXIT_OK, target, message
 
 
@@ -148,7 +150,7 @@ def _refuse(args, refused) -> int:
         print(json.dumps({"error": str(refused), "findings": [f.to_dict() for f in refused.errors], "chosen": None,
                           "candidates": [], "written": None}, indent=2))
     else:
-        print(f"--base {args.base}: not used")
+        print(line("base_not_used", name=args.base))
         print_findings(refused.errors, sys.stdout)
     print(f"fsdpds-wizard: --base: {refused.in_language()}", file=sys.stderr)
     return EXIT_INVALID

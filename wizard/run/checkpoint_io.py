@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..core.i18n import said
+
 SAFETENSORS_HEADER_MAX = 100_000_000
 """The largest safetensors header read (bytes): the safetensors library refuses larger ones itself."""
 SAFETENSORS_ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "F8_E8M0": 1, "U16": 2, "I16": 2,
@@ -121,17 +123,18 @@ def check_torch_files(files: list[Path]) -> None:
                     continue
             unsafe = torch.serialization.get_unsafe_globals_in_checkpoint(str(path))
         except Exception as exc:  # not a zip written by torch.save, a damaged archive, a pickle that does not parse
-            raise UnreadableCheckpoint(f"{path}: not a readable torch.save file ({type(exc).__name__}: "
-                                       f"{one_line(exc, 160)})") from exc
+            raise UnreadableCheckpoint(said(f"{path}: not a readable torch.save file ({type(exc).__name__}: "
+                                       f"{one_line(exc, 160)})")) from exc
         if unsafe:
             raise UnreadableCheckpoint(refusal(path, unsafe))
 
 
 def refusal(path: Path | str, names: list[str]) -> str:
     shown = ", ".join(sorted(set(names))[:4]) + (", ..." if len(set(names)) > 4 else "")
-    return (f"{path}: refused: loading this file would call {shown}, which a checkpoint does not need; consolidate "
-            "reads checkpoints as data only and never runs code from them (if you wrote this checkpoint yourself "
-            "with custom classes in it, convert it in your own code, where you decide what to trust)")
+    return said(f"{path}: refused: loading this file would call {shown}, which a checkpoint does not need; "
+                "consolidate reads checkpoints as data only and never runs code from them (if you wrote this "
+                "checkpoint yourself with custom classes in it, convert it in your own code, where you decide what "
+                "to trust)")
 
 
 _UNSUPPORTED_GLOBAL = re.compile(r"(?:GLOBAL|global)\s+([\w.]+)")
@@ -172,25 +175,26 @@ def read_dcp_metadata(folder: Path) -> Any:
     try:
         size = path.stat().st_size
         if size > DCP_METADATA_MAX:
-            raise UnreadableCheckpoint(f"{path}: {size} bytes, more than the {DCP_METADATA_MAX} a checkpoint's "
-                                       "metadata takes; refused")
+            raise UnreadableCheckpoint(said(f"{path}: {size} bytes, more than the {DCP_METADATA_MAX} a checkpoint's "
+                                       "metadata takes; refused"))
         with open(path, "rb") as f:
             data = f.read(DCP_METADATA_MAX + 1)
     except OSError as exc:
-        raise UnreadableCheckpoint(f"{path}: cannot read it ({one_line(exc.strerror or exc, 120)})") from exc
+        raise UnreadableCheckpoint(said(f"{path}: cannot read it ({one_line(exc.strerror or exc, 120)})")) from exc
     try:
         metadata = MetadataUnpickler(io.BytesIO(data)).load()
     except pickle.UnpicklingError as exc:
         if str(exc).startswith("global "):
             raise UnreadableCheckpoint(refusal(path, [str(exc)[len("global "):]])) from exc
-        raise UnreadableCheckpoint(f"{path}: not a torch.distributed.checkpoint metadata file "
-                                   f"({one_line(exc, 120)})") from exc
+        raise UnreadableCheckpoint(said(f"{path}: not a torch.distributed.checkpoint metadata file "
+                                   f"({one_line(exc, 120)})")) from exc
     except Exception as exc:  # truncated or damaged pickle data: EOFError, ValueError, TypeError, ...
-        raise UnreadableCheckpoint(f"{path}: not a torch.distributed.checkpoint metadata file "
-                                   f"({type(exc).__name__}: {one_line(exc, 120)})") from exc
+        detail = f"{type(exc).__name__}: {one_line(exc, 120)}"  # (one template with the case above)
+        raise UnreadableCheckpoint(said(f"{path}: not a torch.distributed.checkpoint metadata file "
+                                        f"({detail})")) from exc
     if not isinstance(metadata, Metadata):
-        raise UnreadableCheckpoint(f"{path}: holds a {type(metadata).__name__}, not torch.distributed.checkpoint "
-                                   "metadata")
+        raise UnreadableCheckpoint(said(f"{path}: holds a {type(metadata).__name__}, not torch.distributed.checkpoint "
+                                   "metadata"))
     check_dcp_metadata(Path(folder), metadata)
     return metadata
 
@@ -205,40 +209,41 @@ def check_dcp_metadata(folder: Path, metadata: Any) -> None:
     path = folder / ".metadata"
     storage = metadata.storage_data
     if not isinstance(storage, dict) or not isinstance(metadata.state_dict_metadata, dict):
-        raise UnreadableCheckpoint(f"{path}: its storage table is missing")
+        raise UnreadableCheckpoint(said(f"{path}: its storage table is missing"))
     sizes: dict[str, int] = {}
     for info in storage.values():
         if not isinstance(info, _StorageInfo):
-            raise UnreadableCheckpoint(f"{path}: a storage entry is a {type(info).__name__}")
+            raise UnreadableCheckpoint(said(f"{path}: a storage entry is a {type(info).__name__}"))
         name = info.relative_path
         if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
-            raise UnreadableCheckpoint(f"{path}: names the data file {name!r}, outside its folder; refused")
+            raise UnreadableCheckpoint(said(f"{path}: names the data file {name!r}, outside its folder; refused"))
         if name not in sizes:
             data = folder / name
             if data.is_symlink() or not data.is_file():
-                raise UnreadableCheckpoint(f"{path}: names {name}, which is not a regular file in {folder}")
+                raise UnreadableCheckpoint(said(f"{path}: names {name}, which is not a regular file in {folder}"))
             sizes[name] = data.stat().st_size
         offset, length = info.offset, info.length
         if not (isinstance(offset, int) and isinstance(length, int) and 0 <= offset and 0 <= length
                 and offset + length <= sizes[name]):
-            raise UnreadableCheckpoint(f"{path}: an item at offset {offset}, length {length} does not lie inside "
-                                       f"{name} ({sizes[name]} bytes)")
+            raise UnreadableCheckpoint(said(f"{path}: an item at offset {offset}, length {length} does not lie inside "
+                                       f"{name} ({sizes[name]} bytes)"))
     held = sum(sizes.values())
     needed = 0
     for key, meta in metadata.state_dict_metadata.items():
         if isinstance(meta, BytesStorageMetadata):
             continue
         if not isinstance(meta, TensorStorageMetadata) or not isinstance(meta.properties.dtype, torch.dtype):
-            raise UnreadableCheckpoint(f"{path}: the entry {one_line(key, 80)!r} is not a tensor or bytes item")
+            raise UnreadableCheckpoint(said(f"{path}: the entry {one_line(key, 80)!r} is not a tensor or bytes item"))
         count = 1
         for dim in meta.size:
             if not isinstance(dim, int) or dim < 0:
-                raise UnreadableCheckpoint(f"{path}: the tensor {one_line(key, 80)!r} has the size {list(meta.size)}")
+                raise UnreadableCheckpoint(said(f"{path}: the tensor {one_line(key, 80)!r} has the size "
+                                                f"{list(meta.size)}"))
             count *= dim
         needed += count * meta.properties.dtype.itemsize
         if needed > held:
-            raise UnreadableCheckpoint(f"{path}: its tensors take more bytes than its data files hold ({held}); "
-                                       "the checkpoint is incomplete or crafted")
+            raise UnreadableCheckpoint(said(f"{path}: its tensors take more bytes than its data files hold ({held}); "
+                                       "the checkpoint is incomplete or crafted"))
 
 
 def load_dcp(folder: Path) -> dict:
@@ -256,7 +261,7 @@ def load_dcp(folder: Path) -> dict:
     class Reader(dcp.FileSystemReader):
         def read_metadata(self, *args: Any, **kwargs: Any) -> Any:  # never torch's pickle.load
             if kwargs.get("rank") is not None:
-                raise UnreadableCheckpoint(f"{folder}: per-rank metadata files are not read")
+                raise UnreadableCheckpoint(said(f"{folder}: per-rank metadata files are not read"))
             if getattr(metadata, "storage_meta", None) is None:
                 metadata.storage_meta = StorageMeta()
             metadata.storage_meta.load_id = self.load_id
@@ -281,7 +286,7 @@ def dcp_failure(folder: Path, exc: BaseException) -> str:
     name = explain_unpickling_error(inner)
     if name is not None:
         return refusal(folder, [name])
-    return f"{folder}: cannot read the checkpoint ({type(inner).__name__}: {one_line(inner, 160)})"
+    return said(f"{folder}: cannot read the checkpoint ({type(inner).__name__}: {one_line(inner, 160)})")
 
 
 # ----------------------------------------------------------------------------- safetensors
@@ -295,21 +300,22 @@ def read_safetensors_header(path: Path) -> dict[str, Any]:
             total = os.fstat(f.fileno()).st_size
             head = f.read(8)
             if len(head) < 8:
-                raise UnreadableCheckpoint(f"{path}: {total} bytes, too short for a safetensors file")
+                raise UnreadableCheckpoint(said(f"{path}: {total} bytes, too short for a safetensors file"))
             n = int.from_bytes(head, "little")
             if n > SAFETENSORS_HEADER_MAX or n > total - 8:
-                raise UnreadableCheckpoint(f"{path}: its header claims {n} bytes (the file has {total}, safetensors "
-                                           f"allows {SAFETENSORS_HEADER_MAX}); not a safetensors file, or damaged")
+                raise UnreadableCheckpoint(said(f"{path}: its header claims {n} bytes (the file has {total}, "
+                                                f"safetensors allows {SAFETENSORS_HEADER_MAX}); not a safetensors "
+                                                "file, or damaged"))
             raw = f.read(n)
     except OSError as exc:
-        raise UnreadableCheckpoint(f"{path}: cannot read it ({one_line(exc.strerror or exc, 120)})") from exc
+        raise UnreadableCheckpoint(said(f"{path}: cannot read it ({one_line(exc.strerror or exc, 120)})")) from exc
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise UnreadableCheckpoint(f"{path}: its header is not JSON ({type(exc).__name__}); not a safetensors "
-                                   "file, or damaged") from exc
+        raise UnreadableCheckpoint(said(f"{path}: its header is not JSON ({type(exc).__name__}); not a safetensors "
+                                   "file, or damaged")) from exc
     if not isinstance(header, dict):
-        raise UnreadableCheckpoint(f"{path}: its header is not a JSON object; not a safetensors file")
+        raise UnreadableCheckpoint(said(f"{path}: its header is not a JSON object; not a safetensors file"))
     data = total - 8 - n
     for name, info in header.items():
         if name == "__metadata__":
@@ -326,8 +332,8 @@ def read_safetensors_header(path: Path) -> dict[str, Any]:
                 count *= dim
             ok = 0 <= begin <= end <= data and end - begin == count * SAFETENSORS_ITEMSIZE[info["dtype"]]
         if not ok:
-            raise UnreadableCheckpoint(f"{path}: the tensor {one_line(name, 80)!r} has a dtype, shape or byte "
-                                       "range that does not fit the file; damaged or crafted")
+            raise UnreadableCheckpoint(said(f"{path}: the tensor {one_line(name, 80)!r} has a dtype, shape or byte "
+                                       "range that does not fit the file; damaged or crafted"))
     return header
 
 

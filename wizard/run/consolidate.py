@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.files import file_mode
+from ..core.i18n import said
 from .records import CHECKPOINT, SUMMARY, read_checkpoint
 
 MANIFEST = "fsdpds_checkpoint.json"
@@ -94,8 +95,8 @@ class Checkpoint:
 
     def describe(self) -> str:
         step = self.step
-        return (f"{FORMATS.get(self.format, self.format)} in {self.folder}"
-                + (f" (step {step})" if step is not None else "") + f", found through {self.found_via}")
+        return said(f"{FORMATS.get(self.format, self.format)} in {self.folder}"
+                    + (f" (step {step})" if step is not None else "") + f", found through {self.found_via}")
 
 
 @dataclass
@@ -204,11 +205,11 @@ def find_checkpoint(target: str | Path) -> Checkpoint:
     """The checkpoint of a run record folder, a checkpoint folder or a folder of checkpoints."""
     folder = Path(target).expanduser()
     if not folder.exists():
-        raise ConsolidateError(f"{folder}: no such folder; give a run record folder (OUT/runs/<id>) or a "
-                               "checkpoint folder")
+        raise ConsolidateError(said(f"{folder}: no such folder; give a run record folder (OUT/runs/<id>) or a "
+                               "checkpoint folder"))
     if not folder.is_dir():
-        raise ConsolidateError(f"{folder}: not a folder; give the run record folder (OUT/runs/<id>) or the "
-                               "checkpoint folder that holds this file")
+        raise ConsolidateError(said(f"{folder}: not a folder; give the run record folder (OUT/runs/<id>) or the "
+                               "checkpoint folder that holds this file"))
     record = read_checkpoint(folder)
     if record:
         found = _recorded(folder, str(record.get("latest") or record.get("path") or ""),
@@ -225,12 +226,12 @@ def find_checkpoint(target: str | Path) -> Checkpoint:
     if found is not None:
         return found
     if (folder / SUMMARY).is_file():
-        raise ConsolidateError(f"{folder}: this run saved no checkpoint (the bundled script saves one at the end "
+        raise ConsolidateError(said(f"{folder}: this run saved no checkpoint (the bundled script saves one at the end "
                                "unless --no-save; your own script must call accelerator.save_state(DIR)); give "
-                               "the checkpoint folder instead")
-    raise ConsolidateError(f"{folder}: no checkpoint found; give a run record folder (OUT/runs/<id>) whose run "
+                               "the checkpoint folder instead"))
+    raise ConsolidateError(said(f"{folder}: no checkpoint found; give a run record folder (OUT/runs/<id>) whose run "
                            "saved one, or a folder written by accelerator.save_state (FSDP pytorch_model_fsdp_0/ "
-                           "or pytorch_model_fsdp.bin, DeepSpeed pytorch_model/ with its 'latest' file)")
+                           "or pytorch_model_fsdp.bin, DeepSpeed pytorch_model/ with its 'latest' file)"))
 
 
 # ----------------------------------------------------------------------------- consolidating
@@ -280,8 +281,8 @@ def _full_state_dict(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
     check_torch_files([ck.source])
     state = torch.load(ck.source, map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise ConsolidateError(f"{ck.source}: not a state dict of tensors; was it written by save_state with "
-                               "FULL_STATE_DICT?")
+        raise ConsolidateError(said(f"{ck.source}: not a state dict of tensors; was it written by save_state with "
+                               "FULL_STATE_DICT?"))
     state = clean_state_dict_for_safetensors(dict(state))
     save_file({k: v.contiguous() for k, v in state.items()}, str(tmp / OUT_NAME), metadata={"format": "pt"})
     return ("torch.load(weights_only=True) + safetensors.torch.save_file (the full state dict as it is)",
@@ -345,9 +346,9 @@ def _run_tool(tool: Callable[[Checkpoint, Path], tuple[str, str]], ck: Checkpoin
         name = explain_unpickling_error(exc)
         if name is not None:
             raise ConsolidateError(refusal(ck.folder, [name])) from None
-        raise ConsolidateError(f"{ck.folder}: cannot read this {FORMATS.get(ck.format, ck.format)} checkpoint "
+        raise ConsolidateError(said(f"{ck.folder}: cannot read this {FORMATS.get(ck.format, ck.format)} checkpoint "
                                f"({type(exc).__name__}: {one_line(exc, 200)}); it is incomplete, damaged or not "
-                               "one written by accelerator.save_state") from None
+                               "one written by accelerator.save_state")) from None
 
 
 def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
@@ -358,31 +359,32 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
     out_dir = Path(out_dir).expanduser()
     out_file = out_dir / OUT_NAME
     if ck.format == "fsdp_local":
-        raise ConsolidateError(f"{ck.folder}: per-rank shard files (LOCAL_STATE_DICT, or a sharded state dict saved "
-                               "without torch.distributed.checkpoint) have no merge tool in accelerate or torch; "
-                               "save with fsdp_state_dict_type "
-                               "SHARDED_STATE_DICT (answers: checkpoint.format: sharded) or FULL_STATE_DICT (full)")
+        raise ConsolidateError(said(f"{ck.folder}: per-rank shard files (LOCAL_STATE_DICT, or a sharded state dict "
+                                    "saved without torch.distributed.checkpoint) have no merge tool in accelerate or "
+                                    "torch; save with fsdp_state_dict_type SHARDED_STATE_DICT (answers: "
+                                    "checkpoint.format: sharded) or FULL_STATE_DICT (full)"))
     tool = _TOOLS.get(ck.format)
     if tool is None:
-        raise ConsolidateError(f"{ck.folder}: unknown checkpoint format {ck.format!r}")
+        raise ConsolidateError(said(f"{ck.folder}: unknown checkpoint format {ck.format!r}"))
     if out_file.exists() and not force:
-        raise ConsolidateError(f"{out_file} exists; add --force to replace it, or choose another folder with --out")
+        raise ConsolidateError(said(f"{out_file} exists; add --force to replace it, or choose another folder with "
+                                    "--out"))
     if out_dir.exists() and not out_dir.is_dir():
-        raise ConsolidateError(f"{out_dir}: exists and is not a folder; choose another folder with --out")
+        raise ConsolidateError(said(f"{out_dir}: exists and is not a folder; choose another folder with --out"))
     if ck.format == "model":  # the header is checked before the output folder is even made
         inspect_safetensors(ck.source)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
-    _say(progress, f"consolidating {ck.describe()}")
+    _say(progress, said(f"consolidating {ck.describe()}"))
     tmp = Path(tempfile.mkdtemp(prefix=".consolidate-", dir=out_dir))
     try:
-        _say(progress, f"running {_RUNS[ck.format]} (CPU-bound: large models take minutes)")
+        _say(progress, said(f"running {_RUNS[ck.format]} (CPU-bound: large models take minutes)"))
         name, shell = _run_tool(tool, ck, tmp)
         written = tmp / OUT_NAME
         if not written.is_file():
             made = sorted(p.name for p in tmp.iterdir())
-            raise ConsolidateError(f"{name} wrote {made or 'nothing'}, not {OUT_NAME}; the checkpoint in "
-                                   f"{ck.folder} may be incomplete")
+            raise ConsolidateError(said(f"{name} wrote {made or 'nothing'}, not {OUT_NAME}; the checkpoint in "
+                                   f"{ck.folder} may be incomplete"))
         tensors, params, dtypes = inspect_safetensors(written)  # before it replaces anything
         # safetensors writes its files 0600: the output follows the umask like every other file the wizard
         # writes (or keeps the mode of the file it replaces)
@@ -392,11 +394,12 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
         shutil.rmtree(tmp, ignore_errors=True)
     notes = []
     if ck.manifest.get("model_16bit"):
-        notes.append(f"DeepSpeed also saved the gathered 16-bit weights in {ck.folder / ck.manifest['model_16bit']}; "
-                     "this file holds the fp32 master weights from the ZeRO partitions")
+        notes.append(said(f"DeepSpeed also saved the gathered 16-bit weights in "
+                          f"{ck.folder / ck.manifest['model_16bit']}; "
+                          "this file holds the fp32 master weights from the ZeRO partitions"))
     result = Result(ck, out_file, name, shell, out_file.stat().st_size, tensors, params, dtypes,
                     round(time.monotonic() - t0, 3), notes)
-    _say(progress, f"wrote {out_file} in {result.seconds:.1f}s")
+    _say(progress, said(f"wrote {out_file} in {result.seconds:.1f}s"))
     return result
 
 

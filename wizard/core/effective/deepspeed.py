@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from ..i18n import said
 from ..library.auto import (
     ACCELERATE_FILLS,
     DUMMY_OPTIM_FILLS,
@@ -427,20 +428,20 @@ def _runs(config: dict, b: Builder, situation: Situation, trainer: bool, gas_unk
     okeys = b.values[v + "offload_optimizer_device"].keys
     pkeys = b.values[v + "offload_param_device"].keys
     if opt != "none" and stage == 0:
-        b.put("runs.offload_optimizer", "none", IGNORED, ENGINE, okeys, "ZeRO-0 offloads nothing")
+        b.put("runs.offload_optimizer", "none", IGNORED, ENGINE, okeys, said("ZeRO-0 offloads nothing"))
     elif opt == "nvme" and stage < 3:
         b.put("runs.offload_optimizer", "cpu", CHANGED, ENGINE, okeys,
-              f"ZeRO-{stage} offloads the optimizer to the CPU whatever the device")
+              said(f"ZeRO-{stage} offloads the optimizer to the CPU whatever the device"))
     else:
         b.put("runs.offload_optimizer", opt, DERIVED, ENGINE, okeys)
     if par != "none" and stage < 3:
-        b.put("runs.offload_param", "none", IGNORED, ENGINE, pkeys, f"ZeRO-{stage} offloads no parameters")
+        b.put("runs.offload_param", "none", IGNORED, ENGINE, pkeys, said(f"ZeRO-{stage} offloads no parameters"))
     else:
         b.put("runs.offload_param", par, DERIVED, ENGINE, pkeys)
     hpz = b.value(v + "zero_hpz_partition_size") or 1
     b.put("runs.hpz_partition_size", hpz if stage == 3 else 1, DERIVED if stage == 3 or hpz == 1 else IGNORED,
-          ENGINE, b.values[v + "zero_hpz_partition_size"].keys, "" if stage == 3 or hpz == 1 else
-          "hpZ is a ZeRO-3 option")
+          ENGINE, b.values[v + "zero_hpz_partition_size"].keys, said("" if stage == 3 or hpz == 1 else
+                                                                    "hpZ is a ZeRO-3 option"))
     master = get_path(config, "bf16.bf16_master_weights_and_grads") is True
     states = get_path(config, "bf16.bf16_optimizer_states") is True
     b.put("runs.bf16_master_weights", master and b.value(v + "bf16_enabled") is True, DERIVED, CONFIG,
@@ -460,8 +461,8 @@ def _runs(config: dict, b: Builder, situation: Situation, trainer: bool, gas_unk
     init = b.value("deepspeed_plugin.zero3_init_flag")
     b.put("runs.zero_init", stage == 3 and situation.transformers, DERIVED if init or stage != 3 else OVERRIDDEN,
           "transformers from_pretrained", b.values["deepspeed_plugin.zero3_init_flag"].keys,
-          "" if init or stage != 3 else "at ZeRO-3 from_pretrained creates the model under zero.Init whatever "
-          "zero3_init_flag says")
+          said("" if init or stage != 3 else "at ZeRO-3 from_pretrained creates the model under zero.Init whatever "
+               "zero3_init_flag says"))
     ac = bool(situation.activation_checkpointing)
     b.put("runs.activation_checkpointing", ac, DERIVED, "the script", (),
           "model.gradient_checkpointing_enable()" if ac else "no config switch under DeepSpeed")

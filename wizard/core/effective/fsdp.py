@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..i18n import said
 from ..library.fsdp import (
     FSDP_MIXED_PRECISION_DTYPE,
     FSDP_PLAIN,
@@ -95,13 +96,13 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
         _, rkey = args.get("fsdp_reshard_after_forward")
         if rkey:
             b.put("fsdp.reshard_after_forward", None, IGNORED, PLUGIN, (rkey,),
-                  "FSDP1 reads fsdp_sharding_strategy (default FULL_SHARD); reshard_after_forward is not read")
+                  said("FSDP1 reads fsdp_sharding_strategy (default FULL_SHARD); reshard_after_forward is not read"))
         else:
             b.put("fsdp.reshard_after_forward", None, DEFAULT, PLUGIN)
     else:
         _, skey = args.get("fsdp_sharding_strategy")
         b.put("fsdp.sharding_strategy", None, IGNORED if skey else DEFAULT, PLUGIN, _keys(skey),
-              "FSDP2 reads fsdp_reshard_after_forward" if skey else "")
+              said("FSDP2 reads fsdp_reshard_after_forward" if skey else ""))
         r, rkey = args.env("fsdp_reshard_after_forward")
         flag = parse_bool(r or "")
         if flag is None:
@@ -119,7 +120,7 @@ def fsdp_values(y: Mapping[str, Any], mixed_precision: str, b: Builder) -> None:
             b.fail(_keys(pkey), f"fsdp_backward_prefetch {p!r} is not a BackwardPrefetch", PLUGIN)
         elif version == 2:
             b.put("fsdp.backward_prefetch", None, IGNORED if name else WRITTEN, PLUGIN, _keys(pkey),
-                  "FSDP2 has no backward_prefetch: it prefetches the next unit by itself" if name else "")
+                  said("FSDP2 has no backward_prefetch: it prefetches the next unit by itself" if name else ""))
         else:
             b.put("fsdp.backward_prefetch", name, WRITTEN, PLUGIN, _keys(pkey))
 

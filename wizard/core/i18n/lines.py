@@ -38,6 +38,19 @@ LINES: dict[str, str] = {
     "source_has_errors.recommend": "suggestions based on it would carry them over or hide them",
     "write_refused": "refusing to replace existing file(s) with different content: {names} (use --force to replace "
                      "them; the old content is kept as NAME.bak, or the first free NAME.1.bak, NAME.2.bak, ...)",
+    # recommend
+    "base_not_used": "--base {name}: not used",
+    "write_configs_with": "write the configs with: {command}",
+    "its_parallelism": "its parallelism_config: {values}",
+    # --headless --verify's progress (stderr): {text} is a said(...) sentence of wizard/core/verify
+    "verify_progress": "verify: {text}… ({seconds} s so far)",
+    # consolidate's result (stdout; the progress and refusals are said(...) sentences of wizard/run/consolidate.py)
+    "consolidating": "consolidating {what}",
+    "consolidated": "{file}: {size}, {params} parameters in {tensors} tensors ({dtypes})",
+    "consolidated_from": "from: {what}",
+    "consolidated_ran": "ran:  {tool}",
+    "consolidated_same_as": "same as: {command}",
+    "note": "note: {note}",
     # the diff's file headers (the review screen, the JSON editor)
     "diff_on_disk": "{name} (on disk)",
     "diff_to_write": "{name} (to write)",

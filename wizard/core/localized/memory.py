@@ -133,4 +133,9 @@ def note(text: str, rec: Recommendation | None = None, lang: str | None = None) 
         for (name, why), (shown, shown_why) in zip(rec.left_out, left_out(rec, lang), strict=True):
             if text == _filled(LEFT_OUT, ENGLISH, name, why):
                 return _filled(LEFT_OUT, lang, shown, shown_why)
-    return said(text, lang)
+    shown = said(text, lang)
+    if shown == text and ": " in text:  # the effective model's note: "KEYS: WHY" (the keys as written, then a said())
+        keys, _, why = text.partition(": ")
+        why = said(why, lang)
+        return f"{keys}{'：' if cells.has_wide(why) else ': '}{why}"
+    return shown

@@ -45,11 +45,16 @@ PART_OF_MODULE = {
     "core/memory/recommend.py": "messages-memory",
     "core/memory/report.py": "messages-memory",
     "core/memory/shapes.py": "messages-memory",
+    "tui/shared/session.py": "messages-memory",
+    "core/effective/fsdp.py": "messages-memory",
+    "core/effective/deepspeed.py": "messages-memory",
     "run/checklist.py": "messages-run",
     "run/diagnose.py": "messages-run",
     "run/plan.py": "messages-run",
     "run/leftovers.py": "messages-run",
     "run/rehearse.py": "messages-run",
+    "run/consolidate.py": "messages-run",
+    "run/checkpoint_io.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""

@@ -29,6 +29,7 @@ from ..answers.render import (
 from ..catalog import AUTO, DEEPSPEED, FP8_GEMMS, FSDP1, SHARDING, fp8_options
 from ..catalog.writes import effective_key
 from ..findings import INFO, Finding
+from ..i18n import said
 from ..library.fsdp import FSDP_MIXED_PRECISION_DTYPE
 
 NOT_COMPARED = ("deepspeed_plugin.config_file",)
@@ -173,7 +174,7 @@ def verify_generated(gen, *, keep: Path | None = None, progress: Callable[[str],
         eff = effective_config(folder / ACCELERATE_YAML, micro_batch_size=batch,
                                trainer_arguments=scratch.rendered.training_arguments, progress=progress)
         if progress is not None:
-            progress("comparing every value with the answers")
+            progress(said("comparing every value with the answers"))
         flat = flatten_effective(eff)
         findings = list(eff.findings) + compare(expected_effective(gen.answers), flat)
         if eff.ok:  # the model of a config the libraries refuse has nothing to be held against

@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Any
 
 from ..findings import ERROR, INFO, WARNING, Finding
+from ..i18n import said
 from ..library.fsdp import FSDP_PLAIN
 from ..wizard_rules import VERIFY_DS_CONFIG as RULE_DS_CONFIG  # the registered names (docs/rules.md)
 from ..wizard_rules import VERIFY_FP8_RECIPE as RULE_FP8_RECIPE
@@ -198,16 +199,17 @@ class _RoundTrip:
     # -- driver --------------------------------------------------------------------------------
     def execute(self, sandbox: _Sandbox) -> None:
         self.stage_rule = RULE_LOAD
-        self.say("importing torch, accelerate, deepspeed" + (" and transformers" if self.trainer_arguments is not None
-                                                             else "") + " (the first time takes seconds)")
+        self.say(said("importing torch, accelerate, deepspeed" + (" and transformers" if self.trainer_arguments
+                                                                  is not None else "")
+                      + " (the first time takes seconds)"))
         if not self._import_libraries():
             return
         sandbox.after_import()
-        self.say(f"accelerate reads {os.path.basename(self.yaml_abs)}")
+        self.say(said(f"accelerate reads {os.path.basename(self.yaml_abs)}"))
         defaults = self._load()
         if defaults is None:
             return
-        self.say("accelerate launch turns it into the environment the processes get")
+        self.say(said("accelerate launch turns it into the environment the processes get"))
         self.stage_rule = RULE_LAUNCH
         baseline = {k: v for k, v in sandbox.environ.items() if not _scrubbed(k)}
         _set_environ(baseline)
@@ -218,8 +220,8 @@ class _RoundTrip:
             return
         self.stage_rule = RULE_PLUGIN
         _set_environ({**baseline, **exported})
-        self.say("accelerate builds its plugins from that environment"
-                 + (" (and the Trainer's TrainingArguments)" if self.trainer_arguments is not None else ""))
+        self.say(said("accelerate builds its plugins from that environment"
+                      + (" (and the Trainer's TrainingArguments)" if self.trainer_arguments is not None else "")))
         self._plugins()
 
     def _import_libraries(self) -> bool:
@@ -475,7 +477,7 @@ class _RoundTrip:
 
         if ds_plugin is not None:
             self.stage_rule = RULE_DS_CONFIG
-            self.say("DeepSpeed fills \"auto\" and validates its config")
+            self.say(said("DeepSpeed fills \"auto\" and validates its config"))
             self._deepspeed(ds_plugin, accel_gas, parallelism)
 
 

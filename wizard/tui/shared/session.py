@@ -190,9 +190,38 @@ class MemoryContext:
 
 
 class MemoryInputError(ValueError):
-    def __init__(self, field_name: str, message: str):
+    """A field that cannot be used: ``str()`` is ``LABEL: MESSAGE`` in English; :meth:`in_language` in the wizard's
+    language (the label as the screen names the field, a number's error with its value and limits as typed)."""
+
+    def __init__(self, field_name: str, message: str, number: Exception | None = None,
+                 model_error: tuple[str, str, str] | None = None):
         super().__init__(f"{MEMORY_FIELDS[field_name]}: {message}")
-        self.field = field_name
+        self.field, self.message, self.number = field_name, message, number
+        self.model_error = model_error
+        """A model's error as shapes.py words it, the flags in it and the words that replace them here."""
+
+    def in_language(self, lang: str | None = None) -> str:
+        from ...core import localized
+        from ...core.i18n import ENGLISH, language
+        from ...core.i18n.cells import has_wide
+
+        lang = lang or language()
+        if lang == ENGLISH:
+            return str(self)
+        if self.number is not None:  # core/bounds.py's NumberError: its translation (part screen-cli)
+            from ...core.localized.parsers import number_error
+
+            message = number_error(self.number, lang)  # type: ignore[arg-type]
+        elif self.model_error is not None:  # a model's error (part messages-memory), its flags replaced as in English
+            english, flags, instead = self.model_error
+            message, words = localized.said(english, lang), localized.said(instead, lang)
+            if has_wide(words):  # (a space before a flag, none before the language's own words)
+                message = message.replace(f" {flags}", flags)
+            message = message.replace(flags, words)
+        else:  # a said(...) sentence (part messages-memory); English where none matches
+            message = localized.said(self.message, lang)
+        label = localized.screen("memory", f"field.{self.field}", lang)
+        return f"{label}{'：' if has_wide(label) else ': '}{message}"
 
 
 def resolve_model(text: str) -> tuple[object | None, int | None]:
@@ -209,14 +238,17 @@ def resolve_model(text: str) -> tuple[object | None, int | None]:
         try:  # a parameter count, in its bound (core/bounds.py)
             return None, int(parse("params", text))
         except NumberError as exc:
-            raise MemoryInputError("model", str(exc)) from None
+            raise MemoryInputError("model", str(exc), exc) from None
     try:
         if os.path.exists(text) or text.endswith(".json"):
             return from_config_json(os.path.expanduser(text)), None
         return shape_by_name(text), None
     except ModelError as exc:  # the CLI's "--params N" is a count typed here
-        message = str(exc).replace("--params N --largest-layer N", "a parameter count (8e9, 8B)")
-        raise MemoryInputError("model", message) from None
+        from ...core.i18n import said
+
+        flags, instead = "--params N --largest-layer N", said("a parameter count (8e9, 8B)")
+        raise MemoryInputError("model", str(exc).replace(flags, instead), model_error=(str(exc), flags, instead)) \
+            from None
     except OSError as exc:
         raise MemoryInputError("model", f"{text}: {exc.strerror or exc}") from None
 
@@ -232,39 +264,43 @@ def _number(field_name: str, text: str):
     try:
         return parse(_BOUND_OF_FIELD.get(field_name, field_name), text)
     except NumberError as exc:
-        raise MemoryInputError(field_name, str(exc)) from None
+        raise MemoryInputError(field_name, str(exc), exc) from None
 
 
-def memory_fields(values: dict[str, str]) -> tuple[MemoryContext, dict[str, str]]:
+def memory_fields(values: dict[str, str], lang: str | None = None) -> tuple[MemoryContext, dict[str, str]]:
     """The context for the fields typed (keys of :data:`MEMORY_FIELDS`, missing ones empty), and a message per
-    field that cannot be used (those fields are left unset in the context)."""
+    field that cannot be used (those fields are left unset in the context), in the wizard's language (or
+    ``lang``)."""
+    from ...core.i18n import said
+
     errors: dict[str, str] = {}
     parsed: dict[str, object] = {}
     for name in ("gpu_memory", "seq", "batch", "host_memory", "gpus_per_node", "machines"):
         try:
             parsed[name] = _number(name, values.get(name, ""))
         except MemoryInputError as exc:
-            errors[name] = str(exc)
+            errors[name] = exc.in_language(lang)
             parsed[name] = None
     shape = params = None
     try:
         shape, params = resolve_model(values.get("model", ""))
     except MemoryInputError as exc:
-        errors["model"] = str(exc)
+        errors["model"] = exc.in_language(lang)
     largest = None
     typed = values.get("largest_layer", "").strip()
     if typed:
         try:
             count = _number("largest_layer", typed)
         except MemoryInputError as exc:
-            errors["largest_layer"] = str(exc)
+            errors["largest_layer"] = exc.in_language(lang)
         else:
             if shape is not None:
-                errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: the model's shape gives its largest "
-                                           "layer; this field is for a parameter count (clear it)")
+                errors["largest_layer"] = MemoryInputError(
+                    "largest_layer", said("the model's shape gives its largest layer; this field is for a parameter "
+                                          "count (clear it)")).in_language(lang)
             elif params is not None and count > params:
-                errors["largest_layer"] = (f"{MEMORY_FIELDS['largest_layer']}: {typed} is more than the model's "
-                                           f"{params:,} parameters")
+                errors["largest_layer"] = MemoryInputError(
+                    "largest_layer", said(f"{typed} is more than the model's {params:,} parameters")).in_language(lang)
             else:
                 largest = count
     ctx = MemoryContext(model=values.get("model", "").strip(), shape=shape, params=params,

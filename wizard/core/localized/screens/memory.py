@@ -3,7 +3,7 @@
 (``wizard.core.memory.report.LABELS``, the same English), ``host.*`` the host's parts as a candidate's reason names
 them. The verdict, peak and micro-batch lines, the notes and Suggest's labels and reasons are computed by
 :mod:`wizard.core.memory` as ``said`` sentences (part ``messages-memory``: :mod:`wizard.core.localized.memory`); the
-fields' error messages (:func:`wizard.tui.shared.session.memory_fields`) stay English."""
+fields' error messages (:func:`wizard.tui.shared.session.memory_fields`) name the field by its ``field.*`` word."""
 from __future__ import annotations
 
 WORDS: dict[str, str] = {
