@@ -345,3 +345,14 @@ def test_every_note_the_effective_model_adds_is_translated(lang):
                      "reshard_after_forward", "backward_prefetch", "from_pretrained", "zero.Init", "zero3_init_flag"):
             if name in english:
                 assert name in translated
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGS])
+def test_recommend_nothing_fits_nothing_written_in_the_language(tmp_path, lang):
+    out = tmp_path / "configs"
+    proc = wizard("recommend", "--model", "llama-3.1-70b", "--gpus-per-node", "1", "--gpu-memory", "8",
+                  "--write", str(out), "--lang", lang)
+    assert not out.exists()
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == "fsdpds-wizard: " + _in(lang, "nothing_fits_not_written", path=out)
+    assert (last == f"fsdpds-wizard: nothing fits, so nothing was written to {out}") == (lang == "en")

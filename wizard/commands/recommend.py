@@ -180,5 +180,5 @@ def run(args) -> int:
         if message:
             print(message)
     if args.write is not None and r.chosen is None:
-        print(f"fsdpds-wizard: nothing fits, so nothing was written to {args.write}", file=sys.stderr)
+        print("fsdpds-wizard: " + line("nothing_fits_not_written", path=args.write), file=sys.stderr)
     return code

@@ -40,6 +40,7 @@ LINES: dict[str, str] = {
                      "them; the old content is kept as NAME.bak, or the first free NAME.1.bak, NAME.2.bak, ...)",
     # recommend
     "base_not_used": "--base {name}: not used",
+    "nothing_fits_not_written": "nothing fits, so nothing was written to {path}",
     "write_configs_with": "write the configs with: {command}",
     "its_parallelism": "its parallelism_config: {values}",
     # --headless --verify's progress (stderr): {text} is a said(...) sentence of wizard/core/verify
