@@ -28,7 +28,7 @@ def test_the_new_words_are_translated_and_keep_their_placeholders():
     from wizard.core.localized.ui import UI
 
     keys = [k for k in UI if k.startswith(("notice_", "step_", "out_", "open_", "confirm_")) or
-            k in ("the_defaults", "the_whole_config")]
+            k in ("the_defaults", "the_whole_config", "the_suggestion")]
     run_keys = ["flow.errors_rehearsal", "flow.errors_launch", "flow.nothing_launched_f5", "flow.nothing_launched",
                 "flow.nothing_written", "flow.not_a_folder", "flow.cannot_write", "flow.no_gpu_title",
                 "flow.no_gpu_message", "flow.launch_anyway", "flow.launch_title", "flow.write_title",

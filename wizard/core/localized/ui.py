@@ -98,6 +98,7 @@ UI: dict[str, str] = {
     "notice_problem_no_setting": "{index} of {count}: '{rule}' is about {keys}: no setting of the wizard writes that "
                                  "key; the explanation says what to do",
     "the_whole_config": "the config as a whole",
+    "the_suggestion": "the suggestion",
     "notice_files_go_to": "Files go to {folder}",
     # what an undo step undid (in "Undone: ..." and "Redone: ...")
     "step_switch": "the switch to {target}",

@@ -239,13 +239,14 @@ class MainScreen(Screen):
 
     def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
                     switched: Switch | None = None, what: str | None = None, field: str | None = None,
-                    record: bool = True, changed_by: str = "the suggestion") -> None:
+                    record: bool = True, changed_by: str | None = None) -> None:
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
-        same way, the answers ``changed_by`` changed itself under a heading of their own; they keep, as a switch
-        does, the answers their ZeRO stage has no place for (ram-efficient loading below ZeRO-3: not written,
-        restored by a switch back). ``record``: ctrl+z can take the change back (``what`` says what it was,
-        ``field``: the edit of one field, whose further edits join the same step)."""
+        same way, the answers ``changed_by`` (None: "the suggestion", in the language) changed itself under a
+        heading of their own; they keep, as a switch does, the answers their ZeRO stage has no place for
+        (ram-efficient loading below ZeRO-3: not written, restored by a switch back). ``record``: ctrl+z can take
+        the change back (``what`` says what it was, ``field``: the edit of one field, whose further edits join the
+        same step)."""
         before, gen_before = self.answers, self.generated
         if switched is None and report and before.target != answers.target:
             from ..shared.switch import keep_unplaced
@@ -266,7 +267,8 @@ class MainScreen(Screen):
             from ..shared.switch import switch_report
 
             rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
-                                gen_before.findings, self.generated.findings, changed_by=changed_by)
+                                gen_before.findings, self.generated.findings,
+                                changed_by=ui("the_suggestion") if changed_by is None else changed_by)
         if rep is not None:
             from .switch_report import SwitchReportScreen
 
