@@ -80,10 +80,10 @@ class WizardApp(App[int]):
 
         given = self.judged.given if self.judged.mode == GIVEN else None  # check's: the flags, else installed
         loader = from_answers_file if kind == "answers" else (lambda path: from_accelerate_config(path, given))
-        title = "Open answers.yaml" if kind == "answers" else "Import an accelerate config"
-        hint = ("An answers.yaml written by this wizard (or by hand)." if kind == "answers" else
-                "An accelerate config YAML; the DeepSpeed JSON it names is read too. Its findings are listed "
-                "under 'as loaded'.")
+        from ..core.localized import ui
+
+        title = ui("open_answers_title" if kind == "answers" else "open_config_title")
+        hint = ui("open_answers_hint" if kind == "answers" else "open_config_hint")
 
         def chosen(start: Start | None) -> None:
             if start is not None:
@@ -132,16 +132,15 @@ class WizardApp(App[int]):
         unwritten = [] if asking else self.main.unwritten()
         if unwritten:
             main = self.main
-            message = (f"The answers changed and these files in {main.out} are not as they would be written:\n"
-                       + "\n".join(f"  {name}" for name in unwritten)
-                       + "\n\nQuit without writing them? (Stay, then ctrl+r reviews and writes them; ctrl+z undoes "
-                         "changes.)")
+            from ..core.localized import ui
+
+            message = ui("quit_message", out=main.out, names="\n".join(f"  {name}" for name in unwritten))
 
             async def answered(yes: bool | None) -> None:
                 if yes:
                     await self._stop_and_exit()
 
-            self.push_screen(ConfirmScreen("Quit without writing?", message, yes="Quit (y)", no="Stay (n)",
+            self.push_screen(ConfirmScreen(ui("quit_title"), message, yes=ui("quit_yes"), no=ui("quit_no"),
                                            id=QUIT_DIALOG), answered)
             return
         await self._stop_and_exit()

@@ -85,6 +85,55 @@ UI: dict[str, str] = {
                   "and most have a mouse target.",
     "language_now": "Language: {name}",
     "language_switch": "Switch the language of the explanations to {name}",
+    # the settings screen's notifications (loading, undo and redo, ctrl+n, the output folder)
+    "notice_loaded": "Loaded {source} (ctrl+z goes back)",
+    "the_defaults": "the defaults",
+    "notice_nothing_to_undo": "Nothing to undo.",
+    "notice_undone": "Undone: {what} (ctrl+y redoes it)",
+    "notice_nothing_to_redo": "Nothing to redo.",
+    "notice_redone": "Redone: {what} (ctrl+z undoes it)",
+    "notice_moved": "To their own settings: {keys}",
+    "notice_no_setting": "'{rule}' is about {keys}: no setting of the wizard writes that key",
+    "notice_no_problems": "No errors or warnings to visit.",
+    "notice_problem_no_setting": "{index} of {count}: '{rule}' is about {keys}: no setting of the wizard writes that "
+                                 "key; the explanation says what to do",
+    "the_whole_config": "the config as a whole",
+    "the_suggestion": "the suggestion",
+    "notice_files_go_to": "Files go to {folder}",
+    # what an undo step undid (in "Undone: ..." and "Redone: ...")
+    "step_switch": "the switch to {target}",
+    "step_load": "loading {source}",
+    "step_edit": "the edit of {setting}",
+    "step_change": "the change",
+    "step_change_of": "the change of {settings}",
+    "step_change_of_more": "the change of {settings} and {more} more",
+    # the output folder dialog (ctrl+o)
+    "out_title": "Output folder",
+    "out_intro": "Where ctrl+s (review) writes accelerate_config.yaml, ds_config.json and answers.yaml; created when "
+                 "writing. The launch command points at it.",
+    "out_label": "Folder",
+    "out_placeholder": "folder for the files",
+    "out_hint": "Enter uses it · Escape keeps {folder}",
+    "out_give": "give a folder",
+    "out_not_folder": "{folder} exists and is not a folder",
+    # the open dialog (answers.yaml, an accelerate config)
+    "open_hint": "Enter opens it · Escape cancels",
+    "open_type_path": "Type the path of the file first.",
+    "open_more": "… and {count} more",
+    "open_answers_title": "Open answers.yaml",
+    "open_answers_hint": "An answers.yaml written by this wizard (or by hand).",
+    "open_config_title": "Import an accelerate config",
+    "open_config_hint": "An accelerate config YAML; the DeepSpeed JSON it names is read too. Its findings are listed "
+                        "under 'as loaded'.",
+    # the question before quitting with unwritten answers (ctrl+q)
+    "quit_title": "Quit without writing?",
+    "quit_message": "The answers changed and these files in {out} are not as they would be written:\n{names}\n\n"
+                    "Quit without writing them? (Stay, then ctrl+r reviews and writes them; ctrl+z undoes changes.)",
+    "quit_yes": "Quit (y)",
+    "quit_no": "Stay (n)",
+    # the confirm dialog's default buttons
+    "confirm_replace": "Replace (y)",
+    "confirm_cancel": "Cancel (n)",
 }
 """Key -> the English words."""
 

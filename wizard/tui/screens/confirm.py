@@ -24,10 +24,14 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin-right: 2; }
     """
 
-    def __init__(self, title: str, message: str, yes: str = "Replace (y)", no: str = "Cancel (n)",
+    def __init__(self, title: str, message: str, yes: str | None = None, no: str | None = None,
                  id: str | None = None) -> None:  # noqa: A002 - Textual's name
+        from ...core.localized import ui
+
         super().__init__(id=id)
-        self.title_text, self.message, self.yes, self.no = title, message, yes, no
+        self.title_text, self.message = title, message
+        self.yes = ui("confirm_replace") if yes is None else yes
+        self.no = ui("confirm_cancel") if no is None else no
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:

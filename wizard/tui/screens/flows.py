@@ -91,12 +91,18 @@ def _errors(findings) -> list:
     return [f for f in findings if f.severity == "error"]
 
 
+def _words(key: str, **values: object) -> str:
+    """The flows' words (the run screen's ``flow.*``) in the language."""
+    from ...core import localized
+
+    return localized.screen("run", key, None, **values)
+
+
 def rehearse_answers(app, answers, out: str, findings) -> RunScreen | None:
     """The "Rehearse on CPU" action: allowed whenever the answers have no errors."""
     errors = _errors(findings)
     if errors:
-        app.notify(f"✖ {len(errors)} error(s) must be fixed before a rehearsal (ctrl+n goes to the first).",
-                   severity="error", timeout=5)
+        app.notify("✖ " + _words("flow.errors_rehearsal", count=len(errors)), severity="error", timeout=5)
         return None
     return plan_and_open(app, answers, out, rehearse=True)
 
@@ -107,8 +113,7 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
     run does not go through SLURM), it says so first and offers the rehearsal (F5) instead."""
     errors = _errors(generated.findings)
     if errors:
-        app.notify(f"✖ {len(errors)} error(s) block launching (ctrl+n goes to the first).", severity="error",
-                   timeout=5)
+        app.notify("✖ " + _words("flow.errors_launch", count=len(errors)), severity="error", timeout=5)
         return
     if not run_libraries_here(app, answers, rehearse=False):  # before offering to write the files
         return
@@ -124,13 +129,11 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
         if yes:
             _write_and_launch(app, answers, out, generated, on_written)
         else:
-            app.notify("Nothing launched. F5 rehearses the config on this machine's CPU.", timeout=5)
+            app.notify(_words("flow.nothing_launched_f5"), timeout=5)
 
-    message = (problem[0].upper() + problem[1:] + ".\n\nTo try the config on this machine's CPU, rehearse it "
-               "instead (F5: two processes, the bundled script, and a checklist of what took effect). Launch here "
-               "anyway?")
-    app.push_screen(ConfirmScreen("No GPU on this machine", message, yes="Launch anyway (y)", no="Cancel (n)"),
-                    anyway)
+    message = _words("flow.no_gpu_message", problem=problem[0].upper() + problem[1:])
+    app.push_screen(ConfirmScreen(_words("flow.no_gpu_title"), message, yes=_words("flow.launch_anyway"),
+                                  no=_words("flow.cancel")), anyway)
 
 
 def _write_and_launch(app, answers, out: str, generated, on_written=None) -> None:
@@ -151,36 +154,39 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
             if yes:
                 plan_and_open(app, answers, out, rehearse=False)
             else:
-                app.notify("Nothing launched.", timeout=3)
+                app.notify(_words("flow.nothing_launched"), timeout=3)
 
-        app.push_screen(ConfirmScreen("Launch?", secrets[0].upper() + secrets[1:] + ".\n\nLaunch?",
-                                      yes="Launch (y)", no="Cancel (n)"), go)
+        app.push_screen(ConfirmScreen(_words("flow.launch_title"),
+                                      _words("flow.launch_question", note=secrets[0].upper() + secrets[1:]),
+                                      yes=_words("flow.launch_yes"), no=_words("flow.cancel")), go)
         return
     if not stale:
         plan_and_open(app, answers, out, rehearse=False)
         return
     if out_dir.exists() and not out_dir.is_dir():
-        app.notify(f"✖ {out} exists and is not a folder.", severity="error", timeout=5)
+        app.notify("✖ " + _words("flow.not_a_folder", out=out), severity="error", timeout=5)
         return
-    names = "\n".join(f"  {p.name} ({states[p]})" for p in stale)
+    from ...core import localized
+
+    names = "\n".join(_words("flow.file_state", file=p.name,
+                              state=localized.screen("review", f"state_{states[p]}", None)) for p in stale)
     replaced = [p for p in stale if states[p] != "new"]
-    message = (f"A launch uses the files written in {out}. These are not written yet or differ from the "
-               f"answers:\n{names}\n\n" + (secrets[0].upper() + secrets[1:] + ".\n\n" if secrets else "")
-               + "Write them now and launch?"
-               + (" The old versions are kept next to them as NAME.bak." if replaced else ""))
+    message = (_words("flow.write_files", out=out, names=names)
+               + (_words("flow.write_note", note=secrets[0].upper() + secrets[1:]) if secrets else "")
+               + _words("flow.write_question_bak" if replaced else "flow.write_question"))
 
     def answered(yes: bool | None) -> None:
         if not yes:
-            app.notify("Nothing written, nothing launched.", timeout=3)
+            app.notify(_words("flow.nothing_written"), timeout=3)
             return
         try:
             write_files(files, force=True)
         except (WriteRefused, OSError) as exc:
-            app.notify(f"✖ cannot write to {out}: {exc}", severity="error", timeout=6)
+            app.notify("✖ " + _words("flow.cannot_write", out=out, error=exc), severity="error", timeout=6)
             return
         if on_written is not None:
             on_written()
         plan_and_open(app, answers, out, rehearse=False)
 
-    app.push_screen(ConfirmScreen("Write the files and launch?", message, yes="Write and launch (y)",
-                                  no="Cancel (n)"), answered)
+    app.push_screen(ConfirmScreen(_words("flow.write_title"), message, yes=_words("flow.write_yes"),
+                                  no=_words("flow.cancel")), answered)

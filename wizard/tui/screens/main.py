@@ -239,13 +239,14 @@ class MainScreen(Screen):
 
     def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
                     switched: Switch | None = None, what: str | None = None, field: str | None = None,
-                    record: bool = True, changed_by: str = "the suggestion") -> None:
+                    record: bool = True, changed_by: str | None = None) -> None:
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
-        same way, the answers ``changed_by`` changed itself under a heading of their own; they keep, as a switch
-        does, the answers their ZeRO stage has no place for (ram-efficient loading below ZeRO-3: not written,
-        restored by a switch back). ``record``: ctrl+z can take the change back (``what`` says what it was,
-        ``field``: the edit of one field, whose further edits join the same step)."""
+        same way, the answers ``changed_by`` (None: "the suggestion", in the language) changed itself under a
+        heading of their own; they keep, as a switch does, the answers their ZeRO stage has no place for
+        (ram-efficient loading below ZeRO-3: not written, restored by a switch back). ``record``: ctrl+z can take
+        the change back (``what`` says what it was, ``field``: the edit of one field, whose further edits join the
+        same step)."""
         before, gen_before = self.answers, self.generated
         if switched is None and report and before.target != answers.target:
             from ..shared.switch import keep_unplaced
@@ -266,7 +267,8 @@ class MainScreen(Screen):
             from ..shared.switch import switch_report
 
             rep = switch_report(before, answers, gen_before.rendered, self.generated.rendered,
-                                gen_before.findings, self.generated.findings, changed_by=changed_by)
+                                gen_before.findings, self.generated.findings,
+                                changed_by=ui("the_suggestion") if changed_by is None else changed_by)
         if rep is not None:
             from .switch_report import SwitchReportScreen
 
@@ -289,31 +291,31 @@ class MainScreen(Screen):
 
         files = self.start.source_files(self.answers)  # imported and unchanged: quote the files, as convert does
         switched = switch(self.answers, target, source_ds=files[1] if files else None, source_files=files)
-        self.set_answers(switched.kept, switched=switched, what=f"the switch to {TARGET_LABELS[target]}")
+        self.set_answers(switched.kept, switched=switched, what=ui("step_switch", target=TARGET_LABELS[target]))
 
     def load(self, start: Start) -> None:
-        self.history.record((self.answers, self.start), f"loading {start.source or 'the defaults'}")
+        self.history.record((self.answers, self.start), ui("step_load", source=start.source or ui("the_defaults")))
         self.start = start
         self.set_answers(start.answers, report=False, record=False)
-        self.notify(f"Loaded {start.source or 'the defaults'} (ctrl+z goes back)", timeout=3)
+        self.notify(ui("notice_loaded", source=start.source or ui("the_defaults")), timeout=3)
 
     # -------------------------------------------------------------- undo, redo, unwritten changes
 
     def action_undo(self) -> None:
         step = self.history.undo((self.answers, self.start))
         if step is None:
-            self.notify("Nothing to undo.", timeout=3)
+            self.notify(ui("notice_nothing_to_undo"), timeout=3)
             return
         self._restore(*step.state)
-        self.notify(f"Undone: {step.what} (ctrl+y redoes it)", timeout=4)
+        self.notify(ui("notice_undone", what=step.what), timeout=4)
 
     def action_redo(self) -> None:
         step = self.history.redo((self.answers, self.start))
         if step is None:
-            self.notify("Nothing to redo.", timeout=3)
+            self.notify(ui("notice_nothing_to_redo"), timeout=3)
             return
         self._restore(*step.state)
-        self.notify(f"Redone: {step.what} (ctrl+z undoes it)", timeout=4)
+        self.notify(ui("notice_redone", what=step.what), timeout=4)
 
     def _restore(self, answers: Answers, start: Start) -> None:
         self.start = start
@@ -342,7 +344,7 @@ class MainScreen(Screen):
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
                 self.set_target(changed.target)
             else:
-                self.set_answers(changed, from_field=True, what=f"the edit of {event.setting_id}",
+                self.set_answers(changed, from_field=True, what=ui("step_edit", setting=event.setting_id),
                                  field=event.setting_id)
 
     def _extra_changed(self, extra: dict) -> None:
@@ -354,10 +356,10 @@ class MainScreen(Screen):
         moved, rest = split_extra(extra, zero_stage(self.answers))
         changed = self.answers.replace({**moved, "deepspeed.extra": rest})
         if changed != self.answers:
-            self.set_answers(changed, from_field=not moved, what="the edit of deepspeed.extra",
+            self.set_answers(changed, from_field=not moved, what=ui("step_edit", setting="deepspeed.extra"),
                              field=None if moved else "deepspeed.extra")
         if moved:
-            self.notify("To their own settings: " + ", ".join(moved), timeout=5)
+            self.notify(ui("notice_moved", keys=", ".join(moved)), timeout=5)
 
     # -------------------------------------------------------------- refresh
 
@@ -489,8 +491,7 @@ class MainScreen(Screen):
     async def jump_to_finding(self, finding: Finding) -> None:
         setting_id = finding_setting(finding)
         if setting_id is None:
-            self.notify(f"'{finding.rule}' is about {', '.join(finding.keys)}: no setting of the wizard writes "
-                        "that key", timeout=4)
+            self.notify(ui("notice_no_setting", rule=finding.rule, keys=", ".join(finding.keys)), timeout=4)
             return
         await self.jump_to(setting_id)
         note = jump_note(finding)
@@ -557,7 +558,7 @@ class MainScreen(Screen):
         await self._replace_stand_ins()
         problems = self.problems
         if not problems:
-            self.notify("No errors or warnings to visit.", timeout=3)
+            self.notify(ui("notice_no_problems"), timeout=3)
             return
         self._problem_index = (self._problem_index + 1) % len(problems)
         finding = problems[self._problem_index]
@@ -566,9 +567,8 @@ class MainScreen(Screen):
         if finding_setting(finding) is None:  # nothing of the form writes its key: the finding itself, explained
             findings.focus()
             self.explain_finding(finding)
-            self.notify(f"{self._problem_index + 1} of {len(problems)}: '{finding.rule}' is about "
-                        f"{', '.join(finding.keys) or 'the config as a whole'}: no setting of the wizard writes "
-                        "that key; the explanation says what to do", timeout=5)
+            self.notify(ui("notice_problem_no_setting", index=self._problem_index + 1, count=len(problems),
+                           rule=finding.rule, keys=", ".join(finding.keys) or ui("the_whole_config")), timeout=5)
             return
         await self.jump_to_finding(finding)
 
@@ -578,7 +578,7 @@ class MainScreen(Screen):
         def chosen(folder: str | None) -> None:
             if folder:
                 self.set_out(folder)
-                self.notify(f"Files go to {folder}", timeout=3)
+                self.notify(ui("notice_files_go_to", folder=folder), timeout=3)
 
         self.app.push_screen(OutFolderScreen(self.out), chosen)
 
@@ -653,6 +653,7 @@ def _change_words(before: Answers, after: Answers) -> str:
     """A change of several answers in a few words: the settings it changed (a suggestion applied, a load)."""
     changed = [sid for sid in after.values if before.values.get(sid) != after[sid]]
     if not changed:
-        return "the change"
-    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-    return f"the change of {', '.join(changed[:3])}{more}"
+        return ui("step_change")
+    if len(changed) > 3:
+        return ui("step_change_of_more", settings=", ".join(changed[:3]), more=len(changed) - 3)
+    return ui("step_change_of", settings=", ".join(changed))

@@ -24,7 +24,7 @@ def start_error_text(exc: StartError, limit: int = 3) -> str:
     for f in exc.findings[:limit]:
         lines.append(f"• {localized.finding_message(f)}" + (f" — {localized.finding_fix(f)}" if f.fix else ""))
     if len(exc.findings) > limit:
-        lines.append(f"… and {len(exc.findings) - limit} more")
+        lines.append(localized.ui("open_more", count=len(exc.findings) - limit))
     return "\n".join(lines)
 
 
@@ -50,12 +50,12 @@ class OpenFileScreen(ModalScreen[Start | None]):
             yield Static(self.hint)
             yield Input(placeholder="path/to/file.yaml", id="path")
             yield Static("", id="open-error")
-            yield Static("Enter opens it · Escape cancels", classes="dim")
+            yield Static(localized.ui("open_hint"), classes="dim")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = event.value.strip()
         if not path:
-            self._show_error("Type the path of the file first.")
+            self._show_error(localized.ui("open_type_path"))
             return
         try:
             start = self.load(path)

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from ...core.localized import ui
 from ..widgets.fields import FieldInput
 
 
@@ -17,10 +18,10 @@ def folder_problem(text: str) -> str | None:
     """Why a folder cannot take the files (None: it can, or it will be created when writing)."""
     value = text.strip()
     if not value:
-        return "give a folder"
+        return ui("out_give")
     path = Path(value).expanduser()
     if path.exists() and not path.is_dir():
-        return f"{value} exists and is not a folder"
+        return ui("out_not_folder", folder=value)
     return None
 
 
@@ -40,13 +41,12 @@ class OutFolderScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Output folder"
-            yield Static(Text("Where ctrl+s (review) writes accelerate_config.yaml, ds_config.json and answers.yaml; "
-                              "created when writing. The launch command points at it."))
-            yield Label("Folder")
-            yield FieldInput(self.current, id="out-folder", placeholder="folder for the files")
+            box.border_title = ui("out_title")
+            yield Static(Text(ui("out_intro")))
+            yield Label(ui("out_label"))
+            yield FieldInput(self.current, id="out-folder", placeholder=ui("out_placeholder"))
             yield Static("", id="out-folder-problem")
-            yield Static("Enter uses it · Escape keeps " + self.current, classes="dim")
+            yield Static(ui("out_hint", folder=self.current), classes="dim")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#out-folder-problem", Static).update(folder_problem(event.value) or "")

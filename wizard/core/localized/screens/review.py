@@ -20,6 +20,7 @@ WORDS: dict[str, str] = {
     "state_new": "new",
     "state_changed": "changed",
     "state_same": "same",
+    "state_unreadable": "unreadable",
     # the findings
     "no_findings": "No findings.",
     "fix": "fix: {fix}",
