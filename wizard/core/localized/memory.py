@@ -7,8 +7,6 @@ own and put together here as the English is. In English every function gives the
 """
 from __future__ import annotations
 
-import re
-
 from ..i18n import ENGLISH, cells, translate
 from . import _lang, said, screen
 
@@ -86,7 +84,6 @@ def reason(c: Candidate, lang: str | None = None) -> str:
     return _capitalized(sentence, lang) + ("。" if wide else ".")
 
 
-_PLACE = re.compile(r"\{\{|\}\}|\{(\d+)\}")
 LEFT_OUT = "left out {0}: {1}"
 RULES_ERROR = "our rules find an error ({0}: {1})"
 """The templates of a left-out candidate's note and reason (``recommend``'s ``_try``), filled here piece by piece: a
@@ -97,12 +94,10 @@ longer template that happens to end the same way."""
 def _filled(template: str, lang: str, *values: str) -> str:
     """The translation of the ``messages-memory`` template ``template`` with ``values`` put in (the English where it
     has none)."""
-    words = translate("messages-memory", template, template, lang)
+    from .messages import Template
 
-    def put(m: re.Match) -> str:
-        return m.group(0)[0] if m.group(1) is None else values[int(m.group(1))]
-
-    return _PLACE.sub(put, words)
+    return Template(template, translate("messages-memory", template, template, lang)).fill(
+        {f"p{i}": value for i, value in enumerate(values)})
 
 
 def _why(why: str, lang: str) -> str:

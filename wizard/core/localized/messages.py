@@ -296,6 +296,35 @@ def every_template() -> tuple[tuple[str, str], ...]:
 # ----------------------------------------------------------------------------------------------------------------
 # the language: matching a finding's English and filling in the translation
 # ----------------------------------------------------------------------------------------------------------------
+def scan(literals: list[str] | tuple[str, ...], names: list[str] | tuple[str, ...],
+         message: str) -> dict[str, str] | None:
+    """The parts of ``message`` between a template's literal runs (one more than its placeholder ``names``; the first
+    and last open and close the message), name -> text, or None when it was not made from them. Each run after a
+    placeholder is found at its leftmost place (what a lazy ``(.*?)`` would take): linear in the message, whatever it
+    holds. A name that stands twice must take the same text both times."""
+    if not names:
+        return {} if message == literals[0] else None
+    first, last = literals[0], literals[-1]
+    end = len(message) - len(last)
+    if end < len(first) or not message.startswith(first) or not message.endswith(last):
+        return None
+    values: dict[str, str] = {}
+    pos = len(first)
+    for i, name in enumerate(names):
+        if i == len(names) - 1:
+            value = message[pos:end]
+        else:
+            following = literals[i + 1]
+            found = message.find(following, pos, end)
+            if found < 0:
+                return None
+            value, pos = message[pos:found], found + len(following)
+        if values.get(name, value) != value:
+            return None
+        values[name] = value
+    return values
+
+
 class Template:
     """One stored translation of a template: what it matches and how it fills in.
 
@@ -332,27 +361,7 @@ class Template:
         """The computed parts of ``message`` if it was made from this template (name -> text), else None."""
         if self.anchor not in message:
             return None
-        if not self.names:
-            return {} if message == self.literals[0] else None
-        first, last = self.literals[0], self.literals[-1]
-        end = len(message) - len(last)
-        if end < len(first) or not message.startswith(first) or not message.endswith(last):
-            return None
-        values: dict[str, str] = {}
-        pos = len(first)
-        for i, name in enumerate(self.names):
-            if i == len(self.names) - 1:
-                value = message[pos:end]
-            else:
-                following = self.literals[i + 1]
-                found = message.find(following, pos, end)
-                if found < 0:
-                    return None
-                value, pos = message[pos:found], found + len(following)
-            if values.get(name, value) != value:
-                return None
-            values[name] = value
-        return values
+        return scan(self.literals, self.names, message)
 
     def fill(self, values: dict[str, str]) -> str:
         def put(m: re.Match) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..i18n import ENGLISH, translate
+from ..i18n import ENGLISH
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:
@@ -37,31 +37,19 @@ def _pieces(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def match(template: str, message: str) -> dict[str, str] | None:
     """The parts of ``message`` if it was made from ``template`` (name -> text as written), else None."""
+    from .messages import scan
+
     literals, names = _pieces(template)
-    if not names:
-        return {} if message == literals[0] else None
-    first, last = literals[0], literals[-1]
-    end = len(message) - len(last)
-    if end < len(first) or not message.startswith(first) or not message.endswith(last):
-        return None
-    values: dict[str, str] = {}
-    pos = len(first)
-    for i, name in enumerate(names):
-        if i == len(names) - 1:
-            value = message[pos:end]
-        else:
-            found = message.find(literals[i + 1], pos, end)
-            if found < 0:
-                return None
-            value, pos = message[pos:found], found + len(literals[i + 1])
-        if values.get(name, value) != value:
-            return None
-        values[name] = value
-    return values
+    return scan(literals, names, message)
 
 
-def _say(part: str, words: dict[str, str], key: str, lang: str, **values: str) -> str:
-    return translate(part, key, words[key], lang).format(**values)
+def _say(part: str, key: str, lang: str, **values: str) -> str:
+    """The words under ``key`` of the screen ``part`` (``cli``, ``yaml``) in the language, filled in (what
+    :func:`wizard.core.localized.screen` does, without importing the package that imports this module)."""
+    from ..i18n import filled
+    from .screens import words
+
+    return filled(f"screen-{part}", key, words(part)[key], lang, **values)
 
 
 def _first_match(words: dict[str, str], keys, message: str) -> tuple[str, dict[str, str]] | None:
@@ -83,7 +71,7 @@ def argparse_message(message: str, lang: str) -> str:
     from .screens.cli import WORDS
 
     def say(key: str, **values: str) -> str:
-        return _say("screen-cli", WORDS, key, lang, **values)
+        return _say("cli", key, lang, **values)
 
     def inner(text: str) -> str:
         keys = [k for k in WORDS if k.startswith("argparse.") and k != "argparse.argument"] + ["not_a_language"]
@@ -101,9 +89,8 @@ def parser_error(prefix: str, message: str, see: str, lang: str) -> str:
     where the options are (``see``)."""
     if lang == ENGLISH:
         return f"{prefix}{message} (options: {see})"
-    from .screens.cli import WORDS
 
-    return prefix + _say("screen-cli", WORDS, "options", lang, message=argparse_message(message, lang), see=see)
+    return prefix + _say("cli", "options", lang, message=argparse_message(message, lang), see=see)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -118,7 +105,7 @@ def number_error(exc: NumberError, lang: str) -> str:
     from .screens.cli import WORDS
 
     def say(key: str, **values: str) -> str:
-        return _say("screen-cli", WORDS, key, lang, **values)
+        return _say("cli", key, lang, **values)
 
     bound = NUMBERS[exc.name]
     low, high = bound.limits()
@@ -158,6 +145,6 @@ def yaml_problem(text: str, lang: str) -> str | None:
     found = _first_match(WORDS, [k for k in WORDS if k != AROUND], around["problem"])
     if found is None:
         return None
-    problem = _say("screen-yaml", WORDS, found[0], lang, **found[1])
-    return text[:start] + _say("screen-yaml", WORDS, AROUND, lang, line=around["line"], column=around["column"],
+    problem = _say("yaml", found[0], lang, **found[1])
+    return text[:start] + _say("yaml", AROUND, lang, line=around["line"], column=around["column"],
                                problem=problem)
