@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import said
 from ..library.auto import TRAINER_DEFAULTS, TRAINER_MATCHED
 
 FILLED = "filled"
@@ -140,7 +141,7 @@ def _computed(path: str, args: Mapping[str, Any], world: int | None, steps: int 
         return args["gradient_accumulation_steps"], ""
     if path == "train_batch_size":
         if world is None:
-            return None, "the number of processes"
+            return None, said("the number of processes")
         return world * args["per_device_train_batch_size"] * args["gradient_accumulation_steps"], ""
     if path == "gradient_clipping":
         return args["max_grad_norm"], ""
@@ -159,10 +160,10 @@ def _computed(path: str, args: Mapping[str, Any], world: int | None, steps: int 
     if path == "bf16.enabled":
         return bool(args["bf16"] or args["bf16_full_eval"]), ""
     if path == "scheduler.params.total_num_steps":
-        return (steps, "") if steps is not None else (None, "the number of training steps")
+        return (steps, "") if steps is not None else (None, said("the number of training steps"))
     if path == "scheduler.params.warmup_num_steps":
         w = warmup_steps(args, steps)
-        return (max(1, w), "") if w is not None else (None, "the number of training steps")
+        return (max(1, w), "") if w is not None else (None, said("the number of training steps"))
     raise KeyError(path)
 
 
@@ -204,7 +205,7 @@ def trainer_matches(ds: Mapping[str, Any], given: Mapping[str, Any] | None, *, w
             if world is None:  # no number of processes makes world x micro x accumulation equal it
                 out.append(TrainerMatch(path, named, written, None, MISMATCH, needs))
                 continue
-            needs = f"the number of processes (it matches with {world})"
+            needs = said(f"the number of processes (it matches with {world})")
         if written == "auto":  # filled whatever it is: from what is missing here when ``needs`` says so
             verdict = FILLED
         elif needs:

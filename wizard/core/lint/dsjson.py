@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import ds_schema as S
 from ..context import LOOP_ACCELERATE, LOOP_HF
+from ..i18n import said
 from ..library.auto import AUTO_FILLED, AUTO_TRAINER_ONLY
 from ..library.deepspeed import SUBKEY_DEFAULTS, SUBKEY_RENAMED
 from ..library.launcher import CLUSTER_FIELDS, LEGACY_TOP_LEVEL, SAGEMAKER_FIELDS
@@ -605,6 +606,20 @@ def _get_path(ds: dict, path: str):
     return node
 
 
+def _matched_row(path: str, value, arg: str, default) -> str:
+    """One row of the note: ``gradient_clipping 1.0 = max_grad_norm (its default)``; each row its own sentence
+    (``said``), translated item by item where the note lists them."""
+    shown = fmt(value)
+    if path == "train_batch_size":
+        return said(f"{path} {shown} = world size x per_device_train_batch_size x gradient_accumulation_steps")
+    if path == "scheduler.params.total_num_steps":
+        return said(f"{path} {shown} = the number of training steps (max_steps or epochs)")
+    if path == "scheduler.params.warmup_num_steps":
+        return said(f"{path} {shown} = warmup_steps (or warmup_ratio x steps)")
+    tail = "" if default is None else (" (its default)" if value == default else f" (default {fmt(default)})")
+    return said(f"{path} {shown} = {arg}" + tail)
+
+
 def _trainer_matches(ctx: ConfigCheck, ds: dict) -> None:
     """One note listing the concrete values the Trainer will compare with TrainingArguments."""
     rows, keys = [], []
@@ -613,8 +628,7 @@ def _trainer_matches(ctx: ConfigCheck, ds: dict) -> None:
         if v is None or v == "auto" or isinstance(v, dict):
             continue
         keys.append(path)
-        tail = "" if default is None else (" (its default)" if v == default else f" (default {fmt(default)})")
-        rows.append(f"{path} {fmt(v)} = {arg}{tail}")
+        rows.append(_matched_row(path, v, arg, default))
     if not rows:
         return
     lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF else
@@ -628,53 +642,61 @@ def _shown(value) -> str:
     return fmt(value) if not isinstance(value, float) else repr(value)
 
 
-def _filled_value(m, args: dict) -> str:
-    """``2 (per_device_train_batch_size)``; for a value that needs what no file shows, how it is made."""
+def _filled_row(m, args: dict) -> str:
+    """``train_micro_batch_size_per_gpu = 2 (per_device_train_batch_size)``; for a value that needs what no file
+    shows, how it is made (its own sentence: ``said``, translated item by item where the note lists them)."""
     if m.value is not None:
-        return _shown(m.value) + (f" ({' / '.join(m.arguments)})" if m.arguments else "")
+        return f"{m.path} = " + _shown(m.value) + (f" ({' / '.join(m.arguments)})" if m.arguments else "")
     if m.path == "train_batch_size":
-        return (f"the number of processes x {args['per_device_train_batch_size']} x "
-                f"{args['gradient_accumulation_steps']}")
+        return said(f"{m.path} = the number of processes x {args['per_device_train_batch_size']} x "
+                    f"{args['gradient_accumulation_steps']}")
     if m.path == "scheduler.params.warmup_num_steps":
-        return f"{args['warmup_steps']} of the training steps, at least 1 (warmup_steps)"
-    return "the number of training steps (from the epochs and the dataset: max_steps not given)"
+        return said(f"{m.path} = {args['warmup_steps']} of the training steps, at least 1 (warmup_steps)")
+    return said(f"{m.path} = the number of training steps (from the epochs and the dataset: max_steps not given)")
 
 
 def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
     """The HF Trainer's fill and match of this JSON against the TrainingArguments given (``--training-args``):
     each difference an error naming the JSON key and the argument, the "auto" values it fills in one note, and what
-    needs the number of processes or of training steps said as unknown."""
+    needs the number of processes or of training steps said as unknown.
+
+    The words around the computed parts are literal in the messages (variants of ``a if c else b`` and ``+``) or
+    sentences of their own (``said``), so that the other languages translate them (issue 27)."""
     from ..effective.trainer import FILLED, MISMATCH, UNKNOWN, trainer_arguments, trainer_matches
 
     given = dict(ctx.context.trainer_arguments or {})
     args = trainer_arguments(given)
-    source = ctx.context.trainer_arguments_source or "the TrainingArguments"
+    source = ctx.context.trainer_arguments_source
+    where = f" in {source}" if source else " in the TrainingArguments"
     filled, unknown = [], []
     for m in trainer_matches(ds, given, world_size=ctx.nproc):
         *rest, last = m.arguments or ("",)  # a value filled from no argument (the world size) names none
         argnames = last if not rest else " and ".join(rest) + " and " + last  # the words literal in the templates
         if m.verdict == MISMATCH:
+            together = ""
             if m.path == "train_batch_size":
                 unit = args["per_device_train_batch_size"] * args["gradient_accumulation_steps"]
-                world = f"{ctx.nproc} processes" if m.value is not None else "the number of processes"
-                what = (f"{world} x per_device_train_batch_size {args['per_device_train_batch_size']} x "
-                        f"gradient_accumulation_steps {args['gradient_accumulation_steps']} = "
-                        + (_shown(m.value) if m.value is not None else
-                           f"a multiple of {unit}, which {_shown(m.written)} is not, for any number of processes"))
+                what = (said(f"{ctx.nproc} processes x per_device_train_batch_size "
+                             f"{args['per_device_train_batch_size']} x gradient_accumulation_steps "
+                             f"{args['gradient_accumulation_steps']} = {_shown(m.value)}") if m.value is not None else
+                        said(f"the number of processes x per_device_train_batch_size "
+                             f"{args['per_device_train_batch_size']} x gradient_accumulation_steps "
+                             f"{args['gradient_accumulation_steps']} = a multiple of {unit}, which "
+                             f"{_shown(m.written)} is not, for any number of processes"))
                 keys: tuple[str, ...] = (m.path, *m.arguments) + (("num_processes",) if m.value is not None else ())
             else:
                 shown = {n: args[n] for n in m.arguments}
                 what = ", ".join(f"{n} {_shown(v)}" for n, v in shown.items())
                 if len(m.arguments) > 1 and m.path.endswith(".enabled"):
-                    what += f" (either of them: {_shown(m.value)})"
+                    together = f" (either of them: {_shown(m.value)})"
                 elif len(m.arguments) > 1:
-                    what += f" (together {_shown(m.value)})"
+                    together = f" (together {_shown(m.value)})"
                 keys = (m.path, *m.arguments)
             given_or_default = "" if any(n in given for n in m.arguments) or m.path == "train_batch_size" \
                 else " (its default: not given)"
             ctx.emit(TRAINER_ARG_MISMATCH, keys,
-                     f"`{m.path}: {_shown(m.written)}` in the DeepSpeed JSON differs from {what} in {source}"
-                     f"{given_or_default}: the Hugging Face Trainer compares the two and raises 'Please correct the "
+                     f"`{m.path}: {_shown(m.written)}` in the DeepSpeed JSON differs from {what}" + together + where
+                     + f"{given_or_default}: the Hugging Face Trainer compares the two and raises 'Please correct the "
                      "following DeepSpeed config values that mismatch TrainingArguments values' before training.",
                      f"Write \"auto\" for `{m.path}` in the JSON (the Trainer fills it from " + argnames + "), or set "
                      + argnames + " to match.")
@@ -683,14 +705,17 @@ def check_trainer_arguments(ctx: ConfigCheck, ds: dict) -> None:
         elif m.verdict == UNKNOWN:
             unknown.append(m)
     if filled:
-        rows = "; ".join(f"{m.path} = {_filled_value(m, args)}" for m in filled)
+        rows = "; ".join(_filled_row(m, args) for m in filled)
         ctx.emit(TRAINER_ARG_FILLED, tuple(m.path for m in filled),
-                 f"The Hugging Face Trainer fills these \"auto\" values from {source}: {rows}.",
+                 (f"The Hugging Face Trainer fills these \"auto\" values from {source}: " if source else
+                  "The Hugging Face Trainer fills these \"auto\" values from the TrainingArguments: ") + f"{rows}.",
                  "Nothing to do if these are the values meant; otherwise change the arguments.")
     for m in unknown:
-        what = "fills" if m.written == "auto" else f"compares `{m.path}: {_shown(m.written)}` with"
         ctx.emit(TRAINER_ARG_UNKNOWN, m.path,
-                 f"The Hugging Face Trainer {what} a value that depends on {m.needs}: not checked here.",
+                 f"The Hugging Face Trainer fills a value that depends on {m.needs}: not checked here."
+                 if m.written == "auto" else
+                 f"The Hugging Face Trainer compares `{m.path}: {_shown(m.written)}` with a value that depends on "
+                 f"{m.needs}: not checked here.",
                  "Pass --num-processes N for the batch, or max_steps in the arguments for the schedule."
                  if m.path == "train_batch_size" else "Give max_steps in the arguments for a verdict, or write "
                  "\"auto\".")

@@ -48,6 +48,7 @@ PART_OF_MODULE = {
     "tui/shared/session.py": "messages-memory",
     "core/effective/fsdp.py": "messages-memory",
     "core/effective/deepspeed.py": "messages-memory",
+    "core/effective/trainer.py": "messages-dsjson",
     "run/checklist.py": "messages-run",
     "run/diagnose.py": "messages-run",
     "run/plan.py": "messages-run",
@@ -407,20 +408,25 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     if depth < 2:
         for name, value in values.items():
             if " " in value and len(value) > 24:
-                inner = translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
+                inner = (_listed(value, lang, depth + 1, "; ") if "; " in value else None) \
+                    or translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
                 if inner is not None:
                     values[name] = inner
     return template.fill(values)
 
 
-def _listed(value: str, lang: str, depth: int) -> str | None:
+def _listed(value: str, lang: str, depth: int, sep: str = ", ") -> str | None:
     """A computed part that is a list joined by ``", "`` (a rule's reasons, each its own ``said(...)`` sentence:
-    ``", ".join(ds_json_reasons(a))``) with each item that is a template's sentence translated; None when none is."""
-    items = value.split(", ")
+    ``", ".join(ds_json_reasons(a))``) or by ``"; "`` (rows of a note, each its own ``said(...)`` sentence: the HF
+    Trainer's comparisons, tried before the whole, whose first or last placeholder would take the rows around one)
+    with each item that is a template's sentence translated; None when none is. An item of a ``"; "`` list that is
+    no sentence may be a ``", "`` list."""
+    items = value.split(sep)
     if len(items) < 2:
         return None
-    out = [(translated(item, lang, depth) or item) if " " in item else item for item in items]
-    return ", ".join(out) if out != items else None
+    out = [(translated(item, lang, depth) or (_listed(item, lang, depth) if sep == "; " else None) or item)
+           if " " in item else item for item in items]
+    return sep.join(out) if out != items else None
 
 
 def forget() -> None:
