@@ -139,3 +139,21 @@ def test_the_note_without_arguments_translates_its_rows(lang):
         assert kept in said
     assert not [w for w in ("its default", "the number of training steps", "or epochs", "(or warmup_ratio")
                 if w in said]
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_the_inline_values_the_trainer_compares_are_translated_row_by_row(tmp_path, lang):
+    """An accelerate YAML's inline accumulation and clipping under ``--trainer hf``: each row its own sentence."""
+    (tmp_path / "acc.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\n"
+                                       "deepspeed_config:\n  zero_stage: 2\n  gradient_accumulation_steps: 4\n"
+                                       "  gradient_clipping: 1.0\nmixed_precision: bf16\nnum_processes: 2\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"}
+    done = subprocess.run([sys.executable, "-m", "wizard", "check", str(tmp_path / "acc.yaml"), "--trainer", "hf",
+                           "--lang", lang], capture_output=True, text=True, encoding="utf-8", env=env, cwd=ROOT,
+                          timeout=120)
+    line = next(ln for ln in done.stdout.splitlines() if "[ds-json-trainer-values-must-match]" in ln)
+    assert "gradient_accumulation_steps 4 = gradient_accumulation_steps" in line
+    assert "gradient_clipping 1 = max_grad_norm" in line and " 1" in line
+    assert ("varsayılanı 1" if lang == "tr" else "預設為 1") in line
+    assert ("varsayılan değeri" if lang == "tr" else "其預設值") in line
+    assert "default" not in line

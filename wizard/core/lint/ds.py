@@ -4,6 +4,7 @@ settings and DeepSpeed JSONs alike."""
 from __future__ import annotations
 
 from ..context import LOOP_ACCELERATE, LOOP_HF
+from ..i18n import said
 from ..library.deepspeed import DS_FILE_CONFLICTING_FIELDS, DS_NVME_PATH_KEYS
 from .base import (
     DOC,
@@ -327,17 +328,16 @@ def _inline_trainer_matches(ctx: ConfigCheck, dc: dict) -> None:
     gas = parse_int(dc.get("gradient_accumulation_steps"))
     if gas is not None and gas >= 1:
         keys.append("deepspeed_config.gradient_accumulation_steps")
-        rows.append(f"gradient_accumulation_steps {gas} = gradient_accumulation_steps" + (" (its default)"
-                                                                                           if gas == 1 else
-                                                                                           " (default 1)"))
+        rows.append(said(f"gradient_accumulation_steps {gas} = gradient_accumulation_steps"  # each row a sentence
+                         + (" (its default)" if gas == 1 else " (default 1)")))
     try:
         clip = float(str(dc.get("gradient_clipping")))
     except ValueError:
         clip = None
     if clip:  # 0 and missing are not written into the DeepSpeed config: "auto" there
         keys.append("deepspeed_config.gradient_clipping")
-        rows.append(f"gradient_clipping {clip:g} = max_grad_norm" + (" (its default)" if clip == 1.0 else
-                                                                     " (default 1.0)"))
+        rows.append(said(f"gradient_clipping {clip:g} = max_grad_norm" + (" (its default)" if clip == 1.0 else
+                                                                           " (default 1.0)")))
     if rows:
         lead = ("Under the Hugging Face Trainer" if ctx.loop == LOOP_HF
                 else "If this runs under the Hugging Face Trainer")
