@@ -39,6 +39,8 @@ FIRST_FRAME = {
     "wizard.tui.shared", "wizard.tui.shared.history", "wizard.tui.shared.judged",
     "wizard.tui.shared.present", "wizard.tui.shared.session", "wizard.tui.shared.startup_gc", "wizard.tui.widgets",
     "wizard.tui.widgets.fields", "wizard.tui.widgets.findings",
+    # issue 26: the widget that paints the whole first frame (its texts come from the widget modules listed here)
+    "wizard.tui.widgets.first_frame",
     "wizard.tui.widgets.group_form", "wizard.tui.widgets.memory_bar",
     "wizard.tui.widgets.sidebar", "wizard.tui.widgets.statusbar",
 }

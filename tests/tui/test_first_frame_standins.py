@@ -1,8 +1,12 @@
-"""The first frame's stand-ins (issue 26): the main screen paints its first frame with the fewest widgets that show
-it (the first group's form drawn by one widget, the explanation and findings panes as their empty frames) and puts
-the real widgets in their place right after. What the stand-ins paint must be what the real widgets paint: the first
-frame is compared with the screen after the replacement, cell by cell, in each language (CJK labels are two cells
-wide). The full check is held back in these tests, so that both frames show the same answers' state.
+"""The first frame painted by one widget (issue 26): the main screen's first frame is painted by ``FirstFrame``, which
+draws what the real widgets draw (the status line, the groups, the memory bar, the first form, the explanation's frame,
+the findings) from the same texts and styles, and the real widgets take its place right after the first paint. The
+first frame is compared with the screen after the replacement, cell by cell, in each language (CJK labels are two
+cells wide), for starts whose first screen differs. Two parts differ on purpose: the explanation's text (built after
+the first paint: the frame shows the pane's border and title) and the footer's keys (mounted after the first paint:
+the frame keeps their row). The full check is held back in these tests, so that both frames show the same state.
+Where ``FirstFrame`` cannot paint the frame the same way (the wide layout, a first form taller than its place), the
+real widgets are there from the first frame, with the explanation pane as its empty frame.
 """
 from __future__ import annotations
 
@@ -13,16 +17,16 @@ from textual.widgets import ContentSwitcher
 
 from wizard.core import i18n
 from wizard.core.answers import default_answers
-from wizard.tui.app import create_app
+from wizard.tui.app import WizardApp, create_app
 from wizard.tui.screens.main import MainScreen
 from wizard.tui.shared.session import Start
 from wizard.tui.widgets.explanation import ExplanationPane
 from wizard.tui.widgets.findings import FindingsList
-from wizard.tui.widgets.group_form import FormPreview, GroupForm
+from wizard.tui.widgets.first_frame import FirstFrame
+from wizard.tui.widgets.group_form import GroupForm
+from wizard.tui.widgets.sidebar import GroupList
 
 SIZE = (80, 24)
-LEFT = 28
-"""The side column's width at 80 columns (wizard.tcss): the stand-ins are all right of it."""
 
 
 def _cells(screen) -> list[list[tuple[str, str]]]:
@@ -41,8 +45,9 @@ def _cells(screen) -> list[list[tuple[str, str]]]:
     return rows
 
 
-async def _frames(monkeypatch, lang: str = "en", *, start=None):
-    """The first frame's cells and the cells once the stand-ins are replaced (the full check held back)."""
+async def _frames(monkeypatch, lang: str = "en", *, start=None, size=SIZE):
+    """The first frame's cells and nodes, the cells once the real widgets are there (the full check held back), and
+    the explanation pane's region and the footer's row then (what differs on purpose)."""
     monkeypatch.setattr(MainScreen, "_full_check", lambda self: setattr(self, "ready", True))
     i18n.set_language(lang)
     app = create_app(start) if start is not None else create_app()
@@ -57,32 +62,38 @@ async def _frames(monkeypatch, lang: str = "en", *, start=None):
 
     app._display = first_frame
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             main = main_of(app)
-            await until(pilot, lambda: main.ready, what="the stand-ins replaced")
+            await until(pilot, lambda: main.ready, what="the real widgets")
             await pilot.pause(0.2)
             after = _cells(main)
-            kinds = {type(n).__name__ for n in main.walk_children()}
+            captured["kinds"] = {type(n).__name__ for n in main.walk_children()}
+            captured["explanation"] = main.query_one(ExplanationPane).region
+            captured["keys"] = main.query_one("#keys").region.y
     finally:
         i18n.reset()
-    return captured, after, kinds
+    return captured, after
 
 
-def _differences(first, after, rows: range, columns: slice) -> list[str]:
+def _differences(first, after, *, skip=lambda x, y: False) -> list[str]:
     out = []
-    for y in rows:
-        a, b = first[y][columns], after[y][columns]
-        if a != b:
-            x = next((i for i, (p, q) in enumerate(zip(a, b, strict=False)) if p != q), min(len(a), len(b)))
-            out.append(f"row {y} from column {x + (columns.start or 0)}: first frame "
-                       f"{''.join(c for c, _ in a)!r} {a[x:x + 1]}, then {''.join(c for c, _ in b)!r} {b[x:x + 1]}")
+    for y, (a, b) in enumerate(zip(first, after, strict=True)):
+        for x, (p, q) in enumerate(zip(a, b, strict=True)):
+            if p != q and not skip(x, y):
+                out.append(f"row {y} column {x}: first frame {''.join(c for c, _ in a)!r} {p}, "
+                           f"then {''.join(c for c, _ in b)!r} {q}")
+                break
     return out
 
 
 TARGETS = {"fsdp2": {}, "fsdp1": {"fsdp_version": 1}, "deepspeed": {"backend": "deepspeed"},
            "multinode-error": {"launch.num_machines": 2}}
-"""Starts whose first form differs: FSDP1's version note, DeepSpeed's heading hint and its "not used" line under FSDP
-version, an error found by the quick check (its badge and the findings' counts)."""
+"""Starts whose first screen differs: FSDP1's version note, DeepSpeed's heading hint, its "not used" line under FSDP
+version and its findings (more than the pane's rows: a scrollbar), an error found by the quick check (its badge, the
+findings' counts and the layout that gives the findings more rows)."""
+REAL_FROM_THE_START = {("deepspeed", "tr"), ("deepspeed", "zh-TW")}
+"""DeepSpeed's first form in Turkish and Traditional Chinese is taller than its place: it scrolls, which the one widget
+does not draw (the real widgets are there from the first frame)."""
 
 
 @pytest.mark.asyncio
@@ -90,48 +101,42 @@ version, an error found by the quick check (its badge and the findings' counts).
 @pytest.mark.parametrize("target", list(TARGETS))
 async def test_the_first_frame_paints_what_the_real_widgets_then_paint(monkeypatch, lang, target):
     start = Start(default_answers().replace(TARGETS[target]))
-    captured, after, kinds = await _frames(monkeypatch, lang, start=start)
-    first = captured["cells"]
-    # the stand-ins were there on the first frame, and the real widgets are there now
-    # the form is previewed unless it is taller than its place (DeepSpeed's Turkish hint and not-used line: the real
-    # form, which scrolls, is there from the first frame)
-    assert ("FormPreview" in captured["nodes"]) != ("GroupForm" in captured["nodes"])
-    if target in ("fsdp2", "fsdp1") or lang == "en":
-        assert "FormPreview" in captured["nodes"]
-    assert "ExplanationPane" not in captured["nodes"]
-    assert {"GroupForm", "ExplanationPane", "FindingsList"} <= kinds and "FormPreview" not in kinds
-    right = slice(LEFT, None)
-    assert not _differences(first, after, range(0, 1), slice(None))  # the status bar
-    # the form (rows 1-9 at 80x24), cell by cell: the preview draws what the form's widgets draw (a real form taller
-    # than its place gets its scrollbar, and rewraps, from its second layout on: Textual's, as before the stand-ins)
-    if "FormPreview" in captured["nodes"]:
-        assert not _differences(first, after, range(1, 10), right)
-    # the explanation's frame (its border and title; its text comes after the first paint) and the findings pane
-    assert not _differences(first, after, range(10, 11), right)
-    # the findings list is the real one on both frames; Textual draws a list's scrollbar from its second layout on
-    # (so did the first frame before the stand-ins): those two cells left of the border are left out
-    def without_bar(rows):
-        return [row[:SIZE[0] - 4] + row[SIZE[0] - 2:] for row in rows]
+    captured, after = await _frames(monkeypatch, lang, start=start)
+    first, pane, keys = captured["cells"], captured["explanation"], captured["keys"]
+    assert {"GroupForm", "ExplanationPane", "FindingsList", "GroupList"} <= captured["kinds"]
+    assert "FirstFrame" not in captured["kinds"]
+    if (target, lang) in REAL_FROM_THE_START:
+        # the real widgets from the first frame, the explanation as its empty frame; the form (whose scrollbar Textual
+        # draws from its second layout) is left out here, as before the one widget
+        assert "FirstFrame" not in captured["nodes"] and "GroupForm" in captured["nodes"]
+        assert not _differences(first[:1], after[:1])
+        assert not _differences(first[pane.y:pane.y + 1], after[pane.y:pane.y + 1], skip=lambda x, y: x < pane.x)
+        return
+    assert captured["nodes"] == ["FirstFrame"], "the whole first frame is one widget"
 
-    assert not _differences(without_bar(first), without_bar(after), range(17, 23), right)
-    for y in range(11, 17):
-        assert first[y][LEFT] == after[y][LEFT] and first[y][-1] == after[y][-1]
+    def on_purpose(x: int, y: int) -> bool:
+        inside = pane.x < x < pane.right - 1 and pane.y < y < pane.bottom - 1  # the explanation's text
+        return inside or y == keys  # the footer's keys
+
+    assert not _differences(first, after, skip=on_purpose)
+    # what differs on purpose does differ: the comparison above is not empty
+    assert any(first[y] != after[y] for y in range(pane.y + 1, pane.bottom - 1))
 
 
 @pytest.mark.asyncio
-async def test_a_form_the_preview_cannot_draw_is_the_real_form_from_the_first_frame(monkeypatch):
-    # a first group whose settings are not all choices is never previewed
-    monkeypatch.setattr(FormPreview, "fits", staticmethod(lambda group_id: False))
-    captured, after, kinds = await _frames(monkeypatch)
-    assert "FormPreview" not in captured["nodes"] and "GroupForm" in captured["nodes"]
-    assert not _differences(captured["cells"], after, range(1, 10), slice(LEFT, None))
+async def test_the_wide_layout_has_the_real_widgets_from_the_first_frame(monkeypatch):
+    captured, after = await _frames(monkeypatch, size=(140, 40))
+    assert "FirstFrame" not in captured["nodes"] and {"GroupList", "GroupForm", "FindingsList"} <= set(
+        captured["nodes"])
+    assert not _differences(captured["cells"][:1], after[:1])
 
 
 @pytest.mark.asyncio
-async def test_keys_typed_before_the_replacement_reach_the_real_widgets(monkeypatch):
-    """A key pressed while the stand-ins are up (typed ahead of the first paint) is not lost: the highlighted group's
-    form is the one shown, and a binding that needs the findings list gets it."""
+async def test_keys_typed_before_the_real_widgets_reach_them(monkeypatch):
+    """A key pressed while the first frame's widget is up (typed ahead of the first paint) is not lost: it goes to the
+    real widgets once they are there, bindings included, in the order typed."""
     monkeypatch.setattr(MainScreen, "_full_check", lambda self: setattr(self, "ready", True))
+    monkeypatch.setattr(WizardApp, "PILOT_WAITS_FOR_WIDGETS", False)
     after_first_paint = MainScreen._after_first_paint
 
     async def held(self):  # the work after the first paint waits for the test (the keys come first)
@@ -141,16 +146,39 @@ async def test_keys_typed_before_the_replacement_reach_the_real_widgets(monkeypa
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
-        assert main._stand_ins == ["forms", "explanation"]
-        await pilot.press("down")  # Launch basics, while the first group's preview is shown
-        assert main._stand_ins, "a highlight alone does not replace the stand-ins"
-        await pilot.press("ctrl+f")  # the findings list and its explanation: replaced now
+        await pilot.pause()
+        assert main._stand_ins == ["frame"] and isinstance(app.focused, FirstFrame)
+        await pilot.press("down")  # Launch basics
+        await pilot.press("ctrl+f")  # the findings list (a binding of the screen)
         await pilot.pause(0.1)
-        assert not main._stand_ins
+        assert main._stand_ins == ["frame"], "the keys alone do not mount the widgets"
+        assert not main.query(GroupList)
+        await after_first_paint(main)
+        await until(pilot, lambda: main.ready, what="the full check")
+        await pilot.pause(0.2)
+        assert not main._stand_ins and main.widgets_ready.is_set()
         assert isinstance(app.focused, FindingsList)
+        assert main.query_one(GroupList).group_id == "launch"
         switcher = main.query_one("#forms", ContentSwitcher)
         assert switcher.current == "form-launch"
         assert isinstance(main.query_one("#form-launch"), GroupForm)
-        await after_first_paint(main)
-        await until(pilot, lambda: main.ready, what="the full check")
         assert len(main.query(ExplanationPane)) == 1 and len(main.query(FindingsList)) == 1
+
+
+@pytest.mark.asyncio
+async def test_the_findings_are_measured_at_the_width_they_are_drawn_at():
+    """Findings that outgrow their pane after the full check get a scrollbar, which narrows their text: each finding's
+    lines are counted at that width (measured at the width before, the last line of a long finding was cut off)."""
+    from textual.content import Content
+
+    app = create_app(Start(default_answers().replace({"launch.num_machines": 2, "launch.num_processes": 3})))
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await until(pilot, lambda: main.ready, what="the full check")
+        await pilot.pause(0.3)
+        findings = main.query_one(FindingsList)
+        assert findings.show_vertical_scrollbar, "this start's findings outgrow their pane"
+        width = findings.scrollable_content_region.width
+        wrapped = [len(Content.from_rich_text(o.prompt).wrap(width)) for o in findings.options]
+        assert [findings._line_cache.heights[i] for i in range(findings.option_count)] == wrapped
+        assert findings.virtual_size.height == sum(wrapped)

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -13,6 +15,9 @@ from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUPS, TARGET_LABELS
 from .screens.main import MainScreen
 from .shared.judged import GIVEN, Judged, judged_for, judged_from_context
 from .shared.session import MemoryContext, Start, StartError, from_scratch, memory_from_args, start_from_args
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 QUIT_DIALOG = "confirm-quit"
 """The id of the dialog ctrl+q opens with unwritten answers (ctrl+q there quits)."""
@@ -28,7 +33,6 @@ def settings_provider():
 class WizardApp(App[int]):
     """Settings screen by default; review, help and dialogs are pushed on top."""
 
-    CSS_PATH = "wizard.tcss"
     COMMANDS = App.COMMANDS | {settings_provider}
     TITLE = "fsdpds-wizard"
     BINDINGS = [
@@ -65,6 +69,19 @@ class WizardApp(App[int]):
     @property
     def main(self) -> MainScreen:
         return next(s for s in self.screen_stack if isinstance(s, MainScreen))
+
+    PILOT_WAITS_FOR_WIDGETS = True
+    """Whether :meth:`run_test` hands its pilot over once the main screen's widgets are in place (the first frame is
+    painted by one widget, see :meth:`MainScreen.compose`): a test then drives the screen a user sees. A test of the
+    keys typed before that sets it False."""
+
+    @asynccontextmanager
+    async def run_test(self, *args, **kwargs) -> AsyncIterator[Pilot]:
+        async with super().run_test(*args, **kwargs) as pilot:
+            main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+            if main is not None and self.PILOT_WAITS_FOR_WIDGETS:
+                await main.widgets_ready.wait()
+            yield pilot
 
     # -------------------------------------------------------------- actions
 

@@ -26,6 +26,7 @@ from ...core.localized import ui
 from ..shared import startup_gc
 from ..shared.history import History
 from ..shared.present import (
+    counts_text,
     finding_setting,
     jump_note,
     quick_generate,
@@ -35,16 +36,19 @@ from ..shared.present import (
 from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
+from ..widgets.findings import options as finding_options
+from ..widgets.first_frame import FirstFrame, FramePlan, ListPlan, first_enabled, plan_options
 from ..widgets.group_form import FormPreview, GroupForm, form_id
-from ..widgets.memory_bar import MemoryBar
-from ..widgets.sidebar import REVIEW, GroupList
-from ..widgets.statusbar import StatusBar
+from ..widgets.memory_bar import MemoryBar, bar_text
+from ..widgets.sidebar import REVIEW, GroupList, group_options
+from ..widgets.statusbar import StatusBar, status_text
 
 if TYPE_CHECKING:
     from ..shared.judged import Judged
     from ..shared.switch import Switch
     from ..widgets.explanation import ExplanationPane
 
+STYLESHEET = Path(__file__).resolve().parents[1] / "wizard.tcss"
 WIDE_AT = 120
 SIDE_COLUMNS = 28
 """The side column's width below WIDE_AT (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
@@ -111,36 +115,65 @@ class MainScreen(Screen):
         """The ids of the first frame's stand-ins (:meth:`compose`) not yet replaced by the real widgets."""
         self._replacing: asyncio.Event | None = None
         """Set once the stand-ins are replaced (:meth:`_replace_stand_ins`)."""
+        self.widgets_ready = asyncio.Event()
+        """Set once the real widgets are all in place (right after the first paint)."""
 
     # -------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
-        """The first screen, from the quick check, with the fewest widgets that show it (issue 26): the form of
-        the first group drawn by one widget, and the explanation and findings panes as their empty frames (the
-        explanation is built after the first paint in any case; the findings list waits for the full check). Right
-        after the first paint :meth:`_replace_stand_ins` puts the real widgets in their place."""
-        a, gen = self.answers, self.generated
+        """The first screen, from the quick check, with the fewest widgets that show it (issue 26): one widget
+        (:class:`FirstFrame`) paints the whole first frame where it can (the narrow layout, a first form of choices
+        that fits); elsewhere the real widgets are there, with the explanation pane as its empty frame (its text is
+        built after the first paint in any case). Right after the first paint :meth:`_replace_stand_ins` puts the
+        real widgets in place."""
         first = GROUPS[0].id
-        wide = self.app.size.width >= WIDE_AT
+        width, height = self.app.size
+        wide = width >= WIDE_AT
         self.set_class(wide, "-wide")
-        yield StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status")
-        with Grid(id="body"):
-            with Vertical(id="side"):
-                yield GroupList(gen.findings, a.target)
-                yield MemoryBar(id="memory-bar")  # filled after the first paint (see refresh_all)
-            preview = FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings), id="forms") \
-                if not wide and FormPreview.fits(first) else None
-            width, height = self.app.size.width - SIDE_COLUMNS - 2, self.app.size.height - ROWS_BESIDE_FORM
-            if preview is not None and preview.fits_in(width, height):
-                self._stand_ins.append("forms")
-                yield preview
-            else:
-                yield self._forms(first)
-            self._stand_ins.append("explanation")
-            yield _frame("explanation", ui("explanation"))
-            # the findings list is itself (a list given its options after the first layout can miss its scrollbar)
-            yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
-        yield Container(id="keys")
+        self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
+        if not wide and FormPreview.fits(first):
+            plan = self._frame_plan(first)
+            preview = plan.form
+            if FirstFrame.paints(plan, width, height, lambda w: len(preview(w, None, None))):
+                self._stand_ins = ["frame"]
+                yield FirstFrame(plan, id="first-frame")
+                return
+        self._stand_ins = ["explanation"]
+        self._load_stylesheet()
+        yield from self._widgets(self._forms(first), _frame("explanation", ui("explanation")))
+
+    def _load_stylesheet(self) -> None:
+        """The main screen's stylesheet (wizard.tcss: its grid, panes and wide layout), read when its widgets are first
+        mounted: the first frame, painted by one widget, needs none of it."""
+        stylesheet = self.app.stylesheet
+        if (str(STYLESHEET), "") not in stylesheet.source:
+            stylesheet.read(STYLESHEET)
+
+    def _widgets(self, forms: Widget, explanation: Widget) -> list[Widget]:
+        """The main screen's widgets, with ``forms`` and ``explanation`` in their places."""
+        a, gen = self.answers, self.generated
+        side = Vertical(GroupList(gen.findings, a.target), MemoryBar(id="memory-bar"), id="side")
+        findings = FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
+        return [StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status"),
+                Grid(side, forms, explanation, findings, id="body"),
+                Container(id="keys")]
+
+    def _frame_plan(self, first: str) -> FramePlan:
+        """What :class:`FirstFrame` paints: the texts of the real widgets, from the functions that build theirs."""
+        a, gen = self.answers, self.generated
+        listed = self.listed_findings
+        preview = FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings))
+        loaded_label = self.start.source or "the start file"
+        findings = plan_options(finding_options(gen.findings, self.start.findings, loaded_label))
+        return FramePlan(
+            status=lambda w: status_text(target_label(a), self.out, listed, self.start.source, width=max(20, w)),
+            groups=ListPlan(plan_options(group_options(gen.findings, a.target)), 0, ui("groups")),
+            memory=lambda w: bar_text(None, None, w),
+            memory_title=ui("memory_per_rank"),
+            form=preview.lines,
+            explanation_title=ui("explanation"),
+            findings=ListPlan(findings, first_enabled(findings), ui("findings"), counts_text(listed)),
+            errors=self.has_class("-errors"))
 
     def _forms(self, group_id: str) -> ContentSwitcher:
         a, gen = self.answers, self.generated
@@ -148,32 +181,46 @@ class MainScreen(Screen):
         return ContentSwitcher(form, id="forms", initial=form.id)
 
     async def _replace_stand_ins(self) -> None:
-        """The real form, explanation and findings list in place of the first frame's stand-ins, in one frame; the
-        form is the highlighted group's, the explanation follows focus. Whoever needs the real widgets first (right
-        after the first paint, or a key typed before it) replaces them; the others wait for that."""
+        """The real widgets in place of the first frame's stand-ins, in one frame: all of them in place of the
+        :class:`FirstFrame` (the first group's form, the list of groups focused, the keys typed meanwhile sent to
+        them), or the explanation pane in place of its frame; the form is the highlighted group's, the explanation
+        follows focus. Whoever needs the real widgets first (right after the first paint, or a key typed before it)
+        replaces them; the others wait for that."""
         if not self._stand_ins:
+            self.widgets_ready.set()
             return
         if self._replacing is not None:
             await self._replacing.wait()
             return
         self._replacing = asyncio.Event()
         gen = self.generated
-        group = self.query_one(GroupList).group_id
         from ..widgets.explanation import ExplanationPane  # not on the first frame (its stand-in is)
 
-        made = {"forms": lambda: self._forms(group if group and group != REVIEW else GROUPS[0].id),
-                "explanation": ExplanationPane}
-        real: list[Widget] = [made[id_]() for id_ in self._stand_ins]
-        body = self.query_one("#body", Grid)
-        with self.app.batch_update():
-            # each where its stand-in was: the grid places its children by their order
-            for id_, widget in zip(self._stand_ins, real, strict=True):
-                stand_in = self.query_one(f"#{id_}")
+        if self._stand_ins == ["frame"]:
+            frame = self.query_one(FirstFrame)
+            self._load_stylesheet()
+            with self.app.batch_update():
+                await self.mount_all(self._widgets(self._forms(GROUPS[0].id), ExplanationPane()), before=frame)
+                await frame.remove()
+            self._apply_width(self.app.size.width)
+            groups = self.query_one(GroupList)
+            groups.highlighted = 0
+            self._stand_ins = []
+            groups.focus()
+            typed = frame.typed
+        else:
+            group = self.query_one(GroupList).group_id
+            body = self.query_one("#body", Grid)
+            with self.app.batch_update():
+                # in its stand-in's place: the grid places its children by their order
+                stand_in = self.query_one("#explanation")
                 index = body.children.index(stand_in)
                 await stand_in.remove()
-                await body.mount(widget, before=index) if index < len(body.children) else await body.mount(widget)
-        self._stand_ins = []
+                await body.mount(ExplanationPane(), before=index)
+            self._stand_ins = []
+            typed = []
         self._replacing.set()
+        self.widgets_ready.set()
         if self.generated is not gen:  # the answers changed meanwhile
             self.refresh_all()
         group = self.query_one(GroupList).group_id
@@ -182,12 +229,17 @@ class MainScreen(Screen):
         focused = self.focused
         if focused is not None:
             self.on_descendant_focus(DescendantFocus(focused))
+        for key in typed:
+            self.app.post_message(key)
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
-        groups = self.query_one(GroupList)
-        groups.highlighted = 0
-        groups.focus()
+        if self._stand_ins == ["frame"]:
+            self.query_one(FirstFrame).focus()  # it keeps the keys typed before the real widgets are there
+        else:
+            groups = self.query_one(GroupList)
+            groups.highlighted = 0
+            groups.focus()
         self.call_after_refresh(self._after_first_paint)
 
     async def _after_first_paint(self) -> None:
@@ -201,6 +253,11 @@ class MainScreen(Screen):
         await self._replace_stand_ins()
         await self.query_one("#keys", Container).mount(KeyBar(NARROW_FOOTER_GIVES_WAY, FULL_FOOTER_AT, compact=True))
         self.refresh_bindings()  # the Footer subscribed after the first report: ask for a new one
+        # the full check once the real widgets have had their first layout (an option list given new options before
+        # its first layout never shows its scrollbar)
+        self.call_after_refresh(self._first_full_check)
+
+    def _first_full_check(self) -> None:
         self._full_check()
         startup_gc.resume()
 

@@ -57,7 +57,7 @@ def listed(findings: list[Finding], loaded: list[Finding], loaded_label: str = "
     return [f for _, part in sections(findings, loaded, loaded_label) for f in part]
 
 
-def _options(findings: list[Finding], loaded: list[Finding], loaded_label: str) -> list:
+def options(findings: list[Finding], loaded: list[Finding], loaded_label: str) -> list:
     options: list = []
     index = 0
     for heading, part in sections(findings, loaded, loaded_label):
@@ -89,11 +89,25 @@ class FindingsList(OptionList):
             self.finding = finding
 
     def __init__(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
-        super().__init__(*_options(findings, loaded, loaded_label), id="findings")
+        super().__init__(*options(findings, loaded, loaded_label), id="findings")
         self.findings: list[Finding] = listed(findings, loaded, loaded_label)
         self._shown = (tuple(findings), tuple(loaded), loaded_label)
         self.border_title = ui("findings")
         self.border_subtitle = counts_text(self.findings)
+
+    _measured_at = -1
+    """The content width the options' lines were last measured at."""
+
+    def _update_lines(self) -> None:
+        # Textual's OptionList measures its options' lines once, at the width of their first layout; a scrollbar that
+        # appears later narrows the text without a resize, and the lines kept from before would cut the last line of
+        # a long finding: measured again when the width changes
+        width = self.scrollable_content_region.width
+        if width != self._measured_at:
+            self._measured_at = width
+            self._line_cache.clear()
+            self._option_render_cache.clear()
+        super()._update_lines()
 
     def show(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
         shown = (tuple(findings), tuple(loaded), loaded_label)
@@ -102,7 +116,7 @@ class FindingsList(OptionList):
         self._shown = shown
         self.findings = listed(findings, loaded, loaded_label)
         highlighted = self.highlighted
-        self.set_options(_options(findings, loaded, loaded_label))
+        self.set_options(options(findings, loaded, loaded_label))
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)
         self.border_subtitle = counts_text(self.findings)

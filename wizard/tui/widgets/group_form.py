@@ -5,7 +5,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widget import Widget
+from textual.style import Style as VisualStyle
 from textual.widgets import Static
 
 from ...core import localized
@@ -101,23 +101,14 @@ def heading_content(group_id: str, settings, target: str) -> Content:
     return Content.assemble(heading, "\n", hint) if hint else heading
 
 
-class FormPreview(Widget):
-    """The first frame's form (issue 26): what a :class:`GroupForm` of choices shows (the heading, each field's
-    label, its choice and the lines under it) drawn by one widget instead of two or three per field, which the first
-    paint would wait for. The main screen puts the real form in its place right after the first paint; a form it
-    cannot draw the same way (other controls, the wide layout, more lines than the height) is never previewed
-    (:meth:`fits`). ``tests/tui/test_first_frame_standins.py`` compares the two cell by cell."""
+class FormPreview:
+    """The first frame's form (issue 26): the lines a :class:`GroupForm` of choices shows (the heading, each field's
+    label, its choice and the lines under it), for :class:`~wizard.tui.widgets.first_frame.FirstFrame` to paint
+    before the form's widgets are mounted. A form it cannot draw the same way (other controls, more lines than its
+    place) is never previewed (:meth:`fits`, :meth:`fits_in`). ``tests/tui/test_first_frame_standins.py`` compares
+    the two cell by cell."""
 
-    COMPONENT_CLASSES = {"form-preview--muted", "form-preview--control"}
-    DEFAULT_CSS = """
-    FormPreview { height: 1fr; padding: 0 1; }
-    FormPreview > .form-preview--muted { color: $text-muted; }
-    FormPreview > .form-preview--control { background: $surface; }
-    """
-
-    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding],
-                 **kw) -> None:
-        super().__init__(**kw)
+    def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
         self.group_id = group_id
         settings = settings_in(group_id)
         self._heading = heading_content(group_id, settings, answers.target)
@@ -129,13 +120,11 @@ class FormPreview(Widget):
         """Whether the group's form is one this preview draws: choices only."""
         return all(uses_select(s) for s in settings_in(group_id))
 
-    def lines(self, width: int, *, styled: bool = True) -> list[Content]:
+    def lines(self, width: int, muted: VisualStyle | None = None, control: VisualStyle | None = None) -> list[Content]:
         """The form's lines at ``width`` cells (the form's width less its padding), as the real widgets draw them
-        (``styled=False``: the same lines without their colours, for :meth:`fits_in` before the preview is shown)."""
-        muted = self.get_visual_style("form-preview--muted") if styled else None
-        control = self.get_visual_style("form-preview--control") if styled else None
+        with ``muted`` (``$text-muted``) and ``control`` (the choice's ``$surface``) styles (None: uncoloured)."""
 
-        def style(content: Content, visual_style) -> Content:
+        def style(content: Content, visual_style: VisualStyle | None) -> Content:
             return content.stylize_before(visual_style) if visual_style is not None else content
 
         out = [style(line, muted) for line in self._heading.wrap(width)]
@@ -154,10 +143,7 @@ class FormPreview(Widget):
     def fits_in(self, width: int, height: int) -> bool:
         """Whether the form's lines fit ``height`` rows at ``width`` cells: a form taller than its place scrolls,
         which the preview does not draw."""
-        return len(self.lines(width, styled=False)) <= height
-
-    def render(self) -> Content:
-        return Content("\n").join(self.lines(self.content_size.width))
+        return len(self.lines(width)) <= height
 
 
 def _hint(settings, target: str) -> str:

@@ -31,13 +31,9 @@ class GroupList(OptionList):
     """
 
     def __init__(self, findings: list[Finding], target: str) -> None:
-        prompts = group_prompts(findings, target)
-        options: list = [Option(prompts[g.id], id=g.id) for g in GROUPS]
-        options.append(None)
-        options.append(Option(Text("▶ " + localized.ui("review_and_write")), id=REVIEW))
-        super().__init__(*options, id="groups")
+        super().__init__(*group_options(findings, target), id="groups")
         self.border_title = localized.ui("groups")
-        self._prompts = prompts
+        self._prompts = group_prompts(findings, target)
 
     @property
     def group_id(self) -> str | None:
@@ -60,6 +56,15 @@ class GroupList(OptionList):
             if prompt != self._prompts.get(gid):
                 self.replace_option_prompt(gid, prompt)
         self._prompts = prompts
+
+
+def group_options(findings: list[Finding], target: str) -> list[Option | None]:
+    """The list's options: each group (:func:`group_prompts`), a separator, "Review and write"."""
+    prompts = group_prompts(findings, target)
+    options: list[Option | None] = [Option(prompts[g.id], id=g.id) for g in GROUPS]
+    options.append(None)
+    options.append(Option(Text("▶ " + localized.ui("review_and_write")), id=REVIEW))
+    return options
 
 
 def group_prompts(findings: list[Finding], target: str) -> dict[str, Text]:

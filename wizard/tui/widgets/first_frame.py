@@ -1,0 +1,328 @@
+"""The main screen's first frame, painted by one widget (issue 26).
+
+A Textual widget costs its mount, the style of each of its nodes and its own render: the main screen's dozen widgets
+(the status line, the list of groups, the memory bar, the first group's form, the explanation's frame, the findings
+list and their containers) took longer to put on the screen than a bare Textual app takes to start. This widget paints
+what they paint, cell for cell, from the same texts (the same functions build them) and the same colours (its
+component classes carry the declarations the real widgets get from their stylesheets, and the boxes are drawn by
+Textual's own border, padding and scrollbar code). The main screen puts the real widgets in its place right after the
+first paint. It paints only the layout it knows (the narrow one, a form of choices that fits its place, lists without
+a scrollbar they would need after their first layout); elsewhere the real widgets are there from the first frame.
+``tests/tui/test_first_frame_standins.py`` compares its frame with the real widgets' cell by cell.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual import events
+from textual._styles_cache import StylesCache
+from textual.color import Color
+from textual.content import Content
+from textual.geometry import Region, Size
+from textual.scrollbar import ScrollBarRender
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual, visualize
+from textual.widget import Widget
+from textual.widgets.option_list import Option
+
+SIDE = 28
+"""The side column's width below the wide layout (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
+MEMORY_ROWS = 5
+"""The memory bar's height (``MemoryBar { height: 5 }``)."""
+ROWS = {False: (8, 5), True: (5, 9)}
+"""The explanation's and the findings' rows, without errors and with (wizard.tcss ``grid-rows: 1fr 8 5`` /
+``1fr 5 9``)."""
+
+
+class ListPlan:
+    """What an option list shows: its options (prompt, disabled, a separator under it), the highlighted one, its
+    titles."""
+
+    __slots__ = ("options", "highlighted", "title", "subtitle")
+
+    def __init__(self, options: Sequence[tuple[Text, bool, bool]], highlighted: int | None, title: str,
+                 subtitle: str = "") -> None:
+        self.options, self.highlighted, self.title, self.subtitle = options, highlighted, title, subtitle
+
+
+class FramePlan:
+    """Everything the first frame shows, built by the main screen from its state (a plain class: a dataclass costs
+    its start a millisecond)."""
+
+    __slots__ = ("status", "groups", "memory", "memory_title", "form", "explanation_title", "findings", "errors")
+
+    def __init__(self, *, status: Callable[[int], Text], groups: ListPlan, memory: Callable[[int], Text],
+                 memory_title: str, form: Callable[[int, VisualStyle | None, VisualStyle | None], list[Content]],
+                 explanation_title: str, findings: ListPlan, errors: bool) -> None:
+        self.status = status
+        """The status line at a width."""
+        self.groups = groups
+        self.memory = memory
+        """The memory bar's lines at a width."""
+        self.memory_title = memory_title
+        self.form = form
+        """The first group's form at a width, with the muted and the control style."""
+        self.explanation_title = explanation_title
+        self.findings = findings
+        self.errors = errors
+        """Whether the findings list errors (their pane gets more rows)."""
+
+
+class FirstFrame(Widget):
+    """The whole first frame; see the module's docstring."""
+
+    COMPONENT_CLASSES = {
+        "first-frame--status", "first-frame--groups", "first-frame--groups-highlighted", "first-frame--separator",
+        "first-frame--pane", "first-frame--findings", "first-frame--findings-highlighted",
+        "first-frame--disabled", "first-frame--form", "first-frame--muted", "first-frame--control",
+    }
+    # the declarations of the widgets painted here, as their stylesheets give them at the first frame: StatusBar;
+    # GroupList (an OptionList, focused: #groups:focus-within); MemoryBar and the explanation (round $primary 50%);
+    # FindingsList (an OptionList, not focused); FormPreview. Textual's Widget gives every widget the scrollbar colours.
+    DEFAULT_CSS = """
+    FirstFrame { height: 1fr; }
+    FirstFrame > .first-frame--status { background: $panel; padding: 0 1; }
+    FirstFrame > .first-frame--groups {
+        color: $foreground; background: $surface; background-tint: $foreground 5%; padding: 0 1;
+        border: round $accent; border-title-align: left;
+        scrollbar-background: $scrollbar-background; scrollbar-color: $scrollbar;
+    }
+    FirstFrame > .first-frame--groups-highlighted {
+        color: $block-cursor-foreground; background: $block-cursor-background; text-style: $block-cursor-text-style;
+    }
+    FirstFrame > .first-frame--separator { color: $foreground 15%; }
+    FirstFrame > .first-frame--pane {
+        padding: 0 1; border: round $primary 50%; border-title-align: left; border-subtitle-align: right;
+    }
+    FirstFrame > .first-frame--findings {
+        color: $foreground; background: $surface; padding: 0 1;
+        border: round $primary 50%; border-title-align: left; border-subtitle-align: right;
+        scrollbar-background: $scrollbar-background; scrollbar-color: $scrollbar;
+    }
+    FirstFrame > .first-frame--findings-highlighted {
+        color: $foreground; background: $block-cursor-blurred-background;
+        text-style: $block-cursor-blurred-text-style;
+    }
+    FirstFrame > .first-frame--disabled { color: $text-disabled; }
+    FirstFrame > .first-frame--form { padding: 0 1; }
+    FirstFrame > .first-frame--muted { color: $text-muted; }
+    FirstFrame > .first-frame--control { background: $surface; }
+    """
+
+    can_focus = True
+
+    def __init__(self, plan: FramePlan, **kw) -> None:
+        super().__init__(**kw)
+        self.plan = plan
+        self.typed: list[events.Key] = []
+        """The keys typed while it is up, for the real widgets (the main screen sends them on)."""
+
+    def on_key(self, event: events.Key) -> None:
+        # the screen's bindings and the lists' keys need the real widgets: they get the key once they are there
+        event.stop()
+        event.prevent_default()
+        self.typed.append(events.Key(event.key, event.character))
+
+    # ------------------------------------------------------------------ what fits
+
+    @staticmethod
+    def paints(plan: FramePlan, width: int, height: int, form_rows: Callable[[int], int]) -> bool:
+        """Whether this widget paints the frame at ``width`` x ``height``: the narrow layout, a form that fits its
+        place and lists that fit theirs (a list that needs a scrollbar gets it from its second layout on)."""
+        if width < SIDE + 20 or height < 16:
+            return False
+        body = height - 2
+        explanation, findings = ROWS[plan.errors]
+        form_height = body - explanation - findings
+        if form_height < 1 or form_rows(width - SIDE - 2) > form_height:
+            return False
+        groups_rows = body - MEMORY_ROWS - 2
+        return groups_rows > 0 and _rows(plan.findings, width - SIDE - 4) <= findings - 2
+
+    # ------------------------------------------------------------------ painting
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        width, height = self.size
+        lines = self._frame(width, height)
+        return [line.crop(crop.x, crop.right) for line in lines[crop.y:crop.bottom]]
+
+    def _frame(self, width: int, height: int) -> list[Strip]:
+        plan = self.plan
+        body = height - 2
+        explanation_rows, findings_rows = ROWS[plan.errors]
+        form_rows = body - explanation_rows - findings_rows
+        right = width - SIDE
+        side = (self._list(plan.groups, "first-frame--groups", "first-frame--groups-highlighted",
+                           Size(SIDE, body - MEMORY_ROWS), scrollbar=1)
+                + self._memory(Size(SIDE, MEMORY_ROWS)))
+        main = (self._form(Size(right, form_rows))
+                + self._box("first-frame--pane", Size(right, explanation_rows), plan.explanation_title, "",
+                            lambda y, w: None)
+                + self._list(plan.findings, "first-frame--findings", "first-frame--findings-highlighted",
+                             Size(right, findings_rows), scrollbar=0))
+        screen = self.get_visual_style().rich_style
+        rows = [self._status(width)]
+        rows += [Strip.join([s, m]) for s, m in zip(side, main, strict=True)]
+        rows.append(Strip.blank(width, screen))  # the footer's row: its keys come after the first paint
+        return rows
+
+    def _screen_background(self) -> Color:
+        """The colour under the panes (the screen's)."""
+        return self.get_visual_style().background or Color(0, 0, 0, 0)
+
+    def _status(self, width: int) -> Strip:
+        style = self.get_visual_style("first-frame--status")
+        styles = self.get_component_styles("first-frame--status")
+        pad = styles.padding
+        inner = width - pad.width
+        line = self._content_lines(visualize(self, self.plan.status(inner)), inner, 1, style)[0]
+        blank = style.rich_style
+        return self._filtered(Strip.join([Strip.blank(pad.left, blank), line, Strip.blank(pad.right, blank)]),
+                              style.background)
+
+    def _filtered(self, strip: Strip, background) -> Strip:
+        """``strip`` through the app's line filters (ANSI colours to the theme's, dim text blended), as a widget's
+        lines go over ``background``."""
+        for line_filter in self.get_line_filters():
+            strip = strip.apply_filter(line_filter, background)
+        return strip
+
+    def _content_lines(self, visual: Visual, width: int, height: int | None, style: VisualStyle) -> list[Strip]:
+        """``visual``'s lines at ``width`` (``height``: cut or filled to that many), as a widget renders it."""
+        strips = Visual.to_strips(self, visual, width, height, style)
+        lines = [strip.extend_cell_length(width, style.rich_style) for strip in strips]
+        if height is not None:
+            lines = lines[:height] + [Strip.blank(width, style.rich_style)] * (height - len(lines))
+        return lines
+
+    def _box(self, component: str, size: Size, title: str, subtitle: str,
+             content: Callable[[int, int], Strip | None]) -> list[Strip]:
+        """A bordered pane of ``size`` drawn by Textual's own code (border, titles, padding); ``content(y, width)``
+        gives each content line (None: blank)."""
+        styles = self.get_component_styles(component)
+        base = self._screen_background()
+        background = base + styles.background.tint(styles.background_tint)
+        gutter = styles.gutter
+        inner = Size(size.width - gutter.width, size.height - gutter.height)
+        fill = RichStyle(bgcolor=background.rich_color)
+
+        def line(y: int) -> Strip:
+            strip = content(y, inner.width)
+            return strip if strip is not None else Strip.blank(inner.width, fill)
+
+        def label(text: str) -> tuple[Content, Color, Color, VisualStyle] | None:
+            if not text:
+                return None
+            return (Content(text), styles.border_title_color, styles.border_title_background,
+                    VisualStyle.from_rich_style(styles.border_title_style))
+
+        return StylesCache().render(styles, size, base, background, line, self.get_line_filters(), label(title),
+                                    label(subtitle),
+                                    content_size=inner, padding=styles.padding,
+                                    ansi_theme=self.app.ansi_theme, native_ansi=self.app.native_ansi_color)
+
+    def _list(self, plan: ListPlan, component: str, highlighted: str, size: Size, *, scrollbar: int) -> list[Strip]:
+        styles = self.get_component_styles(component)
+        inner_width = size.width - styles.gutter.width
+        text_width = inner_width - (scrollbar if _rows(plan, inner_width) > size.height - 2 else 0)
+        base = self.get_visual_style(component)
+        window = size.height - styles.gutter.height
+        lines: list[Strip] = []
+        # the options in runs of one style, each run drawn at once (a Visual per option costs ~0.3 ms), until the
+        # window is full (the rest scrolls: only counted)
+        run: list[Content] = []
+        run_style = base
+
+        def flush() -> None:
+            if run:
+                lines.extend(self._content_lines(Content("\n").join(run), text_width, None, run_style))
+                run.clear()
+
+        for i, (prompt, disabled, divider) in enumerate(plan.options):
+            if len(lines) + len(run) >= window:
+                break
+            if disabled:
+                style = self.get_visual_style(component, "first-frame--disabled")
+            elif i == plan.highlighted:
+                style = self.get_visual_style(component, highlighted)
+            else:
+                style = base
+            if style != run_style:
+                flush()
+                run_style = style
+            run.append(Content.from_rich_text(prompt))
+            if divider:
+                flush()
+                rule = self.get_visual_style(component, "first-frame--separator").rich_style
+                lines.append(Strip([Segment("─" * text_width, rule)], text_width))
+        flush()
+        bar: list[Strip] = []
+        if text_width < inner_width:
+            virtual = _rows(plan, text_width)
+            back = styles.scrollbar_background
+            if back.a < 1:
+                back = self._screen_background() + back
+            color = back + styles.scrollbar_color
+            segments = ScrollBarRender.render_bar(window, virtual, window if window < virtual else 0, 0,
+                                                  inner_width - text_width, True, back.rich_color, color.rich_color)
+            fill = base.rich_style
+            bar = [Strip(Segment.apply_style([s], fill), inner_width - text_width)
+                   for s in segments.segments if s.text and s.text != "\n"]
+
+        def content(y: int, width: int) -> Strip | None:
+            if y >= len(lines):
+                line = Strip.blank(text_width, base.rich_style)
+            else:
+                line = lines[y]
+            return Strip.join([line, bar[y]]) if bar else line
+
+        return self._box(component, size, plan.title, plan.subtitle, content)
+
+    def _memory(self, size: Size) -> list[Strip]:
+        style = self.get_visual_style("first-frame--pane")
+        styles = self.get_component_styles("first-frame--pane")
+        width = size.width - styles.gutter.width
+        lines = self._content_lines(visualize(self, self.plan.memory(width)), width,
+                                    size.height - styles.gutter.height, style)
+        return self._box("first-frame--pane", size, self.plan.memory_title, "",
+                         lambda y, w: lines[y] if y < len(lines) else None)
+
+    def _form(self, size: Size) -> list[Strip]:
+        styles = self.get_component_styles("first-frame--form")
+        width = size.width - styles.padding.width
+        style = self.get_visual_style()
+        content = self.plan.form(width, self.get_visual_style("first-frame--muted"),
+                                 self.get_visual_style("first-frame--control"))
+        lines = self._content_lines(Content("\n").join(content), width, size.height, style)
+        blank = style.rich_style
+        pad = styles.padding
+        return [self._filtered(Strip.join([Strip.blank(pad.left, blank), line, Strip.blank(pad.right, blank)]),
+                               style.background) for line in lines]
+
+
+def plan_options(options: Sequence[Option | None]) -> list[tuple[Text, bool, bool]]:
+    """An option list's options (``None``: a separator under the option before it) as :class:`ListPlan` has them."""
+    out: list[tuple[Text, bool, bool]] = []
+    for option in options:
+        if option is None:
+            if out:
+                out[-1] = (out[-1][0], out[-1][1], True)
+            continue
+        prompt = option.prompt  # the wizard's lists have rich Text prompts
+        out.append((prompt if isinstance(prompt, Text) else Text(str(prompt)), option.disabled, False))
+    return out
+
+
+def first_enabled(options: Sequence[tuple[Text, bool, bool]]) -> int | None:
+    """The option a new list highlights (Textual's OptionList highlights its first enabled option)."""
+    return next((i for i, (_, disabled, _) in enumerate(options) if not disabled), None)
+
+
+def _rows(plan: ListPlan, width: int) -> int:
+    """The lines ``plan``'s options take at ``width`` cells (without the separator under the last)."""
+    n = sum(len(Content.from_rich_text(p).wrap(max(1, width))) + d for p, _, d in plan.options)
+    return n - (1 if plan.options and plan.options[-1][2] else 0)
