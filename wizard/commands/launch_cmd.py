@@ -191,7 +191,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
     if secrets:
-        print(words("flow.note", note=secrets), file=err)
+        print(words("flow.note", note=shown(secrets)), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)

@@ -56,6 +56,7 @@ PART_OF_MODULE = {
     "run/rehearse.py": "messages-run",
     "run/consolidate.py": "messages-run",
     "run/checkpoint_io.py": "messages-run",
+    "core/answers/multinode.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""

@@ -149,6 +149,10 @@ WORDS: dict[str, str] = {
     "flow.write_question_bak": "Write them now and launch? The old versions are kept next to them as NAME.bak.",
     "flow.write_yes": "Write and launch (y)",
     "flow.file_state": "  {file} ({state})",
+    # what a launch needs the run libraries for: the sentence around it is the command line's ("... needs torch,
+    # which is not installed ...": part messages-errors)
+    "flow.needs_rehearsal": "A CPU rehearsal (F5)",
+    "flow.needs_launch": "A launch (ctrl+l)",
     "slurm.job": "SLURM job {job}: {state}, exit code {code}",
     "slurm.job_nodes": "SLURM job {job}: {state}, exit code {code}, nodes {nodes}",
     "slurm.not_submitted": "(not submitted)",

@@ -1,0 +1,101 @@
+"""Issue 27: the reasons the run layer gives that the TUI's launch questions (and the command line) show, in Turkish
+and Traditional Chinese: no GPU found, the run libraries a launch needs, the ``.deepspeed_env`` note. Each is built
+by the function that builds it, then translated as the screens do (``localized.said`` / ``localized.screen``); the
+names and values in it stay as written and no English frame is left."""
+from __future__ import annotations
+
+import pytest
+
+from wizard.core import i18n, localized
+from wizard.core.answers import answers_from_mapping
+from wizard.core.answers.multinode import env_file_note
+from wizard.run.plan import no_gpu_problem
+from wizard.run.requirements import INSTALL, problem
+
+LANGS = ("tr", "zh-TW")
+FSDP = answers_from_mapping({"backend": "fsdp", "fsdp_version": 2, "launch": {"num_processes": 4}})[0]
+ONE = answers_from_mapping({"backend": "deepspeed", "launch": {"num_processes": 1}})[0]
+PDSH = answers_from_mapping({"backend": "deepspeed", "launch": {
+    "num_processes": 16, "num_machines": 2, "main_process_ip": "10.0.0.1", "ds_multinode_launcher": "pdsh"}})[0]
+WORD = {"tr": {"gpu": "bulunamadı", "env": "ekler", "where": "klasördeki", "needs": "gerekir"},
+        "zh-TW": {"gpu": "找不到", "env": "附加", "where": "資料夾", "needs": "需要"}}
+"""A word of each translation that its English does not have."""
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    yield
+    i18n.reset()
+
+
+@pytest.fixture()
+def no_gpu(monkeypatch):
+    """This machine as one without a GPU: CUDA_VISIBLE_DEVICES hides every device (the detection's own rule)."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("answers, here, backend", [(FSDP, "4", "FSDP2"), (ONE, "1", "DeepSpeed")])
+def test_no_gpu_found_in_the_language(no_gpu, lang, answers, here, backend):
+    english = no_gpu_problem(answers)
+    assert english is not None and english.startswith("no GPU found on this machine")
+    shown = localized.said(english, lang)
+    assert WORD[lang]["gpu"] in shown
+    for kept in ("GPU", "NVIDIA", "CUDA_VISIBLE_DEVICES", "CPU", here, backend):
+        assert kept in shown
+    assert "no GPU found" not in shown and "one per GPU" not in shown and "as the config describes" not in shown
+    assert ("FSDP" in shown) == ("FSDP" in english)
+    assert localized.said(english, "en") == english
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_command_lines_no_gpu_refusal_has_the_reason_in_the_language_too(no_gpu, lang):
+    """``--launch`` puts the reason in its own translated error: the reason inside is translated as well."""
+    from wizard.commands.launch_cmd import require_gpu_for_args
+    from wizard.core.exits import UsageError
+
+    class Args:
+        launch, rehearse, slurm, allow_no_gpu = True, False, False, False
+
+    with pytest.raises(UsageError) as refused:
+        require_gpu_for_args(Args(), FSDP)
+    english = str(refused.value)
+    shown = localized.said(english, lang)
+    assert "--launch" in shown and "--rehearse" in shown and "--allow-no-gpu" in shown
+    assert WORD[lang]["gpu"] in shown and "no GPU found" not in shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("rehearse", [True, False])
+def test_the_run_libraries_a_launch_needs_in_the_language(monkeypatch, lang, rehearse):
+    """The flows' sentence: the action's words in the language (``flow.needs_*``), then the command line's sentence
+    around it; the libraries and the install command as written."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "deepspeed" else real(name, *a))
+    key = "flow.needs_rehearsal" if rehearse else "flow.needs_launch"
+    english = problem(localized.screen("run", key, "en"), "deepspeed")
+    assert english is not None
+    assert english.startswith("A CPU rehearsal (F5) needs " if rehearse else "A launch (ctrl+l) needs ")
+    shown = localized.said(problem(localized.screen("run", key, lang), "deepspeed"), lang)
+    assert WORD[lang]["needs"] in shown and "deepspeed" in shown and INSTALL in shown
+    assert ("F5" if rehearse else "ctrl+l") in shown
+    assert "rehearsal" not in shown and "A launch" not in shown and "not installed" not in shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("launch_dir", ["/work/runs", None])
+def test_the_deepspeed_env_note_in_the_language(lang, launch_dir):
+    english = env_file_note(PDSH, launch_dir)
+    assert english is not None and ".deepspeed_env" in english
+    shown = localized.said(english, lang)
+    assert WORD[lang]["env"] in shown
+    for kept in ("pdsh", "accelerate launch", "umask", "DeepSpeed", "'cmd = ...'", ".deepspeed_env"):
+        assert kept in shown
+    if launch_dir is not None:
+        assert "/work/runs/.deepspeed_env" in shown
+    else:
+        assert WORD[lang]["where"] in shown and "in the folder it starts from" not in shown
+    assert "appends its whole environment" not in shown and "delete the file" not in shown
+    assert localized.said(english, "en") == english
