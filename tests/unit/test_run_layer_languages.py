@@ -99,3 +99,22 @@ def test_the_deepspeed_env_note_in_the_language(lang, launch_dir):
         assert WORD[lang]["where"] in shown and "in the folder it starts from" not in shown
     assert "appends its whole environment" not in shown and "delete the file" not in shown
     assert localized.said(english, "en") == english
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_quit_questions_lines_and_the_start_files_name_in_the_language(lang):
+    """The quit question's list (``MainScreen.unwritten``'s ``name (state)``) and the findings list's name of a start
+    file without a path."""
+    from wizard.tui.app import unwritten_line
+
+    i18n.set_language(lang)
+    shown = unwritten_line("accelerate_config.yaml (changed)")
+    assert shown.startswith("  accelerate_config.yaml") and localized.screen("review", "state_changed") in shown
+    assert "changed" not in shown
+    assert "a (b) (new)" not in unwritten_line("a (b) (new)") and unwritten_line("a (b) (new)").startswith("  a (b)")
+    assert unwritten_line("x.json (gone)") == "  x.json (gone)"  # not a state the review screen names: as it is
+    assert localized.ui("start_file") not in ("", "the start file")
+    i18n.set_language("en")
+    assert unwritten_line("accelerate_config.yaml (changed)") == "  accelerate_config.yaml (changed)"
+    assert unwritten_line("answers.yaml (new)") == "  answers.yaml (new)"
+    assert localized.ui("start_file") == "the start file"

@@ -139,7 +139,7 @@ class MainScreen(Screen):
             self._stand_ins.append("explanation")
             yield _frame("explanation", ui("explanation"))
             # the findings list is itself (a list given its options after the first layout can miss its scrollbar)
-            yield FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
+            yield FindingsList(gen.findings, self.start.findings, self.start.source or ui("start_file"))
         yield Container(id="keys")
 
     def _forms(self, group_id: str) -> ContentSwitcher:
@@ -376,7 +376,7 @@ class MainScreen(Screen):
         a, gen = self.answers, self.generated
         self.query_one(StatusBar).show(target_label(a), self.out, self.listed_findings, self.start.source)
         self.query_one(GroupList).show_badges(gen.findings, a.target)
-        self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
+        self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or ui("start_file"))
         self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
         problems = worst_by_setting(gen.findings)
         for form in self.query(GroupForm):
