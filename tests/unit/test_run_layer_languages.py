@@ -118,3 +118,80 @@ def test_the_quit_questions_lines_and_the_start_files_name_in_the_language(lang)
     assert unwritten_line("accelerate_config.yaml (changed)") == "  accelerate_config.yaml (changed)"
     assert unwritten_line("answers.yaml (new)") == "  answers.yaml (new)"
     assert localized.ui("start_file") == "the start file"
+
+
+REHEARSED = answers_from_mapping({"backend": "fsdp", "fsdp_version": 2, "wrapping": {"ignored_modules": "vision.*"},
+                                  "launch": {"num_processes": 8, "dynamo_backend": "inductor"}})[0]
+NAME_WORD = {"tr": {"processes": "süreçler", "argument": "argüman", "ignored modules": "yok sayılan modüller"},
+             "zh-TW": {"processes": "行程數", "argument": "引數", "ignored modules": "忽略的模組"}}
+
+
+def _adjustments():
+    from wizard.run.rehearse import rehearsal_answers
+
+    _, notes, _ = rehearsal_answers(REHEARSED, port=29999, extra_args=["--foo", "3"])
+    return {n.name: n for n in notes}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rehearsals_short_names_in_the_language(lang):
+    from wizard.run.rehearse import short_in_language
+
+    notes = _adjustments()
+    cases = {"processes": ("processes 8 (ran 2)", ("8", "2")),
+             "argument": ("argument --foo 3 (dropped)", ("--foo 3",)),
+             "ignored modules": ("ignored modules vision.* (ran none)", ("vision.*", "none"))}
+    for name, (english, kept) in cases.items():
+        assert notes[name].short() == english
+        shown = short_in_language(english, lang)
+        assert shown.startswith(NAME_WORD[lang][name]), shown
+        assert all(value in shown for value in kept)
+        assert "(ran" not in shown and "(dropped)" not in shown and name not in shown
+        assert short_in_language(english, "en") == english
+    tp = short_in_language("tp 4 (ran 2)", lang)  # a name: kept, the frame translated
+    assert tp.startswith("tp 4") and "(ran" not in tp
+    assert short_in_language("odd words", lang) == "odd words"
+
+
+def test_every_short_name_of_the_rehearsal_has_the_run_screens_words():
+    """A new name in rehearse._LABELS or a new catalogue ``short`` shows here: each is a ``short.name.*`` of the run
+    screen, or a name kept as written."""
+    from wizard.core.catalog import SETTINGS
+    from wizard.core.localized.screens import words
+    from wizard.run.rehearse import _LABELS
+
+    kept = {"tp", "cp", "sp", "dp_replicate", "AutoTP"}
+    listed = {k.removeprefix("short.name.") for k in words("run") if k.startswith("short.name.")}
+    names = {*_LABELS.values(), *(s.short for s in SETTINGS if s.short and s.rehearsal), "argument"}
+    assert names - kept <= listed and not listed & kept
+    assert listed <= names  # none left over
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_catalogues_reasons_why_the_bundled_model_cannot_run_a_setting(lang):
+    from wizard.core.catalog import SETTINGS
+
+    reasons = [s.rehearsal for s in SETTINGS if s.rehearsal]
+    assert len(reasons) >= 2
+    for english in reasons:
+        shown = localized.said(english, lang)
+        assert shown != english and "bundled" not in shown
+        assert ("MoE" in shown) == ("MoE" in english)
+    why = _adjustments()["ignored modules"].why
+    assert why in reasons and localized.said(why, lang) != why
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_checklists_not_rehearsed_row_in_the_language(lang):
+    """The run screen's row: its label's words and the short name in the language, the reason too; the record keeps
+    the English."""
+    from wizard.run.checklist import in_language, not_rehearsed_items
+
+    adj = _adjustments()["ignored modules"]
+    row, = not_rehearsed_items([adj.to_dict()])
+    assert row.label == "Not rehearsed: ignored modules vision.* (ran none)"
+    label = in_language(row.label, lang)
+    assert NAME_WORD[lang]["ignored modules"] in label and "vision.*" in label
+    assert "Not rehearsed" not in label and "(ran" not in label
+    assert in_language(row.detail, lang) == localized.said(adj.why, lang) != adj.why
+    assert in_language(row.label, "en") == row.label

@@ -68,6 +68,9 @@ version flag's reason (``VersionError(message)``, which a usage error puts after
 SWITCH = "messages-switch"
 """The switch report's words: the counterparts table's texts (:mod:`wizard.core.texts.switching`) and the report's
 own sentences (``said(...)`` in wizard/core/convert/report.py)."""
+RUN = "messages-run"
+"""What wizard/run computes (the modules above) and the catalogue's reasons why the rehearsal's bundled model cannot
+run a setting (``Setting.rehearsal``)."""
 PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER, ERRORS)
 """Every part the messages are stored in, the order the run-time index reads them."""
 VARIANTS = 16
@@ -291,6 +294,13 @@ def every_template() -> tuple[tuple[str, str], ...]:
         if template not in seen:
             seen.add(template)
             out.append((SWITCH, template))
+    from ..catalog import SETTINGS
+
+    for s in SETTINGS:  # why the bundled model cannot run a setting: a rehearsal's reason (wizard/run/rehearse.py)
+        template = template_of((s.rehearsal,))
+        if s.rehearsal and template not in seen:
+            seen.add(template)
+            out.append((RUN, template))
     out += _error_templates(sites.ROOT, seen)
     return tuple(out)
 

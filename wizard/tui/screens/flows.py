@@ -45,10 +45,13 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     notes = [localized.said(line) for line in plan.swept]  # what an earlier, killed wizard left running here
     slurm_words = "_slurm" if slurm is not None else ""
     if plan.rehearsal:
+        from ...run.rehearse import short_in_language
+
         heading = words("flow.rehearsal_heading" + slurm_words, target=target_label(answers))
         notes.append(words("flow.rehearsal_compat" if plan.spec.summary_extra.get("compat_layer_used")
                            else "flow.rehearsal", processes=plan.world_size))
-        notes += [words("flow.not_rehearsed", short=a.short(), why=localized.said(a.why)) for a in plan.adjustments]
+        notes += [words("flow.not_rehearsed", short=short_in_language(a.short()), why=localized.said(a.why))
+                  for a in plan.adjustments]
         notes.append(words("cli.script_arguments", arguments=" ".join(plan.spec.summary_extra.get("script_args") or [])
                            or words("cli.no_arguments")))
         from ...run.rehearse import ops_notes
