@@ -4,6 +4,8 @@ by the function that builds it, then translated as the screens do (``localized.s
 names and values in it stay as written and no English frame is left."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from wizard.core import i18n, localized
@@ -195,3 +197,121 @@ def test_the_checklists_not_rehearsed_row_in_the_language(lang):
     assert "Not rehearsed" not in label and "(ran" not in label
     assert in_language(row.detail, lang) == localized.said(adj.why, lang) != adj.why
     assert in_language(row.label, "en") == row.label
+
+
+# ---------------------------------------------------------------------------------------- computed phrases (item 4)
+FORMAT_WORD = {"tr": "tam state dict", "zh-TW": "完整 state dict"}
+LATEST_WORD = {"tr": "en son adım klasörü", "zh-TW": "最新的步驟資料夾"}
+
+
+def _safetensors(path: Path) -> Path:
+    """A one-tensor safetensors file, written by hand (its 8-byte header length, the JSON header, the data)."""
+    import json
+
+    header = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+    path.write_bytes(len(header).to_bytes(8, "little") + header + b"\0\0\0\0")
+    return path
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_checkpoints_format_and_how_it_was_found_in_the_language(tmp_path, lang):
+    from wizard.run.consolidate import FORMATS, find_checkpoint
+
+    step = tmp_path / "step-000010"
+    step.mkdir()
+    (step / "pytorch_model_fsdp.bin").write_bytes(b"")
+    ck = find_checkpoint(tmp_path)
+    english = ck.describe()
+    assert english == f"FSDP full state dict in {step} (step 10), found through the latest step folder"
+    shown = localized.said(english, lang)
+    assert FORMAT_WORD[lang] in shown and LATEST_WORD[lang] in shown and str(step) in shown and "10" in shown
+    assert FORMATS["fsdp_full"] not in shown and "the latest step folder" not in shown and "found through" not in shown
+    given = localized.said(find_checkpoint(step).describe(), lang)
+    assert localized.screen("run", "found.given", lang) in given and "the folder given" not in given
+    assert localized.said(english, "en") == english
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_how_a_moved_run_records_checkpoint_was_found(lang):
+    from wizard.core.localized.phrases import phrase
+
+    moved = phrase("the run record (checkpoint.json) (the run folder has moved)", lang)
+    assert moved is not None and "checkpoint.json" in moved
+    assert "run record" not in moved and "has moved" not in moved
+    assert phrase("the run record (checkpoint.json) (the run folder has moved)", "en") is None
+    assert phrase("some other words", lang) is None
+
+
+def test_every_format_and_every_way_of_finding_a_checkpoint_has_the_run_screens_words():
+    """The phrases are looked up by their English: a format, a way or a tool renamed in wizard/run shows here."""
+    import ast
+    import inspect
+
+    from wizard.core.localized.screens import words
+    from wizard.run import consolidate
+    from wizard.run.records import CHECKPOINT, SUMMARY
+
+    run = words("run")
+    assert {f"format.{k}": v for k, v in consolidate.FORMATS.items()} == {k: v for k, v in run.items()
+                                                                          if k.startswith("format.")}
+    ways = {run[k] for k in run if k.startswith("found.")}
+    source = inspect.getsource(consolidate)
+    for way in ("the folder given", "the latest step folder", "the run's checkpoint/ folder"):
+        assert f'"{way}"' in source and way in ways
+    assert {f"the run record ({CHECKPOINT})", f"the run record ({SUMMARY})"} <= ways
+    assert f'via + "{" (the run folder has moved)"}"' in source
+    tools = {run[k] for k in run if k.startswith("tool.")}
+    for node in ast.walk(ast.parse(source)):  # every tool's name _RUNS and the tools return, but dotted names
+        if isinstance(node, ast.FunctionDef) and node.name in ("_merge_fsdp", "_full_state_dict", "_copy"):
+            returned = [n.value for n in ast.walk(node) if isinstance(n, ast.Return)]
+            first = ast.literal_eval(ast.unparse(returned[-1].elts[0]))
+            assert first in tools, first
+    assert {v for v in consolidate._RUNS.values() if " " in v and "+" not in v} <= tools
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_consolidates_progress_and_tool_in_the_language(tmp_path, lang):
+    """A safetensors checkpoint, consolidated for real (a copy): each progress line and the tool it ran."""
+    from wizard.core.localized.phrases import shown
+    from wizard.run.consolidate import consolidate, find_checkpoint
+
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    _safetensors(folder / "model.safetensors")
+    lines: list[str] = []
+    result = consolidate(find_checkpoint(folder), tmp_path / "out", progress=lines.append)
+    assert lines[1] == "running a copy (CPU-bound: large models take minutes)"
+    running = localized.said(lines[1], lang)
+    assert localized.screen("run", "tool.copy", lang) in running and "a copy" not in running
+    consolidating = localized.said(lines[0].removeprefix("consolidating "), lang)
+    assert localized.screen("run", "format.model", lang) in consolidating and "whole model weights" not in consolidating
+    assert result.tool == "copied (already one safetensors file)"
+    assert shown(result.tool, lang) == localized.screen("run", "tool.copy_ran", lang) != result.tool
+    assert shown(result.tool, "en") == result.tool
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_os_errors_words_in_the_language(tmp_path, lang):
+    """checkpoint_io's "cannot read it (...)" with the OS's words for a known errno translated; another errno's and
+    the file names as they are."""
+    import errno
+    import os
+
+    from wizard.core.localized.phrases import ERRNOS, os_error
+    from wizard.run.checkpoint_io import UnreadableCheckpoint, read_safetensors_header
+
+    with pytest.raises(UnreadableCheckpoint) as refused:
+        read_safetensors_header(tmp_path)  # a folder
+    english = str(refused.value)
+    assert english == f"{tmp_path}: cannot read it ({os.strerror(errno.EISDIR)})"
+    shown = localized.said(english, lang)
+    assert str(tmp_path) in shown and localized.screen("run", "os.EISDIR", lang) in shown
+    assert os.strerror(errno.EISDIR) not in shown
+    for name in ERRNOS:
+        words = os.strerror(getattr(errno, name))
+        assert os_error(words, lang) == localized.screen("run", f"os.{name}", lang) != words
+    code = errno.EACCES
+    assert os_error(f"[Errno {code}] {os.strerror(code)}: '/x y'", lang) == \
+        f"[Errno {code}] {localized.screen('run', 'os.EACCES', lang)}: '/x y'"
+    assert os_error(os.strerror(errno.EIO), lang) is None  # not mapped: the OS's text stays
+    assert os_error(os.strerror(errno.EACCES), "en") is None

@@ -407,7 +407,8 @@ def best(english: str, lang: str) -> Template | None:
 def translated(english: str, lang: str, depth: int = 0) -> str | None:
     """``english`` (a finding's message or fix) in the language, its computed parts as they were; None when no
     translated template matches it (or the language is English). A computed part that is itself a sentence of a
-    template (a message another step wrapped: ``"{0} (generated key: {1})"``) is translated too."""
+    template (a message another step wrapped: ``"{0} (generated key: {1})"``) is translated too, and so is one that
+    is a computed English phrase of :mod:`.phrases` (a checkpoint format's name, an OS error's words)."""
     if lang == ENGLISH or not english:
         return None
     template = best(english, lang)
@@ -417,12 +418,17 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     if values is None:
         return None
     if depth < 2:
+        from .phrases import phrase
+
         for name, value in values.items():
+            inner = None
             if " " in value and len(value) > 24:
                 inner = (_listed(value, lang, depth + 1, "; ") if "; " in value else None) \
                     or translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
-                if inner is not None:
-                    values[name] = inner
+            if inner is None:  # a computed English phrase (a checkpoint format's name, an OS error's words, ...)
+                inner = phrase(value, lang)
+            if inner is not None:
+                values[name] = inner
     return template.fill(values)
 
 

@@ -87,6 +87,30 @@ WORDS: dict[str, str] = {
     "format.fsdp_local": "FSDP local state dict (per-rank flat shards)",
     "format.deepspeed_zero": "DeepSpeed ZeRO partitions",
     "format.model": "whole model weights (safetensors)",
+    # computed phrases inside consolidate's translated sentences (wizard.core.localized.phrases, looked up by their
+    # English): how a checkpoint was found (Checkpoint.found_via), the tool it ran, an OS error's words
+    "found.given": "the folder given",
+    "found.record_checkpoint": "the run record (checkpoint.json)",
+    "found.record_summary": "the run record (summary.json)",
+    "found.latest": "the latest step folder",
+    "found.checkpoint_folder": "the run's checkpoint/ folder",
+    "found_moved": "{via} (the run folder has moved)",
+    "tool.merge_fsdp": "accelerate's merge_fsdp_weights",
+    "tool.zero_to_fp32": "DeepSpeed's zero_to_fp32",
+    "tool.copy": "a copy",
+    "tool.merge_fsdp_ran": "accelerate's merge_fsdp_weights steps (torch.distributed.checkpoint load + "
+                           "accelerate.utils.save), the metadata read as data only",
+    "tool.full_state_dict_ran": "torch.load(weights_only=True) + safetensors.torch.save_file (the full state dict as "
+                                "it is)",
+    "tool.copy_ran": "copied (already one safetensors file)",
+    "os.ENOENT": "No such file or directory",
+    "os.EACCES": "Permission denied",
+    "os.EPERM": "Operation not permitted",
+    "os.EISDIR": "Is a directory",
+    "os.ENOTDIR": "Not a directory",
+    "os.EEXIST": "File exists",
+    "os.ENOSPC": "No space left on device",
+    "os.EROFS": "Read-only file system",
     "cli.progress_step": "step {step}",
     "cli.progress_loss": "loss {loss}",
     "cli.stopping_after_step": "[run] stopping: the script ends after the step it is in ({reason}; Ctrl-C again: "
