@@ -181,8 +181,8 @@ def test_the_run_modules_have_their_own_part_and_every_template_is_matched_back(
 def test_a_not_rehearsed_row_names_the_rehearsals_change():
     row, = not_rehearsed_items(NOT_REHEARSED_PRECISION)
     assert row.label == "Not rehearsed: precision bf16 (ran no)"
-    assert in_language(row.label, "tr") == "Prova edilmedi: precision bf16 (ran no)"
-    assert in_language(row.label, "zh-TW") == "未預演：precision bf16 (ran no)"
+    assert in_language(row.label, "tr") == "Prova edilmedi: hassasiyet bf16 (çalışan: no)"  # the short name too
+    assert in_language(row.label, "zh-TW") == "未預演：精度 bf16（實際執行 no）"
 
 
 STOPPED = {"status": "stopped", "exit_code": 1,

@@ -27,6 +27,7 @@ def _size(n: int) -> str:
 def run(args) -> int:
     from ..core import localized
     from ..core.i18n.lines import line
+    from ..core.localized import phrases
     from ..run.consolidate import ConsolidateError, consolidate, find_checkpoint
 
     def progress(text: str) -> None:  # text: a said(...) sentence of wizard/run/consolidate.py, in the language
@@ -53,7 +54,7 @@ def run(args) -> int:
     print(line("consolidated", file=result.out_file, size=_size(result.size_bytes), params=f"{result.num_params:,}",
                tensors=result.num_tensors, dtypes=dtypes))
     print(f"  {line('consolidated_from', what=localized.said(ck.describe()))}")
-    print(f"  {line('consolidated_ran', tool=result.tool)}")
+    print(f"  {line('consolidated_ran', tool=phrases.shown(result.tool))}")
     print(f"  {line('consolidated_same_as', command=result.command)}")
     for note in result.notes:
         print(f"  {line('note', note=localized.said(note))}")

@@ -168,8 +168,10 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
                     processes=plan.world_size, script=Path(plan.script).name), file=err)
         if plan.adjustments:
             print(words("cli.not_rehearsed"), file=err)
+        from ..run.rehearse import short_in_language
+
         for adj in plan.adjustments:
-            print(f"  {adj.short()}: {shown(adj.why)}", file=err)
+            print(f"  {short_in_language(adj.short())}: {shown(adj.why)}", file=err)
         print(words("cli.script_arguments",
                     arguments=redactor.text(shlex.join(plan.spec.summary_extra.get("script_args") or []))
                     or words("cli.no_arguments")), file=err)
@@ -191,7 +193,7 @@ def run_launch(gen: Generated, out_dir: Path, args) -> int:
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
     if secrets:
-        print(words("flow.note", note=secrets), file=err)
+        print(words("flow.note", note=shown(secrets)), file=err)
     printer = _Printer(err, echo=os.environ.get("FSDPDS_ECHO") == "1")
     try:
         result = run_sync(plan.spec, printer)

@@ -570,6 +570,10 @@ def in_language(text: str, lang: str | None = None) -> str:
         return _said(said(f"{in_language(base, lang)} (rehearsed; config: {rest[:-1]})"), lang)
     from ..core import localized
 
+    if text.startswith("Not rehearsed: "):  # not_rehearsed_items: the short name in the run screen's words too
+        from .rehearse import short_in_language
+
+        return localized.said("Not rehearsed: " + short_in_language(text.removeprefix("Not rehearsed: "), lang), lang)
     row = _word_row(text, lang)
     if row is not None:
         return row

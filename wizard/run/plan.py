@@ -85,9 +85,9 @@ def no_gpu_problem(answers: Answers) -> str | None:
     backend = _BACKEND_WORDS.get(answers.target, answers.target)
     fsdp = " (FSDP falls back to no distribution: each process trains a copy of its own)" \
         if answers.target in (FSDP1, FSDP2) else ""
-    return (f"no GPU found on this machine (no NVIDIA driver lists one, or CUDA_VISIBLE_DEVICES hides them), and "
-            f"the config starts {here} process{'es' if here != 1 else ''} here for {backend}, one per GPU: without "
-            f"GPUs they run on the CPU, not as the config describes{fsdp}")
+    return said(f"no GPU found on this machine (no NVIDIA driver lists one, or CUDA_VISIBLE_DEVICES hides them), and "
+                f"the config starts {here} process{'es' if here != 1 else ''} here for {backend}, one per GPU: "
+                f"without GPUs they run on the CPU, not as the config describes{fsdp}")
 
 
 def accelerate_argv(python: str | None = None) -> list[str]:

@@ -172,6 +172,38 @@ class Adjustment:
         return f"{self.setting}: {self.asked} -> {self.ran} ({self.why})"
 
 
+_DROPPED = " (dropped)"
+_RAN = " (ran "
+
+
+def short_in_language(short: str, lang: str | None = None) -> str:
+    """An adjustment's short name (:meth:`Adjustment.short`, as the records keep it: ``precision bf16 (ran fp32)``,
+    ``argument --foo 3 (dropped)``) in the language (the current one when None): the name's words and the frame's
+    are the run screen's (``short.name.*``, ``short.ran``, ``short.dropped``), the values as written. A name the
+    run screen does not list (a setting id, a name such as ``tp``) stays as it is; English: ``short`` itself."""
+    from ..core import localized
+    from ..core.i18n import ENGLISH, language
+    from ..core.localized.screens import words
+
+    lang = language() if lang is None else lang
+    if lang == ENGLISH:
+        return short
+    if short.endswith(_DROPPED):
+        head, key, values = short[:-len(_DROPPED)], "short.dropped", {}
+    else:
+        head, sep, ran = short.rpartition(_RAN)
+        if not sep or not ran.endswith(")"):
+            return short
+        key, values = "short.ran", {"ran": ran[:-1]}
+    names = sorted((k.removeprefix("short.name.") for k in words("run") if k.startswith("short.name.")),
+                   key=len, reverse=True)
+    for name in names:
+        if head == name or head.startswith(name + " "):
+            head = localized.screen("run", f"short.name.{name}", lang) + head[len(name):]
+            break
+    return localized.screen("run", key, lang, what=head, **values)
+
+
 # ----------------------------------------------------------------------------- the bundled script's arguments
 @lru_cache(maxsize=4)
 def _bundled_parser(path: str) -> argparse.ArgumentParser:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..catalog import DEEPSPEED
 from ..hosts import is_shell_word
+from ..i18n import said
 from ..recordclass import record
 from .model import Answers
 from .render import processes_per_node
@@ -96,12 +97,12 @@ def env_file_note(a: Answers, launch_dir: str | Path | None = None, env: Mapping
     if not writes_env_file(a):
         return None
     name = (env or {}).get("DS_ENV_FILE") or DEEPSPEED_ENV
-    where = str(Path(launch_dir) / name) if launch_dir is not None else f"{name} in the folder it starts from"
-    return (f"with the {ds_launcher(a)} launcher accelerate launch appends its whole environment (every variable, "
-            f"tokens and keys included) to {where}, a plain file readable under the usual umask, and DeepSpeed's "
-            "runner exports every line of it on the machines, printing them in its 'cmd = ...' log line (the run "
-            "records keep that line redacted). Launch without secrets in the environment, or delete the file "
-            "after the run")
+    where = str(Path(launch_dir) / name) if launch_dir is not None else said(f"{name} in the folder it starts from")
+    return said(f"with the {ds_launcher(a)} launcher accelerate launch appends its whole environment (every "
+                f"variable, tokens and keys included) to {where}, a plain file readable under the usual umask, and "
+                "DeepSpeed's runner exports every line of it on the machines, printing them in its 'cmd = ...' log "
+                "line (the run records keep that line redacted). Launch without secrets in the environment, or "
+                "delete the file after the run")
 
 
 def remote_shell_unsafe(a: Answers, script: str | None = None, args: list[str] | None = None) -> list[str]:

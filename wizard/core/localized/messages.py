@@ -56,6 +56,7 @@ PART_OF_MODULE = {
     "run/rehearse.py": "messages-run",
     "run/consolidate.py": "messages-run",
     "run/checkpoint_io.py": "messages-run",
+    "core/answers/multinode.py": "messages-run",
 }
 """The part (file under wizard/core/i18n/LANG/) of the messages of each module that emits findings; the others':
 ``messages-other``."""
@@ -67,6 +68,9 @@ version flag's reason (``VersionError(message)``, which a usage error puts after
 SWITCH = "messages-switch"
 """The switch report's words: the counterparts table's texts (:mod:`wizard.core.texts.switching`) and the report's
 own sentences (``said(...)`` in wizard/core/convert/report.py)."""
+RUN = "messages-run"
+"""What wizard/run computes (the modules above) and the catalogue's reasons why the rehearsal's bundled model cannot
+run a setting (``Setting.rehearsal``)."""
 PARTS = (*dict.fromkeys(PART_OF_MODULE.values()), OTHER, ERRORS)
 """Every part the messages are stored in, the order the run-time index reads them."""
 VARIANTS = 16
@@ -290,6 +294,13 @@ def every_template() -> tuple[tuple[str, str], ...]:
         if template not in seen:
             seen.add(template)
             out.append((SWITCH, template))
+    from ..catalog import SETTINGS
+
+    for s in SETTINGS:  # why the bundled model cannot run a setting: a rehearsal's reason (wizard/run/rehearse.py)
+        template = template_of((s.rehearsal,))
+        if s.rehearsal and template not in seen:
+            seen.add(template)
+            out.append((RUN, template))
     out += _error_templates(sites.ROOT, seen)
     return tuple(out)
 
@@ -396,7 +407,8 @@ def best(english: str, lang: str) -> Template | None:
 def translated(english: str, lang: str, depth: int = 0) -> str | None:
     """``english`` (a finding's message or fix) in the language, its computed parts as they were; None when no
     translated template matches it (or the language is English). A computed part that is itself a sentence of a
-    template (a message another step wrapped: ``"{0} (generated key: {1})"``) is translated too."""
+    template (a message another step wrapped: ``"{0} (generated key: {1})"``) is translated too, and so is one that
+    is a computed English phrase of :mod:`.phrases` (a checkpoint format's name, an OS error's words)."""
     if lang == ENGLISH or not english:
         return None
     template = best(english, lang)
@@ -406,12 +418,17 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     if values is None:
         return None
     if depth < 2:
+        from .phrases import phrase
+
         for name, value in values.items():
+            inner = None
             if " " in value and len(value) > 24:
                 inner = (_listed(value, lang, depth + 1, "; ") if "; " in value else None) \
                     or translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
-                if inner is not None:
-                    values[name] = inner
+            if inner is None:  # a computed English phrase (a checkpoint format's name, an OS error's words, ...)
+                inner = phrase(value, lang)
+            if inner is not None:
+                values[name] = inner
     return template.fill(values)
 
 

@@ -79,6 +79,7 @@ UI: dict[str, str] = {
     "review_and_write": "Review and write",
     "explanation": "Explanation",
     "findings": "Findings",
+    "start_file": "the start file",  # the findings list's name of a start file that has no path
     "memory_per_rank": "GPU memory per rank",
     "help_title": "Keys (Escape closes)",
     "help_intro": "The wizard works with the keyboard alone; every action is also in the command palette (ctrl+p) "

@@ -45,10 +45,13 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
     notes = [localized.said(line) for line in plan.swept]  # what an earlier, killed wizard left running here
     slurm_words = "_slurm" if slurm is not None else ""
     if plan.rehearsal:
+        from ...run.rehearse import short_in_language
+
         heading = words("flow.rehearsal_heading" + slurm_words, target=target_label(answers))
         notes.append(words("flow.rehearsal_compat" if plan.spec.summary_extra.get("compat_layer_used")
                            else "flow.rehearsal", processes=plan.world_size))
-        notes += [words("flow.not_rehearsed", short=a.short(), why=localized.said(a.why)) for a in plan.adjustments]
+        notes += [words("flow.not_rehearsed", short=short_in_language(a.short()), why=localized.said(a.why))
+                  for a in plan.adjustments]
         notes.append(words("cli.script_arguments", arguments=" ".join(plan.spec.summary_extra.get("script_args") or [])
                            or words("cli.no_arguments")))
         from ...run.rehearse import ops_notes
@@ -70,7 +73,7 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
 
     secrets = env_file_note(plan.generated.answers, plan.spec.cwd, plan.spec.env)
     if secrets:
-        notes.append(words("flow.note", note=secrets))
+        notes.append(words("flow.note", note=localized.said(secrets)))
     notes.append(words("records", path=plan.run_dir.path))
     screen = RunScreen(plan.spec, heading=heading, notes=notes)
     app.push_screen(screen)
@@ -79,11 +82,12 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
 
 def run_libraries_here(app, answers, *, rehearse: bool) -> bool:
     """False (and says what to install) when this Python lacks the libraries the run needs."""
+    from ...core import localized
     from ...run.requirements import problem
 
-    message = problem("A CPU rehearsal (F5)" if rehearse else "A launch (ctrl+l)", answers.target)
-    if message is not None:
-        app.notify("✖ " + message, severity="error", timeout=10, markup=False)  # "[run]" is not markup
+    message = problem(_words("flow.needs_rehearsal" if rehearse else "flow.needs_launch"), answers.target)
+    if message is not None:  # the action in the language, then the sentence around it (the errors' template)
+        app.notify("✖ " + localized.said(message), severity="error", timeout=10, markup=False)  # "[run]" is not markup
     return message is None
 
 
@@ -131,6 +135,9 @@ def launch_answers(app, answers, out: str, generated, on_written=None) -> None:
         else:
             app.notify(_words("flow.nothing_launched_f5"), timeout=5)
 
+    from ...core import localized
+
+    problem = localized.said(problem)
     message = _words("flow.no_gpu_message", problem=problem[0].upper() + problem[1:])
     app.push_screen(ConfirmScreen(_words("flow.no_gpu_title"), message, yes=_words("flow.launch_anyway"),
                                   no=_words("flow.cancel")), anyway)
@@ -140,6 +147,7 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
     """Launch the files in ``out``; when they are missing or differ from the answers, ask first and write them."""
     import os
 
+    from ...core import localized
     from ...core.answers.multinode import env_file_note
     from ...core.files import WriteRefused, file_state, write_files
     from .confirm import ConfirmScreen
@@ -149,6 +157,7 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
     states = {p: file_state(p, t) for p, t in files.items()}
     stale = [p for p, s in states.items() if s != "same"]
     secrets = env_file_note(answers, Path.cwd(), os.environ)  # said before the launch: it cannot be taken back
+    secrets = localized.said(secrets) if secrets else secrets
     if not stale and secrets:
         def go(yes: bool | None) -> None:
             if yes:
@@ -166,8 +175,6 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
     if out_dir.exists() and not out_dir.is_dir():
         app.notify("✖ " + _words("flow.not_a_folder", out=out), severity="error", timeout=5)
         return
-    from ...core import localized
-
     names = "\n".join(_words("flow.file_state", file=p.name,
                               state=localized.screen("review", f"state_{states[p]}", None)) for p in stale)
     replaced = [p for p in stale if states[p] != "new"]

@@ -153,7 +153,7 @@ class MainScreen(Screen):
         """The main screen's widgets, with ``forms`` and ``explanation`` in their places."""
         a, gen = self.answers, self.generated
         side = Vertical(GroupList(gen.findings, a.target), MemoryBar(id="memory-bar"), id="side")
-        findings = FindingsList(gen.findings, self.start.findings, self.start.source or "the start file")
+        findings = FindingsList(gen.findings, self.start.findings, self.start.source or ui("start_file"))
         return [StatusBar(target_label(a), self.out, self.listed_findings, self.start.source, id="status"),
                 Grid(side, forms, explanation, findings, id="body"),
                 Container(id="keys")]
@@ -163,7 +163,7 @@ class MainScreen(Screen):
         a, gen = self.answers, self.generated
         listed = self.listed_findings
         preview = FormPreview(first, a, gen.rendered, worst_by_setting(gen.findings))
-        loaded_label = self.start.source or "the start file"
+        loaded_label = self.start.source or ui("start_file")
         findings = plan_options(finding_options(gen.findings, self.start.findings, loaded_label))
         return FramePlan(
             status=lambda w: status_text(target_label(a), self.out, listed, self.start.source, width=max(20, w)),
@@ -433,7 +433,7 @@ class MainScreen(Screen):
         a, gen = self.answers, self.generated
         self.query_one(StatusBar).show(target_label(a), self.out, self.listed_findings, self.start.source)
         self.query_one(GroupList).show_badges(gen.findings, a.target)
-        self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or "the start file")
+        self.query_one(FindingsList).show(gen.findings, self.start.findings, self.start.source or ui("start_file"))
         self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
         problems = worst_by_setting(gen.findings)
         for form in self.query(GroupForm):

@@ -529,10 +529,12 @@ class RunScreen(Screen[None]):
             self.consolidating = False
             self.refresh_bindings()
         if proc.returncode == 0:
+            from ...core.localized.phrases import shown
+
             try:
                 res = json.loads(out)
                 text = words("wrote", path=_short(res['out']), size=human_bytes(res['size_bytes']),
-                             parameters=f"{res['parameters']:,}", tool=res['tool'])
+                             parameters=f"{res['parameters']:,}", tool=shown(res['tool']))
             except (ValueError, KeyError, TypeError):
                 text = words("consolidated", output=out.decode(errors="replace")[-300:])
             self.consolidated = text
