@@ -43,6 +43,9 @@ EXPECTED = {
             "wizard.core.i18n",
             # issue 27: the command's own lines (summary, "wrote ...") in that language (a dict and a lookup)
             "wizard.core.i18n.lines",
+            # issue 26: the parser in its own module (a plain --headless and the wizard's screen start without it), the
+            # words the entry and the parser share in theirs
+            "wizard.cli_parser", "wizard.cli_words",
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.check", "wizard.commands.common",
             "wizard.core", "wizard.core.context", "wizard.core.ds_schema", "wizard.core.exits",
             "wizard.core.findings", "wizard.core.gpus", "wizard.core.hosts", "wizard.core.inputs",
@@ -72,6 +75,8 @@ EXPECTED = {
             "wizard.core.i18n",
             # issue 27: the command's own lines (summary, "wrote ...") in that language (a dict and a lookup)
             "wizard.core.i18n.lines",
+            # issue 26: the words the entry and the parser share (the parser itself is not imported here)
+            "wizard.cli_words",
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.common", "wizard.commands.headless",
             "wizard.core", "wizard.core.answers", "wizard.core.answers.generate", "wizard.core.answers.model",
             "wizard.core.answers.multinode", "wizard.core.answers.of_answers", "wizard.core.answers.render",
@@ -92,8 +97,9 @@ EXPECTED = {
         },
         "stdlib": {
             "__future__", "_collections", "_contextvars", "_datetime", "_functools", "_json", "_operator", "_sre",
-            "_struct", "_weakrefset", "argparse", "base64", "binascii", "collections", "contextlib", "contextvars",
-            "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc", "gettext",
+            # issue 26: no argparse (nor its gettext): a plain --headless X --out DIR is read without the parser
+            "_struct", "_weakrefset", "base64", "binascii", "collections", "contextlib", "contextvars",
+            "copy", "copyreg", "datetime", "enum", "errno", "fcntl", "fnmatch", "functools", "gc",
             "ipaddress", "itertools", "json", "keyword", "math", "ntpath", "operator", "pathlib", "re", "reprlib",
             "shlex", "struct", "types", "urllib", "warnings", "weakref",
         },
@@ -103,6 +109,8 @@ EXPECTED = {
     },
     "explain": {
         "wizard": {
+            # issue 26: the parser in its own module, the words the entry and the parser share in theirs
+            "wizard.cli_parser", "wizard.cli_words",
             "wizard", "wizard.cli", "wizard.commands", "wizard.commands.explain", "wizard.core", "wizard.core.bounds",
             "wizard.core.catalog", "wizard.core.catalog.model", "wizard.core.catalog.settings", "wizard.core.exits",
             # issue 27: explain speaks the chosen language (the translations are read only for another language)

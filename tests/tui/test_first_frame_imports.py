@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 FIRST_FRAME = {
+    # issue 26: the command line's shared words (the entry reads no-argument starts without the parser, argparse)
+    "wizard.cli_words",
     "wizard", "wizard.cli", "wizard.commands", "wizard.commands.tui_entry", "wizard.core", "wizard.core.answers",
     "wizard.core.answers.generate", "wizard.core.answers.model", "wizard.core.answers.multinode",
     "wizard.core.answers.of_answers", "wizard.core.answers.render", "wizard.core.answers.rules", "wizard.core.bounds",

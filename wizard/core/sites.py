@@ -68,11 +68,29 @@ def assigned(fn: ast.AST, name: str) -> list[ast.AST]:
 
 
 def module_value(module: ast.Module | None, name: str) -> ast.AST | None:
-    """The value of ``name`` assigned once at the top level of ``module`` (a constant sentence or table); None when it
-    is assigned there never or more than once."""
+    """The value of ``name`` assigned once at the top level of ``module`` (a constant sentence or table), or in the
+    sibling module it imports ``name`` from (``from .cli_words import COMMANDS``, when ``module`` was parsed by
+    :func:`parse_file`); None when it is assigned there never or more than once."""
     found = [n.value for n in getattr(module, "body", ())
              if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-    return found[0] if len(found) == 1 else None
+    if len(found) == 1:
+        return found[0]
+    path = getattr(module, "source_path", None)
+    if found or path is None:
+        return None
+    for n in module.body:  # type: ignore[union-attr]
+        if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module \
+                and any(a.name == name and a.asname in (None, name) for a in n.names):
+            sibling = path.parent.joinpath(*n.module.split(".")).with_suffix(".py")
+            return module_value(parse_file(sibling), name) if sibling.is_file() else None
+    return None
+
+
+def parse_file(path: Path) -> ast.Module:
+    """``path``'s syntax tree, knowing its file (for :func:`module_value`'s imported tables)."""
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    module.source_path = path  # type: ignore[attr-defined]
+    return module
 
 
 def _registered(module: ast.Module) -> dict[str, str]:

@@ -1,7 +1,6 @@
 """Answers -> findings + the exact file texts to write. Shared by --headless and the TUI."""
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -66,6 +65,8 @@ def tool_snippet(tool: str, arguments: Mapping[str, object], deepspeed_ref: str 
 
 
 def json_text(data: dict) -> str:
+    import json  # not on the TUI's first frame, which writes nothing (issue 26)
+
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 

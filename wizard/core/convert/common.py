@@ -2,7 +2,6 @@
 the target choices of ``--to``."""
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..answers import Answers
@@ -31,6 +30,8 @@ def show_value(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, (list, dict)):
+        import json  # most values shown are scalars: json stays off the TUI's first frame (issue 26)
+
         return json.dumps(value, ensure_ascii=False)
     return str(value)
 

@@ -91,12 +91,13 @@ ARGPARSE_WORDS = ("usage: ", "options", "positional arguments", "show this help 
 
 def cli_sources() -> list[str]:
     """The English of the command line's help: every literal ``help=``, ``description=``, ``epilog=`` and
-    ``title=`` of wizard/cli.py, its commands' lines (``COMMANDS``), and argparse's own words in a help. Read from the
-    source text (the core imports nothing of the command line); a help built by an f-string stays English."""
+    ``title=`` of the command line's modules (wizard/cli.py, cli_parser.py, cli_words.py), its commands' lines
+    (``COMMANDS``), and argparse's own words in a help. Read from the source text (the core imports nothing of the
+    command line); a help built by an f-string stays English."""
     import ast
     from pathlib import Path
 
-    tree = ast.parse((Path(__file__).resolve().parents[2] / "cli.py").read_text(encoding="utf-8"))
+    wizard = Path(__file__).resolve().parents[2]
     found: list[str] = []
 
     def add(node) -> None:
@@ -104,7 +105,9 @@ def cli_sources() -> list[str]:
             if node.value not in found:
                 found.append(node.value)
 
-    for node in ast.walk(tree):
+    nodes = [node for name in ("cli.py", "cli_parser.py", "cli_words.py")
+             for node in ast.walk(ast.parse((wizard / name).read_text(encoding="utf-8")))]
+    for node in nodes:
         if isinstance(node, ast.Call):
             for kw in node.keywords:
                 if kw.arg in ("help", "description", "epilog", "title"):

@@ -227,13 +227,14 @@ def _error_templates(root, seen: set[str]) -> list[tuple[str, str]]:
     import ast
 
     from ..sites import functions as functions_in
+    from ..sites import parse_file
 
     sources = {path: path.read_text(encoding="utf-8") for path in sorted(root.rglob("*.py"))}
     parsed: dict = {}
 
     def tree(path):
         if path not in parsed:
-            parsed[path] = ast.parse(sources[path])
+            parsed[path] = parse_file(path)  # knowing its file: a table it imports is read where it is written
         return parsed[path]
 
     def functions(name: str) -> list:

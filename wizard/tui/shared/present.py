@@ -4,7 +4,6 @@ No Textual here, so everything below is testable in milliseconds.
 """
 from __future__ import annotations
 
-import json
 import shlex
 from typing import Any
 
@@ -114,6 +113,8 @@ def value_to_text(setting: Setting, value: Any) -> str:
     if setting.kind == "list":
         return ", ".join(value)
     if setting.kind == "dict":
+        import json  # a JSON field's text: not on the first frame's forms (issue 26)
+
         return json.dumps(value, sort_keys=True) if value else ""
     return str(value)
 
