@@ -70,9 +70,14 @@ async def _frames(monkeypatch, lang: str = "en", *, start=None, size=SIZE):
             captured["kinds"] = {type(n).__name__ for n in main.walk_children()}
             captured["explanation"] = main.query_one(ExplanationPane).region
             captured["keys"] = main.query_one("#keys").region.y
+            captured["findings_scrollbar"] = main.query_one(FindingsList).show_vertical_scrollbar
     finally:
         i18n.reset()
     return captured, after
+
+
+def main_scrollbar(captured) -> bool:
+    return bool(captured["findings_scrollbar"])
 
 
 def _differences(first, after, *, skip=lambda x, y: False) -> list[str]:
@@ -87,13 +92,15 @@ def _differences(first, after, *, skip=lambda x, y: False) -> list[str]:
 
 
 TARGETS = {"fsdp2": {}, "fsdp1": {"fsdp_version": 1}, "deepspeed": {"backend": "deepspeed"},
-           "multinode-error": {"launch.num_machines": 2}}
-"""Starts whose first screen differs: FSDP1's version note, DeepSpeed's heading hint, its "not used" line under FSDP
-version and its findings (more than the pane's rows: a scrollbar), an error found by the quick check (its badge, the
-findings' counts and the layout that gives the findings more rows)."""
-REAL_FROM_THE_START = {("deepspeed", "tr"), ("deepspeed", "zh-TW")}
-"""DeepSpeed's first form in Turkish and Traditional Chinese is taller than its place: it scrolls, which the one widget
-does not draw (the real widgets are there from the first frame)."""
+           "multinode-error": {"launch.num_machines": 2},
+           "errors-scroll": {"launch.num_machines": 2, "precision.mixed_precision": "fp8"}}
+"""Starts whose first screen differs: FSDP1's version note, DeepSpeed's heading hint and its "not used" line under FSDP
+version, an error found by the quick check (its badge, the findings' counts and the layout that gives the findings
+more rows), and an error and two warnings whose lines outgrow the findings pane (its scrollbar, the text wrapped
+beside it; so do DeepSpeed's in Traditional Chinese)."""
+REAL_FROM_THE_START = {("deepspeed", "tr")}
+"""DeepSpeed's first form in Turkish is taller than its place: it scrolls, which the one widget does not draw (the real
+widgets are there from the first frame)."""
 
 
 @pytest.mark.asyncio
@@ -119,6 +126,8 @@ async def test_the_first_frame_paints_what_the_real_widgets_then_paint(monkeypat
         return inside or y == keys  # the footer's keys
 
     assert not _differences(first, after, skip=on_purpose)
+    if target == "errors-scroll":
+        assert main_scrollbar(captured), "the findings outgrow their pane"
     # what differs on purpose does differ: the comparison above is not empty
     assert any(first[y] != after[y] for y in range(pane.y + 1, pane.bottom - 1))
 
@@ -182,3 +191,28 @@ async def test_the_findings_are_measured_at_the_width_they_are_drawn_at():
         wrapped = [len(Content.from_rich_text(o.prompt).wrap(width)) for o in findings.options]
         assert [findings._line_cache.heights[i] for i in range(findings.option_count)] == wrapped
         assert findings.virtual_size.height == sum(wrapped)
+
+
+@pytest.mark.asyncio
+async def test_a_terminal_made_too_small_before_the_real_widgets_is_painted_blank(monkeypatch):
+    """The first frame's widget paints the narrow layout; a terminal made smaller than that before the real widgets
+    come gets a blank screen (not a failure), and the real widgets then lay themselves out at that size."""
+    monkeypatch.setattr(MainScreen, "_full_check", lambda self: setattr(self, "ready", True))
+    monkeypatch.setattr(WizardApp, "PILOT_WAITS_FOR_WIDGETS", False)
+    after_first_paint = MainScreen._after_first_paint
+
+    async def held(self):
+        return None
+
+    monkeypatch.setattr(MainScreen, "_after_first_paint", held)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        assert main._stand_ins == ["frame"]
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause(0.1)
+        assert {c for row in _cells(main) for c, _ in row} == {" "}
+        await after_first_paint(main)
+        await until(pilot, lambda: main.ready, what="the real widgets")
+        assert not main.query(FirstFrame) and main.query_one(GroupList).region.width > 0

@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Grid, Vertical
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantFocus, Key, Resize
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, OptionList
@@ -115,6 +115,8 @@ class MainScreen(Screen):
         """The ids of the first frame's stand-ins (:meth:`compose`) not yet replaced by the real widgets."""
         self._replacing: asyncio.Event | None = None
         """Set once the stand-ins are replaced (:meth:`_replace_stand_ins`)."""
+        self._typed: list[Key] = []
+        """The keys typed while the first frame's widget was up (:meth:`on_key`)."""
         self.widgets_ready = asyncio.Event()
         """Set once the real widgets are all in place (right after the first paint)."""
 
@@ -206,8 +208,8 @@ class MainScreen(Screen):
             groups = self.query_one(GroupList)
             groups.highlighted = 0
             self._stand_ins = []
-            groups.focus()
-            typed = frame.typed
+            self.set_focus(groups)  # now, not later (Widget.focus): the keys typed meanwhile go to it
+            typed, self._typed = self._typed, []
         else:
             group = self.query_one(GroupList).group_id
             body = self.query_one("#body", Grid)
@@ -232,10 +234,20 @@ class MainScreen(Screen):
         for key in typed:
             self.app.post_message(key)
 
+    def on_key(self, event: Key) -> None:
+        """While :class:`FirstFrame` is up, every key typed (whether it came before the frame had the focus or to it)
+        is kept for the real widgets, bindings included: they get it, in order, once they are there."""
+        if self._stand_ins == ["frame"]:
+            event.stop()
+            event.prevent_default()
+            # sent on as the app's (as the terminal's are): a key the screen sent would not bubble past it to the
+            # app, which checks the bindings
+            self._typed.append(Key(event.key, event.character).set_sender(self.app))
+
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
         if self._stand_ins == ["frame"]:
-            self.query_one(FirstFrame).focus()  # it keeps the keys typed before the real widgets are there
+            self.set_focus(self.query_one(FirstFrame))  # now: it keeps the keys typed before the real widgets
         else:
             groups = self.query_one(GroupList)
             groups.highlighted = 0

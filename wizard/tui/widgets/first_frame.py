@@ -6,8 +6,8 @@ list and their containers) took longer to put on the screen than a bare Textual 
 what they paint, cell for cell, from the same texts (the same functions build them) and the same colours (its
 component classes carry the declarations the real widgets get from their stylesheets, and the boxes are drawn by
 Textual's own border, padding and scrollbar code). The main screen puts the real widgets in its place right after the
-first paint. It paints only the layout it knows (the narrow one, a form of choices that fits its place, lists without
-a scrollbar they would need after their first layout); elsewhere the real widgets are there from the first frame.
+first paint. It paints only the layout it knows (the narrow one, with a first form of choices that fits its place; the
+lists with the scrollbars they need); elsewhere the real widgets are there from the first frame.
 ``tests/tui/test_first_frame_standins.py`` compares its frame with the real widgets' cell by cell.
 """
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
-from textual import events
 from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.content import Content
@@ -88,7 +87,7 @@ class FirstFrame(Widget):
     FirstFrame > .first-frame--status { background: $panel; padding: 0 1; }
     FirstFrame > .first-frame--groups {
         color: $foreground; background: $surface; background-tint: $foreground 5%; padding: 0 1;
-        border: round $accent; border-title-align: left;
+        border: round $accent; border-title-align: left; scrollbar-size-vertical: 1;
         scrollbar-background: $scrollbar-background; scrollbar-color: $scrollbar;
     }
     FirstFrame > .first-frame--groups-highlighted {
@@ -101,7 +100,7 @@ class FirstFrame(Widget):
     FirstFrame > .first-frame--findings {
         color: $foreground; background: $surface; padding: 0 1;
         border: round $primary 50%; border-title-align: left; border-subtitle-align: right;
-        scrollbar-background: $scrollbar-background; scrollbar-color: $scrollbar;
+        scrollbar-size-vertical: 2; scrollbar-background: $scrollbar-background; scrollbar-color: $scrollbar;
     }
     FirstFrame > .first-frame--findings-highlighted {
         color: $foreground; background: $block-cursor-blurred-background;
@@ -114,39 +113,29 @@ class FirstFrame(Widget):
     """
 
     can_focus = True
+    """Focused while it is up: the keys typed then reach the main screen, which keeps them for the real widgets."""
 
     def __init__(self, plan: FramePlan, **kw) -> None:
         super().__init__(**kw)
         self.plan = plan
-        self.typed: list[events.Key] = []
-        """The keys typed while it is up, for the real widgets (the main screen sends them on)."""
-
-    def on_key(self, event: events.Key) -> None:
-        # the screen's bindings and the lists' keys need the real widgets: they get the key once they are there
-        event.stop()
-        event.prevent_default()
-        self.typed.append(events.Key(event.key, event.character))
 
     # ------------------------------------------------------------------ what fits
 
     @staticmethod
     def paints(plan: FramePlan, width: int, height: int, form_rows: Callable[[int], int]) -> bool:
-        """Whether this widget paints the frame at ``width`` x ``height``: the narrow layout, a form that fits its
-        place and lists that fit theirs (a list that needs a scrollbar gets it from its second layout on)."""
-        if width < SIDE + 20 or height < 16:
+        """Whether this widget paints the frame at ``width`` x ``height`` as the real widgets would: the narrow layout
+        with room for each pane, and a first form that fits its place (a taller one scrolls, which is not drawn)."""
+        if not _room(plan.errors, width, height):
             return False
-        body = height - 2
         explanation, findings = ROWS[plan.errors]
-        form_height = body - explanation - findings
-        if form_height < 1 or form_rows(width - SIDE - 2) > form_height:
-            return False
-        groups_rows = body - MEMORY_ROWS - 2
-        return groups_rows > 0 and _rows(plan.findings, width - SIDE - 4) <= findings - 2
+        return form_rows(width - SIDE - 2) <= height - 2 - explanation - findings
 
     # ------------------------------------------------------------------ painting
 
     def render_lines(self, crop: Region) -> list[Strip]:
         width, height = self.size
+        if not _room(self.plan.errors, width, height):  # a terminal made smaller before the real widgets came
+            return [Strip.blank(crop.width, self.get_visual_style().rich_style)] * crop.height
         lines = self._frame(width, height)
         return [line.crop(crop.x, crop.right) for line in lines[crop.y:crop.bottom]]
 
@@ -157,13 +146,13 @@ class FirstFrame(Widget):
         form_rows = body - explanation_rows - findings_rows
         right = width - SIDE
         side = (self._list(plan.groups, "first-frame--groups", "first-frame--groups-highlighted",
-                           Size(SIDE, body - MEMORY_ROWS), scrollbar=1)
+                           Size(SIDE, body - MEMORY_ROWS))
                 + self._memory(Size(SIDE, MEMORY_ROWS)))
         main = (self._form(Size(right, form_rows))
                 + self._box("first-frame--pane", Size(right, explanation_rows), plan.explanation_title, "",
                             lambda y, w: None)
                 + self._list(plan.findings, "first-frame--findings", "first-frame--findings-highlighted",
-                             Size(right, findings_rows), scrollbar=0))
+                             Size(right, findings_rows)))
         screen = self.get_visual_style().rich_style
         rows = [self._status(width)]
         rows += [Strip.join([s, m]) for s, m in zip(side, main, strict=True)]
@@ -225,9 +214,10 @@ class FirstFrame(Widget):
                                     content_size=inner, padding=styles.padding,
                                     ansi_theme=self.app.ansi_theme, native_ansi=self.app.native_ansi_color)
 
-    def _list(self, plan: ListPlan, component: str, highlighted: str, size: Size, *, scrollbar: int) -> list[Strip]:
+    def _list(self, plan: ListPlan, component: str, highlighted: str, size: Size) -> list[Strip]:
         styles = self.get_component_styles(component)
         inner_width = size.width - styles.gutter.width
+        scrollbar = styles.scrollbar_size_vertical
         text_width = inner_width - (scrollbar if _rows(plan, inner_width) > size.height - 2 else 0)
         base = self.get_visual_style(component)
         window = size.height - styles.gutter.height
@@ -315,6 +305,13 @@ def plan_options(options: Sequence[Option | None]) -> list[tuple[Text, bool, boo
         prompt = option.prompt  # the wizard's lists have rich Text prompts
         out.append((prompt if isinstance(prompt, Text) else Text(str(prompt)), option.disabled, False))
     return out
+
+
+def _room(errors: bool, width: int, height: int) -> bool:
+    """Whether ``width`` x ``height`` has room for the narrow layout's panes (a row at least for the form and the
+    groups)."""
+    explanation, findings = ROWS[errors]
+    return width >= SIDE + 20 and height - 2 - explanation - findings >= 1 and height - 2 - MEMORY_ROWS >= 3
 
 
 def first_enabled(options: Sequence[tuple[Text, bool, bool]]) -> int | None:
