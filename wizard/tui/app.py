@@ -85,16 +85,16 @@ class WizardApp(App[int]):
         return next(s for s in self.screen_stack if isinstance(s, MainScreen))
 
     PILOT_WAITS_FOR_WIDGETS = True
-    """Whether :meth:`run_test` hands its pilot over once the main screen's widgets are in place (the first frame is
-    painted by one widget, see :meth:`MainScreen.compose`): a test then drives the screen a user sees. A test of the
-    keys typed before that sets it False."""
+    """Whether :meth:`run_test` hands its pilot over once the main screen is complete (its real widgets in place, which
+    come after a first frame painted by one widget, see :meth:`MainScreen.compose`, and the full check run): a test
+    then drives the screen a user sees. A test of the keys typed before that sets it False."""
 
     @asynccontextmanager
     async def run_test(self, *args, **kwargs) -> AsyncIterator[Pilot]:
         async with super().run_test(*args, **kwargs) as pilot:
             main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
             if main is not None and self.PILOT_WAITS_FOR_WIDGETS:
-                await main.widgets_ready.wait()
+                await main.wait_ready()
             yield pilot
 
     # -------------------------------------------------------------- actions

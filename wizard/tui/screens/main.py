@@ -109,8 +109,8 @@ class MainScreen(Screen):
         self._problem_index = -1
         self.history: History[tuple[Answers, Start]] = History()
         """ctrl+z / ctrl+y: the answers (and the start file they came with) before each change."""
-        self.ready = False
-        """True once the full check has run after the first paint (tests and scripts wait for it)."""
+        self._check_done = asyncio.Event()
+        """Set once the full check has run after the first paint (:attr:`ready`)."""
         self._stand_ins: list[str] = []
         """The ids of the first frame's stand-ins (:meth:`compose`) not yet replaced by the real widgets."""
         self._replacing: asyncio.Event | None = None
@@ -272,6 +272,22 @@ class MainScreen(Screen):
     def _first_full_check(self) -> None:
         self._full_check()
         startup_gc.resume()
+
+    @property
+    def ready(self) -> bool:
+        """True once the full check has run after the first paint (tests and scripts wait for it)."""
+        return self._check_done.is_set()
+
+    @ready.setter
+    def ready(self, value: bool) -> None:
+        if value:
+            self._check_done.set()
+        else:
+            self._check_done.clear()
+
+    async def wait_ready(self) -> None:
+        """Until the full check has run after the first paint: the screen complete, as a user sees it."""
+        await self._check_done.wait()
 
     def _full_check(self) -> None:
         self.generated = generate(self.answers, Path(self.out), ds_path=self.ds_path, versions=self.versions)
