@@ -49,12 +49,8 @@ if TYPE_CHECKING:
     from ..widgets.explanation import ExplanationPane
 
 STYLESHEET = Path(__file__).resolve().parents[1] / "wizard.tcss"
+"""The main screen's stylesheet, read when its widgets are first mounted (:meth:`MainScreen._load_stylesheet`)."""
 WIDE_AT = 120
-SIDE_COLUMNS = 28
-"""The side column's width below WIDE_AT (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
-ROWS_BESIDE_FORM = 1 + 8 + 5 + 1
-"""The rows of the narrow layout that are not the form's: the status bar, the explanation (8), the findings (5),
-the key bar (wizard.tcss); the first frame's form preview is shown only where it fits what is left."""
 """From this terminal width on, the explanation gets its own column."""
 
 FULL_FOOTER_AT = 104

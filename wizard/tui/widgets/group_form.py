@@ -105,8 +105,8 @@ class FormPreview:
     """The first frame's form (issue 26): the lines a :class:`GroupForm` of choices shows (the heading, each field's
     label, its choice and the lines under it), for :class:`~wizard.tui.widgets.first_frame.FirstFrame` to paint
     before the form's widgets are mounted. A form it cannot draw the same way (other controls, more lines than its
-    place) is never previewed (:meth:`fits`, :meth:`fits_in`). ``tests/tui/test_first_frame_standins.py`` compares
-    the two cell by cell."""
+    place: it scrolls) is never previewed (:meth:`fits`; ``FirstFrame.paints``).
+    ``tests/tui/test_first_frame_standins.py`` compares the two cell by cell."""
 
     def __init__(self, group_id: str, answers: Answers, rendered: Rendered, problems: dict[str, Finding]) -> None:
         self.group_id = group_id
@@ -140,10 +140,6 @@ class FormPreview:
                 out += [Content.assemble("  ", style(n, muted)) for n in notes.wrap(width - 2)]
         return out
 
-    def fits_in(self, width: int, height: int) -> bool:
-        """Whether the form's lines fit ``height`` rows at ``width`` cells: a form taller than its place scrolls,
-        which the preview does not draw."""
-        return len(self.lines(width)) <= height
 
 
 def _hint(settings, target: str) -> str:
