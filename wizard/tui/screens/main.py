@@ -131,8 +131,7 @@ class MainScreen(Screen):
         self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
         if not wide and FormPreview.fits(first):
             plan = self._frame_plan(first)
-            preview = plan.form
-            if FirstFrame.paints(plan, width, height, lambda w: len(preview(w, None, None))):
+            if FirstFrame.paints(plan, width, height):
                 self._stand_ins = ["frame"]
                 yield FirstFrame(plan, id="first-frame")
                 return

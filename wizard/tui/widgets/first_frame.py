@@ -13,6 +13,7 @@ lists with the scrollbars they need); elsewhere the real widgets are there from 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -27,6 +28,9 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 SIDE = 28
 """The side column's width below the wide layout (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
@@ -107,7 +111,10 @@ class FirstFrame(Widget):
         text-style: $block-cursor-blurred-text-style;
     }
     FirstFrame > .first-frame--disabled { color: $text-disabled; }
-    FirstFrame > .first-frame--form { padding: 0 1; }
+    FirstFrame > .first-frame--form {
+        padding: 0 1; scrollbar-size-vertical: 2; scrollbar-background: $scrollbar-background;
+        scrollbar-color: $scrollbar;
+    }
     FirstFrame > .first-frame--muted { color: $text-muted; }
     FirstFrame > .first-frame--control { background: $surface; }
     """
@@ -122,13 +129,10 @@ class FirstFrame(Widget):
     # ------------------------------------------------------------------ what fits
 
     @staticmethod
-    def paints(plan: FramePlan, width: int, height: int, form_rows: Callable[[int], int]) -> bool:
+    def paints(plan: FramePlan, width: int, height: int) -> bool:
         """Whether this widget paints the frame at ``width`` x ``height`` as the real widgets would: the narrow layout
-        with room for each pane, and a first form that fits its place (a taller one scrolls, which is not drawn)."""
-        if not _room(plan.errors, width, height):
-            return False
-        explanation, findings = ROWS[plan.errors]
-        return form_rows(width - SIDE - 2) <= height - 2 - explanation - findings
+        with room for each pane."""
+        return _room(plan.errors, width, height)
 
     # ------------------------------------------------------------------ painting
 
@@ -217,10 +221,18 @@ class FirstFrame(Widget):
     def _list(self, plan: ListPlan, component: str, highlighted: str, size: Size) -> list[Strip]:
         styles = self.get_component_styles(component)
         inner_width = size.width - styles.gutter.width
-        scrollbar = styles.scrollbar_size_vertical
-        text_width = inner_width - (scrollbar if _rows(plan, inner_width) > size.height - 2 else 0)
-        base = self.get_visual_style(component)
         window = size.height - styles.gutter.height
+        heights = self._heights(plan, inner_width)
+        if _virtual(plan, heights) > window:  # a scrollbar, and the text wrapped beside it
+            inner_width -= styles.scrollbar_size_vertical
+            heights = self._heights(plan, inner_width)
+            text_width = inner_width
+            inner_width += styles.scrollbar_size_vertical
+        else:
+            text_width = inner_width
+        virtual = _virtual(plan, heights)
+        scroll = _scroll_to(heights, plan.highlighted, window, virtual)
+        base = self.get_visual_style(component)
         lines: list[Strip] = []
         # the options in runs of one style, each run drawn at once (a Visual per option costs ~0.3 ms), until the
         # window is full (the rest scrolls: only counted)
@@ -233,7 +245,7 @@ class FirstFrame(Widget):
                 run.clear()
 
         for i, (prompt, disabled, divider) in enumerate(plan.options):
-            if len(lines) + len(run) >= window:
+            if sum(heights[:i]) >= scroll + window:
                 break
             if disabled:
                 style = self.get_visual_style(component, "first-frame--disabled")
@@ -250,18 +262,8 @@ class FirstFrame(Widget):
                 rule = self.get_visual_style(component, "first-frame--separator").rich_style
                 lines.append(Strip([Segment("─" * text_width, rule)], text_width))
         flush()
-        bar: list[Strip] = []
-        if text_width < inner_width:
-            virtual = _rows(plan, text_width)
-            back = styles.scrollbar_background
-            if back.a < 1:
-                back = self._screen_background() + back
-            color = back + styles.scrollbar_color
-            segments = ScrollBarRender.render_bar(window, virtual, window if window < virtual else 0, 0,
-                                                  inner_width - text_width, True, back.rich_color, color.rich_color)
-            fill = base.rich_style
-            bar = [Strip(Segment.apply_style([s], fill), inner_width - text_width)
-                   for s in segments.segments if s.text and s.text != "\n"]
+        lines = lines[scroll:]  # as the list scrolls to its highlighted option (Textual's OptionList on show)
+        bar = self._scrollbar(styles, window, virtual, scroll, base.rich_style) if text_width < inner_width else []
 
         def content(y: int, width: int) -> Strip | None:
             if y >= len(lines):
@@ -271,6 +273,11 @@ class FirstFrame(Widget):
             return Strip.join([line, bar[y]]) if bar else line
 
         return self._box(component, size, plan.title, plan.subtitle, content)
+
+    def _heights(self, plan: ListPlan, width: int) -> list[int]:
+        """Each option's lines at ``width`` (its separator's included), as Textual's OptionList counts them."""
+        rules = cast("RulesMap", self.styles)  # as the OptionList reads its own
+        return [Content.from_rich_text(p).get_height(rules, width) + d for p, _, d in plan.options]
 
     def _memory(self, size: Size) -> list[Strip]:
         style = self.get_visual_style("first-frame--pane")
@@ -282,16 +289,37 @@ class FirstFrame(Widget):
                          lambda y, w: lines[y] if y < len(lines) else None)
 
     def _form(self, size: Size) -> list[Strip]:
+        """The first group's form; one taller than its place gets its scrollbar (right of the text, inside the
+        padding) and its text wrapped beside it, as the real form (a VerticalScroll) has them."""
         styles = self.get_component_styles("first-frame--form")
-        width = size.width - styles.padding.width
+        pad = styles.padding
+        width = size.width - pad.width
         style = self.get_visual_style()
-        content = self.plan.form(width, self.get_visual_style("first-frame--muted"),
-                                 self.get_visual_style("first-frame--control"))
+        muted, control = self.get_visual_style("first-frame--muted"), self.get_visual_style("first-frame--control")
+        content = self.plan.form(width, muted, control)
+        bar: list[Strip] = []
+        if len(content) > size.height:
+            width -= styles.scrollbar_size_vertical
+            content = self.plan.form(width, muted, control)
+            bar = self._scrollbar(styles, size.height, len(content), 0, style.rich_style)
         lines = self._content_lines(Content("\n").join(content), width, size.height, style)
         blank = style.rich_style
-        pad = styles.padding
-        return [self._filtered(Strip.join([Strip.blank(pad.left, blank), line, Strip.blank(pad.right, blank)]),
-                               style.background) for line in lines]
+        return [self._filtered(Strip.join([Strip.blank(pad.left, blank), line, *bar[y:y + 1],
+                                           Strip.blank(pad.right, blank)]), style.background)
+                for y, line in enumerate(lines)]
+
+    def _scrollbar(self, styles, window: int, virtual: int, position: int, fill: RichStyle) -> list[Strip]:
+        """A vertical scrollbar of ``window`` rows for ``virtual`` lines scrolled to ``position``, in ``styles``'
+        scrollbar colours over ``fill``, drawn by Textual's own scrollbar code."""
+        back = styles.scrollbar_background
+        if back.a < 1:
+            back = self._screen_background() + back
+        color = back + styles.scrollbar_color
+        thickness = styles.scrollbar_size_vertical
+        segments = ScrollBarRender.render_bar(window, virtual, window if window < virtual else 0, position,
+                                              thickness, True, back.rich_color, color.rich_color)
+        return [Strip(Segment.apply_style([s], fill), thickness) for s in segments.segments
+                if s.text and s.text != "\n"]
 
 
 def plan_options(options: Sequence[Option | None]) -> list[tuple[Text, bool, bool]]:
@@ -319,7 +347,17 @@ def first_enabled(options: Sequence[tuple[Text, bool, bool]]) -> int | None:
     return next((i for i, (_, disabled, _) in enumerate(options) if not disabled), None)
 
 
-def _rows(plan: ListPlan, width: int) -> int:
-    """The lines ``plan``'s options take at ``width`` cells (without the separator under the last)."""
-    n = sum(len(Content.from_rich_text(p).wrap(max(1, width))) + d for p, _, d in plan.options)
-    return n - (1 if plan.options and plan.options[-1][2] else 0)
+def _virtual(plan: ListPlan, heights: list[int]) -> int:
+    """The list's lines (a separator under the last option is not counted: Textual's OptionList)."""
+    return sum(heights) - (1 if plan.options and plan.options[-1][2] else 0)
+
+
+def _scroll_to(heights: list[int], highlighted: int | None, window: int, virtual: int) -> int:
+    """Where a list of options ``heights`` tall scrolls to show its highlighted option (Textual's OptionList scrolls
+    the least that brings it into its ``window`` rows, its top where it is taller)."""
+    if highlighted is None:
+        return 0
+    top = sum(heights[:highlighted])
+    height = min(heights[highlighted], window)
+    scroll = 0 if top + height <= window else min(top, top - (window - height), key=abs)
+    return max(0, min(scroll, virtual - window))
