@@ -66,3 +66,42 @@ def test_a_row_of_one_word_of_its_own_is_a_template():
     assert translated("lr 3e-05 = learning_rate (default 5e-05)", "tr") == \
         "lr 3e-05 = learning_rate (varsayılanı 5e-05)"
     assert translated("a = b (default)", "tr") is None
+
+
+def _batch(total: int, accumulation) -> dict:
+    return {"train_batch_size": total, "train_micro_batch_size_per_gpu": "auto",
+            "gradient_accumulation_steps": accumulation, "zero_optimization": {"stage": 2}}
+
+
+# (total, accumulation, --num-processes given): the rule, the English phrase, its Turkish and Chinese
+BATCHES = [
+    (64, 2, True, "ds-json-fixed-batch-auto-micro", "a batch size of 8 (64 / (2 accumulation x 4 processes))",
+     "batch boyutu 8 (64 / (2 biriktirme x 4 süreç))", "批次大小為 8（64 / (2 次累積 x 4 個行程)）"),
+    (64, "auto", True, "ds-json-fixed-batch-auto-micro", "micro batch x accumulation steps = 16 (64 / 4 processes)",
+     "micro batch x biriktirme adımı = 16 (64 / 4 süreç)", "微批次 x 累積步數 = 16（64 / 4 個行程）"),
+    (64, 2, False, "ds-json-fixed-batch-auto-micro",
+     "the batch size that makes micro x accumulation x processes equal it",
+     "micro x biriktirme x süreç çarpımını ona eşitleyen batch boyutu",
+     "使「微批次 x 累積步數 x 行程數」等於它的批次大小"),
+    (63, 2, True, "ds-json-batch-mismatch", "cannot be split into 4 processes x 2 accumulation steps of whole",
+     "tam micro batch'lerle 4 süreç x 2 biriktirme adımına bölünemez",
+     "無法拆分為 4 個行程 x 2 個累積步數的整數個微批次"),
+    (63, "auto", True, "ds-json-batch-mismatch", "cannot be split into 4 processes of whole micro batches",
+     "tam micro batch'lerle 4 sürece bölünemez", "無法拆分為 4 個行程的整數個微批次"),
+]
+
+
+@pytest.mark.parametrize("total,accumulation,nproc,rule,english,turkish,chinese", BATCHES)
+def test_the_batch_a_fixed_total_needs_is_said_in_the_language(tmp_path, total, accumulation, nproc, rule, english,
+                                                               turkish, chinese):
+    flags = ("--num-processes", "4") if nproc else ()
+    lines = {}
+    for lang in ("en", "tr", "zh-TW"):
+        _, out = _check(tmp_path, _batch(total, accumulation), *flags, "--lang", lang)
+        lines[lang] = _line(out, rule).split(": ", 1)[1]  # the message, after the rule's keys
+    assert english in lines["en"]
+    assert turkish in lines["tr"] and chinese in lines["zh-TW"]
+    for lang in ("tr", "zh-TW"):  # no English left of the phrase (the key and numbers as written)
+        assert f"train_batch_size {total}" in lines[lang] or f"`train_batch_size: {total}`" in lines[lang]
+        left = [w for w in ("batch size", "accumulation", "processes", "equal it", "split into") if w in lines[lang]]
+        assert not left, f"English left in {lines[lang]!r}: {left}"
