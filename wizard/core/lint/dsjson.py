@@ -774,18 +774,18 @@ def check_batch(ctx: ConfigCheck, ds: dict) -> None:
         div = (g0 or 1) * world0 if world0 else None
         if div and int(tb) % div:
             blame = tuple(k for k in keys if present[k]) + ("num_processes",)
-            split = f"{world0} processes x {g0} accumulation steps" if g0 else f"{world0} processes"
-            ctx.emit(BATCH_MISMATCH, blame,
-                     f"train_batch_size {tb} cannot be split into {split} of whole micro batches, so whatever fills "
+            ctx.emit(BATCH_MISMATCH, blame,  # the words around the numbers literal variants: translated (issue 27)
+                     f"train_batch_size {tb} cannot be split into {world0} processes"
+                     + (f" x {g0} accumulation steps" if g0 else "") + " of whole micro batches, so whatever fills "
                      "the \"auto\" values, the check total = micro x accumulation x processes fails.",
                      "Choose a train_batch_size that is a multiple of processes x accumulation steps, or \"auto\".")
             return
-        if g0 and world0:
-            need = f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))"
+        if g0 and world0:  # each phrase its own sentence (``said``): translated inside the message (issue 27)
+            need = said(f"a batch size of {int(tb) // (g0 * world0)} ({tb} / ({g0} accumulation x {world0} processes))")
         elif world0:
-            need = f"micro batch x accumulation steps = {int(tb) // world0} ({tb} / {world0} processes)"
+            need = said(f"micro batch x accumulation steps = {int(tb) // world0} ({tb} / {world0} processes)")
         else:
-            need = "the batch size that makes micro x accumulation x processes equal it"
+            need = said("the batch size that makes micro x accumulation x processes equal it")
         ctx.emit(BATCH_FIXED_AUTO, ("train_batch_size", "train_micro_batch_size_per_gpu"),
                  f"`train_batch_size: {tb}` is fixed while `train_micro_batch_size_per_gpu` is \"auto\": accelerate "
                  "fills the micro batch from the dataloader (the HF Trainer from per_device_train_batch_size) and "

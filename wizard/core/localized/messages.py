@@ -144,9 +144,16 @@ def template_of(pieces: tuple) -> str:
     return "".join(out)
 
 
+ONE_WORD = frozenset({"{0} {1} = {2} (default {3})"})
+"""Templates of one word of their own translated all the same: a row of the HF Trainer's note (a DeepSpeed JSON's
+concrete values: ``optimizer.params.lr 3e-05 = learning_rate (default 5e-05)``), whose key, value, argument and
+default are all computed; the row is matched on its own where the note lists its rows (``_listed``)."""
+
+
 def worth_translating(template: str) -> bool:
-    """A template with at least two words of its own (``{0}: {1}`` has nothing to translate)."""
-    return len(re.findall(r"[A-Za-z]{2,}", _PLACE.sub(" ", template))) >= 2
+    """A template with at least two words of its own (``{0}: {1}`` has nothing to translate), or one of
+    :data:`ONE_WORD`."""
+    return template in ONE_WORD or len(re.findall(r"[A-Za-z]{2,}", _PLACE.sub(" ", template))) >= 2
 
 
 ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,)}

@@ -44,6 +44,7 @@ from ..widgets.sidebar import REVIEW, GroupList, group_options
 from ..widgets.statusbar import StatusBar, status_text
 
 if TYPE_CHECKING:
+    from ..shared.history import Words
     from ..shared.judged import Judged
     from ..shared.switch import Switch
     from ..widgets.explanation import ExplanationPane
@@ -318,7 +319,7 @@ class MainScreen(Screen):
     # -------------------------------------------------------------- the answers
 
     def set_answers(self, answers: Answers, *, from_field: bool = False, report: bool = True,
-                    switched: Switch | None = None, what: str | None = None, field: str | None = None,
+                    switched: Switch | None = None, what: Words | None = None, field: str | None = None,
                     record: bool = True, changed_by: str | None = None) -> None:
         """Show ``answers``. ``switched``: they come from a switch of target (:meth:`set_target`), whose report is
         shown. Other answers on another target (a candidate of the Memory screen) show what changed, classified the
@@ -333,7 +334,7 @@ class MainScreen(Screen):
 
             answers = keep_unplaced(before, answers)
         if record and answers != before:
-            self.history.record((before, self.start), what or _change_words(before, answers), field)
+            self.history.record((before, self.start), what or (lambda: _change_words(before, answers)), field)
         self.answers = answers
         if not self.out_fixed:
             self.out = default_out(answers)
@@ -371,10 +372,11 @@ class MainScreen(Screen):
 
         files = self.start.source_files(self.answers)  # imported and unchanged: quote the files, as convert does
         switched = switch(self.answers, target, source_ds=files[1] if files else None, source_files=files)
-        self.set_answers(switched.kept, switched=switched, what=ui("step_switch", target=TARGET_LABELS[target]))
+        self.set_answers(switched.kept, switched=switched, what=lambda: ui("step_switch", target=TARGET_LABELS[target]))
 
     def load(self, start: Start) -> None:
-        self.history.record((self.answers, self.start), ui("step_load", source=start.source or ui("the_defaults")))
+        self.history.record((self.answers, self.start),
+                            lambda: ui("step_load", source=start.source or ui("the_defaults")))
         self.start = start
         self.set_answers(start.answers, report=False, record=False)
         self.notify(ui("notice_loaded", source=start.source or ui("the_defaults")), timeout=3)
@@ -387,7 +389,7 @@ class MainScreen(Screen):
             self.notify(ui("notice_nothing_to_undo"), timeout=3)
             return
         self._restore(*step.state)
-        self.notify(ui("notice_undone", what=step.what), timeout=4)
+        self.notify(ui("notice_undone", what=step.words), timeout=4)
 
     def action_redo(self) -> None:
         step = self.history.redo((self.answers, self.start))
@@ -395,7 +397,7 @@ class MainScreen(Screen):
             self.notify(ui("notice_nothing_to_redo"), timeout=3)
             return
         self._restore(*step.state)
-        self.notify(ui("notice_redone", what=step.what), timeout=4)
+        self.notify(ui("notice_redone", what=step.words), timeout=4)
 
     def _restore(self, answers: Answers, start: Start) -> None:
         self.start = start
@@ -424,7 +426,7 @@ class MainScreen(Screen):
             if changed.target != self.answers.target:  # the backend or the FSDP version: a switch
                 self.set_target(changed.target)
             else:
-                self.set_answers(changed, from_field=True, what=ui("step_edit", setting=event.setting_id),
+                self.set_answers(changed, from_field=True, what=lambda: ui("step_edit", setting=event.setting_id),
                                  field=event.setting_id)
 
     def _extra_changed(self, extra: dict) -> None:
@@ -436,7 +438,7 @@ class MainScreen(Screen):
         moved, rest = split_extra(extra, zero_stage(self.answers))
         changed = self.answers.replace({**moved, "deepspeed.extra": rest})
         if changed != self.answers:
-            self.set_answers(changed, from_field=not moved, what=ui("step_edit", setting="deepspeed.extra"),
+            self.set_answers(changed, from_field=not moved, what=lambda: ui("step_edit", setting="deepspeed.extra"),
                              field=None if moved else "deepspeed.extra")
         if moved:
             self.notify(ui("notice_moved", keys=", ".join(moved)), timeout=5)

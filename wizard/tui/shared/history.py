@@ -2,13 +2,20 @@
 
 A step is the state before one change and what the change was, in words ("switch to DeepSpeed ZeRO"). Successive
 edits of one field (a number typed digit by digit) are one step: undo takes the field back to where it was before
-the typing began.
+the typing began. The words may be a function that says them when they are shown, in the language of that moment
+(the language may be switched between a change and its undo: issue 27).
 """
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ...core.recordclass import record
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Words = str | Callable[[], str]
+    """What a change was: the words, or a function that says them in the current language."""
 
 State = TypeVar("State")
 
@@ -20,8 +27,14 @@ LIMIT = 200
 class Step(Generic[State]):
     state: State
     """Undo: the state before the change. Redo: the state after it."""
-    what: str
-    """The change in a few words, for the message that says what was undone."""
+    what: Words
+    """The change in a few words, for the message that says what was undone: the words, or a function that says them
+    (called when they are shown: :attr:`words`)."""
+
+    @property
+    def words(self) -> str:
+        """What the change was, said now (in the language of the moment)."""
+        return self.what() if callable(self.what) else self.what
 
 
 class History(Generic[State]):
@@ -40,9 +53,9 @@ class History(Generic[State]):
     def can_redo(self) -> bool:
         return bool(self._redo)
 
-    def record(self, before: State, what: str, field: str | None = None) -> None:
-        """A change is about to be made from ``before``. ``field``: the change is an edit of that field, and further
-        edits of the same field join this step."""
+    def record(self, before: State, what: Words, field: str | None = None) -> None:
+        """A change is about to be made from ``before``; ``what`` says what it is (a function: when it is shown).
+        ``field``: the change is an edit of that field, and further edits of the same field join this step."""
         self._redo.clear()
         if field is not None and field == self._joinable and self._undo:
             return
