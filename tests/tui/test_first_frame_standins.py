@@ -5,8 +5,8 @@ first frame is compared with the screen after the replacement, cell by cell, in 
 cells wide), for starts whose first screen differs. Two parts differ on purpose: the explanation's text (built after
 the first paint: the frame shows the pane's border and title) and the footer's keys (mounted after the first paint:
 the frame keeps their row). The full check is held back in these tests, so that both frames show the same state.
-Where ``FirstFrame`` does not paint the frame (the wide layout), the real widgets are there from the first frame, with
-the explanation pane as its empty frame.
+Where ``FirstFrame`` does not paint the frame (a first group that is not all choices, a terminal too small for the
+layout), the real widgets are there from the first frame, with the explanation pane as its empty frame.
 """
 from __future__ import annotations
 
@@ -123,12 +123,41 @@ async def test_the_first_frame_paints_what_the_real_widgets_then_paint(monkeypat
     assert any(first[y] != after[y] for y in range(pane.y + 1, pane.bottom - 1))
 
 
+def _equal_but_on_purpose(captured, after) -> list[str]:
+    """The differences of the first frame from the real widgets', but the explanation's text and the footer's keys."""
+    pane, keys = captured["explanation"], captured["keys"]
+
+    def on_purpose(x: int, y: int) -> bool:
+        return y == keys or (pane.x < x < pane.right - 1 and pane.y < y < pane.bottom - 1)
+
+    return _differences(captured["cells"], after, skip=on_purpose)
+
+
 @pytest.mark.asyncio
-async def test_the_wide_layout_has_the_real_widgets_from_the_first_frame(monkeypatch):
-    captured, after = await _frames(monkeypatch, size=(140, 40))
+@pytest.mark.parametrize(("target", "lang", "size"), [
+    ("fsdp2", "en", (160, 50)), ("deepspeed", "en", (160, 50)), ("multinode-error", "zh-TW", (160, 50)),
+    ("fsdp1", "tr", (121, 30)), ("deepspeed", "en", (121, 30))])
+async def test_the_wide_layout_is_painted_as_the_real_widgets_paint_it(monkeypatch, target, lang, size):
+    """From 120 columns on the form, the explanation and the findings have a column each, each label beside its
+    choice and where its value is written under it; an odd width gives the form the narrower column."""
+    captured, after = await _frames(monkeypatch, lang, start=Start(default_answers().replace(TARGETS[target])),
+                                    size=size)
+    assert captured["nodes"] == ["FirstFrame"]
+    assert not _equal_but_on_purpose(captured, after)
+
+
+@pytest.mark.asyncio
+async def test_a_first_form_the_preview_cannot_draw_has_the_real_widgets_from_the_first_frame(monkeypatch):
+    """A first group that is not all choices is not previewed: the real widgets paint the first frame, the
+    explanation pane as its empty frame (its border and title as the real pane's)."""
+    from wizard.tui.widgets.group_form import FormPreview
+
+    monkeypatch.setattr(FormPreview, "fits", staticmethod(lambda group_id: False))
+    captured, after = await _frames(monkeypatch)
     assert "FirstFrame" not in captured["nodes"] and {"GroupList", "GroupForm", "FindingsList"} <= set(
         captured["nodes"])
-    assert not _differences(captured["cells"][:1], after[:1])
+    pane = captured["explanation"]
+    assert not _differences(captured["cells"][:pane.y + 1], after[:pane.y + 1])
 
 
 @pytest.mark.asyncio

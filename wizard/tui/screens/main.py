@@ -37,7 +37,7 @@ from ..shared.session import MemoryContext, Start, default_out
 from ..widgets.fields import SettingChanged, SettingField, field_id
 from ..widgets.findings import FindingsList
 from ..widgets.findings import options as finding_options
-from ..widgets.first_frame import FirstFrame, FramePlan, ListPlan, first_enabled, plan_options
+from ..widgets.first_frame import WIDE_AT, FirstFrame, FramePlan, ListPlan, first_enabled, plan_options
 from ..widgets.group_form import FormPreview, GroupForm, form_id
 from ..widgets.memory_bar import MemoryBar, bar_text
 from ..widgets.sidebar import REVIEW, GroupList, group_options
@@ -51,8 +51,6 @@ if TYPE_CHECKING:
 
 STYLESHEET = Path(__file__).resolve().parents[1] / "wizard.tcss"
 """The main screen's stylesheet, read when its widgets are first mounted (:meth:`MainScreen._load_stylesheet`)."""
-WIDE_AT = 120
-"""From this terminal width on, the explanation gets its own column."""
 
 FULL_FOOTER_AT = 104
 """Below this width the key bar leaves out :data:`NARROW_FOOTER_GIVES_WAY`, so that the other keys fit whole (at 80
@@ -130,7 +128,7 @@ class MainScreen(Screen):
         wide = width >= WIDE_AT
         self.set_class(wide, "-wide")
         self.set_class(any(f.severity == ERROR for f in self.listed_findings), "-errors")  # more room for findings
-        if not wide and FormPreview.fits(first):
+        if FormPreview.fits(first):
             plan = self._frame_plan(first)
             if FirstFrame.paints(plan, width, height):
                 self._stand_ins = ["frame"]
@@ -168,7 +166,7 @@ class MainScreen(Screen):
             groups=ListPlan(plan_options(group_options(gen.findings, a.target)), 0, ui("groups")),
             memory=lambda w: bar_text(None, None, w),
             memory_title=ui("memory_per_rank"),
-            form=preview.lines,
+            form=lambda width, muted, control, wide: preview.lines(width, muted, control, wide=wide),
             explanation_title=ui("explanation"),
             findings=ListPlan(findings, first_enabled(findings), ui("findings"), counts_text(listed)),
             errors=self.has_class("-errors"))

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 SIDE = 28
 """The side column's width below the wide layout (wizard.tcss ``#body { grid-columns: 28 1fr }``)."""
+WIDE_AT = 120
+"""From this terminal width on, the main screen's wide layout (MainScreen: the explanation gets its own column)."""
+WIDE_SIDE = 32
+"""The side column's width in the wide layout (wizard.tcss ``MainScreen.-wide #body { grid-columns: 32 1fr 1fr }``)."""
+WIDE_FINDINGS_ROWS = 14
+"""The findings' rows in the wide layout (``grid-rows: 1fr 14``)."""
 MEMORY_ROWS = 5
 """The memory bar's height (``MemoryBar { height: 5 }``)."""
 ROWS = {False: (8, 5), True: (5, 9)}
@@ -59,7 +65,8 @@ class FramePlan:
     __slots__ = ("status", "groups", "memory", "memory_title", "form", "explanation_title", "findings", "errors")
 
     def __init__(self, *, status: Callable[[int], Text], groups: ListPlan, memory: Callable[[int], Text],
-                 memory_title: str, form: Callable[[int, VisualStyle | None, VisualStyle | None], list[Content]],
+                 memory_title: str,
+                 form: Callable[[int, VisualStyle | None, VisualStyle | None, bool], list[Content]],
                  explanation_title: str, findings: ListPlan, errors: bool) -> None:
         self.status = status
         """The status line at a width."""
@@ -68,7 +75,7 @@ class FramePlan:
         """The memory bar's lines at a width."""
         self.memory_title = memory_title
         self.form = form
-        """The first group's form at a width, with the muted and the control style."""
+        """The first group's form at a width, with the muted and the control style, in the wide layout or not."""
         self.explanation_title = explanation_title
         self.findings = findings
         self.errors = errors
@@ -146,20 +153,31 @@ class FirstFrame(Widget):
     def _frame(self, width: int, height: int) -> list[Strip]:
         plan = self.plan
         body = height - 2
-        explanation_rows, findings_rows = ROWS[plan.errors]
-        form_rows = body - explanation_rows - findings_rows
-        right = width - SIDE
+        side_width = WIDE_SIDE if width >= WIDE_AT else SIDE
         side = (self._list(plan.groups, "first-frame--groups", "first-frame--groups-highlighted",
-                           Size(SIDE, body - MEMORY_ROWS))
-                + self._memory(Size(SIDE, MEMORY_ROWS)))
-        main = (self._form(Size(right, form_rows))
-                + self._box("first-frame--pane", Size(right, explanation_rows), plan.explanation_title, "",
-                            lambda y, w: None)
-                + self._list(plan.findings, "first-frame--findings", "first-frame--findings-highlighted",
-                             Size(right, findings_rows)))
+                           Size(side_width, body - MEMORY_ROWS))
+                + self._memory(Size(side_width, MEMORY_ROWS)))
+        explanation_title = plan.explanation_title
+        if width >= WIDE_AT:  # the form beside the side column, the explanation over the findings in a third
+            form_width = (width - side_width) // 2  # grid-columns: 32 1fr 1fr (the second column the narrower)
+            right = width - side_width - form_width
+            form = self._form(Size(form_width, body), wide=True)
+            panes = (self._box("first-frame--pane", Size(right, body - WIDE_FINDINGS_ROWS), explanation_title, "",
+                               lambda y, w: None)
+                     + self._list(plan.findings, "first-frame--findings", "first-frame--findings-highlighted",
+                                  Size(right, WIDE_FINDINGS_ROWS)))
+            columns = [side, form, panes]
+        else:
+            explanation_rows, findings_rows = ROWS[plan.errors]
+            right = width - side_width
+            columns = [side, self._form(Size(right, body - explanation_rows - findings_rows))
+                       + self._box("first-frame--pane", Size(right, explanation_rows), explanation_title, "",
+                                   lambda y, w: None)
+                       + self._list(plan.findings, "first-frame--findings", "first-frame--findings-highlighted",
+                                    Size(right, findings_rows))]
         screen = self.get_visual_style().rich_style
         rows = [self._status(width)]
-        rows += [Strip.join([s, m]) for s, m in zip(side, main, strict=True)]
+        rows += [Strip.join(parts) for parts in zip(*columns, strict=True)]
         rows.append(Strip.blank(width, screen))  # the footer's row: its keys come after the first paint
         return rows
 
@@ -288,7 +306,7 @@ class FirstFrame(Widget):
         return self._box("first-frame--pane", size, self.plan.memory_title, "",
                          lambda y, w: lines[y] if y < len(lines) else None)
 
-    def _form(self, size: Size) -> list[Strip]:
+    def _form(self, size: Size, *, wide: bool = False) -> list[Strip]:
         """The first group's form; one taller than its place gets its scrollbar (right of the text, inside the
         padding) and its text wrapped beside it, as the real form (a VerticalScroll) has them."""
         styles = self.get_component_styles("first-frame--form")
@@ -296,11 +314,11 @@ class FirstFrame(Widget):
         width = size.width - pad.width
         style = self.get_visual_style()
         muted, control = self.get_visual_style("first-frame--muted"), self.get_visual_style("first-frame--control")
-        content = self.plan.form(width, muted, control)
+        content = self.plan.form(width, muted, control, wide)
         bar: list[Strip] = []
         if len(content) > size.height:
             width -= styles.scrollbar_size_vertical
-            content = self.plan.form(width, muted, control)
+            content = self.plan.form(width, muted, control, wide)
             bar = self._scrollbar(styles, size.height, len(content), 0, style.rich_style)
         lines = self._content_lines(Content("\n").join(content), width, size.height, style)
         blank = style.rich_style
@@ -336,8 +354,10 @@ def plan_options(options: Sequence[Option | None]) -> list[tuple[Text, bool, boo
 
 
 def _room(errors: bool, width: int, height: int) -> bool:
-    """Whether ``width`` x ``height`` has room for the narrow layout's panes (a row at least for the form and the
-    groups)."""
+    """Whether ``width`` x ``height`` has room for the layout's panes (a row at least for the form, the explanation
+    and the groups)."""
+    if width >= WIDE_AT:
+        return height - 2 - WIDE_FINDINGS_ROWS >= 3 and height - 2 - MEMORY_ROWS >= 3
     explanation, findings = ROWS[errors]
     return width >= SIDE + 20 and height - 2 - explanation - findings >= 1 and height - 2 - MEMORY_ROWS >= 3
 

@@ -112,34 +112,54 @@ class FormPreview:
         self.group_id = group_id
         settings = settings_in(group_id)
         self._heading = heading_content(group_id, settings, answers.target)
-        self._fields = [SettingField(s, answers[s.id], answers.target, problems.get(s.id), _written(rendered, s.id))
-                        for s in settings]
+        self._state = (settings, answers, rendered, problems)
+        self._fields: dict[bool, list[SettingField]] = {}
+        """The fields (not mounted: their words and state), per layout, made when first drawn."""
+
+    def _fields_for(self, wide: bool) -> list[SettingField]:
+        if wide not in self._fields:
+            settings, answers, rendered, problems = self._state
+            self._fields[wide] = [SettingField(s, answers[s.id], answers.target, problems.get(s.id),
+                                               _written(rendered, s.id), wide=wide) for s in settings]
+        return self._fields[wide]
 
     @staticmethod
     def fits(group_id: str) -> bool:
         """Whether the group's form is one this preview draws: choices only."""
         return all(uses_select(s) for s in settings_in(group_id))
 
-    def lines(self, width: int, muted: VisualStyle | None = None, control: VisualStyle | None = None) -> list[Content]:
+    def lines(self, width: int, muted: VisualStyle | None = None, control: VisualStyle | None = None, *,
+              wide: bool = False) -> list[Content]:
         """The form's lines at ``width`` cells (the form's width less its padding), as the real widgets draw them
-        with ``muted`` (``$text-muted``) and ``control`` (the choice's ``$surface``) styles (None: uncoloured)."""
+        with ``muted`` (``$text-muted``) and ``control`` (the choice's ``$surface``) styles (None: uncoloured); in the
+        wide layout each label beside its choice and where the value is written under them (wizard.tcss)."""
 
         def style(content: Content, visual_style: VisualStyle | None) -> Content:
             return content.stylize_before(visual_style) if visual_style is not None else content
 
         out = [style(line, muted) for line in self._heading.wrap(width)]
-        for field in self._fields:
+        for field in self._fields_for(wide):
             label = Content(localized.setting_label(field.setting.id))
             if field.has_class("-na"):
                 label = style(label, muted)
-            out += label.wrap(width)
-            words = choice_text(field.choice_label, width - 4)  # less the margin (2) and the padding (1 + 1)
-            out.append(Content.assemble("  ", style(Content.from_rich_text(words).pad(1, 1), control)))
+            if wide:  # MainScreen.-wide SettingField: grid-columns 30 1fr, the label's padding-right 1, no margin
+                words = choice_text(field.choice_label, width - WIDE_LABEL - 2)  # less the choice's padding (1 + 1)
+                choice = style(Content.from_rich_text(words).pad(1, 1), control)
+                labels = label.wrap(WIDE_LABEL - 1)
+                out += [Content.assemble(line.pad_right(WIDE_LABEL - line.cell_length), *([choice] if i == 0 else []))
+                        for i, line in enumerate(labels)]
+            else:
+                out += label.wrap(width)
+                words = choice_text(field.choice_label, width - 4)  # less the margin (2) and the padding (1 + 1)
+                out.append(Content.assemble("  ", style(Content.from_rich_text(words).pad(1, 1), control)))
             notes = field.notes_content()
             if notes:
                 out += [Content.assemble("  ", style(n, muted)) for n in notes.wrap(width - 2)]
         return out
 
+
+WIDE_LABEL = 30
+"""The label's column in the wide layout (wizard.tcss ``MainScreen.-wide SettingField { grid-columns: 30 1fr }``)."""
 
 
 def _hint(settings, target: str) -> str:
