@@ -513,17 +513,21 @@ def consecutive(older: str, newer: str) -> bool:
 
 def version_note(path: str) -> str:
     """Words for a finding about a key the release in force rejects: since when, and the target; "" when the
-    shipped schemas show no change for it."""
+    shipped schemas show no change for it. Each wording is its own sentence (``said``): the finding's translation
+    puts it in the language too (issue 27)."""
+    from .i18n import said
+
     target = target_version()
     shown = schema_version()
-    yours = f"your target is DeepSpeed {target}" + (f", checked with the {shown} schema" if shown != target else "")
+    yours = (said(f"your target is DeepSpeed {target}, checked with the {shown} schema") if shown != target else
+             said(f"your target is DeepSpeed {target}"))
     later = added_in(path) if status(path) == REJECTED else None
     if later is not None:
         versions = list(shipped_versions())
         before = versions[versions.index(later) - 1]
-        since = (f"from {later} on" if consecutive(before, later) else
-                 f"from {later} on, {before} rejects it, releases between them not checked")
-        return f"DeepSpeed accepts it {since}; {yours}"
+        since = (said(f"DeepSpeed accepts it from {later} on") if consecutive(before, later) else
+                 said(f"DeepSpeed accepts it from {later} on, {before} rejects it, releases between them not checked"))
+        return f"{since}; {yours}"
     gone = removed_in(path)
     if gone is None:
         return ""
@@ -531,12 +535,14 @@ def version_note(path: str) -> str:
     versions = [v for v, _ in hist]
     last_ok, before = hist[versions.index(gone) - 1]
     exact = consecutive(last_ok, gone)
-    between = "" if exact else ", releases between them not checked"
     if before == READ:
-        when = f"removed in DeepSpeed {gone}" if exact else f"DeepSpeed {last_ok} accepted it, {gone} rejects it"
-    else:  # never read before: the section became strict
-        when = f"DeepSpeed {last_ok} and older ignored it, {gone} and newer reject it"
-    when += between
+        when = (said(f"removed in DeepSpeed {gone}") if exact else
+                said(f"DeepSpeed {last_ok} accepted it, {gone} rejects it, releases between them not checked"))
+    elif exact:  # never read before: the section became strict
+        when = said(f"DeepSpeed {last_ok} and older ignored it, {gone} and newer reject it")
+    else:
+        when = said(f"DeepSpeed {last_ok} and older ignored it, {gone} and newer reject it, releases between them "
+                    "not checked")
     return f"{when}; {yours}"
 
 

@@ -39,10 +39,6 @@ BOOL_SCALARS = frozenset({"dataloader_drop_last", "disable_allgather", "disable_
 NUMBER_SCALARS = ("gradient_clipping", "gradient_predivide_factor", "train_batch_size",
                   "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "steps_per_print",
                   "vocabulary_size", "sequence_parallel_size", "data_parallel_size")
-HINTS = {"amp": "use the fp16 / bf16 blocks (or torch_autocast)",
-         "curriculum_learning": "use data_efficiency.data_sampling.curriculum_learning",
-         "elasticity": "set train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"}
-
 ZERO_MISSING = rule("ds-json-zero-optimization-missing", ERROR, "The DeepSpeed JSON has no zero_optimization block",
                     DOC + "ds-config-file; " + A + "utils/dataclasses.py:1274-1277",
                     claims=("ds-plugin-needs-zero-optimization",))
@@ -345,7 +341,11 @@ def check_keys_and_values(ctx: ConfigCheck, ds: dict) -> None:
     for key, value in ds.items():
         name = str(key)
         if name in removed_top:
-            hint = HINTS.get(name, "delete the block")
+            # what to do instead, literal variants: each fix its own sentence, translated (issue 27)
+            hint = ("use the fp16 / bf16 blocks (or torch_autocast)" if name == "amp" else
+                    "use data_efficiency.data_sampling.curriculum_learning" if name == "curriculum_learning" else
+                    "set train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps"
+                    if name == "elasticity" else "delete the block")
             ctx.emit(REMOVED, name, f"`{name}` belongs to a feature DeepSpeed removed ("
                      + (S.version_note(name) or f"DeepSpeed {S.target_version()}") + "); DeepSpeed refuses a config "
                      "that still has it (see " + str(S.load()["removed"]["issue"]) + ").", f"Delete `{name}` ({hint}).")

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 PART_OF_MODULE = {
     "core/lint/general.py": "messages-general",
     "core/lint/dsjson.py": "messages-dsjson",
+    "core/ds_schema.py": "messages-dsjson",
     "core/lint/fsdp.py": "messages-fsdp",
     "core/lint/dszero.py": "messages-dszero",
     "core/lint/ds.py": "messages-ds",
@@ -144,10 +145,20 @@ def template_of(pieces: tuple) -> str:
     return "".join(out)
 
 
-ONE_WORD = frozenset({"{0} {1} = {2} (default {3})"})
+ONE_WORD = frozenset({
+    "{0} {1} = {2} (default {3})",
+    # fixes whose one verb is all their own words, the rest computed: "Write {0}." (what DeepSpeed expects of a
+    # value of the wrong type: ``Write an integer.``) and "Delete `{0}.{1}`." (the deprecated spelling of a key
+    # written twice); the verb is what the user is told to do. "Write `{0}`." (a dynamo key's full name) is not
+    # listed: "Write {0}." matches it too (its placeholder takes the key with its backticks), and two templates
+    # that read the same message could not be told apart
+    "Write {0}.", "Delete `{0}.{1}`.",
+})
 """Templates of one word of their own translated all the same: a row of the HF Trainer's note (a DeepSpeed JSON's
 concrete values: ``optimizer.params.lr 3e-05 = learning_rate (default 5e-05)``), whose key, value, argument and
-default are all computed; the row is matched on its own where the note lists its rows (``_listed``)."""
+default are all computed; the row is matched on its own where the note lists its rows (``_listed``); and the fixes
+that are one verb around a key or a value (``Write {0}.``). A more specific template (more literal words) of the
+same text still wins (:func:`best`)."""
 
 
 def worth_translating(template: str) -> bool:
