@@ -160,18 +160,25 @@ async def test_a_first_form_the_preview_cannot_draw_has_the_real_widgets_from_th
     assert not _differences(captured["cells"][:pane.y + 1], after[:pane.y + 1])
 
 
-@pytest.mark.asyncio
-async def test_keys_typed_before_the_real_widgets_reach_them(monkeypatch):
-    """A key pressed while the first frame's widget is up (typed ahead of the first paint) is not lost: it goes to the
-    real widgets once they are there, bindings included, in the order typed."""
+def _hold_the_real_widgets(monkeypatch):
+    """The work after the first paint (the real widgets, the full check) waits for the test, and the pilot does not
+    wait for it: returns that work, for the test to run when it is ready."""
     monkeypatch.setattr(MainScreen, "_full_check", lambda self: setattr(self, "ready", True))
     monkeypatch.setattr(WizardApp, "PILOT_WAITS_FOR_WIDGETS", False)
     after_first_paint = MainScreen._after_first_paint
 
-    async def held(self):  # the work after the first paint waits for the test (the keys come first)
+    async def held(self):
         return None
 
     monkeypatch.setattr(MainScreen, "_after_first_paint", held)
+    return after_first_paint
+
+
+@pytest.mark.asyncio
+async def test_keys_typed_before_the_real_widgets_reach_them(monkeypatch):
+    """A key pressed while the first frame's widget is up (typed ahead of the first paint) is not lost: it goes to the
+    real widgets once they are there, bindings included, in the order typed."""
+    after_first_paint = _hold_the_real_widgets(monkeypatch)
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
@@ -217,14 +224,7 @@ async def test_the_findings_are_measured_at_the_width_they_are_drawn_at():
 async def test_a_terminal_made_too_small_before_the_real_widgets_is_painted_blank(monkeypatch):
     """The first frame's widget paints the narrow layout; a terminal made smaller than that before the real widgets
     come gets a blank screen (not a failure), and the real widgets then lay themselves out at that size."""
-    monkeypatch.setattr(MainScreen, "_full_check", lambda self: setattr(self, "ready", True))
-    monkeypatch.setattr(WizardApp, "PILOT_WAITS_FOR_WIDGETS", False)
-    after_first_paint = MainScreen._after_first_paint
-
-    async def held(self):
-        return None
-
-    monkeypatch.setattr(MainScreen, "_after_first_paint", held)
+    after_first_paint = _hold_the_real_widgets(monkeypatch)
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)
