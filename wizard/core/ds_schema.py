@@ -55,6 +55,21 @@ _VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?")
 _TARGET: ContextVar[str | None] = ContextVar("fsdpds_ds_target_version", default=None)
 
 
+EXPECTED = {
+    "a_json_object": "a JSON object",
+    "a_value": "a value (null is not accepted here)",
+    "true_or_false": "true or false",
+    "an_integer": "an integer",
+    "a_number": "a number",
+    "a_string": "a string",
+    "a_list": "a list",
+    "one_of": "one of {options}",
+    "one_of_exact": "one of {options} (exact spelling)",
+    "a_number_bound": "a number {sign} {bound}",
+}
+"""What a value must be (``Issue.expected``), in the words the findings show: stated here once, and translated by
+``wizard.core.localized`` (part ``screen-values``) where a finding carries them."""
+
 @record(frozen=True)
 class Issue:
     """One problem in a DeepSpeed JSON value."""
@@ -248,7 +263,7 @@ def validate_section(section: str, value: Any, path: str | None = None) -> list[
 
 def _validate_object(node: dict, root: dict, value: Any, path: str) -> list[Issue]:
     if not isinstance(value, dict):
-        return [Issue(path, NOT_MAPPING, value, "a JSON object")]
+        return [Issue(path, NOT_MAPPING, value, EXPECTED["a_json_object"])]
     issues: list[Issue] = []
     accepted = _accepted(node, root)
     props = node.get("properties", {})
@@ -289,7 +304,7 @@ def _validate_value(node: dict, root: dict, value: Any, path: str) -> list[Issue
                 if best is None:
                     best = got
             if value is None:
-                return [Issue(path, BAD_VALUE, value, "a value (null is not accepted here)")]
+                return [Issue(path, BAD_VALUE, value, EXPECTED["a_value"])]
             return best or []
     if "allOf" in node:
         out: list[Issue] = []
@@ -314,9 +329,9 @@ def _check_enum(node: dict, value: Any, path: str) -> list[Issue]:
         if coerced is not None and coerced in options:
             if isinstance(value, int):
                 return []
-            return [Issue(path, COERCED, value, "one of " + ", ".join(map(str, options)))]
+            return [Issue(path, COERCED, value, EXPECTED["one_of"].format(options=", ".join(map(str, options))))]
     shown = ", ".join(json.dumps(o) for o in options)
-    return [Issue(path, BAD_VALUE, value, f"one of {shown} (exact spelling)")]
+    return [Issue(path, BAD_VALUE, value, EXPECTED["one_of_exact"].format(options=shown))]
 
 
 def _as_int(value: Any) -> tuple[int | None, bool]:
@@ -357,33 +372,33 @@ def _check_type(node: dict, value: Any, path: str) -> list[Issue]:
         if isinstance(value, bool):
             return []
         if isinstance(value, (int, float)) and value in (0, 1):
-            return [Issue(path, COERCED, value, "true or false")]
+            return [Issue(path, COERCED, value, EXPECTED["true_or_false"])]
         if bool_word(value) is not None:
-            return [Issue(path, COERCED, value, "true or false")]
-        return [Issue(path, BAD_VALUE, value, "true or false")]
+            return [Issue(path, COERCED, value, EXPECTED["true_or_false"])]
+        return [Issue(path, BAD_VALUE, value, EXPECTED["true_or_false"])]
     if kind == "integer":
         number, exact = _as_int(value)
         if number is None and _pydantic_v1() and isinstance(value, float) and math.isfinite(value):
             number, exact = int(value), False  # pydantic v1 (DeepSpeed 0.14) truncates 1.5 to 1
         if number is None:
-            return [Issue(path, BAD_VALUE, value, "an integer")]
-        issues = [] if exact else [Issue(path, COERCED, value, "an integer")]
+            return [Issue(path, BAD_VALUE, value, EXPECTED["an_integer"])]
+        issues = [] if exact else [Issue(path, COERCED, value, EXPECTED["an_integer"])]
         return issues + _check_range(node, number, value, path)
     if kind == "number":
         real, exact = _as_float(value)
         if real is None:
-            return [Issue(path, BAD_VALUE, value, "a number")]
-        issues = [] if exact else [Issue(path, COERCED, value, "a number")]
+            return [Issue(path, BAD_VALUE, value, EXPECTED["a_number"])]
+        issues = [] if exact else [Issue(path, COERCED, value, EXPECTED["a_number"])]
         return issues + _check_range(node, real, value, path)
     if kind == "string":
         if isinstance(value, str):
             return []
         if _pydantic_v1() and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return [Issue(path, COERCED, value, "a string")]  # pydantic v1 turns numbers into strings
-        return [Issue(path, BAD_VALUE, value, "a string")]
+            return [Issue(path, COERCED, value, EXPECTED["a_string"])]  # pydantic v1 turns numbers into strings
+        return [Issue(path, BAD_VALUE, value, EXPECTED["a_string"])]
     if kind == "array":
         if not isinstance(value, (list, tuple)):
-            return [Issue(path, BAD_VALUE, value, "a list")]
+            return [Issue(path, BAD_VALUE, value, EXPECTED["a_list"])]
         items = node.get("items")
         out: list[Issue] = []
         if isinstance(items, dict):
@@ -391,7 +406,7 @@ def _check_type(node: dict, value: Any, path: str) -> list[Issue]:
                 out.extend(_validate_value(items, {}, item, f"{path}[{i}]"))
         return out
     if kind == "object":
-        return [] if isinstance(value, dict) else [Issue(path, BAD_VALUE, value, "a JSON object")]
+        return [] if isinstance(value, dict) else [Issue(path, BAD_VALUE, value, EXPECTED["a_json_object"])]
     return []
 
 
@@ -405,7 +420,7 @@ def _check_range(node: dict, number: float, value: Any, path: str) -> list[Issue
               ("maximum", lambda n, b: n <= b, "<="), ("exclusiveMaximum", lambda n, b: n < b, "<"))
     for key, ok, sign in bounds:
         if key in node and isinstance(node[key], (int, float)) and not ok(number, node[key]):
-            return [Issue(path, BAD_VALUE, value, f"a number {sign} {node[key]}")]
+            return [Issue(path, BAD_VALUE, value, EXPECTED["a_number_bound"].format(sign=sign, bound=node[key]))]
     return []
 
 

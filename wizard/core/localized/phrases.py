@@ -3,13 +3,15 @@
 A sentence of wizard/run (``said(...)``) is translated by its template; its computed parts go in as they are. A few
 of those parts are not keys or values but English phrases of the wizard's own or the operating system's: a
 checkpoint format's name (``consolidate.FORMATS``), how a checkpoint was found (``Checkpoint.found_via``), the tool
-``consolidate`` ran, and an OS error's words (``Permission denied``). :func:`phrase` gives such a part in the
+``consolidate`` ran, an OS error's words (``Permission denied``), and what a DeepSpeed JSON's value must be
+(``an integer``: part ``screen-values``). :func:`phrase` gives such a part in the
 language: the run screen's words (part ``screen-run``, keys ``format.*``, ``found.*``, ``tool.*``, ``os.*``); an OS
 error of another errno keeps the operating system's text. :func:`.messages.translated` puts each computed part
 through it, so every sentence that carries one shows it translated; English never reaches here.
 """
 from __future__ import annotations
 
+import re
 from functools import cache
 
 PREFIXES = ("format.", "found.", "tool.")
@@ -49,7 +51,56 @@ def phrase(english: str, lang: str) -> str | None:
     if english.endswith(MOVED):
         via = phrase(english[:-len(MOVED)], lang)
         return screen("run", "found_moved", lang, via=via) if via is not None else None
-    return os_error(english, lang)
+    return expected(english, lang) or os_error(english, lang)
+
+
+@cache
+def _expected_forms() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(key, its English split at its placeholders: literal, name, literal, ...) of the values' words, the longest
+    first (``one of {options} (exact spelling)`` before ``one of {options}``)."""
+    from .screens import words
+
+    by_length = sorted(words("values").items(), key=lambda kv: -len(kv[1]))
+    return tuple((key, tuple(re.split(r"\{(\w+)\}", english))) for key, english in by_length)
+
+
+def _values_of(parts: tuple[str, ...], text: str) -> dict[str, str] | None:
+    """The placeholders' values when ``text`` is ``parts`` filled in (each value not empty; a literal between two
+    placeholders is found where it first follows), else None: one pass left to right, whatever the text."""
+    literals, names = parts[0::2], parts[1::2]
+    if not names:
+        return {} if text == literals[0] else None
+    if not text.startswith(literals[0]) or not text.endswith(literals[-1]) \
+            or len(text) < len(literals[0]) + len(literals[-1]):
+        return None
+    pos, end = len(literals[0]), len(text) - len(literals[-1])
+    values: dict[str, str] = {}
+    for i, name in enumerate(names):
+        if i == len(names) - 1:
+            value, pos = text[pos:end], end
+        else:
+            cut = text.find(literals[i + 1], pos + 1, end)
+            if cut < 0:
+                return None
+            value, pos = text[pos:cut], cut + len(literals[i + 1])
+        if not value:
+            return None
+        values[name] = value
+    return values
+
+
+def expected(english: str, lang: str) -> str | None:
+    """What a value must be (``an integer``, ``one of 1, 2, 3``: :data:`wizard.core.ds_schema.EXPECTED`) in the
+    language, its options and bounds as they were; None for any other text, and for English."""
+    from ..i18n import ENGLISH
+
+    if lang == ENGLISH:
+        return None
+    for key, parts in _expected_forms():
+        values = _values_of(parts, english)
+        if values is not None:
+            return screen("values", key, lang, **values)
+    return None
 
 
 def shown(english: str, lang: str | None = None) -> str:
