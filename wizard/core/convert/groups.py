@@ -12,6 +12,7 @@ from ..answers import Answers
 from ..answers.render import processes_per_node, zero_stage
 from ..catalog import DEEPSPEED, FSDP1, FSDP2, SETTING_BY_ID, SETTINGS, SHARDING, TARGET_LABELS
 from ..findings import Finding
+from ..i18n import said
 from ..recordclass import record
 from ..wizard_rules import (
     CONVERT_AC,
@@ -227,10 +228,11 @@ def zero3_only(c: Step) -> None:
     """Loading and the full save, which DeepSpeed reads at ZeRO-3 only."""
     out, v, to, label0, stage = c.out, c.v, c.to, c.label0, c.stage
     if to == DEEPSPEED and stage < 3:
-        for sid, default_says in (("loading.ram_efficient", "every rank loads the whole model (zero3_init_flag "
-                                   "is off below ZeRO-3)"),
-                                  ("checkpoint.format", "the full save is a ZeRO-3 option; ZeRO-0/1/2 checkpoints "
-                                   "hold the whole weights once and per-rank optimizer state")):
+        for sid, default_says in (("loading.ram_efficient", said("every rank loads the whole model "
+                                                                  "(zero3_init_flag is off below ZeRO-3)")),
+                                  ("checkpoint.format", said("the full save is a ZeRO-3 option; ZeRO-0/1/2 "
+                                                             "checkpoints hold the whole weights once and per-rank "
+                                                             "optimizer state"))):
             target_value = False if sid == "loading.ram_efficient" else SETTING_BY_ID[sid].default
             if v[sid] != target_value:
                 stated = show_value(v[sid])
@@ -287,11 +289,11 @@ def prefetch(c: Step) -> None:
     if to_fsdp and from_ds:
         knobs = [sid for sid in _PREFETCH_DS if source.is_set(sid)]
         if knobs and zero_stage(source) == 3:
-            there = ("FSDP1 prefetches one unit ahead: the config writes fsdp_backward_prefetch "
-                     f"{prefetch_name(v['prefetch.backward'])} and fsdp_forward_prefetch "
-                     f"{show_value(v['prefetch.forward'])}" if to == FSDP1 else
-                     "FSDP2 has no prefetch options in the config (only set_modules_to_forward_prefetch and "
-                     "set_modules_to_backward_prefetch in code); it prefetches the next unit by itself")
+            there = (said("FSDP1 prefetches one unit ahead: the config writes fsdp_backward_prefetch "
+                          f"{prefetch_name(v['prefetch.backward'])} and fsdp_forward_prefetch "
+                          f"{show_value(v['prefetch.forward'])}") if to == FSDP1 else
+                     said("FSDP2 has no prefetch options in the config (only set_modules_to_forward_prefetch and "
+                          "set_modules_to_backward_prefetch in code); it prefetches the next unit by itself"))
             shown = ", ".join(f"{native(sid)} {show_value(source[sid])}" for sid in knobs)
             out.emit(CONVERT_PREFETCH, tuple(knobs),
                      f"ZeRO-3's prefetch and persistence knobs do not carry over ({shown}): {there}; what is "
@@ -300,10 +302,10 @@ def prefetch(c: Step) -> None:
         knobs = [sid for sid in _PREFETCH_FSDP1 if source.is_set(sid)]
         if knobs:
             shown = ", ".join(f"{native(sid)} {show_value(source[sid])}" for sid in knobs)
-            there = ("ZeRO-3 prefetches by itself once it has recorded a step's module order, up to "
-                     "stage3_prefetch_bucket_size elements (default 50,000,000)" if to == DEEPSPEED and stage == 3
-                     else "DeepSpeed below ZeRO-3 gathers nothing, so there is nothing to prefetch"
-                     if to == DEEPSPEED else "FSDP2 prefetches the next unit by itself and has no config option")
+            there = (said("ZeRO-3 prefetches by itself once it has recorded a step's module order, up to "
+                          "stage3_prefetch_bucket_size elements (default 50,000,000)") if to == DEEPSPEED and stage == 3
+                     else said("DeepSpeed below ZeRO-3 gathers nothing, so there is nothing to prefetch")
+                     if to == DEEPSPEED else said("FSDP2 prefetches the next unit by itself and has no config option"))
             out.emit(CONVERT_PREFETCH, tuple(knobs), f"FSDP1's prefetch settings do not carry over ({shown}): "
                      f"{there}. Not written")
 
@@ -361,17 +363,18 @@ def torch_compile(c: Step) -> None:
 _BACKEND_PART = re.compile(r"; (?=(?:DeepSpeed|FSDP[12]?): )")
 
 
-def _counterpart_on(counterpart: str, label: str) -> str:
-    """The catalogue's counterpart line said for the target ``label`` (" DeepSpeed's counterpart: transparent."):
-    the part written for that backend ("DeepSpeed: ...", "FSDP: ..." for FSDP1 and FSDP2) without its name, which
-    the sentence already says; the whole line, as the counterpart, when no part is that backend's."""
+def _counterpart_on(counterpart: str, label: str) -> tuple[bool, str]:
+    """The catalogue's counterpart line said for the target ``label``: (True, the part written for that backend
+    ("DeepSpeed: ...", "FSDP: ..." for FSDP1 and FSDP2) without its name, which the sentence already says), or
+    (False, the whole line) when no part is that backend's; without the final period, which the sentence writes
+    (" DeepSpeed's counterpart: transparent."). (False, "") when there is none."""
     if not counterpart:
-        return ""
+        return False, ""
     for part in _BACKEND_PART.split(counterpart):
         name, sep, rest = part.partition(": ")
         if sep and name in (label, "FSDP" if label.startswith("FSDP") else label):
-            return f" {label}'s counterpart: {rest.rstrip('.')}."
-    return f" Counterpart: {counterpart.rstrip('.')}."
+            return True, rest.rstrip(".")
+    return False, counterpart.rstrip(".")
 
 
 def dropped(c: Step) -> None:
@@ -381,12 +384,17 @@ def dropped(c: Step) -> None:
         if s.group == "backend" or s.applies_to(to):
             continue
         # hybrid replicas inside one machine: convert-hybrid-single-machine (the sharding step) said it already
-        said = s.id == "parallelism.dp_replicate_size" and c.machines == 1
-        if source.is_set(s.id) and s.applies_to(t0) and s.id not in _SPECIFIC and not said:
-            why = s.not_applicable.get(to, "")
-            counterpart = _counterpart_on(s.counterpart, label1)
-            out.emit(CONVERT_DROPPED, (s.id,), f"{s.id} = {show_value(source[s.id])} ({native(s.id, t0)}) has "
-                     f"no place on {label1}: {why}{counterpart} Not written")
+        told = s.id == "parallelism.dp_replicate_size" and c.machines == 1
+        if source.is_set(s.id) and s.applies_to(t0) and s.id not in _SPECIFIC and not told:
+            why = s.not_applicable.get(to, "")  # the catalogue's texts, each a placeholder of its own (translated)
+            mine, counterpart = _counterpart_on(s.counterpart, label1)
+            head = f"{s.id} = {show_value(source[s.id])} ({native(s.id, t0)}) has no place on {label1}: "
+            # the target's name as words of the sentence, not a placeholder: after {why} and a space it could not
+            # be told from the reason's own words
+            owner = "DeepSpeed's" if to == DEEPSPEED else "FSDP1's" if to == FSDP1 else "FSDP2's"
+            out.emit(CONVERT_DROPPED, (s.id,), head + (f"{why} {owner} counterpart: {counterpart}. Not written"
+                                                       if mine else f"{why} Counterpart: {counterpart}. Not written"
+                                                       if counterpart else f"{why} Not written"))
         out.reset(s.id)
 
 

@@ -153,12 +153,17 @@ ONE_WORD = frozenset({
     # listed: "Write {0}." matches it too (its placeholder takes the key with its backticks), and two templates
     # that read the same message could not be told apart
     "Write {0}.", "Delete `{0}.{1}`.",
+    # no word of its own: a setting, its value and a sentence of the switch report (convert-meaning-changed, in
+    # wizard/core/convert/conversion.py); its translation is the same frame, so that the report's sentence inside is
+    # translated (a message whose parts are none stays the English it was)
+    "{0} = {1}: {2}",
 })
 """Templates of one word of their own translated all the same: a row of the HF Trainer's note (a DeepSpeed JSON's
 concrete values: ``optimizer.params.lr 3e-05 = learning_rate (default 5e-05)``), whose key, value, argument and
 default are all computed; the row is matched on its own where the note lists its rows (``_listed``); and the fixes
 that are one verb around a key or a value (``Write {0}.``). A more specific template (more literal words) of the
-same text still wins (:func:`best`)."""
+same text still wins (:func:`best`). And the frame ``{0} = {1}: {2}``, which has no word of its own, for the sentence
+it holds."""
 
 
 def worth_translating(template: str) -> bool:
@@ -440,8 +445,8 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
         from .phrases import phrase
 
         for name, value in values.items():
-            inner = None
-            if " " in value and len(value) > 24:
+            inner = known(value, lang)  # the catalogue's reason why a setting has no place, its counterpart
+            if inner is None and " " in value and len(value) > 24:
                 inner = (_listed(value, lang, depth + 1, "; ") if "; " in value else None) \
                     or translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
             if inner is None:  # a computed English phrase (a checkpoint format's name, an OS error's words, ...)
@@ -449,6 +454,54 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
             if inner is not None:
                 values[name] = inner
     return template.fill(values)
+
+
+_BACKEND_PART = re.compile(r"(?:; ?|\uff1b)(?=(?:DeepSpeed|FSDP[12]?) ?[:\uff1a])")
+"""Where the catalogue's counterpart line passes to another backend's part, in the English ("; DeepSpeed: ") and in
+a translation ("；FSDP：")."""
+_BACKEND_NAME = re.compile(r"(DeepSpeed|FSDP[12]?) ?[:\uff1a] ?")
+
+
+@cache
+def _known(lang: str) -> dict[str, str]:
+    """English -> the language, for the catalogue's texts a sentence of ``convert`` puts in whole (translated by the
+    setting's id, not by a template: one fact, one place): why a setting has no place on a target
+    (``not_applicable``) and its counterpart line, whole and each backend's part of it ("DeepSpeed: transparent."),
+    without the final period (the sentence writes its own). A text of one word (`none`: a value too) and one whose
+    translation is the English are left out."""
+    from ..catalog import SETTINGS
+    from . import counterpart, not_applicable
+
+    out: dict[str, str] = {}
+
+    def put(english: str, text: str) -> None:
+        if " " in english and text and text != english:  # a word alone may be a value too ("none")
+            out.setdefault(english, text)
+
+    for s in SETTINGS:
+        for target, why in s.not_applicable.items():
+            put(why, not_applicable(s.id, target, lang))
+        if not s.counterpart:
+            continue
+        text = counterpart(s.id, lang)
+        put(s.counterpart.rstrip("."), text.rstrip(".\u3002"))
+        english_parts, parts = _BACKEND_PART.split(s.counterpart), _BACKEND_PART.split(text)
+        if len(parts) != len(english_parts):
+            continue
+        for e, t in zip(english_parts, parts, strict=True):
+            name, sep, rest = e.partition(": ")
+            found = _BACKEND_NAME.match(t)
+            if sep and found and found.group(1) == name:
+                put(rest.rstrip("."), t[found.end():].rstrip(".\u3002"))
+    return out
+
+
+def known(english: str, lang: str) -> str | None:
+    """``english`` in the language when it is one of the catalogue's texts of :func:`_known` (None for any other text,
+    and for English)."""
+    if lang == ENGLISH:
+        return None
+    return _known(lang).get(english)
 
 
 def _listed(value: str, lang: str, depth: int, sep: str = ", ") -> str | None:
@@ -469,5 +522,6 @@ def forget() -> None:
     """Drop what was read (after the translations on disk changed: the tools and tests)."""
     index.cache_clear()
     best.cache_clear()
+    _known.cache_clear()
     templates.cache_clear()
     every_template.cache_clear()
