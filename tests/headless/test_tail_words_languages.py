@@ -97,7 +97,7 @@ def test_the_version_history_of_a_key_is_said_in_the_language(checked, config, r
 # (config, rule, key): the fix in English, Turkish and Traditional Chinese
 FIXES = [
     ("current", "ds-json-invalid-value", "zero_optimization.reduce_bucket_size",  # "Write {0}.": what DeepSpeed expects
-     "Write an integer.", "Şunu yazın: an integer.", "寫入 an integer。"),
+     "Write an integer.", "Şunu yazın: bir tamsayı.", "寫入 整數。"),
     ("current", "ds-json-deprecated-and-new-key", "zero_optimization.cpu_offload",  # "Delete `{0}.{1}`."
      "Delete `zero_optimization.cpu_offload`.", "`zero_optimization.cpu_offload` anahtarını silin.",
      "刪除 `zero_optimization.cpu_offload`。"),
