@@ -115,6 +115,9 @@ EXPECTED = {
             "wizard.core.catalog", "wizard.core.catalog.model", "wizard.core.catalog.settings", "wizard.core.exits",
             # issue 27: explain speaks the chosen language (the translations are read only for another language)
             "wizard.core.i18n", "wizard.core.i18n.cells", "wizard.core.localized", "wizard.core.localized.ui",
+            # issue 27: the catalogue's sentences other sentences carry, one lookup for the package and the findings'
+            # translator (which puts them in place inside a convert finding)
+            "wizard.core.localized.catalog_texts",
             "wizard.core.recordclass", "wizard.core.texts", "wizard.core.texts.backend",
             "wizard.core.texts.checkpoint", "wizard.core.texts.deepspeed", "wizard.core.texts.launch",
             "wizard.core.texts.loading", "wizard.core.texts.model", "wizard.core.texts.offload",

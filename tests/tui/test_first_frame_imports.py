@@ -32,6 +32,9 @@ FIRST_FRAME = {
     "wizard.core.effective.used", "wizard.core.exits", "wizard.core.findings", "wizard.core.hosts", "wizard.core.i18n",
     "wizard.core.library", "wizard.core.library.auto", "wizard.core.library.deepspeed", "wizard.core.library.fsdp",
     "wizard.core.library.launcher", "wizard.core.localized", "wizard.core.localized.ui", "wizard.core.recordclass",
+    # issue 27: the catalogue's sentences other sentences carry (a setting's "not used" line), one lookup for the
+    # package and the findings' translator
+    "wizard.core.localized.catalog_texts",
     # issue 27: the findings pane's counts (the first frame's last words) in the language
     "wizard.core.localized.screens", "wizard.core.localized.screens.findings",
     # issue 27: the memory bar's words and the judged line's in the language (dicts), and the bar fitted by cells

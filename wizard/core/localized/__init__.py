@@ -12,6 +12,8 @@ from functools import cache
 from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, filled, language, translate
 from ..recordclass import replace
+from .catalog_texts import counterpart as counterpart
+from .catalog_texts import not_applicable as not_applicable
 from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
@@ -191,17 +193,6 @@ def group_short(group_id: str, lang: str | None = None) -> str:
 def setting_label(setting_id: str, lang: str | None = None) -> str:
     s = SETTING_BY_ID[setting_id]
     return translate(s.group, f"{setting_id}.label", s.label, _lang(lang))
-
-
-def counterpart(setting_id: str, lang: str | None = None) -> str:
-    s = SETTING_BY_ID[setting_id]
-    return translate(s.group, f"{setting_id}.counterpart", s.counterpart, _lang(lang))
-
-
-def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str:
-    """Why the setting has no effect on ``target`` ("" when it has one)."""
-    s = SETTING_BY_ID[setting_id]
-    return translate(s.group, f"{setting_id}.not_applicable.{target}", s.not_applicable.get(target, ""), _lang(lang))
 
 
 def where(setting_id: str, target: str, lang: str | None = None) -> str:

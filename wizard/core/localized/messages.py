@@ -470,7 +470,7 @@ def _known(lang: str) -> dict[str, str]:
     without the final period (the sentence writes its own). A text of one word (`none`: a value too) and one whose
     translation is the English are left out."""
     from ..catalog import SETTINGS
-    from . import counterpart, not_applicable
+    from .catalog_texts import counterpart, not_applicable
 
     out: dict[str, str] = {}
 
