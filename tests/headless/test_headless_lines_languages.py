@@ -182,3 +182,27 @@ def test_bundled_descriptions_are_the_templates_headers():
 
     bundled = {p.stem: describe(p) for p in sorted(bundled_dir().glob("*.yaml"))}
     assert DESCRIPTIONS == bundled
+
+
+MESH = {"tr": "Mesh: dp_shard 4 x tp 2 = 8 rank (en hızlı değişen son boyuttur)",
+        "zh-TW": "Mesh：dp_shard 4 x tp 2 = 8 個 rank（最後一個維度變化最快）"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_mesh_heading_in_the_language_with_the_rows_as_drawn(tmp_path, lang):
+    code, out = _run("--headless", "fsdp2-tp", "--transformers-version", "5.0.0", "--out", str(tmp_path / "o"),
+                     "--lang", lang)
+    assert code == 0, out
+    assert f"{MESH[lang]}\nrank       0 1 2 3 4 5 6 7\ndp_shard   0 0 1 1 2 2 3 3\n" in out
+    assert "tp groups: [0,1] [2,3] [4,5] [6,7]" in out
+    assert "varies fastest" not in out
+    _no_english_frame(out)
+
+
+def test_the_mesh_picture_past_its_limit_says_so_in_the_language():
+    from wizard.core.mesh import mesh_picture
+
+    rows = mesh_picture({"dp_shard": 8, "tp": 4}, limit=16)
+    assert rows[-3] == "(ranks 16 to 31 follow the same pattern)"
+    assert said(rows[-3], "tr") == "(16 ile 31 arasındaki rank'ler aynı düzeni izler)"
+    assert said(rows[-3], "zh-TW") == "（rank 16 至 31 依相同規律排列）"

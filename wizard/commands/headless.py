@@ -109,8 +109,8 @@ def run(args) -> int:
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
-    for mesh_line in mesh_lines(gen.rendered.accelerate):
-        print(mesh_line)
+    for mesh_line in mesh_lines(gen.rendered.accelerate):  # its heading a said(...) sentence of wizard/core/mesh
+        print(_said(mesh_line))
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
 
