@@ -206,3 +206,17 @@ def test_the_mesh_picture_past_its_limit_says_so_in_the_language():
     assert rows[-3] == "(ranks 16 to 31 follow the same pattern)"
     assert said(rows[-3], "tr") == "(16 ile 31 arasındaki rank'ler aynı düzeni izler)"
     assert said(rows[-3], "zh-TW") == "（rank 16 至 31 依相同規律排列）"
+
+
+REFUSED = {"tr": "içeriği farklı olan mevcut dosya(lar) değiştirilmiyor", "zh-TW": "--force"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_refused_write_is_said_in_the_language_with_the_path_as_written(tmp_path, lang):
+    out_dir = tmp_path / "o"
+    out_dir.mkdir()
+    (out_dir / "accelerate_config.yaml").write_text("mine: 1\n")
+    code, out = _run("--headless", "zero2", "--out", str(out_dir), "--lang", lang)
+    assert code != 0
+    assert str(out_dir / "accelerate_config.yaml") in out and "--force" in out and REFUSED[lang] in out
+    assert "refusing to replace existing file" not in out

@@ -12,7 +12,7 @@ from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO
-from ..core.i18n.lines import line
+from ..core.i18n.lines import LINES, line
 from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
@@ -79,10 +79,12 @@ def run(args) -> int:
     try:
         result = write_files(files, force=args.force)
     except WriteRefused as exc:
-        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        names = ", ".join(str(p) for p in exc.paths)
+        default = LINES["write_refused"].format(names=names) == str(exc)  # the default wording: a line
+        print(f"fsdpds-wizard: {line('write_refused', names=names) if default else exc}", file=sys.stderr)
         return EXIT_INVALID
     except OSError as exc:
-        print(f"fsdpds-wizard: cannot write to {out_dir}: {exc}", file=sys.stderr)
+        print(f"fsdpds-wizard: {line('cannot_write', out=out_dir, error=exc)}", file=sys.stderr)
         return EXIT_INVALID
     for p in result.written:
         print(line("wrote", path=p))
