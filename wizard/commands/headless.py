@@ -12,7 +12,7 @@ from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO
-from ..core.i18n.lines import line
+from ..core.i18n.lines import LINES, line
 from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
@@ -79,10 +79,12 @@ def run(args) -> int:
     try:
         result = write_files(files, force=args.force)
     except WriteRefused as exc:
-        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+        names = ", ".join(str(p) for p in exc.paths)
+        default = LINES["write_refused"].format(names=names) == str(exc)  # the default wording: a line
+        print(f"fsdpds-wizard: {line('write_refused', names=names) if default else exc}", file=sys.stderr)
         return EXIT_INVALID
     except OSError as exc:
-        print(f"fsdpds-wizard: cannot write to {out_dir}: {exc}", file=sys.stderr)
+        print(f"fsdpds-wizard: {line('cannot_write', out=out_dir, error=exc)}", file=sys.stderr)
         return EXIT_INVALID
     for p in result.written:
         print(line("wrote", path=p))
@@ -109,8 +111,8 @@ def run(args) -> int:
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
-    for mesh_line in mesh_lines(gen.rendered.accelerate):
-        print(mesh_line)
+    for mesh_line in mesh_lines(gen.rendered.accelerate):  # its heading a said(...) sentence of wizard/core/mesh
+        print(_said(mesh_line))
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
 
@@ -134,8 +136,8 @@ def training_arguments_note(gen, out_dir: Path) -> str:
     arguments = gen.rendered.training_arguments
     if arguments is None:
         return ""
-    return (f"the Trainer takes these from TrainingArguments (also in {out_dir / TRAINING_ARGUMENTS_JSON}; the "
-            f"DeepSpeed values they fill are written \"auto\"): {training_arguments_line(arguments)}")
+    return line("trainer_arguments", path=out_dir / TRAINING_ARGUMENTS_JSON,
+                arguments=training_arguments_line(arguments))
 
 
 def multinode_note(gen, out_dir: Path, cmd: str) -> str:
@@ -150,23 +152,32 @@ def multinode_note(gen, out_dir: Path, cmd: str) -> str:
     script = a["launch.script"]
     text = multinode.commands_text(a, config_path, script=script, script_args=list(a["launch.script_args"]))
     runner = multinode.runner_starts_every_machine(a)
-    head = ("with several machines, run it once on the first host of the hostfile (DeepSpeed's runner starts the "
-            "others):" if runner else f"with {a['launch.num_machines']} machines, run one command on each:")
-    out = head + "\n" + "".join("  " + line + "\n" for line in text.splitlines())
+    head = line("multinode_runner") if runner else line("multinode_each", machines=a["launch.num_machines"])
+    # the commands as written; each "# ..." line before one is a said(...) sentence of multinode, in the language
+    shown = [f"# {_said(row[2:])}" if row.startswith("# ") else row for row in text.splitlines()]
+    out = head + "\n" + "".join("  " + row + "\n" for row in shown)
     if multinode.HOSTFILE in gen.files:
         where = gen.rendered.accelerate.get("deepspeed_config", {}).get("deepspeed_hostfile")
         names = multinode.hosts(a)
         if names:
-            out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} for {', '.join(names)} "
-                    f"(launch.hosts): put it on the host you launch from, at the path the config reads ({where})\n")
+            out += line("wrote_hostfile", path=out_dir / multinode.HOSTFILE, hosts=", ".join(names), where=where) + "\n"
         else:
-            out += (f"wrote the DeepSpeed hostfile {out_dir / multinode.HOSTFILE} with placeholder host names "
-                    f"(CHANGE-ME-host-N): put the machines' hostnames in it (or set launch.hosts), on the host "
-                    f"you launch from, at the path the config reads ({where})\n")
+            out += line("wrote_hostfile_placeholders", path=out_dir / multinode.HOSTFILE, where=where) + "\n"
     secrets = multinode.env_file_note(a, gen.launch_dir, os.environ)
     if secrets:
-        out += f"note: {secrets}\n"
+        out += line("note", note=_said(secrets)) + "\n"
     return out
+
+
+def _said(text: str) -> str:
+    """A said(...) sentence of the core in the wizard's language (the English as it is, without importing more)."""
+    from ..core.i18n import ENGLISH, language
+
+    if language() == ENGLISH:
+        return text
+    from ..core import localized
+
+    return localized.said(text)
 
 
 def judged_versions(args) -> dict[str, str | None] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from itertools import product
 
+from .i18n import said
 from .library.launcher import MESH_ORDER
 
 
@@ -76,10 +77,10 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -
     for name, n in dims:
         stride //= n
         rows.append((name, [(r // stride) % n for r in shown]))
-    lines = [f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)"]
+    lines = [said(f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)")]
     lines += [f"{name:<{label}}" + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
     if total > limit:
-        lines.append(f"(ranks {limit} to {total - 1} follow the same pattern)")
+        lines.append(said(f"(ranks {limit} to {total - 1} follow the same pattern)"))
     for name, groups in mesh_groups(sizes).items():
         # as many groups as fit in 78 columns (at least one)
         text = next((t for n in (4, 3, 2) if len(t := f"{name} groups: {groups_text(groups, n)}") <= 78),

@@ -105,6 +105,26 @@ def preset_hint(name: str, presets: list[str]) -> str:
     return "check the path, or give a preset name: " + ", ".join(presets)
 
 
+def describe(path: Path) -> str:
+    """A preset's description: the comment lines at the top of its file, joined into one line ("" without any)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("# ").strip())
+    return " ".join(lines)
+
+
+def description(name: str, path: Path, lang: str | None = None) -> str:
+    """The preset's description (:func:`describe`) in the language: a bundled preset's words, as shipped
+    (:mod:`wizard.core.localized.screens.presets`, part ``screen-presets``), translated; any other description (a
+    preset of ``FSDPDS_TEMPLATES``, an edited header) as written: its translation is keyed to the shipped English
+    (:func:`wizard.core.i18n.translate`), so this reads neither the catalogue nor :mod:`wizard.core.localized`."""
+    from .i18n import translate
+
+    return translate("screen-presets", name, describe(path), lang)
+
+
 def bundled_script() -> Path:
     """The bundled training script: ``FSDPDS_TEMPLATES/train_gpt.py`` if that exists, else the shipped one."""
     override = _override()
@@ -127,5 +147,5 @@ def where() -> str:
     return str(bundled_dir())
 
 
-__all__ = ["ENV", "SCRIPT", "TRAINER_SCRIPT", "bundled_dir", "bundled_script", "bundled_trainer_script",
-           "packaged_dir", "preset_hint", "preset_paths", "templates_dir", "where"]
+__all__ = ["ENV", "SCRIPT", "TRAINER_SCRIPT", "bundled_dir", "bundled_script", "bundled_trainer_script", "describe",
+           "description", "packaged_dir", "preset_hint", "preset_paths", "templates_dir", "where"]

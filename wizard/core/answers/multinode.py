@@ -165,12 +165,24 @@ def commands_text(a: Answers, config_path: str, *, script: str | None = None,
         return ""
     lines = []
     if main_address(a) == MAIN_ADDRESS_PLACEHOLDER and any(c.machine is not None for c in cmds):
-        lines.append(f"# {MAIN_ADDRESS_PLACEHOLDER}: replace it with machine 0's address "
-                     "(launch.main_process_ip)")
+        lines.append("# " + said(f"{MAIN_ADDRESS_PLACEHOLDER}: replace it with machine 0's address "
+                                 "(launch.main_process_ip)"))
+    names = hosts(a)
     for c in cmds:
-        lines.append(f"# on {c.where}:")
+        lines.append("# " + _on(c.machine, names))
         lines.append(c.text)
     return "\n".join(lines) + "\n"
+
+
+def _on(machine: int | None, names: list[str] | None) -> str:
+    """The comment before a command: ``on WHERE:`` (WHERE as :attr:`NodeCommand.where` words it), one whole
+    ``said(...)`` sentence per case so that the command line can show it in the language."""
+    if machine is None:
+        return (said(f"on {names[0]}, the first host of the hostfile (it starts every machine):") if names
+                else said("on the first host of the hostfile (it starts every machine):"))
+    if machine == 0:
+        return said(f"on {names[0]}, machine 0 (main):") if names else said("on machine 0 (main):")
+    return said(f"on {names[machine]}, machine {machine}:") if names else said(f"on machine {machine}:")
 
 
 def hostfile_text(a: Answers, hostnames: list[str] | None = None) -> str | None:

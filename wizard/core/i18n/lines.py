@@ -62,6 +62,22 @@ LINES: dict[str, str] = {
     "relative_ds_path": "(deepspeed_config_file: {ref} is relative to that folder, as accelerate resolves it, so the "
                         "configs work wherever that folder is cloned or moved; --ds-config-path absolute writes an "
                         "absolute path)",
+    # --headless with several machines (the commands themselves and the files written stay as written)
+    "multinode_each": "with {machines} machines, run one command on each:",
+    "multinode_runner": "with several machines, run it once on the first host of the hostfile (DeepSpeed's runner "
+                        "starts the others):",
+    "wrote_hostfile": "wrote the DeepSpeed hostfile {path} for {hosts} (launch.hosts): put it on the host you launch "
+                      "from, at the path the config reads ({where})",
+    "wrote_hostfile_placeholders": "wrote the DeepSpeed hostfile {path} with placeholder host names "
+                                   "(CHANGE-ME-host-N): put the machines' hostnames in it (or set launch.hosts), on "
+                                   "the host you launch from, at the path the config reads ({where})",
+    # presets
+    "presets_use_one": "use one with: {command}",
+    "no_presets": "no presets found in {path}",
+    "no_presets_env": "no presets found in {path} (from {env})",
+    # --headless with the Trainer as the loop
+    "trainer_arguments": "the Trainer takes these from TrainingArguments (also in {path}; the DeepSpeed values they "
+                         "fill are written \"auto\"): {arguments}",
 }
 """Each line's English, by key; ``{name}`` placeholders are filled in (paths, counts, commands stay as they are)."""
 

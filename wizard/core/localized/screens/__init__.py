@@ -8,7 +8,8 @@ the translations' tests and tool. Adding a screen: a module here and its name in
 """
 from __future__ import annotations
 
-SCREENS = ("review", "run", "memory", "judged", "findings", "switch", "cli", "yaml", "values")
+SCREENS = ("review", "run", "memory", "judged", "findings", "switch", "cli", "yaml", "values",
+           "presets")
 """The screens whose words live here (a module of that name each)."""
 
 
