@@ -60,7 +60,8 @@ def _mesh_example(width: int) -> list[str]:
     """Which ranks form each group, drawn for an example (``check`` and ``--headless`` draw the config's own)."""
     from ..core.mesh import mesh_picture
 
-    return ["", *cells.wrap(localized.ui("mesh_example"), width), *("  " + line for line in mesh_picture(MESH_EXAMPLE))]
+    picture = mesh_picture(MESH_EXAMPLE, machine=localized.ui("mesh_machine"))  # said(...) lines: in the language
+    return ["", *cells.wrap(localized.ui("mesh_example"), width), *("  " + localized.said(line) for line in picture)]
 
 
 def _evidence(setting_id: str, width: int) -> list[str]:

@@ -111,7 +111,7 @@ def run(args) -> int:
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
-    for mesh_line in mesh_lines(gen.rendered.accelerate):  # its heading a said(...) sentence of wizard/core/mesh
+    for mesh_line in mesh_lines(gen.rendered.accelerate):  # heading, groups: said(...) sentences of wizard/core/mesh
         print(_said(mesh_line))
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
@@ -125,7 +125,15 @@ def mesh_lines(accelerate: dict) -> list[str]:
     from ..core.mesh import mesh_picture
 
     found = config_sizes(accelerate)
-    return mesh_picture(*found) if found else []
+    if not found:
+        return []
+    from ..core.i18n import ENGLISH, language
+
+    if language() == ENGLISH:
+        return mesh_picture(*found)
+    from ..core import localized  # the machines' row labelled in the language
+
+    return mesh_picture(*found, machine=localized.ui("mesh_machine"))
 
 
 def training_arguments_note(gen, out_dir: Path) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from .i18n import said
+from .i18n import cells, said
 from .library.launcher import MESH_ORDER
 
 
@@ -51,10 +51,23 @@ def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
     return len({r // per_machine for r in group}) > 1
 
 
-def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -> list[str]:
+def groups_line(name: str, groups: list[tuple[int, ...]], limit: int) -> str:
+    """``tp groups: [0,1] [2,3] ... (8 groups)``, a said(...) sentence: the first ``limit`` groups of a dimension."""
+    shown = groups_text(groups[:limit], limit)
+    if len(groups) > limit:
+        return said(f"{name} groups: {shown} ... ({len(groups)} groups)")
+    # a sentence per dimension (MESH_ORDER's): "{0} groups: {1}" has one word of its own, too few to be translated
+    return said(f"dp_replicate groups: {shown}" if name == "dp_replicate" else f"dp_shard groups: {shown}"
+                if name == "dp_shard" else f"cp groups: {shown}" if name == "cp" else f"sp groups: {shown}"
+                if name == "sp" else f"tp groups: {shown}" if name == "tp" else f"{name} groups: {shown}")
+
+
+def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, machine: str = "machine") -> list[str]:
     """A small text picture of the mesh: for each of the first ``limit`` ranks, its machine (when ``per_machine``
-    is given) and its index along each active dimension, then each dimension's groups. [] when no dimension is
-    above 1. For example dp_shard 2 x tp 2::
+    is given; the row labelled ``machine``, the word in the language where the picture is drawn in one) and its
+    index along each active dimension, then each dimension's groups. [] when no dimension is above 1. The heading,
+    the note on ranks left out and the groups' lines are said(...) sentences (the screen that shows them translates
+    them). For example dp_shard 2 x tp 2::
 
         rank      0 1 2 3
         dp_shard  0 0 1 1
@@ -69,21 +82,21 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16) -
         total *= n
     shown = list(range(min(total, limit)))
     cell = len(str(shown[-1])) + 1
-    label = max(len("machine"), *(len(d) for d, _ in dims)) + 2
+    label = max(cells.width(machine), *(len(d) for d, _ in dims)) + 2
     rows = [("rank", shown)]
     if per_machine:
-        rows.append(("machine", [r // per_machine for r in shown]))
+        rows.append((machine, [r // per_machine for r in shown]))
     stride = total
     for name, n in dims:
         stride //= n
         rows.append((name, [(r // stride) % n for r in shown]))
     lines = [said(f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)")]
-    lines += [f"{name:<{label}}" + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
+    lines += [cells.ljust(name, label) + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
     if total > limit:
         lines.append(said(f"(ranks {limit} to {total - 1} follow the same pattern)"))
     for name, groups in mesh_groups(sizes).items():
         # as many groups as fit in 78 columns (at least one)
-        text = next((t for n in (4, 3, 2) if len(t := f"{name} groups: {groups_text(groups, n)}") <= 78),
-                    f"{name} groups: {groups_text(groups, 1)}")
+        text = next((t for n in (4, 3, 2) if len(t := groups_line(name, groups, n)) <= 78),
+                    groups_line(name, groups, 1))
         lines.append(text)
     return lines

@@ -18,6 +18,7 @@ UI: dict[str, str] = {
     "evidence": "Evidence (docs/claims.md):",
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
+    "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)
     "not_used_by": "Not used by {target}:",
     # the forms (TUI): a group's heading hint, a field not used by the target, a choice left to the library
     "form_hint": "{applies} of {count} settings used by this target; the others are kept for a switch and marked ⊘.",

@@ -317,6 +317,9 @@ class ReviewScreen(Screen[dict | None]):
         config_path = launch_command(self.out_dir, None, None, gen.launch_dir)[3]
         commands = multinode.commands_text(a, config_path, script=a["launch.script"],
                                            script_args=list(a["launch.script_args"]))
+        # the commands as written; each "# ..." line before one is a said(...) sentence of multinode, in the language
+        commands = "\n".join(f"# {localized.said(row[2:])}" if row.startswith("# ") else row
+                             for row in commands.split("\n"))
         if multinode.runner_starts_every_machine(a):
             head = f"# {_say('machines_runner')}\n"
         else:

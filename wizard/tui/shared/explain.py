@@ -213,7 +213,8 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
         return Text("Mesh: drawn here when FSDP2's tp_size or cp_size is above 1 and the sizes divide the "
                     "processes.", style="dim")
     sizes, per_machine = found
-    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3))
+    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3), machine=ui("mesh_machine"))
+    lines = [localized.said(line) for line in lines]  # heading, groups: said(...) sentences, in the language
     return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
 
