@@ -52,14 +52,10 @@ def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
 
 
 def groups_line(name: str, groups: list[tuple[int, ...]], limit: int) -> str:
-    """``tp groups: [0,1] [2,3] ... (8 groups)``, a said(...) sentence: the first ``limit`` groups of a dimension."""
-    shown = groups_text(groups[:limit], limit)
-    if len(groups) > limit:
-        return said(f"{name} groups: {shown} ... ({len(groups)} groups)")
-    # a sentence per dimension (MESH_ORDER's): "{0} groups: {1}" has one word of its own, too few to be translated
-    return said(f"dp_replicate groups: {shown}" if name == "dp_replicate" else f"dp_shard groups: {shown}"
-                if name == "dp_shard" else f"cp groups: {shown}" if name == "cp" else f"sp groups: {shown}"
-                if name == "sp" else f"tp groups: {shown}" if name == "tp" else f"{name} groups: {shown}")
+    """``tp groups: [0,1] [2,3] ... (8 groups)``: the first ``limit`` groups of a dimension. Not a said(...) sentence
+    (yet): as one, "tp groups: {0}" would also match the items of parallelism-mesh-layout's message and take its
+    translation apart."""
+    return f"{name} groups: {groups_text(groups, limit)}"
 
 
 def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, machine: str = "machine") -> list[str]:
