@@ -133,7 +133,9 @@ def mesh_lines(accelerate: dict) -> list[str]:
         return mesh_picture(*found)
     from ..core import localized  # the machines' row labelled in the language
 
-    return mesh_picture(*found, machine=localized.ui("mesh_machine"))
+    return mesh_picture(*found, machine=localized.ui("mesh_machine"),
+                        groups_of=lambda name: localized.ui("mesh_groups", name=name),
+                        count_of=lambda n: localized.ui("mesh_group_count", count=n))
 
 
 def training_arguments_note(gen, out_dir: Path) -> str:

@@ -9,6 +9,10 @@ from itertools import product
 from .i18n import cells, said
 from .library.launcher import MESH_ORDER
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def mesh_dims(sizes: dict[str, int]) -> list[tuple[str, int]]:
     """The active dimensions (size above 1) in accelerate's order."""
@@ -40,10 +44,11 @@ def mesh_groups(sizes: dict[str, int]) -> dict[str, list[tuple[int, ...]]]:
     return out
 
 
-def groups_text(groups: list[tuple[int, ...]], limit: int = 4) -> str:
-    """``[0,1] [2,3] ... (8 groups)``: the first ``limit`` groups."""
+def groups_text(groups: list[tuple[int, ...]], limit: int = 4, count: str = "") -> str:
+    """``[0,1] [2,3] ... (8 groups)``: the first ``limit`` groups (``count``: how many there are, in the language of
+    the picture: ``(8 grup)``)."""
     shown = " ".join("[" + ",".join(map(str, g)) + "]" for g in groups[:limit])
-    return shown + (f" ... ({len(groups)} groups)" if len(groups) > limit else "")
+    return shown + (f" ... {count or f'({len(groups)} groups)'}" if len(groups) > limit else "")
 
 
 def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
@@ -51,17 +56,21 @@ def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
     return len({r // per_machine for r in group}) > 1
 
 
-def groups_line(name: str, groups: list[tuple[int, ...]], limit: int) -> str:
-    """``tp groups: [0,1] [2,3] ... (8 groups)``: the first ``limit`` groups of a dimension. Not a said(...) sentence
-    (yet): as one, "tp groups: {0}" would also match the items of parallelism-mesh-layout's message and take its
-    translation apart."""
-    return f"{name} groups: {groups_text(groups, limit)}"
+def groups_line(name: str, groups: list[tuple[int, ...]], limit: int, label: str = "", count: str = "") -> str:
+    """``tp groups: [0,1] [2,3] ... (8 groups)``: the first ``limit`` groups of a dimension; ``label`` the words
+    before the colon where the picture is drawn in another language ("tp grupları"; default ``{name} groups``). Not
+    a said(...) sentence: as one, "tp groups: {0}" would also match the items of parallelism-mesh-layout's message and
+    take its translation apart."""
+    return f"{label or name + ' groups'}: {groups_text(groups, limit, count)}"
 
 
-def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, machine: str = "machine") -> list[str]:
+def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, machine: str = "machine",
+                 groups_of: Callable[[str], str] | None = None,
+                 count_of: Callable[[int], str] | None = None) -> list[str]:
     """A small text picture of the mesh: for each of the first ``limit`` ranks, its machine (when ``per_machine``
     is given; the row labelled ``machine``, the word in the language where the picture is drawn in one) and its
-    index along each active dimension, then each dimension's groups. [] when no dimension is above 1. The heading,
+    index along each active dimension, then each dimension's groups (``groups_of(name)``: their label in that
+    language; ``count_of(n)``: "(n groups)" in it). [] when no dimension is above 1. The heading,
     the note on ranks left out and the groups' lines are said(...) sentences (the screen that shows them translates
     them). For example dp_shard 2 x tp 2::
 
@@ -92,7 +101,9 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, m
         lines.append(said(f"(ranks {limit} to {total - 1} follow the same pattern)"))
     for name, groups in mesh_groups(sizes).items():
         # as many groups as fit in 78 columns (at least one)
-        text = next((t for n in (4, 3, 2) if len(t := groups_line(name, groups, n)) <= 78),
-                    groups_line(name, groups, 1))
+        words = groups_of(name) if groups_of is not None else ""
+        count = count_of(len(groups)) if count_of is not None else ""
+        text = next((t for n in (4, 3, 2) if cells.width(t := groups_line(name, groups, n, words, count)) <= 78),
+                    groups_line(name, groups, 1, words, count))
         lines.append(text)
     return lines

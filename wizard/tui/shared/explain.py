@@ -210,10 +210,11 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
 
     found = config_sizes(render(answers).accelerate)
     if found is None:
-        return Text("Mesh: drawn here when FSDP2's tp_size or cp_size is above 1 and the sizes divide the "
-                    "processes.", style="dim")
+        return Text(ui("mesh_none"), style="dim")
     sizes, per_machine = found
-    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3), machine=ui("mesh_machine"))
+    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3), machine=ui("mesh_machine"),
+                         groups_of=lambda name: ui("mesh_groups", name=name),
+                         count_of=lambda n: ui("mesh_group_count", count=n))
     lines = [localized.said(line) for line in lines]  # heading, groups: said(...) sentences, in the language
     return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
