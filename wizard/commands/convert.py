@@ -112,9 +112,7 @@ def run(args) -> int:
             written, unchanged, backups = ([str(p) for p in ps] for ps in (result.written, result.unchanged,
                                                                            result.backups))
         except WriteRefused as exc:
-            names = ", ".join(str(p) for p in exc.paths)
-            said = LINES["write_refused"].format(names=names) == str(exc)  # the default wording: a line
-            problem = ("write_refused", {"names": names}) if said else str(exc)
+            problem = ("write_refused", {"names": exc.names}) if exc.default else str(exc)
         except OSError as exc:
             problem = ("cannot_write", {"out": out_dir, "error": exc})
     else:

@@ -58,12 +58,8 @@ MESH_EXAMPLE = {"dp_shard": 2, "cp": 2, "tp": 2}
 
 def _mesh_example(width: int) -> list[str]:
     """Which ranks form each group, drawn for an example (``check`` and ``--headless`` draw the config's own)."""
-    from ..core.mesh import mesh_picture
-
-    picture = mesh_picture(MESH_EXAMPLE, machine=localized.ui("mesh_machine"),  # said(...) lines: in the language
-                           groups_of=lambda name: localized.ui("mesh_groups", name=name),
-                           count_of=lambda n: localized.ui("mesh_group_count", count=n))
-    return ["", *cells.wrap(localized.ui("mesh_example"), width), *("  " + localized.said(line) for line in picture)]
+    picture = localized.mesh_picture(MESH_EXAMPLE)
+    return ["", *cells.wrap(localized.ui("mesh_example"), width), *("  " + line for line in picture)]
 
 
 def _evidence(setting_id: str, width: int) -> list[str]:

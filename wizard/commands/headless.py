@@ -12,7 +12,7 @@ from ..core.answers.generate import generate, launch_command
 from ..core.exits import EXIT_INVALID, EXIT_OK, UsageError
 from ..core.files import WriteRefused, write_files
 from ..core.findings import INFO
-from ..core.i18n.lines import LINES, line
+from ..core.i18n.lines import line
 from .common import judged_context, print_findings, resolve_answers_path, summary_line
 
 
@@ -79,9 +79,7 @@ def run(args) -> int:
     try:
         result = write_files(files, force=args.force)
     except WriteRefused as exc:
-        names = ", ".join(str(p) for p in exc.paths)
-        default = LINES["write_refused"].format(names=names) == str(exc)  # the default wording: a line
-        print(f"fsdpds-wizard: {line('write_refused', names=names) if default else exc}", file=sys.stderr)
+        print(f"fsdpds-wizard: {line('write_refused', names=exc.names) if exc.default else exc}", file=sys.stderr)
         return EXIT_INVALID
     except OSError as exc:
         print(f"fsdpds-wizard: {line('cannot_write', out=out_dir, error=exc)}", file=sys.stderr)
@@ -111,8 +109,8 @@ def run(args) -> int:
     trainer_note = training_arguments_note(gen, out_dir)
     if trainer_note:
         print(trainer_note)
-    for mesh_line in mesh_lines(gen.rendered.accelerate):  # heading, groups: said(...) sentences of wizard/core/mesh
-        print(_said(mesh_line))
+    for mesh_line in mesh_lines(gen.rendered.accelerate):
+        print(mesh_line)
     print(summary_line(findings), file=sys.stderr)
     return EXIT_OK
 
@@ -121,21 +119,11 @@ def mesh_lines(accelerate: dict) -> list[str]:
     """The picture of the device mesh an FSDP2 config with tensor or context parallelism builds ([] otherwise)."""
     if "parallelism_config" not in accelerate:  # nothing to draw: the mesh module stays off the start path
         return []
+    from ..core import localized  # the picture in the language
     from ..core.effective.layout import config_sizes
-    from ..core.mesh import mesh_picture
 
     found = config_sizes(accelerate)
-    if not found:
-        return []
-    from ..core.i18n import ENGLISH, language
-
-    if language() == ENGLISH:
-        return mesh_picture(*found)
-    from ..core import localized  # the machines' row labelled in the language
-
-    return mesh_picture(*found, machine=localized.ui("mesh_machine"),
-                        groups_of=lambda name: localized.ui("mesh_groups", name=name),
-                        count_of=lambda n: localized.ui("mesh_group_count", count=n))
+    return localized.mesh_picture(*found) if found else []
 
 
 def training_arguments_note(gen, out_dir: Path) -> str:

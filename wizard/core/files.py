@@ -42,11 +42,14 @@ class WriteRefused(Exception):
     """Files exist with other content and ``force`` was not given (or a file appeared while writing)."""
 
     def __init__(self, paths: list[Path], message: str | None = None):
+        from .i18n.lines import LINES  # the commands' lines: the default wording is one of them
+
         self.paths = paths
-        names = ", ".join(str(p) for p in paths)
-        super().__init__(message or (f"refusing to replace existing file(s) with different content: {names} "
-                                     "(use --force to replace them; the old content is kept as NAME.bak, or the "
-                                     "first free NAME.1.bak, NAME.2.bak, ...)"))
+        self.names = ", ".join(str(p) for p in paths)
+        """The refused files, as the default wording names them."""
+        self.default = message is None
+        """Whether the message is the default wording (the line ``write_refused``, said in the language)."""
+        super().__init__(message or LINES["write_refused"].format(names=self.names))
 
 
 @record(frozen=True)

@@ -251,6 +251,18 @@ def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
     return translate(f"rules-{info.section}", f"{name}.fix", fix, _lang(lang))
 
 
+def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, lang: str | None = None) -> list[str]:
+    """The device mesh's picture (:func:`wizard.core.mesh.mesh_picture`) in the language: the machines' row, the groups'
+    lines and their count in its words (``ui`` ``mesh_*``), the heading and the note on ranks left out translated."""
+    from ..mesh import mesh_picture as picture
+
+    lang = _lang(lang)
+    lines = picture(sizes, per_machine, limit, machine=ui("mesh_machine", lang),
+                    groups_of=lambda name: ui("mesh_groups", lang, name=name),
+                    count_of=lambda n: ui("mesh_group_count", lang, count=n))
+    return [said(line, lang) for line in lines]
+
+
 def said(english: str, lang: str | None = None) -> str:
     """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the

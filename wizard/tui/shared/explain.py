@@ -206,16 +206,12 @@ def mesh_block(answers: Answers, width: int) -> RenderableType:
     """The device mesh the answers' FSDP2 config builds (which ranks form each group), or what would draw one."""
     from ...core.answers.render import render
     from ...core.effective.layout import config_sizes
-    from ...core.mesh import mesh_picture
 
     found = config_sizes(render(answers).accelerate)
     if found is None:
         return Text(ui("mesh_none"), style="dim")
     sizes, per_machine = found
-    lines = mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3), machine=ui("mesh_machine"),
-                         groups_of=lambda name: ui("mesh_groups", name=name),
-                         count_of=lambda n: ui("mesh_group_count", count=n))
-    lines = [localized.said(line) for line in lines]  # heading, groups: said(...) sentences, in the language
+    lines = localized.mesh_picture(sizes, per_machine, limit=max(4, (width - 16) // 3))
     return Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
 
