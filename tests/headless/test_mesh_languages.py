@@ -30,18 +30,40 @@ def test_english_is_as_it_was():
 
 
 GROUPS = {"tr": ("tp grupları: [0,1] [2,3] [4,5] [6,7]", "(16 grup)"),
-          "zh-TW": ("tp 群組: [0,1] [2,3] [4,5] [6,7]", "（共 16 組）")}
+          "zh-TW": ("tp 群組：[0,1] [2,3] [4,5] [6,7]", "（共 16 組）")}
 
 
 @pytest.mark.parametrize("lang", ["tr", "zh-TW"])
 def test_the_groups_lines_in_the_language_with_the_ranks_as_drawn(lang):
-    shown = mesh_picture(SIZES, per_machine=8, machine=ui("mesh_machine", lang),
-                         groups_of=lambda name: ui("mesh_groups", lang, name=name),
-                         count_of=lambda n: ui("mesh_group_count", lang, count=n))
+    from wizard.core.localized import mesh_picture as picture_in
+
+    shown = picture_in(SIZES, per_machine=8, lang=lang)
     head, count = GROUPS[lang]
     assert shown[-1].startswith(head) and shown[-1].endswith(count)
     assert not any("groups" in line for line in shown)
     assert all(cells.width(line) <= 78 for line in shown[-3:])  # fitted by cells, as the English by characters
+
+
+def test_the_picture_and_the_finding_say_the_groups_in_the_same_words():
+    """One sentence per dimension's groups (wizard.core.mesh.groups_sentence), drawn in the picture and listed in the
+    finding parallelism-mesh-layout: the same words in each language."""
+    from wizard.core.localized import finding_message
+    from wizard.core.localized import mesh_picture as picture_in
+    from wizard.core.mesh import groups_sentence, mesh_groups
+
+    sizes = {"dp_shard": 4, "tp": 2}
+    sentences = [groups_sentence(d, g) for d, g in mesh_groups(sizes).items()]
+    assert sentences == ["dp_shard groups: [0,2,4,6] [1,3,5,7]", "tp groups: [0,1] [2,3] [4,5] [6,7]"]
+    from wizard.core.findings import Finding
+
+    english = ("accelerate's mesh for 8 processes: dp_shard 4 x tp 2 (the last dimension varies fastest). "
+               + "; ".join(sentences) + ".")
+    finding = Finding("info", "parallelism-mesh-layout", ("parallelism_config.parallelism_config_tp_size",), english)
+    for lang in ("tr", "zh-TW"):
+        drawn = picture_in(sizes, lang=lang)[-2:]
+        message = finding_message(finding, lang)
+        assert all(line in message for line in drawn), (drawn, message)
+        assert "groups" not in message and "varies fastest" not in message and "accelerate" in message
 
 
 def test_the_explain_command_draws_the_groups_in_the_language():
@@ -52,4 +74,4 @@ def test_the_explain_command_draws_the_groups_in_the_language():
 
     out = subprocess.run([sys.executable, "-m", "wizard", "explain", "parallelism", "--lang", "zh-TW"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120).stdout
-    assert "tp 群組: [0,1] [2,3] [4,5] [6,7]" in out and "tp groups:" not in out
+    assert "tp 群組：[0,1] [2,3] [4,5] [6,7]" in out and "tp groups:" not in out

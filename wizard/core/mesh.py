@@ -44,11 +44,14 @@ def mesh_groups(sizes: dict[str, int]) -> dict[str, list[tuple[int, ...]]]:
     return out
 
 
-def groups_text(groups: list[tuple[int, ...]], limit: int = 4, count: str = "") -> str:
-    """``[0,1] [2,3] ... (8 groups)``: the first ``limit`` groups (``count``: how many there are, in the language of
-    the picture: ``(8 grup)``)."""
+def groups_sentence(name: str, groups: list[tuple[int, ...]], limit: int = 4) -> str:
+    """``tp groups: [0,1] [2,3] [4,5] [6,7] ... (8 groups)``: a dimension's first ``limit`` groups and, when not all
+    are shown, how many there are, as a said(...) sentence (the finding parallelism-mesh-layout lists one per
+    dimension, and its translation translates each)."""
     shown = " ".join("[" + ",".join(map(str, g)) + "]" for g in groups[:limit])
-    return shown + (f" ... {count or f'({len(groups)} groups)'}" if len(groups) > limit else "")
+    if len(groups) > limit:
+        return said(f"{name} groups: {shown} ... ({len(groups)} groups)")
+    return said(f"{name} groups: {shown}")
 
 
 def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
@@ -56,23 +59,14 @@ def spans_machines(group: tuple[int, ...], per_machine: int) -> bool:
     return len({r // per_machine for r in group}) > 1
 
 
-def groups_line(name: str, groups: list[tuple[int, ...]], limit: int, label: str = "", count: str = "") -> str:
-    """``tp groups: [0,1] [2,3] ... (8 groups)``: the first ``limit`` groups of a dimension; ``label`` the words
-    before the colon where the picture is drawn in another language ("tp grupları"; default ``{name} groups``). Not
-    a said(...) sentence: as one, "tp groups: {0}" would also match the items of parallelism-mesh-layout's message and
-    take its translation apart."""
-    return f"{label or name + ' groups'}: {groups_text(groups, limit, count)}"
-
-
 def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, machine: str = "machine",
-                 groups_of: Callable[[str], str] | None = None,
-                 count_of: Callable[[int], str] | None = None) -> list[str]:
+                 say: Callable[[str], str] | None = None) -> list[str]:
     """A small text picture of the mesh: for each of the first ``limit`` ranks, its machine (when ``per_machine``
     is given; the row labelled ``machine``, the word in the language where the picture is drawn in one) and its
-    index along each active dimension, then each dimension's groups (``groups_of(name)``: their label in that
-    language; ``count_of(n)``: "(n groups)" in it). [] when no dimension is above 1. The heading,
-    the note on ranks left out and the groups' lines are said(...) sentences (the screen that shows them translates
-    them). For example dp_shard 2 x tp 2::
+    index along each active dimension, then each dimension's groups (:func:`groups_sentence`, as many as fit 78
+    cells). [] when no dimension is above 1. The heading, the note on ranks left out and the groups' lines are
+    said(...) sentences, each put through ``say`` (their translation, where the picture is drawn in another
+    language) before the groups' lines are fitted. For example dp_shard 2 x tp 2::
 
         rank      0 1 2 3
         dp_shard  0 0 1 1
@@ -95,15 +89,15 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, m
     for name, n in dims:
         stride //= n
         rows.append((name, [(r // stride) % n for r in shown]))
-    lines = [said(f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)")]
+    if say is None:
+        say = str
+    lines = [say(said(f"Mesh: {mesh_text(dims)} = {total} ranks (the last varies fastest)"))]
     lines += [cells.ljust(name, label) + "".join(f"{v:>{cell}}" for v in values) for name, values in rows]
     if total > limit:
-        lines.append(said(f"(ranks {limit} to {total - 1} follow the same pattern)"))
+        lines.append(say(said(f"(ranks {limit} to {total - 1} follow the same pattern)")))
     for name, groups in mesh_groups(sizes).items():
-        # as many groups as fit in 78 columns (at least one)
-        words = groups_of(name) if groups_of is not None else ""
-        count = count_of(len(groups)) if count_of is not None else ""
-        text = next((t for n in (4, 3, 2) if cells.width(t := groups_line(name, groups, n, words, count)) <= 78),
-                    groups_line(name, groups, 1, words, count))
+        # as many groups as fit in 78 cells (at least one)
+        text = next((t for n in (4, 3, 2) if cells.width(t := say(groups_sentence(name, groups, n))) <= 78),
+                    say(groups_sentence(name, groups, 1)))
         lines.append(text)
     return lines

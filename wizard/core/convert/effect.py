@@ -6,6 +6,7 @@ from typing import Any
 from ..answers import Answers
 from ..catalog import DEEPSPEED, SETTING_BY_ID, SETTINGS, TARGET_LABELS
 from ..findings import Finding
+from ..i18n import said
 from ..wizard_rules import CONVERT_NOT_IN_EFFECT
 from .common import Out, nonhybrid, show_value
 
@@ -28,11 +29,11 @@ def unplaced(a: Answers) -> dict[str, tuple[Any, str]]:
     stage = of_answers(a).get("runs.zero_stage", 0)
     if stage >= 3:
         return {}
-    return {"loading.ram_efficient": (False, f"zero3_init_flag acts at ZeRO-3 only, so at ZeRO-{stage} every rank "
-                                             "loads the whole model (zero3_init_flag: false is written)"),
+    return {"loading.ram_efficient": (False, said(f"zero3_init_flag acts at ZeRO-3 only, so at ZeRO-{stage} every "
+                                                  "rank loads the whole model (zero3_init_flag: false is written)")),
             "checkpoint.format": (SETTING_BY_ID["checkpoint.format"].default,
-                                  f"the full save (zero3_save_16bit_model) is read at ZeRO-3 only; ZeRO-{stage} "
-                                  "checkpoints hold the whole weights once and per-rank optimizer state")}
+                                  said(f"the full save (zero3_save_16bit_model) is read at ZeRO-3 only: ZeRO-{stage} "
+                                       "checkpoints hold the whole weights once and per-rank optimizer state"))}
 
 
 def keep_unplaced(source: Answers, answers: Answers) -> Answers:

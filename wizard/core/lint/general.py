@@ -904,7 +904,7 @@ def _check_cp(ctx: ConfigCheck, cp: int) -> None:
 
 def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
     """FSDP2 with tensor or context parallelism: the groups of accelerate's mesh, and groups that cross machines."""
-    from ..mesh import groups_text, mesh_dims, mesh_groups, mesh_text, spans_machines
+    from ..mesh import groups_sentence, mesh_dims, mesh_groups, mesh_text, spans_machines
 
     if ctx.nproc is not None and total != ctx.nproc:
         return  # the sizes do not describe this world: parallelism-total-mismatch says so
@@ -913,7 +913,7 @@ def _check_mesh(ctx: ConfigCheck, sizes: dict[str, int], total: int) -> None:
     shape = mesh_text(mesh_dims(sizes))
     ctx.emit(PAR_MESH, keys,
              f"accelerate's mesh for {total} processes: {shape} (the last dimension varies fastest). "
-             + "; ".join(f"{d} groups: {groups_text(g)}" for d, g in groups.items()) + ".",
+             + "; ".join(groups_sentence(d, g) for d, g in groups.items()) + ".",
              "Nothing to change; keep each tensor- and context-parallel group inside one machine.")
     per_machine = (ctx.nproc // ctx.nmach) if ctx.nproc and ctx.nmach > 1 else 0
     if not per_machine:

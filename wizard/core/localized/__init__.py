@@ -252,15 +252,13 @@ def rule_fix(name: str, fix: str, lang: str | None = None) -> str:
 
 
 def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, lang: str | None = None) -> list[str]:
-    """The device mesh's picture (:func:`wizard.core.mesh.mesh_picture`) in the language: the machines' row, the groups'
-    lines and their count in its words (``ui`` ``mesh_*``), the heading and the note on ranks left out translated."""
+    """The device mesh's picture (:func:`wizard.core.mesh.mesh_picture`) in the language: the machines' row labelled in
+    its word (``ui`` ``mesh_machine``); the heading, the note on ranks left out and the groups' lines (the same
+    sentences as in the finding parallelism-mesh-layout) translated."""
     from ..mesh import mesh_picture as picture
 
     lang = _lang(lang)
-    lines = picture(sizes, per_machine, limit, machine=ui("mesh_machine", lang),
-                    groups_of=lambda name: ui("mesh_groups", lang, name=name),
-                    count_of=lambda n: ui("mesh_group_count", lang, count=n))
-    return [said(line, lang) for line in lines]
+    return picture(sizes, per_machine, limit, machine=ui("mesh_machine", lang), say=lambda line: said(line, lang))
 
 
 def said(english: str, lang: str | None = None) -> str:

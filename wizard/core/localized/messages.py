@@ -157,6 +157,9 @@ ONE_WORD = frozenset({
     # wizard/core/convert/conversion.py); its translation is the same frame, so that the report's sentence inside is
     # translated (a message whose parts are none stays the English it was)
     "{0} = {1}: {2}",
+    # a dimension's groups of the device mesh (wizard/core/mesh.py groups_sentence), one item of the list in
+    # parallelism-mesh-layout's message: the dimension's name and the groups are computed
+    "{0} groups: {1}",
 })
 """Templates of one word of their own translated all the same: a row of the HF Trainer's note (a DeepSpeed JSON's
 concrete values: ``optimizer.params.lr 3e-05 = learning_rate (default 5e-05)``), whose key, value, argument and
@@ -421,11 +424,66 @@ def index(lang: str) -> tuple[Template, ...]:
 
 @cache
 def best(english: str, lang: str) -> Template | None:
-    """The template a finding's English was made from, in the language: the heaviest that matches it."""
+    """The template a finding's English was made from, in the language: the heaviest that matches it with every
+    computed part's brackets balanced; else the heaviest that matches it at all. A sentence that holds another
+    (``left out {0}: {1}`` around ``our rules find an error ({0}: {1})`` around ``{0} (generated key: {1})``) can
+    be matched by the inner sentence's frame too, lighter or heavier; the frame it was built with leaves no part
+    with a bracket opened and not closed."""
+    first = None
     for template in index(lang):
-        if template.match(english) is not None:
+        values = template.match(english)
+        if values is None:
+            continue
+        if all(_balanced(v) for v in values.values()):
             return template
-    return None
+        first = first or template
+    return first
+
+
+@cache
+def _read_whole(english: str, lang: str) -> bool:
+    """Whether a template reads ``english`` whole as one sentence: every computed part's brackets balanced, and a
+    computed part with "; " inside only where that part is itself such a sentence (a finding's message inside
+    ``{0} (generated key: {1})``) or a list of such sentences (the mesh's groups, one sentence per dimension). Rows
+    joined by "; " whose rows are no sentences (the HF Trainer's note: ``lr = 5e-05 (learning_rate)``) are not one:
+    a template's placeholder would take several rows (``{0} = {1} of the training steps, ...``: ``{1}`` from the
+    first row to the last)."""
+    template = best(english, lang)
+    values = template.match(english) if template is not None else None
+    if values is None or not all(_balanced(v) for v in values.values()):
+        return False
+    return all("; " not in v or _read_whole(v, lang) or _sentences(v, lang) for v in values.values())
+
+
+def _sentences(value: str, lang: str) -> bool:
+    """Whether ``value`` is sentences joined by "; ", each read whole (:func:`_read_whole`)."""
+    items = [item for item in value.split("; ") if " " in item]
+    return len(items) > 1 and all(_read_whole(item, lang) for item in items)
+
+
+_BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
+
+
+def _balanced(text: str) -> bool:
+    """Whether each bracket of ``text`` is closed after it is opened (a computed part cut from a sentence at the
+    wrong place is not)."""
+    for opening, closing in _BRACKETS:
+        depth = 0
+        for c in text:
+            if c == opening:
+                depth += 1
+            elif c == closing:
+                depth -= 1
+                if depth < 0:
+                    return False
+        if depth:
+            return False
+    return True
+
+
+_DEPTH = 4
+"""How deep sentences inside sentences are translated: ``left out {0}: {1}`` holds ``our rules find an error ({0}:
+{1})``, which holds a finding's message with ``(generated key: {1})`` after it, which holds its own computed parts."""
 
 
 def translated(english: str, lang: str, depth: int = 0) -> str | None:
@@ -441,13 +499,16 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     values = template.match(english)
     if values is None:
         return None
-    if depth < 2:
+    if depth < _DEPTH:
         from .phrases import phrase
 
         for name, value in values.items():
             inner = known(value, lang)  # the catalogue's reason why a setting has no place, its counterpart
             if inner is None and " " in value and len(value) > 24:
-                inner = (_listed(value, lang, depth + 1, "; ") if "; " in value else None) \
+                rows = "; " in value  # one sentence with "; " inside, or rows: see _read_whole
+                inner = (translated(value, lang, depth + 1) if _read_whole(value, lang) else None) \
+                    or (_listed(value, lang, depth + 1, "; ", complete=True) if rows else None) \
+                    or (_listed(value, lang, depth + 1, "; ") if rows else None) \
                     or translated(value, lang, depth + 1) or _listed(value, lang, depth + 1)
             if inner is None:  # a computed English phrase (a checkpoint format's name, an OS error's words, ...)
                 inner = phrase(value, lang)
@@ -504,17 +565,22 @@ def known(english: str, lang: str) -> str | None:
     return _known(lang).get(english)
 
 
-def _listed(value: str, lang: str, depth: int, sep: str = ", ") -> str | None:
+def _listed(value: str, lang: str, depth: int, sep: str = ", ", complete: bool = False) -> str | None:
     """A computed part that is a list joined by ``", "`` (a rule's reasons, each its own ``said(...)`` sentence:
     ``", ".join(ds_json_reasons(a))``) or by ``"; "`` (rows of a note, each its own ``said(...)`` sentence: the HF
     Trainer's comparisons, tried before the whole, whose first or last placeholder would take the rows around one)
-    with each item that is a template's sentence translated; None when none is. An item of a ``"; "`` list that is
+    with each item that is a template's sentence translated; None when none is (``complete``: when any item with words
+    is not, or is read only with a bracket left open: a sentence with "; " inside is then read whole,
+    :func:`translated`). An item of a ``"; "`` list that is
     no sentence may be a ``", "`` list."""
     items = value.split(sep)
     if len(items) < 2:
         return None
-    out = [(translated(item, lang, depth) or (_listed(item, lang, depth) if sep == "; " else None) or item)
+    out = [((translated(item, lang, depth) if not complete or _read_whole(item, lang) else None)
+            or (_listed(item, lang, depth) if sep == "; " else None) or item)
            if " " in item else item for item in items]
+    if complete and any(o == i and " " in i for o, i in zip(out, items, strict=True)):
+        return None
     return sep.join(out) if out != items else None
 
 
@@ -522,6 +588,7 @@ def forget() -> None:
     """Drop what was read (after the translations on disk changed: the tools and tests)."""
     index.cache_clear()
     best.cache_clear()
+    _read_whole.cache_clear()
     _known.cache_clear()
     templates.cache_clear()
     every_template.cache_clear()

@@ -19,8 +19,6 @@ UI: dict[str, str] = {
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
     "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)
-    "mesh_groups": "{name} groups",  # the mesh picture's line of a dimension's groups ({name}: tp, dp_shard, ...)
-    "mesh_group_count": "({count} groups)",  # how many groups a line that shows only the first has
     "mesh_none": "Mesh: drawn here when FSDP2's tp_size or cp_size is above 1 and the sizes divide the processes.",
     "not_used_by": "Not used by {target}:",
     # the forms (TUI): a group's heading hint, a field not used by the target, a choice left to the library
