@@ -261,11 +261,13 @@ def _error_words(exc: Exception) -> str:
         return f"{str(exc).removesuffix(str(exc.__cause__))}{number_error(exc.__cause__, lang)}"
     from .core.localized import said as in_language  # (not a said(...) the templates' reader reads)
 
-    if _is_input_error(exc):
+    inner = exc.__context__  # a flag's file that cannot be used: "--training-args " + the input error as it says
+    if _is_input_error(exc) or (_is_input_error(inner) and str(exc).endswith(f" {inner}")):
         from .core.i18n.cells import has_wide
 
-        path, what, fix = exc.path, in_language(exc.what), in_language(exc.fix)  # type: ignore[attr-defined]
-        return f"{path}: {what}{'；' if has_wide(what) else '; '}{fix}"
+        error: Any = exc if _is_input_error(exc) else inner  # an InputError (its module is not imported here)
+        path, what, fix = error.path, in_language(error.what), in_language(error.fix)
+        return f"{str(exc).removesuffix(str(error))}{path}: {what}{'；' if has_wide(what) else '; '}{fix}"
     text = str(exc)
     words = in_language(text)
     if words == text and ": " in text:
@@ -274,7 +276,7 @@ def _error_words(exc: Exception) -> str:
     return words
 
 
-def _is_input_error(exc: Exception) -> bool:
+def _is_input_error(exc: BaseException | None) -> bool:
     """Whether ``exc`` is core/inputs.py's InputError. Only a command that read a file can raise one, and it has
     imported that module by then: a start that reads none does not import it for this test."""
     inputs = sys.modules.get(f"{__package__}.core.inputs")

@@ -55,7 +55,7 @@ def run(args) -> int:
                tensors=result.num_tensors, dtypes=dtypes))
     print(f"  {line('consolidated_from', what=localized.said(ck.describe()))}")
     print(f"  {line('consolidated_ran', tool=phrases.shown(result.tool))}")
-    print(f"  {line('consolidated_same_as', command=result.command)}")
+    print(f"  {line('consolidated_same_as', command=localized.said(result.command))}")  # a command, or a sentence
     for note in result.notes:
         print(f"  {line('note', note=localized.said(note))}")
     return EXIT_OK

@@ -70,7 +70,7 @@ def _evidence(setting_id: str, width: int) -> list[str]:
     ids = dict.fromkeys([*TEXTS[setting_id].claims, *SETTING_BY_ID[setting_id].claims])
     if not ids:
         return []
-    parts = [f"{cid} ({CLAIMS[cid].evidence})" for cid in ids if cid in CLAIMS]
+    parts = [f"{cid} ({localized.evidence(CLAIMS[cid].evidence)})" for cid in ids if cid in CLAIMS]
     return cells.wrap(localized.labelled(localized.ui("evidence"), "; ".join(parts)), width, initial_indent="  ",
                       subsequent_indent="  ")
 

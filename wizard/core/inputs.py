@@ -338,12 +338,15 @@ def _check_strings(data: Any, path: str | Path) -> None:
 
 
 def _value_problem(exc: ValueError) -> str:
+    """What a parser's ValueError means (a ``said(...)`` sentence: translated inside the error's own, where shown)."""
+    from .i18n import said
+
     text = str(exc)
     if "integer string conversion" in text:
         import sys
 
-        return f"a number has more than {sys.get_int_max_str_digits()} digits"
-    return f"a value cannot be read ({text})"
+        return said(f"a number has more than {sys.get_int_max_str_digits()} digits")
+    return said(f"a value cannot be read ({text})")
 
 
 # ----------------------------------------------------------------------------------------------------------------

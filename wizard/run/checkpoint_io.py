@@ -130,7 +130,15 @@ def check_torch_files(files: list[Path]) -> None:
 
 
 def refusal(path: Path | str, names: list[str]) -> str:
-    shown = ", ".join(sorted(set(names))[:4]) + (", ..." if len(set(names)) > 4 else "")
+    """Why a checkpoint is refused: the globals it would call (the first four), or, when the loader named none
+    (``names`` empty or all ""), "a function or class" (the sentence's own words, translated with it)."""
+    named = sorted({n for n in names if n})
+    if not named:
+        return said(f"{path}: refused: loading this file would call a function or class, which a checkpoint does "
+                    "not need; consolidate reads checkpoints as data only and never runs code from them (if you "
+                    "wrote this checkpoint yourself with custom classes in it, convert it in your own code, where "
+                    "you decide what to trust)")
+    shown = ", ".join(named[:4]) + (", ..." if len(named) > 4 else "")
     return said(f"{path}: refused: loading this file would call {shown}, which a checkpoint does not need; "
                 "consolidate reads checkpoints as data only and never runs code from them (if you wrote this "
                 "checkpoint yourself with custom classes in it, convert it in your own code, where you decide what "
@@ -141,12 +149,13 @@ _UNSUPPORTED_GLOBAL = re.compile(r"(?:GLOBAL|global)\s+([\w.]+)")
 
 
 def explain_unpickling_error(exc: BaseException) -> str | None:
-    """The global a weights-only refusal names (torch's long message), or None when ``exc`` is not one."""
+    """The global a weights-only refusal names (torch's long message), "" when it names none (:func:`refusal` then
+    says "a function or class"), or None when ``exc`` is not one."""
     text = str(exc)
     if "Weights only load failed" not in text and "Unsupported global" not in text:
         return None
     m = _UNSUPPORTED_GLOBAL.search(text)
-    return m.group(1) if m else "a function or class"
+    return m.group(1) if m else ""
 
 
 # ----------------------------------------------------------------------------- torch.distributed.checkpoint

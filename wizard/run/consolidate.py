@@ -286,7 +286,7 @@ def _full_state_dict(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
     state = clean_state_dict_for_safetensors(dict(state))
     save_file({k: v.contiguous() for k, v in state.items()}, str(tmp / OUT_NAME), metadata={"format": "pt"})
     return ("torch.load(weights_only=True) + safetensors.torch.save_file (the full state dict as it is)",
-            f"no merge needed: {ck.source.name} is already the whole state dict (torch.load it)")
+            said(f"no merge needed: {ck.source.name} is already the whole state dict (torch.load it)"))
 
 
 def _copy(ck: Checkpoint, tmp: Path) -> tuple[str, str]:
@@ -383,8 +383,10 @@ def consolidate(ck: Checkpoint, out_dir: str | Path, *, force: bool = False,
         written = tmp / OUT_NAME
         if not written.is_file():
             made = sorted(p.name for p in tmp.iterdir())
-            raise ConsolidateError(said(f"{name} wrote {made or 'nothing'}, not {OUT_NAME}; the checkpoint in "
-                                   f"{ck.folder} may be incomplete"))
+            raise ConsolidateError(said(f"{name} wrote {made}, not {OUT_NAME}; the checkpoint in {ck.folder} may be "
+                                        "incomplete") if made else
+                                   said(f"{name} wrote nothing, not {OUT_NAME}; the checkpoint in {ck.folder} may be "
+                                        "incomplete"))
         tensors, params, dtypes = inspect_safetensors(written)  # before it replaces anything
         # safetensors writes its files 0600: the output follows the umask like every other file the wizard
         # writes (or keeps the mode of the file it replaces)

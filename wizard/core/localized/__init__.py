@@ -261,11 +261,19 @@ def mesh_picture(sizes: dict[str, int], per_machine: int = 0, limit: int = 16, l
     return picture(sizes, per_machine, limit, machine=ui("mesh_machine", lang), say=lambda line: said(line, lang))
 
 
+def evidence(kind: str, lang: str | None = None) -> str:
+    """A claim's kind of evidence (``demonstrated``, ``read from code``: :data:`wizard.core.claims.model.DEMONSTRATED`,
+    ...) in the language (``ui`` ``evidence_*``, keyed by the value); a kind without words there as it is."""
+    key = "evidence_" + kind.replace(" ", "_")
+    return ui(key, lang) if UI.get(key) == kind else kind
+
+
 def said(english: str, lang: str | None = None) -> str:
     """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
-    words too (:func:`.parsers.yaml_problem`)."""
+    words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's (after a path too:
+    :func:`.parsers.unreadable_file`)."""
     lang = _lang(lang)
     if lang == ENGLISH or not english:
         return english
@@ -277,7 +285,12 @@ def said(english: str, lang: str | None = None) -> str:
             return found
     from .messages import translated
 
-    return translated(english, lang) or english
+    said_so = translated(english, lang)
+    if said_so is None and ("not valid JSON" in english or "not valid YAML: " in english):
+        from .parsers import unreadable_file
+
+        said_so = unreadable_file(english, lang)
+    return said_so or english
 
 
 def finding_message(finding, lang: str | None = None) -> str:

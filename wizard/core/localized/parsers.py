@@ -1,6 +1,6 @@
 """What the libraries the command line stands on say, in the language: argparse's errors, the number flags' errors
-and PyYAML's problems (their English in :mod:`.screens.cli` and :mod:`.screens.yaml`, translated in the parts
-``screen-cli`` and ``screen-yaml``).
+PyYAML's problems and the json module's (their English in :mod:`.screens.cli`, :mod:`.screens.yaml` and
+:mod:`.screens.json`, translated in the parts ``screen-cli``, ``screen-yaml`` and ``screen-json``).
 
 Each English template (``invalid choice: {value} (choose from {choices})``) is matched against the message by a
 left-to-right scan (each literal run found at its leftmost place after the one before, the first and the last opening
@@ -148,3 +148,42 @@ def yaml_problem(text: str, lang: str) -> str | None:
     problem = _say("yaml", found[0], lang, **found[1])
     return text[:start] + _say("yaml", AROUND, lang, line=around["line"], column=around["column"],
                                problem=problem)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# json
+# ----------------------------------------------------------------------------------------------------------------
+def json_message(text: str, lang: str) -> str | None:
+    """The json module's message (``Expecting ',' delimiter``: ``JSONDecodeError.msg``, one of
+    :mod:`.screens.json`'s) in the language, a quoted character as it is; None for any other text, and for
+    English."""
+    if lang == ENGLISH or not text:
+        return None
+    from .screens.json import WORDS
+
+    if text in WORDS:
+        return _say("json", text, lang)
+    found = _first_match(WORDS, [k for k in WORDS if "{" in k], text)
+    return _say("json", found[0], lang, **found[1]) if found is not None else None
+
+
+UNREADABLE = ("not valid JSON", "not valid YAML: ")
+"""Where an unusable file's ``what`` begins inside a longer text (``PATH: not valid JSON (line 1, column 2): ...``,
+a finding's message in ``check``)."""
+
+
+def unreadable_file(text: str, lang: str) -> str | None:
+    """``text`` holding an input error's ``not valid JSON ...`` or ``not valid YAML: ...`` after a path (``check``'s
+    finding ``PATH: WHAT``) in the language: the sentence from there on translated (its template of part
+    ``messages-errors``, the json module's words and the wizard's own inside it), the text before it as it is; None
+    when it holds none or no translation matches."""
+    if lang == ENGLISH:
+        return None
+    for marker in UNREADABLE:
+        start = text.rfind(marker)
+        if start > 0:
+            from .messages import translated
+
+            tail = translated(text[start:], lang)
+            return text[:start] + tail if tail is not None else None
+    return None

@@ -3,11 +3,12 @@
 A sentence of wizard/run (``said(...)``) is translated by its template; its computed parts go in as they are. A few
 of those parts are not keys or values but English phrases of the wizard's own or the operating system's: a
 checkpoint format's name (``consolidate.FORMATS``), how a checkpoint was found (``Checkpoint.found_via``), the tool
-``consolidate`` ran, an OS error's words (``Permission denied``), and what a DeepSpeed JSON's value must be
-(``an integer``: part ``screen-values``). :func:`phrase` gives such a part in the
-language: the run screen's words (part ``screen-run``, keys ``format.*``, ``found.*``, ``tool.*``, ``os.*``); an OS
-error of another errno keeps the operating system's text. :func:`.messages.translated` puts each computed part
-through it, so every sentence that carries one shows it translated; English never reaches here.
+``consolidate`` ran, an OS error's words (``Permission denied``), the json module's message in a file that is not
+valid JSON (``Expecting ',' delimiter``: part ``screen-json``), and what a DeepSpeed JSON's value must be
+(``an integer``: part ``screen-values``). :func:`phrase` gives such a part in the language: the run screen's words
+(part ``screen-run``, keys ``format.*``, ``found.*``, ``tool.*``, ``os.*``); an OS error of another errno keeps the
+operating system's text. :func:`.messages.translated` puts each computed part through it, so every sentence that
+carries one shows it translated; English never reaches here.
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ PREFIXES = ("format.", "found.", "tool.")
 """The run screen's keys whose English is a phrase that code computes (looked up by that English)."""
 MOVED = " (the run folder has moved)"
 """What ``consolidate`` adds to how a checkpoint was found when the run record names it under another folder."""
-ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "EEXIST", "ENOSPC", "EROFS")
+ERRNOS = ("ENOENT", "EACCES", "EPERM", "EISDIR", "ENOTDIR", "EEXIST", "ENOSPC", "EROFS", "EDQUOT", "ENAMETOOLONG",
+          "EMFILE", "ENFILE", "ELOOP", "EBUSY", "ETXTBSY", "EXDEV", "ENOTEMPTY", "EIO", "EFBIG", "ESTALE", "ENXIO",
+          "EINVAL")
 """The OS errors whose words are translated (``os.<NAME>``); the others keep the operating system's text."""
 
 
@@ -51,7 +54,9 @@ def phrase(english: str, lang: str) -> str | None:
     if english.endswith(MOVED):
         via = phrase(english[:-len(MOVED)], lang)
         return screen("run", "found_moved", lang, via=via) if via is not None else None
-    return expected(english, lang) or os_error(english, lang)
+    from .parsers import json_message
+
+    return expected(english, lang) or os_error(english, lang) or json_message(english, lang)
 
 
 @cache

@@ -16,6 +16,9 @@ UI: dict[str, str] = {
     "not_used": "not used",
     "no_such_setting": "no such setting",
     "evidence": "Evidence (docs/claims.md):",
+    # a claim's kind of evidence after its id (wizard/core/claims/model.py: the values, English in records and docs)
+    "evidence_demonstrated": "demonstrated",
+    "evidence_read_from_code": "read from code",
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
     "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)
