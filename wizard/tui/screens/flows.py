@@ -40,7 +40,9 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         app.notify(localized.said(str(exc)) + (f": {detail}" if detail else ""), severity="error", timeout=8)
         return None
     except OSError as exc:
-        app.notify(words("flow.cannot_prepare", out=out, error=exc), severity="error", timeout=8)
+        from ...core.localized.phrases import shown
+
+        app.notify(words("flow.cannot_prepare", out=out, error=shown(str(exc))), severity="error", timeout=8)
         return None
     notes = [localized.said(line) for line in plan.swept]  # what an earlier, killed wizard left running here
     slurm_words = "_slurm" if slurm is not None else ""

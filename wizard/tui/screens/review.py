@@ -21,6 +21,7 @@ from ...core.answers.render import training_arguments_line
 from ...core.files import WriteRefused, file_state, plan_conflicts, unified_diff, write_files
 from ...core.findings import ERROR
 from ...core.i18n import cells, language
+from ...core.localized.phrases import shown as in_language  # an OS error's words, where its errno's are translated
 from ..shared.judged import Judged, judged_for
 from ..shared.present import ICONS, finding_setting, severity_word, target_label
 from ..widgets.fields import FieldInput
@@ -58,7 +59,8 @@ def _bare_json_diff(imported: tuple[Path, ...], files: dict[str, str]) -> str:
     try:
         old = imported[0].read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        return f"--- {line('diff_imported_unreadable', name=imported[0], error=exc.strerror or exc)}\n"
+        error = in_language(exc.strerror or str(exc))
+        return f"--- {line('diff_imported_unreadable', name=imported[0], error=error)}\n"
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), files.get(DS_JSON, "").splitlines(keepends=True),
                                         fromfile=line("diff_imported", name=imported[0]),
                                         tofile=line("diff_to_write", name=DS_JSON)))
@@ -426,7 +428,8 @@ class ReviewScreen(Screen[dict | None]):
             self._set_status(f"{ICONS[ERROR]} {exc}")
             return
         except OSError as exc:
-            self._set_status(f"{ICONS[ERROR]} {_say('cannot_write', out=self.out, error=exc.strerror or exc)}")
+            error = in_language(exc.strerror or str(exc))
+            self._set_status(f"{ICONS[ERROR]} {_say('cannot_write', out=self.out, error=error)}")
             return
         said = _say("wrote" if len(result.written) != 1 else "wrote_one", count=len(result.written), out=self.out)
         if result.unchanged:

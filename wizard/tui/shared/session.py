@@ -220,6 +220,11 @@ class MemoryInputError(ValueError):
             message = message.replace(flags, words)
         else:  # a said(...) sentence (part messages-memory); English where none matches
             message = localized.said(self.message, lang)
+            if message == self.message and ": " in message:  # "PATH: the system's words" (an OSError, resolve_model)
+                from ...core.localized.phrases import shown
+
+                path, _, words = message.rpartition(": ")
+                message = f"{path}{'：' if has_wide(shown(words, lang)) else ': '}{shown(words, lang)}"
         label = localized.screen("memory", f"field.{self.field}", lang)
         return f"{label}{'：' if has_wide(label) else ': '}{message}"
 
