@@ -105,20 +105,20 @@ def test_the_deepspeed_env_note_in_the_language(lang, launch_dir):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_quit_questions_lines_and_the_start_files_name_in_the_language(lang):
-    """The quit question's list (``MainScreen.unwritten``'s ``name (state)``) and the findings list's name of a start
-    file without a path."""
+    """The quit question's list (``MainScreen.unwritten``'s (name, state) pairs) and the findings list's name of a
+    start file without a path."""
     from wizard.tui.app import unwritten_line
 
     i18n.set_language(lang)
-    shown = unwritten_line("accelerate_config.yaml (changed)")
+    shown = unwritten_line("accelerate_config.yaml", "changed")
     assert shown.startswith("  accelerate_config.yaml") and localized.screen("review", "state_changed") in shown
     assert "changed" not in shown
-    assert "a (b) (new)" not in unwritten_line("a (b) (new)") and unwritten_line("a (b) (new)").startswith("  a (b)")
-    assert unwritten_line("x.json (gone)") == "  x.json (gone)"  # not a state the review screen names: as it is
+    assert unwritten_line("a (b)", "new").startswith("  a (b)") and "new" not in unwritten_line("a (b)", "new")
+    assert "gone" in unwritten_line("x.json", "gone")  # not a state the review screen names: as it is
     assert localized.ui("start_file") not in ("", "the start file")
     i18n.set_language("en")
-    assert unwritten_line("accelerate_config.yaml (changed)") == "  accelerate_config.yaml (changed)"
-    assert unwritten_line("answers.yaml (new)") == "  answers.yaml (new)"
+    assert unwritten_line("accelerate_config.yaml", "changed") == "  accelerate_config.yaml (changed)"
+    assert unwritten_line("answers.yaml", "new") == "  answers.yaml (new)"
     assert localized.ui("start_file") == "the start file"
 
 

@@ -23,18 +23,16 @@ QUIT_DIALOG = "confirm-quit"
 """The id of the dialog ctrl+q opens with unwritten answers (ctrl+q there quits)."""
 
 
-def unwritten_line(item: str) -> str:
-    """One line of the quit question's list: ``MainScreen.unwritten``'s ``name (state)`` with the state (``new``,
-    ``changed``: :func:`wizard.core.files.file_state`) in the language, in the words of the review screen and the
-    launch flow's line (``flow.file_state``); an item of another shape as it is."""
+def unwritten_line(name: str, state: str) -> str:
+    """One line of the quit question's list: a file ``MainScreen.unwritten`` names and its state (``new``,
+    ``changed``, ...: :func:`wizard.core.files.file_state`) in the language, in the words of the review screen and
+    the launch flow's line (``flow.file_state``); a state the review screen has no word for as it is."""
     from ..core import localized
     from ..core.localized.screens import words
 
-    name, sep, rest = item.rpartition(" (")
-    key = f"state_{rest[:-1]}"
-    if not sep or not rest.endswith(")") or key not in words("review"):
-        return f"  {item}"
-    return localized.screen("run", "flow.file_state", None, file=name, state=localized.screen("review", key, None))
+    key = f"state_{state}"
+    shown = localized.screen("review", key, None) if key in words("review") else state
+    return localized.screen("run", "flow.file_state", None, file=name, state=shown)
 
 
 def settings_provider():
@@ -165,7 +163,8 @@ class WizardApp(App[int]):
             main = self.main
             from ..core.localized import ui
 
-            message = ui("quit_message", out=main.out, names="\n".join(unwritten_line(name) for name in unwritten))
+            message = ui("quit_message", out=main.out,
+                         names="\n".join(unwritten_line(name, state) for name, state in unwritten))
 
             async def answered(yes: bool | None) -> None:
                 if yes:

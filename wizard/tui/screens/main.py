@@ -401,9 +401,10 @@ class MainScreen(Screen):
         self.start = start
         self.set_answers(answers, report=False, record=False)
 
-    def unwritten(self) -> list[str]:
-        """The files in the output folder that are not as the answers would write them ('new', 'changed'), when
-        the answers changed since the start; [] when nothing would be lost by quitting."""
+    def unwritten(self) -> list[tuple[str, str]]:
+        """(name, state) of the files in the output folder that are not as the answers would write them (``new``,
+        ``changed``: :func:`wizard.core.files.file_state`), when the answers changed since the start; [] when
+        nothing would be lost by quitting."""
         if self.answers == self.start.answers:
             return []
         from ...core.files import file_state
@@ -412,7 +413,7 @@ class MainScreen(Screen):
                                                  versions=self.versions).files
         out = Path(self.out).expanduser()
         states = {name: file_state(out / name, text) for name, text in files.items()}
-        return [f"{name} ({state})" for name, state in states.items() if state != "same"]
+        return [(name, state) for name, state in states.items() if state != "same"]
 
     @on(SettingChanged)
     def _setting_changed(self, event: SettingChanged) -> None:
