@@ -267,7 +267,8 @@ def said(english: str, lang: str | None = None) -> str:
     """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
-    words too (:func:`.parsers.yaml_problem`)."""
+    words too (:func:`.parsers.yaml_problem`); a setting's whole counterpart line (a fix that is the catalogue's
+    counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`)."""
     lang = _lang(lang)
     if lang == ENGLISH or not english:
         return english
@@ -277,9 +278,10 @@ def said(english: str, lang: str | None = None) -> str:
         found = yaml_problem(english, lang)
         if found is not None:
             return found
+    from .catalog_texts import counterpart_line
     from .messages import translated
 
-    return translated(english, lang) or english
+    return translated(english, lang) or counterpart_line(english, lang) or english
 
 
 def finding_message(finding, lang: str | None = None) -> str:
