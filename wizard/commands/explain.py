@@ -9,7 +9,7 @@ import textwrap
 from ..core import localized
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, SETTING_BY_ID, TARGET_LABELS, settings_in
 from ..core.exits import EXIT_OK, UsageError
-from ..core.i18n import cells
+from ..core.i18n import cells, said
 
 
 def two_columns(left: str, right: str, width: int, titles: tuple[str, str] = ("", "")) -> list[str]:
@@ -133,18 +133,41 @@ def _by_key_or_word(name: str, width: int) -> list[str]:
     return lines
 
 
+_HOW = ("(a setting is group.name, as `fsdpds-wizard explain GROUP` lists them; a config key as accelerate or "
+        "DeepSpeed writes it, e.g. zero3_init_flag)")
+"""How a name ``explain`` knows is written: the end of the error for a name it does not know."""
+
+
 def _unknown(name: str, mentioned: list[str], near: list[tuple[str, tuple[str, ...]]]) -> str:
-    groups = "groups: " + ", ".join(GROUP_BY_ID)
+    """The error for a name ``explain`` does not know; its words are literal variants (one, two or three guesses),
+    so that the error is translated whole, the names as written."""
+    groups = ", ".join(GROUP_BY_ID)
     if mentioned:
         return (f"'{name}' is in {len(mentioned)} settings: {', '.join(mentioned)}; explain one of them, or give "
-                f"more words in quotes ({groups})")
-    hint = ""
-    if near:
-        hint = "did you mean " + " or ".join(f"'{n}'" + (f" (a key of {' and '.join(sids)})" if sids != (n,) else "")
-                                            for n, sids in near) + "? "
-    return (f"'{name}' is neither a group, a setting nor a config key; {hint}{groups} (a setting is group.name, as "
-            "`fsdpds-wizard explain GROUP` lists them; a config key as accelerate or DeepSpeed writes it, e.g. "
-            "zero3_init_flag)")
+                f"more words in quotes (groups: {groups})")
+    head = f"'{name}' is neither a group, a setting nor a config key; "
+    guesses = [_guess(n, sids) for n, sids in near]
+    if not guesses:
+        return head + f"groups: {groups} " + _HOW
+    if len(guesses) == 1:
+        return head + f"did you mean {guesses[0]}? groups: {groups} " + _HOW
+    if len(guesses) == 2:
+        return head + f"did you mean {guesses[0]} or {guesses[1]}? groups: {groups} " + _HOW
+    rest = " or ".join(guesses[2:])
+    return head + f"did you mean {guesses[0]} or {guesses[1]} or {rest}? groups: {groups} " + _HOW
+
+
+def _guess(name: str, sids: tuple[str, ...]) -> str:
+    """A did-you-mean name, with the settings that write it when it is a config key (a ``said(...)`` sentence: in
+    another language the words around the names are translated)."""
+    if sids == (name,):
+        return f"'{name}'"
+    if len(sids) == 1:
+        return said(f"'{name}' (a key of {sids[0]})")
+    if len(sids) == 2:
+        return said(f"'{name}' (a key of {sids[0]} and {sids[1]})")
+    more = " and ".join(sids[2:])
+    return said(f"'{name}' (a key of {sids[0]} and {sids[1]} and {more})")
 
 
 def run(args) -> int:

@@ -6,12 +6,14 @@ reachability check puts the first host of the hostfile on ssh's command line, wh
 option. So a host is an IP address (v4 or v6) or an RFC 1123 host name, and nothing else; and on the launchers that
 go through a remote shell, a script or argument must be a word the shell reads back unchanged.
 
-Stdlib only; the ground floor of the core.
+Stdlib only (and the marker :func:`wizard.core.i18n.said`); the ground floor of the core.
 """
 from __future__ import annotations
 
 import ipaddress
 import re
+
+from .i18n import said
 
 _LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 _SHELL_WORD = re.compile(r"^[A-Za-z0-9_@+=:,./-]+$")
@@ -19,30 +21,33 @@ _SHELL_WORD = re.compile(r"^[A-Za-z0-9_@+=:,./-]+$")
 {, }, backslash or newline; nor '%', which pdsh replaces in its command (%n, %h)."""
 
 
-def host_problem(value: str) -> str | None:
-    """None when ``value`` is an IP address or an RFC 1123 host name; else what is wrong with it, in words."""
+def host_problem(value: str, name: str = "") -> str | None:
+    """None when ``value`` is an IP address or an RFC 1123 host name; else what is wrong with it, in words, after
+    ``name`` (``"'-x': "`` where a list of hosts names each; ``""``: the words alone). Each reason is a ``said(...)``
+    sentence: shown in another language, translated, the name and the characters as written."""
     if not value:
-        return "it is empty"
+        return said(f"{name}it is empty")
     if value.startswith("-"):
-        return "it starts with '-', so ssh and pdsh would read it as an option"
+        return said(f"{name}it starts with '-', so ssh and pdsh would read it as an option")
     try:
         ipaddress.ip_address(value)
         return None
     except ValueError:
         pass
-    name = value[:-1] if value.endswith(".") else value  # a fully qualified name may end with a dot
-    if len(name) > 253:
-        return "it is longer than 253 characters"
-    bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "-."))})
+    host = value[:-1] if value.endswith(".") else value  # a fully qualified name may end with a dot
+    if len(host) > 253:
+        return said(f"{name}it is longer than 253 characters")
+    bad = sorted({c for c in host if not (c.isascii() and (c.isalnum() or c in "-."))})
     if bad:
-        return "it holds " + ", ".join(repr(c) for c in bad) + ": a host name has only letters, digits, '-' and '.'"
-    for label in name.split("."):
+        chars = ", ".join(repr(c) for c in bad)
+        return said(f"{name}it holds {chars}: a host name has only letters, digits, '-' and '.'")
+    for label in host.split("."):
         if not _LABEL.match(label):
             if not label:
-                return "it has an empty part between dots"
+                return said(f"{name}it has an empty part between dots")
             if len(label) > 63:
-                return f"the part {label[:20]!r}... is longer than 63 characters"
-            return f"the part {label!r} starts or ends with '-'"
+                return said(f"{name}the part {label[:20]!r}... is longer than 63 characters")
+            return said(f"{name}the part {label!r} starts or ends with '-'")
     return None
 
 

@@ -102,6 +102,16 @@ def not_found(path: str | Path, kind: str, fix: str | None = None) -> InputError
     return InputError(path, "not found", fix or _NOT_FOUND_FIX[kind], "not-found")
 
 
+TOP_LEVEL = {
+    "true_or_false": "a true/false value ({value})",
+    "number": "a number ({value})",
+    "text": "a text value ({value})",
+}
+"""What a parsed top level that is no mapping is (:func:`describe`), in the words the error shows, the value in
+parentheses as written: stated here once and translated in the part ``screen-values`` (keys ``top_level.*``; ``a
+list`` is the same words as DeepSpeed's ``a_list`` there, ``null`` is a value and stays)."""
+
+
 def describe(data: Any) -> str:
     """What a parsed top level is, in words: ``a list``, ``a text value ('hello')``, ``a number (3)``."""
     if isinstance(data, list):
@@ -109,12 +119,12 @@ def describe(data: Any) -> str:
     if data is None:
         return "null"
     if isinstance(data, bool):
-        return f"a true/false value ({str(data).lower()})"
+        return TOP_LEVEL["true_or_false"].format(value=str(data).lower())
     if isinstance(data, (int, float)):
-        return f"a number ({data!r})"
+        return TOP_LEVEL["number"].format(value=repr(data))
     if isinstance(data, str):
         shown = data if len(data) <= 30 else data[:27] + "..."
-        return f"a text value ({shown!r})"
+        return TOP_LEVEL["text"].format(value=repr(shown))
     return f"a {type(data).__name__}"
 
 

@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 from ..catalog import AUTO, GROUP_BY_ID, SETTING_BY_ID, SETTINGS, Setting, target_of
 from ..findings import ERROR, WARNING, Finding
+from ..i18n import said
 from ..recordclass import field, record
 from ..wizard_rules import (
     ANSWERS_BAD_VALUE,
@@ -45,6 +46,26 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 _TOP_LEVEL = ("schema_version",) + tuple(s.id for s in SETTINGS if s.group == "backend")
+
+EXPECTED = {
+    "an_integer_from_to": "an integer from {low} to {high}",
+    "an_integer_bound": "an integer {sign} {bound}",
+    "a_number_from_to": "a number from {low} to {high}",
+    "a_non_empty_string": "a non-empty string",
+    "a_list_of_strings": "a list of strings",
+    "a_list_of_names": "a list of names (or one comma-separated string)",
+    "a_mapping": "a mapping",
+    "or_auto": "{expected}, or 'auto'",
+    "or_null": "{expected}, or null",
+    "or_null_short": "{expected} or null",
+    "digits": "a {digits}-digit number",
+    "more_digits": "a more than {digits}-digit number",
+}
+"""What an answer must be (``expected ...`` of the finding answers-bad-value) and how a too long number is named, in
+the words the finding shows, beside those of :data:`wizard.core.ds_schema.EXPECTED` that answers share (``an
+integer``, ``one of {options}``, ``a number {sign} {bound}``): stated here once and translated in the part
+``screen-values`` (:func:`wizard.core.localized.phrases.expected` reads a computed part against them; an
+``{expected}`` is itself one of these words)."""
 
 _OWN_HINTS = {"version": "schema_version (the answers format) or fsdp_version (FSDP1/FSDP2)"}
 """Names that are not a library key (the library keys come from the catalogue: :func:`native_hint`)."""
@@ -144,9 +165,7 @@ def _unknown_key(full_key: str, leaf: str, candidates: Iterable[str]) -> Finding
     guess = _did_you_mean(leaf, cands)
     hint = native_hint(leaf)
     if guess:
-        fix = f"did you mean '{guess}'?"
-        if hint:
-            fix += f" (the same intent may live in {hint})"
+        fix = f"did you mean '{guess}'? (the same intent may live in {hint})" if hint else f"did you mean '{guess}'?"
     elif hint:
         fix = f"answers state intent once: use {hint}"
     else:
@@ -164,10 +183,13 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
     sid = setting.id
 
     def bad(expected: str, fix: str = "", what: str = "") -> tuple[Any, Finding]:
+        problem = ("too small: " if what == _TOO_SMALL else "too large: " if what == _TOO_LARGE
+                   else "not a finite number: " if what == _NOT_FINITE else "")
         return setting.default, Finding(
             ERROR, ANSWERS_BAD_VALUE, (sid,),
-            f"'{sid}' is {_shown(value)} ({_type_name(value)}); {what}expected {expected}",
-            fix or f"write one of the expected values, or remove the key to use the default ({setting.default!r})",
+            f"'{sid}' is {_shown(value)} ({_type_name(value)}); {problem}expected {expected}",
+            fix if fix else f"write one of the expected values, or remove the key to use the default "
+                            f"({setting.default!r})",
             "answers.yaml schema 1")
 
     if value is None:
@@ -180,11 +202,11 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
     if kind == "bool":
         if isinstance(value, bool):
             return value, None
-        return bad("true or false")
+        return bad(_ds_words()["true_or_false"])
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer():
-                return bad(_expected(setting), f"write it as a plain integer: {int(value)}")
+                return bad(_expected(setting), said(f"write it as a plain integer: {int(value)}"))
             if isinstance(value, str):
                 try:
                     num = float(value)
@@ -192,7 +214,7 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
                     return bad(_expected(setting))
                 if num.is_integer():
                     return bad(_expected(setting),
-                               f"write it as a plain integer without quotes or exponent: {int(num)}")
+                               said(f"write it as a plain integer without quotes or exponent: {int(num)}"))
             return bad(_expected(setting))
         return _bounded(setting, value, bad)
     if kind == "float":
@@ -209,34 +231,39 @@ def coerce_value(setting: Setting, value: Any) -> tuple[Any, Finding | None]:
                 if c == value and type(c) is type(value):
                     return c, None
         guess = _did_you_mean(str(value), [str(c) for c in setting.choices])
-        return bad(_expected(setting), f"did you mean {guess!r}?" if guess else "")
+        return bad(_expected(setting), said(f"did you mean '{guess}'?") if guess else "")
     if kind == "str":
         if isinstance(value, str) and value.strip():
             return value.strip(), None
-        return bad("a non-empty string" + (" or null" if setting.nullable else ""))
+        text = EXPECTED["a_non_empty_string"]
+        return bad(EXPECTED["or_null_short"].format(expected=text) if setting.nullable else text)
     if kind == "list":
         if isinstance(value, str):
             value = [v for v in (p.strip() for p in value.split(",")) if v]
         if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
             return [v.strip() for v in value], None
-        return bad("a list of names (or one comma-separated string)")
+        return bad(EXPECTED["a_list_of_names"])
     if kind == "dict":
         if isinstance(value, dict) and all(isinstance(k, str) for k in value):
             return value, None
-        return bad("a mapping")
+        return bad(EXPECTED["a_mapping"])
     raise AssertionError(f"unknown kind {kind}")  # catalogue bug, caught by the catalogue tests
+
+
+_TOO_SMALL, _TOO_LARGE, _NOT_FINITE = "small", "large", "finite"
+"""What is wrong with a number of the right kind (``bad``'s ``what``: the message's words in front of "expected")."""
 
 
 def _bounded(setting: Setting, value: Any, bad) -> tuple[Any, Finding | None]:
     """The catalogue's range (``minimum``/``maximum`` of the setting); floats must be finite."""
-    in_range = "write a value in that range, or remove the key to use the default" + (
-        f" ({setting.default!r})" if setting.default is not None else "")
+    in_range = said("write a value in that range, or remove the key to use the default" + (
+        f" ({setting.default!r})" if setting.default is not None else ""))
     if isinstance(value, float) and not math.isfinite(value):
-        return bad(_expected(setting), in_range, "not a finite number: ")
+        return bad(_expected(setting), in_range, _NOT_FINITE)
     if setting.minimum is not None and value < setting.minimum:
-        return bad(_expected(setting), in_range, "too small: ")
+        return bad(_expected(setting), in_range, _TOO_SMALL)
     if setting.maximum is not None and value > setting.maximum:
-        return bad(_expected(setting), in_range, "too large: ")
+        return bad(_expected(setting), in_range, _TOO_LARGE)
     return value, None
 
 
@@ -251,28 +278,51 @@ def _shown(value: Any) -> str:
         try:
             digits = f"{len(str(abs(value))):,}"
         except ValueError:  # longer than Python's int-to-text limit (sys.get_int_max_str_digits)
-            digits = "more than 4,300"
-        return f"a {digits}-digit number"
+            return EXPECTED["more_digits"].format(digits="4,300")
+        return EXPECTED["digits"].format(digits=digits)
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _ds_words() -> dict[str, str]:
+    """The words of :data:`wizard.core.ds_schema.EXPECTED` (imported when a value is wrong: not at start)."""
+    from ..ds_schema import EXPECTED as DS_EXPECTED
+
+    return DS_EXPECTED
+
+
 def _expected(setting: Setting) -> str:
+    """What the setting's value must be, in the words of :data:`EXPECTED` (and DeepSpeed's that answers share)."""
+    ds = _ds_words()
     if setting.kind == "choice":
-        text = "one of " + ", ".join(repr(c) for c in setting.choices)
-    elif setting.kind == "int":
-        text = "an integer"
-        text += range_text(setting)
-    elif setting.kind == "float":
-        text = "a number" + range_text(setting)
+        text = ds["one_of"].format(options=", ".join(repr(c) for c in setting.choices))
+    elif setting.kind in ("int", "float"):
+        text = _number_words(setting, setting.kind == "int")
     else:
-        text = {"bool": "true or false", "str": "a string", "list": "a list of strings",
-                "dict": "a mapping"}[setting.kind]
+        text = {"bool": ds["true_or_false"], "str": ds["a_string"], "list": EXPECTED["a_list_of_strings"],
+                "dict": EXPECTED["a_mapping"]}[setting.kind]
     if setting.allow_auto:
-        text += ", or 'auto'"
+        text = EXPECTED["or_auto"].format(expected=text)
     if setting.nullable:
-        text += ", or null"
+        text = EXPECTED["or_null"].format(expected=text)
     return text
+
+
+def _number_words(setting: Setting, integer: bool) -> str:
+    """``an integer from 1 to 65,535``, ``a number >= 0``, ``an integer``: the kind and the catalogue range (the
+    words :func:`range_text` puts after the kind in the answers' schema)."""
+    ds = _ds_words()
+    lo, hi = setting.minimum, setting.maximum
+    if lo is not None and hi is not None:
+        return EXPECTED["an_integer_from_to" if integer else "a_number_from_to"].format(
+            low=number_text(lo), high=number_text(hi))
+    if lo is not None:
+        return (EXPECTED["an_integer_bound"] if integer else ds["a_number_bound"]).format(
+            sign=">=", bound=number_text(lo))
+    if hi is not None:
+        return (EXPECTED["an_integer_bound"] if integer else ds["a_number_bound"]).format(
+            sign="<=", bound=number_text(hi))
+    return ds["an_integer" if integer else "a_number"]
 
 
 def range_text(setting: Setting) -> str:

@@ -161,9 +161,9 @@ def hosts_count(a: Answers) -> Iterator[Hit]:
 def hosts_invalid(a: Answers) -> Iterator[Hit]:
     """launch.main_process_ip is the config rule main-process-ip-invalid's (it is written into the config)."""
     names = [str(h) for h in a["launch.hosts"]]
-    bad = [(n, why) for n, why in ((n, host_problem(n)) for n in names) if why]
+    bad = [why for why in (host_problem(n, f"{n!r}: ") for n in names) if why]  # each its own sentence
     if bad:
-        yield (["launch.hosts"], "launch.hosts: " + "; ".join(f"{n!r}: {why}" for n, why in bad)
+        yield (["launch.hosts"], "launch.hosts: " + "; ".join(bad)
                + " (a host is an IP address or an RFC 1123 host name; the hostfile, ssh and pdsh read it)",
                "give each machine's host name (letters, digits, '-', '.') or IP address")
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -919,7 +919,7 @@ def not_applicable(a: Answers) -> Iterator[Hit]:
             continue
         reason = s.not_applicable.get(target, "")
         yield ([s.id], f"{s.id} = {a[s.id]!r} does not apply to {TARGET_LABELS[target]}: {reason} Not written.",
-               s.counterpart or "drop it, or switch backend")
+               s.counterpart if s.counterpart else "drop it, or switch backend")
 
 
 # Settings whose non-applicability a more specific rule above explains.

@@ -130,10 +130,10 @@ def check_hostfile(ctx: ConfigCheck) -> None:
                  "every host it lists.", "Run `fsdpds-wizard check` on the machine and in the folder you launch from.")
         return
     hosts, refusal = parse_hostfile(ctx.hostfile)
-    bad = [(h, why) for h, _ in hosts if (why := host_problem(h))]
+    bad = [why for h, _ in hosts if (why := host_problem(h, f"host {h!r}: "))]  # each its own sentence
     if bad:
         ctx.emit(HOSTFILE_HOST_INVALID, "deepspeed_config.deepspeed_hostfile",
-                 f"The hostfile {named}: " + "; ".join(f"host {h!r}: {why}" for h, why in bad) + ". The runner "
+                 f"The hostfile {named}: " + "; ".join(bad) + ". The runner "
                  "hands the hosts to ssh and pdsh (and pdsh's command to a remote shell): a host is an IP address or "
                  "an RFC 1123 host name.",
                  "Give each machine's host name (letters, digits, '-', '.') or IP address.")

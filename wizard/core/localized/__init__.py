@@ -273,7 +273,8 @@ def said(english: str, lang: str | None = None) -> str:
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
     words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's (after a path too:
-    :func:`.parsers.unreadable_file`)."""
+    :func:`.parsers.unreadable_file`); a setting's whole counterpart line (a fix that is the catalogue's
+    counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`)."""
     lang = _lang(lang)
     if lang == ENGLISH or not english:
         return english
@@ -283,6 +284,7 @@ def said(english: str, lang: str | None = None) -> str:
         found = yaml_problem(english, lang)
         if found is not None:
             return found
+    from .catalog_texts import counterpart_line
     from .messages import translated
 
     said_so = translated(english, lang)
@@ -290,7 +292,7 @@ def said(english: str, lang: str | None = None) -> str:
         from .parsers import unreadable_file
 
         said_so = unreadable_file(english, lang)
-    return said_so or english
+    return said_so or counterpart_line(english, lang) or english
 
 
 def finding_message(finding, lang: str | None = None) -> str:

@@ -18,7 +18,7 @@ from ..i18n import HERE
 _PROTECTED = re.compile(
     r"\{[A-Za-z_0-9]*\}"                                # placeholders
     r"|`[^`]+`"                                          # code spans
-    r"|(?<![\w-])--?[a-z][\w-]*[a-z0-9]"                  # flags
+    r"|(?<![\w}-])--?[a-z][\w-]*[a-z0-9]"                 # flags (not a placeholder's suffix: {digits}-digit)
     r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"    # dotted names
     r"|[A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"             # names with underscores
     r"|\d+(?:[.,]\d+)*"                                  # numbers and versions

@@ -59,14 +59,21 @@ def phrase(english: str, lang: str) -> str | None:
     return expected(english, lang) or os_error(english, lang) or json_message(english, lang)
 
 
+WRAPPED = "expected"
+"""The placeholder of a values' word that holds another of them (``{expected}, or null``)."""
+
+
 @cache
 def _expected_forms() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(key, its English split at its placeholders: literal, name, literal, ...) of the values' words, the longest
-    first (``one of {options} (exact spelling)`` before ``one of {options}``)."""
+    """(key, its English split at its placeholders: literal, name, literal, ...) of the values' words: those that
+    wrap another first (``{expected}, or null`` before ``a number {sign} {bound}``, which would take ``from 0 to 1,
+    or null`` for its bound), then the longest first (``one of {options} (exact spelling)`` before ``one of
+    {options}``)."""
     from .screens import words
 
-    by_length = sorted(words("values").items(), key=lambda kv: -len(kv[1]))
-    return tuple((key, tuple(re.split(r"\{(\w+)\}", english))) for key, english in by_length)
+    ordered = sorted(words("values").items(), key=lambda kv: (not kv[1].startswith("{" + WRAPPED + "}"),
+                                                                -len(kv[1])))
+    return tuple((key, tuple(re.split(r"\{(\w+)\}", english))) for key, english in ordered)
 
 
 def _values_of(parts: tuple[str, ...], text: str) -> dict[str, str] | None:
@@ -95,14 +102,20 @@ def _values_of(parts: tuple[str, ...], text: str) -> dict[str, str] | None:
 
 
 def expected(english: str, lang: str) -> str | None:
-    """What a value must be (``an integer``, ``one of 1, 2, 3``: :data:`wizard.core.ds_schema.EXPECTED`) in the
-    language, its options and bounds as they were; None for any other text, and for English."""
+    """What a value must be (``an integer``, ``one of 1, 2, 3``: :data:`wizard.core.ds_schema.EXPECTED`, and an
+    answer's: ``an integer from 1 to 8, or null``, :data:`wizard.core.answers.model.EXPECTED`) in the language, its
+    options and bounds as they were; None for any other text, and for English."""
     from ..i18n import ENGLISH
 
     if lang == ENGLISH:
         return None
     for key, parts in _expected_forms():
         values = _values_of(parts, english)
+        if values is not None and WRAPPED in values:
+            inner = expected(values[WRAPPED], lang)  # what the wrapped words say, in the language too
+            if inner is None:
+                continue
+            values[WRAPPED] = inner
         if values is not None:
             return screen("values", key, lang, **values)
     return None
