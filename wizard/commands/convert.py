@@ -199,5 +199,9 @@ def _text(args, conv, before: str, to: str, out_dir: Path, written, unchanged, b
     # the refusal goes to stderr, so a terminal or a file that gets both shows them in this order
     print(summary_line(findings), flush=True)
     if problem:
-        print(f"fsdpds-wizard: {line(problem[0], **problem[1]) if isinstance(problem, tuple) else problem}",
+        from ..core.localized.phrases import os_words  # an OSError's words in the language
+
+        said = line(problem[0], **{k: os_words(v) for k, v in problem[1].items()}) if isinstance(problem, tuple) \
+            else problem
+        print(f"fsdpds-wizard: {said}",
               file=sys.stderr)

@@ -82,7 +82,9 @@ def run(args) -> int:
         print(f"fsdpds-wizard: {line('write_refused', names=exc.names) if exc.default else exc}", file=sys.stderr)
         return EXIT_INVALID
     except OSError as exc:
-        print(f"fsdpds-wizard: {line('cannot_write', out=out_dir, error=exc)}", file=sys.stderr)
+        from ..core.localized.phrases import os_words
+
+        print(f"fsdpds-wizard: {line('cannot_write', out=out_dir, error=os_words(exc))}", file=sys.stderr)
         return EXIT_INVALID
     for p in result.written:
         print(line("wrote", path=p))

@@ -5,7 +5,7 @@ Kept light (a dict and a lookup): the hot commands import it at start, and in En
 """
 from __future__ import annotations
 
-from . import ENGLISH, filled, language, translate
+from . import filled, translate
 
 LINES: dict[str, str] = {
     "summary": "{errors} error(s), {warnings} warning(s), {notes} note(s)",
@@ -89,11 +89,6 @@ def loop_words(loop: str | None, english: str) -> str:
 
 def line(key: str, **values: object) -> str:
     """The line ``key`` in the current language, filled in (:func:`wizard.core.i18n.filled`). An ``OSError`` among
-    the values (``cannot write to {out}: {error}``) is put in with its words in the language where its errno's are
-    translated (:func:`wizard.core.localized.phrases.os_error`: the number and the file names as they are)."""
-    lang = language()
-    if lang != ENGLISH and any(isinstance(v, OSError) for v in values.values()):
-        from ..localized.phrases import os_error
-
-        values = {name: (os_error(str(v), lang) or v) if isinstance(v, OSError) else v for name, v in values.items()}
-    return filled("lines", key, LINES[key], lang, **values)
+    the values is put in as the caller gives it: :func:`wizard.core.localized.phrases.os_words` puts its words in
+    the language (this module stays below :mod:`wizard.core.localized`)."""
+    return filled("lines", key, LINES[key], None, **values)

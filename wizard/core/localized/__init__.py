@@ -273,7 +273,7 @@ def said(english: str, lang: str | None = None) -> str:
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
     words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's (after a path too:
-    :func:`.parsers.unreadable_file`); a setting's whole counterpart line (a fix that is the catalogue's
+    :func:`.messages.unreadable_file`); a setting's whole counterpart line (a fix that is the catalogue's
     counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`)."""
     lang = _lang(lang)
     if lang == ENGLISH or not english:
@@ -289,7 +289,7 @@ def said(english: str, lang: str | None = None) -> str:
 
     said_so = translated(english, lang)
     if said_so is None and ("not valid JSON" in english or "not valid YAML: " in english):
-        from .parsers import unreadable_file
+        from .messages import unreadable_file
 
         said_so = unreadable_file(english, lang)
     return said_so or counterpart_line(english, lang) or english

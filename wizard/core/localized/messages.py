@@ -23,6 +23,7 @@ import re
 from functools import cache
 
 from ..i18n import ENGLISH, entries, fingerprint
+from .matching import scan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
 if TYPE_CHECKING:
@@ -335,35 +336,6 @@ def every_template() -> tuple[tuple[str, str], ...]:
 # ----------------------------------------------------------------------------------------------------------------
 # the language: matching a finding's English and filling in the translation
 # ----------------------------------------------------------------------------------------------------------------
-def scan(literals: list[str] | tuple[str, ...], names: list[str] | tuple[str, ...],
-         message: str) -> dict[str, str] | None:
-    """The parts of ``message`` between a template's literal runs (one more than its placeholder ``names``; the first
-    and last open and close the message), name -> text, or None when it was not made from them. Each run after a
-    placeholder is found at its leftmost place (what a lazy ``(.*?)`` would take): linear in the message, whatever it
-    holds. A name that stands twice must take the same text both times."""
-    if not names:
-        return {} if message == literals[0] else None
-    first, last = literals[0], literals[-1]
-    end = len(message) - len(last)
-    if end < len(first) or not message.startswith(first) or not message.endswith(last):
-        return None
-    values: dict[str, str] = {}
-    pos = len(first)
-    for i, name in enumerate(names):
-        if i == len(names) - 1:
-            value = message[pos:end]
-        else:
-            following = literals[i + 1]
-            found = message.find(following, pos, end)
-            if found < 0:
-                return None
-            value, pos = message[pos:found], found + len(following)
-        if values.get(name, value) != value:
-            return None
-        values[name] = value
-    return values
-
-
 class Template:
     """One stored translation of a template: what it matches and how it fills in.
 
@@ -515,6 +487,26 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
             if inner is not None:
                 values[name] = inner
     return template.fill(values)
+
+
+UNREADABLE = ("not valid JSON", "not valid YAML: ")
+"""Where an unusable file's ``what`` begins inside a longer text (``PATH: not valid JSON (line 1, column 2): ...``,
+a finding's message in ``check``)."""
+
+
+def unreadable_file(text: str, lang: str) -> str | None:
+    """``text`` holding an input error's ``not valid JSON ...`` or ``not valid YAML: ...`` after a path (``check``'s
+    finding ``PATH: WHAT``) in the language: the sentence from there on translated (its template of part
+    ``messages-errors``, the json module's words and the wizard's own inside it), the text before it as it is; None
+    when it holds none or no translation matches."""
+    if lang == ENGLISH:
+        return None
+    for marker in UNREADABLE:
+        start = text.rfind(marker)
+        if start > 0:
+            tail = translated(text[start:], lang)
+            return text[:start] + tail if tail is not None else None
+    return None
 
 
 _BACKEND_PART = re.compile(r"(?:; ?|\uff1b)(?=(?:DeepSpeed|FSDP[12]?) ?[:\uff1a])")

@@ -37,7 +37,7 @@ def _pieces(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def match(template: str, message: str) -> dict[str, str] | None:
     """The parts of ``message`` if it was made from ``template`` (name -> text as written), else None."""
-    from .messages import scan
+    from .matching import scan
 
     literals, names = _pieces(template)
     return scan(literals, names, message)
@@ -165,25 +165,3 @@ def json_message(text: str, lang: str) -> str | None:
         return _say("json", text, lang)
     found = _first_match(WORDS, [k for k in WORDS if "{" in k], text)
     return _say("json", found[0], lang, **found[1]) if found is not None else None
-
-
-UNREADABLE = ("not valid JSON", "not valid YAML: ")
-"""Where an unusable file's ``what`` begins inside a longer text (``PATH: not valid JSON (line 1, column 2): ...``,
-a finding's message in ``check``)."""
-
-
-def unreadable_file(text: str, lang: str) -> str | None:
-    """``text`` holding an input error's ``not valid JSON ...`` or ``not valid YAML: ...`` after a path (``check``'s
-    finding ``PATH: WHAT``) in the language: the sentence from there on translated (its template of part
-    ``messages-errors``, the json module's words and the wizard's own inside it), the text before it as it is; None
-    when it holds none or no translation matches."""
-    if lang == ENGLISH:
-        return None
-    for marker in UNREADABLE:
-        start = text.rfind(marker)
-        if start > 0:
-            from .messages import translated
-
-            tail = translated(text[start:], lang)
-            return text[:start] + tail if tail is not None else None
-    return None

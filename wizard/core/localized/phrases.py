@@ -153,3 +153,10 @@ def os_error(text: str, lang: str) -> str | None:
         if text == head or text.startswith(head + ": "):
             return f"[Errno {code}] {screen('run', f'os.{name}', lang)}{text[len(head):]}"
     return None
+
+
+def os_words(value: object, lang: str | None = None) -> object:
+    """``value`` as a line puts it in: an ``OSError`` as its text in the language (the current one when None) where
+    its errno's words are translated (:func:`os_error`: ``[Errno 28]`` and the file name as they are), anything else
+    as it is."""
+    return shown(str(value), lang) if isinstance(value, OSError) else value

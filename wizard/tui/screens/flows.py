@@ -40,9 +40,9 @@ def plan_and_open(app, answers, out: str, *, rehearse: bool, script_args: list[s
         app.notify(localized.said(str(exc)) + (f": {detail}" if detail else ""), severity="error", timeout=8)
         return None
     except OSError as exc:
-        from ...core.localized.phrases import shown
+        from ...core.localized.phrases import os_words
 
-        app.notify(words("flow.cannot_prepare", out=out, error=shown(str(exc))), severity="error", timeout=8)
+        app.notify(words("flow.cannot_prepare", out=out, error=os_words(exc)), severity="error", timeout=8)
         return None
     notes = [localized.said(line) for line in plan.swept]  # what an earlier, killed wizard left running here
     slurm_words = "_slurm" if slurm is not None else ""
@@ -191,7 +191,9 @@ def _write_and_launch(app, answers, out: str, generated, on_written=None) -> Non
         try:
             write_files(files, force=True)
         except (WriteRefused, OSError) as exc:
-            app.notify("✖ " + _words("flow.cannot_write", out=out, error=exc), severity="error", timeout=6)
+            from ...core.localized.phrases import os_words
+
+            app.notify("✖ " + _words("flow.cannot_write", out=out, error=os_words(exc)), severity="error", timeout=6)
             return
         if on_written is not None:
             on_written()
