@@ -153,8 +153,10 @@ def _unknown_command(message: str) -> str:
     found = re.search(r"invalid choice: '([^']*)'", message)
     name = found.group(1) if found else "?"
     close = difflib.get_close_matches(name, list(COMMANDS), n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
-    return (f"unknown command '{name}'; {hint}commands: {', '.join(COMMANDS)} (fsdpds-wizard --help). "
+    if close:  # two sentences, each its own template (the guess's words translated with it)
+        return (f"unknown command '{name}'; did you mean '{close[0]}'? commands: {', '.join(COMMANDS)} "
+                "(fsdpds-wizard --help). Options such as --headless, --out and --preset go without a command")
+    return (f"unknown command '{name}'; commands: {', '.join(COMMANDS)} (fsdpds-wizard --help). "
             "Options such as --headless, --out and --preset go without a command")
 
 

@@ -222,3 +222,29 @@ def test_a_counterpart_given_as_a_fix_is_the_catalogues_translation(lang, tmp_pa
     # one now): its template is translated all the same
     assert localized.finding_fix(Finding(WARNING, "not-applicable", ("x",), "m", "drop it, or switch backend"),
                                  lang) == WORDS[lang]["drop"]
+
+
+UNKNOWN_COMMAND = {"tr": ("'check' mi demek istediniz?", "komutlar: "), "zh-TW": ("您是指 'check' 嗎？", "命令：")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_unknown_commands_guess_is_said_in_the_language(capsys, lang):
+    code, out = _run(capsys, "chek", "--lang", lang)
+    assert code == 2
+    guess, commands = UNKNOWN_COMMAND[lang]
+    assert guess in out and commands in out and "did you mean" not in out and "commands:" not in out
+    code, out = _run(capsys, "zzzz", "--lang", lang)  # nothing close: no guess
+    assert code == 2 and commands in out and guess not in out and "commands:" not in out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_estimate_of_invalid_answers_says_the_first_problem_in_the_language(capsys, tmp_path, lang):
+    """``estimate`` (and ``recommend``) refuse answers that do not load, naming the first problem: its message and
+    fix as ``check`` says them, inside the refusal's own translated words."""
+    path = _answers(tmp_path, "sharding:\n  strategy: zero9\n")
+    code, english = _run(capsys, "estimate", path, "--params", "1e9", "--lang", "en")
+    assert code == 2 and "invalid answers ('sharding.strategy' is 'zero9' (str); expected one of" in english
+    code, out = _run(capsys, "estimate", path, "--params", "1e9", "--lang", lang)
+    assert code == 2 and "'sharding.strategy'" in out and "'zero9'" in out and "'hybrid_grads_optimizer'" in out
+    for word in ("invalid answers", "expected one of", "write one of", "or the wizard shows"):
+        assert word not in out, out

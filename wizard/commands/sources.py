@@ -43,7 +43,10 @@ def answers_of(path: Path) -> Any:
     answers, findings = load_answers_file(path)
     if answers is None:
         first = next((f for f in findings if f.severity == ERROR), findings[0] if findings else None)
-        why = f"{first.message}; {first.fix}" if first is not None else "no usable answers"
+        from ..core import localized  # the finding in the language; the frame is translated where it is printed
+
+        why = f"{localized.finding_message(first)}; {localized.finding_fix(first)}" if first is not None \
+            else "no usable answers"
         raise UsageError(f"{path}: invalid answers ({why}); `fsdpds-wizard check` or the wizard shows all problems")
     return answers
 
