@@ -248,3 +248,22 @@ def test_estimate_of_invalid_answers_says_the_first_problem_in_the_language(caps
     assert code == 2 and "'sharding.strategy'" in out and "'zero9'" in out and "'hybrid_grads_optimizer'" in out
     for word in ("invalid answers", "expected one of", "write one of", "or the wizard shows"):
         assert word not in out, out
+
+
+HEADS = {"tr": ("loading.ram_efficient ayarı", "tarafından yazılır", "bu adda bir grup, ayar ya da yapılandırma"),
+         "zh-TW": ("由設定 loading.ram_efficient", "寫入", "沒有任何群組、設定或設定鍵叫這個名稱")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_explains_heading_of_a_key_or_a_word_is_in_the_language(capsys, lang):
+    """``explain KEY`` and ``explain WORD``: which setting writes the key (its label in the language) and which
+    settings mention the word, before their explanations; keys and ids as written."""
+    setting, verb, none = HEADS[lang]
+    code, out = _run(capsys, "explain", "zero3_init_flag", "--lang", lang, "--width", "200")
+    head = out.splitlines()[0]
+    assert code == 0 and head.startswith("zero3_init_flag") and "deepspeed_config.zero3_init_flag" in head
+    assert setting in head and verb in head and localized.setting_label("loading.ram_efficient", lang) in head
+    assert "is written by" not in out
+    code, out = _run(capsys, "explain", "bf16", "--lang", lang, "--width", "200")
+    head = out.splitlines()[0]
+    assert code == 0 and none in head and "precision.mixed_precision" in head and "the settings that" not in out

@@ -4,7 +4,6 @@ them."""
 from __future__ import annotations
 
 import shutil
-import textwrap
 
 from ..core import localized
 from ..core.catalog import DEEPSPEED, FSDP1, FSDP2, GROUP_BY_ID, GROUPS, SETTING_BY_ID, TARGET_LABELS, settings_in
@@ -117,20 +116,30 @@ def _by_key_or_word(name: str, width: int) -> list[str]:
 
     found = settings_for_name(name)
     if found:
-        heads = [(name if keys == (name,) else f"{name} ({' and '.join(keys)})") + f" is written by the setting "
-                 f"{sid} ({SETTING_BY_ID[sid].label})" for sid, keys in found.items()]
+        heads = [_written_by(name, keys, sid) for sid, keys in found.items()]
     else:
         mentioned = [] if "." in name else settings_mentioning(name)  # a dotted name is an id or a key: a typo
         if not mentioned or len(mentioned) > MAX_MENTIONED:
             raise UsageError(_unknown(name, mentioned, near_names(name)))
         found = dict.fromkeys(mentioned, ())
-        heads = [f"{name}: no group, setting or config key has this name; the settings that mention it: "
-                 + ", ".join(mentioned)]
-    lines = [line for head in heads for line in textwrap.wrap(head, width)]
+        heads = [said(f"{name}: no group, setting or config key has this name; the settings that mention it: "
+                      f"{', '.join(mentioned)}")]
+    lines = [line for head in heads for line in cells.wrap(localized.said(head), width)]
     for sid in found:
         lines += render_group(SETTING_BY_ID[sid].group, width, only=sid)
         lines.append("")
     return lines
+
+
+def _written_by(name: str, keys: tuple[str, ...], sid: str) -> str:
+    """``zero3_init_flag is written by the setting loading.ram_efficient (Sharded loading)``: a sentence (each
+    shape its own template), the setting's label in the language."""
+    label = localized.setting_label(sid)
+    if keys == (name,):
+        return said(f"{name} is written by the setting {sid} ({label})")
+    if len(keys) == 1:
+        return said(f"{name} ({keys[0]}) is written by the setting {sid} ({label})")
+    return said(f"{name} ({', '.join(keys[:-1])} and {keys[-1]}) is written by the setting {sid} ({label})")
 
 
 _HOW = ("(a setting is group.name, as `fsdpds-wizard explain GROUP` lists them; a config key as accelerate or "
