@@ -298,3 +298,40 @@ def test_explain_says_each_claims_evidence_in_the_language_the_ids_as_written(ca
     for cid in ids:
         assert f"{cid} ({localized.evidence(CLAIMS[cid].evidence, lang)})" in said
     assert "(demonstrated)" not in said and "(read from code)" not in said
+
+
+UNUSABLE = {"tr": "UTF-8 metin değil (0. bayt 0x89)", "zh-TW": "不是 UTF-8 文字（第 0 個位元組是 0x89）"}
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_checks_finding_on_a_file_it_cannot_use_says_why_in_the_language(capsys, tmp_path, lang):
+    """``check`` of a file it cannot use: the finding's message is the file's name and why, the why in the language
+    (the same words as the command line's error for it), the name as given."""
+    path = tmp_path / "binary.yaml"
+    path.write_bytes(b"\x89PNG\r\n")
+    code, out = _run(capsys, "check", str(path), "--lang", lang)
+    head = next(ln for ln in out.splitlines() if "[config-unreadable]" in ln)
+    assert code == 2 and head.endswith(f"{path}: {UNUSABLE[lang]}") and "not UTF-8 text" not in out
+    code, out = _run(capsys, "--headless", str(path), "--out", str(tmp_path / "o"), "--lang", lang)
+    assert code == 2 and UNUSABLE[lang] in out
+
+
+TRAINER_VALUES = {"tr": ("bir sayı olmalı", "true ya da false olmalı", "en az 1 olmalı", "bir sürüm değil"),
+                  "zh-TW": ("必須是數字", "必須是 true 或 false", "必須大於或等於 1", "不是版本")}
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_a_training_arguments_files_bad_values_and_a_bad_version_flag_in_the_language(capsys, tmp_path, lang):
+    """Several bad values of ``--training-args``: each row said in the language, the arguments and values as written;
+    a version flag that is not one: the flag named, why in the language."""
+    args = tmp_path / "args.yaml"
+    args.write_text("learning_rate: 1e-5\nbf16: maybe\nper_device_train_batch_size: 0\n")
+    ds = tmp_path / "ds.json"
+    ds.write_text('{"train_micro_batch_size_per_gpu": 1}')
+    code, out = _run(capsys, "check", str(ds), "--training-args", str(args), "--lang", lang)
+    number, flag, least, version = TRAINER_VALUES[lang]
+    assert code == 2 and number in out and flag in out and least in out
+    assert "'1e-5'" in out and "'maybe'" in out and "per_device_train_batch_size" in out and "1.0e-5" in out
+    assert "must be" not in out
+    code, out = _run(capsys, "check", str(ds), "--deepspeed-version", "latest", "--lang", lang)
+    assert code == 2 and "--deepspeed-version 'latest'" in out and version in out and "is not a version" not in out

@@ -25,6 +25,14 @@ from .common import finding_text, summary_line
 def _made_context(args, loop, **kw) -> Context:
     """The context for ``loop`` and the ``--LIB-version`` flags; a flag that is not a version: UsageError."""
     flags = {lib: getattr(args, f"{lib}_version", None) for lib in LIBRARIES}
+    from ..core.context import parse_version
+
+    for lib, given in flags.items():  # the flag named, as judged_context names it (its reason said in the language)
+        if given:
+            try:
+                parse_version(given)
+            except VersionError as exc:
+                raise UsageError(f"--{lib}-version {given!r}: {exc}") from None
     try:
         return make_context(loop, flags=flags, **kw)
     except VersionError as e:

@@ -73,15 +73,17 @@ def argument_problems(given: Mapping[str, Any]) -> list[str]:
             continue
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                out.append(f"{name}: {value!r} must be true or false")
+                out.append(said(f"{name}: {value!r} must be true or false"))
         elif name in _WHOLE:
             if isinstance(value, bool) or not isinstance(value, int):
-                out.append(f"{name}: {value!r} must be a whole number")
+                out.append(said(f"{name}: {value!r} must be a whole number"))
             elif name != "max_steps" and value < 1:
-                out.append(f"{name}: {value!r} must be 1 or more")
+                out.append(said(f"{name}: {value!r} must be 1 or more"))
+        elif isinstance(value, str):
+            out.append(said(f"{name}: {value!r} must be a number (YAML reads a number like 1e-5 as text: write "
+                            "1.0e-5)"))
         elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            hint = " (YAML reads a number like 1e-5 as text: write 1.0e-5)" if isinstance(value, str) else ""
-            out.append(f"{name}: {value!r} must be a number{hint}")
+            out.append(said(f"{name}: {value!r} must be a number"))
     return out
 
 

@@ -272,9 +272,10 @@ def said(english: str, lang: str | None = None) -> str:
     """A sentence the code built (a finding's message or fix, a line of the switch report: ``i18n.said``) in the
     language: its template's translation (:mod:`.messages`) with the computed parts (keys, values, names) as the
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
-    words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's (after a path too:
-    :func:`.messages.unreadable_file`); a setting's whole counterpart line (a fix that is the catalogue's
-    counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`)."""
+    words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's; a sentence after a
+    file's name (:func:`.messages.after_a_name`: ``PATH: not UTF-8 text ...``); a setting's whole counterpart line (a
+    fix that is the catalogue's counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`).
+    """
     lang = _lang(lang)
     if lang == ENGLISH or not english:
         return english
@@ -285,13 +286,13 @@ def said(english: str, lang: str | None = None) -> str:
         if found is not None:
             return found
     from .catalog_texts import counterpart_line
-    from .messages import translated
+    from .messages import sentence_or_rows
 
-    said_so = translated(english, lang)
-    if said_so is None and ("not valid JSON" in english or "not valid YAML: " in english):
-        from .messages import unreadable_file
+    said_so = sentence_or_rows(english, lang)
+    if said_so is None and ": " in english:
+        from .messages import after_a_name
 
-        said_so = unreadable_file(english, lang)
+        said_so = after_a_name(english, lang)
     return said_so or counterpart_line(english, lang) or english
 
 

@@ -427,6 +427,17 @@ def _read_whole(english: str, lang: str) -> bool:
     return all("; " not in v or _read_whole(v, lang) or _sentences(v, lang) for v in values.values())
 
 
+def sentence_or_rows(english: str, lang: str) -> str | None:
+    """``english`` in the language (:func:`translated`), read whole when it is one sentence and row by row when it is
+    sentences joined by "; " (what a file's several problems say: ``a: 'x' must be true or false; b: 0 must be 1 or
+    more``), none of whose frames would otherwise take the rows around it; None when nothing matches."""
+    if lang == ENGLISH or not english:
+        return None
+    if "; " in english and not _read_whole(english, lang) and _sentences(english, lang):
+        return "; ".join(translated(row, lang) or row for row in english.split("; "))
+    return translated(english, lang)
+
+
 def _sentences(value: str, lang: str) -> bool:
     """Whether ``value`` is sentences joined by "; ", each read whole (:func:`_read_whole`)."""
     items = [item for item in value.split("; ") if " " in item]
@@ -489,23 +500,19 @@ def translated(english: str, lang: str, depth: int = 0) -> str | None:
     return template.fill(values)
 
 
-UNREADABLE = ("not valid JSON", "not valid YAML: ")
-"""Where an unusable file's ``what`` begins inside a longer text (``PATH: not valid JSON (line 1, column 2): ...``,
-a finding's message in ``check``)."""
-
-
-def unreadable_file(text: str, lang: str) -> str | None:
-    """``text`` holding an input error's ``not valid JSON ...`` or ``not valid YAML: ...`` after a path (``check``'s
-    finding ``PATH: WHAT``) in the language: the sentence from there on translated (its template of part
-    ``messages-errors``, the json module's words and the wizard's own inside it), the text before it as it is; None
-    when it holds none or no translation matches."""
+def after_a_name(text: str, lang: str) -> str | None:
+    """``text`` that is a name and a sentence, ``NAME: SENTENCE`` (``check``'s finding of a file it cannot use:
+    ``PATH: not UTF-8 text (byte 0 is 0x89)``, ``PATH: not valid JSON (line 1, column 2): ...``), in the language:
+    the sentence after the first ": " from which a template reads the rest (its part ``messages-errors``; the
+    json module's words and the wizard's own inside it), the name before it as it is; None when none does."""
     if lang == ENGLISH:
         return None
-    for marker in UNREADABLE:
-        start = text.rfind(marker)
-        if start > 0:
-            tail = translated(text[start:], lang)
-            return text[:start] + tail if tail is not None else None
+    start = text.find(": ")
+    while start > 0:
+        tail = translated(text[start + 2:], lang)
+        if tail is not None:
+            return text[:start + 2] + tail
+        start = text.find(": ", start + 2)
     return None
 
 
