@@ -35,6 +35,40 @@ def unwritten_line(name: str, state: str) -> str:
     return localized.screen("run", "flow.file_state", None, file=name, state=shown)
 
 
+def break_between_wide_characters() -> None:
+    """Let Rich break a line between two Chinese characters, as it breaks English between words (once per process).
+
+    Rich wraps at spaces; Chinese has none inside a sentence, so a run like 上預演：兩個行程、隨附的腳本 was one
+    "word": moved whole to the next line (leaving the line before half empty), and folded only when longer than a
+    line. Each wide character (with the marks that may not start or end a line kept beside it:
+    :func:`wizard.core.i18n.cells._pieces`, the same rule as the commands' own wrapping) becomes a word of its own;
+    text without wide characters is read by Rich's own ``words`` unchanged. Rich's ``divide_line`` reads the
+    module's ``words``, so replacing that one function changes how every pane wraps (the first frame's too)."""
+    import rich._wrap as rich_wrap
+
+    from ..core.i18n.cells import _pieces, has_wide
+
+    own = rich_wrap.words
+    if getattr(own, "breaks_wide", False):
+        return
+
+    def words(text: str):
+        for start, end, word in own(text):
+            bare = word.rstrip()
+            if not has_wide(bare):
+                yield start, end, word
+                continue
+            pieces = _pieces(bare)
+            at = start
+            for i, piece in enumerate(pieces):
+                last = i == len(pieces) - 1
+                yield at, end if last else at + len(piece), word[at - start:] if last else piece
+                at += len(piece)
+
+    words.breaks_wide = True  # type: ignore[attr-defined]
+    rich_wrap.words = words
+
+
 def settings_provider():
     """The palette's "find a setting" provider, imported when the palette first opens (not at start-up)."""
     from .commands import SettingsProvider
@@ -61,6 +95,7 @@ class WizardApp(App[int]):
                  memory: MemoryContext | None = None, slurm: dict[str, str | None] | None = None,
                  judged: Judged | None = None) -> None:
         super().__init__()
+        break_between_wide_characters()
         self.judged = judged or judged_for()
         """The library versions the answers are judged for (the verified ones, the --LIB-version flags', or the
         installed ones: the palette switches until exit; wizard/tui/shared/judged.py)."""
@@ -96,6 +131,15 @@ class WizardApp(App[int]):
             yield pilot
 
     # -------------------------------------------------------------- actions
+
+    def action_command_palette(self) -> None:
+        """Textual's command palette, its search line's placeholder in the wizard's language."""
+        from textual.command import CommandPalette
+
+        from ..core.localized import ui
+
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=ui("palette_placeholder")))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -21,6 +21,8 @@ UI: dict[str, str] = {
     "evidence_read_from_code": "read from code",
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
+    "status_folder": "folder:",  # the status line: where the files go (the folder follows)
+    "status_from": "from {source}",  # the status line: the file the wizard started from
     "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)
     "mesh_none": "Mesh: drawn here when FSDP2's tp_size or cp_size is above 1 and the sizes divide the processes.",
     "not_used_by": "Not used by {target}:",
@@ -49,6 +51,7 @@ UI: dict[str, str] = {
     # the command palette's entries (the wizard's own; Textual's: screens/judged.py's textual_* keys)
     "palette_stop": "Stop the run",
     "palette_stop_help": "SIGINT to every rank; again: SIGTERM, then SIGKILL",
+    "palette_placeholder": "Search for commands…",  # the command palette's search line, before anything is typed
     "palette_search": "Search the log",
     "palette_search_help": "Filter the log tail to the lines with a text",
     "palette_out": "Output folder…",

@@ -53,10 +53,13 @@ def target_label(answers: Answers) -> str:
         return f"FSDP1 {fsdp1}" if answers.target == FSDP1 else "FSDP2"
     if answers.target == FSDP1:
         return f"FSDP1 {strategy}"
+    from ...core import localized  # FSDP2's words in the language (the memory's candidates share "FSDP2 full shard")
+    from ...core.i18n import said
+
     reshard, hybrid = bool(e.get("runs.fsdp_reshard")), bool(e.get("runs.fsdp_hybrid"))
     if hybrid:
-        return "FSDP2 hybrid full shard" if reshard else "FSDP2 hybrid, no reshard"
-    return "FSDP2 full shard" if reshard else f"FSDP2 no reshard (≈{strategy})"
+        return localized.said(said("FSDP2 hybrid full shard") if reshard else said("FSDP2 hybrid, no reshard"))
+    return localized.said(said("FSDP2 full shard") if reshard else said(f"FSDP2 no reshard (≈{strategy})"))
 
 
 # ------------------------------------------------------------------ choices

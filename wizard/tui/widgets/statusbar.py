@@ -34,16 +34,19 @@ def status_text(target: str, out: str, findings: list[Finding], source: str, wid
             (f"│ {ICONS['error']} {c['error']} ", "bold red" if c["error"] else ""),
             (f"{ICONS['warning']} {c['warning']} ", "bold yellow" if c["warning"] else ""),
             (f"{ICONS['info']} {c['info']} ", "")]
-    folder_label = "│ folder: "
-    tail = f"│ from {source}" if source else ""
-    fixed = sum(len(t) for t, _ in body) + len(folder_label) + 1
+    from ...core.i18n.cells import width as cells
+    from ...core.localized import labelled, ui
+
+    folder_label = "│ " + labelled(ui("status_folder"), "")  # the words in the wizard's language, fitted by cells
+    tail = "│ " + ui("status_from", source=source) if source else ""
+    fixed = sum(cells(t) for t, _ in body) + cells(folder_label) + 1
 
     def fits(*extra: str) -> bool:
-        return fixed + len(out) + sum(len(e) for e in extra) <= width
+        return fixed + len(out) + sum(cells(e) for e in extra) <= width
 
     show_head = fits(head, tail) or fits(head)
     show_tail = bool(tail) and fits(head if show_head else "", tail)
-    room = width - fixed - (len(head) if show_head else 0) - (len(tail) if show_tail else 0)
+    room = width - fixed - (len(head) if show_head else 0) - (cells(tail) if show_tail else 0)
     text = Text(no_wrap=True, overflow="ellipsis")
     if show_head:
         text.append(head, style="bold")
