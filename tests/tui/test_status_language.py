@@ -51,3 +51,31 @@ async def test_the_palettes_search_line_in_the_language(lang):
         assert app.screen.query_one(CommandInput).placeholder == WORDS[lang][4]
         await pilot.press("escape")
         assert WORDS[lang][0] in str(main_of(app).query_one(StatusBar).render())
+
+
+STATE = {"tr": ("parametre başına bayt (Adam), 2 süreç", "gradyan", "offload öncesinde bir GPU'nun payı"),
+         "zh-TW": ("每個參數的位元組數（Adam），2 個行程", "梯度", "卸載前單一 GPU 的份額")}
+
+
+@pytest.mark.parametrize("lang", sorted(STATE))
+def test_the_state_bytes_table_in_the_language(lang):
+    """The model-state bytes per parameter, FSDP and DeepSpeed side by side (the Memory screen, the precision group):
+    its title, columns and note in the language, the targets' labels too, the numbers as in English."""
+    from rich.console import Console
+
+    from wizard.tui.shared.explain import state_bytes_block
+
+    def shown() -> str:
+        console = Console(width=100, record=True)
+        console.print(state_bytes_block(default_answers(), 100))
+        return console.export_text()
+
+    english = shown()
+    i18n.set_language(lang)
+    said = shown()
+    title, grad, note = STATE[lang]
+    assert title in said and grad in said and note in said and WORDS[lang][2] in said
+    for word in ("bytes per parameter", "grad ", "one GPU's share", "full shard"):
+        assert word in english and word not in said
+    numbers = [ln.split()[-4:] for ln in english.splitlines() if "ZeRO-3" in ln]
+    assert numbers and all(n in said for n in numbers[0])

@@ -21,6 +21,18 @@ UI: dict[str, str] = {
     "evidence_read_from_code": "read from code",
     "mesh_example": "Example, FSDP2 on 8 processes: the index of each rank along each dimension, and the groups "
                     "(ranks that differ in one dimension only):",
+    # the model-state bytes per parameter, FSDP and DeepSpeed side by side (the Memory screen, the precision group)
+    "state_bytes_title": "bytes per parameter (Adam), {count} processes",
+    "state_bytes_title_one": "bytes per parameter (Adam), {count} process",
+    "state_param": "param",  # the columns: the parameters', gradients' and optimizer states' bytes
+    "state_grad": "grad",
+    "state_optim": "optim",
+    "state_per_gpu": "/GPU: one GPU's share before offload (each part over what shards it). {why}",
+    "state_why_fsdp_less": "FSDP keeps the states in the load dtype here (no mixed precision); DeepSpeed adds fp32 "
+                           "master weights and fp32 Adam states next to its 16-bit copy.",
+    "state_why_fsdp_more": "FSDP under mixed precision keeps fp32 shards (accelerate upcasts them); DeepSpeed's bf16 "
+                           "master weights options make its states smaller.",
+    "state_why_same": "Both keep the same bytes before sharding; what differs is what each shards over the processes.",
     "status_folder": "folder:",  # the status line: where the files go (the folder follows)
     "status_from": "from {source}",  # the status line: the file the wizard started from
     "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)

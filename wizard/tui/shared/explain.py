@@ -93,10 +93,10 @@ def state_bytes_block(answers: Answers, width: int, params: int | None = None) -
 
     rows = state_bytes_rows(answers)
     n = rows[0].ranks
-    title = Text(f"bytes per parameter (Adam), {n} process{'es' if n != 1 else ''}", style="bold")
+    title = Text(ui("state_bytes_title_one" if n == 1 else "state_bytes_title", count=n), style="bold")
     table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold")
     table.add_column("", no_wrap=True)
-    for name in ("param", "grad", "optim", "/GPU"):
+    for name in (ui("state_param"), ui("state_grad"), ui("state_optim"), "/GPU"):
         table.add_column(name, justify="right", no_wrap=True)
     if params:
         table.add_column("GiB/GPU", justify="right", no_wrap=True)
@@ -108,16 +108,9 @@ def state_bytes_block(answers: Answers, width: int, params: int | None = None) -
             cells.append(f"{row.per_gpu * params / 2 ** 30:.1f}")
         table.add_row(*cells, style="cyan" if row.backend == "fsdp" else "magenta")
     fsdp, ds = rows
-    if fsdp.total < ds.total:
-        why = ("FSDP keeps the states in the load dtype here (no mixed precision); DeepSpeed adds fp32 master "
-               "weights and fp32 Adam states next to its 16-bit copy.")
-    elif fsdp.total > ds.total:
-        why = ("FSDP under mixed precision keeps fp32 shards (accelerate upcasts them); DeepSpeed's bf16 master "
-               "weights options make its states smaller.")
-    else:
-        why = "Both keep the same bytes before sharding; what differs is what each shards over the processes."
-    return Group(title, table, Text("/GPU: one GPU's share before offload (each part over what shards it). " + why,
-                                    style="dim"))
+    why = ui("state_why_fsdp_less" if fsdp.total < ds.total else "state_why_fsdp_more" if fsdp.total > ds.total
+             else "state_why_same")
+    return Group(title, table, Text(ui("state_per_gpu", why=why), style="dim"))
 
 
 def _where_table(setting_id: str, target: str, width: int = WIDE) -> RenderableType:
