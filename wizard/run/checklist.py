@@ -509,6 +509,10 @@ def verdict(items: list[CheckItem], lang: str | None = None) -> str:
     fails = [shown(i.label) for i in items if i.status == FAIL]
     oks = [i for i in items if i.status == OK and not i.rehearsed]
     skipped = [i.label.removeprefix(NOT_REHEARSED_PREFIX) for i in items if i.status == NOT_REHEARSED]
+    if lang is not None and skipped:  # the short names in the run screen's words, as their own rows say them
+        from .rehearse import short_in_language
+
+        skipped = [short_in_language(s, lang) for s in skipped]
     unknown = next((i for i in items if i.status == UNKNOWN and i.key == "effective_setup"), None)
     parts = []
     if unknown is not None:
@@ -520,8 +524,19 @@ def verdict(items: list[CheckItem], lang: str | None = None) -> str:
     if unknown is None:
         parts.append(said(f"took effect: {len(oks)} setting" + ("" if len(oks) == 1 else "s")))
     if skipped:
-        parts.append(said(f"not rehearsed: {', '.join(skipped)}"))
-    return "; ".join(parts if lang is None else [_said(part, lang) for part in parts])
+        listed = "、".join(skipped) if lang is not None and _wide(skipped) else ", ".join(skipped)
+        parts.append(said(f"not rehearsed: {listed}"))
+    if lang is None:
+        return "; ".join(parts)
+    shown_parts = [_said(part, lang) for part in parts]
+    return ("；" if _wide(shown_parts) else "; ").join(shown_parts)
+
+
+def _wide(texts: list[str]) -> bool:
+    """Whether any of ``texts`` is Chinese (two cells a character): its lists are joined by 、 and ；."""
+    from ..core.i18n.cells import has_wide
+
+    return any(has_wide(t) for t in texts)
 
 
 def _said(text: str, lang: str | None) -> str:

@@ -450,7 +450,8 @@ class RunScreen(Screen[None]):
             parts = []
             short = not self.has_class("-wide")
             for mem in self.memory:
-                label = mem.label.replace("rank ", "r") if short else mem.label
+                label = (words("rss_process") if mem.label == "process"  # the launcher's processes, before any rank
+                         else mem.label.replace("rank ", "r") if short else mem.label)
                 part = f"{label} {human_bytes(mem.rss)}"
                 if mem.gpu:
                     part += f" (GPU {human_bytes(mem.gpu)})"

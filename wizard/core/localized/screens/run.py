@@ -44,6 +44,7 @@ WORDS: dict[str, str] = {
     "memory_by_ranks": "memory (reported by the ranks): {ranks}",
     "rss_peak": "peak RSS: {ranks}",
     "rss": "RSS: {ranks}",
+    "rss_process": "process",  # what RSS: measures before the ranks start (the launcher's processes)
     "memory_rank0": "memory rank 0 {size} (reported)",
     "press_c": "{offer} Press c to do it now.",
     "no_checkpoint": "This run saved no checkpoint.",
