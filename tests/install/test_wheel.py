@@ -186,6 +186,25 @@ def test_base_install_writes_checks_explains(base, tmp_path):
     assert json.loads(proc.stdout)["title"].startswith("fsdpds-wizard answers")
 
 
+def test_base_install_speaks_the_guides_languages(base, tmp_path):
+    """Issue 27 from the installed wheel: the translations ship with it; ``--lang`` and the locale choose them."""
+    work = _empty(tmp_path)
+    said = {}
+    for lang in ("tr", "zh-TW"):
+        proc = wizard_in(base, work, "explain", "offload", "--lang", lang, "--width", "100")
+        assert proc.returncode == 0, proc.stderr
+        assert "fsdp_offload_params" in proc.stdout and "offload_optimizer_device" in proc.stdout
+        said[lang] = proc.stdout
+    assert "Parametreleri" in said["tr"] or "parametre" in said["tr"]
+    assert "卸載" in said["zh-TW"]
+    env = {**_user_env(base, work), "LANG": "tr_TR.UTF-8"}
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+    proc = subprocess.run([str(base / "bin" / "fsdpds-wizard"), "explain", "offload", "--width", "100"], cwd=work,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == said["tr"], proc.stderr
+
+
 def test_base_install_estimates_recommends_and_converts(base, tmp_path):
     """The memory model, the recommendation and the conversion need neither torch nor accelerate: they run from
     the base install (the wheel carries wizard.core.memory and its shapes)."""
