@@ -474,14 +474,15 @@ class MainScreen(Screen):
         self.query_one(MemoryBar).show(self.answers, self.memory)
 
     def relanguage(self) -> None:
-        """After the language changed (the palette, F1's ``l``): the sidebar, the titles and the explanation in it."""
+        """After the language changed (the palette, F1's ``l``): the sidebar, the titles, the status line, the
+        findings, the forms' notes, the memory bar and the explanation in it."""
         self.query_one(GroupList).relabel(self.generated.findings, self.answers.target)
         for form in self.query(GroupForm):
             form.relabel(self.answers.target)
         self.query_one("#explanation").border_title = ui("explanation")
         self.query_one(FindingsList).border_title = ui("findings")
         self.query_one(MemoryBar).border_title = ui("memory_per_rank")
-        self._refresh_explanation()
+        self.refresh_all()
 
     def _pane(self) -> ExplanationPane:
         from ..widgets.explanation import ExplanationPane

@@ -91,7 +91,9 @@ class FindingsList(OptionList):
     def __init__(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
         super().__init__(*options(findings, loaded, loaded_label), id="findings")
         self.findings: list[Finding] = listed(findings, loaded, loaded_label)
-        self._shown = (tuple(findings), tuple(loaded), loaded_label)
+        from ...core.i18n import language
+
+        self._shown = (tuple(findings), tuple(loaded), loaded_label, language())
         self.border_title = ui("findings")
         self.border_subtitle = counts_text(self.findings)
 
@@ -110,7 +112,9 @@ class FindingsList(OptionList):
         super()._update_lines()
 
     def show(self, findings: list[Finding], loaded: list[Finding], loaded_label: str) -> None:
-        shown = (tuple(findings), tuple(loaded), loaded_label)
+        from ...core.i18n import language
+
+        shown = (tuple(findings), tuple(loaded), loaded_label, language())  # drawn again after a language switch
         if shown == self._shown:
             return
         self._shown = shown
