@@ -133,3 +133,40 @@ async def test_launch_keys_typed_into_the_editor_go_to_the_launch_answers(in_tmp
         assert main.answers["deepspeed.extra"] == {"optimizer": OPTIMIZER, **LEFT}
         assert "num_processes" not in main.generated.files["ds_config.json"]
         assert "num_processes: 8" in main.generated.files["accelerate_config.yaml"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+async def test_the_editor_and_the_drop_question_in_the_language(in_tmp, lang):
+    """Issue 27: the field's "more lines", the editor's help and buttons, a value it cannot apply, and the question
+    before an edit drops keys, in the wizard's language; the keys and the JSON as written."""
+    from textual.widgets import Button
+
+    from wizard.core import i18n
+    from wizard.core.localized import ui
+
+    i18n.set_language(lang)
+    try:
+        app = create_app(imported(in_tmp), out=str(in_tmp / "out"))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            field, area = await open_editor(pilot)
+            more = str(field.control.render()).splitlines()[-1]  # 12 lines shown from the first 5
+            assert more == ui("json_more", count=7) and "more lines" not in more
+            editor = app.screen
+            assert str(editor.query_one("#json-help").render()) == ui("json_help")
+            assert str(editor.query_one("#json-apply", Button).label) == ui("json_apply")
+            area.load_text("{not json")
+            await press(pilot, "ctrl+s")
+            problem = str(editor.query_one("#json-error").render())
+            assert problem.startswith(ui("json_not_applied", problem="")) and "not applied" not in problem
+            area.load_text(json.dumps(LEFT))
+            await press(pilot, "ctrl+s")
+            assert on(app, "DropConfirm")
+            message = str(app.screen.query_one("#drop-message").render())
+            assert message == ui("drop_message", keys="optimizer") and "Applying this edit" not in message
+            assert app.screen.query_one(Button).label  # the buttons' words
+            assert {str(b.label) for b in app.screen.query(Button)} == {ui("drop_yes"), ui("drop_no")}
+            await press(pilot, "n", "escape")
+    finally:
+        i18n.reset()

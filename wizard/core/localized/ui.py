@@ -33,6 +33,18 @@ UI: dict[str, str] = {
     "state_why_fsdp_more": "FSDP under mixed precision keeps fp32 shards (accelerate upcasts them); DeepSpeed's bf16 "
                            "master weights options make its states smaller.",
     "state_why_same": "Both keep the same bytes before sharding; what differs is what each shards over the processes.",
+    # the Extra DeepSpeed JSON: its field, its editor and the question before an edit drops keys
+    "json_empty": "(empty; Enter edits)",
+    "json_more": "… {count} more lines (Enter edits)",
+    "json_help": "Merged into the DeepSpeed JSON over what the other settings write. ctrl+s applies, Escape cancels.",
+    "json_apply": "Apply (ctrl+s)",
+    "json_cancel": "Cancel (Esc)",
+    "json_not_applied": "✖ not applied: {problem}",
+    "drop_title": "Drop keys of the Extra DeepSpeed JSON?",
+    "drop_message": "Applying this edit drops what the value holds now: {keys}. After an import, that is what the "
+                    "imported DeepSpeed JSON said.",
+    "drop_yes": "Drop them and apply (y)",
+    "drop_no": "Back to the editor (n)",
     "status_folder": "folder:",  # the status line: where the files go (the folder follows)
     "status_from": "from {source}",  # the status line: the file the wizard started from
     "mesh_machine": "machine",  # the mesh picture's row of each rank's machine ("rank" stays English)

@@ -14,7 +14,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from ...core import localized
 from ...core.catalog import Setting
+from ...core.localized import ui
 from ..shared.extra_json import diff, dropped, pretty
 from ..shared.present import text_to_value
 
@@ -45,15 +47,14 @@ class JsonEditor(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"{self.setting.label} ({self.setting.id})"
-            yield Static("Merged into the DeepSpeed JSON over what the other settings write. ctrl+s applies, "
-                         "Escape cancels.", id="json-help")
+            box.border_title = f"{localized.setting_label(self.setting.id)} ({self.setting.id})"
+            yield Static(ui("json_help"), id="json-help")
             yield TextArea(pretty(self.value), id="json-text", soft_wrap=False, tab_behavior="indent",
                            show_line_numbers=True)
             yield Static("", id="json-error", classes="-empty")
             with Horizontal():
-                yield Button("Apply (ctrl+s)", id="json-apply", variant="primary", compact=True)
-                yield Button("Cancel (Esc)", id="json-cancel", compact=True)
+                yield Button(ui("json_apply"), id="json-apply", variant="primary", compact=True)
+                yield Button(ui("json_cancel"), id="json-cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -64,7 +65,7 @@ class JsonEditor(ModalScreen[Any]):
 
     def show_problem(self, problem: str) -> None:
         error = self.query_one("#json-error", Static)
-        error.update(Text(f"✖ not applied: {problem}" if problem else ""))
+        error.update(Text(ui("json_not_applied", problem=problem) if problem else ""))
         error.set_class(not problem, "-empty")
 
     def action_apply(self) -> None:
@@ -118,15 +119,13 @@ class DropConfirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Drop keys of the Extra DeepSpeed JSON?"
-            yield Static(Text("Applying this edit drops what the value holds now: " + ", ".join(self.lost)
-                              + ". After an import, that is what the imported DeepSpeed JSON said."),
-                         id="drop-message")
+            box.border_title = ui("drop_title")
+            yield Static(Text(ui("drop_message", keys=", ".join(self.lost))), id="drop-message")
             with VerticalScroll(id="drop-diff"):
                 yield Static(_diff_text(self.diff_text))
             with Horizontal():
-                yield Button("Drop them and apply (y)", id="yes", variant="warning", compact=True)
-                yield Button("Back to the editor (n)", id="no", compact=True)
+                yield Button(ui("drop_yes"), id="yes", variant="warning", compact=True)
+                yield Button(ui("drop_no"), id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from ...core.catalog import Setting
+from ...core.localized import ui
 from ..shared.extra_json import pretty
 
 SHOWN_LINES = 6
@@ -49,12 +50,12 @@ class JsonField(Widget, can_focus=True):
 
     def render(self) -> Text:
         if not self.value:
-            return Text("{}  (empty; Enter edits)", no_wrap=True, overflow="ellipsis")
+            return Text("{}  " + ui("json_empty"), no_wrap=True, overflow="ellipsis")
         lines = pretty(self.value).splitlines()
         shown = lines if len(lines) <= SHOWN_LINES else lines[:SHOWN_LINES - 1]
         text = Text("\n".join(shown), no_wrap=True, overflow="ellipsis")
         if len(shown) < len(lines):
-            text.append(f"\n… {len(lines) - len(shown)} more lines (Enter edits)", style="italic")
+            text.append("\n" + ui("json_more", count=len(lines) - len(shown)), style="italic")
         return text
 
     def action_edit(self) -> None:
