@@ -239,48 +239,18 @@ def _language_of(argv: list[str]) -> None:
 
 
 def _error_words(exc: Exception) -> str:
-    """A usage error or an unusable input as main prints it, in the language: its sentence's translation
-    (wizard.core.localized, templates of part messages-errors) with flags, values and paths as given; an input
-    error's path kept and its ``what`` and ``fix`` translated each; a ``FLAG VALUE: REASON`` whose whole has no
-    translation gets its reason's; a number flag's (wizard.core.localized.parsers) with its value and limits as typed;
-    an error with an ``in_language()`` (argparse's own, a config with errors) says itself. In English the message as
-    it is (no translation read)."""
-    from .core.i18n import ENGLISH, language
+    """A usage error or an unusable input as main prints it, in the language (:func:`wizard.core.localized.errors.
+    error_words`, shared with the wizard's own start)."""
+    from .core.localized.errors import error_words
 
-    lang = language()
-    if lang == ENGLISH:
-        return str(exc)
-    own = getattr(exc, "in_language", None)  # an error that says itself (argparse's, a config with errors)
-    if callable(own):
-        return own()
-    bounds = sys.modules.get(f"{__package__}.core.bounds")
-    if bounds is not None and isinstance(exc.__cause__, bounds.NumberError) \
-            and str(exc).endswith(f" {exc.__cause__}"):  # --headroom 5: too large; give ...
-        from .core.localized.parsers import number_error
-
-        return f"{str(exc).removesuffix(str(exc.__cause__))}{number_error(exc.__cause__, lang)}"
-    from .core.localized import said as in_language  # (not a said(...) the templates' reader reads)
-
-    inner = exc.__context__  # a flag's file that cannot be used: "--training-args " + the input error as it says
-    if _is_input_error(exc) or (_is_input_error(inner) and str(exc).endswith(f" {inner}")):
-        from .core.i18n.cells import has_wide
-
-        error: Any = exc if _is_input_error(exc) else inner  # an InputError (its module is not imported here)
-        path, what, fix = error.path, in_language(error.what), in_language(error.fix)
-        return f"{str(exc).removesuffix(str(error))}{path}: {what}{'；' if has_wide(what) else '; '}{fix}"
-    text = str(exc)
-    words = in_language(text)
-    if words == text and ": " in text:
-        head, _, reason = text.partition(": ")
-        words = f"{head}: {in_language(reason)}"
-    return words
+    return error_words(exc)
 
 
 def _is_input_error(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is core/inputs.py's InputError. Only a command that read a file can raise one, and it has
-    imported that module by then: a start that reads none does not import it for this test."""
-    inputs = sys.modules.get(f"{__package__}.core.inputs")
-    return inputs is not None and isinstance(exc, inputs.InputError)
+    """Whether ``exc`` is core/inputs.py's InputError (:func:`wizard.core.localized.errors.is_input_error`)."""
+    from .core.localized.errors import is_input_error
+
+    return is_input_error(exc)
 
 
 def console() -> None:

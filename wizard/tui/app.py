@@ -304,14 +304,20 @@ def app_from_args(args, versions=None) -> WizardApp | int:
         judged = judged_from_context(versions)
         start = start_from_args(args, judged.given)
         memory = memory_from_args(args)
-    except StartError as exc:
-        print(f"fsdpds-wizard: {exc}", file=sys.stderr)
+    except StartError as exc:  # said in the wizard's language, as the commands say their errors
+        from ..core import localized
+        from ..core.localized.errors import error_words
+
+        print(f"fsdpds-wizard: {error_words(exc)}", file=sys.stderr)
         for f in exc.findings:
-            print(Finding.render(f), file=sys.stderr)
+            print(localized.finding_text(f, Finding.render(f)), file=sys.stderr)
         return 2
     out = getattr(args, "out", None)
     if out is not None and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
-        print(f"fsdpds-wizard: --out {out} exists and is not a folder", file=sys.stderr)
+        from ..core import localized
+        from ..core.i18n import said
+
+        print(f"fsdpds-wizard: {localized.said(said(f'--out {out} exists and is not a folder'))}", file=sys.stderr)
         return 2
     slurm = None
     if getattr(args, "slurm", False):

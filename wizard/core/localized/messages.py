@@ -176,10 +176,11 @@ def worth_translating(template: str) -> bool:
     return template in ONE_WORD or len(re.findall(r"[A-Za-z]{2,}", _PLACE.sub(" ", template))) >= 2
 
 
-ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,)}
+ERROR_CALLS = {"UsageError": (0,), "InputError": (1, 2), "VersionError": (0,), "not_found": (2,), "StartError": (0,)}
 """The errors the command line prints (:data:`ERRORS`) and the positions of their words: ``UsageError(message)``,
-``InputError(path, what, fix, problem)`` (also as keywords ``what=``, ``fix=``), ``VersionError(message)``, and
-the fix given to ``inputs.not_found(path, kind, fix)``."""
+``InputError(path, what, fix, problem)`` (also as keywords ``what=``, ``fix=``), ``VersionError(message)``, the
+fix given to ``inputs.not_found(path, kind, fix)``, and the wizard's ``StartError(message)`` (a start file it cannot
+use: ``--answers``, ``--config``)."""
 
 
 def _error_calls(fn: ast.AST):

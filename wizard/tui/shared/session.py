@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...core.answers import Answers, default_answers, load_answers_file
 from ...core.findings import ERROR, Finding
+from ...core.i18n import said
 from ...core.recordclass import field, record
 
 
@@ -26,8 +27,10 @@ class StartError(Exception):
         self.findings = findings or []
 
 
-_ANSWERS_NOT_FOUND = ("check the path (a preset opens with --preset NAME, or \"Load preset\" in the command "
-                      "palette; `fsdpds-wizard presets` lists them)")
+def _answers_not_found() -> str:
+    """The fix of an answers file that is not there (a sentence: translated where it is printed)."""
+    return said("check the path (a preset opens with --preset NAME, or \"Load preset\" in the command palette; "
+                "`fsdpds-wizard presets` lists them)")
 
 
 @record
@@ -62,7 +65,7 @@ def from_answers_file(path: str | Path, label: str | None = None) -> Start:
     from ...core.inputs import InputError
 
     try:
-        answers, findings = load_answers_file(p, _ANSWERS_NOT_FOUND)
+        answers, findings = load_answers_file(p, _answers_not_found())
     except InputError as exc:
         raise StartError(str(exc)) from None
     if answers is None:
