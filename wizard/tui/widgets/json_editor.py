@@ -16,7 +16,7 @@ from textual.widgets import Button, Static, TextArea
 
 from ...core.catalog import Setting
 from ..shared.extra_json import diff, dropped, pretty
-from ..shared.present import text_to_value
+from ..shared.present import text_to_value, ui
 
 
 class JsonEditor(ModalScreen[Any]):
@@ -64,7 +64,7 @@ class JsonEditor(ModalScreen[Any]):
 
     def show_problem(self, problem: str) -> None:
         error = self.query_one("#json-error", Static)
-        error.update(Text(f"✖ not applied: {problem}" if problem else ""))
+        error.update(Text("✖ " + ui("json_not_applied", problem=problem) if problem else ""))
         error.set_class(not problem, "-empty")
 
     def action_apply(self) -> None:
