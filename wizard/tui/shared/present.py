@@ -177,7 +177,7 @@ def ui(key: str, /, **values: object) -> str:
     """The form's words under ``key`` in the wizard's language (:func:`wizard.core.localized.ui`)."""
     from ...core.localized import ui as words
 
-    return words(key, **values)
+    return words(key, None, **values)
 
 
 _SHLEX = {"No closing quotation": "shlex_no_closing_quotation", "No escaped character": "shlex_no_escaped_character"}
