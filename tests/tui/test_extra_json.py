@@ -159,7 +159,7 @@ async def test_the_editor_and_the_drop_question_in_the_language(in_tmp, lang):
             area.load_text("{not json")
             await press(pilot, "ctrl+s")
             problem = str(editor.query_one("#json-error").render())
-            assert problem.startswith(ui("json_not_applied", problem="")) and "not applied" not in problem
+            assert problem.startswith("✖ " + ui("json_not_applied", problem="")) and "not applied" not in problem
             area.load_text(json.dumps(LEFT))
             await press(pilot, "ctrl+s")
             assert on(app, "DropConfirm")

@@ -13,6 +13,7 @@ from ..catalog import GROUP_BY_ID, GROUPS, SETTING_BY_ID, SETTINGS
 from ..i18n import ENGLISH, filled, language, translate
 from ..recordclass import replace
 from .catalog_texts import counterpart as counterpart
+from .catalog_texts import empty as empty
 from .catalog_texts import not_applicable as not_applicable
 from .ui import KEY_WORDS, SHORT_GROUP_LABELS, UI
 
@@ -56,6 +57,8 @@ def sources() -> tuple[tuple[str, str, str], ...]:
         out += [(part, f"{s.id}.{f}", getattr(t, f)) for f in TEXT_FIELDS if getattr(t, f)]
         if s.counterpart:
             out.append((part, f"{s.id}.counterpart", s.counterpart))
+        if s.empty:
+            out.append((part, f"{s.id}.empty", s.empty))
         out += [(part, f"{s.id}.not_applicable.{target}", why) for target, why in s.not_applicable.items()
                 if why]
     for s in SETTINGS:

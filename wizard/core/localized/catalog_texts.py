@@ -16,6 +16,13 @@ def counterpart(setting_id: str, lang: str | None = None) -> str:
     return translate(s.group, f"{setting_id}.counterpart", s.counterpart, lang or language())
 
 
+def empty(setting_id: str, lang: str | None = None) -> str:
+    """What an empty value of the setting means (its ``empty``: "one per machine"; "" when the library's default
+    applies) in the language."""
+    s = SETTING_BY_ID[setting_id]
+    return translate(s.group, f"{setting_id}.empty", s.empty, lang or language())
+
+
 def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str:
     """Why the setting has no effect on ``target`` ("" when it has one)."""
     s = SETTING_BY_ID[setting_id]

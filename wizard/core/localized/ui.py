@@ -39,7 +39,6 @@ UI: dict[str, str] = {
     "json_help": "Merged into the DeepSpeed JSON over what the other settings write. ctrl+s applies, Escape cancels.",
     "json_apply": "Apply (ctrl+s)",
     "json_cancel": "Cancel (Esc)",
-    "json_not_applied": "✖ not applied: {problem}",
     "drop_title": "Drop keys of the Extra DeepSpeed JSON?",
     "drop_message": "Applying this edit drops what the value holds now: {keys}. After an import, that is what the "
                     "imported DeepSpeed JSON said.",
@@ -55,6 +54,38 @@ UI: dict[str, str] = {
     "form_hint_one": "{applies} of 1 setting used by this target; the others are kept for a switch and marked ⊘.",
     "field_not_used": "not used by {target}: {why}",
     "library_default": "(library default)",
+    # a choice's words after its value (the values and native names stay as written)
+    "choice_no_fsdp_twin": "no FSDP twin",
+    "choice_flat_parameters": "FSDP1 (flat parameters)",
+    "choice_keep_on_gpu": "keep on GPU",
+    "choice_cpu_ram": "CPU RAM",
+    "choice_nvme": "NVMe (DeepSpeed)",
+    # what a text field takes (its placeholder, and the error under it), its pieces joined by spaces
+    "value_whole_number": "a whole number",
+    "value_number": "a number",
+    "value_text": "text",
+    "value_names": "names separated by commas",
+    "value_json": "a JSON object",
+    "value_command_line": "arguments as on a command line, e.g. --steps 3000 --name 'my run'",
+    "value_range": "from {low} to {high}",
+    "value_or_auto": "or auto",
+    "value_or_empty": "or empty for {empty}",
+    "value_or_empty_default": "or empty for the library default",
+    "value_empty_means": "({empty})",  # a field's placeholder: what leaving it empty means ("one per machine")
+    # what a field says under it when a value is not accepted
+    "field_not_accepted": "not accepted: {problem}",
+    "json_not_applied": "not applied: {problem}",  # the Extra DeepSpeed JSON's editor (over the screen)
+    "field_required": "required: {what}",
+    "field_not_whole_number": "not a whole number: {what}",
+    "field_not_number": "not a number: {what}",
+    "field_quote_hint": "{problem} (quote an argument with spaces as 'like this')",
+    "shlex_no_closing_quotation": "No closing quotation",  # shlex's own errors (a command line's field)
+    "shlex_no_escaped_character": "No escaped character",
+    "field_json_too_deep": "{what}; DeepSpeed settings nest a few levels at most: write e.g. {example}",
+    "field_json_problem": "{what}; {fix}, e.g. {example}",
+    # Enter on a finding that names several keys: where it went
+    "jump_note": "Went to {setting}; the finding also names {others}.",
+    "jump_note_for": "Went to {setting} (for {name}); the finding also names {others}.",
     "written_now": "Written now for {target}:",
     "written_nothing": "nothing (the library default applies, or the value lives in your script)",
     "where_each": "Where each target keeps it",

@@ -65,23 +65,27 @@ def target_label(answers: Answers) -> str:
 # ------------------------------------------------------------------ choices
 
 _BACKEND = {"fsdp": "PyTorch FSDP", "deepspeed": "DeepSpeed ZeRO"}
-_VERSION = {1: "FSDP1 (flat parameters)", 2: "FSDP2 (fully_shard)"}
-_OFFLOAD = {"none": "keep on GPU", "cpu": "CPU RAM", "nvme": "NVMe (DeepSpeed)"}
+_VERSION = {1: "choice_flat_parameters", 2: ""}
+"""The ``ui`` words of each FSDP version ("": :data:`_FSDP2`, names only)."""
+_FSDP2 = "FSDP2 (fully_shard)"
+_OFFLOAD = {"none": "choice_keep_on_gpu", "cpu": "choice_cpu_ram", "nvme": "choice_nvme"}
+"""The ``ui`` words of each offload device."""
 
 
 def choice_label(setting: Setting, value: Any) -> str:
-    """What a choice looks like in a Select: the answer value plus its native names."""
+    """What a choice looks like in a Select: the answer value plus its native names, the words around them in the
+    language (``ui`` ``choice_*``)."""
     sid = setting.id
     if sid == "sharding.strategy":
         fsdp1, _, stage, hybrid = SHARDING[value]
-        native = f"{fsdp1 or 'no FSDP twin'} · ZeRO-{stage}" + ("+hpZ" if hybrid and stage == 3 else "")
+        native = f"{fsdp1 or ui('choice_no_fsdp_twin')} · ZeRO-{stage}" + ("+hpZ" if hybrid and stage == 3 else "")
         return f"{value} — {native}"
     if sid == "backend":
         return f"{value} — {_BACKEND[value]}"
     if sid == "fsdp_version":
-        return f"{value} — {_VERSION[value]}"
+        return f"{value} — {ui(_VERSION[value]) if _VERSION[value] else _FSDP2}"
     if sid in ("offload.optimizer", "offload.params"):
-        return f"{value} — {_OFFLOAD[value]}"
+        return f"{value} — {ui(_OFFLOAD[value])}"
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -132,63 +136,114 @@ def text_to_value(setting: Setting, text: str) -> tuple[Any, str | None]:
             return [], None
         if setting.kind == "dict":
             return {}, None
-        return None, "required: " + _describe(setting)
+        return None, ui("field_required", what=_describe(setting))
     candidate: Any = raw
     if is_command_line(setting):
         try:
             candidate = shlex.split(raw)
         except ValueError as exc:
-            return None, f"{exc} (quote an argument with spaces as 'like this')"
+            return None, ui("field_quote_hint", problem=_shlex_problem(str(exc)))
     elif setting.allow_auto and raw.lower() == AUTO:
         candidate = AUTO
     elif setting.kind == "int":
         try:
             candidate = int(raw.replace("_", ""))
         except ValueError:
-            return None, f"not a whole number: {_describe(setting)}"
+            return None, ui("field_not_whole_number", what=_describe(setting))
     elif setting.kind == "float":
         try:
             candidate = float(raw)
         except ValueError:
-            return None, f"not a number: {_describe(setting)}"
+            return None, ui("field_not_number", what=_describe(setting))
     elif setting.kind == "dict":
         from ...core.inputs import InputError, parse_json  # bounded: depth, huge numbers, bad strings
 
         try:
             candidate = parse_json(raw, setting.id)
         except InputError as exc:
+            from ...core.localized import said
+
             example = '{"steps_per_print": 100}'
             if exc.problem == "too-deep":
-                return None, f"{exc.what}; DeepSpeed settings nest a few levels at most: write e.g. {example}"
-            return None, f"{exc.what}; {exc.fix}, e.g. {example}"
+                return None, ui("field_json_too_deep", what=said(exc.what), example=example)
+            return None, ui("field_json_problem", what=said(exc.what), fix=said(exc.fix), example=example)
     value, problem = coerce_value(setting, candidate)
     if problem is not None:
-        return None, problem.message.split("; ", 1)[-1]
+        return None, _after_the_value(problem.message)
     return value, None
+
+
+def ui(key: str, /, **values: object) -> str:
+    """The form's words under ``key`` in the wizard's language (:func:`wizard.core.localized.ui`)."""
+    from ...core.localized import ui as words
+
+    return words(key, None, **values)
+
+
+_SHLEX = {"No closing quotation": "shlex_no_closing_quotation", "No escaped character": "shlex_no_escaped_character"}
+"""shlex's own errors (``ValueError``) -> their ``ui`` words; another stays as shlex words it."""
+
+
+def _shlex_problem(english: str) -> str:
+    return ui(_SHLEX[english]) if english in _SHLEX else english
+
+
+def _after_the_value(message: str) -> str:
+    """What a value of the setting must be, from ``coerce_value``'s message ("'key' is 0 (int); too small: expected
+    ...": the part after the value), in the language: the message's translation (:func:`wizard.core.localized.said`)
+    cut after its first "; " (or the full-width "；"); the whole translation when it has neither."""
+    from ...core.i18n import ENGLISH, language
+    from ...core.localized import said
+
+    if language() == ENGLISH:
+        return message.split("; ", 1)[-1]
+    shown = said(message)
+    for mark in ("; ", "；"):
+        if mark in shown:
+            return shown.split(mark, 1)[1].strip()
+    return shown
+
+
+_KINDS = {"int": "value_whole_number", "float": "value_number", "str": "value_text", "list": "value_names",
+          "dict": "value_json"}
+"""Each kind of text field's words (``ui``)."""
+_JOINED = {"zh-TW": "，", "tr": ", "}
+"""How the pieces of :func:`_describe` are joined, by language (English: a space)."""
 
 
 def _describe(setting: Setting) -> str:
     if is_command_line(setting):
-        return "arguments as on a command line, e.g. --steps 3000 --name 'my run'"
-    kind = {"int": "a whole number", "float": "a number", "str": "text", "list": "names separated by commas",
-            "dict": "a JSON object"}.get(setting.kind, setting.kind)
+        return ui("value_command_line")
+    kind = ui(_KINDS[setting.kind]) if setting.kind in _KINDS else setting.kind
     parts = [kind]
     if setting.minimum is not None and setting.maximum is not None:
-        parts.append(f"from {number_text(setting.minimum)} to {number_text(setting.maximum)}")
+        parts.append(ui("value_range", low=number_text(setting.minimum), high=number_text(setting.maximum)))
     elif setting.minimum is not None:
         parts.append(f">= {number_text(setting.minimum)}")
     elif setting.maximum is not None:
         parts.append(f"<= {number_text(setting.maximum)}")
     if setting.allow_auto:
-        parts.append("or auto")
+        parts.append(ui("value_or_auto"))
     if setting.nullable:
-        parts.append(f"or empty for {setting.empty or 'the library default'}")
-    return " ".join(parts)
+        empty = _empty(setting)
+        parts.append(ui("value_or_empty", empty=empty) if empty else ui("value_or_empty_default"))
+    from ...core.i18n import language
+
+    return _JOINED.get(language(), " ").join(parts)
+
+
+def _empty(setting: Setting) -> str:
+    """What an empty value means, in the language ("" where the library's default applies)."""
+    from ...core.localized import empty
+
+    return empty(setting.id) if setting.empty else ""
 
 
 def placeholder(setting: Setting) -> str:
+    """What an empty text field shows (in the language): what leaving it empty means, or what it takes."""
     if setting.nullable:
-        return f"({setting.empty or 'library default'})"
+        empty = _empty(setting)
+        return ui("value_empty_means", empty=empty) if empty else ui("library_default")
     return _describe(setting)
 
 
@@ -221,9 +276,10 @@ def jump_note(finding: Finding) -> str:
     if found is None or len(finding.keys) < 2:
         return ""
     sid, key = found
-    others = [k for k in finding.keys if k != key]
-    via = f" (for {key})" if key != sid else ""
-    return f"Went to {sid}{via}; the finding also names {', '.join(others)}."
+    others = ", ".join(k for k in finding.keys if k != key)
+    if key != sid:
+        return ui("jump_note_for", setting=sid, name=key, others=others)
+    return ui("jump_note", setting=sid, others=others)
 
 
 def worst_by_setting(findings: list[Finding]) -> dict[str, Finding]:

@@ -45,6 +45,11 @@ def blank_prompt() -> str:
     return localized.ui("library_default")
 
 
+def not_accepted(problem: str | None) -> str:
+    """The line under a text field whose value is not accepted, in the language ("" for an accepted value)."""
+    return f"{ICONS['error']} " + localized.ui("field_not_accepted", problem=problem) if problem else ""
+
+
 def field_id(setting_id: str) -> str:
     return "f-" + setting_id.replace(".", "--")
 
@@ -246,13 +251,18 @@ class SettingField(Vertical):
             yield Static(notes, classes="notes")
 
     def relabel(self) -> None:
-        """The label, the lines under the control and a choice's "library default" in the current language (after
-        a switch)."""
+        """The label, the lines under the control, a choice's options (their words and "library default"), a text
+        field's placeholder and a value not accepted in the current language (after a switch)."""
         self.query_one(".label", Static).update(localized.setting_label(self.setting.id))
         control = self.control
-        if isinstance(control, Choice) and control.options and control.options[0][1] is None:
-            control.options[0] = (blank_prompt(), None)
+        if isinstance(control, Choice):
+            control.options, _ = Choice.entries(choice_options(self.setting), control.value,
+                                                allow_blank=self.setting.nullable, prompt=blank_prompt())
             control.refresh()
+        elif isinstance(control, Input):
+            control.placeholder = placeholder(self.setting)
+            if self._invalid:
+                self._invalid = not_accepted(text_to_value(self.setting, control.value)[1])
         self._state = self._compute_state(*self._shown_for)
         self._show_notes()
 
@@ -335,7 +345,7 @@ class SettingField(Vertical):
         event.stop()
         value, problem = text_to_value(self.setting, event.value)
         self.set_class(problem is not None, "-invalid")
-        self._invalid = f"{ICONS['error']} not accepted: {problem}" if problem else ""
+        self._invalid = not_accepted(problem)
         self._show_notes()
         if problem is None:
             self.post_message(SettingChanged(self.setting.id, value))

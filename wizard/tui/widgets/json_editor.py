@@ -18,7 +18,7 @@ from ...core import localized
 from ...core.catalog import Setting
 from ...core.localized import ui
 from ..shared.extra_json import diff, dropped, pretty
-from ..shared.present import text_to_value
+from ..shared.present import text_to_value, ui
 
 
 class JsonEditor(ModalScreen[Any]):
@@ -65,7 +65,7 @@ class JsonEditor(ModalScreen[Any]):
 
     def show_problem(self, problem: str) -> None:
         error = self.query_one("#json-error", Static)
-        error.update(Text(ui("json_not_applied", problem=problem) if problem else ""))
+        error.update(Text("✖ " + ui("json_not_applied", problem=problem) if problem else ""))
         error.set_class(not problem, "-empty")
 
     def action_apply(self) -> None:
