@@ -18,7 +18,7 @@ from ...core import localized
 from ...core.catalog import Setting
 from ...core.localized import ui
 from ..shared.extra_json import diff, dropped, pretty
-from ..shared.present import text_to_value, ui
+from ..shared.present import text_to_value
 
 
 class JsonEditor(ModalScreen[Any]):
