@@ -96,9 +96,11 @@ class _Parser(argparse.ArgumentParser):
             if message.startswith(f"argument {flag}: expected one argument"):
                 if flag == "--headless":
                     start = next((f for f in _START_FLAGS if f in self.argv), None)
-                    if start:
-                        text += (f". It does not go together with {start}: {_START_FLAGS[start]}; "
-                                 f"{_HEADLESS_INSTEAD[start]}")
+                    if start:  # a sentence of its own around the table's (each translated where printed)
+                        from .core.i18n import said
+
+                        text = said(f"{text}. It does not go together with {start}: {_START_FLAGS[start]}; "
+                                    f"{_HEADLESS_INSTEAD[start]}")
                 raise UsageError(text)
         if message.startswith("argument COMMAND: invalid choice:"):
             raise UsageError(_unknown_command(message))

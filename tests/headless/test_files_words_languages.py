@@ -335,3 +335,35 @@ def test_a_training_arguments_files_bad_values_and_a_bad_version_flag_in_the_lan
     assert "must be" not in out
     code, out = _run(capsys, "check", str(ds), "--deepspeed-version", "latest", "--lang", lang)
     assert code == 2 and "--deepspeed-version 'latest'" in out and version in out and "is not a version" not in out
+
+
+VERSION = {"tr": ("kütüphane", "doğrulandığı sürüm", "burada kurulu", "diğer sürümler de kabul edilir"),
+           "zh-TW": ("函式庫", "已驗證的版本", "此處已安裝", "其他版本也可接受")}
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_version_and_the_headless_start_flags_error_in_the_language(capsys, lang):
+    """``--version``'s table (its heads aligned by cells, names and versions as they are) and ``--headless`` given no
+    file next to a start flag: both sentences in the language."""
+    from wizard.core.i18n.cells import width
+
+    code, out = _run(capsys, "--version", "--lang", lang)
+    assert code == 0 and all(word in out for word in VERSION[lang]) and "verified against" not in out
+    lines = out.splitlines()
+    heads = next(ln for ln in lines if ln.startswith(VERSION[lang][0]))
+    column = width(heads[:heads.index(VERSION[lang][1])])  # where the second column starts, in cells
+    for library in ("accelerate", "deepspeed"):
+        row = next(ln for ln in lines if ln.startswith(library + " "))
+        assert row.index(row.split()[1]) == column, (heads, row)
+    code, out = _run(capsys, "--headless", "--config", "x.yaml", "--lang", lang)
+    assert code == 2 and "--config FILE" in out and "It does not go together" not in out and "right after it" not in out
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_recommend_write_refused_in_the_language(capsys, tmp_path, lang):
+    target = tmp_path / "mine.yaml"
+    target.write_text("backend: fsdp\n")
+    code, out = _run(capsys, "recommend", "--model", "llama-3.1-8b", "--gpu-memory", "80", "--gpus-per-node", "8",
+                     "--write", str(target), "--lang", lang)
+    assert code == 2 and str(target) in out and "--force" in out
+    assert "refusing to replace" not in out and target.read_text() == "backend: fsdp\n"

@@ -127,11 +127,19 @@ def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
         raise UsageError(f"--write {args.write}: {target} is a folder; give a file name or another folder")
     try:
         result = write_files({target: dump_answers(r.chosen.answers)}, force=args.force)
-    except WriteRefused as exc:
-        print(f"fsdpds-wizard: --write: {exc}", file=sys.stderr)
+    except WriteRefused as exc:  # in the language, as --headless and convert say it
+        from ..core.i18n.lines import line
+
+        print(f"fsdpds-wizard: --write: {line('write_refused', names=exc.names) if exc.default else exc}",
+              file=sys.stderr)
         return EXIT_INVALID, None, ""
     except OSError as exc:
-        print(f"fsdpds-wizard: --write {args.write}: cannot write {target}: {exc}", file=sys.stderr)
+        from ..core import localized
+        from ..core.i18n import said
+        from ..core.localized.phrases import os_words
+
+        print(f"fsdpds-wizard: --write {args.write}: "
+              f"{localized.said(said(f'cannot write {target}: {os_words(exc)}'))}", file=sys.stderr)
         return EXIT_INVALID, None, ""
     # the lines of wizard/core/i18n/lines.py, in the wizard's language (English: as before, word for word)
     message = line("unchanged" if result.unchanged else "wrote", path=target)

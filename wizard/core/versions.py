@@ -18,7 +18,6 @@ VERIFIED_AGAINST: dict[str, str] = {
 }
 """The one place that says which versions every rule, text and rehearsal was checked against."""
 
-NOT_INSTALLED = "not installed"
 
 
 def wizard_version() -> str:
@@ -130,12 +129,18 @@ def _metadata_version(path: str):
 
 
 def version_text() -> str:
-    rows = [(name, verified, installed_version(name) or NOT_INSTALLED) for name, verified in VERIFIED_AGAINST.items()]
-    w0 = max(len("library"), *(len(r[0]) for r in rows))
-    w1 = max(len("verified against"), *(len(r[1]) for r in rows))
-    lines = [f"fsdpds-wizard {wizard_version()}", "",
-             f"{'library':<{w0}}  {'verified against':<{w1}}  installed here"]
-    lines += [f"{name:<{w0}}  {verified:<{w1}}  {have}" for name, verified, have in rows]
-    lines += ["", "Other versions in the [run] extra's ranges are accepted; --verify replays a config through the "
-                  "installed ones."]
+    """``--version``: this wizard's version, and per library the version its knowledge was verified against and the
+    one installed here; the words in the language (``lines`` ``version_*``), the names and versions as they are,
+    the columns aligned by cells."""
+    from .i18n.cells import ljust, width
+    from .i18n.lines import line
+
+    missing = line("version_not_installed")
+    rows = [(name, verified, installed_version(name) or missing) for name, verified in VERIFIED_AGAINST.items()]
+    heads = (line("version_library"), line("version_verified"), line("version_installed"))
+    w0 = max(width(heads[0]), *(width(r[0]) for r in rows))
+    w1 = max(width(heads[1]), *(width(r[1]) for r in rows))
+    lines = [f"fsdpds-wizard {wizard_version()}", "", f"{ljust(heads[0], w0)}  {ljust(heads[1], w1)}  {heads[2]}"]
+    lines += [f"{ljust(name, w0)}  {ljust(verified, w1)}  {have}" for name, verified, have in rows]
+    lines += ["", line("version_others")]
     return "\n".join(lines)

@@ -8,6 +8,13 @@ from __future__ import annotations
 from . import filled, translate
 
 LINES: dict[str, str] = {
+    # --version: the table's heads, a library that is not installed, and what other versions do
+    "version_library": "library",
+    "version_verified": "verified against",
+    "version_installed": "installed here",
+    "version_not_installed": "not installed",
+    "version_others": "Other versions in the [run] extra's ranges are accepted; --verify replays a config through "
+                      "the installed ones.",
     "summary": "{errors} error(s), {warnings} warning(s), {notes} note(s)",
     "judged_for": "judged for {what}",
     "ds_json_alone": "(DeepSpeed JSON alone)",
