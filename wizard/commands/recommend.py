@@ -128,8 +128,6 @@ def _write(r: Recommendation, args) -> tuple[int, Path | None, str]:
     try:
         result = write_files({target: dump_answers(r.chosen.answers)}, force=args.force)
     except WriteRefused as exc:  # in the language, as --headless and convert say it
-        from ..core.i18n.lines import line
-
         print(f"fsdpds-wizard: --write: {line('write_refused', names=exc.names) if exc.default else exc}",
               file=sys.stderr)
         return EXIT_INVALID, None, ""
