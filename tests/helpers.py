@@ -152,6 +152,27 @@ async def main_ready(pilot, tries: int = 300) -> None:
     raise AssertionError("the main screen never became ready")
 
 
+def wizard_in(lang: str, start=None, size: tuple[int, int] = (80, 24)):
+    """``async with wizard_in(lang) as (app, pilot, main):`` the wizard made in ``lang`` (the language set first, as
+    ``--lang`` does), on ``start`` (the defaults when None), its main screen ready."""
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def running():
+        from wizard.core import i18n
+        from wizard.core.answers import default_answers
+        from wizard.tui.app import create_app
+        from wizard.tui.shared.session import Start
+
+        i18n.set_language(lang)
+        app = create_app(start or Start(default_answers()))
+        async with app.run_test(size=size) as pilot:
+            await main_ready(pilot)
+            yield app, pilot, main_of(app)
+
+    return running()
+
+
 def main_of(app):
     """The wizard's main screen, wherever it sits in the screen stack."""
     from wizard.tui.screens.main import MainScreen

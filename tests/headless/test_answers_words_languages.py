@@ -11,18 +11,13 @@ from pathlib import Path
 import pytest
 
 from wizard.cli import main
-from wizard.core import i18n, localized
+from wizard.core import localized
 from wizard.core.answers import answers_from_mapping
 from wizard.core.findings import WARNING, Finding
 from wizard.core.localized import phrases
 
 LANGS = ("tr", "zh-TW")
 
-
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
 
 
 def _run(capsys, *args: str) -> tuple[int, str]:

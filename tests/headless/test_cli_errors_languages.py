@@ -13,12 +13,6 @@ from wizard.core import i18n
 from wizard.core.i18n import part_path
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
-
 def _stored(lang: str, part: str, english: str) -> str:
     """The translation kept for ``english`` (the test fails where there is none)."""
     with open(part_path(lang, part), encoding="utf-8") as f:

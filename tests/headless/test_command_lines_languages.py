@@ -9,12 +9,6 @@ from wizard.core import i18n
 from wizard.core.i18n.lines import LINES
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
-
 def _said(lang: str, key: str, **values) -> str:
     return i18n.translate("lines", key, LINES[key], lang).format(**values)
 

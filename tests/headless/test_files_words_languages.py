@@ -26,11 +26,6 @@ from wizard.core.localized.screens import json as json_words
 LANGS = ["tr", "zh-TW"]
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 def _json_words(lang: str, english: str, **values: str) -> str:
     """The stored translation of a json module message (the test fails where there is none)."""

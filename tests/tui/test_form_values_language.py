@@ -22,17 +22,12 @@ LANGUAGES = ["tr", "zh-TW"]
 STEPS = "training.gradient_accumulation_steps"
 
 
-@pytest.fixture
-def lang_reset():
-    yield
-    i18n.reset()
-
 
 def _labels(setting_id: str) -> list[str]:
     return [label for label, _ in choice_options(SETTING_BY_ID[setting_id])]
 
 
-def test_the_english_is_as_it_was(lang_reset):
+def test_the_english_is_as_it_was():
     i18n.set_language("en")
     assert _labels("offload.params") == ["none — keep on GPU", "cpu — CPU RAM", "nvme — NVMe (DeepSpeed)"]
     assert _labels("fsdp_version") == ["1 — FSDP1 (flat parameters)", "2 — FSDP2 (fully_shard)"]
@@ -51,7 +46,7 @@ def test_the_english_is_as_it_was(lang_reset):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_choices_and_placeholders_are_in_the_language(lang, lang_reset):
+def test_choices_and_placeholders_are_in_the_language(lang):
     i18n.set_language(lang)
     offload = _labels("offload.params")
     assert offload[0] == "none — " + localized.ui("choice_keep_on_gpu", lang)
@@ -73,7 +68,7 @@ def test_choices_and_placeholders_are_in_the_language(lang, lang_reset):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_what_a_field_says_of_a_value_it_does_not_accept(lang, lang_reset):
+def test_what_a_field_says_of_a_value_it_does_not_accept(lang):
     i18n.set_language(lang)
     assert text_to_value(SETTING_BY_ID["launch.num_processes"], "")[1].startswith(
         localized.ui("field_required", lang, what=""))
@@ -95,7 +90,7 @@ def test_what_a_field_says_of_a_value_it_does_not_accept(lang, lang_reset):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", LANGUAGES)
-async def test_the_real_field_says_it_in_the_language(lang, lang_reset):
+async def test_the_real_field_says_it_in_the_language(lang):
     i18n.set_language(lang)
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:
@@ -125,7 +120,7 @@ async def test_the_real_field_says_it_in_the_language(lang, lang_reset):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", LANGUAGES)
-async def test_a_live_switch_relabels_an_open_form(lang, lang_reset):
+async def test_a_live_switch_relabels_an_open_form(lang):
     i18n.set_language("en")
     app = create_app(Start(default_answers()))
     async with app.run_test(size=SIZE) as pilot:

@@ -23,15 +23,10 @@ def _heading(main) -> str:
     return str(form.query_one(".heading").render())
 
 
-@pytest.fixture
-def lang_reset():
-    yield
-    i18n.reset()
-
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", ["tr", "zh-TW"])
-async def test_the_forms_own_words_are_in_the_language(lang, lang_reset):
+async def test_the_forms_own_words_are_in_the_language(lang):
     i18n.set_language(lang)
     app = create_app(DEEPSPEED)
     async with app.run_test(size=SIZE) as pilot:
@@ -52,7 +47,7 @@ async def test_the_forms_own_words_are_in_the_language(lang, lang_reset):
 
 
 @pytest.mark.asyncio
-async def test_a_language_switch_redraws_the_forms_words(lang_reset):
+async def test_a_language_switch_redraws_the_forms_words():
     app = create_app(DEEPSPEED)
     async with app.run_test(size=SIZE) as pilot:
         main = main_of(app)

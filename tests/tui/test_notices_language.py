@@ -3,7 +3,7 @@ the launch flow's notices and dialogs speak the chosen language; setting ids, pa
 from __future__ import annotations
 
 import pytest
-from helpers import focused_on, main_of, main_ready, press
+from helpers import focused_on, main_ready, press, wizard_in
 from textual.widgets import Button, Input, Label, Static
 
 from wizard.core import i18n, localized
@@ -55,11 +55,7 @@ def test_english_stays_as_it_was():
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", LANGS)
 async def test_undo_redo_and_ctrl_n_notices_in_the_language(in_tmp, lang):
-    i18n.set_language(lang)
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await main_ready(pilot)
-        main = main_of(app)
+    async with wizard_in(lang, size=SIZE) as (app, pilot, main):
         await press(pilot, "ctrl+z")
         assert localized.ui("notice_nothing_to_undo") in messages(app)
         await press(pilot, "ctrl+y")
@@ -82,11 +78,7 @@ async def test_undo_redo_and_ctrl_n_notices_in_the_language(in_tmp, lang):
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", LANGS)
 async def test_the_output_folder_dialog_and_its_notice_in_the_language(in_tmp, lang):
-    i18n.set_language(lang)
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await main_ready(pilot)
-        main = main_of(app)
+    async with wizard_in(lang, size=SIZE) as (app, pilot, main):
         before = main.out
         await press(pilot, "ctrl+o")
         dialog = app.screen
@@ -146,11 +138,7 @@ async def test_the_launch_flow_speaks_the_language(in_tmp, lang):
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", LANGS)
 async def test_the_quit_question_in_the_language(in_tmp, lang):
-    i18n.set_language(lang)
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await main_ready(pilot)
-        main = main_of(app)
+    async with wizard_in(lang, size=SIZE) as (app, pilot, main):
         await focused_on(pilot, "training.gradient_accumulation_steps")
         await press(pilot, "ctrl+shift+a", "backspace", "1", "6")
         await press(pilot, "ctrl+q")

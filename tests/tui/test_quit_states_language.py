@@ -5,31 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import focused_on, main_of, main_ready, press
+from helpers import focused_on, press, wizard_in
 
-from wizard.core import i18n, localized
-from wizard.core.answers import default_answers
-from wizard.tui.app import QUIT_DIALOG, create_app
+from wizard.core import localized
+from wizard.tui.app import QUIT_DIALOG
 from wizard.tui.screens.confirm import ConfirmScreen
-from wizard.tui.shared.session import Start
 
 SIZE = (80, 24)
 
-
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", ["en", "tr", "zh-TW"])
 async def test_the_quit_questions_file_states_in_the_language(in_tmp, lang):
-    i18n.set_language(lang)
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await main_ready(pilot)
-        main = main_of(app)
+    async with wizard_in(lang, size=SIZE) as (app, pilot, main):
         await focused_on(pilot, "training.gradient_accumulation_steps")
         await press(pilot, "ctrl+shift+a", "backspace", "4")
         out = Path(main.out).expanduser()

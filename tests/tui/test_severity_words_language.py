@@ -22,11 +22,6 @@ from wizard.tui.widgets.findings import finding_prompt, sections
 WORDS = {"en": ("ERROR", "WARN", "NOTE"), "tr": ("HATA", "UYARI", "NOT"), "zh-TW": ("錯誤", "警告", "備註")}
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 @pytest.mark.parametrize("lang", ["en", "tr", "zh-TW"])
 def test_the_severity_words_follow_the_language(lang):

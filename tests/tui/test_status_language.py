@@ -18,11 +18,6 @@ WORDS = {"en": ("folder: ", "from start.yaml", "FSDP2 full shard", "FSDP2 hybrid
          "zh-TW": ("資料夾：", "來源：start.yaml", "FSDP2 完全分片", "FSDP2 混合完全分片", "搜尋命令…")}
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 @pytest.mark.parametrize("lang", sorted(WORDS))
 def test_the_status_lines_words_and_the_target_in_the_language(lang):

@@ -14,12 +14,6 @@ from wizard.tui.widgets.memory_bar import MemoryBar
 from wizard.tui.widgets.statusbar import StatusBar
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
-
 def _shown(app) -> dict[str, str]:
     main = main_of(app)
     findings = main.query_one(FindingsList)

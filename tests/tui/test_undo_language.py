@@ -16,11 +16,6 @@ from wizard.tui.shared.session import Start
 SIZE = (80, 24)
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 def messages(app) -> list[str]:
     return [n.message for n in app._notifications]

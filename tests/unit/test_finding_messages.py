@@ -29,11 +29,6 @@ def _spans(text: str) -> list[str]:
     return re.findall(r"`[^`]+`", text)
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 def test_an_fstring_message_becomes_a_template_with_numbered_placeholders():
     part_of = {template: part for part, template in templates()}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core import i18n, localized
+from wizard.core import localized
 from wizard.core.answers import answers_from_mapping
 from wizard.core.answers.rules import check_answers
 from wizard.core.localized.messages import templates
@@ -17,11 +17,6 @@ from wizard.core.localized.messages import templates
 DID_YOU_MEAN = {"tr": "Şunu mu demek istediniz: `{0}`?", "zh-TW": "您是指 `{0}` 嗎？"}
 OTHERS = ("tr", "zh-TW")
 
-
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
 
 
 def _check(folder: Path, capsys, *args: str) -> str:

@@ -24,11 +24,6 @@ WORD = {"tr": {"gpu": "bulunamadı", "env": "ekler", "where": "klasördeki", "ne
 """A word of each translation that its English does not have."""
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 @pytest.fixture()
 def no_gpu(monkeypatch):

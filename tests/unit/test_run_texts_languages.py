@@ -52,11 +52,6 @@ NOT_REHEARSED_PRECISION = [{"setting": "precision.mixed_precision", "name": "pre
                             "short": "precision bf16 (ran no)"}]
 
 
-@pytest.fixture(autouse=True)
-def _english_afterwards():
-    yield
-    i18n.reset()
-
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z]{3,}", text))
