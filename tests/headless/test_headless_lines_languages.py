@@ -175,13 +175,25 @@ def test_no_presets_found_in_the_language(tmp_path, lang):
     assert "no presets found" not in out
 
 
-def test_bundled_descriptions_are_the_templates_headers():
-    """The translated descriptions are keyed to the bundled files' headers: each bundled preset has its words."""
-    from wizard.core.localized.screens.presets import WORDS as DESCRIPTIONS
-    from wizard.core.presets import bundled_dir, describe
+def test_every_bundled_preset_is_described_in_each_language():
+    """The descriptions' English is the shipped files' headers themselves (one place); each has its translation, and
+    an edited header is shown as written (its translation is keyed to the shipped English)."""
+    from wizard.core.presets import bundled_dir, describe, description
 
-    bundled = {p.stem: describe(p) for p in sorted(bundled_dir().glob("*.yaml"))}
-    assert DESCRIPTIONS == bundled
+    for path in sorted(bundled_dir().glob("*.yaml")):
+        english = describe(path)
+        assert english and description(path.stem, path, "en") == english
+        for lang in ("tr", "zh-TW"):
+            assert description(path.stem, path, lang) not in ("", english), (path.stem, lang)
+
+
+def test_an_edited_header_is_shown_as_written(tmp_path):
+    from wizard.core.presets import bundled_dir, description
+
+    shipped = bundled_dir() / "zero2.yaml"
+    edited = tmp_path / "zero2.yaml"
+    edited.write_text("# My own ZeRO-2 for the lab cluster.\n" + shipped.read_text(encoding="utf-8").split("\n", 2)[-1])
+    assert description("zero2", edited, "zh-TW") == "My own ZeRO-2 for the lab cluster."
 
 
 MESH = {"tr": "Mesh: dp_shard 4 x tp 2 = 8 rank (en hızlı değişen son boyuttur)",
