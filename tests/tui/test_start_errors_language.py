@@ -32,3 +32,19 @@ def test_a_start_file_the_wizard_cannot_use_is_said_in_the_language(tmp_path, la
     assert code == 2 and said[3] in bad and said[4] in bad and "'sharding.strategy'" in bad and "'zero9'" in bad
     if lang != "en":
         assert not any(word in missing + out + bad for word in ENGLISH)
+
+
+@pytest.mark.parametrize("lang", ["tr", "zh-TW"])
+def test_the_open_dialog_says_why_in_the_language(tmp_path, lang):
+    """The palette's "open answers file" dialog (and a preset that cannot load) show the same words as the command
+    line: the start error in the language, the path as typed."""
+    from wizard.core import i18n
+    from wizard.tui.screens.open_file import start_error_text
+    from wizard.tui.shared.session import StartError, from_answers_file
+
+    i18n.set_language(lang)
+    with pytest.raises(StartError) as raised:
+        from_answers_file(tmp_path / "nosuch.yaml")
+    said = start_error_text(raised.value)
+    assert str(tmp_path / "nosuch.yaml") in said and WORDS[lang][0] in said and WORDS[lang][1] in said
+    assert not any(word in said for word in ENGLISH)

@@ -19,8 +19,11 @@ from ..shared.session import Start, StartError
 
 
 def start_error_text(exc: StartError, limit: int = 3) -> str:
-    """The message of a start file that cannot be used, with the first findings and their fixes."""
-    lines = [str(exc)]
+    """The message of a start file that cannot be used, with the first findings and their fixes, in the wizard's
+    language (as the command line says it: :func:`wizard.core.localized.errors.error_words`)."""
+    from ...core.localized.errors import error_words
+
+    lines = [error_words(exc)]
     for f in exc.findings[:limit]:
         lines.append(f"• {localized.finding_message(f)}" + (f" — {localized.finding_fix(f)}" if f.fix else ""))
     if len(exc.findings) > limit:
