@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_words import _HEADLESS_INSTEAD, _NEEDS_VALUE, _START_FLAGS, COMMANDS
+from .cli_words import _HEADLESS_INSTEAD, _NEEDS_VALUE, _START_FLAGS, COMMANDS, EVERY_OPTION
 from .core.exits import EXIT_OK, UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start (issue 26)
@@ -64,6 +64,8 @@ class _Parser(argparse.ArgumentParser):
         else:
             self.description = cli_words(self.description or "")
         self.epilog = cli_words(self.epilog or "")
+        if self.usage:  # the main usage's note, in the language; the flags as they are
+            self.usage = self.usage.replace(f"({EVERY_OPTION})", f"({cli_words(EVERY_OPTION)})")
         self.formatter_class = _CellsHelpFormatter
         english_words = argparse._  # type: ignore[attr-defined]  # its "usage: ", looked up when the help is written
         argparse._ = cli_words  # type: ignore[attr-defined]
@@ -237,7 +239,7 @@ def _usage() -> str:
     lines = ["%(prog)s COMMAND ...  (" + commands[0], *(indent[len("usage: "):] + c for c in commands[1:]),
              "%(prog)s [--answers FILE|--preset NAME|--config FILE] [--out DIR]",
              "%(prog)s --headless ANSWERS.yaml --out DIR [--verify] [--launch ...]",
-             "%(prog)s --help | --version   (every option below)"]
+             f"%(prog)s --help | --version   ({EVERY_OPTION})"]
     return "\n       ".join(lines)
 
 

@@ -39,3 +39,7 @@ _NEEDS_VALUE = {
     "--preset": "--preset needs a preset name: fsdpds-wizard --preset NAME (`fsdpds-wizard presets` lists them)",
     "--config": "--config needs an accelerate config file: fsdpds-wizard --config accelerate_config.yaml",
 }
+
+EVERY_OPTION = "every option below"
+"""The main usage's note on ``--help | --version`` (its last line), translated with the help
+(:func:`wizard.core.localized.cli_sources` reads it here)."""

@@ -362,3 +362,11 @@ def test_recommend_write_refused_in_the_language(capsys, tmp_path, lang):
                      "--write", str(target), "--lang", lang)
     assert code == 2 and str(target) in out and "--force" in out
     assert "refusing to replace" not in out and target.read_text() == "backend: fsdp\n"
+
+
+@pytest.mark.parametrize("lang,note", [("en", "(every option below)"), ("tr", "(aşağıdaki tüm seçenekler)"),
+                                       ("zh-TW", "(下方列出所有選項)")])
+def test_the_main_usages_note_in_the_language(capsys, lang, note):
+    code, out = _run(capsys, "--help", "--lang", lang)
+    line = next(ln for ln in out.splitlines() if "--help | --version" in ln)
+    assert code == 0 and line.rstrip().endswith(note)

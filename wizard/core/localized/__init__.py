@@ -120,6 +120,9 @@ def cli_sources() -> list[str]:
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute) \
                 and node.targets[0].attr in ("description", "epilog"):
             add(node.value)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "EVERY_OPTION"
+                                                for t in node.targets):
+            add(node.value)  # the main usage's note (cli_words.py)
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Name) and t.id == "COMMANDS" for t in targets):
