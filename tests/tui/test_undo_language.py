@@ -3,15 +3,11 @@ the one the change was made in (the palette switches the language between a chan
 from __future__ import annotations
 
 import pytest
-from helpers import focused_on, main_of, palette, press
-from helpers import main_ready as ready
+from helpers import focused_on, palette, press, wizard_in
 
 from wizard.core import i18n, localized
-from wizard.core.answers import default_answers
 from wizard.core.catalog import TARGET_LABELS
-from wizard.tui.app import create_app
 from wizard.tui.shared.history import History
-from wizard.tui.shared.session import Start
 
 SIZE = (80, 24)
 
@@ -37,10 +33,7 @@ def test_a_step_says_its_words_when_it_is_shown():
 
 @pytest.mark.asyncio
 async def test_undo_and_redo_of_an_english_edit_are_said_in_the_language_switched_to(in_tmp):
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        main = main_of(app)
+    async with wizard_in("en", size=SIZE) as (app, pilot, main):
         before = main.answers
         await focused_on(pilot, "training.gradient_accumulation_steps")
         await press(pilot, "ctrl+shift+a", "backspace", "8")
@@ -59,10 +52,7 @@ async def test_undo_and_redo_of_an_english_edit_are_said_in_the_language_switche
 
 @pytest.mark.asyncio
 async def test_undo_of_a_switch_and_a_load_in_the_language_switched_to(in_tmp):
-    app = create_app(Start(default_answers()))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        main = main_of(app)
+    async with wizard_in("en", size=SIZE) as (app, pilot, main):
         before = main.answers
         from wizard.tui.shared.session import from_preset
 

@@ -280,7 +280,7 @@ def said(english: str, lang: str | None = None) -> str:
     English has them; the English where no translated template matches. A file that is not valid YAML: PyYAML's own
     words too (:func:`.parsers.yaml_problem`); one that is not valid JSON, the json module's; a sentence after a
     file's name (:func:`.messages.after_a_name`: ``PATH: not UTF-8 text ...``); a setting's whole counterpart line (a
-    fix that is the catalogue's counterpart), by that setting's translation (:func:`.catalog_texts.counterpart_line`).
+    fix that is the catalogue's counterpart), by that setting's translation (:func:`.messages.known_sentence`).
     """
     lang = _lang(lang)
     if lang == ENGLISH or not english:
@@ -291,15 +291,14 @@ def said(english: str, lang: str | None = None) -> str:
         found = yaml_problem(english, lang)
         if found is not None:
             return found
-    from .catalog_texts import counterpart_line
-    from .messages import sentence_or_rows
+    from .messages import known_sentence, sentence_or_rows
 
     said_so = sentence_or_rows(english, lang)
     if said_so is None and ": " in english:
         from .messages import after_a_name
 
         said_so = after_a_name(english, lang)
-    return said_so or counterpart_line(english, lang) or english
+    return said_so or known_sentence(english, lang) or english
 
 
 def finding_message(finding, lang: str | None = None) -> str:

@@ -4,8 +4,6 @@ the findings' translator (:mod:`.messages`, which puts them in place inside a ``
 lookup each."""
 from __future__ import annotations
 
-from functools import cache
-
 from ..catalog import SETTING_BY_ID
 from ..i18n import language, translate
 
@@ -28,22 +26,3 @@ def not_applicable(setting_id: str, target: str, lang: str | None = None) -> str
     s = SETTING_BY_ID[setting_id]
     return translate(s.group, f"{setting_id}.not_applicable.{target}", s.not_applicable.get(target, ""),
                      lang or language())
-
-
-def counterpart_line(english: str, lang: str | None = None) -> str | None:
-    """``english`` in the language when it is a setting's whole counterpart line (a finding whose fix is the
-    catalogue's counterpart: answers' not-applicable), by that setting's translation; None for any other text."""
-    sid = _by_counterpart().get(english)
-    return counterpart(sid, lang) if sid is not None else None
-
-
-@cache
-def _by_counterpart() -> dict[str, str]:
-    """Each counterpart line -> the first setting that has it."""
-    from ..catalog import SETTINGS
-
-    out: dict[str, str] = {}
-    for s in SETTINGS:
-        if s.counterpart:
-            out.setdefault(s.counterpart, s.id)
-    return out

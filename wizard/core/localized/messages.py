@@ -565,6 +565,20 @@ def known(english: str, lang: str) -> str | None:
     return _known(lang).get(english)
 
 
+def known_sentence(english: str, lang: str) -> str | None:
+    """One of the catalogue's texts of :func:`known` given as a whole sentence, with its final period (answers'
+    not-applicable fix is a setting's counterpart line): its translation with the language's own full stop; None for
+    any other text."""
+    if not english.endswith("."):
+        return None
+    words = known(english[:-1], lang)
+    if words is None:
+        return None
+    from ..i18n.cells import has_wide
+
+    return words + ("。" if has_wide(words) else ".")
+
+
 def _listed(value: str, lang: str, depth: int, sep: str = ", ", complete: bool = False) -> str | None:
     """A computed part that is a list joined by ``", "`` (a rule's reasons, each its own ``said(...)`` sentence:
     ``", ".join(ds_json_reasons(a))``) or by ``"; "`` (rows of a note, each its own ``said(...)`` sentence: the HF
